@@ -1,0 +1,49 @@
+/**
+ * The raw-chain projection: blocks, transactions, receipts and logs as the node sent them, the
+ * canonical number↔hash tables and the timestamp index. Writes go into the block's batch, so they
+ * commit (and roll back) together with every other projection of the block.
+ */
+import type { BlockBatch } from '../storage/index.js';
+import { KeyBuilder } from '../storage/keys.js';
+import { hashKey, headerKey, logKey, receiptKey, timeKey, txHashKey, txKey } from '../storage/tables.js';
+import type { BlockDelta } from './delta.js';
+
+const EMPTY = Buffer.alloc(0);
+
+/** Location of a transaction: block number, index in block, and its log index range. */
+export interface TxLocation {
+  number: number;
+  txIndex: number;
+  firstLogIndex: number;
+  logCount: number;
+}
+
+export function encodeTxLocation(l: TxLocation): Buffer {
+  return new KeyBuilder(20).u64(l.number).u32(l.txIndex).u32(l.firstLogIndex).u32(l.logCount).done();
+}
+
+export function decodeTxLocation(b: Buffer): TxLocation {
+  return {
+    number: b.readUInt32BE(0) * 0x1_0000_0000 + b.readUInt32BE(4),
+    txIndex: b.readUInt32BE(8),
+    firstLogIndex: b.readUInt32BE(12),
+    logCount: b.readUInt32BE(16),
+  };
+}
+
+/** Writes the raw chain rows of `d` into `batch`. */
+export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
+  batch.put(hashKey(d.hash), new KeyBuilder(8).u64(d.number).done());
+  batch.insert(headerKey(d.number), Buffer.from(d.header));
+  batch.insert(timeKey(d.timestamp, d.number), EMPTY);
+  for (let i = 0; i < d.txs.length; i++) {
+    const tx = d.txs[i];
+    batch.insert(txKey(d.number, i), Buffer.from(tx.json));
+    batch.insert(receiptKey(d.number, i), Buffer.from(tx.receipt));
+    batch.put(
+      txHashKey(tx.hash),
+      encodeTxLocation({ number: d.number, txIndex: i, firstLogIndex: tx.firstLogIndex, logCount: tx.logCount }),
+    );
+  }
+  for (const log of d.logs) batch.insert(logKey(d.number, log.logIndex), Buffer.from(log.json));
+}

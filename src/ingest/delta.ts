@@ -1,0 +1,52 @@
+/**
+ * The per-block delta a decode worker hands to the ingest writer: everything the writer needs to
+ * commit block N without touching the node again. Plain strings and numbers only, so it crosses
+ * threads by structured clone and can later be carried on a change log unchanged.
+ */
+
+/** One transaction of a block: its canonical JSON (as the node sent it) and indexed fields. */
+export interface TxDelta {
+  hash: `0x${string}`;
+  /** Transaction JSON, key order as the node sent it. */
+  json: string;
+  /** Receipt JSON, key order as the node sent it (logs included). */
+  receipt: string;
+  from: `0x${string}`;
+  /** null for a contract creation. */
+  to: `0x${string}` | null;
+  firstLogIndex: number;
+  logCount: number;
+  /** Receipt status: 1 success, 0 reverted (pre-Byzantium roots count as success). */
+  status: 0 | 1;
+  /** Address created by a top-level creation, from the receipt's `contractAddress`. */
+  contractAddress: `0x${string}` | null;
+}
+
+/** One log of a block, with its canonical JSON. */
+export interface LogDelta {
+  logIndex: number;
+  txIndex: number;
+  address: `0x${string}`;
+  topics: `0x${string}`[];
+  json: string;
+}
+
+/** Everything about block `number` the writer commits atomically. */
+export interface BlockDelta {
+  number: number;
+  hash: `0x${string}`;
+  parentHash: `0x${string}`;
+  /** Unix seconds. */
+  timestamp: number;
+  /** Header JSON as the node sent it, with `transactions` reduced to hashes. */
+  header: string;
+  txs: TxDelta[];
+  logs: LogDelta[];
+}
+
+/** What a decode task answers: the blocks it could fetch, in order, and why it stopped early. */
+export interface FetchResult {
+  blocks: BlockDelta[];
+  /** First block the node could not give (null result: the node does not have it yet). */
+  missingFrom: number | null;
+}

@@ -1,0 +1,250 @@
+/**
+ * The ingest follower: backfills from the checkpoint to the node's head through the decode pool,
+ * then follows the head live. Owns every RocksDB write (through the store).
+ *
+ * Reorgs: every block's parent hash is checked against the canonical table; on mismatch the
+ * store rolls back block by block to the common ancestor using undo records, then the new branch
+ * is applied. A node that is behind (its head below ours, or a block it cannot give yet) is never
+ * taken for a reorg: ingest just waits. A reorg deeper than the unfinalised window halts ingest
+ * and records a gap; the server keeps serving what it has.
+ */
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+import type { Rpc } from '../rpc/client.js';
+import type { BlockRef, Store } from '../storage/index.js';
+import { StoreWriteError } from '../storage/index.js';
+import { applyChainRecords } from './apply.js';
+import type { BlockDelta, FetchResult } from './delta.js';
+import { recordGap } from './gaps.js';
+import type { DecodeTask } from '../workers/decode/worker.js';
+
+export interface IngestOptions {
+  chain: string;
+  rpcUrl: string;
+  rpc: Rpc;
+  store: Store;
+  log: Logger;
+  /** First block to index on an empty store. */
+  startBlock: number;
+  /** Head poll period while following live, milliseconds. */
+  pollMs: number;
+  /** Blocks per decode task during backfill. */
+  blocksPerTask: number;
+  /** Decode worker threads. */
+  decodeThreads: number;
+  /** Called after each committed block or rollback (streams, metrics). */
+  onCommit?: (event: { kind: 'block'; block: BlockDelta } | { kind: 'rollback'; dropped: BlockRef }) => void;
+}
+
+/** Live state of ingest, read by `/health` and metrics. */
+export interface IngestStatus {
+  state: 'starting' | 'backfilling' | 'following' | 'halted';
+  haltReason: string | null;
+  nodeHead: number | null;
+  /** Blocks per second over the last progress interval. */
+  blocksPerSecond: number;
+  /** Logs per second over the last progress interval. */
+  eventsPerSecond: number;
+  /** Estimated seconds to reach the node head at the current rate; null when unknown. */
+  etaSeconds: number | null;
+  reorgs: number;
+  lastReorgDepth: number;
+  lastError: string | null;
+}
+
+export interface Ingest {
+  status(): IngestStatus;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Progress line cadence on the console, milliseconds. */
+const PROGRESS_MS = 5_000;
+
+export function createIngest(opts: IngestOptions): Ingest {
+  const { store, rpc, log } = opts;
+  const pool = new Piscina({
+    filename: fileURLToPath(new URL('../workers/decode/worker.js', import.meta.url)),
+    minThreads: 1,
+    maxThreads: opts.decodeThreads,
+  });
+  // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
+  const maxInFlight = opts.decodeThreads * 2;
+  const status: IngestStatus = {
+    state: 'starting',
+    haltReason: null,
+    nodeHead: null,
+    blocksPerSecond: 0,
+    eventsPerSecond: 0,
+    etaSeconds: null,
+    reorgs: 0,
+    lastReorgDepth: 0,
+    lastError: null,
+  };
+  let stopped = false;
+  let loop: Promise<void> | null = null;
+  let progress = { t: performance.now(), blocks: 0, events: 0 };
+
+  const nodeHashAt = async (n: number): Promise<`0x${string}` | null> => {
+    const b = await rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+    return b ? b.hash : null;
+  };
+
+  const commit = (d: BlockDelta) => {
+    store.commitBlock({ number: d.number, hash: d.hash }, (batch) => applyChainRecords(batch, d));
+    progress.blocks++;
+    progress.events += d.logs.length;
+    opts.onCommit?.({ kind: 'block', block: d });
+  };
+
+  const halt = (reason: string) => {
+    status.state = 'halted';
+    status.haltReason = reason;
+    log.error({ chain: opts.chain, reason }, 'ingest halted');
+  };
+
+  /**
+   * Finds the common ancestor with the node and rolls back to it. Returns false when the node
+   * cannot tell (it is behind), in which case nothing is rolled back.
+   */
+  const reorg = async (): Promise<boolean> => {
+    const head = store.head();
+    if (!head) return true;
+    const floor = Math.max(0, head.number - store.unfinalisedWindow + 1);
+    let ancestor = -1;
+    for (let n = head.number; n >= floor; n--) {
+      const h = await nodeHashAt(n);
+      if (h === null) return false; // node behind: not a reorg
+      if (h === store.canonicalHash(n)) {
+        ancestor = n;
+        break;
+      }
+    }
+    if (ancestor < 0) {
+      recordGap(store, {
+        lane: 'blocks',
+        fromBlock: floor,
+        toBlock: head.number,
+        reason: `reorg deeper than the unfinalised window (${store.unfinalisedWindow} blocks)`,
+      });
+      halt('reorg_beyond_window');
+      return true;
+    }
+    const depth = head.number - ancestor;
+    log.warn({ chain: opts.chain, from: head.number, ancestor, depth }, 'reorg: rolling back');
+    while ((store.head()?.number ?? -1) > ancestor) {
+      const dropped = store.rollbackHead();
+      opts.onCommit?.({ kind: 'rollback', dropped });
+    }
+    status.reorgs++;
+    status.lastReorgDepth = depth;
+    return true;
+  };
+
+  const reportProgress = (target: number) => {
+    const now = performance.now();
+    const dt = (now - progress.t) / 1000;
+    if (dt * 1000 < PROGRESS_MS) return;
+    status.blocksPerSecond = progress.blocks / dt;
+    status.eventsPerSecond = progress.events / dt;
+    const ours = store.head()?.number ?? -1;
+    const left = Math.max(0, target - ours);
+    status.etaSeconds = status.blocksPerSecond > 0 ? Math.round(left / status.blocksPerSecond) : null;
+    if (left > 0) {
+      log.info(
+        `backfill ${opts.chain}: block ${ours}/${target} · ${status.blocksPerSecond.toFixed(1)} blocks/s · ` +
+          `${status.eventsPerSecond.toFixed(0)} events/s · ETA ${status.etaSeconds ?? '?'} s`,
+      );
+    }
+    progress = { t: now, blocks: 0, events: 0 };
+  };
+
+  /** Applies blocks next..target in order, with up to maxInFlight decode tasks running. */
+  const backfill = async (next: number, target: number) => {
+    const per = target - next > opts.blocksPerTask ? opts.blocksPerTask : 1;
+    const queue: Array<{ from: number; to: number; p: Promise<FetchResult> }> = [];
+    let scheduled = next;
+    const schedule = () => {
+      while (queue.length < maxInFlight && scheduled <= target && !stopped) {
+        const from = scheduled;
+        const to = Math.min(target, from + per - 1);
+        const task: DecodeTask = { rpcUrl: opts.rpcUrl, from, to };
+        const p = pool.run(task) as Promise<FetchResult>;
+        p.catch(() => {}); // surfaced when awaited in order
+        queue.push({ from, to, p });
+        scheduled = to + 1;
+      }
+    };
+    schedule();
+    while (queue.length && !stopped) {
+      const item = queue.shift()!;
+      const res = await item.p;
+      for (const d of res.blocks) {
+        const head = store.head();
+        if (head && (d.number !== head.number + 1 || d.parentHash !== head.hash)) {
+          await reorg();
+          return; // re-plan from the new head
+        }
+        commit(d);
+      }
+      if (res.missingFrom !== null) return; // node does not have it yet: wait, re-plan
+      reportProgress(target);
+      schedule();
+    }
+  };
+
+  const run = async () => {
+    let backoff = 100;
+    while (!stopped) {
+      try {
+        if (status.state === 'halted') {
+          await sleep(1_000);
+          continue;
+        }
+        const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
+        status.nodeHead = nodeHead;
+        const head = store.head();
+        const next = head ? head.number + 1 : opts.startBlock;
+        if (nodeHead < next) {
+          status.state = 'following';
+          status.etaSeconds = 0;
+          // At or past the node's head: confirm our head is still the node's block at that height.
+          if (head && nodeHead >= head.number) {
+            const h = await nodeHashAt(head.number);
+            if (h !== null && h !== head.hash) await reorg();
+          }
+          await sleep(opts.pollMs);
+          continue;
+        }
+        status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
+        await backfill(next, nodeHead);
+        reportProgress(nodeHead);
+        backoff = 100;
+      } catch (err) {
+        if (err instanceof StoreWriteError) {
+          status.lastError = err.message;
+          halt('storage_write_failed');
+          continue;
+        }
+        status.lastError = (err as Error).message;
+        log.warn({ err: (err as Error).message }, 'ingest step failed; retrying');
+        await sleep(backoff + Math.random() * backoff);
+        backoff = Math.min(backoff * 2, 10_000);
+      }
+    }
+  };
+
+  return {
+    status: () => status,
+    start() {
+      loop ??= run();
+    },
+    async stop() {
+      stopped = true;
+      await loop;
+      await pool.destroy();
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * Entry point. With no configuration: starts the embedded devnet (anvil + real Uniswap V2/V3/V4
+ * + test contracts + traffic), indexes it as chain `devnet` and serves it. With `RPC_URL` and
+ * `CHAIN`: indexes that node instead and starts no devnet.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { type Config, loadConfig, printable } from './config/index.js';
+import { createCursorCodec } from './cursor/index.js';
+import { type Ingest, createIngest } from './ingest/index.js';
+import { createMetrics } from './metrics/index.js';
+import { createRpc } from './rpc/client.js';
+import { type KeyConfig, ALL_SCOPES, createAuth, hashKey, loadKeysFile } from './server/auth.js';
+import { createServer } from './server/index.js';
+import type { ChainContext } from './server/route.js';
+import { routes } from './server/routes/index.js';
+import { uwsIsNative } from './server/uws.js';
+import { checkChainIdentity } from './storage/identity.js';
+import { type Store, createStore } from './storage/index.js';
+import { checkInvariants } from './storage/invariants.js';
+
+async function main(): Promise<void> {
+  const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
+  const log = pino({ level: config.logLevel, base: { chain: config.chain } });
+  if (!uwsIsNative()) {
+    log.fatal('uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start');
+    process.exit(1);
+  }
+  log.info({ config: printable(config) }, 'configuration');
+  mkdirSync(config.dataDir, { recursive: true });
+
+  let store: Store | null = null;
+  let ingest: Ingest | null = null;
+  const metrics = createMetrics({ store: () => store, ingest: () => ingest });
+
+  let rpcUrl = config.rpcUrl;
+  let stopDevnet: (() => Promise<void>) | null = null;
+  if (!rpcUrl) {
+    const { startDevnet } = await import('./devnet/index.js');
+    const devnet = await startDevnet({
+      port: config.devnetPort,
+      blockTimeMs: config.devnetBlockTimeMs,
+      seed: config.devnetSeed,
+      txPerSecond: config.devnetTxPerSecond,
+      stateDir: join(config.dataDir, 'devnet'),
+      log: (msg) => log.info({ component: 'devnet' }, msg),
+    });
+    rpcUrl = devnet.rpcUrl;
+    stopDevnet = devnet.stop;
+    log.info({ rpcUrl, reused: devnet.reused }, 'embedded devnet ready');
+  }
+
+  const rpc = createRpc({
+    url: rpcUrl,
+    onRetry: (method) => metrics.rpcRetries.inc({ method }),
+    onTiming: (method, s, ok) => metrics.rpcDuration.observe({ method, outcome: ok ? 'ok' : 'error' }, s),
+  });
+  store = await createStore({ dataDir: join(config.dataDir, 'rocks'), unfinalisedWindow: config.unfinalisedWindow });
+  const identity = await checkChainIdentity({
+    store,
+    rpc,
+    chain: config.chain,
+    startBlock: config.startBlock,
+    resettable: config.rpcUrl === null,
+    log,
+  });
+  checkInvariants(store, log);
+
+  let secretHex = config.cursorSecret ?? store.getMeta<string>('cursorSecret');
+  if (!secretHex) {
+    secretHex = randomBytes(32).toString('hex');
+    store.putMeta('cursorSecret', secretHex);
+  }
+
+  ingest = createIngest({
+    chain: config.chain,
+    rpcUrl,
+    rpc,
+    store,
+    log,
+    startBlock: config.startBlock,
+    pollMs: config.pollMs,
+    blocksPerTask: config.blocksPerTask,
+    decodeThreads: config.decodeThreads,
+    onCommit(e) {
+      if (e.kind === 'block') {
+        metrics.blocksCommitted.inc();
+        metrics.eventsCommitted.inc(e.block.logs.length);
+      }
+    },
+  });
+
+  const chainCtx: ChainContext = {
+    name: config.chain,
+    chainId: identity.chainId,
+    store,
+    ingest,
+    rpc,
+    cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
+  };
+
+  const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];
+  if (config.devApiKey) keys.push({ name: 'dev', sha256: hashKey(config.devApiKey), scopes: [...ALL_SCOPES] });
+  const server = createServer({ routes, chains: new Map([[config.chain, chainCtx]]), auth: createAuth(keys), log });
+  const port = await server.listen(config.host, config.port);
+  const metricsPort = await metrics.listen(config.metricsPort);
+  ingest.start();
+
+  log.info({ port, metricsPort, chain: config.chain }, `serving http://${config.host}:${port}/index/v1/${config.chain}`);
+  if (config.devApiKeyGenerated && config.devApiKey) {
+    // Printed once, to stdout only; it is never logged through the logger.
+    process.stdout.write(`\nDEV_API_KEY=${config.devApiKey}\n(generated for this run; set DEV_API_KEY to choose your own)\n\n`);
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.close();
+    metrics.close();
+    await ingest?.stop();
+    await stopDevnet?.();
+    await store?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

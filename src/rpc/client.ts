@@ -1,0 +1,93 @@
+/**
+ * JSON-RPC access with bounded exponential backoff and jitter, built on viem's transport.
+ * Returns raw JSON-RPC results (no viem formatting) so canonical records stay byte-exact.
+ */
+import { createClient, http, HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
+
+/** Options of {@link createRpc}. */
+export interface RpcOptions {
+  url: string;
+  /** Per-request timeout, milliseconds. */
+  timeoutMs?: number;
+  /** Attempts for retryable failures (429, 5xx, timeouts, dropped connections) before giving up. */
+  maxAttempts?: number;
+  /** First backoff delay, milliseconds; doubles per attempt up to {@link MAX_BACKOFF_MS}, with full jitter. */
+  baseDelayMs?: number;
+  /** Called once per retry, for metrics. */
+  onRetry?: (method: string, err: unknown) => void;
+  /** Called with each request's duration in seconds, for metrics. */
+  onTiming?: (method: string, seconds: number, ok: boolean) => void;
+}
+
+/** Backoff ceiling: long enough for a rate limiter to refill, short enough to keep up with a chain. */
+const MAX_BACKOFF_MS = 5_000;
+
+/** A raw JSON-RPC caller. `call` throws {@link RpcError} after retries are exhausted. */
+export interface Rpc {
+  call<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+}
+
+/** A JSON-RPC failure after retries; `retryable` says whether the node might answer later. */
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly retryable: boolean,
+    readonly code?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Whether a failure is worth retrying: rate limits, server errors, timeouts, broken connections, bad JSON. */
+export function isRetryable(err: unknown): boolean {
+  if (err instanceof TimeoutError) return true;
+  if (err instanceof HttpRequestError) {
+    const s = err.status;
+    return s === undefined || s === 429 || s >= 500;
+  }
+  if (err instanceof RpcRequestError) {
+    // -32005 limit exceeded, -32603 internal error: transient on most nodes.
+    return err.code === -32005 || err.code === -32603 || err.code === 429;
+  }
+  const msg = String((err as Error)?.message ?? err);
+  return /fetch failed|ECONNRESET|ECONNREFUSED|socket|JSON|Unexpected|terminated|aborted/i.test(msg);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Creates a raw JSON-RPC caller over HTTP (batching concurrent calls into one HTTP request). */
+export function createRpc(opts: RpcOptions): Rpc {
+  const client = createClient({
+    transport: http(opts.url, { timeout: opts.timeoutMs ?? 10_000, retryCount: 0, batch: { batchSize: 100, wait: 0 } }),
+  });
+  const maxAttempts = opts.maxAttempts ?? 6;
+  const base = opts.baseDelayMs ?? 100;
+  return {
+    async call<T>(method: string, params: unknown[] = []): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        const t0 = performance.now();
+        try {
+          // biome-ignore lint/suspicious/noExplicitAny: raw request, result typed by caller
+          const result = (await client.request({ method: method as any, params: params as any })) as T;
+          opts.onTiming?.(method, (performance.now() - t0) / 1000, true);
+          return result;
+        } catch (err) {
+          opts.onTiming?.(method, (performance.now() - t0) / 1000, false);
+          const retryable = isRetryable(err);
+          if (!retryable || attempt >= maxAttempts) {
+            const code = (err as { code?: number }).code;
+            throw new RpcError(`${method} failed: ${(err as Error).message?.split('\n')[0]}`, method, retryable, code, {
+              cause: err,
+            });
+          }
+          opts.onRetry?.(method, err);
+          const cap = Math.min(MAX_BACKOFF_MS, base * 2 ** (attempt - 1));
+          await sleep(Math.random() * cap);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Page assembly under the Limits: at most `limit` rows (≤ 1,000), at most 4 MiB serialized. The
+ * page names the bound that stopped it, so an exhausted walk is distinguishable from a cut page.
+ */
+import { ApiError } from './errors.js';
+import { type Ctx, type Reply, anchorJson } from './route.js';
+import type { BlockRef } from '../storage/index.js';
+
+/** Hard ceiling of one serialized response, bytes (Limits: 4 MiB). */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** Room kept for the envelope around the rows, bytes. */
+const ENVELOPE_RESERVE_BYTES = 4 * 1024;
+
+export type Order = 'asc' | 'desc';
+export type StoppedBy = 'exhausted' | 'rows' | 'rows_usd_sibling' | 'rows_separate_marks' | 'bytes';
+
+/** Resolved PAGE parameters: the anchor to read at, order, limit and the resume key (if any). */
+export interface PageRequest {
+  anchor: BlockRef;
+  order: Order;
+  limit: number;
+  /** Last key of the previous page; null on page one. */
+  after: Buffer | null;
+  route: string;
+}
+
+/**
+ * Resolves PAGE parameters. With a cursor the walk keeps the cursor's anchor (R2) — refused with
+ * 409 `stale_cursor` once that block is no longer canonical (R3).
+ * @throws ApiError bad_cursor, bad_request (order differs from the cursor's), stale_cursor.
+ */
+export function pageRequest(
+  ctx: Ctx<unknown, { cursor?: string; limit?: number; order?: Order }>,
+  route: string,
+  defaults: { limit?: number; order?: Order } = {},
+): PageRequest {
+  const q = ctx.query;
+  const limit = q.limit ?? defaults.limit ?? 100;
+  if (!q.cursor) return { anchor: ctx.anchor, order: q.order ?? defaults.order ?? 'asc', limit, after: null, route };
+  const c = ctx.chain.cursors.decode(q.cursor, { chainId: ctx.chain.chainId, route, order: q.order });
+  const canonical = ctx.chain.store.canonicalHash(c.anchor.number);
+  if (canonical !== c.anchor.hash) {
+    throw new ApiError(
+      'stale_cursor',
+      `the cursor's anchor block ${c.anchor.number} (${c.anchor.hash}) is no longer canonical; restart from page one`,
+      { anchorBlock: c.anchor.number, anchorHash: c.anchor.hash },
+    );
+  }
+  return { anchor: c.anchor, order: c.order, limit, after: c.key, route };
+}
+
+/** Accumulates serialized rows of one page and renders the paged envelope. */
+export class PageBuilder {
+  private readonly rows: string[] = [];
+  private bytes = 0;
+  private lastKey: Buffer | null = null;
+  stoppedBy: StoppedBy | null = null;
+  constructor(
+    private readonly ctx: Ctx<unknown, unknown>,
+    private readonly req: PageRequest,
+    private readonly rowCap = req.limit,
+    private readonly capReason: StoppedBy = 'rows',
+  ) {}
+
+  /**
+   * Offers a row with its resume key. Returns false when the page is full (the row was not added
+   * and the walk should stop; the next page starts at this row).
+   */
+  push(rowJson: string, key: Buffer): boolean {
+    if (this.rows.length >= this.rowCap) {
+      this.stoppedBy = this.rowCap < this.req.limit ? this.capReason : 'rows';
+      return false;
+    }
+    if (this.bytes + rowJson.length + 1 > MAX_PAGE_BYTES - ENVELOPE_RESERVE_BYTES) {
+      if (this.rows.length === 0) throw new ApiError('query_too_broad', 'a single row exceeds the 4 MiB page budget');
+      this.stoppedBy = 'bytes';
+      return false;
+    }
+    this.rows.push(rowJson);
+    this.bytes += rowJson.length + 1;
+    this.lastKey = key;
+    return true;
+  }
+
+  /** Renders `{anchor, data, page, ...extra}`; `extraJson` is pre-serialized `"k":v` pairs. */
+  finish(extraJson = ''): Reply {
+    const stoppedBy = this.stoppedBy ?? 'exhausted';
+    const next =
+      stoppedBy === 'exhausted' || !this.lastKey
+        ? 'null'
+        : `"${this.ctx.chain.cursors.encode({
+            chainId: this.ctx.chain.chainId,
+            route: this.req.route,
+            order: this.req.order,
+            anchor: this.req.anchor,
+            key: this.lastKey,
+          })}"`;
+    const page = `{"order":"${this.req.order}","limit":${this.req.limit},"count":${this.rows.length},"stoppedBy":"${stoppedBy}","nextCursor":${next}}`;
+    return {
+      json: `{"anchor":${anchorJson(this.req.anchor)},"data":[${this.rows.join(',')}],"page":${page}${extraJson ? `,${extraJson}` : ''}}`,
+    };
+  }
+}
+
+/**
+ * Walks `[bounds.gte, bounds.lt)` in the page's order, resuming strictly after the cursor key
+ * (`bounds.prefix` + cursor key), pushing rows until the page is full or the range ends.
+ * `row` maps a stored (key, value) to `[rowJson, resumeKey]`, or null to skip the row.
+ */
+export function walkRange(
+  ctx: Ctx<unknown, unknown>,
+  req: PageRequest,
+  bounds: { prefix: Buffer; gte: Buffer; lt: Buffer },
+  row: (key: Buffer, value: Buffer) => [string, Buffer] | null,
+  builder = new PageBuilder(ctx, req),
+): PageBuilder {
+  const resume = req.after ? Buffer.concat([bounds.prefix, req.after]) : null;
+  const range =
+    req.order === 'asc'
+      ? resume
+        ? { gt: resume, lt: bounds.lt }
+        : { gte: bounds.gte, lt: bounds.lt }
+      : { gte: bounds.gte, lt: resume ?? bounds.lt, reverse: true };
+  ctx.chain.store.rocks.each(range, (k, v) => {
+    const r = row(k, v);
+    if (!r) return true;
+    return builder.push(r[0], r[1]);
+  });
+  return builder;
+}

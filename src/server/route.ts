@@ -1,0 +1,87 @@
+/**
+ * Route definitions. A route is a file that exports one `defineRoute(...)`: its path, scope,
+ * TypeBox schemas (params, query, response), the errors it can answer and its handler. The
+ * router and the OpenAPI contract are both generated from the same list, so they cannot drift.
+ */
+import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox';
+import type { CursorCodec } from '../cursor/index.js';
+import type { Ingest } from '../ingest/index.js';
+import type { Rpc } from '../rpc/client.js';
+import type { BlockRef, Store } from '../storage/index.js';
+import type { ErrorCode } from './errors.js';
+
+/** Route classes; a key holds a set of scopes, each route requires one (or none for public routes). */
+export type Scope = 'read' | 'wallet' | 'rpc' | 'monitoring' | 'stream';
+
+/** Everything a handler may use about the chain it serves. */
+export interface ChainContext {
+  name: string;
+  chainId: number;
+  store: Store;
+  ingest: Ingest;
+  rpc: Rpc;
+  cursors: CursorCodec;
+}
+
+/** Per-request context handed to a handler. The adapter has already authenticated and validated. */
+export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
+  chain: ChainContext;
+  params: P;
+  query: Q;
+  /** The head this request reads at (R1). Chain routes only; resolved before the handler runs. */
+  anchor: BlockRef;
+  header(name: string): string | undefined;
+  /** Parsed JSON body (POST routes only). */
+  body: unknown;
+  /** Scopes of the calling key. */
+  scopes: ReadonlySet<Scope>;
+}
+
+/** A handler's answer: status (default 200) and an already serialized JSON body. */
+export interface Reply {
+  status?: number;
+  json: string;
+  headers?: Array<[string, string]>;
+}
+
+export interface RouteSpec<P extends TProperties, Q extends TProperties> {
+  /** Stable id, e.g. `chain.block`; used for cursor binding, metrics and the contract's operationId. */
+  id: string;
+  method: 'GET' | 'POST';
+  /**
+   * OpenAPI-style path. Chain routes are relative to `/index/v1/{chain}`; routes with
+   * `root: true` are absolute.
+   */
+  path: string;
+  root?: boolean;
+  /** Required scope; null for public routes. */
+  scope: Scope | null;
+  group: string;
+  summary: string;
+  params?: P;
+  query?: Q;
+  response: TSchema;
+  errors: ErrorCode[];
+  /** Whether the route can be an item of POST /batch. */
+  batchable?: boolean;
+  /** Whether the route needs an anchor (an indexed head). */
+  anchored?: boolean;
+  handler(ctx: Ctx<Static<TObject<P>>, Static<TObject<Q>>>): Reply | Promise<Reply>;
+}
+
+/** A registered route (type-erased for the router). */
+export type Route = RouteSpec<TProperties, TProperties>;
+
+export function defineRoute<P extends TProperties = {}, Q extends TProperties = {}>(spec: RouteSpec<P, Q>): Route {
+  return spec as unknown as Route;
+}
+
+/** JSON of the anchor pair. */
+export function anchorJson(a: BlockRef): string {
+  return `{"block":${a.number},"hash":"${a.hash}"}`;
+}
+
+/** `{anchor, data}` with `dataJson` embedded as is (no re-serialisation of stored records). */
+export function single(anchor: BlockRef, dataJson: string): Reply {
+  return { json: `{"anchor":${anchorJson(anchor)},"data":${dataJson}}` };
+}

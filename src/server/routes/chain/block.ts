@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import { BlockNumber, RawRecord, Single } from '../../schemas.js';
+import { defineRoute, single } from '../../route.js';
+import { headerAt } from './lookup.js';
+
+/** GET /blocks/{number}: the canonical header as the node sent it (eth_getBlockByNumber, hashes only). */
+export const blockRoute = defineRoute({
+  id: 'chain.block',
+  method: 'GET',
+  path: '/blocks/{number}',
+  scope: 'read',
+  group: 'Chain',
+  summary: 'Canonical block header by number (byte-exact node record; transactions as hashes).',
+  params: { number: BlockNumber },
+  response: Single(RawRecord('block header as returned by eth_getBlockByNumber(n, false)')),
+  errors: ['not_found'],
+  batchable: true,
+  anchored: true,
+  handler(ctx) {
+    return single(ctx.anchor, headerAt(ctx.chain.store, ctx.anchor, Number(ctx.params.number)).toString());
+  },
+});

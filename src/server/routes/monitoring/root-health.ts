@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../route.js';
+
+/** GET /health/live: liveness probe (public). The process answers, nothing more. */
+export const liveRoute = defineRoute({
+  id: 'monitoring.live',
+  method: 'GET',
+  path: '/health/live',
+  root: true,
+  scope: null,
+  group: 'Monitoring',
+  summary: 'Liveness probe: 200 while the process serves HTTP.',
+  response: Type.Object({ live: Type.Boolean() }),
+  errors: [],
+  handler: () => ({ json: '{"live":true}' }),
+});
+
+/**
+ * GET /health/ready: readiness as status code plus a boolean, no operator detail (public).
+ * Ready when every served chain has an indexed head and its ingest is not halted.
+ */
+export const readyRoute = defineRoute({
+  id: 'monitoring.ready',
+  method: 'GET',
+  path: '/health/ready',
+  root: true,
+  scope: null,
+  group: 'Monitoring',
+  summary: 'Readiness: 200 {ready:true} or 503 {ready:false}; no operator detail.',
+  response: Type.Object({ ready: Type.Boolean() }),
+  errors: [],
+  handler(ctx) {
+    const ready = ctx.chain.store.head() !== null && ctx.chain.ingest.status().state !== 'halted';
+    return ready ? { json: '{"ready":true}' } : { status: 503, json: '{"ready":false}' };
+  },
+});

@@ -1,0 +1,72 @@
+/**
+ * Shared TypeBox schemas: path parameters, PAGE parameters, the anchor, the page record and the
+ * error envelope. Route files compose these; the contract is generated from them.
+ */
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** 0x-prefixed 20-byte hex address. */
+export const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte hex address' });
+/** 0x-prefixed 32-byte hex hash. */
+export const Hash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: '0x-prefixed 32-byte hex hash' });
+/** A canonical block number as a decimal path segment. */
+export const BlockNumber = Type.String({ pattern: '^(0|[1-9][0-9]{0,14})$', description: 'decimal block number' });
+/** Base-unit integer amount as a decimal string (R6). */
+export const Amount = Type.String({ pattern: '^-?(0|[1-9][0-9]*)$', description: 'integer in base units, decimal string' });
+export const Chain = Type.String({ pattern: '^[a-z0-9-]{1,32}$', description: 'chain name' });
+
+/** The snapshot anchor every data response carries (R1): the head its storage snapshot saw. */
+export const Anchor = Type.Object(
+  {
+    block: Type.Integer({ minimum: 0, description: 'anchor block number' }),
+    hash: Hash,
+  },
+  { description: 'canonical (block, hash) every row of the response was read at' },
+);
+
+/** Why a page ended: the data ran out, or which bound stopped it (see Limits). */
+export const StoppedBy = Type.Union(
+  [
+    Type.Literal('exhausted'),
+    Type.Literal('rows'),
+    Type.Literal('rows_usd_sibling'),
+    Type.Literal('rows_separate_marks'),
+    Type.Literal('bytes'),
+  ],
+  {
+    description:
+      'exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget',
+  },
+);
+
+export const PageInfo = Type.Object({
+  order: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
+  limit: Type.Integer(),
+  count: Type.Integer({ description: 'rows in this page' }),
+  stoppedBy: StoppedBy,
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'null when stoppedBy is exhausted' }),
+});
+
+export const ErrorEnvelope = Type.Object(
+  { error: Type.String({ description: 'machine code' }), detail: Type.String() },
+  { additionalProperties: true },
+);
+
+/** PAGE query parameters; `maxLimit` and `defaultLimit` per route. */
+export function pageQuery(opts: { defaultLimit?: number; maxLimit?: number; orders?: Array<'asc' | 'desc'> } = {}) {
+  const orders = opts.orders ?? ['asc', 'desc'];
+  return {
+    cursor: Type.Optional(Type.String({ maxLength: 1024, description: 'opaque cursor from page.nextCursor' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: opts.maxLimit ?? 1000, default: opts.defaultLimit ?? 100 }),
+    ),
+    order: Type.Optional(Type.Union(orders.map((o) => Type.Literal(o)))),
+  };
+}
+
+/** A single-record response: `{anchor, data}`. */
+export const Single = (data: TSchema) => Type.Object({ anchor: Anchor, data });
+/** A paged response: `{anchor, data: [...], page}`. */
+export const Paged = (row: TSchema, extra: Record<string, TSchema> = {}) =>
+  Type.Object({ anchor: Anchor, data: Type.Array(row), page: PageInfo, ...extra });
+/** A chain record served as the node sent it (byte-exact canonical JSON). */
+export const RawRecord = (description: string) => Type.Object({}, { additionalProperties: true, description });

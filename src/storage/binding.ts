@@ -1,0 +1,117 @@
+/**
+ * The one module that touches the RocksDB binding (`@nxtedition/rocksdb`).
+ *
+ * Why this binding (see bench/storage/RESULTS.md): it offers synchronous reads (multi-get and
+ * iterators) and synchronous atomic batch writes. The ingest writer and the HTTP readers share the
+ * main thread, so a request handler that reads synchronously runs entirely between two committed
+ * batches: every response sees exactly "all of block N" — a consistent snapshot by construction,
+ * with no thread-pool hop per read.
+ */
+import { RocksLevel } from '@nxtedition/rocksdb';
+
+/** A key range for {@link Rocks.scan}; bounds are raw byte keys compared lexicographically. */
+export interface ScanRange {
+  gte?: Buffer;
+  gt?: Buffer;
+  lt?: Buffer;
+  lte?: Buffer;
+  reverse?: boolean;
+  /** Maximum rows to return; -1 or absent means unbounded (callers should always bound). */
+  limit?: number;
+}
+
+/** One write of a batch: `value === null` deletes the key. */
+export interface WriteOp {
+  key: Buffer;
+  value: Buffer | null;
+}
+
+/** Synchronous facade over one RocksDB instance. */
+export interface Rocks {
+  get(key: Buffer): Buffer | undefined;
+  getMany(keys: Buffer[]): (Buffer | undefined)[];
+  /** Reads up to `range.limit` rows; returns alternating key/value pairs flattened as tuples. */
+  scan(range: ScanRange): Array<[Buffer, Buffer]>;
+  /** Visits rows in order until `visit` returns false; reads in chunks so memory stays bounded. */
+  each(range: ScanRange, visit: (key: Buffer, value: Buffer) => boolean | undefined): void;
+  /** Applies all ops atomically (one RocksDB WriteBatch, WAL-backed). Throws on I/O failure. */
+  write(ops: WriteOp[]): void;
+  property(name: string): string;
+  close(): Promise<void>;
+}
+
+const BUF = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const;
+/** Rows fetched per native iterator call: large enough to amortise the call, small enough to bound memory. */
+const SCAN_CHUNK_ROWS = 256;
+
+/**
+ * Opens (creating if missing) the RocksDB database at `path`.
+ * @throws the binding's error when the directory is locked by another process or corrupt.
+ */
+export async function openRocks(path: string): Promise<Rocks> {
+  const db = new RocksLevel(path, { ...BUF });
+  await db.open({ createIfMissing: true, cacheSize: 64 * 1024 * 1024 });
+
+  const iterator = (range: ScanRange) =>
+    db.iterator({
+      ...BUF,
+      gte: range.gte,
+      gt: range.gt,
+      lt: range.lt,
+      lte: range.lte,
+      reverse: range.reverse ?? false,
+      limit: range.limit ?? -1,
+    });
+
+  return {
+    get(key) {
+      return db._getManySync([key])[0];
+    },
+    getMany(keys) {
+      return keys.length === 0 ? [] : db._getManySync(keys);
+    },
+    scan(range) {
+      const it = iterator(range);
+      try {
+        const out: Array<[Buffer, Buffer]> = [];
+        for (;;) {
+          const { rows, finished } = it._nextvSync(SCAN_CHUNK_ROWS);
+          for (let i = 0; i < rows.length; i += 2) out.push([rows[i], rows[i + 1]]);
+          if (finished || rows.length === 0) return out;
+        }
+      } finally {
+        it._closeSync();
+      }
+    },
+    each(range, visit) {
+      const it = iterator(range);
+      try {
+        for (;;) {
+          const { rows, finished } = it._nextvSync(SCAN_CHUNK_ROWS);
+          for (let i = 0; i < rows.length; i += 2) if (visit(rows[i], rows[i + 1]) === false) return;
+          if (finished || rows.length === 0) return;
+        }
+      } finally {
+        it._closeSync();
+      }
+    },
+    write(ops) {
+      const batch = db.batch();
+      for (const op of ops) {
+        if (op.value === null) batch.del(op.key);
+        else batch.put(op.key, op.value);
+      }
+      try {
+        batch._writeSync();
+      } finally {
+        batch._closeSync();
+      }
+    },
+    property(name) {
+      return db.getProperty(name);
+    },
+    close() {
+      return db.close();
+    },
+  };
+}

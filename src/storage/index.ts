@@ -1,0 +1,192 @@
+/**
+ * The store: the only owner of RocksDB batches. Ingest commits one atomic batch per block
+ * (every projection row, the canonical hash, the undo record and the checkpoint together), so a
+ * crash at any instant leaves exactly "all of block N" or "none of it".
+ */
+import { randomBytes } from 'node:crypto';
+import { type Rocks, type ScanRange, type WriteOp, openRocks } from './binding.js';
+import { canonKey, metaKey, undoKey } from './tables.js';
+import { type UndoEntry, encodeUndo, undoOps } from './undo.js';
+
+export type { Rocks, ScanRange, WriteOp } from './binding.js';
+
+/** A canonical block coordinate: number and 0x-prefixed 32-byte hash. */
+export interface BlockRef {
+  number: number;
+  hash: `0x${string}`;
+}
+
+/** Identity of the chain a data directory belongs to; compared with the node at start-up. */
+export interface ChainIdentity {
+  chain: string;
+  chainId: number;
+  /** Hash of the first block this store indexed (block 0 for a full index). */
+  firstBlockHash: `0x${string}`;
+  firstBlock: number;
+}
+
+/**
+ * Writes of one block. `put` records the key's prior value for rollback; `insert` is for keys
+ * that are guaranteed absent before this block (block-keyed rows above the checkpoint), which
+ * saves the read.
+ */
+export class BlockBatch {
+  readonly ops: WriteOp[] = [];
+  readonly undo: UndoEntry[] = [];
+  constructor(private readonly rocks: Rocks) {}
+  insert(key: Buffer, value: Buffer): void {
+    this.ops.push({ key, value });
+    this.undo.push({ key, prior: null });
+  }
+  put(key: Buffer, value: Buffer): void {
+    this.undo.push({ key, prior: this.priorOf(key) });
+    this.ops.push({ key, value });
+  }
+  del(key: Buffer): void {
+    const prior = this.priorOf(key);
+    if (prior === null) return;
+    this.undo.push({ key, prior });
+    this.ops.push({ key, value: null });
+  }
+  /** Reads through this batch's own pending writes first, then the store. */
+  get(key: Buffer): Buffer | undefined {
+    for (let i = this.ops.length - 1; i >= 0; i--) {
+      if (this.ops[i].key.equals(key)) return this.ops[i].value ?? undefined;
+    }
+    return this.rocks.get(key);
+  }
+  private priorOf(key: Buffer): Buffer | null {
+    return this.get(key) ?? null;
+  }
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  /** Blocks of undo data kept below the head; a reorg deeper than this cannot be rolled back. */
+  unfinalisedWindow: number;
+}
+
+/** Error thrown when RocksDB refuses a write (disk full, I/O error). Ingest halts; reads go on. */
+export class StoreWriteError extends Error {
+  override readonly name = 'StoreWriteError';
+}
+
+export interface Store {
+  readonly rocks: Rocks;
+  /** Random id minted when the data directory was created; binds stream sequences and cursors. */
+  readonly generation: string;
+  readonly unfinalisedWindow: number;
+  /** The committed head of the blocks lane, or null before the first block. Cached, O(1). */
+  head(): BlockRef | null;
+  /** Canonical hash at `n`, or undefined. */
+  canonicalHash(n: number): `0x${string}` | undefined;
+  getMeta<T>(name: string): T | undefined;
+  putMeta(name: string, value: unknown): void;
+  /** The last write error, if writes are refused. */
+  writeError(): Error | null;
+  /**
+   * Commits block `ref` atomically: `build` fills the batch; the canonical row, undo record,
+   * checkpoint and pruning of undo past the window are added here.
+   * @throws StoreWriteError when RocksDB refuses the batch (nothing of the block is written).
+   */
+  commitBlock(ref: BlockRef, build: (batch: BlockBatch) => void, extraMeta?: Record<string, unknown>): void;
+  /**
+   * Rolls back the head block atomically from its undo record; the checkpoint moves to its parent.
+   * @throws Error when the head has no undo record (older than the unfinalised window).
+   */
+  rollbackHead(extraMeta?: (newHead: BlockRef | null) => Record<string, unknown>): BlockRef;
+  /** Deletes every key (data reset for a devnet that was replaced). */
+  wipe(): void;
+  close(): Promise<void>;
+}
+
+const CHECKPOINT = 'checkpoint:blocks';
+
+export async function createStore(opts: StoreOptions): Promise<Store> {
+  const rocks = await openRocks(opts.dataDir);
+  const readMeta = <T>(name: string): T | undefined => {
+    const v = rocks.get(metaKey(name));
+    return v ? (JSON.parse(v.toString()) as T) : undefined;
+  };
+  let generation = readMeta<string>('generation');
+  if (!generation) {
+    generation = randomBytes(8).toString('hex');
+    rocks.write([{ key: metaKey('generation'), value: Buffer.from(JSON.stringify(generation)) }]);
+  }
+  let head: BlockRef | null = readMeta<BlockRef>(CHECKPOINT) ?? null;
+  let lastWriteError: Error | null = null;
+
+  const write = (ops: WriteOp[]) => {
+    try {
+      rocks.write(ops);
+      lastWriteError = null;
+    } catch (err) {
+      lastWriteError = err as Error;
+      throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  const metaOp = (name: string, value: unknown): WriteOp => ({
+    key: metaKey(name),
+    value: Buffer.from(JSON.stringify(value)),
+  });
+
+  const store: Store = {
+    rocks,
+    generation,
+    unfinalisedWindow: opts.unfinalisedWindow,
+    head: () => head,
+    canonicalHash(n) {
+      const v = rocks.get(canonKey(n));
+      return v ? `0x${v.toString('hex')}` : undefined;
+    },
+    getMeta: readMeta,
+    putMeta(name, value) {
+      write([metaOp(name, value)]);
+    },
+    writeError: () => lastWriteError,
+    commitBlock(ref, build, extraMeta) {
+      const batch = new BlockBatch(rocks);
+      build(batch);
+      batch.insert(canonKey(ref.number), Buffer.from(ref.hash.slice(2), 'hex'));
+      const ops = batch.ops;
+      ops.push({ key: undoKey(ref.number), value: encodeUndo(batch.undo) });
+      const pruned = ref.number - opts.unfinalisedWindow;
+      if (pruned >= 0) ops.push({ key: undoKey(pruned), value: null });
+      ops.push(metaOp(CHECKPOINT, ref));
+      if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
+      write(ops);
+      head = { number: ref.number, hash: ref.hash };
+    },
+    rollbackHead(extraMeta) {
+      if (!head) throw new Error('rollback with no head');
+      const record = rocks.get(undoKey(head.number));
+      if (!record) throw new Error(`no undo record for block ${head.number} (outside the unfinalised window)`);
+      const ops = undoOps(record);
+      ops.push({ key: undoKey(head.number), value: null });
+      const parentNumber = head.number - 1;
+      const parentHash = parentNumber >= 0 ? store.canonicalHash(parentNumber) : undefined;
+      const newHead: BlockRef | null = parentHash ? { number: parentNumber, hash: parentHash } : null;
+      ops.push(newHead ? metaOp(CHECKPOINT, newHead) : { key: metaKey(CHECKPOINT), value: null });
+      if (extraMeta) for (const [k, v] of Object.entries(extraMeta(newHead))) ops.push(metaOp(k, v));
+      const dropped = head;
+      write(ops);
+      head = newHead;
+      return dropped;
+    },
+    wipe() {
+      const ops: WriteOp[] = [];
+      rocks.each({}, (key) => {
+        ops.push({ key: Buffer.from(key), value: null });
+        if (ops.length >= 10_000) write(ops.splice(0));
+        return true;
+      });
+      if (ops.length) write(ops);
+      generation = randomBytes(8).toString('hex');
+      write([metaOp('generation', generation)]);
+      (store as { generation: string }).generation = generation;
+      head = null;
+    },
+    close: () => rocks.close(),
+  };
+  return store;
+}

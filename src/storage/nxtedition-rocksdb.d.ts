@@ -1,0 +1,39 @@
+// Minimal typing of the parts of @nxtedition/rocksdb this project uses (the package ships none).
+// Only src/storage/binding.ts imports the package.
+declare module '@nxtedition/rocksdb' {
+  export interface NxIteratorOptions {
+    gt?: Buffer;
+    gte?: Buffer;
+    lt?: Buffer;
+    lte?: Buffer;
+    reverse?: boolean;
+    limit?: number;
+    keys?: boolean;
+    values?: boolean;
+    keyEncoding?: 'buffer';
+    valueEncoding?: 'buffer';
+    fillCache?: boolean;
+  }
+  export interface NxIterator {
+    _nextvSync(size: number, options?: object): { rows: Buffer[]; finished: boolean };
+    _closeSync(): void;
+  }
+  export interface NxChainedBatch {
+    put(key: Buffer, value: Buffer): void;
+    del(key: Buffer): void;
+    _writeSync(options?: object): void;
+    _closeSync(): void;
+    close(): Promise<void>;
+    readonly length: number;
+  }
+  export class RocksLevel {
+    constructor(location: string, options?: object);
+    open(options?: object): Promise<void>;
+    close(): Promise<void>;
+    readonly status: string;
+    _getManySync(keys: Buffer[], options?: object): (Buffer | undefined)[];
+    iterator(options?: NxIteratorOptions): NxIterator;
+    batch(): NxChainedBatch;
+    getProperty(property: string): string;
+  }
+}
