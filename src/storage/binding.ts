@@ -7,7 +7,7 @@
  * batches: every response sees exactly "all of block N" — a consistent snapshot by construction,
  * with no thread-pool hop per read.
  */
-import { RocksLevel } from '@nxtedition/rocksdb';
+import { type NxIteratorOptions, RocksLevel } from '@nxtedition/rocksdb';
 
 /** A key range for {@link Rocks.scan}; bounds are raw byte keys compared lexicographically. */
 export interface ScanRange {
@@ -52,16 +52,16 @@ export async function openRocks(path: string): Promise<Rocks> {
   const db = new RocksLevel(path, { ...BUF });
   await db.open({ createIfMissing: true, cacheSize: 64 * 1024 * 1024 });
 
-  const iterator = (range: ScanRange) =>
-    db.iterator({
-      ...BUF,
-      gte: range.gte,
-      gt: range.gt,
-      lt: range.lt,
-      lte: range.lte,
-      reverse: range.reverse ?? false,
-      limit: range.limit ?? -1,
-    });
+  // Only defined bounds may be passed: an explicit `undefined` bound makes the binding ignore
+  // the other bound of the same side (checked: {lt, lte: undefined} iterates past lt).
+  const iterator = (range: ScanRange) => {
+    const o: NxIteratorOptions = { ...BUF, reverse: range.reverse ?? false, limit: range.limit ?? -1 };
+    if (range.gte) o.gte = range.gte;
+    if (range.gt) o.gt = range.gt;
+    if (range.lt) o.lt = range.lt;
+    if (range.lte) o.lte = range.lte;
+    return db.iterator(o);
+  };
 
   return {
     get(key) {

@@ -1,0 +1,99 @@
+/**
+ * A bare anvil node for chain-record end-to-end tests (the full devnet with Uniswap and traffic
+ * lives in test/harness/devnet.ts). Real node, real JSON-RPC; nothing is mocked.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+/** Path of the anvil binary shipped by @foundry-rs/anvil for this platform. */
+export function anvilBinary(): string {
+  const pkg = require.resolve(`@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`);
+  return join(dirname(pkg), 'bin', 'anvil');
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+    s.on('error', reject);
+  });
+}
+
+export interface Anvil {
+  rpcUrl: string;
+  port: number;
+  rpc<T = any>(method: string, params?: unknown[]): Promise<T>;
+  /** Sends `n` native transfers between dev accounts (automine off: they land in the next mined block). */
+  sendTransfers(n: number): Promise<string[]>;
+  mine(blocks?: number): Promise<void>;
+  head(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export const DEV_ACCOUNTS = [
+  '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+  '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+  '0x90f79bf6eb2c4f870365e785982e1f101e93b906',
+  '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65',
+];
+
+export async function startAnvil(o: { blockTime?: number; args?: string[] } = {}): Promise<Anvil> {
+  const port = await freePort();
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--silent', ...(o.args ?? [])];
+  if (o.blockTime) args.push('--block-time', String(o.blockTime));
+  else args.push('--no-mining');
+  const child: ChildProcess = spawn(anvilBinary(), args, { stdio: 'ignore' });
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  let id = 0;
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
+    const j = (await res.json()) as { result?: T; error?: { message: string } };
+    if (j.error) throw new Error(`${method}: ${j.error.message}`);
+    return j.result as T;
+  };
+  for (let i = 0; ; i++) {
+    try {
+      await rpc('eth_chainId');
+      break;
+    } catch {
+      if (i > 100) throw new Error('anvil did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    rpcUrl,
+    port,
+    rpc,
+    async sendTransfers(n) {
+      const hashes: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const from = DEV_ACCOUNTS[i % DEV_ACCOUNTS.length];
+        const to = DEV_ACCOUNTS[(i + 1) % DEV_ACCOUNTS.length];
+        hashes.push(await rpc('eth_sendTransaction', [{ from, to, value: `0x${(1000 + i).toString(16)}` }]));
+      }
+      return hashes;
+    },
+    async mine(blocks = 1) {
+      await rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
+    },
+    async head() {
+      return Number.parseInt(await rpc<string>('eth_blockNumber'), 16);
+    },
+    async stop() {
+      child.kill('SIGKILL');
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
+    },
+  };
+}

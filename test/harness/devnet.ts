@@ -1,0 +1,63 @@
+/**
+ * End-to-end test helper: a throwaway devnet on a free port with a temp stateDir.
+ * `stop()` stops traffic and kills anvil's process group for sure.
+ * Tests may call anvil_reorg, evm_mine, evm_setIntervalMining, ... on `rpcUrl`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DevnetDeployment, type TrafficHandle, startDevnet } from '../../src/devnet/index.js';
+
+export interface TestDevnet {
+  rpcUrl: string;
+  port: number;
+  stateDir: string;
+  deployment: DevnetDeployment;
+  traffic: TrafficHandle | null;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startTestDevnet(o: { blockTimeMs?: number; traffic?: boolean; seed?: number; txPerSecond?: number; log?: (m: string) => void } = {}): Promise<TestDevnet> {
+  const port = await freePort();
+  const stateDir = mkdtempSync(join(tmpdir(), 'devnet-test-'));
+  const dev = await startDevnet({
+    port,
+    blockTimeMs: o.blockTimeMs ?? 500,
+    seed: o.seed ?? 1,
+    txPerSecond: o.traffic === false ? 0 : (o.txPerSecond ?? 15),
+    stateDir,
+    log: o.log ?? (() => undefined),
+  }).catch(async (e) => {
+    // startDevnet may have spawned anvil before failing: kill it before rethrowing.
+    const { killAnvil } = await import('../../src/devnet/anvil.js');
+    await killAnvil(stateDir);
+    throw e;
+  });
+  let stopped = false;
+  return {
+    rpcUrl: dev.rpcUrl,
+    port,
+    stateDir,
+    deployment: dev.deployment,
+    traffic: dev.traffic,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await dev.killNode();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}

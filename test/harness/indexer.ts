@@ -1,0 +1,133 @@
+/**
+ * Runs the real indexer (`node dist/src/main.js`) as a child process against a node, for
+ * end-to-end tests: HTTP helpers, kill -9 and restart on the same data directory.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const TEST_KEY = 'test-key-all-scopes';
+const MAIN = new URL('../../dist/src/main.js', import.meta.url).pathname;
+
+export interface IndexerProcess {
+  port: number;
+  dataDir: string;
+  get(path: string, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  /** Resolves once the indexed head is ≥ n. */
+  waitForHead(n: number, timeoutMs?: number): Promise<number>;
+  kill9(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  logs(): string;
+}
+
+export async function startIndexer(o: {
+  rpcUrl: string;
+  chain?: string;
+  env?: Record<string, string>;
+  dataDir?: string;
+}): Promise<IndexerProcess> {
+  const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'idx-test-'));
+  const chain = o.chain ?? 'testnet';
+  let child: ChildProcess | null = null;
+  let port = 0;
+  let out = '';
+
+  const launch = () =>
+    new Promise<void>((resolve, reject) => {
+      out = '';
+      const c = spawn(process.execPath, [MAIN], {
+        env: {
+          ...process.env,
+          RPC_URL: o.rpcUrl,
+          CHAIN: chain,
+          DATA_DIR: dataDir,
+          DEV_API_KEY: TEST_KEY,
+          PORT: '0',
+          METRICS_PORT: '0',
+          POLL_MS: '50',
+          LOG_LEVEL: 'info',
+          ...o.env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child = c;
+      const timer = setTimeout(() => reject(new Error(`indexer did not start:\n${out}`)), 60_000);
+      const onData = (d: Buffer) => {
+        out += d.toString();
+        if (out.length > 2_000_000) out = out.slice(-1_000_000);
+        const m = /serving http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+        if (m && !port) {
+          port = Number(m[1]);
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      c.stdout!.on('data', onData);
+      c.stderr!.on('data', onData);
+      c.on('exit', (code) => {
+        if (!port) {
+          clearTimeout(timer);
+          reject(new Error(`indexer exited with ${code}:\n${out}`));
+        }
+      });
+    });
+
+  const exited = (c: ChildProcess) =>
+    new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+
+  await launch();
+  const api: IndexerProcess = {
+    get port() {
+      return port;
+    },
+    dataDir,
+    async get(path, opts = {}) {
+      const url = path.startsWith('/index/') || path.startsWith('/health/') || path.startsWith('/metrics')
+        ? `http://127.0.0.1:${port}${path}`
+        : `http://127.0.0.1:${port}/index/v1/${chain}${path}`;
+      const headers: Record<string, string> = { ...opts.headers };
+      const key = opts.key === undefined ? TEST_KEY : opts.key;
+      if (key !== null) headers['x-api-key'] = key;
+      const res = await fetch(url, { headers });
+      const text = await res.text();
+      let body: any = null;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      return { status: res.status, body, text, headers: res.headers };
+    },
+    async waitForHead(n, timeoutMs = 60_000) {
+      const t0 = Date.now();
+      for (;;) {
+        const r = await api.get('/checkpoints').catch(() => null);
+        const h = r?.body?.anchor?.block;
+        if (typeof h === 'number' && h >= n) return h;
+        if (Date.now() - t0 > timeoutMs) throw new Error(`head did not reach ${n} (at ${h}):\n${out.slice(-4000)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async kill9() {
+      const c = child!;
+      c.kill('SIGKILL');
+      await exited(c);
+      port = 0;
+    },
+    async restart() {
+      port = 0;
+      await launch();
+    },
+    async stop() {
+      const c = child;
+      if (c && c.exitCode === null && c.signalCode === null) {
+        c.kill('SIGTERM');
+        await Promise.race([exited(c), new Promise((r) => setTimeout(r, 5000))]);
+        if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      }
+      if (!o.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+    logs: () => out,
+  };
+  return api;
+}
