@@ -15,11 +15,15 @@ import { createRpc } from './rpc/client.js';
 import { type KeyConfig, ALL_SCOPES, createAuth, hashKey, loadKeysFile } from './server/auth.js';
 import { createServer } from './server/index.js';
 import type { ChainContext } from './server/route.js';
+import { buildOpenApi } from './server/openapi.js';
 import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
 import { checkChainIdentity } from './storage/identity.js';
 import { type Store, createStore } from './storage/index.js';
 import { checkInvariants } from './storage/invariants.js';
+
+/** Service version, published in the contract. */
+const VERSION = '0.1.0';
 
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
@@ -103,7 +107,14 @@ async function main(): Promise<void> {
 
   const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];
   if (config.devApiKey) keys.push({ name: 'dev', sha256: hashKey(config.devApiKey), scopes: [...ALL_SCOPES] });
-  const server = createServer({ routes, chains: new Map([[config.chain, chainCtx]]), auth: createAuth(keys), log });
+  const server = createServer({
+    routes,
+    chains: new Map([[config.chain, chainCtx]]),
+    auth: createAuth(keys),
+    log,
+    openapiJson: JSON.stringify(buildOpenApi(routes, VERSION)),
+    observe: (route, status, s) => metrics.httpDuration.observe({ route, status: String(status) }, s),
+  });
   const port = await server.listen(config.host, config.port);
   const metricsPort = await metrics.listen(config.metricsPort);
   ingest.start();

@@ -33,6 +33,8 @@ export type ErrorCode = keyof typeof ERRORS;
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly status: number;
+  /** Extra response headers (Retry-After, RateLimit-*). */
+  headers: Array<[string, string]> = [];
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,

@@ -4,132 +4,164 @@
  * request happens between two committed blocks (R1).
  */
 import type { Logger } from 'pino';
+import type { Auth, Principal } from './auth.js';
 import { ApiError } from './errors.js';
-import type { Auth } from './auth.js';
-import type { ChainContext, Ctx, Reply, Route } from './route.js';
-import { compileObject, parseQuery } from './validate.js';
-import { type HttpResponse, type us_listen_socket, corkedSend, send, uws } from './uws.js';
+import { type CompiledRoute, compileRoute, invoke } from './invoke.js';
+import { createRateLimiter } from './rate-limit.js';
+import type { ChainContext, Reply, Route } from './route.js';
+import { parseQuery } from './validate.js';
+import { type HttpRequest, type HttpResponse, type us_listen_socket, corkedSend, send, uws } from './uws.js';
 
 export interface ServerOptions {
   routes: Route[];
   chains: Map<string, ChainContext>;
   auth: Auth;
   log: Logger;
+  /** The contract document served at GET /index/v1/openapi.json (no key needed). */
+  openapiJson?: string;
+  /** Called after each request with route id, HTTP status and seconds. */
+  observe?: (routeId: string, status: number, seconds: number) => void;
 }
 
 export interface Server {
   listen(host: string, port: number): Promise<number>;
   close(): void;
-  /** uWS path patterns registered, with method, for the contract parity test. */
+  /** Method and OpenAPI path of every route registered on the public listener. */
   registered(): Array<{ method: string; path: string }>;
 }
 
 const JSON_HEADERS: Array<[string, string]> = [['content-type', 'application/json; charset=utf-8']];
-/** Largest accepted request body, bytes (batch bodies are small; anything larger is hostile). */
+/** Largest accepted request body, bytes: a 20-item batch is a few KiB; anything larger is refused. */
 export const MAX_BODY_BYTES = 256 * 1024;
-
 export const CHAIN_PREFIX = '/index/v1/{chain}';
 
-/** Converts an OpenAPI path to a uWS pattern and its ordered parameter names. */
-function uwsPattern(path: string): { pattern: string; names: string[] } {
-  const names: string[] = [];
-  const pattern = path.replace(/\{([a-zA-Z_]+)\}/g, (_, n: string) => {
-    names.push(n);
-    return `:${n}`;
-  });
-  return { pattern, names };
+/** Full OpenAPI path of a route. */
+export const fullPath = (r: Route): string => (r.root ? r.path : `${CHAIN_PREFIX}${r.path}`);
+
+const toUws = (path: string) => path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
+
+function errorReply(err: ApiError): { status: number; headers: Array<[string, string]>; body: string } {
+  return { status: err.status, headers: [...JSON_HEADERS, ...err.headers], body: JSON.stringify(err.toJSON()) };
 }
 
-function errorBody(err: ApiError): string {
-  return JSON.stringify(err.toJSON());
+/** Reads a request body up to `max` bytes. Registers onAborted (required before async work). */
+function readBody(res: HttpResponse, state: { aborted: boolean }, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onAborted(() => {
+      state.aborted = true;
+      reject(new Error('aborted'));
+    });
+    res.onData((ab, last) => {
+      if (size < 0) return;
+      size += ab.byteLength;
+      if (size > max) {
+        size = -1;
+        reject(new ApiError('payload_too_large', `request body exceeds ${max} bytes`));
+        return;
+      }
+      chunks.push(Buffer.from(new Uint8Array(ab.slice(0))));
+      if (last) resolve(Buffer.concat(chunks));
+    });
+  });
 }
 
 export function createServer(opts: ServerOptions): Server {
   const app = uws.App();
+  const limiter = createRateLimiter();
   const registered: Array<{ method: string; path: string }> = [];
   const onlyChain = opts.chains.size === 1 ? [...opts.chains.values()][0] : undefined;
+  const compiled = new Map<Route, CompiledRoute>();
   let listenSocket: us_listen_socket | null = null;
+  const services = { compiled };
 
   for (const route of opts.routes) {
-    const full = route.root ? route.path : `${CHAIN_PREFIX}${route.path}`;
-    const { pattern, names } = uwsPattern(full);
-    const params = compileObject(
-      Object.fromEntries(Object.entries(route.params ?? {})),
-      'path',
-    );
-    const query = compileObject(route.query, 'query');
-    registered.push({ method: route.method, path: full });
+    const c = compileRoute(route);
+    compiled.set(route, c);
+    const path = fullPath(route);
+    const names = [...path.matchAll(/\{([a-zA-Z_]+)\}/g)].map((m) => m[1]);
+    registered.push({ method: route.method, path });
 
-    const handle = (res: HttpResponse, req: uws.HttpRequest) => {
+    const handle = (res: HttpResponse, req: HttpRequest) => {
       const state = { aborted: false };
       const t0 = performance.now();
+      const finish = (status: number, headers: Array<[string, string]>, body: string, late: boolean) => {
+        (late ? corkedSend : send)(res, status, headers, body, state);
+        opts.observe?.(route.id, status, (performance.now() - t0) / 1000);
+      };
       const fail = (err: unknown, late: boolean) => {
+        if ((err as Error)?.message === 'aborted' && state.aborted) return;
         const apiErr =
           err instanceof ApiError ? err : new ApiError('internal', 'unexpected failure; it has been logged', undefined, { cause: err });
         if (!(err instanceof ApiError)) opts.log.error({ route: route.id, err }, 'handler failed');
-        const headers = apiErr.status === 429 && apiErr.extra?.retryAfter !== undefined
-          ? [...JSON_HEADERS, ['retry-after', String(apiErr.extra.retryAfter)] as [string, string]]
-          : JSON_HEADERS;
-        (late ? corkedSend : send)(res, apiErr.status, headers, errorBody(apiErr), state);
+        const e = errorReply(apiErr);
+        finish(e.status, e.headers, e.body, late);
       };
+      const ok = (r: Reply, late: boolean) =>
+        finish(r.status ?? 200, r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS, r.json, late);
       try {
-        // Read everything from req synchronously: it is invalid after the first await.
+        // Everything is read from req synchronously: req is invalid after the first await.
         const rawParams: Record<string, string> = {};
-        let chainName: string | undefined;
-        let pi = 0;
-        for (const n of names) {
-          const v = decodeURIComponent(req.getParameter(pi++) ?? '');
-          if (n === 'chain') chainName = v;
-          else rawParams[n] = v;
+        let chainName = '';
+        for (let i = 0; i < names.length; i++) {
+          let v = req.getParameter(i) ?? '';
+          try {
+            v = decodeURIComponent(v);
+          } catch {
+            throw new ApiError('bad_request', `path parameter "${names[i]}" is not valid percent-encoding`);
+          }
+          if (names[i] === 'chain') chainName = v;
+          else rawParams[names[i]] = v;
         }
+        const headers = { 'last-event-id': req.getHeader('last-event-id') || undefined };
         const apiKey = req.getHeader('x-api-key') || undefined;
-        const lastEventId = req.getHeader('last-event-id') || undefined;
-        const rawQuery = req.getQuery() ?? '';
-        const chain = route.root ? onlyChain : opts.chains.get(chainName ?? '');
-        if (!chain) throw new ApiError('unknown_chain', `chain "${chainName}" is not served here`);
-        const scopes = route.scope ? opts.auth.authenticate(apiKey) : null;
-        if (route.scope && scopes) opts.auth.authorize(scopes, route.scope);
-        const q = query.parse(parseQuery(rawQuery));
-        const p = params.parse(rawParams);
-        let anchor = chain.store.head();
-        if (route.anchored && !anchor) {
-          throw new ApiError('not_ready', `nothing indexed yet for chain ${chain.name}; retry shortly`);
+        const rawQuery = parseQuery(req.getQuery() ?? '');
+        const chain = route.root ? onlyChain : opts.chains.get(chainName);
+        if (!chain) throw new ApiError('unknown_chain', `chain "${chainName.slice(0, 64)}" is not served here`);
+        const principal: Principal | null = route.scope ? opts.auth.authenticate(apiKey) : null;
+        const run = (body?: unknown) =>
+          invoke(c, { chain, principal, rawParams, rawQuery, headers, body, limiter, services });
+        if (route.method === 'POST') {
+          readBody(res, state, MAX_BODY_BYTES)
+            .then((buf) => {
+              let body: unknown;
+              try {
+                body = JSON.parse(buf.toString('utf8'));
+              } catch {
+                throw new ApiError('invalid_json_body', 'request body is not valid JSON');
+              }
+              return run(body);
+            })
+            .then((r) => ok(r, true), (err) => fail(err, true));
+          return;
         }
-        const ctx: Ctx = {
-          chain,
-          params: p as Record<string, string>,
-          query: q,
-          anchor: anchor!,
-          header: (name) => (name === 'last-event-id' ? lastEventId : name === 'x-api-key' ? undefined : undefined),
-          body: undefined,
-          scopes: scopes?.scopes ?? new Set(),
-        };
-        const out = route.handler.call(route, ctx);
+        const out = run();
         if (out instanceof Promise) {
           res.onAborted(() => {
             state.aborted = true;
           });
-          out.then(
-            (r: Reply) => corkedSend(res, r.status ?? 200, r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS, r.json, state),
-            (err) => fail(err, true),
-          );
+          out.then((r) => ok(r, true), (err) => fail(err, true));
         } else {
-          send(res, out.status ?? 200, out.headers ? [...JSON_HEADERS, ...out.headers] : JSON_HEADERS, out.json, state);
+          ok(out, false);
         }
-        anchor = null;
       } catch (err) {
         fail(err, false);
       }
-      void t0;
     };
-    if (route.method === 'GET') app.get(pattern, handle);
-    else app.post(pattern, handle);
+    if (route.method === 'GET') app.get(toUws(path), handle);
+    else app.post(toUws(path), handle);
+  }
+
+  if (opts.openapiJson) {
+    const doc = opts.openapiJson;
+    app.get('/index/v1/openapi.json', (res) => send(res, 200, JSON_HEADERS, doc, { aborted: false }));
   }
 
   app.any('/*', (res, req) => {
-    const state = { aborted: false };
     const url = req.getUrl();
-    send(res, 404, JSON_HEADERS, errorBody(new ApiError('not_found', `no route ${req.getMethod().toUpperCase()} ${url.slice(0, 200)}`)), state);
+    const e = errorReply(new ApiError('not_found', `no route ${req.getMethod().toUpperCase()} ${url.slice(0, 200)}`));
+    send(res, e.status, e.headers, e.body, { aborted: false });
   });
 
   return {

@@ -2,6 +2,7 @@
  * Projection status as routes see it (R5: fail closed). Each projection names the routes it backs
  * and its status; a route whose projection is not `ready` answers a typed 503.
  */
+import { PENDING_PROJECTIONS } from './pending.js';
 import type { ChainContext } from './route.js';
 
 export type ProjectionStatus = 'building' | 'ready' | 'stale' | 'disabled';
@@ -32,5 +33,15 @@ export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
     lagBlocks: lag,
     reason: !head ? 'nothing_indexed_yet' : s.state === 'halted' ? `ingest_halted:${s.haltReason}` : null,
   };
-  return [raw];
+  const pending = [...PENDING_PROJECTIONS].map(
+    (name): ProjectionInfo => ({
+      name,
+      version: 0,
+      status: 'disabled',
+      backs: [],
+      lagBlocks: null,
+      reason: 'not_built_in_this_version',
+    }),
+  );
+  return [raw, ...pending];
 }

@@ -70,3 +70,24 @@ export const Paged = (row: TSchema, extra: Record<string, TSchema> = {}) =>
   Type.Object({ anchor: Anchor, data: Type.Array(row), page: PageInfo, ...extra });
 /** A chain record served as the node sent it (byte-exact canonical JSON). */
 export const RawRecord = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+/** Optional quote currency (quote rule: named, or auto-resolved when exactly one exists). */
+export const QuoteQuery = { quote: Type.Optional(Address) };
+/** Candle frames: 1s and 30s exist only for pools with durable fine retention. */
+export const Frame = Type.Union(['1s', '30s', '1m', '1h', '1d'].map((f) => Type.Literal(f)), {
+  description: 'bucket width',
+});
+/** frame, from, to (unix seconds, inclusive, aligned down to the bucket width). */
+export const FrameQuery = {
+  frame: Frame,
+  from: Type.Integer({ minimum: 0, description: 'unix seconds, inclusive' }),
+  to: Type.Integer({ minimum: 0, description: 'unix seconds, inclusive' }),
+};
+/** V4 pool id: 0x-prefixed 32-byte hex. */
+export const PoolId = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'V4 pool id (32 bytes hex)' });
+/** Cohort id: 8 bytes as 16 hex digits, no 0x. */
+export const CohortId = Type.String({ pattern: '^[0-9a-f]{16}$', description: 'cohort id, 16 hex digits' });
+/** A decimal base-unit amount given as a query string. */
+export const AmountQuery = Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'non-negative integer, decimal string' });
+/** Stats windows. */
+export const Window = Type.Union(['5m', '1h', '4h', '24h'].map((w) => Type.Literal(w)));

@@ -1,20 +1,37 @@
-/** Every route of the service, in contract order. The router and the OpenAPI document both read this list. */
+/**
+ * Every route of the service, in contract order. The router and the OpenAPI document both read
+ * this list (plus the /metrics entry, which lives on the loopback metrics listener only).
+ */
 import type { Route } from '../route.js';
+import { addressRoutes } from './addresses/pending.js';
+import { batchRoute } from './batch/batch.js';
 import { blockAtRoute } from './chain/block-at.js';
 import { blockByHashRoute } from './chain/block-by-hash.js';
 import { blockLogsRoute } from './chain/block-logs.js';
 import { blockTransactionsRoute } from './chain/block-transactions.js';
 import { blockRoute } from './chain/block.js';
+import { chainPendingRoutes } from './chain/pending.js';
 import { receiptRoute } from './chain/receipt.js';
 import { transactionLogsRoute } from './chain/transaction-logs.js';
 import { transactionRoute } from './chain/transaction.js';
+import { cohortRoutes } from './cohorts/pending.js';
+import { contractCodeRoute } from './contracts/code.js';
 import { checkpointsRoute } from './monitoring/checkpoints.js';
 import { gapsRoute } from './monitoring/gaps.js';
 import { chainHealthRoute } from './monitoring/health.js';
 import { liveRoute, readyRoute } from './monitoring/root-health.js';
+import { poolRoutes } from './pools/pending.js';
+import { rpcBalanceRoute, rpcCodeRoute, rpcHeadRoute, rpcTokenMetadataRoute } from './rpc/routes.js';
+import { screenerRoutes } from './screener/pending.js';
+import { streamRoutes } from './streams/pending.js';
+import { tokenRoutes } from './tokens/pending.js';
+import { walletRoutes } from './wallets/pending.js';
 
 export const routes: Route[] = [
-  // Chain
+  ...tokenRoutes,
+  ...poolRoutes,
+  ...walletRoutes,
+  // Chain (13)
   blockAtRoute,
   blockByHashRoute,
   blockRoute,
@@ -23,7 +40,21 @@ export const routes: Route[] = [
   transactionRoute,
   receiptRoute,
   transactionLogsRoute,
-  // Monitoring
+  ...chainPendingRoutes,
+  ...streamRoutes,
+  ...screenerRoutes,
+  ...cohortRoutes,
+  ...addressRoutes,
+  // Live RPC (4)
+  rpcHeadRoute,
+  rpcBalanceRoute,
+  rpcCodeRoute,
+  rpcTokenMetadataRoute,
+  // Contracts (1)
+  contractCodeRoute,
+  // Batch (1)
+  batchRoute,
+  // Monitoring (5 here + /metrics on the loopback listener)
   liveRoute,
   readyRoute,
   chainHealthRoute,

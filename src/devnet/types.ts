@@ -1,0 +1,91 @@
+/** Shapes shared by the devnet deployer, the traffic worker and callers. */
+import type { Address, Hex } from 'viem';
+
+/** What kind of ERC-20 a devnet token is; the odd kinds exist so reconciliation can flag them. */
+export type TokenKind =
+  | 'weth'
+  | 'stable'
+  | 'standard'
+  | 'ownable' // owner-mintable, emits OwnershipTransferred
+  | 'bytes32-metadata' // name()/symbol() return bytes32 (MKR-style)
+  | 'reverting-metadata' // name()/symbol()/decimals() revert
+  | 'fee-on-transfer' // Transfer event carries the gross amount, recipient gets net
+  | 'rebasing'; // balances change on rebase() without Transfer events
+
+export interface TokenInfo {
+  /** Short stable key used by the traffic generator and tests, e.g. 'USDC'. */
+  key: string;
+  address: Address;
+  /** Metadata as deployed (what a well-behaved reader should decode; may be unreadable on chain). */
+  name: string;
+  symbol: string;
+  decimals: number;
+  kind: TokenKind;
+  /** Reference USD price used to seed pools (float, informational only). */
+  usdPrice: number;
+}
+
+export type PoolProtocol = 'uniswap-v2' | 'uniswap-v3' | 'uniswap-v4';
+
+export interface PoolInfo {
+  protocol: PoolProtocol;
+  /** V2 pair / V3 pool contract; for V4 the PoolManager (the pool itself is `poolId`). */
+  address: Address;
+  /** V4 only: keccak256(abi.encode(PoolKey)). */
+  poolId?: Hex;
+  /** Sorted currencies; V4 native ETH is 0x0000000000000000000000000000000000000000. */
+  token0: Address;
+  token1: Address;
+  token0Key: string;
+  token1Key: string;
+  /** Fee in hundredths of a bip (V3/V4); 3000 for V2 (0.3 %). */
+  fee: number;
+  tickSpacing?: number;
+  hooks?: Address;
+}
+
+export interface DevnetContracts {
+  weth9: Address;
+  uniswapV2Factory: Address;
+  uniswapV2Router02: Address;
+  uniswapV3Factory: Address;
+  nftDescriptorLibrary: Address;
+  nonfungibleTokenPositionDescriptor: Address;
+  nonfungiblePositionManager: Address;
+  swapRouter: Address;
+  poolManager: Address;
+  poolSwapTest: Address;
+  poolModifyLiquidityTest: Address;
+  launchpad: Address;
+  valueForwarder: Address;
+}
+
+export interface LaunchpadInfo {
+  address: Address;
+  /** ETH reserve (wei, decimal string) at which a curve graduates to a V2 pool. */
+  graduationTargetWei: string;
+  /** Virtual ETH added to the curve's ETH reserve in the pricing formula (wei, decimal string). */
+  virtualEthWei: string;
+  /** Supply of each launched token (raw units, 18 decimals, decimal string). */
+  tokenSupply: string;
+  /** Launches made during deployment (examples; the traffic generator adds more). */
+  seededLaunches: Address[];
+}
+
+export interface DevnetDeployment {
+  /** Format version of deployment.json. */
+  version: 1;
+  chainId: number;
+  /** Hash of block 0 of the node the deployment lives on (reuse check). */
+  genesisHash: Hex;
+  /** Block number of the last deployment transaction. */
+  deployedAtBlock: number;
+  /** Anvil dev account 0: deploys everything and holds the initial LP positions. */
+  deployer: Address;
+  /** Anvil dev account 1: token treasury for airdrops, rebaser, first owner of the ownable token. */
+  admin: Address;
+  contracts: DevnetContracts;
+  tokens: TokenInfo[];
+  pools: PoolInfo[];
+  launchpad: LaunchpadInfo;
+}
