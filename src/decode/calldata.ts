@@ -105,16 +105,25 @@ export function createCalldataDecoder(deps: CalldataDecoderDeps = {}): CalldataD
     const builtin = BUILTIN.get(selector) ?? EMPTY;
     const bound = verified.functionsByAddress.get(to)?.get(selector) ?? EMPTY;
     const any = verified.functions.get(selector) ?? EMPTY;
-    if (builtin.length + bound.length + any.length === 0) return { status: 'unknown', reason: 'no_decoder_for_selector', selector };
+    if (builtin.length + bound.length + any.length === 0)
+      return { status: 'unknown', reason: 'no_decoder_for_selector', selector };
 
     const args = `0x${input.slice(10)}`;
     let hit: CallDecoded | null = null;
     if (preferred) {
-      hit = tryList(builtin, args, preferred) ?? tryList(bound, args, preferred) ?? tryList(any, args, preferred);
+      hit =
+        tryList(builtin, args, preferred) ?? tryList(bound, args, preferred) ?? tryList(any, args, preferred);
     }
-    hit ??= tryList(builtin, args, undefined, preferred) ?? tryList(bound, args, undefined, preferred) ?? tryList(any, args, undefined, preferred);
+    hit ??=
+      tryList(builtin, args, undefined, preferred) ??
+      tryList(bound, args, undefined, preferred) ??
+      tryList(any, args, undefined, preferred);
     if (!hit) return { status: 'unknown', reason: 'calldata_does_not_match_abi', selector };
-    if (hit.signature === 'multicall(bytes[])' && depth < MAX_MULTICALL_DEPTH && Array.isArray(hit.args.data)) {
+    if (
+      hit.signature === 'multicall(bytes[])' &&
+      depth < MAX_MULTICALL_DEPTH &&
+      Array.isArray(hit.args.data)
+    ) {
       hit.args.calls = (hit.args.data as string[]).map((inner) => decode(inner, to, depth + 1, hit.decoder));
     }
     return hit;
@@ -122,6 +131,7 @@ export function createCalldataDecoder(deps: CalldataDecoderDeps = {}): CalldataD
 
   return (input, to) => {
     if (to === null) return { status: 'unknown', reason: 'contract_creation', selector: null };
+    if (typeof input !== 'string') return { status: 'unknown', reason: 'empty_calldata', selector: null };
     const addr = to.toLowerCase();
     return decode(input, addr, 0, known?.get(addr));
   };
@@ -131,7 +141,12 @@ export function createCalldataDecoder(deps: CalldataDecoderDeps = {}): CalldataD
 export const decodeCalldata: CalldataDecoder = createCalldataDecoder();
 
 /** Tries `list` in order; `only` keeps just that decoder, `skip` drops one already tried. */
-function tryList(list: readonly FunctionDescriptor[], args: string, only?: string, skip?: string): CallDecoded | null {
+function tryList(
+  list: readonly FunctionDescriptor[],
+  args: string,
+  only?: string,
+  skip?: string,
+): CallDecoded | null {
   for (const d of list) {
     if (only !== undefined && d.source !== only) continue;
     if (skip !== undefined && d.source === skip) continue;

@@ -10,7 +10,15 @@
  *  - bool → boolean; bytes/bytesN → lowercase 0x-hex; string → as decoded (UTF-8);
  *  - arrays → arrays; tuples → objects keyed by component name (arrays if any component is unnamed).
  */
-import { type AbiEvent, type AbiFunction, type AbiParameter, decodeAbiParameters, type Hex, keccak256, toHex } from 'viem';
+import {
+  type AbiEvent,
+  type AbiFunction,
+  type AbiParameter,
+  decodeAbiParameters,
+  type Hex,
+  keccak256,
+  toHex,
+} from 'viem';
 
 /** A JSON-safe decoded value. Amounts are decimal strings, never numbers. */
 export type JsonValue = string | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -25,6 +33,20 @@ const PAD24 = '000000000000000000000000';
 export const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
 /** A topic or ABI word with its 0x prefix. */
 export const HEX_WORD = /^0x[0-9a-fA-F]{64}$/;
+
+const VALID_BASE =
+  /^(address|bool|string|bytes([1-9]|[12]\d|3[0-2])?|u?int(8|16|24|32|40|48|56|64|72|80|88|96|104|112|120|128|136|144|152|160|168|176|184|192|200|208|216|224|232|240|248|256)?|tuple)(\[\d*\])*$/;
+
+/** Throws a TypeError unless `p` (and its components) are well-formed Solidity ABI types. */
+export function assertValidParam(p: AbiParameter): void {
+  if (typeof p.type !== 'string' || !VALID_BASE.test(p.type))
+    throw new TypeError(`invalid ABI type ${String(p.type)}`);
+  if (p.type.startsWith('tuple')) {
+    const comps = (p as { components?: readonly AbiParameter[] }).components;
+    if (!Array.isArray(comps)) throw new TypeError('tuple without components');
+    comps.forEach(assertValidParam);
+  }
+}
 
 /** Canonical ABI type as it appears in a signature: tuples expanded, names dropped. */
 export function canonicalType(p: AbiParameter): string {
@@ -182,6 +204,7 @@ export interface EventDescriptor {
 }
 
 export function compileEvent(item: AbiEvent, source: string): EventDescriptor {
+  item.inputs.forEach(assertValidParam);
   const signature = canonicalSignature(item);
   const names = item.inputs.map(paramName);
   const indexed: { name: string; word: WordDecoder | null }[] = [];
@@ -217,6 +240,7 @@ export interface FunctionDescriptor {
 }
 
 export function compileFunction(item: AbiFunction, source: string): FunctionDescriptor {
+  item.inputs.forEach(assertValidParam);
   const signature = canonicalSignature(item);
   return {
     source,

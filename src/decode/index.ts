@@ -33,20 +33,20 @@ export function createDecoders(deps: DecodersDeps = {}): Decoders {
   };
 }
 
-export type { JsonValue } from './codec.js';
 export {
   CALL_DECODER_PRIORITY,
   type CallDecoded,
   type CallDecoderName,
-  type CallUnknown,
-  type CallUnknownReason,
   type CalldataDecoder,
   type CalldataDecoderDeps,
+  type CallUnknown,
+  type CallUnknownReason,
   createCalldataDecoder,
   type DecodedCall,
   decodeCalldata,
   MAX_MULTICALL_DEPTH,
 } from './calldata.js';
+export type { JsonValue } from './codec.js';
 export { DecodeError, type DecodeErrorCode } from './errors.js';
 export {
   createLogDecoder,
@@ -61,4 +61,10 @@ export {
   type RawLog,
   TOPIC0,
 } from './logs.js';
-export { compileVerifiedAbis, loadVerifiedAbis, NO_VERIFIED_ABIS, type VerifiedAbiEntry, type VerifiedAbis } from './verified-abis.js';
+export {
+  compileVerifiedAbis,
+  loadVerifiedAbis,
+  NO_VERIFIED_ABIS,
+  type VerifiedAbiEntry,
+  type VerifiedAbis,
+} from './verified-abis.js';

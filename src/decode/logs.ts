@@ -11,11 +11,12 @@
  * Never throws: every log comes back `decoded` or `unknown` with a reason (spec R10: decoded
  * views report undecodable items as unknown rather than omitting them).
  */
+
+import { type AbiEvent, parseAbiItem } from 'viem';
 import type { JsonValue } from './codec.js';
 import { compileEvent, type EventDescriptor, HEX_WORD, pushTo } from './codec.js';
-import { EVENT_TABLES, type BuiltinLogStandard } from './tables.js';
+import { type BuiltinLogStandard, EVENT_TABLES } from './tables.js';
 import { NO_VERIFIED_ABIS, type VerifiedAbis } from './verified-abis.js';
-import { parseAbiItem, type AbiEvent } from 'viem';
 
 /** A raw log as found in receipts and `eth_getLogs` results. */
 export interface RawLog {
@@ -146,7 +147,10 @@ export function createLogDecoder(deps: LogDecoderDeps = {}): LogDecoder {
   const hasVerified = verified.events.size > 0;
   return (log) => {
     const topics = log.topics;
-    if (!topics || topics.length === 0) return { status: 'unknown', reason: 'anonymous_or_no_topics', topic0: null };
+    if (!topics || topics.length === 0)
+      return { status: 'unknown', reason: 'anonymous_or_no_topics', topic0: null };
+    if (typeof topics[0] !== 'string' || typeof log.data !== 'string' || typeof log.address !== 'string')
+      return { status: 'unknown', reason: 'data_does_not_match_abi', topic0: null };
     const topic0 = topics[0].toLowerCase();
     const builtin = BUILTIN.get(topic0);
     let tried = false;
@@ -196,7 +200,13 @@ function tryOne(d: EventDescriptor, log: RawLog): LogDecoded | null {
       args[name] = word ? word(topic.slice(2)) : topic.toLowerCase();
     }
     d.data.decodeInto(log.data || '0x', args);
-    return { status: 'decoded', event: d.event, standard: d.source as LogStandard, signature: d.signature, args };
+    return {
+      status: 'decoded',
+      event: d.event,
+      standard: d.source as LogStandard,
+      signature: d.signature,
+      args,
+    };
   } catch {
     return null;
   }

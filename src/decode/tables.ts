@@ -37,7 +37,11 @@ export type BuiltinCallDecoder =
  * of `Approval(...)`: they are told apart by topic count (3 = ERC-20, value in data; 4 = ERC-721,
  * tokenId indexed). WETH's Transfer/Approval are ERC-20 shaped and decode as `erc20`.
  */
-export const EVENT_TABLES: readonly { standard: BuiltinLogStandard; source: string; events: readonly string[] }[] = [
+export const EVENT_TABLES: readonly {
+  standard: BuiltinLogStandard;
+  source: string;
+  events: readonly string[];
+}[] = [
   {
     standard: 'erc20',
     source: 'EIP-20; @uniswap/v2-core build/ERC20.json',
@@ -58,7 +62,10 @@ export const EVENT_TABLES: readonly { standard: BuiltinLogStandard; source: stri
   {
     standard: 'weth',
     source: '@uniswap/v2-periphery build/WETH9.json',
-    events: ['event Deposit(address indexed dst, uint256 wad)', 'event Withdrawal(address indexed src, uint256 wad)'],
+    events: [
+      'event Deposit(address indexed dst, uint256 wad)',
+      'event Withdrawal(address indexed src, uint256 wad)',
+    ],
   },
   {
     standard: 'ownable',
@@ -77,8 +84,11 @@ export const EVENT_TABLES: readonly { standard: BuiltinLogStandard; source: stri
   },
   {
     standard: 'uniswap_v2_factory',
-    source: '@uniswap/v2-core build/UniswapV2Factory.json (4th input unnamed there; named allPairsLength here)',
-    events: ['event PairCreated(address indexed token0, address indexed token1, address pair, uint256 allPairsLength)'],
+    source:
+      '@uniswap/v2-core build/UniswapV2Factory.json (4th input unnamed there; named allPairsLength here)',
+    events: [
+      'event PairCreated(address indexed token0, address indexed token1, address pair, uint256 allPairsLength)',
+    ],
   },
   {
     standard: 'uniswap_v3_pool',
@@ -146,7 +156,11 @@ const MODIFY_PARAMS = '(int24 tickLower, int24 tickUpper, int256 liquidityDelta,
  * uniswap_v3_position_manager, uniswap_v4_test_router, launchpad (then verified ABIs). Today the
  * only shared selector is `multicall(bytes[])` (0xac9650d8: SwapRouter and the position manager).
  */
-export const FUNCTION_TABLES: readonly { decoder: BuiltinCallDecoder; source: string; functions: readonly string[] }[] = [
+export const FUNCTION_TABLES: readonly {
+  decoder: BuiltinCallDecoder;
+  source: string;
+  functions: readonly string[];
+}[] = [
   {
     decoder: 'erc20',
     source: 'EIP-20 + common mint/burn/Ownable extensions (src/devnet/contracts/Tokens.sol)',
@@ -202,7 +216,8 @@ export const FUNCTION_TABLES: readonly { decoder: BuiltinCallDecoder; source: st
   },
   {
     decoder: 'uniswap_v3_position_manager',
-    source: '@uniswap/v3-periphery artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json',
+    source:
+      '@uniswap/v3-periphery artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json',
     functions: [
       'function mint((address token0, address token1, uint24 fee, int24 tickLower, int24 tickUpper, uint256 amount0Desired, uint256 amount1Desired, uint256 amount0Min, uint256 amount1Min, address recipient, uint256 deadline) params)',
       'function increaseLiquidity((uint256 tokenId, uint256 amount0Desired, uint256 amount1Desired, uint256 amount0Min, uint256 amount1Min, uint256 deadline) params)',
@@ -213,7 +228,8 @@ export const FUNCTION_TABLES: readonly { decoder: BuiltinCallDecoder; source: st
   },
   {
     decoder: 'uniswap_v4_test_router',
-    source: '@uniswap/v4-core out/PoolSwapTest.sol/PoolSwapTest.json, out/PoolModifyLiquidityTest.sol/PoolModifyLiquidityTest.json',
+    source:
+      '@uniswap/v4-core out/PoolSwapTest.sol/PoolSwapTest.json, out/PoolModifyLiquidityTest.sol/PoolModifyLiquidityTest.json',
     functions: [
       `function swap(${POOL_KEY}, (bool zeroForOne, int256 amountSpecified, uint160 sqrtPriceLimitX96) params, (bool takeClaims, bool settleUsingBurn) testSettings, bytes hookData)`,
       `function modifyLiquidity(${POOL_KEY}, ${MODIFY_PARAMS}, bytes hookData)`,

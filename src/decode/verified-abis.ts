@@ -10,7 +10,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AbiEvent, AbiFunction } from 'viem';
-import { compileEvent, compileFunction, type EventDescriptor, type FunctionDescriptor, pushTo } from './codec.js';
+import {
+  compileEvent,
+  compileFunction,
+  type EventDescriptor,
+  type FunctionDescriptor,
+  pushTo,
+} from './codec.js';
 import { DecodeError } from './errors.js';
 
 /** One loaded file, as listed by {@link VerifiedAbis.entries}. */
@@ -87,7 +93,8 @@ export function compileVerifiedAbis(docs: readonly { file: string; json: unknown
   for (const { file, json } of docs) {
     const doc = json as { name?: unknown; address?: unknown; abi?: unknown };
     if (typeof doc !== 'object' || doc === null) throw invalid(file, 'not an object');
-    if (typeof doc.name !== 'string' || !NAME_RE.test(doc.name)) throw invalid(file, 'name must match [A-Za-z0-9_.-]{1,64}');
+    if (typeof doc.name !== 'string' || !NAME_RE.test(doc.name))
+      throw invalid(file, 'name must match [A-Za-z0-9_.-]{1,64}');
     if (seen.has(doc.name)) throw invalid(file, `duplicate name ${doc.name}`);
     seen.add(doc.name);
     if (doc.address !== undefined && (typeof doc.address !== 'string' || !ADDRESS_RE.test(doc.address)))
@@ -97,10 +104,16 @@ export function compileVerifiedAbis(docs: readonly { file: string; json: unknown
     const source = `verified_abi:${doc.name}`;
     let nEvents = 0;
     let nFunctions = 0;
-    for (const item of doc.abi as { type?: unknown; anonymous?: unknown; name?: unknown; inputs?: unknown }[]) {
+    for (const item of doc.abi as {
+      type?: unknown;
+      anonymous?: unknown;
+      name?: unknown;
+      inputs?: unknown;
+    }[]) {
       if (typeof item !== 'object' || item === null) throw invalid(file, 'abi item not an object');
       if (item.type !== 'event' && item.type !== 'function') continue;
-      if (typeof item.name !== 'string' || !Array.isArray(item.inputs)) throw invalid(file, 'abi item lacks name or inputs');
+      if (typeof item.name !== 'string' || !Array.isArray(item.inputs))
+        throw invalid(file, 'abi item lacks name or inputs');
       try {
         if (item.type === 'event') {
           if (item.anonymous === true) continue;
@@ -115,7 +128,9 @@ export function compileVerifiedAbis(docs: readonly { file: string; json: unknown
           nFunctions++;
         }
       } catch (cause) {
-        throw new DecodeError('verified_abi_invalid', `${file}: cannot compile ${item.type} ${item.name}`, { cause });
+        throw new DecodeError('verified_abi_invalid', `${file}: cannot compile ${item.type} ${item.name}`, {
+          cause,
+        });
       }
     }
     entries.push({ name: doc.name, address, file, events: nEvents, functions: nFunctions });
