@@ -18,7 +18,10 @@ import type { ChainContext } from './server/route.js';
 import { buildOpenApi } from './server/openapi.js';
 import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
+import { createRegistry } from './projections/index.js';
 import { checkChainIdentity } from './storage/identity.js';
+import { type LaunchpadDeployments, loadLaunchpadsFile } from './tokens/launchpads.js';
+import { createTokensProjection } from './tokens/projection.js';
 import { type Store, createStore } from './storage/index.js';
 import { checkInvariants } from './storage/invariants.js';
 
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
 
   let rpcUrl = config.rpcUrl;
   let stopDevnet: (() => Promise<void>) | null = null;
+  let launchpads: LaunchpadDeployments = config.launchpadsFile ? loadLaunchpadsFile(config.launchpadsFile, config.chain) : new Map();
   if (!rpcUrl) {
     const { startDevnet } = await import('./devnet/index.js');
     const devnet = await startDevnet({
@@ -53,6 +57,13 @@ async function main(): Promise<void> {
     });
     rpcUrl = devnet.rpcUrl;
     stopDevnet = devnet.stop;
+    const pad = devnet.deployment.launchpad;
+    launchpads = new Map([
+      [
+        'devnet-pad',
+        { factories: [pad.address.toLowerCase()], curve: pad.address.toLowerCase(), graduationTargetWei: pad.graduationTargetWei },
+      ],
+    ]);
     log.info({ rpcUrl, reused: devnet.reused }, 'embedded devnet ready');
   }
 
@@ -78,7 +89,9 @@ async function main(): Promise<void> {
     store.putMeta('cursorSecret', secretHex);
   }
 
+  const registry = createRegistry(store, [createTokensProjection({ launchpads })], (msg) => log.warn(msg));
   ingest = createIngest({
+    registry,
     chain: config.chain,
     rpcUrl,
     rpc,
@@ -103,6 +116,8 @@ async function main(): Promise<void> {
     ingest,
     rpc,
     cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
+    registry,
+    launchpads,
   };
 
   const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];

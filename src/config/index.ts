@@ -21,6 +21,8 @@ export interface Config {
   devApiKey: string | null;
   devApiKeyGenerated: boolean;
   keysFile: string | null;
+  /** Launchpad deployments of the served chain (JSON); the devnet registers its own. */
+  launchpadsFile: string | null;
   /** Hex secret for cursor MACs; null = generated once and kept in the data directory. */
   cursorSecret: string | null;
   /** Blocks of undo data kept: the deepest reorg that can be rolled back. */
@@ -62,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     devApiKey,
     devApiKeyGenerated: !env.DEV_API_KEY && devApiKey !== null,
     keysFile: env.KEYS_FILE || null,
+    launchpadsFile: env.LAUNCHPADS_FILE || null,
     cursorSecret: env.CURSOR_SECRET || null,
     unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
     startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),

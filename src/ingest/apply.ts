@@ -5,7 +5,7 @@
  */
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
-import { hashKey, headerKey, logKey, receiptKey, timeKey, txHashKey, txKey } from '../storage/tables.js';
+import { hashKey, headerKey, logKey, probeKey, receiptKey, timeKey, txHashKey, txKey } from '../storage/tables.js';
 import type { BlockDelta } from './delta.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -46,4 +46,5 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
     );
   }
   for (const log of d.logs) batch.insert(logKey(d.number, log.logIndex), Buffer.from(log.json));
+  if (Object.keys(d.probes).length) batch.insert(probeKey(d.number), Buffer.from(JSON.stringify(d.probes)));
 }

@@ -31,6 +31,22 @@ export interface LogDelta {
   json: string;
 }
 
+/**
+ * A decoded log (src/decode): event name, family, and arguments with integers as decimal strings
+ * (base units) and addresses lowercase. Only decoded logs are carried; unknown ones stay raw.
+ */
+export interface EventDelta {
+  logIndex: number;
+  txIndex: number;
+  address: `0x${string}`;
+  standard: string;
+  event: string;
+  args: Record<string, unknown>;
+}
+
+/** Token metadata probed at this block (eth_call), keyed by lowercase address. */
+export type MetadataProbes = Record<string, import('../tokens/metadata.js').TokenMetadata>;
+
 /** Everything about block `number` the writer commits atomically. */
 export interface BlockDelta {
   number: number;
@@ -42,6 +58,10 @@ export interface BlockDelta {
   header: string;
   txs: TxDelta[];
   logs: LogDelta[];
+  /** Decoded logs, block order. */
+  events: EventDelta[];
+  /** Metadata of contracts first seen in this block (top-level creations, launch tokens), probed at this block. */
+  probes: MetadataProbes;
 }
 
 /** What a decode task answers: the blocks it could fetch, in order, and why it stopped early. */

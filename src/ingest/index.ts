@@ -18,6 +18,11 @@ import { applyChainRecords } from './apply.js';
 import type { BlockDelta, FetchResult } from './delta.js';
 import { recordGap } from './gaps.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
+import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
+import type { Registry } from '../projections/index.js';
+import { headerKey, probeKey, receiptKey, txKey } from '../storage/tables.js';
+import { KeyBuilder } from '../storage/keys.js';
+import { Table } from '../storage/tables.js';
 
 export interface IngestOptions {
   chain: string;
@@ -33,6 +38,7 @@ export interface IngestOptions {
   blocksPerTask: number;
   /** Decode worker threads. */
   decodeThreads: number;
+  registry: Registry;
   /** Called after each committed block or rollback (streams, metrics). */
   onCommit?: (event: { kind: 'block'; block: BlockDelta } | { kind: 'rollback'; dropped: BlockRef }) => void;
 }
@@ -92,8 +98,23 @@ export function createIngest(opts: IngestOptions): Ingest {
     return b ? b.hash : null;
   };
 
+  const { registry } = opts;
+  /** Blocks per projection-rebuild step, between two looks at the node. */
+  const REBUILD_STEP_BLOCKS = 200;
+
   const commit = (d: BlockDelta) => {
-    store.commitBlock({ number: d.number, hash: d.hash }, (batch) => applyChainRecords(batch, d));
+    const live = registry.live(d.number > 0 ? d.number - 1 : null);
+    const meta: Record<string, unknown> = {};
+    for (const p of live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
+    store.commitBlock(
+      { number: d.number, hash: d.hash },
+      (batch) => {
+        applyChainRecords(batch, d);
+        for (const p of live) p.apply(batch, d);
+      },
+      meta,
+    );
+    for (const p of live) registry.setCheckpoint(p.name, d.number);
     progress.blocks++;
     progress.events += d.logs.length;
     opts.onCommit?.({ kind: 'block', block: d });
@@ -135,7 +156,21 @@ export function createIngest(opts: IngestOptions): Ingest {
     const depth = head.number - ancestor;
     log.warn({ chain: opts.chain, from: head.number, ancestor, depth }, 'reorg: rolling back');
     while ((store.head()?.number ?? -1) > ancestor) {
-      const dropped = store.rollbackHead();
+      const droppedNumber = store.head()!.number;
+      const moved: Array<[string, number | null]> = [];
+      const dropped = store.rollbackHead(() => {
+        const meta: Record<string, unknown> = {};
+        for (const p of registry.projections) {
+          const c = registry.state(p.name).checkpoint;
+          if (c !== null && c >= droppedNumber) {
+            const to = droppedNumber - 1 >= 0 ? droppedNumber - 1 : null;
+            meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: to };
+            moved.push([p.name, to]);
+          }
+        }
+        return meta;
+      });
+      for (const [name, to] of moved) registry.setCheckpoint(name, to);
       opts.onCommit?.({ kind: 'rollback', dropped });
     }
     status.reorgs++;
@@ -187,12 +222,60 @@ export function createIngest(opts: IngestOptions): Ingest {
           await reorg();
           return; // re-plan from the new head
         }
+        for (const p of registry.live(d.number > 0 ? d.number - 1 : null)) await p.prepare?.(d, { store, rpc });
+        if (store.head()?.hash !== head?.hash) return; // moved while preparing: re-plan
         commit(d);
       }
       if (res.missingFrom !== null) return; // node does not have it yet: wait, re-plan
       reportProgress(target);
       schedule();
     }
+  };
+
+  /** Reads block n's stored records (raw strings) for a rebuild. */
+  const storedBlock = (n: number): StoredBlock => {
+    const header = store.rocks.get(headerKey(n))!.toString();
+    const lo = new KeyBuilder(9).u8(Table.TX).u64(n).done();
+    const hi = new KeyBuilder(9).u8(Table.TX).u64(n + 1).done();
+    const txs = store.rocks.scan({ gte: lo, lt: hi }).map(([, v]) => v.toString());
+    const receipts = txs.map((_, i) => store.rocks.get(receiptKey(n, i))!.toString());
+    return { header, txs, receipts, probes: store.rocks.get(probeKey(n))?.toString() ?? null };
+  };
+
+  /**
+   * Advances lagging projections (new or version-bumped) over stored blocks, a step at a time.
+   * Each block is one atomic batch that also advances the projection's checkpoint.
+   */
+  const rebuildStep = async () => {
+    const head = store.head();
+    if (!head) return;
+    const lagging = registry.lagging(head.number);
+    if (!lagging.length) return;
+    const from = Math.min(...lagging.map((p) => (registry.state(p.name).checkpoint ?? -1) + 1));
+    const to = Math.min(head.number, from + REBUILD_STEP_BLOCKS - 1);
+    const chunk = 20;
+    const tasks: Array<Promise<BlockDelta[]>> = [];
+    for (let n = from; n <= to; n += chunk) {
+      const blocks: StoredBlock[] = [];
+      for (let m = n; m <= Math.min(to, n + chunk - 1); m++) blocks.push(storedBlock(m));
+      tasks.push(pool.run(blocks, { name: 'restore' }) as Promise<BlockDelta[]>);
+    }
+    for (const t of tasks) {
+      for (const d of await t) {
+        // The chain may have moved (a rollback) while we awaited: only apply blocks still canonical.
+        if (store.canonicalHash(d.number) !== d.hash) return;
+        const expected = d.number > 0 ? d.number - 1 : null;
+        const ps = lagging.filter((p) => registry.state(p.name).checkpoint === expected);
+        if (!ps.length) continue;
+        const meta: Record<string, unknown> = {};
+        for (const p of ps) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
+        store.commitLate(d.number, (batch) => {
+          for (const p of ps) p.apply(batch, d);
+        }, meta);
+        for (const p of ps) registry.setCheckpoint(p.name, d.number);
+      }
+    }
+    log.info({ from, to, projections: lagging.map((p) => p.name) }, 'projection rebuild step');
   };
 
   const run = async () => {
@@ -203,6 +286,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           await sleep(1_000);
           continue;
         }
+        await rebuildStep();
         const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
         status.nodeHead = nodeHead;
         const head = store.head();

@@ -1,7 +1,8 @@
 /**
- * Projection status as routes see it (R5: fail closed). Each projection names the routes it backs
- * and its status; a route whose projection is not `ready` answers a typed 503.
+ * Projection status as routes see it (R5: fail closed). A route whose projection is not `ready`
+ * answers a typed 503 naming the projection, its status and progress — never a partial page.
  */
+import { ApiError } from './errors.js';
 import { PENDING_PROJECTIONS } from './pending.js';
 import type { ChainContext } from './route.js';
 
@@ -13,35 +14,88 @@ export interface ProjectionInfo {
   status: ProjectionStatus;
   /** Route groups this projection backs. */
   backs: string[];
+  /** Last block applied (null before the first). */
+  checkpoint: number | null;
   /** Blocks behind the node head (null when unknown). */
   lagBlocks: number | null;
+  /** Fraction of the indexed chain applied while building, 0..1. */
+  progress: number | null;
   reason: string | null;
 }
 
-/** Blocks behind the node past which a projection is reported `stale`. */
+/** Blocks behind the node past which a following projection is reported `stale`. */
 export const STALE_LAG_BLOCKS = 64;
 
-export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
+function statusOf(chain: ChainContext, checkpoint: number | null): Pick<ProjectionInfo, 'status' | 'lagBlocks' | 'progress' | 'reason'> {
   const s = chain.ingest.status();
   const head = chain.store.head();
   const lag = s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null;
+  if (!head) return { status: 'building', lagBlocks: lag, progress: 0, reason: 'nothing_indexed_yet' };
+  if (checkpoint === null || checkpoint < head.number) {
+    const first = chain.store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
+    const done = checkpoint === null ? 0 : checkpoint - first + 1;
+    return { status: 'building', lagBlocks: lag, progress: done / (head.number - first + 1), reason: 'rebuilding_from_stored_blocks' };
+  }
+  if (s.state === 'halted') return { status: 'stale', lagBlocks: lag, progress: null, reason: `ingest_halted:${s.haltReason}` };
+  if (lag !== null && lag > STALE_LAG_BLOCKS) {
+    return s.state === 'backfilling'
+      ? { status: 'building', lagBlocks: lag, progress: s.nodeHead ? head.number / s.nodeHead : null, reason: 'backfilling' }
+      : { status: 'stale', lagBlocks: lag, progress: null, reason: 'head_lag_past_threshold' };
+  }
+  return { status: 'ready', lagBlocks: lag, progress: null, reason: null };
+}
+
+export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
+  const head = chain.store.head();
   const raw: ProjectionInfo = {
     name: 'chain_records',
     version: 1,
-    status: !head ? 'building' : s.state === 'halted' ? 'stale' : 'ready',
     backs: ['Chain'],
-    lagBlocks: lag,
-    reason: !head ? 'nothing_indexed_yet' : s.state === 'halted' ? `ingest_halted:${s.haltReason}` : null,
+    checkpoint: head?.number ?? null,
+    ...(head
+      ? chain.ingest.status().state === 'halted'
+        ? { status: 'stale' as const, lagBlocks: null, progress: null, reason: `ingest_halted:${chain.ingest.status().haltReason}` }
+        : { status: 'ready' as const, lagBlocks: null, progress: null, reason: null }
+      : { status: 'building' as const, lagBlocks: null, progress: 0, reason: 'nothing_indexed_yet' }),
   };
+  const built = chain.registry.projections.map(
+    (p): ProjectionInfo => ({
+      name: p.name,
+      version: p.version,
+      backs: p.backs,
+      checkpoint: chain.registry.state(p.name).checkpoint,
+      ...statusOf(chain, chain.registry.state(p.name).checkpoint),
+    }),
+  );
   const pending = [...PENDING_PROJECTIONS].map(
     (name): ProjectionInfo => ({
       name,
       version: 0,
       status: 'disabled',
       backs: [],
+      checkpoint: null,
       lagBlocks: null,
+      progress: null,
       reason: 'not_built_in_this_version',
     }),
   );
-  return [raw, ...pending];
+  return [raw, ...built, ...pending];
+}
+
+/**
+ * Fails closed unless projection `name` is ready.
+ * @throws ApiError projection_unavailable (503) with status, progress and reason.
+ */
+export function requireProjection(chain: ChainContext, name: string): void {
+  const p = chain.registry.projections.find((x) => x.name === name);
+  if (!p) throw new ApiError('projection_unavailable', `projection "${name}" is not built in this version`, { projection: name, status: 'disabled' });
+  const s = statusOf(chain, chain.registry.state(name).checkpoint);
+  if (s.status !== 'ready') {
+    throw new ApiError('projection_unavailable', `projection "${name}" is ${s.status} (${s.reason}); retry with backoff`, {
+      projection: name,
+      status: s.status,
+      progress: s.progress,
+      reason: s.reason,
+    });
+  }
 }

@@ -9,6 +9,8 @@ import type { Ingest } from '../ingest/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockRef, Store } from '../storage/index.js';
 import type { ErrorCode } from './errors.js';
+import type { Registry } from '../projections/index.js';
+import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 
 /** Route classes; a key holds a set of scopes, each route requires one (or none for public routes). */
 export type Scope = 'read' | 'wallet' | 'rpc' | 'monitoring' | 'stream';
@@ -21,6 +23,8 @@ export interface ChainContext {
   ingest: Ingest;
   rpc: Rpc;
   cursors: CursorCodec;
+  registry: Registry;
+  launchpads: LaunchpadDeployments;
 }
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Rocks, type ScanRange, type WriteOp, openRocks } from './binding.js';
 import { canonKey, metaKey, undoKey } from './tables.js';
-import { type UndoEntry, encodeUndo, undoOps } from './undo.js';
+import { type UndoEntry, appendUndo, encodeUndo, undoOps } from './undo.js';
 
 export type { Rocks, ScanRange, WriteOp } from './binding.js';
 
@@ -33,7 +33,8 @@ export interface ChainIdentity {
 export class BlockBatch {
   readonly ops: WriteOp[] = [];
   readonly undo: UndoEntry[] = [];
-  constructor(private readonly rocks: Rocks) {}
+  /** The store underneath, for range reads of state as of the previous block. */
+  constructor(readonly rocks: Rocks) {}
   insert(key: Buffer, value: Buffer): void {
     this.ops.push({ key, value });
     this.undo.push({ key, prior: null });
@@ -95,6 +96,12 @@ export interface Store {
    * @throws Error when the head has no undo record (older than the unfinalised window).
    */
   rollbackHead(extraMeta?: (newHead: BlockRef | null) => Record<string, unknown>): BlockRef;
+  /**
+   * Commits late writes for an already committed block `n` (a projection rebuilding from stored
+   * data) atomically, appending their undo entries to block n's undo record when it is still in
+   * the unfinalised window, so a later rollback of n unwinds them too.
+   */
+  commitLate(n: number, build: (batch: BlockBatch) => void, extraMeta?: Record<string, unknown>): void;
   /** Deletes every key (data reset for a devnet that was replaced). */
   wipe(): void;
   close(): Promise<void>;
@@ -172,6 +179,15 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       write(ops);
       head = newHead;
       return dropped;
+    },
+    commitLate(n, build, extraMeta) {
+      const batch = new BlockBatch(rocks);
+      build(batch);
+      const ops = batch.ops;
+      const record = rocks.get(undoKey(n));
+      if (record && batch.undo.length) ops.push({ key: undoKey(n), value: appendUndo(record, batch.undo) });
+      if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
+      write(ops);
     },
     wipe() {
       const ops: WriteOp[] = [];

@@ -35,6 +35,11 @@ export class KeyBuilder {
     this.buf[this.off++] = n;
     return this;
   }
+  u16(n: number): this {
+    this.buf.writeUInt16BE(n, this.off);
+    this.off += 2;
+    return this;
+  }
   u32(n: number): this {
     this.buf.writeUInt32BE(n >>> 0, this.off);
     this.off += 4;

@@ -33,6 +33,8 @@ export const Table = {
   TIME: 0x0a,
   /** lane utf8 0x00 u64 fromBlock → gap JSON. */
   GAP: 0x0b,
+  /** u64 number → token metadata probed at that block (JSON), kept so projections rebuild without the node. */
+  PROBE: 0x0c,
 } as const;
 
 export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([Table.META]), Buffer.from(name)]);
@@ -50,3 +52,4 @@ export const timeKey = (ts: number, n: number): Buffer =>
 export const gapKey = (lane: string, from: number): Buffer =>
   Buffer.concat([Buffer.from([Table.GAP]), Buffer.from(lane), Buffer.from([0]), new KeyBuilder(8).u64(from).done()]);
 export const gapPrefix = (): Buffer => Buffer.from([Table.GAP]);
+export const probeKey = (n: number): Buffer => new KeyBuilder(9).u8(Table.PROBE).u64(n).done();

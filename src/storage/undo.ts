@@ -54,3 +54,11 @@ export function undoOps(record: Buffer): WriteOp[] {
   }
   return entries;
 }
+
+/** Appends `entries` to an existing undo record (late writes of a projection rebuild for that block). */
+export function appendUndo(record: Buffer, entries: UndoEntry[]): Buffer {
+  const extra = encodeUndo(entries);
+  const out = Buffer.concat([record, extra.subarray(4)]);
+  out.writeUInt32BE(record.readUInt32BE(0) + entries.length, 0);
+  return out;
+}

@@ -24,7 +24,7 @@ import { poolRoutes } from './pools/pending.js';
 import { rpcBalanceRoute, rpcCodeRoute, rpcHeadRoute, rpcTokenMetadataRoute } from './rpc/routes.js';
 import { screenerRoutes } from './screener/pending.js';
 import { streamRoutes } from './streams/pending.js';
-import { tokenRoutes } from './tokens/pending.js';
+import { tokenRoutes } from './tokens/index.js';
 import { walletRoutes } from './wallets/pending.js';
 
 export const routes: Route[] = [

@@ -3,8 +3,10 @@
  * Source: `eth_getBlockByNumber(n, true)` and `eth_getBlockReceipts(n)` (falling back to
  * `eth_getTransactionReceipt` per transaction on nodes without it).
  */
-import type { BlockDelta, FetchResult, LogDelta, TxDelta } from '../../ingest/delta.js';
+import { decodeLog } from '../../decode/index.js';
+import type { BlockDelta, EventDelta, FetchResult, LogDelta, MetadataProbes, TxDelta } from '../../ingest/delta.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
+import { probeTokenMetadata } from '../../tokens/metadata.js';
 
 type Json = Record<string, unknown>;
 const toHex = (n: number) => `0x${n.toString(16)}`;
@@ -42,6 +44,7 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
   for (const k of Object.keys(block)) header[k] = k === 'transactions' ? txObjs.map((t) => t.hash) : block[k];
   const txs: TxDelta[] = [];
   const logs: LogDelta[] = [];
+  const events: EventDelta[] = [];
   for (let i = 0; i < txObjs.length; i++) {
     const tx = txObjs[i];
     const rc = receipts[i];
@@ -51,13 +54,14 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
     const rcLogs = (rc.logs as Json[]) ?? [];
     const firstLogIndex = rcLogs.length ? Number.parseInt(rcLogs[0].logIndex as string, 16) : logs.length;
     for (const log of rcLogs) {
-      logs.push({
-        logIndex: Number.parseInt(log.logIndex as string, 16),
-        txIndex: i,
-        address: (log.address as string).toLowerCase() as `0x${string}`,
-        topics: log.topics as `0x${string}`[],
-        json: JSON.stringify(log),
-      });
+      const logIndex = Number.parseInt(log.logIndex as string, 16);
+      const address = (log.address as string).toLowerCase() as `0x${string}`;
+      const topics = log.topics as `0x${string}`[];
+      logs.push({ logIndex, txIndex: i, address, topics, json: JSON.stringify(log) });
+      const d = decodeLog({ address, topics, data: log.data as string });
+      if (d.status === 'decoded') {
+        events.push({ logIndex, txIndex: i, address, standard: d.standard, event: d.event, args: d.args as Record<string, unknown> });
+      }
     }
     const status = rc.status === undefined ? 1 : rc.status === '0x1' ? 1 : 0;
     txs.push({
@@ -80,7 +84,30 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
     header: JSON.stringify(header),
     txs,
     logs,
+    events,
+    probes: {},
   };
+}
+
+/**
+ * Addresses whose token metadata is probed at this block: top-level contract creations and
+ * tokens announced by launch events. Both are new by construction, so the worker needs no state.
+ */
+export function probeTargets(d: BlockDelta): string[] {
+  const out = new Set<string>();
+  for (const tx of d.txs) if (tx.contractAddress && tx.status === 1) out.add(tx.contractAddress);
+  for (const e of d.events) if (e.standard === 'launchpad' && e.event === 'LaunchCreated') out.add(String(e.args.token));
+  return [...out];
+}
+
+/** Probes metadata (eth_call at the block) of every {@link probeTargets} address into `d.probes`. */
+export async function probeBlock(rpc: Rpc, d: BlockDelta): Promise<void> {
+  const targets = probeTargets(d);
+  if (!targets.length) return;
+  const tag = `0x${d.number.toString(16)}`;
+  const probes: MetadataProbes = {};
+  await Promise.all(targets.map(async (a) => (probes[a] = await probeTokenMetadata(rpc, a, tag))));
+  d.probes = probes;
 }
 
 /**
@@ -104,5 +131,26 @@ export async function fetchBlocks(rpc: Rpc, from: number, to: number): Promise<F
   }
   const receipts = await Promise.all(present.map((b) => receiptsOf(rpc, b)));
   for (let i = 0; i < present.length; i++) blocks.push(shapeBlock(present[i], receipts[i]));
+  await Promise.all(blocks.map((b) => probeBlock(rpc, b)));
   return { blocks, missingFrom };
+}
+
+/** Raw stored records of one block, as strings (what the store holds). */
+export interface StoredBlock {
+  header: string;
+  txs: string[];
+  receipts: string[];
+  probes: string | null;
+}
+
+/**
+ * Rebuilds the delta of a block from its stored records (projection rebuilds), without the node:
+ * the same shaping and decoding as live ingest, and the metadata probes recorded at ingest.
+ */
+export function restoreBlock(s: StoredBlock): BlockDelta {
+  const header = JSON.parse(s.header) as Json;
+  header.transactions = s.txs.map((t) => JSON.parse(t));
+  const d = shapeBlock(header, s.receipts.map((r) => JSON.parse(r)));
+  d.probes = s.probes ? JSON.parse(s.probes) : {};
+  return d;
 }

@@ -1,10 +1,10 @@
 /**
- * Decode pool worker (Piscina). Runs fetch, JSON parsing and shaping off the main thread and
- * answers compact per-block deltas by structured clone.
+ * Decode pool worker (Piscina). Runs fetch, JSON parsing, shaping and log decoding off the main
+ * thread and answers compact per-block deltas by structured clone.
  */
-import { createRpc, type Rpc } from '../../rpc/client.js';
-import type { FetchResult } from '../../ingest/delta.js';
-import { fetchBlocks } from './fetch-blocks.js';
+import type { BlockDelta, FetchResult } from '../../ingest/delta.js';
+import { type Rpc, createRpc } from '../../rpc/client.js';
+import { type StoredBlock, fetchBlocks, restoreBlock } from './fetch-blocks.js';
 
 /** A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`. */
 export interface DecodeTask {
@@ -22,4 +22,9 @@ export default async function decode(task: DecodeTask): Promise<FetchResult> {
     clients.set(task.rpcUrl, rpc);
   }
   return fetchBlocks(rpc, task.from, task.to);
+}
+
+/** Named task `restore`: deltas of stored blocks, for projection rebuilds. */
+export function restore(blocks: StoredBlock[]): BlockDelta[] {
+  return blocks.map(restoreBlock);
 }

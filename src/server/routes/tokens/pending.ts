@@ -11,29 +11,7 @@ const page = pageQuery();
 const T = (id: string, path: string, summary: string, projection: string, params: object = a, query: object = {}) =>
   pendingRoute({ id: `tokens.${id}`, path, group: 'Tokens', scope: 'read', summary, projection, params: params as never, query: query as never, batchable: true });
 
-export const tokenRoutes = [
-  T('list', '/tokens', 'Every token observed, including creation-only candidates never confirmed as ERC-20 (PAGE, creation coordinate order).', 'tokens', {}, page),
-  T('search', '/tokens/search', 'Tokens by name/symbol/address prefix, ranked: exact symbol, exact name, address prefix, symbol prefix, name prefix; ties by creation coordinate.', 'tokens', {}, {
-    q: Type.String({ minLength: 1, maxLength: 64, description: 'name, symbol or 0x-address prefix' }),
-    ...pageQuery({ defaultLimit: 20, maxLimit: 100, orders: ['asc'] }),
-  }),
-  T('detail', '/tokens/{address}', 'Token detail: identity, exact supply, creation provenance, launch, holderCount, embedded stats.', 'tokens', a, QuoteQuery),
-  T('creator', '/tokens/{address}/creator', 'Deployer address and creation coordinate.', 'tokens'),
-  T('firstSeen', '/tokens/{address}/first-seen', 'First-observed coordinate and evidence class.', 'tokens'),
-  T('authorityEvents', '/tokens/{address}/authority-events', 'Coordinate-ordered privileged-action log shapes (ownership transfers, post-creation mints); evidence only.', 'tokens', a, page),
-  T('balance', '/tokens/{address}/balance/{wallet}', "One wallet's balance: running signed sum of decoded transfers (R9).", 'balances', { address: Address, wallet: Address }),
-  T('holders', '/tokens/{address}/holders', 'Holders: sort=balance (default, desc only, burn sinks excluded) or sort=wallet_id (complete non-zero set).', 'balances', a, {
-    ...page,
-    sort: Type.Optional(Type.Union([Type.Literal('balance'), Type.Literal('wallet_id')])),
-  }),
-  T('topHolders', '/tokens/{address}/top-holders', 'Balance-descending holder index shared with holders?sort=balance (same (balance, wallet) cursor), with shares of supply.', 'balances', a, pageQuery({ defaultLimit: 100, orders: ['desc'] })),
-  T('transfers', '/tokens/{address}/transfers', 'Decoded Transfer events of the token, coordinate order (PAGE).', 'balances', a, page),
-  T('launch', '/tokens/{address}/launch', 'The launch that created the token: launchpad, state, metadataUri, imageUri, launchSequence.', 'launches'),
-  T('creatorTokens', '/creators/{address}/tokens', 'Tokens one deployer created, newest first (PAGE).', 'tokens', a, pageQuery({ orders: ['desc', 'asc'] })),
-  T('launchpads', '/launchpads', 'Registered launchpad table (29 entries), by canonical name.', 'launches', {}),
-  T('launchpadLaunches', '/launchpads/{pad}/launches', "Launches across the pad's factory deployments; oldest first by default.", 'launches', {
-    pad: Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,47}$', description: 'canonical launchpad name' }),
-  }, page),
+export const tokenPendingRoutes = [
   T('overview', '/tokens/{address}/overview', 'First-paint composite: identity, price, market cap, window stats, pool listing, holderCount.', 'markets', a, QuoteQuery),
   T('stats', '/tokens/{address}/stats', 'Rolling 5m/1h/4h/24h statistics on the default venue.', 'markets', a, QuoteQuery),
   T('ohlcv', '/tokens/{address}/ohlcv', 'Token-grain candles over a bounded pool set, rational OHLC.', 'markets', a, { ...FrameQuery, ...QuoteQuery, ...page }),

@@ -1,0 +1,106 @@
+/**
+ * The projections registry (R5: fail closed). Each projection declares its name, version, the
+ * tables it owns and the route groups it backs, and an `apply` that writes a block's rows into the
+ * block's batch. Its inverse is automatic: every write goes through the batch, which records the
+ * prior value in the block's undo record, so a reorg unwinds projections with the chain records.
+ *
+ * Lifecycle: a projection whose stored version differs from the code's is wiped and rebuilt from
+ * the raw blocks, receipts and probes already in RocksDB (never re-fetched from the node). While
+ * its checkpoint is behind the head it is `building` (with progress) and its routes answer 503.
+ */
+import type { BlockDelta } from '../ingest/delta.js';
+import type { BlockBatch, Store } from '../storage/index.js';
+import { prefixEnd } from '../storage/keys.js';
+import { metaKey } from '../storage/tables.js';
+
+export type ProjectionStatus = 'building' | 'ready' | 'stale' | 'disabled';
+
+/** A projection of the chain into read-optimised tables. */
+export interface Projection {
+  name: string;
+  /** Bump when the stored layout or semantics change: the projection is rebuilt from raw data. */
+  version: number;
+  /** One-byte table ids this projection owns (wiped on rebuild). */
+  tables: number[];
+  /** Route groups (or ids) this projection backs, for /health. */
+  backs: string[];
+  /**
+   * Writes block `d`'s rows. Must read only through `batch.get` / the store (state as of the
+   * previous block plus this batch) and write only through `batch`.
+   */
+  apply(batch: BlockBatch, d: BlockDelta): void;
+  /**
+   * Optional, live ingest only, before `apply`: gathers what `apply` needs from the node (added to
+   * the delta, e.g. `d.probes`, which is stored with the block so rebuilds never re-fetch).
+   */
+  prepare?(d: BlockDelta, ctx: { store: Store; rpc: import('../rpc/client.js').Rpc }): Promise<void>;
+}
+
+/** Persistent state of one projection (META `projection:<name>`). */
+export interface ProjectionState {
+  version: number;
+  /** Last block applied; null before the first. */
+  checkpoint: number | null;
+}
+
+export interface Registry {
+  readonly projections: Projection[];
+  state(name: string): ProjectionState;
+  /** Projections caught up with `parent` (so they take block parent+1 live). */
+  live(parent: number | null): Projection[];
+  /** Projections behind the head, to rebuild. */
+  lagging(head: number | null): Projection[];
+  metaKeyOf(name: string): string;
+  /** Updates the in-memory checkpoint after a committed batch. */
+  setCheckpoint(name: string, n: number | null): void;
+}
+
+const key = (name: string) => `projection:${name}`;
+
+/**
+ * Loads each projection's state; wipes and resets projections whose version changed (they then
+ * rebuild from raw data).
+ */
+export function createRegistry(store: Store, projections: Projection[], log: (msg: string) => void): Registry {
+  const states = new Map<string, ProjectionState>();
+  const first = store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
+  for (const p of projections) {
+    const s = store.getMeta<ProjectionState>(key(p.name));
+    if (s && s.version === p.version) {
+      states.set(p.name, s);
+      continue;
+    }
+    if (s) log(`projection ${p.name}: version ${s.version} → ${p.version}; rebuilding from stored blocks`);
+    for (const t of p.tables) {
+      const lo = Buffer.from([t]);
+      const ops: Array<{ key: Buffer; value: null }> = [];
+      store.rocks.each({ gte: lo, lt: prefixEnd(lo) }, (k) => {
+        ops.push({ key: Buffer.from(k), value: null });
+        if (ops.length >= 10_000) store.rocks.write(ops.splice(0));
+        return true;
+      });
+      if (ops.length) store.rocks.write(ops);
+    }
+    const fresh: ProjectionState = { version: p.version, checkpoint: first - 1 >= 0 ? first - 1 : null };
+    store.rocks.write([{ key: metaKey(key(p.name)), value: Buffer.from(JSON.stringify(fresh)) }]);
+    states.set(p.name, fresh);
+  }
+  return {
+    projections,
+    state: (name) => states.get(name)!,
+    live(parent) {
+      return projections.filter((p) => states.get(p.name)!.checkpoint === parent);
+    },
+    lagging(head) {
+      return projections.filter((p) => {
+        const c = states.get(p.name)!.checkpoint;
+        return head !== null && (c === null || c < head);
+      });
+    },
+    metaKeyOf: key,
+    setCheckpoint(name, n) {
+      const s = states.get(name)!;
+      s.checkpoint = n;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/** Row shapes of the tokens projection (stored as JSON; amounts as decimal strings). */
+import type { TokenMetadata } from './metadata.js';
+
+/** A chain coordinate: block, transaction index, and log index (null for a creation). */
+export interface Coordinate {
+  block: number;
+  txIndex: number;
+  logIndex: number | null;
+  txHash: string;
+}
+
+/** How the token was first observed. */
+export type FirstSeenEvidence = 'top_level_creation' | 'launch_event' | 'transfer_log' | 'weth_deposit';
+
+export interface TokenRow {
+  address: string;
+  firstSeen: Coordinate & { evidence: FirstSeenEvidence };
+  /** Where and by whom the contract was created; null with `creationReason` when not observed. */
+  creation: (Coordinate & { deployer: string; via: 'transaction' | 'launchpad'; factory: string | null }) | null;
+  creationReason: 'creation_not_observed' | null;
+  /** Coordinate of the first ERC-20 Transfer from this address; null = creation-only candidate. */
+  confirmedAt: Coordinate | null;
+  metadata: TokenMetadata | null;
+  metadataReason: 'not_probed' | null;
+  /** Block the metadata was probed at (eth_call). */
+  metadataBlock: number | null;
+}
+
+/** Per-token counters as of the end of a block. */
+export interface TokenStats {
+  /** Wallets with a positive balance, burn sinks excluded. */
+  holders: number;
+  /** Burn-sink addresses (0x0, 0x…dead) with a non-zero balance. */
+  burnSinkHolders: number;
+  /** Wallets whose running sum is negative (tokens whose balances do not follow their events). */
+  negativeBalances: number;
+  transfers: number;
+  /** Minted minus burned to the zero address (WETH: deposits minus withdrawals), base units. */
+  supplyFromTransfers: string;
+  lastChangeBlock: number;
+}
+
+export interface LaunchRow {
+  launchpad: string;
+  token: string;
+  creator: string;
+  launchSequence: string;
+  state: 'new' | 'graduating' | 'graduated';
+  name: string;
+  symbol: string;
+  metadataUri: string | null;
+  metadataUriReason: string | null;
+  imageUri: string | null;
+  imageUriReason: string | null;
+  imageProvenance: { source: 'launch_event'; scheme: string | null; raw: string };
+  created: Coordinate;
+  graduationStarted: Coordinate | null;
+  graduated: (Coordinate & { pool: string }) | null;
+}
+
+export const ZERO = '0x0000000000000000000000000000000000000000';
+/** Addresses treated as burn sinks: excluded from the balance-ranked holder index. */
+export const BURN_SINKS = new Set([ZERO, '0x000000000000000000000000000000000000dead']);
