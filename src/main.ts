@@ -22,6 +22,7 @@ import { createRegistry } from './projections/index.js';
 import { checkChainIdentity } from './storage/identity.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from './tokens/launchpads.js';
 import { createTokensProjection } from './tokens/projection.js';
+import { startReconciler } from './tokens/reconcile.js';
 import { type Store, createStore } from './storage/index.js';
 import { checkInvariants } from './storage/invariants.js';
 
@@ -133,6 +134,13 @@ async function main(): Promise<void> {
   const port = await server.listen(config.host, config.port);
   const metricsPort = await metrics.listen(config.metricsPort);
   ingest.start();
+  const stopReconciler = startReconciler({
+    store,
+    rpc,
+    log,
+    intervalMs: config.reconcileIntervalMs,
+    ready: () => registry.lagging(store?.head()?.number ?? null).length === 0,
+  });
 
   log.info({ port, metricsPort, chain: config.chain }, `serving http://${config.host}:${port}/index/v1/${config.chain}`);
   if (config.devApiKeyGenerated && config.devApiKey) {
@@ -147,6 +155,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'shutting down');
     server.close();
     metrics.close();
+    stopReconciler();
     await ingest?.stop();
     await stopDevnet?.();
     await store?.close();

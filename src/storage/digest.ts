@@ -1,6 +1,7 @@
 /**
  * Projection digest: SHA-256 over every key and value of the data tables (everything except
- * META, UNDO and GAP, which describe the process's history rather than the chain), in key order.
+ * META, UNDO and GAP, which describe the process's history rather than the chain, and any
+ * observation tables the caller names), in key order.
  * Two stores that indexed the same canonical chain to the same head have the same digest,
  * whatever reorgs or crashes one of them went through.
  */
@@ -11,12 +12,13 @@ import { Table } from './tables.js';
 const EXCLUDED = new Set<number>([Table.META, Table.UNDO, Table.GAP]);
 
 /** Digest per table id (hex) and overall. */
-export function digestStore(rocks: Rocks): { all: string; tables: Record<string, { rows: number; sha256: string }> } {
+export function digestStore(rocks: Rocks, alsoExclude: number[] = []): { all: string; tables: Record<string, { rows: number; sha256: string }> } {
+  const excluded = new Set([...EXCLUDED, ...alsoExclude]);
   const all = createHash('sha256');
   const per = new Map<number, { rows: number; h: ReturnType<typeof createHash> }>();
   rocks.each({}, (k, v) => {
     const t = k[0];
-    if (EXCLUDED.has(t)) return true;
+    if (excluded.has(t)) return true;
     let e = per.get(t);
     if (!e) {
       e = { rows: 0, h: createHash('sha256') };

@@ -139,6 +139,16 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   };
 
   const apply = (batch: BlockBatch, d: BlockDelta) => {
+    // Tokens launched in this block: their constructor mints (Transfer from 0x0) precede the
+    // LaunchCreated log, so creation provenance must be known when the first transfer registers them.
+    const launchedHere = new Map<string, EventDelta>();
+    for (const e of d.events) {
+      if (e.standard === 'launchpad' && e.event === 'LaunchCreated' && padByFactory.has(e.address)) launchedHere.set(String(e.args.token), e);
+    }
+    const launchCreation = (token: string): TokenRow['creation'] => {
+      const e = launchedHere.get(token);
+      return e ? { ...coord(d, e.txIndex, null), deployer: String(e.args.creator), via: 'launchpad', factory: e.address } : null;
+    };
     // 1. Top-level creations that look like tokens (metadata probed by the decode worker).
     for (let i = 0; i < d.txs.length; i++) {
       const tx = d.txs[i];
@@ -150,7 +160,10 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     // 2. Events in log order: launches, authority events, transfers (netted per wallet below).
     const deltas = new Map<string, Map<string, bigint>>(); // token → wallet → net change this block
     const touched = new Map<string, { transfers: number; minted: bigint; burned: bigint }>();
+    // The zero address is the mint source and burn sink of the Transfer convention, never a holder:
+    // its running sum would be minus the supply. Other sinks (0x…dead) are real recipients.
     const add = (token: string, wallet: string, v: bigint) => {
+      if (wallet === ZERO) return;
       let m = deltas.get(token);
       if (!m) deltas.set(token, (m = new Map()));
       m.set(wallet, (m.get(wallet) ?? 0n) + v);
@@ -235,7 +248,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       } else continue;
       const token = e.address;
       let row = parse<TokenRow>(batch.get(tokenKey(token)));
-      row ??= register(batch, d, token, at, e.standard === 'weth' ? 'weth_deposit' : 'transfer_log', null)!;
+      row ??= register(batch, d, token, at, e.standard === 'weth' ? 'weth_deposit' : 'transfer_log', launchCreation(token))!;
       if (!row.confirmedAt) {
         row.confirmedAt = at;
         batch.put(tokenKey(token), json(row));
@@ -323,7 +336,8 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   return {
     name: 'tokens',
     prepare,
-    version: 1,
+    // 2: the zero address is never a holder (mint source / burn sink).
+    version: 2,
     tables: TOKEN_TABLES,
     backs: ['Tokens (registry, balances, holders, transfers, authority events, launches)'],
     apply,

@@ -48,6 +48,8 @@ export const TokenTable = {
   LAUNCH_HIST: 0x31,
   /** pad index u16, block u64, logIndex u32 → token addr. */
   PAD_LAUNCH: 0x32,
+  /** addr → reconciliation verdict JSON (node observation, written outside block batches). */
+  RECON: 0x33,
 } as const;
 
 export const TOKEN_TABLES: number[] = Object.values(TokenTable);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openRocks } from '../storage/binding.js';
 import { digestStore } from '../storage/digest.js';
 import { metaKey } from '../storage/tables.js';
+import { TokenTable } from '../tokens/tables.js';
 
 const dir = process.argv[2];
 if (!dir) {
@@ -14,6 +15,7 @@ if (!dir) {
 }
 const rocks = await openRocks(join(dir, 'rocks'));
 const head = rocks.get(metaKey('checkpoint:blocks'));
-const d = digestStore(rocks);
+// Reconciliation verdicts are node observations made on a timer, not chain data.
+const d = digestStore(rocks, [TokenTable.RECON]);
 await rocks.close();
 process.stdout.write(`${JSON.stringify({ head: head ? JSON.parse(head.toString()) : null, ...d })}\n`);

@@ -4,6 +4,7 @@ import { Address, QuoteQuery, Single } from '../../schemas.js';
 import { holderCountJson, launchAt, statsAt } from '../../../tokens/read.js';
 import { launchJson, tokenIdentity } from '../../../tokens/render.js';
 import { fullCoverage, tokenOr404 } from './common.js';
+import { reconciliationOf } from '../../../tokens/reconcile.js';
 
 /**
  * GET /tokens/{address}: identity (metadata with typed absence), exact supply from transfers,
@@ -17,7 +18,7 @@ export const tokenDetailRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Token detail: identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns to 0x0, base units), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, stats (null with statsReason until the markets projection exists).',
+    'Token detail (reconciliation: the last eth_call check of totalSupply and top balances against the indexed sums; balancesFollowEvents false flags fee-on-transfer/rebasing tokens): identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns to 0x0, base units), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, stats (null with statsReason until the markets projection exists).',
   params: { address: Address },
   query: QuoteQuery,
   response: Single(Type.Object({}, { additionalProperties: true })),
@@ -30,6 +31,7 @@ export const tokenDetailRoute = defineRoute({
     const A = ctx.anchor.number;
     const stats = statsAt(rocks, t.address, A);
     const launch = launchAt(rocks, t.address, A);
+    const recon = reconciliationOf(ctx.chain.store, t.address);
     const body = {
       ...tokenIdentity(t),
       supplyFromTransfers: stats?.supplyFromTransfers ?? '0',
@@ -41,6 +43,9 @@ export const tokenDetailRoute = defineRoute({
       firstSeen: t.firstSeen,
       launch: launch ? launchJson(launch) : null,
       launchReason: launch ? null : 'no_registered_launch',
+      reconciliation: recon,
+      reconciliationReason: recon ? null : 'not_checked_yet',
+      balancesFollowEvents: recon ? (recon.status === 'consistent' ? true : recon.status === 'mismatch' ? false : null) : null,
       stats: null,
       statsReason: 'projection_unavailable:markets',
     };

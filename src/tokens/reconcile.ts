@@ -1,0 +1,132 @@
+/**
+ * Reconciliation against the node: the index's balances are sums of transfer events (R9), so a
+ * token whose balances do not follow its events (fee-on-transfer, rebasing, silent burns) would
+ * otherwise be silently wrong. The reconciler periodically compares, at one block, the token's
+ * `totalSupply()` and its top holders' `balanceOf()` (eth_call) with the indexed figures, and
+ * records the verdict per token. Routes publish it as `reconciliation` and flag mismatches.
+ *
+ * Observations are not block data: they are written outside block batches, carry the block they
+ * were made at, and are superseded by the next check.
+ */
+import type { Logger } from 'pino';
+import type { Rpc } from '../rpc/client.js';
+import type { Store } from '../storage/index.js';
+import { KeyBuilder, prefixEnd } from '../storage/keys.js';
+import type { TokenStats } from './model.js';
+import { balanceAt, statsAt } from './read.js';
+import { TokenTable, fromInverted, statsKey, tokenPrefix } from './tables.js';
+
+/** Verdict of the last check of a token. */
+export interface Reconciliation {
+  status: 'consistent' | 'mismatch' | 'not_checkable';
+  checkedAtBlock: number;
+  /** totalSupply() at that block, base units; null when the call failed (reason in `reason`). */
+  supplyOnChain: string | null;
+  supplyFromTransfers: string;
+  holdersChecked: number;
+  holdersMismatched: number;
+  reason: string | null;
+}
+
+export const reconKey = (token: string) => new KeyBuilder(21).u8(TokenTable.RECON).hex(token).done();
+
+export function reconciliationOf(store: Store, token: string): Reconciliation | null {
+  const v = store.rocks.get(reconKey(token));
+  return v ? (JSON.parse(v.toString()) as Reconciliation) : null;
+}
+
+/** Holders compared per token per check. */
+const HOLDERS_PER_CHECK = 10;
+/** Tokens checked per round, so one round stays a bounded amount of node work. */
+const TOKENS_PER_ROUND = 25;
+
+const BALANCE_OF = '0x70a08231';
+const TOTAL_SUPPLY = '0x18160ddd';
+
+/** Checks one token at `block`; returns the verdict (also stored). */
+export async function reconcileToken(store: Store, rpc: Rpc, token: string, block: number): Promise<Reconciliation> {
+  const tag = `0x${block.toString(16)}`;
+  const stats = statsAt(store.rocks, token, block);
+  const fromTransfers = stats?.supplyFromTransfers ?? '0';
+  let supplyOnChain: string | null = null;
+  let reason: string | null = null;
+  try {
+    const r = await rpc.call<string>('eth_call', [{ to: token, data: TOTAL_SUPPLY }, tag]);
+    supplyOnChain = r.length >= 66 ? BigInt(r.slice(0, 66)).toString() : null;
+    if (supplyOnChain === null) reason = 'totalSupply_empty_return';
+  } catch {
+    reason = 'totalSupply_reverted';
+  }
+  // Top holders by balance at `block` (current index rows valid at that block).
+  const p = tokenPrefix(TokenTable.HOLDER_CUR, token);
+  const holders: Array<[string, bigint]> = [];
+  store.rocks.each({ gte: p, lt: prefixEnd(p) }, (k, v) => {
+    if (v.readUInt32BE(0) * 0x1_0000_0000 + v.readUInt32BE(4) <= block) holders.push([`0x${k.toString('hex', 53, 73)}`, fromInverted(k, 21)]);
+    return holders.length < HOLDERS_PER_CHECK;
+  });
+  let mismatched = 0;
+  for (const [w] of holders) {
+    const data = `${BALANCE_OF}${w.slice(2).padStart(64, '0')}`;
+    try {
+      const r = await rpc.call<string>('eth_call', [{ to: token, data }, tag]);
+      const onChain = r.length >= 66 ? BigInt(r.slice(0, 66)) : null;
+      if (onChain === null || onChain !== balanceAt(store.rocks, token, w, block)) mismatched++;
+    } catch {
+      mismatched++;
+    }
+  }
+  const supplyMismatch = supplyOnChain !== null && supplyOnChain !== fromTransfers;
+  const verdict: Reconciliation = {
+    status: supplyOnChain === null && holders.length === 0 ? 'not_checkable' : supplyMismatch || mismatched > 0 ? 'mismatch' : 'consistent',
+    checkedAtBlock: block,
+    supplyOnChain,
+    supplyFromTransfers: fromTransfers,
+    holdersChecked: holders.length,
+    holdersMismatched: mismatched,
+    reason,
+  };
+  store.rocks.write([{ key: reconKey(token), value: Buffer.from(JSON.stringify(verdict)) }]);
+  return verdict;
+}
+
+/**
+ * Starts the periodic reconciler: every `intervalMs`, checks tokens whose counters changed since
+ * their last check (at most {@link TOKENS_PER_ROUND}), at the current head. Returns a stop function.
+ */
+export function startReconciler(o: { store: Store; rpc: Rpc; log: Logger; intervalMs: number; ready: () => boolean }): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  const round = async () => {
+    const head = o.store.head();
+    if (!head || !o.ready()) return;
+    const due: string[] = [];
+    const p = Buffer.from([TokenTable.STATS]);
+    o.store.rocks.each({ gte: p, lt: prefixEnd(p) }, (k, v) => {
+      const token = `0x${k.toString('hex', 1, 21)}`;
+      const s = JSON.parse(v.toString()) as TokenStats;
+      const last = reconciliationOf(o.store, token);
+      if (!last || last.checkedAtBlock < s.lastChangeBlock) due.push(token);
+      return due.length < TOKENS_PER_ROUND;
+    });
+    for (const t of due) {
+      if (stopped) return;
+      // The head may move while we await the node: each check pins its own block.
+      const h = o.store.head();
+      if (!h) return;
+      await reconcileToken(o.store, o.rpc, t, h.number).catch((err) => o.log.warn({ token: t, err: (err as Error).message }, 'reconcile failed'));
+    }
+  };
+  const loop = () => {
+    if (stopped) return;
+    round()
+      .catch((err) => o.log.warn({ err: (err as Error).message }, 'reconcile round failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, o.intervalMs);
+      });
+  };
+  timer = setTimeout(loop, o.intervalMs);
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}
