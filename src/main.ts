@@ -18,6 +18,7 @@ import type { ChainContext } from './server/route.js';
 import { buildOpenApi } from './server/openapi.js';
 import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
+import { createDecodedViewsProjection } from './chain/decoded-views.js';
 import { createRegistry } from './projections/index.js';
 import { checkChainIdentity } from './storage/identity.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from './tokens/launchpads.js';
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
     store.putMeta('cursorSecret', secretHex);
   }
 
-  const registry = createRegistry(store, [createTokensProjection({ launchpads })], (msg) => log.warn(msg));
+  const registry = createRegistry(store, [createDecodedViewsProjection(), createTokensProjection({ launchpads })], (msg) => log.warn(msg));
   ingest = createIngest({
     registry,
     chain: config.chain,

@@ -20,6 +20,8 @@ export interface TxDelta {
   status: 0 | 1;
   /** Address created by a top-level creation, from the receipt's `contractAddress`. */
   contractAddress: `0x${string}` | null;
+  /** Decoded calldata (src/decode DecodedCall) as JSON; unknown inputs carry a typed reason. */
+  decoded: string;
 }
 
 /** One log of a block, with its canonical JSON. */
@@ -29,6 +31,8 @@ export interface LogDelta {
   address: `0x${string}`;
   topics: `0x${string}`[];
   json: string;
+  /** Decoded log (src/decode DecodedLog) as JSON; unknown logs carry a typed reason. */
+  decoded: string;
 }
 
 /**

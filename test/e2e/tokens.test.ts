@@ -194,3 +194,36 @@ describe('metadata absence and launches', () => {
     expect(kinds.has('ownership_transferred')).toBe(true);
   });
 });
+
+describe('decoded chain views (R10: unknown reported, never omitted)', () => {
+  it('every log of busy blocks is decoded or typed unknown, 1:1 with the raw logs', async () => {
+    const head = (await idx.get('/checkpoints')).body.anchor.block;
+    let decodedTransfers = 0;
+    let calls = 0;
+    for (let n = head - 30; n <= head; n++) {
+      const raw = await idx.get(`/blocks/${n}/logs?limit=1000`);
+      const dec = await idx.get(`/blocks/${n}/logs/decoded?limit=1000`);
+      expect(dec.status, dec.text).toBe(200);
+      expect(dec.body.data.map((r: any) => r.log)).toEqual(raw.body.data);
+      for (const r of dec.body.data) {
+        expect(['decoded', 'unknown']).toContain(r.decoded.status);
+        if (r.decoded.status === 'unknown') expect(typeof r.decoded.reason).toBe('string');
+        if (r.decoded.event === 'Transfer' && r.decoded.standard === 'erc20') {
+          expect(r.decoded.args.value).toBe(BigInt(r.log.data).toString());
+          decodedTransfers++;
+        }
+      }
+      const txs = await idx.get(`/blocks/${n}/transactions?limit=1000`);
+      for (const tx of txs.body.data.slice(0, 5)) {
+        const d = await idx.get(`/transactions/${tx.hash}/decoded`);
+        expect(d.status).toBe(200);
+        expect(['decoded', 'unknown']).toContain(d.body.data.decoded.status);
+        if (d.body.data.decoded.status === 'decoded') calls++;
+        const tl = await idx.get(`/transactions/${tx.hash}/logs/decoded`);
+        expect(tl.body.data.length).toBe((await idx.get(`/transactions/${tx.hash}/logs`)).body.data.length);
+      }
+    }
+    expect(decodedTransfers).toBeGreaterThan(10);
+    expect(calls).toBeGreaterThan(5);
+  });
+});

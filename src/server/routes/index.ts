@@ -8,6 +8,9 @@ import { batchRoute } from './batch/batch.js';
 import { blockAtRoute } from './chain/block-at.js';
 import { blockByHashRoute } from './chain/block-by-hash.js';
 import { blockLogsRoute } from './chain/block-logs.js';
+import { blockLogsDecodedRoute } from './chain/block-logs-decoded.js';
+import { transactionDecodedRoute } from './chain/transaction-decoded.js';
+import { transactionLogsDecodedRoute } from './chain/transaction-logs-decoded.js';
 import { blockTransactionsRoute } from './chain/block-transactions.js';
 import { blockRoute } from './chain/block.js';
 import { chainPendingRoutes } from './chain/pending.js';
@@ -40,6 +43,9 @@ export const routes: Route[] = [
   transactionRoute,
   receiptRoute,
   transactionLogsRoute,
+  blockLogsDecodedRoute,
+  transactionLogsDecodedRoute,
+  transactionDecodedRoute,
   ...chainPendingRoutes,
   ...streamRoutes,
   ...screenerRoutes,

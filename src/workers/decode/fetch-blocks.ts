@@ -3,7 +3,9 @@
  * Source: `eth_getBlockByNumber(n, true)` and `eth_getBlockReceipts(n)` (falling back to
  * `eth_getTransactionReceipt` per transaction on nodes without it).
  */
-import { decodeLog } from '../../decode/index.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Decoders, createDecoders, loadVerifiedAbis } from '../../decode/index.js';
 import type { BlockDelta, EventDelta, FetchResult, LogDelta, MetadataProbes, TxDelta } from '../../ingest/delta.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
 import { probeTokenMetadata } from '../../tokens/metadata.js';
@@ -12,6 +14,23 @@ type Json = Record<string, unknown>;
 const toHex = (n: number) => `0x${n.toString(16)}`;
 
 let blockReceiptsSupported = true;
+
+/** VERIFIED_ABIS_DIR, else the repository's `abis/` (from dist/ or from sources). */
+function verifiedAbisDir(): string {
+  if (process.env.VERIFIED_ABIS_DIR) return process.env.VERIFIED_ABIS_DIR;
+  for (const up of ['../../../../abis', '../../../abis']) {
+    const p = fileURLToPath(new URL(up, import.meta.url));
+    if (existsSync(p)) return p;
+  }
+  return 'abis';
+}
+
+/** Decoders with the verified ABIs of VERIFIED_ABIS_DIR (default ./abis), built once per worker. */
+let decoders: Decoders | null = null;
+function getDecoders(): Decoders {
+  decoders ??= createDecoders({ verifiedAbis: loadVerifiedAbis(verifiedAbisDir()) });
+  return decoders;
+}
 
 async function receiptsOf(rpc: Rpc, block: Json): Promise<Json[]> {
   const txs = block.transactions as Json[];
@@ -57,8 +76,8 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
       const logIndex = Number.parseInt(log.logIndex as string, 16);
       const address = (log.address as string).toLowerCase() as `0x${string}`;
       const topics = log.topics as `0x${string}`[];
-      logs.push({ logIndex, txIndex: i, address, topics, json: JSON.stringify(log) });
-      const d = decodeLog({ address, topics, data: log.data as string });
+      const d = getDecoders().decodeLog({ address, topics, data: log.data as string });
+      logs.push({ logIndex, txIndex: i, address, topics, json: JSON.stringify(log), decoded: JSON.stringify(d) });
       if (d.status === 'decoded') {
         events.push({ logIndex, txIndex: i, address, standard: d.standard, event: d.event, args: d.args as Record<string, unknown> });
       }
@@ -74,6 +93,7 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
       logCount: rcLogs.length,
       status,
       contractAddress: rc.contractAddress ? ((rc.contractAddress as string).toLowerCase() as `0x${string}`) : null,
+      decoded: JSON.stringify(getDecoders().decodeCalldata((tx.input as string) ?? '0x', (tx.to as string | null) ?? null)),
     });
   }
   return {

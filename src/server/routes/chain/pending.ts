@@ -5,9 +5,6 @@ import { BlockNumber, Hash, pageQuery } from '../../schemas.js';
 
 const page = pageQuery();
 export const chainPendingRoutes = [
-  pendingRoute({ id: 'chain.blockLogsDecoded', path: '/blocks/{number}/logs/decoded', group: 'Chain', scope: 'read', projection: 'decoded_views', summary: 'Logs of a block decoded; unresolved reported as unknown.', params: { number: BlockNumber }, query: page, batchable: true }),
-  pendingRoute({ id: 'chain.transactionLogsDecoded', path: '/transactions/{hash}/logs/decoded', group: 'Chain', scope: 'read', projection: 'decoded_views', summary: 'Logs of a transaction decoded.', params: { hash: Hash }, query: page, batchable: true }),
-  pendingRoute({ id: 'chain.transactionDecoded', path: '/transactions/{hash}/decoded', group: 'Chain', scope: 'read', projection: 'decoded_views', summary: 'Decoded calldata (hand-written decoders and verified-ABI bindings).', params: { hash: Hash }, batchable: true }),
   pendingRoute({ id: 'chain.transactionCalls', path: '/transactions/{hash}/calls/decoded', group: 'Chain', scope: 'read', projection: 'traces', summary: 'Decoded call tree, frames paged (limit 1..64, default 32).', params: { hash: Hash }, query: { cursor: Type.Optional(Type.String({ maxLength: 1024 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, default: 32 })) }, batchable: true }),
   pendingRoute({ id: 'chain.transactionInternal', path: '/transactions/{hash}/internal', group: 'Chain', scope: 'read', projection: 'traces', summary: 'Retained internal transfers and creations (PAGE).', params: { hash: Hash }, query: page, batchable: true }),
 ];
