@@ -20,6 +20,9 @@ import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
 import { createDecodedViewsProjection } from './chain/decoded-views.js';
 import { createRegistry } from './projections/index.js';
+import { createTracesLane } from './ingest/traces.js';
+import { createReplayPool } from './workers/replay/index.js';
+import { defaultVerifiedAbisDir } from './decode/abis-dir.js';
 import { checkChainIdentity } from './storage/identity.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from './tokens/launchpads.js';
 import { createTokensProjection } from './tokens/projection.js';
@@ -92,8 +95,18 @@ async function main(): Promise<void> {
   }
 
   const registry = createRegistry(store, [createDecodedViewsProjection(), createTokensProjection({ launchpads })], (msg) => log.warn(msg));
+  const replayPool = createReplayPool({ threads: 1 });
+  const traces = createTracesLane({
+    store,
+    pool: replayPool,
+    rpcUrl,
+    log,
+    enabled: config.traces,
+    verifiedAbisDir: defaultVerifiedAbisDir(),
+  });
   ingest = createIngest({
     registry,
+    rollbackHooks: [(dropped) => traces.onRollback(dropped)],
     chain: config.chain,
     rpcUrl,
     rpc,
@@ -120,6 +133,7 @@ async function main(): Promise<void> {
     cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
     registry,
     launchpads,
+    traces,
   };
 
   const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];
@@ -135,6 +149,7 @@ async function main(): Promise<void> {
   const port = await server.listen(config.host, config.port);
   const metricsPort = await metrics.listen(config.metricsPort);
   ingest.start();
+  traces.start();
   const stopReconciler = startReconciler({
     store,
     rpc,
@@ -157,7 +172,9 @@ async function main(): Promise<void> {
     server.close();
     metrics.close();
     stopReconciler();
+    await traces.stop();
     await ingest?.stop();
+    await replayPool.destroy();
     await stopDevnet?.();
     await store?.close();
     process.exit(0);

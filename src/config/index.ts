@@ -32,6 +32,8 @@ export interface Config {
   blocksPerTask: number;
   decodeThreads: number;
   logLevel: string;
+  /** Whether the traces lane replays blocks (debug_trace*); TRACES=off disables it. */
+  traces: boolean;
   /** Period of the balance/supply reconciliation against the node, milliseconds. */
   reconcileIntervalMs: number;
 }
@@ -74,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     blocksPerTask: int(env, 'BLOCKS_PER_TASK', 20, 1, 1000),
     decodeThreads: int(env, 'DECODE_THREADS', 2, 1, 64),
     logLevel: env.LOG_LEVEL || 'info',
+    traces: (env.TRACES ?? 'on') !== 'off',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
   };
 }

@@ -39,6 +39,8 @@ export interface IngestOptions {
   /** Decode worker threads. */
   decodeThreads: number;
   registry: Registry;
+  /** Lanes that must move their checkpoint below a rolled-back block, in the same batch. */
+  rollbackHooks?: Array<(dropped: number) => Record<string, unknown>>;
   /** Called after each committed block or rollback (streams, metrics). */
   onCommit?: (event: { kind: 'block'; block: BlockDelta } | { kind: 'rollback'; dropped: BlockRef }) => void;
 }
@@ -168,6 +170,7 @@ export function createIngest(opts: IngestOptions): Ingest {
             moved.push([p.name, to]);
           }
         }
+        for (const hook of opts.rollbackHooks ?? []) Object.assign(meta, hook(droppedNumber));
         return meta;
       });
       for (const [name, to] of moved) registry.setCheckpoint(name, to);
@@ -225,6 +228,9 @@ export function createIngest(opts: IngestOptions): Ingest {
         for (const p of registry.live(d.number > 0 ? d.number - 1 : null)) await p.prepare?.(d, { store, rpc });
         if (store.head()?.hash !== head?.hash) return; // moved while preparing: re-plan
         commit(d);
+        // A macrotask turn between blocks lets the binding free each batch's native memory and
+        // lets HTTP reads interleave (bench/storage/RESULTS.md: RSS doubles without it).
+        await new Promise((r) => setImmediate(r));
       }
       if (res.missingFrom !== null) return; // node does not have it yet: wait, re-plan
       reportProgress(target);

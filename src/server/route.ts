@@ -10,6 +10,7 @@ import type { Rpc } from '../rpc/client.js';
 import type { BlockRef, Store } from '../storage/index.js';
 import type { ErrorCode } from './errors.js';
 import type { Registry } from '../projections/index.js';
+import type { TracesLane } from '../ingest/traces.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 
 /** Route classes; a key holds a set of scopes, each route requires one (or none for public routes). */
@@ -25,6 +26,7 @@ export interface ChainContext {
   cursors: CursorCodec;
   registry: Registry;
   launchpads: LaunchpadDeployments;
+  traces: TracesLane;
 }
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */

@@ -227,3 +227,53 @@ describe('decoded chain views (R10: unknown reported, never omitted)', () => {
     expect(calls).toBeGreaterThan(5);
   });
 });
+
+describe('call-trace replay lane', () => {
+  const countFrames = (f: any): number => 1 + (f.calls ?? []).reduce((a: number, c: any) => a + countFrames(c), 0);
+  const sumMoved = (f: any, depth = 0, undone = false): bigint => {
+    const failed = undone || !!f.error;
+    const kind = String(f.type).toLowerCase();
+    const own = depth > 0 && kind !== 'delegatecall' && kind !== 'staticcall' && !failed && f.value ? BigInt(f.value) : 0n;
+    return own + (f.calls ?? []).reduce((a: bigint, c: any) => a + sumMoved(c, depth + 1, failed), 0n);
+  };
+
+  it('internal transfers and call frames equal an independent walk of the node trace', async () => {
+    const fwd = (dev.deployment.contracts as any).valueForwarder.toLowerCase();
+    const head = (await idx.get('/checkpoints')).body.anchor.block;
+    // Wait for the traces lane to reach the head.
+    for (let i = 0; i < 200; i++) {
+      const lanes = (await idx.get('/checkpoints')).body.lanes;
+      if (lanes.find((l: any) => l.lane === 'traces').block >= head) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    let checked = 0;
+    let withInternal = 0;
+    for (let n = 1; n <= head && checked < 15; n++) {
+      const txs = (await idx.get(`/blocks/${n}/transactions?limit=1000`)).body.data;
+      for (const tx of txs) {
+        if (tx.to?.toLowerCase() !== fwd) continue;
+        const node = await rpc('debug_traceTransaction', [tx.hash, { tracer: 'callTracer' }]);
+        const calls = await idx.get(`/transactions/${tx.hash}/calls/decoded?limit=64`);
+        expect(calls.status, calls.text).toBe(200);
+        expect(calls.body.coverage).toBe('retained');
+        expect(calls.body.frames).toBe(countFrames(node));
+        const internal = await idx.get(`/transactions/${tx.hash}/internal?limit=1000`);
+        expect(internal.body.retention.coverage).toBe('retained');
+        expect(internal.body.reconciliation.rootMatchesEnvelope).toBe(true);
+        const moved = internal.body.data.filter((r: any) => r.type === 'transfer' && r.effective).reduce((a: bigint, r: any) => a + BigInt(r.value), 0n);
+        expect(moved).toBe(sumMoved(node));
+        if (moved > 0n) withInternal++;
+        for (const r of internal.body.data.filter((x: any) => x.type === 'transfer' && x.to)) {
+          const w = await idx.get(`/wallets/${r.to}/internal?limit=1000`);
+          expect(w.status).toBe(200);
+          expect(w.body.data.some((x: any) => x.txIndex === Number.parseInt(tx.transactionIndex, 16) && x.ordinal === r.ordinal && x.role === 'recipient')).toBe(
+            true,
+          );
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+    expect(withInternal).toBeGreaterThan(0);
+  });
+});

@@ -10,10 +10,11 @@ import { blockByHashRoute } from './chain/block-by-hash.js';
 import { blockLogsRoute } from './chain/block-logs.js';
 import { blockLogsDecodedRoute } from './chain/block-logs-decoded.js';
 import { transactionDecodedRoute } from './chain/transaction-decoded.js';
+import { transactionCallsRoute } from './chain/transaction-calls.js';
+import { transactionInternalRoute } from './chain/transaction-internal.js';
 import { transactionLogsDecodedRoute } from './chain/transaction-logs-decoded.js';
 import { blockTransactionsRoute } from './chain/block-transactions.js';
 import { blockRoute } from './chain/block.js';
-import { chainPendingRoutes } from './chain/pending.js';
 import { receiptRoute } from './chain/receipt.js';
 import { transactionLogsRoute } from './chain/transaction-logs.js';
 import { transactionRoute } from './chain/transaction.js';
@@ -28,7 +29,7 @@ import { rpcBalanceRoute, rpcCodeRoute, rpcHeadRoute, rpcTokenMetadataRoute } fr
 import { screenerRoutes } from './screener/pending.js';
 import { streamRoutes } from './streams/pending.js';
 import { tokenRoutes } from './tokens/index.js';
-import { walletRoutes } from './wallets/pending.js';
+import { walletRoutes } from './wallets/index.js';
 
 export const routes: Route[] = [
   ...tokenRoutes,
@@ -46,7 +47,8 @@ export const routes: Route[] = [
   blockLogsDecodedRoute,
   transactionLogsDecodedRoute,
   transactionDecodedRoute,
-  ...chainPendingRoutes,
+  transactionCallsRoute,
+  transactionInternalRoute,
   ...streamRoutes,
   ...screenerRoutes,
   ...cohortRoutes,

@@ -3,8 +3,7 @@
  * Source: `eth_getBlockByNumber(n, true)` and `eth_getBlockReceipts(n)` (falling back to
  * `eth_getTransactionReceipt` per transaction on nodes without it).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { type Decoders, createDecoders, loadVerifiedAbis } from '../../decode/index.js';
 import type { BlockDelta, EventDelta, FetchResult, LogDelta, MetadataProbes, TxDelta } from '../../ingest/delta.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
@@ -15,20 +14,10 @@ const toHex = (n: number) => `0x${n.toString(16)}`;
 
 let blockReceiptsSupported = true;
 
-/** VERIFIED_ABIS_DIR, else the repository's `abis/` (from dist/ or from sources). */
-function verifiedAbisDir(): string {
-  if (process.env.VERIFIED_ABIS_DIR) return process.env.VERIFIED_ABIS_DIR;
-  for (const up of ['../../../../abis', '../../../abis']) {
-    const p = fileURLToPath(new URL(up, import.meta.url));
-    if (existsSync(p)) return p;
-  }
-  return 'abis';
-}
-
 /** Decoders with the verified ABIs of VERIFIED_ABIS_DIR (default ./abis), built once per worker. */
 let decoders: Decoders | null = null;
 function getDecoders(): Decoders {
-  decoders ??= createDecoders({ verifiedAbis: loadVerifiedAbis(verifiedAbisDir()) });
+  decoders ??= createDecoders({ verifiedAbis: loadVerifiedAbis(defaultVerifiedAbisDir()) });
   return decoders;
 }
 

@@ -22,7 +22,7 @@ export interface ReplayPool {
    * Traces `txHashes` (block order) of `blockNumber` on the node at `rpcUrl`.
    * @throws RpcError when the node is unreachable for the whole block (rebuilt from the worker's record).
    */
-  trace(rpcUrl: string, blockNumber: number, txHashes: string[]): Promise<BlockTraceResult>;
+  trace(rpcUrl: string, blockNumber: number, txHashes: string[], verifiedAbisDir?: string): Promise<BlockTraceResult>;
   /** Stops the workers; pending tasks are rejected. */
   destroy(): Promise<void>;
 }
@@ -35,8 +35,8 @@ export function createReplayPool(opts: ReplayPoolOptions): ReplayPool {
     maxThreads: opts.threads,
   });
   return {
-    async trace(rpcUrl, blockNumber, txHashes) {
-      const task: ReplayTask = { rpcUrl, blockNumber, txHashes };
+    async trace(rpcUrl, blockNumber, txHashes, verifiedAbisDir) {
+      const task: ReplayTask = { rpcUrl, blockNumber, txHashes, verifiedAbisDir };
       try {
         return (await pool.run(task)) as BlockTraceResult;
       } catch (err) {

@@ -2,6 +2,8 @@
  * Replay pool worker (Piscina). Fetches `callTracer` traces of one block and flattens them into
  * frames, internal transfers and creations off the main thread; answers by structured clone.
  */
+import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
+import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
 import { createRpc, type Rpc, RpcError } from '../../rpc/client.js';
 import { type BlockTraceResult, traceBlock } from './trace-block.js';
 
@@ -10,6 +12,8 @@ export interface ReplayTask {
   rpcUrl: string;
   blockNumber: number;
   txHashes: string[];
+  /** Folder of verified ABIs used to decode frame inputs (default ./abis). */
+  verifiedAbisDir?: string;
 }
 
 /**
@@ -24,6 +28,11 @@ export interface SerializedRpcError {
   code?: number;
 }
 
+/** A frame with its decoded calldata (src/decode DecodedCall). */
+export type DecodedFrame = import('./frames.js').CallFrame & { decoded: import('../../decode/index.js').DecodedCall };
+
+let decoders: Decoders | null = null;
+
 /** One RPC client per node URL for the worker's lifetime (few URLs: one per chain). */
 const clients = new Map<string, Rpc>();
 
@@ -34,7 +43,16 @@ export default async function replay(task: ReplayTask): Promise<BlockTraceResult
     clients.set(task.rpcUrl, rpc);
   }
   try {
-    return await traceBlock(rpc, task.blockNumber, task.txHashes);
+    const res = await traceBlock(rpc, task.blockNumber, task.txHashes);
+    // Decode every frame's input here, off the main thread (creations carry init code: no `to`).
+    decoders ??= createDecoders({ verifiedAbis: loadVerifiedAbis(task.verifiedAbisDir ?? defaultVerifiedAbisDir()) });
+    for (const tx of res.txs) {
+      if (tx.status !== 'ok') continue;
+      for (const f of tx.frames) {
+        (f as DecodedFrame).decoded = decoders.decodeCalldata(f.input, f.kind === 'create' || f.kind === 'create2' ? null : f.to);
+      }
+    }
+    return res;
   } catch (err) {
     if (!(err instanceof RpcError)) throw err;
     const plain: SerializedRpcError = {

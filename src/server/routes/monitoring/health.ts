@@ -40,6 +40,7 @@ export const chainHealthRoute = defineRoute({
         unfinalisedWindow: store.unfinalisedWindow,
       },
       projections: projectionsOf(ctx.chain),
+      traces: ctx.chain.traces.status(),
       openGaps: gaps.length,
       storage: { writable: store.writeError() === null, writeError: store.writeError()?.message ?? null },
     };

@@ -8,7 +8,7 @@ const a = { address: Address };
 const W = (id: string, suffix: string, summary: string, projection: string, query: object = {}, params: object = a) =>
   pendingRoute({ id: `wallets.${id}`, path: `/wallets/{address}${suffix}`, group: 'Wallets', scope: 'wallet', summary, projection, params: params as never, query: query as never, batchable: true });
 
-export const walletRoutes = [
+export const walletPendingRoutes = [
   W('activity', '/activity', 'Unified feed: parent entries with typed child events (transactions, transfers, swaps).', 'wallets', page),
   W('assets', '/assets', 'Current holdings; sort=token|usd|balance; ranked sorts read at most 500 assets.', 'wallets', {
     ...pageQuery({ maxLimit: 100 }),
@@ -23,7 +23,6 @@ export const walletRoutes = [
   W('fundedByAll', '/funded-by-all', 'Every funder edge.', 'funding'),
   W('fundedSiblings', '/funded-siblings', 'Wallets sharing a funder.', 'funding'),
   W('funderOf', '/funder-of', 'Everything this wallet funded.', 'funding', page),
-  W('internal', '/internal', 'Internal value transfers and creations the address took part in.', 'traces', page),
   W('overview', '/overview', 'First-paint composite, bounded aggregate.', 'wallets'),
   W('pnl', '/pnl', 'Bounded PnL aggregate with its own scan bounds and completeness.', 'wallets'),
   W('pnlDaily', '/pnl/daily', 'Daily realised series for one (token, quote) pair; day = UTC day index.', 'wallets', {
