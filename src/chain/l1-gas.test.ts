@@ -1,0 +1,68 @@
+/**
+ * L1 gas normalisation on real recorded L2 receipts (../shared/fixtures: Base, OP Mainnet,
+ * Arbitrum One) and Ethereum receipts (no L1 accounting).
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { l1GasOf } from './l1-gas.js';
+
+const FIX = process.env.FIXTURES_DIR ?? '/work/shared/fixtures';
+const load = (dir: string) =>
+  readdirSync(join(FIX, dir))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => ({ file: f, r: JSON.parse(readFileSync(join(FIX, dir, f), 'utf8')) as Record<string, unknown> }));
+
+describe('l1GasOf', () => {
+  it('OP Stack receipts (Base, OP Mainnet): every hex field becomes an exact decimal string', () => {
+    const all = [...load('base/receipts'), ...load('optimism/receipts')];
+    expect(all.length).toBeGreaterThan(15);
+    let withFee = 0;
+    for (const { r } of all) {
+      const { l1Gas, l1GasReason } = l1GasOf(r);
+      expect(l1GasReason).toBeNull();
+      expect(l1Gas?.kind).toBe('op_stack');
+      if (l1Gas?.kind !== 'op_stack') continue;
+      for (const f of ['l1Fee', 'l1GasUsed', 'l1GasPrice', 'l1BaseFeeScalar', 'l1BlobBaseFee', 'l1BlobBaseFeeScalar'] as const) {
+        const raw = r[f];
+        if (typeof raw === 'string') expect(l1Gas[f]).toBe(BigInt(raw).toString());
+        else expect(l1Gas[f]).toBeNull();
+      }
+      if (typeof r.l1FeeScalar === 'string') expect(l1Gas.l1FeeScalar).toBe(r.l1FeeScalar);
+      if (l1Gas.l1Fee !== null) withFee++;
+    }
+    expect(withFee).toBeGreaterThan(10);
+  });
+
+  it('pre-Ecotone OP fee equals l1GasUsed × l1GasPrice × l1FeeScalar, computed exactly', () => {
+    let checked = 0;
+    for (const { r } of [...load('optimism/receipts'), ...load('base/receipts')]) {
+      const g = l1GasOf(r).l1Gas;
+      if (g?.kind !== 'op_stack' || !g.l1FeeScalar || g.l1BaseFeeScalar || !g.l1Fee || !g.l1GasUsed || !g.l1GasPrice) continue;
+      const [int, frac = ''] = g.l1FeeScalar.split('.');
+      const scale = 10n ** BigInt(frac.length);
+      const expected = (BigInt(g.l1GasUsed) * BigInt(g.l1GasPrice) * BigInt(int + frac)) / scale;
+      // Nodes floor the product; allow the one-wei truncation difference.
+      expect(BigInt(g.l1Fee) - expected <= 1n && expected - BigInt(g.l1Fee) <= 1n).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('Arbitrum receipts carry gasUsedForL1 and l1BlockNumber', () => {
+    const all = load('arbitrum/receipts');
+    expect(all.length).toBeGreaterThan(5);
+    for (const { r } of all) {
+      const g = l1GasOf(r).l1Gas;
+      expect(g?.kind).toBe('arbitrum');
+      if (g?.kind !== 'arbitrum') continue;
+      expect(g.gasUsedForL1).toBe(BigInt(r.gasUsedForL1 as string).toString());
+      expect(g.l1BlockNumber).toBe(BigInt(r.l1BlockNumber as string).toString());
+    }
+  });
+
+  it('Ethereum receipts: null with reason not_an_l2_receipt', () => {
+    const rs = JSON.parse(readFileSync(join(FIX, 'ethereum/18000000/receipts.json'), 'utf8')) as Record<string, unknown>[];
+    for (const r of rs) expect(l1GasOf(r)).toEqual({ l1Gas: null, l1GasReason: 'not_an_l2_receipt' });
+  });
+});
