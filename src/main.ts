@@ -20,6 +20,8 @@ import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
 import { createDecodedViewsProjection } from './chain/decoded-views.js';
 import { createRegistry } from './projections/index.js';
+import { type MarketsConfig, marketsConfigFor } from './markets/config.js';
+import { createMarketsProjection } from './markets/projection.js';
 import { createTracesLane } from './ingest/traces.js';
 import { createReplayPool } from './workers/replay/index.js';
 import { defaultVerifiedAbisDir } from './decode/abis-dir.js';
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
 
   let rpcUrl = config.rpcUrl;
   let stopDevnet: (() => Promise<void>) | null = null;
+  let devnetMarkets: MarketsConfig | null = null;
   let launchpads: LaunchpadDeployments = config.launchpadsFile ? loadLaunchpadsFile(config.launchpadsFile, config.chain) : new Map();
   if (!rpcUrl) {
     const { startDevnet } = await import('./devnet/index.js');
@@ -62,6 +65,13 @@ async function main(): Promise<void> {
     });
     rpcUrl = devnet.rpcUrl;
     stopDevnet = devnet.stop;
+    const c = devnet.deployment.contracts;
+    devnetMarkets = {
+      v2Factories: [c.uniswapV2Factory.toLowerCase()],
+      v3Factories: [c.uniswapV3Factory.toLowerCase()],
+      v4Managers: [c.poolManager.toLowerCase()],
+      usdStablecoins: devnet.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address.toLowerCase()),
+    };
     const pad = devnet.deployment.launchpad;
     launchpads = new Map([
       [
@@ -94,7 +104,8 @@ async function main(): Promise<void> {
     store.putMeta('cursorSecret', secretHex);
   }
 
-  const registry = createRegistry(store, [createDecodedViewsProjection(), createTokensProjection({ launchpads })], (msg) => log.warn(msg));
+  const markets = devnetMarkets ?? marketsConfigFor(identity.chainId, config.marketsFile);
+  const registry = createRegistry(store, [createDecodedViewsProjection(), createTokensProjection({ launchpads }), createMarketsProjection({ config: markets, launchpads })], (msg) => log.warn(msg));
   const replayPool = createReplayPool({ threads: 1 });
   const traces = createTracesLane({
     store,
@@ -134,6 +145,7 @@ async function main(): Promise<void> {
     registry,
     launchpads,
     traces,
+    markets,
   };
 
   const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];

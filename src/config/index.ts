@@ -23,6 +23,8 @@ export interface Config {
   keysFile: string | null;
   /** Launchpad deployments of the served chain (JSON); the devnet registers its own. */
   launchpadsFile: string | null;
+  /** Pool factories of the served chain (JSON); mainnet defaults built in; the devnet registers its own. */
+  marketsFile: string | null;
   /** Hex secret for cursor MACs; null = generated once and kept in the data directory. */
   cursorSecret: string | null;
   /** Blocks of undo data kept: the deepest reorg that can be rolled back. */
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     devApiKeyGenerated: !env.DEV_API_KEY && devApiKey !== null,
     keysFile: env.KEYS_FILE || null,
     launchpadsFile: env.LAUNCHPADS_FILE || null,
+    marketsFile: env.MARKETS_FILE || null,
     cursorSecret: env.CURSOR_SECRET || null,
     unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
     startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),

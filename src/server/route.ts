@@ -11,6 +11,7 @@ import type { BlockRef, Store } from '../storage/index.js';
 import type { ErrorCode } from './errors.js';
 import type { Registry } from '../projections/index.js';
 import type { TracesLane } from '../ingest/traces.js';
+import type { MarketsConfig } from '../markets/config.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 
 /** Route classes; a key holds a set of scopes, each route requires one (or none for public routes). */
@@ -27,6 +28,7 @@ export interface ChainContext {
   registry: Registry;
   launchpads: LaunchpadDeployments;
   traces: TracesLane;
+  markets: MarketsConfig;
 }
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */

@@ -24,7 +24,7 @@ import { checkpointsRoute } from './monitoring/checkpoints.js';
 import { gapsRoute } from './monitoring/gaps.js';
 import { chainHealthRoute } from './monitoring/health.js';
 import { liveRoute, readyRoute } from './monitoring/root-health.js';
-import { poolRoutes } from './pools/pending.js';
+import { poolRoutes } from './pools/index.js';
 import { rpcBalanceRoute, rpcCodeRoute, rpcHeadRoute, rpcTokenMetadataRoute } from './rpc/routes.js';
 import { screenerRoutes } from './screener/pending.js';
 import { streamRoutes } from './streams/pending.js';

@@ -1,0 +1,400 @@
+/**
+ * Shared helpers of the release benchmark (bench/run.ts): process lifecycle (every child is
+ * registered and killed on exit, even on failure), the indexer child with its pid and metrics
+ * port, RSS and metrics sampling, raw JSON-RPC, percentiles and a typed autocannon wrapper.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const log = (m: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Children: every process the bench starts is tracked here and killed on exit / signal.
+
+const children = new Set<ChildProcess>();
+const cleanups: Array<() => Promise<void> | void> = [];
+
+export function track(c: ChildProcess): ChildProcess {
+  children.add(c);
+  c.once('exit', () => children.delete(c));
+  return c;
+}
+export function onCleanup(f: () => Promise<void> | void): void {
+  cleanups.push(f);
+}
+export async function cleanupAll(): Promise<void> {
+  for (const f of cleanups.splice(0).reverse()) {
+    try {
+      await f();
+    } catch {}
+  }
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  }
+}
+process.once('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    void cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+export const exited = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+
+export async function stopChild(c: ChildProcess, graceMs = 5000): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  c.kill('SIGTERM');
+  await Promise.race([exited(c), sleep(graceMs)]);
+  if (c.exitCode === null && c.signalCode === null) {
+    c.kill('SIGKILL');
+    await exited(c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw JSON-RPC over fetch (no viem: the bench measures the node, not a client library).
+
+let rpcId = 0;
+export async function rpc<T = any>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+  });
+  const j = (await res.json()) as { result?: T; error?: { message: string } };
+  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  return j.result as T;
+}
+export async function rpcBatch(url: string, calls: Array<[string, unknown[]]>): Promise<any[]> {
+  const body = calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: i, method, params }));
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const j = (await res.json()) as Array<{ id: number; result?: unknown; error?: { message: string } }>;
+  const out = new Array(calls.length);
+  for (const r of j) {
+    if (r.error) throw new Error(`${calls[r.id]?.[0]}: ${r.error.message}`);
+    out[r.id] = r.result;
+  }
+  return out;
+}
+export const hex = (n: number | bigint) => `0x${n.toString(16)}`;
+
+// ---------------------------------------------------------------------------------------------
+// Statistics.
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+export function summarize(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1] ?? Number.NaN };
+}
+export const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
+
+// ---------------------------------------------------------------------------------------------
+// Process sampling.
+
+/** Resident set size of a pid in MiB (VmRSS of /proc/<pid>/status), or NaN when gone. */
+export function rssMiB(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Reads one gauge from a Prometheus text page (first sample, no labels). */
+export function promValue(text: string, name: string): number | null {
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+|NaN)$`, 'm').exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The indexer as a child process (pid and metrics port exposed, unlike test/harness/indexer.ts).
+
+/**
+ * The indexer entry point measured: this tree's build, or `INDEXER_MAIN` (e.g. the build of a clean
+ * `git archive` of the release commit while the working tree is mid-edit).
+ */
+export const INDEXER_MAIN = process.env.INDEXER_MAIN ?? new URL('../src/main.js', import.meta.url).pathname;
+const MAIN = INDEXER_MAIN;
+export const BENCH_KEY = 'bench-key-all-scopes';
+
+export interface IndexerChild {
+  pid: number;
+  port: number;
+  metricsPort: number;
+  base: string;
+  startedAt: number;
+  get(path: string): Promise<{ status: number; body: any; bytes: number }>;
+  anchor(): Promise<number>;
+  metrics(): Promise<string>;
+  stop(): Promise<void>;
+  logs(): string;
+}
+
+export async function startIndexerChild(o: {
+  rpcUrl: string;
+  chain: string;
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<IndexerChild> {
+  const startedAt = performance.now();
+  const c = track(
+    spawn(process.execPath, [MAIN], {
+      env: {
+        ...process.env,
+        RPC_URL: o.rpcUrl,
+        CHAIN: o.chain,
+        DATA_DIR: o.dataDir,
+        DEV_API_KEY: BENCH_KEY,
+        PORT: '0',
+        METRICS_PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        ...o.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  let out = '';
+  const { port, metricsPort } = await new Promise<{ port: number; metricsPort: number }>(
+    (resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`indexer did not start:\n${out.slice(-4000)}`)),
+        60_000,
+      );
+      const onData = (d: Buffer) => {
+        out += d.toString();
+        if (out.length > 1_000_000) out = out.slice(-500_000);
+        const m = /serving http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+        if (m) {
+          // The serving line itself (the configuration line before it also names metricsPort: 0).
+          const line = out.slice(out.lastIndexOf('\n', m.index) + 1, m.index);
+          const mp = /"metricsPort":(\d+)/.exec(line);
+          clearTimeout(timer);
+          resolve({ port: Number(m[1]), metricsPort: mp ? Number(mp[1]) : 0 });
+        }
+      };
+      c.stdout!.on('data', onData);
+      c.stderr!.on('data', onData);
+      c.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`indexer exited with ${code}:\n${out.slice(-4000)}`));
+      });
+    },
+  );
+  const base = `http://127.0.0.1:${port}/index/v1/${o.chain}`;
+  const api: IndexerChild = {
+    pid: c.pid!,
+    port,
+    metricsPort,
+    base,
+    startedAt,
+    async get(path) {
+      const res = await fetch(`${base}${path}`, { headers: { 'x-api-key': BENCH_KEY } });
+      const buf = Buffer.from(await res.arrayBuffer());
+      let body: any = null;
+      try {
+        body = JSON.parse(buf.toString('utf8'));
+      } catch {}
+      return { status: res.status, body, bytes: buf.length };
+    },
+    async anchor() {
+      const r = await api.get('/checkpoints').catch(() => null);
+      const b = r?.body?.anchor?.block;
+      return typeof b === 'number' ? b : -1;
+    },
+    async metrics() {
+      if (!metricsPort) return '';
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      return res.text();
+    },
+    stop: () => stopChild(c),
+    logs: () => out,
+  };
+  return api;
+}
+
+// ---------------------------------------------------------------------------------------------
+// autocannon (no published types: the parts used are typed here).
+
+export interface CannonResult {
+  requests: { average: number; total: number; sent: number };
+  latency: { p50: number; p99: number; p99_9: number; average: number; max: number };
+  throughput: { average: number; total: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+  statusCodeStats?: Record<string, { count: number }>;
+}
+const autocannonFn = require('autocannon') as (
+  opts: Record<string, unknown>,
+  cb?: unknown,
+) => Promise<CannonResult> & { stop?: () => void };
+
+export interface CannonOpts {
+  url: string;
+  connections: number;
+  durationS?: number;
+  amount?: number;
+  method?: 'GET' | 'POST';
+  body?: string;
+  headers?: Record<string, string>;
+  /** Paths cycled per connection (autocannon `requests`). */
+  paths?: string[];
+  pipelining?: number;
+}
+
+export async function cannon(o: CannonOpts): Promise<CannonResult> {
+  const opts: Record<string, unknown> = {
+    url: o.url,
+    connections: o.connections,
+    pipelining: o.pipelining ?? 1,
+    headers: {
+      'x-api-key': BENCH_KEY,
+      ...(o.body ? { 'content-type': 'application/json' } : {}),
+      ...o.headers,
+    },
+    method: o.method ?? 'GET',
+    timeout: 10,
+  };
+  if (o.body) opts.body = o.body;
+  if (o.amount) opts.amount = o.amount;
+  else opts.duration = o.durationS ?? 5;
+  // autocannon's per-request `path` replaces the URL's whole path: prefix the base path.
+  const prefix = new URL(o.url).pathname.replace(/\/$/, '');
+  if (o.paths?.length)
+    opts.requests = o.paths.map((path) => ({
+      method: o.method ?? 'GET',
+      path: prefix + path,
+      ...(o.body ? { body: o.body } : {}),
+    }));
+  return autocannonFn(opts);
+}
+
+/** Latency figures of a run in milliseconds, plus rates. */
+export function cannonFigures(r: CannonResult) {
+  return {
+    reqPerSec: round(r.requests.average, 1),
+    total: r.requests.total,
+    p50ms: r.latency.p50,
+    p99ms: r.latency.p99,
+    p99_9ms: r.latency.p99_9,
+    maxMs: r.latency.max,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    bytesPerSec: Math.round(r.throughput.average),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Precise latency sampler: autocannon's histogram has 1 ms resolution, too coarse for a 1 ms
+// budget, so latency percentiles at low concurrency come from this closed-loop keep-alive client
+// (node:http, performance.now() around each request, body fully read).
+
+import { Agent, request } from 'node:http';
+
+export interface Sampled {
+  latenciesMs: number[];
+  non2xx: number;
+  errors: number;
+  seconds: number;
+}
+
+export async function sampleLatency(o: {
+  base: string;
+  paths: string[];
+  connections: number;
+  /** Stop after this many requests in total … */
+  amount?: number;
+  /** … or after this many seconds … */
+  durationS?: number;
+  /** … or when this returns true (checked between requests). */
+  until?: () => boolean;
+  method?: 'GET' | 'POST';
+  body?: string;
+}): Promise<Sampled> {
+  const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
+  const u = new URL(o.base);
+  const prefix = u.pathname.replace(/\/$/, '');
+  const out: Sampled = { latenciesMs: [], non2xx: 0, errors: 0, seconds: 0 };
+  const t0 = performance.now();
+  let sent = 0;
+  const done = () =>
+    (o.amount !== undefined && sent >= o.amount) ||
+    (o.durationS !== undefined && performance.now() - t0 > o.durationS * 1000) ||
+    (o.until?.() ?? false);
+  const one = (path: string) =>
+    new Promise<void>((resolve) => {
+      const s = performance.now();
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: prefix + path,
+          method: o.method ?? 'GET',
+          agent,
+          headers: {
+            'x-api-key': BENCH_KEY,
+            ...(o.body
+              ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(o.body) }
+              : {}),
+          },
+        },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => {
+            out.latenciesMs.push(performance.now() - s);
+            if ((res.statusCode ?? 0) >= 300) out.non2xx++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        out.errors++;
+        resolve();
+      });
+      req.end(o.body);
+    });
+  let i = 0;
+  const loop = async () => {
+    while (!done()) {
+      sent++;
+      await one(o.paths[i++ % o.paths.length]);
+    }
+  };
+  await Promise.all(Array.from({ length: o.connections }, loop));
+  out.seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  return out;
+}
+
+export function latencyFigures(s: Sampled) {
+  const sorted = [...s.latenciesMs].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    reqPerSec: round(sorted.length / s.seconds, 1),
+    p50ms: round(percentile(sorted, 50), 3),
+    p99ms: round(percentile(sorted, 99), 3),
+    p99_9ms: round(percentile(sorted, 99.9), 3),
+    maxMs: round(sorted[sorted.length - 1] ?? Number.NaN, 3),
+    non2xx: s.non2xx,
+    errors: s.errors,
+  };
+}

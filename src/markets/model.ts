@@ -1,0 +1,82 @@
+/** Row shapes of the markets projection (JSON; amounts as decimal strings in base units). */
+import type { Coordinate } from '../tokens/model.js';
+
+export type Protocol = 'v2' | 'v3' | 'v4' | 'launchpad';
+
+/** A registered pool. currency0/currency1 as the protocol orders them (native = 0x0). */
+export interface PoolRow {
+  /** Hex pool key: 20-byte address (v2/v3), manager+poolId (v4), curve+token (launchpad). */
+  key: string;
+  protocol: Protocol;
+  /** Pool contract (v2/v3), PoolManager (v4: `contract`), shared curve address (launchpad). */
+  contract: string;
+  /** V4 pool id (bytes32); null otherwise. */
+  poolId: string | null;
+  currency0: string;
+  currency1: string;
+  /** Fee in hundredths of a basis point (V3/V4 units: 3000 = 0.30 %); V2 is 3000; null for a curve. */
+  fee: number | null;
+  tickSpacing: number | null;
+  hooks: string | null;
+  /** Factory / manager / launchpad that registered the pool. */
+  factory: string;
+  created: Coordinate;
+  /** Block timestamp of creation, unix seconds. */
+  createdAt: number;
+}
+
+/** Exact protocol-native state at the end of a block. */
+export interface PoolState {
+  /** V2 / curve reserves (base units). */
+  reserve0: string | null;
+  reserve1: string | null;
+  /** V3/V4: Q64.96 square-root price, current tick, active liquidity. */
+  sqrtPriceX96: string | null;
+  tick: number | null;
+  liquidity: string | null;
+  /** Marginal price, currency1 base units per currency0 base unit, "n/d"; null before any price. */
+  price: string | null;
+  swaps: number;
+  lastSwapBlock: number | null;
+}
+
+/** A swap in pool perspective: positive amount = the pool received it. */
+export interface SwapRow {
+  block: number;
+  timestamp: number;
+  txIndex: number;
+  logIndex: number;
+  txHash: string;
+  /** The transaction sender (origin), never the router. */
+  origin: string;
+  /** Event sender (router or caller) and recipient where the protocol reports them. */
+  sender: string | null;
+  recipient: string | null;
+  amount0: string;
+  amount1: string;
+  /** Price after the trade, "n/d" currency1 per currency0 (base units). */
+  price: string;
+  /** 'buy' when the trader received currency0 (amount0 < 0), else 'sell'. */
+  side: 'buy' | 'sell';
+  tick: number | null;
+  sqrtPriceX96: string | null;
+}
+
+/** One candle bucket at pool grain: base = currency0, quote = currency1. */
+export interface CandleRow {
+  t: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  /** Sum of |amount0| and |amount1| over the bucket's swaps (base units). */
+  volume0: string;
+  volume1: string;
+  trades: number;
+  buys: number;
+  sells: number;
+}
+
+export const FRAMES = { '1s': 1, '30s': 30, '1m': 60, '1h': 3600, '1d': 86400 } as const;
+export type Frame = keyof typeof FRAMES;
+export const FRAME_IDS: Record<Frame, number> = { '1s': 1, '30s': 2, '1m': 3, '1h': 4, '1d': 5 };

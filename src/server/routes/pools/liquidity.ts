@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { type Route, defineRoute, single } from '../../route.js';
+import { Single } from '../../schemas.js';
+import { ByAddress, ByV4, type Variant, liquidityJson, resolvePool, stateAt } from './common.js';
+import { usdMarksOf } from './usd.js';
+
+const make = (variant: Variant): Route =>
+  defineRoute({
+    id: variant === 'v4' ? 'pools.v4Liquidity' : 'pools.liquidity',
+    method: 'GET',
+    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/liquidity' : '/pools/{address}/liquidity',
+    scope: 'read',
+    group: 'Pools',
+    summary:
+      'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (reserves pools only, both sides marked through a documented stablecoin route) or null with a reason; usdMarks provenance.',
+    params: variant === 'v4' ? ByV4 : ByAddress,
+    response: Single(Type.Object({}, { additionalProperties: true })),
+    errors: ['not_found', 'projection_unavailable'],
+    batchable: true,
+    anchored: true,
+    handler(ctx) {
+      const p = resolvePool(ctx as never, variant);
+      const st = stateAt(ctx.chain.store.rocks, p.key, ctx.anchor.number);
+      const usd = usdMarksOf(ctx as never, p, st);
+      return single(ctx.anchor, JSON.stringify({ pool: p.key, protocol: p.protocol, liquidity: liquidityJson(p, st), ...usd }));
+    },
+  });
+
+export const poolLiquidityRoute = make('address');
+export const v4PoolLiquidityRoute = make('v4');
