@@ -75,6 +75,9 @@ export interface CandleRow {
   trades: number;
   buys: number;
   sells: number;
+  /** Chain coordinates (block, logIndex) of the bucket's first and last trade: exact merging across pools. */
+  first: [number, number];
+  last: [number, number];
 }
 
 export const FRAMES = { '1s': 1, '30s': 30, '1m': 60, '1h': 3600, '1d': 86400 } as const;

@@ -27,6 +27,7 @@ import {
   stateHistKey,
   stateKey,
   swapKey,
+  tokenSwapKey,
 } from './tables.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -119,6 +120,10 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         sqrtPriceX96: extra.sqrtPriceX96 ?? null,
       };
       batch.put(swapKey(k, d.number, e.logIndex), json(row));
+      const pr = pool(k)!;
+      const kb = Buffer.from(k.slice(2), 'hex');
+      batch.put(tokenSwapKey(pr.currency0, d.number, e.logIndex), kb);
+      if (pr.currency1 !== pr.currency0) batch.put(tokenSwapKey(pr.currency1, d.number, e.logIndex), kb);
       const p = ratStr(price);
       for (const [frame, width] of Object.entries(FRAMES) as Array<[Frame, number]>) {
         const t = Math.floor(d.timestamp / width) * width;
@@ -136,9 +141,12 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
             trades: 1,
             buys: row.side === 'buy' ? 1 : 0,
             sells: row.side === 'sell' ? 1 : 0,
+            first: [d.number, e.logIndex],
+            last: [d.number, e.logIndex],
           });
           continue;
         }
+        c.last = [d.number, e.logIndex];
         if (cmp(price, ratParse(c.high)) > 0) c.high = p;
         if (cmp(price, ratParse(c.low)) < 0) c.low = p;
         c.close = p;
@@ -278,7 +286,8 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
 
   return {
     name: 'markets',
-    version: 1,
+    // 2: candle first/last trade coordinates; token swap index.
+    version: 2,
     tables: MARKET_TABLES,
     backs: ['Pools', 'Tokens (market routes)'],
     apply,

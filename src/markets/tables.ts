@@ -24,6 +24,8 @@ export const MarketTable = {
   LIQ_EVENT: 0x67,
   /** v2/v3 pool address → poolKey (lookup of emitters). */
   POOL_BY_ADDRESS: 0x68,
+  /** token (either currency), block u64, logIndex u32 → poolKey. Swaps of a token across its pools. */
+  TOKEN_SWAP: 0x69,
 } as const;
 
 export const MARKET_TABLES = Object.values(MarketTable);
@@ -51,3 +53,5 @@ export const liqKey = (k: string, block: number, logIndex: number) => K(MarketTa
 export const poolByAddressKey = (a: string) => new KeyBuilder(21).u8(MarketTable.POOL_BY_ADDRESS).hex(a).done();
 /** Prefix of a per-pool table. */
 export const poolPrefix = (t: number, k: string) => K(t, k).done();
+export const tokenSwapKey = (token: string, block: number, logIndex: number) =>
+  new KeyBuilder(33).u8(MarketTable.TOKEN_SWAP).hex(token).u64(block).u32(logIndex).done();

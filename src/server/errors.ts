@@ -10,6 +10,7 @@ export const ERRORS = {
   bad_cursor: { status: 400, meaning: 'cursor forged, truncated, or minted for another chain, route or order' },
   unauthorized: { status: 401, meaning: 'missing or unknown x-api-key' },
   insufficient_scope: { status: 403, meaning: 'the key lacks the scope of this route class (not charged)' },
+  quote_ambiguous: { status: 400, meaning: 'several quotes and none has USD-markable volume: name one (candidates listed)' },
   not_found: { status: 404, meaning: 'subject absent at the anchored block, or no such route' },
   unknown_chain: { status: 404, meaning: 'the chain in the path is not served here' },
   method_not_allowed: { status: 405, meaning: 'the route exists for another method' },

@@ -216,3 +216,61 @@ describe('candles recomputed from the raw swap logs', () => {
     for (const r of ok.body.data) expect(r.protocol).toBe('v2');
   });
 });
+
+describe('quote and venue rules on a token trading against WETH and a stablecoin', () => {
+  it('two separate series, never blended; ambiguous without quote; inadmissible quote 409', async () => {
+    const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
+    const usdc = dev.deployment.tokens.find((t) => t.key === 'USDC')!.address.toLowerCase();
+    const link = dev.deployment.tokens.find((t) => t.key === 'LINK')!.address.toLowerCase();
+    const amb = await idx.get(`/tokens/${link}/price`);
+    expect(amb.status).toBe(400);
+    expect(amb.body.candidates).toEqual(expect.arrayContaining([weth, usdc]));
+    const bad = await idx.get(`/tokens/${link}/price?quote=0x${'12'.repeat(20)}`);
+    expect(bad.status).toBe(409);
+    expect(bad.body.error).toBe('quote_not_admitted');
+    const inWeth = await idx.get(`/tokens/${link}/price?quote=${weth}`);
+    const inUsdc = await idx.get(`/tokens/${link}/price?quote=${usdc}`);
+    expect(inWeth.status).toBe(200);
+    expect(inUsdc.status).toBe(200);
+    expect(inWeth.body.data.venue.pool).not.toBe(inUsdc.body.data.venue.pool);
+    expect(inWeth.body.data.venue.rule).toMatch(/24h/);
+    // The default-venue candles equal the venue pool's own candles, oriented quote per token.
+    const now = Math.floor(Date.now() / 1000);
+    for (const q of [weth, usdc]) {
+      const c = await idx.get(`/tokens/${link}/candles?quote=${q}&frame=1m&from=${now - 3600}&to=${now + 60}&limit=1000`);
+      expect(c.status, c.text).toBe(200);
+      const venue = c.body.venue;
+      const pool = (await walk('/pools/new')).rows.find((p) => p.key === venue.pool);
+      const path = pool.protocol === 'v4' ? `/pools/v4/${pool.contract}/${pool.poolId}` : `/pools/${pool.address}`;
+      const pc = await idx.get(`${path}/ohlcv?frame=1m&from=${now - 3600}&to=${now + 60}&limit=1000`);
+      const linkIsBase = pool.currency0 === link;
+      expect(c.body.data.length).toBe(pc.body.data.length);
+      for (let i = 0; i < c.body.data.length; i++) {
+        const a = c.body.data[i];
+        const b = pc.body.data[i];
+        expect(a.volumeBase).toBe(linkIsBase ? b.volumeBase : b.volumeQuote);
+        const inv = (x: any) => ({ priceNumerator: x.priceDenominator, priceDenominator: x.priceNumerator });
+        expect(a.close).toEqual(linkIsBase ? b.close : inv(b.close));
+        expect(a.high).toEqual(linkIsBase ? b.high : inv(b.low));
+      }
+      // Token-grain ohlcv for one quote sums exactly the volumes of that quote's pools only.
+      const o = await idx.get(`/tokens/${link}/ohlcv?quote=${q}&frame=1d&from=${now - 5 * 86400}&to=${now + 86400}`);
+      const { rows: pools } = await walk(`/tokens/${link}/pools/by-currency/${q}`);
+      let vol = 0n;
+      for (const p of pools) {
+        const pp = p.protocol === 'v4' ? `/pools/v4/${p.contract}/${p.poolId}` : `/pools/${p.address}`;
+        const d = await idx.get(`${pp}/ohlcv?frame=1d&from=${now - 5 * 86400}&to=${now + 86400}`);
+        for (const row of d.body.data) vol += BigInt(p.currency0 === link ? row.volumeBase : row.volumeQuote);
+      }
+      expect(o.body.data.reduce((a: bigint, r: any) => a + BigInt(r.volumeBase), 0n)).toBe(vol);
+    }
+    const mc = await idx.get(`/tokens/${link}/mcap?quote=${weth}`);
+    expect(BigInt(mc.body.data.marketCap.priceNumerator) * BigInt(mc.body.data.price.priceDenominator)).toBe(
+      BigInt(mc.body.data.price.priceNumerator) * BigInt(mc.body.data.supply) * BigInt(mc.body.data.marketCap.priceDenominator),
+    );
+    const ov = await idx.get(`/tokens/${link}/overview?quote=${weth}`);
+    expect(ov.status).toBe(200);
+    expect(ov.body.data.holderCount.status).toBe('exact');
+    expect(ov.body.data.market.venue.pool).toBe(inWeth.body.data.venue.pool);
+  });
+});

@@ -135,11 +135,12 @@ export function candleAsOf(ctx: Ctx<unknown, unknown>, p: PoolRow, c: CandleRow,
     const a0 = BigInt(s.amount0) < 0n ? -BigInt(s.amount0) : BigInt(s.amount0);
     const a1 = BigInt(s.amount1) < 0n ? -BigInt(s.amount1) : BigInt(s.amount1);
     if (!out) {
-      out = { t: c.t, open: s.price, high: s.price, low: s.price, close: s.price, volume0: a0.toString(), volume1: a1.toString(), trades: 1, buys: s.side === 'buy' ? 1 : 0, sells: s.side === 'sell' ? 1 : 0 };
+      out = { t: c.t, open: s.price, high: s.price, low: s.price, close: s.price, volume0: a0.toString(), volume1: a1.toString(), trades: 1, buys: s.side === 'buy' ? 1 : 0, sells: s.side === 'sell' ? 1 : 0, first: [s.block, s.logIndex], last: [s.block, s.logIndex] };
       return true;
     }
     const o = out as CandleRow;
     o.open = s.price; // walking backwards: the earliest seen so far opens the bucket
+    o.first = [s.block, s.logIndex];
     if (cmp(price, ratParse(o.high)) > 0) o.high = s.price;
     if (cmp(price, ratParse(o.low)) < 0) o.low = s.price;
     o.volume0 = (BigInt(o.volume0) + a0).toString();

@@ -1,4 +1,4 @@
-/** Token routes (31): registry, balances, holders, launches (built) and market routes (pending issue E). */
+/** Token routes (31): registry, balances, holders, launches, and market routes. */
 import type { Route } from '../../route.js';
 import { tokenAuthorityEventsRoute } from './authority-events.js';
 import { tokenBalanceRoute } from './balance.js';
@@ -11,7 +11,14 @@ import { tokenLaunchRoute } from './launch.js';
 import { launchpadLaunchesRoute } from './launchpad-launches.js';
 import { launchpadsRoute } from './launchpads.js';
 import { tokensListRoute } from './list.js';
-import { tokenPendingRoutes } from './pending.js';
+import { tokenCandlesRoute, tokenMcapSeriesRoute, tokenOhlcvRoute } from './market/candles.js';
+import { tokenAthRoute, tokenAtlRoute, tokenMcapRoute } from './market/mcap.js';
+import { tokenOverviewRoute } from './market/overview.js';
+import { tokenLiquidityRoute, tokenPoolsAggregateRoute, tokenPoolsByCurrencyRoute, tokenPoolsRankedRoute } from './market/pools.js';
+import { tokenPriceRoute } from './market/price.js';
+import { tokenStatsRoute } from './market/stats.js';
+import { tokenSwapsRoute, tokenTicksRoute, tokenTradersRoute } from './market/trades.js';
+import { tokenVenueRoute } from './market/venue.js';
 import { tokensSearchRoute } from './search.js';
 import { tokenTopHoldersRoute } from './top-holders.js';
 import { tokenTransfersRoute } from './transfers.js';
@@ -31,5 +38,21 @@ export const tokenRoutes: Route[] = [
   creatorTokensRoute,
   launchpadsRoute,
   launchpadLaunchesRoute,
-  ...tokenPendingRoutes,
+  tokenOverviewRoute,
+  tokenStatsRoute,
+  tokenOhlcvRoute,
+  tokenCandlesRoute,
+  tokenMcapRoute,
+  tokenMcapSeriesRoute,
+  tokenAthRoute,
+  tokenAtlRoute,
+  tokenLiquidityRoute,
+  tokenPoolsAggregateRoute,
+  tokenPoolsRankedRoute,
+  tokenPoolsByCurrencyRoute,
+  tokenVenueRoute,
+  tokenPriceRoute,
+  tokenSwapsRoute,
+  tokenTradersRoute,
+  tokenTicksRoute,
 ];

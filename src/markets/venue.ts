@@ -1,0 +1,130 @@
+/**
+ * Quote and default-venue rules for token-denominated market routes (R8: one venue, never blend
+ * quotes).
+ *
+ * Quote rule: `quote` named → admitted when the token has at least one registered pool against it
+ * (else 409 quote_not_admitted); absent → the single counter currency when there is exactly one;
+ * several → 400 listing the candidates.
+ *
+ * Default-venue rule (named on every response): among the token's pools against the quote, the
+ * pool with the largest trailing-24h quote-side volume at the anchor; ties by more trades in 24h,
+ * then earliest creation coordinate, then pool key.
+ *
+ * Orientation: prices are quote base units per token base unit; a pool listing the token as
+ * currency1 is inverted (and its highs become lows).
+ */
+import type { Rocks } from '../storage/index.js';
+import { KeyBuilder, prefixEnd } from '../storage/keys.js';
+import type { CandleRow, PoolRow } from './model.js';
+import { type Rational, invert, ratParse } from './rational.js';
+import { poolAt, windowStats } from './read.js';
+import { MarketTable } from './tables.js';
+
+/** Pools of one token considered at most (Limits: token pool membership). */
+export const MAX_TOKEN_POOLS = 2048;
+
+export interface TokenPools {
+  pools: PoolRow[];
+  /** More pools exist than the membership bound. */
+  truncated: boolean;
+  nextPoolKey: string | null;
+}
+
+/** The token's registered pools at `anchor`, in pool-key order, at most {@link MAX_TOKEN_POOLS}. */
+export function tokenPools(rocks: Rocks, token: string, anchor: number): TokenPools {
+  const pre = new KeyBuilder(21).u8(MarketTable.POOL_BY_CURRENCY).hex(token).done();
+  const pools: PoolRow[] = [];
+  let next: string | null = null;
+  rocks.each({ gte: pre, lt: prefixEnd(pre) }, (k) => {
+    const key = `0x${k.toString('hex', 21)}`;
+    const p = poolAt(rocks, key, anchor);
+    if (!p) return true;
+    if (pools.length >= MAX_TOKEN_POOLS) {
+      next = key;
+      return false;
+    }
+    pools.push(p);
+    return true;
+  });
+  return { pools, truncated: next !== null, nextPoolKey: next };
+}
+
+export const counterOf = (p: PoolRow, token: string) => (p.currency0 === token ? p.currency1 : p.currency0);
+export const tokenIsBase = (p: PoolRow, token: string) => p.currency0 === token;
+
+/** Orients a pool price (currency1 per currency0) as quote per token. */
+export function orient(p: PoolRow, token: string, price: Rational): Rational {
+  return tokenIsBase(p, token) ? price : invert(price);
+}
+
+/** Orients a candle: prices quote per token (high/low swap when inverted), volumes token/quote. */
+export function orientCandle(p: PoolRow, token: string, c: CandleRow) {
+  const base = tokenIsBase(p, token);
+  const o = (s: string) => (base ? ratParse(s) : invert(ratParse(s)));
+  return {
+    t: c.t,
+    open: o(c.open),
+    high: base ? o(c.high) : o(c.low),
+    low: base ? o(c.low) : o(c.high),
+    close: o(c.close),
+    volumeBase: base ? c.volume0 : c.volume1,
+    volumeQuote: base ? c.volume1 : c.volume0,
+    trades: c.trades,
+    // A pool "buy" is the trader receiving currency0: for the token it is a buy only when the token is currency0.
+    buys: base ? c.buys : c.sells,
+    sells: base ? c.sells : c.buys,
+    first: c.first,
+    last: c.last,
+  };
+}
+
+export type QuoteResolution =
+  | { ok: true; quote: string; how: 'named' | 'only_counter_currency'; candidates: string[] }
+  | { ok: false; kind: 'not_admitted' | 'ambiguous' | 'no_pools'; candidates: string[] };
+
+export function resolveQuote(pools: PoolRow[], token: string, named: string | undefined): QuoteResolution {
+  const candidates = [...new Set(pools.map((p) => counterOf(p, token)))].sort();
+  if (!pools.length) return { ok: false, kind: 'no_pools', candidates };
+  if (named) {
+    const q = named.toLowerCase();
+    return candidates.includes(q) ? { ok: true, quote: q, how: 'named', candidates } : { ok: false, kind: 'not_admitted', candidates };
+  }
+  if (candidates.length === 1) return { ok: true, quote: candidates[0], how: 'only_counter_currency', candidates };
+  return { ok: false, kind: 'ambiguous', candidates };
+}
+
+export interface VenueChoice {
+  pool: PoolRow;
+  rule: string;
+  /** Every candidate with its 24h quote-side volume and trades. */
+  candidates: Array<{ pool: string; protocol: string; volume24hQuote: string; trades24h: number }>;
+}
+
+export const VENUE_RULE =
+  'largest trailing-24h quote-side volume at the anchor; ties: more 24h trades, then earliest creation coordinate, then pool key';
+
+/** 24h quote-side volume and trades of a pool for `token`/`quote`. */
+export function volume24h(rocks: Rocks, p: PoolRow, token: string, nowTs: number): { quote: bigint; trades: number } {
+  const w = windowStats(rocks, p.key, nowTs).find((x) => x.window === '24h')!;
+  return { quote: BigInt(tokenIsBase(p, token) ? w.volume1 : w.volume0), trades: w.trades };
+}
+
+export function chooseVenue(rocks: Rocks, pools: PoolRow[], token: string, quote: string, nowTs: number): VenueChoice | null {
+  const cands = pools
+    .filter((p) => counterOf(p, token) === quote)
+    .map((p) => ({ p, v: volume24h(rocks, p, token, nowTs) }));
+  if (!cands.length) return null;
+  cands.sort(
+    (a, b) =>
+      (b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : 0) ||
+      b.v.trades - a.v.trades ||
+      a.p.created.block - b.p.created.block ||
+      a.p.created.logIndex! - b.p.created.logIndex! ||
+      (a.p.key < b.p.key ? -1 : 1),
+  );
+  return {
+    pool: cands[0].p,
+    rule: VENUE_RULE,
+    candidates: cands.map((c) => ({ pool: c.p.key, protocol: c.p.protocol, volume24hQuote: c.v.quote.toString(), trades24h: c.v.trades })),
+  };
+}

@@ -1,0 +1,100 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../../errors.js';
+import { defineRoute, single } from '../../../route.js';
+import { Address, QuoteQuery, Single } from '../../../schemas.js';
+import { WINDOWS, windowStats } from '../../../../markets/read.js';
+import { type Rational, ratJson } from '../../../../markets/rational.js';
+import { invert } from '../../../../markets/rational.js';
+import { MarketTable } from '../../../../markets/tables.js';
+import type { SwapRow } from '../../../../markets/model.js';
+import { tokenIsBase, volume24h } from '../../../../markets/venue.js';
+import { KeyBuilder, prefixEnd } from '../../../../storage/keys.js';
+import { DISTINCT_SCAN_LIMIT } from '../../pools/stats.js';
+import { type MarketCtx, marketOf, venueJson, venueOf } from './common.js';
+import type { Ctx } from '../../../route.js';
+
+/** Token statistics on the default venue for one quote (oriented: base = token). */
+export function tokenStats(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: string) {
+  const v = venueOf(ctx, m, quote);
+  const p = v.pool;
+  const base = tokenIsBase(p, m.address);
+  const ws = windowStats(ctx.chain.store.rocks, p.key, m.anchorTs);
+  const secs = Object.fromEntries(WINDOWS);
+  const sets: Record<string, Set<string>> = Object.fromEntries(WINDOWS.map(([w]) => [w, new Set<string>()]));
+  let scanned = 0;
+  let complete = true;
+  const pre = new KeyBuilder(54).u8(MarketTable.SWAP).hex(p.key).done();
+  ctx.chain.store.rocks.each({ gte: pre, lt: prefixEnd(pre), reverse: true }, (_k, val) => {
+    const s = JSON.parse(val.toString()) as SwapRow;
+    if (s.block > ctx.anchor.number) return true;
+    if (s.timestamp <= m.anchorTs - 86400) return false;
+    if (++scanned > DISTINCT_SCAN_LIMIT) {
+      complete = false;
+      return false;
+    }
+    for (const [w, sec] of Object.entries(secs)) if (s.timestamp > m.anchorTs - sec) sets[w].add(s.origin);
+    return true;
+  });
+  const o = (r: Rational | null) => (r ? (base ? r : invert(r)) : null);
+  const windows: Record<string, unknown> = {};
+  for (const w of ws) {
+    const open = o(w.open);
+    const close = o(w.close);
+    windows[w.window] = {
+      volumeBase: base ? w.volume0 : w.volume1,
+      volumeQuote: base ? w.volume1 : w.volume0,
+      trades: w.trades,
+      buys: base ? w.buys : w.sells,
+      sells: base ? w.sells : w.buys,
+      distinctTraders: { lowerBound: sets[w.window].size, exact: complete },
+      open: open ? ratJson(open) : null,
+      close: close ? ratJson(close) : null,
+      priceChange: open && close ? ratJson({ n: close.n * open.d - open.n * close.d, d: open.n * close.d }) : null,
+      priceChangeReason: open ? null : 'no_trades_in_window',
+    };
+  }
+  return { venue: venueJson(v), windows, windowAlignment: 'windows cover 1-minute buckets (t − window, t]', distinctTradersBasis: 'transaction origin' };
+}
+
+export const tokenStatsRoute = defineRoute({
+  id: 'tokens.stats',
+  method: 'GET',
+  path: '/tokens/{address}/stats',
+  scope: 'read',
+  group: 'Tokens',
+  summary:
+    'Rolling 5m/1h/4h/24h statistics on the default venue: two-sided volume (volumeBase token, volumeQuote), buys, sells, distinctTraders {lowerBound, exact}, exact price change. Without quote and several quotes: the quote with the largest USD-markable 24h volume (configured USD stablecoins) is used and every candidate is published; quote_ambiguous (400) only when no quote has USD-markable volume.',
+  params: { address: Address },
+  query: QuoteQuery,
+  response: Single(Type.Object({}, { additionalProperties: true })),
+  errors: ['bad_request', 'quote_ambiguous', 'not_found', 'quote_not_admitted', 'projection_unavailable'],
+  batchable: true,
+  anchored: true,
+  handler(ctx) {
+    const m = marketOf(ctx);
+    const candidates = [...new Set(m.pools.pools.map((p) => (p.currency0 === m.address ? p.currency1 : p.currency0)))].sort();
+    if (!candidates.length) throw new ApiError('not_found', `token ${m.address} has no registered pool`);
+    let quote = ctx.query.quote?.toLowerCase();
+    let how = 'named';
+    if (quote && !candidates.includes(quote)) throw new ApiError('quote_not_admitted', `${quote} is not a quote of ${m.address}`, { candidates });
+    if (!quote) {
+      if (candidates.length === 1) {
+        quote = candidates[0];
+        how = 'only_counter_currency';
+      } else {
+        const stables = new Set(ctx.chain.markets.usdStablecoins);
+        let best: { q: string; v: bigint } | null = null;
+        for (const q of candidates.filter((c) => stables.has(c))) {
+          const vol = m.pools.pools
+            .filter((p) => p.currency0 === q || p.currency1 === q)
+            .reduce((a, p) => a + volume24h(ctx.chain.store.rocks, p, m.address, m.anchorTs).quote, 0n);
+          if (vol > 0n && (!best || vol > best.v)) best = { q, v: vol };
+        }
+        if (!best) throw new ApiError('quote_ambiguous', `several quotes and none has USD-markable 24h volume: name one`, { candidates });
+        quote = best.q;
+        how = 'largest_usd_markable_volume';
+      }
+    }
+    return single(ctx.anchor, JSON.stringify({ token: m.address, quote, quoteResolution: how, candidates, ...tokenStats(ctx, m, quote) }));
+  },
+});
