@@ -20,6 +20,9 @@ import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
 import { createDecodedViewsProjection } from './chain/decoded-views.js';
 import { createRegistry } from './projections/index.js';
+import { createHub } from './streams/hub.js';
+import { createStreamLog } from './streams/log.js';
+import { createStreams } from './streams/service.js';
 import { type MarketsConfig, marketsConfigFor } from './markets/config.js';
 import { createMarketsProjection } from './markets/projection.js';
 import { createTracesLane } from './ingest/traces.js';
@@ -115,8 +118,10 @@ async function main(): Promise<void> {
     enabled: config.traces,
     verifiedAbisDir: defaultVerifiedAbisDir(),
   });
+  const streams = createStreams(createStreamLog(store), createHub());
   ingest = createIngest({
     registry,
+    streams,
     rollbackHooks: [(dropped) => traces.onRollback(dropped)],
     chain: config.chain,
     rpcUrl,
@@ -145,6 +150,7 @@ async function main(): Promise<void> {
     registry,
     launchpads,
     traces,
+    streams,
     markets,
   };
 

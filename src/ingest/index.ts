@@ -20,6 +20,8 @@ import { recordGap } from './gaps.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
 import type { Registry } from '../projections/index.js';
+import type { Hub } from '../streams/hub.js';
+import { type PendingFrame, type StreamLog, TOPIC_NAMES } from '../streams/log.js';
 import { headerKey, probeKey, receiptKey, txKey } from '../storage/tables.js';
 import { KeyBuilder } from '../storage/keys.js';
 import { Table } from '../storage/tables.js';
@@ -39,6 +41,8 @@ export interface IngestOptions {
   /** Decode worker threads. */
   decodeThreads: number;
   registry: Registry;
+  /** Durable stream log and live hub: frames are written in each block's batch and published after it commits. */
+  streams?: { log: StreamLog; hub: Hub };
   /** Lanes that must move their checkpoint below a rolled-back block, in the same batch. */
   rollbackHooks?: Array<(dropped: number) => Record<string, unknown>>;
   /** Called after each committed block or rollback (streams, metrics). */
@@ -70,6 +74,25 @@ export interface Ingest {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
+
+/** Frames of the raw chain topics: blocks, heads, transactions, logs, top-level creations. */
+function chainFrames(d: BlockDelta, emit: (f: PendingFrame) => void): void {
+  emit({ topic: 'blocks', event: 'block', json: d.header, keys: {} });
+  emit({ topic: 'heads', event: 'head', json: JSON.stringify({ number: d.number, hash: d.hash, parentHash: d.parentHash, timestamp: d.timestamp }), keys: {} });
+  for (let i = 0; i < d.txs.length; i++) {
+    const tx = d.txs[i];
+    emit({ topic: 'transactions', event: 'transaction', json: tx.json, keys: { addresses: tx.to ? [tx.from, tx.to] : [tx.from] } });
+    if (tx.contractAddress && tx.status === 1) {
+      emit({
+        topic: 'creations',
+        event: 'creation',
+        json: JSON.stringify({ address: tx.contractAddress, creator: tx.from, via: 'transaction', block: d.number, txIndex: i, logIndex: null, txHash: tx.hash }),
+        keys: { contracts: [tx.contractAddress], wallets: [tx.from] },
+      });
+    }
+  }
+  for (const l of d.logs) emit({ topic: 'logs', event: 'log', json: l.json, keys: { addresses: [l.address], topics: l.topics.length ? [l.topics[0]] : [] } });
+}
 
 export function createIngest(opts: IngestOptions): Ingest {
   const { store, rpc, log } = opts;
@@ -108,15 +131,21 @@ export function createIngest(opts: IngestOptions): Ingest {
     const live = registry.live(d.number > 0 ? d.number - 1 : null);
     const meta: Record<string, unknown> = {};
     for (const p of live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
+    const frames: PendingFrame[] = [];
+    const emit = opts.streams ? (f: PendingFrame) => frames.push(f) : undefined;
+    let committed: ReturnType<StreamLog['append']> = [];
     store.commitBlock(
       { number: d.number, hash: d.hash },
       (batch) => {
         applyChainRecords(batch, d);
-        for (const p of live) p.apply(batch, d);
+        if (emit) chainFrames(d, emit);
+        for (const p of live) p.apply(batch, d, emit);
+        if (opts.streams) committed = opts.streams.log.append(batch, d.number, frames);
       },
       meta,
     );
     for (const p of live) registry.setCheckpoint(p.name, d.number);
+    opts.streams?.hub.publish(committed);
     progress.blocks++;
     progress.events += d.logs.length;
     opts.onCommit?.({ kind: 'block', block: d });
@@ -160,6 +189,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     while ((store.head()?.number ?? -1) > ancestor) {
       const droppedNumber = store.head()!.number;
       const moved: Array<[string, number | null]> = [];
+      let reorgFrames: ReturnType<StreamLog['append']> = [];
       const dropped = store.rollbackHead(() => {
         const meta: Record<string, unknown> = {};
         for (const p of registry.projections) {
@@ -172,8 +202,17 @@ export function createIngest(opts: IngestOptions): Ingest {
         }
         for (const hook of opts.rollbackHooks ?? []) Object.assign(meta, hook(droppedNumber));
         return meta;
+      }, (gone, newHead) => {
+        if (!opts.streams) return [];
+        // Reorgs are explicit on every topic: a frame naming the removed block and the new head.
+        const json = JSON.stringify({ removedBlocks: [{ number: gone.number, hash: gone.hash }], newHead });
+        const pending: PendingFrame[] = TOPIC_NAMES.map((topic) => ({ topic, event: 'reorg', json, keys: {} }));
+        const r = opts.streams.log.appendOps(gone.number, pending);
+        reorgFrames = r.frames;
+        return r.ops;
       });
       for (const [name, to] of moved) registry.setCheckpoint(name, to);
+      opts.streams?.hub.publish(reorgFrames);
       opts.onCommit?.({ kind: 'rollback', dropped });
     }
     status.reorgs++;

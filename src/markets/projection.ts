@@ -9,7 +9,7 @@
  * reserves after the trade, V3/V4 from sqrtPriceX96² / 2^192.
  */
 import type { BlockDelta, EventDelta } from '../ingest/delta.js';
-import type { Projection } from '../projections/index.js';
+import type { Emit, Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 import type { MarketsConfig } from './config.js';
@@ -46,9 +46,15 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
   const v3 = new Set(deps.config.v3Factories);
   const v4 = new Set(deps.config.v4Managers);
   const curves = new Map<string, string>(); // factory (event emitter) → curve address
-  for (const d of deps.launchpads.values()) for (const f of d.factories) curves.set(f, d.curve);
+  const padNames = new Map<string, string>(); // factory → launchpad canonical name
+  for (const [name, d] of deps.launchpads) {
+    for (const f of d.factories) {
+      curves.set(f, d.curve);
+      padNames.set(f, name);
+    }
+  }
 
-  const apply = (batch: BlockBatch, d: BlockDelta) => {
+  const apply = (batch: BlockBatch, d: BlockDelta, emit?: Emit) => {
     const states = new Map<string, PoolState>();
     const candles = new Map<string, CandleRow>();
     const pools = new Map<string, PoolRow | null>();
@@ -86,7 +92,11 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       batch.put(poolByCurrencyKey(row.currency0, row.key), EMPTY);
       if (row.currency1 !== row.currency0) batch.put(poolByCurrencyKey(row.currency1, row.key), EMPTY);
       if (row.protocol === 'v2' || row.protocol === 'v3') batch.put(poolByAddressKey(row.contract), Buffer.from(row.key.slice(2), 'hex'));
+      emit?.({ topic: 'pools', event: 'pool_new', json: JSON.stringify(full), keys: { tokens: [row.currency0, row.currency1], pools: [selectorOf(full)] } });
     };
+    /** Stream selector of a pool: `0x<contract>`, or V4 `0x<manager>:0x<poolId>`. */
+    const selectorOf = (p: PoolRow) => (p.protocol === 'v4' ? `${p.contract}:${p.poolId}` : p.contract);
+    const padOf = (p: PoolRow) => (p.protocol === 'launchpad' ? [padNames.get(p.factory) ?? ''] : []);
 
     const candle = (k: string, frame: Frame, t: number): CandleRow => {
       const id = `${k}:${frame}:${t}`;
@@ -120,6 +130,15 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         sqrtPriceX96: extra.sqrtPriceX96 ?? null,
       };
       batch.put(swapKey(k, d.number, e.logIndex), json(row));
+      if (emit) {
+        const pl = pool(k)!;
+        emit({
+          topic: 'amm_events',
+          event: 'swap',
+          json: JSON.stringify({ kind: 'swap', pool: k, protocol: pl.protocol, contract: pl.contract, poolId: pl.poolId, currency0: pl.currency0, currency1: pl.currency1, transactionHash: row.txHash, ...row }),
+          keys: { tokens: [pl.currency0, pl.currency1], pools: [selectorOf(pl)], wallets: [row.origin, row.sender ?? '', row.recipient ?? ''].filter(Boolean), launchpads: padOf(pl) },
+        });
+      }
       const pr = pool(k)!;
       const kb = Buffer.from(k.slice(2), 'hex');
       batch.put(tokenSwapKey(pr.currency0, d.number, e.logIndex), kb);
@@ -159,8 +178,17 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
     };
 
     const inRange = (st: PoolState, lower: number, upper: number) => st.tick !== null && lower <= st.tick && st.tick < upper;
-    const liqEvent = (k: string, e: EventDelta, kind: string, fields: Record<string, unknown>) =>
-      batch.put(liqKey(k, d.number, e.logIndex), json({ kind, ...coord(e), origin: d.txs[e.txIndex].from, ...fields }));
+    const liqEvent = (k: string, e: EventDelta, kind: string, fields: Record<string, unknown>) => {
+      const row = { kind, ...coord(e), origin: d.txs[e.txIndex].from, ...fields };
+      batch.put(liqKey(k, d.number, e.logIndex), json(row));
+      const pl = pool(k)!;
+      emit?.({
+        topic: 'amm_events',
+        event: 'liquidity',
+        json: JSON.stringify({ pool: k, protocol: pl.protocol, currency0: pl.currency0, currency1: pl.currency1, transactionHash: row.txHash, ...row }),
+        keys: { tokens: [pl.currency0, pl.currency1], pools: [selectorOf(pl)], wallets: [row.origin], launchpads: padOf(pl) },
+      });
+    };
 
     for (const e of d.events) {
       const a = e.args;

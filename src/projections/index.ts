@@ -9,9 +9,13 @@
  * its checkpoint is behind the head it is `building` (with progress) and its routes answer 503.
  */
 import type { BlockDelta } from '../ingest/delta.js';
+import type { PendingFrame } from '../streams/log.js';
 import type { BlockBatch, Store } from '../storage/index.js';
 import { prefixEnd } from '../storage/keys.js';
 import { metaKey } from '../storage/tables.js';
+
+/** Emits a stream frame from a live commit (absent during rebuilds: frames were emitted once). */
+export type Emit = (frame: PendingFrame) => void;
 
 export type ProjectionStatus = 'building' | 'ready' | 'stale' | 'disabled';
 
@@ -28,7 +32,7 @@ export interface Projection {
    * Writes block `d`'s rows. Must read only through `batch.get` / the store (state as of the
    * previous block plus this batch) and write only through `batch`.
    */
-  apply(batch: BlockBatch, d: BlockDelta): void;
+  apply(batch: BlockBatch, d: BlockDelta, emit?: Emit): void;
   /**
    * Optional, live ingest only, before `apply`: gathers what `apply` needs from the node (added to
    * the delta, e.g. `d.probes`, which is stored with the block so rebuilds never re-fetch).

@@ -9,6 +9,7 @@ import { ApiError } from './errors.js';
 import { type CompiledRoute, compileRoute, invoke } from './invoke.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { ChainContext, Reply, Route } from './route.js';
+import { openSse } from './sse.js';
 import { parseQuery } from './validate.js';
 import { type HttpRequest, type HttpResponse, type us_listen_socket, corkedSend, send, uws } from './uws.js';
 
@@ -98,8 +99,17 @@ export function createServer(opts: ServerOptions): Server {
         const e = errorReply(apiErr);
         finish(e.status, e.headers, e.body, late);
       };
-      const ok = (r: Reply, late: boolean) =>
+      const ok = (r: Reply, late: boolean) => {
+        if (r.sse) {
+          if (state.aborted) return;
+          const start = () => r.sse!(openSse(res));
+          if (late) res.cork(start);
+          else start();
+          opts.observe?.(route.id, 200, (performance.now() - t0) / 1000);
+          return;
+        }
         finish(r.status ?? 200, r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS, r.json, late);
+      };
       try {
         // Everything is read from req synchronously: req is invalid after the first await.
         const rawParams: Record<string, string> = {};
@@ -115,6 +125,7 @@ export function createServer(opts: ServerOptions): Server {
           else rawParams[names[i]] = v;
         }
         const headers = { 'last-event-id': req.getHeader('last-event-id') || undefined };
+        if (headers['last-event-id'] && headers['last-event-id'].length > 256) throw new ApiError('bad_request', 'Last-Event-ID too long');
         const apiKey = req.getHeader('x-api-key') || undefined;
         const rawQuery = parseQuery(req.getQuery() ?? '');
         const chain = route.root ? onlyChain : opts.chains.get(chainName);

@@ -70,6 +70,7 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     header: (name) => input.headers[name],
     body: input.body,
     scopes: input.principal?.scopes ?? new Set(),
+    principal: input.principal ? { name: input.principal.name, maxStreams: input.principal.maxStreams } : null,
     services: input.services,
   };
   const out = route.handler.call(route, ctx);

@@ -9,6 +9,7 @@ import type { Ingest } from '../ingest/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockRef, Store } from '../storage/index.js';
 import type { ErrorCode } from './errors.js';
+import type { SseConn } from './sse.js';
 import type { Registry } from '../projections/index.js';
 import type { TracesLane } from '../ingest/traces.js';
 import type { MarketsConfig } from '../markets/config.js';
@@ -25,6 +26,8 @@ export interface ChainContext {
   ingest: Ingest;
   rpc: Rpc;
   cursors: CursorCodec;
+  /** Durable stream topics (log + live hub). */
+  streams: import('../streams/service.js').Streams;
   registry: Registry;
   launchpads: LaunchpadDeployments;
   traces: TracesLane;
@@ -43,6 +46,8 @@ export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
   body: unknown;
   /** Scopes of the calling key. */
   scopes: ReadonlySet<Scope>;
+  /** The calling key (null on public routes). */
+  principal: { name: string; maxStreams: number } | null;
 }
 
 /** A handler's answer: status (default 200) and an already serialized JSON body. */
@@ -50,6 +55,8 @@ export interface Reply {
   status?: number;
   json: string;
   headers?: Array<[string, string]>;
+  /** When set, the response becomes an SSE stream driven by this function (json is ignored). */
+  sse?: (conn: SseConn) => void;
 }
 
 export interface RouteSpec<P extends TProperties, Q extends TProperties> {

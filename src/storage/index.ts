@@ -43,6 +43,13 @@ export class BlockBatch {
     this.undo.push({ key, prior: this.priorOf(key) });
     this.ops.push({ key, value });
   }
+  /**
+   * Writes without an undo entry: for append-only logs that must survive a rollback (stream
+   * frames keep their sequence; a reorg is announced by new frames, never by deleting old ones).
+   */
+  raw(key: Buffer, value: Buffer | null): void {
+    this.ops.push({ key, value });
+  }
   del(key: Buffer): void {
     const prior = this.priorOf(key);
     if (prior === null) return;
@@ -95,7 +102,10 @@ export interface Store {
    * Rolls back the head block atomically from its undo record; the checkpoint moves to its parent.
    * @throws Error when the head has no undo record (older than the unfinalised window).
    */
-  rollbackHead(extraMeta?: (newHead: BlockRef | null) => Record<string, unknown>): BlockRef;
+  rollbackHead(
+    extraMeta?: (newHead: BlockRef | null) => Record<string, unknown>,
+    extraOps?: (dropped: BlockRef, newHead: BlockRef | null) => WriteOp[],
+  ): BlockRef;
   /**
    * Commits late writes for an already committed block `n` (a projection rebuilding from stored
    * data) atomically, appending their undo entries to block n's undo record when it is still in
@@ -164,7 +174,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       write(ops);
       head = { number: ref.number, hash: ref.hash };
     },
-    rollbackHead(extraMeta) {
+    rollbackHead(extraMeta, extraOps) {
       if (!head) throw new Error('rollback with no head');
       const record = rocks.get(undoKey(head.number));
       if (!record) throw new Error(`no undo record for block ${head.number} (outside the unfinalised window)`);
@@ -175,6 +185,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       const newHead: BlockRef | null = parentHash ? { number: parentNumber, hash: parentHash } : null;
       ops.push(newHead ? metaOp(CHECKPOINT, newHead) : { key: metaKey(CHECKPOINT), value: null });
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta(newHead))) ops.push(metaOp(k, v));
+      if (extraOps) ops.push(...extraOps(head, newHead));
       const dropped = head;
       write(ops);
       head = newHead;

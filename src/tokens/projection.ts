@@ -9,12 +9,13 @@
  * and the launchpad's `LaunchCreated`, `GraduationStarted`, `Graduated`.
  */
 import type { BlockDelta, EventDelta } from '../ingest/delta.js';
-import type { Projection } from '../projections/index.js';
+import type { Emit, Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
 import type { LaunchpadDeployments } from './launchpads.js';
 import { probeTokenMetadata } from './metadata.js';
 import { LAUNCHPADS, normaliseUri } from './launchpads.js';
+import { launchJson } from './render.js';
 import { BURN_SINKS, type Coordinate, type LaunchRow, type TokenRow, type TokenStats, ZERO } from './model.js';
 import {
   TOKEN_TABLES,
@@ -138,7 +139,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     return row;
   };
 
-  const apply = (batch: BlockBatch, d: BlockDelta) => {
+  const apply = (batch: BlockBatch, d: BlockDelta, emit?: Emit) => {
     // Tokens launched in this block: their constructor mints (Transfer from 0x0) precede the
     // LaunchCreated log, so creation provenance must be known when the first transfer registers them.
     const launchedHere = new Map<string, EventDelta>();
@@ -256,10 +257,9 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       if (from === ZERO && row.creation && !(row.creation.block === d.number && row.creation.txIndex === e.txIndex)) {
         batch.put(authorityKey(token, d.number, e.logIndex), json({ kind: 'post_creation_mint', ...at, to, value: value.toString() }));
       }
-      batch.put(
-        transferKey(token, d.number, e.logIndex),
-        json({ block: d.number, txIndex: e.txIndex, logIndex: e.logIndex, txHash: at.txHash, from, to, value: value.toString(), kind: e.event === 'Transfer' ? 'transfer' : e.event === 'Deposit' ? 'mint' : 'burn' }),
-      );
+      const transferRow = { block: d.number, txIndex: e.txIndex, logIndex: e.logIndex, txHash: at.txHash, from, to, value: value.toString(), kind: e.event === 'Transfer' ? 'transfer' : e.event === 'Deposit' ? 'mint' : 'burn' };
+      batch.put(transferKey(token, d.number, e.logIndex), json(transferRow));
+      emit?.({ topic: 'transfers', event: 'transfer', json: JSON.stringify({ token, ...transferRow }), keys: { tokens: [token], wallets: [from, to] } });
       const t = touch(token);
       t.transfers++;
       if (from === ZERO) t.minted += value;
@@ -270,7 +270,13 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       }
     }
 
-    for (const [token, l] of launches) batch.put(launchHistKey(token, d.number), json(l));
+    for (const [token, l] of launches) {
+      batch.put(launchHistKey(token, d.number), json(l));
+      emit?.({ topic: 'launches', event: `launch_${l.state}`, json: JSON.stringify(launchJson(l)), keys: { tokens: [token], launchpads: [l.launchpad] } });
+      if (l.state === 'new' && l.created.block === d.number) {
+        emit?.({ topic: 'creations', event: 'creation', json: JSON.stringify({ address: token, creator: l.creator, via: 'launchpad', factory: l.launchpad, ...l.created }), keys: { contracts: [token], wallets: [l.creator] } });
+      }
+    }
 
     // 3. Balances, holder indices and counters, once per (token, wallet) per block.
     for (const [token, t] of touched) {

@@ -27,7 +27,7 @@ import { liveRoute, readyRoute } from './monitoring/root-health.js';
 import { poolRoutes } from './pools/index.js';
 import { rpcBalanceRoute, rpcCodeRoute, rpcHeadRoute, rpcTokenMetadataRoute } from './rpc/routes.js';
 import { screenerRoutes } from './screener/pending.js';
-import { streamRoutes } from './streams/pending.js';
+import { streamRoutes } from './streams/index.js';
 import { tokenRoutes } from './tokens/index.js';
 import { walletRoutes } from './wallets/index.js';
 

@@ -1,0 +1,126 @@
+/**
+ * Durable stream log: per topic, a gap-free sequence of frames written in the same atomic batch
+ * as the block they come from (append-only: a reorg appends a `reorg` frame naming the removed
+ * blocks, it never deletes delivered frames). A bounded ring per topic serves resume.
+ *
+ * Ids are `v1.<topic>-<storeGeneration>.<seq>`: bound to topic and store generation, so an id
+ * from another topic or from a wiped store is recognised and refused.
+ */
+import type { BlockBatch, Store, WriteOp } from '../storage/index.js';
+import { KeyBuilder } from '../storage/keys.js';
+
+export const TOPICS = {
+  amm_events: 1,
+  blocks: 2,
+  transactions: 3,
+  logs: 4,
+  transfers: 5,
+  creations: 6,
+  launches: 7,
+  heads: 8,
+  pools: 9,
+} as const;
+export type Topic = keyof typeof TOPICS;
+export const TOPIC_NAMES = Object.keys(TOPICS) as Topic[];
+
+/**
+ * Frames retained per topic for resume (catch-up ring; STREAM_RING_FRAMES overrides, for tests).
+ * Older consumers get a lag event. 50,000 frames covers well over an hour of a busy chain's blocks.
+ */
+export const RING_FRAMES = Number(process.env.STREAM_RING_FRAMES ?? 50_000);
+
+const STREAM = 0x70;
+const SEQ = 0x71;
+const frameKey = (t: number, seq: number) => new KeyBuilder(10).u8(STREAM).u8(t).u64(seq).done();
+const seqKey = (t: number) => new KeyBuilder(2).u8(SEQ).u8(t).done();
+
+/** Selector values a frame can be matched on (lowercase). */
+export type FrameKeys = Partial<Record<'tokens' | 'pools' | 'wallets' | 'launchpads' | 'addresses' | 'topics' | 'contracts', string[]>>;
+
+export interface PendingFrame {
+  topic: Topic;
+  /** SSE event name. */
+  event: string;
+  /** The frame's data, already serialized JSON (the same record the read routes serve). */
+  json: string;
+  keys: FrameKeys;
+}
+
+export interface Frame extends PendingFrame {
+  seq: number;
+  id: string;
+  block: number;
+}
+
+export interface StreamLog {
+  /** Next sequence of a topic minus one: the last written. 0 when none. */
+  last(topic: Topic): number;
+  /** Oldest retained sequence (1 when nothing was pruned). */
+  oldest(topic: Topic): number;
+  namespace(topic: Topic): string;
+  idOf(topic: Topic, seq: number): string;
+  /** Parses an id; null when malformed, `other` when it belongs to another topic or store generation. */
+  parseId(id: string): { topic: Topic; seq: number } | 'other' | null;
+  /** Appends frames to `batch` (raw ops, no undo), returning them with sequences. */
+  append(batch: BlockBatch, block: number, frames: PendingFrame[]): Frame[];
+  /** Ops appending frames (for a rollback batch). */
+  appendOps(block: number, frames: PendingFrame[]): { ops: WriteOp[]; frames: Frame[] };
+  /** Frames with seq in (after, after+max], oldest first. */
+  read(topic: Topic, after: number, max: number): Frame[];
+}
+
+export function createStreamLog(store: Store): StreamLog {
+  const last = new Map<Topic, number>();
+  for (const t of TOPIC_NAMES) {
+    const v = store.rocks.get(seqKey(TOPICS[t]));
+    last.set(t, v ? v.readUInt32BE(0) * 0x1_0000_0000 + v.readUInt32BE(4) : 0);
+  }
+  const ns = (t: Topic) => `${t}-${store.generation}`;
+  const build = (block: number, frames: PendingFrame[]) => {
+    const ops: WriteOp[] = [];
+    const out: Frame[] = [];
+    const next = new Map<Topic, number>();
+    for (const f of frames) {
+      const seq = (next.get(f.topic) ?? last.get(f.topic)!) + 1;
+      next.set(f.topic, seq);
+      const fr: Frame = { ...f, seq, id: `v1.${ns(f.topic)}.${seq}`, block };
+      out.push(fr);
+      ops.push({ key: frameKey(TOPICS[f.topic], seq), value: Buffer.from(`{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)},"json":${JSON.stringify(f.json)}}`) });
+      if (seq > RING_FRAMES) ops.push({ key: frameKey(TOPICS[f.topic], seq - RING_FRAMES), value: null });
+    }
+    for (const [t, seq] of next) ops.push({ key: seqKey(TOPICS[t]), value: new KeyBuilder(8).u64(seq).done() });
+    return { ops, out, next };
+  };
+  return {
+    last: (t) => last.get(t)!,
+    oldest: (t) => Math.max(1, last.get(t)! - RING_FRAMES + 1),
+    namespace: ns,
+    idOf: (t, seq) => `v1.${ns(t)}.${seq}`,
+    parseId(id) {
+      const m = /^v1\.([a-z_]+)-([0-9a-f]+)\.(\d{1,15})$/.exec(id);
+      if (!m) return null;
+      if (!(m[1] in TOPICS) || m[2] !== store.generation) return 'other';
+      return { topic: m[1] as Topic, seq: Number(m[3]) };
+    },
+    append(batch, block, frames) {
+      const { ops, out, next } = build(block, frames);
+      for (const op of ops) batch.raw(op.key, op.value);
+      for (const [t, seq] of next) last.set(t, seq);
+      return out;
+    },
+    appendOps(block, frames) {
+      const { ops, out, next } = build(block, frames);
+      for (const [t, seq] of next) last.set(t, seq);
+      return { ops, frames: out };
+    },
+    read(topic, after, max) {
+      const lo = frameKey(TOPICS[topic], after + 1);
+      const hi = frameKey(TOPICS[topic] + 1, 0).subarray(0, 2);
+      return store.rocks.scan({ gte: lo, lt: hi, limit: max }).map(([k, v]) => {
+        const seq = k.readUInt32BE(2) * 0x1_0000_0000 + k.readUInt32BE(6);
+        const j = JSON.parse(v.toString()) as { event: string; block: number; json: string; keys: FrameKeys };
+        return { topic, seq, id: `v1.${ns(topic)}.${seq}`, block: j.block, event: j.event, json: j.json, keys: j.keys };
+      });
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The stream service: single-topic SSE routes with durable ids and resume, the live candle
+ * stream, and the multiplexed subscription. Every stream counts against its key's open-stream
+ * ceiling (8 by default) once, whatever it carries; the ninth answers 429 without Retry-After.
+ *
+ * Resume: `after_sequence` (explicit, wins) or `Last-Event-ID` on single-topic routes; `resume=`
+ * on /stream/subscribe only. Catch-up is served from the durable ring (RING_FRAMES per topic);
+ * a consumer further behind gets a `lag` event and must backfill through REST.
+ */
+import { ApiError } from '../server/errors.js';
+import type { Ctx, Reply } from '../server/route.js';
+import type { SseConn } from '../server/sse.js';
+import type { Hub } from './hub.js';
+import { type Frame, RING_FRAMES, type StreamLog, type Topic } from './log.js';
+import { type Selection, matches } from './selectors.js';
+
+/** Catch-up frames read per storage call while replaying. */
+const CATCHUP_CHUNK = 1000;
+
+export interface Streams {
+  log: StreamLog;
+  hub: Hub;
+  /** Opens a single-topic stream. */
+  openTopic(ctx: Ctx<unknown, unknown>, topic: Topic, sel: Selection, afterSequence: number | undefined): Reply;
+  /** Opens a multiplexed stream of several topics with per-topic selections and resume points. */
+  openMany(
+    ctx: Ctx<unknown, unknown>,
+    topics: Map<Topic, Selection>,
+    resume: Map<Topic, number>,
+    extra: { lastEventIdIgnored: boolean; onOpen?: (conn: SseConn) => () => void; stalledOf?: (t: Topic) => string | null },
+  ): Reply;
+  /** Reserves a stream slot for the key. @throws ApiError rate_limited (429, no Retry-After). */
+  reserve(ctx: Ctx<unknown, unknown>): () => void;
+  openCount(key: string): number;
+}
+
+export function createStreams(log: StreamLog, hub: Hub): Streams {
+  const open = new Map<string, number>();
+
+  const reserve = (ctx: Ctx<unknown, unknown>) => {
+    const key = ctx.principal?.name ?? 'anonymous';
+    const max = ctx.principal?.maxStreams ?? 8;
+    const n = open.get(key) ?? 0;
+    if (n >= max) throw new ApiError('rate_limited', `open-stream ceiling reached: ${max} streams per key; close one first`);
+    open.set(key, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const m = (open.get(key) ?? 1) - 1;
+      if (m <= 0) open.delete(key);
+      else open.set(key, m);
+    };
+  };
+
+  /** Replays (after, last] of a topic; false when the consumer is behind the ring (lag sent, closed). */
+  const catchUp = (conn: SseConn, topic: Topic, sel: Selection, after: number, wrap: (f: Frame) => string, eventOf: (f: Frame) => string): boolean => {
+    const last = log.last(topic);
+    if (after > last) return true;
+    const oldest = log.oldest(topic);
+    if (after + 1 < oldest) {
+      conn.send(
+        'lag',
+        null,
+        JSON.stringify({ topic, reason: 'behind_catch_up_ring', requestedAfter: after, oldestAvailable: oldest, ringFrames: RING_FRAMES, action: 'backfill through REST, then reconnect without a resume point' }),
+      );
+      return false;
+    }
+    for (let from = after; from < last && !conn.closed; ) {
+      const frames = log.read(topic, from, CATCHUP_CHUNK);
+      if (!frames.length) break;
+      for (const f of frames) if (matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
+      from = frames[frames.length - 1].seq;
+    }
+    return true;
+  };
+
+  const openMany: Streams['openMany'] = (ctx, topics, resume, extra) => {
+    const release = reserve(ctx);
+    return {
+      json: '',
+      sse(conn) {
+        conn.onClose(release);
+        const multi = topics.size > 1 || extra.stalledOf !== undefined;
+        const wrap = multi ? (f: Frame) => `{"topic":"${f.topic}","sequence":${f.seq},"block":${f.block},"data":${f.json}}` : (f: Frame) => f.json;
+        const eventOf = (f: Frame) => f.event;
+        if (multi) {
+          const heads = Object.fromEntries([...topics.keys()].map((t) => [t, { namespace: log.namespace(t), lastSequence: log.last(t) }]));
+          conn.send('connected', null, JSON.stringify({ topics: heads, ringFrames: RING_FRAMES, lastEventIdHonoured: !extra.lastEventIdIgnored }));
+          if (extra.lastEventIdIgnored) {
+            conn.send('notice', null, JSON.stringify({ reason: 'Last-Event-ID is not honoured on /stream/subscribe: use resume=topic:v1.<ns>.<seq>; served live' }));
+          }
+        }
+        // Catch-up and subscription happen in one synchronous turn: no frame can be missed between them.
+        for (const [t, after] of resume) {
+          if (!catchUp(conn, t, topics.get(t)!, after, wrap, eventOf)) {
+            conn.close();
+            return;
+          }
+        }
+        const stalled = new Map<Topic, string | null>();
+        const checkStalled = () => {
+          if (!extra.stalledOf) return;
+          for (const t of topics.keys()) {
+            const why = extra.stalledOf(t);
+            const was = stalled.get(t) ?? null;
+            if (why && !was) conn.send('stalled', null, JSON.stringify({ topic: t, reason: why }));
+            if (!why && was) conn.send('resumed', null, JSON.stringify({ topic: t }));
+            stalled.set(t, why);
+          }
+        };
+        checkStalled();
+        const extraClose = extra.onOpen?.(conn);
+        const remove = hub.add({
+          topics: new Set(topics.keys()),
+          deliver(f) {
+            const sel = topics.get(f.topic);
+            if (sel && matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
+          },
+          onCommit: checkStalled,
+        });
+        conn.onClose(() => {
+          remove();
+          extraClose?.();
+        });
+      },
+    };
+  };
+
+  return {
+    log,
+    hub,
+    reserve,
+    openCount: (k) => open.get(k) ?? 0,
+    openTopic(ctx, topic, sel, afterSequence) {
+      let after = afterSequence;
+      if (after === undefined) {
+        const lei = ctx.header('last-event-id');
+        if (lei) {
+          const p = log.parseId(lei);
+          if (p === null) throw new ApiError('bad_request', 'Last-Event-ID is not an id of this service');
+          if (p === 'other') {
+            // An id from another store generation or topic: its sequence means nothing here.
+            const release = reserve(ctx);
+            return {
+              json: '',
+              sse(conn) {
+                conn.onClose(release);
+                conn.send('lag', null, JSON.stringify({ topic, reason: 'id_from_another_generation_or_topic', action: 'backfill through REST, then reconnect without a resume point' }));
+                conn.close();
+              },
+            };
+          }
+          if (p.topic !== topic) throw new ApiError('bad_request', `Last-Event-ID belongs to topic ${p.topic}`);
+          after = p.seq;
+        }
+      }
+      if (after !== undefined && after > log.last(topic)) {
+        throw new ApiError('bad_request', `after_sequence ${after} is beyond the topic's last sequence ${log.last(topic)}`);
+      }
+      return openMany(ctx, new Map([[topic, sel]]), after !== undefined ? new Map([[topic, after]]) : new Map(), { lastEventIdIgnored: false });
+    },
+    openMany,
+  };
+}
