@@ -6,6 +6,8 @@ import client from 'prom-client';
 import type { Ingest } from '../ingest/index.js';
 import type { Store } from '../storage/index.js';
 import { type us_listen_socket, uws } from '../server/uws.js';
+import { lagDisconnectCount, openConnections } from '../server/sse.js';
+import { openGaps } from '../ingest/gaps.js';
 
 export interface Metrics {
   registry: client.Registry;
@@ -87,6 +89,31 @@ export function createMetrics(deps: { store: () => Store | null; ingest: () => I
     },
   });
 
+  new client.Gauge({
+    name: 'indexer_streams_open_connections',
+    help: 'Open SSE connections',
+    registers: [registry],
+    collect() {
+      this.set(openConnections());
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_streams_lag_disconnects',
+    help: 'SSE consumers disconnected for overflowing their bounded queue (since start)',
+    registers: [registry],
+    collect() {
+      this.set(lagDisconnectCount());
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_ingest_open_gaps',
+    help: 'Open ingest gaps (all lanes)',
+    registers: [registry],
+    collect() {
+      const s = deps.store();
+      this.set(s ? openGaps(s).length : 0);
+    },
+  });
   let sock: us_listen_socket | null = null;
   return {
     registry,

@@ -26,6 +26,7 @@ export interface SseConn {
 }
 
 const live = new Set<SseConnImpl>();
+let lagDisconnects = 0;
 let keepalive: NodeJS.Timeout | null = null;
 
 class SseConnImpl implements SseConn {
@@ -67,6 +68,7 @@ class SseConnImpl implements SseConn {
   }
 
   private lag(): void {
+    lagDisconnects++;
     const dropped = this.queue.length;
     this.queue = [];
     this.queued = 0;
@@ -147,3 +149,5 @@ export function openSse(res: HttpResponse): SseConn {
 
 /** Open SSE connections in this process (metrics, tests). */
 export const openConnections = () => live.size;
+/** Consumers disconnected for overflowing their queue. */
+export const lagDisconnectCount = () => lagDisconnects;

@@ -47,10 +47,51 @@ beforeAll(async () => {
   writeFileSync(file, JSON.stringify({ v2Factories: [c.uniswapV2Factory], v3Factories: [c.uniswapV3Factory], v4Managers: [c.poolManager], usdStablecoins: [] }));
   idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { MARKETS_FILE: file, TRACES: 'off' } });
   await idx.waitForHead(50, 120_000);
+}, 240_000);
+
+/** Stops traffic so reconciliation reads a settled chain. */
+async function settle() {
   await dev.traffic?.stop();
   const head = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
   await idx.waitForHead(head + 1, 60_000);
-}, 240_000);
+}
+
+describe('live candle stream (traffic running)', () => {
+  it('closed candle frames equal the REST candles of the same buckets', async () => {
+    const { EventSource } = await import('eventsource');
+    const { TEST_KEY } = await import('../harness/indexer.js');
+    const { rows: pools } = await walk('/pools/new');
+    const v2 = pools.filter((p) => p.protocol === 'v2');
+    const select = v2.slice(0, 8).map((p) => `pool:${p.address}:1s`).join(',');
+    const es = new EventSource(`http://127.0.0.1:${idx.port}/index/v1/testnet/stream/candles?select=${select}`, {
+      fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY } }),
+    });
+    const closes: any[] = [];
+    const snapshots: any[] = [];
+    const updates: Array<{ series: string; at: number }> = [];
+    es.addEventListener('close', (m: MessageEvent) => closes.push(JSON.parse(m.data)));
+    es.addEventListener('snapshot', (m: MessageEvent) => snapshots.push(JSON.parse(m.data)));
+    es.addEventListener('update', (m: MessageEvent) => updates.push({ series: JSON.parse(m.data).series, at: Date.now() }));
+    const t0 = Date.now();
+    while (closes.filter((c) => c.candle).length < 3 && Date.now() - t0 < 40_000) await new Promise((r) => setTimeout(r, 100));
+    es.close();
+    expect(snapshots.length).toBe(16);
+    const withData = closes.filter((c) => c.candle);
+    expect(withData.length).toBeGreaterThanOrEqual(3);
+    for (const c of withData) {
+      expect(c.final).toBe(true);
+      const addr = c.series.split(':')[1];
+      const r = await idx.get(`/pools/${addr}/ohlcv?frame=1s&from=${c.bucket}&to=${c.bucket}`);
+      expect(r.body.data).toHaveLength(1);
+      const { t, open, high, low, close, volumeBase, volumeQuote, trades } = r.body.data[0];
+      expect(c.candle).toMatchObject({ t, open, high, low, close, volumeBase, volumeQuote, trades });
+    }
+    // At most one update per 250 ms per series.
+    const bySeries = new Map<string, number[]>();
+    for (const u of updates) bySeries.set(u.series, [...(bySeries.get(u.series) ?? []), u.at]);
+    for (const ts of bySeries.values()) for (let i = 1; i < ts.length; i++) expect(ts[i] - ts[i - 1]).toBeGreaterThanOrEqual(200);
+  });
+});
 
 afterAll(async () => {
   await idx?.stop();
@@ -58,6 +99,7 @@ afterAll(async () => {
 });
 
 describe('pool state reconciles with the pool contracts at the anchor block', () => {
+  beforeAll(settle, 120_000);
   it('V2 reserves = getReserves, V3 slot0/liquidity, V4 extsload', async () => {
     const { rows: pools } = await walk('/pools/new');
     const by = (p: string) => pools.filter((x) => x.protocol === p);
