@@ -3,8 +3,8 @@
  * + test contracts + traffic), indexes it as chain `devnet` and serves it. With `RPC_URL` and
  * `CHAIN`: indexes that node instead and starts no devnet.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { type Config, loadConfig, printable } from './config/index.js';
@@ -23,7 +23,8 @@ import { createRegistry } from './projections/index.js';
 import { createHub } from './streams/hub.js';
 import { createStreamLog } from './streams/log.js';
 import { createStreams } from './streams/service.js';
-import { type MarketsConfig, marketsConfigFor } from './markets/config.js';
+import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './markets/config.js';
+import { createWalletsProjection } from './wallets/projection.js';
 import { createMarketsProjection } from './markets/projection.js';
 import { createTracesLane } from './ingest/traces.js';
 import { createReplayPool } from './workers/replay/index.js';
@@ -37,6 +38,20 @@ import { checkInvariants } from './storage/invariants.js';
 
 /** Service version, published in the contract. */
 const VERSION = '0.1.0';
+
+/** Entity overrides (wallets screened out of cohorts) and address labels from their files. */
+function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string | null) {
+  const overrides = new Set<string>();
+  let overridesVersion = '0';
+  if (overridesFile) {
+    const text = readFileSync(overridesFile, 'utf8');
+    for (const a of JSON.parse(text) as string[]) overrides.add(a.toLowerCase());
+    overridesVersion = createHash('sha256').update(text).digest('hex').slice(0, 12);
+  }
+  const labels = new Map<string, string[]>();
+  if (labelsFile) for (const [a, ls] of Object.entries(JSON.parse(readFileSync(labelsFile, 'utf8')) as Record<string, string[]>)) labels.set(a.toLowerCase(), ls);
+  return { overrides, overridesVersion, labels };
+}
 
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
@@ -74,6 +89,11 @@ async function main(): Promise<void> {
       v3Factories: [c.uniswapV3Factory.toLowerCase()],
       v4Managers: [c.poolManager.toLowerCase()],
       usdStablecoins: devnet.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address.toLowerCase()),
+      quoteAssets: [
+        ...devnet.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address.toLowerCase()),
+        ...devnet.deployment.tokens.filter((t) => t.kind === 'weth').map((t) => t.address.toLowerCase()),
+        '0x0000000000000000000000000000000000000000',
+      ],
     };
     const pad = devnet.deployment.launchpad;
     launchpads = new Map([
@@ -108,7 +128,7 @@ async function main(): Promise<void> {
   }
 
   const markets = devnetMarkets ?? marketsConfigFor(identity.chainId, config.marketsFile);
-  const registry = createRegistry(store, [createDecodedViewsProjection(), createTokensProjection({ launchpads }), createMarketsProjection({ config: markets, launchpads })], (msg) => log.warn(msg));
+  const registry = createRegistry(store, [createDecodedViewsProjection(), createTokensProjection({ launchpads }), createMarketsProjection({ config: markets, launchpads }), createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) })], (msg) => log.warn(msg));
   const replayPool = createReplayPool({ threads: 1 });
   const traces = createTracesLane({
     store,
@@ -152,6 +172,7 @@ async function main(): Promise<void> {
     traces,
     streams,
     markets,
+    ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
 
   const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];

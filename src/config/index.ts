@@ -25,6 +25,10 @@ export interface Config {
   launchpadsFile: string | null;
   /** Pool factories of the served chain (JSON); mainnet defaults built in; the devnet registers its own. */
   marketsFile: string | null;
+  /** JSON array of wallets screened out of cohorts (entity overrides). */
+  overridesFile: string | null;
+  /** JSON object address → labels. */
+  labelsFile: string | null;
   /** Hex secret for cursor MACs; null = generated once and kept in the data directory. */
   cursorSecret: string | null;
   /** Blocks of undo data kept: the deepest reorg that can be rolled back. */
@@ -72,6 +76,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     keysFile: env.KEYS_FILE || null,
     launchpadsFile: env.LAUNCHPADS_FILE || null,
     marketsFile: env.MARKETS_FILE || null,
+    overridesFile: env.ENTITY_OVERRIDES_FILE || null,
+    labelsFile: env.LABELS_FILE || null,
     cursorSecret: env.CURSOR_SECRET || null,
     unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
     startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),

@@ -66,6 +66,11 @@ export interface BlockDelta {
   events: EventDelta[];
   /** Metadata of contracts first seen in this block (top-level creations, launch tokens), probed at this block. */
   probes: MetadataProbes;
+  /**
+   * Results of earlier projections in the same batch for later ones (never stored, never sent
+   * across threads): the markets projection's swaps of this block.
+   */
+  derived?: { swaps?: Array<{ poolKey: string; row: import('../markets/model.js').SwapRow; pool: import('../markets/model.js').PoolRow }> };
 }
 
 /** What a decode task answers: the blocks it could fetch, in order, and why it stopped early. */

@@ -28,6 +28,7 @@ import {
   stateKey,
   swapKey,
   tokenSwapKey,
+  blockSwapKey,
 } from './tables.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -55,6 +56,7 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
   }
 
   const apply = (batch: BlockBatch, d: BlockDelta, emit?: Emit) => {
+    if (d.derived) d.derived.swaps = [];
     const states = new Map<string, PoolState>();
     const candles = new Map<string, CandleRow>();
     const pools = new Map<string, PoolRow | null>();
@@ -141,6 +143,8 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       }
       const pr = pool(k)!;
       const kb = Buffer.from(k.slice(2), 'hex');
+      batch.put(blockSwapKey(d.number, e.logIndex), kb);
+      ((d.derived ??= {}).swaps ??= []).push({ poolKey: k, row, pool: pr });
       batch.put(tokenSwapKey(pr.currency0, d.number, e.logIndex), kb);
       if (pr.currency1 !== pr.currency0) batch.put(tokenSwapKey(pr.currency1, d.number, e.logIndex), kb);
       const p = ratStr(price);
@@ -314,8 +318,8 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
 
   return {
     name: 'markets',
-    // 2: candle first/last trade coordinates; token swap index.
-    version: 2,
+    // 2: candle first/last trade coordinates; token swap index. 3: block swap index.
+    version: 3,
     tables: MARKET_TABLES,
     backs: ['Pools', 'Tokens (market routes)'],
     apply,

@@ -46,3 +46,6 @@ export const ratParse = (s: string): Rational => {
   const i = s.indexOf('/');
   return { n: BigInt(s.slice(0, i)), d: BigInt(s.slice(i + 1)) };
 };
+
+export const add = (a: Rational, b: Rational): Rational => rational(a.n * b.d + b.n * a.d, a.d * b.d);
+export const sub = (a: Rational, b: Rational): Rational => rational(a.n * b.d - b.n * a.d, a.d * b.d);

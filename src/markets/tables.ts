@@ -26,6 +26,8 @@ export const MarketTable = {
   POOL_BY_ADDRESS: 0x68,
   /** token (either currency), block u64, logIndex u32 → poolKey. Swaps of a token across its pools. */
   TOKEN_SWAP: 0x69,
+  /** block u64, logIndex u32 → poolKey. Swaps of a block (for projections rebuilt after markets). */
+  BLOCK_SWAP: 0x6a,
 } as const;
 
 export const MARKET_TABLES = Object.values(MarketTable);
@@ -55,3 +57,4 @@ export const poolByAddressKey = (a: string) => new KeyBuilder(21).u8(MarketTable
 export const poolPrefix = (t: number, k: string) => K(t, k).done();
 export const tokenSwapKey = (token: string, block: number, logIndex: number) =>
   new KeyBuilder(33).u8(MarketTable.TOKEN_SWAP).hex(token).u64(block).u32(logIndex).done();
+export const blockSwapKey = (block: number, logIndex: number) => new KeyBuilder(13).u8(MarketTable.BLOCK_SWAP).u64(block).u32(logIndex).done();

@@ -52,6 +52,8 @@ export function pageRequest(
 /** Accumulates serialized rows of one page and renders the paged envelope. */
 export class PageBuilder {
   private readonly rows: string[] = [];
+  /** Rows counted against the limit but filtered from the output (filters never change paging). */
+  private hidden = 0;
   private bytes = 0;
   private lastKey: Buffer | null = null;
   stoppedBy: StoppedBy | null = null;
@@ -67,7 +69,17 @@ export class PageBuilder {
    * and the walk should stop; the next page starts at this row).
    */
   push(rowJson: string, key: Buffer): boolean {
-    if (this.rows.length >= this.rowCap) {
+    if (rowJson === '') {
+      // A filtered row: it takes its place in the page (paging is by key, not by filter).
+      if (this.rows.length + this.hidden >= this.rowCap) {
+        this.stoppedBy = this.rowCap < this.req.limit ? this.capReason : 'rows';
+        return false;
+      }
+      this.hidden++;
+      this.lastKey = key;
+      return true;
+    }
+    if (this.rows.length + this.hidden >= this.rowCap) {
       this.stoppedBy = this.rowCap < this.req.limit ? this.capReason : 'rows';
       return false;
     }

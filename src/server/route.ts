@@ -32,6 +32,12 @@ export interface ChainContext {
   launchpads: LaunchpadDeployments;
   traces: TracesLane;
   markets: MarketsConfig;
+  /** Entity overrides: wallets screened out of cohorts (ENTITY_OVERRIDES_FILE). */
+  overrides: ReadonlySet<string>;
+  /** Version of the overrides file (its content hash prefix); '0' when none. */
+  overridesVersion: string;
+  /** Labels from LABELS_FILE: address → labels. */
+  labels: ReadonlyMap<string, string[]>;
 }
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */

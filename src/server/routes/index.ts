@@ -3,7 +3,7 @@
  * this list (plus the /metrics entry, which lives on the loopback metrics listener only).
  */
 import type { Route } from '../route.js';
-import { addressRoutes } from './addresses/pending.js';
+import { addressLabelRoute, addressSummaryRoute, addressTypeRoute } from './addresses/addresses.js';
 import { batchRoute } from './batch/batch.js';
 import { blockAtRoute } from './chain/block-at.js';
 import { blockByHashRoute } from './chain/block-by-hash.js';
@@ -18,7 +18,7 @@ import { blockRoute } from './chain/block.js';
 import { receiptRoute } from './chain/receipt.js';
 import { transactionLogsRoute } from './chain/transaction-logs.js';
 import { transactionRoute } from './chain/transaction.js';
-import { cohortRoutes } from './cohorts/pending.js';
+import { cohortDetailRoute, cohortEdgesRoute, cohortMembersRoute, cohortsByTokenRoute } from './cohorts/cohorts.js';
 import { contractCodeRoute } from './contracts/code.js';
 import { checkpointsRoute } from './monitoring/checkpoints.js';
 import { gapsRoute } from './monitoring/gaps.js';
@@ -51,8 +51,13 @@ export const routes: Route[] = [
   transactionInternalRoute,
   ...streamRoutes,
   ...screenerRoutes,
-  ...cohortRoutes,
-  ...addressRoutes,
+  cohortsByTokenRoute,
+  cohortDetailRoute,
+  cohortEdgesRoute,
+  cohortMembersRoute,
+  addressSummaryRoute,
+  addressTypeRoute,
+  addressLabelRoute,
   // Live RPC (4)
   rpcHeadRoute,
   rpcBalanceRoute,

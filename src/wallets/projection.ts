@@ -1,0 +1,235 @@
+/**
+ * The wallets projection: per-wallet transactions (origin or recipient), direction-aware
+ * transfers (ERC-20 `Transfer`, WETH deposit/withdrawal, and top-level native value with the
+ * reserved asset kind `native`), trades (the wallet is the transaction origin, never the router
+ * recipient), weighted-average-cost positions with exact rational cost and realised PnL, daily
+ * realised PnL, the funding graph (first incoming transfer per asset, every funder edge, both
+ * directions), cohort candidates (wallets funded by one funder that bought the same token), and
+ * address observations (origin, created, emitted logs).
+ */
+import keccak from 'node:crypto';
+import type { BlockDelta } from '../ingest/delta.js';
+import type { SwapRow, PoolRow } from '../markets/model.js';
+import { add, rational, ratParse, ratStr, sub } from '../markets/rational.js';
+import { blockSwapKey, poolKey, swapKey } from '../markets/tables.js';
+import type { Projection } from '../projections/index.js';
+import type { BlockBatch } from '../storage/index.js';
+import { KeyBuilder, prefixEnd } from '../storage/keys.js';
+import { ZERO } from '../tokens/model.js';
+import type { FundingEdge, Position } from './model.js';
+import {
+  NATIVE_ASSET,
+  WALLET_TABLES,
+  addressKey,
+  cohortCandKey,
+  cohortIdKey,
+  dailyKey,
+  edgeInKey,
+  edgeOutKey,
+  firstFundingKey,
+  firstSeenKey,
+  generationKey,
+  holdingKey,
+  walletCohortKey,
+  positionKey,
+  walletTradeKey,
+  walletTransferKey,
+  walletTxKey,
+} from './tables.js';
+
+const json = (v: unknown) => Buffer.from(JSON.stringify(v));
+const EMPTY = Buffer.alloc(0);
+const u64 = (n: number) => new KeyBuilder(8).u64(n).done();
+const readU64 = (b: Buffer) => b.readUInt32BE(0) * 0x1_0000_0000 + b.readUInt32BE(4);
+/** Native transfer ordinals sort after every log index of the block. */
+const NATIVE_ORD = 0x8000_0000;
+
+/** Cohort id: first 8 bytes of sha256(token ‖ funder ‖ rule version), 16 hex digits. */
+export function cohortIdOf(token: string, funder: string, ruleVersion: number): string {
+  return keccak.createHash('sha256').update(`${token}:${funder}:${ruleVersion}`).digest('hex').slice(0, 16);
+}
+export const COHORT_RULE_VERSION = 1;
+
+export function createWalletsProjection(deps: { quoteAssets: string[] }): Projection {
+  const priority = new Map(deps.quoteAssets.map((a, i) => [a, i]));
+
+  /** Which side of a pool is the quote for positions: the higher-priority quote asset, else currency1. */
+  const sidesOf = (p: PoolRow): { token: string; quote: string } => {
+    const p0 = priority.get(p.currency0);
+    const p1 = priority.get(p.currency1);
+    if (p0 !== undefined && (p1 === undefined || p0 < p1)) return { token: p.currency1, quote: p.currency0 };
+    return { token: p.currency0, quote: p.currency1 };
+  };
+
+  const apply = (batch: BlockBatch, d: BlockDelta) => {
+    const seen = new Set<string>();
+    const firstSeen = (w: string, evidence: string, txIndex: number, logIndex: number | null) => {
+      if (w === ZERO || seen.has(w)) return;
+      seen.add(w);
+      const k = firstSeenKey(w);
+      if (!batch.get(k)) batch.put(k, json({ block: d.number, txIndex, logIndex, txHash: d.txs[txIndex].hash, timestamp: d.timestamp, evidence }));
+    };
+    const addrFlags = new Map<string, { origin?: number; created?: number; emitted?: number }>();
+    const flag = (a: string, f: 'origin' | 'created' | 'emitted') => {
+      let cur = addrFlags.get(a);
+      if (!cur) {
+        const v = batch.get(addressKey(a));
+        cur = v ? JSON.parse(v.toString()) : {};
+        addrFlags.set(a, cur!);
+      }
+      if (cur![f] === undefined) {
+        cur![f] = d.number;
+        batch.put(addressKey(a), json(cur));
+      }
+    };
+
+    const recordFunding = (w: string, funder: string, assetKind: 'native' | 'erc20', asset: string | null, value: bigint, txIndex: number, logIndex: number | null) => {
+      if (funder === ZERO || w === funder || value === 0n) return;
+      const a = asset ?? NATIVE_ASSET;
+      const first = { block: d.number, txIndex, logIndex, txHash: d.txs[txIndex].hash, value: value.toString() };
+      const fk = firstFundingKey(w, a);
+      if (!batch.get(fk)) batch.put(fk, json({ funder, assetKind, asset, ...first }));
+      const ek = edgeInKey(w, funder, a);
+      const have = batch.get(ek);
+      const edge: FundingEdge = have ? JSON.parse(have.toString()) : { funder, assetKind, asset, first, lastBlock: d.number, count: 0, total: '0' };
+      edge.count++;
+      edge.lastBlock = d.number;
+      edge.total = (BigInt(edge.total) + value).toString();
+      const v = json(edge);
+      batch.put(ek, v);
+      batch.put(edgeOutKey(funder, w, a), json({ ...edge, wallet: w }));
+    };
+
+    // Transactions: origin and recipient; native value transfers; address observations.
+    for (let i = 0; i < d.txs.length; i++) {
+      const tx = d.txs[i];
+      batch.put(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
+      firstSeen(tx.from, 'transaction_origin', i, null);
+      flag(tx.from, 'origin');
+      if (tx.to && tx.to !== tx.from) {
+        const k = walletTxKey(tx.to, d.number, i);
+        batch.put(k, Buffer.from([(batch.get(k)?.[0] ?? 0) | 2]));
+      }
+      if (tx.contractAddress && tx.status === 1) flag(tx.contractAddress, 'created');
+      const value = BigInt((JSON.parse(tx.json) as { value: string }).value);
+      if (tx.status === 1 && value > 0n && tx.to) {
+        const row = { block: d.number, txIndex: i, logIndex: null, txHash: tx.hash, assetKind: 'native', asset: null, from: tx.from, to: tx.to, value: value.toString() };
+        batch.put(walletTransferKey(tx.from, d.number, NATIVE_ORD + i), json({ ...row, direction: 'out' }));
+        batch.put(walletTransferKey(tx.to, d.number, NATIVE_ORD + i), json({ ...row, direction: 'in' }));
+        firstSeen(tx.to, 'incoming_native_transfer', i, null);
+        recordFunding(tx.to, tx.from, 'native', null, value, i, null);
+      }
+    }
+    for (const l of d.logs) flag(l.address, 'emitted');
+
+    // ERC-20 transfers (and WETH deposits/withdrawals) by direction.
+    for (const e of d.events) {
+      let from: string;
+      let to: string;
+      let value: bigint;
+      if (e.standard === 'erc20' && e.event === 'Transfer') {
+        from = String(e.args.from);
+        to = String(e.args.to);
+        value = BigInt(String(e.args.value));
+      } else if (e.standard === 'weth' && (e.event === 'Deposit' || e.event === 'Withdrawal')) {
+        const who = String(e.event === 'Deposit' ? e.args.dst : e.args.src);
+        value = BigInt(String(e.args.wad));
+        [from, to] = e.event === 'Deposit' ? [ZERO, who] : [who, ZERO];
+      } else continue;
+      const row = { block: d.number, txIndex: e.txIndex, logIndex: e.logIndex, txHash: d.txs[e.txIndex].hash, assetKind: 'erc20', asset: e.address, from, to, value: value.toString() };
+      if (from !== ZERO) {
+        batch.put(walletTransferKey(from, d.number, e.logIndex), json({ ...row, direction: from === to ? 'self' : 'out' }));
+        const hk = holdingKey(from, e.address);
+        if (!batch.get(hk)) batch.put(hk, EMPTY);
+      }
+      if (to !== ZERO) {
+        const hk = holdingKey(to, e.address);
+        if (!batch.get(hk)) batch.put(hk, EMPTY);
+      }
+      if (to !== ZERO && to !== from) batch.put(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
+      if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
+      recordFunding(to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
+    }
+
+    // Trades: the wallet is the transaction origin. Positions at weighted-average cost.
+    let swaps = d.derived?.swaps;
+    if (!swaps) {
+      // Rebuilt after markets: read this block's swaps from the markets tables.
+      swaps = [];
+      const lo = blockSwapKey(d.number, 0);
+      for (const [k, v] of batch.rocks.scan({ gte: lo, lt: prefixEnd(lo.subarray(0, 9)) })) {
+        const pk = `0x${v.toString('hex')}`;
+        const row = JSON.parse(batch.rocks.get(swapKey(pk, d.number, k.readUInt32BE(9)))!.toString()) as SwapRow;
+        const pool = JSON.parse(batch.rocks.get(poolKey(pk))!.toString()) as PoolRow;
+        swaps.push({ poolKey: pk, row, pool });
+      }
+    }
+    const day = Math.floor(d.timestamp / 86400);
+    for (const s of swaps) {
+      const w = s.row.origin;
+      batch.put(walletTradeKey(w, d.number, s.row.logIndex), Buffer.from(s.poolKey.slice(2), 'hex'));
+      const { token, quote } = sidesOf(s.pool);
+      const tokenIs0 = s.pool.currency0 === token;
+      // Pool perspective → trader perspective: the trader receives −amount.
+      const gotToken = -BigInt(tokenIs0 ? s.row.amount0 : s.row.amount1);
+      const gotQuote = -BigInt(tokenIs0 ? s.row.amount1 : s.row.amount0);
+      const pk = positionKey(w, token, quote);
+      const have = batch.get(pk);
+      const pos: Position = have
+        ? JSON.parse(have.toString())
+        : { token, quote, qty: '0', cost: '0/1', realised: '0/1', buys: 0, sells: 0, boughtQty: '0', soldQty: '0', unexplainedSold: '0', firstBlock: d.number, lastBlock: d.number };
+      pos.lastBlock = d.number;
+      let qty = BigInt(pos.qty);
+      let cost = ratParse(pos.cost);
+      let realisedDelta = rational(0n, 1n);
+      if (gotToken > 0n) {
+        // Buy: the trader paid −gotQuote of the quote.
+        pos.buys++;
+        pos.boughtQty = (BigInt(pos.boughtQty) + gotToken).toString();
+        qty += gotToken;
+        cost = add(cost, rational(-gotQuote, 1n));
+        if (!have || BigInt(JSON.parse(have.toString()).boughtQty) === 0n) {
+          // First buy of this token: a cohort candidate under the wallet's first native funder.
+          const f = batch.get(firstFundingKey(w, NATIVE_ASSET));
+          if (f) {
+            const funder = (JSON.parse(f.toString()) as { funder: string }).funder;
+            const ck = cohortCandKey(token, funder, w);
+            if (!batch.get(ck)) {
+              batch.put(ck, json({ block: d.number, txIndex: s.row.txIndex, logIndex: s.row.logIndex, txHash: s.row.txHash }));
+              const gk = generationKey(token);
+              const g = batch.get(gk);
+              batch.put(gk, u64((g ? readU64(g) : 0) + 1));
+              batch.put(walletCohortKey(w, token, funder), EMPTY);
+              const id = cohortIdOf(token, funder, COHORT_RULE_VERSION);
+              const ik = cohortIdKey(id);
+              if (!batch.get(ik)) batch.put(ik, json({ token, funder }));
+            }
+          }
+        }
+      } else if (gotToken < 0n) {
+        const sold = -gotToken;
+        pos.sells++;
+        pos.soldQty = (BigInt(pos.soldQty) + sold).toString();
+        const covered = sold <= qty ? sold : qty;
+        const excess = sold - covered;
+        const costOut = qty > 0n ? rational(cost.n * covered, cost.d * qty) : rational(0n, 1n);
+        realisedDelta = sub(rational(gotQuote, 1n), costOut);
+        cost = sub(cost, costOut);
+        qty -= covered;
+        if (excess > 0n) pos.unexplainedSold = (BigInt(pos.unexplainedSold) + excess).toString();
+      }
+      pos.qty = qty.toString();
+      pos.cost = ratStr(cost);
+      pos.realised = ratStr(add(ratParse(pos.realised), realisedDelta));
+      batch.put(pk, json(pos));
+      if (realisedDelta.n !== 0n) {
+        const dk = dailyKey(w, token, quote, day);
+        const prev = batch.get(dk);
+        batch.put(dk, Buffer.from(ratStr(add(prev ? ratParse(prev.toString()) : rational(0n, 1n), realisedDelta))));
+      }
+    }
+  };
+
+  return { name: 'wallets', version: 1, tables: WALLET_TABLES, backs: ['Wallets', 'Cohorts', 'Addresses'], apply };
+}
+
