@@ -75,6 +75,9 @@ export interface CandleRow {
   trades: number;
   buys: number;
   sells: number;
+  /** |amount0| and |amount1| of buy trades only (trader received currency0), base units. */
+  buyVolume0: string;
+  buyVolume1: string;
   /** Chain coordinates (block, logIndex) of the bucket's first and last trade: exact merging across pools. */
   first: [number, number];
   last: [number, number];

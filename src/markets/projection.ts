@@ -164,6 +164,8 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
             trades: 1,
             buys: row.side === 'buy' ? 1 : 0,
             sells: row.side === 'sell' ? 1 : 0,
+            buyVolume0: row.side === 'buy' ? abs(a0).toString() : '0',
+            buyVolume1: row.side === 'buy' ? abs(a1).toString() : '0',
             first: [d.number, e.logIndex],
             last: [d.number, e.logIndex],
           });
@@ -176,8 +178,11 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         c.volume0 = (BigInt(c.volume0) + abs(a0)).toString();
         c.volume1 = (BigInt(c.volume1) + abs(a1)).toString();
         c.trades++;
-        if (row.side === 'buy') c.buys++;
-        else c.sells++;
+        if (row.side === 'buy') {
+          c.buys++;
+          c.buyVolume0 = (BigInt(c.buyVolume0) + abs(a0)).toString();
+          c.buyVolume1 = (BigInt(c.buyVolume1) + abs(a1)).toString();
+        } else c.sells++;
       }
     };
 
@@ -318,8 +323,8 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
 
   return {
     name: 'markets',
-    // 2: candle first/last trade coordinates; token swap index. 3: block swap index.
-    version: 3,
+    // 2: candle first/last trade coordinates; token swap index. 3: block swap index. 4: buy volumes in candles.
+    version: 4,
     tables: MARKET_TABLES,
     backs: ['Pools', 'Tokens (market routes)'],
     apply,

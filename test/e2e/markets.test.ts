@@ -45,7 +45,7 @@ beforeAll(async () => {
   const { join } = await import('node:path');
   const file = join(dev.stateDir, 'markets.json');
   writeFileSync(file, JSON.stringify({ v2Factories: [c.uniswapV2Factory], v3Factories: [c.uniswapV3Factory], v4Managers: [c.poolManager], usdStablecoins: [] }));
-  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { MARKETS_FILE: file, TRACES: 'off' } });
+  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { MARKETS_FILE: file, TRACES: 'off', SCREENER_CEILING: '12' } });
   await idx.waitForHead(50, 120_000);
 }, 240_000);
 
@@ -314,5 +314,84 @@ describe('quote and venue rules on a token trading against WETH and a stablecoin
     expect(ov.status).toBe(200);
     expect(ov.body.data.holderCount.status).toBe('exact');
     expect(ov.body.data.market.venue.pool).toBe(inWeth.body.data.venue.pool);
+  });
+});
+
+describe('screener and rankings', () => {
+  it('figures, filters and sorts equal a brute-force recomputation from the swaps', async () => {
+    const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
+    const { rows: pools } = await walk(`/currencies/${weth}/pools`);
+    // Brute force over every swap of every pool against WETH (the devnet is younger than 24 h).
+    const expected = new Map<string, { vol: bigint; buyVol: bigint; trades: number; buys: number; traders: Set<string> }>();
+    for (const p of pools) {
+      const path = p.protocol === 'v4' ? `/pools/v4/${p.contract}/${p.poolId}` : p.protocol === 'launchpad' ? null : `/pools/${p.address}`;
+      if (!path) continue;
+      const { rows: swaps } = await walk(`${path}/swaps`);
+      const base = p.currency0 === weth ? p.currency1 : p.currency0;
+      const baseIs0 = p.currency0 === base;
+      const e = expected.get(base) ?? { vol: 0n, buyVol: 0n, trades: 0, buys: 0, traders: new Set<string>() };
+      for (const s of swaps) {
+        const q = BigInt(baseIs0 ? s.amount1 : s.amount0);
+        const qa = q < 0n ? -q : q;
+        const buy = BigInt(baseIs0 ? s.amount0 : s.amount1) < 0n;
+        e.vol += qa;
+        if (buy) {
+          e.buyVol += qa;
+          e.buys++;
+        }
+        e.trades++;
+        e.traders.add(s.origin);
+      }
+      expected.set(base, e);
+    }
+    let r = await idx.get(`/screener?quote=${weth}&window=24h&limit=100&recency_floor_block=0`);
+    if (r.status === 503) {
+      // Too many candidates for the test ceiling: the suggested floor must work.
+      expect(r.body.ceiling).toBe(12);
+      r = await idx.get(`/screener?quote=${weth}&window=24h&limit=100&recency_floor_block=${r.body.suggestedRecencyFloorBlock}`);
+    }
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.length).toBeGreaterThan(3);
+    for (const row of r.body.data) {
+      const e = expected.get(row.base.address)!;
+      expect(row.totalVolumeQuote).toBe(e.vol.toString());
+      expect(row.buyVolumeQuote).toBe(e.buyVol.toString());
+      expect(row.sellVolumeQuote).toBe((e.vol - e.buyVol).toString());
+      expect(row.trades).toBe(e.trades);
+      expect(row.buys).toBe(e.buys);
+      expect(row.distinctTraders).toEqual({ lowerBound: e.traders.size, exact: true });
+    }
+    const vols = r.body.data.map((x: any) => BigInt(x.totalVolumeQuote));
+    for (let i = 1; i < vols.length; i++) expect(vols[i - 1] >= vols[i]).toBe(true);
+  });
+
+  it('the ceiling 503 carries usable suggestions; filters need allowScan; rankings equal their screener query; cursors keep the anchor', async () => {
+    const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
+    const over = await idx.get(`/screener?quote=${weth}&window=24h&grain=pool`);
+    expect(over.status).toBe(503);
+    for (const f of ['suggestedRecencyFloorBlock', 'candidatesScanned', 'ceiling', 'rankedAtBlock']) expect(over.body).toHaveProperty(f);
+    const floor = over.body.suggestedRecencyFloorBlock;
+    const ok = await idx.get(`/screener?quote=${weth}&window=24h&grain=pool&recency_floor_block=${floor}&limit=2`);
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.recencyFloorBlock).toBe(floor);
+    expect((await idx.get(`/screener?quote=${weth}&min_trades=1&recency_floor_block=${floor}`)).status).toBe(400);
+    const filtered = await idx.get(`/screener?quote=${weth}&min_trades=3&allowScan=true&recency_floor_block=${floor}&window=24h`);
+    expect(filtered.status).toBe(200);
+    for (const row of filtered.body.data) expect(row.trades).toBeGreaterThanOrEqual(3);
+    // Cursor walk keeps its anchor.
+    if (ok.body.page.nextCursor) {
+      const p2 = await idx.get(`/screener?quote=${weth}&window=24h&grain=pool&recency_floor_block=${floor}&limit=2&cursor=${ok.body.page.nextCursor}`);
+      expect(p2.body.anchor).toEqual(ok.body.anchor);
+    }
+    const cat = await idx.get('/rankings');
+    expect(cat.body.data.length).toBeGreaterThanOrEqual(5);
+    for (const preset of cat.body.data) {
+      const rk = await idx.get(`/rankings/${preset.name}?quote=${weth}&window=24h&recency_floor_block=${floor}`);
+      expect(rk.status, rk.text).toBe(200);
+      const eq = await idx.get(rk.body.equivalentScreenerQuery.replace('/screener', '/screener'));
+      expect(eq.status, eq.text).toBe(200);
+      expect(rk.body.data.map((x: any) => x.subject)).toEqual(eq.body.data.map((x: any) => x.subject));
+    }
+    expect((await idx.get(`/rankings/most_traded?quote=${weth}&metric=trades`)).status).toBe(400);
   });
 });

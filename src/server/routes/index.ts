@@ -26,7 +26,8 @@ import { chainHealthRoute } from './monitoring/health.js';
 import { liveRoute, readyRoute } from './monitoring/root-health.js';
 import { poolRoutes } from './pools/index.js';
 import { rpcBalanceRoute, rpcCodeRoute, rpcHeadRoute, rpcTokenMetadataRoute } from './rpc/routes.js';
-import { screenerRoutes } from './screener/pending.js';
+import { rankingRoute, rankingsRoute } from './screener/rankings.js';
+import { screenerRoute } from './screener/screener.js';
 import { streamRoutes } from './streams/index.js';
 import { tokenRoutes } from './tokens/index.js';
 import { walletRoutes } from './wallets/index.js';
@@ -50,7 +51,9 @@ export const routes: Route[] = [
   transactionCallsRoute,
   transactionInternalRoute,
   ...streamRoutes,
-  ...screenerRoutes,
+  screenerRoute,
+  rankingsRoute,
+  rankingRoute,
   cohortsByTokenRoute,
   cohortDetailRoute,
   cohortEdgesRoute,

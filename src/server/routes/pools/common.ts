@@ -135,7 +135,7 @@ export function candleAsOf(ctx: Ctx<unknown, unknown>, p: PoolRow, c: CandleRow,
     const a0 = BigInt(s.amount0) < 0n ? -BigInt(s.amount0) : BigInt(s.amount0);
     const a1 = BigInt(s.amount1) < 0n ? -BigInt(s.amount1) : BigInt(s.amount1);
     if (!out) {
-      out = { t: c.t, open: s.price, high: s.price, low: s.price, close: s.price, volume0: a0.toString(), volume1: a1.toString(), trades: 1, buys: s.side === 'buy' ? 1 : 0, sells: s.side === 'sell' ? 1 : 0, first: [s.block, s.logIndex], last: [s.block, s.logIndex] };
+      out = { t: c.t, open: s.price, high: s.price, low: s.price, close: s.price, volume0: a0.toString(), volume1: a1.toString(), trades: 1, buys: s.side === 'buy' ? 1 : 0, sells: s.side === 'sell' ? 1 : 0, buyVolume0: s.side === 'buy' ? a0.toString() : '0', buyVolume1: s.side === 'buy' ? a1.toString() : '0', first: [s.block, s.logIndex], last: [s.block, s.logIndex] };
       return true;
     }
     const o = out as CandleRow;
@@ -146,8 +146,11 @@ export function candleAsOf(ctx: Ctx<unknown, unknown>, p: PoolRow, c: CandleRow,
     o.volume0 = (BigInt(o.volume0) + a0).toString();
     o.volume1 = (BigInt(o.volume1) + a1).toString();
     o.trades++;
-    if (s.side === 'buy') o.buys++;
-    else o.sells++;
+    if (s.side === 'buy') {
+      o.buys++;
+      o.buyVolume0 = (BigInt(o.buyVolume0) + a0).toString();
+      o.buyVolume1 = (BigInt(o.buyVolume1) + a1).toString();
+    } else o.sells++;
     return true;
   });
   return out;
