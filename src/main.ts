@@ -27,6 +27,7 @@ import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './markets/c
 import { createWalletsProjection } from './wallets/projection.js';
 import { createMarketsProjection } from './markets/projection.js';
 import { createTracesLane } from './ingest/traces.js';
+import { wsUrlOf } from './ingest/heads.js';
 import { createReplayPool } from './workers/replay/index.js';
 import { defaultVerifiedAbisDir } from './decode/abis-dir.js';
 import { checkChainIdentity } from './storage/identity.js';
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
     log,
     startBlock: config.startBlock,
     pollMs: config.pollMs,
+    wsUrl: config.wsUrl === 'off' ? null : (config.wsUrl ?? wsUrlOf(rpcUrl)),
     blocksPerTask: config.blocksPerTask,
     decodeThreads: config.decodeThreads,
     onCommit(e) {

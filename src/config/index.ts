@@ -9,6 +9,8 @@ export interface Config {
   chain: string;
   /** JSON-RPC URL of the node; null = start the embedded devnet. */
   rpcUrl: string | null;
+  /** WebSocket URL for newHeads; null = derived from the RPC URL; 'off' = polling only. */
+  wsUrl: string | null;
   host: string;
   port: number;
   metricsPort: number;
@@ -63,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
   return {
     chain,
     rpcUrl,
+    wsUrl: env.WS_URL || null,
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
@@ -90,12 +93,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
   };
 }
 
+const mask = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](key|apikey|token)=)[^&]+/i, '$1***');
+
 /** The config as printed at boot: secrets masked. */
 export function printable(c: Config): Record<string, unknown> {
   return {
     ...c,
     devApiKey: c.devApiKey ? `(masked, ${c.devApiKey.length} chars)` : null,
     cursorSecret: c.cursorSecret ? '(set)' : '(generated, kept in data dir)',
-    rpcUrl: c.rpcUrl ? c.rpcUrl.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](key|apikey|token)=)[^&]+/i, '$1***') : null,
+    rpcUrl: c.rpcUrl ? mask(c.rpcUrl) : null,
+    wsUrl: c.wsUrl ? mask(c.wsUrl) : null,
   };
 }

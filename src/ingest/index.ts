@@ -17,6 +17,7 @@ import { StoreWriteError } from '../storage/index.js';
 import { applyChainRecords } from './apply.js';
 import type { BlockDelta, FetchResult } from './delta.js';
 import { recordGap } from './gaps.js';
+import { watchHeads } from './heads.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
 import type { Registry } from '../projections/index.js';
@@ -36,6 +37,8 @@ export interface IngestOptions {
   startBlock: number;
   /** Head poll period while following live, milliseconds. */
   pollMs: number;
+  /** WebSocket URL for newHeads (null: polling only). */
+  wsUrl: string | null;
   /** Blocks per decode task during backfill. */
   blocksPerTask: number;
   /** Decode worker threads. */
@@ -63,6 +66,8 @@ export interface IngestStatus {
   reorgs: number;
   lastReorgDepth: number;
   lastError: string | null;
+  /** Whether new heads arrive by newHeads subscription (else polling). */
+  headSource: 'newHeads' | 'polling';
 }
 
 export interface Ingest {
@@ -113,9 +118,11 @@ export function createIngest(opts: IngestOptions): Ingest {
     reorgs: 0,
     lastReorgDepth: 0,
     lastError: null,
+    headSource: 'polling',
   };
   let stopped = false;
   let loop: Promise<void> | null = null;
+  const heads = watchHeads(opts.wsUrl, log);
   let progress = { t: performance.now(), blocks: 0, events: 0 };
 
   const nodeHashAt = async (n: number): Promise<`0x${string}` | null> => {
@@ -238,9 +245,16 @@ export function createIngest(opts: IngestOptions): Ingest {
     progress = { t: now, blocks: 0, events: 0 };
   };
 
+  /**
+   * Blocks per decode task, adapted to the node: halved (down to 1) when a task fails with a
+   * size/limit error (batch or range too large, 413), grown back by one per successful task.
+   */
+  let taskBlocks = opts.blocksPerTask;
+  const isSizeError = (err: unknown) => /too large|too many|limit|exceed|413|range/i.test(String((err as Error)?.message ?? err));
+
   /** Applies blocks next..target in order, with up to maxInFlight decode tasks running. */
   const backfill = async (next: number, target: number) => {
-    const per = target - next > opts.blocksPerTask ? opts.blocksPerTask : 1;
+    const per = target - next > taskBlocks ? taskBlocks : 1;
     const queue: Array<{ from: number; to: number; p: Promise<FetchResult> }> = [];
     let scheduled = next;
     const schedule = () => {
@@ -257,7 +271,17 @@ export function createIngest(opts: IngestOptions): Ingest {
     schedule();
     while (queue.length && !stopped) {
       const item = queue.shift()!;
-      const res = await item.p;
+      let res: FetchResult;
+      try {
+        res = await item.p;
+        if (taskBlocks < opts.blocksPerTask) taskBlocks++;
+      } catch (err) {
+        if (isSizeError(err) && taskBlocks > 1) {
+          taskBlocks = Math.max(1, Math.floor(taskBlocks / 2));
+          log.warn({ taskBlocks, err: (err as Error).message?.slice(0, 200) }, 'node refused the request size; smaller decode tasks');
+        }
+        throw err;
+      }
       for (const d of res.blocks) {
         const head = store.head();
         if (head && (d.number !== head.number + 1 || d.parentHash !== head.hash)) {
@@ -344,7 +368,7 @@ export function createIngest(opts: IngestOptions): Ingest {
             const h = await nodeHashAt(head.number);
             if (h !== null && h !== head.hash) await reorg();
           }
-          await sleep(opts.pollMs);
+          await heads.wait(opts.pollMs);
           continue;
         }
         status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
@@ -366,12 +390,16 @@ export function createIngest(opts: IngestOptions): Ingest {
   };
 
   return {
-    status: () => status,
+    status: () => {
+      status.headSource = heads.subscribed() ? 'newHeads' : 'polling';
+      return status;
+    },
     start() {
       loop ??= run();
     },
     async stop() {
       stopped = true;
+      heads.stop();
       await loop;
       await pool.destroy();
     },

@@ -3,7 +3,6 @@
  * answers a typed 503 naming the projection, its status and progress — never a partial page.
  */
 import { ApiError } from './errors.js';
-import { PENDING_PROJECTIONS } from './pending.js';
 import type { ChainContext } from './route.js';
 
 export type ProjectionStatus = 'building' | 'ready' | 'stale' | 'disabled';
@@ -67,19 +66,7 @@ export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
       ...statusOf(chain, chain.registry.state(p.name).checkpoint),
     }),
   );
-  const pending = [...PENDING_PROJECTIONS].map(
-    (name): ProjectionInfo => ({
-      name,
-      version: 0,
-      status: 'disabled',
-      backs: [],
-      checkpoint: null,
-      lagBlocks: null,
-      progress: null,
-      reason: 'not_built_in_this_version',
-    }),
-  );
-  return [raw, ...built, ...pending];
+  return [raw, ...built];
 }
 
 /**

@@ -161,5 +161,7 @@ describe('cursors', () => {
     expect(old.status).toBe(404);
     const health = await idx.get('/health');
     expect(health.body.ingest.reorgs).toBeGreaterThanOrEqual(1);
+    // anvil offers eth_subscribe over WebSocket: live following is woken by newHeads.
+    expect(health.body.ingest.headSource).toBe('newHeads');
   });
 });
