@@ -212,7 +212,9 @@ async function main(): Promise<number> {
       };
   const blocksPerTask = Number(process.env.BLOCKS_PER_TASK ?? 20);
   const decodeThreads = Number(process.env.DECODE_THREADS ?? 2);
-  const ixEnv = { BLOCKS_PER_TASK: String(blocksPerTask), DECODE_THREADS: String(decodeThreads) };
+  // The traces lane replays every block with callTracer, which on anvil is far slower than the
+  // block fetch being compared against; ingest figures measure the block lane (TRACES=off).
+  const ixEnv = { BLOCKS_PER_TASK: String(blocksPerTask), DECODE_THREADS: String(decodeThreads), TRACES: 'off' };
   const startedAt = new Date();
   const t0 = performance.now();
   const figures: Figure[] = [];

@@ -171,7 +171,9 @@ export function createIngest(opts: IngestOptions): Ingest {
   const reorg = async (): Promise<boolean> => {
     const head = store.head();
     if (!head) return true;
-    const floor = Math.max(0, head.number - store.unfinalisedWindow + 1);
+    // The window holds undo data for the last `unfinalisedWindow` blocks, so the common ancestor
+    // may be as deep as head − window.
+    const floor = Math.max(0, head.number - store.unfinalisedWindow);
     let ancestor = -1;
     for (let n = head.number; n >= floor; n--) {
       const h = await nodeHashAt(n);

@@ -41,6 +41,17 @@ export class RpcError extends Error {
   }
 }
 
+/** JSON-RPC error codes that are transient on most nodes: limit exceeded, internal error, rate limit. */
+const RETRYABLE_CODES = new Set([-32005, -32603, 429, -32016]);
+
+/** The JSON-RPC `code` of a viem error, looked up along its `cause` chain. */
+export function rpcCodeOf(err: unknown): number | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 8; e = e.cause as typeof e, i++) {
+    if (typeof e.code === 'number') return e.code;
+  }
+  return undefined;
+}
+
 /** Whether a failure is worth retrying: rate limits, server errors, timeouts, broken connections, bad JSON. */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof TimeoutError) return true;
@@ -48,10 +59,11 @@ export function isRetryable(err: unknown): boolean {
     const s = err.status;
     return s === undefined || s === 429 || s >= 500;
   }
-  if (err instanceof RpcRequestError) {
-    // -32005 limit exceeded, -32603 internal error: transient on most nodes.
-    return err.code === -32005 || err.code === -32603 || err.code === 429;
-  }
+  // viem wraps JSON-RPC errors in typed classes (LimitExceededRpcError for -32005, …): decide on
+  // the code wherever it sits in the cause chain, not on the class.
+  const code = rpcCodeOf(err);
+  if (code !== undefined && RETRYABLE_CODES.has(code)) return true;
+  if (err instanceof RpcRequestError) return false;
   const msg = String((err as Error)?.message ?? err);
   return /fetch failed|ECONNRESET|ECONNREFUSED|socket|JSON|Unexpected|terminated|aborted/i.test(msg);
 }
@@ -61,7 +73,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Creates a raw JSON-RPC caller over HTTP (batching concurrent calls into one HTTP request). */
 export function createRpc(opts: RpcOptions): Rpc {
   const client = createClient({
-    transport: http(opts.url, { timeout: opts.timeoutMs ?? 10_000, retryCount: 0, batch: { batchSize: 100, wait: 0 } }),
+    // 30 s per request: a dense block's receipts, or a busy node, can take well over viem's default 10 s.
+    transport: http(opts.url, { timeout: opts.timeoutMs ?? 30_000, retryCount: 0, batch: { batchSize: 100, wait: 0 } }),
   });
   const maxAttempts = opts.maxAttempts ?? 6;
   const base = opts.baseDelayMs ?? 100;
@@ -78,7 +91,7 @@ export function createRpc(opts: RpcOptions): Rpc {
           opts.onTiming?.(method, (performance.now() - t0) / 1000, false);
           const retryable = isRetryable(err);
           if (!retryable || attempt >= maxAttempts) {
-            const code = (err as { code?: number }).code;
+            const code = rpcCodeOf(err);
             throw new RpcError(`${method} failed: ${(err as Error).message?.split('\n')[0]}`, method, retryable, code, {
               cause: err,
             });

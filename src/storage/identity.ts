@@ -21,7 +21,14 @@ export async function checkChainIdentity(o: {
     (await o.rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]))?.hash ?? null;
   const have = o.store.getMeta<ChainIdentity>('identity');
   if (have) {
-    const nodeHash = await hashAt(have.firstBlock);
+    // A node that does not have our first block yet is behind (still syncing), not another chain:
+    // wait for it rather than refusing or resetting.
+    let nodeHash = await hashAt(have.firstBlock);
+    for (let i = 0; nodeHash === null && have.chainId === chainId; i++) {
+      if (i % 20 === 0) o.log.warn({ block: have.firstBlock }, 'the node does not have our first block yet (behind or syncing); waiting');
+      await new Promise((r) => setTimeout(r, 500));
+      nodeHash = await hashAt(have.firstBlock);
+    }
     const why =
       have.chain !== o.chain
         ? `data directory holds chain "${have.chain}", not "${o.chain}"`

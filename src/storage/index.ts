@@ -167,6 +167,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       batch.insert(canonKey(ref.number), Buffer.from(ref.hash.slice(2), 'hex'));
       const ops = batch.ops;
       ops.push({ key: undoKey(ref.number), value: encodeUndo(batch.undo) });
+      // Undo is kept for the last `unfinalisedWindow` blocks (a reorg that deep is rolled back).
       const pruned = ref.number - opts.unfinalisedWindow;
       if (pruned >= 0) ops.push({ key: undoKey(pruned), value: null });
       ops.push(metaOp(CHECKPOINT, ref));

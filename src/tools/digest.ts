@@ -15,7 +15,8 @@ if (!dir) {
 }
 const rocks = await openRocks(join(dir, 'rocks'));
 const head = rocks.get(metaKey('checkpoint:blocks'));
-// Reconciliation verdicts are node observations made on a timer, not chain data.
-const d = digestStore(rocks, [TokenTable.RECON]);
+// Excluded beside META/UNDO/GAP: reconciliation verdicts (node observations made on a timer) and
+// the stream logs (0x70 frames, 0x71 sequences: they record the process's reorg history).
+const d = digestStore(rocks, [TokenTable.RECON, 0x70, 0x71]);
 await rocks.close();
 process.stdout.write(`${JSON.stringify({ head: head ? JSON.parse(head.toString()) : null, ...d })}\n`);

@@ -131,6 +131,9 @@ export async function traceBlock(
     } catch (err) {
       if (!(err instanceof RpcError)) throw err;
       if (err.code !== undefined && UNSUPPORTED_CODES.has(err.code)) blockTraceUnsupported.add(rpc);
+      // A transient failure (rate limit, 5xx, timeout after retries): retry the whole block later,
+      // so what is stored (including `source`) does not depend on transient faults.
+      else if (err.retryable) throw err;
       // Any other whole-block refusal (one bad tx aborting the block, a timeout on a huge
       // block): per-transaction tracing may still get most of it.
     }
