@@ -154,6 +154,7 @@ async function main(): Promise<void> {
     wsUrl: config.wsUrl === 'off' ? null : (config.wsUrl ?? wsUrlOf(rpcUrl)),
     blocksPerTask: config.blocksPerTask,
     decodeThreads: config.decodeThreads,
+    onReorg: (depth) => metrics.reorgs.observe(depth),
     onCommit(e) {
       if (e.kind === 'block') {
         metrics.blocksCommitted.inc();

@@ -48,6 +48,8 @@ export interface IngestOptions {
   streams?: { log: StreamLog; hub: Hub };
   /** Lanes that must move their checkpoint below a rolled-back block, in the same batch. */
   rollbackHooks?: Array<(dropped: number) => Record<string, unknown>>;
+  /** Called with the depth of each completed reorg (metrics). */
+  onReorg?: (depth: number) => void;
   /** Called after each committed block or rollback (streams, metrics). */
   onCommit?: (event: { kind: 'block'; block: BlockDelta } | { kind: 'rollback'; dropped: BlockRef }) => void;
 }
@@ -70,8 +72,17 @@ export interface IngestStatus {
   headSource: 'newHeads' | 'polling';
 }
 
+/** Decode pool figures for metrics: queue depth, utilisation, task time (milliseconds). */
+export interface PoolStats {
+  queueSize: number;
+  utilization: number;
+  runTimeP50Ms: number;
+  runTimeP99Ms: number;
+}
+
 export interface Ingest {
   status(): IngestStatus;
+  poolStats(): PoolStats;
   start(): void;
   stop(): Promise<void>;
 }
@@ -226,6 +237,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     }
     status.reorgs++;
     status.lastReorgDepth = depth;
+    opts.onReorg?.(depth);
     return true;
   };
 
@@ -392,6 +404,10 @@ export function createIngest(opts: IngestOptions): Ingest {
   };
 
   return {
+    poolStats: () => {
+      const h = pool.histogram.runTime;
+      return { queueSize: pool.queueSize, utilization: pool.utilization, runTimeP50Ms: h.p50, runTimeP99Ms: h.p99 };
+    },
     status: () => {
       status.headSource = heads.subscribed() ? 'newHeads' : 'polling';
       return status;

@@ -8,6 +8,7 @@ import type { Store } from '../storage/index.js';
 import { type us_listen_socket, uws } from '../server/uws.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { openGaps } from '../ingest/gaps.js';
+import { headerKey } from '../storage/tables.js';
 
 export interface Metrics {
   registry: client.Registry;
@@ -69,6 +70,45 @@ export function createMetrics(deps: { store: () => Store | null; ingest: () => I
       const s = deps.ingest()?.status();
       const h = deps.store()?.head();
       this.set(s?.nodeHead != null && h ? Math.max(0, s.nodeHead - h.number) : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_ingest_head_lag_seconds',
+    help: 'Seconds between now and the indexed head block timestamp',
+    registers: [registry],
+    collect() {
+      const s = deps.store();
+      const h = s?.head();
+      const v = h ? s!.rocks.get(headerKey(h.number)) : undefined;
+      const ts = v ? Number.parseInt((JSON.parse(v.toString()) as { timestamp: string }).timestamp, 16) : null;
+      this.set(ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts));
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_decode_pool_queue_depth',
+    help: 'Decode tasks waiting for a worker thread',
+    registers: [registry],
+    collect() {
+      this.set(deps.ingest()?.poolStats().queueSize ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_decode_pool_utilization_ratio',
+    help: 'Decode pool utilisation (0..1)',
+    registers: [registry],
+    collect() {
+      this.set(deps.ingest()?.poolStats().utilization ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_decode_pool_task_seconds',
+    help: 'Decode task run time percentiles',
+    labelNames: ['quantile'],
+    registers: [registry],
+    collect() {
+      const p = deps.ingest()?.poolStats();
+      this.set({ quantile: '0.5' }, (p?.runTimeP50Ms ?? 0) / 1000);
+      this.set({ quantile: '0.99' }, (p?.runTimeP99Ms ?? 0) / 1000);
     },
   });
   new client.Gauge({

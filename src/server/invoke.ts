@@ -62,6 +62,14 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
   if (route.anchored && !anchor) {
     throw new ApiError('not_ready', `nothing indexed yet for chain ${input.chain.name}; retry shortly`);
   }
+  if (route.anchored && route.group !== 'Monitoring') {
+    // A halted chain's head may sit on a dropped fork (a reorg deeper than the window): no anchor
+    // can be vouched for, so anchored routes refuse; monitoring and live RPC keep serving.
+    const s = input.chain.ingest.status();
+    if (s.state === 'halted') {
+      throw new ApiError('ingest_halted', `ingest for chain ${input.chain.name} halted (${s.haltReason}); see /gaps and /health`, { haltReason: s.haltReason });
+    }
+  }
   const ctx: Ctx & { services?: Record<string, unknown> } = {
     chain: input.chain,
     params: params as Record<string, string>,

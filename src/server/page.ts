@@ -8,6 +8,10 @@ import type { BlockRef } from '../storage/index.js';
 
 /** Hard ceiling of one serialized response, bytes (Limits: 4 MiB). */
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
+/** Row cap of pages that publish a USD sibling per row (Limits). */
+export const ROWS_USD_SIBLING = 200;
+/** Row cap of pages whose rows may each need a separate mark (Limits). */
+export const ROWS_SEPARATE_MARKS = 100;
 /** Room kept for the envelope around the rows, bytes. */
 const ENVELOPE_RESERVE_BYTES = 4 * 1024;
 

@@ -13,7 +13,8 @@ import type { Rpc } from '../rpc/client.js';
 import type { Store } from '../storage/index.js';
 import { KeyBuilder, prefixEnd } from '../storage/keys.js';
 import type { TokenStats } from './model.js';
-import { balanceAt, statsAt } from './read.js';
+import { balanceAt, statsAt, tokenAt } from './read.js';
+import { probeTokenMetadata } from './metadata.js';
 import { TokenTable, fromInverted, statsKey, tokenPrefix } from './tables.js';
 
 /** Verdict of the last check of a token. */
@@ -26,6 +27,12 @@ export interface Reconciliation {
   holdersChecked: number;
   holdersMismatched: number;
   reason: string | null;
+  /**
+   * Metadata re-probed at the check block (eth_call name/symbol/decimals), and whether it differs
+   * from what was probed when the token was first seen (metadata "on change").
+   */
+  metadataNow: { name: string | null; symbol: string | null; decimals: number | null } | null;
+  metadataChanged: boolean;
 }
 
 export const reconKey = (token: string) => new KeyBuilder(21).u8(TokenTable.RECON).hex(token).done();
@@ -35,8 +42,10 @@ export function reconciliationOf(store: Store, token: string): Reconciliation | 
   return v ? (JSON.parse(v.toString()) as Reconciliation) : null;
 }
 
-/** Holders compared per token per check. */
+/** Largest holders compared per token per check. */
 const HOLDERS_PER_CHECK = 10;
+/** Counterparties of the latest transfers compared per check. */
+const RECENT_COUNTERPARTIES = 20;
 /** Tokens checked per round, so one round stays a bounded amount of node work. */
 const TOKENS_PER_ROUND = 25;
 
@@ -64,6 +73,21 @@ export async function reconcileToken(store: Store, rpc: Rpc, token: string, bloc
     if (v.readUInt32BE(0) * 0x1_0000_0000 + v.readUInt32BE(4) <= block) holders.push([`0x${k.toString('hex', 53, 73)}`, fromInverted(k, 21)]);
     return holders.length < HOLDERS_PER_CHECK;
   });
+  // Plus the counterparties of the latest transfers: where fee-on-transfer or rebasing tokens
+  // drift first, even when those wallets are not among the largest holders.
+  const tp = tokenPrefix(TokenTable.TRANSFER, token);
+  const seen = new Set(holders.map(([w]) => w));
+  store.rocks.each({ gte: tp, lt: prefixEnd(tp), reverse: true }, (k, v) => {
+    if (k.readUInt32BE(21) * 0x1_0000_0000 + k.readUInt32BE(25) > block) return true;
+    const t = JSON.parse(v.toString()) as { from: string; to: string };
+    for (const w of [t.to, t.from]) {
+      if (w !== '0x0000000000000000000000000000000000000000' && !seen.has(w)) {
+        seen.add(w);
+        holders.push([w, 0n]);
+      }
+    }
+    return holders.length < HOLDERS_PER_CHECK + RECENT_COUNTERPARTIES;
+  });
   let mismatched = 0;
   for (const [w] of holders) {
     const data = `${BALANCE_OF}${w.slice(2).padStart(64, '0')}`;
@@ -76,6 +100,16 @@ export async function reconcileToken(store: Store, rpc: Rpc, token: string, bloc
     }
   }
   const supplyMismatch = supplyOnChain !== null && supplyOnChain !== fromTransfers;
+  let metadataNow: Reconciliation['metadataNow'] = null;
+  let metadataChanged = false;
+  try {
+    const m = await probeTokenMetadata(rpc, token, tag);
+    metadataNow = { name: m.name.value, symbol: m.symbol.value, decimals: m.decimals.value };
+    const first = tokenAt(store.rocks, token, block)?.metadata;
+    if (first) metadataChanged = first.name.value !== m.name.value || first.symbol.value !== m.symbol.value || first.decimals.value !== m.decimals.value;
+  } catch {
+    metadataNow = null;
+  }
   const verdict: Reconciliation = {
     status: supplyOnChain === null && holders.length === 0 ? 'not_checkable' : supplyMismatch || mismatched > 0 ? 'mismatch' : 'consistent',
     checkedAtBlock: block,
@@ -84,6 +118,8 @@ export async function reconcileToken(store: Store, rpc: Rpc, token: string, bloc
     holdersChecked: holders.length,
     holdersMismatched: mismatched,
     reason,
+    metadataNow,
+    metadataChanged,
   };
   store.rocks.write([{ key: reconKey(token), value: Buffer.from(JSON.stringify(verdict)) }]);
   return verdict;

@@ -68,7 +68,7 @@ describe('error paths', () => {
     ['unknown chain', '/index/v1/otherchain/blocks/1', TEST_KEY, 404, 'unknown_chain'],
     ['unknown route', '/index/v1/testnet/nothing/here', TEST_KEY, 404, 'not_found'],
     ['path traversal', '/index/v1/testnet/blocks/..%2F..%2Fetc', TEST_KEY, 400, 'bad_request'],
-    ['projection not built', '/pools/0x0000000000000000000000000000000000000001', TEST_KEY, 503, 'projection_unavailable'],
+    ['absent pool', '/pools/0x0000000000000000000000000000000000000001', TEST_KEY, 404, 'not_found'],
     ['metrics on public port', '/metrics', TEST_KEY, 404, 'not_found'],
   ];
   for (const [name, path, key, status, code] of cases) {

@@ -257,7 +257,11 @@ describe('deep reorg', () => {
     console.log('open gaps after restart:', JSON.stringify(all2));
     const gaps2 = all2.filter((g: any) => g.lane === 'blocks');
     expect(gaps2.map((g: any) => `${g.lane} ${g.fromBlock}-${g.toBlock} ${g.reason}`)).toHaveLength(1);
-    expect((await idx.get('/blocks/1')).status).toBe(200);
+    // Anchored routes refuse with a typed 503 (the head may be on the dropped fork); the rest serves.
+    const b1 = await idx.get('/blocks/1');
+    expect(b1.status).toBe(503);
+    expect(b1.body.error).toBe('ingest_halted');
+    expect((await idx.get('/gaps')).status).toBe(200);
   });
 
   // UNFINALISED_WINDOW is "the deepest reorg rolled back": a reorg of exactly the window depth

@@ -100,7 +100,7 @@ describe('balances reconcile with balanceOf at the anchor block', () => {
     expect(flagged).toBeGreaterThan(0);
     for (const t of dev.deployment.tokens.filter((x) => x.kind === 'standard' || x.kind === 'stable')) {
       const d = await idx.get(`/tokens/${t.address}`);
-      expect(d.body.data.balancesFollowEvents).not.toBe(false);
+      expect(d.body.data.balancesFollowEvents, `${t.symbol}: ${JSON.stringify(d.body.data.reconciliation)}`).not.toBe(false);
     }
     void anchor;
   });

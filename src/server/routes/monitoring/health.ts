@@ -37,6 +37,7 @@ export const chainHealthRoute = defineRoute({
         reorgs: s.reorgs,
         lastReorgDepth: s.lastReorgDepth,
         lastError: s.lastError,
+        headSource: s.headSource,
         unfinalisedWindow: store.unfinalisedWindow,
       },
       projections: projectionsOf(ctx.chain),

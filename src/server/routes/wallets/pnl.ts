@@ -1,7 +1,7 @@
 /** Positions and PnL routes (weighted-average cost; exact rationals in quote base units). */
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
-import { pageRequest, walkRange } from '../../page.js';
+import { PageBuilder, ROWS_SEPARATE_MARKS, pageRequest, walkRange } from '../../page.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, AmountQuery, Paged, Single, pageQuery } from '../../schemas.js';
 import { add, type Rational, ratJson, rational } from '../../../markets/rational.js';
@@ -38,6 +38,8 @@ export const walletPositionsRoute = defineRoute({
     const ts = timestampOf(ctx, req.anchor.number);
     const small = ctx.query.hide_small !== undefined ? BigInt(ctx.query.hide_small) : null;
     let filteredOut = 0;
+    // Each position may need its own mark (unrealised PnL): at most 100 rows per page (Limits).
+    const builder = new PageBuilder(ctx, req, Math.min(req.limit, ROWS_SEPARATE_MARKS), 'rows_separate_marks');
     const b = walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) => {
       const p = JSON.parse(v.toString()) as Position;
       if (p.firstBlock > req.anchor.number) return null;
@@ -49,7 +51,7 @@ export const walletPositionsRoute = defineRoute({
         return ['', k.subarray(21)];
       }
       return [JSON.stringify(positionJson(rocks, p, req.anchor.number, ts)), k.subarray(21)];
-    });
+    }, builder);
     return b.finish(`"wallet":"${w}","filteredOut":${filteredOut},"asOfNote":"positions reflect every trade up to the head; rows are listed by (token, quote)"`);
   },
 });
