@@ -214,7 +214,11 @@ async function main(): Promise<number> {
   const decodeThreads = Number(process.env.DECODE_THREADS ?? 2);
   // The traces lane replays every block with callTracer, which on anvil is far slower than the
   // block fetch being compared against; ingest figures measure the block lane (TRACES=off).
-  const ixEnv = { BLOCKS_PER_TASK: String(blocksPerTask), DECODE_THREADS: String(decodeThreads), TRACES: 'off' };
+  const ixEnv = {
+    BLOCKS_PER_TASK: String(blocksPerTask),
+    DECODE_THREADS: String(decodeThreads),
+    TRACES: 'off',
+  };
   const startedAt = new Date();
   const t0 = performance.now();
   const figures: Figure[] = [];
@@ -248,7 +252,12 @@ async function main(): Promise<number> {
     if (process.env.INDEXER_COMMIT) commit = process.env.INDEXER_COMMIT;
   }
 
-  notes.push(`load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')} (1/5/15 min): other processes on the machine skew every figure`);
+  notes.push(
+    `load average at start ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' / ')} (1/5/15 min): other processes on the machine skew every figure`,
+  );
 
   // 1. Chain ---------------------------------------------------------------------------------
   log(`chain: seed ${args.seed}, ${P.blocks} blocks (${quick ? 'quick' : 'full'})`);

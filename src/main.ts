@@ -7,35 +7,35 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { createDecodedViewsProjection } from './chain/decoded-views.js';
 import { type Config, loadConfig, printable } from './config/index.js';
 import { createCursorCodec } from './cursor/index.js';
-import { type Ingest, createIngest } from './ingest/index.js';
+import { defaultVerifiedAbisDir } from './decode/abis-dir.js';
+import { wsUrlOf } from './ingest/heads.js';
+import { createIngest, type Ingest } from './ingest/index.js';
+import { createTracesLane } from './ingest/traces.js';
+import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './markets/config.js';
+import { createMarketsProjection } from './markets/projection.js';
 import { createMetrics } from './metrics/index.js';
+import { createRegistry } from './projections/index.js';
 import { createRpc } from './rpc/client.js';
-import { type KeyConfig, ALL_SCOPES, createAuth, hashKey, loadKeysFile } from './server/auth.js';
+import { ALL_SCOPES, createAuth, hashKey, type KeyConfig, loadKeysFile } from './server/auth.js';
 import { createServer } from './server/index.js';
-import type { ChainContext } from './server/route.js';
 import { buildOpenApi } from './server/openapi.js';
+import type { ChainContext } from './server/route.js';
 import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
-import { createDecodedViewsProjection } from './chain/decoded-views.js';
-import { createRegistry } from './projections/index.js';
+import { checkChainIdentity } from './storage/identity.js';
+import { createStore, type Store } from './storage/index.js';
+import { checkInvariants } from './storage/invariants.js';
 import { createHub } from './streams/hub.js';
 import { createStreamLog } from './streams/log.js';
 import { createStreams } from './streams/service.js';
-import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './markets/config.js';
-import { createWalletsProjection } from './wallets/projection.js';
-import { createMarketsProjection } from './markets/projection.js';
-import { createTracesLane } from './ingest/traces.js';
-import { wsUrlOf } from './ingest/heads.js';
-import { createReplayPool } from './workers/replay/index.js';
-import { defaultVerifiedAbisDir } from './decode/abis-dir.js';
-import { checkChainIdentity } from './storage/identity.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from './tokens/launchpads.js';
 import { createTokensProjection } from './tokens/projection.js';
 import { startReconciler } from './tokens/reconcile.js';
-import { type Store, createStore } from './storage/index.js';
-import { checkInvariants } from './storage/invariants.js';
+import { createWalletsProjection } from './wallets/projection.js';
+import { createReplayPool } from './workers/replay/index.js';
 
 /** Service version, published in the contract. */
 const VERSION = '0.1.0';
@@ -50,7 +50,11 @@ function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string
     overridesVersion = createHash('sha256').update(text).digest('hex').slice(0, 12);
   }
   const labels = new Map<string, string[]>();
-  if (labelsFile) for (const [a, ls] of Object.entries(JSON.parse(readFileSync(labelsFile, 'utf8')) as Record<string, string[]>)) labels.set(a.toLowerCase(), ls);
+  if (labelsFile)
+    for (const [a, ls] of Object.entries(
+      JSON.parse(readFileSync(labelsFile, 'utf8')) as Record<string, string[]>,
+    ))
+      labels.set(a.toLowerCase(), ls);
   return { overrides, overridesVersion, labels };
 }
 
@@ -58,7 +62,9 @@ async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
   const log = pino({ level: config.logLevel, base: { chain: config.chain } });
   if (!uwsIsNative()) {
-    log.fatal('uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start');
+    log.fatal(
+      'uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start',
+    );
     process.exit(1);
   }
   log.info({ config: printable(config) }, 'configuration');
@@ -71,7 +77,9 @@ async function main(): Promise<void> {
   let rpcUrl = config.rpcUrl;
   let stopDevnet: (() => Promise<void>) | null = null;
   let devnetMarkets: MarketsConfig | null = null;
-  let launchpads: LaunchpadDeployments = config.launchpadsFile ? loadLaunchpadsFile(config.launchpadsFile, config.chain) : new Map();
+  let launchpads: LaunchpadDeployments = config.launchpadsFile
+    ? loadLaunchpadsFile(config.launchpadsFile, config.chain)
+    : new Map();
   if (!rpcUrl) {
     const { startDevnet } = await import('./devnet/index.js');
     const devnet = await startDevnet({
@@ -89,7 +97,9 @@ async function main(): Promise<void> {
       v2Factories: [c.uniswapV2Factory.toLowerCase()],
       v3Factories: [c.uniswapV3Factory.toLowerCase()],
       v4Managers: [c.poolManager.toLowerCase()],
-      usdStablecoins: devnet.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address.toLowerCase()),
+      usdStablecoins: devnet.deployment.tokens
+        .filter((t) => t.kind === 'stable')
+        .map((t) => t.address.toLowerCase()),
       quoteAssets: [
         ...devnet.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address.toLowerCase()),
         ...devnet.deployment.tokens.filter((t) => t.kind === 'weth').map((t) => t.address.toLowerCase()),
@@ -100,7 +110,11 @@ async function main(): Promise<void> {
     launchpads = new Map([
       [
         'devnet-pad',
-        { factories: [pad.address.toLowerCase()], curve: pad.address.toLowerCase(), graduationTargetWei: pad.graduationTargetWei },
+        {
+          factories: [pad.address.toLowerCase()],
+          curve: pad.address.toLowerCase(),
+          graduationTargetWei: pad.graduationTargetWei,
+        },
       ],
     ]);
     log.info({ rpcUrl, reused: devnet.reused }, 'embedded devnet ready');
@@ -111,7 +125,10 @@ async function main(): Promise<void> {
     onRetry: (method) => metrics.rpcRetries.inc({ method }),
     onTiming: (method, s, ok) => metrics.rpcDuration.observe({ method, outcome: ok ? 'ok' : 'error' }, s),
   });
-  store = await createStore({ dataDir: join(config.dataDir, 'rocks'), unfinalisedWindow: config.unfinalisedWindow });
+  store = await createStore({
+    dataDir: join(config.dataDir, 'rocks'),
+    unfinalisedWindow: config.unfinalisedWindow,
+  });
   const identity = await checkChainIdentity({
     store,
     rpc,
@@ -129,7 +146,16 @@ async function main(): Promise<void> {
   }
 
   const markets = devnetMarkets ?? marketsConfigFor(identity.chainId, config.marketsFile);
-  const registry = createRegistry(store, [createDecodedViewsProjection(), createTokensProjection({ launchpads }), createMarketsProjection({ config: markets, launchpads }), createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) })], (msg) => log.warn(msg));
+  const registry = createRegistry(
+    store,
+    [
+      createDecodedViewsProjection(),
+      createTokensProjection({ launchpads }),
+      createMarketsProjection({ config: markets, launchpads }),
+      createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
+    ],
+    (msg) => log.warn(msg),
+  );
   const replayPool = createReplayPool({ threads: 1 });
   const traces = createTracesLane({
     store,
@@ -179,7 +205,8 @@ async function main(): Promise<void> {
   };
 
   const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];
-  if (config.devApiKey) keys.push({ name: 'dev', sha256: hashKey(config.devApiKey), scopes: [...ALL_SCOPES] });
+  if (config.devApiKey)
+    keys.push({ name: 'dev', sha256: hashKey(config.devApiKey), scopes: [...ALL_SCOPES] });
   const server = createServer({
     routes,
     chains: new Map([[config.chain, chainCtx]]),
@@ -200,10 +227,15 @@ async function main(): Promise<void> {
     ready: () => registry.lagging(store?.head()?.number ?? null).length === 0,
   });
 
-  log.info({ port, metricsPort, chain: config.chain }, `serving http://${config.host}:${port}/index/v1/${config.chain}`);
+  log.info(
+    { port, metricsPort, chain: config.chain },
+    `serving http://${config.host}:${port}/index/v1/${config.chain}`,
+  );
   if (config.devApiKeyGenerated && config.devApiKey) {
     // Printed once, to stdout only; it is never logged through the logger.
-    process.stdout.write(`\nDEV_API_KEY=${config.devApiKey}\n(generated for this run; set DEV_API_KEY to choose your own)\n\n`);
+    process.stdout.write(
+      `\nDEV_API_KEY=${config.devApiKey}\n(generated for this run; set DEV_API_KEY to choose your own)\n\n`,
+    );
   }
 
   let stopping = false;

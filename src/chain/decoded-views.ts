@@ -16,18 +16,25 @@ export const DecodedTable = {
   TX: 0x41,
 } as const;
 
-export const decodedLogKey = (n: number, i: number) => new KeyBuilder(13).u8(DecodedTable.LOG).u64(n).u32(i).done();
-export const decodedTxKey = (n: number, i: number) => new KeyBuilder(13).u8(DecodedTable.TX).u64(n).u32(i).done();
+export const decodedLogKey = (n: number, i: number) =>
+  new KeyBuilder(13).u8(DecodedTable.LOG).u64(n).u32(i).done();
+export const decodedTxKey = (n: number, i: number) =>
+  new KeyBuilder(13).u8(DecodedTable.TX).u64(n).u32(i).done();
 
 export function createDecodedViewsProjection(): Projection {
   return {
     name: 'decoded_views',
     version: 1,
     tables: [DecodedTable.LOG, DecodedTable.TX],
-    backs: ['/blocks/{number}/logs/decoded', '/transactions/{hash}/logs/decoded', '/transactions/{hash}/decoded'],
+    backs: [
+      '/blocks/{number}/logs/decoded',
+      '/transactions/{hash}/logs/decoded',
+      '/transactions/{hash}/decoded',
+    ],
     apply(batch, d: BlockDelta) {
       for (const l of d.logs) batch.insert(decodedLogKey(d.number, l.logIndex), Buffer.from(l.decoded));
-      for (let i = 0; i < d.txs.length; i++) batch.insert(decodedTxKey(d.number, i), Buffer.from(d.txs[i].decoded));
+      for (let i = 0; i < d.txs.length; i++)
+        batch.insert(decodedTxKey(d.number, i), Buffer.from(d.txs[i].decoded));
     },
   };
 }

@@ -2,7 +2,7 @@
  * L1 gas normalisation on real recorded L2 receipts (../shared/fixtures: Base, OP Mainnet,
  * Arbitrum One) and Ethereum receipts (no L1 accounting).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { l1GasOf } from './l1-gas.js';
@@ -11,7 +11,10 @@ const FIX = process.env.FIXTURES_DIR ?? '/work/shared/fixtures';
 const load = (dir: string) =>
   readdirSync(join(FIX, dir))
     .filter((f) => f.endsWith('.json'))
-    .map((f) => ({ file: f, r: JSON.parse(readFileSync(join(FIX, dir, f), 'utf8')) as Record<string, unknown> }));
+    .map((f) => ({
+      file: f,
+      r: JSON.parse(readFileSync(join(FIX, dir, f), 'utf8')) as Record<string, unknown>,
+    }));
 
 describe('l1GasOf', () => {
   it('OP Stack receipts (Base, OP Mainnet): every hex field becomes an exact decimal string', () => {
@@ -23,7 +26,14 @@ describe('l1GasOf', () => {
       expect(l1GasReason).toBeNull();
       expect(l1Gas?.kind).toBe('op_stack');
       if (l1Gas?.kind !== 'op_stack') continue;
-      for (const f of ['l1Fee', 'l1GasUsed', 'l1GasPrice', 'l1BaseFeeScalar', 'l1BlobBaseFee', 'l1BlobBaseFeeScalar'] as const) {
+      for (const f of [
+        'l1Fee',
+        'l1GasUsed',
+        'l1GasPrice',
+        'l1BaseFeeScalar',
+        'l1BlobBaseFee',
+        'l1BlobBaseFeeScalar',
+      ] as const) {
         const raw = r[f];
         if (typeof raw === 'string') expect(l1Gas[f]).toBe(BigInt(raw).toString());
         else expect(l1Gas[f]).toBeNull();
@@ -38,7 +48,15 @@ describe('l1GasOf', () => {
     let checked = 0;
     for (const { r } of [...load('optimism/receipts'), ...load('base/receipts')]) {
       const g = l1GasOf(r).l1Gas;
-      if (g?.kind !== 'op_stack' || !g.l1FeeScalar || g.l1BaseFeeScalar || !g.l1Fee || !g.l1GasUsed || !g.l1GasPrice) continue;
+      if (
+        g?.kind !== 'op_stack' ||
+        !g.l1FeeScalar ||
+        g.l1BaseFeeScalar ||
+        !g.l1Fee ||
+        !g.l1GasUsed ||
+        !g.l1GasPrice
+      )
+        continue;
       const [int, frac = ''] = g.l1FeeScalar.split('.');
       const scale = 10n ** BigInt(frac.length);
       const expected = (BigInt(g.l1GasUsed) * BigInt(g.l1GasPrice) * BigInt(int + frac)) / scale;
@@ -62,7 +80,10 @@ describe('l1GasOf', () => {
   });
 
   it('Ethereum receipts: null with reason not_an_l2_receipt', () => {
-    const rs = JSON.parse(readFileSync(join(FIX, 'ethereum/18000000/receipts.json'), 'utf8')) as Record<string, unknown>[];
+    const rs = JSON.parse(readFileSync(join(FIX, 'ethereum/18000000/receipts.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >[];
     for (const r of rs) expect(l1GasOf(r)).toEqual({ l1Gas: null, l1GasReason: 'not_an_l2_receipt' });
   });
 });

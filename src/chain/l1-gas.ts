@@ -45,10 +45,17 @@ const dec = (v: unknown): string | null =>
   typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v) ? BigInt(v).toString() : null;
 
 /** Extracts the normalised L1 gas accounting of `receipt`, or null with a reason. */
-export function l1GasOf(receipt: Record<string, unknown>): { l1Gas: L1Gas | null; l1GasReason: L1GasReason | null } {
+export function l1GasOf(receipt: Record<string, unknown>): {
+  l1Gas: L1Gas | null;
+  l1GasReason: L1GasReason | null;
+} {
   if ('gasUsedForL1' in receipt) {
     return {
-      l1Gas: { kind: 'arbitrum', gasUsedForL1: dec(receipt.gasUsedForL1) ?? '0', l1BlockNumber: dec(receipt.l1BlockNumber) },
+      l1Gas: {
+        kind: 'arbitrum',
+        gasUsedForL1: dec(receipt.gasUsedForL1) ?? '0',
+        l1BlockNumber: dec(receipt.l1BlockNumber),
+      },
       l1GasReason: null,
     };
   }

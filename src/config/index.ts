@@ -93,7 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
   };
 }
 
-const mask = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](key|apikey|token)=)[^&]+/i, '$1***');
+const mask = (url: string) =>
+  url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](key|apikey|token)=)[^&]+/i, '$1***');
 
 /** The config as printed at boot: secrets masked. */
 export function printable(c: Config): Record<string, unknown> {

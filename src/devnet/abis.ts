@@ -51,7 +51,8 @@ export const swapRouterAbi = parseAbi([
   'function exactInputSingle(ExactInputSingleParams params) payable returns (uint256 amountOut)',
 ]);
 
-export const poolKeyStruct = 'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }';
+export const poolKeyStruct =
+  'struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }';
 
 export const poolManagerAbi = parseAbi([
   poolKeyStruct,

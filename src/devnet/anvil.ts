@@ -15,7 +15,12 @@ export const DEV_ACCOUNT_BALANCE_ETH = 10_000_000;
 const ANVIL_START_TIMEOUT_MS = 20_000;
 
 /** JSON-RPC call over fetch with a timeout; throws on RPC error. */
-export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = [], timeoutMs = 5_000): Promise<T> {
+export async function rpc<T = unknown>(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  timeoutMs = 5_000,
+): Promise<T> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -64,13 +69,19 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
   mkdirSync(o.stateDir, { recursive: true });
   const logFd = openSync(join(o.stateDir, 'anvil.log'), 'a');
   const args = [
-    '--host', '127.0.0.1',
-    '--port', String(o.port),
-    '--chain-id', String(DEVNET_CHAIN_ID),
-    '--balance', String(DEV_ACCOUNT_BALANCE_ETH),
-    '--accounts', '10',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(o.port),
+    '--chain-id',
+    String(DEVNET_CHAIN_ID),
+    '--balance',
+    String(DEV_ACCOUNT_BALANCE_ETH),
+    '--accounts',
+    '10',
     // Many txs per block: the block gas limit must hold a second of traffic easily.
-    '--gas-limit', '60000000',
+    '--gas-limit',
+    '60000000',
     ...(o.extraArgs ?? []),
   ];
   const child = spawn(anvilBinary(), args, {

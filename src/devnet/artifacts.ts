@@ -11,7 +11,11 @@ export interface Artifact {
 const require = createRequire(import.meta.url);
 
 function load(path: string): Artifact {
-  const j = require(path) as { abi: Abi; bytecode: string | { object: string }; linkReferences?: Artifact['linkReferences'] };
+  const j = require(path) as {
+    abi: Abi;
+    bytecode: string | { object: string };
+    linkReferences?: Artifact['linkReferences'];
+  };
   const raw = typeof j.bytecode === 'string' ? j.bytecode : j.bytecode.object;
   const bytecode = (raw.startsWith('0x') ? raw : `0x${raw}`) as Hex;
   return { abi: j.abi, bytecode, linkReferences: j.linkReferences };
@@ -29,7 +33,8 @@ export const artifacts = {
   v3Factory: () => load('@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json'),
   v3Pool: () => load('@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json'),
   nftDescriptor: () => load(`${V3P}/libraries/NFTDescriptor.sol/NFTDescriptor.json`),
-  positionDescriptor: () => load(`${V3P}/NonfungibleTokenPositionDescriptor.sol/NonfungibleTokenPositionDescriptor.json`),
+  positionDescriptor: () =>
+    load(`${V3P}/NonfungibleTokenPositionDescriptor.sol/NonfungibleTokenPositionDescriptor.json`),
   positionManager: () => load(`${V3P}/NonfungiblePositionManager.sol/NonfungiblePositionManager.json`),
   swapRouter: () => load(`${V3P}/SwapRouter.sol/SwapRouter.json`),
   poolManager: () => load(`${V4}/PoolManager.sol/PoolManager.json`),

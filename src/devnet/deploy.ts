@@ -3,15 +3,44 @@
  * and gas limit and sent without waiting (addresses are predicted from nonces and CREATE2), then
  * blocks are forced with `evm_mine` until every receipt is in. Works under any mining mode.
  */
-import { type Abi, type Address, type Hex, encodeDeployData, encodeFunctionData, getContractAddress, keccak256, stringToHex, zeroAddress } from 'viem';
-import type { CompiledContracts } from './compile.js';
-import { artifacts, linkLibrary } from './artifacts.js';
-import { DEVNET_CHAIN_ID, rpc } from './anvil.js';
-import { erc20Abi, launchpadAbi, modifyLiquidityTestAbi, npmAbi, poolManagerAbi, v2RouterAbi, wethAbi } from './abis.js';
 import {
-  FAR_DEADLINE, alignTick, amountsFor, liquidityFor, priceToTick, rawPrice, sortPair, sqrtPriceX96, usdToRaw, v2PairAddress, v3PoolAddress, v4PoolId,
+  type Abi,
+  type Address,
+  encodeDeployData,
+  encodeFunctionData,
+  getContractAddress,
+  type Hex,
+  keccak256,
+  stringToHex,
+  zeroAddress,
+} from 'viem';
+import {
+  erc20Abi,
+  launchpadAbi,
+  modifyLiquidityTestAbi,
+  npmAbi,
+  poolManagerAbi,
+  v2RouterAbi,
+  wethAbi,
+} from './abis.js';
+import { DEVNET_CHAIN_ID, rpc } from './anvil.js';
+import { artifacts, linkLibrary } from './artifacts.js';
+import type { CompiledContracts } from './compile.js';
+import {
+  alignTick,
+  amountsFor,
+  FAR_DEADLINE,
+  liquidityFor,
+  priceToTick,
+  rawPrice,
+  sortPair,
+  sqrtPriceX96,
+  usdToRaw,
+  v2PairAddress,
+  v3PoolAddress,
+  v4PoolId,
 } from './math.js';
-import { NonceWallet, devAccount, waitReceipts } from './signer.js';
+import { devAccount, NonceWallet, waitReceipts } from './signer.js';
 import type { DevnetDeployment, PoolInfo, TokenInfo, TokenKind } from './types.js';
 
 /** Curve ETH reserve at which a launch graduates, wei (3 ETH: a handful of traffic buys). */
@@ -48,24 +77,47 @@ export const TOKEN_SPECS: TokenSpec[] = [
 
 /** V2 pairs as [keyA, keyB, usd per side]. LINK and WBTC trade against both WETH and USDC. */
 const V2_PAIRS: [string, string, number][] = [
-  ['WETH', 'USDC', 3_000_000], ['WETH', 'DAI', 2_000_000], ['USDC', 'DAI', 1_000_000],
-  ['WBTC', 'WETH', 500_000], ['WBTC', 'USDC', 500_000], ['LINK', 'WETH', 300_000], ['LINK', 'USDC', 300_000],
-  ['UNI', 'WETH', 300_000], ['AAVE', 'WETH', 300_000], ['AAVE', 'DAI', 200_000], ['PEPE', 'WETH', 200_000],
-  ['GOV', 'WETH', 100_000], ['MKR', 'WETH', 200_000], ['NOMETA', 'WETH', 50_000], ['FOT', 'WETH', 50_000], ['RBS', 'WETH', 50_000],
+  ['WETH', 'USDC', 3_000_000],
+  ['WETH', 'DAI', 2_000_000],
+  ['USDC', 'DAI', 1_000_000],
+  ['WBTC', 'WETH', 500_000],
+  ['WBTC', 'USDC', 500_000],
+  ['LINK', 'WETH', 300_000],
+  ['LINK', 'USDC', 300_000],
+  ['UNI', 'WETH', 300_000],
+  ['AAVE', 'WETH', 300_000],
+  ['AAVE', 'DAI', 200_000],
+  ['PEPE', 'WETH', 200_000],
+  ['GOV', 'WETH', 100_000],
+  ['MKR', 'WETH', 200_000],
+  ['NOMETA', 'WETH', 50_000],
+  ['FOT', 'WETH', 50_000],
+  ['RBS', 'WETH', 50_000],
 ];
 /** V3 pools as [keyA, keyB, fee, usd per side]; fee 500 → spacing 10, 3000 → 60, 10000 → 200. */
 const V3_POOLS: [string, string, number, number][] = [
-  ['WETH', 'USDC', 500, 2_000_000], ['WETH', 'USDC', 3000, 1_000_000], ['WETH', 'DAI', 3000, 500_000],
-  ['WBTC', 'WETH', 3000, 500_000], ['LINK', 'WETH', 3000, 300_000], ['LINK', 'USDC', 10000, 200_000], ['UNI', 'WETH', 3000, 200_000],
+  ['WETH', 'USDC', 500, 2_000_000],
+  ['WETH', 'USDC', 3000, 1_000_000],
+  ['WETH', 'DAI', 3000, 500_000],
+  ['WBTC', 'WETH', 3000, 500_000],
+  ['LINK', 'WETH', 3000, 300_000],
+  ['LINK', 'USDC', 10000, 200_000],
+  ['UNI', 'WETH', 3000, 200_000],
 ];
 const V3_SPACING: Record<number, number> = { 500: 10, 3000: 60, 10000: 200 };
 /** V4 pools as [keyA, keyB, fee, tickSpacing, usd per side]; 'ETH' = native currency (address 0). */
 const V4_POOLS: [string, string, number, number, number][] = [
-  ['ETH', 'USDC', 3000, 60, 1_000_000], ['ETH', 'PEPE', 10000, 200, 200_000], ['LINK', 'UNI', 500, 10, 200_000], ['WBTC', 'USDC', 3000, 60, 300_000],
+  ['ETH', 'USDC', 3000, 60, 1_000_000],
+  ['ETH', 'PEPE', 10000, 200, 200_000],
+  ['LINK', 'UNI', 500, 10, 200_000],
+  ['WBTC', 'USDC', 3000, 60, 300_000],
 ];
 
 const URI_SAMPLES = [
-  ['ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/meta.json', 'ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG'],
+  [
+    'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/meta.json',
+    'ipfs://QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG',
+  ],
   ['https://launch.example.org/meta/2.json', 'ar://bNbA3TEQVL60xlgCcqdz4ZPHFZ711cZ3hmkpGttDt_U'],
 ];
 
@@ -74,7 +126,11 @@ interface Step {
   hash: Hex;
 }
 
-export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log: (m: string) => void): Promise<DevnetDeployment> {
+export async function deployAll(
+  rpcUrl: string,
+  compiled: CompiledContracts,
+  log: (m: string) => void,
+): Promise<DevnetDeployment> {
   const t0 = Date.now();
   const deployer = new NonceWallet(devAccount(0), rpcUrl);
   const admin = new NonceWallet(devAccount(1), rpcUrl);
@@ -86,7 +142,11 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
   let unsettledGas = 0n;
   const settle = async () => {
     if (unsettled.length === 0) return;
-    const rs = await waitReceipts(rpcUrl, unsettled.map((s) => s.hash), { timeoutMs: 60_000 });
+    const rs = await waitReceipts(
+      rpcUrl,
+      unsettled.map((s) => s.hash),
+      { timeoutMs: 60_000 },
+    );
     const bad = rs.map((r, i) => (r.status === '0x1' ? null : unsettled[i].label)).filter((x) => x !== null);
     if (bad.length > 0) throw new Error(`devnet: deployment steps reverted: ${bad.join(', ')}`);
     unsettled = [];
@@ -101,12 +161,27 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
     unsettled.push(st);
   };
 
-  const send = async (w: NonceWallet, label: string, to: Address, abi: Abi, functionName: string, args: unknown[], gas: bigint, value = 0n) => {
+  const send = async (
+    w: NonceWallet,
+    label: string,
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    args: unknown[],
+    gas: bigint,
+    value = 0n,
+  ) => {
     const data = encodeFunctionData({ abi, functionName, args } as never);
     await reserve(gas);
     push({ label, hash: await w.send({ to, data, value, gas }) });
   };
-  const create = async (label: string, abi: Abi, bytecode: Hex, args: unknown[], gas: bigint): Promise<Address> => {
+  const create = async (
+    label: string,
+    abi: Abi,
+    bytecode: Hex,
+    args: unknown[],
+    gas: bigint,
+  ): Promise<Address> => {
     await reserve(gas);
     const address = getContractAddress({ from: deployer.address, nonce: BigInt(deployer.nonce) });
     const data = encodeDeployData({ abi, bytecode, args } as never);
@@ -121,39 +196,102 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
 
   // --- protocol contracts -------------------------------------------------------------------
   const a = {
-    weth: artifacts.weth9(), v2f: artifacts.v2Factory(), v2r: artifacts.v2Router02(), v3f: artifacts.v3Factory(),
-    nftd: artifacts.nftDescriptor(), ptd: artifacts.positionDescriptor(), npm: artifacts.positionManager(),
-    sr: artifacts.swapRouter(), pm: artifacts.poolManager(), pst: artifacts.poolSwapTest(), pmlt: artifacts.poolModifyLiquidityTest(),
+    weth: artifacts.weth9(),
+    v2f: artifacts.v2Factory(),
+    v2r: artifacts.v2Router02(),
+    v3f: artifacts.v3Factory(),
+    nftd: artifacts.nftDescriptor(),
+    ptd: artifacts.positionDescriptor(),
+    npm: artifacts.positionManager(),
+    sr: artifacts.swapRouter(),
+    pm: artifacts.poolManager(),
+    pst: artifacts.poolSwapTest(),
+    pmlt: artifacts.poolModifyLiquidityTest(),
   };
   const weth9 = await create('WETH9', a.weth.abi, a.weth.bytecode, [], 2_000_000n);
-  const uniswapV2Factory = await create('UniswapV2Factory', a.v2f.abi, a.v2f.bytecode, [deployer.address], 6_000_000n);
-  const uniswapV2Router02 = await create('UniswapV2Router02', a.v2r.abi, a.v2r.bytecode, [uniswapV2Factory, weth9], 6_000_000n);
+  const uniswapV2Factory = await create(
+    'UniswapV2Factory',
+    a.v2f.abi,
+    a.v2f.bytecode,
+    [deployer.address],
+    6_000_000n,
+  );
+  const uniswapV2Router02 = await create(
+    'UniswapV2Router02',
+    a.v2r.abi,
+    a.v2r.bytecode,
+    [uniswapV2Factory, weth9],
+    6_000_000n,
+  );
   const uniswapV3Factory = await create('UniswapV3Factory', a.v3f.abi, a.v3f.bytecode, [], 8_000_000n);
   const nftDescriptorLibrary = await create('NFTDescriptor', a.nftd.abi, a.nftd.bytecode, [], 8_000_000n);
   const nonfungibleTokenPositionDescriptor = await create(
-    'NonfungibleTokenPositionDescriptor', a.ptd.abi, linkLibrary(a.ptd, 'NFTDescriptor', nftDescriptorLibrary),
-    [weth9, stringToHex('ETH', { size: 32 })], 6_000_000n,
+    'NonfungibleTokenPositionDescriptor',
+    a.ptd.abi,
+    linkLibrary(a.ptd, 'NFTDescriptor', nftDescriptorLibrary),
+    [weth9, stringToHex('ETH', { size: 32 })],
+    6_000_000n,
   );
-  const nonfungiblePositionManager = await create('NonfungiblePositionManager', a.npm.abi, a.npm.bytecode, [uniswapV3Factory, weth9, nonfungibleTokenPositionDescriptor], 8_000_000n);
-  const swapRouter = await create('SwapRouter', a.sr.abi, a.sr.bytecode, [uniswapV3Factory, weth9], 6_000_000n);
+  const nonfungiblePositionManager = await create(
+    'NonfungiblePositionManager',
+    a.npm.abi,
+    a.npm.bytecode,
+    [uniswapV3Factory, weth9, nonfungibleTokenPositionDescriptor],
+    8_000_000n,
+  );
+  const swapRouter = await create(
+    'SwapRouter',
+    a.sr.abi,
+    a.sr.bytecode,
+    [uniswapV3Factory, weth9],
+    6_000_000n,
+  );
   const poolManager = await create('PoolManager', a.pm.abi, a.pm.bytecode, [deployer.address], 8_000_000n);
   const poolSwapTest = await create('PoolSwapTest', a.pst.abi, a.pst.bytecode, [poolManager], 4_000_000n);
-  const poolModifyLiquidityTest = await create('PoolModifyLiquidityTest', a.pmlt.abi, a.pmlt.bytecode, [poolManager], 4_000_000n);
+  const poolModifyLiquidityTest = await create(
+    'PoolModifyLiquidityTest',
+    a.pmlt.abi,
+    a.pmlt.bytecode,
+    [poolManager],
+    4_000_000n,
+  );
 
   // --- tokens -------------------------------------------------------------------------------
-  const tokens: TokenInfo[] = [{ key: 'WETH', address: weth9, name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, kind: 'weth', usdPrice: ETH_USD }];
+  const tokens: TokenInfo[] = [
+    {
+      key: 'WETH',
+      address: weth9,
+      name: 'Wrapped Ether',
+      symbol: 'WETH',
+      decimals: 18,
+      kind: 'weth',
+      usdPrice: ETH_USD,
+    },
+  ];
   for (const s of TOKEN_SPECS) {
     const supply = usdToRaw(5e9, s.usd, s.decimals);
     let address: Address;
     switch (s.kind) {
       case 'ownable': {
         const c = own('OwnableToken');
-        address = await create(s.key, c.abi, c.bytecode, [s.name, s.symbol, supply, deployer.address, admin.address], 3_000_000n);
+        address = await create(
+          s.key,
+          c.abi,
+          c.bytecode,
+          [s.name, s.symbol, supply, deployer.address, admin.address],
+          3_000_000n,
+        );
         break;
       }
       case 'bytes32-metadata': {
         const c = own('Bytes32MetaToken');
-        address = await create(s.key, c.abi, c.bytecode, [stringToHex(s.name, { size: 32 }), stringToHex(s.symbol, { size: 32 }), supply, deployer.address], 3_000_000n);
+        address = await create(
+          s.key,
+          c.abi,
+          c.bytecode,
+          [stringToHex(s.name, { size: 32 }), stringToHex(s.symbol, { size: 32 }), supply, deployer.address],
+          3_000_000n,
+        );
         break;
       }
       case 'reverting-metadata': {
@@ -163,23 +301,55 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
       }
       case 'fee-on-transfer': {
         const c = own('FeeOnTransferToken');
-        address = await create(s.key, c.abi, c.bytecode, [s.name, s.symbol, supply, deployer.address, 200n], 3_000_000n);
+        address = await create(
+          s.key,
+          c.abi,
+          c.bytecode,
+          [s.name, s.symbol, supply, deployer.address, 200n],
+          3_000_000n,
+        );
         break;
       }
       case 'rebasing': {
         const c = own('RebasingToken');
-        address = await create(s.key, c.abi, c.bytecode, [s.name, s.symbol, supply, deployer.address, admin.address], 3_000_000n);
+        address = await create(
+          s.key,
+          c.abi,
+          c.bytecode,
+          [s.name, s.symbol, supply, deployer.address, admin.address],
+          3_000_000n,
+        );
         break;
       }
       default: {
         const c = own('SimpleToken');
-        address = await create(s.key, c.abi, c.bytecode, [s.name, s.symbol, s.decimals, supply, deployer.address], 3_000_000n);
+        address = await create(
+          s.key,
+          c.abi,
+          c.bytecode,
+          [s.name, s.symbol, s.decimals, supply, deployer.address],
+          3_000_000n,
+        );
       }
     }
-    tokens.push({ key: s.key, address, name: s.name, symbol: s.symbol, decimals: s.decimals, kind: s.kind, usdPrice: s.usd });
+    tokens.push({
+      key: s.key,
+      address,
+      name: s.name,
+      symbol: s.symbol,
+      decimals: s.decimals,
+      kind: s.kind,
+      usdPrice: s.usd,
+    });
   }
   const lp = own('Launchpad');
-  const launchpad = await create('Launchpad', lp.abi, lp.bytecode, [uniswapV2Router02, weth9, GRADUATION_TARGET_WEI], 6_000_000n);
+  const launchpad = await create(
+    'Launchpad',
+    lp.abi,
+    lp.bytecode,
+    [uniswapV2Router02, weth9, GRADUATION_TARGET_WEI],
+    6_000_000n,
+  );
   const fw = own('ValueForwarder');
   const valueForwarder = await create('ValueForwarder', fw.abi, fw.bytecode, [], 3_000_000n);
 
@@ -198,7 +368,15 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
     }
     // 30 % of each supply to the admin treasury, which airdrops to traffic wallets.
     if (t.kind !== 'weth') {
-      await send(deployer, `treasury ${t.key}`, t.address, erc20Abi, 'transfer', [admin.address, usdToRaw(1.5e9, t.usdPrice, t.decimals)], 150_000n);
+      await send(
+        deployer,
+        `treasury ${t.key}`,
+        t.address,
+        erc20Abi,
+        'transfer',
+        [admin.address, usdToRaw(1.5e9, t.usdPrice, t.decimals)],
+        150_000n,
+      );
     }
   }
 
@@ -208,50 +386,124 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
   for (const [ka, kb, usd] of V2_PAIRS) {
     const ta = tok(ka);
     const tb = tok(kb);
-    await send(deployer, `V2 ${ka}/${kb}`, uniswapV2Router02, v2RouterAbi, 'addLiquidity', [
-      ta.address, tb.address, usdToRaw(usd, ta.usdPrice, ta.decimals), usdToRaw(usd, tb.usdPrice, tb.decimals), 0n, 0n, deployer.address, FAR_DEADLINE,
-    ], 4_000_000n);
+    await send(
+      deployer,
+      `V2 ${ka}/${kb}`,
+      uniswapV2Router02,
+      v2RouterAbi,
+      'addLiquidity',
+      [
+        ta.address,
+        tb.address,
+        usdToRaw(usd, ta.usdPrice, ta.decimals),
+        usdToRaw(usd, tb.usdPrice, tb.decimals),
+        0n,
+        0n,
+        deployer.address,
+        FAR_DEADLINE,
+      ],
+      4_000_000n,
+    );
     const [t0] = sortPair(ta.address, tb.address);
     const [x0, x1] = t0 === ta.address ? [ta, tb] : [tb, ta];
     pools.push({
-      protocol: 'uniswap-v2', address: v2PairAddress(uniswapV2Factory, pairInitHash, ta.address, tb.address),
-      token0: x0.address, token1: x1.address, token0Key: x0.key, token1Key: x1.key, fee: 3000,
+      protocol: 'uniswap-v2',
+      address: v2PairAddress(uniswapV2Factory, pairInitHash, ta.address, tb.address),
+      token0: x0.address,
+      token1: x1.address,
+      token0Key: x0.key,
+      token1Key: x1.key,
+      fee: 3000,
     });
   }
 
   // --- V3 -----------------------------------------------------------------------------------
   const v3InitHash = keccak256(artifacts.v3Pool().bytecode);
   for (const [ka, kb, fee, usd] of V3_POOLS) {
-    const [x0, x1] = sortPair(tok(ka).address, tok(kb).address)[0] === tok(ka).address ? [tok(ka), tok(kb)] : [tok(kb), tok(ka)];
+    const [x0, x1] =
+      sortPair(tok(ka).address, tok(kb).address)[0] === tok(ka).address
+        ? [tok(ka), tok(kb)]
+        : [tok(kb), tok(ka)];
     const price = rawPrice(x0.usdPrice, x0.decimals, x1.usdPrice, x1.decimals);
     const spacing = V3_SPACING[fee];
-    await send(deployer, `V3 init ${ka}/${kb}/${fee}`, nonfungiblePositionManager, npmAbi, 'createAndInitializePoolIfNecessary', [x0.address, x1.address, fee, sqrtPriceX96(price)], 6_000_000n);
+    await send(
+      deployer,
+      `V3 init ${ka}/${kb}/${fee}`,
+      nonfungiblePositionManager,
+      npmAbi,
+      'createAndInitializePoolIfNecessary',
+      [x0.address, x1.address, fee, sqrtPriceX96(price)],
+      6_000_000n,
+    );
     const tick = priceToTick(price);
     // One wide position and one concentrated position (±~10 %) per pool.
-    for (const [width, share] of [[887272, 0.5], [1000, 0.5]] as const) {
+    for (const [width, share] of [
+      [887272, 0.5],
+      [1000, 0.5],
+    ] as const) {
       const tl = alignTick(tick - width, spacing);
       const tu = alignTick(tick + width, spacing) + (width === 887272 ? 0 : spacing);
-      await send(deployer, `V3 mint ${ka}/${kb}/${fee}`, nonfungiblePositionManager, npmAbi, 'mint', [{
-        token0: x0.address, token1: x1.address, fee, tickLower: tl, tickUpper: tu,
-        amount0Desired: usdToRaw(usd * share, x0.usdPrice, x0.decimals), amount1Desired: usdToRaw(usd * share, x1.usdPrice, x1.decimals),
-        amount0Min: 0n, amount1Min: 0n, recipient: deployer.address, deadline: FAR_DEADLINE,
-      }], 1_500_000n);
+      await send(
+        deployer,
+        `V3 mint ${ka}/${kb}/${fee}`,
+        nonfungiblePositionManager,
+        npmAbi,
+        'mint',
+        [
+          {
+            token0: x0.address,
+            token1: x1.address,
+            fee,
+            tickLower: tl,
+            tickUpper: tu,
+            amount0Desired: usdToRaw(usd * share, x0.usdPrice, x0.decimals),
+            amount1Desired: usdToRaw(usd * share, x1.usdPrice, x1.decimals),
+            amount0Min: 0n,
+            amount1Min: 0n,
+            recipient: deployer.address,
+            deadline: FAR_DEADLINE,
+          },
+        ],
+        1_500_000n,
+      );
     }
     pools.push({
-      protocol: 'uniswap-v3', address: v3PoolAddress(uniswapV3Factory, v3InitHash, x0.address, x1.address, fee),
-      token0: x0.address, token1: x1.address, token0Key: x0.key, token1Key: x1.key, fee, tickSpacing: spacing,
+      protocol: 'uniswap-v3',
+      address: v3PoolAddress(uniswapV3Factory, v3InitHash, x0.address, x1.address, fee),
+      token0: x0.address,
+      token1: x1.address,
+      token0Key: x0.key,
+      token1Key: x1.key,
+      fee,
+      tickSpacing: spacing,
     });
   }
 
   // --- V4 -----------------------------------------------------------------------------------
-  const eth: TokenInfo = { key: 'ETH', address: zeroAddress, name: 'Ether', symbol: 'ETH', decimals: 18, kind: 'weth', usdPrice: ETH_USD };
+  const eth: TokenInfo = {
+    key: 'ETH',
+    address: zeroAddress,
+    name: 'Ether',
+    symbol: 'ETH',
+    decimals: 18,
+    kind: 'weth',
+    usdPrice: ETH_USD,
+  };
   for (const [ka, kb, fee, tickSpacing, usd] of V4_POOLS) {
     const ta = ka === 'ETH' ? eth : tok(ka);
     const tb = kb === 'ETH' ? eth : tok(kb);
     const [x0, x1] = sortPair(ta.address, tb.address)[0] === ta.address ? [ta, tb] : [tb, ta];
     const key = { currency0: x0.address, currency1: x1.address, fee, tickSpacing, hooks: zeroAddress };
     const price = rawPrice(x0.usdPrice, x0.decimals, x1.usdPrice, x1.decimals);
-    await send(deployer, `V4 init ${ka}/${kb}`, poolManager, poolManagerAbi, 'initialize', [key, sqrtPriceX96(price)], 1_000_000n);
+    await send(
+      deployer,
+      `V4 init ${ka}/${kb}`,
+      poolManager,
+      poolManagerAbi,
+      'initialize',
+      [key, sqrtPriceX96(price)],
+      1_000_000n,
+    );
     const tick = priceToTick(price);
     const tl = alignTick(tick - 2000, tickSpacing);
     const tu = alignTick(tick + 2000, tickSpacing) + tickSpacing;
@@ -260,12 +512,27 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
     const liq = liquidityFor(price, tl, tu, amt0, amt1);
     const [need0] = amountsFor(price, tl, tu, Number(liq));
     const value = x0.address === zeroAddress ? BigInt(Math.ceil(need0 * 1.01)) + 1000n : 0n;
-    await send(deployer, `V4 liquidity ${ka}/${kb}`, poolModifyLiquidityTest, modifyLiquidityTestAbi, 'modifyLiquidity', [
-      key, { tickLower: tl, tickUpper: tu, liquidityDelta: liq, salt: `0x${'0'.repeat(64)}` }, '0x',
-    ], 1_500_000n, value);
+    await send(
+      deployer,
+      `V4 liquidity ${ka}/${kb}`,
+      poolModifyLiquidityTest,
+      modifyLiquidityTestAbi,
+      'modifyLiquidity',
+      [key, { tickLower: tl, tickUpper: tu, liquidityDelta: liq, salt: `0x${'0'.repeat(64)}` }, '0x'],
+      1_500_000n,
+      value,
+    );
     pools.push({
-      protocol: 'uniswap-v4', address: poolManager, poolId: v4PoolId(key), token0: x0.address, token1: x1.address,
-      token0Key: x0.key, token1Key: x1.key, fee, tickSpacing, hooks: zeroAddress,
+      protocol: 'uniswap-v4',
+      address: poolManager,
+      poolId: v4PoolId(key),
+      token0: x0.address,
+      token1: x1.address,
+      token0Key: x0.key,
+      token1Key: x1.key,
+      fee,
+      tickSpacing,
+      hooks: zeroAddress,
     });
   }
 
@@ -274,18 +541,46 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
 
   // --- launchpad examples: one open curve and one that graduates at once ---------------------
   const seededLaunches: Address[] = [];
-  for (const [i, [name, symbol, buyWei]] of ([['Genesis Frog', 'GFROG', 500_000_000_000_000_000n], ['Instant Moon', 'IMOON', GRADUATION_TARGET_WEI + 10n ** 17n]] as const).entries()) {
+  for (const [i, [name, symbol, buyWei]] of (
+    [
+      ['Genesis Frog', 'GFROG', 500_000_000_000_000_000n],
+      ['Instant Moon', 'IMOON', GRADUATION_TARGET_WEI + 10n ** 17n],
+    ] as const
+  ).entries()) {
     const nonce = BigInt(i + 1); // Launchpad's CREATE nonce starts at 1 (EIP-161)
     seededLaunches.push(getContractAddress({ from: launchpad, nonce }));
-    await send(admin, `launch ${symbol}`, launchpad, launchpadAbi, 'createLaunch', [name, symbol, URI_SAMPLES[i][0], URI_SAMPLES[i][1]], 6_000_000n, buyWei);
+    await send(
+      admin,
+      `launch ${symbol}`,
+      launchpad,
+      launchpadAbi,
+      'createLaunch',
+      [name, symbol, URI_SAMPLES[i][0], URI_SAMPLES[i][1]],
+      6_000_000n,
+      buyWei,
+    );
   }
 
   // --- wait for everything and check ---------------------------------------------------------
   await settle();
-  const receipts = await waitReceipts(rpcUrl, steps.map((s) => s.hash));
+  const receipts = await waitReceipts(
+    rpcUrl,
+    steps.map((s) => s.hash),
+  );
   const contracts = {
-    weth9, uniswapV2Factory, uniswapV2Router02, uniswapV3Factory, nftDescriptorLibrary, nonfungibleTokenPositionDescriptor,
-    nonfungiblePositionManager, swapRouter, poolManager, poolSwapTest, poolModifyLiquidityTest, launchpad, valueForwarder,
+    weth9,
+    uniswapV2Factory,
+    uniswapV2Router02,
+    uniswapV3Factory,
+    nftDescriptorLibrary,
+    nonfungibleTokenPositionDescriptor,
+    nonfungiblePositionManager,
+    swapRouter,
+    poolManager,
+    poolSwapTest,
+    poolModifyLiquidityTest,
+    launchpad,
+    valueForwarder,
   };
   for (const [name, addr] of Object.entries(contracts)) {
     const code = await rpc<Hex>(rpcUrl, 'eth_getCode', [addr, 'latest']);
@@ -293,11 +588,16 @@ export async function deployAll(rpcUrl: string, compiled: CompiledContracts, log
   }
   for (const p of pools.filter((x) => x.protocol !== 'uniswap-v4')) {
     const code = await rpc<Hex>(rpcUrl, 'eth_getCode', [p.address, 'latest']);
-    if (code === '0x') throw new Error(`devnet: no code at pool ${p.token0Key}/${p.token1Key} ${p.address} (address prediction wrong)`);
+    if (code === '0x')
+      throw new Error(
+        `devnet: no code at pool ${p.token0Key}/${p.token1Key} ${p.address} (address prediction wrong)`,
+      );
   }
   const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
   const last = Math.max(...receipts.map((r) => Number(r.blockNumber)));
-  log(`devnet: deployed ${Object.keys(contracts).length} contracts, ${tokens.length} tokens, ${pools.length} pools in ${steps.length} txs (blocks ≤ ${last}) in ${Date.now() - t0} ms`);
+  log(
+    `devnet: deployed ${Object.keys(contracts).length} contracts, ${tokens.length} tokens, ${pools.length} pools in ${steps.length} txs (blocks ≤ ${last}) in ${Date.now() - t0} ms`,
+  );
   return {
     version: 1,
     chainId: DEVNET_CHAIN_ID,

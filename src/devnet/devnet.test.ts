@@ -1,6 +1,6 @@
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Address, type Hex, decodeFunctionResult, encodeFunctionData, keccak256, toHex } from 'viem';
-import { type TestDevnet, startTestDevnet } from '../../test/harness/devnet.js';
+import { startTestDevnet, type TestDevnet } from '../../test/harness/devnet.js';
 import { v2PairAbi, v3PoolAbi } from './abis.js';
 import { rpc } from './anvil.js';
 
@@ -12,11 +12,20 @@ const TOPIC = {
   graduated: ev('Graduated(address,address,uint256,uint256)'),
 };
 
-interface Frame { type: string; value?: Hex; calls?: Frame[] }
+interface Frame {
+  type: string;
+  value?: Hex;
+  calls?: Frame[];
+}
 
 describe('devnet (real anvil)', () => {
   let d: TestDevnet;
-  const call = async <T>(to: Address, abi: readonly unknown[], functionName: string, block: string): Promise<T> => {
+  const call = async <T>(
+    to: Address,
+    abi: readonly unknown[],
+    functionName: string,
+    block: string,
+  ): Promise<T> => {
     const data = encodeFunctionData({ abi, functionName } as never);
     const out = await rpc<Hex>(d.rpcUrl, 'eth_call', [{ to, data }, block]);
     return decodeFunctionResult({ abi, functionName, data: out } as never) as T;
@@ -38,32 +47,45 @@ describe('devnet (real anvil)', () => {
     expect(end - start).toBeGreaterThanOrEqual(8);
 
     const blocks = await Promise.all(
-      Array.from({ length: end - start }, (_, i) => rpc<{ transactions: Hex[] }>(d.rpcUrl, 'eth_getBlockByNumber', [toHex(start + 1 + i), false])),
+      Array.from({ length: end - start }, (_, i) =>
+        rpc<{ transactions: Hex[] }>(d.rpcUrl, 'eth_getBlockByNumber', [toHex(start + 1 + i), false]),
+      ),
     );
     const counts = blocks.map((b) => b.transactions.length);
     expect(counts.filter((c) => c >= 2).length).toBeGreaterThanOrEqual(Math.floor(counts.length / 2));
 
-    const v2 = d.deployment.pools.find((p) => p.protocol === 'uniswap-v2' && p.token0Key === 'WETH' || p.token1Key === 'WETH')!;
+    const v2 = d.deployment.pools.find(
+      (p) => (p.protocol === 'uniswap-v2' && p.token0Key === 'WETH') || p.token1Key === 'WETH',
+    )!;
     const changedV2 = await Promise.all(
-      d.deployment.pools.filter((p) => p.protocol === 'uniswap-v2').map(async (p) => {
-        const a = await call<readonly bigint[]>(p.address, v2PairAbi, 'getReserves', toHex(start));
-        const b = await call<readonly bigint[]>(p.address, v2PairAbi, 'getReserves', 'latest');
-        return a[0] !== b[0];
-      }),
+      d.deployment.pools
+        .filter((p) => p.protocol === 'uniswap-v2')
+        .map(async (p) => {
+          const a = await call<readonly bigint[]>(p.address, v2PairAbi, 'getReserves', toHex(start));
+          const b = await call<readonly bigint[]>(p.address, v2PairAbi, 'getReserves', 'latest');
+          return a[0] !== b[0];
+        }),
     );
     expect(v2).toBeDefined();
     expect(changedV2.some(Boolean)).toBe(true);
     const changedV3 = await Promise.all(
-      d.deployment.pools.filter((p) => p.protocol === 'uniswap-v3').map(async (p) => {
-        const a = await call<readonly bigint[]>(p.address, v3PoolAbi, 'slot0', toHex(start));
-        const b = await call<readonly bigint[]>(p.address, v3PoolAbi, 'slot0', 'latest');
-        return a[0] !== b[0];
-      }),
+      d.deployment.pools
+        .filter((p) => p.protocol === 'uniswap-v3')
+        .map(async (p) => {
+          const a = await call<readonly bigint[]>(p.address, v3PoolAbi, 'slot0', toHex(start));
+          const b = await call<readonly bigint[]>(p.address, v3PoolAbi, 'slot0', 'latest');
+          return a[0] !== b[0];
+        }),
     );
     expect(changedV3.some(Boolean)).toBe(true);
 
     const logs = await rpc<{ topics: Hex[]; transactionHash: Hex }[]>(d.rpcUrl, 'eth_getLogs', [
-      { fromBlock: '0x0', toBlock: 'latest', address: d.deployment.contracts.poolManager, topics: [TOPIC.v4Swap] },
+      {
+        fromBlock: '0x0',
+        toBlock: 'latest',
+        address: d.deployment.contracts.poolManager,
+        topics: [TOPIC.v4Swap],
+      },
     ]);
     expect(logs.length).toBeGreaterThan(0);
   });
@@ -73,12 +95,28 @@ describe('devnet (real anvil)', () => {
     let reverted = 0;
     let internalValue = false;
     for (let n = head; n > head - 25 && n > 0 && !(reverted > 0 && internalValue); n--) {
-      const receipts = await rpc<{ status: Hex; transactionHash: Hex; to: Address | null }[]>(d.rpcUrl, 'eth_getBlockReceipts', [toHex(n)]);
+      const receipts = await rpc<{ status: Hex; transactionHash: Hex; to: Address | null }[]>(
+        d.rpcUrl,
+        'eth_getBlockReceipts',
+        [toHex(n)],
+      );
       reverted += receipts.filter((r) => r.status === '0x0').length;
       for (const r of receipts) {
-        if (internalValue || r.to?.toLowerCase() !== d.deployment.contracts.valueForwarder.toLowerCase() || r.status !== '0x1') continue;
-        const t = await rpc<Frame>(d.rpcUrl, 'debug_traceTransaction', [r.transactionHash, { tracer: 'callTracer' }]);
-        const walk = (f: Frame): boolean => (f.calls ?? []).some((c) => (['CALL', 'CREATE', 'CREATE2'].includes(c.type) && BigInt(c.value ?? '0x0') > 0n) || walk(c));
+        if (
+          internalValue ||
+          r.to?.toLowerCase() !== d.deployment.contracts.valueForwarder.toLowerCase() ||
+          r.status !== '0x1'
+        )
+          continue;
+        const t = await rpc<Frame>(d.rpcUrl, 'debug_traceTransaction', [
+          r.transactionHash,
+          { tracer: 'callTracer' },
+        ]);
+        const walk = (f: Frame): boolean =>
+          (f.calls ?? []).some(
+            (c) =>
+              (['CALL', 'CREATE', 'CREATE2'].includes(c.type) && BigInt(c.value ?? '0x0') > 0n) || walk(c),
+          );
         internalValue = walk(t);
       }
     }
@@ -86,7 +124,10 @@ describe('devnet (real anvil)', () => {
     expect(internalValue).toBe(true);
 
     const lp = d.deployment.launchpad.address;
-    const get = (topic: Hex) => rpc<unknown[]>(d.rpcUrl, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: lp, topics: [topic] }]);
+    const get = (topic: Hex) =>
+      rpc<unknown[]>(d.rpcUrl, 'eth_getLogs', [
+        { fromBlock: '0x0', toBlock: 'latest', address: lp, topics: [topic] },
+      ]);
     expect((await get(TOPIC.launchCreated)).length).toBeGreaterThan(0);
     expect((await get(TOPIC.curveTrade)).length).toBeGreaterThan(0);
     expect((await get(TOPIC.graduated)).length).toBeGreaterThan(0); // the seeded instant graduation

@@ -9,12 +9,20 @@ import type { Hex } from 'viem';
 import { DEVNET_CHAIN_ID, killAnvil, probeChainId, rpc, spawnAnvil } from './anvil.js';
 import { compileContracts } from './compile.js';
 import { deployAll } from './deploy.js';
-import { type TrafficHandle, startTraffic } from './traffic.js';
+import { startTraffic, type TrafficHandle } from './traffic.js';
 import type { DevnetDeployment } from './types.js';
 
-export type { DevnetContracts, DevnetDeployment, LaunchpadInfo, PoolInfo, PoolProtocol, TokenInfo, TokenKind } from './types.js';
-export { type TrafficHandle, type TrafficOptions, type TrafficStats, startTraffic } from './traffic.js';
 export { DEVNET_CHAIN_ID } from './anvil.js';
+export { startTraffic, type TrafficHandle, type TrafficOptions, type TrafficStats } from './traffic.js';
+export type {
+  DevnetContracts,
+  DevnetDeployment,
+  LaunchpadInfo,
+  PoolInfo,
+  PoolProtocol,
+  TokenInfo,
+  TokenKind,
+} from './types.js';
 
 export interface DevnetOptions {
   /** TCP port on 127.0.0.1 (env DEVNET_PORT, default 8545). */
@@ -58,15 +66,22 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   let spawned = false;
   const chainId = await probeChainId(rpcUrl);
   if (chainId === null) {
-    await spawnAnvil({ port: opts.port, stateDir: opts.stateDir, extraArgs: ['--block-time', String(opts.blockTimeMs / 1000)] });
+    await spawnAnvil({
+      port: opts.port,
+      stateDir: opts.stateDir,
+      extraArgs: ['--block-time', String(opts.blockTimeMs / 1000)],
+    });
     spawned = true;
-    opts.log(`devnet: started anvil on ${rpcUrl} (block time ${opts.blockTimeMs} ms, log ${join(opts.stateDir, 'anvil.log')})`);
+    opts.log(
+      `devnet: started anvil on ${rpcUrl} (block time ${opts.blockTimeMs} ms, log ${join(opts.stateDir, 'anvil.log')})`,
+    );
   } else if (chainId !== DEVNET_CHAIN_ID) {
     throw new Error(`devnet: ${rpcUrl} answers chain id ${chainId}, expected ${DEVNET_CHAIN_ID}`);
   } else {
     opts.log(`devnet: reusing the node already answering on ${rpcUrl}`);
     // Keep the requested period when it is whole seconds (the RPC takes integer seconds).
-    if (opts.blockTimeMs % 1000 === 0) await rpc(rpcUrl, 'evm_setIntervalMining', [opts.blockTimeMs / 1000]).catch(() => undefined);
+    if (opts.blockTimeMs % 1000 === 0)
+      await rpc(rpcUrl, 'evm_setIntervalMining', [opts.blockTimeMs / 1000]).catch(() => undefined);
   }
 
   let deployment: DevnetDeployment | null = null;
@@ -75,7 +90,9 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
     const saved = JSON.parse(readFileSync(depFile, 'utf8')) as DevnetDeployment;
     const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
     if (saved.version === 1 && saved.genesisHash === genesis.hash) {
-      const codes = await Promise.all(Object.values(saved.contracts).map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])));
+      const codes = await Promise.all(
+        Object.values(saved.contracts).map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])),
+      );
       if (codes.every((c) => c !== '0x')) {
         deployment = saved;
         reused = true;
@@ -91,7 +108,15 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
 
   const traffic =
     opts.txPerSecond > 0
-      ? await startTraffic({ rpcUrl, deployment, seed: opts.seed, txPerSecond: opts.txPerSecond, blockTimeMs: opts.blockTimeMs, childBytecode: compiled.Child?.bytecode, log: opts.log })
+      ? await startTraffic({
+          rpcUrl,
+          deployment,
+          seed: opts.seed,
+          txPerSecond: opts.txPerSecond,
+          blockTimeMs: opts.blockTimeMs,
+          childBytecode: compiled.Child?.bytecode,
+          log: opts.log,
+        })
       : null;
   return {
     rpcUrl,

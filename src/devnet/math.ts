@@ -1,5 +1,12 @@
 /** Pool pricing helpers (floats only for seeding prices/liquidity; amounts stay bigint). */
-import { type Address, type Hex, encodeAbiParameters, getCreate2Address, keccak256, encodePacked } from 'viem';
+import {
+  type Address,
+  encodeAbiParameters,
+  encodePacked,
+  getCreate2Address,
+  type Hex,
+  keccak256,
+} from 'viem';
 
 export const MIN_TICK = -887272;
 export const MAX_TICK = 887272;
@@ -31,11 +38,20 @@ export function priceToTick(price: number): number {
 
 export function alignTick(t: number, spacing: number): number {
   const a = Math.floor(t / spacing) * spacing;
-  return Math.max(Math.ceil(MIN_TICK / spacing) * spacing, Math.min(Math.floor(MAX_TICK / spacing) * spacing, a));
+  return Math.max(
+    Math.ceil(MIN_TICK / spacing) * spacing,
+    Math.min(Math.floor(MAX_TICK / spacing) * spacing, a),
+  );
 }
 
 /** Liquidity for amounts (raw) over [tl, tu] at `price` (raw1 per raw0), scaled down 2 % for rounding. */
-export function liquidityFor(price: number, tl: number, tu: number, amount0: number, amount1: number): bigint {
+export function liquidityFor(
+  price: number,
+  tl: number,
+  tu: number,
+  amount0: number,
+  amount1: number,
+): bigint {
   const sp = Math.sqrt(price);
   const sa = 1.0001 ** (tl / 2);
   const sb = 1.0001 ** (tu / 2);
@@ -62,12 +78,24 @@ export function sortPair(a: Address, b: Address): [Address, Address] {
 
 export function v2PairAddress(factory: Address, initCodeHash: Hex, a: Address, b: Address): Address {
   const [t0, t1] = sortPair(a, b);
-  return getCreate2Address({ from: factory, salt: keccak256(encodePacked(['address', 'address'], [t0, t1])), bytecodeHash: initCodeHash });
+  return getCreate2Address({
+    from: factory,
+    salt: keccak256(encodePacked(['address', 'address'], [t0, t1])),
+    bytecodeHash: initCodeHash,
+  });
 }
 
-export function v3PoolAddress(factory: Address, initCodeHash: Hex, a: Address, b: Address, fee: number): Address {
+export function v3PoolAddress(
+  factory: Address,
+  initCodeHash: Hex,
+  a: Address,
+  b: Address,
+  fee: number,
+): Address {
   const [t0, t1] = sortPair(a, b);
-  const salt = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint24' }], [t0, t1, fee]));
+  const salt = keccak256(
+    encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint24' }], [t0, t1, fee]),
+  );
   return getCreate2Address({ from: factory, salt, bytecodeHash: initCodeHash });
 }
 

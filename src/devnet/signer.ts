@@ -4,7 +4,7 @@
  * against a state that the pending txs are about to change, and reverting txs must still be
  * mined).
  */
-import { type Address, type Hex, type LocalAccount, keccak256, toHex } from 'viem';
+import { type Address, type Hex, keccak256, type LocalAccount, toHex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { DEVNET_CHAIN_ID, rpc } from './anvil.js';
 
@@ -80,16 +80,24 @@ export interface ReceiptLite {
 }
 
 /** Polls until every hash has a receipt; calls evm_mine between polls when `mine` is set. */
-export async function waitReceipts(rpcUrl: string, hashes: Hex[], opts: { mine?: boolean; timeoutMs?: number } = {}): Promise<ReceiptLite[]> {
+export async function waitReceipts(
+  rpcUrl: string,
+  hashes: Hex[],
+  opts: { mine?: boolean; timeoutMs?: number } = {},
+): Promise<ReceiptLite[]> {
   const out = new Map<Hex, ReceiptLite>();
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   while (out.size < hashes.length) {
     if (Date.now() > deadline) {
       const pool = await rpc<unknown>(rpcUrl, 'txpool_inspect', []).catch(() => null);
-      throw new Error(`devnet: timed out waiting for ${hashes.length - out.size} receipts; txpool: ${JSON.stringify(pool).slice(0, 1500)}`);
+      throw new Error(
+        `devnet: timed out waiting for ${hashes.length - out.size} receipts; txpool: ${JSON.stringify(pool).slice(0, 1500)}`,
+      );
     }
     const missing = hashes.filter((h) => !out.has(h));
-    const got = await Promise.all(missing.map((h) => rpc<ReceiptLite | null>(rpcUrl, 'eth_getTransactionReceipt', [h])));
+    const got = await Promise.all(
+      missing.map((h) => rpc<ReceiptLite | null>(rpcUrl, 'eth_getTransactionReceipt', [h])),
+    );
     got.forEach((r, i) => {
       if (r) out.set(missing[i], r);
     });

@@ -5,13 +5,32 @@
  * the generator needs a result (V3 token ids, launch addresses, wallet activation).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type Address, type Hex, decodeEventLog, encodeDeployData, encodeFunctionData, keccak256, toHex, zeroAddress, type Abi } from 'viem';
-import { rpc } from './anvil.js';
 import {
-  erc20Abi, forwarderAbi, launchpadAbi, modifyLiquidityTestAbi, npmAbi, poolSwapTestAbi, swapRouterAbi, v2PairAbi, v2RouterAbi, wethAbi,
+  type Abi,
+  type Address,
+  decodeEventLog,
+  encodeDeployData,
+  encodeFunctionData,
+  type Hex,
+  keccak256,
+  toHex,
+  zeroAddress,
+} from 'viem';
+import {
+  erc20Abi,
+  forwarderAbi,
+  launchpadAbi,
+  modifyLiquidityTestAbi,
+  npmAbi,
+  poolSwapTestAbi,
+  swapRouterAbi,
+  v2PairAbi,
+  v2RouterAbi,
+  wethAbi,
 } from './abis.js';
-import { FAR_DEADLINE, MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1, alignTick, usdToRaw } from './math.js';
-import { NonceWallet, type ReceiptLite, devAccount, trafficAccount } from './signer.js';
+import { rpc } from './anvil.js';
+import { alignTick, FAR_DEADLINE, MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1, usdToRaw } from './math.js';
+import { devAccount, NonceWallet, type ReceiptLite, trafficAccount } from './signer.js';
 import type { DevnetDeployment, PoolInfo, TokenInfo } from './types.js';
 
 interface Input {
@@ -39,7 +58,16 @@ function prng(seed: number): () => number {
 
 const MAX = 2n ** 256n - 1n;
 const E18 = 10n ** 18n;
-const CHILD_ABI = [{ type: 'constructor', inputs: [{ name: 't', type: 'uint256' }, { name: 'p', type: 'address' }], stateMutability: 'payable' }] as const;
+const CHILD_ABI = [
+  {
+    type: 'constructor',
+    inputs: [
+      { name: 't', type: 'uint256' },
+      { name: 'p', type: 'address' },
+    ],
+    stateMutability: 'payable',
+  },
+] as const;
 
 interface Wallet {
   w: NonceWallet;
@@ -94,7 +122,13 @@ class Generator {
   postStats() {
     parentPort?.postMessage({
       type: 'stats',
-      stats: { sent: this.sent, sendErrors: this.sendErrors, byAction: this.byAction, wallets: this.wallets.length, bootstrapped: this.bootstrapped },
+      stats: {
+        sent: this.sent,
+        sendErrors: this.sendErrors,
+        byAction: this.byAction,
+        wallets: this.wallets.length,
+        bootstrapped: this.bootstrapped,
+      },
     });
   }
 
@@ -106,26 +140,60 @@ class Generator {
   }
 
   /** Sends one tx; counts it; never throws. */
-  async tx(label: string, w: NonceWallet, to: Address | undefined, data: Hex, gas: bigint, value = 0n, onReceipt?: (r: ReceiptLite) => void): Promise<Hex | null> {
+  async tx(
+    label: string,
+    w: NonceWallet,
+    to: Address | undefined,
+    data: Hex,
+    gas: bigint,
+    value = 0n,
+    onReceipt?: (r: ReceiptLite) => void,
+  ): Promise<Hex | null> {
     try {
       const hash = await w.send({ to, data, gas, value });
       this.sent++;
       this.byAction[label] = (this.byAction[label] ?? 0) + 1;
       if (onReceipt) this.pending.push({ hash, onReceipt });
       if (this.sent % this.input.logEveryTxs === 0) {
-        const top = Object.entries(this.byAction).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}=${v}`).join(' ');
-        this.log(`traffic: sent=${this.sent} refused=${this.sendErrors} wallets=${this.wallets.length} launches=${this.openLaunches.length}/${this.graduated.length} | ${top}`);
+        const top = Object.entries(this.byAction)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ');
+        this.log(
+          `traffic: sent=${this.sent} refused=${this.sendErrors} wallets=${this.wallets.length} launches=${this.openLaunches.length}/${this.graduated.length} | ${top}`,
+        );
       }
       return hash;
     } catch (e) {
       this.sendErrors++;
-      if (this.sendErrors <= 20 || this.sendErrors % 100 === 0) this.log(`traffic: ${label} refused by node (${this.sendErrors} so far): ${(e as Error).message.slice(0, 160)}`);
+      if (this.sendErrors <= 20 || this.sendErrors % 100 === 0)
+        this.log(
+          `traffic: ${label} refused by node (${this.sendErrors} so far): ${(e as Error).message.slice(0, 160)}`,
+        );
       return null;
     }
   }
 
-  call(label: string, w: NonceWallet, to: Address, abi: Abi, functionName: string, args: unknown[], gas: bigint, value = 0n, onReceipt?: (r: ReceiptLite) => void) {
-    return this.tx(label, w, to, encodeFunctionData({ abi, functionName, args } as never), gas, value, onReceipt);
+  call(
+    label: string,
+    w: NonceWallet,
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    args: unknown[],
+    gas: bigint,
+    value = 0n,
+    onReceipt?: (r: ReceiptLite) => void,
+  ) {
+    return this.tx(
+      label,
+      w,
+      to,
+      encodeFunctionData({ abi, functionName, args } as never),
+      gas,
+      value,
+      onReceipt,
+    );
   }
 
   async ensureApproval(wal: Wallet, token: Address, spender: Address) {
@@ -144,7 +212,13 @@ class Generator {
 
   newWallet(): Wallet {
     const acc = trafficAccount(this.input.seed, this.nextWalletIndex++);
-    return { w: new NonceWallet(acc, this.url), approved: new Set(), v3Ids: [], v4: [], launchHoldings: new Set() };
+    return {
+      w: new NonceWallet(acc, this.url),
+      approved: new Set(),
+      v3Ids: [],
+      v4: [],
+      launchHoldings: new Set(),
+    };
   }
 
   usdAmount(t: TokenInfo, usd: number) {
@@ -161,7 +235,9 @@ class Generator {
     const ws: Wallet[] = [];
     for (let i = 0; i < n; i++) ws.push(this.newWallet());
     await Promise.all(ws.map((x) => x.w.syncNonce()));
-    const balances = await Promise.all(ws.map((x) => rpc<Hex>(this.url, 'eth_getBalance', [x.w.address, 'latest']).then(BigInt)));
+    const balances = await Promise.all(
+      ws.map((x) => rpc<Hex>(this.url, 'eth_getBalance', [x.w.address, 'latest']).then(BigInt)),
+    );
     const needsFunding = balances.some((b) => b < 10n * E18);
     // Funding chains funder → A → B → C → D (real transfers, so a funding graph can be recovered).
     if (needsFunding) {
@@ -190,7 +266,15 @@ class Generator {
       const known = this.wallets.find((x) => x.w.address.toLowerCase() === owner);
       if (known) this.govOwner = known;
       else if (owner === this.admin.address.toLowerCase()) {
-        const h = await this.call('gov-transfer-ownership', this.admin, gov.address, erc20Abi as Abi, 'transferOwnership', [this.wallets[0].w.address], 100_000n);
+        const h = await this.call(
+          'gov-transfer-ownership',
+          this.admin,
+          gov.address,
+          erc20Abi as Abi,
+          'transferOwnership',
+          [this.wallets[0].w.address],
+          100_000n,
+        );
         if (h) await this.waitFor([h]);
         this.govOwner = this.wallets[0];
       }
@@ -198,14 +282,24 @@ class Generator {
     await this.refreshLaunches(true);
     this.bootstrapped = true;
     this.postStats();
-    this.log(`traffic: bootstrapped ${this.wallets.length} wallets (${needsFunding ? 'funded via chains' : 'already funded'}), ${this.openLaunches.length} open launches`);
+    this.log(
+      `traffic: bootstrapped ${this.wallets.length} wallets (${needsFunding ? 'funded via chains' : 'already funded'}), ${this.openLaunches.length} open launches`,
+    );
   }
 
   async airdrop(x: Wallet): Promise<Hex[]> {
     const hashes: Hex[] = [];
     for (const t of this.tokens) {
       if (t.kind === 'weth') continue;
-      const h = await this.call('airdrop', this.admin, t.address, erc20Abi as Abi, 'transfer', [x.w.address, this.usdAmount(t, 20_000)], 120_000n);
+      const h = await this.call(
+        'airdrop',
+        this.admin,
+        t.address,
+        erc20Abi as Abi,
+        'transfer',
+        [x.w.address, this.usdAmount(t, 20_000)],
+        120_000n,
+      );
       if (h) hashes.push(h);
     }
     return hashes;
@@ -216,8 +310,12 @@ class Generator {
     const left = new Set(hashes);
     while (left.size > 0 && Date.now() < deadline && !this.stopped) {
       const arr = [...left];
-      const rs = await Promise.all(arr.map((h) => rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [h]).catch(() => null)));
-      rs.forEach((r, i) => r && left.delete(arr[i]));
+      const rs = await Promise.all(
+        arr.map((h) => rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [h]).catch(() => null)),
+      );
+      rs.forEach((r, i) => {
+        if (r) left.delete(arr[i]);
+      });
       if (left.size > 0) await sleep(Math.min(250, this.input.blockTimeMs / 2));
     }
   }
@@ -225,7 +323,11 @@ class Generator {
   async pollReceipts() {
     if (this.pending.length === 0) return;
     const batch = this.pending.splice(0, 200);
-    const rs = await Promise.all(batch.map((p) => rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [p.hash]).catch(() => null)));
+    const rs = await Promise.all(
+      batch.map((p) =>
+        rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [p.hash]).catch(() => null),
+      ),
+    );
     rs.forEach((r, i) => {
       if (!r) this.pending.push(batch[i]);
       else {
@@ -248,7 +350,13 @@ class Generator {
    */
   async healNonces() {
     const all = [...this.wallets.map((w) => w.w), this.admin];
-    const mined = await Promise.all(all.map((w) => rpc<Hex>(this.url, 'eth_getTransactionCount', [w.address, 'pending']).then(Number).catch(() => -1)));
+    const mined = await Promise.all(
+      all.map((w) =>
+        rpc<Hex>(this.url, 'eth_getTransactionCount', [w.address, 'pending'])
+          .then(Number)
+          .catch(() => -1),
+      ),
+    );
     let healed = 0;
     all.forEach((w, i) => {
       const m = mined[i];
@@ -286,7 +394,16 @@ class Generator {
     return this.d.pools.filter((p) => p.protocol === protocol);
   }
   info(key: string): TokenInfo {
-    if (key === 'ETH') return { key: 'ETH', address: zeroAddress, name: 'Ether', symbol: 'ETH', decimals: 18, kind: 'weth', usdPrice: 3000 };
+    if (key === 'ETH')
+      return {
+        key: 'ETH',
+        address: zeroAddress,
+        name: 'Ether',
+        symbol: 'ETH',
+        decimals: 18,
+        kind: 'weth',
+        usdPrice: 3000,
+      };
     return this.tok.get(key)!;
   }
   wallet(): Wallet {
@@ -307,13 +424,38 @@ class Generator {
     const router = this.d.contracts.uniswapV2Router02;
     const path = [tin.address, tout.address];
     if (tin.kind === 'weth' && this.rnd() < 0.6) {
-      return this.call('v2-swap-eth-in', x.w, router, v2RouterAbi as Abi, 'swapExactETHForTokensSupportingFeeOnTransferTokens', [0n, path, x.w.address, FAR_DEADLINE], 300_000n, amountIn);
+      return this.call(
+        'v2-swap-eth-in',
+        x.w,
+        router,
+        v2RouterAbi as Abi,
+        'swapExactETHForTokensSupportingFeeOnTransferTokens',
+        [0n, path, x.w.address, FAR_DEADLINE],
+        300_000n,
+        amountIn,
+      );
     }
     await this.ensureApproval(x, tin.address, router);
     if (tout.kind === 'weth' && this.rnd() < 0.5) {
-      return this.call('v2-swap-eth-out', x.w, router, v2RouterAbi as Abi, 'swapExactTokensForETHSupportingFeeOnTransferTokens', [amountIn, 0n, path, x.w.address, FAR_DEADLINE], 300_000n);
+      return this.call(
+        'v2-swap-eth-out',
+        x.w,
+        router,
+        v2RouterAbi as Abi,
+        'swapExactTokensForETHSupportingFeeOnTransferTokens',
+        [amountIn, 0n, path, x.w.address, FAR_DEADLINE],
+        300_000n,
+      );
     }
-    return this.call('v2-swap', x.w, router, v2RouterAbi as Abi, 'swapExactTokensForTokensSupportingFeeOnTransferTokens', [amountIn, 0n, path, x.w.address, FAR_DEADLINE], 300_000n);
+    return this.call(
+      'v2-swap',
+      x.w,
+      router,
+      v2RouterAbi as Abi,
+      'swapExactTokensForTokensSupportingFeeOnTransferTokens',
+      [amountIn, 0n, path, x.w.address, FAR_DEADLINE],
+      300_000n,
+    );
   }
 
   async v3Swap() {
@@ -324,16 +466,40 @@ class Generator {
     const tout = this.info(zeroIn ? p.token1Key : p.token0Key);
     const amountIn = this.usdAmount(tin, this.range(20, 5000));
     const router = this.d.contracts.swapRouter;
-    const params = { tokenIn: tin.address, tokenOut: tout.address, fee: p.fee, recipient: x.w.address, deadline: FAR_DEADLINE, amountIn, amountOutMinimum: 0n, sqrtPriceLimitX96: 0n };
+    const params = {
+      tokenIn: tin.address,
+      tokenOut: tout.address,
+      fee: p.fee,
+      recipient: x.w.address,
+      deadline: FAR_DEADLINE,
+      amountIn,
+      amountOutMinimum: 0n,
+      sqrtPriceLimitX96: 0n,
+    };
     if (tin.kind === 'weth' && this.rnd() < 0.5) {
-      return this.call('v3-swap-eth-in', x.w, router, swapRouterAbi as Abi, 'exactInputSingle', [params], 350_000n, amountIn);
+      return this.call(
+        'v3-swap-eth-in',
+        x.w,
+        router,
+        swapRouterAbi as Abi,
+        'exactInputSingle',
+        [params],
+        350_000n,
+        amountIn,
+      );
     }
     await this.ensureApproval(x, tin.address, router);
     return this.call('v3-swap', x.w, router, swapRouterAbi as Abi, 'exactInputSingle', [params], 350_000n);
   }
 
   key(p: PoolInfo) {
-    return { currency0: p.token0, currency1: p.token1, fee: p.fee, tickSpacing: p.tickSpacing!, hooks: p.hooks ?? zeroAddress };
+    return {
+      currency0: p.token0,
+      currency1: p.token1,
+      fee: p.fee,
+      tickSpacing: p.tickSpacing!,
+      hooks: p.hooks ?? zeroAddress,
+    };
   }
 
   async v4Swap() {
@@ -345,12 +511,25 @@ class Generator {
     const router = this.d.contracts.poolSwapTest;
     const native = tin.address === zeroAddress;
     if (!native) await this.ensureApproval(x, tin.address, router);
-    return this.call('v4-swap', x.w, router, poolSwapTestAbi as Abi, 'swap', [
-      this.key(p),
-      { zeroForOne, amountSpecified: -amountIn, sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_PRICE_PLUS_1 : MAX_SQRT_PRICE_MINUS_1 },
-      { takeClaims: false, settleUsingBurn: false },
-      '0x',
-    ], 450_000n, native ? amountIn : 0n);
+    return this.call(
+      'v4-swap',
+      x.w,
+      router,
+      poolSwapTestAbi as Abi,
+      'swap',
+      [
+        this.key(p),
+        {
+          zeroForOne,
+          amountSpecified: -amountIn,
+          sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_PRICE_PLUS_1 : MAX_SQRT_PRICE_MINUS_1,
+        },
+        { takeClaims: false, settleUsingBurn: false },
+        '0x',
+      ],
+      450_000n,
+      native ? amountIn : 0n,
+    );
   }
 
   async v2Add() {
@@ -362,9 +541,24 @@ class Generator {
     await this.ensureApproval(x, t0.address, router);
     await this.ensureApproval(x, t1.address, router);
     const usd = this.range(200, 4000);
-    return this.call('v2-add-liquidity', x.w, router, v2RouterAbi as Abi, 'addLiquidity', [
-      t0.address, t1.address, this.usdAmount(t0, usd), this.usdAmount(t1, usd), 0n, 0n, x.w.address, FAR_DEADLINE,
-    ], 400_000n);
+    return this.call(
+      'v2-add-liquidity',
+      x.w,
+      router,
+      v2RouterAbi as Abi,
+      'addLiquidity',
+      [
+        t0.address,
+        t1.address,
+        this.usdAmount(t0, usd),
+        this.usdAmount(t1, usd),
+        0n,
+        0n,
+        x.w.address,
+        FAR_DEADLINE,
+      ],
+      400_000n,
+    );
   }
 
   async v2Remove() {
@@ -374,9 +568,23 @@ class Generator {
     if (lp === 0n) return this.v2Add();
     const router = this.d.contracts.uniswapV2Router02;
     await this.ensureApproval(x, p.address, router);
-    return this.call('v2-remove-liquidity', x.w, router, v2RouterAbi as Abi, 'removeLiquidity', [
-      p.token0, p.token1, (lp * BigInt(Math.floor(this.range(20, 100)))) / 100n, 0n, 0n, x.w.address, FAR_DEADLINE,
-    ], 400_000n);
+    return this.call(
+      'v2-remove-liquidity',
+      x.w,
+      router,
+      v2RouterAbi as Abi,
+      'removeLiquidity',
+      [
+        p.token0,
+        p.token1,
+        (lp * BigInt(Math.floor(this.range(20, 100)))) / 100n,
+        0n,
+        0n,
+        x.w.address,
+        FAR_DEADLINE,
+      ],
+      400_000n,
+    );
   }
 
   async v3Mint() {
@@ -387,42 +595,89 @@ class Generator {
     const npm = this.d.contracts.nonfungiblePositionManager;
     await this.ensureApproval(x, t0.address, npm);
     await this.ensureApproval(x, t1.address, npm);
-    const slot = await this.read<[bigint, number]>(p.address, (await import('./abis.js')).v3PoolAbi as Abi, 'slot0', []);
+    const slot = await this.read<[bigint, number]>(
+      p.address,
+      (await import('./abis.js')).v3PoolAbi as Abi,
+      'slot0',
+      [],
+    );
     const tick = Number(slot[1]);
     const width = Math.floor(this.range(200, 6000));
     const tl = alignTick(tick - width, p.tickSpacing!);
     const tu = alignTick(tick + width, p.tickSpacing!) + p.tickSpacing!;
     const usd = this.range(200, 5000);
-    return this.call('v3-mint', x.w, npm, npmAbi as Abi, 'mint', [{
-      token0: t0.address, token1: t1.address, fee: p.fee, tickLower: tl, tickUpper: tu,
-      amount0Desired: this.usdAmount(t0, usd), amount1Desired: this.usdAmount(t1, usd), amount0Min: 0n, amount1Min: 0n,
-      recipient: x.w.address, deadline: FAR_DEADLINE,
-    }], 800_000n, 0n, (r) => {
-      if (r.status !== '0x1') return;
-      for (const l of r.logs) {
-        if (l.address.toLowerCase() !== npm.toLowerCase()) continue;
-        try {
-          const ev = decodeEventLog({ abi: npmAbi, data: l.data, topics: l.topics as [Hex, ...Hex[]] });
-          if (ev.eventName === 'IncreaseLiquidity') x.v3Ids.push(ev.args.tokenId);
-        } catch {
-          /* Transfer etc. */
+    return this.call(
+      'v3-mint',
+      x.w,
+      npm,
+      npmAbi as Abi,
+      'mint',
+      [
+        {
+          token0: t0.address,
+          token1: t1.address,
+          fee: p.fee,
+          tickLower: tl,
+          tickUpper: tu,
+          amount0Desired: this.usdAmount(t0, usd),
+          amount1Desired: this.usdAmount(t1, usd),
+          amount0Min: 0n,
+          amount1Min: 0n,
+          recipient: x.w.address,
+          deadline: FAR_DEADLINE,
+        },
+      ],
+      800_000n,
+      0n,
+      (r) => {
+        if (r.status !== '0x1') return;
+        for (const l of r.logs) {
+          if (l.address.toLowerCase() !== npm.toLowerCase()) continue;
+          try {
+            const ev = decodeEventLog({ abi: npmAbi, data: l.data, topics: l.topics as [Hex, ...Hex[]] });
+            if (ev.eventName === 'IncreaseLiquidity') x.v3Ids.push(ev.args.tokenId);
+          } catch {
+            /* Transfer etc. */
+          }
         }
-      }
-    });
+      },
+    );
   }
 
   async v3Decrease() {
-    const x = this.wallets.find((w) => w.v3Ids.length > 0 && this.rnd() < 0.5) ?? this.wallets.find((w) => w.v3Ids.length > 0);
+    const x =
+      this.wallets.find((w) => w.v3Ids.length > 0 && this.rnd() < 0.5) ??
+      this.wallets.find((w) => w.v3Ids.length > 0);
     if (!x) return this.v3Mint();
     const id = x.v3Ids[Math.floor(this.rnd() * x.v3Ids.length)];
-    const pos = await this.read<readonly unknown[]>(this.d.contracts.nonfungiblePositionManager, npmAbi as Abi, 'positions', [id]);
+    const pos = await this.read<readonly unknown[]>(
+      this.d.contracts.nonfungiblePositionManager,
+      npmAbi as Abi,
+      'positions',
+      [id],
+    );
     const liq = pos[7] as bigint;
     const npm = this.d.contracts.nonfungiblePositionManager;
     const full = this.rnd() < 0.4 || liq < 1000n;
     const dec = full ? liq : liq / 2n;
     const calls: Hex[] = [];
-    if (dec > 0n) calls.push(encodeFunctionData({ abi: npmAbi, functionName: 'decreaseLiquidity', args: [{ tokenId: id, liquidity: dec, amount0Min: 0n, amount1Min: 0n, deadline: FAR_DEADLINE }] }));
-    calls.push(encodeFunctionData({ abi: npmAbi, functionName: 'collect', args: [{ tokenId: id, recipient: x.w.address, amount0Max: 2n ** 128n - 1n, amount1Max: 2n ** 128n - 1n }] }));
+    if (dec > 0n)
+      calls.push(
+        encodeFunctionData({
+          abi: npmAbi,
+          functionName: 'decreaseLiquidity',
+          args: [{ tokenId: id, liquidity: dec, amount0Min: 0n, amount1Min: 0n, deadline: FAR_DEADLINE }],
+        }),
+      );
+    calls.push(
+      encodeFunctionData({
+        abi: npmAbi,
+        functionName: 'collect',
+        args: [
+          { tokenId: id, recipient: x.w.address, amount0Max: 2n ** 128n - 1n, amount1Max: 2n ** 128n - 1n },
+        ],
+      }),
+    );
     if (full) x.v3Ids = x.v3Ids.filter((i) => i !== id);
     return this.call('v3-decrease-collect', x.w, npm, npmAbi as Abi, 'multicall', [calls], 500_000n);
   }
@@ -443,39 +698,71 @@ class Generator {
     const tl = alignTick(tick - 4000 - Math.floor(this.rnd() * 4000), s);
     const tu = alignTick(tick + 4000 + Math.floor(this.rnd() * 4000), s);
     const usd = this.range(100, 2000);
-    const liq = liquidityFor(price, tl, tu, Number(this.usdAmount(t0, usd)), Number(this.usdAmount(t1, usd))) / 2n;
+    const liq =
+      liquidityFor(price, tl, tu, Number(this.usdAmount(t0, usd)), Number(this.usdAmount(t1, usd))) / 2n;
     if (liq <= 0n) return null;
     const [need0] = amountsFor(price, tl, tu, Number(liq));
     const value = t0.address === zeroAddress ? BigInt(Math.ceil(need0 * 3)) + 10n ** 15n : 0n;
     const salt = toHex(BigInt(x.w.address), { size: 32 });
-    return this.call('v4-add-liquidity', x.w, router, modifyLiquidityTestAbi as Abi, 'modifyLiquidity', [
-      this.key(p), { tickLower: tl, tickUpper: tu, liquidityDelta: liq, salt }, '0x',
-    ], 700_000n, value, (r) => {
-      if (r.status === '0x1') x.v4.push({ pool: p, tl, tu, liq });
-    });
+    return this.call(
+      'v4-add-liquidity',
+      x.w,
+      router,
+      modifyLiquidityTestAbi as Abi,
+      'modifyLiquidity',
+      [this.key(p), { tickLower: tl, tickUpper: tu, liquidityDelta: liq, salt }, '0x'],
+      700_000n,
+      value,
+      (r) => {
+        if (r.status === '0x1') x.v4.push({ pool: p, tl, tu, liq });
+      },
+    );
   }
 
   async v4Remove() {
-    const x = this.wallets.find((w) => w.v4.length > 0 && this.rnd() < 0.5) ?? this.wallets.find((w) => w.v4.length > 0);
+    const x =
+      this.wallets.find((w) => w.v4.length > 0 && this.rnd() < 0.5) ??
+      this.wallets.find((w) => w.v4.length > 0);
     if (!x) return this.v4Add();
     const pos = x.v4.shift()!;
     const salt = toHex(BigInt(x.w.address), { size: 32 });
-    return this.call('v4-remove-liquidity', x.w, this.d.contracts.poolModifyLiquidityTest, modifyLiquidityTestAbi as Abi, 'modifyLiquidity', [
-      this.key(pos.pool), { tickLower: pos.tl, tickUpper: pos.tu, liquidityDelta: -pos.liq, salt }, '0x',
-    ], 700_000n);
+    return this.call(
+      'v4-remove-liquidity',
+      x.w,
+      this.d.contracts.poolModifyLiquidityTest,
+      modifyLiquidityTestAbi as Abi,
+      'modifyLiquidity',
+      [this.key(pos.pool), { tickLower: pos.tl, tickUpper: pos.tu, liquidityDelta: -pos.liq, salt }, '0x'],
+      700_000n,
+    );
   }
 
   async tokenTransfer() {
     const x = this.wallet();
     const to = this.other(x);
     const t = this.r(this.tokens);
-    return this.call(`transfer-${t.kind}`, x.w, t.address, erc20Abi as Abi, 'transfer', [to.w.address, this.usdAmount(t, this.range(1, 500))], 120_000n);
+    return this.call(
+      `transfer-${t.kind}`,
+      x.w,
+      t.address,
+      erc20Abi as Abi,
+      'transfer',
+      [to.w.address, this.usdAmount(t, this.range(1, 500))],
+      120_000n,
+    );
   }
 
   async nativeTransfer() {
     const x = this.wallet();
     const to = this.other(x);
-    return this.tx('eth-transfer', x.w, to.w.address, '0x', 21_000n, BigInt(Math.floor(this.range(0.01, 2) * 1e6)) * 10n ** 12n);
+    return this.tx(
+      'eth-transfer',
+      x.w,
+      to.w.address,
+      '0x',
+      21_000n,
+      BigInt(Math.floor(this.range(0.01, 2) * 1e6)) * 10n ** 12n,
+    );
   }
 
   async spawnWallet() {
@@ -496,56 +783,143 @@ class Generator {
     if (this.rnd() < 0.15) {
       const next = this.other(o);
       this.govOwnerPending = true;
-      return this.call('gov-transfer-ownership', o.w, gov.address, erc20Abi as Abi, 'transferOwnership', [next.w.address], 100_000n, 0n, (r) => {
-        this.govOwnerPending = false;
-        if (r.status === '0x1') this.govOwner = next;
-      });
+      return this.call(
+        'gov-transfer-ownership',
+        o.w,
+        gov.address,
+        erc20Abi as Abi,
+        'transferOwnership',
+        [next.w.address],
+        100_000n,
+        0n,
+        (r) => {
+          this.govOwnerPending = false;
+          if (r.status === '0x1') this.govOwner = next;
+        },
+      );
     }
-    return this.call('gov-owner-mint', o.w, gov.address, erc20Abi as Abi, 'mint', [this.wallet().w.address, this.usdAmount(gov, this.range(100, 10_000))], 120_000n);
+    return this.call(
+      'gov-owner-mint',
+      o.w,
+      gov.address,
+      erc20Abi as Abi,
+      'mint',
+      [this.wallet().w.address, this.usdAmount(gov, this.range(100, 10_000))],
+      120_000n,
+    );
   }
 
   async rebase() {
     const t = this.tok.get('RBS')!;
-    return this.call('rebase', this.admin, t.address, erc20Abi as Abi, 'rebase', [BigInt(1 + Math.floor(this.rnd() * 50))], 80_000n);
+    return this.call(
+      'rebase',
+      this.admin,
+      t.address,
+      erc20Abi as Abi,
+      'rebase',
+      [BigInt(1 + Math.floor(this.rnd() * 50))],
+      80_000n,
+    );
   }
 
   async revert() {
     const x = this.wallet();
     const kind = Math.floor(this.rnd() * 4);
     const fwd = this.d.contracts.valueForwarder;
-    if (kind === 0) return this.call('revert-fail', x.w, fwd, forwarderAbi as Abi, 'fail', ['devnet: deliberate revert'], 60_000n);
+    if (kind === 0)
+      return this.call(
+        'revert-fail',
+        x.w,
+        fwd,
+        forwarderAbi as Abi,
+        'fail',
+        ['devnet: deliberate revert'],
+        60_000n,
+      );
     if (kind === 1) {
       const recips = [this.other(x).w.address, this.other(x).w.address];
-      return this.call('revert-split', x.w, fwd, forwarderAbi as Abi, 'splitThenRevert', [recips], 150_000n, 10n ** 16n);
+      return this.call(
+        'revert-split',
+        x.w,
+        fwd,
+        forwarderAbi as Abi,
+        'splitThenRevert',
+        [recips],
+        150_000n,
+        10n ** 16n,
+      );
     }
     if (kind === 2) {
       const t = this.r(this.tokens.filter((t) => t.kind !== 'weth'));
-      return this.call('revert-overdraw', x.w, t.address, erc20Abi as Abi, 'transfer', [this.other(x).w.address, 2n ** 200n], 100_000n);
+      return this.call(
+        'revert-overdraw',
+        x.w,
+        t.address,
+        erc20Abi as Abi,
+        'transfer',
+        [this.other(x).w.address, 2n ** 200n],
+        100_000n,
+      );
     }
     const p = this.r(this.pools('uniswap-v2'));
     const weth = this.tok.get('WETH')!;
     const other = p.token0 === weth.address ? p.token1 : p.token1 === weth.address ? p.token0 : null;
-    if (!other) return this.call('revert-fail', x.w, fwd, forwarderAbi as Abi, 'fail', ['devnet: no pair'], 60_000n);
-    return this.call('revert-slippage', x.w, this.d.contracts.uniswapV2Router02, v2RouterAbi as Abi, 'swapExactETHForTokensSupportingFeeOnTransferTokens', [MAX, [weth.address, other], x.w.address, FAR_DEADLINE], 300_000n, 10n ** 16n);
+    if (!other)
+      return this.call('revert-fail', x.w, fwd, forwarderAbi as Abi, 'fail', ['devnet: no pair'], 60_000n);
+    return this.call(
+      'revert-slippage',
+      x.w,
+      this.d.contracts.uniswapV2Router02,
+      v2RouterAbi as Abi,
+      'swapExactETHForTokensSupportingFeeOnTransferTokens',
+      [MAX, [weth.address, other], x.w.address, FAR_DEADLINE],
+      300_000n,
+      10n ** 16n,
+    );
   }
 
   async forwardSplit() {
     const x = this.wallet();
     const n = 2 + Math.floor(this.rnd() * 4);
     const recips = Array.from({ length: n }, () => this.other(x).w.address);
-    return this.call('forwarder-split', x.w, this.d.contracts.valueForwarder, forwarderAbi as Abi, 'split', [recips], 60_000n + 40_000n * BigInt(n), BigInt(Math.floor(this.range(0.01, 1) * 1e6)) * 10n ** 12n);
+    return this.call(
+      'forwarder-split',
+      x.w,
+      this.d.contracts.valueForwarder,
+      forwarderAbi as Abi,
+      'split',
+      [recips],
+      60_000n + 40_000n * BigInt(n),
+      BigInt(Math.floor(this.range(0.01, 1) * 1e6)) * 10n ** 12n,
+    );
   }
 
   async forwardSpawn() {
     const x = this.wallet();
-    const salt = this.rnd() < 0.5 ? `0x${'0'.repeat(64)}` : keccak256(toHex(`${x.w.address}:${x.w.nonce}:${this.input.seed}`));
-    return this.call('forwarder-spawn', x.w, this.d.contracts.valueForwarder, forwarderAbi as Abi, 'spawn', [salt, this.other(x).w.address], 400_000n, 10n ** 16n);
+    const salt =
+      this.rnd() < 0.5
+        ? `0x${'0'.repeat(64)}`
+        : keccak256(toHex(`${x.w.address}:${x.w.nonce}:${this.input.seed}`));
+    return this.call(
+      'forwarder-spawn',
+      x.w,
+      this.d.contracts.valueForwarder,
+      forwarderAbi as Abi,
+      'spawn',
+      [salt, this.other(x).w.address],
+      400_000n,
+      10n ** 16n,
+    );
   }
 
   async deploy() {
     const x = this.wallet();
     if (!this.childBytecode) return this.forwardSpawn();
-    const data = encodeDeployData({ abi: CHILD_ABI, bytecode: this.childBytecode, args: [BigInt(this.sent), this.other(x).w.address] });
+    const data = encodeDeployData({
+      abi: CHILD_ABI,
+      bytecode: this.childBytecode,
+      args: [BigInt(this.sent), this.other(x).w.address],
+    });
     return this.tx('contract-deploy', x.w, undefined, data, 400_000n, this.rnd() < 0.5 ? 10n ** 15n : 0n);
   }
 
@@ -554,7 +928,12 @@ class Generator {
     const n = ++this.launchCounter;
     const words = ['Moon', 'Frog', 'Cat', 'Doge', 'Rocket', 'Based', 'Turbo', 'Giga', 'Pixel', 'Laser'];
     const name = `${this.r(words)} ${this.r(words)} ${n}`;
-    const symbol = `${name.split(' ').map((s) => s[0]).join('')}${n}`.toUpperCase().slice(0, 10);
+    const symbol = `${name
+      .split(' ')
+      .map((s) => s[0])
+      .join('')}${n}`
+      .toUpperCase()
+      .slice(0, 10);
     const cid = keccak256(toHex(`${this.input.seed}:${n}`)).slice(2, 48);
     const forms = [
       `ipfs://Qm${cid}`,
@@ -567,43 +946,79 @@ class Generator {
     ];
     const value = this.rnd() < 0.5 ? BigInt(Math.floor(this.range(0.01, 0.5) * 1e6)) * 10n ** 12n : 0n;
     const lp = this.d.launchpad.address;
-    return this.call('launch-create', x.w, lp, launchpadAbi as Abi, 'createLaunch', [name, symbol, this.r(forms), this.r(forms)], 3_000_000n, value, (r) => {
-      if (r.status !== '0x1') return;
-      for (const l of r.logs) {
-        if (l.address.toLowerCase() !== lp.toLowerCase()) continue;
-        try {
-          const ev = decodeEventLog({ abi: launchpadAbi, data: l.data, topics: l.topics as [Hex, ...Hex[]] });
-          if (ev.eventName === 'LaunchCreated') {
-            this.openLaunches.push(ev.args.token);
-            if (value > 0n) x.launchHoldings.add(ev.args.token);
+    return this.call(
+      'launch-create',
+      x.w,
+      lp,
+      launchpadAbi as Abi,
+      'createLaunch',
+      [name, symbol, this.r(forms), this.r(forms)],
+      3_000_000n,
+      value,
+      (r) => {
+        if (r.status !== '0x1') return;
+        for (const l of r.logs) {
+          if (l.address.toLowerCase() !== lp.toLowerCase()) continue;
+          try {
+            const ev = decodeEventLog({
+              abi: launchpadAbi,
+              data: l.data,
+              topics: l.topics as [Hex, ...Hex[]],
+            });
+            if (ev.eventName === 'LaunchCreated') {
+              this.openLaunches.push(ev.args.token);
+              if (value > 0n) x.launchHoldings.add(ev.args.token);
+            }
+          } catch {
+            /* other events */
           }
-        } catch {
-          /* other events */
         }
-      }
-    });
+      },
+    );
   }
 
   async curveBuy() {
     if (this.openLaunches.length === 0) return this.launch();
     const x = this.wallet();
     // Favour the newest launches so some reach graduation quickly.
-    const i = Math.max(0, this.openLaunches.length - 1 - Math.floor(this.rnd() * Math.min(3, this.openLaunches.length)));
+    const i = Math.max(
+      0,
+      this.openLaunches.length - 1 - Math.floor(this.rnd() * Math.min(3, this.openLaunches.length)),
+    );
     const token = this.openLaunches[i];
     x.launchHoldings.add(token);
     const value = BigInt(Math.floor(this.range(0.05, 0.8) * 1e6)) * 10n ** 12n;
-    return this.call('curve-buy', x.w, this.d.launchpad.address, launchpadAbi as Abi, 'buy', [token, 0n], 4_000_000n, value);
+    return this.call(
+      'curve-buy',
+      x.w,
+      this.d.launchpad.address,
+      launchpadAbi as Abi,
+      'buy',
+      [token, 0n],
+      4_000_000n,
+      value,
+    );
   }
 
   async curveSell() {
-    const holders = this.wallets.filter((w) => [...w.launchHoldings].some((t) => this.openLaunches.includes(t)));
+    const holders = this.wallets.filter((w) =>
+      [...w.launchHoldings].some((t) => this.openLaunches.includes(t)),
+    );
     if (holders.length === 0) return this.curveBuy();
     const x = this.r(holders);
     const token = this.r([...x.launchHoldings].filter((t) => this.openLaunches.includes(t)));
     const bal = await this.read<bigint>(token, erc20Abi as Abi, 'balanceOf', [x.w.address]);
     if (bal === 0n) return this.curveBuy();
     await this.ensureApproval(x, token, this.d.launchpad.address);
-    return this.call('curve-sell', x.w, this.d.launchpad.address, launchpadAbi as Abi, 'sell', [token, (bal * BigInt(Math.floor(this.range(20, 90)))) / 100n, 0n], 200_000n);
+    return this.call(
+      'curve-sell',
+      x.w,
+      this.d.launchpad.address,
+      launchpadAbi as Abi,
+      'sell',
+      [token, (bal * BigInt(Math.floor(this.range(20, 90)))) / 100n, 0n],
+      200_000n,
+    );
   }
 
   async graduatedSwap() {
@@ -611,25 +1026,68 @@ class Generator {
     const g = this.r(this.graduated);
     const x = this.wallet();
     const weth = this.tok.get('WETH')!;
-    return this.call('graduated-v2-buy', x.w, this.d.contracts.uniswapV2Router02, v2RouterAbi as Abi, 'swapExactETHForTokensSupportingFeeOnTransferTokens', [0n, [weth.address, g.token], x.w.address, FAR_DEADLINE], 300_000n, BigInt(Math.floor(this.range(0.01, 0.3) * 1e6)) * 10n ** 12n);
+    return this.call(
+      'graduated-v2-buy',
+      x.w,
+      this.d.contracts.uniswapV2Router02,
+      v2RouterAbi as Abi,
+      'swapExactETHForTokensSupportingFeeOnTransferTokens',
+      [0n, [weth.address, g.token], x.w.address, FAR_DEADLINE],
+      300_000n,
+      BigInt(Math.floor(this.range(0.01, 0.3) * 1e6)) * 10n ** 12n,
+    );
   }
 
   async wrap() {
     const x = this.wallet();
     const weth = this.tok.get('WETH')!;
-    if (this.rnd() < 0.6) return this.call('weth-deposit', x.w, weth.address, wethAbi as Abi, 'deposit', [], 80_000n, BigInt(Math.floor(this.range(0.1, 3) * 1e6)) * 10n ** 12n);
-    return this.call('weth-withdraw', x.w, weth.address, wethAbi as Abi, 'withdraw', [BigInt(Math.floor(this.range(0.05, 1) * 1e6)) * 10n ** 12n], 80_000n);
+    if (this.rnd() < 0.6)
+      return this.call(
+        'weth-deposit',
+        x.w,
+        weth.address,
+        wethAbi as Abi,
+        'deposit',
+        [],
+        80_000n,
+        BigInt(Math.floor(this.range(0.1, 3) * 1e6)) * 10n ** 12n,
+      );
+    return this.call(
+      'weth-withdraw',
+      x.w,
+      weth.address,
+      wethAbi as Abi,
+      'withdraw',
+      [BigInt(Math.floor(this.range(0.05, 1) * 1e6)) * 10n ** 12n],
+      80_000n,
+    );
   }
 
   /** [weight, action] — the action mix per sent "intent" (approvals come on top, lazily). */
   readonly mix: [number, () => Promise<unknown>][] = [
-    [14, () => this.v2Swap()], [12, () => this.v3Swap()], [12, () => this.v4Swap()],
-    [5, () => this.v2Add()], [3, () => this.v2Remove()], [4, () => this.v3Mint()], [3, () => this.v3Decrease()],
-    [4, () => this.v4Add()], [3, () => this.v4Remove()],
-    [9, () => this.tokenTransfer()], [6, () => this.nativeTransfer()], [1, () => this.spawnWallet()],
-    [3, () => this.ownerMint()], [1, () => this.rebase()], [4, () => this.revert()],
-    [5, () => this.forwardSplit()], [3, () => this.forwardSpawn()], [2, () => this.deploy()],
-    [3, () => this.launch()], [9, () => this.curveBuy()], [4, () => this.curveSell()], [2, () => this.graduatedSwap()], [2, () => this.wrap()],
+    [14, () => this.v2Swap()],
+    [12, () => this.v3Swap()],
+    [12, () => this.v4Swap()],
+    [5, () => this.v2Add()],
+    [3, () => this.v2Remove()],
+    [4, () => this.v3Mint()],
+    [3, () => this.v3Decrease()],
+    [4, () => this.v4Add()],
+    [3, () => this.v4Remove()],
+    [9, () => this.tokenTransfer()],
+    [6, () => this.nativeTransfer()],
+    [1, () => this.spawnWallet()],
+    [3, () => this.ownerMint()],
+    [1, () => this.rebase()],
+    [4, () => this.revert()],
+    [5, () => this.forwardSplit()],
+    [3, () => this.forwardSpawn()],
+    [2, () => this.deploy()],
+    [3, () => this.launch()],
+    [9, () => this.curveBuy()],
+    [4, () => this.curveSell()],
+    [2, () => this.graduatedSwap()],
+    [2, () => this.wrap()],
   ];
 
   async step() {

@@ -93,10 +93,18 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
   });
   worker.unref();
   let exited = false;
-  const exitP = new Promise<void>((r) => worker.once('exit', () => { exited = true; r(); }));
+  const exitP = new Promise<void>((r) =>
+    worker.once('exit', () => {
+      exited = true;
+      r();
+    }),
+  );
   let readyResolve!: () => void;
   let readyReject!: (e: Error) => void;
-  const ready = new Promise<void>((res, rej) => { readyResolve = res; readyReject = rej; });
+  const ready = new Promise<void>((res, rej) => {
+    readyResolve = res;
+    readyReject = rej;
+  });
   ready.catch(() => undefined);
   worker.on('message', (m: { type: string; msg?: string; stats?: TrafficStats }) => {
     if (m.type === 'log' && m.msg) o.log(m.msg);

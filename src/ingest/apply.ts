@@ -5,7 +5,16 @@
  */
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
-import { hashKey, headerKey, logKey, probeKey, receiptKey, timeKey, txHashKey, txKey } from '../storage/tables.js';
+import {
+  hashKey,
+  headerKey,
+  logKey,
+  probeKey,
+  receiptKey,
+  timeKey,
+  txHashKey,
+  txKey,
+} from '../storage/tables.js';
 import type { BlockDelta } from './delta.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -42,7 +51,12 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
     batch.insert(receiptKey(d.number, i), Buffer.from(tx.receipt));
     batch.put(
       txHashKey(tx.hash),
-      encodeTxLocation({ number: d.number, txIndex: i, firstLogIndex: tx.firstLogIndex, logCount: tx.logCount }),
+      encodeTxLocation({
+        number: d.number,
+        txIndex: i,
+        firstLogIndex: tx.firstLogIndex,
+        logCount: tx.logCount,
+      }),
     );
   }
   for (const log of d.logs) batch.insert(logKey(d.number, log.logIndex), Buffer.from(log.json));

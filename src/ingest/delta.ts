@@ -70,7 +70,13 @@ export interface BlockDelta {
    * Results of earlier projections in the same batch for later ones (never stored, never sent
    * across threads): the markets projection's swaps of this block.
    */
-  derived?: { swaps?: Array<{ poolKey: string; row: import('../markets/model.js').SwapRow; pool: import('../markets/model.js').PoolRow }> };
+  derived?: {
+    swaps?: Array<{
+      poolKey: string;
+      row: import('../markets/model.js').SwapRow;
+      pool: import('../markets/model.js').PoolRow;
+    }>;
+  };
 }
 
 /** What a decode task answers: the blocks it could fetch, in order, and why it stopped early. */

@@ -3,8 +3,8 @@
  * the unfinalised window). Open gaps are retried; resolved gaps stay listed for audit.
  */
 import type { Store } from '../storage/index.js';
-import { gapKey, gapPrefix } from '../storage/tables.js';
 import { prefixEnd } from '../storage/keys.js';
+import { gapKey, gapPrefix } from '../storage/tables.js';
 
 /** One gap row as served by `/gaps`. Block numbers inclusive. */
 export interface Gap {

@@ -25,7 +25,13 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
   if (wsUrl) {
     (async () => {
       try {
-        const client = createClient({ transport: webSocket(wsUrl, { retryCount: 0, timeout: 5_000, reconnect: { attempts: 1_000_000, delay: 2_000 } }) });
+        const client = createClient({
+          transport: webSocket(wsUrl, {
+            retryCount: 0,
+            timeout: 5_000,
+            reconnect: { attempts: 1_000_000, delay: 2_000 },
+          }),
+        });
         const sub = await client.transport.subscribe({
           params: ['newHeads'],
           onData: () => {
@@ -43,10 +49,16 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
         else {
           unsubscribe = sub.unsubscribe;
           live = true;
-          log.info({ wsUrl: wsUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'following heads by newHeads subscription (polling kept as a safety net)');
+          log.info(
+            { wsUrl: wsUrl.replace(/\/\/[^@/]*@/, '//***@') },
+            'following heads by newHeads subscription (polling kept as a safety net)',
+          );
         }
       } catch (err) {
-        log.info({ err: (err as Error).message?.split('\n')[0] }, 'node offers no newHeads over WebSocket; following by polling');
+        log.info(
+          { err: (err as Error).message?.split('\n')[0] },
+          'node offers no newHeads over WebSocket; following by polling',
+        );
       }
     })();
   }

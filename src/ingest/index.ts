@@ -9,23 +9,22 @@
  * and records a gap; the server keeps serving what it has.
  */
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
+import { Piscina } from 'piscina';
+import type { Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockRef, Store } from '../storage/index.js';
 import { StoreWriteError } from '../storage/index.js';
+import { KeyBuilder } from '../storage/keys.js';
+import { headerKey, probeKey, receiptKey, Table } from '../storage/tables.js';
+import type { Hub } from '../streams/hub.js';
+import { type PendingFrame, type StreamLog, TOPIC_NAMES } from '../streams/log.js';
+import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
+import type { DecodeTask } from '../workers/decode/worker.js';
 import { applyChainRecords } from './apply.js';
 import type { BlockDelta, FetchResult } from './delta.js';
 import { recordGap } from './gaps.js';
 import { watchHeads } from './heads.js';
-import type { DecodeTask } from '../workers/decode/worker.js';
-import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
-import type { Registry } from '../projections/index.js';
-import type { Hub } from '../streams/hub.js';
-import { type PendingFrame, type StreamLog, TOPIC_NAMES } from '../streams/log.js';
-import { headerKey, probeKey, receiptKey, txKey } from '../storage/tables.js';
-import { KeyBuilder } from '../storage/keys.js';
-import { Table } from '../storage/tables.js';
 
 export interface IngestOptions {
   chain: string;
@@ -94,20 +93,49 @@ const PROGRESS_MS = 5_000;
 /** Frames of the raw chain topics: blocks, heads, transactions, logs, top-level creations. */
 function chainFrames(d: BlockDelta, emit: (f: PendingFrame) => void): void {
   emit({ topic: 'blocks', event: 'block', json: d.header, keys: {} });
-  emit({ topic: 'heads', event: 'head', json: JSON.stringify({ number: d.number, hash: d.hash, parentHash: d.parentHash, timestamp: d.timestamp }), keys: {} });
+  emit({
+    topic: 'heads',
+    event: 'head',
+    json: JSON.stringify({
+      number: d.number,
+      hash: d.hash,
+      parentHash: d.parentHash,
+      timestamp: d.timestamp,
+    }),
+    keys: {},
+  });
   for (let i = 0; i < d.txs.length; i++) {
     const tx = d.txs[i];
-    emit({ topic: 'transactions', event: 'transaction', json: tx.json, keys: { addresses: tx.to ? [tx.from, tx.to] : [tx.from] } });
+    emit({
+      topic: 'transactions',
+      event: 'transaction',
+      json: tx.json,
+      keys: { addresses: tx.to ? [tx.from, tx.to] : [tx.from] },
+    });
     if (tx.contractAddress && tx.status === 1) {
       emit({
         topic: 'creations',
         event: 'creation',
-        json: JSON.stringify({ address: tx.contractAddress, creator: tx.from, via: 'transaction', block: d.number, txIndex: i, logIndex: null, txHash: tx.hash }),
+        json: JSON.stringify({
+          address: tx.contractAddress,
+          creator: tx.from,
+          via: 'transaction',
+          block: d.number,
+          txIndex: i,
+          logIndex: null,
+          txHash: tx.hash,
+        }),
         keys: { contracts: [tx.contractAddress], wallets: [tx.from] },
       });
     }
   }
-  for (const l of d.logs) emit({ topic: 'logs', event: 'log', json: l.json, keys: { addresses: [l.address], topics: l.topics.length ? [l.topics[0]] : [] } });
+  for (const l of d.logs)
+    emit({
+      topic: 'logs',
+      event: 'log',
+      json: l.json,
+      keys: { addresses: [l.address], topics: l.topics.length ? [l.topics[0]] : [] },
+    });
 }
 
 export function createIngest(opts: IngestOptions): Ingest {
@@ -137,7 +165,10 @@ export function createIngest(opts: IngestOptions): Ingest {
   let progress = { t: performance.now(), blocks: 0, events: 0 };
 
   const nodeHashAt = async (n: number): Promise<`0x${string}` | null> => {
-    const b = await rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+    const b = await rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [
+      `0x${n.toString(16)}`,
+      false,
+    ]);
     return b ? b.hash : null;
   };
 
@@ -210,27 +241,35 @@ export function createIngest(opts: IngestOptions): Ingest {
       const droppedNumber = store.head()!.number;
       const moved: Array<[string, number | null]> = [];
       let reorgFrames: ReturnType<StreamLog['append']> = [];
-      const dropped = store.rollbackHead(() => {
-        const meta: Record<string, unknown> = {};
-        for (const p of registry.projections) {
-          const c = registry.state(p.name).checkpoint;
-          if (c !== null && c >= droppedNumber) {
-            const to = droppedNumber - 1 >= 0 ? droppedNumber - 1 : null;
-            meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: to };
-            moved.push([p.name, to]);
+      const dropped = store.rollbackHead(
+        () => {
+          const meta: Record<string, unknown> = {};
+          for (const p of registry.projections) {
+            const c = registry.state(p.name).checkpoint;
+            if (c !== null && c >= droppedNumber) {
+              const to = droppedNumber - 1 >= 0 ? droppedNumber - 1 : null;
+              meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: to };
+              moved.push([p.name, to]);
+            }
           }
-        }
-        for (const hook of opts.rollbackHooks ?? []) Object.assign(meta, hook(droppedNumber));
-        return meta;
-      }, (gone, newHead) => {
-        if (!opts.streams) return [];
-        // Reorgs are explicit on every topic: a frame naming the removed block and the new head.
-        const json = JSON.stringify({ removedBlocks: [{ number: gone.number, hash: gone.hash }], newHead });
-        const pending: PendingFrame[] = TOPIC_NAMES.map((topic) => ({ topic, event: 'reorg', json, keys: {} }));
-        const r = opts.streams.log.appendOps(gone.number, pending);
-        reorgFrames = r.frames;
-        return r.ops;
-      });
+          for (const hook of opts.rollbackHooks ?? []) Object.assign(meta, hook(droppedNumber));
+          return meta;
+        },
+        (gone, newHead) => {
+          if (!opts.streams) return [];
+          // Reorgs are explicit on every topic: a frame naming the removed block and the new head.
+          const json = JSON.stringify({ removedBlocks: [{ number: gone.number, hash: gone.hash }], newHead });
+          const pending: PendingFrame[] = TOPIC_NAMES.map((topic) => ({
+            topic,
+            event: 'reorg',
+            json,
+            keys: {},
+          }));
+          const r = opts.streams.log.appendOps(gone.number, pending);
+          reorgFrames = r.frames;
+          return r.ops;
+        },
+      );
       for (const [name, to] of moved) registry.setCheckpoint(name, to);
       opts.streams?.hub.publish(reorgFrames);
       opts.onCommit?.({ kind: 'rollback', dropped });
@@ -264,7 +303,8 @@ export function createIngest(opts: IngestOptions): Ingest {
    * size/limit error (batch or range too large, 413), grown back by one per successful task.
    */
   let taskBlocks = opts.blocksPerTask;
-  const isSizeError = (err: unknown) => /too large|too many|limit|exceed|413|range/i.test(String((err as Error)?.message ?? err));
+  const isSizeError = (err: unknown) =>
+    /too large|too many|limit|exceed|413|range/i.test(String((err as Error)?.message ?? err));
 
   /** Applies blocks next..target in order, with up to maxInFlight decode tasks running. */
   const backfill = async (next: number, target: number) => {
@@ -292,7 +332,10 @@ export function createIngest(opts: IngestOptions): Ingest {
       } catch (err) {
         if (isSizeError(err) && taskBlocks > 1) {
           taskBlocks = Math.max(1, Math.floor(taskBlocks / 2));
-          log.warn({ taskBlocks, err: (err as Error).message?.slice(0, 200) }, 'node refused the request size; smaller decode tasks');
+          log.warn(
+            { taskBlocks, err: (err as Error).message?.slice(0, 200) },
+            'node refused the request size; smaller decode tasks',
+          );
         }
         throw err;
       }
@@ -302,7 +345,8 @@ export function createIngest(opts: IngestOptions): Ingest {
           await reorg();
           return; // re-plan from the new head
         }
-        for (const p of registry.live(d.number > 0 ? d.number - 1 : null)) await p.prepare?.(d, { store, rpc });
+        for (const p of registry.live(d.number > 0 ? d.number - 1 : null))
+          await p.prepare?.(d, { store, rpc });
         if (store.head()?.hash !== head?.hash) return; // moved while preparing: re-plan
         commit(d);
         // A macrotask turn between blocks lets the binding free each batch's native memory and
@@ -319,7 +363,10 @@ export function createIngest(opts: IngestOptions): Ingest {
   const storedBlock = (n: number): StoredBlock => {
     const header = store.rocks.get(headerKey(n))!.toString();
     const lo = new KeyBuilder(9).u8(Table.TX).u64(n).done();
-    const hi = new KeyBuilder(9).u8(Table.TX).u64(n + 1).done();
+    const hi = new KeyBuilder(9)
+      .u8(Table.TX)
+      .u64(n + 1)
+      .done();
     const txs = store.rocks.scan({ gte: lo, lt: hi }).map(([, v]) => v.toString());
     const receipts = txs.map((_, i) => store.rocks.get(receiptKey(n, i))!.toString());
     return { header, txs, receipts, probes: store.rocks.get(probeKey(n))?.toString() ?? null };
@@ -352,9 +399,13 @@ export function createIngest(opts: IngestOptions): Ingest {
         if (!ps.length) continue;
         const meta: Record<string, unknown> = {};
         for (const p of ps) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
-        store.commitLate(d.number, (batch) => {
-          for (const p of ps) p.apply(batch, d);
-        }, meta);
+        store.commitLate(
+          d.number,
+          (batch) => {
+            for (const p of ps) p.apply(batch, d);
+          },
+          meta,
+        );
         for (const p of ps) registry.setCheckpoint(p.name, d.number);
       }
     }
@@ -406,7 +457,12 @@ export function createIngest(opts: IngestOptions): Ingest {
   return {
     poolStats: () => {
       const h = pool.histogram.runTime;
-      return { queueSize: pool.queueSize, utilization: pool.utilization, runTimeP50Ms: h.p50, runTimeP99Ms: h.p99 };
+      return {
+        queueSize: pool.queueSize,
+        utilization: pool.utilization,
+        runTimeP50Ms: h.p50,
+        runTimeP99Ms: h.p99,
+      };
     },
     status: () => {
       status.headSource = heads.subscribed() ? 'newHeads' : 'polling';

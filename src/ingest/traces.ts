@@ -39,9 +39,12 @@ export type TraceStatus =
     }
   | { status: 'not_available'; reason: string; retryable: boolean };
 
-export const traceStatusKey = (n: number, i: number) => new KeyBuilder(13).u8(TraceTable.STATUS).u64(n).u32(i).done();
-export const frameKey = (n: number, i: number, o: number) => new KeyBuilder(17).u8(TraceTable.FRAME).u64(n).u32(i).u32(o).done();
-export const internalKey = (n: number, i: number, o: number) => new KeyBuilder(17).u8(TraceTable.INTERNAL).u64(n).u32(i).u32(o).done();
+export const traceStatusKey = (n: number, i: number) =>
+  new KeyBuilder(13).u8(TraceTable.STATUS).u64(n).u32(i).done();
+export const frameKey = (n: number, i: number, o: number) =>
+  new KeyBuilder(17).u8(TraceTable.FRAME).u64(n).u32(i).u32(o).done();
+export const internalKey = (n: number, i: number, o: number) =>
+  new KeyBuilder(17).u8(TraceTable.INTERNAL).u64(n).u32(i).u32(o).done();
 /** Roles in BY_ADDRESS: 1 sender, 2 recipient, 3 creator, 4 created. */
 export const byAddressKey = (a: string, n: number, i: number, o: number, role: number) =>
   new KeyBuilder(38).u8(TraceTable.BY_ADDRESS).hex(a).u64(n).u32(i).u32(o).u8(role).done();
@@ -68,9 +71,17 @@ export interface TracesLane {
   stop(): Promise<void>;
 }
 
-const isUnsupported = (reason: string) => /not found|not supported|does not exist|unsupported|-32601|method not/i.test(reason);
+const isUnsupported = (reason: string) =>
+  /not found|not supported|does not exist|unsupported|-32601|method not/i.test(reason);
 
-export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: string; log: Logger; enabled: boolean; verifiedAbisDir: string }): TracesLane {
+export function createTracesLane(o: {
+  store: Store;
+  pool: ReplayPool;
+  rpcUrl: string;
+  log: Logger;
+  enabled: boolean;
+  verifiedAbisDir: string;
+}): TracesLane {
   const { store, log } = o;
   const first = store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
   let checkpoint: number | null = store.getMeta<number>(CHECKPOINT) ?? (first > 0 ? first - 1 : null);
@@ -82,7 +93,9 @@ export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: st
 
   const txHashesOf = (n: number): string[] => {
     const lo = txKey(n, 0).subarray(0, 9);
-    return store.rocks.scan({ gte: lo, lt: prefixEnd(lo) }).map(([, v]) => (JSON.parse(v.toString()) as { hash: string }).hash);
+    return store.rocks
+      .scan({ gte: lo, lt: prefixEnd(lo) })
+      .map(([, v]) => (JSON.parse(v.toString()) as { hash: string }).hash);
   };
 
   /** Writes block n's traces (replacing any earlier rows for n) and the lane checkpoint. */
@@ -93,10 +106,19 @@ export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: st
         for (let i = 0; i < txs.length; i++) {
           const t = txs[i];
           if (t.status !== 'ok') {
-            batch.put(traceStatusKey(n, i), Buffer.from(JSON.stringify({ status: 'not_available', reason: t.reason, retryable: t.retryable })));
+            batch.put(
+              traceStatusKey(n, i),
+              Buffer.from(
+                JSON.stringify({ status: 'not_available', reason: t.reason, retryable: t.retryable }),
+              ),
+            );
             continue;
           }
-          const env = JSON.parse(store.rocks.get(txKey(n, i))!.toString()) as { from: string; to: string | null; value: string };
+          const env = JSON.parse(store.rocks.get(txKey(n, i))!.toString()) as {
+            from: string;
+            to: string | null;
+            value: string;
+          };
           const root = t.frames[0];
           const rootMatches =
             !!root &&
@@ -114,17 +136,34 @@ export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: st
           batch.put(traceStatusKey(n, i), Buffer.from(JSON.stringify(status)));
           for (const f of t.frames) batch.put(frameKey(n, i, f.ordinal), Buffer.from(JSON.stringify(f)));
           for (const x of t.internalTransfers) {
-            batch.put(internalKey(n, i, x.ordinal), Buffer.from(JSON.stringify({ ...x, kind: x.kind, type: 'transfer' })));
+            batch.put(
+              internalKey(n, i, x.ordinal),
+              Buffer.from(JSON.stringify({ ...x, kind: x.kind, type: 'transfer' })),
+            );
             batch.put(byAddressKey(x.from.toLowerCase(), n, i, x.ordinal, 1), Buffer.alloc(0));
             if (x.to) batch.put(byAddressKey(x.to.toLowerCase(), n, i, x.ordinal, 2), Buffer.alloc(0));
           }
           for (const c of t.creations) {
             if (c.ordinal === 0) continue; // top-level creation: the receipt already records it
             if (!batch.get(internalKey(n, i, c.ordinal))) {
-              batch.put(internalKey(n, i, c.ordinal), Buffer.from(JSON.stringify({ ordinal: c.ordinal, from: c.creator, to: c.address, value: '0', kind: 'create', effective: c.effective, type: 'creation' })));
+              batch.put(
+                internalKey(n, i, c.ordinal),
+                Buffer.from(
+                  JSON.stringify({
+                    ordinal: c.ordinal,
+                    from: c.creator,
+                    to: c.address,
+                    value: '0',
+                    kind: 'create',
+                    effective: c.effective,
+                    type: 'creation',
+                  }),
+                ),
+              );
             }
             batch.put(byAddressKey(c.creator.toLowerCase(), n, i, c.ordinal, 3), Buffer.alloc(0));
-            if (c.address) batch.put(byAddressKey(c.address.toLowerCase(), n, i, c.ordinal, 4), Buffer.alloc(0));
+            if (c.address)
+              batch.put(byAddressKey(c.address.toLowerCase(), n, i, c.ordinal, 4), Buffer.alloc(0));
           }
         }
       },
@@ -133,7 +172,9 @@ export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: st
     if (advance) checkpoint = n;
   };
 
-  const traceBlock = async (n: number): Promise<{ txs: TxTrace[]; source: string; hash: string | undefined }> => {
+  const traceBlock = async (
+    n: number,
+  ): Promise<{ txs: TxTrace[]; source: string; hash: string | undefined }> => {
     const hash = store.canonicalHash(n);
     const hashes = txHashesOf(n);
     const res = await o.pool.trace(o.rpcUrl, n, hashes, o.verifiedAbisDir);
@@ -142,7 +183,10 @@ export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: st
 
   const gapsOpen = (): Gap[] => {
     const p = Buffer.concat([gapPrefix(), Buffer.from(LANE), Buffer.from([0])]);
-    return store.rocks.scan({ gte: p, lt: prefixEnd(p) }).map(([, v]) => JSON.parse(v.toString()) as Gap).filter((g) => g.status === 'open');
+    return store.rocks
+      .scan({ gte: p, lt: prefixEnd(p) })
+      .map(([, v]) => JSON.parse(v.toString()) as Gap)
+      .filter((g) => g.status === 'open');
   };
 
   const heal = async () => {
@@ -185,14 +229,24 @@ export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: st
           // Rolled back or replaced while tracing: discard and re-plan from the lane checkpoint.
           if (store.canonicalHash(n) !== r.hash || (checkpoint ?? first - 1) !== n - 1) break;
           const gaps = r.txs.filter((t) => t.status !== 'ok');
-          if (gaps.length && gaps.length === r.txs.length && gaps.every((g) => isUnsupported((g as TxTraceGap).reason))) {
+          if (
+            gaps.length &&
+            gaps.length === r.txs.length &&
+            gaps.every((g) => isUnsupported((g as TxTraceGap).reason))
+          ) {
             state = 'not_supported';
             reason = `node_lacks_debug_trace: ${(gaps[0] as { reason: string }).reason.slice(0, 120)}`;
             log.warn({ reason }, 'traces lane disabled: the node cannot replay transactions');
             break;
           }
           commit(n, r.txs, r.source, true);
-          if (gaps.length) recordGap(store, { lane: LANE, fromBlock: n, toBlock: n, reason: `${gaps.length} transaction trace(s) not available` });
+          if (gaps.length)
+            recordGap(store, {
+              lane: LANE,
+              fromBlock: n,
+              toBlock: n,
+              reason: `${gaps.length} transaction trace(s) not available`,
+            });
         }
         backoff = 200;
       } catch (err) {
@@ -221,4 +275,3 @@ export function createTracesLane(o: { store: Store; pool: ReplayPool; rpcUrl: st
     },
   };
 }
-

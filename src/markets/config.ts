@@ -24,7 +24,11 @@ const MAINNET: MarketsConfig = {
   v2Factories: ['0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f'],
   v3Factories: ['0x1f98431c8ad98523631ae4a59f267346ea31f984'],
   v4Managers: ['0x000000000004444c5dc75cb358380d2e3de08a90'],
-  usdStablecoins: ['0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48', '0xdac17f958d2ee523a2206206994597c13d831ec7', '0x6b175474e89094c44da98b954eedeac495271d0f'],
+  usdStablecoins: [
+    '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+    '0xdac17f958d2ee523a2206206994597c13d831ec7',
+    '0x6b175474e89094c44da98b954eedeac495271d0f',
+  ],
   quoteAssets: [
     '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
     '0xdac17f958d2ee523a2206206994597c13d831ec7',
@@ -38,7 +42,13 @@ export function marketsConfigFor(chainId: number, file: string | null): MarketsC
   const lower = (xs: string[] | undefined) => (xs ?? []).map((x) => x.toLowerCase());
   if (file) {
     const j = JSON.parse(readFileSync(file, 'utf8')) as Partial<MarketsConfig>;
-    return { v2Factories: lower(j.v2Factories), v3Factories: lower(j.v3Factories), v4Managers: lower(j.v4Managers), usdStablecoins: lower(j.usdStablecoins), quoteAssets: j.quoteAssets ? lower(j.quoteAssets) : undefined };
+    return {
+      v2Factories: lower(j.v2Factories),
+      v3Factories: lower(j.v3Factories),
+      v4Managers: lower(j.v4Managers),
+      usdStablecoins: lower(j.usdStablecoins),
+      quoteAssets: j.quoteAssets ? lower(j.quoteAssets) : undefined,
+    };
   }
   if (chainId === 1) return MAINNET;
   return { v2Factories: [], v3Factories: [], v4Managers: [], usdStablecoins: [] };

@@ -13,12 +13,22 @@ import type { Emit, Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 import type { MarketsConfig } from './config.js';
-import { type CandleRow, FRAMES, FRAME_IDS, type Frame, type PoolRow, type PoolState, type Protocol, type SwapRow } from './model.js';
-import { type Rational, cmp, fromSqrtPriceX96, rational, ratParse, ratStr } from './rational.js';
 import {
-  MARKET_TABLES,
+  type CandleRow,
+  FRAME_IDS,
+  FRAMES,
+  type Frame,
+  type PoolRow,
+  type PoolState,
+  type Protocol,
+  type SwapRow,
+} from './model.js';
+import { cmp, fromSqrtPriceX96, type Rational, rational, ratParse, ratStr } from './rational.js';
+import {
+  blockSwapKey,
   candleKey,
   liqKey,
+  MARKET_TABLES,
   poolByAddressKey,
   poolByCoordKey,
   poolByCurrencyKey,
@@ -28,7 +38,6 @@ import {
   stateKey,
   swapKey,
   tokenSwapKey,
-  blockSwapKey,
 } from './tables.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -78,12 +87,26 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         const v = batch.get(stateKey(k));
         st = v
           ? (JSON.parse(v.toString()) as PoolState)
-          : { reserve0: null, reserve1: null, sqrtPriceX96: null, tick: null, liquidity: null, price: null, swaps: 0, lastSwapBlock: null };
+          : {
+              reserve0: null,
+              reserve1: null,
+              sqrtPriceX96: null,
+              tick: null,
+              liquidity: null,
+              price: null,
+              swaps: 0,
+              lastSwapBlock: null,
+            };
         states.set(k, st);
       }
       return st;
     };
-    const coord = (e: EventDelta) => ({ block: d.number, txIndex: e.txIndex, logIndex: e.logIndex, txHash: d.txs[e.txIndex].hash });
+    const coord = (e: EventDelta) => ({
+      block: d.number,
+      txIndex: e.txIndex,
+      logIndex: e.logIndex,
+      txHash: d.txs[e.txIndex].hash,
+    });
 
     const register = (e: EventDelta, row: Omit<PoolRow, 'created' | 'createdAt'>) => {
       if (pool(row.key)) return;
@@ -93,8 +116,14 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       batch.put(poolByCoordKey(d.number, e.logIndex, row.key), EMPTY);
       batch.put(poolByCurrencyKey(row.currency0, row.key), EMPTY);
       if (row.currency1 !== row.currency0) batch.put(poolByCurrencyKey(row.currency1, row.key), EMPTY);
-      if (row.protocol === 'v2' || row.protocol === 'v3') batch.put(poolByAddressKey(row.contract), Buffer.from(row.key.slice(2), 'hex'));
-      emit?.({ topic: 'pools', event: 'pool_new', json: JSON.stringify(full), keys: { tokens: [row.currency0, row.currency1], pools: [selectorOf(full)] } });
+      if (row.protocol === 'v2' || row.protocol === 'v3')
+        batch.put(poolByAddressKey(row.contract), Buffer.from(row.key.slice(2), 'hex'));
+      emit?.({
+        topic: 'pools',
+        event: 'pool_new',
+        json: JSON.stringify(full),
+        keys: { tokens: [row.currency0, row.currency1], pools: [selectorOf(full)] },
+      });
     };
     /** Stream selector of a pool: `0x<contract>`, or V4 `0x<manager>:0x<poolId>`. */
     const selectorOf = (p: PoolRow) => (p.protocol === 'v4' ? `${p.contract}:${p.poolId}` : p.contract);
@@ -111,7 +140,14 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       return c as CandleRow;
     };
 
-    const recordSwap = (k: string, e: EventDelta, a0: bigint, a1: bigint, price: Rational, extra: Partial<SwapRow>) => {
+    const recordSwap = (
+      k: string,
+      e: EventDelta,
+      a0: bigint,
+      a1: bigint,
+      price: Rational,
+      extra: Partial<SwapRow>,
+    ) => {
       const st = state(k);
       st.swaps++;
       st.lastSwapBlock = d.number;
@@ -137,8 +173,23 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         emit({
           topic: 'amm_events',
           event: 'swap',
-          json: JSON.stringify({ kind: 'swap', pool: k, protocol: pl.protocol, contract: pl.contract, poolId: pl.poolId, currency0: pl.currency0, currency1: pl.currency1, transactionHash: row.txHash, ...row }),
-          keys: { tokens: [pl.currency0, pl.currency1], pools: [selectorOf(pl)], wallets: [row.origin, row.sender ?? '', row.recipient ?? ''].filter(Boolean), launchpads: padOf(pl) },
+          json: JSON.stringify({
+            kind: 'swap',
+            pool: k,
+            protocol: pl.protocol,
+            contract: pl.contract,
+            poolId: pl.poolId,
+            currency0: pl.currency0,
+            currency1: pl.currency1,
+            transactionHash: row.txHash,
+            ...row,
+          }),
+          keys: {
+            tokens: [pl.currency0, pl.currency1],
+            pools: [selectorOf(pl)],
+            wallets: [row.origin, row.sender ?? '', row.recipient ?? ''].filter(Boolean),
+            launchpads: padOf(pl),
+          },
         });
       }
       const pr = pool(k)!;
@@ -186,7 +237,8 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       }
     };
 
-    const inRange = (st: PoolState, lower: number, upper: number) => st.tick !== null && lower <= st.tick && st.tick < upper;
+    const inRange = (st: PoolState, lower: number, upper: number) =>
+      st.tick !== null && lower <= st.tick && st.tick < upper;
     const liqEvent = (k: string, e: EventDelta, kind: string, fields: Record<string, unknown>) => {
       const row = { kind, ...coord(e), origin: d.txs[e.txIndex].from, ...fields };
       batch.put(liqKey(k, d.number, e.logIndex), json(row));
@@ -194,8 +246,20 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       emit?.({
         topic: 'amm_events',
         event: 'liquidity',
-        json: JSON.stringify({ pool: k, protocol: pl.protocol, currency0: pl.currency0, currency1: pl.currency1, transactionHash: row.txHash, ...row }),
-        keys: { tokens: [pl.currency0, pl.currency1], pools: [selectorOf(pl)], wallets: [row.origin], launchpads: padOf(pl) },
+        json: JSON.stringify({
+          pool: k,
+          protocol: pl.protocol,
+          currency0: pl.currency0,
+          currency1: pl.currency1,
+          transactionHash: row.txHash,
+          ...row,
+        }),
+        keys: {
+          tokens: [pl.currency0, pl.currency1],
+          pools: [selectorOf(pl)],
+          wallets: [row.origin],
+          launchpads: padOf(pl),
+        },
       });
     };
 
@@ -205,20 +269,53 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         case 'uniswap_v2_factory':
           if (e.event === 'PairCreated' && v2.has(e.address)) {
             const addr = s(a.pair).toLowerCase();
-            register(e, { key: poolKeyOf('v2', addr), protocol: 'v2', contract: addr, poolId: null, currency0: s(a.token0), currency1: s(a.token1), fee: 3000, tickSpacing: null, hooks: null, factory: e.address });
+            register(e, {
+              key: poolKeyOf('v2', addr),
+              protocol: 'v2',
+              contract: addr,
+              poolId: null,
+              currency0: s(a.token0),
+              currency1: s(a.token1),
+              fee: 3000,
+              tickSpacing: null,
+              hooks: null,
+              factory: e.address,
+            });
           }
           break;
         case 'uniswap_v3_factory':
           if (e.event === 'PoolCreated' && v3.has(e.address)) {
             const addr = s(a.pool).toLowerCase();
-            register(e, { key: poolKeyOf('v3', addr), protocol: 'v3', contract: addr, poolId: null, currency0: s(a.token0), currency1: s(a.token1), fee: Number(a.fee), tickSpacing: Number(a.tickSpacing), hooks: null, factory: e.address });
+            register(e, {
+              key: poolKeyOf('v3', addr),
+              protocol: 'v3',
+              contract: addr,
+              poolId: null,
+              currency0: s(a.token0),
+              currency1: s(a.token1),
+              fee: Number(a.fee),
+              tickSpacing: Number(a.tickSpacing),
+              hooks: null,
+              factory: e.address,
+            });
           }
           break;
         case 'uniswap_v4_pool_manager': {
           if (!v4.has(e.address)) break;
           const k = poolKeyOf('v4', e.address, s(a.id));
           if (e.event === 'Initialize') {
-            register(e, { key: k, protocol: 'v4', contract: e.address, poolId: s(a.id), currency0: s(a.currency0), currency1: s(a.currency1), fee: Number(a.fee), tickSpacing: Number(a.tickSpacing), hooks: s(a.hooks), factory: e.address });
+            register(e, {
+              key: k,
+              protocol: 'v4',
+              contract: e.address,
+              poolId: s(a.id),
+              currency0: s(a.currency0),
+              currency1: s(a.currency1),
+              fee: Number(a.fee),
+              tickSpacing: Number(a.tickSpacing),
+              hooks: s(a.hooks),
+              factory: e.address,
+            });
             const st = state(k);
             st.sqrtPriceX96 = s(a.sqrtPriceX96);
             st.tick = Number(a.tick);
@@ -232,12 +329,24 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
             const price = fromSqrtPriceX96(BigInt(st.sqrtPriceX96));
             st.price = ratStr(price);
             // V4 reports the swapper's deltas; negate for pool perspective.
-            recordSwap(k, e, -BigInt(s(a.amount0)), -BigInt(s(a.amount1)), price, { sender: s(a.sender), recipient: null, tick: st.tick, sqrtPriceX96: st.sqrtPriceX96 });
+            recordSwap(k, e, -BigInt(s(a.amount0)), -BigInt(s(a.amount1)), price, {
+              sender: s(a.sender),
+              recipient: null,
+              tick: st.tick,
+              sqrtPriceX96: st.sqrtPriceX96,
+            });
           } else if (e.event === 'ModifyLiquidity' && pool(k)) {
             const st = state(k);
             const delta = BigInt(s(a.liquidityDelta));
-            if (inRange(st, Number(a.tickLower), Number(a.tickUpper))) st.liquidity = (BigInt(st.liquidity ?? '0') + delta).toString();
-            liqEvent(k, e, delta >= 0n ? 'add' : 'remove', { sender: s(a.sender), tickLower: Number(a.tickLower), tickUpper: Number(a.tickUpper), liquidityDelta: delta.toString(), salt: s(a.salt) });
+            if (inRange(st, Number(a.tickLower), Number(a.tickUpper)))
+              st.liquidity = (BigInt(st.liquidity ?? '0') + delta).toString();
+            liqEvent(k, e, delta >= 0n ? 'add' : 'remove', {
+              sender: s(a.sender),
+              tickLower: Number(a.tickLower),
+              tickUpper: Number(a.tickUpper),
+              liquidityDelta: delta.toString(),
+              salt: s(a.salt),
+            });
           }
           break;
         }
@@ -248,13 +357,19 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
           if (e.event === 'Sync') {
             st.reserve0 = s(a.reserve0);
             st.reserve1 = s(a.reserve1);
-            st.price = BigInt(st.reserve0) > 0n ? ratStr(rational(BigInt(st.reserve1), BigInt(st.reserve0))) : null;
+            st.price =
+              BigInt(st.reserve0) > 0n ? ratStr(rational(BigInt(st.reserve1), BigInt(st.reserve0))) : null;
           } else if (e.event === 'Swap' && st.price) {
             const a0 = BigInt(s(a.amount0In)) - BigInt(s(a.amount0Out));
             const a1 = BigInt(s(a.amount1In)) - BigInt(s(a.amount1Out));
             recordSwap(k, e, a0, a1, ratParse(st.price), { sender: s(a.sender), recipient: s(a.to) });
           } else if (e.event === 'Mint' || e.event === 'Burn') {
-            liqEvent(k, e, e.event === 'Mint' ? 'add' : 'remove', { sender: s(a.sender), amount0: s(a.amount0), amount1: s(a.amount1), to: a.to ? s(a.to) : null });
+            liqEvent(k, e, e.event === 'Mint' ? 'add' : 'remove', {
+              sender: s(a.sender),
+              amount0: s(a.amount0),
+              amount1: s(a.amount1),
+              to: a.to ? s(a.to) : null,
+            });
           }
           break;
         }
@@ -273,15 +388,36 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
             st.liquidity = s(a.liquidity);
             const price = fromSqrtPriceX96(BigInt(st.sqrtPriceX96));
             st.price = ratStr(price);
-            recordSwap(k, e, BigInt(s(a.amount0)), BigInt(s(a.amount1)), price, { sender: s(a.sender), recipient: s(a.recipient), tick: st.tick, sqrtPriceX96: st.sqrtPriceX96 });
+            recordSwap(k, e, BigInt(s(a.amount0)), BigInt(s(a.amount1)), price, {
+              sender: s(a.sender),
+              recipient: s(a.recipient),
+              tick: st.tick,
+              sqrtPriceX96: st.sqrtPriceX96,
+            });
           } else if (e.event === 'Mint' || e.event === 'Burn') {
             const amount = BigInt(s(a.amount));
             if (inRange(st, Number(a.tickLower), Number(a.tickUpper))) {
-              st.liquidity = (BigInt(st.liquidity ?? '0') + (e.event === 'Mint' ? amount : -amount)).toString();
+              st.liquidity = (
+                BigInt(st.liquidity ?? '0') + (e.event === 'Mint' ? amount : -amount)
+              ).toString();
             }
-            liqEvent(k, e, e.event === 'Mint' ? 'add' : 'remove', { owner: s(a.owner), tickLower: Number(a.tickLower), tickUpper: Number(a.tickUpper), liquidity: amount.toString(), amount0: s(a.amount0), amount1: s(a.amount1) });
+            liqEvent(k, e, e.event === 'Mint' ? 'add' : 'remove', {
+              owner: s(a.owner),
+              tickLower: Number(a.tickLower),
+              tickUpper: Number(a.tickUpper),
+              liquidity: amount.toString(),
+              amount0: s(a.amount0),
+              amount1: s(a.amount1),
+            });
           } else if (e.event === 'Collect') {
-            liqEvent(k, e, 'collect', { owner: s(a.owner), recipient: s(a.recipient), tickLower: Number(a.tickLower), tickUpper: Number(a.tickUpper), amount0: s(a.amount0), amount1: s(a.amount1) });
+            liqEvent(k, e, 'collect', {
+              owner: s(a.owner),
+              recipient: s(a.recipient),
+              tickLower: Number(a.tickLower),
+              tickUpper: Number(a.tickUpper),
+              amount0: s(a.amount0),
+              amount1: s(a.amount1),
+            });
           }
           break;
         }
@@ -291,7 +427,18 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
           const token = s(a.token);
           const k = poolKeyOf('launchpad', curve, token);
           if (e.event === 'LaunchCreated') {
-            register(e, { key: k, protocol: 'launchpad' as Protocol, contract: curve, poolId: null, currency0: token, currency1: NATIVE, fee: null, tickSpacing: null, hooks: null, factory: e.address });
+            register(e, {
+              key: k,
+              protocol: 'launchpad' as Protocol,
+              contract: curve,
+              poolId: null,
+              currency0: token,
+              currency1: NATIVE,
+              fee: null,
+              tickSpacing: null,
+              hooks: null,
+              factory: e.address,
+            });
           } else if (e.event === 'CurveTrade' && pool(k)) {
             const st = state(k);
             st.reserve0 = s(a.tokenReserve);
@@ -303,7 +450,10 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
             const tok = BigInt(s(a.tokenAmount));
             const eth = BigInt(s(a.ethAmount));
             const buy = a.isBuy === true || a.isBuy === 'true';
-            recordSwap(k, e, buy ? -tok : tok, buy ? eth : -eth, price, { sender: s(a.trader), recipient: s(a.trader) });
+            recordSwap(k, e, buy ? -tok : tok, buy ? eth : -eth, price, {
+              sender: s(a.trader),
+              recipient: s(a.trader),
+            });
           }
           break;
         }

@@ -35,10 +35,14 @@ export const cmp = (a: Rational, b: Rational): number => {
 export const invert = (x: Rational): Rational => rational(x.d, x.n);
 
 /** Price from a Uniswap V3/V4 sqrtPriceX96 (Q64.96): (sqrtP)² / 2^192, currency1 per currency0 in base units. */
-export const fromSqrtPriceX96 = (sqrtPriceX96: bigint): Rational => rational(sqrtPriceX96 * sqrtPriceX96, 1n << 192n);
+export const fromSqrtPriceX96 = (sqrtPriceX96: bigint): Rational =>
+  rational(sqrtPriceX96 * sqrtPriceX96, 1n << 192n);
 
 /** JSON form used on the wire: decimal strings. */
-export const ratJson = (x: Rational) => ({ priceNumerator: x.n.toString(), priceDenominator: x.d.toString() });
+export const ratJson = (x: Rational) => ({
+  priceNumerator: x.n.toString(),
+  priceDenominator: x.d.toString(),
+});
 
 /** Stored form: "n/d". */
 export const ratStr = (x: Rational) => `${x.n}/${x.d}`;

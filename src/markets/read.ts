@@ -3,7 +3,7 @@ import type { Rocks } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
 import type { CandleRow, PoolRow, PoolState } from './model.js';
 import { FRAME_IDS } from './model.js';
-import { type Rational, cmp, ratParse } from './rational.js';
+import { cmp, type Rational, ratParse } from './rational.js';
 import { MarketTable, poolKey, poolPrefix, stateHistKey } from './tables.js';
 
 /** The pool registered under `key` at or before `anchor`. */
@@ -22,7 +22,13 @@ export function stateAt(rocks: Rocks, key: string, anchor: number): PoolState | 
 }
 
 /** Candles of one frame with bucket start in [from, to], ascending. */
-export function candlesIn(rocks: Rocks, key: string, frame: keyof typeof FRAME_IDS, from: number, to: number): CandleRow[] {
+export function candlesIn(
+  rocks: Rocks,
+  key: string,
+  frame: keyof typeof FRAME_IDS,
+  from: number,
+  to: number,
+): CandleRow[] {
   const p = new KeyBuilder(54).u8(MarketTable.CANDLE).hex(key).u8(FRAME_IDS[frame]).done();
   const lo = Buffer.concat([p, new KeyBuilder(8).u64(from).done()]);
   const hi = Buffer.concat([p, new KeyBuilder(8).u64(to + 1).done()]);
@@ -86,11 +92,17 @@ export function windowStats(rocks: Rocks, key: string, nowTs: number): WindowSta
 }
 
 /** All-time extreme over 1d candles up to `anchorTs`: high (max of highs) or low (min of lows). */
-export function extreme(rocks: Rocks, key: string, anchorTs: number, which: 'high' | 'low'): { price: Rational; bucket: number } | null {
+export function extreme(
+  rocks: Rocks,
+  key: string,
+  anchorTs: number,
+  which: 'high' | 'low',
+): { price: Rational; bucket: number } | null {
   let best: { price: Rational; bucket: number } | null = null;
   for (const c of candlesIn(rocks, key, '1d', 0, anchorTs)) {
     const p = ratParse(which === 'high' ? c.high : c.low);
-    if (!best || (which === 'high' ? cmp(p, best.price) > 0 : cmp(p, best.price) < 0)) best = { price: p, bucket: c.t };
+    if (!best || (which === 'high' ? cmp(p, best.price) > 0 : cmp(p, best.price) < 0))
+      best = { price: p, bucket: c.t };
   }
   return best;
 }

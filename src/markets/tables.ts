@@ -41,7 +41,8 @@ export function poolKeyOf(protocol: 'v2' | 'v3' | 'v4' | 'launchpad', a: string,
   return `0x${x}${'00'.repeat(32)}`;
 }
 
-const K = (t: number, poolKey: string, extra = 0) => new KeyBuilder(1 + POOL_KEY_BYTES + extra).u8(t).hex(poolKey);
+const K = (t: number, poolKey: string, extra = 0) =>
+  new KeyBuilder(1 + POOL_KEY_BYTES + extra).u8(t).hex(poolKey);
 export const poolKey = (k: string) => K(MarketTable.POOL, k).done();
 export const poolByCoordKey = (block: number, logIndex: number, k: string) =>
   new KeyBuilder(13 + POOL_KEY_BYTES).u8(MarketTable.POOL_BY_COORD).u64(block).u32(logIndex).hex(k).done();
@@ -49,12 +50,17 @@ export const poolByCurrencyKey = (currency: string, k: string) =>
   new KeyBuilder(21 + POOL_KEY_BYTES).u8(MarketTable.POOL_BY_CURRENCY).hex(currency).hex(k).done();
 export const stateKey = (k: string) => K(MarketTable.STATE, k).done();
 export const stateHistKey = (k: string, block: number) => K(MarketTable.STATE_HIST, k, 8).u64(block).done();
-export const swapKey = (k: string, block: number, logIndex: number) => K(MarketTable.SWAP, k, 12).u64(block).u32(logIndex).done();
-export const candleKey = (k: string, frame: number, t: number) => K(MarketTable.CANDLE, k, 9).u8(frame).u64(t).done();
-export const liqKey = (k: string, block: number, logIndex: number) => K(MarketTable.LIQ_EVENT, k, 12).u64(block).u32(logIndex).done();
-export const poolByAddressKey = (a: string) => new KeyBuilder(21).u8(MarketTable.POOL_BY_ADDRESS).hex(a).done();
+export const swapKey = (k: string, block: number, logIndex: number) =>
+  K(MarketTable.SWAP, k, 12).u64(block).u32(logIndex).done();
+export const candleKey = (k: string, frame: number, t: number) =>
+  K(MarketTable.CANDLE, k, 9).u8(frame).u64(t).done();
+export const liqKey = (k: string, block: number, logIndex: number) =>
+  K(MarketTable.LIQ_EVENT, k, 12).u64(block).u32(logIndex).done();
+export const poolByAddressKey = (a: string) =>
+  new KeyBuilder(21).u8(MarketTable.POOL_BY_ADDRESS).hex(a).done();
 /** Prefix of a per-pool table. */
 export const poolPrefix = (t: number, k: string) => K(t, k).done();
 export const tokenSwapKey = (token: string, block: number, logIndex: number) =>
   new KeyBuilder(33).u8(MarketTable.TOKEN_SWAP).hex(token).u64(block).u32(logIndex).done();
-export const blockSwapKey = (block: number, logIndex: number) => new KeyBuilder(13).u8(MarketTable.BLOCK_SWAP).u64(block).u32(logIndex).done();
+export const blockSwapKey = (block: number, logIndex: number) =>
+  new KeyBuilder(13).u8(MarketTable.BLOCK_SWAP).u64(block).u32(logIndex).done();

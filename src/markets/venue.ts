@@ -16,7 +16,7 @@
 import type { Rocks } from '../storage/index.js';
 import { KeyBuilder, prefixEnd } from '../storage/keys.js';
 import type { CandleRow, PoolRow } from './model.js';
-import { type Rational, invert, ratParse } from './rational.js';
+import { invert, type Rational, ratParse } from './rational.js';
 import { poolAt, windowStats } from './read.js';
 import { MarketTable } from './tables.js';
 
@@ -87,9 +87,12 @@ export function resolveQuote(pools: PoolRow[], token: string, named: string | un
   if (!pools.length) return { ok: false, kind: 'no_pools', candidates };
   if (named) {
     const q = named.toLowerCase();
-    return candidates.includes(q) ? { ok: true, quote: q, how: 'named', candidates } : { ok: false, kind: 'not_admitted', candidates };
+    return candidates.includes(q)
+      ? { ok: true, quote: q, how: 'named', candidates }
+      : { ok: false, kind: 'not_admitted', candidates };
   }
-  if (candidates.length === 1) return { ok: true, quote: candidates[0], how: 'only_counter_currency', candidates };
+  if (candidates.length === 1)
+    return { ok: true, quote: candidates[0], how: 'only_counter_currency', candidates };
   return { ok: false, kind: 'ambiguous', candidates };
 }
 
@@ -104,12 +107,23 @@ export const VENUE_RULE =
   'largest trailing-24h quote-side volume at the anchor; ties: more 24h trades, then earliest creation coordinate, then pool key';
 
 /** 24h quote-side volume and trades of a pool for `token`/`quote`. */
-export function volume24h(rocks: Rocks, p: PoolRow, token: string, nowTs: number): { quote: bigint; trades: number } {
+export function volume24h(
+  rocks: Rocks,
+  p: PoolRow,
+  token: string,
+  nowTs: number,
+): { quote: bigint; trades: number } {
   const w = windowStats(rocks, p.key, nowTs).find((x) => x.window === '24h')!;
   return { quote: BigInt(tokenIsBase(p, token) ? w.volume1 : w.volume0), trades: w.trades };
 }
 
-export function chooseVenue(rocks: Rocks, pools: PoolRow[], token: string, quote: string, nowTs: number): VenueChoice | null {
+export function chooseVenue(
+  rocks: Rocks,
+  pools: PoolRow[],
+  token: string,
+  quote: string,
+  nowTs: number,
+): VenueChoice | null {
   const cands = pools
     .filter((p) => counterOf(p, token) === quote)
     .map((p) => ({ p, v: volume24h(rocks, p, token, nowTs) }));
@@ -125,6 +139,11 @@ export function chooseVenue(rocks: Rocks, pools: PoolRow[], token: string, quote
   return {
     pool: cands[0].p,
     rule: VENUE_RULE,
-    candidates: cands.map((c) => ({ pool: c.p.key, protocol: c.p.protocol, volume24hQuote: c.v.quote.toString(), trades24h: c.v.trades })),
+    candidates: cands.map((c) => ({
+      pool: c.p.key,
+      protocol: c.p.protocol,
+      volume24hQuote: c.v.quote.toString(),
+      trades24h: c.v.trades,
+    })),
   };
 }

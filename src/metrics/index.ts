@@ -3,11 +3,11 @@
  * the public port. Names follow `indexer_<subsystem>_<what>_<unit>`.
  */
 import client from 'prom-client';
-import type { Ingest } from '../ingest/index.js';
-import type { Store } from '../storage/index.js';
-import { type us_listen_socket, uws } from '../server/uws.js';
-import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { openGaps } from '../ingest/gaps.js';
+import type { Ingest } from '../ingest/index.js';
+import { lagDisconnectCount, openConnections } from '../server/sse.js';
+import { type us_listen_socket, uws } from '../server/uws.js';
+import type { Store } from '../storage/index.js';
 import { headerKey } from '../storage/tables.js';
 
 export interface Metrics {
@@ -80,7 +80,9 @@ export function createMetrics(deps: { store: () => Store | null; ingest: () => I
       const s = deps.store();
       const h = s?.head();
       const v = h ? s!.rocks.get(headerKey(h.number)) : undefined;
-      const ts = v ? Number.parseInt((JSON.parse(v.toString()) as { timestamp: string }).timestamp, 16) : null;
+      const ts = v
+        ? Number.parseInt((JSON.parse(v.toString()) as { timestamp: string }).timestamp, 16)
+        : null;
       this.set(ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts));
     },
   });

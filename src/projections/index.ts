@@ -9,10 +9,10 @@
  * its checkpoint is behind the head it is `building` (with progress) and its routes answer 503.
  */
 import type { BlockDelta } from '../ingest/delta.js';
-import type { PendingFrame } from '../streams/log.js';
 import type { BlockBatch, Store } from '../storage/index.js';
 import { prefixEnd } from '../storage/keys.js';
 import { metaKey } from '../storage/tables.js';
+import type { PendingFrame } from '../streams/log.js';
 
 /** Emits a stream frame from a live commit (absent during rebuilds: frames were emitted once). */
 export type Emit = (frame: PendingFrame) => void;
@@ -65,7 +65,11 @@ const key = (name: string) => `projection:${name}`;
  * Loads each projection's state; wipes and resets projections whose version changed (they then
  * rebuild from raw data).
  */
-export function createRegistry(store: Store, projections: Projection[], log: (msg: string) => void): Registry {
+export function createRegistry(
+  store: Store,
+  projections: Projection[],
+  log: (msg: string) => void,
+): Registry {
   const states = new Map<string, ProjectionState>();
   const first = store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
   for (const p of projections) {

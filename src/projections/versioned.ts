@@ -42,7 +42,10 @@ export function walkVersioned(rocks: Rocks, w: VersionedWalk): VersionedRow[] {
   const pl = w.curPrefix.length;
   rocks.each(range(w.curPrefix, false), (k, v) => {
     if (u64(v, 0) > w.anchor) return true;
-    cur.push({ sortKey: Buffer.from(k.subarray(pl, pl + w.sortKeyLen)), payload: Buffer.from(v.subarray(8)) });
+    cur.push({
+      sortKey: Buffer.from(k.subarray(pl, pl + w.sortKeyLen)),
+      payload: Buffer.from(v.subarray(8)),
+    });
     return cur.length < w.want;
   });
   if (w.lastChangeBlock <= w.anchor) return cur;
@@ -52,7 +55,10 @@ export function walkVersioned(rocks: Rocks, w: VersionedWalk): VersionedRow[] {
     const from = u64(k, hl + w.sortKeyLen);
     const to = u64(v, 0);
     if (from > w.anchor || to <= w.anchor) return true;
-    hist.push({ sortKey: Buffer.from(k.subarray(hl, hl + w.sortKeyLen)), payload: Buffer.from(v.subarray(8)) });
+    hist.push({
+      sortKey: Buffer.from(k.subarray(hl, hl + w.sortKeyLen)),
+      payload: Buffer.from(v.subarray(8)),
+    });
     return hist.length < w.want;
   });
   const out: VersionedRow[] = [];
@@ -60,7 +66,8 @@ export function walkVersioned(rocks: Rocks, w: VersionedWalk): VersionedRow[] {
   let j = 0;
   const sign = w.reverse ? -1 : 1;
   while (out.length < w.want && (i < cur.length || j < hist.length)) {
-    if (j >= hist.length || (i < cur.length && sign * cur[i].sortKey.compare(hist[j].sortKey) < 0)) out.push(cur[i++]);
+    if (j >= hist.length || (i < cur.length && sign * cur[i].sortKey.compare(hist[j].sortKey) < 0))
+      out.push(cur[i++]);
     else out.push(hist[j++]);
   }
   return out;

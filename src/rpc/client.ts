@@ -2,7 +2,7 @@
  * JSON-RPC access with bounded exponential backoff and jitter, built on viem's transport.
  * Returns raw JSON-RPC results (no viem formatting) so canonical records stay byte-exact.
  */
-import { createClient, http, HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
+import { createClient, HttpRequestError, http, RpcRequestError, TimeoutError } from 'viem';
 
 /** Options of {@link createRpc}. */
 export interface RpcOptions {
@@ -46,7 +46,11 @@ const RETRYABLE_CODES = new Set([-32005, -32603, 429, -32016]);
 
 /** The JSON-RPC `code` of a viem error, looked up along its `cause` chain. */
 export function rpcCodeOf(err: unknown): number | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 8; e = e.cause as typeof e, i++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0;
+    e && i < 8;
+    e = e.cause as typeof e, i++
+  ) {
     if (typeof e.code === 'number') return e.code;
   }
   return undefined;
@@ -74,7 +78,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function createRpc(opts: RpcOptions): Rpc {
   const client = createClient({
     // 30 s per request: a dense block's receipts, or a busy node, can take well over viem's default 10 s.
-    transport: http(opts.url, { timeout: opts.timeoutMs ?? 30_000, retryCount: 0, batch: { batchSize: 100, wait: 0 } }),
+    transport: http(opts.url, {
+      timeout: opts.timeoutMs ?? 30_000,
+      retryCount: 0,
+      batch: { batchSize: 100, wait: 0 },
+    }),
   });
   const maxAttempts = opts.maxAttempts ?? 6;
   const base = opts.baseDelayMs ?? 100;
@@ -92,9 +100,15 @@ export function createRpc(opts: RpcOptions): Rpc {
           const retryable = isRetryable(err);
           if (!retryable || attempt >= maxAttempts) {
             const code = rpcCodeOf(err);
-            throw new RpcError(`${method} failed: ${(err as Error).message?.split('\n')[0]}`, method, retryable, code, {
-              cause: err,
-            });
+            throw new RpcError(
+              `${method} failed: ${(err as Error).message?.split('\n')[0]}`,
+              method,
+              retryable,
+              code,
+              {
+                cause: err,
+              },
+            );
           }
           opts.onRetry?.(method, err);
           const cap = Math.min(MAX_BACKOFF_MS, base * 2 ** (attempt - 1));

@@ -5,13 +5,14 @@
  * swap scan, holder counts from the tokens projection. Filters and sort are the caller's; the
  * screener makes no editorial claim.
  */
-import { ApiError } from '../server/errors.js';
-import type { ChainContext } from '../server/route.js';
+
 import type { CandleRow, PoolRow, PoolState, SwapRow } from '../markets/model.js';
 import { poolAt } from '../markets/read.js';
 import { MarketTable, poolPrefix } from '../markets/tables.js';
+import { ApiError } from '../server/errors.js';
+import type { ChainContext } from '../server/route.js';
 import { KeyBuilder, prefixEnd } from '../storage/keys.js';
-import { Table, headerKey, timeKey } from '../storage/tables.js';
+import { headerKey, Table, timeKey } from '../storage/tables.js';
 import { statsAt, tokenAt } from '../tokens/read.js';
 
 export const WINDOW_SECONDS = { '5m': 300, '1h': 3600, '4h': 14400, '24h': 86400 } as const;
@@ -24,7 +25,16 @@ export const DISTINCT_SCAN = 2_000;
 /** Size of the candidate set of sort=holders: the top subjects by total_volume_quote. */
 export const HOLDERS_PREFILTER = 100;
 
-export const SORTS = ['total_volume_quote', 'buy_volume_quote', 'sell_volume_quote', 'trades', 'buys', 'sells', 'distinct_traders', 'holders'] as const;
+export const SORTS = [
+  'total_volume_quote',
+  'buy_volume_quote',
+  'sell_volume_quote',
+  'trades',
+  'buys',
+  'sells',
+  'distinct_traders',
+  'holders',
+] as const;
 export type Sort = (typeof SORTS)[number];
 
 export interface Filters {
@@ -106,9 +116,19 @@ export function coverageOf(chain: ChainContext, anchor: number, window: WindowNa
   const now = tsOf(chain, anchor);
   const start = now - WINDOW_SECONDS[window];
   const first = chain.store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
-  const rows = chain.store.rocks.scan({ gt: timeKey(start, 2 ** 53 - 1), lt: Buffer.from([Table.TIME + 1]), limit: 1 });
-  const firstIn = rows.length ? rows[0][0].readUInt32BE(9) * 0x1_0000_0000 + rows[0][0].readUInt32BE(13) : anchor + 1;
-  return { coveredBlocks: Math.max(0, anchor - firstIn + 1), windowFullyCovered: tsOf(chain, first) <= start, windowStart: start };
+  const rows = chain.store.rocks.scan({
+    gt: timeKey(start, 2 ** 53 - 1),
+    lt: Buffer.from([Table.TIME + 1]),
+    limit: 1,
+  });
+  const firstIn = rows.length
+    ? rows[0][0].readUInt32BE(9) * 0x1_0000_0000 + rows[0][0].readUInt32BE(13)
+    : anchor + 1;
+  return {
+    coveredBlocks: Math.max(0, anchor - firstIn + 1),
+    windowFullyCovered: tsOf(chain, first) <= start,
+    windowStart: start,
+  };
 }
 
 const meta = (chain: ChainContext, a: string, anchor: number) => {
@@ -117,7 +137,14 @@ const meta = (chain: ChainContext, a: string, anchor: number) => {
 };
 
 /** Window figures of one pool, oriented for `base`/`quote`. */
-function poolFigures(chain: ChainContext, p: PoolRow, base: string, from: number, to: number, anchor: number) {
+function poolFigures(
+  chain: ChainContext,
+  p: PoolRow,
+  base: string,
+  from: number,
+  to: number,
+  anchor: number,
+) {
   const baseIs0 = p.currency0 === base;
   const pre = new KeyBuilder(54).u8(MarketTable.CANDLE).hex(p.key).u8(3).done();
   const lo = Buffer.concat([pre, new KeyBuilder(8).u64(Math.floor(from / 60) * 60 + 60).done()]);
@@ -164,7 +191,11 @@ function poolFigures(chain: ChainContext, p: PoolRow, base: string, from: number
  * Computes the screener rows at `anchor` (unsorted, unfiltered by figures).
  * @throws ApiError with the candidate-set ceiling fields (503) when the enumerator would scan past it.
  */
-export function enumerate(chain: ChainContext, q: ScreenerQuery, anchor: number): { rows: Row[]; scanned: number } {
+export function enumerate(
+  chain: ChainContext,
+  q: ScreenerQuery,
+  anchor: number,
+): { rows: Row[]; scanned: number } {
   const rocks = chain.store.rocks;
   const now = tsOf(chain, anchor);
   const from = now - WINDOW_SECONDS[q.window];
@@ -175,7 +206,9 @@ export function enumerate(chain: ChainContext, q: ScreenerQuery, anchor: number)
     if (!p) return true;
     const base = p.currency0 === q.quote ? p.currency1 : p.currency0;
     if (q.base && base !== q.base) return true;
-    const st = rocks.get(Buffer.concat([Buffer.from([MarketTable.STATE]), Buffer.from(p.key.slice(2), 'hex')]));
+    const st = rocks.get(
+      Buffer.concat([Buffer.from([MarketTable.STATE]), Buffer.from(p.key.slice(2), 'hex')]),
+    );
     const last = st ? ((JSON.parse(st.toString()) as PoolState).lastSwapBlock ?? -1) : -1;
     if (last < 0 || last > anchor) return true;
     candidates.push({ p, last, base });
@@ -188,17 +221,23 @@ export function enumerate(chain: ChainContext, q: ScreenerQuery, anchor: number)
     all.set(key, [...(all.get(key) ?? []), c]);
   }
   const lastOf = (ms: Array<{ last: number }>) => Math.max(...ms.map((m) => m.last));
-  const groups = new Map([...all].filter(([, ms]) => q.recency_floor_block === undefined || lastOf(ms) >= q.recency_floor_block));
+  const groups = new Map(
+    [...all].filter(([, ms]) => q.recency_floor_block === undefined || lastOf(ms) >= q.recency_floor_block),
+  );
   const scanned = groups.size;
   if (scanned > CANDIDATE_CEILING) {
     // The smallest floor that keeps at most `ceiling` subjects (ties at the cut are excluded).
     const recency = [...groups.values()].map(lastOf).sort((a, b) => b - a);
-    throw new ApiError('projection_unavailable', `the candidate set (${scanned} subjects) exceeds the enumerator ceiling ${CANDIDATE_CEILING}; narrow it with recency_floor_block`, {
-      suggestedRecencyFloorBlock: recency[CANDIDATE_CEILING] + 1,
-      candidatesScanned: scanned,
-      ceiling: CANDIDATE_CEILING,
-      rankedAtBlock: anchor,
-    });
+    throw new ApiError(
+      'projection_unavailable',
+      `the candidate set (${scanned} subjects) exceeds the enumerator ceiling ${CANDIDATE_CEILING}; narrow it with recency_floor_block`,
+      {
+        suggestedRecencyFloorBlock: recency[CANDIDATE_CEILING] + 1,
+        candidatesScanned: scanned,
+        ceiling: CANDIDATE_CEILING,
+        rankedAtBlock: anchor,
+      },
+    );
   }
   const rows: Row[] = [];
   for (const [subject, members] of groups) {
@@ -240,7 +279,9 @@ export function enumerate(chain: ChainContext, q: ScreenerQuery, anchor: number)
       distinctTraders: { lowerBound: traders.size, exact },
       distinctBuyers: { lowerBound: buyers.size, exact },
       distinctSellers: { lowerBound: sellers.size, exact },
-      holderCount: stats ? { value: stats.holders, status: 'exact', asOfBlock: anchor, burnSinkHolders: stats.burnSinkHolders } : { value: null, status: 'token_not_indexed', asOfBlock: anchor, burnSinkHolders: null },
+      holderCount: stats
+        ? { value: stats.holders, status: 'exact', asOfBlock: anchor, burnSinkHolders: stats.burnSinkHolders }
+        : { value: null, status: 'token_not_indexed', asOfBlock: anchor, burnSinkHolders: null },
       lastTradeBlock: Math.max(...members.map((m) => m.last)),
     });
   }
@@ -250,17 +291,24 @@ export function enumerate(chain: ChainContext, q: ScreenerQuery, anchor: number)
 /** Applies the inclusive filters. */
 export function passes(r: Row, f: Filters, cov: Coverage): boolean {
   const big = (x: string | undefined) => (x === undefined ? undefined : BigInt(x));
-  if (f.min_total_volume_quote !== undefined && r.totalVolumeQuote < big(f.min_total_volume_quote)!) return false;
-  if (f.max_total_volume_quote !== undefined && r.totalVolumeQuote > big(f.max_total_volume_quote)!) return false;
+  if (f.min_total_volume_quote !== undefined && r.totalVolumeQuote < big(f.min_total_volume_quote)!)
+    return false;
+  if (f.max_total_volume_quote !== undefined && r.totalVolumeQuote > big(f.max_total_volume_quote)!)
+    return false;
   if (f.min_buy_volume_quote !== undefined && r.buyVolumeQuote < big(f.min_buy_volume_quote)!) return false;
-  if (f.min_sell_volume_quote !== undefined && r.sellVolumeQuote < big(f.min_sell_volume_quote)!) return false;
+  if (f.min_sell_volume_quote !== undefined && r.sellVolumeQuote < big(f.min_sell_volume_quote)!)
+    return false;
   if (f.min_trades !== undefined && r.trades < f.min_trades) return false;
   if (f.max_trades !== undefined && r.trades > f.max_trades) return false;
   if (f.min_buys !== undefined && r.buys < f.min_buys) return false;
   if (f.max_buys !== undefined && r.buys > f.max_buys) return false;
   if (f.min_sells !== undefined && r.sells < f.min_sells) return false;
   if (f.max_sells !== undefined && r.sells > f.max_sells) return false;
-  if (f.min_distinct_traders_lower_bound !== undefined && r.distinctTraders.lowerBound < f.min_distinct_traders_lower_bound) return false;
+  if (
+    f.min_distinct_traders_lower_bound !== undefined &&
+    r.distinctTraders.lowerBound < f.min_distinct_traders_lower_bound
+  )
+    return false;
   if (f.min_covered_blocks !== undefined && cov.coveredBlocks < f.min_covered_blocks) return false;
   if (f.require_window_fully_covered && !cov.windowFullyCovered) return false;
   if (f.require_distinct_exact && !r.distinctTraders.exact) return false;
@@ -289,7 +337,12 @@ export function sortValue(r: Row, s: Sort): bigint {
   }
 }
 
-export function rowJson(r: Row, cov: Coverage, rank: number | null, rankWithinPrefilterSet: number | null): Record<string, unknown> {
+export function rowJson(
+  r: Row,
+  cov: Coverage,
+  rank: number | null,
+  rankWithinPrefilterSet: number | null,
+): Record<string, unknown> {
   return {
     rank,
     rankWithinPrefilterSet,

@@ -57,9 +57,11 @@ export function loadKeysFile(path: string): KeyConfig[] {
   }>;
   return rows.map((r) => {
     const scopes = r.scopes ?? ['read'];
-    for (const s of scopes) if (!ALL_SCOPES.includes(s)) throw new Error(`keys file: unknown scope ${s} for key ${r.name}`);
+    for (const s of scopes)
+      if (!ALL_SCOPES.includes(s)) throw new Error(`keys file: unknown scope ${s} for key ${r.name}`);
     const h = r.sha256 ?? (r.key ? hashKey(r.key) : null);
-    if (!h || !/^[0-9a-f]{64}$/.test(h)) throw new Error(`keys file: key ${r.name} needs "key" or a hex "sha256"`);
+    if (!h || !/^[0-9a-f]{64}$/.test(h))
+      throw new Error(`keys file: key ${r.name} needs "key" or a hex "sha256"`);
     return { name: r.name, sha256: h, scopes, rateLimits: r.rateLimits, maxStreams: r.maxStreams };
   });
 }
@@ -67,13 +69,21 @@ export function loadKeysFile(path: string): KeyConfig[] {
 export function createAuth(keys: KeyConfig[]): Auth {
   const byHash = new Map<string, Principal>();
   for (const k of keys) {
-    byHash.set(k.sha256, { name: k.name, scopes: new Set(k.scopes), rateLimits: k.rateLimits, maxStreams: k.maxStreams ?? 8 });
+    byHash.set(k.sha256, {
+      name: k.name,
+      scopes: new Set(k.scopes),
+      rateLimits: k.rateLimits,
+      maxStreams: k.maxStreams ?? 8,
+    });
   }
   return {
     authenticate(key) {
       if (!key) throw new ApiError('unauthorized', 'missing x-api-key header');
       if (key.startsWith('sk_live_')) {
-        throw new ApiError('unauthorized', 'a scanner API secret key (sk_live_) does not authorize the indexer');
+        throw new ApiError(
+          'unauthorized',
+          'a scanner API secret key (sk_live_) does not authorize the indexer',
+        );
       }
       const p = key.length <= 256 ? byHash.get(hashKey(key)) : undefined;
       if (!p) throw new ApiError('unauthorized', 'unknown API key');

@@ -5,15 +5,19 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createAuth } from './auth.js';
 import { ERRORS } from './errors.js';
 import { createServer } from './index.js';
-import { METRICS_ENTRY, buildOpenApi } from './openapi.js';
+import { buildOpenApi, METRICS_ENTRY } from './openapi.js';
 import { routes } from './routes/index.js';
-import { createAuth } from './auth.js';
 
 describe('contract', () => {
-  const doc = buildOpenApi(routes, 'test') as { paths: Record<string, Record<string, { operationId: string }>> };
-  const contract = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+  const doc = buildOpenApi(routes, 'test') as {
+    paths: Record<string, Record<string, { operationId: string }>>;
+  };
+  const contract = Object.entries(doc.paths).flatMap(([p, ops]) =>
+    Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+  );
 
   it('lists exactly 115 routes', () => {
     expect(contract).toHaveLength(115);
@@ -21,7 +25,12 @@ describe('contract', () => {
   });
 
   it('router and contract name the same routes', () => {
-    const server = createServer({ routes, chains: new Map(), auth: createAuth([]), log: pino({ level: 'silent' }) });
+    const server = createServer({
+      routes,
+      chains: new Map(),
+      auth: createAuth([]),
+      log: pino({ level: 'silent' }),
+    });
     const registered = server.registered().map((r) => `${r.method} ${r.path}`);
     const onMetricsListener = [`GET ${METRICS_ENTRY.path}`];
     expect([...registered, ...onMetricsListener].sort()).toEqual([...contract].sort());

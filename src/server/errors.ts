@@ -7,23 +7,41 @@
 /** Every machine code the API answers, with its HTTP status and a one-line meaning. */
 export const ERRORS = {
   bad_request: { status: 400, meaning: 'malformed input, unknown query parameter, or a refused combination' },
-  bad_cursor: { status: 400, meaning: 'cursor forged, truncated, or minted for another chain, route or order' },
+  bad_cursor: {
+    status: 400,
+    meaning: 'cursor forged, truncated, or minted for another chain, route or order',
+  },
   unauthorized: { status: 401, meaning: 'missing or unknown x-api-key' },
   insufficient_scope: { status: 403, meaning: 'the key lacks the scope of this route class (not charged)' },
-  quote_ambiguous: { status: 400, meaning: 'several quotes and none has USD-markable volume: name one (candidates listed)' },
+  quote_ambiguous: {
+    status: 400,
+    meaning: 'several quotes and none has USD-markable volume: name one (candidates listed)',
+  },
   not_found: { status: 404, meaning: 'subject absent at the anchored block, or no such route' },
   unknown_chain: { status: 404, meaning: 'the chain in the path is not served here' },
   method_not_allowed: { status: 405, meaning: 'the route exists for another method' },
-  stale_cursor: { status: 409, meaning: "the cursor's anchor block is no longer canonical: restart from page one" },
-  cursor_history_pruned: { status: 409, meaning: 'the cursor is older than retained history: restart from page one' },
+  stale_cursor: {
+    status: 409,
+    meaning: "the cursor's anchor block is no longer canonical: restart from page one",
+  },
+  cursor_history_pruned: {
+    status: 409,
+    meaning: 'the cursor is older than retained history: restart from page one',
+  },
   quote_not_admitted: { status: 409, meaning: 'the named quote is not admissible for this token' },
   payload_too_large: { status: 413, meaning: 'request body or batch item past its size budget' },
   invalid_json_body: { status: 422, meaning: 'JSON body of the wrong shape' },
   query_too_broad: { status: 422, meaning: 'a query too broad to serve as asked' },
   rate_limited: { status: 429, meaning: 'rate limit or open-stream ceiling reached' },
   not_ready: { status: 503, meaning: 'nothing indexed yet for this chain' },
-  projection_unavailable: { status: 503, meaning: 'the projection behind this route is building, stale or disabled' },
-  ingest_halted: { status: 503, meaning: 'ingest for this chain halted (for example a reorg deeper than the window)' },
+  projection_unavailable: {
+    status: 503,
+    meaning: 'the projection behind this route is building, stale or disabled',
+  },
+  ingest_halted: {
+    status: 503,
+    meaning: 'ingest for this chain halted (for example a reorg deeper than the window)',
+  },
   node_unavailable: { status: 503, meaning: 'the bounded node read failed or timed out' },
   internal: { status: 500, meaning: 'an unexpected failure; reported, never a partial answer' },
 } as const;

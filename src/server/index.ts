@@ -10,8 +10,8 @@ import { type CompiledRoute, compileRoute, invoke } from './invoke.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { ChainContext, Reply, Route } from './route.js';
 import { openSse } from './sse.js';
+import { corkedSend, type HttpRequest, type HttpResponse, send, type us_listen_socket, uws } from './uws.js';
 import { parseQuery } from './validate.js';
-import { type HttpRequest, type HttpResponse, type us_listen_socket, corkedSend, send, uws } from './uws.js';
 
 export interface ServerOptions {
   routes: Route[];
@@ -42,7 +42,11 @@ export const fullPath = (r: Route): string => (r.root ? r.path : `${CHAIN_PREFIX
 const toUws = (path: string) => path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
 
 function errorReply(err: ApiError): { status: number; headers: Array<[string, string]>; body: string } {
-  return { status: err.status, headers: [...JSON_HEADERS, ...err.headers], body: JSON.stringify(err.toJSON()) };
+  return {
+    status: err.status,
+    headers: [...JSON_HEADERS, ...err.headers],
+    body: JSON.stringify(err.toJSON()),
+  };
 }
 
 /** Reads a request body up to `max` bytes. Registers onAborted (required before async work). */
@@ -94,7 +98,9 @@ export function createServer(opts: ServerOptions): Server {
       const fail = (err: unknown, late: boolean) => {
         if ((err as Error)?.message === 'aborted' && state.aborted) return;
         const apiErr =
-          err instanceof ApiError ? err : new ApiError('internal', 'unexpected failure; it has been logged', undefined, { cause: err });
+          err instanceof ApiError
+            ? err
+            : new ApiError('internal', 'unexpected failure; it has been logged', undefined, { cause: err });
         if (!(err instanceof ApiError)) opts.log.error({ route: route.id, err }, 'handler failed');
         const e = errorReply(apiErr);
         finish(e.status, e.headers, e.body, late);
@@ -125,11 +131,13 @@ export function createServer(opts: ServerOptions): Server {
           else rawParams[names[i]] = v;
         }
         const headers = { 'last-event-id': req.getHeader('last-event-id') || undefined };
-        if (headers['last-event-id'] && headers['last-event-id'].length > 256) throw new ApiError('bad_request', 'Last-Event-ID too long');
+        if (headers['last-event-id'] && headers['last-event-id'].length > 256)
+          throw new ApiError('bad_request', 'Last-Event-ID too long');
         const apiKey = req.getHeader('x-api-key') || undefined;
         const rawQuery = parseQuery(req.getQuery() ?? '');
         const chain = route.root ? onlyChain : opts.chains.get(chainName);
-        if (!chain) throw new ApiError('unknown_chain', `chain "${chainName.slice(0, 64)}" is not served here`);
+        if (!chain)
+          throw new ApiError('unknown_chain', `chain "${chainName.slice(0, 64)}" is not served here`);
         const principal: Principal | null = route.scope ? opts.auth.authenticate(apiKey) : null;
         const run = (body?: unknown) =>
           invoke(c, { chain, principal, rawParams, rawQuery, headers, body, limiter, services });
@@ -144,7 +152,10 @@ export function createServer(opts: ServerOptions): Server {
               }
               return run(body);
             })
-            .then((r) => ok(r, true), (err) => fail(err, true));
+            .then(
+              (r) => ok(r, true),
+              (err) => fail(err, true),
+            );
           return;
         }
         const out = run();
@@ -152,7 +163,10 @@ export function createServer(opts: ServerOptions): Server {
           res.onAborted(() => {
             state.aborted = true;
           });
-          out.then((r) => ok(r, true), (err) => fail(err, true));
+          out.then(
+            (r) => ok(r, true),
+            (err) => fail(err, true),
+          );
         } else {
           ok(out, false);
         }
@@ -171,7 +185,9 @@ export function createServer(opts: ServerOptions): Server {
 
   app.any('/*', (res, req) => {
     const url = req.getUrl();
-    const e = errorReply(new ApiError('not_found', `no route ${req.getMethod().toUpperCase()} ${url.slice(0, 200)}`));
+    const e = errorReply(
+      new ApiError('not_found', `no route ${req.getMethod().toUpperCase()} ${url.slice(0, 200)}`),
+    );
     send(res, e.status, e.headers, e.body, { aborted: false });
   });
 

@@ -3,12 +3,13 @@
  * validation (compiled once per route), anchoring, then the handler. Authentication happens
  * before (once per HTTP request).
  */
-import { ApiError } from './errors.js';
+
+import type { BlockRef } from '../storage/index.js';
 import type { Principal } from './auth.js';
+import { ApiError } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ChainContext, Ctx, Reply, Route } from './route.js';
 import { type CompiledObject, compileObject } from './validate.js';
-import type { BlockRef } from '../storage/index.js';
 
 /** A route with its validators compiled at registration. */
 export interface CompiledRoute {
@@ -20,8 +21,15 @@ export interface CompiledRoute {
 }
 
 export function compileRoute(route: Route): CompiledRoute {
-  const paramNames = [...route.path.matchAll(/\{([a-zA-Z_]+)\}/g)].map((m) => m[1]).filter((n) => n !== 'chain');
-  return { route, paramNames, params: compileObject(route.params, 'path'), query: compileObject(route.query, 'query') };
+  const paramNames = [...route.path.matchAll(/\{([a-zA-Z_]+)\}/g)]
+    .map((m) => m[1])
+    .filter((n) => n !== 'chain');
+  return {
+    route,
+    paramNames,
+    params: compileObject(route.params, 'path'),
+    query: compileObject(route.query, 'query'),
+  };
 }
 
 export interface InvokeInput {
@@ -53,7 +61,11 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
       throw new ApiError('insufficient_scope', `this route needs scope "${route.scope}"`);
     }
     if (input.limiter) {
-      rateHeaders = input.limiter.charge(input.principal.name, route.scope, input.principal.rateLimits).headers;
+      rateHeaders = input.limiter.charge(
+        input.principal.name,
+        route.scope,
+        input.principal.rateLimits,
+      ).headers;
     }
   }
   const query = c.query.parse(input.rawQuery);
@@ -67,7 +79,11 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     // can be vouched for, so anchored routes refuse; monitoring and live RPC keep serving.
     const s = input.chain.ingest.status();
     if (s.state === 'halted') {
-      throw new ApiError('ingest_halted', `ingest for chain ${input.chain.name} halted (${s.haltReason}); see /gaps and /health`, { haltReason: s.haltReason });
+      throw new ApiError(
+        'ingest_halted',
+        `ingest for chain ${input.chain.name} halted (${s.haltReason}); see /gaps and /health`,
+        { haltReason: s.haltReason },
+      );
     }
   }
   const ctx: Ctx & { services?: Record<string, unknown> } = {
@@ -78,7 +94,9 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     header: (name) => input.headers[name],
     body: input.body,
     scopes: input.principal?.scopes ?? new Set(),
-    principal: input.principal ? { name: input.principal.name, maxStreams: input.principal.maxStreams } : null,
+    principal: input.principal
+      ? { name: input.principal.name, maxStreams: input.principal.maxStreams }
+      : null,
     services: input.services,
   };
   const out = route.handler.call(route, ctx);

@@ -12,7 +12,8 @@ import { Chain, ErrorEnvelope } from './schemas.js';
 export const METRICS_ENTRY = {
   method: 'GET' as const,
   path: '/metrics',
-  summary: 'Prometheus text exposition; exists only on the loopback metrics listener (METRICS_PORT), never on the public port.',
+  summary:
+    'Prometheus text exposition; exists only on the loopback metrics listener (METRICS_PORT), never on the public port.',
   group: 'Monitoring',
 };
 
@@ -21,10 +22,17 @@ const strip = (s: TSchema): unknown => JSON.parse(JSON.stringify(s));
 function parameters(r: Route) {
   const out: unknown[] = [];
   if (!r.root) out.push({ name: 'chain', in: 'path', required: true, schema: strip(Chain) });
-  for (const [name, s] of Object.entries(r.params ?? {})) out.push({ name, in: 'path', required: true, schema: strip(s) });
+  for (const [name, s] of Object.entries(r.params ?? {}))
+    out.push({ name, in: 'path', required: true, schema: strip(s) });
   for (const [name, s] of Object.entries(r.query ?? {})) {
     const optional = (s as unknown as Record<symbol, unknown>)[Symbol.for('TypeBox.Optional')] === 'Optional';
-    out.push({ name, in: 'query', required: !optional, schema: strip(s), description: (s as { description?: string }).description });
+    out.push({
+      name,
+      in: 'query',
+      required: !optional,
+      schema: strip(s),
+      description: (s as { description?: string }).description,
+    });
   }
   return out;
 }
@@ -37,7 +45,11 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
     const responses: Record<string, unknown> = {
       '200': { description: 'OK', content: { 'application/json': { schema: strip(r.response) } } },
     };
-    const codes = new Set<string>([...(r.scope ? ['unauthorized', 'insufficient_scope'] : []), ...r.errors, 'internal']);
+    const codes = new Set<string>([
+      ...(r.scope ? ['unauthorized', 'insufficient_scope'] : []),
+      ...r.errors,
+      'internal',
+    ]);
     if (!r.root) codes.add('unknown_chain');
     const byStatus = new Map<number, string[]>();
     for (const c of codes) {
@@ -58,7 +70,9 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
       'x-scope': r.scope,
       'x-batchable': r.batchable ?? false,
       parameters: parameters(r),
-      ...(r.method === 'POST' ? { requestBody: { required: true, content: { 'application/json': { schema: {} } } } } : {}),
+      ...(r.method === 'POST'
+        ? { requestBody: { required: true, content: { 'application/json': { schema: {} } } } }
+        : {}),
       responses,
     };
   }
@@ -69,7 +83,12 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
       summary: METRICS_ENTRY.summary,
       'x-listener': 'metrics (loopback only)',
       security: [],
-      responses: { '200': { description: 'text/plain exposition', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      responses: {
+        '200': {
+          description: 'text/plain exposition',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
     },
   };
   return {
@@ -82,7 +101,10 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
-      schemas: { ErrorEnvelope: strip(ErrorEnvelope), ErrorCodes: strip(Type.Union(Object.keys(ERRORS).map((k) => Type.Literal(k)))) },
+      schemas: {
+        ErrorEnvelope: strip(ErrorEnvelope),
+        ErrorCodes: strip(Type.Union(Object.keys(ERRORS).map((k) => Type.Literal(k)))),
+      },
     },
     paths,
   };

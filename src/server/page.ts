@@ -2,9 +2,10 @@
  * Page assembly under the Limits: at most `limit` rows (≤ 1,000), at most 4 MiB serialized. The
  * page names the bound that stopped it, so an exhausted walk is distinguishable from a cut page.
  */
-import { ApiError } from './errors.js';
-import { type Ctx, type Reply, anchorJson } from './route.js';
+
 import type { BlockRef } from '../storage/index.js';
+import { ApiError } from './errors.js';
+import { anchorJson, type Ctx, type Reply } from './route.js';
 
 /** Hard ceiling of one serialized response, bytes (Limits: 4 MiB). */
 export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
@@ -40,7 +41,8 @@ export function pageRequest(
 ): PageRequest {
   const q = ctx.query;
   const limit = q.limit ?? defaults.limit ?? 100;
-  if (!q.cursor) return { anchor: ctx.anchor, order: q.order ?? defaults.order ?? 'asc', limit, after: null, route };
+  if (!q.cursor)
+    return { anchor: ctx.anchor, order: q.order ?? defaults.order ?? 'asc', limit, after: null, route };
   const c = ctx.chain.cursors.decode(q.cursor, { chainId: ctx.chain.chainId, route, order: q.order });
   const canonical = ctx.chain.store.canonicalHash(c.anchor.number);
   if (canonical !== c.anchor.hash) {
@@ -88,7 +90,8 @@ export class PageBuilder {
       return false;
     }
     if (this.bytes + rowJson.length + 1 > MAX_PAGE_BYTES - ENVELOPE_RESERVE_BYTES) {
-      if (this.rows.length === 0) throw new ApiError('query_too_broad', 'a single row exceeds the 4 MiB page budget');
+      if (this.rows.length === 0)
+        throw new ApiError('query_too_broad', 'a single row exceeds the 4 MiB page budget');
       this.stoppedBy = 'bytes';
       return false;
     }

@@ -25,7 +25,10 @@ export interface ProjectionInfo {
 /** Blocks behind the node past which a following projection is reported `stale`. */
 export const STALE_LAG_BLOCKS = 64;
 
-function statusOf(chain: ChainContext, checkpoint: number | null): Pick<ProjectionInfo, 'status' | 'lagBlocks' | 'progress' | 'reason'> {
+function statusOf(
+  chain: ChainContext,
+  checkpoint: number | null,
+): Pick<ProjectionInfo, 'status' | 'lagBlocks' | 'progress' | 'reason'> {
   const s = chain.ingest.status();
   const head = chain.store.head();
   const lag = s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null;
@@ -33,12 +36,23 @@ function statusOf(chain: ChainContext, checkpoint: number | null): Pick<Projecti
   if (checkpoint === null || checkpoint < head.number) {
     const first = chain.store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
     const done = checkpoint === null ? 0 : checkpoint - first + 1;
-    return { status: 'building', lagBlocks: lag, progress: done / (head.number - first + 1), reason: 'rebuilding_from_stored_blocks' };
+    return {
+      status: 'building',
+      lagBlocks: lag,
+      progress: done / (head.number - first + 1),
+      reason: 'rebuilding_from_stored_blocks',
+    };
   }
-  if (s.state === 'halted') return { status: 'stale', lagBlocks: lag, progress: null, reason: `ingest_halted:${s.haltReason}` };
+  if (s.state === 'halted')
+    return { status: 'stale', lagBlocks: lag, progress: null, reason: `ingest_halted:${s.haltReason}` };
   if (lag !== null && lag > STALE_LAG_BLOCKS) {
     return s.state === 'backfilling'
-      ? { status: 'building', lagBlocks: lag, progress: s.nodeHead ? head.number / s.nodeHead : null, reason: 'backfilling' }
+      ? {
+          status: 'building',
+          lagBlocks: lag,
+          progress: s.nodeHead ? head.number / s.nodeHead : null,
+          reason: 'backfilling',
+        }
       : { status: 'stale', lagBlocks: lag, progress: null, reason: 'head_lag_past_threshold' };
   }
   return { status: 'ready', lagBlocks: lag, progress: null, reason: null };
@@ -53,7 +67,12 @@ export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
     checkpoint: head?.number ?? null,
     ...(head
       ? chain.ingest.status().state === 'halted'
-        ? { status: 'stale' as const, lagBlocks: null, progress: null, reason: `ingest_halted:${chain.ingest.status().haltReason}` }
+        ? {
+            status: 'stale' as const,
+            lagBlocks: null,
+            progress: null,
+            reason: `ingest_halted:${chain.ingest.status().haltReason}`,
+          }
         : { status: 'ready' as const, lagBlocks: null, progress: null, reason: null }
       : { status: 'building' as const, lagBlocks: null, progress: 0, reason: 'nothing_indexed_yet' }),
   };
@@ -75,14 +94,22 @@ export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
  */
 export function requireProjection(chain: ChainContext, name: string): void {
   const p = chain.registry.projections.find((x) => x.name === name);
-  if (!p) throw new ApiError('projection_unavailable', `projection "${name}" is not built in this version`, { projection: name, status: 'disabled' });
+  if (!p)
+    throw new ApiError('projection_unavailable', `projection "${name}" is not built in this version`, {
+      projection: name,
+      status: 'disabled',
+    });
   const s = statusOf(chain, chain.registry.state(name).checkpoint);
   if (s.status !== 'ready') {
-    throw new ApiError('projection_unavailable', `projection "${name}" is ${s.status} (${s.reason}); retry with backoff`, {
-      projection: name,
-      status: s.status,
-      progress: s.progress,
-      reason: s.reason,
-    });
+    throw new ApiError(
+      'projection_unavailable',
+      `projection "${name}" is ${s.status} (${s.reason}); retry with backoff`,
+      {
+        projection: name,
+        status: s.status,
+        progress: s.progress,
+        reason: s.reason,
+      },
+    );
   }
 }

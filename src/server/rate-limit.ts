@@ -21,7 +21,12 @@ export interface RateLimiter {
    * Charges one request of `scope` to `key`. Returns the headers to send (none when unlimited).
    * @throws ApiError rate_limited (429) with `retryAfter` seconds when over the limit.
    */
-  charge(key: string, scope: Scope, limits: Partial<Record<Scope, RateLimit>> | undefined, nowMs?: number): RateDecision;
+  charge(
+    key: string,
+    scope: Scope,
+    limits: Partial<Record<Scope, RateLimit>> | undefined,
+    nowMs?: number,
+  ): RateDecision;
 }
 
 /** Bound on tracked (key, class) cells: keys are configured, so this only guards misuse. */
@@ -41,9 +46,13 @@ export function createRateLimiter(): RateLimiter {
       const allowAt = t - tolerance;
       if (nowMs < allowAt) {
         const retryAfter = Math.max(1, Math.ceil((allowAt - nowMs) / 1000));
-        const err = new ApiError('rate_limited', `rate limit of ${lim.perSecond}/s (burst ${lim.burst}) for "${scope}" reached`, {
-          retryAfter,
-        });
+        const err = new ApiError(
+          'rate_limited',
+          `rate limit of ${lim.perSecond}/s (burst ${lim.burst}) for "${scope}" reached`,
+          {
+            retryAfter,
+          },
+        );
         err.headers = [
           ['ratelimit-limit', String(lim.burst)],
           ['ratelimit-remaining', '0'],

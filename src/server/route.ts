@@ -6,14 +6,14 @@
 import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox';
 import type { CursorCodec } from '../cursor/index.js';
 import type { Ingest } from '../ingest/index.js';
-import type { Rpc } from '../rpc/client.js';
-import type { BlockRef, Store } from '../storage/index.js';
-import type { ErrorCode } from './errors.js';
-import type { SseConn } from './sse.js';
-import type { Registry } from '../projections/index.js';
 import type { TracesLane } from '../ingest/traces.js';
 import type { MarketsConfig } from '../markets/config.js';
+import type { Registry } from '../projections/index.js';
+import type { Rpc } from '../rpc/client.js';
+import type { BlockRef, Store } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
+import type { ErrorCode } from './errors.js';
+import type { SseConn } from './sse.js';
 
 /** Route classes; a key holds a set of scopes, each route requires one (or none for public routes). */
 export type Scope = 'read' | 'wallet' | 'rpc' | 'monitoring' | 'stream';
@@ -93,7 +93,9 @@ export interface RouteSpec<P extends TProperties, Q extends TProperties> {
 /** A registered route (type-erased for the router). */
 export type Route = RouteSpec<TProperties, TProperties>;
 
-export function defineRoute<P extends TProperties = {}, Q extends TProperties = {}>(spec: RouteSpec<P, Q>): Route {
+export function defineRoute<P extends TProperties = {}, Q extends TProperties = {}>(
+  spec: RouteSpec<P, Q>,
+): Route {
   return spec as unknown as Route;
 }
 

@@ -5,13 +5,25 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
 /** 0x-prefixed 20-byte hex address. */
-export const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '0x-prefixed 20-byte hex address' });
+export const Address = Type.String({
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  description: '0x-prefixed 20-byte hex address',
+});
 /** 0x-prefixed 32-byte hex hash. */
-export const Hash = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: '0x-prefixed 32-byte hex hash' });
+export const Hash = Type.String({
+  pattern: '^0x[0-9a-fA-F]{64}$',
+  description: '0x-prefixed 32-byte hex hash',
+});
 /** A canonical block number as a decimal path segment. */
-export const BlockNumber = Type.String({ pattern: '^(0|[1-9][0-9]{0,14})$', description: 'decimal block number' });
+export const BlockNumber = Type.String({
+  pattern: '^(0|[1-9][0-9]{0,14})$',
+  description: 'decimal block number',
+});
 /** Base-unit integer amount as a decimal string (R6). */
-export const Amount = Type.String({ pattern: '^-?(0|[1-9][0-9]*)$', description: 'integer in base units, decimal string' });
+export const Amount = Type.String({
+  pattern: '^-?(0|[1-9][0-9]*)$',
+  description: 'integer in base units, decimal string',
+});
 export const Chain = Type.String({ pattern: '^[a-z0-9-]{1,32}$', description: 'chain name' });
 
 /** The snapshot anchor every data response carries (R1): the head its storage snapshot saw. */
@@ -52,10 +64,14 @@ export const ErrorEnvelope = Type.Object(
 );
 
 /** PAGE query parameters; `maxLimit` and `defaultLimit` per route. */
-export function pageQuery(opts: { defaultLimit?: number; maxLimit?: number; orders?: Array<'asc' | 'desc'> } = {}) {
+export function pageQuery(
+  opts: { defaultLimit?: number; maxLimit?: number; orders?: Array<'asc' | 'desc'> } = {},
+) {
   const orders = opts.orders ?? ['asc', 'desc'];
   return {
-    cursor: Type.Optional(Type.String({ maxLength: 1024, description: 'opaque cursor from page.nextCursor' })),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'opaque cursor from page.nextCursor' }),
+    ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: opts.maxLimit ?? 1000, default: opts.defaultLimit ?? 100 }),
     ),
@@ -69,14 +85,18 @@ export const Single = (data: TSchema) => Type.Object({ anchor: Anchor, data });
 export const Paged = (row: TSchema, extra: Record<string, TSchema> = {}) =>
   Type.Object({ anchor: Anchor, data: Type.Array(row), page: PageInfo, ...extra });
 /** A chain record served as the node sent it (byte-exact canonical JSON). */
-export const RawRecord = (description: string) => Type.Object({}, { additionalProperties: true, description });
+export const RawRecord = (description: string) =>
+  Type.Object({}, { additionalProperties: true, description });
 
 /** Optional quote currency (quote rule: named, or auto-resolved when exactly one exists). */
 export const QuoteQuery = { quote: Type.Optional(Address) };
 /** Candle frames: 1s and 30s exist only for pools with durable fine retention. */
-export const Frame = Type.Union(['1s', '30s', '1m', '1h', '1d'].map((f) => Type.Literal(f)), {
-  description: 'bucket width',
-});
+export const Frame = Type.Union(
+  ['1s', '30s', '1m', '1h', '1d'].map((f) => Type.Literal(f)),
+  {
+    description: 'bucket width',
+  },
+);
 /** frame, from, to (unix seconds, inclusive, aligned down to the bucket width). */
 export const FrameQuery = {
   frame: Frame,
@@ -84,10 +104,16 @@ export const FrameQuery = {
   to: Type.Integer({ minimum: 0, description: 'unix seconds, inclusive' }),
 };
 /** V4 pool id: 0x-prefixed 32-byte hex. */
-export const PoolId = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'V4 pool id (32 bytes hex)' });
+export const PoolId = Type.String({
+  pattern: '^0x[0-9a-fA-F]{64}$',
+  description: 'V4 pool id (32 bytes hex)',
+});
 /** Cohort id: 8 bytes as 16 hex digits, no 0x. */
 export const CohortId = Type.String({ pattern: '^[0-9a-f]{16}$', description: 'cohort id, 16 hex digits' });
 /** A decimal base-unit amount given as a query string. */
-export const AmountQuery = Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$', description: 'non-negative integer, decimal string' });
+export const AmountQuery = Type.String({
+  pattern: '^(0|[1-9][0-9]{0,77})$',
+  description: 'non-negative integer, decimal string',
+});
 /** Stats windows. */
 export const Window = Type.Union(['5m', '1h', '4h', '24h'].map((w) => Type.Literal(w)));

@@ -72,7 +72,11 @@ class SseConnImpl implements SseConn {
     const dropped = this.queue.length;
     this.queue = [];
     this.queued = 0;
-    const data = JSON.stringify({ reason: 'consumer_too_slow', droppedFrames: dropped, action: 'reconnect with after_sequence/resume, or backfill through REST' });
+    const data = JSON.stringify({
+      reason: 'consumer_too_slow',
+      droppedFrames: dropped,
+      action: 'reconnect with after_sequence/resume, or backfill through REST',
+    });
     const res = this.res;
     this.finish();
     try {
@@ -100,7 +104,8 @@ class SseConnImpl implements SseConn {
 
   send(event: string, id: string | null, dataJson: string): boolean {
     if (this.closed) return false;
-    if (/[\r\n]/.test(event) || (id !== null && /[\r\n]/.test(id))) throw new Error('CR/LF in SSE event or id');
+    if (/[\r\n]/.test(event) || (id !== null && /[\r\n]/.test(id)))
+      throw new Error('CR/LF in SSE event or id');
     this.raw(`${id !== null ? `id: ${id}\n` : ''}event: ${event}\ndata: ${dataJson}\n\n`);
     return !this.closed;
   }

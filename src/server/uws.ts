@@ -3,8 +3,9 @@
  * request or response: this adapter reads the request synchronously, registers `onAborted` before
  * any await, corks late writes, and honours backpressure with `tryEnd` / `onWritable`.
  */
-import { createRequire } from 'node:module';
+
 import uws from 'uWebSockets.js';
+import { createRequire } from 'node:module';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 export { uws };

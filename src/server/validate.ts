@@ -3,7 +3,7 @@
  * by the schema's declared type (strict integer/boolean syntax) before the compiled check, so
  * `limit=1e3`, `limit=-1` or `limit=abc` are refused, never coerced.
  */
-import { type TObject, type TProperties, type TSchema, Kind, Type } from '@sinclair/typebox';
+import { Kind, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ApiError } from './errors.js';
 

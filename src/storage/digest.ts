@@ -12,7 +12,10 @@ import { Table } from './tables.js';
 const EXCLUDED = new Set<number>([Table.META, Table.UNDO, Table.GAP]);
 
 /** Digest per table id (hex) and overall. */
-export function digestStore(rocks: Rocks, alsoExclude: number[] = []): { all: string; tables: Record<string, { rows: number; sha256: string }> } {
+export function digestStore(
+  rocks: Rocks,
+  alsoExclude: number[] = [],
+): { all: string; tables: Record<string, { rows: number; sha256: string }> } {
   const excluded = new Set([...EXCLUDED, ...alsoExclude]);
   const all = createHash('sha256');
   const per = new Map<number, { rows: number; h: ReturnType<typeof createHash> }>();
@@ -28,7 +31,14 @@ export function digestStore(rocks: Rocks, alsoExclude: number[] = []): { all: st
     for (const h of [all, e.h]) {
       h.update(Buffer.from([k.length >> 8, k.length & 0xff]));
       h.update(k);
-      h.update(Buffer.from([(v.length >>> 24) & 0xff, (v.length >>> 16) & 0xff, (v.length >>> 8) & 0xff, v.length & 0xff]));
+      h.update(
+        Buffer.from([
+          (v.length >>> 24) & 0xff,
+          (v.length >>> 16) & 0xff,
+          (v.length >>> 8) & 0xff,
+          v.length & 0xff,
+        ]),
+      );
       h.update(v);
     }
     return true;

@@ -18,14 +18,19 @@ export async function checkChainIdentity(o: {
 }): Promise<ChainIdentity> {
   const chainId = Number.parseInt(await o.rpc.call<string>('eth_chainId'), 16);
   const hashAt = async (n: number) =>
-    (await o.rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]))?.hash ?? null;
+    (await o.rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]))
+      ?.hash ?? null;
   const have = o.store.getMeta<ChainIdentity>('identity');
   if (have) {
     // A node that does not have our first block yet is behind (still syncing), not another chain:
     // wait for it rather than refusing or resetting.
     let nodeHash = await hashAt(have.firstBlock);
     for (let i = 0; nodeHash === null && have.chainId === chainId; i++) {
-      if (i % 20 === 0) o.log.warn({ block: have.firstBlock }, 'the node does not have our first block yet (behind or syncing); waiting');
+      if (i % 20 === 0)
+        o.log.warn(
+          { block: have.firstBlock },
+          'the node does not have our first block yet (behind or syncing); waiting',
+        );
       await new Promise((r) => setTimeout(r, 500));
       nodeHash = await hashAt(have.firstBlock);
     }
@@ -38,8 +43,11 @@ export async function checkChainIdentity(o: {
             ? `node's block ${have.firstBlock} is ${nodeHash ?? 'missing'}, data directory has ${have.firstBlockHash} (a different chain)`
             : null;
     if (!why) return have;
-    if (!o.resettable) throw new Error(`refusing to start: ${why}. Point DATA_DIR at an empty directory or the right node.`);
-    o.log.warn(`the devnet was replaced since the last run (${why}); resetting the index data and indexing the new devnet from block ${o.startBlock}`);
+    if (!o.resettable)
+      throw new Error(`refusing to start: ${why}. Point DATA_DIR at an empty directory or the right node.`);
+    o.log.warn(
+      `the devnet was replaced since the last run (${why}); resetting the index data and indexing the new devnet from block ${o.startBlock}`,
+    );
     o.store.wipe();
   }
   let first: `0x${string}` | null = null;

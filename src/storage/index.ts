@@ -4,9 +4,9 @@
  * crash at any instant leaves exactly "all of block N" or "none of it".
  */
 import { randomBytes } from 'node:crypto';
-import { type Rocks, type ScanRange, type WriteOp, openRocks } from './binding.js';
+import { openRocks, type Rocks, type WriteOp } from './binding.js';
 import { canonKey, metaKey, undoKey } from './tables.js';
-import { type UndoEntry, appendUndo, encodeUndo, undoOps } from './undo.js';
+import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
 
 export type { Rocks, ScanRange, WriteOp } from './binding.js';
 
@@ -178,7 +178,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     rollbackHead(extraMeta, extraOps) {
       if (!head) throw new Error('rollback with no head');
       const record = rocks.get(undoKey(head.number));
-      if (!record) throw new Error(`no undo record for block ${head.number} (outside the unfinalised window)`);
+      if (!record)
+        throw new Error(`no undo record for block ${head.number} (outside the unfinalised window)`);
       const ops = undoOps(record);
       ops.push({ key: undoKey(head.number), value: null });
       const parentNumber = head.number - 1;

@@ -13,7 +13,9 @@ export function checkInvariants(store: Store, log: Logger): void {
   if (!head) return;
   const canon = store.canonicalHash(head.number);
   if (canon !== head.hash) {
-    throw new Error(`storage invariant broken: checkpoint ${head.number} ${head.hash} but canonical row is ${canon}`);
+    throw new Error(
+      `storage invariant broken: checkpoint ${head.number} ${head.hash} but canonical row is ${canon}`,
+    );
   }
   if (!store.rocks.get(headerKey(head.number))) {
     throw new Error(`storage invariant broken: no header for checkpoint block ${head.number}`);

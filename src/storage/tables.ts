@@ -37,7 +37,8 @@ export const Table = {
   PROBE: 0x0c,
 } as const;
 
-export const metaKey = (name: string): Buffer => Buffer.concat([Buffer.from([Table.META]), Buffer.from(name)]);
+export const metaKey = (name: string): Buffer =>
+  Buffer.concat([Buffer.from([Table.META]), Buffer.from(name)]);
 export const canonKey = (n: number): Buffer => new KeyBuilder(9).u8(Table.CANON).u64(n).done();
 export const hashKey = (hash: string): Buffer => new KeyBuilder(33).u8(Table.HASH_TO_NUMBER).hex(hash).done();
 export const headerKey = (n: number): Buffer => new KeyBuilder(9).u8(Table.HEADER).u64(n).done();
@@ -50,6 +51,11 @@ export const undoKey = (n: number): Buffer => new KeyBuilder(9).u8(Table.UNDO).u
 export const timeKey = (ts: number, n: number): Buffer =>
   new KeyBuilder(17).u8(Table.TIME).u64(ts).u64(n).done();
 export const gapKey = (lane: string, from: number): Buffer =>
-  Buffer.concat([Buffer.from([Table.GAP]), Buffer.from(lane), Buffer.from([0]), new KeyBuilder(8).u64(from).done()]);
+  Buffer.concat([
+    Buffer.from([Table.GAP]),
+    Buffer.from(lane),
+    Buffer.from([0]),
+    new KeyBuilder(8).u64(from).done(),
+  ]);
 export const gapPrefix = (): Buffer => Buffer.from([Table.GAP]);
 export const probeKey = (n: number): Buffer => new KeyBuilder(9).u8(Table.PROBE).u64(n).done();

@@ -7,14 +7,15 @@
  * Grammar: `token:0x<token>:<frame>[:0x<quote>]` (default venue of the quote rule) or
  * `pool:<id>:<frame>` with id a pool address or V4 `0x<manager>:0x<poolId>`.
  */
-import { ApiError } from '../server/errors.js';
-import type { ChainContext } from '../server/route.js';
-import type { SseConn } from '../server/sse.js';
-import { FRAMES, FRAME_IDS, type CandleRow, type Frame, type PoolRow } from '../markets/model.js';
+
+import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../markets/model.js';
+import { ratJson } from '../markets/rational.js';
 import { poolAt } from '../markets/read.js';
 import { candleKey, poolKeyOf } from '../markets/tables.js';
 import { chooseVenue, orientCandle, resolveQuote, tokenPools } from '../markets/venue.js';
-import { ratJson } from '../markets/rational.js';
+import { ApiError } from '../server/errors.js';
+import type { ChainContext } from '../server/route.js';
+import type { SseConn } from '../server/sse.js';
 import { headerKey } from '../storage/tables.js';
 
 /** Minimum spacing of update frames per series, milliseconds (Limits). */
@@ -48,7 +49,8 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
     if (parts[0] === 'pool' && (parts.length === 3 || parts.length === 4)) {
       frame = parts[parts.length - 1];
       if (parts.length === 4) {
-        if (!ADDR.test(parts[1]) || !ID.test(parts[2])) throw new ApiError('bad_request', `bad V4 pool id in "${s}"`);
+        if (!ADDR.test(parts[1]) || !ID.test(parts[2]))
+          throw new ApiError('bad_request', `bad V4 pool id in "${s}"`);
         pool = poolAt(chain.store.rocks, poolKeyOf('v4', parts[1], parts[2]), head.number);
       } else {
         if (!ADDR.test(parts[1])) throw new ApiError('bad_request', `bad pool address in "${s}"`);
@@ -56,24 +58,36 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
       }
       if (!pool) throw new ApiError('not_found', `no pool for "${s}"`);
     } else if (parts[0] === 'token' && (parts.length === 3 || parts.length === 4)) {
-      if (!ADDR.test(parts[1]) || (parts[3] !== undefined && !ADDR.test(parts[3]))) throw new ApiError('bad_request', `bad address in "${s}"`);
+      if (!ADDR.test(parts[1]) || (parts[3] !== undefined && !ADDR.test(parts[3])))
+        throw new ApiError('bad_request', `bad address in "${s}"`);
       token = parts[1].toLowerCase();
       frame = parts[2];
       const tp = tokenPools(chain.store.rocks, token, head.number);
       const q = resolveQuote(tp.pools, token, parts[3]);
       if (!q.ok) {
-        if (q.kind === 'not_admitted') throw new ApiError('quote_not_admitted', `${parts[3]} is not a quote of ${token}`, { candidates: q.candidates });
-        if (q.kind === 'ambiguous') throw new ApiError('bad_request', `several quotes for ${token}: name one in "${s}"`, { candidates: q.candidates });
+        if (q.kind === 'not_admitted')
+          throw new ApiError('quote_not_admitted', `${parts[3]} is not a quote of ${token}`, {
+            candidates: q.candidates,
+          });
+        if (q.kind === 'ambiguous')
+          throw new ApiError('bad_request', `several quotes for ${token}: name one in "${s}"`, {
+            candidates: q.candidates,
+          });
         throw new ApiError('not_found', `token ${token} has no registered pool`);
       }
       const ts = tsOf(chain, head.number);
       pool = chooseVenue(chain.store.rocks, tp.pools, token, q.quote, ts)!.pool;
     } else {
-      throw new ApiError('bad_request', `"${s}" is not token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame>`);
+      throw new ApiError(
+        'bad_request',
+        `"${s}" is not token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame>`,
+      );
     }
-    if (!(frame in FRAMES)) throw new ApiError('bad_request', `unknown frame "${frame}" (1s, 30s, 1m, 1h, 1d)`);
+    if (!(frame in FRAMES))
+      throw new ApiError('bad_request', `unknown frame "${frame}" (1s, 30s, 1m, 1h, 1d)`);
     out.push({ selector: s, pool, frame: frame as Frame, token });
-    if (out.length > MAX_SERIES) throw new ApiError('bad_request', `at most ${MAX_SERIES} series per connection`);
+    if (out.length > MAX_SERIES)
+      throw new ApiError('bad_request', `at most ${MAX_SERIES} series per connection`);
   }
   if (!out.length) throw new ApiError('bad_request', 'select names no series');
   return out;
@@ -91,24 +105,56 @@ function rowJson(s: Series, c: CandleRow): string {
       const [n, d] = x.split('/');
       return { priceNumerator: n, priceDenominator: d };
     };
-    return JSON.stringify({ ...rest, open: r(open), high: r(high), low: r(low), close: r(close), volumeBase: volume0, volumeQuote: volume1 });
+    return JSON.stringify({
+      ...rest,
+      open: r(open),
+      high: r(high),
+      low: r(low),
+      close: r(close),
+      volumeBase: volume0,
+      volumeQuote: volume1,
+    });
   }
   const o = orientCandle(s.pool, s.token, c);
-  return JSON.stringify({ t: o.t, open: ratJson(o.open), high: ratJson(o.high), low: ratJson(o.low), close: ratJson(o.close), volumeBase: o.volumeBase, volumeQuote: o.volumeQuote, trades: o.trades, buys: o.buys, sells: o.sells });
+  return JSON.stringify({
+    t: o.t,
+    open: ratJson(o.open),
+    high: ratJson(o.high),
+    low: ratJson(o.low),
+    close: ratJson(o.close),
+    volumeBase: o.volumeBase,
+    volumeQuote: o.volumeQuote,
+    trades: o.trades,
+    buys: o.buys,
+    sells: o.sells,
+  });
 }
 
 /**
  * Runs the candle series on `conn`; returns a stop function. `onCommit` must be called after
  * every committed block (the hub does it).
  */
-export function runCandles(chain: ChainContext, conn: SseConn, series: Series[]): { onCommit: () => void; stop: () => void } {
+export function runCandles(
+  chain: ChainContext,
+  conn: SseConn,
+  series: Series[],
+): { onCommit: () => void; stop: () => void } {
   const read = (s: Series, t: number): CandleRow | null => {
     const v = chain.store.rocks.get(candleKey(s.pool.key, FRAME_IDS[s.frame], t));
     return v ? (JSON.parse(v.toString()) as CandleRow) : null;
   };
   const state = series.map((s) => ({ s, cur: 0, sent: '', lastAt: 0, timer: null as NodeJS.Timeout | null }));
-  const frameData = (st: (typeof state)[number], t: number, c: CandleRow | null, extra: Record<string, unknown>) =>
-    `{"series":${JSON.stringify(st.s.selector)},"pool":"${st.s.pool.key}","frame":"${st.s.frame}","bucket":${t},${Object.entries(extra).map(([k, v]) => `"${k}":${JSON.stringify(v)}`).join(',')}${Object.keys(extra).length ? ',' : ''}"candle":${c ? rowJson(st.s, c) : 'null'}}`;
+  const frameData = (
+    st: (typeof state)[number],
+    t: number,
+    c: CandleRow | null,
+    extra: Record<string, unknown>,
+  ) =>
+    `{"series":${JSON.stringify(st.s.selector)},"pool":"${st.s.pool.key}","frame":"${st.s.frame}","bucket":${t},${Object.entries(
+      extra,
+    )
+      .map(([k, v]) => `"${k}":${JSON.stringify(v)}`)
+      .join(',')}${Object.keys(extra).length ? ',' : ''}"candle":${c ? rowJson(st.s, c) : 'null'}}`;
   const head = chain.store.head();
   const nowTs = head ? tsOf(chain, head.number) : 0;
   for (const st of state) {

@@ -35,7 +35,9 @@ const frameKey = (t: number, seq: number) => new KeyBuilder(10).u8(STREAM).u8(t)
 const seqKey = (t: number) => new KeyBuilder(2).u8(SEQ).u8(t).done();
 
 /** Selector values a frame can be matched on (lowercase). */
-export type FrameKeys = Partial<Record<'tokens' | 'pools' | 'wallets' | 'launchpads' | 'addresses' | 'topics' | 'contracts', string[]>>;
+export type FrameKeys = Partial<
+  Record<'tokens' | 'pools' | 'wallets' | 'launchpads' | 'addresses' | 'topics' | 'contracts', string[]>
+>;
 
 export interface PendingFrame {
   topic: Topic;
@@ -85,10 +87,16 @@ export function createStreamLog(store: Store): StreamLog {
       next.set(f.topic, seq);
       const fr: Frame = { ...f, seq, id: `v1.${ns(f.topic)}.${seq}`, block };
       out.push(fr);
-      ops.push({ key: frameKey(TOPICS[f.topic], seq), value: Buffer.from(`{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)},"json":${JSON.stringify(f.json)}}`) });
+      ops.push({
+        key: frameKey(TOPICS[f.topic], seq),
+        value: Buffer.from(
+          `{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)},"json":${JSON.stringify(f.json)}}`,
+        ),
+      });
       if (seq > RING_FRAMES) ops.push({ key: frameKey(TOPICS[f.topic], seq - RING_FRAMES), value: null });
     }
-    for (const [t, seq] of next) ops.push({ key: seqKey(TOPICS[t]), value: new KeyBuilder(8).u64(seq).done() });
+    for (const [t, seq] of next)
+      ops.push({ key: seqKey(TOPICS[t]), value: new KeyBuilder(8).u64(seq).done() });
     return { ops, out, next };
   };
   return {
@@ -119,7 +127,15 @@ export function createStreamLog(store: Store): StreamLog {
       return store.rocks.scan({ gte: lo, lt: hi, limit: max }).map(([k, v]) => {
         const seq = k.readUInt32BE(2) * 0x1_0000_0000 + k.readUInt32BE(6);
         const j = JSON.parse(v.toString()) as { event: string; block: number; json: string; keys: FrameKeys };
-        return { topic, seq, id: `v1.${ns(topic)}.${seq}`, block: j.block, event: j.event, json: j.json, keys: j.keys };
+        return {
+          topic,
+          seq,
+          id: `v1.${ns(topic)}.${seq}`,
+          block: j.block,
+          event: j.event,
+          json: j.json,
+          keys: j.keys,
+        };
       });
     },
   };

@@ -17,13 +17,24 @@ const ADDR = /^0x[0-9a-f]{40}$/;
 const POOL = /^0x[0-9a-f]{40}(:0x[0-9a-f]{64})?$/;
 
 /** Parses a comma list query value into a validated lowercase set. @throws ApiError bad_request. */
-export function parseList(name: string, raw: string | undefined, kind: 'address' | 'pool' | 'name' | 'topic0'): Set<string> | undefined {
+export function parseList(
+  name: string,
+  raw: string | undefined,
+  kind: 'address' | 'pool' | 'name' | 'topic0',
+): Set<string> | undefined {
   if (raw === undefined) return undefined;
   const out = new Set<string>();
   for (const part of raw.split(',')) {
     const v = part.trim().toLowerCase();
     if (!v) continue;
-    const ok = kind === 'address' ? ADDR.test(v) : kind === 'pool' ? POOL.test(v) : kind === 'topic0' ? /^0x[0-9a-f]{64}$/.test(v) : /^[a-z0-9][a-z0-9_.-]{0,47}$/.test(v);
+    const ok =
+      kind === 'address'
+        ? ADDR.test(v)
+        : kind === 'pool'
+          ? POOL.test(v)
+          : kind === 'topic0'
+            ? /^0x[0-9a-f]{64}$/.test(v)
+            : /^[a-z0-9][a-z0-9_.-]{0,47}$/.test(v);
     if (!ok) throw new ApiError('bad_request', `${name}: "${part.slice(0, 80)}" is not a valid ${kind}`);
     out.add(v);
   }

@@ -12,7 +12,7 @@ import type { Ctx, Reply } from '../server/route.js';
 import type { SseConn } from '../server/sse.js';
 import type { Hub } from './hub.js';
 import { type Frame, RING_FRAMES, type StreamLog, type Topic } from './log.js';
-import { type Selection, matches } from './selectors.js';
+import { matches, type Selection } from './selectors.js';
 
 /** Catch-up frames read per storage call while replaying. */
 const CATCHUP_CHUNK = 1000;
@@ -21,13 +21,22 @@ export interface Streams {
   log: StreamLog;
   hub: Hub;
   /** Opens a single-topic stream. */
-  openTopic(ctx: Ctx<unknown, unknown>, topic: Topic, sel: Selection, afterSequence: number | undefined): Reply;
+  openTopic(
+    ctx: Ctx<unknown, unknown>,
+    topic: Topic,
+    sel: Selection,
+    afterSequence: number | undefined,
+  ): Reply;
   /** Opens a multiplexed stream of several topics with per-topic selections and resume points. */
   openMany(
     ctx: Ctx<unknown, unknown>,
     topics: Map<Topic, Selection>,
     resume: Map<Topic, number>,
-    extra: { lastEventIdIgnored: boolean; onOpen?: (conn: SseConn) => () => void; stalledOf?: (t: Topic) => string | null },
+    extra: {
+      lastEventIdIgnored: boolean;
+      onOpen?: (conn: SseConn) => () => void;
+      stalledOf?: (t: Topic) => string | null;
+    },
   ): Reply;
   /** Reserves a stream slot for the key. @throws ApiError rate_limited (429, no Retry-After). */
   reserve(ctx: Ctx<unknown, unknown>): () => void;
@@ -41,7 +50,11 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
     const key = ctx.principal?.name ?? 'anonymous';
     const max = ctx.principal?.maxStreams ?? 8;
     const n = open.get(key) ?? 0;
-    if (n >= max) throw new ApiError('rate_limited', `open-stream ceiling reached: ${max} streams per key; close one first`);
+    if (n >= max)
+      throw new ApiError(
+        'rate_limited',
+        `open-stream ceiling reached: ${max} streams per key; close one first`,
+      );
     open.set(key, n + 1);
     let released = false;
     return () => {
@@ -54,7 +67,14 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
   };
 
   /** Replays (after, last] of a topic; false when the consumer is behind the ring (lag sent, closed). */
-  const catchUp = (conn: SseConn, topic: Topic, sel: Selection, after: number, wrap: (f: Frame) => string, eventOf: (f: Frame) => string): boolean => {
+  const catchUp = (
+    conn: SseConn,
+    topic: Topic,
+    sel: Selection,
+    after: number,
+    wrap: (f: Frame) => string,
+    eventOf: (f: Frame) => string,
+  ): boolean => {
     const last = log.last(topic);
     if (after > last) return true;
     const oldest = log.oldest(topic);
@@ -62,7 +82,14 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
       conn.send(
         'lag',
         null,
-        JSON.stringify({ topic, reason: 'behind_catch_up_ring', requestedAfter: after, oldestAvailable: oldest, ringFrames: RING_FRAMES, action: 'backfill through REST, then reconnect without a resume point' }),
+        JSON.stringify({
+          topic,
+          reason: 'behind_catch_up_ring',
+          requestedAfter: after,
+          oldestAvailable: oldest,
+          ringFrames: RING_FRAMES,
+          action: 'backfill through REST, then reconnect without a resume point',
+        }),
       );
       return false;
     }
@@ -82,13 +109,32 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
       sse(conn) {
         conn.onClose(release);
         const multi = topics.size > 1 || extra.stalledOf !== undefined;
-        const wrap = multi ? (f: Frame) => `{"topic":"${f.topic}","sequence":${f.seq},"block":${f.block},"data":${f.json}}` : (f: Frame) => f.json;
+        const wrap = multi
+          ? (f: Frame) => `{"topic":"${f.topic}","sequence":${f.seq},"block":${f.block},"data":${f.json}}`
+          : (f: Frame) => f.json;
         const eventOf = (f: Frame) => f.event;
         if (multi) {
-          const heads = Object.fromEntries([...topics.keys()].map((t) => [t, { namespace: log.namespace(t), lastSequence: log.last(t) }]));
-          conn.send('connected', null, JSON.stringify({ topics: heads, ringFrames: RING_FRAMES, lastEventIdHonoured: !extra.lastEventIdIgnored }));
+          const heads = Object.fromEntries(
+            [...topics.keys()].map((t) => [t, { namespace: log.namespace(t), lastSequence: log.last(t) }]),
+          );
+          conn.send(
+            'connected',
+            null,
+            JSON.stringify({
+              topics: heads,
+              ringFrames: RING_FRAMES,
+              lastEventIdHonoured: !extra.lastEventIdIgnored,
+            }),
+          );
           if (extra.lastEventIdIgnored) {
-            conn.send('notice', null, JSON.stringify({ reason: 'Last-Event-ID is not honoured on /stream/subscribe: use resume=topic:v1.<ns>.<seq>; served live' }));
+            conn.send(
+              'notice',
+              null,
+              JSON.stringify({
+                reason:
+                  'Last-Event-ID is not honoured on /stream/subscribe: use resume=topic:v1.<ns>.<seq>; served live',
+              }),
+            );
           }
         }
         // Catch-up and subscription happen in one synchronous turn: no frame can be missed between them.
@@ -146,19 +192,36 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
               json: '',
               sse(conn) {
                 conn.onClose(release);
-                conn.send('lag', null, JSON.stringify({ topic, reason: 'id_from_another_generation_or_topic', action: 'backfill through REST, then reconnect without a resume point' }));
+                conn.send(
+                  'lag',
+                  null,
+                  JSON.stringify({
+                    topic,
+                    reason: 'id_from_another_generation_or_topic',
+                    action: 'backfill through REST, then reconnect without a resume point',
+                  }),
+                );
                 conn.close();
               },
             };
           }
-          if (p.topic !== topic) throw new ApiError('bad_request', `Last-Event-ID belongs to topic ${p.topic}`);
+          if (p.topic !== topic)
+            throw new ApiError('bad_request', `Last-Event-ID belongs to topic ${p.topic}`);
           after = p.seq;
         }
       }
       if (after !== undefined && after > log.last(topic)) {
-        throw new ApiError('bad_request', `after_sequence ${after} is beyond the topic's last sequence ${log.last(topic)}`);
+        throw new ApiError(
+          'bad_request',
+          `after_sequence ${after} is beyond the topic's last sequence ${log.last(topic)}`,
+        );
       }
-      return openMany(ctx, new Map([[topic, sel]]), after !== undefined ? new Map([[topic, after]]) : new Map(), { lastEventIdIgnored: false });
+      return openMany(
+        ctx,
+        new Map([[topic, sel]]),
+        after !== undefined ? new Map([[topic, after]]) : new Map(),
+        { lastEventIdIgnored: false },
+      );
     },
     openMany,
   };

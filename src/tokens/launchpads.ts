@@ -55,7 +55,11 @@ const NAMES: Array<[string, string]> = [
   ['base-pump', 'Base Pump'],
 ];
 
-export const LAUNCHPADS: Launchpad[] = NAMES.map(([name, displayName], index) => ({ name, displayName, index }));
+export const LAUNCHPADS: Launchpad[] = NAMES.map(([name, displayName], index) => ({
+  name,
+  displayName,
+  index,
+}));
 
 /** Deployments of each launchpad on the served chain, by name. */
 export type LaunchpadDeployments = Map<string, LaunchpadDeployment>;
@@ -65,9 +69,15 @@ export function loadLaunchpadsFile(path: string, chain: string): LaunchpadDeploy
   const doc = JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, LaunchpadDeployment>>;
   const out: LaunchpadDeployments = new Map();
   for (const [name, byChain] of Object.entries(doc)) {
-    if (!LAUNCHPADS.some((l) => l.name === name)) throw new Error(`LAUNCHPADS_FILE: unknown launchpad "${name}"`);
+    if (!LAUNCHPADS.some((l) => l.name === name))
+      throw new Error(`LAUNCHPADS_FILE: unknown launchpad "${name}"`);
     const d = byChain[chain];
-    if (d) out.set(name, { factories: d.factories.map((f) => f.toLowerCase()), curve: d.curve.toLowerCase(), graduationTargetWei: d.graduationTargetWei ?? null });
+    if (d)
+      out.set(name, {
+        factories: d.factories.map((f) => f.toLowerCase()),
+        curve: d.curve.toLowerCase(),
+        graduationTargetWei: d.graduationTargetWei ?? null,
+      });
   }
   return out;
 }
@@ -90,14 +100,16 @@ const IPFS_GATEWAY = /^https?:\/\/[^/]+\/ipfs\/(.+)$/i;
 export function normaliseUri(raw: string): NormalisedUri {
   const s = raw.trim();
   if (!s) return { uri: null, scheme: null, reason: 'absent' };
-  if (/^ipfs:\/\//i.test(s)) return { uri: `ipfs://${s.slice(7).replace(/^ipfs\//i, '')}`, scheme: 'ipfs', reason: null };
+  if (/^ipfs:\/\//i.test(s))
+    return { uri: `ipfs://${s.slice(7).replace(/^ipfs\//i, '')}`, scheme: 'ipfs', reason: null };
   const g = IPFS_GATEWAY.exec(s);
   if (g) return { uri: `ipfs://${g[1]}`, scheme: 'ipfs', reason: null };
   if (/^ar:\/\//i.test(s)) return { uri: `ar://${s.slice(5)}`, scheme: 'arweave', reason: null };
   if (/^data:/i.test(s)) return { uri: s, scheme: 'data', reason: null };
   try {
     const u = new URL(s);
-    if (u.protocol === 'https:' || u.protocol === 'http:') return { uri: u.toString(), scheme: u.protocol.slice(0, -1), reason: null };
+    if (u.protocol === 'https:' || u.protocol === 'http:')
+      return { uri: u.toString(), scheme: u.protocol.slice(0, -1), reason: null };
     return { uri: s, scheme: 'other', reason: null };
   } catch {
     return { uri: s, scheme: null, reason: 'unparseable' };

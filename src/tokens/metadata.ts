@@ -5,7 +5,7 @@
  *
  * A field is `{value, reason, encoding}`: `value` null always carries a reason (R7).
  */
-import { type Hex, decodeAbiParameters, hexToBytes, keccak256 } from 'viem';
+import { decodeAbiParameters, type Hex, hexToBytes, keccak256 } from 'viem';
 import type { Rpc } from '../rpc/client.js';
 import { RpcError } from '../rpc/client.js';
 
@@ -37,10 +37,20 @@ export interface TokenMetadata {
   codeHash: Hex | null;
 }
 
-const SELECTORS = { name: '0x06fdde03', symbol: '0x95d89b41', decimals: '0x313ce567', totalSupply: '0x18160ddd' } as const;
+const SELECTORS = {
+  name: '0x06fdde03',
+  symbol: '0x95d89b41',
+  decimals: '0x313ce567',
+  totalSupply: '0x18160ddd',
+} as const;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const absent = <T>(reason: AbsenceReason, raw?: Hex): MetaField<T> => ({ value: null, reason, encoding: null, ...(raw ? { raw } : {}) });
+const absent = <T>(reason: AbsenceReason, raw?: Hex): MetaField<T> => ({
+  value: null,
+  reason,
+  encoding: null,
+  ...(raw ? { raw } : {}),
+});
 
 /** Decodes a `string`-or-`bytes32` return value. */
 export function decodeStringReturn(data: Hex): MetaField<string> {
@@ -75,12 +85,21 @@ function decodeUint(data: Hex): bigint | null {
   return BigInt(data.slice(0, 66));
 }
 
-async function call(rpc: Rpc, to: string, data: string, block: string): Promise<{ ok: true; data: Hex } | { ok: false }> {
+async function call(
+  rpc: Rpc,
+  to: string,
+  data: string,
+  block: string,
+): Promise<{ ok: true; data: Hex } | { ok: false }> {
   try {
     return { ok: true, data: await rpc.call<Hex>('eth_call', [{ to, data }, block]) };
   } catch (err) {
     // A revert is an answer (the method is missing or failing); anything else is a node failure.
-    if (err instanceof RpcError && !err.retryable && /revert|execution|invalid opcode|3/i.test(`${err.code} ${err.message}`)) {
+    if (
+      err instanceof RpcError &&
+      !err.retryable &&
+      /revert|execution|invalid opcode|3/i.test(`${err.code} ${err.message}`)
+    ) {
       return { ok: false };
     }
     throw err;
@@ -91,7 +110,11 @@ async function call(rpc: Rpc, to: string, data: string, block: string): Promise<
  * Probes ERC-20 metadata of `address` at `blockTag` (a hex block number).
  * @throws RpcError when the node cannot answer (timeouts, 5xx) — callers answer 503.
  */
-export async function probeTokenMetadata(rpc: Rpc, address: string, blockTag: string): Promise<TokenMetadata> {
+export async function probeTokenMetadata(
+  rpc: Rpc,
+  address: string,
+  blockTag: string,
+): Promise<TokenMetadata> {
   const code = await rpc.call<Hex>('eth_getCode', [address, blockTag]);
   if (code === '0x') {
     return {
@@ -103,7 +126,9 @@ export async function probeTokenMetadata(rpc: Rpc, address: string, blockTag: st
     };
   }
   const [n, s, d, t] = await Promise.all(
-    [SELECTORS.name, SELECTORS.symbol, SELECTORS.decimals, SELECTORS.totalSupply].map((sel) => call(rpc, address, sel, blockTag)),
+    [SELECTORS.name, SELECTORS.symbol, SELECTORS.decimals, SELECTORS.totalSupply].map((sel) =>
+      call(rpc, address, sel, blockTag),
+    ),
   );
   const str = (r: typeof n) => (r.ok ? decodeStringReturn(r.data) : absent<string>('reverted'));
   const decimals: MetaField<number> = !d.ok
@@ -113,7 +138,9 @@ export async function probeTokenMetadata(rpc: Rpc, address: string, blockTag: st
       : (() => {
           const v = decodeUint(d.data);
           if (v === null) return absent<number>('undecodable', d.data);
-          return v > 255n ? absent<number>('out_of_range', d.data) : { value: Number(v), reason: null, encoding: null };
+          return v > 255n
+            ? absent<number>('out_of_range', d.data)
+            : { value: Number(v), reason: null, encoding: null };
         })();
   const totalSupply: MetaField<string> = !t.ok
     ? absent('reverted')
@@ -121,7 +148,9 @@ export async function probeTokenMetadata(rpc: Rpc, address: string, blockTag: st
       ? absent('empty_return')
       : (() => {
           const v = decodeUint(t.data);
-          return v === null ? absent<string>('undecodable', t.data) : { value: v.toString(), reason: null, encoding: null };
+          return v === null
+            ? absent<string>('undecodable', t.data)
+            : { value: v.toString(), reason: null, encoding: null };
         })();
   return { name: str(n), symbol: str(s), decimals, totalSupply, codeHash: keccak256(code) };
 }

@@ -16,7 +16,9 @@ export interface TokenRow {
   address: string;
   firstSeen: Coordinate & { evidence: FirstSeenEvidence };
   /** Where and by whom the contract was created; null with `creationReason` when not observed. */
-  creation: (Coordinate & { deployer: string; via: 'transaction' | 'launchpad'; factory: string | null }) | null;
+  creation:
+    | (Coordinate & { deployer: string; via: 'transaction' | 'launchpad'; factory: string | null })
+    | null;
   creationReason: 'creation_not_observed' | null;
   /** Coordinate of the first ERC-20 Transfer from this address; null = creation-only candidate. */
   confirmedAt: Coordinate | null;

@@ -13,12 +13,18 @@ import type { Emit, Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
 import type { LaunchpadDeployments } from './launchpads.js';
-import { probeTokenMetadata } from './metadata.js';
 import { LAUNCHPADS, normaliseUri } from './launchpads.js';
-import { launchJson } from './render.js';
-import { BURN_SINKS, type Coordinate, type LaunchRow, type TokenRow, type TokenStats, ZERO } from './model.js';
+import { probeTokenMetadata } from './metadata.js';
 import {
-  TOKEN_TABLES,
+  BURN_SINKS,
+  type Coordinate,
+  type LaunchRow,
+  type TokenRow,
+  type TokenStats,
+  ZERO,
+} from './model.js';
+import { launchJson } from './render.js';
+import {
   authorityKey,
   balanceHistKey,
   balanceKey,
@@ -30,12 +36,13 @@ import {
   searchKey,
   statsHistKey,
   statsKey,
+  TOKEN_TABLES,
+  TokenTable,
   tokenCoordKey,
   tokenKey,
   transferKey,
   walletByIdKey,
   walletIdKey,
-  TokenTable,
 } from './tables.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -111,7 +118,11 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     if (have) return have;
     const meta = d.probes[address] ?? null;
     // A creation that answers none of symbol/decimals/totalSupply does not look like a token.
-    if (evidence === 'top_level_creation' && (!meta || (meta.symbol.value === null && meta.decimals.value === null && meta.totalSupply.value === null))) {
+    if (
+      evidence === 'top_level_creation' &&
+      (!meta ||
+        (meta.symbol.value === null && meta.decimals.value === null && meta.totalSupply.value === null))
+    ) {
       return null;
     }
     const row: TokenRow = {
@@ -144,18 +155,31 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     // LaunchCreated log, so creation provenance must be known when the first transfer registers them.
     const launchedHere = new Map<string, EventDelta>();
     for (const e of d.events) {
-      if (e.standard === 'launchpad' && e.event === 'LaunchCreated' && padByFactory.has(e.address)) launchedHere.set(String(e.args.token), e);
+      if (e.standard === 'launchpad' && e.event === 'LaunchCreated' && padByFactory.has(e.address))
+        launchedHere.set(String(e.args.token), e);
     }
     const launchCreation = (token: string): TokenRow['creation'] => {
       const e = launchedHere.get(token);
-      return e ? { ...coord(d, e.txIndex, null), deployer: String(e.args.creator), via: 'launchpad', factory: e.address } : null;
+      return e
+        ? {
+            ...coord(d, e.txIndex, null),
+            deployer: String(e.args.creator),
+            via: 'launchpad',
+            factory: e.address,
+          }
+        : null;
     };
     // 1. Top-level creations that look like tokens (metadata probed by the decode worker).
     for (let i = 0; i < d.txs.length; i++) {
       const tx = d.txs[i];
       if (!tx.contractAddress || tx.status !== 1) continue;
       const at = coord(d, i, null);
-      register(batch, d, tx.contractAddress, at, 'top_level_creation', { ...at, deployer: tx.from, via: 'transaction', factory: null });
+      register(batch, d, tx.contractAddress, at, 'top_level_creation', {
+        ...at,
+        deployer: tx.from,
+        via: 'transaction',
+        factory: null,
+      });
     }
 
     // 2. Events in log order: launches, authority events, transfers (netted per wallet below).
@@ -179,7 +203,12 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       if (launches.has(token)) return launches.get(token);
       let found: LaunchRow | undefined;
       // Latest snapshot ≤ this block (rows of this block are written after the event loop).
-      const rows = batch.rocks.scan({ gte: launchHistKey(token, 0), lt: launchHistKey(token, d.number + 1), reverse: true, limit: 1 });
+      const rows = batch.rocks.scan({
+        gte: launchHistKey(token, 0),
+        lt: launchHistKey(token, d.number + 1),
+        reverse: true,
+        limit: 1,
+      });
       if (rows.length) found = JSON.parse(rows[0][1].toString()) as LaunchRow;
       if (found) launches.set(token, found);
       return found;
@@ -206,14 +235,24 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
             metadataUriReason: meta.reason,
             imageUri: img.uri,
             imageUriReason: img.reason,
-            imageProvenance: { source: 'launch_event', scheme: img.scheme, raw: String(e.args.imageUri ?? '') },
+            imageProvenance: {
+              source: 'launch_event',
+              scheme: img.scheme,
+              raw: String(e.args.imageUri ?? ''),
+            },
             created: at,
             graduationStarted: null,
             graduated: null,
           };
           launches.set(token, row);
           batch.put(padLaunchKey(pad, d.number, e.logIndex), Buffer.from(token.slice(2), 'hex'));
-          register(batch, d, token, at, 'launch_event', { ...at, logIndex: null, deployer: row.creator, via: 'launchpad', factory: e.address });
+          register(batch, d, token, at, 'launch_event', {
+            ...at,
+            logIndex: null,
+            deployer: row.creator,
+            via: 'launchpad',
+            factory: e.address,
+          });
         } else if (e.event === 'GraduationStarted' || e.event === 'Graduated') {
           const l = launchOf(token);
           if (!l) continue;
@@ -231,7 +270,12 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
         if (!batch.get(tokenKey(e.address))) continue;
         batch.put(
           authorityKey(e.address, d.number, e.logIndex),
-          json({ kind: 'ownership_transferred', ...at, previousOwner: e.args.previousOwner, newOwner: e.args.newOwner }),
+          json({
+            kind: 'ownership_transferred',
+            ...at,
+            previousOwner: e.args.previousOwner,
+            newOwner: e.args.newOwner,
+          }),
         );
         continue;
       }
@@ -249,17 +293,45 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       } else continue;
       const token = e.address;
       let row = parse<TokenRow>(batch.get(tokenKey(token)));
-      row ??= register(batch, d, token, at, e.standard === 'weth' ? 'weth_deposit' : 'transfer_log', launchCreation(token))!;
+      row ??= register(
+        batch,
+        d,
+        token,
+        at,
+        e.standard === 'weth' ? 'weth_deposit' : 'transfer_log',
+        launchCreation(token),
+      )!;
       if (!row.confirmedAt) {
         row.confirmedAt = at;
         batch.put(tokenKey(token), json(row));
       }
-      if (from === ZERO && row.creation && !(row.creation.block === d.number && row.creation.txIndex === e.txIndex)) {
-        batch.put(authorityKey(token, d.number, e.logIndex), json({ kind: 'post_creation_mint', ...at, to, value: value.toString() }));
+      if (
+        from === ZERO &&
+        row.creation &&
+        !(row.creation.block === d.number && row.creation.txIndex === e.txIndex)
+      ) {
+        batch.put(
+          authorityKey(token, d.number, e.logIndex),
+          json({ kind: 'post_creation_mint', ...at, to, value: value.toString() }),
+        );
       }
-      const transferRow = { block: d.number, txIndex: e.txIndex, logIndex: e.logIndex, txHash: at.txHash, from, to, value: value.toString(), kind: e.event === 'Transfer' ? 'transfer' : e.event === 'Deposit' ? 'mint' : 'burn' };
+      const transferRow = {
+        block: d.number,
+        txIndex: e.txIndex,
+        logIndex: e.logIndex,
+        txHash: at.txHash,
+        from,
+        to,
+        value: value.toString(),
+        kind: e.event === 'Transfer' ? 'transfer' : e.event === 'Deposit' ? 'mint' : 'burn',
+      };
       batch.put(transferKey(token, d.number, e.logIndex), json(transferRow));
-      emit?.({ topic: 'transfers', event: 'transfer', json: JSON.stringify({ token, ...transferRow }), keys: { tokens: [token], wallets: [from, to] } });
+      emit?.({
+        topic: 'transfers',
+        event: 'transfer',
+        json: JSON.stringify({ token, ...transferRow }),
+        keys: { tokens: [token], wallets: [from, to] },
+      });
       const t = touch(token);
       t.transfers++;
       if (from === ZERO) t.minted += value;
@@ -272,9 +344,25 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
 
     for (const [token, l] of launches) {
       batch.put(launchHistKey(token, d.number), json(l));
-      emit?.({ topic: 'launches', event: `launch_${l.state}`, json: JSON.stringify(launchJson(l)), keys: { tokens: [token], launchpads: [l.launchpad] } });
+      emit?.({
+        topic: 'launches',
+        event: `launch_${l.state}`,
+        json: JSON.stringify(launchJson(l)),
+        keys: { tokens: [token], launchpads: [l.launchpad] },
+      });
       if (l.state === 'new' && l.created.block === d.number) {
-        emit?.({ topic: 'creations', event: 'creation', json: JSON.stringify({ address: token, creator: l.creator, via: 'launchpad', factory: l.launchpad, ...l.created }), keys: { contracts: [token], wallets: [l.creator] } });
+        emit?.({
+          topic: 'creations',
+          event: 'creation',
+          json: JSON.stringify({
+            address: token,
+            creator: l.creator,
+            via: 'launchpad',
+            factory: l.launchpad,
+            ...l.created,
+          }),
+          keys: { contracts: [token], wallets: [l.creator] },
+        });
       }
     }
 
@@ -309,10 +397,28 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
         const walletBuf = Buffer.from(wallet.slice(2), 'hex');
         // Balance-ranked index: positive, non-sink balances only.
         if (before > 0n && !BURN_SINKS.has(wallet)) {
-          retire(batch, Buffer.concat([Buffer.from([TokenTable.HOLDER_CUR]), tokenBuf, invertedBalance(before), walletBuf]), TokenTable.HOLDER_HIST, d.number);
+          retire(
+            batch,
+            Buffer.concat([
+              Buffer.from([TokenTable.HOLDER_CUR]),
+              tokenBuf,
+              invertedBalance(before),
+              walletBuf,
+            ]),
+            TokenTable.HOLDER_HIST,
+            d.number,
+          );
         }
         if (after > 0n && !BURN_SINKS.has(wallet)) {
-          batch.put(Buffer.concat([Buffer.from([TokenTable.HOLDER_CUR]), tokenBuf, invertedBalance(after), walletBuf]), u64(d.number));
+          batch.put(
+            Buffer.concat([
+              Buffer.from([TokenTable.HOLDER_CUR]),
+              tokenBuf,
+              invertedBalance(after),
+              walletBuf,
+            ]),
+            u64(d.number),
+          );
         }
         // Wallet-id index: every non-zero balance, negatives and sinks included.
         const idKey = Buffer.concat([Buffer.from([TokenTable.HOLDER_ID_CUR]), tokenBuf, widBuf]);
@@ -331,12 +437,17 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   const prepare: Projection['prepare'] = async (d, ctx) => {
     const wanted = new Set<string>();
     for (const e of d.events) {
-      const isTransfer = (e.standard === 'erc20' && e.event === 'Transfer') || (e.standard === 'weth' && e.event === 'Deposit');
-      if (isTransfer && !d.probes[e.address] && !ctx.store.rocks.get(tokenKey(e.address))) wanted.add(e.address);
+      const isTransfer =
+        (e.standard === 'erc20' && e.event === 'Transfer') ||
+        (e.standard === 'weth' && e.event === 'Deposit');
+      if (isTransfer && !d.probes[e.address] && !ctx.store.rocks.get(tokenKey(e.address)))
+        wanted.add(e.address);
     }
     if (!wanted.size) return;
     const tag = `0x${d.number.toString(16)}`;
-    await Promise.all([...wanted].map(async (a) => (d.probes[a] = await probeTokenMetadata(ctx.rpc, a, tag))));
+    await Promise.all(
+      [...wanted].map(async (a) => (d.probes[a] = await probeTokenMetadata(ctx.rpc, a, tag))),
+    );
   };
 
   return {

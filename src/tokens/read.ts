@@ -45,8 +45,14 @@ export function launchAt(rocks: Rocks, token: string, anchor: number): LaunchRow
 }
 
 /** holderCount in the uniform shape of every holder-bearing route. */
-export function holderCountJson(stats: TokenStats | null, token: TokenRow | null, anchor: number, fullCoverage: boolean): string {
-  if (!token) return `{"value":null,"status":"token_not_indexed","asOfBlock":${anchor},"burnSinkHolders":null}`;
+export function holderCountJson(
+  stats: TokenStats | null,
+  token: TokenRow | null,
+  anchor: number,
+  fullCoverage: boolean,
+): string {
+  if (!token)
+    return `{"value":null,"status":"token_not_indexed","asOfBlock":${anchor},"burnSinkHolders":null}`;
   const status = fullCoverage || token.creation ? 'exact' : 'backfilling';
   return `{"value":${stats?.holders ?? 0},"status":"${status}","asOfBlock":${anchor},"burnSinkHolders":${stats?.burnSinkHolders ?? 0}}`;
 }

@@ -12,10 +12,10 @@ import type { Logger } from 'pino';
 import type { Rpc } from '../rpc/client.js';
 import type { Store } from '../storage/index.js';
 import { KeyBuilder, prefixEnd } from '../storage/keys.js';
+import { probeTokenMetadata } from './metadata.js';
 import type { TokenStats } from './model.js';
 import { balanceAt, statsAt, tokenAt } from './read.js';
-import { probeTokenMetadata } from './metadata.js';
-import { TokenTable, fromInverted, statsKey, tokenPrefix } from './tables.js';
+import { fromInverted, TokenTable, tokenPrefix } from './tables.js';
 
 /** Verdict of the last check of a token. */
 export interface Reconciliation {
@@ -53,7 +53,12 @@ const BALANCE_OF = '0x70a08231';
 const TOTAL_SUPPLY = '0x18160ddd';
 
 /** Checks one token at `block`; returns the verdict (also stored). */
-export async function reconcileToken(store: Store, rpc: Rpc, token: string, block: number): Promise<Reconciliation> {
+export async function reconcileToken(
+  store: Store,
+  rpc: Rpc,
+  token: string,
+  block: number,
+): Promise<Reconciliation> {
   const tag = `0x${block.toString(16)}`;
   const stats = statsAt(store.rocks, token, block);
   const fromTransfers = stats?.supplyFromTransfers ?? '0';
@@ -70,7 +75,8 @@ export async function reconcileToken(store: Store, rpc: Rpc, token: string, bloc
   const p = tokenPrefix(TokenTable.HOLDER_CUR, token);
   const holders: Array<[string, bigint]> = [];
   store.rocks.each({ gte: p, lt: prefixEnd(p) }, (k, v) => {
-    if (v.readUInt32BE(0) * 0x1_0000_0000 + v.readUInt32BE(4) <= block) holders.push([`0x${k.toString('hex', 53, 73)}`, fromInverted(k, 21)]);
+    if (v.readUInt32BE(0) * 0x1_0000_0000 + v.readUInt32BE(4) <= block)
+      holders.push([`0x${k.toString('hex', 53, 73)}`, fromInverted(k, 21)]);
     return holders.length < HOLDERS_PER_CHECK;
   });
   // Plus the counterparties of the latest transfers: where fee-on-transfer or rebasing tokens
@@ -106,12 +112,21 @@ export async function reconcileToken(store: Store, rpc: Rpc, token: string, bloc
     const m = await probeTokenMetadata(rpc, token, tag);
     metadataNow = { name: m.name.value, symbol: m.symbol.value, decimals: m.decimals.value };
     const first = tokenAt(store.rocks, token, block)?.metadata;
-    if (first) metadataChanged = first.name.value !== m.name.value || first.symbol.value !== m.symbol.value || first.decimals.value !== m.decimals.value;
+    if (first)
+      metadataChanged =
+        first.name.value !== m.name.value ||
+        first.symbol.value !== m.symbol.value ||
+        first.decimals.value !== m.decimals.value;
   } catch {
     metadataNow = null;
   }
   const verdict: Reconciliation = {
-    status: supplyOnChain === null && holders.length === 0 ? 'not_checkable' : supplyMismatch || mismatched > 0 ? 'mismatch' : 'consistent',
+    status:
+      supplyOnChain === null && holders.length === 0
+        ? 'not_checkable'
+        : supplyMismatch || mismatched > 0
+          ? 'mismatch'
+          : 'consistent',
     checkedAtBlock: block,
     supplyOnChain,
     supplyFromTransfers: fromTransfers,
@@ -129,7 +144,13 @@ export async function reconcileToken(store: Store, rpc: Rpc, token: string, bloc
  * Starts the periodic reconciler: every `intervalMs`, checks tokens whose counters changed since
  * their last check (at most {@link TOKENS_PER_ROUND}), at the current head. Returns a stop function.
  */
-export function startReconciler(o: { store: Store; rpc: Rpc; log: Logger; intervalMs: number; ready: () => boolean }): () => void {
+export function startReconciler(o: {
+  store: Store;
+  rpc: Rpc;
+  log: Logger;
+  intervalMs: number;
+  ready: () => boolean;
+}): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   const round = async () => {
@@ -149,7 +170,9 @@ export function startReconciler(o: { store: Store; rpc: Rpc; log: Logger; interv
       // The head may move while we await the node: each check pins its own block.
       const h = o.store.head();
       if (!h) return;
-      await reconcileToken(o.store, o.rpc, t, h.number).catch((err) => o.log.warn({ token: t, err: (err as Error).message }, 'reconcile failed'));
+      await reconcileToken(o.store, o.rpc, t, h.number).catch((err) =>
+        o.log.warn({ token: t, err: (err as Error).message }, 'reconcile failed'),
+      );
     }
   };
   const loop = () => {

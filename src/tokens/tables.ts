@@ -61,22 +61,33 @@ export const tokenCoordKey = (block: number, txIndex: number, logIndex: number, 
 export const creatorKey = (deployer: string, block: number, txIndex: number, a: string) =>
   A(A(new KeyBuilder(53).u8(TokenTable.CREATOR_TOKEN), deployer).u64(block).u32(txIndex), a).done();
 export const statsKey = (a: string) => A(new KeyBuilder(21).u8(TokenTable.STATS), a).done();
-export const statsHistKey = (a: string, block: number) => A(new KeyBuilder(29).u8(TokenTable.STATS_HIST), a).u64(block).done();
-export const balanceKey = (a: string, w: string) => A(A(new KeyBuilder(41).u8(TokenTable.BALANCE), a), w).done();
+export const statsHistKey = (a: string, block: number) =>
+  A(new KeyBuilder(29).u8(TokenTable.STATS_HIST), a).u64(block).done();
+export const balanceKey = (a: string, w: string) =>
+  A(A(new KeyBuilder(41).u8(TokenTable.BALANCE), a), w).done();
 export const balanceHistKey = (a: string, w: string, block: number) =>
-  A(A(new KeyBuilder(49).u8(TokenTable.BALANCE_HIST), a), w).u64(block).done();
+  A(A(new KeyBuilder(49).u8(TokenTable.BALANCE_HIST), a), w)
+    .u64(block)
+    .done();
 export const transferKey = (a: string, block: number, logIndex: number) =>
   A(new KeyBuilder(33).u8(TokenTable.TRANSFER), a).u64(block).u32(logIndex).done();
 export const authorityKey = (a: string, block: number, logIndex: number) =>
   A(new KeyBuilder(33).u8(TokenTable.AUTHORITY), a).u64(block).u32(logIndex).done();
 export const walletIdKey = (w: string) => A(new KeyBuilder(21).u8(TokenTable.WALLET_ID), w).done();
 export const walletByIdKey = (id: number) => new KeyBuilder(9).u8(TokenTable.WALLET_BY_ID).u64(id).done();
-export const counterKey = (name: string) => Buffer.concat([Buffer.from([TokenTable.COUNTER]), Buffer.from(name)]);
-export const launchHistKey = (a: string, block: number) => A(new KeyBuilder(29).u8(TokenTable.LAUNCH_HIST), a).u64(block).done();
+export const counterKey = (name: string) =>
+  Buffer.concat([Buffer.from([TokenTable.COUNTER]), Buffer.from(name)]);
+export const launchHistKey = (a: string, block: number) =>
+  A(new KeyBuilder(29).u8(TokenTable.LAUNCH_HIST), a).u64(block).done();
 export const padLaunchKey = (pad: number, block: number, logIndex: number) =>
   new KeyBuilder(15).u8(TokenTable.PAD_LAUNCH).u16(pad).u64(block).u32(logIndex).done();
 export const searchKey = (kind: 1 | 2, term: string, a: string) =>
-  Buffer.concat([Buffer.from([TokenTable.SEARCH, kind]), Buffer.from(term), Buffer.from([0]), Buffer.from(a.slice(2), 'hex')]);
+  Buffer.concat([
+    Buffer.from([TokenTable.SEARCH, kind]),
+    Buffer.from(term),
+    Buffer.from([0]),
+    Buffer.from(a.slice(2), 'hex'),
+  ]);
 
 /** Per-table prefix of a token (20-byte address after the table id). */
 export const tokenPrefix = (table: number, a: string) => A(new KeyBuilder(21).u8(table), a).done();

@@ -9,7 +9,7 @@
  */
 import keccak from 'node:crypto';
 import type { BlockDelta } from '../ingest/delta.js';
-import type { SwapRow, PoolRow } from '../markets/model.js';
+import type { PoolRow, SwapRow } from '../markets/model.js';
 import { add, rational, ratParse, ratStr, sub } from '../markets/rational.js';
 import { blockSwapKey, poolKey, swapKey } from '../markets/tables.js';
 import type { Projection } from '../projections/index.js';
@@ -18,8 +18,6 @@ import { KeyBuilder, prefixEnd } from '../storage/keys.js';
 import { ZERO } from '../tokens/model.js';
 import type { FundingEdge, Position } from './model.js';
 import {
-  NATIVE_ASSET,
-  WALLET_TABLES,
   addressKey,
   cohortCandKey,
   cohortIdKey,
@@ -30,8 +28,10 @@ import {
   firstSeenKey,
   generationKey,
   holdingKey,
-  walletCohortKey,
+  NATIVE_ASSET,
   positionKey,
+  WALLET_TABLES,
+  walletCohortKey,
   walletTradeKey,
   walletTransferKey,
   walletTxKey,
@@ -67,7 +67,18 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       if (w === ZERO || seen.has(w)) return;
       seen.add(w);
       const k = firstSeenKey(w);
-      if (!batch.get(k)) batch.put(k, json({ block: d.number, txIndex, logIndex, txHash: d.txs[txIndex].hash, timestamp: d.timestamp, evidence }));
+      if (!batch.get(k))
+        batch.put(
+          k,
+          json({
+            block: d.number,
+            txIndex,
+            logIndex,
+            txHash: d.txs[txIndex].hash,
+            timestamp: d.timestamp,
+            evidence,
+          }),
+        );
     };
     const addrFlags = new Map<string, { origin?: number; created?: number; emitted?: number }>();
     const flag = (a: string, f: 'origin' | 'created' | 'emitted') => {
@@ -83,15 +94,31 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       }
     };
 
-    const recordFunding = (w: string, funder: string, assetKind: 'native' | 'erc20', asset: string | null, value: bigint, txIndex: number, logIndex: number | null) => {
+    const recordFunding = (
+      w: string,
+      funder: string,
+      assetKind: 'native' | 'erc20',
+      asset: string | null,
+      value: bigint,
+      txIndex: number,
+      logIndex: number | null,
+    ) => {
       if (funder === ZERO || w === funder || value === 0n) return;
       const a = asset ?? NATIVE_ASSET;
-      const first = { block: d.number, txIndex, logIndex, txHash: d.txs[txIndex].hash, value: value.toString() };
+      const first = {
+        block: d.number,
+        txIndex,
+        logIndex,
+        txHash: d.txs[txIndex].hash,
+        value: value.toString(),
+      };
       const fk = firstFundingKey(w, a);
       if (!batch.get(fk)) batch.put(fk, json({ funder, assetKind, asset, ...first }));
       const ek = edgeInKey(w, funder, a);
       const have = batch.get(ek);
-      const edge: FundingEdge = have ? JSON.parse(have.toString()) : { funder, assetKind, asset, first, lastBlock: d.number, count: 0, total: '0' };
+      const edge: FundingEdge = have
+        ? JSON.parse(have.toString())
+        : { funder, assetKind, asset, first, lastBlock: d.number, count: 0, total: '0' };
       edge.count++;
       edge.lastBlock = d.number;
       edge.total = (BigInt(edge.total) + value).toString();
@@ -113,7 +140,17 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       if (tx.contractAddress && tx.status === 1) flag(tx.contractAddress, 'created');
       const value = BigInt((JSON.parse(tx.json) as { value: string }).value);
       if (tx.status === 1 && value > 0n && tx.to) {
-        const row = { block: d.number, txIndex: i, logIndex: null, txHash: tx.hash, assetKind: 'native', asset: null, from: tx.from, to: tx.to, value: value.toString() };
+        const row = {
+          block: d.number,
+          txIndex: i,
+          logIndex: null,
+          txHash: tx.hash,
+          assetKind: 'native',
+          asset: null,
+          from: tx.from,
+          to: tx.to,
+          value: value.toString(),
+        };
         batch.put(walletTransferKey(tx.from, d.number, NATIVE_ORD + i), json({ ...row, direction: 'out' }));
         batch.put(walletTransferKey(tx.to, d.number, NATIVE_ORD + i), json({ ...row, direction: 'in' }));
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
@@ -136,9 +173,22 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         value = BigInt(String(e.args.wad));
         [from, to] = e.event === 'Deposit' ? [ZERO, who] : [who, ZERO];
       } else continue;
-      const row = { block: d.number, txIndex: e.txIndex, logIndex: e.logIndex, txHash: d.txs[e.txIndex].hash, assetKind: 'erc20', asset: e.address, from, to, value: value.toString() };
+      const row = {
+        block: d.number,
+        txIndex: e.txIndex,
+        logIndex: e.logIndex,
+        txHash: d.txs[e.txIndex].hash,
+        assetKind: 'erc20',
+        asset: e.address,
+        from,
+        to,
+        value: value.toString(),
+      };
       if (from !== ZERO) {
-        batch.put(walletTransferKey(from, d.number, e.logIndex), json({ ...row, direction: from === to ? 'self' : 'out' }));
+        batch.put(
+          walletTransferKey(from, d.number, e.logIndex),
+          json({ ...row, direction: from === to ? 'self' : 'out' }),
+        );
         const hk = holdingKey(from, e.address);
         if (!batch.get(hk)) batch.put(hk, EMPTY);
       }
@@ -146,7 +196,8 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         const hk = holdingKey(to, e.address);
         if (!batch.get(hk)) batch.put(hk, EMPTY);
       }
-      if (to !== ZERO && to !== from) batch.put(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
+      if (to !== ZERO && to !== from)
+        batch.put(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
       recordFunding(to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
     }
@@ -159,7 +210,9 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       const lo = blockSwapKey(d.number, 0);
       for (const [k, v] of batch.rocks.scan({ gte: lo, lt: prefixEnd(lo.subarray(0, 9)) })) {
         const pk = `0x${v.toString('hex')}`;
-        const row = JSON.parse(batch.rocks.get(swapKey(pk, d.number, k.readUInt32BE(9)))!.toString()) as SwapRow;
+        const row = JSON.parse(
+          batch.rocks.get(swapKey(pk, d.number, k.readUInt32BE(9)))!.toString(),
+        ) as SwapRow;
         const pool = JSON.parse(batch.rocks.get(poolKey(pk))!.toString()) as PoolRow;
         swaps.push({ poolKey: pk, row, pool });
       }
@@ -177,7 +230,20 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       const have = batch.get(pk);
       const pos: Position = have
         ? JSON.parse(have.toString())
-        : { token, quote, qty: '0', cost: '0/1', realised: '0/1', buys: 0, sells: 0, boughtQty: '0', soldQty: '0', unexplainedSold: '0', firstBlock: d.number, lastBlock: d.number };
+        : {
+            token,
+            quote,
+            qty: '0',
+            cost: '0/1',
+            realised: '0/1',
+            buys: 0,
+            sells: 0,
+            boughtQty: '0',
+            soldQty: '0',
+            unexplainedSold: '0',
+            firstBlock: d.number,
+            lastBlock: d.number,
+          };
       pos.lastBlock = d.number;
       let qty = BigInt(pos.qty);
       let cost = ratParse(pos.cost);
@@ -195,7 +261,15 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
             const funder = (JSON.parse(f.toString()) as { funder: string }).funder;
             const ck = cohortCandKey(token, funder, w);
             if (!batch.get(ck)) {
-              batch.put(ck, json({ block: d.number, txIndex: s.row.txIndex, logIndex: s.row.logIndex, txHash: s.row.txHash }));
+              batch.put(
+                ck,
+                json({
+                  block: d.number,
+                  txIndex: s.row.txIndex,
+                  logIndex: s.row.logIndex,
+                  txHash: s.row.txHash,
+                }),
+              );
               const gk = generationKey(token);
               const g = batch.get(gk);
               batch.put(gk, u64((g ? readU64(g) : 0) + 1));
@@ -225,11 +299,19 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       if (realisedDelta.n !== 0n) {
         const dk = dailyKey(w, token, quote, day);
         const prev = batch.get(dk);
-        batch.put(dk, Buffer.from(ratStr(add(prev ? ratParse(prev.toString()) : rational(0n, 1n), realisedDelta))));
+        batch.put(
+          dk,
+          Buffer.from(ratStr(add(prev ? ratParse(prev.toString()) : rational(0n, 1n), realisedDelta))),
+        );
       }
     }
   };
 
-  return { name: 'wallets', version: 1, tables: WALLET_TABLES, backs: ['Wallets', 'Cohorts', 'Addresses'], apply };
+  return {
+    name: 'wallets',
+    version: 1,
+    tables: WALLET_TABLES,
+    backs: ['Wallets', 'Cohorts', 'Addresses'],
+    apply,
+  };
 }
-

@@ -42,19 +42,30 @@ export const WALLET_TABLES = Object.values(WalletTable);
 export const NATIVE_ASSET = `0x${'00'.repeat(20)}`;
 
 const W = (t: number, a: string, extra = 0) => new KeyBuilder(21 + extra).u8(t).hex(a);
-export const walletTxKey = (w: string, block: number, txIndex: number) => W(WalletTable.TX, w, 12).u64(block).u32(txIndex).done();
-export const walletTransferKey = (w: string, block: number, ord: number) => W(WalletTable.TRANSFER, w, 12).u64(block).u32(ord).done();
-export const walletTradeKey = (w: string, block: number, logIndex: number) => W(WalletTable.TRADE, w, 12).u64(block).u32(logIndex).done();
-export const positionKey = (w: string, token: string, quote: string) => W(WalletTable.POSITION, w, 40).hex(token).hex(quote).done();
-export const dailyKey = (w: string, token: string, quote: string, day: number) => W(WalletTable.DAILY, w, 44).hex(token).hex(quote).u32(day).done();
-export const firstFundingKey = (w: string, asset: string) => W(WalletTable.FIRST_FUNDING, w, 20).hex(asset).done();
-export const edgeInKey = (w: string, funder: string, asset: string) => W(WalletTable.EDGE_IN, w, 40).hex(funder).hex(asset).done();
-export const edgeOutKey = (funder: string, w: string, asset: string) => W(WalletTable.EDGE_OUT, funder, 40).hex(w).hex(asset).done();
+export const walletTxKey = (w: string, block: number, txIndex: number) =>
+  W(WalletTable.TX, w, 12).u64(block).u32(txIndex).done();
+export const walletTransferKey = (w: string, block: number, ord: number) =>
+  W(WalletTable.TRANSFER, w, 12).u64(block).u32(ord).done();
+export const walletTradeKey = (w: string, block: number, logIndex: number) =>
+  W(WalletTable.TRADE, w, 12).u64(block).u32(logIndex).done();
+export const positionKey = (w: string, token: string, quote: string) =>
+  W(WalletTable.POSITION, w, 40).hex(token).hex(quote).done();
+export const dailyKey = (w: string, token: string, quote: string, day: number) =>
+  W(WalletTable.DAILY, w, 44).hex(token).hex(quote).u32(day).done();
+export const firstFundingKey = (w: string, asset: string) =>
+  W(WalletTable.FIRST_FUNDING, w, 20).hex(asset).done();
+export const edgeInKey = (w: string, funder: string, asset: string) =>
+  W(WalletTable.EDGE_IN, w, 40).hex(funder).hex(asset).done();
+export const edgeOutKey = (funder: string, w: string, asset: string) =>
+  W(WalletTable.EDGE_OUT, funder, 40).hex(w).hex(asset).done();
 export const firstSeenKey = (w: string) => W(WalletTable.FIRST_SEEN, w).done();
-export const cohortCandKey = (token: string, funder: string, w: string) => W(WalletTable.COHORT_CAND, token, 40).hex(funder).hex(w).done();
-export const cohortIdKey = (id: string) => new KeyBuilder(9).u8(WalletTable.COHORT_ID).bytes(Buffer.from(id, 'hex')).done();
+export const cohortCandKey = (token: string, funder: string, w: string) =>
+  W(WalletTable.COHORT_CAND, token, 40).hex(funder).hex(w).done();
+export const cohortIdKey = (id: string) =>
+  new KeyBuilder(9).u8(WalletTable.COHORT_ID).bytes(Buffer.from(id, 'hex')).done();
 export const generationKey = (token: string) => W(WalletTable.GENERATION, token).done();
 export const addressKey = (a: string) => W(WalletTable.ADDRESS, a).done();
 export const walletPrefix = (t: number, w: string) => W(t, w).done();
 export const holdingKey = (w: string, token: string) => W(WalletTable.HOLDING, w, 20).hex(token).done();
-export const walletCohortKey = (w: string, token: string, funder: string) => W(WalletTable.WALLET_COHORT, w, 40).hex(token).hex(funder).done();
+export const walletCohortKey = (w: string, token: string, funder: string) =>
+  W(WalletTable.WALLET_COHORT, w, 40).hex(token).hex(funder).done();

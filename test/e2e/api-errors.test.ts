@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/server/errors.js';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
-import { type IndexerProcess, TEST_KEY, startIndexer } from '../harness/indexer.js';
+import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess;
@@ -26,7 +26,12 @@ beforeAll(async () => {
     keysFile,
     JSON.stringify([
       { name: 'reader', key: READ_KEY, scopes: ['read'] },
-      { name: 'limited', key: LIMITED_KEY, scopes: ['read'], rateLimits: { read: { perSecond: 1, burst: 3 } } },
+      {
+        name: 'limited',
+        key: LIMITED_KEY,
+        scopes: ['read'],
+        rateLimits: { read: { perSecond: 1, burst: 3 } },
+      },
     ]),
   );
   idx = await startIndexer({ rpcUrl: anvil.rpcUrl, env: { KEYS_FILE: keysFile } });
@@ -49,7 +54,13 @@ describe('error paths', () => {
     ['no key', '/blocks/1', null, 401, 'unauthorized'],
     ['unknown key', '/blocks/1', 'nope', 401, 'unauthorized'],
     ['scanner key', '/blocks/1', `sk_live_${'a'.repeat(43)}`, 401, 'unauthorized'],
-    ['wallet scope', '/wallets/0x0000000000000000000000000000000000000001/overview', READ_KEY, 403, 'insufficient_scope'],
+    [
+      'wallet scope',
+      '/wallets/0x0000000000000000000000000000000000000001/overview',
+      READ_KEY,
+      403,
+      'insufficient_scope',
+    ],
     ['rpc scope', '/rpc/head', READ_KEY, 403, 'insufficient_scope'],
     ['monitoring scope', '/health', READ_KEY, 403, 'insufficient_scope'],
     ['unknown query param', '/blocks/1?foo=1', TEST_KEY, 400, 'bad_request'],
@@ -91,7 +102,10 @@ describe('error paths', () => {
   it('openapi.json needs no key and lists 115 routes', async () => {
     const r = await idx.get('/index/v1/openapi.json', { key: null });
     expect(r.status).toBe(200);
-    const n = Object.values(r.body.paths as Record<string, object>).reduce((a, ops) => a + Object.keys(ops).length, 0);
+    const n = Object.values(r.body.paths as Record<string, object>).reduce(
+      (a, ops) => a + Object.keys(ops).length,
+      0,
+    );
     expect(n).toBe(115);
   });
 });
@@ -138,7 +152,11 @@ describe('batch', () => {
 
   it('answers items from one shared anchor while blocks are mined', async () => {
     for (let round = 0; round < 5; round++) {
-      const reqs = Array.from({ length: 20 }, (_, i) => ({ id: i, route: '/blocks/{number}', params: { number: i % 3 } }));
+      const reqs = Array.from({ length: 20 }, (_, i) => ({
+        id: i,
+        route: '/blocks/{number}',
+        params: { number: i % 3 },
+      }));
       const r = await post({ requests: reqs });
       expect(r.status).toBe(200);
       expect(r.body.results).toHaveLength(20);
@@ -155,7 +173,11 @@ describe('batch', () => {
       {
         requests: [
           { route: '/blocks/{number}', params: { number: 1 } },
-          { id: 'w', route: '/wallets/{address}/overview', params: { address: '0x0000000000000000000000000000000000000001' } },
+          {
+            id: 'w',
+            route: '/wallets/{address}/overview',
+            params: { address: '0x0000000000000000000000000000000000000001' },
+          },
           { id: 'x', route: '/no/such/route' },
         ],
       },
@@ -171,10 +193,14 @@ describe('batch', () => {
   });
 
   it('more than 20 items is 400; unknown params field 422; bad JSON 422', async () => {
-    const many = await post({ requests: Array.from({ length: 21 }, () => ({ route: '/blocks/{number}', params: { number: 1 } })) });
+    const many = await post({
+      requests: Array.from({ length: 21 }, () => ({ route: '/blocks/{number}', params: { number: 1 } })),
+    });
     expect(many.status).toBe(400);
     envelope(many.body);
-    const unknown = await post({ requests: [{ route: '/blocks/{number}', params: { number: 1, bogus: 2 } }] });
+    const unknown = await post({
+      requests: [{ route: '/blocks/{number}', params: { number: 1, bogus: 2 } }],
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error).toBe('invalid_json_body');
     const bad = await post('{"requests": [');
@@ -189,17 +215,30 @@ describe('batch', () => {
 describe('property: generated requests for every contract route', () => {
   it('no untyped 5xx, every error is the envelope, the server stays up', async () => {
     const doc = (await idx.get('/index/v1/openapi.json', { key: null })).body as {
-      paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; required: boolean; schema: any }> }>>;
+      paths: Record<
+        string,
+        Record<string, { parameters?: Array<{ name: string; in: string; required: boolean; schema: any }> }>
+      >;
     };
     const ops = Object.entries(doc.paths)
       .flatMap(([p, m]) => Object.entries(m).map(([method, op]) => ({ p, method, op })))
       .filter((o) => o.method === 'get' && o.p !== '/metrics' && !o.p.includes('/stream/'));
     const valueFor = (schema: any): fc.Arbitrary<string> => {
-      const junk = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', '-1', '1e9', '0x', 'null', '%00', '../', '9'.repeat(30)));
+      const junk = fc.oneof(
+        fc.string({ maxLength: 12 }),
+        fc.constantFrom('', '-1', '1e9', '0x', 'null', '%00', '../', '9'.repeat(30)),
+      );
       let good: fc.Arbitrary<string>;
-      if (schema?.pattern?.includes('{40}')) good = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString('hex')}`);
-      else if (schema?.pattern?.includes('{64}')) good = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => `0x${Buffer.from(b).toString('hex')}`);
-      else if (schema?.type === 'integer') good = fc.integer({ min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 50, 50) }).map(String);
+      if (schema?.pattern?.includes('{40}'))
+        good = fc
+          .uint8Array({ minLength: 20, maxLength: 20 })
+          .map((b) => `0x${Buffer.from(b).toString('hex')}`);
+      else if (schema?.pattern?.includes('{64}'))
+        good = fc
+          .uint8Array({ minLength: 32, maxLength: 32 })
+          .map((b) => `0x${Buffer.from(b).toString('hex')}`);
+      else if (schema?.type === 'integer')
+        good = fc.integer({ min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 50, 50) }).map(String);
       else if (schema?.type === 'boolean') good = fc.constantFrom('true', 'false');
       else if (schema?.anyOf) good = fc.constantFrom(...schema.anyOf.map((x: any) => String(x.const ?? 'x')));
       else if (schema?.pattern === '^[0-9a-f]{16}$') good = fc.constant('00000000000000ab');
@@ -212,11 +251,21 @@ describe('property: generated requests for every contract route', () => {
         fc.constantFrom(...ops).chain((o) =>
           fc.record({
             o: fc.constant(o),
-            path: fc.tuple(...(o.op.parameters ?? []).filter((x) => x.in === 'path' && x.name !== 'chain').map((x) => valueFor(x.schema)), fc.constant('')),
+            path: fc.tuple(
+              ...(o.op.parameters ?? [])
+                .filter((x) => x.in === 'path' && x.name !== 'chain')
+                .map((x) => valueFor(x.schema)),
+              fc.constant(''),
+            ),
             query: fc.tuple(
               ...(o.op.parameters ?? [])
                 .filter((x) => x.in === 'query')
-                .map((x) => fc.option(valueFor(x.schema).map((v) => `${x.name}=${encodeURIComponent(v)}`), { nil: undefined })),
+                .map((x) =>
+                  fc.option(
+                    valueFor(x.schema).map((v) => `${x.name}=${encodeURIComponent(v)}`),
+                    { nil: undefined },
+                  ),
+                ),
               fc.constant(undefined),
             ),
             extra: fc.option(fc.constantFrom('unknown=1', 'limit=0', 'cursor=%FF%FE'), { nil: undefined }),
@@ -227,7 +276,9 @@ describe('property: generated requests for every contract route', () => {
           const names = (o.op.parameters ?? []).filter((x) => x.in === 'path' && x.name !== 'chain');
           const url = o.p
             .replace('{chain}', 'testnet')
-            .replace(/\{[a-z_]+\}/g, (m) => (m === '{chain}' ? 'testnet' : encodeURIComponent(path[i++] ?? names[0]?.name ?? 'x')));
+            .replace(/\{[a-z_]+\}/g, (m) =>
+              m === '{chain}' ? 'testnet' : encodeURIComponent(path[i++] ?? names[0]?.name ?? 'x'),
+            );
           const qs = [...query.filter(Boolean), extra].filter(Boolean).join('&');
           const r = await idx.get(qs ? `${url}?${qs}` : url);
           requests++;

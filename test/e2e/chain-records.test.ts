@@ -126,8 +126,22 @@ describe('cursors', () => {
     await anvil.rpc('anvil_reorg', [
       3,
       [
-        [{ from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', to: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', value: '0x7' }, 0],
-        [{ from: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', value: '0x9' }, 1],
+        [
+          {
+            from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+            to: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+            value: '0x7',
+          },
+          0,
+        ],
+        [
+          {
+            from: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+            to: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+            value: '0x9',
+          },
+          1,
+        ],
       ],
     ]);
     const newHash = (await anvil.rpc('eth_getBlockByNumber', [`0x${target.toString(16)}`, false])).hash;

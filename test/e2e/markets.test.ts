@@ -7,19 +7,24 @@
  */
 import { decodeEventLog, encodeAbiParameters, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDevnet, startTestDevnet } from '../harness/devnet.js';
+import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
 
 async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(dev.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const j = (await r.json()) as { result: T; error?: { message: string } };
   if (j.error) throw new Error(j.error.message);
   return j.result;
 }
-const call = (to: string, data: string, block: number) => rpc<string>('eth_call', [{ to, data }, `0x${block.toString(16)}`]);
+const call = (to: string, data: string, block: number) =>
+  rpc<string>('eth_call', [{ to, data }, `0x${block.toString(16)}`]);
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + 64 * i, 2 + 64 * (i + 1))}`);
 const signed24 = (x: bigint) => Number(BigInt.asIntN(24, x));
 
@@ -44,8 +49,19 @@ beforeAll(async () => {
   const { writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const file = join(dev.stateDir, 'markets.json');
-  writeFileSync(file, JSON.stringify({ v2Factories: [c.uniswapV2Factory], v3Factories: [c.uniswapV3Factory], v4Managers: [c.poolManager], usdStablecoins: [] }));
-  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { MARKETS_FILE: file, TRACES: 'off', SCREENER_CEILING: '12' } });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      v2Factories: [c.uniswapV2Factory],
+      v3Factories: [c.uniswapV3Factory],
+      v4Managers: [c.poolManager],
+      usdStablecoins: [],
+    }),
+  );
+  idx = await startIndexer({
+    rpcUrl: dev.rpcUrl,
+    env: { MARKETS_FILE: file, TRACES: 'off', SCREENER_CEILING: '12' },
+  });
   await idx.waitForHead(50, 120_000);
 }, 240_000);
 
@@ -62,18 +78,31 @@ describe('live candle stream (traffic running)', () => {
     const { TEST_KEY } = await import('../harness/indexer.js');
     const { rows: pools } = await walk('/pools/new');
     const v2 = pools.filter((p) => p.protocol === 'v2');
-    const select = v2.slice(0, 8).map((p) => `pool:${p.address}:1s`).join(',');
-    const es = new EventSource(`http://127.0.0.1:${idx.port}/index/v1/testnet/stream/candles?select=${select}`, {
-      fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY } }),
-    });
+    const select = v2
+      .slice(0, 8)
+      .map((p) => `pool:${p.address}:1s`)
+      .join(',');
+    const es = new EventSource(
+      `http://127.0.0.1:${idx.port}/index/v1/testnet/stream/candles?select=${select}`,
+      {
+        fetch: (u, init) =>
+          fetch(u, {
+            ...init,
+            headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY },
+          }),
+      },
+    );
     const closes: any[] = [];
     const snapshots: any[] = [];
     const updates: Array<{ series: string; at: number }> = [];
     es.addEventListener('close', (m: MessageEvent) => closes.push(JSON.parse(m.data)));
     es.addEventListener('snapshot', (m: MessageEvent) => snapshots.push(JSON.parse(m.data)));
-    es.addEventListener('update', (m: MessageEvent) => updates.push({ series: JSON.parse(m.data).series, at: Date.now() }));
+    es.addEventListener('update', (m: MessageEvent) =>
+      updates.push({ series: JSON.parse(m.data).series, at: Date.now() }),
+    );
     const t0 = Date.now();
-    while (closes.filter((c) => c.candle).length < 3 && Date.now() - t0 < 40_000) await new Promise((r) => setTimeout(r, 100));
+    while (closes.filter((c) => c.candle).length < 3 && Date.now() - t0 < 40_000)
+      await new Promise((r) => setTimeout(r, 100));
     es.close();
     expect(snapshots.length).toBe(16);
     const withData = closes.filter((c) => c.candle);
@@ -89,7 +118,8 @@ describe('live candle stream (traffic running)', () => {
     // At most one update per 250 ms per series.
     const bySeries = new Map<string, number[]>();
     for (const u of updates) bySeries.set(u.series, [...(bySeries.get(u.series) ?? []), u.at]);
-    for (const ts of bySeries.values()) for (let i = 1; i < ts.length; i++) expect(ts[i] - ts[i - 1]).toBeGreaterThanOrEqual(200);
+    for (const ts of bySeries.values())
+      for (let i = 1; i < ts.length; i++) expect(ts[i] - ts[i - 1]).toBeGreaterThanOrEqual(200);
   });
 });
 
@@ -127,8 +157,11 @@ describe('pool state reconciles with the pool contracts at the anchor block', ()
       expect(d.status, d.text).toBe(200);
       const A = d.body.anchor.block;
       // StateLibrary: pools mapping at slot 6; Slot0 packs sqrtPriceX96 (160) | tick (24) | fees; liquidity at +3.
-      const stateSlot = BigInt(keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint256' }], [p.poolId, 6n])));
-      const extsload = (slot: bigint) => call(p.contract, `0x1e2eaeaf${slot.toString(16).padStart(64, '0')}`, A);
+      const stateSlot = BigInt(
+        keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'uint256' }], [p.poolId, 6n])),
+      );
+      const extsload = (slot: bigint) =>
+        call(p.contract, `0x1e2eaeaf${slot.toString(16).padStart(64, '0')}`, A);
       const s0 = BigInt(await extsload(stateSlot));
       const liq = BigInt(await extsload(stateSlot + 3n));
       expect(d.body.data.liquidity.sqrtPriceX96).toBe((s0 & ((1n << 160n) - 1n)).toString());
@@ -139,9 +172,15 @@ describe('pool state reconciles with the pool contracts at the anchor block', ()
 });
 
 describe('candles recomputed from the raw swap logs', () => {
-  const V2 = parseAbi(['event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)', 'event Sync(uint112 reserve0, uint112 reserve1)']);
-  const V3 = parseAbi(['event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)']);
-  const cmp = (a: [bigint, bigint], b: [bigint, bigint]) => (a[0] * b[1] < b[0] * a[1] ? -1 : a[0] * b[1] > b[0] * a[1] ? 1 : 0);
+  const V2 = parseAbi([
+    'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
+    'event Sync(uint112 reserve0, uint112 reserve1)',
+  ]);
+  const V3 = parseAbi([
+    'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+  ]);
+  const cmp = (a: [bigint, bigint], b: [bigint, bigint]) =>
+    a[0] * b[1] < b[0] * a[1] ? -1 : a[0] * b[1] > b[0] * a[1] ? 1 : 0;
   const gcd = (a: bigint, b: bigint): bigint => (b ? gcd(b, a % b) : a < 0n ? -a : a);
   const red = (n: bigint, d: bigint): [bigint, bigint] => {
     const g = gcd(n, d) || 1n;
@@ -162,12 +201,18 @@ describe('candles recomputed from the raw swap logs', () => {
       const p = await busiest(proto);
       expect(p.swaps).toBeGreaterThan(0);
       const A = anchor.block;
-      const logs = await rpc<any[]>('eth_getLogs', [{ address: p.address, fromBlock: '0x0', toBlock: `0x${A.toString(16)}` }]);
+      const logs = await rpc<any[]>('eth_getLogs', [
+        { address: p.address, fromBlock: '0x0', toBlock: `0x${A.toString(16)}` },
+      ]);
       const ts = new Map<string, number>();
       const trades: Array<{ t: number; price: [bigint, bigint]; v0: bigint; v1: bigint; buy: boolean }> = [];
       let reserves: [bigint, bigint] | null = null;
       for (const l of logs) {
-        if (!ts.has(l.blockNumber)) ts.set(l.blockNumber, Number.parseInt((await rpc('eth_getBlockByNumber', [l.blockNumber, false])).timestamp, 16));
+        if (!ts.has(l.blockNumber))
+          ts.set(
+            l.blockNumber,
+            Number.parseInt((await rpc('eth_getBlockByNumber', [l.blockNumber, false])).timestamp, 16),
+          );
         const t = ts.get(l.blockNumber)!;
         if (proto === 'v2') {
           let ev: any;
@@ -180,7 +225,13 @@ describe('candles recomputed from the raw swap logs', () => {
           else if (ev.eventName === 'Swap' && reserves) {
             const a0 = ev.args.amount0In - ev.args.amount0Out;
             const a1 = ev.args.amount1In - ev.args.amount1Out;
-            trades.push({ t, price: red(reserves[1], reserves[0]), v0: a0 < 0n ? -a0 : a0, v1: a1 < 0n ? -a1 : a1, buy: a0 < 0n });
+            trades.push({
+              t,
+              price: red(reserves[1], reserves[0]),
+              v0: a0 < 0n ? -a0 : a0,
+              v1: a1 < 0n ? -a1 : a1,
+              buy: a0 < 0n,
+            });
           }
         } else {
           let ev: any;
@@ -192,16 +243,39 @@ describe('candles recomputed from the raw swap logs', () => {
           const s = ev.args.sqrtPriceX96 as bigint;
           const a0 = ev.args.amount0 as bigint;
           const a1 = ev.args.amount1 as bigint;
-          trades.push({ t, price: red(s * s, 1n << 192n), v0: a0 < 0n ? -a0 : a0, v1: a1 < 0n ? -a1 : a1, buy: a0 < 0n });
+          trades.push({
+            t,
+            price: red(s * s, 1n << 192n),
+            v0: a0 < 0n ? -a0 : a0,
+            v1: a1 < 0n ? -a1 : a1,
+            buy: a0 < 0n,
+          });
         }
       }
       expect(trades.length).toBe(p.swaps);
-      for (const [frame, width] of [['1s', 1], ['30s', 30], ['1m', 60], ['1h', 3600], ['1d', 86400]] as const) {
+      for (const [frame, width] of [
+        ['1s', 1],
+        ['30s', 30],
+        ['1m', 60],
+        ['1h', 3600],
+        ['1d', 86400],
+      ] as const) {
         const expected = new Map<number, any>();
         for (const tr of trades) {
           const b = Math.floor(tr.t / width) * width;
           const c = expected.get(b);
-          if (!c) expected.set(b, { t: b, open: tr.price, high: tr.price, low: tr.price, close: tr.price, v0: tr.v0, v1: tr.v1, n: 1, buys: tr.buy ? 1 : 0 });
+          if (!c)
+            expected.set(b, {
+              t: b,
+              open: tr.price,
+              high: tr.price,
+              low: tr.price,
+              close: tr.price,
+              v0: tr.v0,
+              v1: tr.v1,
+              n: 1,
+              buys: tr.buy ? 1 : 0,
+            });
           else {
             if (cmp(tr.price, c.high) > 0) c.high = tr.price;
             if (cmp(tr.price, c.low) < 0) c.low = tr.price;
@@ -249,7 +323,7 @@ describe('candles recomputed from the raw swap logs', () => {
 
   it('search refusals and anchors', async () => {
     const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
-    expect((await idx.get('/pools/search?factory=x&token=' + weth)).status).toBe(400);
+    expect((await idx.get(`/pools/search?factory=x&token=${weth}`)).status).toBe(400);
     expect((await idx.get(`/pools/search?sort=liquidity&token=${weth}`)).status).toBe(400);
     expect((await idx.get('/pools/search')).status).toBe(400);
     expect((await idx.get(`/pools/search?token=${weth}&protocol=v2`)).status).toBe(400);
@@ -279,11 +353,14 @@ describe('quote and venue rules on a token trading against WETH and a stablecoin
     // The default-venue candles equal the venue pool's own candles, oriented quote per token.
     const now = Math.floor(Date.now() / 1000);
     for (const q of [weth, usdc]) {
-      const c = await idx.get(`/tokens/${link}/candles?quote=${q}&frame=1m&from=${now - 3600}&to=${now + 60}&limit=1000`);
+      const c = await idx.get(
+        `/tokens/${link}/candles?quote=${q}&frame=1m&from=${now - 3600}&to=${now + 60}&limit=1000`,
+      );
       expect(c.status, c.text).toBe(200);
       const venue = c.body.venue;
       const pool = (await walk('/pools/new')).rows.find((p) => p.key === venue.pool);
-      const path = pool.protocol === 'v4' ? `/pools/v4/${pool.contract}/${pool.poolId}` : `/pools/${pool.address}`;
+      const path =
+        pool.protocol === 'v4' ? `/pools/v4/${pool.contract}/${pool.poolId}` : `/pools/${pool.address}`;
       const pc = await idx.get(`${path}/ohlcv?frame=1m&from=${now - 3600}&to=${now + 60}&limit=1000`);
       const linkIsBase = pool.currency0 === link;
       expect(c.body.data.length).toBe(pc.body.data.length);
@@ -296,7 +373,9 @@ describe('quote and venue rules on a token trading against WETH and a stablecoin
         expect(a.high).toEqual(linkIsBase ? b.high : inv(b.low));
       }
       // Token-grain ohlcv for one quote sums exactly the volumes of that quote's pools only.
-      const o = await idx.get(`/tokens/${link}/ohlcv?quote=${q}&frame=1d&from=${now - 5 * 86400}&to=${now + 86400}`);
+      const o = await idx.get(
+        `/tokens/${link}/ohlcv?quote=${q}&frame=1d&from=${now - 5 * 86400}&to=${now + 86400}`,
+      );
       const { rows: pools } = await walk(`/tokens/${link}/pools/by-currency/${q}`);
       let vol = 0n;
       for (const p of pools) {
@@ -308,7 +387,9 @@ describe('quote and venue rules on a token trading against WETH and a stablecoin
     }
     const mc = await idx.get(`/tokens/${link}/mcap?quote=${weth}`);
     expect(BigInt(mc.body.data.marketCap.priceNumerator) * BigInt(mc.body.data.price.priceDenominator)).toBe(
-      BigInt(mc.body.data.price.priceNumerator) * BigInt(mc.body.data.supply) * BigInt(mc.body.data.marketCap.priceDenominator),
+      BigInt(mc.body.data.price.priceNumerator) *
+        BigInt(mc.body.data.supply) *
+        BigInt(mc.body.data.marketCap.priceDenominator),
     );
     const ov = await idx.get(`/tokens/${link}/overview?quote=${weth}`);
     expect(ov.status).toBe(200);
@@ -322,9 +403,17 @@ describe('screener and rankings', () => {
     const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
     const { rows: pools } = await walk(`/currencies/${weth}/pools`);
     // Brute force over every swap of every pool against WETH (the devnet is younger than 24 h).
-    const expected = new Map<string, { vol: bigint; buyVol: bigint; trades: number; buys: number; traders: Set<string> }>();
+    const expected = new Map<
+      string,
+      { vol: bigint; buyVol: bigint; trades: number; buys: number; traders: Set<string> }
+    >();
     for (const p of pools) {
-      const path = p.protocol === 'v4' ? `/pools/v4/${p.contract}/${p.poolId}` : p.protocol === 'launchpad' ? null : `/pools/${p.address}`;
+      const path =
+        p.protocol === 'v4'
+          ? `/pools/v4/${p.contract}/${p.poolId}`
+          : p.protocol === 'launchpad'
+            ? null
+            : `/pools/${p.address}`;
       if (!path) continue;
       const { rows: swaps } = await walk(`${path}/swaps`);
       const base = p.currency0 === weth ? p.currency1 : p.currency0;
@@ -348,7 +437,9 @@ describe('screener and rankings', () => {
     if (r.status === 503) {
       // Too many candidates for the test ceiling: the suggested floor must work.
       expect(r.body.ceiling).toBe(12);
-      r = await idx.get(`/screener?quote=${weth}&window=24h&limit=100&recency_floor_block=${r.body.suggestedRecencyFloorBlock}`);
+      r = await idx.get(
+        `/screener?quote=${weth}&window=24h&limit=100&recency_floor_block=${r.body.suggestedRecencyFloorBlock}`,
+      );
     }
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.length).toBeGreaterThan(3);
@@ -369,24 +460,35 @@ describe('screener and rankings', () => {
     const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
     const over = await idx.get(`/screener?quote=${weth}&window=24h&grain=pool`);
     expect(over.status).toBe(503);
-    for (const f of ['suggestedRecencyFloorBlock', 'candidatesScanned', 'ceiling', 'rankedAtBlock']) expect(over.body).toHaveProperty(f);
+    for (const f of ['suggestedRecencyFloorBlock', 'candidatesScanned', 'ceiling', 'rankedAtBlock'])
+      expect(over.body).toHaveProperty(f);
     const floor = over.body.suggestedRecencyFloorBlock;
-    const ok = await idx.get(`/screener?quote=${weth}&window=24h&grain=pool&recency_floor_block=${floor}&limit=2`);
+    const ok = await idx.get(
+      `/screener?quote=${weth}&window=24h&grain=pool&recency_floor_block=${floor}&limit=2`,
+    );
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.recencyFloorBlock).toBe(floor);
-    expect((await idx.get(`/screener?quote=${weth}&min_trades=1&recency_floor_block=${floor}`)).status).toBe(400);
-    const filtered = await idx.get(`/screener?quote=${weth}&min_trades=3&allowScan=true&recency_floor_block=${floor}&window=24h`);
+    expect((await idx.get(`/screener?quote=${weth}&min_trades=1&recency_floor_block=${floor}`)).status).toBe(
+      400,
+    );
+    const filtered = await idx.get(
+      `/screener?quote=${weth}&min_trades=3&allowScan=true&recency_floor_block=${floor}&window=24h`,
+    );
     expect(filtered.status).toBe(200);
     for (const row of filtered.body.data) expect(row.trades).toBeGreaterThanOrEqual(3);
     // Cursor walk keeps its anchor.
     if (ok.body.page.nextCursor) {
-      const p2 = await idx.get(`/screener?quote=${weth}&window=24h&grain=pool&recency_floor_block=${floor}&limit=2&cursor=${ok.body.page.nextCursor}`);
+      const p2 = await idx.get(
+        `/screener?quote=${weth}&window=24h&grain=pool&recency_floor_block=${floor}&limit=2&cursor=${ok.body.page.nextCursor}`,
+      );
       expect(p2.body.anchor).toEqual(ok.body.anchor);
     }
     const cat = await idx.get('/rankings');
     expect(cat.body.data.length).toBeGreaterThanOrEqual(5);
     for (const preset of cat.body.data) {
-      const rk = await idx.get(`/rankings/${preset.name}?quote=${weth}&window=24h&recency_floor_block=${floor}`);
+      const rk = await idx.get(
+        `/rankings/${preset.name}?quote=${weth}&window=24h&recency_floor_block=${floor}`,
+      );
       expect(rk.status, rk.text).toBe(200);
       const eq = await idx.get(rk.body.equivalentScreenerQuery.replace('/screener', '/screener'));
       expect(eq.status, eq.text).toBe(200);

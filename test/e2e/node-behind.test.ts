@@ -102,30 +102,27 @@ describe('node behind', () => {
 
   // Regression: on restart the identity check used to take a node behind START_BLOCK (null) for
   // "a different chain" and refuse to start; it now waits like ingest does.
-  it(
-    'a restart while the node is behind START_BLOCK waits instead of refusing as "a different chain"',
-    async () => {
-      const dataDir = tempDir('idx-behind-start-');
-      let second: IndexerProcess | null = null;
-      try {
-        const first = await startIndexer({ rpcUrl: proxy.url, dataDir, env: { START_BLOCK: '20' } });
-        const H = await anvil.head();
-        await first.waitForHead(H);
-        await first.stop();
-        proxy.setStaleHead(10); // the node is resyncing: it has blocks 0..10 only
-        const restarted = startIndexer({ rpcUrl: proxy.url, dataDir, env: { START_BLOCK: '20' } });
-        restarted.catch(() => {});
-        await sleep(1500);
-        proxy.setStaleHead(null);
-        second = await restarted;
-        await anvil.mine();
-        await second.waitForHead(H + 1, 30_000);
-        expect((await second.get('/health')).body.ingest.reorgs).toBe(0);
-      } finally {
-        proxy.setStaleHead(null);
-        await second?.stop();
-        rmSync(dataDir, { recursive: true, force: true });
-      }
-    },
-  );
+  it('a restart while the node is behind START_BLOCK waits instead of refusing as "a different chain"', async () => {
+    const dataDir = tempDir('idx-behind-start-');
+    let second: IndexerProcess | null = null;
+    try {
+      const first = await startIndexer({ rpcUrl: proxy.url, dataDir, env: { START_BLOCK: '20' } });
+      const H = await anvil.head();
+      await first.waitForHead(H);
+      await first.stop();
+      proxy.setStaleHead(10); // the node is resyncing: it has blocks 0..10 only
+      const restarted = startIndexer({ rpcUrl: proxy.url, dataDir, env: { START_BLOCK: '20' } });
+      restarted.catch(() => {});
+      await sleep(1500);
+      proxy.setStaleHead(null);
+      second = await restarted;
+      await anvil.mine();
+      await second.waitForHead(H + 1, 30_000);
+      expect((await second.get('/health')).body.ingest.reorgs).toBe(0);
+    } finally {
+      proxy.setStaleHead(null);
+      await second?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
-import { type IndexerProcess, TEST_KEY, startIndexer } from '../harness/indexer.js';
+import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess;
@@ -20,7 +20,10 @@ const RING = 40;
 beforeAll(async () => {
   anvil = await startAnvil();
   await anvil.mine(5);
-  idx = await startIndexer({ rpcUrl: anvil.rpcUrl, env: { STREAM_RING_FRAMES: String(RING), TRACES: 'off' } });
+  idx = await startIndexer({
+    rpcUrl: anvil.rpcUrl,
+    env: { STREAM_RING_FRAMES: String(RING), TRACES: 'off' },
+  });
   await idx.waitForHead(5);
 });
 
@@ -31,7 +34,11 @@ afterAll(async () => {
 
 const url = (path: string) => `http://127.0.0.1:${idx.port}/index/v1/testnet${path}`;
 const withKey = (extra: Record<string, string> = {}) => ({
-  fetch: (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY, ...extra } }),
+  fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+    fetch(input, {
+      ...init,
+      headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY, ...extra },
+    }),
 });
 
 interface Got {
@@ -43,11 +50,15 @@ interface Got {
 function open(path: string, events: string[], extra: Record<string, string> = {}) {
   const es = new EventSource(url(path), withKey(extra));
   const got: Got[] = [];
-  for (const e of events) es.addEventListener(e, (m: MessageEvent) => got.push({ event: e, id: m.lastEventId || undefined, data: JSON.parse(m.data) }));
+  for (const e of events)
+    es.addEventListener(e, (m: MessageEvent) =>
+      got.push({ event: e, id: m.lastEventId || undefined, data: JSON.parse(m.data) }),
+    );
   const until = async (pred: () => boolean, ms = 15_000) => {
     const t0 = Date.now();
     while (!pred()) {
-      if (Date.now() - t0 > ms) throw new Error(`timeout; got ${got.length} frames: ${JSON.stringify(got.slice(-3))}`);
+      if (Date.now() - t0 > ms)
+        throw new Error(`timeout; got ${got.length} frames: ${JSON.stringify(got.slice(-3))}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   };
@@ -76,7 +87,9 @@ describe('resume', () => {
     b.es.close();
     c.es.close();
     const nums = b.got.map((g) => g.data.number as string).map((h) => Number.parseInt(h, 16));
-    expect(nums).toEqual(Array.from({ length: 5 }, (_, i) => Number.parseInt(before[before.length - 1], 16) + 1 + i));
+    expect(nums).toEqual(
+      Array.from({ length: 5 }, (_, i) => Number.parseInt(before[before.length - 1], 16) + 1 + i),
+    );
     const seqs = b.got.map((g) => seqOf(g.id!));
     expect(seqs).toEqual(seqs.map((_, i) => seqOf(lastId) + 1 + i));
     expect(c.got.map((g) => g.id)).toEqual(b.got.map((g) => g.id));
@@ -101,7 +114,19 @@ describe('reorgs are explicit', () => {
     await s.until(() => s.got.filter((g) => g.event === 'head').length >= 2);
     const head = await anvil.head();
     const old = (await anvil.rpc('eth_getBlockByNumber', [`0x${head.toString(16)}`, false])).hash;
-    await anvil.rpc('anvil_reorg', [2, [[{ from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', to: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', value: '0x5' }, 0]]]);
+    await anvil.rpc('anvil_reorg', [
+      2,
+      [
+        [
+          {
+            from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+            to: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+            value: '0x5',
+          },
+          0,
+        ],
+      ],
+    ]);
     await anvil.mine(1);
     const fresh = (await anvil.rpc('eth_getBlockByNumber', [`0x${head.toString(16)}`, false])).hash;
     await s.until(() => s.got.some((g) => g.event === 'head' && g.data.hash === fresh));
@@ -134,7 +159,11 @@ describe('limits', () => {
   it('selectors are required where the route takes them; the multiplexed stream says connected first', async () => {
     const r = await fetch(url('/stream/logs'), { headers: { 'x-api-key': TEST_KEY } });
     expect(r.status).toBe(400);
-    const m = open('/stream/subscribe?select=blocks:all,heads:all', ['connected', 'block', 'head', 'notice'], { 'last-event-id': 'v1.blocks-00.1' });
+    const m = open(
+      '/stream/subscribe?select=blocks:all,heads:all',
+      ['connected', 'block', 'head', 'notice'],
+      { 'last-event-id': 'v1.blocks-00.1' },
+    );
     await anvil.mine(1);
     await m.until(() => m.got.some((g) => g.event === 'block'));
     m.es.close();
@@ -146,7 +175,9 @@ describe('limits', () => {
   it('a paused consumer is disconnected with a bounded buffer and does not delay others', async () => {
     // A raw client that sends the request and never reads.
     const sock = connect(idx.port, '127.0.0.1');
-    sock.write(`GET /index/v1/testnet/stream/transactions?all=true HTTP/1.1\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\n\r\n`);
+    sock.write(
+      `GET /index/v1/testnet/stream/transactions?all=true HTTP/1.1\r\nhost: x\r\nx-api-key: ${TEST_KEY}\r\n\r\n`,
+    );
     sock.pause();
     let closed = false;
     sock.on('close', () => {
@@ -159,7 +190,14 @@ describe('limits', () => {
     const data = `0x${'ab'.repeat(10_000)}`;
     for (let b = 0; b < 40; b++) {
       for (let i = 0; i < 40; i++) {
-        await anvil.rpc('eth_sendTransaction', [{ from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', to: '0x90f79bf6eb2c4f870365e785982e1f101e93b906', data, gas: '0x80000' }]);
+        await anvil.rpc('eth_sendTransaction', [
+          {
+            from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+            to: '0x90f79bf6eb2c4f870365e785982e1f101e93b906',
+            data,
+            gas: '0x80000',
+          },
+        ]);
       }
       const t0 = Date.now();
       const want = live.got.length + 1;

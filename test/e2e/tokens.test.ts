@@ -11,20 +11,29 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDevnet, startTestDevnet } from '../harness/devnet.js';
-import { type IndexerProcess, TEST_KEY, startIndexer } from '../harness/indexer.js';
+import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
 
 async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(dev.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const j = (await r.json()) as { result: T; error?: { message: string } };
   if (j.error) throw new Error(j.error.message);
   return j.result;
 }
 const balanceOf = async (token: string, wallet: string, block: number) =>
-  BigInt(await rpc<string>('eth_call', [{ to: token, data: `0x70a08231${wallet.slice(2).padStart(64, '0')}` }, `0x${block.toString(16)}`]));
+  BigInt(
+    await rpc<string>('eth_call', [
+      { to: token, data: `0x70a08231${wallet.slice(2).padStart(64, '0')}` },
+      `0x${block.toString(16)}`,
+    ]),
+  );
 
 async function walk(path: string, key = TEST_KEY): Promise<{ rows: any[]; anchor: any }> {
   const rows: any[] = [];
@@ -46,8 +55,22 @@ beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
   const pads = join(dev.stateDir, 'launchpads.json');
   const pad = dev.deployment.launchpad;
-  writeFileSync(pads, JSON.stringify({ 'devnet-pad': { testnet: { factories: [pad.address], curve: pad.address, graduationTargetWei: pad.graduationTargetWei } } }));
-  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { LAUNCHPADS_FILE: pads, RECONCILE_INTERVAL_MS: '300' } });
+  writeFileSync(
+    pads,
+    JSON.stringify({
+      'devnet-pad': {
+        testnet: {
+          factories: [pad.address],
+          curve: pad.address,
+          graduationTargetWei: pad.graduationTargetWei,
+        },
+      },
+    }),
+  );
+  idx = await startIndexer({
+    rpcUrl: dev.rpcUrl,
+    env: { LAUNCHPADS_FILE: pads, RECONCILE_INTERVAL_MS: '300' },
+  });
   // Let traffic run: launches, swaps, owner mints, transfers.
   await idx.waitForHead(60, 120_000);
   await dev.traffic?.stop();
@@ -75,7 +98,10 @@ describe('balances reconcile with balanceOf at the anchor block', () => {
         if (onChain !== BigInt(h.balance)) mismatchedTokens.add(t.address);
       }
       // holderCount = positive, non-burn-sink balances; burn sinks reported apart.
-      const sinks = new Set(['0x0000000000000000000000000000000000000000', '0x000000000000000000000000000000000000dead']);
+      const sinks = new Set([
+        '0x0000000000000000000000000000000000000000',
+        '0x000000000000000000000000000000000000dead',
+      ]);
       const positive = holders.filter((h) => BigInt(h.balance) > 0n && !sinks.has(h.wallet)).length;
       const detail = await idx.get(`/tokens/${t.address}`);
       if (detail.body.anchor.block === a.block) {
@@ -89,7 +115,9 @@ describe('balances reconcile with balanceOf at the anchor block', () => {
     for (const k of odd) expect(['fee-on-transfer', 'rebasing']).toContain(k);
     await new Promise((r) => setTimeout(r, 2000)); // let the reconciler see the final state
     let flagged = 0;
-    for (const t of dev.deployment.tokens.filter((x) => x.kind === 'fee-on-transfer' || x.kind === 'rebasing')) {
+    for (const t of dev.deployment.tokens.filter(
+      (x) => x.kind === 'fee-on-transfer' || x.kind === 'rebasing',
+    )) {
       const d = await idx.get(`/tokens/${t.address}`);
       if (mismatchedTokens.has(t.address.toLowerCase())) {
         expect(d.body.data.balancesFollowEvents).toBe(false);
@@ -100,7 +128,10 @@ describe('balances reconcile with balanceOf at the anchor block', () => {
     expect(flagged).toBeGreaterThan(0);
     for (const t of dev.deployment.tokens.filter((x) => x.kind === 'standard' || x.kind === 'stable')) {
       const d = await idx.get(`/tokens/${t.address}`);
-      expect(d.body.data.balancesFollowEvents, `${t.symbol}: ${JSON.stringify(d.body.data.reconciliation)}`).not.toBe(false);
+      expect(
+        d.body.data.balancesFollowEvents,
+        `${t.symbol}: ${JSON.stringify(d.body.data.reconciliation)}`,
+      ).not.toBe(false);
     }
     void anchor;
   });
@@ -127,7 +158,12 @@ describe('holders', () => {
     await rpc('anvil_impersonateAccount', [top]);
     for (let i = 0; i < 3; i++) {
       await rpc('eth_sendTransaction', [
-        { from: top, to: busiest, data: `0xa9059cbb${'00'.repeat(12)}${'ab'.repeat(20)}${(10n ** 18n * BigInt(i + 1)).toString(16).padStart(64, '0')}`, gas: '0x30000' },
+        {
+          from: top,
+          to: busiest,
+          data: `0xa9059cbb${'00'.repeat(12)}${'ab'.repeat(20)}${(10n ** 18n * BigInt(i + 1)).toString(16).padStart(64, '0')}`,
+          gas: '0x30000',
+        },
       ]);
       await new Promise((r) => setTimeout(r, 600));
     }
@@ -229,11 +265,15 @@ describe('decoded chain views (R10: unknown reported, never omitted)', () => {
 });
 
 describe('call-trace replay lane', () => {
-  const countFrames = (f: any): number => 1 + (f.calls ?? []).reduce((a: number, c: any) => a + countFrames(c), 0);
+  const countFrames = (f: any): number =>
+    1 + (f.calls ?? []).reduce((a: number, c: any) => a + countFrames(c), 0);
   const sumMoved = (f: any, depth = 0, undone = false): bigint => {
     const failed = undone || !!f.error;
     const kind = String(f.type).toLowerCase();
-    const own = depth > 0 && kind !== 'delegatecall' && kind !== 'staticcall' && !failed && f.value ? BigInt(f.value) : 0n;
+    const own =
+      depth > 0 && kind !== 'delegatecall' && kind !== 'staticcall' && !failed && f.value
+        ? BigInt(f.value)
+        : 0n;
     return own + (f.calls ?? []).reduce((a: bigint, c: any) => a + sumMoved(c, depth + 1, failed), 0n);
   };
 
@@ -260,15 +300,22 @@ describe('call-trace replay lane', () => {
         const internal = await idx.get(`/transactions/${tx.hash}/internal?limit=1000`);
         expect(internal.body.retention.coverage).toBe('retained');
         expect(internal.body.reconciliation.rootMatchesEnvelope).toBe(true);
-        const moved = internal.body.data.filter((r: any) => r.type === 'transfer' && r.effective).reduce((a: bigint, r: any) => a + BigInt(r.value), 0n);
+        const moved = internal.body.data
+          .filter((r: any) => r.type === 'transfer' && r.effective)
+          .reduce((a: bigint, r: any) => a + BigInt(r.value), 0n);
         expect(moved).toBe(sumMoved(node));
         if (moved > 0n) withInternal++;
         for (const r of internal.body.data.filter((x: any) => x.type === 'transfer' && x.to)) {
           const w = await idx.get(`/wallets/${r.to}/internal?limit=1000`);
           expect(w.status).toBe(200);
-          expect(w.body.data.some((x: any) => x.txIndex === Number.parseInt(tx.transactionIndex, 16) && x.ordinal === r.ordinal && x.role === 'recipient')).toBe(
-            true,
-          );
+          expect(
+            w.body.data.some(
+              (x: any) =>
+                x.txIndex === Number.parseInt(tx.transactionIndex, 16) &&
+                x.ordinal === r.ordinal &&
+                x.role === 'recipient',
+            ),
+          ).toBe(true);
         }
         checked++;
       }

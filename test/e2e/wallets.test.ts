@@ -9,7 +9,7 @@
  */
 import { decodeEventLog, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestDevnet, startTestDevnet } from '../harness/devnet.js';
+import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 
 let dev: TestDevnet;
@@ -17,7 +17,11 @@ let idx: IndexerProcess;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
 async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const r = await fetch(dev.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const j = (await r.json()) as { result: T; error?: { message: string } };
   if (j.error) throw new Error(`${method}: ${j.error.message}`);
   return j.result;
@@ -59,11 +63,34 @@ beforeAll(async () => {
   const markets = join(dev.stateDir, 'markets.json');
   const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
   const stables = dev.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address);
-  writeFileSync(markets, JSON.stringify({ v2Factories: [c.uniswapV2Factory], v3Factories: [c.uniswapV3Factory], v4Managers: [c.poolManager], usdStablecoins: stables, quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'] }));
+  writeFileSync(
+    markets,
+    JSON.stringify({
+      v2Factories: [c.uniswapV2Factory],
+      v3Factories: [c.uniswapV3Factory],
+      v4Managers: [c.poolManager],
+      usdStablecoins: stables,
+      quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'],
+    }),
+  );
   const pads = join(dev.stateDir, 'launchpads.json');
   const pad = dev.deployment.launchpad;
-  writeFileSync(pads, JSON.stringify({ 'devnet-pad': { testnet: { factories: [pad.address], curve: pad.address, graduationTargetWei: pad.graduationTargetWei } } }));
-  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads, TRACES: 'off' } });
+  writeFileSync(
+    pads,
+    JSON.stringify({
+      'devnet-pad': {
+        testnet: {
+          factories: [pad.address],
+          curve: pad.address,
+          graduationTargetWei: pad.graduationTargetWei,
+        },
+      },
+    }),
+  );
+  idx = await startIndexer({
+    rpcUrl: dev.rpcUrl,
+    env: { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads, TRACES: 'off' },
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -83,25 +110,83 @@ describe('positions and PnL of a scripted trader', () => {
       'function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable returns (uint256[])',
       'function swapExactTokensForETH(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[])',
     ]);
-    const erc20 = parseAbi(['function approve(address,uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)']);
+    const erc20 = parseAbi([
+      'function approve(address,uint256) returns (bool)',
+      'function balanceOf(address) view returns (uint256)',
+    ]);
     const deadline = 2n ** 40n;
     const receipts: any[] = [];
     for (const eth of ['1', '2.5', '0.7']) {
-      receipts.push(await send({ from: trader, to: c.uniswapV2Router02, value: wei(eth), data: encodeFunctionData({ abi: router, functionName: 'swapExactETHForTokens', args: [0n, [weth as `0x${string}`, link as `0x${string}`], trader as `0x${string}`, deadline] }), gas: '0x100000' }));
+      receipts.push(
+        await send({
+          from: trader,
+          to: c.uniswapV2Router02,
+          value: wei(eth),
+          data: encodeFunctionData({
+            abi: router,
+            functionName: 'swapExactETHForTokens',
+            args: [0n, [weth as `0x${string}`, link as `0x${string}`], trader as `0x${string}`, deadline],
+          }),
+          gas: '0x100000',
+        }),
+      );
     }
-    await send({ from: trader, to: link, data: encodeFunctionData({ abi: erc20, functionName: 'approve', args: [c.uniswapV2Router02, 2n ** 255n] }) });
-    const bal = BigInt(await rpc<string>('eth_call', [{ to: link, data: encodeFunctionData({ abi: erc20, functionName: 'balanceOf', args: [trader as `0x${string}`] }) }, 'latest']));
+    await send({
+      from: trader,
+      to: link,
+      data: encodeFunctionData({
+        abi: erc20,
+        functionName: 'approve',
+        args: [c.uniswapV2Router02, 2n ** 255n],
+      }),
+    });
+    const bal = BigInt(
+      await rpc<string>('eth_call', [
+        {
+          to: link,
+          data: encodeFunctionData({
+            abi: erc20,
+            functionName: 'balanceOf',
+            args: [trader as `0x${string}`],
+          }),
+        },
+        'latest',
+      ]),
+    );
     for (const amount of [bal / 3n, bal - bal / 3n]) {
-      receipts.push(await send({ from: trader, to: c.uniswapV2Router02, data: encodeFunctionData({ abi: router, functionName: 'swapExactTokensForETH', args: [amount, 0n, [link as `0x${string}`, weth as `0x${string}`], trader as `0x${string}`, deadline] }), gas: '0x100000' }));
+      receipts.push(
+        await send({
+          from: trader,
+          to: c.uniswapV2Router02,
+          data: encodeFunctionData({
+            abi: router,
+            functionName: 'swapExactTokensForETH',
+            args: [
+              amount,
+              0n,
+              [link as `0x${string}`, weth as `0x${string}`],
+              trader as `0x${string}`,
+              deadline,
+            ],
+          }),
+          gas: '0x100000',
+        }),
+      );
     }
     // Independent recomputation from the raw V2 Swap logs of the trader's transactions.
-    const pairAbi = parseAbi(['event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)', 'function token0() view returns (address)']);
+    const pairAbi = parseAbi([
+      'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
+      'function token0() view returns (address)',
+    ]);
     let qty = 0n;
     let costN = 0n;
     let costD = 1n;
     let realN = 0n;
     let realD = 1n;
-    const addR = (an: bigint, ad: bigint, bn: bigint, bd: bigint): [bigint, bigint] => [an * bd + bn * ad, ad * bd];
+    const addR = (an: bigint, ad: bigint, bn: bigint, bd: bigint): [bigint, bigint] => [
+      an * bd + bn * ad,
+      ad * bd,
+    ];
     for (const rc of receipts) {
       for (const l of rc.logs) {
         let ev: any;
@@ -110,7 +195,9 @@ describe('positions and PnL of a scripted trader', () => {
         } catch {
           continue;
         }
-        const t0 = (await rpc<string>('eth_call', [{ to: l.address, data: '0x0dfe1681' }, 'latest'])).slice(-40);
+        const t0 = (await rpc<string>('eth_call', [{ to: l.address, data: '0x0dfe1681' }, 'latest'])).slice(
+          -40,
+        );
         const linkIs0 = `0x${t0}` === link;
         const linkIn = linkIs0 ? ev.args.amount0In : ev.args.amount1In;
         const linkOut = linkIs0 ? ev.args.amount0Out : ev.args.amount1Out;
@@ -189,10 +276,31 @@ describe('funding graph and cohorts', () => {
   });
 
   it('wallets funded by one funder that bought the same launch form a cohort with its evidence', async () => {
-    const padAbi = parseAbi(['function createLaunch(string name, string symbol, string metadataUri, string imageUri) returns (address)', 'function buy(address token, uint256 minTokensOut) payable returns (uint256)', 'event LaunchCreated(address indexed token, address indexed creator, uint256 indexed launchSequence, string name, string symbol, string metadataUri, string imageUri)']);
+    const padAbi = parseAbi([
+      'function createLaunch(string name, string symbol, string metadataUri, string imageUri) returns (address)',
+      'function buy(address token, uint256 minTokensOut) payable returns (uint256)',
+      'event LaunchCreated(address indexed token, address indexed creator, uint256 indexed launchSequence, string name, string symbol, string metadataUri, string imageUri)',
+    ]);
     const pad = dev.deployment.launchpad.address;
-    const rc = await send({ from: DEV0, to: pad, data: encodeFunctionData({ abi: padAbi, functionName: 'createLaunch', args: ['Cohort Test', 'COH', 'ipfs://ipfs/bafycohort', 'https://gw.example/ipfs/bafyimg'] }), gas: '0x800000' });
-    const created = rc.logs.map((l: any) => { try { return decodeEventLog({ abi: padAbi, data: l.data, topics: l.topics }); } catch { return null; } }).find((e: any) => e?.eventName === 'LaunchCreated') as any;
+    const rc = await send({
+      from: DEV0,
+      to: pad,
+      data: encodeFunctionData({
+        abi: padAbi,
+        functionName: 'createLaunch',
+        args: ['Cohort Test', 'COH', 'ipfs://ipfs/bafycohort', 'https://gw.example/ipfs/bafyimg'],
+      }),
+      gas: '0x800000',
+    });
+    const created = rc.logs
+      .map((l: any) => {
+        try {
+          return decodeEventLog({ abi: padAbi, data: l.data, topics: l.topics });
+        } catch {
+          return null;
+        }
+      })
+      .find((e: any) => e?.eventName === 'LaunchCreated') as any;
     const token = (created.args.token as string).toLowerCase();
     const funder = fresh(20);
     await send({ from: DEV0, to: funder, value: wei('10') });
@@ -201,7 +309,13 @@ describe('funding graph and cohorts', () => {
     for (const m of members) {
       await send({ from: funder, to: m, value: wei('1') });
       await rpc('anvil_impersonateAccount', [m]);
-      await send({ from: m, to: pad, value: wei('0.1'), data: encodeFunctionData({ abi: padAbi, functionName: 'buy', args: [token as `0x${string}`, 0n] }), gas: '0x200000' });
+      await send({
+        from: m,
+        to: pad,
+        value: wei('0.1'),
+        data: encodeFunctionData({ abi: padAbi, functionName: 'buy', args: [token as `0x${string}`, 0n] }),
+        gas: '0x200000',
+      });
     }
     const head = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
     await idx.waitForHead(head);
@@ -232,7 +346,13 @@ describe('funding graph and cohorts', () => {
       const extra = fresh(23);
       await send({ from: funder, to: extra, value: wei('1') });
       await rpc('anvil_impersonateAccount', [extra]);
-      await send({ from: extra, to: pad, value: wei('0.1'), data: encodeFunctionData({ abi: padAbi, functionName: 'buy', args: [token as `0x${string}`, 0n] }), gas: '0x200000' });
+      await send({
+        from: extra,
+        to: pad,
+        value: wei('0.1'),
+        data: encodeFunctionData({ abi: padAbi, functionName: 'buy', args: [token as `0x${string}`, 0n] }),
+        gas: '0x200000',
+      });
       await idx.waitForHead(Number.parseInt(await rpc<string>('eth_blockNumber', []), 16));
       const stale = await idx.get(`/cohorts?token=${token}&limit=1&cursor=${p1.body.page.nextCursor}`);
       expect(stale.status).toBe(409);

@@ -3,15 +3,17 @@
  * lives in test/harness/devnet.ts). Real node, real JSON-RPC; nothing is mocked.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 
 /** Path of the anvil binary shipped by @foundry-rs/anvil for this platform. */
 export function anvilBinary(): string {
-  const pkg = require.resolve(`@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`);
+  const pkg = require.resolve(
+    `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`,
+  );
   return join(dirname(pkg), 'bin', 'anvil');
 }
 
@@ -93,7 +95,9 @@ export async function startAnvil(o: { blockTime?: number; args?: string[] } = {}
     },
     async stop() {
       child.kill('SIGKILL');
-      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
+      await new Promise((r) =>
+        child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
+      );
     },
   };
 }

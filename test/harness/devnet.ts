@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DevnetDeployment, type TrafficHandle, startDevnet } from '../../src/devnet/index.js';
+import { type DevnetDeployment, startDevnet, type TrafficHandle } from '../../src/devnet/index.js';
 
 export interface TestDevnet {
   rpcUrl: string;
@@ -30,7 +30,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startTestDevnet(o: { blockTimeMs?: number; traffic?: boolean; seed?: number; txPerSecond?: number; log?: (m: string) => void } = {}): Promise<TestDevnet> {
+export async function startTestDevnet(
+  o: {
+    blockTimeMs?: number;
+    traffic?: boolean;
+    seed?: number;
+    txPerSecond?: number;
+    log?: (m: string) => void;
+  } = {},
+): Promise<TestDevnet> {
   const port = await freePort();
   const stateDir = mkdtempSync(join(tmpdir(), 'devnet-test-'));
   const dev = await startDevnet({

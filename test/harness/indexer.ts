@@ -13,7 +13,10 @@ const MAIN = new URL('../../dist/src/main.js', import.meta.url).pathname;
 export interface IndexerProcess {
   port: number;
   dataDir: string;
-  get(path: string, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  get(
+    path: string,
+    opts?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
   /** Resolves once the indexed head is ≥ n. */
   waitForHead(n: number, timeoutMs?: number): Promise<number>;
   kill9(): Promise<void>;
@@ -75,7 +78,9 @@ export async function startIndexer(o: {
     });
 
   const exited = (c: ChildProcess) =>
-    new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+    new Promise<void>((r) =>
+      c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r()),
+    );
 
   await launch();
   const api: IndexerProcess = {
@@ -84,9 +89,10 @@ export async function startIndexer(o: {
     },
     dataDir,
     async get(path, opts = {}) {
-      const url = path.startsWith('/index/') || path.startsWith('/health/') || path.startsWith('/metrics')
-        ? `http://127.0.0.1:${port}${path}`
-        : `http://127.0.0.1:${port}/index/v1/${chain}${path}`;
+      const url =
+        path.startsWith('/index/') || path.startsWith('/health/') || path.startsWith('/metrics')
+          ? `http://127.0.0.1:${port}${path}`
+          : `http://127.0.0.1:${port}/index/v1/${chain}${path}`;
       const headers: Record<string, string> = { ...opts.headers };
       const key = opts.key === undefined ? TEST_KEY : opts.key;
       if (key !== null) headers['x-api-key'] = key;
@@ -104,7 +110,8 @@ export async function startIndexer(o: {
         const r = await api.get('/checkpoints').catch(() => null);
         const h = r?.body?.anchor?.block;
         if (typeof h === 'number' && h >= n) return h;
-        if (Date.now() - t0 > timeoutMs) throw new Error(`head did not reach ${n} (at ${h}):\n${out.slice(-4000)}`);
+        if (Date.now() - t0 > timeoutMs)
+          throw new Error(`head did not reach ${n} (at ${h}):\n${out.slice(-4000)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

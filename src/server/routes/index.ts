@@ -5,20 +5,25 @@
 import type { Route } from '../route.js';
 import { addressLabelRoute, addressSummaryRoute, addressTypeRoute } from './addresses/addresses.js';
 import { batchRoute } from './batch/batch.js';
+import { blockRoute } from './chain/block.js';
 import { blockAtRoute } from './chain/block-at.js';
 import { blockByHashRoute } from './chain/block-by-hash.js';
 import { blockLogsRoute } from './chain/block-logs.js';
 import { blockLogsDecodedRoute } from './chain/block-logs-decoded.js';
-import { transactionDecodedRoute } from './chain/transaction-decoded.js';
-import { transactionCallsRoute } from './chain/transaction-calls.js';
-import { transactionInternalRoute } from './chain/transaction-internal.js';
-import { transactionLogsDecodedRoute } from './chain/transaction-logs-decoded.js';
 import { blockTransactionsRoute } from './chain/block-transactions.js';
-import { blockRoute } from './chain/block.js';
 import { receiptRoute } from './chain/receipt.js';
-import { transactionLogsRoute } from './chain/transaction-logs.js';
 import { transactionRoute } from './chain/transaction.js';
-import { cohortDetailRoute, cohortEdgesRoute, cohortMembersRoute, cohortsByTokenRoute } from './cohorts/cohorts.js';
+import { transactionCallsRoute } from './chain/transaction-calls.js';
+import { transactionDecodedRoute } from './chain/transaction-decoded.js';
+import { transactionInternalRoute } from './chain/transaction-internal.js';
+import { transactionLogsRoute } from './chain/transaction-logs.js';
+import { transactionLogsDecodedRoute } from './chain/transaction-logs-decoded.js';
+import {
+  cohortDetailRoute,
+  cohortEdgesRoute,
+  cohortMembersRoute,
+  cohortsByTokenRoute,
+} from './cohorts/cohorts.js';
 import { contractCodeRoute } from './contracts/code.js';
 import { checkpointsRoute } from './monitoring/checkpoints.js';
 import { gapsRoute } from './monitoring/gaps.js';

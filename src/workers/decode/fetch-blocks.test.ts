@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { restoreBlock, shapeBlock } from './fetch-blocks.js';
 
 const FIX = process.env.FIXTURES_DIR ?? '/work/shared/fixtures';
-const SETS = ['ethereum/17000000', 'ethereum/18000000', 'ethereum/18500000', 'ethereum/21925176', 'arbitrum/150000000'];
+const SETS = [
+  'ethereum/17000000',
+  'ethereum/18000000',
+  'ethereum/18500000',
+  'ethereum/21925176',
+  'arbitrum/150000000',
+];
 
 describe('shapeBlock on recorded blocks', () => {
   for (const set of SETS) {
@@ -30,7 +36,8 @@ describe('shapeBlock on recorded blocks', () => {
         expect(JSON.parse(d.txs[i].json)).toEqual(block.transactions[i]);
         expect(JSON.parse(d.txs[i].receipt)).toEqual(receipts[i]);
         expect(d.txs[i].logCount).toBe(receipts[i].logs.length);
-        if (receipts[i].logs.length) expect(d.txs[i].firstLogIndex).toBe(Number.parseInt(receipts[i].logs[0].logIndex, 16));
+        if (receipts[i].logs.length)
+          expect(d.txs[i].firstLogIndex).toBe(Number.parseInt(receipts[i].logs[0].logIndex, 16));
         expect(['decoded', 'unknown']).toContain(JSON.parse(d.txs[i].decoded).status);
       }
       for (let j = 0; j < d.logs.length; j++) {
@@ -40,7 +47,12 @@ describe('shapeBlock on recorded blocks', () => {
       // Decoded events are exactly the decoded logs.
       expect(d.events.length).toBe(d.logs.filter((l) => JSON.parse(l.decoded).status === 'decoded').length);
       // A stored block restores to the same delta (projection rebuilds never touch the node).
-      const restored = restoreBlock({ header: d.header, txs: d.txs.map((t) => t.json), receipts: d.txs.map((t) => t.receipt), probes: null });
+      const restored = restoreBlock({
+        header: d.header,
+        txs: d.txs.map((t) => t.json),
+        receipts: d.txs.map((t) => t.receipt),
+        probes: null,
+      });
       expect(restored).toEqual(d);
     });
   }

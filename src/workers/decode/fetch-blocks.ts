@@ -4,8 +4,15 @@
  * `eth_getTransactionReceipt` per transaction on nodes without it).
  */
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
-import { type Decoders, createDecoders, loadVerifiedAbis } from '../../decode/index.js';
-import type { BlockDelta, EventDelta, FetchResult, LogDelta, MetadataProbes, TxDelta } from '../../ingest/delta.js';
+import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
+import type {
+  BlockDelta,
+  EventDelta,
+  FetchResult,
+  LogDelta,
+  MetadataProbes,
+  TxDelta,
+} from '../../ingest/delta.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
 import { probeTokenMetadata } from '../../tokens/metadata.js';
 
@@ -29,7 +36,8 @@ async function receiptsOf(rpc: Rpc, block: Json): Promise<Json[]> {
       const r = await rpc.call<Json[] | null>('eth_getBlockReceipts', [block.hash]);
       if (r) return r;
     } catch (err) {
-      if (err instanceof RpcError && (err.code === -32601 || err.code === -32602)) blockReceiptsSupported = false;
+      if (err instanceof RpcError && (err.code === -32601 || err.code === -32602))
+        blockReceiptsSupported = false;
       else throw err;
     }
   }
@@ -46,7 +54,11 @@ async function receiptsOf(rpc: Rpc, block: Json): Promise<Json[]> {
 export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
   const txObjs = block.transactions as Json[];
   if (receipts.length !== txObjs.length) {
-    throw new RpcError(`block ${block.number}: ${txObjs.length} txs but ${receipts.length} receipts`, 'eth_getBlockReceipts', true);
+    throw new RpcError(
+      `block ${block.number}: ${txObjs.length} txs but ${receipts.length} receipts`,
+      'eth_getBlockReceipts',
+      true,
+    );
   }
   const header: Json = {};
   for (const k of Object.keys(block)) header[k] = k === 'transactions' ? txObjs.map((t) => t.hash) : block[k];
@@ -57,7 +69,11 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
     const tx = txObjs[i];
     const rc = receipts[i];
     if (rc.transactionHash !== tx.hash || rc.blockHash !== block.hash) {
-      throw new RpcError(`block ${block.number}: receipt ${i} does not belong to the block (node moved mid-read)`, 'eth_getBlockReceipts', true);
+      throw new RpcError(
+        `block ${block.number}: receipt ${i} does not belong to the block (node moved mid-read)`,
+        'eth_getBlockReceipts',
+        true,
+      );
     }
     const rcLogs = (rc.logs as Json[]) ?? [];
     const firstLogIndex = rcLogs.length ? Number.parseInt(rcLogs[0].logIndex as string, 16) : logs.length;
@@ -66,9 +82,23 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
       const address = (log.address as string).toLowerCase() as `0x${string}`;
       const topics = log.topics as `0x${string}`[];
       const d = getDecoders().decodeLog({ address, topics, data: log.data as string });
-      logs.push({ logIndex, txIndex: i, address, topics, json: JSON.stringify(log), decoded: JSON.stringify(d) });
+      logs.push({
+        logIndex,
+        txIndex: i,
+        address,
+        topics,
+        json: JSON.stringify(log),
+        decoded: JSON.stringify(d),
+      });
       if (d.status === 'decoded') {
-        events.push({ logIndex, txIndex: i, address, standard: d.standard, event: d.event, args: d.args as Record<string, unknown> });
+        events.push({
+          logIndex,
+          txIndex: i,
+          address,
+          standard: d.standard,
+          event: d.event,
+          args: d.args as Record<string, unknown>,
+        });
       }
     }
     const status = rc.status === undefined ? 1 : rc.status === '0x1' ? 1 : 0;
@@ -81,8 +111,12 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
       firstLogIndex,
       logCount: rcLogs.length,
       status,
-      contractAddress: rc.contractAddress ? ((rc.contractAddress as string).toLowerCase() as `0x${string}`) : null,
-      decoded: JSON.stringify(getDecoders().decodeCalldata((tx.input as string) ?? '0x', (tx.to as string | null) ?? null)),
+      contractAddress: rc.contractAddress
+        ? ((rc.contractAddress as string).toLowerCase() as `0x${string}`)
+        : null,
+      decoded: JSON.stringify(
+        getDecoders().decodeCalldata((tx.input as string) ?? '0x', (tx.to as string | null) ?? null),
+      ),
     });
   }
   return {
@@ -105,7 +139,8 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
 export function probeTargets(d: BlockDelta): string[] {
   const out = new Set<string>();
   for (const tx of d.txs) if (tx.contractAddress && tx.status === 1) out.add(tx.contractAddress);
-  for (const e of d.events) if (e.standard === 'launchpad' && e.event === 'LaunchCreated') out.add(String(e.args.token));
+  for (const e of d.events)
+    if (e.standard === 'launchpad' && e.event === 'LaunchCreated') out.add(String(e.args.token));
   return [...out];
 }
 
@@ -127,7 +162,9 @@ export async function probeBlock(rpc: Rpc, d: BlockDelta): Promise<void> {
 export async function fetchBlocks(rpc: Rpc, from: number, to: number): Promise<FetchResult> {
   const numbers: number[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
-  const raw = await Promise.all(numbers.map((n) => rpc.call<Json | null>('eth_getBlockByNumber', [toHex(n), true])));
+  const raw = await Promise.all(
+    numbers.map((n) => rpc.call<Json | null>('eth_getBlockByNumber', [toHex(n), true])),
+  );
   const blocks: BlockDelta[] = [];
   let missingFrom: number | null = null;
   const present: Json[] = [];
@@ -159,7 +196,10 @@ export interface StoredBlock {
 export function restoreBlock(s: StoredBlock): BlockDelta {
   const header = JSON.parse(s.header) as Json;
   header.transactions = s.txs.map((t) => JSON.parse(t));
-  const d = shapeBlock(header, s.receipts.map((r) => JSON.parse(r)));
+  const d = shapeBlock(
+    header,
+    s.receipts.map((r) => JSON.parse(r)),
+  );
   d.probes = s.probes ? JSON.parse(s.probes) : {};
   return d;
 }

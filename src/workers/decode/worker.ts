@@ -3,8 +3,8 @@
  * thread and answers compact per-block deltas by structured clone.
  */
 import type { BlockDelta, FetchResult } from '../../ingest/delta.js';
-import { type Rpc, createRpc } from '../../rpc/client.js';
-import { type StoredBlock, fetchBlocks, restoreBlock } from './fetch-blocks.js';
+import { createRpc, type Rpc } from '../../rpc/client.js';
+import { fetchBlocks, restoreBlock, type StoredBlock } from './fetch-blocks.js';
 
 /** A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`. */
 export interface DecodeTask {

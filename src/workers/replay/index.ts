@@ -22,7 +22,12 @@ export interface ReplayPool {
    * Traces `txHashes` (block order) of `blockNumber` on the node at `rpcUrl`.
    * @throws RpcError when the node is unreachable for the whole block (rebuilt from the worker's record).
    */
-  trace(rpcUrl: string, blockNumber: number, txHashes: string[], verifiedAbisDir?: string): Promise<BlockTraceResult>;
+  trace(
+    rpcUrl: string,
+    blockNumber: number,
+    txHashes: string[],
+    verifiedAbisDir?: string,
+  ): Promise<BlockTraceResult>;
   /** Stops the workers; pending tasks are rejected. */
   destroy(): Promise<void>;
 }

@@ -29,7 +29,9 @@ export interface SerializedRpcError {
 }
 
 /** A frame with its decoded calldata (src/decode DecodedCall). */
-export type DecodedFrame = import('./frames.js').CallFrame & { decoded: import('../../decode/index.js').DecodedCall };
+export type DecodedFrame = import('./frames.js').CallFrame & {
+  decoded: import('../../decode/index.js').DecodedCall;
+};
 
 let decoders: Decoders | null = null;
 
@@ -45,11 +47,16 @@ export default async function replay(task: ReplayTask): Promise<BlockTraceResult
   try {
     const res = await traceBlock(rpc, task.blockNumber, task.txHashes);
     // Decode every frame's input here, off the main thread (creations carry init code: no `to`).
-    decoders ??= createDecoders({ verifiedAbis: loadVerifiedAbis(task.verifiedAbisDir ?? defaultVerifiedAbisDir()) });
+    decoders ??= createDecoders({
+      verifiedAbis: loadVerifiedAbis(task.verifiedAbisDir ?? defaultVerifiedAbisDir()),
+    });
     for (const tx of res.txs) {
       if (tx.status !== 'ok') continue;
       for (const f of tx.frames) {
-        (f as DecodedFrame).decoded = decoders.decodeCalldata(f.input, f.kind === 'create' || f.kind === 'create2' ? null : f.to);
+        (f as DecodedFrame).decoded = decoders.decodeCalldata(
+          f.input,
+          f.kind === 'create' || f.kind === 'create2' ? null : f.to,
+        );
       }
     }
     return res;

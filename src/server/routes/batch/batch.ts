@@ -2,16 +2,21 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
 import { type CompiledRoute, invoke } from '../../invoke.js';
 import { MAX_PAGE_BYTES } from '../../page.js';
-import { type Reply, type Route, anchorJson, defineRoute } from '../../route.js';
+import { anchorJson, defineRoute, type Reply, type Route } from '../../route.js';
 import { Anchor } from '../../schemas.js';
 
 /** Batch items per request (Limits). */
 export const MAX_BATCH_ITEMS = 20;
 
-const Item = Type.Object({
+const _Item = Type.Object({
   id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Integer()])),
-  route: Type.String({ maxLength: 128, description: "a batchable route's path template (e.g. /tokens/{address}/overview) or id" }),
-  params: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]))),
+  route: Type.String({
+    maxLength: 128,
+    description: "a batchable route's path template (e.g. /tokens/{address}/overview) or id",
+  }),
+  params: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+  ),
 });
 
 /**
@@ -44,12 +49,16 @@ export const batchRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const body = ctx.body as { requests?: unknown } | null;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('invalid_json_body', 'body must be {requests:[...]}');
-    for (const k of Object.keys(body)) if (k !== 'requests') throw new ApiError('invalid_json_body', `unknown body field "${k}"`);
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new ApiError('invalid_json_body', 'body must be {requests:[...]}');
+    for (const k of Object.keys(body))
+      if (k !== 'requests') throw new ApiError('invalid_json_body', `unknown body field "${k}"`);
     const reqs = body.requests;
     if (!Array.isArray(reqs)) throw new ApiError('invalid_json_body', 'requests must be an array');
-    if (reqs.length > MAX_BATCH_ITEMS) throw new ApiError('bad_request', `at most ${MAX_BATCH_ITEMS} items per batch, got ${reqs.length}`);
-    const compiled = (ctx as unknown as { services: { compiled: Map<Route, CompiledRoute> } }).services.compiled;
+    if (reqs.length > MAX_BATCH_ITEMS)
+      throw new ApiError('bad_request', `at most ${MAX_BATCH_ITEMS} items per batch, got ${reqs.length}`);
+    const compiled = (ctx as unknown as { services: { compiled: Map<Route, CompiledRoute> } }).services
+      .compiled;
     const byName = new Map<string, CompiledRoute>();
     for (const c of compiled.values()) {
       if (!c.route.batchable) continue;
@@ -58,18 +67,26 @@ export const batchRoute = defineRoute({
     }
     // Shape check first: a malformed item fails the whole request with 422 (nothing ran).
     const items = reqs.map((r, i) => {
-      if (!r || typeof r !== 'object' || Array.isArray(r)) throw new ApiError('invalid_json_body', `requests[${i}] must be an object`);
-      for (const k of Object.keys(r)) if (!['id', 'route', 'params'].includes(k)) throw new ApiError('invalid_json_body', `requests[${i}]: unknown field "${k}"`);
+      if (!r || typeof r !== 'object' || Array.isArray(r))
+        throw new ApiError('invalid_json_body', `requests[${i}] must be an object`);
+      for (const k of Object.keys(r))
+        if (!['id', 'route', 'params'].includes(k))
+          throw new ApiError('invalid_json_body', `requests[${i}]: unknown field "${k}"`);
       const { id, route, params } = r as { id?: unknown; route?: unknown; params?: unknown };
-      if (typeof route !== 'string') throw new ApiError('invalid_json_body', `requests[${i}].route must be a string`);
-      if (id !== undefined && typeof id !== 'string' && !Number.isInteger(id)) throw new ApiError('invalid_json_body', `requests[${i}].id must be a string or integer`);
+      if (typeof route !== 'string')
+        throw new ApiError('invalid_json_body', `requests[${i}].route must be a string`);
+      if (id !== undefined && typeof id !== 'string' && !Number.isInteger(id))
+        throw new ApiError('invalid_json_body', `requests[${i}].id must be a string or integer`);
       if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
         throw new ApiError('invalid_json_body', `requests[${i}].params must be an object`);
       }
       const raw: Record<string, string> = {};
       for (const [k, v] of Object.entries((params as Record<string, unknown>) ?? {})) {
         if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
-          throw new ApiError('invalid_json_body', `requests[${i}].params.${k} must be a string, number or boolean`);
+          throw new ApiError(
+            'invalid_json_body',
+            `requests[${i}].params.${k} must be a string, number or boolean`,
+          );
         }
         raw[k] = String(v);
       }
@@ -77,7 +94,11 @@ export const batchRoute = defineRoute({
       if (c) {
         const known = new Set([...c.paramNames, ...Object.keys(c.route.query ?? {})]);
         for (const k of Object.keys(raw)) {
-          if (!known.has(k)) throw new ApiError('invalid_json_body', `requests[${i}].params: unknown field "${k}" for ${route}`);
+          if (!known.has(k))
+            throw new ApiError(
+              'invalid_json_body',
+              `requests[${i}].params: unknown field "${k}" for ${route}`,
+            );
         }
       }
       return { id: (id as string | number | undefined) ?? i, route, raw, c };
@@ -93,7 +114,8 @@ export const batchRoute = defineRoute({
         if (!it.c) throw new ApiError('not_found', `no batchable route "${it.route.slice(0, 128)}"`);
         const rawParams: Record<string, string> = {};
         const rawQuery: Record<string, string> = {};
-        for (const [k, v] of Object.entries(it.raw)) (it.c.paramNames.includes(k) ? rawParams : rawQuery)[k] = v;
+        for (const [k, v] of Object.entries(it.raw))
+          (it.c.paramNames.includes(k) ? rawParams : rawQuery)[k] = v;
         const out = invoke(it.c, { chain: ctx.chain, principal, rawParams, rawQuery, headers: {}, anchor });
         if (out instanceof Promise) throw new ApiError('bad_request', `${it.route} is not batchable`);
         const r = out as Reply;

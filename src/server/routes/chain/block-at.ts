@@ -1,12 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, single } from '../../route.js';
-import { Hash, Single } from '../../schemas.js';
+import type { Store } from '../../../storage/index.js';
 import { readU64 } from '../../../storage/keys.js';
 import { Table, timeKey } from '../../../storage/tables.js';
-import type { Store } from '../../../storage/index.js';
+import { defineRoute, single } from '../../route.js';
+import { Hash, Single } from '../../schemas.js';
 
 const Bound = Type.Union([
-  Type.Object({ number: Type.Integer(), hash: Hash, timestamp: Type.Integer({ description: 'unix seconds' }) }),
+  Type.Object({
+    number: Type.Integer(),
+    hash: Hash,
+    timestamp: Type.Integer({ description: 'unix seconds' }),
+  }),
   Type.Null(),
 ]);
 
@@ -28,7 +32,9 @@ export const blockAtRoute = defineRoute({
   scope: 'read',
   group: 'Chain',
   summary: 'Both named bounds of a timestamp: lastAtOrBefore and firstAtOrAfter, read at one anchor.',
-  query: { timestamp: Type.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: 'unix seconds (required)' }) },
+  query: {
+    timestamp: Type.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: 'unix seconds (required)' }),
+  },
   response: Single(
     Type.Object({
       timestamp: Type.Integer(),

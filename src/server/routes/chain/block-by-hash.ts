@@ -1,10 +1,9 @@
-import { Hash, RawRecord, Single } from '../../schemas.js';
-import { defineRoute, single } from '../../route.js';
-import { hashKey } from '../../../storage/tables.js';
 import { readU64 } from '../../../storage/keys.js';
+import { hashKey } from '../../../storage/tables.js';
 import { ApiError } from '../../errors.js';
+import { defineRoute, single } from '../../route.js';
+import { Hash, RawRecord, Single } from '../../schemas.js';
 import { headerAt } from './lookup.js';
-
 
 /** GET /blocks/by-hash/{hash}: canonical header by hash; a non-canonical (reorged) hash is 404. */
 export const blockByHashRoute = defineRoute({
@@ -21,7 +20,8 @@ export const blockByHashRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const v = ctx.chain.store.rocks.get(hashKey(ctx.params.hash.toLowerCase()));
-    if (!v) throw new ApiError('not_found', `block ${ctx.params.hash} is not canonical at the anchored block`);
+    if (!v)
+      throw new ApiError('not_found', `block ${ctx.params.hash} is not canonical at the anchored block`);
     return single(ctx.anchor, headerAt(ctx.chain.store, ctx.anchor, readU64(v, 0)).toString());
   },
 });

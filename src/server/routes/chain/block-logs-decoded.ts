@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { BlockNumber, Paged, pageQuery } from '../../schemas.js';
-import { defineRoute } from '../../route.js';
-import { pageRequest, walkRange } from '../../page.js';
-import { requireProjection } from '../../projections.js';
 import { KeyBuilder, readU64 } from '../../../storage/keys.js';
 import { Table } from '../../../storage/tables.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { requireProjection } from '../../projections.js';
+import { defineRoute } from '../../route.js';
+import { BlockNumber, Paged, pageQuery } from '../../schemas.js';
 import { DECODED, decodedLogRow } from './decoded-common.js';
 import { headerAt } from './lookup.js';
 
@@ -19,10 +19,16 @@ export const blockLogsDecodedRoute = defineRoute({
   path: '/blocks/{number}/logs/decoded',
   scope: 'read',
   group: 'Chain',
-  summary: 'Logs of a block with decodings {log, decoded}; unresolved logs are {status: unknown, reason, topic0}, never omitted. PAGE by log index.',
+  summary:
+    'Logs of a block with decodings {log, decoded}; unresolved logs are {status: unknown, reason, topic0}, never omitted. PAGE by log index.',
   params: { number: BlockNumber },
   query: pageQuery(),
-  response: Paged(Type.Object({ log: Type.Object({}, { additionalProperties: true }), decoded: Type.Object({}, { additionalProperties: true }) })),
+  response: Paged(
+    Type.Object({
+      log: Type.Object({}, { additionalProperties: true }),
+      decoded: Type.Object({}, { additionalProperties: true }),
+    }),
+  ),
   errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,
@@ -32,8 +38,14 @@ export const blockLogsDecodedRoute = defineRoute({
     const n = Number(ctx.params.number);
     headerAt(ctx.chain.store, req.anchor, n);
     const lo = new KeyBuilder(9).u8(Table.LOG).u64(n).done();
-    const hi = new KeyBuilder(9).u8(Table.LOG).u64(n + 1).done();
+    const hi = new KeyBuilder(9)
+      .u8(Table.LOG)
+      .u64(n + 1)
+      .done();
     const rocks = ctx.chain.store.rocks;
-    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [decodedLogRow(rocks, readU64(k, 1), k.readUInt32BE(9), v), k.subarray(9)]).finish();
+    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [
+      decodedLogRow(rocks, readU64(k, 1), k.readUInt32BE(9), v),
+      k.subarray(9),
+    ]).finish();
   },
 });

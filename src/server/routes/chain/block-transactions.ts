@@ -1,8 +1,8 @@
-import { BlockNumber, Paged, RawRecord, pageQuery } from '../../schemas.js';
-import { defineRoute } from '../../route.js';
-import { pageRequest, walkRange } from '../../page.js';
 import { KeyBuilder } from '../../../storage/keys.js';
 import { Table } from '../../../storage/tables.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { defineRoute } from '../../route.js';
+import { BlockNumber, Paged, pageQuery, RawRecord } from '../../schemas.js';
 import { headerAt } from './lookup.js';
 
 /** GET /blocks/{number}/transactions (PAGE, key: transaction index): transactions as the node sent them. */
@@ -12,7 +12,8 @@ export const blockTransactionsRoute = defineRoute({
   path: '/blocks/{number}/transactions',
   scope: 'read',
   group: 'Chain',
-  summary: 'Transactions of a canonical block in index order (byte-exact node records). PAGE, limit 1..1000 default 100.',
+  summary:
+    'Transactions of a canonical block in index order (byte-exact node records). PAGE, limit 1..1000 default 100.',
   params: { number: BlockNumber },
   query: pageQuery(),
   response: Paged(RawRecord('transaction as returned by eth_getBlockByNumber(n, true)')),
@@ -24,7 +25,13 @@ export const blockTransactionsRoute = defineRoute({
     const n = Number(ctx.params.number);
     headerAt(ctx.chain.store, req.anchor, n);
     const lo = new KeyBuilder(9).u8(Table.TX).u64(n).done();
-    const hi = new KeyBuilder(9).u8(Table.TX).u64(n + 1).done();
-    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [v.toString(), k.subarray(9)]).finish();
+    const hi = new KeyBuilder(9)
+      .u8(Table.TX)
+      .u64(n + 1)
+      .done();
+    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [
+      v.toString(),
+      k.subarray(9),
+    ]).finish();
   },
 });

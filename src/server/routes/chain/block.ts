@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
-import { BlockNumber, RawRecord, Single } from '../../schemas.js';
 import { defineRoute, single } from '../../route.js';
+import { BlockNumber, RawRecord, Single } from '../../schemas.js';
 import { headerAt } from './lookup.js';
 
 /** GET /blocks/{number}: the canonical header as the node sent it (eth_getBlockByNumber, hashes only). */

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Hash, RawRecord, Single } from '../../schemas.js';
-import { defineRoute, single } from '../../route.js';
-import { receiptKey } from '../../../storage/tables.js';
 import { l1GasOf } from '../../../chain/l1-gas.js';
+import { receiptKey } from '../../../storage/tables.js';
+import { defineRoute, single } from '../../route.js';
+import { Hash, RawRecord, Single } from '../../schemas.js';
 import { txAt } from './lookup.js';
 
 /**
@@ -15,7 +15,8 @@ export const receiptRoute = defineRoute({
   path: '/transactions/{hash}/receipt',
   scope: 'read',
   group: 'Chain',
-  summary: 'Receipt (byte-exact) with normalised L1 gas accounting (OP Stack, Arbitrum; null with a reason elsewhere).',
+  summary:
+    'Receipt (byte-exact) with normalised L1 gas accounting (OP Stack, Arbitrum; null with a reason elsewhere).',
   params: { hash: Hash },
   response: Single(
     Type.Object({

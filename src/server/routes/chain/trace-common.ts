@@ -1,10 +1,13 @@
 /** Trace coverage of one transaction, shared by the internal-transfer and call-tree routes. */
-import { ApiError } from '../../errors.js';
-import type { ChainContext } from '../../route.js';
+
 import type { TxLocation } from '../../../ingest/apply.js';
 import { type TraceStatus, traceStatusKey } from '../../../ingest/traces.js';
+import { ApiError } from '../../errors.js';
+import type { ChainContext } from '../../route.js';
 
-export type Coverage = { coverage: 'retained'; status: Extract<TraceStatus, { status: 'retained' }> } | { coverage: 'not_available'; reason: string };
+export type Coverage =
+  | { coverage: 'retained'; status: Extract<TraceStatus, { status: 'retained' }> }
+  | { coverage: 'not_available'; reason: string };
 
 /**
  * Whether the call tree of the transaction at `loc` is retained. Not yet traced (the lane is
@@ -18,14 +21,20 @@ export function coverageOf(chain: ChainContext, loc: TxLocation): Coverage {
   const v = chain.store.rocks.get(traceStatusKey(loc.number, loc.txIndex));
   if (!v) {
     if (lane.checkpoint === null || lane.checkpoint < loc.number) {
-      throw new ApiError('projection_unavailable', `the traces lane has not replayed block ${loc.number} yet (at ${lane.checkpoint ?? 'none'})`, {
-        projection: 'traces',
-        status: 'building',
-        checkpoint: lane.checkpoint,
-      });
+      throw new ApiError(
+        'projection_unavailable',
+        `the traces lane has not replayed block ${loc.number} yet (at ${lane.checkpoint ?? 'none'})`,
+        {
+          projection: 'traces',
+          status: 'building',
+          checkpoint: lane.checkpoint,
+        },
+      );
     }
     return { coverage: 'not_available', reason: 'not_retained' };
   }
   const s = JSON.parse(v.toString()) as TraceStatus;
-  return s.status === 'retained' ? { coverage: 'retained', status: s } : { coverage: 'not_available', reason: s.reason };
+  return s.status === 'retained'
+    ? { coverage: 'retained', status: s }
+    : { coverage: 'not_available', reason: s.reason };
 }

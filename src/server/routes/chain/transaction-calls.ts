@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { Hash } from '../../schemas.js';
-import { anchorJson, defineRoute } from '../../route.js';
-import { pageRequest, walkRange } from '../../page.js';
 import { frameKey } from '../../../ingest/traces.js';
-import { coverageOf } from './trace-common.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { anchorJson, defineRoute } from '../../route.js';
+import { Hash } from '../../schemas.js';
 import { txAt } from './lookup.js';
+import { coverageOf } from './trace-common.js';
 
 /**
  * GET /transactions/{hash}/calls/decoded: the call tree as frames in depth-first pre-order
@@ -35,11 +35,16 @@ export const transactionCallsRoute = defineRoute({
     const loc = txAt(ctx.chain.store, req.anchor, ctx.params.hash);
     const cov = coverageOf(ctx.chain, loc);
     if (cov.coverage === 'not_available') {
-      return { json: `{"anchor":${anchorJson(req.anchor)},"coverage":"not_available","reason":${JSON.stringify(cov.reason)},"data":null}` };
+      return {
+        json: `{"anchor":${anchorJson(req.anchor)},"coverage":"not_available","reason":${JSON.stringify(cov.reason)},"data":null}`,
+      };
     }
     const lo = frameKey(loc.number, loc.txIndex, 0).subarray(0, 13);
     const hi = frameKey(loc.number, loc.txIndex + 1, 0).subarray(0, 13);
-    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [v.toString(), k.subarray(13)]).finish(
+    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [
+      v.toString(),
+      k.subarray(13),
+    ]).finish(
       `"coverage":"retained","reason":null,"frames":${cov.status.frames},"source":"${cov.status.source}"`,
     );
   },

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Hash, Single } from '../../schemas.js';
-import { defineRoute, single } from '../../route.js';
-import { requireProjection } from '../../projections.js';
 import { decodedTxKey } from '../../../chain/decoded-views.js';
 import { txKey } from '../../../storage/tables.js';
+import { requireProjection } from '../../projections.js';
+import { defineRoute, single } from '../../route.js';
+import { Hash, Single } from '../../schemas.js';
 import { DECODED } from './decoded-common.js';
 import { txAt } from './lookup.js';
 
@@ -21,7 +21,13 @@ export const transactionDecodedRoute = defineRoute({
   summary:
     'Decoded calldata: {status: decoded, function, signature, selector, decoder, args} (hand-written decoders or verified_abi:<name>; multicall inner calls in args.calls) or {status: unknown, reason (empty_calldata, no_decoder_for_selector, calldata_does_not_match_abi, contract_creation), selector}.',
   params: { hash: Hash },
-  response: Single(Type.Object({ transactionHash: Hash, to: Type.Union([Type.String(), Type.Null()]), decoded: Type.Object({}, { additionalProperties: true }) })),
+  response: Single(
+    Type.Object({
+      transactionHash: Hash,
+      to: Type.Union([Type.String(), Type.Null()]),
+      decoded: Type.Object({}, { additionalProperties: true }),
+    }),
+  ),
   errors: ['not_found', 'projection_unavailable'],
   batchable: true,
   anchored: true,
@@ -29,7 +35,10 @@ export const transactionDecodedRoute = defineRoute({
     requireProjection(ctx.chain, DECODED);
     const loc = txAt(ctx.chain.store, ctx.anchor, ctx.params.hash);
     const rocks = ctx.chain.store.rocks;
-    const tx = JSON.parse(rocks.get(txKey(loc.number, loc.txIndex))!.toString()) as { hash: string; to: string | null };
+    const tx = JSON.parse(rocks.get(txKey(loc.number, loc.txIndex))!.toString()) as {
+      hash: string;
+      to: string | null;
+    };
     const d = rocks.get(decodedTxKey(loc.number, loc.txIndex));
     return single(
       ctx.anchor,

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { Hash, pageQuery } from '../../schemas.js';
-import { anchorJson, defineRoute } from '../../route.js';
-import { pageRequest, walkRange } from '../../page.js';
 import { internalKey } from '../../../ingest/traces.js';
-import { coverageOf } from './trace-common.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { anchorJson, defineRoute } from '../../route.js';
+import { Hash, pageQuery } from '../../schemas.js';
 import { txAt } from './lookup.js';
+import { coverageOf } from './trace-common.js';
 
 /**
  * GET /transactions/{hash}/internal (PAGE, key: frame ordinal): internal native-value transfers
@@ -38,7 +38,10 @@ export const transactionInternalRoute = defineRoute({
     const lo = internalKey(loc.number, loc.txIndex, 0).subarray(0, 13);
     const hi = internalKey(loc.number, loc.txIndex + 1, 0).subarray(0, 13);
     const s = cov.status;
-    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [v.toString(), k.subarray(13)]).finish(
+    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [
+      v.toString(),
+      k.subarray(13),
+    ]).finish(
       `"retention":{"coverage":"retained","reason":null,"source":"${s.source}"},"reconciliation":{"rootMatchesEnvelope":${s.rootMatchesEnvelope},"verifiableAgainstBlockRoot":false}`,
     );
   },

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Hash, Paged, pageQuery } from '../../schemas.js';
-import { defineRoute } from '../../route.js';
+import { logKey } from '../../../storage/tables.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { requireProjection } from '../../projections.js';
-import { logKey } from '../../../storage/tables.js';
+import { defineRoute } from '../../route.js';
+import { Hash, Paged, pageQuery } from '../../schemas.js';
 import { DECODED, decodedLogRow } from './decoded-common.js';
 import { txAt } from './lookup.js';
 
@@ -14,10 +14,16 @@ export const transactionLogsDecodedRoute = defineRoute({
   path: '/transactions/{hash}/logs/decoded',
   scope: 'read',
   group: 'Chain',
-  summary: 'Logs of one transaction with decodings {log, decoded}; unknown logs typed, never omitted. PAGE by log index.',
+  summary:
+    'Logs of one transaction with decodings {log, decoded}; unknown logs typed, never omitted. PAGE by log index.',
   params: { hash: Hash },
   query: pageQuery(),
-  response: Paged(Type.Object({ log: Type.Object({}, { additionalProperties: true }), decoded: Type.Object({}, { additionalProperties: true }) })),
+  response: Paged(
+    Type.Object({
+      log: Type.Object({}, { additionalProperties: true }),
+      decoded: Type.Object({}, { additionalProperties: true }),
+    }),
+  ),
   errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,
@@ -31,6 +37,9 @@ export const transactionLogsDecodedRoute = defineRoute({
       lt: logKey(loc.number, loc.firstLogIndex + loc.logCount),
     };
     const rocks = ctx.chain.store.rocks;
-    return walkRange(ctx, req, bounds, (k, v) => [decodedLogRow(rocks, loc.number, k.readUInt32BE(9), v), k.subarray(9)]).finish();
+    return walkRange(ctx, req, bounds, (k, v) => [
+      decodedLogRow(rocks, loc.number, k.readUInt32BE(9), v),
+      k.subarray(9),
+    ]).finish();
   },
 });

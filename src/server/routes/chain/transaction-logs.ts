@@ -1,7 +1,7 @@
-import { Hash, Paged, RawRecord, pageQuery } from '../../schemas.js';
-import { defineRoute } from '../../route.js';
-import { pageRequest, walkRange } from '../../page.js';
 import { logKey } from '../../../storage/tables.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { defineRoute } from '../../route.js';
+import { Hash, Paged, pageQuery, RawRecord } from '../../schemas.js';
 import { txAt } from './lookup.js';
 
 /** GET /transactions/{hash}/logs (PAGE, key: log index): the transaction's logs as the node sent them. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Address, Amount, Hash, RawRecord, Single } from '../../schemas.js';
-import { defineRoute, single } from '../../route.js';
 import { txKey } from '../../../storage/tables.js';
+import { defineRoute, single } from '../../route.js';
+import { Address, Amount, Hash, RawRecord, Single } from '../../schemas.js';
 import { txAt } from './lookup.js';
 
 /**

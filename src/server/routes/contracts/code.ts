@@ -19,7 +19,9 @@ export const contractCodeRoute = defineRoute({
   summary:
     'Runtime code observation at a canonical block (default: the anchor): codeHash (keccak256) and codeSize, or null with reason no_code. Read from the node at that block number; 503 when the node has pruned that state.',
   params: { address: Address },
-  query: { block: Type.Optional(Type.Integer({ minimum: 0, description: 'canonical block number ≤ anchor' })) },
+  query: {
+    block: Type.Optional(Type.Integer({ minimum: 0, description: 'canonical block number ≤ anchor' })),
+  },
   response: Type.Object({
     anchor: Anchor,
     data: Type.Object({
@@ -37,7 +39,8 @@ export const contractCodeRoute = defineRoute({
     const anchor = ctx.anchor;
     const n = ctx.query.block ?? anchor.number;
     const hash = n <= anchor.number ? ctx.chain.store.canonicalHash(n) : undefined;
-    if (!hash) throw new ApiError('not_found', `block ${n} is not canonical at the anchored block ${anchor.number}`);
+    if (!hash)
+      throw new ApiError('not_found', `block ${n} is not canonical at the anchored block ${anchor.number}`);
     const a = ctx.params.address.toLowerCase();
     const code = await guard(ctx.chain.rpc.call<Hex>('eth_getCode', [a, `0x${n.toString(16)}`]));
     const has = code !== '0x';

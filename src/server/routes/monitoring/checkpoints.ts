@@ -27,7 +27,9 @@ export const checkpointsRoute = defineRoute({
   errors: [],
   handler(ctx) {
     const head = ctx.chain.store.head();
-    const at = head ? { block: head.number, hash: head.hash, reason: null } : { block: null, hash: null, reason: 'nothing_indexed_yet' };
+    const at = head
+      ? { block: head.number, hash: head.hash, reason: null }
+      : { block: null, hash: null, reason: 'nothing_indexed_yet' };
     const lanes = [
       { lane: 'blocks', ...at },
       { lane: 'receipts', ...at },
@@ -36,11 +38,21 @@ export const checkpointsRoute = defineRoute({
         const n = t.checkpoint;
         return t.state === 'following' && n !== null
           ? { lane: 'traces', block: n, hash: ctx.chain.store.canonicalHash(n) ?? null, reason: null }
-          : { lane: 'traces', block: n, hash: null, reason: t.state === 'following' ? 'nothing_traced_yet' : (t.reason ?? t.state) };
+          : {
+              lane: 'traces',
+              block: n,
+              hash: null,
+              reason: t.state === 'following' ? 'nothing_traced_yet' : (t.reason ?? t.state),
+            };
       })(),
       ...ctx.chain.registry.projections.map((p) => {
         const n = ctx.chain.registry.state(p.name).checkpoint;
-        return { lane: `projection:${p.name}`, block: n, hash: n !== null ? (ctx.chain.store.canonicalHash(n) ?? null) : null, reason: n === null ? 'nothing_applied_yet' : null };
+        return {
+          lane: `projection:${p.name}`,
+          block: n,
+          hash: n !== null ? (ctx.chain.store.canonicalHash(n) ?? null) : null,
+          reason: n === null ? 'nothing_applied_yet' : null,
+        };
       }),
     ];
     return { json: JSON.stringify({ anchor: head ? { block: head.number, hash: head.hash } : null, lanes }) };

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { prefixEnd } from '../../../storage/keys.js';
+import { gapPrefix } from '../../../storage/tables.js';
+import { pageRequest, walkRange } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Paged, pageQuery } from '../../schemas.js';
-import { pageRequest, walkRange } from '../../page.js';
-import { gapPrefix } from '../../../storage/tables.js';
-import { prefixEnd } from '../../../storage/keys.js';
 
 /** GET /index/v1/{chain}/gaps (PAGE): open and resolved ingest gaps, by lane then first block. */
 export const gapsRoute = defineRoute({
@@ -30,6 +30,9 @@ export const gapsRoute = defineRoute({
   handler(ctx) {
     const req = pageRequest(ctx, this.id);
     const p = gapPrefix();
-    return walkRange(ctx, req, { prefix: p, gte: p, lt: prefixEnd(p) }, (k, v) => [v.toString(), k.subarray(1)]).finish();
+    return walkRange(ctx, req, { prefix: p, gte: p, lt: prefixEnd(p) }, (k, v) => [
+      v.toString(),
+      k.subarray(1),
+    ]).finish();
   },
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../../route.js';
 import { openGaps } from '../../../ingest/gaps.js';
 import { projectionsOf } from '../../projections.js';
+import { defineRoute } from '../../route.js';
 
 /**
  * GET /index/v1/{chain}/health: the full readiness record — ingest state, head and lag,

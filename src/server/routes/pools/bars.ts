@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../errors.js';
-import { PageBuilder, pageRequest } from '../../page.js';
-import { type Route, defineRoute } from '../../route.js';
-import { AmountQuery, Paged, pageQuery } from '../../schemas.js';
-import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import type { SwapRow } from '../../../markets/model.js';
 import { cmp, ratJson, ratParse } from '../../../markets/rational.js';
+import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { ByAddress, ByV4, type Variant, resolvePool } from './common.js';
+import { ApiError } from '../../errors.js';
+import { PageBuilder, pageRequest } from '../../page.js';
+import { defineRoute, type Route } from '../../route.js';
+import { AmountQuery, Paged, pageQuery } from '../../schemas.js';
+import { ByAddress, ByV4, resolvePool, type Variant } from './common.js';
 
 /** Swaps read per bar page at most: bounds one request's work (a bar may span many trades). */
 const MAX_TICKS_PER_PAGE = 50_000;
@@ -20,24 +20,46 @@ const make = (variant: Variant): Route =>
     scope: 'read',
     group: 'Pools',
     summary:
-      'Bars folded over the tick sequence: rule=trade closes a bar every `size` trades; rule=volume closes it when the bar\'s quote volume (|amount1|, base units) reaches `size`. Rows {first, last (tick coordinates), trades, open/high/low/close rationals, volumeBase, volumeQuote, complete}. The cursor is the tick coordinate (block, log index) where the next bar starts. Ascending only.',
+      "Bars folded over the tick sequence: rule=trade closes a bar every `size` trades; rule=volume closes it when the bar's quote volume (|amount1|, base units) reaches `size`. Rows {first, last (tick coordinates), trades, open/high/low/close rationals, volumeBase, volumeQuote, complete}. The cursor is the tick coordinate (block, log index) where the next bar starts. Ascending only.",
     params: variant === 'v4' ? ByV4 : ByAddress,
-    query: { rule: Type.Union([Type.Literal('trade'), Type.Literal('volume')]), size: AmountQuery, ...pageQuery({ orders: ['asc'] }) },
+    query: {
+      rule: Type.Union([Type.Literal('trade'), Type.Literal('volume')]),
+      size: AmountQuery,
+      ...pageQuery({ orders: ['asc'] }),
+    },
     response: Paged(Type.Object({}, { additionalProperties: true })),
-    errors: ['bad_request', 'not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable', 'query_too_broad'],
+    errors: [
+      'bad_request',
+      'not_found',
+      'bad_cursor',
+      'stale_cursor',
+      'projection_unavailable',
+      'query_too_broad',
+    ],
     batchable: true,
     anchored: true,
     handler(ctx) {
       const size = BigInt(ctx.query.size);
       if (size <= 0n) throw new ApiError('bad_request', 'size must be positive');
-      if (ctx.query.rule === 'trade' && size > 100_000n) throw new ApiError('bad_request', 'trade bars: size at most 100000');
+      if (ctx.query.rule === 'trade' && size > 100_000n)
+        throw new ApiError('bad_request', 'trade bars: size at most 100000');
       const p0 = resolvePool(ctx as never, variant);
       // Same coordinate as swaps and ticks: a tick cursor resumes bars and vice versa.
       const req = pageRequest(ctx as never, `pools.tickCoordinate:${p0.key}`, { order: 'asc' });
       const builder = new PageBuilder(ctx as never, req);
       const pre = poolPrefix(MarketTable.SWAP, p0.key);
       const start = req.after ? Buffer.concat([pre, req.after]) : null;
-      let bar: { first: SwapRow; last: SwapRow; open: string; high: string; low: string; close: string; v0: bigint; v1: bigint; n: number } | null = null;
+      let bar: {
+        first: SwapRow;
+        last: SwapRow;
+        open: string;
+        high: string;
+        low: string;
+        close: string;
+        v0: bigint;
+        v1: bigint;
+        n: number;
+      } | null = null;
       let barStartKey: Buffer | null = null;
       let seen = 0;
       let full = false;
@@ -67,38 +89,57 @@ const make = (variant: Variant): Route =>
         b.writeUInt32BE(s.logIndex, 8);
         return b;
       };
-      ctx.chain.store.rocks.each(start ? { gt: start, lt: prefixEnd(pre) } : { gte: pre, lt: prefixEnd(pre) }, (k, v) => {
-        if (readU64(k, 53) > req.anchor.number) return false;
-        if (++seen > MAX_TICKS_PER_PAGE) return false;
-        const s = JSON.parse(v.toString()) as SwapRow;
-        const a0 = BigInt(s.amount0) < 0n ? -BigInt(s.amount0) : BigInt(s.amount0);
-        const a1 = BigInt(s.amount1) < 0n ? -BigInt(s.amount1) : BigInt(s.amount1);
-        if (!bar) {
-          barStartKey = k;
-          bar = { first: s, last: s, open: s.price, high: s.price, low: s.price, close: s.price, v0: 0n, v1: 0n, n: 0 };
-        }
-        const price = ratParse(s.price);
-        if (cmp(price, ratParse(bar.high)) > 0) bar.high = s.price;
-        if (cmp(price, ratParse(bar.low)) < 0) bar.low = s.price;
-        bar.close = s.price;
-        bar.last = s;
-        bar.v0 += a0;
-        bar.v1 += a1;
-        bar.n++;
-        const done = ctx.query.rule === 'trade' ? BigInt(bar.n) >= size : bar.v1 >= size;
-        if (done && !emit(true)) {
-          full = true;
-          return false;
-        }
-        return true;
-      });
+      ctx.chain.store.rocks.each(
+        start ? { gt: start, lt: prefixEnd(pre) } : { gte: pre, lt: prefixEnd(pre) },
+        (k, v) => {
+          if (readU64(k, 53) > req.anchor.number) return false;
+          if (++seen > MAX_TICKS_PER_PAGE) return false;
+          const s = JSON.parse(v.toString()) as SwapRow;
+          const a0 = BigInt(s.amount0) < 0n ? -BigInt(s.amount0) : BigInt(s.amount0);
+          const a1 = BigInt(s.amount1) < 0n ? -BigInt(s.amount1) : BigInt(s.amount1);
+          if (!bar) {
+            barStartKey = k;
+            bar = {
+              first: s,
+              last: s,
+              open: s.price,
+              high: s.price,
+              low: s.price,
+              close: s.price,
+              v0: 0n,
+              v1: 0n,
+              n: 0,
+            };
+          }
+          const price = ratParse(s.price);
+          if (cmp(price, ratParse(bar.high)) > 0) bar.high = s.price;
+          if (cmp(price, ratParse(bar.low)) < 0) bar.low = s.price;
+          bar.close = s.price;
+          bar.last = s;
+          bar.v0 += a0;
+          bar.v1 += a1;
+          bar.n++;
+          const done = ctx.query.rule === 'trade' ? BigInt(bar.n) >= size : bar.v1 >= size;
+          if (done && !emit(true)) {
+            full = true;
+            return false;
+          }
+          return true;
+        },
+      );
       void barStartKey;
       if (!full && bar) {
         // The trailing bar is still forming at the anchor: published as incomplete, and the walk ends.
         emit(false);
       }
-      if (seen > MAX_TICKS_PER_PAGE && !full) throw new ApiError('query_too_broad', `a page of bars would read more than ${MAX_TICKS_PER_PAGE} ticks; use a smaller size`);
-      return builder.finish(`"pool":"${p0.key}","rule":"${ctx.query.rule}","size":"${size}","volumeSide":"quote (currency1, |amount1|)"`);
+      if (seen > MAX_TICKS_PER_PAGE && !full)
+        throw new ApiError(
+          'query_too_broad',
+          `a page of bars would read more than ${MAX_TICKS_PER_PAGE} ticks; use a smaller size`,
+        );
+      return builder.finish(
+        `"pool":"${p0.key}","rule":"${ctx.query.rule}","size":"${size}","volumeSide":"quote (currency1, |amount1|)"`,
+      );
     },
   });
 

@@ -1,15 +1,16 @@
 /** Shared by the pool routes: pool resolution (address or V4 manager + poolId), renderings, guard. */
-import { ApiError } from '../../errors.js';
-import { requireProjection } from '../../projections.js';
-import type { Ctx } from '../../route.js';
-import { Address, PoolId } from '../../schemas.js';
+
 import type { CandleRow, PoolRow, PoolState, SwapRow } from '../../../markets/model.js';
 import { FRAMES, type Frame } from '../../../markets/model.js';
-import { type Rational, cmp, ratJson, ratParse, ratStr } from '../../../markets/rational.js';
+import { cmp, type Rational, ratJson, ratParse, ratStr } from '../../../markets/rational.js';
 import { poolAt, stateAt, windowStats } from '../../../markets/read.js';
 import { MarketTable, poolKeyOf, poolPrefix } from '../../../markets/tables.js';
 import { KeyBuilder, prefixEnd } from '../../../storage/keys.js';
 import { headerKey } from '../../../storage/tables.js';
+import { ApiError } from '../../errors.js';
+import { requireProjection } from '../../projections.js';
+import type { Ctx } from '../../route.js';
+import { Address, PoolId } from '../../schemas.js';
 
 export const MARKETS = 'markets';
 
@@ -19,13 +20,21 @@ export const ByV4 = { manager: Address, pool_id: PoolId };
 export type Variant = 'address' | 'v4';
 
 /** Resolves the pool of the request at `anchor`. @throws ApiError projection_unavailable, not_found. */
-export function resolvePool(ctx: Ctx<Record<string, string>, unknown>, variant: Variant, anchor = ctx.anchor.number): PoolRow {
+export function resolvePool(
+  ctx: Ctx<Record<string, string>, unknown>,
+  variant: Variant,
+  anchor = ctx.anchor.number,
+): PoolRow {
   requireProjection(ctx.chain, MARKETS);
   const rocks = ctx.chain.store.rocks;
   if (variant === 'v4') {
     const key = poolKeyOf('v4', ctx.params.manager, ctx.params.pool_id);
     const p = poolAt(rocks, key, anchor);
-    if (!p) throw new ApiError('not_found', `no V4 pool ${ctx.params.pool_id} on manager ${ctx.params.manager} at the anchored block`);
+    if (!p)
+      throw new ApiError(
+        'not_found',
+        `no V4 pool ${ctx.params.pool_id} on manager ${ctx.params.manager} at the anchored block`,
+      );
     return p;
   }
   const p = poolAt(rocks, poolKeyOf('v2', ctx.params.address), anchor);
@@ -68,7 +77,12 @@ const rat = (s: string | null) => (s ? ratJson(ratParse(s)) : null);
 /** Exact protocol-native liquidity: V2/curve reserves, or concentrated depth at the current tick. */
 export function liquidityJson(p: PoolRow, st: PoolState | null): Record<string, unknown> {
   if (p.protocol === 'v2' || p.protocol === 'launchpad') {
-    return { kind: 'reserves', reserve0: st?.reserve0 ?? null, reserve1: st?.reserve1 ?? null, reason: st ? null : 'no_sync_yet' };
+    return {
+      kind: 'reserves',
+      reserve0: st?.reserve0 ?? null,
+      reserve1: st?.reserve1 ?? null,
+      reason: st ? null : 'no_sync_yet',
+    };
   }
   return {
     kind: 'concentrated',
@@ -99,7 +113,10 @@ export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, anchorTs: numb
       sells: w.sells,
       open: w.open ? ratJson(w.open) : null,
       close: w.close ? ratJson(w.close) : null,
-      priceChange: w.open && w.close ? ratJson({ n: w.close.n * w.open.d - w.open.n * w.close.d, d: w.open.n * w.close.d }) : null,
+      priceChange:
+        w.open && w.close
+          ? ratJson({ n: w.close.n * w.open.d - w.open.n * w.close.d, d: w.open.n * w.close.d })
+          : null,
       priceChangeReason: w.open ? null : 'no_trades_in_window',
       priceChangeUnit: '(close − open) / open, exact rational',
     };
@@ -119,10 +136,19 @@ export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, anchorTs: numb
  * after the anchor inside this bucket, in which case it is recomputed from the bucket's swaps up
  * to the anchor (R2: a walk at an older anchor sees that block).
  */
-export function candleAsOf(ctx: Ctx<unknown, unknown>, p: PoolRow, c: CandleRow, frame: Frame, anchor: number, anchorTs: number): CandleRow | null {
+export function candleAsOf(
+  ctx: Ctx<unknown, unknown>,
+  p: PoolRow,
+  c: CandleRow,
+  frame: Frame,
+  anchor: number,
+  anchorTs: number,
+): CandleRow | null {
   const width = FRAMES[frame];
   if (c.t + width <= anchorTs) return c;
-  const st = ctx.chain.store.rocks.get(Buffer.concat([Buffer.from([MarketTable.STATE]), Buffer.from(p.key.slice(2), 'hex')]));
+  const st = ctx.chain.store.rocks.get(
+    Buffer.concat([Buffer.from([MarketTable.STATE]), Buffer.from(p.key.slice(2), 'hex')]),
+  );
   const last = st ? (JSON.parse(st.toString()) as PoolState).lastSwapBlock : null;
   if (last === null || last <= anchor) return c;
   let out: CandleRow | null = null;
@@ -135,7 +161,22 @@ export function candleAsOf(ctx: Ctx<unknown, unknown>, p: PoolRow, c: CandleRow,
     const a0 = BigInt(s.amount0) < 0n ? -BigInt(s.amount0) : BigInt(s.amount0);
     const a1 = BigInt(s.amount1) < 0n ? -BigInt(s.amount1) : BigInt(s.amount1);
     if (!out) {
-      out = { t: c.t, open: s.price, high: s.price, low: s.price, close: s.price, volume0: a0.toString(), volume1: a1.toString(), trades: 1, buys: s.side === 'buy' ? 1 : 0, sells: s.side === 'sell' ? 1 : 0, buyVolume0: s.side === 'buy' ? a0.toString() : '0', buyVolume1: s.side === 'buy' ? a1.toString() : '0', first: [s.block, s.logIndex], last: [s.block, s.logIndex] };
+      out = {
+        t: c.t,
+        open: s.price,
+        high: s.price,
+        low: s.price,
+        close: s.price,
+        volume0: a0.toString(),
+        volume1: a1.toString(),
+        trades: 1,
+        buys: s.side === 'buy' ? 1 : 0,
+        sells: s.side === 'sell' ? 1 : 0,
+        buyVolume0: s.side === 'buy' ? a0.toString() : '0',
+        buyVolume1: s.side === 'buy' ? a1.toString() : '0',
+        first: [s.block, s.logIndex],
+        last: [s.block, s.logIndex],
+      };
       return true;
     }
     const o = out as CandleRow;

@@ -1,7 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { type Route, defineRoute, single } from '../../route.js';
+import { defineRoute, type Route, single } from '../../route.js';
 import { Single } from '../../schemas.js';
-import { ByAddress, ByV4, type Variant, liquidityJson, poolIdentity, resolvePool, stateAt, statsJson, timestampOf } from './common.js';
+import {
+  ByAddress,
+  ByV4,
+  liquidityJson,
+  poolIdentity,
+  resolvePool,
+  stateAt,
+  statsJson,
+  timestampOf,
+  type Variant,
+} from './common.js';
 
 const make = (variant: Variant): Route =>
   defineRoute({

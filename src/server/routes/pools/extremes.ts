@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { type Route, defineRoute, single } from '../../route.js';
-import { Address, Single } from '../../schemas.js';
 import { ratJson } from '../../../markets/rational.js';
 import { extreme } from '../../../markets/read.js';
+import { defineRoute, type Route, single } from '../../route.js';
+import { Address, Single } from '../../schemas.js';
 import { resolvePool, timestampOf } from './common.js';
 
 const make = (which: 'high' | 'low'): Route =>

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { MarketTable, poolPrefix } from '../../../markets/tables.js';
+import { prefixEnd, readU64 } from '../../../storage/keys.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
-import { MarketTable, poolPrefix } from '../../../markets/tables.js';
-import { prefixEnd, readU64 } from '../../../storage/keys.js';
 import { resolvePool } from './common.js';
 
 /** GET /pools/{address}/liquidity-events (the pool group's twentieth route). */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { type Route, defineRoute, single } from '../../route.js';
+import { defineRoute, type Route, single } from '../../route.js';
 import { Single } from '../../schemas.js';
-import { ByAddress, ByV4, type Variant, liquidityJson, resolvePool, stateAt } from './common.js';
+import { ByAddress, ByV4, liquidityJson, resolvePool, stateAt, type Variant } from './common.js';
 import { usdMarksOf } from './usd.js';
 
 const make = (variant: Variant): Route =>
@@ -22,7 +22,10 @@ const make = (variant: Variant): Route =>
       const p = resolvePool(ctx as never, variant);
       const st = stateAt(ctx.chain.store.rocks, p.key, ctx.anchor.number);
       const usd = usdMarksOf(ctx as never, p, st);
-      return single(ctx.anchor, JSON.stringify({ pool: p.key, protocol: p.protocol, liquidity: liquidityJson(p, st), ...usd }));
+      return single(
+        ctx.anchor,
+        JSON.stringify({ pool: p.key, protocol: p.protocol, liquidity: liquidityJson(p, st), ...usd }),
+      );
     },
   });
 

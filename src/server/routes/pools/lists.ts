@@ -1,13 +1,13 @@
 /** Pool lists: the new-pools feed, pools by currency, and bounded pool search. */
 import { Type } from '@sinclair/typebox';
+import { poolAt } from '../../../markets/read.js';
+import { MarketTable } from '../../../markets/tables.js';
+import { KeyBuilder, prefixEnd, readU64 } from '../../../storage/keys.js';
 import { ApiError } from '../../errors.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { requireProjection } from '../../projections.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
-import { poolAt } from '../../../markets/read.js';
-import { MarketTable } from '../../../markets/tables.js';
-import { KeyBuilder, prefixEnd, readU64 } from '../../../storage/keys.js';
 import { MARKETS, poolIdentity } from './common.js';
 
 const rowOf = (rocks: Parameters<typeof poolAt>[0], key: string, anchor: number) => {
@@ -21,7 +21,8 @@ export const newPoolsRoute = defineRoute({
   path: '/pools/new',
   scope: 'read',
   group: 'Pools',
-  summary: 'Newest-first feed of registered pools (V2, V3, V4 with contract+poolId, launchpad curves) by creation coordinate. PAGE, desc default.',
+  summary:
+    'Newest-first feed of registered pools (V2, V3, V4 with contract+poolId, launchpad curves) by creation coordinate. PAGE, desc default.',
   query: pageQuery({ orders: ['desc', 'asc'] }),
   response: Paged(Type.Object({}, { additionalProperties: true })),
   errors: ['bad_cursor', 'stale_cursor', 'projection_unavailable'],
@@ -46,7 +47,8 @@ export const currencyPoolsRoute = defineRoute({
   path: '/currencies/{currency}/pools',
   scope: 'read',
   group: 'Pools',
-  summary: 'Pools holding the currency on either side (native currency = 0x0000…0000 for V4 and curves), in pool-key order. PAGE.',
+  summary:
+    'Pools holding the currency on either side (native currency = 0x0000…0000 for V4 and curves), in pool-key order. PAGE.',
   params: { currency: Address },
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
@@ -81,7 +83,9 @@ export const poolSearchRoute = defineRoute({
     token: Type.Optional(Address),
     quote: Type.Optional(Address),
     fee_tier: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-    protocol: Type.Optional(Type.Union([Type.Literal('v2'), Type.Literal('v3'), Type.Literal('v4'), Type.Literal('launchpad')])),
+    protocol: Type.Optional(
+      Type.Union([Type.Literal('v2'), Type.Literal('v3'), Type.Literal('v4'), Type.Literal('launchpad')]),
+    ),
     created_from: Type.Optional(Type.Integer({ minimum: 0 })),
     created_to: Type.Optional(Type.Integer({ minimum: 0 })),
     allowScan: Type.Optional(Type.Boolean()),
@@ -95,28 +99,56 @@ export const poolSearchRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const q = ctx.query;
-    if (q.factory !== undefined) throw new ApiError('bad_request', 'factory is not a search parameter (pools are registered per configured factory)');
+    if (q.factory !== undefined)
+      throw new ApiError(
+        'bad_request',
+        'factory is not a search parameter (pools are registered per configured factory)',
+      );
     const sort = q.sort ?? 'pool_identity';
-    if (sort === 'liquidity') throw new ApiError('bad_request', 'sort=liquidity is refused: V2 and concentrated liquidity are not comparable');
+    if (sort === 'liquidity')
+      throw new ApiError(
+        'bad_request',
+        'sort=liquidity is refused: V2 and concentrated liquidity are not comparable',
+      );
     if (sort === 'volume_24h') {
       if (!q.token) throw new ApiError('bad_request', 'sort=volume_24h requires token');
-      throw new ApiError('projection_unavailable', 'sort=volume_24h needs the market window index, not built in this version', { projection: 'market_windows', status: 'disabled' });
+      throw new ApiError(
+        'projection_unavailable',
+        'sort=volume_24h needs the market window index, not built in this version',
+        { projection: 'market_windows', status: 'disabled' },
+      );
     }
-    if (sort !== 'pool_identity') throw new ApiError('bad_request', `unknown sort "${sort}" (pool_identity, volume_24h)`);
-    if (!q.token && !q.quote) throw new ApiError('bad_request', 'token or quote is required as the search anchor');
-    const refined = q.fee_tier !== undefined || q.protocol !== undefined || q.created_from !== undefined || q.created_to !== undefined;
+    if (sort !== 'pool_identity')
+      throw new ApiError('bad_request', `unknown sort "${sort}" (pool_identity, volume_24h)`);
+    if (!q.token && !q.quote)
+      throw new ApiError('bad_request', 'token or quote is required as the search anchor');
+    const refined =
+      q.fee_tier !== undefined ||
+      q.protocol !== undefined ||
+      q.created_from !== undefined ||
+      q.created_to !== undefined;
     if (refined && !q.allowScan) {
-      throw new ApiError('bad_request', 'refinements filter the anchored walk and examine rows they do not return: pass allowScan=true');
+      throw new ApiError(
+        'bad_request',
+        'refinements filter the anchored walk and examine rows they do not return: pass allowScan=true',
+      );
     }
     requireProjection(ctx.chain, MARKETS);
     const anchorCur = (q.token ?? q.quote)!.toLowerCase();
     const other = q.token && q.quote ? q.quote.toLowerCase() : null;
-    const req = pageRequest(ctx, `${this.id}:${JSON.stringify([anchorCur, other, q.fee_tier, q.protocol, q.created_from, q.created_to])}`);
+    const req = pageRequest(
+      ctx,
+      `${this.id}:${JSON.stringify([anchorCur, other, q.fee_tier, q.protocol, q.created_from, q.created_to])}`,
+    );
     const pre = new KeyBuilder(21).u8(MarketTable.POOL_BY_CURRENCY).hex(anchorCur).done();
     const rocks = ctx.chain.store.rocks;
     let scanned = 0;
     const b = walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k) => {
-      if (++scanned > SCAN_CEILING) throw new ApiError('query_too_broad', `the search examined more than ${SCAN_CEILING} pools; add token and quote`);
+      if (++scanned > SCAN_CEILING)
+        throw new ApiError(
+          'query_too_broad',
+          `the search examined more than ${SCAN_CEILING} pools; add token and quote`,
+        );
       const p = poolAt(rocks, `0x${k.toString('hex', 21)}`, req.anchor.number);
       if (!p) return null;
       if (other && p.currency0 !== other && p.currency1 !== other) return null;
@@ -126,6 +158,8 @@ export const poolSearchRoute = defineRoute({
       if (q.created_to !== undefined && p.created.block > q.created_to) return null;
       return [JSON.stringify(poolIdentity(p)), k.subarray(21)];
     });
-    return b.finish(`"sort":"pool_identity","anchorCurrency":"${anchorCur}","scanned":${scanned},"allowScan":${q.allowScan === true}`);
+    return b.finish(
+      `"sort":"pool_identity","anchorCurrency":"${anchorCur}","scanned":${scanned},"allowScan":${q.allowScan === true}`,
+    );
   },
 });

@@ -1,23 +1,28 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../errors.js';
-import { PageBuilder, pageRequest } from '../../page.js';
-import { type Route, defineRoute } from '../../route.js';
-import { FrameQuery, Paged, pageQuery } from '../../schemas.js';
-import { FRAMES, FRAME_IDS, type Frame, type CandleRow } from '../../../markets/model.js';
+import { type CandleRow, FRAME_IDS, FRAMES, type Frame } from '../../../markets/model.js';
 import { MarketTable } from '../../../markets/tables.js';
 import { KeyBuilder } from '../../../storage/keys.js';
-import { ByAddress, ByV4, type Variant, candleAsOf, candleJson, resolvePool, timestampOf } from './common.js';
+import { ApiError } from '../../errors.js';
+import { PageBuilder, pageRequest } from '../../page.js';
+import { defineRoute, type Route } from '../../route.js';
+import { FrameQuery, Paged, pageQuery } from '../../schemas.js';
+import { ByAddress, ByV4, candleAsOf, candleJson, resolvePool, timestampOf, type Variant } from './common.js';
 
 /** Largest span of one candle request, in buckets of the requested frame. */
 export const MAX_SPAN_BUCKETS = 10_000;
 
 /** Validates and aligns frame/from/to. @throws ApiError bad_request. */
-export function alignRange(frame: Frame, from: number, to: number): { from: number; to: number; width: number } {
+export function alignRange(
+  frame: Frame,
+  from: number,
+  to: number,
+): { from: number; to: number; width: number } {
   const width = FRAMES[frame];
   const f = Math.floor(from / width) * width;
   const t = Math.floor(to / width) * width;
   if (f > t) throw new ApiError('bad_request', '`from` must be ≤ `to`');
-  if ((t - f) / width + 1 > MAX_SPAN_BUCKETS) throw new ApiError('bad_request', `span capped at ${MAX_SPAN_BUCKETS} buckets of ${frame}`);
+  if ((t - f) / width + 1 > MAX_SPAN_BUCKETS)
+    throw new ApiError('bad_request', `span capped at ${MAX_SPAN_BUCKETS} buckets of ${frame}`);
   return { from: f, to: t, width };
 }
 
@@ -48,10 +53,22 @@ const make = (variant: Variant): Route =>
       const lo = key(from);
       const hi = key(hiT + 1);
       const resume = req.after ? Buffer.concat([pre, req.after]) : null;
-      const range = req.order === 'asc' ? (resume ? { gt: resume, lt: hi } : { gte: lo, lt: hi }) : { gte: lo, lt: resume ?? hi, reverse: true };
+      const range =
+        req.order === 'asc'
+          ? resume
+            ? { gt: resume, lt: hi }
+            : { gte: lo, lt: hi }
+          : { gte: lo, lt: resume ?? hi, reverse: true };
       const builder = new PageBuilder(ctx as never, req);
       ctx.chain.store.rocks.each(range, (k, v) => {
-        const c = candleAsOf(ctx as never, p, JSON.parse(v.toString()) as CandleRow, frame, req.anchor.number, anchorTs);
+        const c = candleAsOf(
+          ctx as never,
+          p,
+          JSON.parse(v.toString()) as CandleRow,
+          frame,
+          req.anchor.number,
+          anchorTs,
+        );
         if (!c) return true;
         return builder.push(JSON.stringify(candleJson(c)), k.subarray(54));
       });

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { type Route, defineRoute, single } from '../../route.js';
-import { Single } from '../../schemas.js';
-import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import type { SwapRow } from '../../../markets/model.js';
+import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import { prefixEnd } from '../../../storage/keys.js';
-import { ByAddress, ByV4, type Variant, resolvePool, statsJson, timestampOf } from './common.js';
+import { defineRoute, type Route, single } from '../../route.js';
+import { Single } from '../../schemas.js';
+import { ByAddress, ByV4, resolvePool, statsJson, timestampOf, type Variant } from './common.js';
 
 /** Swaps examined for distinct traders per request: beyond it counts are lower bounds. */
 export const DISTINCT_SCAN_LIMIT = 20_000;
@@ -29,7 +29,12 @@ const make = (variant: Variant): Route =>
       const body = statsJson(ctx as never, p, ts) as { windows: Record<string, Record<string, unknown>> };
       // Distinct traders: walk swaps newest first until the 24h window is left or the scan bound is hit.
       const limits = { '5m': 300, '1h': 3600, '4h': 14400, '24h': 86400 } as const;
-      const sets: Record<string, Set<string>> = { '5m': new Set(), '1h': new Set(), '4h': new Set(), '24h': new Set() };
+      const sets: Record<string, Set<string>> = {
+        '5m': new Set(),
+        '1h': new Set(),
+        '4h': new Set(),
+        '24h': new Set(),
+      };
       let scanned = 0;
       let complete = true;
       const pre = poolPrefix(MarketTable.SWAP, p.key);
@@ -44,8 +49,12 @@ const make = (variant: Variant): Route =>
         for (const [w, secs] of Object.entries(limits)) if (s.timestamp > ts - secs) sets[w].add(s.origin);
         return true;
       });
-      for (const w of Object.keys(limits)) body.windows[w].distinctTraders = { lowerBound: sets[w].size, exact: complete };
-      return single(ctx.anchor, JSON.stringify({ pool: p.key, ...body, distinctTradersBasis: 'transaction origin' }));
+      for (const w of Object.keys(limits))
+        body.windows[w].distinctTraders = { lowerBound: sets[w].size, exact: complete };
+      return single(
+        ctx.anchor,
+        JSON.stringify({ pool: p.key, ...body, distinctTradersBasis: 'transaction origin' }),
+      );
     },
   });
 

@@ -1,14 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import { pageRequest, walkRange } from '../../page.js';
-import { type Route, defineRoute } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
-import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import type { SwapRow } from '../../../markets/model.js';
+import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { ByAddress, ByV4, type Variant, resolvePool, swapJson } from './common.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { defineRoute, type Route } from '../../route.js';
+import { Paged, pageQuery } from '../../schemas.js';
+import { ByAddress, ByV4, resolvePool, swapJson, type Variant } from './common.js';
 
 /** Walks a pool's swaps at the page anchor; shared by swaps and ticks. */
-export function swapWalk(ctx: Parameters<Route['handler']>[0], variant: Variant, routeId: string, render: (s: SwapRow) => string) {
+export function swapWalk(
+  ctx: Parameters<Route['handler']>[0],
+  variant: Variant,
+  routeId: string,
+  render: (s: SwapRow) => string,
+) {
   const p0 = resolvePool(ctx as never, variant);
   const req = pageRequest(ctx as never, `${routeId}:${p0.key}`);
   resolvePool(ctx as never, variant, req.anchor.number);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { type Route, defineRoute } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
 import { ratParse } from '../../../markets/rational.js';
+import { defineRoute, type Route } from '../../route.js';
+import { Paged, pageQuery } from '../../schemas.js';
 import { ByAddress, ByV4, type Variant } from './common.js';
 import { swapWalk } from './swaps.js';
 

@@ -8,19 +8,31 @@
  * Concentrated pools publish no liquidityUsd (L is not an amount): null with a reason. Values are
  * exact rationals in USD, never floats.
  */
-import type { Ctx } from '../../route.js';
+
 import type { PoolRow, PoolState } from '../../../markets/model.js';
 import { rational } from '../../../markets/rational.js';
 import { tokenAt } from '../../../tokens/read.js';
+import type { Ctx } from '../../route.js';
 
-export function usdMarksOf(ctx: Ctx<unknown, unknown>, p: PoolRow, st: PoolState | null): Record<string, unknown> {
+export function usdMarksOf(
+  ctx: Ctx<unknown, unknown>,
+  p: PoolRow,
+  st: PoolState | null,
+): Record<string, unknown> {
   const stables = new Set(ctx.chain.markets.usdStablecoins);
-  const decimalsOf = (c: string) => tokenAt(ctx.chain.store.rocks, c, ctx.anchor.number)?.metadata?.decimals.value ?? null;
+  const decimalsOf = (c: string) =>
+    tokenAt(ctx.chain.store.rocks, c, ctx.anchor.number)?.metadata?.decimals.value ?? null;
   const marks = [p.currency0, p.currency1].map((c) => {
     const d = stables.has(c) ? decimalsOf(c) : null;
     return stables.has(c) && d !== null
       ? { currency: c, usdPerUnit: '1', route: 'usd_stablecoin_par', decimals: d, reason: null }
-      : { currency: c, usdPerUnit: null, route: null, decimals: null, reason: stables.has(c) ? 'decimals_unknown' : 'no_stablecoin_route' };
+      : {
+          currency: c,
+          usdPerUnit: null,
+          route: null,
+          decimals: null,
+          reason: stables.has(c) ? 'decimals_unknown' : 'no_stablecoin_route',
+        };
   });
   let value: { n: bigint; d: bigint } | null = null;
   let reason: string | null = null;

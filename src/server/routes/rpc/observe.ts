@@ -3,10 +3,11 @@
  * that block number, so the answer is pinned to one observed `(block, hash)`. Bounded: one
  * attempt with a short timeout; any node failure is a typed 503.
  */
-import { ApiError } from '../../errors.js';
-import { RpcError } from '../../../rpc/client.js';
+
 import type { Rpc } from '../../../rpc/client.js';
+import { RpcError } from '../../../rpc/client.js';
 import type { BlockRef } from '../../../storage/index.js';
+import { ApiError } from '../../errors.js';
 
 export interface Observed {
   block: BlockRef;
@@ -15,7 +16,9 @@ export interface Observed {
 
 /** Observes the node head. @throws ApiError node_unavailable. */
 export async function observeHead(rpc: Rpc): Promise<Observed> {
-  const b = await guard(rpc.call<{ number: string; hash: `0x${string}` } | null>('eth_getBlockByNumber', ['latest', false]));
+  const b = await guard(
+    rpc.call<{ number: string; hash: `0x${string}` } | null>('eth_getBlockByNumber', ['latest', false]),
+  );
   if (!b) throw new ApiError('node_unavailable', 'the node returned no latest block');
   return { block: { number: Number.parseInt(b.number, 16), hash: b.hash }, tag: b.number };
 }

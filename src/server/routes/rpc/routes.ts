@@ -1,12 +1,15 @@
 /** Live RPC routes (scope `rpc`): read-through to the node, each pinned to one observed block. */
 import { Type } from '@sinclair/typebox';
-import { keccak256, type Hex } from 'viem';
+import { type Hex, keccak256 } from 'viem';
+import { probeTokenMetadata } from '../../../tokens/metadata.js';
 import { defineRoute } from '../../route.js';
 import { Address, Amount, Anchor, Hash } from '../../schemas.js';
-import { probeTokenMetadata } from '../../../tokens/metadata.js';
-import { guard, observeHead, observedJson } from './observe.js';
+import { guard, observedJson, observeHead } from './observe.js';
 
-const Observed = Type.Object({ observed: Anchor, source: Type.Literal('node') }, { additionalProperties: true });
+const Observed = Type.Object(
+  { observed: Anchor, source: Type.Literal('node') },
+  { additionalProperties: true },
+);
 const errors = ['bad_request', 'node_unavailable'] as const;
 
 export const rpcHeadRoute = defineRoute({
@@ -38,7 +41,9 @@ export const rpcBalanceRoute = defineRoute({
     const o = await observeHead(ctx.chain.rpc);
     const a = ctx.params.address.toLowerCase();
     const wei = await guard(ctx.chain.rpc.call<string>('eth_getBalance', [a, o.tag]));
-    return { json: `{"observed":${observedJson(o)},"source":"node","address":"${a}","balance":"${BigInt(wei)}"}` };
+    return {
+      json: `{"observed":${observedJson(o)},"source":"node","address":"${a}","balance":"${BigInt(wei)}"}`,
+    };
   },
 });
 
@@ -48,7 +53,8 @@ export const rpcCodeRoute = defineRoute({
   path: '/rpc/address/{address}/code',
   scope: 'rpc',
   group: 'Live RPC',
-  summary: 'Whether the address is a contract now, and its runtime code hash and size (eth_getCode at the observed block).',
+  summary:
+    'Whether the address is a contract now, and its runtime code hash and size (eth_getCode at the observed block).',
   params: { address: Address },
   response: Type.Intersect([
     Observed,
@@ -87,6 +93,8 @@ export const rpcTokenMetadataRoute = defineRoute({
     const o = await observeHead(ctx.chain.rpc);
     const a = ctx.params.address.toLowerCase();
     const m = await guard(probeTokenMetadata(ctx.chain.rpc, a, o.tag));
-    return { json: `{"observed":${observedJson(o)},"source":"node","address":"${a}",${JSON.stringify(m).slice(1)}` };
+    return {
+      json: `{"observed":${observedJson(o)},"source":"node","address":"${a}",${JSON.stringify(m).slice(1)}`,
+    };
   },
 });

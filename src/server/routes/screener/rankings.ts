@@ -1,26 +1,46 @@
 import { Type } from '@sinclair/typebox';
+import { HOLDERS_PREFILTER, SORTS, type Sort } from '../../../screener/compute.js';
 import { ApiError } from '../../errors.js';
 import { anchorJson, defineRoute } from '../../route.js';
-import { HOLDERS_PREFILTER, SORTS, type Sort } from '../../../screener/compute.js';
 import { filterProps, runScreener, screenerQueryOf, screenerQueryProps } from './screener.js';
 
 /** Named rankings: each is exactly one screener query; the catalogue publishes the formulas. */
-export const PRESETS: Record<string, { formula: string; sort: Sort | null; filters: Record<string, unknown>; parameters: string[] }> = {
+export const PRESETS: Record<
+  string,
+  { formula: string; sort: Sort | null; filters: Record<string, unknown>; parameters: string[] }
+> = {
   largest: {
-    formula: 'subjects ordered by the chosen window metric, descending (metric: one of the screener sorts; default total_volume_quote)',
+    formula:
+      'subjects ordered by the chosen window metric, descending (metric: one of the screener sorts; default total_volume_quote)',
     sort: null,
     filters: {},
     parameters: ['metric'],
   },
-  most_traded: { formula: 'subjects ordered by trades in the window, descending', sort: 'trades', filters: {}, parameters: [] },
+  most_traded: {
+    formula: 'subjects ordered by trades in the window, descending',
+    sort: 'trades',
+    filters: {},
+    parameters: [],
+  },
   most_distinct_traders: {
-    formula: 'subjects ordered by distinctTraders.lowerBound (distinct transaction origins) in the window, descending',
+    formula:
+      'subjects ordered by distinctTraders.lowerBound (distinct transaction origins) in the window, descending',
     sort: 'distinct_traders',
     filters: {},
     parameters: [],
   },
-  buy_pressure: { formula: 'subjects ordered by buyVolumeQuote (quote paid for the base) in the window, descending', sort: 'buy_volume_quote', filters: {}, parameters: [] },
-  sell_pressure: { formula: 'subjects ordered by sellVolumeQuote (quote received for the base) in the window, descending', sort: 'sell_volume_quote', filters: {}, parameters: [] },
+  buy_pressure: {
+    formula: 'subjects ordered by buyVolumeQuote (quote paid for the base) in the window, descending',
+    sort: 'buy_volume_quote',
+    filters: {},
+    parameters: [],
+  },
+  sell_pressure: {
+    formula: 'subjects ordered by sellVolumeQuote (quote received for the base) in the window, descending',
+    sort: 'sell_volume_quote',
+    filters: {},
+    parameters: [],
+  },
   most_held: {
     formula: `subjects ordered by holderCount.value, descending, within the top ${HOLDERS_PREFILTER} subjects by totalVolumeQuote`,
     sort: 'holders',
@@ -35,13 +55,31 @@ export const rankingsRoute = defineRoute({
   path: '/rankings',
   scope: 'read',
   group: 'Screener and rankings',
-  summary: 'Static, self-describing catalogue of named rankings: each preset’s formula, parameters and the screener query it equals.',
+  summary:
+    'Static, self-describing catalogue of named rankings: each preset’s formula, parameters and the screener query it equals.',
   response: Type.Object({}, { additionalProperties: true }),
   errors: [],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const data = Object.entries(PRESETS).map(([name, p]) => ({ name, formula: p.formula, sort: p.sort ?? 'metric', parameters: ['quote (required)', 'grain', 'base', 'window', 'order', 'limit', 'cursor', 'allowScan', 'recency_floor_block', ...p.parameters], equivalentScreenerQuery: `/screener?quote=<quote>&sort=${p.sort ?? '<metric>'}` }));
+    const data = Object.entries(PRESETS).map(([name, p]) => ({
+      name,
+      formula: p.formula,
+      sort: p.sort ?? 'metric',
+      parameters: [
+        'quote (required)',
+        'grain',
+        'base',
+        'window',
+        'order',
+        'limit',
+        'cursor',
+        'allowScan',
+        'recency_floor_block',
+        ...p.parameters,
+      ],
+      equivalentScreenerQuery: `/screener?quote=<quote>&sort=${p.sort ?? '<metric>'}`,
+    }));
     return { json: `{"anchor":${anchorJson(ctx.anchor)},"data":${JSON.stringify(data)}}` };
   },
 });
@@ -62,15 +100,22 @@ export const rankingRoute = defineRoute({
   handler(ctx) {
     const preset = PRESETS[ctx.params.preset];
     if (!preset) throw new ApiError('not_found', `no ranking preset "${ctx.params.preset}"; see /rankings`);
-    if (ctx.query.metric !== undefined && ctx.params.preset !== 'largest') throw new ApiError('bad_request', 'metric is accepted only by the largest preset');
+    if (ctx.query.metric !== undefined && ctx.params.preset !== 'largest')
+      throw new ApiError('bad_request', 'metric is accepted only by the largest preset');
     const sort = (preset.sort ?? ctx.query.metric ?? 'total_volume_quote') as Sort;
-    if (!SORTS.includes(sort)) throw new ApiError('bad_request', `unknown metric "${ctx.query.metric}" (${SORTS.join(', ')})`);
+    if (!SORTS.includes(sort))
+      throw new ApiError('bad_request', `unknown metric "${ctx.query.metric}" (${SORTS.join(', ')})`);
     const q = screenerQueryOf(ctx.query as Record<string, unknown>, sort);
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(q)) if (v !== undefined && k !== 'order' && k !== 'grain' && k !== 'window') params.set(k, String(v));
+    for (const [k, v] of Object.entries(q))
+      if (v !== undefined && k !== 'order' && k !== 'grain' && k !== 'window') params.set(k, String(v));
     params.set('grain', q.grain);
     params.set('window', q.window);
     params.set('order', q.order);
-    return runScreener(ctx, 'screener.screener', q, { preset: ctx.params.preset, formula: preset.formula, equivalentScreenerQuery: `/screener?${params.toString()}` });
+    return runScreener(ctx, 'screener.screener', q, {
+      preset: ctx.params.preset,
+      formula: preset.formula,
+      equivalentScreenerQuery: `/screener?${params.toString()}`,
+    });
   },
 });

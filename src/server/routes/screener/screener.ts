@@ -1,10 +1,22 @@
 import { Type } from '@sinclair/typebox';
+import {
+  CANDIDATE_CEILING,
+  coverageOf,
+  enumerate,
+  FILTER_NAMES,
+  HOLDERS_PREFILTER,
+  passes,
+  rowJson,
+  type ScreenerQuery,
+  SORTS,
+  type Sort,
+  sortValue,
+} from '../../../screener/compute.js';
 import { ApiError } from '../../errors.js';
 import { PageBuilder, pageRequest } from '../../page.js';
 import { requireProjection } from '../../projections.js';
-import { type Ctx, type Reply, defineRoute } from '../../route.js';
+import { type Ctx, defineRoute, type Reply } from '../../route.js';
 import { Address, AmountQuery, Paged, Window } from '../../schemas.js';
-import { CANDIDATE_CEILING, FILTER_NAMES, HOLDERS_PREFILTER, type ScreenerQuery, SORTS, type Sort, coverageOf, enumerate, passes, rowJson, sortValue } from '../../../screener/compute.js';
 
 /** Rows per screener page at most (each row carries its own figures). */
 export const SCREENER_MAX_LIMIT = 100;
@@ -39,12 +51,20 @@ export const filterProps = {
 };
 
 /** Runs a screener query at the page anchor; `extra` is added to the page (rankings). */
-export function runScreener(ctx: Ctx<unknown, unknown>, routeTag: string, q: ScreenerQuery, extra: Record<string, unknown> = {}): Reply {
+export function runScreener(
+  ctx: Ctx<unknown, unknown>,
+  routeTag: string,
+  q: ScreenerQuery,
+  extra: Record<string, unknown> = {},
+): Reply {
   requireProjection(ctx.chain, 'markets');
   requireProjection(ctx.chain, 'tokens');
   const filtered = FILTER_NAMES.some((f) => q[f] !== undefined);
   if ((filtered || q.base) && !q.allowScan) {
-    throw new ApiError('bad_request', 'filters (and base) make the walk examine subjects it does not return: pass allowScan=true');
+    throw new ApiError(
+      'bad_request',
+      'filters (and base) make the walk examine subjects it does not return: pass allowScan=true',
+    );
   }
   const req = pageRequest(ctx as never, `${routeTag}:${JSON.stringify(q)}`, { order: q.order, limit: 50 });
   const cov = coverageOf(ctx.chain, req.anchor.number, q.window);
@@ -59,16 +79,34 @@ export function runScreener(ctx: Ctx<unknown, unknown>, routeTag: string, q: Scr
   let holdersRanking: unknown = null;
   if (q.sort === 'holders') {
     // Holders rank within the top 100 subjects by total_volume_quote under the filters.
-    const pre = [...list].sort((a, b) => (b.totalVolumeQuote > a.totalVolumeQuote ? 1 : b.totalVolumeQuote < a.totalVolumeQuote ? -1 : a.subject < b.subject ? -1 : 1)).slice(0, HOLDERS_PREFILTER);
+    const pre = [...list]
+      .sort((a, b) =>
+        b.totalVolumeQuote > a.totalVolumeQuote
+          ? 1
+          : b.totalVolumeQuote < a.totalVolumeQuote
+            ? -1
+            : a.subject < b.subject
+              ? -1
+              : 1,
+      )
+      .slice(0, HOLDERS_PREFILTER);
     list = pre.sort(cmpBy('holders'));
-    holdersRanking = { candidateSet: `top ${HOLDERS_PREFILTER} subjects by total_volume_quote under the filters`, candidates: pre.length };
+    holdersRanking = {
+      candidateSet: `top ${HOLDERS_PREFILTER} subjects by total_volume_quote under the filters`,
+      candidates: pre.length,
+    };
   } else list.sort(cmpBy(q.sort));
   const start = req.after ? req.after.readUInt32BE(0) : 0;
   const b = new PageBuilder(ctx as never, req);
   for (let i = start; i < list.length; i++) {
     const key = Buffer.alloc(4);
     key.writeUInt32BE(i + 1);
-    const row = rowJson(list[i], cov, q.sort === 'holders' ? null : i + 1, q.sort === 'holders' ? i + 1 : null);
+    const row = rowJson(
+      list[i],
+      cov,
+      q.sort === 'holders' ? null : i + 1,
+      q.sort === 'holders' ? i + 1 : null,
+    );
     if (!b.push(JSON.stringify(row), key)) break;
   }
   const page = {
@@ -99,7 +137,8 @@ export function screenerQueryOf(raw: Record<string, unknown>, sort: Sort): Scree
     allowScan: raw.allowScan as boolean | undefined,
     recency_floor_block: raw.recency_floor_block as number | undefined,
   };
-  for (const f of FILTER_NAMES) if (raw[f] !== undefined) (q as unknown as Record<string, unknown>)[f] = raw[f];
+  for (const f of FILTER_NAMES)
+    if (raw[f] !== undefined) (q as unknown as Record<string, unknown>)[f] = raw[f];
   return q;
 }
 
@@ -117,7 +156,8 @@ export const screenerRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const sort = (ctx.query.sort ?? 'total_volume_quote') as Sort;
-    if (!SORTS.includes(sort)) throw new ApiError('bad_request', `unknown sort "${ctx.query.sort}" (${SORTS.join(', ')})`);
+    if (!SORTS.includes(sort))
+      throw new ApiError('bad_request', `unknown sort "${ctx.query.sort}" (${SORTS.join(', ')})`);
     return runScreener(ctx, this.id, screenerQueryOf(ctx.query as Record<string, unknown>, sort));
   },
 });

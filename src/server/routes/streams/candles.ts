@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../../route.js';
 import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
 import { requireProjection } from '../../projections.js';
+import { defineRoute } from '../../route.js';
 
 /** GET /stream/candles?select=: live candles (snapshot, update ≤ 1/250 ms per series, close final). */
 export const candleStreamRoute = defineRoute({
@@ -14,7 +14,14 @@ export const candleStreamRoute = defineRoute({
     'Live candles (SSE): select = comma list of token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame> (id = pool address or V4 0x<manager>:0x<poolId>). On connect a snapshot of the previous and forming bucket per series; update frames at most one per 250 ms per series; close with final: true when the head leaves the bucket. Payload: the compact REST candle row. No resume cursor.',
   query: { select: Type.String({ minLength: 1, maxLength: 8192 }) },
   response: Type.String({ description: 'text/event-stream' }),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'rate_limited', 'projection_unavailable', 'not_ready'],
+  errors: [
+    'bad_request',
+    'not_found',
+    'quote_not_admitted',
+    'rate_limited',
+    'projection_unavailable',
+    'not_ready',
+  ],
   anchored: true,
   handler(ctx) {
     requireProjection(ctx.chain, 'markets');

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
+import { TOPICS, type Topic } from '../../../streams/log.js';
+import { type Dimension, parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { projectionsOf } from '../../projections.js';
 import { defineRoute } from '../../route.js';
-import { TOPICS, type Topic } from '../../../streams/log.js';
-import { type Dimension, type Selection, parseList } from '../../../streams/selectors.js';
-import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
 
 const DIMS: Record<string, [Dimension, 'address' | 'pool' | 'name' | 'topic0']> = {
   token: ['tokens', 'address'],
@@ -77,7 +77,11 @@ export const subscribeRoute = defineRoute({
         continue;
       }
       const d = DIMS[dim];
-      if (!d || !value) throw new ApiError('bad_request', `"${s.slice(0, 80)}" is not topic:dimension:value (dimensions ${Object.keys(DIMS).join(', ')}, all)`);
+      if (!d || !value)
+        throw new ApiError(
+          'bad_request',
+          `"${s.slice(0, 80)}" is not topic:dimension:value (dimensions ${Object.keys(DIMS).join(', ')}, all)`,
+        );
       const parsed = parseList(dim, value, d[1])!;
       const set = (sel.dims[d[0]] ??= new Set());
       for (const v of parsed) set.add(v);
@@ -95,10 +99,16 @@ export const subscribeRoute = defineRoute({
       const i = s.indexOf(':');
       const topic = s.slice(0, i) as Topic;
       if (String(topic) === 'candles') throw new ApiError('bad_request', 'candles cannot be resumed');
-      if (!topics.has(topic)) throw new ApiError('bad_request', `resume names topic "${topic}" that select does not`);
+      if (!topics.has(topic))
+        throw new ApiError('bad_request', `resume names topic "${topic}" that select does not`);
       const p = ctx.chain.streams.log.parseId(s.slice(i + 1));
-      if (p === null || p === 'other' || p.topic !== topic) throw new ApiError('bad_request', `resume "${s.slice(0, 80)}" is not an id of topic ${topic} in this store generation`);
-      if (p.seq > ctx.chain.streams.log.last(topic)) throw new ApiError('bad_request', `resume ${s} is beyond the topic's last sequence`);
+      if (p === null || p === 'other' || p.topic !== topic)
+        throw new ApiError(
+          'bad_request',
+          `resume "${s.slice(0, 80)}" is not an id of topic ${topic} in this store generation`,
+        );
+      if (p.seq > ctx.chain.streams.log.last(topic))
+        throw new ApiError('bad_request', `resume ${s} is beyond the topic's last sequence`);
       resume.set(topic, p.seq);
     }
     const series = candleSelectors.length ? parseCandleSelect(ctx.chain, candleSelectors.join(',')) : [];
@@ -112,7 +122,11 @@ export const subscribeRoute = defineRoute({
       onOpen: series.length
         ? (conn) => {
             const run = runCandles(ctx.chain, conn, series);
-            const remove = ctx.chain.streams.hub.add({ topics: new Set(), deliver() {}, onCommit: run.onCommit });
+            const remove = ctx.chain.streams.hub.add({
+              topics: new Set(),
+              deliver() {},
+              onCommit: run.onCommit,
+            });
             return () => {
               remove();
               run.stop();

@@ -4,14 +4,23 @@
  * `Last-Event-ID` header. Reorgs arrive as `reorg` frames naming the removed blocks.
  */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../errors.js';
-import { type Route, defineRoute } from '../../route.js';
 import type { Topic } from '../../../streams/log.js';
-import { type Selection, parseList } from '../../../streams/selectors.js';
+import { parseList, type Selection } from '../../../streams/selectors.js';
+import { ApiError } from '../../errors.js';
+import { defineRoute, type Route } from '../../route.js';
 
-const list = (d: string) => Type.Optional(Type.String({ maxLength: 65_536, description: `comma list: ${d}` }));
-const after = { after_sequence: Type.Optional(Type.Integer({ minimum: 0, description: 'last delivered sequence number (wins over Last-Event-ID)' })) };
-const all = { all: Type.Optional(Type.Boolean({ description: 'subscribe to everything (alone satisfies the selector rule)' })) };
+const list = (d: string) =>
+  Type.Optional(Type.String({ maxLength: 65_536, description: `comma list: ${d}` }));
+const after = {
+  after_sequence: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'last delivered sequence number (wins over Last-Event-ID)' }),
+  ),
+};
+const all = {
+  all: Type.Optional(
+    Type.Boolean({ description: 'subscribe to everything (alone satisfies the selector rule)' }),
+  ),
+};
 const amount = Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$' }));
 
 type Q = Record<string, string | number | boolean | undefined>;
@@ -26,7 +35,7 @@ interface TopicSpec {
 }
 
 const requireOne = (sel: Selection, names: string) => {
-  if (!sel.all && !Object.values(sel.dims).some((s) => s && s.size) && !sel.excludeLaunchpads?.size) {
+  if (!sel.all && !Object.values(sel.dims).some((s) => s?.size) && !sel.excludeLaunchpads?.size) {
     throw new ApiError('bad_request', `at least one selector (${names}) or all=true is required`);
   }
   return sel;
@@ -58,7 +67,14 @@ export const topicStreamRoutes: Route[] = [
     topic: 'amm_events',
     summary:
       'New swaps (event swap: pool, protocol, currencies, amounts in pool perspective, price rational, sender, origin, transactionHash) and liquidity events. Selectors: tokens, pools (0x<pool> or V4 0x<manager>:0x<poolId>), wallets, launchpads (matches curve trades of the pad), all; min_leg_magnitude filters swaps by max(|amount0|,|amount1|) in that leg’s base units after a selector matched.',
-    query: { tokens: list('token addresses'), pools: list('pool ids'), wallets: list('wallets'), launchpads: list('launchpad names'), ...all, min_leg_magnitude: amount },
+    query: {
+      tokens: list('token addresses'),
+      pools: list('pool ids'),
+      wallets: list('wallets'),
+      launchpads: list('launchpad names'),
+      ...all,
+      min_leg_magnitude: amount,
+    },
     select: (q) =>
       requireOne(
         {
@@ -69,58 +85,113 @@ export const topicStreamRoutes: Route[] = [
             wallets: parseList('wallets', q.wallets as string, 'address'),
             launchpads: parseList('launchpads', q.launchpads as string, 'name'),
           },
-          minLegMagnitude: q.min_leg_magnitude !== undefined ? BigInt(q.min_leg_magnitude as string) : undefined,
+          minLegMagnitude:
+            q.min_leg_magnitude !== undefined ? BigInt(q.min_leg_magnitude as string) : undefined,
         },
         'tokens, pools, wallets, launchpads',
       ),
   }),
-  make({ id: 'streams.blocks', path: '/stream/blocks', topic: 'blocks', summary: 'New canonical blocks (event block: the header as /blocks/{number} serves it).', query: {}, select: null }),
+  make({
+    id: 'streams.blocks',
+    path: '/stream/blocks',
+    topic: 'blocks',
+    summary: 'New canonical blocks (event block: the header as /blocks/{number} serves it).',
+    query: {},
+    select: null,
+  }),
   make({
     id: 'streams.transactions',
     path: '/stream/transactions',
     topic: 'transactions',
-    summary: 'New canonical transactions (event transaction: the envelope as the node sent it). Selectors: addresses (from or to), all.',
+    summary:
+      'New canonical transactions (event transaction: the envelope as the node sent it). Selectors: addresses (from or to), all.',
     query: { addresses: list('from or to addresses'), ...all },
-    select: (q) => requireOne({ all: q.all === true, dims: { addresses: parseList('addresses', q.addresses as string, 'address') } }, 'addresses'),
+    select: (q) =>
+      requireOne(
+        {
+          all: q.all === true,
+          dims: { addresses: parseList('addresses', q.addresses as string, 'address') },
+        },
+        'addresses',
+      ),
   }),
   make({
     id: 'streams.logs',
     path: '/stream/logs',
     topic: 'logs',
-    summary: 'New logs (event log: the log as the node sent it). Selectors: addresses (emitting contract), topics (topic0), all.',
+    summary:
+      'New logs (event log: the log as the node sent it). Selectors: addresses (emitting contract), topics (topic0), all.',
     query: { addresses: list('emitting contracts'), topics: list('topic0 values'), ...all },
     select: (q) =>
-      requireOne({ all: q.all === true, dims: { addresses: parseList('addresses', q.addresses as string, 'address'), topics: parseList('topics', q.topics as string, 'topic0') } }, 'addresses, topics'),
+      requireOne(
+        {
+          all: q.all === true,
+          dims: {
+            addresses: parseList('addresses', q.addresses as string, 'address'),
+            topics: parseList('topics', q.topics as string, 'topic0'),
+          },
+        },
+        'addresses, topics',
+      ),
   }),
   make({
     id: 'streams.transfers',
     path: '/stream/transfers',
     topic: 'transfers',
-    summary: 'New token transfers (event transfer: the /tokens/{address}/transfers row plus token). Selectors: tokens, wallets (either side), all.',
+    summary:
+      'New token transfers (event transfer: the /tokens/{address}/transfers row plus token). Selectors: tokens, wallets (either side), all.',
     query: { tokens: list('token addresses'), wallets: list('wallets'), ...all },
     select: (q) =>
-      requireOne({ all: q.all === true, dims: { tokens: parseList('tokens', q.tokens as string, 'address'), wallets: parseList('wallets', q.wallets as string, 'address') } }, 'tokens, wallets'),
+      requireOne(
+        {
+          all: q.all === true,
+          dims: {
+            tokens: parseList('tokens', q.tokens as string, 'address'),
+            wallets: parseList('wallets', q.wallets as string, 'address'),
+          },
+        },
+        'tokens, wallets',
+      ),
   }),
   make({
     id: 'streams.creations',
     path: '/stream/creations',
     topic: 'creations',
-    summary: 'New contract creations (top-level) and launchpad token creations (event creation). Selectors: contracts (created address), wallets (creator), all.',
+    summary:
+      'New contract creations (top-level) and launchpad token creations (event creation). Selectors: contracts (created address), wallets (creator), all.',
     query: { contracts: list('created addresses'), wallets: list('creators'), ...all },
     select: (q) =>
-      requireOne({ all: q.all === true, dims: { contracts: parseList('contracts', q.contracts as string, 'address'), wallets: parseList('wallets', q.wallets as string, 'address') } }, 'contracts, wallets'),
+      requireOne(
+        {
+          all: q.all === true,
+          dims: {
+            contracts: parseList('contracts', q.contracts as string, 'address'),
+            wallets: parseList('wallets', q.wallets as string, 'address'),
+          },
+        },
+        'contracts, wallets',
+      ),
   }),
   make({
     id: 'streams.launches',
     path: '/stream/launches',
     topic: 'launches',
-    summary: 'Launch lifecycle transitions: launch_new (normalised metadataUri, imageUri, imageProvenance), launch_graduating, launch_graduated. Selectors: tokens, launchpads, exclude_launchpads (everything except these; exclusion wins), all.',
-    query: { tokens: list('token addresses'), launchpads: list('launchpad names'), exclude_launchpads: list('launchpad names'), ...all },
+    summary:
+      'Launch lifecycle transitions: launch_new (normalised metadataUri, imageUri, imageProvenance), launch_graduating, launch_graduated. Selectors: tokens, launchpads, exclude_launchpads (everything except these; exclusion wins), all.',
+    query: {
+      tokens: list('token addresses'),
+      launchpads: list('launchpad names'),
+      exclude_launchpads: list('launchpad names'),
+      ...all,
+    },
     select: (q) => {
       const ex = parseList('exclude_launchpads', q.exclude_launchpads as string, 'name');
       const sel: Selection = {
         all: q.all === true || (ex !== undefined && ex.size > 0),
-        dims: { tokens: parseList('tokens', q.tokens as string, 'address'), launchpads: parseList('launchpads', q.launchpads as string, 'name') },
+        dims: {
+          tokens: parseList('tokens', q.tokens as string, 'address'),
+          launchpads: parseList('launchpads', q.launchpads as string, 'name'),
+        },
         excludeLaunchpads: ex,
       };
       return requireOne(sel, 'tokens, launchpads, exclude_launchpads');
@@ -130,9 +201,22 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.pools',
     path: '/stream/pools',
     topic: 'pools',
-    summary: 'Newly registered pools (event pool_new: the pool identity of /pools/new). Selectors: tokens (either currency), all.',
+    summary:
+      'Newly registered pools (event pool_new: the pool identity of /pools/new). Selectors: tokens (either currency), all.',
     query: { tokens: list('either currency'), ...all },
-    select: (q) => requireOne({ all: q.all === true, dims: { tokens: parseList('tokens', q.tokens as string, 'address') } }, 'tokens'),
+    select: (q) =>
+      requireOne(
+        { all: q.all === true, dims: { tokens: parseList('tokens', q.tokens as string, 'address') } },
+        'tokens',
+      ),
   }),
-  make({ id: 'streams.heads', path: '/stream/heads', topic: 'heads', summary: 'Canonical head movement (event head {number, hash, parentHash, timestamp}; reorg frames on rollback).', query: {}, select: null }),
+  make({
+    id: 'streams.heads',
+    path: '/stream/heads',
+    topic: 'heads',
+    summary:
+      'Canonical head movement (event head {number, hash, parentHash, timestamp}; reorg frames on rollback).',
+    query: {},
+    select: null,
+  }),
 ];

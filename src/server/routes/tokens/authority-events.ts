@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { prefixEnd, readU64 } from '../../../storage/keys.js';
+import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
-import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
 import { tokenOr404 } from './common.js';
 
 /**
@@ -17,7 +17,8 @@ export const tokenAuthorityEventsRoute = defineRoute({
   path: '/tokens/{address}/authority-events',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Coordinate-ordered privileged-action evidence: ownership_transferred, post_creation_mint (mints outside the creation transaction). No verdict.',
+  summary:
+    'Coordinate-ordered privileged-action evidence: ownership_transferred, post_creation_mint (mints outside the creation transaction). No verdict.',
   params: { address: Address },
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),

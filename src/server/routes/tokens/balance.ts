@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { balanceAt } from '../../../tokens/read.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Amount, Single } from '../../schemas.js';
-import { balanceAt } from '../../../tokens/read.js';
 import { tokenOr404 } from './common.js';
 
 /**
@@ -15,9 +15,17 @@ export const tokenBalanceRoute = defineRoute({
   path: '/tokens/{address}/balance/{wallet}',
   scope: 'read',
   group: 'Tokens',
-  summary: "One wallet's balance at the anchor: running signed sum of decoded transfers (base units), never balanceOf (R9).",
+  summary:
+    "One wallet's balance at the anchor: running signed sum of decoded transfers (base units), never balanceOf (R9).",
   params: { address: Address, wallet: Address },
-  response: Single(Type.Object({ token: Address, wallet: Address, balance: Amount, source: Type.Literal('transfer_events') })),
+  response: Single(
+    Type.Object({
+      token: Address,
+      wallet: Address,
+      balance: Amount,
+      source: Type.Literal('transfer_events'),
+    }),
+  ),
   errors: ['not_found', 'projection_unavailable'],
   batchable: true,
   anchored: true,
@@ -25,6 +33,9 @@ export const tokenBalanceRoute = defineRoute({
     const t = tokenOr404(ctx);
     const w = ctx.params.wallet.toLowerCase();
     const bal = balanceAt(ctx.chain.store.rocks, t.address, w, ctx.anchor.number);
-    return single(ctx.anchor, `{"token":"${t.address}","wallet":"${w}","balance":"${bal}","source":"transfer_events"}`);
+    return single(
+      ctx.anchor,
+      `{"token":"${t.address}","wallet":"${w}","balance":"${bal}","source":"transfer_events"}`,
+    );
   },
 });

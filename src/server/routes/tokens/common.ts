@@ -1,9 +1,10 @@
 /** Helpers shared by the token routes: anchored token lookup and the projection guard. */
+
+import type { TokenRow } from '../../../tokens/model.js';
+import { tokenAt } from '../../../tokens/read.js';
 import { ApiError } from '../../errors.js';
 import { requireProjection } from '../../projections.js';
 import type { Ctx } from '../../route.js';
-import type { TokenRow } from '../../../tokens/model.js';
-import { tokenAt } from '../../../tokens/read.js';
 
 /** Name of the projection behind the token registry, balance, holder and launch routes. */
 export const TOKENS = 'tokens';
@@ -12,7 +13,11 @@ export const TOKENS = 'tokens';
 export function tokenOr404(ctx: Ctx<{ address: string }, unknown>, anchor = ctx.anchor.number): TokenRow {
   requireProjection(ctx.chain, TOKENS);
   const t = tokenAt(ctx.chain.store.rocks, ctx.params.address.toLowerCase(), anchor);
-  if (!t) throw new ApiError('not_found', `token ${ctx.params.address} is not indexed at the anchored block ${anchor}`);
+  if (!t)
+    throw new ApiError(
+      'not_found',
+      `token ${ctx.params.address} is not indexed at the anchored block ${anchor}`,
+    );
   return t;
 }
 

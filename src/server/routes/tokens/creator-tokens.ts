@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { pageRequest, walkRange } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { Address, Paged, pageQuery } from '../../schemas.js';
-import { requireProjection } from '../../projections.js';
 import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
 import { tokenAt } from '../../../tokens/read.js';
 import { tokenListRow } from '../../../tokens/render.js';
+import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { requireProjection } from '../../projections.js';
+import { defineRoute } from '../../route.js';
+import { Address, Paged, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
 
 /** GET /creators/{address}/tokens (PAGE): tokens one deployer created, newest first by default. */
@@ -16,7 +16,8 @@ export const creatorTokensRoute = defineRoute({
   path: '/creators/{address}/tokens',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Tokens one deployer created (top-level creations and launches), newest first (order=desc default; asc allowed).',
+  summary:
+    'Tokens one deployer created (top-level creations and launches), newest first (order=desc default; asc allowed).',
   params: { address: Address },
   query: pageQuery({ orders: ['desc', 'asc'] }),
   response: Paged(Type.Object({}, { additionalProperties: true })),

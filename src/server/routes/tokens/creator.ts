@@ -10,7 +10,8 @@ export const tokenCreatorRoute = defineRoute({
   path: '/tokens/{address}/creator',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Deployer address and creation coordinate (block, txIndex, txHash; via transaction or launchpad factory); null with creationReason when not observed.',
+  summary:
+    'Deployer address and creation coordinate (block, txIndex, txHash; via transaction or launchpad factory); null with creationReason when not observed.',
   params: { address: Address },
   response: Single(Type.Object({}, { additionalProperties: true })),
   errors: ['not_found', 'projection_unavailable'],

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { holderCountJson, launchAt, statsAt } from '../../../tokens/read.js';
+import { reconciliationOf } from '../../../tokens/reconcile.js';
+import { launchJson, tokenIdentity } from '../../../tokens/render.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, QuoteQuery, Single } from '../../schemas.js';
-import { holderCountJson, launchAt, statsAt } from '../../../tokens/read.js';
-import { launchJson, tokenIdentity } from '../../../tokens/render.js';
 import { fullCoverage, tokenOr404 } from './common.js';
-import { reconciliationOf } from '../../../tokens/reconcile.js';
 
 /**
  * GET /tokens/{address}: identity (metadata with typed absence), exact supply from transfers,
@@ -45,11 +45,20 @@ export const tokenDetailRoute = defineRoute({
       launchReason: launch ? null : 'no_registered_launch',
       reconciliation: recon,
       reconciliationReason: recon ? null : 'not_checked_yet',
-      balancesFollowEvents: recon ? (recon.status === 'consistent' ? true : recon.status === 'mismatch' ? false : null) : null,
+      balancesFollowEvents: recon
+        ? recon.status === 'consistent'
+          ? true
+          : recon.status === 'mismatch'
+            ? false
+            : null
+        : null,
       stats: null,
       statsReason: 'projection_unavailable:markets',
     };
     const json = JSON.stringify(body);
-    return single(ctx.anchor, `${json.slice(0, -1)},"holderCount":${holderCountJson(stats, t, A, fullCoverage(ctx))}}`);
+    return single(
+      ctx.anchor,
+      `${json.slice(0, -1)},"holderCount":${holderCountJson(stats, t, A, fullCoverage(ctx))}}`,
+    );
   },
 });

@@ -14,7 +14,8 @@ export const tokenFirstSeenRoute = defineRoute({
   path: '/tokens/{address}/first-seen',
   scope: 'read',
   group: 'Tokens',
-  summary: 'First-observed coordinate and evidence class (top_level_creation, launch_event, transfer_log, weth_deposit).',
+  summary:
+    'First-observed coordinate and evidence class (top_level_creation, launch_event, transfer_log, weth_deposit).',
   params: { address: Address },
   response: Single(Type.Object({}, { additionalProperties: true })),
   errors: ['not_found', 'projection_unavailable'],

@@ -7,12 +7,13 @@
  *    wallet-id order.
  * Both read block-versioned rows, so a walk keeps the order of its anchor block (R2).
  */
-import { type PageRequest, PageBuilder } from '../../page.js';
-import type { Ctx } from '../../route.js';
+
 import { walkVersioned } from '../../../projections/versioned.js';
 import { KeyBuilder } from '../../../storage/keys.js';
 import type { TokenRow, TokenStats } from '../../../tokens/model.js';
-import { TokenTable, fromInverted, statsKey, tokenPrefix, walletByIdKey } from '../../../tokens/tables.js';
+import { fromInverted, statsKey, TokenTable, tokenPrefix, walletByIdKey } from '../../../tokens/tables.js';
+import { PageBuilder, type PageRequest } from '../../page.js';
+import type { Ctx } from '../../route.js';
 
 /** Route tag shared by the balance-ordered holder cursors. */
 export const BALANCE_WALK = 'tokens.holders.balance';

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { holderCountJson, statsAt } from '../../../tokens/read.js';
 import { ApiError } from '../../errors.js';
 import { pageRequest } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
-import { holderCountJson, statsAt } from '../../../tokens/read.js';
 import { fullCoverage, tokenOr404 } from './common.js';
 import { BALANCE_WALK, walkByBalance, walkByWalletId } from './holders-walk.js';
 
@@ -21,7 +21,10 @@ export const tokenHoldersRoute = defineRoute({
   summary:
     'Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc). Pages state sort, order, orderedBy, orderingNote, holderCount.',
   params: { address: Address },
-  query: { ...pageQuery(), sort: Type.Optional(Type.Union([Type.Literal('balance'), Type.Literal('wallet_id')])) },
+  query: {
+    ...pageQuery(),
+    sort: Type.Optional(Type.Union([Type.Literal('balance'), Type.Literal('wallet_id')])),
+  },
   response: Paged(Type.Object({}, { additionalProperties: true }), {
     sort: Type.String(),
     orderedBy: Type.String(),
@@ -34,7 +37,8 @@ export const tokenHoldersRoute = defineRoute({
   handler(ctx) {
     const sort = ctx.query.sort ?? 'balance';
     const token = ctx.params.address.toLowerCase();
-    if (sort === 'balance' && ctx.query.order === 'asc') throw new ApiError('bad_request', 'sort=balance is descending only');
+    if (sort === 'balance' && ctx.query.order === 'asc')
+      throw new ApiError('bad_request', 'sort=balance is descending only');
     const req =
       sort === 'balance'
         ? pageRequest(ctx, `${BALANCE_WALK}:${token}`, { order: 'desc' })

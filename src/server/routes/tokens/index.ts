@@ -14,7 +14,12 @@ import { tokensListRoute } from './list.js';
 import { tokenCandlesRoute, tokenMcapSeriesRoute, tokenOhlcvRoute } from './market/candles.js';
 import { tokenAthRoute, tokenAtlRoute, tokenMcapRoute } from './market/mcap.js';
 import { tokenOverviewRoute } from './market/overview.js';
-import { tokenLiquidityRoute, tokenPoolsAggregateRoute, tokenPoolsByCurrencyRoute, tokenPoolsRankedRoute } from './market/pools.js';
+import {
+  tokenLiquidityRoute,
+  tokenPoolsAggregateRoute,
+  tokenPoolsByCurrencyRoute,
+  tokenPoolsRankedRoute,
+} from './market/pools.js';
 import { tokenPriceRoute } from './market/price.js';
 import { tokenStatsRoute } from './market/stats.js';
 import { tokenSwapsRoute, tokenTicksRoute, tokenTradersRoute } from './market/trades.js';

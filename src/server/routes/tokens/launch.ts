@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { launchAt } from '../../../tokens/read.js';
+import { launchJson } from '../../../tokens/render.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Single } from '../../schemas.js';
-import { launchAt } from '../../../tokens/read.js';
-import { launchJson } from '../../../tokens/render.js';
 import { tokenOr404 } from './common.js';
 
 /** GET /tokens/{address}/launch: the launch that created the token, state as of the anchor. */
@@ -13,7 +13,8 @@ export const tokenLaunchRoute = defineRoute({
   path: '/tokens/{address}/launch',
   scope: 'read',
   group: 'Tokens',
-  summary: 'The launch that created the token: {launchpad, state (new|graduating|graduated), metadataUri, imageUri, imageProvenance, launchSequence, coordinates}; 404 when no registered launchpad launched it.',
+  summary:
+    'The launch that created the token: {launchpad, state (new|graduating|graduated), metadataUri, imageUri, imageProvenance, launchSequence, coordinates}; 404 when no registered launchpad launched it.',
   params: { address: Address },
   response: Single(Type.Object({}, { additionalProperties: true })),
   errors: ['not_found', 'projection_unavailable'],

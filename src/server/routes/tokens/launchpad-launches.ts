@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../errors.js';
-import { pageRequest, walkRange } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
-import { requireProjection } from '../../projections.js';
 import { KeyBuilder, prefixEnd, readU64 } from '../../../storage/keys.js';
 import { LAUNCHPADS } from '../../../tokens/launchpads.js';
 import { launchAt } from '../../../tokens/read.js';
 import { launchJson } from '../../../tokens/render.js';
 import { TokenTable } from '../../../tokens/tables.js';
+import { ApiError } from '../../errors.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { requireProjection } from '../../projections.js';
+import { defineRoute } from '../../route.js';
+import { Paged, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
 
 /**
@@ -22,10 +22,15 @@ export const launchpadLaunchesRoute = defineRoute({
   path: '/launchpads/{pad}/launches',
   scope: 'read',
   group: 'Tokens',
-  summary: "Launches of a registered pad in chain-coordinate order (oldest first; order=desc newest first), with state as of the anchor, normalised metadataUri/imageUri and imageProvenance.",
-  params: { pad: Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,47}$', description: 'canonical launchpad name' }) },
+  summary:
+    'Launches of a registered pad in chain-coordinate order (oldest first; order=desc newest first), with state as of the anchor, normalised metadataUri/imageUri and imageProvenance.',
+  params: {
+    pad: Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,47}$', description: 'canonical launchpad name' }),
+  },
   query: pageQuery(),
-  response: Paged(Type.Object({}, { additionalProperties: true }), { orderedBy: Type.Literal('chain_coordinate') }),
+  response: Paged(Type.Object({}, { additionalProperties: true }), {
+    orderedBy: Type.Literal('chain_coordinate'),
+  }),
   errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { anchorJson, defineRoute } from '../../route.js';
 import { LAUNCHPADS } from '../../../tokens/launchpads.js';
+import { anchorJson, defineRoute } from '../../route.js';
 
 /** GET /launchpads: the registered launchpad table (29 entries) with this chain's deployments. */
 export const launchpadsRoute = defineRoute({
@@ -9,8 +9,12 @@ export const launchpadsRoute = defineRoute({
   path: '/launchpads',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Registered launchpad table (29 entries), by canonical name, with deployments on this chain (factories, shared curve address, graduation target in wei) or deploymentsReason.',
-  response: Type.Object({ anchor: Type.Object({}, { additionalProperties: true }), data: Type.Array(Type.Object({}, { additionalProperties: true })) }),
+  summary:
+    'Registered launchpad table (29 entries), by canonical name, with deployments on this chain (factories, shared curve address, graduation target in wei) or deploymentsReason.',
+  response: Type.Object({
+    anchor: Type.Object({}, { additionalProperties: true }),
+    data: Type.Array(Type.Object({}, { additionalProperties: true })),
+  }),
   errors: [],
   batchable: true,
   anchored: true,
@@ -24,6 +28,8 @@ export const launchpadsRoute = defineRoute({
         deploymentsReason: d ? null : 'not_configured_for_this_chain',
       };
     });
-    return { json: `{"anchor":${anchorJson(ctx.anchor)},"data":${JSON.stringify(rows)},"count":${rows.length}}` };
+    return {
+      json: `{"anchor":${anchorJson(ctx.anchor)},"data":${JSON.stringify(rows)},"count":${rows.length}}`,
+    };
   },
 });

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { pageRequest, walkRange } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
-import { requireProjection } from '../../projections.js';
 import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { TokenTable } from '../../../tokens/tables.js';
 import { tokenAt } from '../../../tokens/read.js';
 import { tokenListRow } from '../../../tokens/render.js';
+import { TokenTable } from '../../../tokens/tables.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { requireProjection } from '../../projections.js';
+import { defineRoute } from '../../route.js';
+import { Paged, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
 
 /**
@@ -19,7 +19,8 @@ export const tokensListRoute = defineRoute({
   path: '/tokens',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Every token observed, in first-seen coordinate order, including creation-only candidates never confirmed as ERC-20 (kind=candidate).',
+  summary:
+    'Every token observed, in first-seen coordinate order, including creation-only candidates never confirmed as ERC-20 (kind=candidate).',
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
   errors: ['bad_cursor', 'stale_cursor', 'projection_unavailable'],

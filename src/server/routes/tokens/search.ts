@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../../route.js';
-import { anchorJson } from '../../route.js';
 import { prefixEnd } from '../../../storage/keys.js';
-import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
+import type { TokenRow } from '../../../tokens/model.js';
 import { tokenAt } from '../../../tokens/read.js';
 import { tokenListRow } from '../../../tokens/render.js';
-import { requireProjection } from '../../projections.js';
+import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
 import { ApiError } from '../../errors.js';
+import { requireProjection } from '../../projections.js';
+import { anchorJson, defineRoute } from '../../route.js';
 import { TOKENS } from './common.js';
-import type { TokenRow } from '../../../tokens/model.js';
 
 /** Candidates examined per match class: bounds the work of one search. */
 const CLASS_SCAN_LIMIT = 500;
@@ -31,7 +30,10 @@ export const tokensSearchRoute = defineRoute({
     q: Type.String({ minLength: 1, maxLength: 64, description: 'name, symbol or 0x-address prefix' }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   },
-  response: Type.Object({ anchor: Type.Object({}), data: Type.Array(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: true }),
+  response: Type.Object(
+    { anchor: Type.Object({}), data: Type.Array(Type.Object({}, { additionalProperties: true })) },
+    { additionalProperties: true },
+  ),
   errors: ['bad_request', 'projection_unavailable'],
   batchable: true,
   anchored: true,
@@ -72,7 +74,10 @@ export const tokensSearchRoute = defineRoute({
           return ++n < CLASS_SCAN_LIMIT;
         });
       } else {
-        const lo = hex.length === 40 ? tokenPrefix(TokenTable.TOKEN, q) : Buffer.concat([Buffer.from([TokenTable.TOKEN]), Buffer.from(hex, 'hex')]);
+        const lo =
+          hex.length === 40
+            ? tokenPrefix(TokenTable.TOKEN, q)
+            : Buffer.concat([Buffer.from([TokenTable.TOKEN]), Buffer.from(hex, 'hex')]);
         let n = 0;
         rocks.each({ gte: lo, lt: prefixEnd(lo) }, (k) => {
           consider(`0x${k.toString('hex', 1, 21)}`, 3);
@@ -90,7 +95,9 @@ export const tokensSearchRoute = defineRoute({
         a.t.firstSeen.txIndex - b.t.firstSeen.txIndex ||
         (a.t.firstSeen.logIndex ?? -1) - (b.t.firstSeen.logIndex ?? -1),
     );
-    const rows = ranked.slice(0, limit).map((r) => JSON.stringify({ matchClass: r.cls, ...tokenListRow(r.t) }));
+    const rows = ranked
+      .slice(0, limit)
+      .map((r) => JSON.stringify({ matchClass: r.cls, ...tokenListRow(r.t) }));
     return {
       json: `{"anchor":${anchorJson(ctx.anchor)},"data":[${rows.join(',')}],"query":${JSON.stringify(q)},"rankingRule":"matchClass (1 exact symbol, 2 exact name, 3 address prefix, 4 symbol prefix, 5 name prefix), then confirmed ERC-20 first, then older first-seen coordinate","truncated":${ranked.length > limit}}`,
     };

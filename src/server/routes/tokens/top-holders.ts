@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { holderCountJson, statsAt } from '../../../tokens/read.js';
 import { ApiError } from '../../errors.js';
 import { pageRequest } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
-import { holderCountJson, statsAt } from '../../../tokens/read.js';
 import { fullCoverage, tokenOr404 } from './common.js';
 import { BALANCE_WALK, walkByBalance } from './holders-walk.js';
 
@@ -36,7 +36,8 @@ export const tokenTopHoldersRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    if (ctx.query.order && ctx.query.order !== 'desc') throw new ApiError('bad_request', 'top-holders is descending only');
+    if (ctx.query.order && ctx.query.order !== 'desc')
+      throw new ApiError('bad_request', 'top-holders is descending only');
     const req = pageRequest(ctx, `${BALANCE_WALK}:${ctx.params.address.toLowerCase()}`, { order: 'desc' });
     const t = tokenOr404(ctx, req.anchor.number);
     const stats = statsAt(ctx.chain.store.rocks, t.address, req.anchor.number);

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { prefixEnd, readU64 } from '../../../storage/keys.js';
+import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
-import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
 import { tokenOr404 } from './common.js';
 
 /**
@@ -16,7 +16,8 @@ export const tokenTransfersRoute = defineRoute({
   path: '/tokens/{address}/transfers',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Decoded transfers of the token in chain-coordinate order: {block, txIndex, logIndex, txHash, from, to, value (base units), kind}. WETH deposits/withdrawals appear as mint/burn.',
+  summary:
+    'Decoded transfers of the token in chain-coordinate order: {block, txIndex, logIndex, txHash, from, to, value (base units), kind}. WETH deposits/withdrawals appear as mint/burn.',
   params: { address: Address },
   query: pageQuery(),
   response: Paged(

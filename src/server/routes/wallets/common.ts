@@ -1,12 +1,13 @@
 /** Shared by the wallet routes. */
-import { requireProjection } from '../../projections.js';
-import type { Ctx } from '../../route.js';
-import type { Rocks } from '../../../storage/index.js';
-import { type Rational, invert, ratJson, ratParse, rational } from '../../../markets/rational.js';
+
+import { invert, type Rational, rational, ratJson, ratParse } from '../../../markets/rational.js';
 import { stateAt } from '../../../markets/read.js';
 import { chooseVenue, orient, tokenPools } from '../../../markets/venue.js';
-import type { Position } from '../../../wallets/model.js';
+import type { Rocks } from '../../../storage/index.js';
 import { tokenAt } from '../../../tokens/read.js';
+import type { Position } from '../../../wallets/model.js';
+import { requireProjection } from '../../projections.js';
+import type { Ctx } from '../../route.js';
 
 export const WALLETS = 'wallets';
 
@@ -16,7 +17,13 @@ export function walletOf(ctx: Ctx<{ address: string }, unknown>): string {
 }
 
 /** Current price of `token` in `quote` (quote base units per token base unit) on the default venue. */
-export function priceIn(rocks: Rocks, token: string, quote: string, anchor: number, ts: number): { price: Rational; pool: string } | null {
+export function priceIn(
+  rocks: Rocks,
+  token: string,
+  quote: string,
+  anchor: number,
+  ts: number,
+): { price: Rational; pool: string } | null {
   const pools = tokenPools(rocks, token, anchor).pools;
   const v = chooseVenue(rocks, pools, token, quote, ts);
   if (!v) return null;
@@ -33,7 +40,11 @@ export function positionJson(rocks: Rocks, p: Position, anchor: number, ts: numb
   const realised = ratParse(p.realised);
   const mark = qty > 0n ? priceIn(rocks, p.token, p.quote, anchor, ts) : null;
   const value = mark ? rational(mark.price.n * qty, mark.price.d) : null;
-  const unrealised = value ? rational(value.n * cost.d - cost.n * value.d, value.d * cost.d) : qty === 0n ? rational(0n, 1n) : null;
+  const unrealised = value
+    ? rational(value.n * cost.d - cost.n * value.d, value.d * cost.d)
+    : qty === 0n
+      ? rational(0n, 1n)
+      : null;
   const t = tokenAt(rocks, p.token, anchor);
   return {
     token: p.token,
@@ -42,8 +53,18 @@ export function positionJson(rocks: Rocks, p: Position, anchor: number, ts: numb
     quantity: p.qty,
     cost: { numerator: cost.n.toString(), denominator: cost.d.toString(), floor: floorOf(cost).toString() },
     averageCost: qty > 0n ? ratJson(rational(cost.n, cost.d * qty)) : null,
-    realised: { numerator: realised.n.toString(), denominator: realised.d.toString(), floor: floorOf(realised).toString() },
-    unrealised: unrealised ? { numerator: unrealised.n.toString(), denominator: unrealised.d.toString(), floor: floorOf(unrealised).toString() } : null,
+    realised: {
+      numerator: realised.n.toString(),
+      denominator: realised.d.toString(),
+      floor: floorOf(realised).toString(),
+    },
+    unrealised: unrealised
+      ? {
+          numerator: unrealised.n.toString(),
+          denominator: unrealised.d.toString(),
+          floor: floorOf(unrealised).toString(),
+        }
+      : null,
     unrealisedReason: unrealised ? null : 'no_price_on_default_venue',
     markPrice: mark ? ratJson(mark.price) : null,
     markVenue: mark?.pool ?? null,
@@ -53,7 +74,10 @@ export function positionJson(rocks: Rocks, p: Position, anchor: number, ts: numb
     soldQuantity: p.soldQty,
     unexplainedSold: p.unexplainedSold,
     abnormal: BigInt(p.unexplainedSold) > 0n,
-    abnormalReason: BigInt(p.unexplainedSold) > 0n ? 'sold_more_than_bought_in_trades (inventory from transfers carries zero cost basis)' : null,
+    abnormalReason:
+      BigInt(p.unexplainedSold) > 0n
+        ? 'sold_more_than_bought_in_trades (inventory from transfers carries zero cost basis)'
+        : null,
     firstBlock: p.firstBlock,
     lastBlock: p.lastBlock,
     units: 'quote base units; cost/realised/unrealised are exact rationals (floor given for convenience)',

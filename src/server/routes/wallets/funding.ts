@@ -1,11 +1,11 @@
 /** Funding graph routes: funded-by, funded-by-all, funded-siblings, funder-of. */
 import { Type } from '@sinclair/typebox';
+import { prefixEnd } from '../../../storage/keys.js';
+import type { FundingEdge } from '../../../wallets/model.js';
+import { firstFundingKey, NATIVE_ASSET, WalletTable, walletPrefix } from '../../../wallets/tables.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { anchorJson, defineRoute, single } from '../../route.js';
-import { Address, Paged, Single, pageQuery } from '../../schemas.js';
-import { prefixEnd } from '../../../storage/keys.js';
-import { NATIVE_ASSET, WalletTable, firstFundingKey, walletPrefix } from '../../../wallets/tables.js';
-import type { FundingEdge } from '../../../wallets/model.js';
+import { Address, Paged, pageQuery, Single } from '../../schemas.js';
 import { walletOf } from './common.js';
 
 const W = { address: Address };
@@ -23,7 +23,8 @@ export const walletFundedByRoute = defineRoute({
   path: '/wallets/{address}/funded-by',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender. PAGE by asset.',
+  summary:
+    'Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender. PAGE by asset.',
   params: W,
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
@@ -35,11 +36,17 @@ export const walletFundedByRoute = defineRoute({
     const req = pageRequest(ctx, `${this.id}:${w}`);
     const pre = walletPrefix(WalletTable.FIRST_FUNDING, w);
     const ok = asOf(req.anchor.number);
-    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) => (ok(v) ? [v.toString(), k.subarray(21)] : null)).finish(`"wallet":"${w}"`);
+    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) =>
+      ok(v) ? [v.toString(), k.subarray(21)] : null,
+    ).finish(`"wallet":"${w}"`);
   },
 });
 
-function edges(ctx: Parameters<typeof walletOf>[0], table: number, w: string): { rows: FundingEdge[]; truncated: boolean } {
+function edges(
+  ctx: Parameters<typeof walletOf>[0],
+  table: number,
+  w: string,
+): { rows: FundingEdge[]; truncated: boolean } {
   const pre = walletPrefix(table, w);
   const rows: FundingEdge[] = [];
   let truncated = false;
@@ -81,7 +88,8 @@ export const walletFunderOfRoute = defineRoute({
   path: '/wallets/{address}/funder-of',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'Everything this wallet funded: edges {wallet, assetKind, asset, first, lastBlock, count, total}. PAGE by (wallet, asset).',
+  summary:
+    'Everything this wallet funded: edges {wallet, assetKind, asset, first, lastBlock, count, total}. PAGE by (wallet, asset).',
   params: W,
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
@@ -93,7 +101,9 @@ export const walletFunderOfRoute = defineRoute({
     const req = pageRequest(ctx, `${this.id}:${w}`);
     const pre = walletPrefix(WalletTable.EDGE_OUT, w);
     const ok = asOf(req.anchor.number);
-    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) => (ok(v) ? [v.toString(), k.subarray(21)] : null)).finish(`"funder":"${w}"`);
+    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) =>
+      ok(v) ? [v.toString(), k.subarray(21)] : null,
+    ).finish(`"funder":"${w}"`);
   },
 });
 
@@ -114,10 +124,23 @@ export const walletFundedSiblingsRoute = defineRoute({
     const f = ctx.chain.store.rocks.get(firstFundingKey(w, NATIVE_ASSET));
     const first = f ? (JSON.parse(f.toString()) as { funder: string; block: number }) : null;
     if (!first || first.block > ctx.anchor.number) {
-      return { json: `{"anchor":${anchorJson(ctx.anchor)},"data":{"wallet":"${w}","funder":null,"funderReason":"no_incoming_native_transfer","siblings":[]}}` };
+      return {
+        json: `{"anchor":${anchorJson(ctx.anchor)},"data":{"wallet":"${w}","funder":null,"funderReason":"no_incoming_native_transfer","siblings":[]}}`,
+      };
     }
     const { rows, truncated } = edges(ctx, WalletTable.EDGE_OUT, first.funder);
-    const siblings = rows.filter((e) => (e as FundingEdge & { wallet: string }).wallet !== w && e.assetKind === 'native');
-    return single(ctx.anchor, JSON.stringify({ wallet: w, funder: first.funder, sharedAsset: { assetKind: 'native', asset: null }, siblings, truncated }));
+    const siblings = rows.filter(
+      (e) => (e as FundingEdge & { wallet: string }).wallet !== w && e.assetKind === 'native',
+    );
+    return single(
+      ctx.anchor,
+      JSON.stringify({
+        wallet: w,
+        funder: first.funder,
+        sharedAsset: { assetKind: 'native', asset: null },
+        siblings,
+        truncated,
+      }),
+    );
   },
 });

@@ -1,17 +1,17 @@
 /** Wallet history routes: transactions, transfers, trades, activity, first seen. */
 import { Type } from '@sinclair/typebox';
-import { pageRequest, walkRange, PageBuilder } from '../../page.js';
-import { type Route, defineRoute, single } from '../../route.js';
-import { Address, Paged, Single, pageQuery } from '../../schemas.js';
-import { ApiError } from '../../errors.js';
-import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { txKey } from '../../../storage/tables.js';
+import { quoteAssetsOf } from '../../../markets/config.js';
 import type { PoolRow, SwapRow } from '../../../markets/model.js';
 import { invert, ratJson, ratParse } from '../../../markets/rational.js';
 import { poolKey, swapKey } from '../../../markets/tables.js';
-import { quoteAssetsOf } from '../../../markets/config.js';
+import { prefixEnd, readU64 } from '../../../storage/keys.js';
+import { txKey } from '../../../storage/tables.js';
 import { tokenAt } from '../../../tokens/read.js';
-import { WalletTable, firstSeenKey, walletPrefix } from '../../../wallets/tables.js';
+import { firstSeenKey, WalletTable, walletPrefix } from '../../../wallets/tables.js';
+import { ApiError } from '../../errors.js';
+import { PageBuilder, pageRequest, walkRange } from '../../page.js';
+import { defineRoute, type Route, single } from '../../route.js';
+import { Address, Paged, pageQuery, Single } from '../../schemas.js';
 import { walletOf } from './common.js';
 
 const W = { address: Address };
@@ -23,7 +23,8 @@ export const walletTransactionsRoute = defineRoute({
   path: '/wallets/{address}/transactions',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'Top-level transactions where the wallet is origin or recipient, merged and deduplicated (role: origin, recipient, origin_and_recipient), chain order. PAGE.',
+  summary:
+    'Top-level transactions where the wallet is origin or recipient, merged and deduplicated (role: origin, recipient, origin_and_recipient), chain order. PAGE.',
   params: W,
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
@@ -39,7 +40,10 @@ export const walletTransactionsRoute = defineRoute({
       const n = readU64(k, 21);
       if (n > req.anchor.number) return null;
       const i = k.readUInt32BE(29);
-      return [`{"block":${n},"txIndex":${i},"role":"${ROLES[v[0]]}","transaction":${rocks.get(txKey(n, i))!.toString()}}`, k.subarray(21)];
+      return [
+        `{"block":${n},"txIndex":${i},"role":"${ROLES[v[0]]}","transaction":${rocks.get(txKey(n, i))!.toString()}}`,
+        k.subarray(21),
+      ];
     }).finish(`"wallet":"${w}"`);
   },
 });
@@ -50,7 +54,8 @@ export const walletTransfersRoute = defineRoute({
   path: '/wallets/{address}/transfers',
   scope: 'wallet',
   group: 'Wallets',
-  summary: "Direction-aware transfer history (direction in/out/self): ERC-20 transfers (assetKind erc20, asset = token), WETH deposits/withdrawals, and top-level native value (assetKind native, asset null — a reserved kind, not a zero address). Chain order. PAGE.",
+  summary:
+    'Direction-aware transfer history (direction in/out/self): ERC-20 transfers (assetKind erc20, asset = token), WETH deposits/withdrawals, and top-level native value (assetKind native, asset null — a reserved kind, not a zero address). Chain order. PAGE.',
   params: W,
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
@@ -61,12 +66,18 @@ export const walletTransfersRoute = defineRoute({
     const w = walletOf(ctx);
     const req = pageRequest(ctx, `${this.id}:${w}`);
     const pre = walletPrefix(WalletTable.TRANSFER, w);
-    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) => (readU64(k, 21) > req.anchor.number ? null : [v.toString(), k.subarray(21)])).finish(`"wallet":"${w}"`);
+    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) =>
+      readU64(k, 21) > req.anchor.number ? null : [v.toString(), k.subarray(21)],
+    ).finish(`"wallet":"${w}"`);
   },
 });
 
 /** A trade row from the wallet's perspective. */
-export function tradeRow(ctx: Parameters<Route['handler']>[0], pool: PoolRow, s: SwapRow): Record<string, unknown> {
+export function tradeRow(
+  ctx: Parameters<Route['handler']>[0],
+  pool: PoolRow,
+  s: SwapRow,
+): Record<string, unknown> {
   const prio = new Map(quoteAssetsOf(ctx.chain.markets).map((a, i) => [a, i]));
   const p0 = prio.get(pool.currency0);
   const p1 = prio.get(pool.currency1);
@@ -94,7 +105,12 @@ export function tradeRow(ctx: Parameters<Route['handler']>[0], pool: PoolRow, s:
     quote: {
       address: quote,
       decimals: quote === '0x0000000000000000000000000000000000000000' ? 18 : decimals,
-      decimalsProvenance: quote === '0x0000000000000000000000000000000000000000' ? 'native_currency' : decimals !== null ? 'token_metadata_fallback' : 'unavailable',
+      decimalsProvenance:
+        quote === '0x0000000000000000000000000000000000000000'
+          ? 'native_currency'
+          : decimals !== null
+            ? 'token_metadata_fallback'
+            : 'unavailable',
     },
     origin: s.origin,
     routerRecipient: s.recipient,
@@ -107,7 +123,8 @@ export const walletTradesRoute = defineRoute({
   path: '/wallets/{address}/trades',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'Swap history where the wallet is the transaction origin (never the router recipient): side, token, amounts, price (quote per token, rational), quote {address, decimals, decimalsProvenance} (decimals from token metadata: token_metadata_fallback). PAGE.',
+  summary:
+    'Swap history where the wallet is the transaction origin (never the router recipient): side, token, amounts, price (quote per token, rational), quote {address, decimals, decimalsProvenance} (decimals from token metadata: token_metadata_fallback). PAGE.',
   params: W,
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
@@ -136,7 +153,8 @@ export const walletActivityRoute = defineRoute({
   path: '/wallets/{address}/activity',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'Unified feed: one parent entry per transaction touching the wallet (as origin, recipient or transfer party), with typed child events {type: transaction|transfer|trade}. Chain order. PAGE by (block, txIndex).',
+  summary:
+    'Unified feed: one parent entry per transaction touching the wallet (as origin, recipient or transfer party), with typed child events {type: transaction|transfer|trade}. Chain order. PAGE by (block, txIndex).',
   params: W,
   query: pageQuery(),
   response: Paged(Type.Object({}, { additionalProperties: true })),
@@ -155,15 +173,22 @@ export const walletActivityRoute = defineRoute({
     const collect = (table: number, txIndexOf: (k: Buffer, v: Buffer) => number) => {
       const pre = walletPrefix(table, w);
       const seenHere = new Set<number>();
-      rocks.each(desc ? { gte: pre, lt: prefixEnd(pre), reverse: true } : { gte: pre, lt: prefixEnd(pre) }, (k, v) => {
-        const n = readU64(k, 21);
-        if (n > req.anchor.number) return true;
-        const i = txIndexOf(k, v);
-        if (after && (desc ? keyOf(n, i) >= keyOf(after[0], after[1]) : keyOf(n, i) <= keyOf(after[0], after[1]))) return true;
-        seenHere.add(keyOf(n, i));
-        parents.add(keyOf(n, i));
-        return seenHere.size < want;
-      });
+      rocks.each(
+        desc ? { gte: pre, lt: prefixEnd(pre), reverse: true } : { gte: pre, lt: prefixEnd(pre) },
+        (k, v) => {
+          const n = readU64(k, 21);
+          if (n > req.anchor.number) return true;
+          const i = txIndexOf(k, v);
+          if (
+            after &&
+            (desc ? keyOf(n, i) >= keyOf(after[0], after[1]) : keyOf(n, i) <= keyOf(after[0], after[1]))
+          )
+            return true;
+          seenHere.add(keyOf(n, i));
+          parents.add(keyOf(n, i));
+          return seenHere.size < want;
+        },
+      );
     };
     collect(WalletTable.TX, (k) => k.readUInt32BE(29));
     collect(WalletTable.TRANSFER, (_k, v) => (JSON.parse(v.toString()) as { txIndex: number }).txIndex);
@@ -178,8 +203,11 @@ export const walletActivityRoute = defineRoute({
       const i = key % 0x1_0000_0000;
       const children: string[] = [];
       const tx = rocks.get(txKey(n, i));
-      const txj = tx ? (JSON.parse(tx.toString()) as { from: string; to: string | null; hash: string }) : null;
-      if (txj && (txj.from.toLowerCase() === w || txj.to?.toLowerCase() === w)) children.push(`{"type":"transaction","transaction":${tx!.toString()}}`);
+      const txj = tx
+        ? (JSON.parse(tx.toString()) as { from: string; to: string | null; hash: string })
+        : null;
+      if (txj && (txj.from.toLowerCase() === w || txj.to?.toLowerCase() === w))
+        children.push(`{"type":"transaction","transaction":${tx!.toString()}}`);
       const tpre = Buffer.concat([walletPrefix(WalletTable.TRANSFER, w), Buffer.alloc(8)]);
       tpre.writeUInt32BE(Math.floor(n / 0x1_0000_0000), 21);
       tpre.writeUInt32BE(n >>> 0, 25);
@@ -201,7 +229,13 @@ export const walletActivityRoute = defineRoute({
       key12.writeUInt32BE(Math.floor(n / 0x1_0000_0000), 0);
       key12.writeUInt32BE(n >>> 0, 4);
       key12.writeUInt32BE(i, 8);
-      if (!b.push(`{"block":${n},"txIndex":${i},"txHash":${txj ? `"${txj.hash}"` : 'null'},"events":[${children.join(',')}]}`, key12)) break;
+      if (
+        !b.push(
+          `{"block":${n},"txIndex":${i},"txHash":${txj ? `"${txj.hash}"` : 'null'},"events":[${children.join(',')}]}`,
+          key12,
+        )
+      )
+        break;
     }
     return b.finish(`"wallet":"${w}"`);
   },
@@ -213,7 +247,8 @@ export const walletFirstSeenRoute = defineRoute({
   path: '/wallets/{address}/first-seen',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'When the wallet was first observed: coordinate, timestamp and evidence (transaction_origin, incoming_native_transfer, incoming_token_transfer).',
+  summary:
+    'When the wallet was first observed: coordinate, timestamp and evidence (transaction_origin, incoming_native_transfer, incoming_token_transfer).',
   params: W,
   response: Single(Type.Object({}, { additionalProperties: true })),
   errors: ['not_found', 'projection_unavailable'],
@@ -223,7 +258,8 @@ export const walletFirstSeenRoute = defineRoute({
     const w = walletOf(ctx);
     const v = ctx.chain.store.rocks.get(firstSeenKey(w));
     const row = v ? (JSON.parse(v.toString()) as { block: number }) : null;
-    if (!row || row.block > ctx.anchor.number) throw new ApiError('not_found', `wallet ${w} is not observed at the anchored block`);
+    if (!row || row.block > ctx.anchor.number)
+      throw new ApiError('not_found', `wallet ${w} is not observed at the anchored block`);
     return single(ctx.anchor, JSON.stringify({ wallet: w, ...row }));
   },
 });

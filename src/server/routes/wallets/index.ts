@@ -1,8 +1,24 @@
 /** Wallet routes (18), scope `wallet`. */
 import type { Route } from '../../route.js';
-import { walletFundedByAllRoute, walletFundedByRoute, walletFundedSiblingsRoute, walletFunderOfRoute } from './funding.js';
-import { walletActivityRoute, walletFirstSeenRoute, walletTradesRoute, walletTransactionsRoute, walletTransfersRoute } from './history.js';
-import { walletAssetsRoute, walletCohortsRoute, walletOverviewRoute, walletPortfolioRoute } from './holdings.js';
+import {
+  walletFundedByAllRoute,
+  walletFundedByRoute,
+  walletFundedSiblingsRoute,
+  walletFunderOfRoute,
+} from './funding.js';
+import {
+  walletActivityRoute,
+  walletFirstSeenRoute,
+  walletTradesRoute,
+  walletTransactionsRoute,
+  walletTransfersRoute,
+} from './history.js';
+import {
+  walletAssetsRoute,
+  walletCohortsRoute,
+  walletOverviewRoute,
+  walletPortfolioRoute,
+} from './holdings.js';
 import { walletInternalRoute } from './internal.js';
 import { walletPnlDailyRoute, walletPnlRoute, walletPnlTokenRoute, walletPositionsRoute } from './pnl.js';
 

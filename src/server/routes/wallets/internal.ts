@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { anchorJson, defineRoute } from '../../route.js';
-import { pageRequest, walkRange } from '../../page.js';
-import { Address, pageQuery } from '../../schemas.js';
-import { TraceTable, internalKey } from '../../../ingest/traces.js';
+import { internalKey, TraceTable } from '../../../ingest/traces.js';
 import { KeyBuilder, prefixEnd, readU64 } from '../../../storage/keys.js';
+import { pageRequest, walkRange } from '../../page.js';
+import { anchorJson, defineRoute } from '../../route.js';
+import { Address, pageQuery } from '../../schemas.js';
 
 const ROLES = ['', 'sender', 'recipient', 'creator', 'created'] as const;
 
@@ -31,7 +31,9 @@ export const walletInternalRoute = defineRoute({
     const req = pageRequest(ctx, `${this.id}:${a}`);
     const lane = ctx.chain.traces.status();
     if (lane.state !== 'following') {
-      return { json: `{"anchor":${anchorJson(req.anchor)},"coverage":"not_available","reason":${JSON.stringify(lane.reason ?? lane.state)},"data":null}` };
+      return {
+        json: `{"anchor":${anchorJson(req.anchor)},"coverage":"not_available","reason":${JSON.stringify(lane.reason ?? lane.state)},"data":null}`,
+      };
     }
     const covered = Math.min(lane.checkpoint ?? -1, req.anchor.number);
     const p = new KeyBuilder(21).u8(TraceTable.BY_ADDRESS).hex(a).done();
@@ -43,7 +45,10 @@ export const walletInternalRoute = defineRoute({
       const o = k.readUInt32BE(33);
       const v = rocks.get(internalKey(n, i, o));
       if (!v) return null;
-      return [`{"block":${n},"txIndex":${i},"role":"${ROLES[k[37]]}",${v.toString().slice(1)}`, k.subarray(21)];
+      return [
+        `{"block":${n},"txIndex":${i},"role":"${ROLES[k[37]]}",${v.toString().slice(1)}`,
+        k.subarray(21),
+      ];
     }).finish(`"coverage":"retained","coveredToBlock":${covered}`);
   },
 });

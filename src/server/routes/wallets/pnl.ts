@@ -1,13 +1,13 @@
 /** Positions and PnL routes (weighted-average cost; exact rationals in quote base units). */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../errors.js';
-import { PageBuilder, ROWS_SEPARATE_MARKS, pageRequest, walkRange } from '../../page.js';
-import { defineRoute, single } from '../../route.js';
-import { Address, AmountQuery, Paged, Single, pageQuery } from '../../schemas.js';
-import { add, type Rational, ratJson, rational } from '../../../markets/rational.js';
+import { add, type Rational, rational, ratJson } from '../../../markets/rational.js';
 import { KeyBuilder, prefixEnd } from '../../../storage/keys.js';
 import type { Position } from '../../../wallets/model.js';
 import { WalletTable, walletPrefix } from '../../../wallets/tables.js';
+import { ApiError } from '../../errors.js';
+import { PageBuilder, pageRequest, ROWS_SEPARATE_MARKS, walkRange } from '../../page.js';
+import { defineRoute, single } from '../../route.js';
+import { Address, AmountQuery, Paged, pageQuery, Single } from '../../schemas.js';
 import { timestampOf } from '../pools/common.js';
 import { positionJson, walletOf } from './common.js';
 
@@ -24,13 +24,23 @@ export const walletPositionsRoute = defineRoute({
   summary:
     'Per-token weighted-average-cost positions (token valued in the pool’s quote asset) with realised and unrealised PnL as exact rationals (quote base units), paged by (token, quote). Filters hide_small (quantity below a base-unit threshold), sellout (drop fully exited), hide_abnormal (drop positions that sold more than trades bought) apply after paging and never change it (filteredOut counts them). sort is accepted as a name and always refused (fixed ordering).',
   params: W,
-  query: { ...pageQuery(), hide_small: Type.Optional(AmountQuery), sellout: Type.Optional(Type.Boolean()), hide_abnormal: Type.Optional(Type.Boolean()), sort: Type.Optional(Type.String({ maxLength: 32 })) },
+  query: {
+    ...pageQuery(),
+    hide_small: Type.Optional(AmountQuery),
+    sellout: Type.Optional(Type.Boolean()),
+    hide_abnormal: Type.Optional(Type.Boolean()),
+    sort: Type.Optional(Type.String({ maxLength: 32 })),
+  },
   response: Paged(Type.Object({}, { additionalProperties: true })),
   errors: ['bad_request', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    if (ctx.query.sort !== undefined) throw new ApiError('bad_request', 'positions have a fixed ordering (token, quote); sort is not supported');
+    if (ctx.query.sort !== undefined)
+      throw new ApiError(
+        'bad_request',
+        'positions have a fixed ordering (token, quote); sort is not supported',
+      );
     const w = walletOf(ctx);
     const req = pageRequest(ctx, `${this.id}:${w}`);
     const pre = walletPrefix(WalletTable.POSITION, w);
@@ -39,20 +49,36 @@ export const walletPositionsRoute = defineRoute({
     const small = ctx.query.hide_small !== undefined ? BigInt(ctx.query.hide_small) : null;
     let filteredOut = 0;
     // Each position may need its own mark (unrealised PnL): at most 100 rows per page (Limits).
-    const builder = new PageBuilder(ctx, req, Math.min(req.limit, ROWS_SEPARATE_MARKS), 'rows_separate_marks');
-    const b = walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) => {
-      const p = JSON.parse(v.toString()) as Position;
-      if (p.firstBlock > req.anchor.number) return null;
-      const qty = BigInt(p.qty);
-      const hide = (small !== null && qty < small) || (ctx.query.sellout === true && qty === 0n) || (ctx.query.hide_abnormal === true && BigInt(p.unexplainedSold) > 0n);
-      // Filtered rows still advance the cursor: paging is by key, never by filter.
-      if (hide) {
-        filteredOut++;
-        return ['', k.subarray(21)];
-      }
-      return [JSON.stringify(positionJson(rocks, p, req.anchor.number, ts)), k.subarray(21)];
-    }, builder);
-    return b.finish(`"wallet":"${w}","filteredOut":${filteredOut},"asOfNote":"positions reflect every trade up to the head; rows are listed by (token, quote)"`);
+    const builder = new PageBuilder(
+      ctx,
+      req,
+      Math.min(req.limit, ROWS_SEPARATE_MARKS),
+      'rows_separate_marks',
+    );
+    const b = walkRange(
+      ctx,
+      req,
+      { prefix: pre, gte: pre, lt: prefixEnd(pre) },
+      (k, v) => {
+        const p = JSON.parse(v.toString()) as Position;
+        if (p.firstBlock > req.anchor.number) return null;
+        const qty = BigInt(p.qty);
+        const hide =
+          (small !== null && qty < small) ||
+          (ctx.query.sellout === true && qty === 0n) ||
+          (ctx.query.hide_abnormal === true && BigInt(p.unexplainedSold) > 0n);
+        // Filtered rows still advance the cursor: paging is by key, never by filter.
+        if (hide) {
+          filteredOut++;
+          return ['', k.subarray(21)];
+        }
+        return [JSON.stringify(positionJson(rocks, p, req.anchor.number, ts)), k.subarray(21)];
+      },
+      builder,
+    );
+    return b.finish(
+      `"wallet":"${w}","filteredOut":${filteredOut},"asOfNote":"positions reflect every trade up to the head; rows are listed by (token, quote)"`,
+    );
   },
 });
 
@@ -65,7 +91,9 @@ function sumByQuote(rows: Array<{ quote: string; r: Rational | null }>): Record<
     else cur.missing++;
     out.set(quote, cur);
   }
-  return Object.fromEntries([...out].map(([q, v]) => [q, { ...ratJson(v.sum), unpricedPositions: v.missing }]));
+  return Object.fromEntries(
+    [...out].map(([q, v]) => [q, { ...ratJson(v.sum), unpricedPositions: v.missing }]),
+  );
 }
 
 export const walletPnlRoute = defineRoute({
@@ -96,14 +124,31 @@ export const walletPnlRoute = defineRoute({
       }
       scanned++;
       const p = JSON.parse(v.toString()) as Position;
-      const j = positionJson(rocks, p, ctx.anchor.number, ts) as { realised: { numerator: string; denominator: string }; unrealised: { numerator: string; denominator: string } | null };
-      realised.push({ quote: p.quote, r: rational(BigInt(j.realised.numerator), BigInt(j.realised.denominator)) });
-      unrealised.push({ quote: p.quote, r: j.unrealised ? rational(BigInt(j.unrealised.numerator), BigInt(j.unrealised.denominator)) : null });
+      const j = positionJson(rocks, p, ctx.anchor.number, ts) as {
+        realised: { numerator: string; denominator: string };
+        unrealised: { numerator: string; denominator: string } | null;
+      };
+      realised.push({
+        quote: p.quote,
+        r: rational(BigInt(j.realised.numerator), BigInt(j.realised.denominator)),
+      });
+      unrealised.push({
+        quote: p.quote,
+        r: j.unrealised ? rational(BigInt(j.unrealised.numerator), BigInt(j.unrealised.denominator)) : null,
+      });
       return true;
     });
     return single(
       ctx.anchor,
-      JSON.stringify({ wallet: w, realisedByQuote: sumByQuote(realised), unrealisedByQuote: sumByQuote(unrealised), scanBounds: { positionsScanned: scanned, positionBound: PNL_SCAN_BOUND }, complete, incompleteReason: complete ? null : 'position_bound_reached', units: 'quote base units per quote asset' }),
+      JSON.stringify({
+        wallet: w,
+        realisedByQuote: sumByQuote(realised),
+        unrealisedByQuote: sumByQuote(unrealised),
+        scanBounds: { positionsScanned: scanned, positionBound: PNL_SCAN_BOUND },
+        complete,
+        incompleteReason: complete ? null : 'position_bound_reached',
+        units: 'quote base units per quote asset',
+      }),
     );
   },
 });
@@ -114,7 +159,8 @@ export const walletPnlTokenRoute = defineRoute({
   path: '/wallets/{address}/pnl/{token}',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals).',
+  summary:
+    'PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals).',
   params: { address: Address, token: Address },
   response: Single(Type.Object({}, { additionalProperties: true })),
   errors: ['not_found', 'projection_unavailable'],
@@ -126,7 +172,9 @@ export const walletPnlTokenRoute = defineRoute({
     const pre = new KeyBuilder(41).u8(WalletTable.POSITION).hex(w).hex(t).done();
     const rocks = ctx.chain.store.rocks;
     const ts = timestampOf(ctx, ctx.anchor.number);
-    const rows = rocks.scan({ gte: pre, lt: prefixEnd(pre) }).map(([, v]) => positionJson(rocks, JSON.parse(v.toString()) as Position, ctx.anchor.number, ts));
+    const rows = rocks
+      .scan({ gte: pre, lt: prefixEnd(pre) })
+      .map(([, v]) => positionJson(rocks, JSON.parse(v.toString()) as Position, ctx.anchor.number, ts));
     if (!rows.length) throw new ApiError('not_found', `wallet ${w} has no traded position in ${t}`);
     return single(ctx.anchor, JSON.stringify({ wallet: w, token: t, positions: rows }));
   },
@@ -138,9 +186,16 @@ export const walletPnlDailyRoute = defineRoute({
   path: '/wallets/{address}/pnl/daily',
   scope: 'wallet',
   group: 'Wallets',
-  summary: 'Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix, realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day.',
+  summary:
+    'Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix, realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day.',
   params: W,
-  query: { token: Address, quote: Address, from_day: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })), to_day: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })), ...pageQuery() },
+  query: {
+    token: Address,
+    quote: Address,
+    from_day: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    to_day: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    ...pageQuery(),
+  },
   response: Paged(Type.Object({}, { additionalProperties: true })),
   errors: ['bad_request', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
@@ -159,7 +214,10 @@ export const walletPnlDailyRoute = defineRoute({
     return walkRange(ctx, req, { prefix: pre, gte: lo, lt: hi }, (k, v) => {
       const day = k.readUInt32BE(61);
       const [n, d] = v.toString().split('/');
-      return [`{"day":${day},"dayStartUnix":${day * 86400},"realised":{"numerator":"${n}","denominator":"${d}"}}`, k.subarray(61)];
+      return [
+        `{"day":${day},"dayStartUnix":${day * 86400},"realised":{"numerator":"${n}","denominator":"${d}"}}`,
+        k.subarray(61),
+      ];
     }).finish(`"wallet":"${w}","token":"${t}","quote":"${q}","unit":"quote base units"`);
   },
 });

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { PageBuilder, pageRequest } from '../../../page.js';
-import { type Route, defineRoute } from '../../../route.js';
-import { Address, FrameQuery, Paged, QuoteQuery, pageQuery } from '../../../schemas.js';
 import type { Frame } from '../../../../markets/model.js';
 import type { Rational } from '../../../../markets/rational.js';
 import { statsAt } from '../../../../tokens/read.js';
+import { PageBuilder, pageRequest } from '../../../page.js';
+import { defineRoute, type Route } from '../../../route.js';
+import { Address, FrameQuery, Paged, pageQuery, QuoteQuery } from '../../../schemas.js';
 import { alignRange } from '../../pools/ohlcv.js';
 import { marketOf, poolsWithQuote, quoteOf, venueJson, venueOf } from './common.js';
 import { mergedCandles, orientedJson } from './series.js';
@@ -15,7 +15,12 @@ const make = (kind: Kind): Route =>
   defineRoute({
     id: kind === 'candles' ? 'tokens.candles' : kind === 'ohlcv' ? 'tokens.ohlcv' : 'tokens.mcapSeries',
     method: 'GET',
-    path: kind === 'candles' ? '/tokens/{address}/candles' : kind === 'ohlcv' ? '/tokens/{address}/ohlcv' : '/tokens/{address}/mcap/series',
+    path:
+      kind === 'candles'
+        ? '/tokens/{address}/candles'
+        : kind === 'ohlcv'
+          ? '/tokens/{address}/ohlcv'
+          : '/tokens/{address}/mcap/series',
     scope: 'read',
     group: 'Tokens',
     summary:
@@ -27,7 +32,14 @@ const make = (kind: Kind): Route =>
     params: { address: Address },
     query: { ...FrameQuery, ...QuoteQuery, ...pageQuery() },
     response: Paged(Type.Object({}, { additionalProperties: true })),
-    errors: ['bad_request', 'not_found', 'quote_not_admitted', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+    errors: [
+      'bad_request',
+      'not_found',
+      'quote_not_admitted',
+      'bad_cursor',
+      'stale_cursor',
+      'projection_unavailable',
+    ],
     batchable: true,
     anchored: true,
     handler(ctx) {

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { type Route, defineRoute, single } from '../../../route.js';
-import { Address, QuoteQuery, Single } from '../../../schemas.js';
-import { type Rational, cmp, invert, ratJson, ratParse } from '../../../../markets/rational.js';
+import { cmp, invert, type Rational, ratJson, ratParse } from '../../../../markets/rational.js';
 import { extreme, stateAt } from '../../../../markets/read.js';
 import { orient, tokenIsBase } from '../../../../markets/venue.js';
 import { statsAt } from '../../../../tokens/read.js';
+import { defineRoute, type Route, single } from '../../../route.js';
+import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { marketOf, membershipJson, poolsWithQuote, quoteOf, venueJson, venueOf } from './common.js';
 
 export const tokenMcapRoute = defineRoute({
@@ -13,7 +13,8 @@ export const tokenMcapRoute = defineRoute({
   path: '/tokens/{address}/mcap',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated.',
+  summary:
+    'Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated.',
   params: { address: Address },
   query: QuoteQuery,
   response: Single(Type.Object({}, { additionalProperties: true })),
@@ -25,7 +26,9 @@ export const tokenMcapRoute = defineRoute({
     const q = quoteOf(m, ctx.query.quote);
     const v = venueOf(ctx, m, q.quote);
     const st = stateAt(ctx.chain.store.rocks, v.pool.key, ctx.anchor.number);
-    const supply = BigInt(statsAt(ctx.chain.store.rocks, m.address, ctx.anchor.number)?.supplyFromTransfers ?? '0');
+    const supply = BigInt(
+      statsAt(ctx.chain.store.rocks, m.address, ctx.anchor.number)?.supplyFromTransfers ?? '0',
+    );
     const price = st?.price ? orient(v.pool, m.address, ratParse(st.price)) : null;
     return single(
       ctx.anchor,
@@ -67,10 +70,16 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
       for (const p of poolsWithQuote(m, q.quote)) {
         const base = tokenIsBase(p, m.address);
         // Inverting swaps extremes: the token's high in an inverted pool is the pool's low.
-        const x = extreme(ctx.chain.store.rocks, p.key, m.anchorTs, base === (which === 'high') ? 'high' : 'low');
+        const x = extreme(
+          ctx.chain.store.rocks,
+          p.key,
+          m.anchorTs,
+          base === (which === 'high') ? 'high' : 'low',
+        );
         if (!x) continue;
         const price = base ? x.price : invert(x.price);
-        if (!best || (which === 'high' ? cmp(price, best.price) > 0 : cmp(price, best.price) < 0)) best = { price, pool: p.key, bucket: x.bucket, inverted: !base };
+        if (!best || (which === 'high' ? cmp(price, best.price) > 0 : cmp(price, best.price) < 0))
+          best = { price, pool: p.key, bucket: x.bucket, inverted: !base };
       }
       return single(
         ctx.anchor,
@@ -80,7 +89,9 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
           kind: which === 'high' ? 'ath' : 'atl',
           price: best ? ratJson(best.price) : null,
           priceReason: best ? null : 'no_trades',
-          provenance: best ? { pool: best.pool, dayBucket: best.bucket, invertedFromCounterOrientation: best.inverted } : null,
+          provenance: best
+            ? { pool: best.pool, dayBucket: best.bucket, invertedFromCounterOrientation: best.inverted }
+            : null,
           ...membershipJson(m),
         }),
       );

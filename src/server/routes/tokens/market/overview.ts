@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../../errors.js';
-import { defineRoute, single } from '../../../route.js';
-import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { ratJson, ratParse } from '../../../../markets/rational.js';
 import { stateAt } from '../../../../markets/read.js';
 import { counterOf, orient, volume24h } from '../../../../markets/venue.js';
 import { statsAt } from '../../../../tokens/read.js';
 import { tokenIdentity } from '../../../../tokens/render.js';
+import { ApiError } from '../../../errors.js';
+import { defineRoute, single } from '../../../route.js';
+import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { poolIdentity } from '../../pools/common.js';
 import { fullCoverage } from '../common.js';
 import { marketOf, membershipJson, venueJson, venueOf } from './common.js';
@@ -35,7 +35,8 @@ export const tokenOverviewRoute = defineRoute({
     const candidates = [...new Set(m.pools.pools.map((p) => counterOf(p, m.address)))].sort();
     let quote: string | null = ctx.query.quote?.toLowerCase() ?? null;
     let how = 'named';
-    if (quote && !candidates.includes(quote)) throw new ApiError('quote_not_admitted', `${quote} is not a quote of ${m.address}`, { candidates });
+    if (quote && !candidates.includes(quote))
+      throw new ApiError('quote_not_admitted', `${quote} is not a quote of ${m.address}`, { candidates });
     if (!quote && candidates.length === 1) {
       quote = candidates[0];
       how = 'only_counter_currency';
@@ -43,7 +44,9 @@ export const tokenOverviewRoute = defineRoute({
       const stables = new Set(ctx.chain.markets.usdStablecoins);
       let best: { q: string; v: bigint } | null = null;
       for (const q of candidates.filter((c) => stables.has(c))) {
-        const vol = m.pools.pools.filter((p) => counterOf(p, m.address) === q).reduce((a, p) => a + volume24h(rocks, p, m.address, m.anchorTs).quote, 0n);
+        const vol = m.pools.pools
+          .filter((p) => counterOf(p, m.address) === q)
+          .reduce((a, p) => a + volume24h(rocks, p, m.address, m.anchorTs).quote, 0n);
         if (vol > 0n && (!best || vol > best.v)) best = { q, v: vol };
       }
       if (best) {
@@ -52,7 +55,14 @@ export const tokenOverviewRoute = defineRoute({
       }
     }
     const stats = statsAt(rocks, m.address, A);
-    let market: Record<string, unknown> = { price: null, marketCap: null, stats: null, venue: null, reason: candidates.length ? 'quote_ambiguous' : 'no_registered_pools', candidates };
+    let market: Record<string, unknown> = {
+      price: null,
+      marketCap: null,
+      stats: null,
+      venue: null,
+      reason: candidates.length ? 'quote_ambiguous' : 'no_registered_pools',
+      candidates,
+    };
     let listing: unknown[] = [];
     let next: string | null = null;
     if (quote) {
@@ -73,12 +83,25 @@ export const tokenOverviewRoute = defineRoute({
       const ranked = m.pools.pools
         .filter((p) => counterOf(p, m.address) === quote)
         .map((p) => ({ p, v: volume24h(rocks, p, m.address, m.anchorTs) }))
-        .sort((a, b) => (b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : a.p.key < b.p.key ? -1 : 1));
-      listing = ranked.slice(0, OVERVIEW_POOLS).map((r, i) => ({ rank: i + 1, ...poolIdentity(r.p), quoteAsset: quote, rankedVolume24hQuote: r.v.quote.toString() }));
+        .sort((a, b) =>
+          b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : a.p.key < b.p.key ? -1 : 1,
+        );
+      listing = ranked.slice(0, OVERVIEW_POOLS).map((r, i) => ({
+        rank: i + 1,
+        ...poolIdentity(r.p),
+        quoteAsset: quote,
+        rankedVolume24hQuote: r.v.quote.toString(),
+      }));
       if (ranked.length > OVERVIEW_POOLS) {
         const key = Buffer.alloc(4);
         key.writeUInt32BE(OVERVIEW_POOLS);
-        next = ctx.chain.cursors.encode({ chainId: ctx.chain.chainId, route: `tokens.poolsRanked:${m.address}:volume_24h:${ctx.query.quote ?? ''}`, order: 'desc', anchor: ctx.anchor, key });
+        next = ctx.chain.cursors.encode({
+          chainId: ctx.chain.chainId,
+          route: `tokens.poolsRanked:${m.address}:volume_24h:${ctx.query.quote ?? ''}`,
+          order: 'desc',
+          anchor: ctx.anchor,
+          key,
+        });
       }
     }
     const holders = stats?.holders ?? 0;
@@ -89,9 +112,12 @@ export const tokenOverviewRoute = defineRoute({
       pools: listing,
       poolsListedBound: OVERVIEW_POOLS,
       ...membershipJson(m),
-      poolsTruncated: m.pools.truncated || (quote !== null && listing.length === OVERVIEW_POOLS && next !== null),
+      poolsTruncated:
+        m.pools.truncated || (quote !== null && listing.length === OVERVIEW_POOLS && next !== null),
       poolsNextCursor: next,
-      poolsNextRoute: next ? `/tokens/${m.address}/pools/ranked${ctx.query.quote ? `?quote=${ctx.query.quote}` : ''}` : null,
+      poolsNextRoute: next
+        ? `/tokens/${m.address}/pools/ranked${ctx.query.quote ? `?quote=${ctx.query.quote}` : ''}`
+        : null,
       holderCount: {
         status: fullCoverage(ctx) || m.token.creation ? 'exact' : 'backfilling',
         count: holders,

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../../errors.js';
-import { PageBuilder, pageRequest, walkRange } from '../../../page.js';
-import { defineRoute, single } from '../../../route.js';
-import { Address, Paged, QuoteQuery, Single, pageQuery } from '../../../schemas.js';
 import { stateAt } from '../../../../markets/read.js';
 import { MarketTable, poolPrefix } from '../../../../markets/tables.js';
 import { counterOf, tokenIsBase, volume24h } from '../../../../markets/venue.js';
 import { KeyBuilder, prefixEnd } from '../../../../storage/keys.js';
+import { ApiError } from '../../../errors.js';
+import { PageBuilder, pageRequest, walkRange } from '../../../page.js';
+import { defineRoute, single } from '../../../route.js';
+import { Address, Paged, pageQuery, QuoteQuery, Single } from '../../../schemas.js';
 import { liquidityJson, poolIdentity } from '../../pools/common.js';
 import { marketOf, membershipJson, poolsWithQuote, quoteOf } from './common.js';
 
@@ -19,7 +19,8 @@ export const tokenLiquidityRoute = defineRoute({
   path: '/tokens/{address}/liquidity',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves.',
+  summary:
+    'Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves.',
   params: { address: Address },
   query: QuoteQuery,
   response: Single(Type.Object({}, { additionalProperties: true })),
@@ -42,7 +43,12 @@ export const tokenLiquidityRoute = defineRoute({
         quote += BigInt(base ? st.reserve1 : st.reserve0);
         reservesPools.push(p.key);
       } else {
-        concentrated.push({ pool: p.key, protocol: p.protocol, tokenIsCurrency0: tokenIsBase(p, m.address), ...liquidityJson(p, st) });
+        concentrated.push({
+          pool: p.key,
+          protocol: p.protocol,
+          tokenIsCurrency0: tokenIsBase(p, m.address),
+          ...liquidityJson(p, st),
+        });
       }
     }
     return single(
@@ -112,15 +118,30 @@ export const tokenPoolsRankedRoute = defineRoute({
     ...pageQuery({ defaultLimit: 32, maxLimit: 100, orders: ['desc', 'asc'] }),
   },
   response: Paged(Type.Object({}, { additionalProperties: true }), { membershipSource: Type.String() }),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  errors: [
+    'bad_request',
+    'not_found',
+    'quote_not_admitted',
+    'bad_cursor',
+    'stale_cursor',
+    'projection_unavailable',
+  ],
   batchable: true,
   anchored: true,
   handler(ctx) {
     if (ctx.query.order === 'asc') throw new ApiError('bad_request', 'ranked pools are descending only');
     const sort = ctx.query.sort ?? 'volume_24h';
-    if (sort === 'liquidity') throw new ApiError('projection_unavailable', 'sort=liquidity ranks by liquidityUsd, not published in this build', { projection: 'usd_marks', status: 'disabled' });
+    if (sort === 'liquidity')
+      throw new ApiError(
+        'projection_unavailable',
+        'sort=liquidity ranks by liquidityUsd, not published in this build',
+        { projection: 'usd_marks', status: 'disabled' },
+      );
     const address = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${address}:${sort}:${ctx.query.quote ?? ''}`, { order: 'desc', limit: 32 });
+    const req = pageRequest(ctx, `${this.id}:${address}:${sort}:${ctx.query.quote ?? ''}`, {
+      order: 'desc',
+      limit: 32,
+    });
     const m = marketOf(ctx, req.anchor.number);
     const quote = ctx.query.quote ? quoteOf(m, ctx.query.quote).quote : null;
     const stables = new Set(ctx.chain.markets.usdStablecoins);
@@ -140,10 +161,20 @@ export const tokenPoolsRankedRoute = defineRoute({
       const r = rows[i];
       const key = Buffer.alloc(4);
       key.writeUInt32BE(i + 1);
-      const row = { rank: i + 1, ...poolIdentity(r.p), quoteAsset: r.q, rankedVolume24hQuote: r.v.toString(), rankedVolume24hUsd: r.usd === null ? null : r.usd.toString(), rankedVolume24hUsdReason: r.usd === null ? 'no_stablecoin_route' : null, rankedVolume24hUsdUnit: 'stablecoin base units at par' };
+      const row = {
+        rank: i + 1,
+        ...poolIdentity(r.p),
+        quoteAsset: r.q,
+        rankedVolume24hQuote: r.v.toString(),
+        rankedVolume24hUsd: r.usd === null ? null : r.usd.toString(),
+        rankedVolume24hUsdReason: r.usd === null ? 'no_stablecoin_route' : null,
+        rankedVolume24hUsdUnit: 'stablecoin base units at par',
+      };
       if (!b.push(JSON.stringify(row), key)) break;
     }
-    return b.finish(`"sort":"${sort}","quote":${quote ? `"${quote}"` : 'null'},"membershipSource":"the bounded set of ≤ 2048 registered pools used by overview, mcap and ohlcv",${JSON.stringify(membershipJson(m)).slice(1, -1)}`);
+    return b.finish(
+      `"sort":"${sort}","quote":${quote ? `"${quote}"` : 'null'},"membershipSource":"the bounded set of ≤ 2048 registered pools used by overview, mcap and ohlcv",${JSON.stringify(membershipJson(m)).slice(1, -1)}`,
+    );
   },
 });
 

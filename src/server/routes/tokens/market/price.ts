@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, single } from '../../../route.js';
-import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { ratJson, ratParse } from '../../../../markets/rational.js';
 import { stateAt } from '../../../../markets/read.js';
 import { orient } from '../../../../markets/venue.js';
+import { defineRoute, single } from '../../../route.js';
+import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { marketOf, quoteOf, venueJson, venueOf } from './common.js';
 
 /** GET /tokens/{address}/price: spot price on the default venue at the anchor, as a rational. */
@@ -13,7 +13,8 @@ export const tokenPriceRoute = defineRoute({
   path: '/tokens/{address}/price',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit.',
+  summary:
+    'Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit.',
   params: { address: Address },
   query: QuoteQuery,
   response: Single(Type.Object({}, { additionalProperties: true })),

@@ -3,18 +3,28 @@
  * token's pools against one quote (open = first trade across pools by chain coordinate, close =
  * last, high/low extremes, volumes summed; all oriented quote per token).
  */
-import type { Ctx } from '../../../route.js';
-import { FRAME_IDS, type CandleRow, type Frame, type PoolRow } from '../../../../markets/model.js';
-import { type Rational, cmp, ratJson } from '../../../../markets/rational.js';
+
+import { type CandleRow, FRAME_IDS, type Frame, type PoolRow } from '../../../../markets/model.js';
+import { cmp, type Rational, ratJson } from '../../../../markets/rational.js';
 import { MarketTable } from '../../../../markets/tables.js';
 import { orientCandle } from '../../../../markets/venue.js';
 import { KeyBuilder } from '../../../../storage/keys.js';
+import type { Ctx } from '../../../route.js';
 import { candleAsOf } from '../../pools/common.js';
 
 export type OrientedCandle = ReturnType<typeof orientCandle>;
 
 /** Oriented candles of `pools` in [from, to] (bucket starts), merged per bucket, ascending. */
-export function mergedCandles(ctx: Ctx<unknown, unknown>, pools: PoolRow[], token: string, frame: Frame, from: number, to: number, anchor: number, anchorTs: number): OrientedCandle[] {
+export function mergedCandles(
+  ctx: Ctx<unknown, unknown>,
+  pools: PoolRow[],
+  token: string,
+  frame: Frame,
+  from: number,
+  to: number,
+  anchor: number,
+  anchorTs: number,
+): OrientedCandle[] {
   const byT = new Map<number, OrientedCandle>();
   const hiT = Math.min(to, anchorTs);
   for (const p of pools) {
@@ -30,7 +40,8 @@ export function mergedCandles(ctx: Ctx<unknown, unknown>, pools: PoolRow[], toke
         byT.set(c.t, c);
         return true;
       }
-      const before = (a: [number, number], b: [number, number]) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
+      const before = (a: [number, number], b: [number, number]) =>
+        a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
       if (before(c.first, have.first)) {
         have.open = c.open;
         have.first = c.first;
@@ -52,7 +63,10 @@ export function mergedCandles(ctx: Ctx<unknown, unknown>, pools: PoolRow[], toke
   return [...byT.values()].sort((a, b) => a.t - b.t);
 }
 
-export function orientedJson(c: OrientedCandle, scale?: (r: Rational, c: OrientedCandle) => Rational): Record<string, unknown> {
+export function orientedJson(
+  c: OrientedCandle,
+  scale?: (r: Rational, c: OrientedCandle) => Rational,
+): Record<string, unknown> {
   const f = (r: Rational) => ratJson(scale ? scale(r, c) : r);
   return {
     t: c.t,

@@ -1,17 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../../errors.js';
-import { defineRoute, single } from '../../../route.js';
-import { Address, QuoteQuery, Single } from '../../../schemas.js';
-import { WINDOWS, windowStats } from '../../../../markets/read.js';
-import { type Rational, ratJson } from '../../../../markets/rational.js';
-import { invert } from '../../../../markets/rational.js';
-import { MarketTable } from '../../../../markets/tables.js';
 import type { SwapRow } from '../../../../markets/model.js';
+import { invert, type Rational, ratJson } from '../../../../markets/rational.js';
+import { WINDOWS, windowStats } from '../../../../markets/read.js';
+import { MarketTable } from '../../../../markets/tables.js';
 import { tokenIsBase, volume24h } from '../../../../markets/venue.js';
 import { KeyBuilder, prefixEnd } from '../../../../storage/keys.js';
+import { ApiError } from '../../../errors.js';
+import type { Ctx } from '../../../route.js';
+import { defineRoute, single } from '../../../route.js';
+import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { DISTINCT_SCAN_LIMIT } from '../../pools/stats.js';
 import { type MarketCtx, marketOf, venueJson, venueOf } from './common.js';
-import type { Ctx } from '../../../route.js';
 
 /** Token statistics on the default venue for one quote (oriented: base = token). */
 export function tokenStats(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: string) {
@@ -49,11 +48,17 @@ export function tokenStats(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: stri
       distinctTraders: { lowerBound: sets[w.window].size, exact: complete },
       open: open ? ratJson(open) : null,
       close: close ? ratJson(close) : null,
-      priceChange: open && close ? ratJson({ n: close.n * open.d - open.n * close.d, d: open.n * close.d }) : null,
+      priceChange:
+        open && close ? ratJson({ n: close.n * open.d - open.n * close.d, d: open.n * close.d }) : null,
       priceChangeReason: open ? null : 'no_trades_in_window',
     };
   }
-  return { venue: venueJson(v), windows, windowAlignment: 'windows cover 1-minute buckets (t − window, t]', distinctTradersBasis: 'transaction origin' };
+  return {
+    venue: venueJson(v),
+    windows,
+    windowAlignment: 'windows cover 1-minute buckets (t − window, t]',
+    distinctTradersBasis: 'transaction origin',
+  };
 }
 
 export const tokenStatsRoute = defineRoute({
@@ -72,11 +77,14 @@ export const tokenStatsRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const m = marketOf(ctx);
-    const candidates = [...new Set(m.pools.pools.map((p) => (p.currency0 === m.address ? p.currency1 : p.currency0)))].sort();
+    const candidates = [
+      ...new Set(m.pools.pools.map((p) => (p.currency0 === m.address ? p.currency1 : p.currency0))),
+    ].sort();
     if (!candidates.length) throw new ApiError('not_found', `token ${m.address} has no registered pool`);
     let quote = ctx.query.quote?.toLowerCase();
     let how = 'named';
-    if (quote && !candidates.includes(quote)) throw new ApiError('quote_not_admitted', `${quote} is not a quote of ${m.address}`, { candidates });
+    if (quote && !candidates.includes(quote))
+      throw new ApiError('quote_not_admitted', `${quote} is not a quote of ${m.address}`, { candidates });
     if (!quote) {
       if (candidates.length === 1) {
         quote = candidates[0];
@@ -90,11 +98,25 @@ export const tokenStatsRoute = defineRoute({
             .reduce((a, p) => a + volume24h(ctx.chain.store.rocks, p, m.address, m.anchorTs).quote, 0n);
           if (vol > 0n && (!best || vol > best.v)) best = { q, v: vol };
         }
-        if (!best) throw new ApiError('quote_ambiguous', `several quotes and none has USD-markable 24h volume: name one`, { candidates });
+        if (!best)
+          throw new ApiError(
+            'quote_ambiguous',
+            `several quotes and none has USD-markable 24h volume: name one`,
+            { candidates },
+          );
         quote = best.q;
         how = 'largest_usd_markable_volume';
       }
     }
-    return single(ctx.anchor, JSON.stringify({ token: m.address, quote, quoteResolution: how, candidates, ...tokenStats(ctx, m, quote) }));
+    return single(
+      ctx.anchor,
+      JSON.stringify({
+        token: m.address,
+        quote,
+        quoteResolution: how,
+        candidates,
+        ...tokenStats(ctx, m, quote),
+      }),
+    );
   },
 });

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { PageBuilder, pageRequest, walkRange } from '../../../page.js';
-import { type Route, defineRoute } from '../../../route.js';
-import { Address, Paged, QuoteQuery, Window, pageQuery } from '../../../schemas.js';
 import type { PoolRow, SwapRow } from '../../../../markets/model.js';
 import { invert, ratJson, ratParse } from '../../../../markets/rational.js';
 import { MarketTable, poolPrefix, swapKey } from '../../../../markets/tables.js';
 import { counterOf, tokenIsBase } from '../../../../markets/venue.js';
 import { KeyBuilder, prefixEnd, readU64 } from '../../../../storage/keys.js';
+import { PageBuilder, pageRequest, walkRange } from '../../../page.js';
+import { defineRoute, type Route } from '../../../route.js';
+import { Address, Paged, pageQuery, QuoteQuery, Window } from '../../../schemas.js';
 import { marketOf, quoteOf, venueJson, venueOf } from './common.js';
 
 /** Trade oriented for the token: side from the token's perspective, price quote per token. */
@@ -42,7 +42,14 @@ export const tokenSwapsRoute = defineRoute({
   params: { address: Address },
   query: { ...QuoteQuery, ...pageQuery() },
   response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  errors: [
+    'bad_request',
+    'not_found',
+    'quote_not_admitted',
+    'bad_cursor',
+    'stale_cursor',
+    'projection_unavailable',
+  ],
   batchable: true,
   anchored: true,
   handler(ctx) {
@@ -59,7 +66,9 @@ export const tokenSwapsRoute = defineRoute({
       const p = byKey.get(`0x${v.toString('hex')}`);
       if (!p || counterOf(p, address) !== q.quote) return null;
       const s = rocks.get(swapKey(p.key, n, k.readUInt32BE(29)));
-      return s ? [JSON.stringify(tradeJson(p, address, JSON.parse(s.toString()) as SwapRow)), k.subarray(21)] : null;
+      return s
+        ? [JSON.stringify(tradeJson(p, address, JSON.parse(s.toString()) as SwapRow)), k.subarray(21)]
+        : null;
     }).finish(`"token":"${address}","quote":"${q.quote}","quoteResolution":"${q.how}"`);
   },
 });
@@ -70,11 +79,19 @@ export const tokenTicksRoute = defineRoute({
   path: '/tokens/{address}/ticks',
   scope: 'read',
   group: 'Tokens',
-  summary: 'Per-trade ticks on the default venue (named), oriented quote per token, with transaction context. PAGE by (block, log index).',
+  summary:
+    'Per-trade ticks on the default venue (named), oriented quote per token, with transaction context. PAGE by (block, log index).',
   params: { address: Address },
   query: { ...QuoteQuery, ...pageQuery() },
   response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  errors: [
+    'bad_request',
+    'not_found',
+    'quote_not_admitted',
+    'bad_cursor',
+    'stale_cursor',
+    'projection_unavailable',
+  ],
   batchable: true,
   anchored: true,
   handler(ctx) {
@@ -85,7 +102,9 @@ export const tokenTicksRoute = defineRoute({
     const v = venueOf(ctx, m, q.quote);
     const pre = poolPrefix(MarketTable.SWAP, v.pool.key);
     return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, val) =>
-      readU64(k, 53) > req.anchor.number ? null : [JSON.stringify(tradeJson(v.pool, address, JSON.parse(val.toString()) as SwapRow)), k.subarray(53)],
+      readU64(k, 53) > req.anchor.number
+        ? null
+        : [JSON.stringify(tradeJson(v.pool, address, JSON.parse(val.toString()) as SwapRow)), k.subarray(53)],
     ).finish(`"token":"${address}","quote":"${q.quote}","venue":${JSON.stringify(venueJson(v))}`);
   },
 });
@@ -103,7 +122,14 @@ export const tokenTradersRoute: Route = defineRoute({
   params: { address: Address },
   query: { ...QuoteQuery, window: Type.Optional(Window), ...pageQuery({ orders: ['desc'] }) },
   response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  errors: [
+    'bad_request',
+    'not_found',
+    'quote_not_admitted',
+    'bad_cursor',
+    'stale_cursor',
+    'projection_unavailable',
+  ],
   batchable: true,
   anchored: true,
   handler(ctx) {
@@ -142,17 +168,29 @@ export const tokenTradersRoute: Route = defineRoute({
       agg.set(s.origin, a);
       return true;
     });
-    const ranked = [...agg.entries()].sort((x, y) => (y[1].vq > x[1].vq ? 1 : y[1].vq < x[1].vq ? -1 : x[0] < y[0] ? -1 : 1));
+    const ranked = [...agg.entries()].sort((x, y) =>
+      y[1].vq > x[1].vq ? 1 : y[1].vq < x[1].vq ? -1 : x[0] < y[0] ? -1 : 1,
+    );
     const start = req.after ? req.after.readUInt32BE(0) : 0;
     const b = new PageBuilder(ctx, req);
     for (let i = start; i < ranked.length; i++) {
       const [trader, a] = ranked[i];
       const key = Buffer.alloc(4);
       key.writeUInt32BE(i + 1);
-      const row = { rank: i + 1, trader, trades: a.trades, buys: a.buys, sells: a.sells, volumeToken: a.vt.toString(), volumeQuote: a.vq.toString() };
+      const row = {
+        rank: i + 1,
+        trader,
+        trades: a.trades,
+        buys: a.buys,
+        sells: a.sells,
+        volumeToken: a.vt.toString(),
+        volumeQuote: a.vq.toString(),
+      };
       if (!b.push(JSON.stringify(row), key)) break;
     }
-    return b.finish(`"token":"${address}","quote":"${q.quote}","window":"${w}","distinctTraders":{"lowerBound":${agg.size},"exact":${complete}},"swapsScanned":${Math.min(scanned, TRADERS_SCAN_LIMIT)}`);
+    return b.finish(
+      `"token":"${address}","quote":"${q.quote}","window":"${w}","distinctTraders":{"lowerBound":${agg.size},"exact":${complete}},"swapsScanned":${Math.min(scanned, TRADERS_SCAN_LIMIT)}`,
+    );
   },
 });
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { chooseVenue, VENUE_RULE } from '../../../../markets/venue.js';
 import { ApiError } from '../../../errors.js';
 import { defineRoute, single } from '../../../route.js';
 import { Address, QuoteQuery, Single } from '../../../schemas.js';
-import { VENUE_RULE, chooseVenue } from '../../../../markets/venue.js';
 import { marketOf, membershipJson } from './common.js';
 
 /** GET /tokens/{address}/venue: venue resolution per quote (or for the named quote). */
@@ -21,13 +21,21 @@ export const tokenVenueRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const m = marketOf(ctx);
-    const quotes = [...new Set(m.pools.pools.map((p) => (p.currency0 === m.address ? p.currency1 : p.currency0)))].sort();
+    const quotes = [
+      ...new Set(m.pools.pools.map((p) => (p.currency0 === m.address ? p.currency1 : p.currency0))),
+    ].sort();
     const named = ctx.query.quote?.toLowerCase();
     const list = (named ? quotes.filter((q) => q === named) : quotes).map((q) => {
       const v = chooseVenue(ctx.chain.store.rocks, m.pools.pools, m.address, q, m.anchorTs)!;
       return { quote: q, venue: { pool: v.pool.key, protocol: v.pool.protocol }, candidates: v.candidates };
     });
-    if (named && !list.length) throw new ApiError('quote_not_admitted', `${named} is not a quote of ${m.address}`, { candidates: quotes });
-    return single(ctx.anchor, JSON.stringify({ token: m.address, rule: VENUE_RULE, quotes: list, ...membershipJson(m) }));
+    if (named && !list.length)
+      throw new ApiError('quote_not_admitted', `${named} is not a quote of ${m.address}`, {
+        candidates: quotes,
+      });
+    return single(
+      ctx.anchor,
+      JSON.stringify({ token: m.address, rule: VENUE_RULE, quotes: list, ...membershipJson(m) }),
+    );
   },
 });
