@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 
-/** Path of the anvil binary shipped by @foundry-rs/anvil for this platform. */
+/** Path of the anvil binary shipped by the @foundry-rs/anvil-<platform> package (Linux x64 here: the only platform package the registry serves). */
 export function anvilBinary(): string {
   const pkg = require.resolve(
     `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`,

@@ -8,6 +8,7 @@ import {
   type TokenPools,
   tokenPools,
   type VenueChoice,
+  volume24h,
 } from '../../../../markets/venue.js';
 import type { TokenRow } from '../../../../tokens/model.js';
 import { tokenAt } from '../../../../tokens/read.js';
@@ -88,3 +89,37 @@ export const membershipJson = (m: MarketCtx) => ({
   poolsFanoutExceeded: m.pools.truncated,
   poolFanoutExceeded: m.pools.truncated,
 });
+
+/**
+ * Quote of the first-paint market routes (stats, overview): named (must be admitted), else the
+ * only counter currency, else the quote with the largest USD-markable 24h volume (configured USD
+ * stablecoins). `null` quote when none qualifies: stats answers 400 quote_ambiguous, overview
+ * publishes null market fields with the candidates.
+ * @throws ApiError quote_not_admitted (409), not_found (no registered pool).
+ */
+export function marketQuoteOf(
+  ctx: Ctx<unknown, unknown>,
+  m: MarketCtx,
+  named: string | undefined,
+): { quote: string | null; how: string; candidates: string[] } {
+  const candidates = [...new Set(m.pools.pools.map((p) => counterOf(p, m.address)))].sort();
+  if (!candidates.length) throw new ApiError('not_found', `token ${m.address} has no registered pool`);
+  const q = named?.toLowerCase();
+  if (q) {
+    if (!candidates.includes(q))
+      throw new ApiError('quote_not_admitted', `${q} is not a quote of ${m.address}`, { candidates });
+    return { quote: q, how: 'named', candidates };
+  }
+  if (candidates.length === 1) return { quote: candidates[0], how: 'only_counter_currency', candidates };
+  const stables = new Set(ctx.chain.markets.usdStablecoins);
+  let best: { q: string; v: bigint } | null = null;
+  for (const c of candidates.filter((x) => stables.has(x))) {
+    const vol = m.pools.pools
+      .filter((p) => counterOf(p, m.address) === c)
+      .reduce((a, p) => a + volume24h(ctx.chain.store.rocks, p, m.address, m.anchorTs).quote, 0n);
+    if (vol > 0n && (!best || vol > best.v)) best = { q: c, v: vol };
+  }
+  return best
+    ? { quote: best.q, how: 'largest_usd_markable_volume', candidates }
+    : { quote: null, how: 'ambiguous', candidates };
+}

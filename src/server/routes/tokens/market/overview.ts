@@ -4,12 +4,11 @@ import { stateAt } from '../../../../markets/read.js';
 import { counterOf, orient, volume24h } from '../../../../markets/venue.js';
 import { statsAt } from '../../../../tokens/read.js';
 import { tokenIdentity } from '../../../../tokens/render.js';
-import { ApiError } from '../../../errors.js';
 import { defineRoute, single } from '../../../route.js';
 import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { poolIdentity } from '../../pools/common.js';
 import { fullCoverage } from '../common.js';
-import { marketOf, membershipJson, venueJson, venueOf } from './common.js';
+import { marketOf, marketQuoteOf, membershipJson, venueJson, venueOf } from './common.js';
 import { tokenStats } from './stats.js';
 
 /** Rows of the overview's pool listing (Limits). */
@@ -32,28 +31,7 @@ export const tokenOverviewRoute = defineRoute({
     const m = marketOf(ctx);
     const rocks = ctx.chain.store.rocks;
     const A = ctx.anchor.number;
-    const candidates = [...new Set(m.pools.pools.map((p) => counterOf(p, m.address)))].sort();
-    let quote: string | null = ctx.query.quote?.toLowerCase() ?? null;
-    let how = 'named';
-    if (quote && !candidates.includes(quote))
-      throw new ApiError('quote_not_admitted', `${quote} is not a quote of ${m.address}`, { candidates });
-    if (!quote && candidates.length === 1) {
-      quote = candidates[0];
-      how = 'only_counter_currency';
-    } else if (!quote && candidates.length > 1) {
-      const stables = new Set(ctx.chain.markets.usdStablecoins);
-      let best: { q: string; v: bigint } | null = null;
-      for (const q of candidates.filter((c) => stables.has(c))) {
-        const vol = m.pools.pools
-          .filter((p) => counterOf(p, m.address) === q)
-          .reduce((a, p) => a + volume24h(rocks, p, m.address, m.anchorTs).quote, 0n);
-        if (vol > 0n && (!best || vol > best.v)) best = { q, v: vol };
-      }
-      if (best) {
-        quote = best.q;
-        how = 'largest_usd_markable_volume';
-      }
-    }
+    const { quote, how, candidates } = marketQuoteOf(ctx, m, ctx.query.quote);
     const stats = statsAt(rocks, m.address, A);
     let market: Record<string, unknown> = {
       price: null,

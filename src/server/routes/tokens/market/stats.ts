@@ -3,14 +3,14 @@ import type { SwapRow } from '../../../../markets/model.js';
 import { invert, type Rational, ratJson } from '../../../../markets/rational.js';
 import { WINDOWS, windowStats } from '../../../../markets/read.js';
 import { MarketTable } from '../../../../markets/tables.js';
-import { tokenIsBase, volume24h } from '../../../../markets/venue.js';
+import { tokenIsBase } from '../../../../markets/venue.js';
 import { KeyBuilder, prefixEnd } from '../../../../storage/keys.js';
 import { ApiError } from '../../../errors.js';
 import type { Ctx } from '../../../route.js';
 import { defineRoute, single } from '../../../route.js';
 import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { DISTINCT_SCAN_LIMIT } from '../../pools/stats.js';
-import { type MarketCtx, marketOf, venueJson, venueOf } from './common.js';
+import { type MarketCtx, marketOf, marketQuoteOf, venueJson, venueOf } from './common.js';
 
 /** Token statistics on the default venue for one quote (oriented: base = token). */
 export function tokenStats(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: string) {
@@ -77,36 +77,11 @@ export const tokenStatsRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const m = marketOf(ctx);
-    const candidates = [
-      ...new Set(m.pools.pools.map((p) => (p.currency0 === m.address ? p.currency1 : p.currency0))),
-    ].sort();
-    if (!candidates.length) throw new ApiError('not_found', `token ${m.address} has no registered pool`);
-    let quote = ctx.query.quote?.toLowerCase();
-    let how = 'named';
-    if (quote && !candidates.includes(quote))
-      throw new ApiError('quote_not_admitted', `${quote} is not a quote of ${m.address}`, { candidates });
+    const { quote, how, candidates } = marketQuoteOf(ctx, m, ctx.query.quote);
     if (!quote) {
-      if (candidates.length === 1) {
-        quote = candidates[0];
-        how = 'only_counter_currency';
-      } else {
-        const stables = new Set(ctx.chain.markets.usdStablecoins);
-        let best: { q: string; v: bigint } | null = null;
-        for (const q of candidates.filter((c) => stables.has(c))) {
-          const vol = m.pools.pools
-            .filter((p) => p.currency0 === q || p.currency1 === q)
-            .reduce((a, p) => a + volume24h(ctx.chain.store.rocks, p, m.address, m.anchorTs).quote, 0n);
-          if (vol > 0n && (!best || vol > best.v)) best = { q, v: vol };
-        }
-        if (!best)
-          throw new ApiError(
-            'quote_ambiguous',
-            `several quotes and none has USD-markable 24h volume: name one`,
-            { candidates },
-          );
-        quote = best.q;
-        how = 'largest_usd_markable_volume';
-      }
+      throw new ApiError('quote_ambiguous', 'several quotes and none has USD-markable 24h volume: name one', {
+        candidates,
+      });
     }
     return single(
       ctx.anchor,
