@@ -3,7 +3,11 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // Recorded mainnet fixtures live in shared/ beside the repository (../shared/fixtures).
-const fixtures = process.env.FIXTURES_DIR ?? resolve(import.meta.dirname, '../shared/fixtures');
+// CI clones the repository with shared/ beside it; a work tree elsewhere falls back to /work/shared.
+const fixtures =
+  process.env.FIXTURES_DIR ??
+  [resolve(import.meta.dirname, '../shared/fixtures'), '/work/shared/fixtures'].find((p) => existsSync(p)) ??
+  resolve(import.meta.dirname, '../shared/fixtures');
 if (!existsSync(fixtures)) process.stderr.write(`warning: fixtures not found at ${fixtures} (set FIXTURES_DIR)\n`);
 
 export default defineConfig({
