@@ -78,7 +78,9 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     // A halted chain's head may sit on a dropped fork (a reorg deeper than the window): no anchor
     // can be vouched for, so anchored routes refuse; monitoring and live RPC keep serving.
     const s = input.chain.ingest.status();
-    if (s.state === 'halted') {
+    // A storage write failure halts ingest but the committed data is still canonical: reads go on
+    // (health says writes are refused). Only a reorg past the window leaves no anchor to vouch for.
+    if (s.state === 'halted' && s.haltReason !== 'storage_write_failed') {
       throw new ApiError(
         'ingest_halted',
         `ingest for chain ${input.chain.name} halted (${s.haltReason}); see /gaps and /health`,
