@@ -16,7 +16,8 @@ export type AbsenceReason =
   | 'empty_return' // the call succeeded but returned no data (method missing, fallback accepted)
   | 'undecodable' // returned data fits neither ABI string nor bytes32
   | 'non_utf8' // a string whose bytes are not valid UTF-8 (raw kept in `raw`)
-  | 'out_of_range'; // decimals above 255
+  | 'out_of_range' // decimals above 255
+  | 'node_state_unavailable'; // the node cannot answer calls at that block (pruned history)
 
 export interface MetaField<T> {
   value: T | null;
@@ -153,4 +154,23 @@ export async function probeTokenMetadata(
             : { value: v.toString(), reason: null, encoding: null };
         })();
   return { name: str(n), symbol: str(s), decimals, totalSupply, codeHash: keccak256(code) };
+}
+
+/**
+ * {@link probeTokenMetadata}, but a node that cannot answer at that block (pruned state, invalid
+ * block for its history) yields typed absence instead of an error, so ingest never stalls on a
+ * metadata probe. Retryable failures (timeouts, 5xx) still throw: the block is retried.
+ */
+export async function probeTokenMetadataOrAbsent(
+  rpc: Rpc,
+  address: string,
+  blockTag: string,
+): Promise<TokenMetadata> {
+  try {
+    return await probeTokenMetadata(rpc, address, blockTag);
+  } catch (err) {
+    if (err instanceof RpcError && err.retryable) throw err;
+    const a = absent<never>('node_state_unavailable');
+    return { name: a, symbol: a, decimals: a, totalSupply: a, codeHash: null };
+  }
 }

@@ -14,7 +14,7 @@ import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
 import type { LaunchpadDeployments } from './launchpads.js';
 import { LAUNCHPADS, normaliseUri } from './launchpads.js';
-import { probeTokenMetadata } from './metadata.js';
+import { probeTokenMetadataOrAbsent } from './metadata.js';
 import {
   BURN_SINKS,
   type Coordinate,
@@ -446,7 +446,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     if (!wanted.size) return;
     const tag = `0x${d.number.toString(16)}`;
     await Promise.all(
-      [...wanted].map(async (a) => (d.probes[a] = await probeTokenMetadata(ctx.rpc, a, tag))),
+      [...wanted].map(async (a) => (d.probes[a] = await probeTokenMetadataOrAbsent(ctx.rpc, a, tag))),
     );
   };
 

@@ -14,7 +14,7 @@ import type {
   TxDelta,
 } from '../../ingest/delta.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
-import { probeTokenMetadata } from '../../tokens/metadata.js';
+import { probeTokenMetadataOrAbsent } from '../../tokens/metadata.js';
 
 type Json = Record<string, unknown>;
 const toHex = (n: number) => `0x${n.toString(16)}`;
@@ -150,7 +150,7 @@ export async function probeBlock(rpc: Rpc, d: BlockDelta): Promise<void> {
   if (!targets.length) return;
   const tag = `0x${d.number.toString(16)}`;
   const probes: MetadataProbes = {};
-  await Promise.all(targets.map(async (a) => (probes[a] = await probeTokenMetadata(rpc, a, tag))));
+  await Promise.all(targets.map(async (a) => (probes[a] = await probeTokenMetadataOrAbsent(rpc, a, tag))));
   d.probes = probes;
 }
 
