@@ -50,10 +50,11 @@ function errorReply(err: ApiError): { status: number; headers: Array<[string, st
 }
 
 /** Reads a request body up to `max` bytes. Registers onAborted (required before async work). */
-function readBody(res: HttpResponse, state: { aborted: boolean }, max: number): Promise<Buffer> {
+function readBody(res: HttpResponse, state: { aborted: boolean; hasAbortHandler?: boolean }, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    state.hasAbortHandler = true;
     res.onAborted(() => {
       state.aborted = true;
       reject(new Error('aborted'));
@@ -89,7 +90,7 @@ export function createServer(opts: ServerOptions): Server {
     registered.push({ method: route.method, path });
 
     const handle = (res: HttpResponse, req: HttpRequest) => {
-      const state = { aborted: false };
+      const state: { aborted: boolean; hasAbortHandler?: boolean } = { aborted: false };
       const t0 = performance.now();
       const finish = (status: number, headers: Array<[string, string]>, body: string, late: boolean) => {
         (late ? corkedSend : send)(res, status, headers, body, state);
@@ -163,6 +164,7 @@ export function createServer(opts: ServerOptions): Server {
           res.onAborted(() => {
             state.aborted = true;
           });
+          state.hasAbortHandler = true;
           out.then(
             (r) => ok(r, true),
             (err) => fail(err, true),

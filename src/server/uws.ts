@@ -48,7 +48,7 @@ export function send(
   status: number,
   headers: Array<[string, string]>,
   body: string,
-  state: { aborted: boolean },
+  state: { aborted: boolean; hasAbortHandler?: boolean },
 ): void {
   if (state.aborted) return;
   res.writeStatus(STATUS_TEXT[status] ?? `${status} Unknown`);
@@ -62,10 +62,17 @@ export function send(
   const start = res.getWriteOffset();
   const [ok, done] = res.tryEnd(buf, total);
   if (ok || done) return;
+  // The rest is written as the client drains: the response outlives this call, so an abort
+  // handler is mandatory (uWS terminates the process on a write to an aborted response).
+  if (!state.hasAbortHandler) {
+    res.onAborted(() => {
+      state.aborted = true;
+    });
+  }
   res.onWritable((offset) => {
     if (state.aborted) return true;
-    const [ok2] = res.tryEnd(buf.subarray(offset - start), total);
-    return ok2;
+    const [ok2, done2] = res.tryEnd(buf.subarray(offset - start), total);
+    return ok2 || done2;
   });
 }
 
@@ -75,7 +82,7 @@ export function corkedSend(
   status: number,
   headers: Array<[string, string]>,
   body: string,
-  state: { aborted: boolean },
+  state: { aborted: boolean; hasAbortHandler?: boolean },
 ): void {
   if (state.aborted) return;
   res.cork(() => send(res, status, headers, body, state));
