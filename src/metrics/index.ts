@@ -7,8 +7,8 @@ import { openGaps } from '../ingest/gaps.js';
 import type { Ingest } from '../ingest/index.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { type us_listen_socket, uws } from '../server/uws.js';
+import { blockTimestamp } from '../storage/headers.js';
 import type { Store } from '../storage/index.js';
-import { headerKey } from '../storage/tables.js';
 
 export interface Metrics {
   registry: client.Registry;
@@ -79,10 +79,7 @@ export function createMetrics(deps: { store: () => Store | null; ingest: () => I
     collect() {
       const s = deps.store();
       const h = s?.head();
-      const v = h ? s!.rocks.get(headerKey(h.number)) : undefined;
-      const ts = v
-        ? Number.parseInt((JSON.parse(v.toString()) as { timestamp: string }).timestamp, 16)
-        : null;
+      const ts = h ? blockTimestamp(s!.rocks, h.number) : null;
       this.set(ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts));
     },
   });

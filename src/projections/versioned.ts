@@ -6,7 +6,7 @@
  * merging gives the exact order of block A, whatever happened since.
  */
 import type { Rocks } from '../storage/index.js';
-import { prefixEnd } from '../storage/keys.js';
+import { prefixEnd, readU64 } from '../storage/keys.js';
 
 export interface VersionedRow {
   sortKey: Buffer;
@@ -27,8 +27,6 @@ export interface VersionedWalk {
   lastChangeBlock: number;
 }
 
-const u64 = (b: Buffer, o: number) => b.readUInt32BE(o) * 0x1_0000_0000 + b.readUInt32BE(o + 4);
-
 export function walkVersioned(rocks: Rocks, w: VersionedWalk): VersionedRow[] {
   const range = (prefix: Buffer, isHist: boolean) => {
     const lo = prefix;
@@ -41,7 +39,7 @@ export function walkVersioned(rocks: Rocks, w: VersionedWalk): VersionedRow[] {
   const cur: VersionedRow[] = [];
   const pl = w.curPrefix.length;
   rocks.each(range(w.curPrefix, false), (k, v) => {
-    if (u64(v, 0) > w.anchor) return true;
+    if (readU64(v, 0) > w.anchor) return true;
     cur.push({
       sortKey: Buffer.from(k.subarray(pl, pl + w.sortKeyLen)),
       payload: Buffer.from(v.subarray(8)),
@@ -52,8 +50,8 @@ export function walkVersioned(rocks: Rocks, w: VersionedWalk): VersionedRow[] {
   const hist: VersionedRow[] = [];
   const hl = w.histPrefix.length;
   rocks.each(range(w.histPrefix, true), (k, v) => {
-    const from = u64(k, hl + w.sortKeyLen);
-    const to = u64(v, 0);
+    const from = readU64(k, hl + w.sortKeyLen);
+    const to = readU64(v, 0);
     if (from > w.anchor || to <= w.anchor) return true;
     hist.push({
       sortKey: Buffer.from(k.subarray(hl, hl + w.sortKeyLen)),

@@ -11,8 +11,9 @@ import { poolAt } from '../markets/read.js';
 import { MarketTable, poolPrefix } from '../markets/tables.js';
 import { ApiError } from '../server/errors.js';
 import type { ChainContext } from '../server/route.js';
+import { blockTimestamp } from '../storage/headers.js';
 import { KeyBuilder, prefixEnd } from '../storage/keys.js';
-import { headerKey, Table, timeKey } from '../storage/tables.js';
+import { Table, timeKey } from '../storage/tables.js';
 import { statsAt, tokenAt } from '../tokens/read.js';
 
 export const WINDOW_SECONDS = { '5m': 300, '1h': 3600, '4h': 14400, '24h': 86400 } as const;
@@ -106,10 +107,7 @@ export interface Coverage {
   windowStart: number;
 }
 
-function tsOf(chain: ChainContext, n: number): number {
-  const h = chain.store.rocks.get(headerKey(n));
-  return h ? Number.parseInt((JSON.parse(h.toString()) as { timestamp: string }).timestamp, 16) : 0;
-}
+const tsOf = (chain: ChainContext, n: number): number => blockTimestamp(chain.store.rocks, n) ?? 0;
 
 /** Blocks of the window the index holds, and whether the index covers the window's start. */
 export function coverageOf(chain: ChainContext, anchor: number, window: WindowName): Coverage {

@@ -50,7 +50,11 @@ function errorReply(err: ApiError): { status: number; headers: Array<[string, st
 }
 
 /** Reads a request body up to `max` bytes. Registers onAborted (required before async work). */
-function readBody(res: HttpResponse, state: { aborted: boolean; hasAbortHandler?: boolean }, max: number): Promise<Buffer> {
+function readBody(
+  res: HttpResponse,
+  state: { aborted: boolean; hasAbortHandler?: boolean },
+  max: number,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

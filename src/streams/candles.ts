@@ -16,7 +16,7 @@ import { chooseVenue, orientCandle, resolveQuote, tokenPools } from '../markets/
 import { ApiError } from '../server/errors.js';
 import type { ChainContext } from '../server/route.js';
 import type { SseConn } from '../server/sse.js';
-import { headerKey } from '../storage/tables.js';
+import { blockTimestamp } from '../storage/headers.js';
 
 /** Minimum spacing of update frames per series, milliseconds (Limits). */
 export const CANDLE_UPDATE_MIN_MS = 250;
@@ -93,10 +93,7 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
   return out;
 }
 
-function tsOf(chain: ChainContext, n: number): number {
-  const h = chain.store.rocks.get(headerKey(n));
-  return h ? Number.parseInt((JSON.parse(h.toString()) as { timestamp: string }).timestamp, 16) : 0;
-}
+const tsOf = (chain: ChainContext, n: number): number => blockTimestamp(chain.store.rocks, n) ?? 0;
 
 function rowJson(s: Series, c: CandleRow): string {
   if (!s.token) {

@@ -11,7 +11,7 @@
 import type { BlockDelta, EventDelta } from '../ingest/delta.js';
 import type { Emit, Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
-import { KeyBuilder } from '../storage/keys.js';
+import { KeyBuilder, readU64 } from '../storage/keys.js';
 import type { LaunchpadDeployments } from './launchpads.js';
 import { LAUNCHPADS, normaliseUri } from './launchpads.js';
 import { probeTokenMetadataOrAbsent } from './metadata.js';
@@ -49,7 +49,6 @@ const EMPTY = Buffer.alloc(0);
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 const parse = <T>(b: Buffer | undefined): T | undefined => (b ? (JSON.parse(b.toString()) as T) : undefined);
 const u64 = (n: number) => new KeyBuilder(8).u64(n).done();
-const readU64 = (b: Buffer, o = 0) => b.readUInt32BE(o) * 0x1_0000_0000 + b.readUInt32BE(o + 4);
 /** Search terms are bounded so keys stay small; longer names are indexed by their prefix. */
 const MAX_TERM_BYTES = 64;
 
@@ -87,10 +86,10 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   const internWallet = (batch: BlockBatch, w: string): number => {
     const k = walletIdKey(w);
     const have = batch.get(k);
-    if (have) return readU64(have);
+    if (have) return readU64(have, 0);
     const ck = counterKey('wallet');
     const next = batch.get(ck);
-    const id = next ? readU64(next) : 0;
+    const id = next ? readU64(next, 0) : 0;
     batch.put(ck, u64(id + 1));
     batch.put(k, u64(id));
     batch.put(walletByIdKey(id), Buffer.from(w.slice(2), 'hex'));

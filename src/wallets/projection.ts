@@ -14,7 +14,10 @@ import { add, rational, ratParse, ratStr, sub } from '../markets/rational.js';
 import { blockSwapKey, poolKey, swapKey } from '../markets/tables.js';
 import type { Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
-import { KeyBuilder, prefixEnd } from '../storage/keys.js';
+import { KeyBuilder, prefixEnd, readU64 as readU64At } from '../storage/keys.js';
+
+const readU64 = (b: Buffer) => readU64At(b, 0);
+
 import { ZERO } from '../tokens/model.js';
 import type { FundingEdge, Position } from './model.js';
 import {
@@ -40,7 +43,6 @@ import {
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 const EMPTY = Buffer.alloc(0);
 const u64 = (n: number) => new KeyBuilder(8).u64(n).done();
-const readU64 = (b: Buffer) => b.readUInt32BE(0) * 0x1_0000_0000 + b.readUInt32BE(4);
 /** Native transfer ordinals sort after every log index of the block. */
 const NATIVE_ORD = 0x8000_0000;
 

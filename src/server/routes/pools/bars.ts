@@ -60,7 +60,6 @@ const make = (variant: Variant): Route =>
         v1: bigint;
         n: number;
       } | null = null;
-      let barStartKey: Buffer | null = null;
       let seen = 0;
       let full = false;
       const emit = (complete: boolean) => {
@@ -98,7 +97,6 @@ const make = (variant: Variant): Route =>
           const a0 = BigInt(s.amount0) < 0n ? -BigInt(s.amount0) : BigInt(s.amount0);
           const a1 = BigInt(s.amount1) < 0n ? -BigInt(s.amount1) : BigInt(s.amount1);
           if (!bar) {
-            barStartKey = k;
             bar = {
               first: s,
               last: s,
@@ -127,7 +125,6 @@ const make = (variant: Variant): Route =>
           return true;
         },
       );
-      void barStartKey;
       if (!full && bar) {
         // The trailing bar is still forming at the anchor: published as incomplete, and the walk ends.
         emit(false);

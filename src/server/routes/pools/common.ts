@@ -5,8 +5,8 @@ import { FRAMES, type Frame } from '../../../markets/model.js';
 import { cmp, type Rational, ratJson, ratParse, ratStr } from '../../../markets/rational.js';
 import { poolAt, stateAt, windowStats } from '../../../markets/read.js';
 import { MarketTable, poolKeyOf, poolPrefix } from '../../../markets/tables.js';
+import { blockTimestamp } from '../../../storage/headers.js';
 import { KeyBuilder, prefixEnd } from '../../../storage/keys.js';
-import { headerKey } from '../../../storage/tables.js';
 import { ApiError } from '../../errors.js';
 import { requireProjection } from '../../projections.js';
 import type { Ctx } from '../../route.js';
@@ -49,8 +49,7 @@ export function resolvePool(
 
 /** Timestamp of block n (unix seconds). */
 export function timestampOf(ctx: Ctx<unknown, unknown>, n: number): number {
-  const h = ctx.chain.store.rocks.get(headerKey(n));
-  return h ? Number.parseInt((JSON.parse(h.toString()) as { timestamp: string }).timestamp, 16) : 0;
+  return blockTimestamp(ctx.chain.store.rocks, n) ?? 0;
 }
 
 export function poolIdentity(p: PoolRow): Record<string, unknown> {

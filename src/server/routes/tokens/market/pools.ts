@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { stateAt } from '../../../../markets/read.js';
-import { MarketTable, poolPrefix } from '../../../../markets/tables.js';
+import { MarketTable } from '../../../../markets/tables.js';
 import { counterOf, tokenIsBase, volume24h } from '../../../../markets/venue.js';
 import { KeyBuilder, prefixEnd } from '../../../../storage/keys.js';
 import { ApiError } from '../../../errors.js';
@@ -206,6 +206,3 @@ export const tokenPoolsByCurrencyRoute = defineRoute({
     }).finish(`"token":"${address}","currency":"${currency}"`);
   },
 });
-
-void PageBuilder;
-void poolPrefix;

@@ -193,5 +193,3 @@ export const tokenTradersRoute: Route = defineRoute({
     );
   },
 });
-
-void swapKey;
