@@ -11,11 +11,11 @@
 import type { Logger } from 'pino';
 import type { Rpc } from '../rpc/client.js';
 import type { Store } from '../storage/index.js';
-import { KeyBuilder, prefixEnd } from '../storage/keys.js';
+import { KeyBuilder, prefixEnd, readU64 } from '../storage/keys.js';
 import { probeTokenMetadata } from './metadata.js';
 import type { TokenStats } from './model.js';
 import { balanceAt, statsAt, tokenAt } from './read.js';
-import { fromInverted, TokenTable, tokenPrefix } from './tables.js';
+import { fromInverted, TokenTable, tokenPrefix, walletByIdKey } from './tables.js';
 
 /** Verdict of the last check of a token. */
 export interface Reconciliation {
@@ -44,8 +44,12 @@ export function reconciliationOf(store: Store, token: string): Reconciliation | 
 
 /** Largest holders compared per token per check. */
 const HOLDERS_PER_CHECK = 10;
+/** Tokens with at most this many non-zero balances have every balance checked. */
+const ALL_HOLDERS_BOUND = 100;
 /** Counterparties of the latest transfers compared per check. */
 const RECENT_COUNTERPARTIES = 20;
+/** Blocks after which a token is checked again even without a transfer (rebasing drifts silently). */
+const RECHECK_BLOCKS = 20;
 /** Tokens checked per round, so one round stays a bounded amount of node work. */
 const TOKENS_PER_ROUND = 25;
 
@@ -94,6 +98,20 @@ export async function reconcileToken(
     }
     return holders.length < HOLDERS_PER_CHECK + RECENT_COUNTERPARTIES;
   });
+  // Small tokens are checked completely: every non-zero balance, not a sample.
+  const holderTotal = stats ? stats.holders + stats.burnSinkHolders + stats.negativeBalances : 0;
+  if (holderTotal <= ALL_HOLDERS_BOUND) {
+    const ip = tokenPrefix(TokenTable.HOLDER_ID_CUR, token);
+    store.rocks.each({ gte: ip, lt: prefixEnd(ip) }, (k) => {
+      const w = store.rocks.get(walletByIdKey(readU64(k, 21)));
+      const addr = w ? `0x${w.toString('hex')}` : null;
+      if (addr && !seen.has(addr)) {
+        seen.add(addr);
+        holders.push([addr, 0n]);
+      }
+      return true;
+    });
+  }
   let mismatched = 0;
   for (const [w] of holders) {
     const data = `${BALANCE_OF}${w.slice(2).padStart(64, '0')}`;
@@ -156,16 +174,26 @@ export function startReconciler(o: {
   const round = async () => {
     const head = o.store.head();
     if (!head || !o.ready()) return;
-    const due: string[] = [];
+    // Due: never checked, changed since the last check, or last checked RECHECK_BLOCKS ago
+    // (balances of rebasing tokens drift without any event). Stalest first, bounded per round.
+    const due: Array<{ token: string; at: number }> = [];
     const p = Buffer.from([TokenTable.STATS]);
     o.store.rocks.each({ gte: p, lt: prefixEnd(p) }, (k, v) => {
       const token = `0x${k.toString('hex', 1, 21)}`;
       const s = JSON.parse(v.toString()) as TokenStats;
       const last = reconciliationOf(o.store, token);
-      if (!last || last.checkedAtBlock < s.lastChangeBlock) due.push(token);
-      return due.length < TOKENS_PER_ROUND;
+      if (
+        !last ||
+        last.checkedAtBlock < s.lastChangeBlock ||
+        head.number - last.checkedAtBlock >= RECHECK_BLOCKS
+      ) {
+        due.push({ token, at: last?.checkedAtBlock ?? -1 });
+      }
+      return true;
     });
-    for (const t of due) {
+    due.sort((a, b) => a.at - b.at);
+    due.splice(TOKENS_PER_ROUND);
+    for (const { token: t } of due) {
       if (stopped) return;
       // The head may move while we await the node: each check pins its own block.
       const h = o.store.head();
