@@ -12,7 +12,7 @@ const make = (variant: Variant): Route =>
     scope: 'read',
     group: 'Pools',
     summary:
-      'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (reserves pools only, both sides marked through a documented stablecoin route) or null with a reason; usdMarks provenance.',
+      'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance.',
     params: variant === 'v4' ? ByV4 : ByAddress,
     response: Single(Type.Object({}, { additionalProperties: true })),
     errors: ['not_found', 'projection_unavailable'],

@@ -1,29 +1,37 @@
 /**
  * USD marks through documented stablecoin routes only: a configured USD stablecoin is marked at
- * 1 USD per whole unit (base units / 10^decimals). liquidityUsd of a reserves pool:
- *  - both sides stablecoins: the sum of both reserves' USD values;
- *  - one side a stablecoin: twice that side's USD value (at the pool's own marginal price the
- *    other reserve is worth exactly the same, as both reserves are priced by the pool);
- *  - neither: null with reason `side_unpriced`.
- * Concentrated pools publish no liquidityUsd (L is not an amount): null with a reason. Values are
- * exact rationals in USD, never floats.
+ * 1 USD per whole unit (base units / 10^decimals). liquidityUsd values the pool's liquidity amounts
+ * (src/markets/liquidity.ts), whose basis is stated on the response:
+ *  - reserves pools (V2, curves): the reserves (`liquidityUsdBasis: "reserves"`);
+ *  - V3/V4: the in-range virtual reserves of the active liquidity at the current price
+ *    (`liquidityUsdBasis: "in_range_virtual_reserves"`), not the pool's token balance.
+ * Both sides stablecoins: the sum of both sides' USD values; one side: twice that side's value (at
+ * the pool's marginal price both sides are worth the same); neither: null with `side_unpriced`.
+ * Values are exact rationals in USD, never floats.
  */
 
+import { type LiquidityAmounts, liquidityAmounts, liquidityUsd } from '../../../markets/liquidity.js';
 import type { PoolRow, PoolState } from '../../../markets/model.js';
-import { rational } from '../../../markets/rational.js';
+import type { Rational } from '../../../markets/rational.js';
 import { tokenAt } from '../../../tokens/read.js';
 import type { Ctx } from '../../route.js';
 
-export function usdMarksOf(
-  ctx: Ctx<unknown, unknown>,
-  p: PoolRow,
-  st: PoolState | null,
-): Record<string, unknown> {
+/** USD mark of one currency: decimals of a configured stablecoin, or null with the reason. */
+export interface UsdMark {
+  currency: string;
+  usdPerUnit: '1' | null;
+  route: 'usd_stablecoin_par' | null;
+  decimals: number | null;
+  reason: 'decimals_unknown' | 'no_stablecoin_route' | null;
+}
+
+/** Marks of `currencies` at block `anchor` (token decimals from the tokens projection). */
+export function usdMarks(ctx: Ctx<unknown, unknown>, currencies: string[], anchor: number): UsdMark[] {
   const stables = new Set(ctx.chain.markets.usdStablecoins);
-  const decimalsOf = (c: string) =>
-    tokenAt(ctx.chain.store.rocks, c, ctx.anchor.number)?.metadata?.decimals.value ?? null;
-  const marks = [p.currency0, p.currency1].map((c) => {
-    const d = stables.has(c) ? decimalsOf(c) : null;
+  return currencies.map((c) => {
+    const d = stables.has(c)
+      ? (tokenAt(ctx.chain.store.rocks, c, anchor)?.metadata?.decimals.value ?? null)
+      : null;
     return stables.has(c) && d !== null
       ? { currency: c, usdPerUnit: '1', route: 'usd_stablecoin_par', decimals: d, reason: null }
       : {
@@ -34,27 +42,59 @@ export function usdMarksOf(
           reason: stables.has(c) ? 'decimals_unknown' : 'no_stablecoin_route',
         };
   });
-  let value: { n: bigint; d: bigint } | null = null;
-  let reason: string | null = null;
-  let method: string | null = null;
-  if (p.protocol === 'v3' || p.protocol === 'v4') reason = 'concentrated_liquidity_is_not_an_amount';
-  else if (!st?.reserve0 || !st.reserve1) reason = 'no_reserves_yet';
-  else {
-    const r = [BigInt(st.reserve0), BigInt(st.reserve1)];
-    const v = marks.map((m, i) => (m.decimals !== null ? rational(r[i], 10n ** BigInt(m.decimals)) : null));
-    if (v[0] && v[1]) {
-      value = rational(v[0].n * v[1].d + v[1].n * v[0].d, v[0].d * v[1].d);
-      method = 'both_sides_stablecoins_at_par';
-    } else if (v[0] || v[1]) {
-      const one = (v[0] ?? v[1])!;
-      value = rational(one.n * 2n, one.d);
-      method = 'stable_side_times_two_at_pool_marginal_price';
-    } else reason = 'side_unpriced';
-  }
+}
+
+/** A pool's liquidity amounts, their USD value (exact, USD) and the marks used. */
+export interface PoolLiquidityUsd extends LiquidityAmounts {
+  usd: Rational | null;
+  usdReason: string | null;
+  usdMethod: string | null;
+  marks: UsdMark[];
+}
+
+/** Computes {@link PoolLiquidityUsd} for pool `p` in state `st` at block `anchor`. */
+export function poolLiquidityUsd(
+  ctx: Ctx<unknown, unknown>,
+  p: PoolRow,
+  st: PoolState | null,
+  anchor: number,
+): PoolLiquidityUsd {
+  const marks = usdMarks(ctx, [p.currency0, p.currency1], anchor);
+  const la = liquidityAmounts(p, st);
+  if (!la.amounts) return { ...la, usd: null, usdReason: la.reason, usdMethod: null, marks };
+  const v = liquidityUsd(la.amounts, [marks[0].decimals, marks[1].decimals]);
+  return { ...la, usd: v.value, usdReason: v.reason, usdMethod: v.method, marks };
+}
+
+const ratFields = (x: Rational) => ({ numerator: x.n.toString(), denominator: x.d.toString() });
+
+/**
+ * Response fields `liquidityUsd` ({numerator, denominator} USD, or null), `liquidityUsdReason`,
+ * `liquidityUsdMethod`, `liquidityUsdBasis`, `liquidityUsdAmounts` (the two valued amounts, base
+ * units of currency0/currency1 as exact rationals) and `usdMarks` provenance.
+ */
+export function usdMarksOf(
+  ctx: Ctx<unknown, unknown>,
+  p: PoolRow,
+  st: PoolState | null,
+  anchor = ctx.anchor.number,
+): Record<string, unknown> {
+  const l = poolLiquidityUsd(ctx, p, st, anchor);
   return {
-    liquidityUsd: value ? { numerator: value.n.toString(), denominator: value.d.toString() } : null,
-    liquidityUsdReason: reason,
-    liquidityUsdMethod: method,
-    usdMarks: { method: 'configured USD stablecoins at par (1 USD per whole unit); no other routes', marks },
+    liquidityUsd: l.usd ? ratFields(l.usd) : null,
+    liquidityUsdReason: l.usdReason,
+    liquidityUsdMethod: l.usdMethod,
+    liquidityUsdBasis: l.basis,
+    liquidityUsdAmounts: l.amounts
+      ? {
+          amount0: ratFields(l.amounts[0]),
+          amount1: ratFields(l.amounts[1]),
+          unit: 'base units of currency0 (amount0) and currency1 (amount1), exact rationals',
+        }
+      : null,
+    usdMarks: {
+      method: 'configured USD stablecoins at par (1 USD per whole unit); no other routes',
+      marks: l.marks,
+    },
   };
 }
