@@ -56,14 +56,22 @@ export const WINDOWS: Array<[string, number]> = [
 ];
 
 /**
+ * First 1-minute bucket start of a rolling window of `secs` seconds ending at `nowTs`: the first
+ * bucket starting strictly after now − secs. A trade at unix time t belongs to the window iff
+ * t ≥ windowFrom(nowTs, secs) (and its block is at or before the anchor), the same rule for
+ * volumes, counts, prices and distinct traders.
+ */
+export const windowFrom = (nowTs: number, secs: number): number => Math.floor((nowTs - secs) / 60) * 60 + 60;
+
+/**
  * Window statistics from 1m candles whose bucket lies in (now − window, now], so a window is
  * aligned to minute buckets (stated on responses). Candles can include trades of blocks after the
  * anchor only if their bucket is the anchor's; callers pass candles filtered by the anchor's time.
  */
 export function windowStats(rocks: Rocks, key: string, nowTs: number): WindowStats[] {
-  const all = candlesIn(rocks, key, '1m', Math.floor((nowTs - 86400) / 60) * 60 + 60, nowTs);
+  const all = candlesIn(rocks, key, '1m', windowFrom(nowTs, 86400), nowTs);
   return WINDOWS.map(([name, secs]) => {
-    const from = Math.floor((nowTs - secs) / 60) * 60 + 60;
+    const from = windowFrom(nowTs, secs);
     const cs = all.filter((c) => c.t >= from);
     let v0 = 0n;
     let v1 = 0n;

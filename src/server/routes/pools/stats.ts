@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { SwapRow } from '../../../markets/model.js';
+import { windowFrom } from '../../../markets/read.js';
 import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import { prefixEnd } from '../../../storage/keys.js';
 import { defineRoute, type Route, single } from '../../route.js';
@@ -38,15 +39,18 @@ const make = (variant: Variant): Route =>
       let scanned = 0;
       let complete = true;
       const pre = poolPrefix(MarketTable.SWAP, p.key);
+      // Window membership is the volumes' rule (whole 1-minute buckets, see windowFrom), so each
+      // window's distinct traders are counted over exactly the swaps behind its volumes.
+      const from = Object.fromEntries(Object.entries(limits).map(([w, secs]) => [w, windowFrom(ts, secs)]));
       ctx.chain.store.rocks.each({ gte: pre, lt: prefixEnd(pre), reverse: true }, (_k, v) => {
         const s = JSON.parse(v.toString()) as SwapRow;
         if (s.block > A) return true;
-        if (s.timestamp <= ts - 86400) return false;
+        if (s.timestamp < from['24h']) return false;
         if (++scanned > DISTINCT_SCAN_LIMIT) {
           complete = false;
           return false;
         }
-        for (const [w, secs] of Object.entries(limits)) if (s.timestamp > ts - secs) sets[w].add(s.origin);
+        for (const w of Object.keys(limits)) if (s.timestamp >= from[w]) sets[w].add(s.origin);
         return true;
       });
       for (const w of Object.keys(limits))

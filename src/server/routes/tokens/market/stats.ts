@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { SwapRow } from '../../../../markets/model.js';
 import { invert, type Rational, ratJson } from '../../../../markets/rational.js';
-import { WINDOWS, windowStats } from '../../../../markets/read.js';
+import { WINDOWS, windowFrom, windowStats } from '../../../../markets/read.js';
 import { MarketTable } from '../../../../markets/tables.js';
 import { tokenIsBase } from '../../../../markets/venue.js';
 import { KeyBuilder, prefixEnd } from '../../../../storage/keys.js';
@@ -18,7 +18,8 @@ export function tokenStats(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: stri
   const p = v.pool;
   const base = tokenIsBase(p, m.address);
   const ws = windowStats(ctx.chain.store.rocks, p.key, m.anchorTs);
-  const secs = Object.fromEntries(WINDOWS);
+  // Window membership is the volumes' rule (whole 1-minute buckets, see windowFrom).
+  const from = Object.fromEntries(WINDOWS.map(([w, secs]) => [w, windowFrom(m.anchorTs, secs)]));
   const sets: Record<string, Set<string>> = Object.fromEntries(WINDOWS.map(([w]) => [w, new Set<string>()]));
   let scanned = 0;
   let complete = true;
@@ -26,12 +27,12 @@ export function tokenStats(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: stri
   ctx.chain.store.rocks.each({ gte: pre, lt: prefixEnd(pre), reverse: true }, (_k, val) => {
     const s = JSON.parse(val.toString()) as SwapRow;
     if (s.block > ctx.anchor.number) return true;
-    if (s.timestamp <= m.anchorTs - 86400) return false;
+    if (s.timestamp < from['24h']) return false;
     if (++scanned > DISTINCT_SCAN_LIMIT) {
       complete = false;
       return false;
     }
-    for (const [w, sec] of Object.entries(secs)) if (s.timestamp > m.anchorTs - sec) sets[w].add(s.origin);
+    for (const [w, f] of Object.entries(from)) if (s.timestamp >= f) sets[w].add(s.origin);
     return true;
   });
   const o = (r: Rational | null) => (r ? (base ? r : invert(r)) : null);
