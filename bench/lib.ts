@@ -152,10 +152,12 @@ export async function startIndexerChild(o: {
   chain: string;
   dataDir: string;
   env?: Record<string, string>;
+  /** Extra node flags before the entry point (e.g. `--cpu-prof`). */
+  execArgv?: string[];
 }): Promise<IndexerChild> {
   const startedAt = performance.now();
   const c = track(
-    spawn(process.execPath, [MAIN], {
+    spawn(process.execPath, [...(o.execArgv ?? []), MAIN], {
       env: {
         ...process.env,
         RPC_URL: o.rpcUrl,

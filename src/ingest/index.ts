@@ -142,8 +142,11 @@ export function createIngest(opts: IngestOptions): Ingest {
   const { store, rpc, log } = opts;
   const pool = new Piscina({
     filename: fileURLToPath(new URL('../workers/decode/worker.js', import.meta.url)),
-    minThreads: 1,
+    // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
+    // (idleTimeout 0), and every respawn recompiles the decode modules (~0.3 s of CPU each).
+    minThreads: opts.decodeThreads,
     maxThreads: opts.decodeThreads,
+    idleTimeout: 60_000,
   });
   // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
   const maxInFlight = opts.decodeThreads * 2;

@@ -17,7 +17,7 @@ import type { Rocks } from '../storage/index.js';
 import { KeyBuilder, prefixEnd } from '../storage/keys.js';
 import type { CandleRow, PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
-import { poolAt, windowStats } from './read.js';
+import { type At, poolAt, windowStats } from './read.js';
 import { MarketTable } from './tables.js';
 
 /** Pools of one token considered at most (Limits: token pool membership). */
@@ -111,9 +111,9 @@ export function volume24h(
   rocks: Rocks,
   p: PoolRow,
   token: string,
-  nowTs: number,
+  at: At,
 ): { quote: bigint; trades: number } {
-  const w = windowStats(rocks, p.key, nowTs).find((x) => x.window === '24h')!;
+  const w = windowStats(rocks, p.key, at).find((x) => x.window === '24h')!;
   return { quote: BigInt(tokenIsBase(p, token) ? w.volume1 : w.volume0), trades: w.trades };
 }
 
@@ -122,11 +122,11 @@ export function chooseVenue(
   pools: PoolRow[],
   token: string,
   quote: string,
-  nowTs: number,
+  at: At,
 ): VenueChoice | null {
   const cands = pools
     .filter((p) => counterOf(p, token) === quote)
-    .map((p) => ({ p, v: volume24h(rocks, p, token, nowTs) }));
+    .map((p) => ({ p, v: volume24h(rocks, p, token, at) }));
   if (!cands.length) return null;
   cands.sort(
     (a, b) =>

@@ -127,6 +127,19 @@ export function createMetrics(deps: { store: () => Store | null; ingest: () => I
       this.set(s ? Number(s.rocks.property('rocksdb.estimate-live-data-size')) || 0 : 0);
     },
   });
+  new client.Gauge({
+    name: 'indexer_storage_memory_bytes',
+    help: 'RocksDB memory by kind: memtables (cur-size-all-mem-tables), table_readers (index and filter blocks outside the block cache), block_cache (usage)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      const s = deps.store();
+      const prop = (name: string) => (s ? Number(s.rocks.property(name)) || 0 : 0);
+      this.set({ kind: 'memtables' }, prop('rocksdb.cur-size-all-mem-tables'));
+      this.set({ kind: 'table_readers' }, prop('rocksdb.estimate-table-readers-mem'));
+      this.set({ kind: 'block_cache' }, prop('rocksdb.block-cache-usage'));
+    },
+  });
 
   new client.Gauge({
     name: 'indexer_streams_open_connections',

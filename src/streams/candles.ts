@@ -76,7 +76,7 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
         throw new ApiError('not_found', `token ${token} has no registered pool`);
       }
       const ts = tsOf(chain, head.number);
-      pool = chooseVenue(chain.store.rocks, tp.pools, token, q.quote, ts)!.pool;
+      pool = chooseVenue(chain.store.rocks, tp.pools, token, q.quote, { block: head.number, ts })!.pool;
     } else {
       throw new ApiError(
         'bad_request',

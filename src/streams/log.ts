@@ -89,8 +89,10 @@ export function createStreamLog(store: Store): StreamLog {
       out.push(fr);
       ops.push({
         key: frameKey(TOPICS[f.topic], seq),
+        // Stored as a header line and the frame's JSON verbatim (no second escaping pass): the
+        // header is JSON.stringify output, which never holds a raw newline.
         value: Buffer.from(
-          `{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)},"json":${JSON.stringify(f.json)}}`,
+          `{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)}}\n${f.json}`,
         ),
       });
       if (seq > RING_FRAMES) ops.push({ key: frameKey(TOPICS[f.topic], seq - RING_FRAMES), value: null });
@@ -126,7 +128,16 @@ export function createStreamLog(store: Store): StreamLog {
       const hi = frameKey(TOPICS[topic] + 1, 0).subarray(0, 2);
       return store.rocks.scan({ gte: lo, lt: hi, limit: max }).map(([k, v]) => {
         const seq = k.readUInt32BE(2) * 0x1_0000_0000 + k.readUInt32BE(6);
-        const j = JSON.parse(v.toString()) as { event: string; block: number; json: string; keys: FrameKeys };
+        const text = v.toString();
+        const nl = text.indexOf('\n');
+        // Stores written before the header-line layout hold one JSON object with a `json` field.
+        const j =
+          nl < 0
+            ? (JSON.parse(text) as { event: string; block: number; json: string; keys: FrameKeys })
+            : {
+                ...(JSON.parse(text.slice(0, nl)) as { event: string; block: number; keys: FrameKeys }),
+                json: text.slice(nl + 1),
+              };
         return {
           topic,
           seq,

@@ -36,8 +36,10 @@ export function createReplayPool(opts: ReplayPoolOptions): ReplayPool {
   // The worker exists only compiled (dist/…/worker.js): the pool is exercised by end-to-end tests.
   const pool = new Piscina({
     filename: fileURLToPath(new URL('./worker.js', import.meta.url)),
+    // Long-lived workers (see the decode pool): no respawn and module recompile per idle spell.
     minThreads: 1,
     maxThreads: opts.threads,
+    idleTimeout: 60_000,
   });
   return {
     async trace(rpcUrl, blockNumber, txHashes, verifiedAbisDir) {

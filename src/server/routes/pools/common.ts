@@ -3,7 +3,7 @@
 import type { CandleRow, PoolRow, PoolState, SwapRow } from '../../../markets/model.js';
 import { FRAMES, type Frame } from '../../../markets/model.js';
 import { cmp, type Rational, ratJson, ratParse, ratStr } from '../../../markets/rational.js';
-import { poolAt, stateAt, windowStats } from '../../../markets/read.js';
+import { type At, candleAtBlock, poolAt, stateAt, windowStats } from '../../../markets/read.js';
 import { MarketTable, poolKeyOf, poolPrefix } from '../../../markets/tables.js';
 import { blockTimestamp } from '../../../storage/headers.js';
 import { KeyBuilder, prefixEnd } from '../../../storage/keys.js';
@@ -100,8 +100,8 @@ export function swapJson(s: SwapRow): Record<string, unknown> {
 }
 
 /** Window statistics at the anchor: volumes, counts and exact price change per window. */
-export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, anchorTs: number): Record<string, unknown> {
-  const ws = windowStats(ctx.chain.store.rocks, p.key, anchorTs);
+export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, at: At): Record<string, unknown> {
+  const ws = windowStats(ctx.chain.store.rocks, p.key, at);
   const out: Record<string, unknown> = {};
   for (const w of ws) {
     out[w.window] = {
@@ -121,7 +121,7 @@ export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, anchorTs: numb
     };
   }
   return {
-    asOfTimestamp: anchorTs,
+    asOfTimestamp: at.ts,
     windowAlignment: 'windows cover 1-minute buckets (t − window, t]',
     base: p.currency0,
     quote: p.currency1,
@@ -131,9 +131,8 @@ export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, anchorTs: numb
 }
 
 /**
- * The candle of one bucket exactly as of block `anchor`: the stored row unless the pool traded
- * after the anchor inside this bucket, in which case it is recomputed from the bucket's swaps up
- * to the anchor (R2: a walk at an older anchor sees that block).
+ * The candle of one bucket exactly as of block `anchor` (R2: a walk at an older anchor sees that
+ * block): see candleAtBlock. `anchorTs` is kept for callers; buckets wholly before it are final.
  */
 export function candleAsOf(
   ctx: Ctx<unknown, unknown>,
@@ -144,56 +143,8 @@ export function candleAsOf(
   anchorTs: number,
 ): CandleRow | null {
   const width = FRAMES[frame];
-  if (c.t + width <= anchorTs) return c;
-  const st = ctx.chain.store.rocks.get(
-    Buffer.concat([Buffer.from([MarketTable.STATE]), Buffer.from(p.key.slice(2), 'hex')]),
-  );
-  const last = st ? (JSON.parse(st.toString()) as PoolState).lastSwapBlock : null;
-  if (last === null || last <= anchor) return c;
-  let out: CandleRow | null = null;
-  const sp = poolPrefix(MarketTable.SWAP, p.key);
-  ctx.chain.store.rocks.each({ gte: sp, lt: prefixEnd(sp), reverse: true }, (_k, v) => {
-    const s = JSON.parse(v.toString()) as SwapRow;
-    if (s.timestamp < c.t) return false;
-    if (s.block > anchor) return true;
-    const price = ratParse(s.price);
-    const a0 = BigInt(s.amount0) < 0n ? -BigInt(s.amount0) : BigInt(s.amount0);
-    const a1 = BigInt(s.amount1) < 0n ? -BigInt(s.amount1) : BigInt(s.amount1);
-    if (!out) {
-      out = {
-        t: c.t,
-        open: s.price,
-        high: s.price,
-        low: s.price,
-        close: s.price,
-        volume0: a0.toString(),
-        volume1: a1.toString(),
-        trades: 1,
-        buys: s.side === 'buy' ? 1 : 0,
-        sells: s.side === 'sell' ? 1 : 0,
-        buyVolume0: s.side === 'buy' ? a0.toString() : '0',
-        buyVolume1: s.side === 'buy' ? a1.toString() : '0',
-        first: [s.block, s.logIndex],
-        last: [s.block, s.logIndex],
-      };
-      return true;
-    }
-    const o = out as CandleRow;
-    o.open = s.price; // walking backwards: the earliest seen so far opens the bucket
-    o.first = [s.block, s.logIndex];
-    if (cmp(price, ratParse(o.high)) > 0) o.high = s.price;
-    if (cmp(price, ratParse(o.low)) < 0) o.low = s.price;
-    o.volume0 = (BigInt(o.volume0) + a0).toString();
-    o.volume1 = (BigInt(o.volume1) + a1).toString();
-    o.trades++;
-    if (s.side === 'buy') {
-      o.buys++;
-      o.buyVolume0 = (BigInt(o.buyVolume0) + a0).toString();
-      o.buyVolume1 = (BigInt(o.buyVolume1) + a1).toString();
-    } else o.sells++;
-    return true;
-  });
-  return out;
+  if (c.t + width <= anchorTs && c.last[0] <= anchor) return c;
+  return candleAtBlock(ctx.chain.store.rocks, p.key, c, width, anchor);
 }
 
 export function candleJson(c: CandleRow): Record<string, unknown> {

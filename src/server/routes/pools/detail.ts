@@ -38,7 +38,7 @@ const make = (variant: Variant): Route =>
         JSON.stringify({
           ...poolIdentity(p),
           state: { ...liquidityJson(p, st), swaps: st?.swaps ?? 0, lastSwapBlock: st?.lastSwapBlock ?? null },
-          stats: statsJson(ctx as never, p, timestampOf(ctx as never, A)),
+          stats: statsJson(ctx as never, p, { block: A, ts: timestampOf(ctx as never, A) }),
         }),
       );
     },

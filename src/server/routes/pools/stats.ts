@@ -27,7 +27,9 @@ const make = (variant: Variant): Route =>
       const p = resolvePool(ctx as never, variant);
       const A = ctx.anchor.number;
       const ts = timestampOf(ctx as never, A);
-      const body = statsJson(ctx as never, p, ts) as { windows: Record<string, Record<string, unknown>> };
+      const body = statsJson(ctx as never, p, { block: A, ts }) as {
+        windows: Record<string, Record<string, unknown>>;
+      };
       // Distinct traders: walk swaps newest first until the 24h window is left or the scan bound is hit.
       const limits = { '5m': 300, '1h': 3600, '4h': 14400, '24h': 86400 } as const;
       const sets: Record<string, Set<string>> = {

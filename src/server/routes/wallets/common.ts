@@ -25,7 +25,7 @@ export function priceIn(
   ts: number,
 ): { price: Rational; pool: string } | null {
   const pools = tokenPools(rocks, token, anchor).pools;
-  const v = chooseVenue(rocks, pools, token, quote, ts);
+  const v = chooseVenue(rocks, pools, token, quote, { block: anchor, ts });
   if (!v) return null;
   const st = stateAt(rocks, v.pool.key, anchor);
   return st?.price ? { price: orient(v.pool, token, ratParse(st.price)), pool: v.pool.key } : null;

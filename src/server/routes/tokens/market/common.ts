@@ -1,6 +1,7 @@
 /** Shared by the token market routes: quote rule, default venue, orientation, renderings. */
 
 import type { PoolRow } from '../../../../markets/model.js';
+import type { At } from '../../../../markets/read.js';
 import {
   chooseVenue,
   counterOf,
@@ -22,6 +23,8 @@ export interface MarketCtx {
   address: string;
   pools: TokenPools;
   anchorTs: number;
+  /** The read position (anchor block and its timestamp) for window figures. */
+  at: At;
 }
 
 /** Token, its pools and the anchor time. @throws ApiError projection_unavailable, not_found. */
@@ -37,6 +40,7 @@ export function marketOf(ctx: Ctx<{ address: string }, unknown>, anchor = ctx.an
     address,
     pools: tokenPools(ctx.chain.store.rocks, address, anchor),
     anchorTs: timestampOf(ctx as never, anchor),
+    at: { block: anchor, ts: timestampOf(ctx as never, anchor) },
   };
 }
 
@@ -66,7 +70,7 @@ export function quoteOf(
 
 /** The default venue for (token, quote). */
 export function venueOf(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: string): VenueChoice {
-  const v = chooseVenue(ctx.chain.store.rocks, m.pools.pools, m.address, quote, m.anchorTs);
+  const v = chooseVenue(ctx.chain.store.rocks, m.pools.pools, m.address, quote, m.at);
   if (!v) throw new ApiError('not_found', `no pool pairs ${m.address} with ${quote}`);
   return v;
 }
@@ -116,7 +120,7 @@ export function marketQuoteOf(
   for (const c of candidates.filter((x) => stables.has(x))) {
     const vol = m.pools.pools
       .filter((p) => counterOf(p, m.address) === c)
-      .reduce((a, p) => a + volume24h(ctx.chain.store.rocks, p, m.address, m.anchorTs).quote, 0n);
+      .reduce((a, p) => a + volume24h(ctx.chain.store.rocks, p, m.address, m.at).quote, 0n);
     if (vol > 0n && (!best || vol > best.v)) best = { q: c, v: vol };
   }
   return best

@@ -60,7 +60,7 @@ export const tokenOverviewRoute = defineRoute({
       };
       const ranked = m.pools.pools
         .filter((p) => counterOf(p, m.address) === quote)
-        .map((p) => ({ p, v: volume24h(rocks, p, m.address, m.anchorTs) }))
+        .map((p) => ({ p, v: volume24h(rocks, p, m.address, m.at) }))
         .sort((a, b) =>
           b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : a.p.key < b.p.key ? -1 : 1,
         );

@@ -85,7 +85,7 @@ export const tokenPoolsAggregateRoute = defineRoute({
     const m = marketOf(ctx);
     let pools = m.pools.pools;
     if (ctx.query.quote) pools = poolsWithQuote(m, quoteOf(m, ctx.query.quote).quote);
-    const withVol = pools.map((p) => ({ p, v: volume24h(ctx.chain.store.rocks, p, m.address, m.anchorTs) }));
+    const withVol = pools.map((p) => ({ p, v: volume24h(ctx.chain.store.rocks, p, m.address, m.at) }));
     const truncated = withVol.length > AGGREGATE_POOLS;
     if (truncated) withVol.sort((a, b) => (b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : 0));
     const groups = new Map<string, unknown[]>();
@@ -173,7 +173,7 @@ export const tokenPoolsRankedRoute = defineRoute({
     const stables = new Set(ctx.chain.markets.usdStablecoins);
     const pools = quote ? poolsWithQuote(m, quote) : m.pools.pools;
     const volumeOf = (p: PoolRow, q: string) => {
-      const v = volume24h(rocks, p, m.address, m.anchorTs).quote;
+      const v = volume24h(rocks, p, m.address, m.at).quote;
       return { v, usd: stables.has(q) ? v : null };
     };
     const volumeFields = (v: { v: bigint; usd: bigint | null }) => ({
