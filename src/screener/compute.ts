@@ -6,25 +6,31 @@
  * screener makes no editorial claim.
  */
 
-import type { CandleRow, PoolRow, PoolState, SwapRow } from '../markets/model.js';
-import { poolAt } from '../markets/read.js';
-import { MarketTable, poolPrefix } from '../markets/tables.js';
+import type { CandleRow, PoolRow, SwapRow } from '../markets/model.js';
+import { poolAt, stateAt } from '../markets/read.js';
+import { MarketTable, poolPrefix, swapKey } from '../markets/tables.js';
 import { ApiError } from '../server/errors.js';
 import type { ChainContext } from '../server/route.js';
 import { blockTimestamp } from '../storage/headers.js';
 import { KeyBuilder, prefixEnd } from '../storage/keys.js';
 import { Table, timeKey } from '../storage/tables.js';
-import { statsAt, tokenAt } from '../tokens/read.js';
+import { holderCountJson, statsAt, tokenAt } from '../tokens/read.js';
 
 export const WINDOW_SECONDS = { '5m': 300, '1h': 3600, '4h': 14400, '24h': 86400 } as const;
 export type WindowName = keyof typeof WINDOW_SECONDS;
 
 /** Subjects the enumerator examines at most before refusing with suggestions (SCREENER_CEILING overrides, for tests). */
 export const CANDIDATE_CEILING = Number(process.env.SCREENER_CEILING ?? 2_000);
-/** Swaps scanned per subject for distinct traders; beyond it counts are lower bounds. */
-export const DISTINCT_SCAN = 2_000;
-/** Size of the candidate set of sort=holders: the top subjects by total_volume_quote. */
-export const HOLDERS_PREFILTER = 100;
+/**
+ * Swaps scanned per pool (newest first) for distinct traders; beyond it counts are lower bounds
+ * (`exact: false`). SCREENER_DISTINCT_SCAN overrides, for tests only.
+ */
+export const DISTINCT_SCAN = Number(process.env.SCREENER_DISTINCT_SCAN ?? 2_000);
+/**
+ * Size of the candidate set of sort=holders: the top subjects by total_volume_quote (spec: 100).
+ * SCREENER_HOLDERS_PREFILTER overrides, for tests only (so the cut can be exercised on a devnet).
+ */
+export const HOLDERS_PREFILTER = Number(process.env.SCREENER_HOLDERS_PREFILTER ?? 100);
 
 export const SORTS = [
   'total_volume_quote',
@@ -109,13 +115,26 @@ export interface Coverage {
 
 const tsOf = (chain: ChainContext, n: number): number => blockTimestamp(chain.store.rocks, n) ?? 0;
 
-/** Blocks of the window the index holds, and whether the index covers the window's start. */
+/**
+ * First second of a window ending at `nowTs` (unix seconds): the first 1-minute bucket boundary
+ * after `nowTs − W`. A window is therefore whole 1-minute buckets (the same alignment as the pool
+ * stats windows), and every figure of a row (volumes, counts, distinct traders, covered blocks)
+ * counts exactly the trades and blocks with timestamp in [windowStart, anchor timestamp].
+ */
+export function windowStartOf(nowTs: number, window: WindowName): number {
+  return Math.floor((nowTs - WINDOW_SECONDS[window]) / 60) * 60 + 60;
+}
+
+/**
+ * Blocks of the window the index holds (timestamp ≥ windowStart, number ≤ anchor), and whether
+ * the index covers the whole window: it started at genesis (no block exists before it), or its
+ * first block is no later than the window start.
+ */
 export function coverageOf(chain: ChainContext, anchor: number, window: WindowName): Coverage {
-  const now = tsOf(chain, anchor);
-  const start = now - WINDOW_SECONDS[window];
+  const start = windowStartOf(tsOf(chain, anchor), window);
   const first = chain.store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
   const rows = chain.store.rocks.scan({
-    gt: timeKey(start, 2 ** 53 - 1),
+    gte: timeKey(start, 0),
     lt: Buffer.from([Table.TIME + 1]),
     limit: 1,
   });
@@ -124,7 +143,7 @@ export function coverageOf(chain: ChainContext, anchor: number, window: WindowNa
     : anchor + 1;
   return {
     coveredBlocks: Math.max(0, anchor - firstIn + 1),
-    windowFullyCovered: tsOf(chain, first) <= start,
+    windowFullyCovered: first === 0 || tsOf(chain, first) <= start,
     windowStart: start,
   };
 }
@@ -134,18 +153,72 @@ const meta = (chain: ChainContext, a: string, anchor: number) => {
   return { address: a, symbol: t?.metadata?.symbol.value ?? null, name: t?.metadata?.name.value ?? null };
 };
 
-/** Window figures of one pool, oriented for `base`/`quote`. */
+/** The figures of one 1-minute candle the screener sums (pool perspective, base units). */
+type BucketFigures = Pick<
+  CandleRow,
+  'volume0' | 'volume1' | 'trades' | 'buys' | 'sells' | 'buyVolume0' | 'buyVolume1'
+>;
+
+/**
+ * The 1-minute bucket starting at `t` recomputed from the pool's swap rows of blocks ≤ `anchor`.
+ * Used for a bucket whose stored candle already holds trades of blocks after the anchor (the
+ * forming bucket when later blocks were indexed since, e.g. a later page of a cursor walk), so
+ * every figure is read as of the anchor (R1).
+ */
+function bucketAt(chain: ChainContext, key: string, t: number, anchor: number): BucketFigures {
+  let v0 = 0n;
+  let v1 = 0n;
+  let b0 = 0n;
+  let b1 = 0n;
+  let trades = 0;
+  let buys = 0;
+  const sp = poolPrefix(MarketTable.SWAP, key);
+  chain.store.rocks.each({ gte: sp, lt: swapKey(key, anchor + 1, 0), reverse: true }, (_k, v) => {
+    const s = JSON.parse(v.toString()) as SwapRow;
+    if (s.timestamp < t) return false;
+    if (s.timestamp >= t + 60) return true;
+    const a0 = BigInt(s.amount0);
+    const a1 = BigInt(s.amount1);
+    const m0 = a0 < 0n ? -a0 : a0;
+    const m1 = a1 < 0n ? -a1 : a1;
+    v0 += m0;
+    v1 += m1;
+    trades++;
+    if (s.side === 'buy') {
+      buys++;
+      b0 += m0;
+      b1 += m1;
+    }
+    return true;
+  });
+  return {
+    volume0: v0.toString(),
+    volume1: v1.toString(),
+    trades,
+    buys,
+    sells: trades - buys,
+    buyVolume0: b0.toString(),
+    buyVolume1: b1.toString(),
+  };
+}
+
+/**
+ * Window figures of one pool at `anchor`, oriented for `base`/`quote`: trades with timestamp in
+ * [start, to] (`start` from {@link windowStartOf}, `to` the anchor's timestamp). Volumes and
+ * counts from the 1-minute candles; distinct traders (transaction origins) from a newest-first
+ * scan of the pool's swaps bounded by {@link DISTINCT_SCAN}.
+ */
 function poolFigures(
   chain: ChainContext,
   p: PoolRow,
   base: string,
-  from: number,
+  start: number,
   to: number,
   anchor: number,
 ) {
   const baseIs0 = p.currency0 === base;
   const pre = new KeyBuilder(54).u8(MarketTable.CANDLE).hex(p.key).u8(3).done();
-  const lo = Buffer.concat([pre, new KeyBuilder(8).u64(Math.floor(from / 60) * 60 + 60).done()]);
+  const lo = Buffer.concat([pre, new KeyBuilder(8).u64(start).done()]);
   const hi = Buffer.concat([pre, new KeyBuilder(8).u64(to + 1).done()]);
   let total = 0n;
   let buyQ = 0n;
@@ -153,7 +226,8 @@ function poolFigures(
   let buys = 0;
   let sells = 0;
   for (const [, v] of chain.store.rocks.scan({ gte: lo, lt: hi })) {
-    const c = JSON.parse(v.toString()) as CandleRow;
+    const row = JSON.parse(v.toString()) as CandleRow;
+    const c: BucketFigures = row.last && row.last[0] > anchor ? bucketAt(chain, p.key, row.t, anchor) : row;
     const vq = BigInt(baseIs0 ? c.volume1 : c.volume0);
     const bq = baseIs0 ? BigInt(c.buyVolume1 ?? '0') : vq - BigInt(c.buyVolume0 ?? '0');
     total += vq;
@@ -169,10 +243,9 @@ function poolFigures(
   let scanned = 0;
   let exact = true;
   const sp = poolPrefix(MarketTable.SWAP, p.key);
-  chain.store.rocks.each({ gte: sp, lt: prefixEnd(sp), reverse: true }, (_k, v) => {
+  chain.store.rocks.each({ gte: sp, lt: swapKey(p.key, anchor + 1, 0), reverse: true }, (_k, v) => {
     const s = JSON.parse(v.toString()) as SwapRow;
-    if (s.block > anchor) return true;
-    if (s.timestamp <= from) return false;
+    if (s.timestamp < start) return false;
     if (++scanned > DISTINCT_SCAN) {
       exact = false;
       return false;
@@ -196,7 +269,7 @@ export function enumerate(
 ): { rows: Row[]; scanned: number } {
   const rocks = chain.store.rocks;
   const now = tsOf(chain, anchor);
-  const from = now - WINDOW_SECONDS[q.window];
+  const start = windowStartOf(now, q.window);
   const pre = new KeyBuilder(21).u8(MarketTable.POOL_BY_CURRENCY).hex(q.quote).done();
   const candidates: Array<{ p: PoolRow; last: number; base: string }> = [];
   rocks.each({ gte: pre, lt: prefixEnd(pre) }, (k) => {
@@ -204,11 +277,9 @@ export function enumerate(
     if (!p) return true;
     const base = p.currency0 === q.quote ? p.currency1 : p.currency0;
     if (q.base && base !== q.base) return true;
-    const st = rocks.get(
-      Buffer.concat([Buffer.from([MarketTable.STATE]), Buffer.from(p.key.slice(2), 'hex')]),
-    );
-    const last = st ? ((JSON.parse(st.toString()) as PoolState).lastSwapBlock ?? -1) : -1;
-    if (last < 0 || last > anchor) return true;
+    // Last trade as of the anchor (the current state may already hold later trades).
+    const last = stateAt(rocks, p.key, anchor)?.lastSwapBlock ?? -1;
+    if (last < 0) return true;
     candidates.push({ p, last, base });
     return true;
   });
@@ -237,6 +308,7 @@ export function enumerate(
       },
     );
   }
+  const fullCoverage = (chain.store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0) === 0;
   const rows: Row[] = [];
   for (const [subject, members] of groups) {
     const base = members[0].base;
@@ -250,7 +322,7 @@ export function enumerate(
     const buyers = new Set<string>();
     const sellers = new Set<string>();
     for (const m of members) {
-      const f = poolFigures(chain, m.p, base, from, now, anchor);
+      const f = poolFigures(chain, m.p, base, start, now, anchor);
       total += f.total;
       buyQ += f.buyQ;
       trades += f.trades;
@@ -277,9 +349,10 @@ export function enumerate(
       distinctTraders: { lowerBound: traders.size, exact },
       distinctBuyers: { lowerBound: buyers.size, exact },
       distinctSellers: { lowerBound: sellers.size, exact },
-      holderCount: stats
-        ? { value: stats.holders, status: 'exact', asOfBlock: anchor, burnSinkHolders: stats.burnSinkHolders }
-        : { value: null, status: 'token_not_indexed', asOfBlock: anchor, burnSinkHolders: null },
+      // The uniform holderCount of every holder-bearing route (the token routes' own rule).
+      holderCount: JSON.parse(
+        holderCountJson(stats, tokenAt(rocks, base, anchor), anchor, fullCoverage),
+      ) as Row['holderCount'],
       lastTradeBlock: Math.max(...members.map((m) => m.last)),
     });
   }

@@ -13,6 +13,10 @@ export const ERRORS = {
   },
   unauthorized: { status: 401, meaning: 'missing or unknown x-api-key' },
   insufficient_scope: { status: 403, meaning: 'the key lacks the scope of this route class (not charged)' },
+  connection_not_owned: {
+    status: 403,
+    meaning: 'the stream connection named by `connection` was opened with another key',
+  },
   quote_ambiguous: {
     status: 400,
     meaning: 'several quotes and none has USD-markable volume: name one (candidates listed)',

@@ -127,44 +127,78 @@ function rowJson(s: Series, c: CandleRow): string {
   });
 }
 
+/** Identity of a series within one connection: its selector text, case-insensitive. */
+export const seriesId = (s: Series): string => s.selector.toLowerCase();
+
+/** What a candle-selection replacement changed (selectors as the consumer wrote them). */
+export interface CandleSelectionChange {
+  /** Series newly selected: each gets its snapshot (previous and forming bucket) next. */
+  added: string[];
+  /** Series dropped: no frame of theirs follows the `selection_changed` frame. */
+  removed: string[];
+  /** Series selected before and after: their frames continue uninterrupted (no new snapshot). */
+  unchanged: string[];
+  /** The whole selection after the change, in selection order. */
+  selection: string[];
+}
+
+/** A running set of candle series on one connection. */
+export interface CandleRun {
+  /** Must be called after every committed block (the hub does it). */
+  onCommit(): void;
+  stop(): void;
+  /** Selectors currently streamed, in selection order. */
+  selection(): string[];
+  /**
+   * Replaces the selection. Sends, in order: the control frame `selection_changed`
+   * (`{topic: "candles", added, removed, unchanged, selection, ...announce}`), then the snapshot
+   * frames (previous and forming bucket) of each added series. Removed series stop at once
+   * (pending throttled updates are dropped). Series are matched by {@link seriesId}.
+   */
+  replace(next: Series[], announce: Record<string, unknown>): CandleSelectionChange;
+}
+
 /**
- * Runs the candle series on `conn`; returns a stop function. `onCommit` must be called after
- * every committed block (the hub does it).
+ * Runs the candle series on `conn` (duplicates by {@link seriesId} collapse to the first):
+ * snapshot frames at once, then update/close frames on commits.
  */
-export function runCandles(
-  chain: ChainContext,
-  conn: SseConn,
-  series: Series[],
-): { onCommit: () => void; stop: () => void } {
+export function runCandles(chain: ChainContext, conn: SseConn, series: Series[]): CandleRun {
   const read = (s: Series, t: number): CandleRow | null => {
     const v = chain.store.rocks.get(candleKey(s.pool.key, FRAME_IDS[s.frame], t));
     return v ? (JSON.parse(v.toString()) as CandleRow) : null;
   };
-  const state = series.map((s) => ({ s, cur: 0, sent: '', lastAt: 0, timer: null as NodeJS.Timeout | null }));
-  const frameData = (
-    st: (typeof state)[number],
-    t: number,
-    c: CandleRow | null,
-    extra: Record<string, unknown>,
-  ) =>
+  interface St {
+    s: Series;
+    cur: number;
+    sent: string;
+    lastAt: number;
+    timer: NodeJS.Timeout | null;
+  }
+  const state = new Map<string, St>();
+  const frameData = (st: St, t: number, c: CandleRow | null, extra: Record<string, unknown>) =>
     `{"series":${JSON.stringify(st.s.selector)},"pool":"${st.s.pool.key}","frame":"${st.s.frame}","bucket":${t},${Object.entries(
       extra,
     )
       .map(([k, v]) => `"${k}":${JSON.stringify(v)}`)
       .join(',')}${Object.keys(extra).length ? ',' : ''}"candle":${c ? rowJson(st.s, c) : 'null'}}`;
-  const head = chain.store.head();
-  const nowTs = head ? tsOf(chain, head.number) : 0;
-  for (const st of state) {
-    const w = FRAMES[st.s.frame];
+  /** Starts one series: snapshot of the previous and the forming bucket at the current head. */
+  const start = (s: Series) => {
+    const head = chain.store.head();
+    const nowTs = head ? tsOf(chain, head.number) : 0;
+    const st: St = { s, cur: 0, sent: '', lastAt: 0, timer: null };
+    state.set(seriesId(s), st);
+    const w = FRAMES[s.frame];
     st.cur = Math.floor(nowTs / w) * w;
-    const prev = read(st.s, st.cur - w);
-    const cur = read(st.s, st.cur);
+    const prev = read(s, st.cur - w);
+    const cur = read(s, st.cur);
     conn.send('snapshot', null, frameData(st, st.cur - w, prev, { position: 'previous', final: true }));
     conn.send('snapshot', null, frameData(st, st.cur, cur, { position: 'forming', final: false }));
     st.sent = cur ? JSON.stringify(cur) : '';
-  }
-  const sendUpdate = (st: (typeof state)[number]) => {
+  };
+  for (const s of series) if (!state.has(seriesId(s))) start(s);
+  const sendUpdate = (st: St) => {
     st.timer = null;
+    if (state.get(seriesId(st.s)) !== st) return; // removed meanwhile
     const c = read(st.s, st.cur);
     const j = c ? JSON.stringify(c) : '';
     if (!c || j === st.sent) return;
@@ -172,12 +206,13 @@ export function runCandles(
     st.lastAt = Date.now();
     conn.send('update', null, frameData(st, st.cur, c, { final: false }));
   };
+  const selectors = () => [...state.values()].map((st) => st.s.selector);
   return {
     onCommit() {
       const h = chain.store.head();
       if (!h || conn.closed) return;
       const ts = tsOf(chain, h.number);
-      for (const st of state) {
+      for (const st of state.values()) {
         const w = FRAMES[st.s.frame];
         const bucket = Math.floor(ts / w) * w;
         if (bucket > st.cur) {
@@ -195,7 +230,33 @@ export function runCandles(
       }
     },
     stop() {
-      for (const st of state) if (st.timer) clearTimeout(st.timer);
+      for (const st of state.values()) if (st.timer) clearTimeout(st.timer);
+    },
+    selection: selectors,
+    replace(next, announce) {
+      const wanted = new Map<string, Series>();
+      for (const s of next) if (!wanted.has(seriesId(s))) wanted.set(seriesId(s), s);
+      const removed: string[] = [];
+      const unchanged: string[] = [];
+      for (const [id, st] of state) {
+        if (wanted.has(id)) {
+          unchanged.push(st.s.selector);
+          continue;
+        }
+        if (st.timer) clearTimeout(st.timer);
+        state.delete(id);
+        removed.push(st.s.selector);
+      }
+      const added = [...wanted].filter(([id]) => !state.has(id)).map(([, s]) => s);
+      const change: CandleSelectionChange = {
+        added: added.map((s) => s.selector),
+        removed,
+        unchanged,
+        selection: [...unchanged, ...added.map((s) => s.selector)],
+      };
+      conn.send('selection_changed', null, JSON.stringify({ topic: 'candles', ...announce, ...change }));
+      for (const s of added) start(s);
+      return change;
     },
   };
 }

@@ -10,6 +10,7 @@
 import { ApiError } from '../server/errors.js';
 import type { Ctx, Reply } from '../server/route.js';
 import type { SseConn } from '../server/sse.js';
+import { type ConnectionRegistry, createConnectionRegistry } from './connections.js';
 import type { Hub } from './hub.js';
 import { type Frame, RING_FRAMES, type StreamLog, type Topic } from './log.js';
 import { matches, type Selection } from './selectors.js';
@@ -20,6 +21,8 @@ const CATCHUP_CHUNK = 1000;
 export interface Streams {
   log: StreamLog;
   hub: Hub;
+  /** Open /stream/subscribe connections whose candle selection can be replaced. */
+  connections: ConnectionRegistry;
   /** Opens a single-topic stream. */
   openTopic(
     ctx: Ctx<unknown, unknown>,
@@ -34,8 +37,11 @@ export interface Streams {
     resume: Map<Topic, number>,
     extra: {
       lastEventIdIgnored: boolean;
+      /** Runs after the `connected` frame and the catch-up; returns its cleanup. */
       onOpen?: (conn: SseConn) => () => void;
       stalledOf?: (t: Topic) => string | null;
+      /** Extra fields of the `connected` frame, computed when the stream opens. */
+      connected?: () => Record<string, unknown>;
     },
   ): Reply;
   /** Reserves a stream slot for the key. @throws ApiError rate_limited (429, no Retry-After). */
@@ -124,6 +130,7 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
               topics: heads,
               ringFrames: RING_FRAMES,
               lastEventIdHonoured: !extra.lastEventIdIgnored,
+              ...extra.connected?.(),
             }),
           );
           if (extra.lastEventIdIgnored) {
@@ -176,6 +183,7 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
   return {
     log,
     hub,
+    connections: createConnectionRegistry(),
     reserve,
     openCount: (k) => open.get(k) ?? 0,
     openTopic(ctx, topic, sel, afterSequence) {

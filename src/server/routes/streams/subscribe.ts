@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
+import { MAX_SERIES, parseCandleSelect, runCandles, seriesId } from '../../../streams/candles.js';
 import { TOPICS, type Topic } from '../../../streams/log.js';
 import { type Dimension, parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { projectionsOf } from '../../projections.js';
-import { defineRoute } from '../../route.js';
+import { type Ctx, defineRoute, type Reply, single } from '../../route.js';
 
 const DIMS: Record<string, [Dimension, 'address' | 'pool' | 'name' | 'topic0']> = {
   token: ['tokens', 'address'],
@@ -28,9 +28,69 @@ const DEPENDS: Record<Topic, string> = {
   heads: 'chain_records',
 };
 
+/** `select` value that empties a connection's candle selection (mutation only, alone). */
+const NO_CANDLES = 'candles:none';
+
 /**
- * GET /stream/subscribe: one multiplexed connection. `connected` first, then per-topic
- * `stalled`/`resumed` control frames; data frames wrap `{topic, sequence, block, data}`.
+ * The candle-selector mutation: `GET /stream/subscribe?connection=<id>&select=candles:…` replaces
+ * the candle selection of the open connection `<id>` (announced in its `connected` frame) and
+ * answers `{anchor, data: {connectionId, revision, added, removed, unchanged, candles}}`. The
+ * connection receives `selection_changed` with the same fields, then the snapshot frames
+ * (previous and forming bucket) of each added series; removed series send nothing more; other
+ * topics are untouched.
+ * @throws ApiError not_found (unknown or closed connection), connection_not_owned (another key),
+ *   bad_request (a non-candle selector, bad grammar, resume or min_leg_magnitude), and the candle
+ *   grammar's not_found / quote_not_admitted for a selector naming no pool or an inadmissible quote.
+ */
+function mutateCandles(
+  ctx: Ctx<unknown, { select: string; connection?: string; resume?: string; min_leg_magnitude?: string }>,
+): Reply {
+  const q = ctx.query;
+  if (q.resume !== undefined || q.min_leg_magnitude !== undefined)
+    throw new ApiError(
+      'bad_request',
+      'connection= takes select only (resume and min_leg_magnitude apply when opening)',
+    );
+  const c = ctx.chain.streams.connections.get(q.connection!);
+  if (!c) throw new ApiError('not_found', `no open stream connection ${q.connection}`);
+  if (c.owner !== ctx.principal?.name)
+    throw new ApiError('connection_not_owned', 'this stream connection was opened with another key');
+  const entries = q.select
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  let selectors: string[] = [];
+  if (!(entries.length === 1 && entries[0] === NO_CANDLES)) {
+    for (const e of entries) {
+      if (!e.startsWith('candles:') || e === NO_CANDLES)
+        throw new ApiError(
+          'bad_request',
+          `"${e.slice(0, 80)}": only candle selectors (candles:<selector>, or candles:none alone) can be mutated; reconnect to change other topics`,
+        );
+    }
+    selectors = entries.map((e) => e.slice('candles:'.length));
+    if (!selectors.length) throw new ApiError('bad_request', 'select names no candle series');
+  }
+  const series = selectors.length ? parseCandleSelect(ctx.chain, selectors.join(',')) : [];
+  const change = ctx.chain.streams.connections.replaceCandles(c, series);
+  return single(
+    ctx.anchor,
+    JSON.stringify({
+      connectionId: c.id,
+      revision: change.revision,
+      added: change.added,
+      removed: change.removed,
+      unchanged: change.unchanged,
+      candles: change.selection,
+    }),
+  );
+}
+
+/**
+ * GET /stream/subscribe: one multiplexed connection. `connected` first (with `connectionId` and
+ * the candle selection), then per-topic `stalled`/`resumed` control frames; data frames wrap
+ * `{topic, sequence, block, data}`. With `connection=<id>` the same path mutates the candle
+ * selection of that open connection instead (see {@link mutateCandles}).
  */
 export const subscribeRoute = defineRoute({
   id: 'streams.subscribe',
@@ -38,17 +98,31 @@ export const subscribeRoute = defineRoute({
   path: '/stream/subscribe',
   scope: 'stream',
   group: 'Streams',
-  summary:
-    'Multiplexed SSE: select = comma list of topic:dimension:value or topic:all (dimensions token, pool, wallet, launchpad, address, topic0, all; candles use the /stream/candles grammar after "candles:"); resume = comma list of topic:v1.<ns>.<seq> (each topic must be selected; candles cannot resume); a Last-Event-ID header without resume is not honoured and the stream says so in band. min_leg_magnitude only with an amm_events selector. Frames: connected, stalled/resumed per topic, data {topic, sequence, block, data}, candle snapshot/update/close.',
+  summary: `Multiplexed SSE: select = comma list of topic:dimension:value or topic:all (dimensions token, pool, wallet, launchpad, address, topic0, all; candles use the /stream/candles grammar after "candles:", at most ${MAX_SERIES} series); resume = comma list of topic:v1.<ns>.<seq> (each topic must be selected; candles cannot resume); a Last-Event-ID header without resume is not honoured and the stream says so in band. min_leg_magnitude only with an amm_events selector. Frames: connected {topics, ringFrames, lastEventIdHonoured, connectionId, candles}, stalled/resumed per topic, data {topic, sequence, block, data}, candle snapshot/update/close, selection_changed. Candle selectors can be mutated while the connection runs: GET /stream/subscribe?connection=<connectionId>&select=candles:<selector>,… (same key; candles:none alone empties the selection) replaces the connection's candle selection and answers JSON {anchor, data: {connectionId, revision, added, removed, unchanged, candles}}; the stream then receives selection_changed {topic: "candles", connectionId, revision, added, removed, unchanged, selection} followed by the snapshot (previous and forming bucket) of each added series; removed series send nothing more; unchanged series and other topics continue untouched. Series are matched by selector text, case-insensitive. Mutation errors: 404 not_found (unknown or closed connection), 403 connection_not_owned (another key), 400 bad_request (a non-candle selector, bad grammar, resume or min_leg_magnitude with connection).`,
   query: {
     select: Type.String({ minLength: 1, maxLength: 65_536 }),
     min_leg_magnitude: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$' })),
     resume: Type.Optional(Type.String({ maxLength: 8192 })),
+    connection: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{32}$',
+        description:
+          'connectionId of an open connection (from its connected frame): mutate its candle selection',
+      }),
+    ),
   },
-  response: Type.String({ description: 'text/event-stream' }),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'rate_limited', 'not_ready'],
+  response: Type.String({ description: 'text/event-stream; JSON with connection=' }),
+  errors: [
+    'bad_request',
+    'not_found',
+    'quote_not_admitted',
+    'rate_limited',
+    'not_ready',
+    'connection_not_owned',
+  ],
   anchored: true,
   handler(ctx) {
+    if (ctx.query.connection !== undefined) return mutateCandles(ctx);
     const topics = new Map<Topic, Selection>();
     const candleSelectors: string[] = [];
     for (const raw of ctx.query.select.split(',')) {
@@ -116,23 +190,34 @@ export const subscribeRoute = defineRoute({
       const p = projectionsOf(ctx.chain).find((x) => x.name === DEPENDS[t]);
       return p && p.status !== 'ready' ? `${p.name}_${p.status}${p.reason ? `:${p.reason}` : ''}` : null;
     };
+    // Every multiplexed connection gets an id, so candle series can be added later even when none
+    // was selected at first.
+    const connections = ctx.chain.streams.connections;
+    const connectionId = connections.newId();
+    const owner = ctx.principal?.name ?? 'anonymous';
     return ctx.chain.streams.openMany(ctx, topics, resume, {
       lastEventIdIgnored: !!ctx.header('last-event-id') && resume.size === 0,
       stalledOf,
-      onOpen: series.length
-        ? (conn) => {
-            const run = runCandles(ctx.chain, conn, series);
-            const remove = ctx.chain.streams.hub.add({
-              topics: new Set(),
-              deliver() {},
-              onCommit: run.onCommit,
-            });
-            return () => {
-              remove();
-              run.stop();
-            };
-          }
-        : undefined,
+      connected: () => ({
+        connectionId,
+        candles: series
+          .filter((s, i) => series.findIndex((x) => seriesId(x) === seriesId(s)) === i)
+          .map((s) => s.selector),
+      }),
+      onOpen: (conn) => {
+        const run = runCandles(ctx.chain, conn, series);
+        const unregister = connections.register(connectionId, owner, run);
+        const remove = ctx.chain.streams.hub.add({
+          topics: new Set(),
+          deliver() {},
+          onCommit: run.onCommit,
+        });
+        return () => {
+          unregister();
+          remove();
+          run.stop();
+        };
+      },
     });
   },
 });
