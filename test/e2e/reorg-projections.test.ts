@@ -19,7 +19,7 @@ import { rmSync } from 'node:fs';
 import { decodeEventLog, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { differing, digestOf, tempDir, waitConverged } from '../faults/lib.js';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 
@@ -141,20 +141,7 @@ async function walk(idx: IndexerProcess, path: string): Promise<{ rows: any[]; a
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 400, traffic: true, txPerSecond: 25, seed: 3 });
-  const c = dev.deployment.contracts as any;
-  const { writeFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const marketsFile = join(dev.stateDir, 'markets.json');
-  writeFileSync(
-    marketsFile,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: [],
-    }),
-  );
-  const env = { MARKETS_FILE: marketsFile, TRACES: 'off' };
+  const env = { ...devnetIndexerEnv(dev), TRACES: 'off' };
   const dirA = tempDir('idx-reorgproj-a-');
   dirs.push(dirA);
   A = await startIndexer({ rpcUrl: dev.rpcUrl, dataDir: dirA, env });
@@ -164,6 +151,8 @@ beforeAll(async () => {
   // A cohort that survives every reorg, then seeded reorgs while the traffic generator keeps
   // sending swaps, transfers and launches; before the deepest one, a second cohort it drops.
   cohortTokens.push(await cohortScenario(1, 3));
+  // Bury it deeper than the deepest reorg.
+  for (let i = 0; i < Math.max(...DEPTHS) + 8; i++) await rpc('evm_mine', []);
   const rand = mulberry32(SEED);
   for (const depth of DEPTHS) {
     if (depth === Math.max(...DEPTHS)) cohortTokens.push(await cohortScenario(2, 2));
@@ -286,7 +275,8 @@ describe('after seeded reorgs on the full devnet, routes equal a fresh index', (
     const pools = await sameWalk('/pools/new');
     expect(pools.length).toBeGreaterThan(3);
     let swapsSeen = 0;
-    for (const p of pools) {
+    // Launchpad curves are not addressable by the pool routes (their trades show at token grain).
+    for (const p of pools.filter((x) => x.protocol !== 'launchpad')) {
       const base =
         p.protocol === 'v4' ? `/pools/v4/${p.contract ?? p.manager}/${p.poolId}` : `/pools/${p.address}`;
       const id = await same(base);
@@ -316,7 +306,7 @@ describe('after seeded reorgs on the full devnet, routes equal a fresh index', (
     const tokens = await sameWalk('/tokens');
     const traders = new Set<string>();
     const pools = await sameWalk('/pools/new');
-    for (const p of pools.slice(0, 8)) {
+    for (const p of pools.filter((x) => x.protocol !== 'launchpad').slice(0, 8)) {
       const base =
         p.protocol === 'v4' ? `/pools/v4/${p.contract ?? p.manager}/${p.poolId}` : `/pools/${p.address}`;
       for (const s of (await walk(B, `${base}/swaps`)).rows) if (s.origin) traders.add(s.origin);

@@ -3,7 +3,7 @@
  * `stop()` stops traffic and kills anvil's process group for sure.
  * Tests may call anvil_reorg, evm_mine, evm_setIntervalMining, ... on `rpcUrl`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,4 +68,42 @@ export async function startTestDevnet(
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Indexer configuration for a test devnet (the same shape `npm start` derives for its embedded
+ * devnet): its Uniswap V2/V3/V4 factories and manager, its stablecoins as USD marks, quote assets
+ * (stablecoins, WETH, native), and its launchpad as `devnet-pad` on chain `chain`. Writes the
+ * files into the devnet's stateDir and returns the env entries (MARKETS_FILE, LAUNCHPADS_FILE).
+ */
+export function devnetIndexerEnv(dev: TestDevnet, chain = 'testnet'): Record<string, string> {
+  const c = dev.deployment.contracts as unknown as Record<string, string>;
+  const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
+  const stables = dev.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address);
+  const markets = join(dev.stateDir, 'markets.json');
+  writeFileSync(
+    markets,
+    JSON.stringify({
+      v2Factories: [c.uniswapV2Factory],
+      v3Factories: [c.uniswapV3Factory],
+      v4Managers: [c.poolManager],
+      usdStablecoins: stables,
+      quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'],
+    }),
+  );
+  const pads = join(dev.stateDir, 'launchpads.json');
+  const pad = dev.deployment.launchpad;
+  writeFileSync(
+    pads,
+    JSON.stringify({
+      'devnet-pad': {
+        [chain]: {
+          factories: [pad.address],
+          curve: pad.address,
+          graduationTargetWei: pad.graduationTargetWei,
+        },
+      },
+    }),
+  );
+  return { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads };
 }
