@@ -152,10 +152,12 @@ export async function startIndexerChild(o: {
   chain: string;
   dataDir: string;
   env?: Record<string, string>;
+  /** Entry point to run instead of {@link INDEXER_MAIN} (e.g. a baseline build to compare with). */
+  main?: string;
 }): Promise<IndexerChild> {
   const startedAt = performance.now();
   const c = track(
-    spawn(process.execPath, [MAIN], {
+    spawn(process.execPath, [o.main ?? MAIN], {
       env: {
         ...process.env,
         RPC_URL: o.rpcUrl,
