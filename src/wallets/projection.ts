@@ -333,10 +333,14 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       }
     }
 
+    // Keys carry this block's number, so they are absent before it: insert (no prior read).
     for (const a of acts.values()) {
       const transfers = [...a.transfers].sort((x, y) => x - y);
       const trades = [...new Set(a.trades)].sort((x, y) => x - y);
-      batch.put(walletActivityKey(a.w, d.number, a.i), encodeActivity({ roles: a.roles, transfers, trades }));
+      batch.insert(
+        walletActivityKey(a.w, d.number, a.i),
+        encodeActivity({ roles: a.roles, transfers, trades }),
+      );
     }
   };
 
