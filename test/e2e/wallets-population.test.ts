@@ -612,6 +612,13 @@ describe('population PnL', () => {
         tradeSums.set(k, cur);
       }
     }
+    // Every other transaction sender has no trade and no position.
+    const others = new Set([...node.txs.values()].map((t) => t.from).filter((a) => !traders.includes(a)));
+    expect(others.size).toBeGreaterThan(0);
+    for (const a of others) {
+      expect((await get(`/wallets/${a}/trades`)).data, a).toEqual([]);
+      expect((await get(`/wallets/${a}/positions`)).data, a).toEqual([]);
+    }
     for (const s of node.swaps) expect(seen.has(`${s.txHash}:${s.logIndex}`), s.txHash).toBe(true);
     expect(seen.size).toBe(node.swaps.length);
     expect([...sums.keys()].sort()).toEqual([...flows.keys()].sort());
@@ -721,6 +728,10 @@ describe('funding chains of the traffic generator', () => {
       return out;
     };
     const recovered = chains.map(minedHops);
+    if (process.env.WPOP_VERBOSE)
+      console.log(
+        `funding chains: hops mined ${recovered.map((h) => h.length)} of ${chains.map((c) => c.wallets.length)}`,
+      );
     expect(recovered.filter((h) => h.length >= 2).length, JSON.stringify(chains)).toBeGreaterThanOrEqual(1);
     const wallets = new Set<string>();
     for (let ci = 0; ci < chains.length; ci++) {
