@@ -154,10 +154,12 @@ export async function startIndexerChild(o: {
   env?: Record<string, string>;
   /** Extra node flags before the entry point (e.g. `--cpu-prof`). */
   execArgv?: string[];
+  /** Entry point to run instead of {@link INDEXER_MAIN} (e.g. a baseline build to compare with). */
+  main?: string;
 }): Promise<IndexerChild> {
   const startedAt = performance.now();
   const c = track(
-    spawn(process.execPath, [...(o.execArgv ?? []), MAIN], {
+    spawn(process.execPath, [...(o.execArgv ?? []), o.main ?? MAIN], {
       env: {
         ...process.env,
         RPC_URL: o.rpcUrl,

@@ -31,6 +31,7 @@ import {
 import { rpc } from './anvil.js';
 import { alignTick, FAR_DEADLINE, MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1, usdToRaw } from './math.js';
 import { devAccount, NonceWallet, type ReceiptLite, trafficAccount } from './signer.js';
+import type { FundingChainRecord } from './traffic.js';
 import type { DevnetDeployment, PoolInfo, TokenInfo } from './types.js';
 
 interface Input {
@@ -103,6 +104,8 @@ class Generator {
   childBytecode: Hex | null = null;
   lastLogAt = 0;
   launchCounter = 0;
+  /** Funding chains made so far (reported in stats so tests can recover them from the index). */
+  fundingChains: FundingChainRecord[] = [];
 
   constructor(readonly input: Input) {
     this.d = input.deployment;
@@ -128,6 +131,7 @@ class Generator {
         byAction: this.byAction,
         wallets: this.wallets.length,
         bootstrapped: this.bootstrapped,
+        fundingChains: this.fundingChains,
       },
     });
   }
@@ -776,6 +780,86 @@ class Generator {
     });
   }
 
+  /**
+   * A multi-hop funding chain of 2–4 fresh wallets: a pool wallet sends native currency and a plain
+   * ERC-20 to fresh wallet 1, which (once both are mined) forwards 60 % of the native value and half
+   * of the tokens to fresh wallet 2, and so on. Amounts and the token are drawn now, from the
+   * seeded parameter PRNG, so the chain's shape is deterministic for a seed; only the blocks it
+   * lands in depend on timing. The fresh wallets join the active pool when the chain settles (not
+   * before: each hop must stay its wallet's earliest incoming transfer of both assets).
+   */
+  async fundingChain() {
+    const root = this.wallet();
+    const t = this.r(this.tokens.filter((x) => x.kind === 'standard' || x.kind === 'stable'));
+    const len = 2 + Math.floor(this.rnd() * 3);
+    const fresh = Array.from({ length: len }, () => this.newWallet());
+    const natives: bigint[] = [];
+    const amounts: bigint[] = [];
+    let native = BigInt(len) * 2n * E18 + BigInt(Math.floor(this.rnd() * 1e6)) * 10n ** 12n;
+    let amount = this.usdAmount(t, this.range(200, 2000));
+    for (let k = 0; k < len; k++) {
+      natives.push(native);
+      amounts.push(amount);
+      native = (native * 6n) / 10n;
+      amount = amount / 2n;
+    }
+    const rec: FundingChainRecord = {
+      root: root.w.address.toLowerCase(),
+      token: t.address.toLowerCase(),
+      wallets: fresh.map((f) => f.w.address.toLowerCase()),
+      hops: [],
+      complete: false,
+      settled: false,
+    };
+    this.fundingChains.push(rec);
+    const settle = (complete: boolean) => {
+      rec.complete = complete;
+      rec.settled = true;
+      this.wallets.push(...fresh.slice(0, rec.hops.length));
+    };
+    const hop = async (k: number, from: Wallet): Promise<unknown> => {
+      const to = fresh[k];
+      const h: FundingChainRecord['hops'][number] = {
+        from: from.w.address.toLowerCase(),
+        to: to.w.address.toLowerCase(),
+        native: natives[k].toString(),
+        amount: amounts[k].toString(),
+        nativeTx: null,
+        tokenTx: null,
+        nativeOk: null,
+        tokenOk: null,
+      };
+      rec.hops.push(h);
+      const mined = () => {
+        if (h.nativeOk === null || h.tokenOk === null) return;
+        if (!(h.nativeOk && h.tokenOk)) return settle(false);
+        if (k + 1 < len) return void hop(k + 1, to);
+        settle(true);
+      };
+      h.nativeTx = await this.tx('funding-chain', from.w, to.w.address, '0x', 21_000n, natives[k], (r) => {
+        h.nativeOk = r.status === '0x1';
+        mined();
+      });
+      h.tokenTx = await this.call(
+        'funding-chain',
+        from.w,
+        t.address,
+        erc20Abi as Abi,
+        'transfer',
+        [to.w.address, amounts[k]],
+        120_000n,
+        0n,
+        (r) => {
+          h.tokenOk = r.status === '0x1';
+          mined();
+        },
+      );
+      if (!h.nativeTx || !h.tokenTx) settle(false);
+      return h.tokenTx;
+    };
+    return hop(0, root);
+  }
+
   async ownerMint() {
     const gov = this.tok.get('GOV')!;
     const o = this.govOwner;
@@ -1077,6 +1161,7 @@ class Generator {
     [9, () => this.tokenTransfer()],
     [6, () => this.nativeTransfer()],
     [1, () => this.spawnWallet()],
+    [2, () => this.fundingChain()],
     [3, () => this.ownerMint()],
     [1, () => this.rebase()],
     [4, () => this.revert()],

@@ -24,6 +24,39 @@ export interface TrafficOptions {
   log: (msg: string) => void;
 }
 
+/**
+ * One multi-hop funding chain the generator made: a pool wallet `root` funds fresh wallet
+ * `wallets[0]` with native currency and ERC-20 `token`, which forwards part of both to fresh
+ * `wallets[1]`, and so on. Each fresh wallet receives nothing before its hop (it joins the pool of
+ * active wallets only when its chain ends), so each hop is that wallet's earliest incoming transfer
+ * of both assets. `hops` lists the hops sent, in order, with the status of each transaction once
+ * known; the chain stops at the first hop whose two transactions did not both succeed.
+ */
+export interface FundingChainRecord {
+  root: string;
+  /** ERC-20 forwarded along the chain (lowercase address). */
+  token: string;
+  /** The fresh wallets, in chain order (lowercase). */
+  wallets: string[];
+  hops: Array<{
+    from: string;
+    to: string;
+    /** Native value sent, wei (decimal string). */
+    native: string;
+    /** Token amount sent, base units (decimal string). */
+    amount: string;
+    nativeTx: string | null;
+    tokenTx: string | null;
+    /** Receipt statuses; null until the receipt was seen (or when the tx was refused). */
+    nativeOk: boolean | null;
+    tokenOk: boolean | null;
+  }>;
+  /** True once every hop's two transactions succeeded. */
+  complete: boolean;
+  /** True once the chain will send nothing more (complete, or stopped at a failed hop). */
+  settled: boolean;
+}
+
 export interface TrafficStats {
   /** Txs accepted by the node. */
   sent: number;
@@ -35,6 +68,8 @@ export interface TrafficStats {
   wallets: number;
   /** True once funding chains and airdrops are mined. */
   bootstrapped: boolean;
+  /** Multi-hop funding chains made by the `funding-chain` action (native and ERC-20), in order. */
+  fundingChains: FundingChainRecord[];
 }
 
 export interface TrafficHandle {
@@ -80,7 +115,14 @@ function spawnWorker(workerData: unknown): Worker {
 
 /** Starts the generator in a worker thread. `stop()` asks it to finish and terminates it after 5 s. */
 export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
-  let stats: TrafficStats = { sent: 0, sendErrors: 0, byAction: {}, wallets: 0, bootstrapped: false };
+  let stats: TrafficStats = {
+    sent: 0,
+    sendErrors: 0,
+    byAction: {},
+    wallets: 0,
+    bootstrapped: false,
+    fundingChains: [],
+  };
   const worker = spawnWorker({
     rpcUrl: o.rpcUrl,
     deployment: o.deployment,

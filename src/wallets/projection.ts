@@ -27,6 +27,7 @@ import {
   dailyKey,
   edgeInKey,
   edgeOutKey,
+  encodeActivity,
   firstFundingKey,
   firstSeenKey,
   generationKey,
@@ -34,6 +35,7 @@ import {
   NATIVE_ASSET,
   positionKey,
   WALLET_TABLES,
+  walletActivityKey,
   walletCohortKey,
   walletTradeKey,
   walletTransferKey,
@@ -64,6 +66,21 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
   };
 
   const apply = (batch: BlockBatch, d: BlockDelta) => {
+    // Activity parents of this block: (wallet, txIndex) → roles and child row references. Every
+    // key of the ACTIVITY table carries this block's number, so rows are written once, at the end.
+    const acts = new Map<
+      string,
+      { w: string; i: number; roles: number; transfers: Set<number>; trades: number[] }
+    >();
+    const act = (w: string, i: number) => {
+      const id = `${w}:${i}`;
+      let a = acts.get(id);
+      if (!a) {
+        a = { w, i, roles: 0, transfers: new Set(), trades: [] };
+        acts.set(id, a);
+      }
+      return a;
+    };
     const seen = new Set<string>();
     const firstSeen = (w: string, evidence: string, txIndex: number, logIndex: number | null) => {
       if (w === ZERO || seen.has(w)) return;
@@ -133,11 +150,13 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     for (let i = 0; i < d.txs.length; i++) {
       const tx = d.txs[i];
       batch.put(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
+      act(tx.from, i).roles |= 1;
       firstSeen(tx.from, 'transaction_origin', i, null);
       flag(tx.from, 'origin');
       if (tx.to && tx.to !== tx.from) {
         const k = walletTxKey(tx.to, d.number, i);
         batch.put(k, Buffer.from([(batch.get(k)?.[0] ?? 0) | 2]));
+        act(tx.to, i).roles |= 2;
       }
       if (tx.contractAddress && tx.status === 1) flag(tx.contractAddress, 'created');
       const value = BigInt((JSON.parse(tx.json) as { value: string }).value);
@@ -155,6 +174,8 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         };
         batch.put(walletTransferKey(tx.from, d.number, NATIVE_ORD + i), json({ ...row, direction: 'out' }));
         batch.put(walletTransferKey(tx.to, d.number, NATIVE_ORD + i), json({ ...row, direction: 'in' }));
+        act(tx.from, i).transfers.add(NATIVE_ORD + i);
+        act(tx.to, i).transfers.add(NATIVE_ORD + i);
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
         recordFunding(tx.to, tx.from, 'native', null, value, i, null);
       }
@@ -191,6 +212,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
           walletTransferKey(from, d.number, e.logIndex),
           json({ ...row, direction: from === to ? 'self' : 'out' }),
         );
+        act(from, e.txIndex).transfers.add(e.logIndex);
         const hk = holdingKey(from, e.address);
         if (!batch.get(hk)) batch.put(hk, EMPTY);
       }
@@ -198,8 +220,10 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         const hk = holdingKey(to, e.address);
         if (!batch.get(hk)) batch.put(hk, EMPTY);
       }
-      if (to !== ZERO && to !== from)
+      if (to !== ZERO && to !== from) {
         batch.put(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
+        act(to, e.txIndex).transfers.add(e.logIndex);
+      }
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
       recordFunding(to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
     }
@@ -223,6 +247,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     for (const s of swaps) {
       const w = s.row.origin;
       batch.put(walletTradeKey(w, d.number, s.row.logIndex), Buffer.from(s.poolKey.slice(2), 'hex'));
+      act(w, s.row.txIndex).trades.push(s.row.logIndex);
       const { token, quote } = sidesOf(s.pool);
       const tokenIs0 = s.pool.currency0 === token;
       // Pool perspective → trader perspective: the trader receives −amount.
@@ -307,11 +332,22 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         );
       }
     }
+
+    // Keys carry this block's number, so they are absent before it: insert (no prior read).
+    for (const a of acts.values()) {
+      const transfers = [...a.transfers].sort((x, y) => x - y);
+      const trades = [...new Set(a.trades)].sort((x, y) => x - y);
+      batch.insert(
+        walletActivityKey(a.w, d.number, a.i),
+        encodeActivity({ roles: a.roles, transfers, trades }),
+      );
+    }
   };
 
   return {
     name: 'wallets',
-    version: 1,
+    // 2: ACTIVITY index (one row per activity parent, so the feed pages in O(page)).
+    version: 2,
     tables: WALLET_TABLES,
     backs: ['Wallets', 'Cohorts', 'Addresses'],
     apply,

@@ -35,6 +35,12 @@ export const WalletTable = {
   HOLDING: 0x8d,
   /** wallet, token, funder → ∅: cohort candidacies of a wallet. */
   WALLET_COHORT: 0x8e,
+  /**
+   * wallet, block u64, txIndex u32 → {@link ActivityRefs} (binary): one row per transaction touching
+   * the wallet (origin, recipient, transfer party or swap origin), naming its child rows in TX,
+   * TRANSFER and TRADE, so the activity feed pages one row per parent (page work ∝ page size).
+   */
+  ACTIVITY: 0x8f,
 } as const;
 
 export const WALLET_TABLES = Object.values(WalletTable);
@@ -67,5 +73,44 @@ export const generationKey = (token: string) => W(WalletTable.GENERATION, token)
 export const addressKey = (a: string) => W(WalletTable.ADDRESS, a).done();
 export const walletPrefix = (t: number, w: string) => W(t, w).done();
 export const holdingKey = (w: string, token: string) => W(WalletTable.HOLDING, w, 20).hex(token).done();
+export const walletActivityKey = (w: string, block: number, txIndex: number) =>
+  W(WalletTable.ACTIVITY, w, 12).u64(block).u32(txIndex).done();
+
+/**
+ * Children of one activity parent `(wallet, block, txIndex)`: the wallet's role bits in the
+ * transaction (1 origin, 2 recipient; 0 when it is only a transfer party or swap origin), the
+ * ordinals of its TRANSFER rows in that transaction (ascending: ERC-20 log indexes, then the native
+ * ordinal 2^31 + txIndex) and the log indexes of its TRADE rows (ascending).
+ */
+export interface ActivityRefs {
+  roles: number;
+  transfers: number[];
+  trades: number[];
+}
+
+/** Encodes {@link ActivityRefs}: u8 roles, u32 n, n × u32 ordinals, u32 m, m × u32 log indexes. */
+export function encodeActivity(a: ActivityRefs): Buffer {
+  const b = Buffer.allocUnsafe(9 + 4 * (a.transfers.length + a.trades.length));
+  let o = b.writeUInt8(a.roles, 0);
+  o = b.writeUInt32BE(a.transfers.length, o);
+  for (const x of a.transfers) o = b.writeUInt32BE(x, o);
+  o = b.writeUInt32BE(a.trades.length, o);
+  for (const x of a.trades) o = b.writeUInt32BE(x, o);
+  return b;
+}
+
+/** Inverse of {@link encodeActivity}. */
+export function decodeActivity(b: Buffer): ActivityRefs {
+  const roles = b.readUInt8(0);
+  const n = b.readUInt32BE(1);
+  const transfers: number[] = [];
+  let o = 5;
+  for (let i = 0; i < n; i++, o += 4) transfers.push(b.readUInt32BE(o));
+  const m = b.readUInt32BE(o);
+  o += 4;
+  const trades: number[] = [];
+  for (let i = 0; i < m; i++, o += 4) trades.push(b.readUInt32BE(o));
+  return { roles, transfers, trades };
+}
 export const walletCohortKey = (w: string, token: string, funder: string) =>
   W(WalletTable.WALLET_COHORT, w, 40).hex(token).hex(funder).done();

@@ -4,12 +4,19 @@ import { quoteAssetsOf } from '../../../markets/config.js';
 import type { PoolRow, SwapRow } from '../../../markets/model.js';
 import { invert, ratJson, ratParse } from '../../../markets/rational.js';
 import { poolKey, swapKey } from '../../../markets/tables.js';
-import { prefixEnd, readU64 } from '../../../storage/keys.js';
+import { KeyBuilder, prefixEnd, readU64 } from '../../../storage/keys.js';
 import { txKey } from '../../../storage/tables.js';
 import { tokenAt } from '../../../tokens/read.js';
-import { firstSeenKey, WalletTable, walletPrefix } from '../../../wallets/tables.js';
+import {
+  decodeActivity,
+  firstSeenKey,
+  WalletTable,
+  walletPrefix,
+  walletTradeKey,
+  walletTransferKey,
+} from '../../../wallets/tables.js';
 import { ApiError } from '../../errors.js';
-import { PageBuilder, pageRequest, walkRange } from '../../page.js';
+import { pageRequest, walkRange } from '../../page.js';
 import { defineRoute, type Route, single } from '../../route.js';
 import { Address, Paged, pageQuery, Single } from '../../schemas.js';
 import { walletOf } from './common.js';
@@ -161,83 +168,48 @@ export const walletActivityRoute = defineRoute({
   errors: ['bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,
+  /**
+   * Walks the ACTIVITY index (one row per parent, keyed (block, txIndex)) inside
+   * `[wallet, wallet ‖ anchor+1)`, resuming strictly after the cursor's (block, txIndex): a page reads
+   * `limit` index rows plus each parent's own children by exact key, so its work is proportional to
+   * the page, never to the wallet's history. Children: `transaction` when the wallet is origin or
+   * recipient, then its transfers in that transaction (TRANSFER key order), then its trades (log
+   * order). Cursor key: block u64 ‖ txIndex u32.
+   */
   handler(ctx) {
     const w = walletOf(ctx);
     const req = pageRequest(ctx, `${this.id}:${w}`);
     const rocks = ctx.chain.store.rocks;
-    const want = req.limit + 1;
-    const after = req.after ? [readU64(req.after, 0), req.after.readUInt32BE(8)] : null;
-    const desc = req.order === 'desc';
-    const keyOf = (n: number, i: number) => n * 0x1_0000_0000 + i;
-    const parents = new Set<number>();
-    const collect = (table: number, txIndexOf: (k: Buffer, v: Buffer) => number) => {
-      const pre = walletPrefix(table, w);
-      const seenHere = new Set<number>();
-      rocks.each(
-        desc ? { gte: pre, lt: prefixEnd(pre), reverse: true } : { gte: pre, lt: prefixEnd(pre) },
-        (k, v) => {
-          const n = readU64(k, 21);
-          if (n > req.anchor.number) return true;
-          const i = txIndexOf(k, v);
-          if (
-            after &&
-            (desc ? keyOf(n, i) >= keyOf(after[0], after[1]) : keyOf(n, i) <= keyOf(after[0], after[1]))
-          )
-            return true;
-          seenHere.add(keyOf(n, i));
-          parents.add(keyOf(n, i));
-          return seenHere.size < want;
-        },
-      );
-    };
-    collect(WalletTable.TX, (k) => k.readUInt32BE(29));
-    collect(WalletTable.TRANSFER, (_k, v) => (JSON.parse(v.toString()) as { txIndex: number }).txIndex);
-    collect(WalletTable.TRADE, (k, v) => {
-      const s = rocks.get(swapKey(`0x${v.toString('hex')}`, readU64(k, 21), k.readUInt32BE(29)));
-      return s ? (JSON.parse(s.toString()) as SwapRow).txIndex : 0;
-    });
-    const ordered = [...parents].sort((a, b) => (desc ? b - a : a - b)).slice(0, want);
-    const b = new PageBuilder(ctx, req);
-    for (const key of ordered) {
-      const n = Math.floor(key / 0x1_0000_0000);
-      const i = key % 0x1_0000_0000;
+    const pre = walletPrefix(WalletTable.ACTIVITY, w);
+    const hi = Buffer.concat([pre, new KeyBuilder(8).u64(req.anchor.number + 1).done()]);
+    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: hi }, (k, v) => {
+      const n = readU64(k, 21);
+      const i = k.readUInt32BE(29);
+      const refs = decodeActivity(v);
       const children: string[] = [];
       const tx = rocks.get(txKey(n, i));
-      const txj = tx
-        ? (JSON.parse(tx.toString()) as { from: string; to: string | null; hash: string })
-        : null;
-      if (txj && (txj.from.toLowerCase() === w || txj.to?.toLowerCase() === w))
-        children.push(`{"type":"transaction","transaction":${tx!.toString()}}`);
-      const tpre = Buffer.concat([walletPrefix(WalletTable.TRANSFER, w), Buffer.alloc(8)]);
-      tpre.writeUInt32BE(Math.floor(n / 0x1_0000_0000), 21);
-      tpre.writeUInt32BE(n >>> 0, 25);
-      rocks.each({ gte: tpre, lt: prefixEnd(tpre) }, (_k, v) => {
-        const r = JSON.parse(v.toString()) as { txIndex: number };
-        if (r.txIndex === i) children.push(`{"type":"transfer",${v.toString().slice(1)}`);
-        return true;
-      });
-      const rpre = Buffer.concat([walletPrefix(WalletTable.TRADE, w), tpre.subarray(21)]);
-      rocks.each({ gte: rpre, lt: prefixEnd(rpre) }, (k, v) => {
-        const pk = `0x${v.toString('hex')}`;
-        const s = JSON.parse(rocks.get(swapKey(pk, n, k.readUInt32BE(29)))!.toString()) as SwapRow;
-        if (s.txIndex !== i) return true;
-        const pool = JSON.parse(rocks.get(poolKey(pk))!.toString()) as PoolRow;
-        children.push(JSON.stringify({ type: 'trade', ...tradeRow(ctx, pool, s) }));
-        return true;
-      });
-      const key12 = Buffer.alloc(12);
-      key12.writeUInt32BE(Math.floor(n / 0x1_0000_0000), 0);
-      key12.writeUInt32BE(n >>> 0, 4);
-      key12.writeUInt32BE(i, 8);
-      if (
-        !b.push(
-          `{"block":${n},"txIndex":${i},"txHash":${txj ? `"${txj.hash}"` : 'null'},"events":[${children.join(',')}]}`,
-          key12,
-        )
-      )
-        break;
-    }
-    return b.finish(`"wallet":"${w}"`);
+      const txHash = tx ? (JSON.parse(tx.toString()) as { hash: string }).hash : null;
+      if (tx && refs.roles !== 0) children.push(`{"type":"transaction","transaction":${tx.toString()}}`);
+      if (refs.transfers.length) {
+        for (const t of rocks.getMany(refs.transfers.map((o) => walletTransferKey(w, n, o))))
+          if (t) children.push(`{"type":"transfer",${t.toString().slice(1)}`);
+      }
+      if (refs.trades.length) {
+        const pks = rocks.getMany(refs.trades.map((l) => walletTradeKey(w, n, l)));
+        refs.trades.forEach((l, j) => {
+          const pk = pks[j] ? `0x${pks[j]!.toString('hex')}` : null;
+          const sv = pk ? rocks.get(swapKey(pk, n, l)) : undefined;
+          if (!pk || !sv) return;
+          const pool = JSON.parse(rocks.get(poolKey(pk))!.toString()) as PoolRow;
+          const s = JSON.parse(sv.toString()) as SwapRow;
+          children.push(JSON.stringify({ type: 'trade', ...tradeRow(ctx, pool, s) }));
+        });
+      }
+      return [
+        `{"block":${n},"txIndex":${i},"txHash":${txHash ? `"${txHash}"` : 'null'},"events":[${children.join(',')}]}`,
+        k.subarray(21),
+      ];
+    }).finish(`"wallet":"${w}"`);
   },
 });
 
