@@ -8,7 +8,7 @@
  * Not part of the release bench (the profiler slows the process down); a tool for finding where
  * the main thread's time goes.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { buildChain } from './chain.js';
@@ -56,6 +56,8 @@ async function main(): Promise<void> {
   const blocks = Number(arg('--blocks', '2000'));
   const denseEvery = Number(arg('--dense-every', '1000'));
   const profDir = arg('--out', mkdtempSync(join(os.tmpdir(), 'ingest-prof-')));
+  mkdirSync(profDir, { recursive: true });
+  const heap = argv.includes('--heap');
   const { node, info } = await buildChain({ seed: 1, blocks, denseEvery }, { useCache: false });
   onCleanup(() => node.stop());
   log(`chain ready: head ${info.head}, ${info.logCount} logs`);
@@ -65,7 +67,9 @@ async function main(): Promise<void> {
     rpcUrl: node.rpcUrl,
     chain: 'bench',
     dataDir,
-    execArgv: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+    execArgv: heap
+      ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${profDir}`]
+      : ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
   });
   const t0 = performance.now();
   let peak = 0;
@@ -83,6 +87,15 @@ async function main(): Promise<void> {
     .map((l) => `${/kind="(\w+)"/.exec(l)?.[1]} ${(Number(l.split(' ').pop()) / 2 ** 20).toFixed(1)} MiB`)
     .join(', ');
   log(`rocksdb memory: ${rocks}`);
+  if (heap) {
+    process.kill(ix.pid, 'SIGUSR2');
+    for (let i = 0; i < 600 && !readdirSync(profDir).some((f) => f.endsWith('.heapsnapshot')); i++)
+      await sleep(100);
+    await sleep(5000);
+    log(`heap snapshot written to ${profDir}`);
+    await ix.stop();
+    return;
+  }
   log(
     `backfill ${info.head} blocks in ${secs.toFixed(1)} s = ${(info.head / secs).toFixed(1)} blocks/s, ${(info.logCount / secs).toFixed(0)} events/s; RSS now ${rssMiB(ix.pid).toFixed(0)} MiB (peak ${peak.toFixed(0)}), heap used ${mib('indexer_process_nodejs_heap_size_used_bytes')} MiB, external ${mib('indexer_process_nodejs_external_memory_bytes')} MiB`,
   );

@@ -35,5 +35,10 @@ declare module '@nxtedition/rocksdb' {
     iterator(options?: NxIteratorOptions): NxIterator;
     batch(): NxChainedBatch;
     getProperty(property: string): string;
+    /**
+     * abstract-level's resource registry: every iterator and chained batch attaches itself on
+     * creation and detaches only in its async close(); the sync `_closeSync` paths must detach.
+     */
+    detachResource(resource: NxIterator | NxChainedBatch): void;
   }
 }
