@@ -100,7 +100,13 @@ export function percentile(sorted: number[], p: number): number {
 }
 export function summarize(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1] ?? Number.NaN };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p99: percentile(s, 99),
+    p999: percentile(s, 99.9),
+    max: s[s.length - 1] ?? Number.NaN,
+  };
 }
 export const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : x);
 

@@ -87,6 +87,12 @@ async function main(): Promise<void> {
     .map((l) => `${/kind="(\w+)"/.exec(l)?.[1]} ${(Number(l.split(' ').pop()) / 2 ** 20).toFixed(1)} MiB`)
     .join(', ');
   log(`rocksdb memory: ${rocks}`);
+  for (const l of ix
+    .logs()
+    .split('\n')
+    .filter((x) => x.includes('slow block commit'))
+    .slice(0, 12))
+    process.stdout.write(`${l}\n`);
   if (heap) {
     process.kill(ix.pid, 'SIGUSR2');
     for (let i = 0; i < 600 && !readdirSync(profDir).some((f) => f.endsWith('.heapsnapshot')); i++)

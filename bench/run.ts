@@ -24,7 +24,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildChain } from './chain.js';
+import { buildChain, EMIT_SELECTOR } from './chain.js';
 import {
   BENCH_KEY,
   cannon,
@@ -47,6 +47,7 @@ import {
 import { blockHashes, rawFetch } from './rawfetch.js';
 import { startReplayServer } from './replay-server.js';
 import { BUDGETS, compare, type Figure, judge, markdown, type Results } from './report.js';
+import { fanout, pausedConsumer, writeStreamKeys } from './streams.js';
 import { startUwsHello } from './uws-hello.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -200,6 +201,8 @@ async function main(): Promise<number> {
         preciseN: 2_000,
         h2qSamples: 25,
         backfillTimeoutMs: 120_000,
+        subscribers: 200,
+        streamBlocks: 15,
       }
     : {
         blocks: 20_000,
@@ -209,6 +212,8 @@ async function main(): Promise<number> {
         preciseN: 10_000,
         h2qSamples: 60,
         backfillTimeoutMs: 900_000,
+        subscribers: 1_000,
+        streamBlocks: 40,
       };
   const blocksPerTask = Number(process.env.BLOCKS_PER_TASK ?? 20);
   const decodeThreads = Number(process.env.DECODE_THREADS ?? 2);
@@ -775,11 +780,13 @@ async function main(): Promise<number> {
     budget: BUDGETS.headToQueryable,
   });
   await ixA.stop();
+  const streamKeysFile = join(mkdtempSync(join(os.tmpdir(), 'bench-keys-')), 'keys.json');
+  const streamKeys = writeStreamKeys(streamKeysFile, Math.ceil(P.subscribers / 8) + 2);
   const ixA2 = await startIndexerChild({
     rpcUrl: node.rpcUrl,
     chain: CHAIN,
     dataDir: A.dataDir,
-    env: { ...ixEnv, POLL_MS: '50' },
+    env: { ...ixEnv, POLL_MS: '50', KEYS_FILE: streamKeysFile },
   });
   onCleanup(() => ixA2.stop());
   await waitAnchor(
@@ -788,6 +795,88 @@ async function main(): Promise<number> {
     60_000,
   );
   const hq50 = await h2q(ixA2, P.h2qSamples, 100);
+
+  // Streams: fan-out delivery (baseline: one consumer, same run) and a paused consumer.
+  log(`streams: 1 consumer, then ${P.subscribers} consumers of /stream/blocks`);
+  const fan1 = await fanout({
+    ix: ixA2,
+    rpcUrl: node.rpcUrl,
+    keys: streamKeys.slice(-1),
+    subscribers: 1,
+    blocks: P.streamBlocks,
+    processes: 1,
+  });
+  const fanN = await fanout({
+    ix: ixA2,
+    rpcUrl: node.rpcUrl,
+    keys: streamKeys,
+    subscribers: P.subscribers,
+    blocks: P.streamBlocks,
+    processes: 4,
+  });
+  if (fanN.connected < P.subscribers)
+    hardFailures.push(`streams: only ${fanN.connected} of ${P.subscribers} consumers connected`);
+  fig({
+    id: 'streams.delivery.p50',
+    group: 'Streams',
+    label: `block frame delivery p50, ${fanN.connected} consumers over ${Math.ceil(P.subscribers / 8)} keys, ${fanN.blocks} blocks (from the block becoming queryable)`,
+    value: round(fanN.p50, 2),
+    unit: 'ms',
+    better: 'lower',
+    baseline: { label: '1 consumer', value: round(fan1.p50, 2), unit: 'ms' },
+    status: 'info',
+  });
+  fig({
+    id: 'streams.frameDelivery.p99',
+    group: 'Streams',
+    label: `block frame delivery p99, ${fanN.connected} consumers (${fanN.deliveries} deliveries, ${fanN.missing} missing)`,
+    value: round(fanN.p99, 2),
+    unit: 'ms',
+    better: 'lower',
+    baseline: { label: '1 consumer p99', value: round(fan1.p99, 2), unit: 'ms' },
+    budget: BUDGETS.frameDelivery,
+    note: `p99.9 ${round(fanN.p999, 2)} ms`,
+  });
+  if (fanN.missing > 0) hardFailures.push(`streams: ${fanN.missing} block frames never arrived`);
+  log('streams: paused consumer');
+  const accounts = await rpc<string[]>(node.rpcUrl, 'eth_accounts');
+  const paused = await pausedConsumer({
+    ix: ixA2,
+    rpcUrl: node.rpcUrl,
+    key: streamKeys[streamKeys.length - 2],
+    liveKey: streamKeys[streamKeys.length - 1],
+    emitter: info.emitter,
+    from: accounts[0],
+    emitSelector: EMIT_SELECTOR,
+    blocks: quick ? 30 : 60,
+    logsPerBlock: 1000,
+  });
+  fig({
+    id: 'streams.paused.rssGrowth',
+    group: 'Streams',
+    label: `server RSS growth with a paused /stream/logs consumer, ${paused.blocks} blocks × ${paused.logsPerBlock} logs (peak ${round(paused.rssPeakMiB, 1)} MiB)`,
+    value: round(paused.pausedGrowthMiB, 1),
+    unit: 'MiB',
+    better: 'lower',
+    baseline: {
+      label: 'same traffic, no paused consumer',
+      value: round(paused.baselineGrowthMiB, 1),
+      unit: 'MiB',
+    },
+    status: 'info',
+    note: `${paused.lagDisconnects} lag disconnect(s) by the server; a reading consumer of the same stream got ${paused.readingConsumerFrames} log frames meanwhile`,
+  });
+  if (paused.lagDisconnects < 1)
+    hardFailures.push('streams: the paused consumer was never cut off (no lag disconnect)');
+  fig({
+    id: 'streams.paused.otherP99',
+    group: 'Streams',
+    label: `another consumer's block frame delivery p99 meanwhile (${paused.liveDeliveries} deliveries)`,
+    value: round(paused.liveP99, 2),
+    unit: 'ms',
+    better: 'lower',
+    budget: BUDGETS.frameDelivery,
+  });
   await ixA2.stop();
   fig({
     id: 'h2q50.p50',
@@ -909,17 +998,6 @@ async function main(): Promise<number> {
     note: `RSS peak ${C.run.rss.peakMiB} MiB`,
   });
   await replay.stop();
-
-  // Streams do not exist yet.
-  fig({
-    id: 'streams.frameDelivery.p99',
-    group: 'Streams',
-    label: 'SSE frame delivery p99',
-    value: null,
-    unit: 'ms',
-    status: 'not built',
-    budget: BUDGETS.frameDelivery,
-  });
 
   notes.push(
     'c=1 latency percentiles come from a closed-loop keep-alive node:http client timing each request with performance.now(); autocannon figures (throughput, c=32 latency) have 1 ms latency resolution.',

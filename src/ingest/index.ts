@@ -87,6 +87,8 @@ export interface Ingest {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A block commit longer than this (milliseconds) is logged with its stage times. */
+const SLOW_COMMIT_MS = 100;
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
 
@@ -186,16 +188,44 @@ export function createIngest(opts: IngestOptions): Ingest {
     const frames: PendingFrame[] = [];
     const emit = opts.streams ? (f: PendingFrame) => frames.push(f) : undefined;
     let committed: ReturnType<StreamLog['append']> = [];
+    // Stage times (ms) of this block's commit, logged when the block blocks the loop for long.
+    const stages: Record<string, number> = {};
+    let t = performance.now();
+    const lap = (name: string) => {
+      const now = performance.now();
+      stages[name] = Math.round((now - t) * 10) / 10;
+      t = now;
+    };
+    const t0 = t;
     store.commitBlock(
       { number: d.number, hash: d.hash },
       (batch) => {
         applyChainRecords(batch, d);
         if (emit) chainFrames(d, emit);
-        for (const p of live) p.apply(batch, d, emit);
+        lap('chain');
+        for (const p of live) {
+          p.apply(batch, d, emit);
+          lap(p.name);
+        }
         if (opts.streams) committed = opts.streams.log.append(batch, d.number, frames);
+        lap('streams');
       },
       meta,
     );
+    lap('write');
+    const total = performance.now() - t0;
+    if (total > SLOW_COMMIT_MS)
+      log.warn(
+        {
+          chain: opts.chain,
+          block: d.number,
+          txs: d.txs.length,
+          logs: d.logs.length,
+          ms: Math.round(total),
+          stages,
+        },
+        'slow block commit (the HTTP thread was blocked this long)',
+      );
     for (const p of live) registry.setCheckpoint(p.name, d.number);
     opts.streams?.hub.publish(committed);
     progress.blocks++;
