@@ -33,15 +33,24 @@ export interface ChainIdentity {
 export class BlockBatch {
   readonly ops: WriteOp[] = [];
   readonly undo: UndoEntry[] = [];
+  /**
+   * Latest pending value per key (latin1 of the key bytes; null = deleted): reads through the
+   * batch are O(1), not a scan of `ops` (a dense block's projections do ~10⁴ reads and writes, and
+   * the scan made its commit quadratic: 0.7 s for 1,100 transactions).
+   */
+  private readonly pending = new Map<string, Buffer | null>();
   /** The store underneath, for range reads of state as of the previous block. */
   constructor(readonly rocks: Rocks) {}
   insert(key: Buffer, value: Buffer): void {
     this.ops.push({ key, value });
     this.undo.push({ key, prior: null });
+    this.pending.set(key.toString('latin1'), value);
   }
   put(key: Buffer, value: Buffer): void {
-    this.undo.push({ key, prior: this.priorOf(key) });
+    const k = key.toString('latin1');
+    this.undo.push({ key, prior: this.read(k, key) ?? null });
     this.ops.push({ key, value });
+    this.pending.set(k, value);
   }
   /**
    * Writes without an undo entry: for append-only logs that must survive a rollback (stream
@@ -49,22 +58,24 @@ export class BlockBatch {
    */
   raw(key: Buffer, value: Buffer | null): void {
     this.ops.push({ key, value });
+    this.pending.set(key.toString('latin1'), value);
   }
   del(key: Buffer): void {
-    const prior = this.priorOf(key);
+    const k = key.toString('latin1');
+    const prior = this.read(k, key) ?? null;
     if (prior === null) return;
     this.undo.push({ key, prior });
     this.ops.push({ key, value: null });
+    this.pending.set(k, null);
   }
   /** Reads through this batch's own pending writes first, then the store. */
   get(key: Buffer): Buffer | undefined {
-    for (let i = this.ops.length - 1; i >= 0; i--) {
-      if (this.ops[i].key.equals(key)) return this.ops[i].value ?? undefined;
-    }
-    return this.rocks.get(key);
+    return this.read(key.toString('latin1'), key);
   }
-  private priorOf(key: Buffer): Buffer | null {
-    return this.get(key) ?? null;
+  private read(k: string, key: Buffer): Buffer | undefined {
+    const v = this.pending.get(k);
+    if (v !== undefined) return v ?? undefined;
+    return this.rocks.get(key);
   }
 }
 
