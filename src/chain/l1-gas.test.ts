@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { l1GasOf } from './l1-gas.js';
+import { l1GasOf, l1GasOfRaw } from './l1-gas.js';
 
 const FIX = process.env.FIXTURES_DIR ?? '/work/shared/fixtures';
 const load = (dir: string) =>
@@ -85,5 +85,20 @@ describe('l1GasOf', () => {
       unknown
     >[];
     for (const r of rs) expect(l1GasOf(r)).toEqual({ l1Gas: null, l1GasReason: 'not_an_l2_receipt' });
+  });
+});
+
+describe('l1GasOfRaw (no parse for L1 receipts)', () => {
+  it('equals l1GasOf on every recorded receipt: L2 (Base, OP, Arbitrum) and Ethereum block receipts', () => {
+    const l2 = [...load('base/receipts'), ...load('optimism/receipts'), ...load('arbitrum/receipts')].map(
+      ({ r }) => r,
+    );
+    const eth = ['17000000', '18000000', '18500000'].flatMap(
+      (n) => JSON.parse(readFileSync(join(FIX, 'ethereum', n, 'receipts.json'), 'utf8')) as Record<string, unknown>[],
+    );
+    expect(l2.length).toBeGreaterThan(20);
+    expect(eth.length).toBeGreaterThan(100);
+    for (const r of [...l2, ...eth]) expect(l1GasOfRaw(JSON.stringify(r))).toEqual(l1GasOf(r));
+    expect(eth.every((r) => l1GasOfRaw(JSON.stringify(r)).l1GasReason === 'not_an_l2_receipt')).toBe(true);
   });
 });

@@ -81,3 +81,17 @@ export function l1GasOf(receipt: Record<string, unknown>): {
     l1GasReason: null,
   };
 }
+
+/** Key names whose presence makes a receipt an L2 one for {@link l1GasOf}, as JSON key text. */
+const L2_MARKERS = ['gasUsedForL1', 'l1FeeScalar', 'depositNonce', ...OP_FIELDS].map((k) => `"${k}"`);
+
+/**
+ * {@link l1GasOf} of a receipt's stored JSON text without parsing it when it cannot be an L2
+ * receipt: none of the L2 key names occurs anywhere in the text (a key name cannot hide inside
+ * the hex strings of a receipt), which is every receipt of an L1 chain. Otherwise parses and
+ * applies l1GasOf exactly.
+ */
+export function l1GasOfRaw(raw: string): ReturnType<typeof l1GasOf> {
+  if (!L2_MARKERS.some((m) => raw.includes(m))) return { l1Gas: null, l1GasReason: 'not_an_l2_receipt' };
+  return l1GasOf(JSON.parse(raw) as Record<string, unknown>);
+}

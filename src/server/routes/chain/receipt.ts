@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { l1GasOf } from '../../../chain/l1-gas.js';
+import { l1GasOfRaw } from '../../../chain/l1-gas.js';
 import { receiptKey } from '../../../storage/tables.js';
 import { defineRoute, single } from '../../route.js';
 import { Hash, RawRecord, Single } from '../../schemas.js';
@@ -35,7 +35,7 @@ export const receiptRoute = defineRoute({
   handler(ctx) {
     const loc = txAt(ctx.chain.store, ctx.anchor, ctx.params.hash);
     const raw = ctx.chain.store.rocks.get(receiptKey(loc.number, loc.txIndex))!.toString();
-    const { l1Gas, l1GasReason } = l1GasOf(JSON.parse(raw));
+    const { l1Gas, l1GasReason } = l1GasOfRaw(raw);
     return single(
       ctx.anchor,
       `{"receipt":${raw},"l1Gas":${JSON.stringify(l1Gas)},"l1GasReason":${JSON.stringify(l1GasReason)}}`,
