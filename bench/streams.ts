@@ -94,7 +94,7 @@ export async function fanout(o: {
   const clients: Client[] = [];
   // Whole keys per process (8 consumers each) so no key is shared across processes.
   const per = Math.ceil(Math.ceil(o.subscribers / o.processes) / perKey) * perKey;
-  for (let p = 0, left = o.subscribers, k = 0; left > 0; p++) {
+  for (let _p = 0, left = o.subscribers, k = 0; left > 0; _p++) {
     const n = Math.min(per, left);
     // Each process gets whole keys (n/8 of them) so no key is shared across processes.
     const ks = o.keys.slice(k, k + Math.ceil(n / perKey));

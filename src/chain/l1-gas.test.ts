@@ -94,7 +94,11 @@ describe('l1GasOfRaw (no parse for L1 receipts)', () => {
       ({ r }) => r,
     );
     const eth = ['17000000', '18000000', '18500000'].flatMap(
-      (n) => JSON.parse(readFileSync(join(FIX, 'ethereum', n, 'receipts.json'), 'utf8')) as Record<string, unknown>[],
+      (n) =>
+        JSON.parse(readFileSync(join(FIX, 'ethereum', n, 'receipts.json'), 'utf8')) as Record<
+          string,
+          unknown
+        >[],
     );
     expect(l2.length).toBeGreaterThan(20);
     expect(eth.length).toBeGreaterThan(100);

@@ -87,8 +87,10 @@ export interface Ingest {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** A block commit longer than this (milliseconds) is logged with its stage times. */
+/** A block commit longer than this (milliseconds of thread time) is logged with its stage times. */
 const SLOW_COMMIT_MS = 100;
+/** A block build yields to the event loop between stages after holding the thread this long, ms. */
+const YIELD_AFTER_MS = 8;
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
 
@@ -181,56 +183,67 @@ export function createIngest(opts: IngestOptions): Ingest {
   /** Blocks per projection-rebuild step, between two looks at the node. */
   const REBUILD_STEP_BLOCKS = 200;
 
-  const commit = (d: BlockDelta) => {
+  /**
+   * Builds and commits block `d` on the current head. The build yields to the event loop between
+   * stages once it has held the thread for YIELD_AFTER_MS (a dense block's projections take tens
+   * of milliseconds each), so HTTP reads interleave; they read committed state only, which the
+   * build does not touch until the one atomic write. Returns false, writing nothing, when the head
+   * moved during a yield (a rollback ran): the caller re-plans.
+   */
+  const commit = async (d: BlockDelta): Promise<boolean> => {
+    const head = store.head();
     const live = registry.live(d.number > 0 ? d.number - 1 : null);
     const meta: Record<string, unknown> = {};
     for (const p of live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
     const frames: PendingFrame[] = [];
     const emit = opts.streams ? (f: PendingFrame) => frames.push(f) : undefined;
-    let committed: ReturnType<StreamLog['append']> = [];
-    // Stage times (ms) of this block's commit, logged when the block blocks the loop for long.
+    // Stage times (ms) of this block's commit, logged when the block held the thread for long.
     const stages: Record<string, number> = {};
+    let busy = 0;
     let t = performance.now();
-    const lap = (name: string) => {
+    let slice = t;
+    const lap = async (name: string) => {
       const now = performance.now();
       stages[name] = Math.round((now - t) * 10) / 10;
+      busy += now - t;
       t = now;
+      if (now - slice > YIELD_AFTER_MS) {
+        await new Promise((r) => setImmediate(r));
+        t = slice = performance.now();
+      }
     };
-    const t0 = t;
-    store.commitBlock(
-      { number: d.number, hash: d.hash },
-      (batch) => {
-        applyChainRecords(batch, d);
-        if (emit) chainFrames(d, emit);
-        lap('chain');
-        for (const p of live) {
-          p.apply(batch, d, emit);
-          lap(p.name);
-        }
-        if (opts.streams) committed = opts.streams.log.append(batch, d.number, frames);
-        lap('streams');
-      },
-      meta,
-    );
-    lap('write');
-    const total = performance.now() - t0;
-    if (total > SLOW_COMMIT_MS)
+    const batch = store.newBatch();
+    applyChainRecords(batch, d);
+    if (emit) chainFrames(d, emit);
+    await lap('chain');
+    for (const p of live) {
+      p.apply(batch, d, emit);
+      await lap(p.name);
+    }
+    if (store.head()?.hash !== head?.hash) return false; // rolled back meanwhile: nothing written
+    const committed = opts.streams ? opts.streams.log.append(batch, d.number, frames) : [];
+    store.commitBatch({ number: d.number, hash: d.hash }, batch, meta);
+    const now = performance.now();
+    stages.write = Math.round((now - t) * 10) / 10;
+    busy += now - t;
+    if (busy > SLOW_COMMIT_MS)
       log.warn(
         {
           chain: opts.chain,
           block: d.number,
           txs: d.txs.length,
           logs: d.logs.length,
-          ms: Math.round(total),
+          ms: Math.round(busy),
           stages,
         },
-        'slow block commit (the HTTP thread was blocked this long)',
+        'slow block commit (thread time; the build yields between stages)',
       );
     for (const p of live) registry.setCheckpoint(p.name, d.number);
     opts.streams?.hub.publish(committed);
     progress.blocks++;
     progress.events += d.logs.length;
     opts.onCommit?.({ kind: 'block', block: d });
+    return true;
   };
 
   const halt = (reason: string) => {
@@ -381,7 +394,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         for (const p of registry.live(d.number > 0 ? d.number - 1 : null))
           await p.prepare?.(d, { store, rpc });
         if (store.head()?.hash !== head?.hash) return; // moved while preparing: re-plan
-        commit(d);
+        if (!(await commit(d))) return; // rolled back while building: re-plan
         // A macrotask turn between blocks lets the binding free each batch's native memory and
         // lets HTTP reads interleave (bench/storage/RESULTS.md: RSS doubles without it).
         await new Promise((r) => setImmediate(r));

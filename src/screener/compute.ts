@@ -7,7 +7,7 @@
  */
 
 import type { CandleRow, PoolRow, SwapRow } from '../markets/model.js';
-import { poolAt, stateAt } from '../markets/read.js';
+import { candleAtBlock, poolAt, stateAt } from '../markets/read.js';
 import { MarketTable, poolPrefix, swapKey } from '../markets/tables.js';
 import { ApiError } from '../server/errors.js';
 import type { ChainContext } from '../server/route.js';
@@ -159,48 +159,16 @@ type BucketFigures = Pick<
   'volume0' | 'volume1' | 'trades' | 'buys' | 'sells' | 'buyVolume0' | 'buyVolume1'
 >;
 
-/**
- * The 1-minute bucket starting at `t` recomputed from the pool's swap rows of blocks ≤ `anchor`.
- * Used for a bucket whose stored candle already holds trades of blocks after the anchor (the
- * forming bucket when later blocks were indexed since, e.g. a later page of a cursor walk), so
- * every figure is read as of the anchor (R1).
- */
-function bucketAt(chain: ChainContext, key: string, t: number, anchor: number): BucketFigures {
-  let v0 = 0n;
-  let v1 = 0n;
-  let b0 = 0n;
-  let b1 = 0n;
-  let trades = 0;
-  let buys = 0;
-  const sp = poolPrefix(MarketTable.SWAP, key);
-  chain.store.rocks.each({ gte: sp, lt: swapKey(key, anchor + 1, 0), reverse: true }, (_k, v) => {
-    const s = JSON.parse(v.toString()) as SwapRow;
-    if (s.timestamp < t) return false;
-    if (s.timestamp >= t + 60) return true;
-    const a0 = BigInt(s.amount0);
-    const a1 = BigInt(s.amount1);
-    const m0 = a0 < 0n ? -a0 : a0;
-    const m1 = a1 < 0n ? -a1 : a1;
-    v0 += m0;
-    v1 += m1;
-    trades++;
-    if (s.side === 'buy') {
-      buys++;
-      b0 += m0;
-      b1 += m1;
-    }
-    return true;
-  });
-  return {
-    volume0: v0.toString(),
-    volume1: v1.toString(),
-    trades,
-    buys,
-    sells: trades - buys,
-    buyVolume0: b0.toString(),
-    buyVolume1: b1.toString(),
-  };
-}
+/** A bucket with no trade at or before the anchor. */
+const EMPTY_BUCKET: BucketFigures = {
+  volume0: '0',
+  volume1: '0',
+  trades: 0,
+  buys: 0,
+  sells: 0,
+  buyVolume0: '0',
+  buyVolume1: '0',
+};
 
 /**
  * Window figures of one pool at `anchor`, oriented for `base`/`quote`: trades with timestamp in
@@ -227,7 +195,8 @@ function poolFigures(
   let sells = 0;
   for (const [, v] of chain.store.rocks.scan({ gte: lo, lt: hi })) {
     const row = JSON.parse(v.toString()) as CandleRow;
-    const c: BucketFigures = row.last && row.last[0] > anchor ? bucketAt(chain, p.key, row.t, anchor) : row;
+    // The bucket as of the anchor: a stored candle may already hold trades of later blocks (R1).
+    const c: BucketFigures = candleAtBlock(chain.store.rocks, p.key, row, 60, anchor) ?? EMPTY_BUCKET;
     const vq = BigInt(baseIs0 ? c.volume1 : c.volume0);
     const bq = baseIs0 ? BigInt(c.buyVolume1 ?? '0') : vq - BigInt(c.buyVolume0 ?? '0');
     total += vq;

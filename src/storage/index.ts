@@ -109,6 +109,14 @@ export interface Store {
    * @throws StoreWriteError when RocksDB refuses the batch (nothing of the block is written).
    */
   commitBlock(ref: BlockRef, build: (batch: BlockBatch) => void, extraMeta?: Record<string, unknown>): void;
+  /** An empty batch over this store, for a block built in several steps (see commitBatch). */
+  newBatch(): BlockBatch;
+  /**
+   * Commits block `ref` from a batch filled beforehand (commitBlock without the build callback).
+   * The caller must make sure the head did not move since the batch was started.
+   * @throws StoreWriteError when RocksDB refuses the batch (nothing of the block is written).
+   */
+  commitBatch(ref: BlockRef, batch: BlockBatch, extraMeta?: Record<string, unknown>): void;
   /**
    * Rolls back the head block atomically from its undo record; the checkpoint moves to its parent.
    * @throws Error when the head has no undo record (older than the unfinalised window).
@@ -175,6 +183,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     commitBlock(ref, build, extraMeta) {
       const batch = new BlockBatch(rocks);
       build(batch);
+      store.commitBatch(ref, batch, extraMeta);
+    },
+    newBatch: () => new BlockBatch(rocks),
+    commitBatch(ref, batch, extraMeta) {
       batch.insert(canonKey(ref.number), Buffer.from(ref.hash.slice(2), 'hex'));
       const ops = batch.ops;
       ops.push({ key: undoKey(ref.number), value: encodeUndo(batch.undo) });

@@ -2,11 +2,11 @@
 
 import type { CandleRow, PoolRow, PoolState, SwapRow } from '../../../markets/model.js';
 import { FRAMES, type Frame } from '../../../markets/model.js';
-import { cmp, type Rational, ratJson, ratParse, ratStr } from '../../../markets/rational.js';
+import { type Rational, ratJson, ratParse, ratStr } from '../../../markets/rational.js';
 import { type At, candleAtBlock, poolAt, stateAt, windowStats } from '../../../markets/read.js';
-import { MarketTable, poolKeyOf, poolPrefix } from '../../../markets/tables.js';
+import { poolKeyOf } from '../../../markets/tables.js';
 import { blockTimestamp } from '../../../storage/headers.js';
-import { KeyBuilder, prefixEnd } from '../../../storage/keys.js';
+import { KeyBuilder } from '../../../storage/keys.js';
 import { ApiError } from '../../errors.js';
 import { requireProjection } from '../../projections.js';
 import type { Ctx } from '../../route.js';
