@@ -35,5 +35,7 @@ declare module '@nxtedition/rocksdb' {
     iterator(options?: NxIteratorOptions): NxIterator;
     batch(): NxChainedBatch;
     getProperty(property: string): string;
+    /** abstract-level: removes an iterator or batch from the set the db closes on close(). */
+    detachResource(resource: NxIterator | NxChainedBatch): void;
   }
 }
