@@ -35,6 +35,8 @@ type Scope = (typeof SCOPES)[number];
 const SCANNER_KEY = `sk_live_${'Ab3'.repeat(14)}x`;
 /** Rate limit of the scope-lacking keys: a charged 403 would exhaust it after BURST requests. */
 const BURST = 3;
+/** Start of this file's run (the scenario's duration in the report). */
+const T0 = Date.now();
 const lacking = (s: Scope) => `key-without-${s}-scope`;
 
 let dev: TestDevnet;
@@ -348,7 +350,7 @@ async function request(op: Op, headers: Record<string, string>, port = idx.port)
 const isEnvelope = (b: any, code: string) =>
   typeof b?.error === 'string' && typeof b?.detail === 'string' && b.error === code && code in ERRORS;
 
-const tally = { requests: 0, routes: 0 };
+const tally = { requests: 0, routes: 0, refused401: 0, refused403: 0 };
 const count = <T>(p: Promise<T>) => {
   tally.requests++;
   return p;
@@ -409,6 +411,7 @@ describe('auth on every route of the contract', () => {
     for (const o of ops.filter((x) => x.scope !== null)) {
       for (const [name, h] of creds) {
         const r = await count(request(o, h));
+        tally.refused401++;
         expect({
           route: o.template,
           cred: name,
@@ -428,6 +431,7 @@ describe('auth on every route of the contract', () => {
       for (let round = 0; round < 2; round++) {
         for (const o of mine) {
           const r = await count(request(o, { 'x-api-key': key }));
+          tally.refused403++;
           expect({
             route: o.template,
             key,
@@ -514,11 +518,14 @@ describe('auth on every route of the contract', () => {
       scenario: 'auth-every-route',
       seed: SEED,
       ok: true,
-      requests: tally.requests,
+      apiRequests: tally.requests,
       restarts: 0,
       rowsLost: { blocks: 0, txs: 0, logs: 0 },
-      notes: `${tally.routes} contract operations × (all-scope key, no key, unknown key, near-miss key, Bearer, 2 sk_live_ keys, scope-lacking key ×2); 403s never charged (burst ${BURST} per class intact)`,
-      seconds: 0,
+      seconds: Math.round((Date.now() - T0) / 1000),
+      notes:
+        `${tally.routes} contract operations: every one 200 with the all-scope key; ${tally.refused401} requests with ` +
+        `no/unknown/near-miss/Bearer/sk_live_ credentials → 401; ${tally.refused403} with a scope-lacking key → 403, ` +
+        `never charged (burst ${BURST} per class intact); /metrics 404 on the public port, served on loopback`,
     };
     if (STATS) appendFileSync(STATS, `${JSON.stringify(stats)}\n`);
     console.log(JSON.stringify(stats));

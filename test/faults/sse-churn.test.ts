@@ -455,7 +455,9 @@ describe('SSE churn', () => {
         scenario: 'sse-churn',
         seed: SEED,
         ok: true,
-        requests: CYCLES,
+        faults: { abruptDisconnect: CYCLES, stalledConsumer: STALLED, queueOverflow: OVERFLOWING },
+        totalFaults: CYCLES + STALLED + OVERFLOWING,
+        apiRequests: CYCLES,
         restarts: 0,
         rowsLost: { blocks: 0, txs: 0, logs: 0 },
         notes:
