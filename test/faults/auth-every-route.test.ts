@@ -197,10 +197,15 @@ beforeAll(async () => {
     ),
     120_000,
   );
-  // Projections ready (not building) so valid requests read data rather than a typed 503.
+  // Projections ready (not building) and the traces lane past the deployment, so valid requests
+  // read data rather than a typed 503.
   for (const t0 = Date.now(); ; ) {
     const h = (await idx.get('/health')).body;
-    if (h.projections.every((p: { status: string }) => p.status === 'ready')) break;
+    if (
+      h.projections.every((p: { status: string }) => p.status === 'ready') &&
+      (h.traces.checkpoint ?? -1) >= dev.deployment.deployedAtBlock
+    )
+      break;
     if (Date.now() - t0 > 60_000) throw new Error(`projections not ready: ${JSON.stringify(h.projections)}`);
     await sleep(250);
   }
@@ -222,11 +227,13 @@ async function buildOps(): Promise<Op[]> {
   const v2pool = (v2 ?? d.pools.find((p) => p.protocol === 'uniswap-v2')!).address.toLowerCase();
   const v4 = d.pools.find((p) => p.protocol === 'uniswap-v4')!;
   const wallet = scripted.members[0];
-  const cp = (await idx.get('/checkpoints')).body.anchor;
-  // A block with transactions, its first transaction, and its timestamp.
-  let number = cp.block;
+  // A block with transactions, its first transaction, and its timestamp; at or below the traces
+  // lane's checkpoint (the lane follows the blocks lane; call-tree routes answer 503 above it).
+  const health = (await idx.get('/health')).body;
+  const top = Math.min(health.anchor.block, health.traces.checkpoint ?? 0);
+  let number = top;
   let txHash = '';
-  for (let n = cp.block; n > 0 && !txHash; n--) {
+  for (let n = top; n > 0 && !txHash; n--) {
     const t = await idx.get(`/blocks/${n}/transactions?limit=1`);
     if (t.body?.data?.length) [number, txHash] = [n, t.body.data[0].hash];
   }
