@@ -72,7 +72,12 @@ async function main(): Promise<void> {
 
   let store: Store | null = null;
   let ingest: Ingest | null = null;
-  const metrics = createMetrics({ store: () => store, ingest: () => ingest });
+  let hubSubscribers = () => 0;
+  const metrics = createMetrics({
+    store: () => store,
+    ingest: () => ingest,
+    hubSubscribers: () => hubSubscribers(),
+  });
 
   let rpcUrl = config.rpcUrl;
   let stopDevnet: (() => Promise<void>) | null = null;
@@ -166,6 +171,7 @@ async function main(): Promise<void> {
     verifiedAbisDir: defaultVerifiedAbisDir(),
   });
   const streams = createStreams(createStreamLog(store), createHub());
+  hubSubscribers = () => streams.hub.size();
   ingest = createIngest({
     registry,
     streams,

@@ -23,7 +23,12 @@ export interface Metrics {
   close(): void;
 }
 
-export function createMetrics(deps: { store: () => Store | null; ingest: () => Ingest | null }): Metrics {
+export function createMetrics(deps: {
+  store: () => Store | null;
+  ingest: () => Ingest | null;
+  /** Live subscribers of the stream hub (one per open stream; a leaked one never goes away). */
+  hubSubscribers?: () => number;
+}): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'indexer_process_' });
   const rpcDuration = new client.Histogram({
@@ -147,6 +152,14 @@ export function createMetrics(deps: { store: () => Store | null; ingest: () => I
     registers: [registry],
     collect() {
       this.set(openConnections());
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_streams_hub_subscribers',
+    help: 'Subscribers registered with the live stream hub (equals open streams unless one leaked)',
+    registers: [registry],
+    collect() {
+      this.set(deps.hubSubscribers?.() ?? 0);
     },
   });
   new client.Gauge({

@@ -19,6 +19,7 @@ export interface SseConn {
   comment(text: string): void;
   /** Ends the stream (optionally after a final event). */
   close(final?: { event: string; dataJson: string }): void;
+  /** Runs `cb` once the stream ends; at once when it has already ended. */
   onClose(cb: () => void): void;
   readonly closed: boolean;
   /** Bytes waiting in this connection's own queue (not yet accepted by uWS). */
@@ -121,6 +122,12 @@ class SseConnImpl implements SseConn {
     } catch {}
   }
   onClose(cb: () => void): void {
+    // Registered after the stream already ended (a consumer that overflowed its queue during a
+    // synchronous catch-up replay): run it now, or what it releases (a hub subscription) leaks.
+    if (this.closed) {
+      cb();
+      return;
+    }
     this.closeCbs.push(cb);
   }
   queuedBytes(): number {

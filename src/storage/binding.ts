@@ -7,7 +7,12 @@
  * batches: every response sees exactly "all of block N" — a consistent snapshot by construction,
  * with no thread-pool hop per read.
  */
-import { type NxIteratorOptions, RocksLevel } from '@nxtedition/rocksdb';
+import {
+  type NxChainedBatch,
+  type NxIterator,
+  type NxIteratorOptions,
+  RocksLevel,
+} from '@nxtedition/rocksdb';
 
 /** A key range for {@link Rocks.scan}; bounds are raw byte keys compared lexicographically. */
 export interface ScanRange {
@@ -62,11 +67,13 @@ export async function openRocks(path: string): Promise<Rocks> {
     if (range.lte) o.lte = range.lte;
     return db.iterator(o);
   };
-
-  /** Closes an iterator synchronously and drops it from the db's resource set (see write()). */
-  const release = (it: ReturnType<typeof iterator>) => {
-    it._closeSync();
-    db.detachResource(it);
+  // abstract-level registers every iterator and batch in the db's resource set and removes it only
+  // on its asynchronous close(); the synchronous _closeSync() frees the native handle but leaves
+  // the JS object registered until the db closes — one leaked object per read scan and per
+  // committed block (found by the SSE churn heap check). Detach after every synchronous close.
+  const release = (r: NxIterator | NxChainedBatch) => {
+    r._closeSync();
+    db.detachResource(r);
   };
 
   return {
@@ -110,10 +117,7 @@ export async function openRocks(path: string): Promise<Rocks> {
       try {
         batch._writeSync();
       } finally {
-        batch._closeSync();
-        // Without this the db's resource set keeps every batch (and its buffers) alive forever:
-        // abstract-level detaches only in the async close(). Found by a heap snapshot of a backfill.
-        db.detachResource(batch);
+        release(batch);
       }
     },
     property(name) {

@@ -35,10 +35,7 @@ declare module '@nxtedition/rocksdb' {
     iterator(options?: NxIteratorOptions): NxIterator;
     batch(): NxChainedBatch;
     getProperty(property: string): string;
-    /**
-     * abstract-level's resource registry: every iterator and chained batch attaches itself on
-     * creation and detaches only in its async close(); the sync `_closeSync` paths must detach.
-     */
+    /** abstract-level: removes an iterator or batch from the set the db closes on close(). */
     detachResource(resource: NxIterator | NxChainedBatch): void;
   }
 }

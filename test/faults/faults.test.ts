@@ -54,6 +54,8 @@ interface ScenarioStats {
   totalFaults?: number;
   requests?: number;
   items?: number;
+  /** HTTP requests made to the indexer's API (not through the RPC proxy). */
+  apiRequests?: number;
   restarts: number;
   rowsLost: { blocks: number; txs: number; logs: number };
   notes?: string;
@@ -701,6 +703,7 @@ describe('hostile HTTP input', () => {
       scenario: 'hostile-http',
       seed: SEED,
       ok: true,
+      apiRequests: answers.length,
       restarts: 0,
       rowsLost: { blocks: 0, txs: 0, logs: 0 },
       notes: `${answers.length} hostile requests; closed without answer: ${unanswered.join('; ') || 'none'}; statuses ${JSON.stringify(

@@ -1,12 +1,17 @@
 /**
- * Fault campaign runner: `node dist/test/faults/run.js [--long] [--seeds 3,5,8 | --seeds-count N]`.
+ * Fault campaign runner:
+ * `node dist/test/faults/run.js [--long] [--seeds 3,5,8 | --seeds-count N] [--only a,b] [--report PATH]`.
  *
- * Runs the fault suite (test/faults/faults.test.ts) once per seed through vitest, with FAULTS_SEED,
- * FAULTS_LONG (bigger chains, more rounds, more kills) and FAULTS_STATS (a JSON-lines file each
- * scenario appends its figures to); in --long mode also the seeded reorg-convergence suite per seed.
- * Then regenerates test/faults/REPORT.md: scenarios run, faults injected by kind, requests tried,
- * restarts survived, rows lost, failures. Exit code 1 if any run failed.
+ * Runs every fault suite file (test/faults/*.test.ts: proxy faults, kill -9 mid-rollback and
+ * hostile HTTP; storage write failure; auth on every route; SSE churn) once per seed through
+ * vitest, with FAULTS_SEED, FAULTS_LONG (bigger chains, more rounds, more kills, more fault points,
+ * 50,000 SSE cycles) and FAULTS_STATS (a JSON-lines file each scenario appends its figures to); in
+ * --long mode also the seeded reorg-convergence suite per seed. Then regenerates the report
+ * (test/faults/REPORT.md, or PATH): scenarios run, faults injected by kind, requests tried,
+ * restarts survived, rows lost, failures — every figure from this run. Exit code 1 if any run failed.
  *
+ * `--only` keeps the files whose path contains one of the given substrings (a brief run, e.g.
+ * `--only storage-fault,sse-churn`). Other knobs pass through the environment (SSE_CHURN_CYCLES).
  * Without --long: one run with the CI seed (what `npx vitest run test/faults` does), report included.
  */
 import { spawn } from 'node:child_process';
@@ -23,6 +28,8 @@ interface Stats {
   totalFaults?: number;
   requests?: number;
   items?: number;
+  /** HTTP requests made to the indexer's own API (auth sweep, SSE cycles, reads under a fault). */
+  apiRequests?: number;
   restarts: number;
   rowsLost: { blocks: number; txs: number; logs: number };
   notes?: string;
@@ -62,7 +69,19 @@ const seeds: number[] = arg('--seeds')
     ? Array.from({ length: Number(arg('--seeds-count') ?? 5) }, (_, i) => 1000 + i * 7919)
     : [CI_SEED];
 
+const only = arg('--only')?.split(',').filter(Boolean) ?? null;
+/** The suite files of one seed (long mode adds the seeded reorg-convergence suite). */
+const FILES = [
+  'test/faults/faults.test.ts',
+  'test/faults/storage-fault.test.ts',
+  'test/faults/auth-every-route.test.ts',
+  'test/faults/sse-churn.test.ts',
+  ...(long ? ['test/e2e/reorg-convergence.test.ts'] : []),
+].filter((f) => !only || only.some((o) => f.includes(o)));
+if (!FILES.length) throw new Error(`--only ${only?.join(',')} matches no suite file`);
+
 const root = repoRoot();
+const reportPath = arg('--report') ?? join(root, 'test', 'faults', 'REPORT.md');
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const work = mkdtempSync(join(tmpdir(), 'faults-run-'));
 let current: ReturnType<typeof spawn> | null = null;
@@ -120,13 +139,29 @@ const SCENARIO_NOTES = [
     'cursors, JSON bombs, slow connections: typed 4xx envelope or no answer, never a 5xx, process alive.',
   '- **reorg-convergence** (long mode): ≥ 8 seeded anvil_reorg (depth 1–64) with traffic, one while backfilling; ' +
     'chain-state rows equal a fresh index; dropped-fork cursors answer 409 stale_cursor.',
+  "- **storage-write-failure**: `prlimit --fsize` lowers the running indexer's file-size limit to just above the " +
+    'RocksDB WAL, so the next block batch gets a real EFBIG ("File too large", the ENOSPC path) from write(2); the ' +
+    'process stays up, ingest halts with `storage_write_failed`, /health says `storage.writable: false` with the ' +
+    'RocksDB error and /health/ready answers 503; every block 0..H and its transactions are served equal to the ' +
+    'node, projection-backed routes answer the typed 503 `projection_unavailable`; after stop the store ends at H ' +
+    'and equals a fresh index up to H (no half-written block); after restart ingest resumes and the store equals a ' +
+    'fresh index of the final chain. Long mode: three rounds, each tearing the WAL at another point.',
+  '- **auth-every-route**: every operation of GET /index/v1/openapi.json (115) with a valid sample from a real ' +
+    'devnet (Uniswap V2/V3/V4, launchpad, scripted cohort): 200 with the all-scope key; 401 envelope with no key, ' +
+    'an unknown or near-miss key, `Authorization: Bearer`, a scanner `sk_live_` key (also one configured with every ' +
+    "scope); 403 `insufficient_scope` with a key lacking the route's scope, never charged (rate limit burst intact); " +
+    'public health routes without a key; `/metrics` a 404 envelope on the public port and served on loopback.',
+  '- **sse-churn**: 10,000 (long: 50,000) raw-socket connect/disconnect cycles over four stream routes and keys ' +
+    '(leaving before the answer, after the headers, with a half-close, mid catch-up) while stalled, ' +
+    'queue-overflowing, slow and live consumers stay connected: V8 heap after a forced full GC and RSS bounded, ' +
+    "open-stream and hub-subscriber gauges and file descriptors back to baseline, each key's 8-stream ceiling " +
+    'whole, the live consumer gets every block frame without a gap.',
 ];
 
 const runs: Run[] = [];
 const t0 = Date.now();
 for (const seed of seeds) {
-  const files = ['test/faults/faults.test.ts', ...(long ? ['test/e2e/reorg-convergence.test.ts'] : [])];
-  for (const file of files) {
+  for (const file of FILES) {
     const statsFile = join(work, `stats-${seed}-${runs.length}.jsonl`);
     process.stdout.write(`seed ${seed}: ${file} … `);
     const r = await runVitest(file, {
@@ -168,7 +203,7 @@ const lines: string[] = [];
 lines.push('# Fault campaign report');
 lines.push('');
 lines.push(
-  `Generated by \`node dist/test/faults/run.js${long ? ' --long' : ''}\` on ${new Date().toISOString()} ` +
+  `Generated by \`${['node dist/test/faults/run.js', ...args].join(' ')}\` on ${new Date().toISOString()} ` +
     `(${Math.round((Date.now() - t0) / 1000)} s, Node ${process.version}). Mode: **${long ? 'long' : 'CI'}**, seeds: ${seeds.join(', ')}.`,
 );
 lines.push('');
@@ -185,7 +220,10 @@ lines.push(
   `| JSON-RPC HTTP requests tried through the proxy | ${sum((s) => s.requests ?? 0)} (${sum((s) => s.items ?? 0)} JSON-RPC items) |`,
 );
 lines.push(
-  `| restarts survived (node restarts simulated by the proxy + indexer kill -9) | ${sum((s) => s.restarts)} |`,
+  `| HTTP requests tried against the indexer API (hostile input, reads under a storage fault, auth sweep, SSE cycles) | ${sum((s) => s.apiRequests ?? 0)} |`,
+);
+lines.push(
+  `| restarts survived (node restarts simulated by the proxy, indexer kill -9, restarts after a storage fault) | ${sum((s) => s.restarts)} |`,
 );
 lines.push(`| rows lost (blocks / transactions / logs) | ${lost.blocks} / ${lost.txs} / ${lost.logs} |`);
 lines.push('');
@@ -199,11 +237,13 @@ if (kinds.length) {
 }
 lines.push('## Scenarios');
 lines.push('');
-lines.push('| seed | scenario | ok | faults | requests | restarts | rows lost (b/tx/log) | s | notes |');
-lines.push('|---:|---|---|---:|---:|---:|---|---:|---|');
+lines.push(
+  '| seed | scenario | ok | faults | RPC requests | API requests | restarts | rows lost (b/tx/log) | s | notes |',
+);
+lines.push('|---:|---|---|---:|---:|---:|---:|---|---:|---|');
 for (const s of all) {
   lines.push(
-    `| ${s.seed} | ${s.scenario} | ${s.ok ? 'yes' : '**no**'} | ${s.totalFaults ?? '–'} | ${s.requests ?? '–'} | ${s.restarts} | ` +
+    `| ${s.seed} | ${s.scenario} | ${s.ok ? 'yes' : '**no**'} | ${s.totalFaults ?? '–'} | ${s.requests ?? '–'} | ${s.apiRequests ?? '–'} | ${s.restarts} | ` +
       `${s.rowsLost.blocks}/${s.rowsLost.txs}/${s.rowsLost.logs} | ${s.seconds || '–'} | ${(s.notes ?? '').replace(/\|/g, '\\|').replace(/\n/g, '<br>')} |`,
   );
 }
@@ -231,6 +271,6 @@ lines.push('## What each scenario checks');
 lines.push('');
 lines.push(...SCENARIO_NOTES);
 lines.push('');
-writeFileSync(join(root, 'test', 'faults', 'REPORT.md'), lines.join('\n'));
-process.stdout.write(`wrote ${join(root, 'test', 'faults', 'REPORT.md')}\n`);
+writeFileSync(reportPath, lines.join('\n'));
+process.stdout.write(`wrote ${reportPath}\n`);
 process.exit(failed.length ? 1 : 0);

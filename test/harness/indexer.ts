@@ -12,6 +12,8 @@ const MAIN = new URL('../../dist/src/main.js', import.meta.url).pathname;
 
 export interface IndexerProcess {
   port: number;
+  /** OS process id of the running indexer (changes on restart; 0 when not running). */
+  readonly pid: number;
   dataDir: string;
   get(
     path: string,
@@ -86,6 +88,10 @@ export async function startIndexer(o: {
   const api: IndexerProcess = {
     get port() {
       return port;
+    },
+    get pid() {
+      const c = child as ChildProcess | null;
+      return c && c.exitCode === null && c.signalCode === null ? (c.pid ?? 0) : 0;
     },
     dataDir,
     async get(path, opts = {}) {
