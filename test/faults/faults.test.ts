@@ -102,7 +102,7 @@ describe('proxy faults during backfill and follow', () => {
       let progressAt = Date.now();
       let best = -1;
       for (;;) {
-        expect(await alive(idx)).toBe(200);
+        expect(await alive(idx), `backfill: indexer not alive\n${idx.logs().slice(-4000)}`).toBe(200);
         const h = (await idx.get('/health').catch(() => null))?.body?.ingest;
         if (h) expect(h.reorgs).toBe(0);
         const at = (await idx.get('/checkpoints').catch(() => null))?.body?.anchor?.block ?? -1;
@@ -124,7 +124,7 @@ describe('proxy faults during backfill and follow', () => {
           proxy.setStaleHead(null);
         }
         await sleep(rand() * 250);
-        expect(await alive(idx)).toBe(200);
+        expect(await alive(idx), `round ${r}: indexer not alive\n${idx.logs().slice(-4000)}`).toBe(200);
         expect((await idx.get('/health')).body.ingest.reorgs).toBe(0);
       }
       proxy.schedule(null);
