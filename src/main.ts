@@ -261,6 +261,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // A stray rejection from a library's background work (e.g. a WebSocket transport reconnecting
+  // to a restarted node) must not take the index down: every store write is one atomic batch, so
+  // no state is half-done. Logged with its stack for a fix; synchronous exceptions still crash.
+  process.on('unhandledRejection', (reason) => {
+    log.error(
+      { err: (reason as Error)?.stack ?? String(reason) },
+      'unhandled rejection (process kept running)',
+    );
+  });
 }
 
 main().catch((err) => {
