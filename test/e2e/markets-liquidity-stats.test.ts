@@ -17,24 +17,17 @@
  */
 import { decodeEventLog, encodeAbiParameters, keccak256, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
 /** Whole minute the 5m boundary is placed on (see the file note). */
 let M = 0;
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 const call = (to: string, data: string, block: number) => rpc<string>('eth_call', [{ to, data }, hex(block)]);
 const word = (h: string, i: number) => BigInt(`0x${h.slice(2 + 64 * i, 2 + 64 * (i + 1))}`);
@@ -79,21 +72,13 @@ const poolPath = (p: any) =>
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
-  const c = dev.deployment.contracts as any;
   const tok = (k: string) => dev.deployment.tokens.find((t) => t.key === k)!.address.toLowerCase();
-  const { writeFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const file = join(dev.stateDir, 'markets.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: [tok('USDC'), tok('DAI')],
-    }),
-  );
-  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { MARKETS_FILE: file, TRACES: 'off' } });
+  const env = devnetIndexerEnv(dev, {
+    usdStablecoins: [tok('USDC'), tok('DAI')],
+    quoteAssets: null,
+    launchpad: false,
+  });
+  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { ...env, TRACES: 'off' } });
   // Phases of random traffic (about 5 s each) separated by jumps of chain time.
   await dev.traffic!.ready;
   await sleep(5000);

@@ -7,22 +7,15 @@
  */
 import { decodeEventLog, encodeAbiParameters, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(j.error.message);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 const call = (to: string, data: string, block: number) =>
   rpc<string>('eth_call', [{ to, data }, `0x${block.toString(16)}`]);
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + 64 * i, 2 + 64 * (i + 1))}`);
@@ -45,22 +38,13 @@ async function walk(path: string): Promise<{ rows: any[]; anchor: any }> {
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
-  const c = dev.deployment.contracts as any;
-  const { writeFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const file = join(dev.stateDir, 'markets.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: [],
-    }),
-  );
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
-    env: { MARKETS_FILE: file, TRACES: 'off', SCREENER_CEILING: '12' },
+    env: {
+      ...devnetIndexerEnv(dev, { usdStablecoins: [], quoteAssets: null, launchpad: false }),
+      TRACES: 'off',
+      SCREENER_CEILING: '12',
+    },
   });
   await idx.waitForHead(50, 120_000);
 }, 240_000);

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { differing, digestOf, tempDir, waitConverged } from '../faults/lib.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 
 const SEED = Number(process.env.REORG_SEED ?? 7);
@@ -40,16 +41,8 @@ const dirs: string[] = [];
 /** Launch tokens of the scripted cohort scenarios (the second one is dropped by a reorg). */
 const cohortTokens: string[] = [];
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,27 +1,8 @@
-/**
- * Issue H end-to-end: the screener checked exhaustively against a brute-force recomputation from
- * the raw logs of a real devnet (real Uniswap V2/V3/V4 bytecode on anvil, traffic generator; no
- * mocks). Pools are discovered from the factories' PairCreated/PoolCreated and the PoolManager's
- * Initialize, swaps from eth_getLogs decoded here with viem, origins and timestamps from the
- * blocks, holder counts from Transfer (and WETH Deposit/Withdrawal) logs.
- *
- * The chain's clock is moved between traffic phases (evm_increaseTime) so the four windows hold
- * different trades: phase A (with the deployment) only in 24h, B also in 4h, C also in 1h, D in
- * every window. Traffic and interval mining are then stopped so every response reads one anchor.
- *
- * Covered: every filter with inclusive bounds (min, max, a bound equal to a row's value and its
- * neighbours), every sort in both orders, both grains, every window, two quotes; the holders sort
- * (prefilter under the filters, rank null, rankWithinPrefilterSet, holdersRanking); the
- * candidate-ceiling 503 (errors rule 6) and recency_floor_block (republished, inclusive,
- * narrowing); cursor walks equal the unpaged order with each row once; a cursor walk continued
- * after later trades still reads the first page's anchor (R1/R2); typed error envelopes.
- */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { decodeEventLog, encodeEventTopics, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
@@ -30,16 +11,8 @@ let idx: IndexerProcess;
 // Node access
 // ---------------------------------------------------------------------------------------------
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 /** JSON-RPC batch (one HTTP request). */
 async function rpcBatch<T = any>(calls: Array<[string, unknown[]]>): Promise<T[]> {
   const r = await fetch(dev.rpcUrl, {
@@ -566,21 +539,10 @@ beforeAll(async () => {
   ENV = { ceiling: tp, distinctScan: Math.max(1, counts[Math.floor(counts.length / 2)]), prefilter: 3 };
   expect(counts[counts.length - 1]).toBeGreaterThan(ENV.distinctScan);
 
-  const c = dev.deployment.contracts;
-  const file = join(dev.stateDir, 'markets.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: [],
-    }),
-  );
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
     env: {
-      MARKETS_FILE: file,
+      ...devnetIndexerEnv(dev, { usdStablecoins: [], quoteAssets: null, launchpad: false }),
       TRACES: 'off',
       SCREENER_CEILING: String(ENV.ceiling),
       SCREENER_DISTINCT_SCAN: String(ENV.distinctScan),

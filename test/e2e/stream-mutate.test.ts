@@ -17,7 +17,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 
 const OTHER_KEY = 'other-stream-key';
@@ -94,17 +94,6 @@ async function equalsRest(p: any, f: any) {
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
-  const c = dev.deployment.contracts;
-  const markets = join(dev.stateDir, 'markets.json');
-  writeFileSync(
-    markets,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: [],
-    }),
-  );
   const keys = join(dev.stateDir, 'keys.json');
   writeFileSync(
     keys,
@@ -115,7 +104,11 @@ beforeAll(async () => {
   );
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
-    env: { MARKETS_FILE: markets, KEYS_FILE: keys, TRACES: 'off' },
+    env: {
+      ...devnetIndexerEnv(dev, { usdStablecoins: [], quoteAssets: null, launchpad: false }),
+      KEYS_FILE: keys,
+      TRACES: 'off',
+    },
   });
   const r = await fetch(dev.rpcUrl, {
     method: 'POST',

@@ -13,20 +13,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(j.error.message);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 const balanceOf = async (token: string, wallet: string, block: number) =>
   BigInt(
     await rpc<string>('eth_call', [

@@ -21,8 +21,9 @@
 import { decodeEventLog, type Hex, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FundingChainRecord } from '../../src/devnet/traffic.js';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 
 /** Seconds of random traffic after bootstrap (≈ 15 tx/s). */
 const TRAFFIC_S = 30;
@@ -33,16 +34,8 @@ let idx: IndexerProcess;
 let head = 0;
 let chains: FundingChainRecord[] = [];
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** GET expecting 200 at the fixed head. */
@@ -460,42 +453,17 @@ beforeAll(async () => {
   await rpc('evm_setIntervalMining', [0]);
   head = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
 
-  const c = dev.deployment.contracts as any;
-  const { writeFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
   const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
   const stables = dev.deployment.tokens
     .filter((t) => t.kind === 'stable')
     .map((t) => t.address.toLowerCase());
   node.quotePriority = [...stables, weth, NATIVE];
-  const markets = join(dev.stateDir, 'markets.json');
-  writeFileSync(
-    markets,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: stables,
-      quoteAssets: node.quotePriority,
-    }),
-  );
-  const pads = join(dev.stateDir, 'launchpads.json');
-  const pad = dev.deployment.launchpad;
-  writeFileSync(
-    pads,
-    JSON.stringify({
-      'devnet-pad': {
-        testnet: {
-          factories: [pad.address],
-          curve: pad.address,
-          graduationTargetWei: pad.graduationTargetWei,
-        },
-      },
-    }),
-  );
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
-    env: { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads, TRACES: 'off' },
+    env: {
+      ...devnetIndexerEnv(dev, { usdStablecoins: stables, quoteAssets: node.quotePriority }),
+      TRACES: 'off',
+    },
   });
   await Promise.all([readChain(), idx.waitForHead(head, 120_000)]);
 }, 240_000);

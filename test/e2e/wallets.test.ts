@@ -9,23 +9,16 @@
  */
 import { decodeEventLog, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 /** Sends a transaction and waits for its receipt; asserts success. */
 async function send(tx: Record<string, string>): Promise<any> {
   const hash = await rpc<string>('eth_sendTransaction', [tx]);
@@ -57,40 +50,7 @@ async function walk(path: string): Promise<any[]> {
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: false });
-  const c = dev.deployment.contracts as any;
-  const { writeFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const markets = join(dev.stateDir, 'markets.json');
-  const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
-  const stables = dev.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address);
-  writeFileSync(
-    markets,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: stables,
-      quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'],
-    }),
-  );
-  const pads = join(dev.stateDir, 'launchpads.json');
-  const pad = dev.deployment.launchpad;
-  writeFileSync(
-    pads,
-    JSON.stringify({
-      'devnet-pad': {
-        testnet: {
-          factories: [pad.address],
-          curve: pad.address,
-          graduationTargetWei: pad.graduationTargetWei,
-        },
-      },
-    }),
-  );
-  idx = await startIndexer({
-    rpcUrl: dev.rpcUrl,
-    env: { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads, TRACES: 'off' },
-  });
+  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { ...devnetIndexerEnv(dev), TRACES: 'off' } });
 }, 240_000);
 
 afterAll(async () => {

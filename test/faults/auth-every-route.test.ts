@@ -23,8 +23,9 @@ import { join } from 'node:path';
 import { decodeEventLog, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/server/errors.js';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
 import { sleep } from './lib.js';
 
 const SEED = Number(process.env.FAULTS_SEED ?? 7);
@@ -57,16 +58,8 @@ let ops: Op[] = [];
 /** The scripted cohort: its launch token and its two member wallets (each bought the launch). */
 let scripted: { token: string; members: string[] } = { token: '', members: [] };
 
-async function rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(dev.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const j = (await r.json()) as { result: T; error?: { message: string } };
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
+const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
+  jsonRpc<T>(dev.rpcUrl, method, params);
 
 /** Sends a transaction from an unlocked or impersonated account and waits for a successful receipt. */
 async function send(tx: Record<string, string>): Promise<any> {
@@ -137,34 +130,6 @@ async function scriptCohort(): Promise<{ token: string; members: string[] }> {
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 400, traffic: true, txPerSecond: 25, seed: SEED });
-  const c = dev.deployment.contracts;
-  const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
-  const stables = dev.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address);
-  const markets = join(dev.stateDir, 'markets.json');
-  writeFileSync(
-    markets,
-    JSON.stringify({
-      v2Factories: [c.uniswapV2Factory],
-      v3Factories: [c.uniswapV3Factory],
-      v4Managers: [c.poolManager],
-      usdStablecoins: stables,
-      quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'],
-    }),
-  );
-  const pad = dev.deployment.launchpad;
-  const pads = join(dev.stateDir, 'launchpads.json');
-  writeFileSync(
-    pads,
-    JSON.stringify({
-      'devnet-pad': {
-        testnet: {
-          factories: [pad.address],
-          curve: pad.address,
-          graduationTargetWei: pad.graduationTargetWei,
-        },
-      },
-    }),
-  );
   // Keys through the service's own KEYS_FILE: one key per scope holding every other scope, each
   // scope rate limited (burst BURST, ~no refill); and the scanner secret configured with every
   // scope (an operator mistake the service must still refuse).
@@ -185,7 +150,7 @@ beforeAll(async () => {
   scripted = await scriptCohort();
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
-    env: { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads, KEYS_FILE: keysFile },
+    env: { ...devnetIndexerEnv(dev), KEYS_FILE: keysFile },
   });
   // The "serving" log line carries the bound ports (the configuration line before it says 0).
   const m = /"metricsPort":(\d+)[^\n]*serving http/.exec(idx.logs());

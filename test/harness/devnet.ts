@@ -71,15 +71,28 @@ export async function startTestDevnet(
 }
 
 /**
- * Indexer configuration for a test devnet (the same shape `npm start` derives for its embedded
- * devnet): its Uniswap V2/V3/V4 factories and manager, its stablecoins as USD marks, quote assets
- * (stablecoins, WETH, native), and its launchpad as `devnet-pad` on chain `chain`. Writes the
- * files into the devnet's stateDir and returns the env entries (MARKETS_FILE, LAUNCHPADS_FILE).
+ * Indexer configuration for a test devnet (the shape `npm start` derives for its embedded devnet):
+ * its Uniswap V2/V3/V4 factories and manager, USD stablecoins (default: the devnet's stablecoins),
+ * quote assets (default: stablecoins, WETH, native; `null` leaves the service default), and its
+ * launchpad as `devnet-pad` on chain `chain` (unless `launchpad: false`). Writes the files into the
+ * devnet's stateDir and returns the env entries (MARKETS_FILE, and LAUNCHPADS_FILE).
  */
-export function devnetIndexerEnv(dev: TestDevnet, chain = 'testnet'): Record<string, string> {
+export function devnetIndexerEnv(
+  dev: TestDevnet,
+  o: {
+    chain?: string;
+    usdStablecoins?: string[];
+    quoteAssets?: string[] | null;
+    launchpad?: boolean;
+  } = {},
+): Record<string, string> {
   const c = dev.deployment.contracts as unknown as Record<string, string>;
   const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
   const stables = dev.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address);
+  const quoteAssets =
+    o.quoteAssets === undefined
+      ? [...stables, weth, '0x0000000000000000000000000000000000000000']
+      : o.quoteAssets;
   const markets = join(dev.stateDir, 'markets.json');
   writeFileSync(
     markets,
@@ -87,17 +100,18 @@ export function devnetIndexerEnv(dev: TestDevnet, chain = 'testnet'): Record<str
       v2Factories: [c.uniswapV2Factory],
       v3Factories: [c.uniswapV3Factory],
       v4Managers: [c.poolManager],
-      usdStablecoins: stables,
-      quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'],
+      usdStablecoins: o.usdStablecoins ?? stables,
+      ...(quoteAssets ? { quoteAssets } : {}),
     }),
   );
+  if (o.launchpad === false) return { MARKETS_FILE: markets };
   const pads = join(dev.stateDir, 'launchpads.json');
   const pad = dev.deployment.launchpad;
   writeFileSync(
     pads,
     JSON.stringify({
       'devnet-pad': {
-        [chain]: {
+        [o.chain ?? 'testnet']: {
           factories: [pad.address],
           curve: pad.address,
           graduationTargetWei: pad.graduationTargetWei,
