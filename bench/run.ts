@@ -24,6 +24,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { devnetIndexerEnv, startTestDevnet } from '../test/harness/devnet.js';
 import { buildChain, EMIT_SELECTOR } from './chain.js';
 import {
   BENCH_KEY,
@@ -203,6 +204,7 @@ async function main(): Promise<number> {
         backfillTimeoutMs: 120_000,
         subscribers: 200,
         streamBlocks: 15,
+        devnetTrafficMs: 15_000,
       }
     : {
         blocks: 20_000,
@@ -214,6 +216,7 @@ async function main(): Promise<number> {
         backfillTimeoutMs: 900_000,
         subscribers: 1_000,
         streamBlocks: 40,
+        devnetTrafficMs: 45_000,
       };
   const blocksPerTask = Number(process.env.BLOCKS_PER_TASK ?? 20);
   const decodeThreads = Number(process.env.DECODE_THREADS ?? 2);
@@ -456,17 +459,17 @@ async function main(): Promise<number> {
     { name: 'transaction', paths: normal.map((s) => `/transactions/${s.hash}`) },
     { name: 'receipt', paths: normal.map((s) => `/transactions/${s.hash}/receipt`) },
   ];
-  const point = async (name: string, paths: string[], group: string) => {
-    const probe = await ixA.get(paths[0]);
+  const point = async (name: string, paths: string[], group: string, ix: IndexerChild = ixA) => {
+    const probe = await ix.get(paths[0]);
     if (probe.status !== 200)
       throw new Error(
         `${name}: ${paths[0]} answered ${probe.status} ${JSON.stringify(probe.body).slice(0, 300)}`,
       );
     const precise = latencyFigures(
-      await sampleLatency({ base: ixA.base, paths, connections: 1, amount: P.preciseN }),
+      await sampleLatency({ base: ix.base, paths, connections: 1, amount: P.preciseN }),
     );
-    const c1 = cannonFigures(await cannon({ url: ixA.base, paths, connections: 1, durationS: P.dur }));
-    const c32 = cannonFigures(await cannon({ url: ixA.base, paths, connections: 32, durationS: P.dur }));
+    const c1 = cannonFigures(await cannon({ url: ix.base, paths, connections: 1, durationS: P.dur }));
+    const c32 = cannonFigures(await cannon({ url: ix.base, paths, connections: 32, durationS: P.dur }));
     if (precise.non2xx || c1.non2xx || c32.non2xx)
       hardFailures.push(`${name}: non-2xx answers (${precise.non2xx}/${c1.non2xx}/${c32.non2xx})`);
     fig({
@@ -998,6 +1001,86 @@ async function main(): Promise<number> {
     note: `RSS peak ${C.run.rss.peakMiB} MiB`,
   });
   await replay.stop();
+
+  // 7. The market point routes on real Uniswap V2/V3/V4 traffic: the embedded devnet ---------
+  // (the bench chain above holds no token or pool, so token detail/overview, pool stats and
+  // wallet overview are measured on a devnet run with its traffic generator, then frozen).
+  log('devnet: token detail/overview, pool stats and wallet overview point reads');
+  const dv = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25, seed: args.seed });
+  onCleanup(() => dv.stop());
+  await dv.traffic?.ready;
+  await sleep(P.devnetTrafficMs);
+  await dv.traffic?.stop();
+  await rpc(dv.rpcUrl, 'evm_setIntervalMining', [0]);
+  await rpc(dv.rpcUrl, 'evm_mine');
+  const dvHead = Number.parseInt(await rpc<string>(dv.rpcUrl, 'eth_blockNumber'), 16);
+  const dvDir = mkdtempSync(join(os.tmpdir(), 'indexer-bench-devnet-'));
+  onCleanup(() => rmSync(dvDir, { recursive: true, force: true }));
+  const ixD = await startIndexerChild({
+    rpcUrl: dv.rpcUrl,
+    chain: CHAIN,
+    dataDir: dvDir,
+    env: { ...ixEnv, ...devnetIndexerEnv(dv, { chain: CHAIN }) },
+  });
+  onCleanup(() => ixD.stop());
+  await waitAnchor(ixD, dvHead, 180_000);
+  const dvPools = ((await ixD.get('/pools/new?limit=1000')).body?.data ?? []) as Array<{
+    address: string | null;
+    currency0: string;
+    currency1: string;
+  }>;
+  const bySwaps: Array<{ address: string; currency0: string; currency1: string; swaps: number }> = [];
+  for (const p of dvPools) {
+    if (!p.address) continue;
+    const d = await ixD.get(`/pools/${p.address}`);
+    bySwaps.push({ ...p, address: p.address, swaps: d.body?.data?.state?.swaps ?? 0 });
+  }
+  bySwaps.sort((a, b) => b.swaps - a.swaps);
+  const busy = bySwaps.filter((p) => p.swaps > 0).slice(0, 8);
+  if (!busy.length) hardFailures.push('devnet: no pool traded');
+  else {
+    const tokens = [...new Set(busy.flatMap((p) => [p.currency0, p.currency1]))];
+    const traders = new Map<string, number>();
+    for (const p of busy.slice(0, 3))
+      for (const s of ((await ixD.get(`/pools/${p.address}/swaps?limit=1000`)).body?.data ?? []) as Array<{
+        origin: string;
+      }>)
+        traders.set(s.origin, (traders.get(s.origin) ?? 0) + 1);
+    const topTraders = [...traders.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8)
+      .map(([w]) => w);
+    notes.push(
+      `devnet phase: ${dvHead} blocks of traffic, ${bySwaps.length} V2/V3 pools (${busy.length} busiest measured, ${busy.reduce((a, p) => a + p.swaps, 0)} swaps), ${tokens.length} tokens, ${topTraders.length} traders`,
+    );
+    const G = 'Point read (devnet markets)';
+    await point(
+      'token detail',
+      tokens.map((t) => `/tokens/${t}`),
+      G,
+      ixD,
+    );
+    await point(
+      'token overview',
+      tokens.map((t) => `/tokens/${t}/overview`),
+      G,
+      ixD,
+    );
+    await point(
+      'pool stats',
+      busy.map((p) => `/pools/${p.address}/stats`),
+      G,
+      ixD,
+    );
+    await point(
+      'wallet overview',
+      topTraders.map((w) => `/wallets/${w}/overview`),
+      G,
+      ixD,
+    );
+  }
+  await ixD.stop();
+  await dv.stop();
 
   notes.push(
     'c=1 latency percentiles come from a closed-loop keep-alive node:http client timing each request with performance.now(); autocannon figures (throughput, c=32 latency) have 1 ms latency resolution.',
