@@ -17,7 +17,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { anvilBinary, freePort } from '../test/harness/anvil.js';
@@ -78,6 +78,7 @@ function prng(seed: number) {
 
 export async function startAnvilNode(extra: string[] = []): Promise<AnvilNode> {
   const port = await freePort();
+  const cacheDir = mkdtempSync(join(tmpdir(), 'anvil-cache-'));
   const args = [
     '--port',
     String(port),
@@ -93,6 +94,10 @@ export async function startAnvilNode(extra: string[] = []): Promise<AnvilNode> {
     String(N_ACCOUNTS),
     '--chain-id',
     '31337',
+    // The persisted-state cache would land in ~/.foundry/anvil/tmp and stay there (a 20,000-block
+    // chain leaves gigabytes): a temp dir removed on stop.
+    '--cache-path',
+    cacheDir,
     ...extra,
   ];
   const child = track(spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] }));
@@ -111,7 +116,14 @@ export async function startAnvilNode(extra: string[] = []): Promise<AnvilNode> {
       await sleep(100);
     }
   }
-  return { rpcUrl, pid: child.pid!, stop: () => stopChild(child, 2000) };
+  return {
+    rpcUrl,
+    pid: child.pid!,
+    stop: async () => {
+      await stopChild(child, 2000);
+      rmSync(cacheDir, { recursive: true, force: true });
+    },
+  };
 }
 
 const word = (n: number) => n.toString(16).padStart(64, '0');

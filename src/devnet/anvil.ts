@@ -3,7 +3,7 @@
  * to `<stateDir>/anvil.log`, unref'd) so it outlives a crash of the indexer, and kill it.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -61,12 +61,17 @@ export interface SpawnAnvilOptions {
   extraArgs?: string[];
 }
 
+/** Where the devnet's anvil keeps its persisted-state cache (inside the devnet state dir). */
+const anvilCacheDir = (stateDir: string) => join(stateDir, 'anvil-cache');
+
 /**
  * Spawns anvil detached on 127.0.0.1:port with chain id 31337 and automine, waits until it
  * answers, and writes its pid to `<stateDir>/anvil.pid`. Returns the pid.
  */
 export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
   mkdirSync(o.stateDir, { recursive: true });
+  rmSync(anvilCacheDir(o.stateDir), { recursive: true, force: true });
+  mkdirSync(anvilCacheDir(o.stateDir), { recursive: true });
   const logFd = openSync(join(o.stateDir, 'anvil.log'), 'a');
   const args = [
     '--host',
@@ -82,6 +87,10 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
     // Many txs per block: the block gas limit must hold a second of traffic easily.
     '--gas-limit',
     '60000000',
+    // anvil's persisted-state cache would go to ~/.foundry/anvil/tmp and is never removed, not
+    // even on a graceful exit: keep it in the state dir, cleared at each start.
+    '--cache-path',
+    anvilCacheDir(o.stateDir),
     ...(o.extraArgs ?? []),
   ];
   const child = spawn(anvilBinary(), args, {

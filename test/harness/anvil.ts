@@ -3,8 +3,10 @@
  * lives in test/harness/devnet.ts). Real node, real JSON-RPC; nothing is mocked.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -49,7 +51,19 @@ export const DEV_ACCOUNTS = [
 
 export async function startAnvil(o: { blockTime?: number; args?: string[] } = {}): Promise<Anvil> {
   const port = await freePort();
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--silent', ...(o.args ?? [])];
+  // anvil's persisted-state cache goes to ~/.foundry/anvil/tmp unless told otherwise and is never
+  // removed, even on a graceful exit: give it a temp dir and remove that on stop.
+  const cacheDir = mkdtempSync(join(tmpdir(), 'anvil-cache-'));
+  const args = [
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--silent',
+    '--cache-path',
+    cacheDir,
+    ...(o.args ?? []),
+  ];
   if (o.blockTime) args.push('--block-time', String(o.blockTime));
   else args.push('--no-mining');
   const child: ChildProcess = spawn(anvilBinary(), args, { stdio: 'ignore' });
@@ -94,10 +108,16 @@ export async function startAnvil(o: { blockTime?: number; args?: string[] } = {}
       return Number.parseInt(await rpc<string>('eth_blockNumber'), 16);
     },
     async stop() {
-      child.kill('SIGKILL');
-      await new Promise((r) =>
+      // SIGTERM first: anvil removes its on-disk state cache (~/.foundry/anvil/tmp/anvil-state-*)
+      // only on a graceful exit; SIGKILL leaves it behind (74 GB of them filled the disk once).
+      const exited = new Promise((r) =>
         child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r),
       );
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(t);
+      rmSync(cacheDir, { recursive: true, force: true });
     },
   };
 }
