@@ -752,7 +752,8 @@ async function main(): Promise<number> {
     };
     let target = await ix.anchor();
     // Warm-up blocks, not counted: a freshly (re)started follower's first blocks include its
-    // newHeads subscription settling and cold caches (a suspect for the POLL_MS=50 series p99).
+    // start-up transient: measured after a restart, the first block took 311–355 ms and the
+    // next ones 5–60 ms (not the decode workers' set-up, which is now done before the first block).
     for (let i = 0; i < 5; i++) {
       await rpc(node.rpcUrl, 'evm_mine');
       await waitAnchor(ix, ++target, 10_000, 1);

@@ -515,6 +515,12 @@ export function createIngest(opts: IngestOptions): Ingest {
       return status;
     },
     start() {
+      if (!loop) {
+        // One warm-up task per decode thread: decoders built and the node connection open before
+        // the first block (see workers/decode/worker.ts `warm`).
+        for (let i = 0; i < opts.decodeThreads; i++)
+          pool.run(opts.rpcUrl, { name: 'warm' }).catch(() => undefined);
+      }
       loop ??= run();
     },
     async stop() {

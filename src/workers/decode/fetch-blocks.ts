@@ -50,6 +50,11 @@ async function receiptsOf(rpc: Rpc, block: Json): Promise<Json[]> {
   );
 }
 
+/** Builds this worker's decoders now (verified ABIs loaded) instead of on its first block. */
+export function warmDecoders(): void {
+  getDecoders();
+}
+
 /** Shapes one block and its receipts into a {@link BlockDelta}; checks the two belong together. */
 export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
   const txObjs = block.transactions as Json[];

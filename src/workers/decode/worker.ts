@@ -4,7 +4,7 @@
  */
 import type { BlockDelta, FetchResult } from '../../ingest/delta.js';
 import { createRpc, type Rpc } from '../../rpc/client.js';
-import { fetchBlocks, restoreBlock, type StoredBlock } from './fetch-blocks.js';
+import { fetchBlocks, restoreBlock, type StoredBlock, warmDecoders } from './fetch-blocks.js';
 
 /** A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`. */
 export interface DecodeTask {
@@ -15,13 +15,30 @@ export interface DecodeTask {
 
 const clients = new Map<string, Rpc>();
 
-export default async function decode(task: DecodeTask): Promise<FetchResult> {
-  let rpc = clients.get(task.rpcUrl);
+function clientOf(rpcUrl: string): Rpc {
+  let rpc = clients.get(rpcUrl);
   if (!rpc) {
-    rpc = createRpc({ url: task.rpcUrl });
-    clients.set(task.rpcUrl, rpc);
+    rpc = createRpc({ url: rpcUrl });
+    clients.set(rpcUrl, rpc);
   }
-  return fetchBlocks(rpc, task.from, task.to);
+  return rpc;
+}
+
+export default async function decode(task: DecodeTask): Promise<FetchResult> {
+  return fetchBlocks(clientOf(task.rpcUrl), task.from, task.to);
+}
+
+/**
+ * Named task `warm`: builds the decoders and opens the node connection (eth_chainId) before the
+ * first block, so the first block after a start does not also pay the worker's set-up. Never
+ * fails: a node that cannot answer yet is the ingest loop's business.
+ */
+export async function warm(rpcUrl: string): Promise<true> {
+  warmDecoders();
+  await clientOf(rpcUrl)
+    .call('eth_chainId')
+    .catch(() => undefined);
+  return true;
 }
 
 /** Named task `restore`: deltas of stored blocks, for projection rebuilds. */
