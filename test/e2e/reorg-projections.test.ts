@@ -16,9 +16,9 @@
  *    that lived through reorgs has reorg frames a fresh one never has).
  */
 import { rmSync } from 'node:fs';
-import { decodeEventLog, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { differing, digestOf, tempDir, waitConverged } from '../faults/lib.js';
+import { scriptCohort } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { jsonRpc } from '../harness/rpc.js';
@@ -46,74 +46,19 @@ const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function send(tx: Record<string, string>): Promise<any> {
-  const hash = await rpc<string>('eth_sendTransaction', [tx]);
-  for (let i = 0; i < 300; i++) {
-    const rc = await rpc<any>('eth_getTransactionReceipt', [hash]);
-    if (rc) {
-      if (rc.status !== '0x1') throw new Error(`${hash} reverted`);
-      return rc;
-    }
-    await sleep(50);
-  }
-  throw new Error(`no receipt for ${hash}`);
-}
-
-const PAD_ABI = parseAbi([
-  'function createLaunch(string name, string symbol, string metadataUri, string imageUri) returns (address)',
-  'function buy(address token, uint256 minTokensOut) payable returns (uint256)',
-  'event LaunchCreated(address indexed token, address indexed creator, uint256 indexed launchSequence, string name, string symbol, string metadataUri, string imageUri)',
-]);
-
 /**
- * A funding cohort in the making: a launch on the devnet pad, a fresh funder, and `members` fresh
- * wallets it funds that each buy the launch (the admission rule's signals). Returns the token.
+ * A funding cohort in the making (launch, fresh funder, `members` funded wallets that each buy
+ * it), from replacer account 8. Returns the launch token.
  */
-async function cohortScenario(tag: number, members: number): Promise<string> {
-  const pad = dev.deployment.launchpad.address;
-  const rc = await send({
-    from: REPLACERS[0],
-    to: pad,
-    data: encodeFunctionData({
-      abi: PAD_ABI,
-      functionName: 'createLaunch',
-      args: [
-        `Reorg Cohort ${tag}`,
-        `RC${tag}`,
-        `ipfs://ipfs/bafyreorg${tag}`,
-        `https://gw.example/ipfs/bafyimg${tag}`,
-      ],
-    }),
-    gas: '0x800000',
-  });
-  const created = rc.logs
-    .map((l: any) => {
-      try {
-        return decodeEventLog({ abi: PAD_ABI, data: l.data, topics: l.topics });
-      } catch {
-        return null;
-      }
+const cohortScenario = async (tag: number, members: number): Promise<string> =>
+  (
+    await scriptCohort(dev, {
+      from: REPLACERS[0],
+      label: `Reorg Cohort ${tag}`,
+      freshBase: 0xc0c0000 + tag * 100,
+      members,
     })
-    .find((e: any) => e?.eventName === 'LaunchCreated') as any;
-  const token = (created.args.token as string).toLowerCase();
-  const fresh = (i: number) => `0x${(0xc0c0000 + tag * 100 + i).toString(16).padStart(40, '0')}`;
-  const funder = fresh(0);
-  await send({ from: REPLACERS[0], to: funder, value: hex(10n ** 19n) });
-  await rpc('anvil_impersonateAccount', [funder]);
-  for (let i = 1; i <= members; i++) {
-    const m = fresh(i);
-    await send({ from: funder, to: m, value: hex(10n ** 18n) });
-    await rpc('anvil_impersonateAccount', [m]);
-    await send({
-      from: m,
-      to: pad,
-      value: hex(10n ** 17n),
-      data: encodeFunctionData({ abi: PAD_ABI, functionName: 'buy', args: [token as `0x${string}`, 0n] }),
-      gas: '0x200000',
-    });
-  }
-  return token;
-}
+  ).token;
 
 /** Every row of a PAGE route (limit 1000, cursors followed), with the first page's anchor. */
 async function walk(idx: IndexerProcess, path: string): Promise<{ rows: any[]; anchor: any }> {

@@ -20,9 +20,9 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeEventLog, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/server/errors.js';
+import { scriptCohort } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { jsonRpc } from '../harness/rpc.js';
@@ -61,72 +61,18 @@ let scripted: { token: string; members: string[] } = { token: '', members: [] };
 const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
   jsonRpc<T>(dev.rpcUrl, method, params);
 
-/** Sends a transaction from an unlocked or impersonated account and waits for a successful receipt. */
-async function send(tx: Record<string, string>): Promise<any> {
-  const hash = await rpc<string>('eth_sendTransaction', [tx]);
-  for (let i = 0; i < 300; i++) {
-    const rc = await rpc<any>('eth_getTransactionReceipt', [hash]);
-    if (rc) {
-      if (rc.status !== '0x1') throw new Error(`reverted: ${JSON.stringify(tx)}`);
-      return rc;
-    }
-    await sleep(100);
-  }
-  throw new Error(`no receipt for ${hash}`);
-}
-
 /**
  * A funding cohort on the devnet (the traffic does not reliably form one): anvil dev account 9
  * (unused by the deployer and the traffic) creates a launch and funds a funder, which funds two
  * fresh wallets that each buy the launch.
  */
-async function scriptCohort(): Promise<{ token: string; members: string[] }> {
-  const DEV9 = '0xa0ee7a142d267c1f36714e4a8f75612f20a79720';
-  const padAbi = parseAbi([
-    'function createLaunch(string name, string symbol, string metadataUri, string imageUri) returns (address)',
-    'function buy(address token, uint256 minTokensOut) payable returns (uint256)',
-    'event LaunchCreated(address indexed token, address indexed creator, uint256 indexed launchSequence, string name, string symbol, string metadataUri, string imageUri)',
-  ]);
-  const pad = dev.deployment.launchpad.address;
-  const rc = await send({
-    from: DEV9,
-    to: pad,
-    data: encodeFunctionData({
-      abi: padAbi,
-      functionName: 'createLaunch',
-      args: ['Auth Sweep', 'AUTH', 'ipfs://ipfs/bafyauth', 'https://gw.example/ipfs/bafyauthimg'],
-    }),
-    gas: '0x800000',
+const scriptAuthCohort = () =>
+  scriptCohort(dev, {
+    from: '0xa0ee7a142d267c1f36714e4a8f75612f20a79720',
+    label: 'Auth Sweep',
+    freshBase: 0xa17e000 + SEED * 10,
+    members: 2,
   });
-  const created = rc.logs
-    .map((l: any) => {
-      try {
-        return decodeEventLog({ abi: padAbi, data: l.data, topics: l.topics });
-      } catch {
-        return null;
-      }
-    })
-    .find((e: any) => e?.eventName === 'LaunchCreated') as any;
-  const token = (created.args.token as string).toLowerCase();
-  const fresh = (i: number) => `0x${(0xa17e000 + i).toString(16).padStart(40, '0')}`;
-  const eth = (n: number) => `0x${(BigInt(n * 1000) * 10n ** 15n).toString(16)}`;
-  const funder = fresh(SEED * 10);
-  await send({ from: DEV9, to: funder, value: eth(10) });
-  await rpc('anvil_impersonateAccount', [funder]);
-  const members = [fresh(SEED * 10 + 1), fresh(SEED * 10 + 2)];
-  for (const m of members) {
-    await send({ from: funder, to: m, value: eth(1) });
-    await rpc('anvil_impersonateAccount', [m]);
-    await send({
-      from: m,
-      to: pad,
-      value: eth(0.1),
-      data: encodeFunctionData({ abi: padAbi, functionName: 'buy', args: [token as `0x${string}`, 0n] }),
-      gas: '0x200000',
-    });
-  }
-  return { token, members };
-}
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 400, traffic: true, txPerSecond: 25, seed: SEED });
@@ -147,7 +93,7 @@ beforeAll(async () => {
       { name: 'scanner-secret-misconfigured', key: SCANNER_KEY, scopes: [...SCOPES] },
     ]),
   );
-  scripted = await scriptCohort();
+  scripted = await scriptAuthCohort();
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
     env: { ...devnetIndexerEnv(dev), KEYS_FILE: keysFile },

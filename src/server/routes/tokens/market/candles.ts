@@ -6,7 +6,7 @@ import { PageBuilder, pageRequest } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
 import { Address, FrameQuery, Paged, pageQuery, QuoteQuery } from '../../../schemas.js';
 import { alignRange } from '../../pools/ohlcv.js';
-import { marketOf, poolsWithQuote, quoteOf, venueJson, venueOf } from './common.js';
+import { marketOf, PAGED_MARKET_ERRORS, poolsWithQuote, quoteOf, venueJson, venueOf } from './common.js';
 import { mergedCandles, orientedJson } from './series.js';
 
 type Kind = 'candles' | 'ohlcv' | 'mcap';
@@ -32,14 +32,7 @@ const make = (kind: Kind): Route =>
     params: { address: Address },
     query: { ...FrameQuery, ...QuoteQuery, ...pageQuery() },
     response: Paged(Type.Object({}, { additionalProperties: true })),
-    errors: [
-      'bad_request',
-      'not_found',
-      'quote_not_admitted',
-      'bad_cursor',
-      'stale_cursor',
-      'projection_unavailable',
-    ],
+    errors: [...PAGED_MARKET_ERRORS],
     batchable: true,
     anchored: true,
     handler(ctx) {

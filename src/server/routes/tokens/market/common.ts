@@ -13,10 +13,20 @@ import {
 } from '../../../../markets/venue.js';
 import type { TokenRow } from '../../../../tokens/model.js';
 import { tokenAt } from '../../../../tokens/read.js';
-import { ApiError } from '../../../errors.js';
+import { ApiError, type ErrorCode } from '../../../errors.js';
 import { requireProjection } from '../../../projections.js';
 import type { Ctx } from '../../../route.js';
 import { timestampOf } from '../../pools/common.js';
+
+/** Typed errors of the token market PAGE routes (quote rule, cursors, fail-closed projections). */
+export const PAGED_MARKET_ERRORS: readonly ErrorCode[] = [
+  'bad_request',
+  'not_found',
+  'quote_not_admitted',
+  'bad_cursor',
+  'stale_cursor',
+  'projection_unavailable',
+];
 
 export interface MarketCtx {
   token: TokenRow;

@@ -11,7 +11,7 @@ import { defineRoute, single } from '../../../route.js';
 import { Address, Paged, pageQuery, QuoteQuery, Single } from '../../../schemas.js';
 import { liquidityJson, poolIdentity } from '../../pools/common.js';
 import { type PoolLiquidityUsd, poolLiquidityUsd } from '../../pools/usd.js';
-import { marketOf, membershipJson, poolsWithQuote, quoteOf } from './common.js';
+import { marketOf, membershipJson, PAGED_MARKET_ERRORS, poolsWithQuote, quoteOf } from './common.js';
 
 /** Pools grouped in one aggregate response at most (Limits). */
 export const AGGREGATE_POOLS = 200;
@@ -147,14 +147,7 @@ export const tokenPoolsRankedRoute = defineRoute({
     ...pageQuery({ defaultLimit: 32, maxLimit: 100, orders: ['desc', 'asc'] }),
   },
   response: Paged(Type.Object({}, { additionalProperties: true }), { membershipSource: Type.String() }),
-  errors: [
-    'bad_request',
-    'not_found',
-    'quote_not_admitted',
-    'bad_cursor',
-    'stale_cursor',
-    'projection_unavailable',
-  ],
+  errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
   handler(ctx) {

@@ -7,7 +7,7 @@ import { KeyBuilder, prefixEnd, readU64 } from '../../../../storage/keys.js';
 import { PageBuilder, pageRequest, walkRange } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
 import { Address, Paged, pageQuery, QuoteQuery, Window } from '../../../schemas.js';
-import { marketOf, quoteOf, venueJson, venueOf } from './common.js';
+import { marketOf, PAGED_MARKET_ERRORS, quoteOf, venueJson, venueOf } from './common.js';
 
 /** Trade oriented for the token: side from the token's perspective, price quote per token. */
 function tradeJson(p: PoolRow, token: string, s: SwapRow): Record<string, unknown> {
@@ -42,14 +42,7 @@ export const tokenSwapsRoute = defineRoute({
   params: { address: Address },
   query: { ...QuoteQuery, ...pageQuery() },
   response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: [
-    'bad_request',
-    'not_found',
-    'quote_not_admitted',
-    'bad_cursor',
-    'stale_cursor',
-    'projection_unavailable',
-  ],
+  errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
   handler(ctx) {
@@ -84,14 +77,7 @@ export const tokenTicksRoute = defineRoute({
   params: { address: Address },
   query: { ...QuoteQuery, ...pageQuery() },
   response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: [
-    'bad_request',
-    'not_found',
-    'quote_not_admitted',
-    'bad_cursor',
-    'stale_cursor',
-    'projection_unavailable',
-  ],
+  errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
   handler(ctx) {
@@ -122,14 +108,7 @@ export const tokenTradersRoute: Route = defineRoute({
   params: { address: Address },
   query: { ...QuoteQuery, window: Type.Optional(Window), ...pageQuery({ orders: ['desc'] }) },
   response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: [
-    'bad_request',
-    'not_found',
-    'quote_not_admitted',
-    'bad_cursor',
-    'stale_cursor',
-    'projection_unavailable',
-  ],
+  errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
   handler(ctx) {
