@@ -130,21 +130,15 @@ export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, at: At): Recor
   };
 }
 
-/**
- * The candle of one bucket exactly as of block `anchor` (R2: a walk at an older anchor sees that
- * block): see candleAtBlock. `anchorTs` is kept for callers; buckets wholly before it are final.
- */
+/** The candle of one bucket exactly as of block `anchor` (R2), see candleAtBlock. */
 export function candleAsOf(
   ctx: Ctx<unknown, unknown>,
   p: PoolRow,
   c: CandleRow,
   frame: Frame,
   anchor: number,
-  anchorTs: number,
 ): CandleRow | null {
-  const width = FRAMES[frame];
-  if (c.t + width <= anchorTs && c.last[0] <= anchor) return c;
-  return candleAtBlock(ctx.chain.store.rocks, p.key, c, width, anchor);
+  return candleAtBlock(ctx.chain.store.rocks, p.key, c, FRAMES[frame], anchor);
 }
 
 export function candleJson(c: CandleRow): Record<string, unknown> {

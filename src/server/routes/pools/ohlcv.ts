@@ -67,7 +67,6 @@ const make = (variant: Variant): Route =>
           JSON.parse(v.toString()) as CandleRow,
           frame,
           req.anchor.number,
-          anchorTs,
         );
         if (!c) return true;
         return builder.push(JSON.stringify(candleJson(c)), k.subarray(54));

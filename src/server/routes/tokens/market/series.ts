@@ -32,7 +32,7 @@ export function mergedCandles(
     const lo = Buffer.concat([pre, new KeyBuilder(8).u64(from).done()]);
     const hi = Buffer.concat([pre, new KeyBuilder(8).u64(hiT + 1).done()]);
     ctx.chain.store.rocks.each({ gte: lo, lt: hi }, (_k, v) => {
-      const raw = candleAsOf(ctx, p, JSON.parse(v.toString()) as CandleRow, frame, anchor, anchorTs);
+      const raw = candleAsOf(ctx, p, JSON.parse(v.toString()) as CandleRow, frame, anchor);
       if (!raw) return true;
       const c = orientCandle(p, token, raw);
       const have = byT.get(c.t);
