@@ -76,6 +76,18 @@ describe('proxy faults during backfill and follow', () => {
     'no crash, no false reorg, no row lost',
     async () => {
       const t0 = Date.now();
+      // Where the scenario is, and the indexer's last log lines, if it runs out of time.
+      let phase = 'setup';
+      let idxRef: IndexerProcess | null = null;
+      const budget = LONG ? 400_000 : 170_000;
+      const watchdog = setTimeout(() => {
+        console.error(
+          `proxy-fault scenario still in phase "${phase}" after ${Math.round((Date.now() - t0) / 1000)} s\n` +
+            (idxRef ? idxRef.logs().slice(-8000) : '(indexer not started)'),
+        );
+      }, budget - 10_000);
+      watchdog.unref();
+      cleanup.push(() => clearTimeout(watchdog));
       const rand = mulberry32(SEED);
       const P = LONG ? { blocks: 400, rounds: 50, rate: 0.35 } : { blocks: 220, rounds: 24, rate: 0.3 };
       const anvil = await startAnvil();
@@ -93,12 +105,14 @@ describe('proxy faults during backfill and follow', () => {
         env: { BLOCKS_PER_TASK: '3', DECODE_THREADS: '2' },
       });
       cleanup.push(() => idx.stop());
+      idxRef = idx;
       proxy.schedule({ seed: SEED, rate: P.rate, maxDelayMs: 800, staleLag: 10, refuseMs: 250 });
       // Every kind at least once, early (during backfill), whatever the draw.
       for (const k of FAULT_KINDS) proxy.inject(k, 2);
 
       // Backfill under faults: fails on a stall (no progress for 60 s), not on slowness.
       const tip = await anvil.head();
+      phase = 'backfill';
       let progressAt = Date.now();
       let best = -1;
       for (;;) {
@@ -116,6 +130,7 @@ describe('proxy faults during backfill and follow', () => {
       }
       // Follow under faults, with one long outage (node restart) and one stale-head spell.
       for (let r = 0; r < P.rounds; r++) {
+        phase = `follow round ${r}`;
         await traffic(anvil, rand, emitter, 2);
         if (r === 3) void proxy.restartUpstream(1500);
         if (r === 6) {
@@ -128,6 +143,7 @@ describe('proxy faults during backfill and follow', () => {
         expect((await idx.get('/health')).body.ingest.reorgs).toBe(0);
       }
       proxy.schedule(null);
+      phase = 'converge';
       const final = await anvil.head();
       const finalHash = (await anvil.rpc('eth_getBlockByNumber', [hex(final), false])).hash;
       await idx.waitForHead(final, 60_000);
@@ -139,6 +155,7 @@ describe('proxy faults during backfill and follow', () => {
       const stats = proxy.stats();
       for (const k of FAULT_KINDS) expect(stats.faults[k], k).toBeGreaterThan(0);
 
+      phase = 'digest';
       await idx.stop();
       const got = await digestOf(dataDir);
       const totals = await nodeTotals(anvil, final);
@@ -147,6 +164,7 @@ describe('proxy faults during backfill and follow', () => {
         txs: totals.txs - (got.tables[TABLES.TX]?.rows ?? 0),
         logs: totals.logs - (got.tables[TABLES.LOG]?.rows ?? 0),
       };
+      phase = 'fresh index';
       const { want, diff, rows } = await compareWithFresh(dataDir, anvil.rpcUrl, final);
       proxyRun = { diff, sourceOnly: rows.filter(onlyTraceSourceDiffers).length };
       record({

@@ -74,6 +74,8 @@ export async function startAnvil(o: { blockTime?: number; args?: string[] } = {}
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+      // A hung node fails the test with the method named, not a silent test timeout.
+      signal: AbortSignal.timeout(30_000),
     });
     const j = (await res.json()) as { result?: T; error?: { message: string } };
     if (j.error) throw new Error(`${method}: ${j.error.message}`);

@@ -17,7 +17,7 @@ export interface IndexerProcess {
   dataDir: string;
   get(
     path: string,
-    opts?: { key?: string | null; headers?: Record<string, string> },
+    opts?: { key?: string | null; headers?: Record<string, string>; timeoutMs?: number },
   ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
   /** Resolves once the indexed head is ≥ n. */
   waitForHead(n: number, timeoutMs?: number): Promise<number>;
@@ -102,7 +102,8 @@ export async function startIndexer(o: {
       const headers: Record<string, string> = { ...opts.headers };
       const key = opts.key === undefined ? TEST_KEY : opts.key;
       if (key !== null) headers['x-api-key'] = key;
-      const res = await fetch(url, { headers });
+      // Bounded: an indexer that stops answering fails the caller's check instead of hanging it.
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000) });
       const text = await res.text();
       let body: any = null;
       try {

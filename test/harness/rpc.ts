@@ -7,6 +7,7 @@ export async function jsonRpc<T = any>(url: string, method: string, params: unkn
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(30_000),
   });
   const j = (await r.json()) as { result: T; error?: { message: string } };
   if (j.error) throw new Error(`${method}: ${j.error.message}`);
