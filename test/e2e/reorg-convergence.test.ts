@@ -9,13 +9,14 @@
  *  - A reorg deeper than UNFINALISED_WINDOW halts ingest with an open gap while the process keeps
  *    serving what it has.
  */
-import { appendFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   chainTables,
   compareWithFresh,
   deployEmitter,
   hex,
+  recordScenario,
   sleep,
   tempDir,
   traffic,
@@ -170,20 +171,15 @@ describe('reorg convergence', () => {
     expect(chainTables(got)).toEqual(chainTables(want));
     // Stream logs (0x70/0x71) are process history (they record the reorgs) and are excluded from
     // the digest; their reorg frames are covered by test/e2e/streams.test.ts.
-    if (process.env.FAULTS_STATS) {
-      appendFileSync(
-        process.env.FAULTS_STATS,
-        `${JSON.stringify({
-          scenario: 'reorg-convergence',
-          seed: SEED,
-          ok: true,
-          restarts: 0,
-          rowsLost: { blocks: 0, txs: 0, logs: 0 },
-          notes: `reorgs ${depths.length} (depths ${depths.join(',')}), indexer rollbacks ${health.reorgs}, cursors ${minted.length} (${stale} stale → 409)`,
-          seconds: 0,
-        })}\n`,
-      );
-    }
+    recordScenario({
+      scenario: 'reorg-convergence',
+      seed: SEED,
+      ok: true,
+      restarts: 0,
+      rowsLost: { blocks: 0, txs: 0, logs: 0 },
+      notes: `reorgs ${depths.length} (depths ${depths.join(',')}), indexer rollbacks ${health.reorgs}, cursors ${minted.length} (${stale} stale → 409)`,
+      seconds: 0,
+    });
     console.log(
       `reorg convergence: seed ${SEED}, depths ${depths.join(',')}, states ${statesAtReorg.join(',')}, ` +
         `indexer reorgs ${health.reorgs}, cursors ${minted.length} (${stale} stale), head ${final}`,
@@ -261,6 +257,18 @@ describe('deep reorg', () => {
     const again = await idx.get('/blocks/1');
     expect(again.status).toBe(503);
     expect((await idx.get('/gaps')).status).toBe(200);
+    recordScenario({
+      scenario: 'deep-reorg-halt',
+      seed: SEED,
+      ok: true,
+      restarts: 1,
+      rowsLost: { blocks: 0, txs: 0, logs: 0 },
+      notes:
+        `reorg depth 20 > window 8 at head ${before.block}: halted (reorg_beyond_window), gap blocks ` +
+        `${open[0].fromBlock}–${open[0].toBlock} open, anchor unchanged, /blocks/1 → 503 ingest_halted, ` +
+        '/health/live 200; after kill -9 and restart halted again at the same anchor',
+      seconds: 0,
+    });
   });
 
   // UNFINALISED_WINDOW is "the deepest reorg rolled back": a reorg of exactly the window depth

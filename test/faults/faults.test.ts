@@ -12,13 +12,13 @@
  *  3. Hostile HTTP input on the public port: typed 4xx envelopes where the server answers, and the
  *     process survives.
  */
-import { appendFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/server/errors.js';
 import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
-import { FAULT_KINDS, mulberry32, type ProxyStats, startRpcProxy } from '../harness/rpc-proxy.js';
+import { FAULT_KINDS, mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';
 import {
   chainTables,
   compareWithFresh,
@@ -29,6 +29,7 @@ import {
   hex,
   nodeTotals,
   onlyTraceSourceDiffers,
+  recordScenario,
   sleep,
   TABLES,
   tempDir,
@@ -38,33 +39,11 @@ import {
 
 const SEED = Number(process.env.FAULTS_SEED ?? 7);
 const LONG = process.env.FAULTS_LONG === '1';
-const STATS = process.env.FAULTS_STATS;
 
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
 afterAll(async () => {
   for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
 });
-
-/** One scenario's figures, appended as a JSON line to FAULTS_STATS for run.ts. */
-interface ScenarioStats {
-  scenario: string;
-  seed: number;
-  ok: boolean;
-  faults?: ProxyStats['faults'];
-  totalFaults?: number;
-  requests?: number;
-  items?: number;
-  /** HTTP requests made to the indexer's API (not through the RPC proxy). */
-  apiRequests?: number;
-  restarts: number;
-  rowsLost: { blocks: number; txs: number; logs: number };
-  notes?: string;
-  seconds: number;
-}
-const record = (s: ScenarioStats) => {
-  if (STATS) appendFileSync(STATS, `${JSON.stringify(s)}\n`);
-  console.log(JSON.stringify(s));
-};
 
 let proxyRun: { diff: string; sourceOnly: number } | null = null;
 
@@ -167,7 +146,7 @@ describe('proxy faults during backfill and follow', () => {
       phase = 'fresh index';
       const { want, diff, rows } = await compareWithFresh(dataDir, anvil.rpcUrl, final);
       proxyRun = { diff, sourceOnly: rows.filter(onlyTraceSourceDiffers).length };
-      record({
+      recordScenario({
         scenario: 'proxy-faults',
         seed: SEED,
         ok:
@@ -292,7 +271,7 @@ describe('kill -9 during reorg rollback', () => {
         txs: totals.txs - (got.tables[TABLES.TX]?.rows ?? 0),
         logs: totals.logs - (got.tables[TABLES.LOG]?.rows ?? 0),
       };
-      record({
+      recordScenario({
         scenario: 'kill9-mid-rollback',
         seed: SEED,
         ok: diff === '',
@@ -717,7 +696,7 @@ describe('hostile HTTP input', () => {
     expect(await alive(idx)).toBe(200);
     expect(idx.logs()).not.toMatch(/"level":(50|60)/);
     const unanswered = answers.filter((a) => a.status === null).map((a) => a.name);
-    record({
+    recordScenario({
       scenario: 'hostile-http',
       seed: SEED,
       ok: true,

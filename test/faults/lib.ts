@@ -3,12 +3,13 @@
  * fresh clean index of the same chain for comparison, a log-emitting contract and seeded traffic.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type Anvil, DEV_ACCOUNTS } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import type { ProxyStats } from '../harness/rpc-proxy.js';
 
 const DIGEST = new URL('../../dist/src/tools/digest.js', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -26,6 +27,29 @@ export async function digestOf(dataDir: string): Promise<StoreDigest> {
   const { stdout } = await run(process.execPath, [DIGEST, dataDir], { maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(stdout) as StoreDigest;
 }
+
+/** One scenario's figures, appended as a JSON line to FAULTS_STATS for run.ts (REPORT.md). */
+export interface ScenarioStats {
+  scenario: string;
+  seed: number;
+  ok: boolean;
+  faults?: Partial<ProxyStats['faults']> & Record<string, number>;
+  totalFaults?: number;
+  requests?: number;
+  items?: number;
+  /** HTTP requests made to the indexer's API (not through the RPC proxy). */
+  apiRequests?: number;
+  restarts: number;
+  rowsLost: { blocks: number; txs: number; logs: number };
+  notes?: string;
+  seconds: number;
+}
+
+/** Prints a scenario's figures and appends them to FAULTS_STATS when set (long mode). */
+export const recordScenario = (s: ScenarioStats): void => {
+  if (process.env.FAULTS_STATS) appendFileSync(process.env.FAULTS_STATS, `${JSON.stringify(s)}\n`);
+  console.log(JSON.stringify(s));
+};
 
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
@@ -144,17 +168,19 @@ export const chainTables = (d: StoreDigest) =>
   Object.fromEntries(Object.entries(d.tables).filter(([t]) => !PROCESS_HISTORY_TABLES.includes(t)));
 
 /**
- * Compares a stopped store with a fresh index of the same chain; on mismatch the message names the
- * differing rows (A = the store under test, B = the fresh index).
+ * Compares a stopped store with a fresh index of the same chain (the fresh indexer gets `env`: the
+ * same configuration as the one under test); on mismatch the message names the differing rows
+ * (A = the store under test, B = the fresh index).
  */
 export async function compareWithFresh(
   dataDir: string,
   rpcUrl: string,
   head: number,
+  env: Record<string, string> = {},
 ): Promise<{ got: StoreDigest; want: StoreDigest; rows: RowDiff[]; diff: string }> {
   const dir = tempDir('idx-fresh-');
   try {
-    const want = await freshDigest(rpcUrl, head, {}, dir);
+    const want = await freshDigest(rpcUrl, head, env, dir);
     const got = await digestOf(dataDir);
     const tables = differing(got, want);
     const rows = tables.length ? await diffTables(dataDir, dir, tables) : [];
@@ -243,7 +269,7 @@ export async function traffic(
 
 /** Node totals over blocks 0..head: transactions and logs (for "no rows lost" checks). */
 export async function nodeTotals(
-  anvil: Anvil,
+  anvil: Pick<Anvil, 'rpc'>,
   head: number,
 ): Promise<{ txs: number; logs: number; hashes: string[] }> {
   let txs = 0;

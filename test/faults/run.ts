@@ -73,6 +73,7 @@ const only = arg('--only')?.split(',').filter(Boolean) ?? null;
 /** The suite files of one seed (long mode adds the seeded reorg-convergence suite). */
 const FILES = [
   'test/faults/faults.test.ts',
+  'test/faults/kill9-devnet.test.ts',
   'test/faults/storage-fault.test.ts',
   'test/faults/auth-every-route.test.ts',
   'test/faults/sse-churn.test.ts',
@@ -129,9 +130,13 @@ const SCENARIO_NOTES = [
   '- **proxy-faults**: the indexer backfills and follows a real anvil through `test/harness/rpc-proxy.ts` with a seeded ' +
     'schedule of delays, dropped connections, 429, 5xx, malformed and truncated JSON, -32005 range errors, null blocks, ' +
     'stale heads and refused connections (node restarts); the process stays up, the reorg counter stays 0, block/tx/log ' +
-    "row counts equal the node's, and every chain-state row equals a fresh fault-free index of the same chain, except " +
-    'the known trace-status `source` divergence (reported bug; its own `it.fails` test). Stream logs (0x70/0x71) are ' +
-    'process history and are left out of every comparison.',
+    "row counts equal the node's, and every chain-state row equals a fresh fault-free index of the same chain (trace " +
+    'status `source` included). Stream logs (0x70/0x71) are process history and are left out of every comparison.',
+  '- **kill9-backfill-follow**: kill -9 at seeded instants on the full devnet (Uniswap V2/V3/V4, launchpad, ' +
+    'transfers, funding) while traffic runs: half the kills 80–700 ms into a backfill with up to 2.5 s down (the ' +
+    'backlog grows), half within 600 ms of catching up in live follow; restart on the same data dir each time. No ' +
+    "block, transaction or log missing (row counts equal the node's), no false reorg, and every chain-state row of " +
+    'every projection equals a fresh uninterrupted index. Notes give the lag at each kill.',
   '- **kill9-mid-rollback**: kill -9 within 0–4 ms of the indexer logging a 30-deep rollback, restart on the same data ' +
     'dir; every chain-state row equals a fresh index of the final chain. Notes say where each kill landed (depth the ' +
     'restarted process still had to roll back).',
@@ -139,6 +144,10 @@ const SCENARIO_NOTES = [
     'cursors, JSON bombs, slow connections: typed 4xx envelope or no answer, never a 5xx, process alive.',
   '- **reorg-convergence** (long mode): ≥ 8 seeded anvil_reorg (depth 1–64) with traffic, one while backfilling; ' +
     'chain-state rows equal a fresh index; dropped-fork cursors answer 409 stale_cursor.',
+  '- **deep-reorg-halt** (long mode): a 20-deep anvil_reorg under UNFINALISED_WINDOW=8 halts ingest ' +
+    '(`reorg_beyond_window`) with one open gap on the blocks lane, rolls nothing back, anchored routes answer the ' +
+    'typed 503 `ingest_halted` while monitoring keeps serving; after kill -9 and restart it halts again at the same ' +
+    'anchor. The window edge is checked too: depth 8 rolls back, depth 9 halts.',
   "- **storage-write-failure**: `prlimit --fsize` lowers the running indexer's file-size limit to just above the " +
     'RocksDB WAL, so the next block batch gets a real EFBIG ("File too large", the ENOSPC path) from write(2); the ' +
     'process stays up, ingest halts with `storage_write_failed`, /health says `storage.writable: false` with the ' +
