@@ -256,8 +256,15 @@ async function main(): Promise<void> {
     await ingest?.stop();
     await replayPool.destroy();
     await stopDevnet?.();
-    await store?.close();
-    process.exit(0);
+    // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
+    // error); every committed block is already in the WAL, so say so and exit non-zero.
+    const closed = await store?.close().then(
+      () => null,
+      (err: Error) => err,
+    );
+    if (closed)
+      log.error({ err: closed.message, cause: String(closed.cause ?? '') }, 'store did not close cleanly');
+    process.exit(closed ? 1 : 0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -776,7 +776,9 @@ class Generator {
       if (r.status !== '0x1') return;
       fresh.w.nonce = 0;
       this.wallets.push(fresh);
-      void this.airdrop(fresh);
+      this.airdrop(fresh).catch((e) =>
+        this.log(`traffic: airdrop failed: ${(e as Error).message.slice(0, 200)}`),
+      );
     });
   }
 

@@ -434,7 +434,9 @@ export function createIngest(opts: IngestOptions): Ingest {
     for (let n = from; n <= to; n += chunk) {
       const blocks: StoredBlock[] = [];
       for (let m = n; m <= Math.min(to, n + chunk - 1); m++) blocks.push(storedBlock(m));
-      tasks.push(pool.run(blocks, { name: 'restore' }) as Promise<BlockDelta[]>);
+      const task = pool.run(blocks, { name: 'restore' }) as Promise<BlockDelta[]>;
+      task.catch(() => {}); // surfaced when awaited in order (a rollback may stop the loop first)
+      tasks.push(task);
     }
     for (const t of tasks) {
       for (const d of await t) {

@@ -223,7 +223,13 @@ export function createTracesLane(o: {
         }
         const to = Math.min(head.number, next + IN_FLIGHT - 1);
         const jobs: Array<Promise<Awaited<ReturnType<typeof traceBlock>>>> = [];
-        for (let n = next; n <= to; n++) jobs.push(traceBlock(n));
+        for (let n = next; n <= to; n++) {
+          const job = traceBlock(n);
+          // Awaited in order below; a later job's failure after an earlier one broke the loop
+          // (a failure, a rollback) must not surface as an unhandled rejection.
+          job.catch(() => {});
+          jobs.push(job);
+        }
         for (let n = next; n <= to; n++) {
           const r = await jobs[n - next];
           // Rolled back or replaced while tracing: discard and re-plan from the lane checkpoint.

@@ -163,6 +163,7 @@ describe('reorg convergence', () => {
     expect(stale).toBeGreaterThanOrEqual(5);
 
     await idx.stop();
+    expect(idx.strayRejections().join('\n').slice(0, 3000), 'unhandled rejections').toBe('');
     const { got, want, diff } = await compareWithFresh(dataDir, anvil.rpcUrl, final);
     expect(got.head).toEqual({ number: final, hash: finalHash });
     expect(want.head).toEqual(got.head);

@@ -133,6 +133,8 @@ describe('proxy faults during backfill and follow', () => {
       expect((await idx.get('/checkpoints')).body.anchor).toEqual({ block: final, hash: finalHash });
       const stats = proxy.stats();
       for (const k of FAULT_KINDS) expect(stats.faults[k], k).toBeGreaterThan(0);
+      // Every failure was handled where it happened: none escaped as an unhandled rejection.
+      expect(idx.strayRejections().join('\n').slice(0, 3000), 'unhandled rejections').toBe('');
 
       phase = 'digest';
       await idx.stop();

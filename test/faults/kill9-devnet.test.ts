@@ -120,6 +120,7 @@ describe('kill -9 during backfill and live follow on the full devnet', () => {
         seconds: Math.round((Date.now() - t0) / 1000),
       });
       expect(health.ingest.reorgs, 'no false reorg after kills').toBe(0);
+      expect(idx.strayRejections().join('\n').slice(0, 3000), 'unhandled rejections').toBe('');
       expect(tally.backfilling, 'kills that landed in a backfill').toBeGreaterThan(0);
       expect(tally.following, 'kills that landed in live follow').toBeGreaterThan(0);
       expect(totals.logs, 'the devnet produced real traffic').toBeGreaterThan(500);

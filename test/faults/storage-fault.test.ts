@@ -261,6 +261,7 @@ describe('storage write failure (RLIMIT_FSIZE on the WAL: a real EFBIG from Rock
       await idx.waitForHead(final, 60_000);
       await waitConverged(idx, final, await blockHash(anvil, final));
       await idx.stop();
+      expect(idx.strayRejections().join('\n').slice(0, 3000), 'unhandled rejections').toBe('');
       const end = await compareWithFresh(dataDir, anvil.rpcUrl, final);
       const finalTotals = await nodeTotals(anvil, final);
       const rowsLost = {

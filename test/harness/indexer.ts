@@ -3,7 +3,7 @@
  * end-to-end tests: HTTP helpers, kill -9 and restart on the same data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,6 +25,8 @@ export interface IndexerProcess {
   restart(): Promise<void>;
   stop(): Promise<void>;
   logs(): string;
+  /** Log lines of unhandled rejections, from every run of this process (restarts included). */
+  strayRejections(): string[];
 }
 
 export async function startIndexer(o: {
@@ -38,9 +40,13 @@ export async function startIndexer(o: {
   let child: ChildProcess | null = null;
   let port = 0;
   let out = '';
+  /** Unhandled-rejection lines of earlier runs (a restart starts a new log). */
+  const stray: string[] = [];
+  const strayIn = (log: string) => log.split('\n').filter((l) => l.includes('unhandled rejection'));
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
+      stray.push(...strayIn(out));
       out = '';
       const c = spawn(process.execPath, [MAIN], {
         env: {
@@ -140,8 +146,14 @@ export async function startIndexer(o: {
         if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
       }
       if (!o.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      // Every suite's stray rejections, wherever it does not check them itself, for a sweep:
+      // STRAY_REJECTIONS_LOG=path npm test, then read the file.
+      const lines = api.strayRejections();
+      if (lines.length && process.env.STRAY_REJECTIONS_LOG)
+        appendFileSync(process.env.STRAY_REJECTIONS_LOG, `${dataDir}\n${lines.join('\n')}\n`);
     },
     logs: () => out,
+    strayRejections: () => [...stray, ...strayIn(out)],
   };
   return api;
 }
