@@ -131,6 +131,10 @@ describe('proxy faults during backfill and follow', () => {
       expect(health.ingest.reorgs).toBe(0);
       expect(health.ingest.state).toBe('following');
       expect((await idx.get('/checkpoints')).body.anchor).toEqual({ block: final, hash: finalHash });
+      // Gaps recorded under faults (trace replays the node failed), every one healed by now.
+      const gapRows: Array<{ lane: string; status: string }> = (await idx.get('/gaps?limit=1000')).body.data;
+      expect(gapRows.filter((g) => g.status === 'open' && g.lane !== 'blocks')).toEqual([]);
+      expect(gapRows.length, 'trace gaps recorded under traceItemError (then healed)').toBeGreaterThan(0);
       const stats = proxy.stats();
       for (const k of FAULT_KINDS) expect(stats.faults[k], k).toBeGreaterThan(0);
       // Every failure was handled where it happened: none escaped as an unhandled rejection.
@@ -163,7 +167,8 @@ describe('proxy faults during backfill and follow', () => {
         restarts: stats.restarts,
         rowsLost,
         notes:
-          `head ${final}, node txs ${totals.txs}, logs ${totals.logs}` +
+          `head ${final}, node txs ${totals.txs}, logs ${totals.logs}; gaps recorded ${gapRows.length}, ` +
+          `healed ${gapRows.filter((g) => g.status === 'resolved').length}` +
           (rows.length
             ? `; digest differs from fresh in ${rows.length} rows (${rows.filter(onlyTraceSourceDiffers).length} only trace \`source\`): ${describeDiff(rows, 1)}`
             : ''),

@@ -129,7 +129,9 @@ function runVitest(
 const SCENARIO_NOTES = [
   '- **proxy-faults**: the indexer backfills and follows a real anvil through `test/harness/rpc-proxy.ts` with a seeded ' +
     'schedule of delays, dropped connections, 429, 5xx, malformed and truncated JSON, -32005 range errors, null blocks, ' +
-    'stale heads and refused connections (node restarts); the process stays up, the reorg counter stays 0, block/tx/log ' +
+    "stale heads, refused connections (node restarts) and per-transaction trace failures (geth's `execution timeout` " +
+    'item, sticky for 3 s, so trace gaps are recorded); the process stays up, no unhandled rejection is logged, every ' +
+    'gap recorded is healed, the reorg counter stays 0, block/tx/log ' +
     "row counts equal the node's, and every chain-state row equals a fresh fault-free index of the same chain (trace " +
     'status `source` included). Stream logs (0x70/0x71) are process history and are left out of every comparison.',
   '- **kill9-backfill-follow**: kill -9 at seeded instants on the full devnet (Uniswap V2/V3/V4, launchpad, ' +

@@ -14,7 +14,12 @@
  *  - `nullBlock`   one block or receipt read answers `null` (a node that has not got it yet);
  *  - `staleHead`   the request is answered by a node that fell behind: `eth_blockNumber` is N below
  *                  the true head and blocks above it are `null`;
- *  - `refuse`      the proxy stops listening for `refuseMs` (connections refused: a node restart).
+ *  - `refuse`      the proxy stops listening for `refuseMs` (connections refused: a node restart);
+ *  - `traceItemError` one transaction of a `debug_traceBlockByNumber` answer carries geth's per-item
+ *                  `{txHash, error: "execution timeout"}` instead of its trace, and
+ *                  `debug_traceTransaction` of that hash keeps failing for `traceStickyMs` (a
+ *                  transaction the node cannot re-execute for a while: the indexer records a gap
+ *                  and must heal it later).
  *
  * JSON-RPC batch arrays (viem's http transport batches) are handled item by item: whole-request
  * faults hit the whole HTTP exchange, item faults hit one item of the batch. Every injected fault is
@@ -33,7 +38,8 @@ export type FaultKind =
   | 'rangeError'
   | 'nullBlock'
   | 'staleHead'
-  | 'refuse';
+  | 'refuse'
+  | 'traceItemError';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'delay',
@@ -46,6 +52,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'nullBlock',
   'staleHead',
   'refuse',
+  'traceItemError',
 ];
 
 /** Seeded PRNG (mulberry32), the same as the crash-safety suite's. */
@@ -73,6 +80,8 @@ export interface FaultSchedule {
   staleLag?: number;
   /** How long a `refuse` keeps the port closed, milliseconds (default 300). */
   refuseMs?: number;
+  /** How long a `traceItemError` transaction keeps failing `debug_traceTransaction`, ms (default 3000). */
+  traceStickyMs?: number;
 }
 
 export interface ProxyStats {
@@ -94,7 +103,7 @@ export interface RpcProxy {
   url: string;
   port: number;
   stats(): ProxyStats;
-  /** Installs (or with null removes) the random fault schedule. */
+  /** Installs (or with null removes, with any forced faults not yet applied) the random fault schedule. */
   schedule(s: FaultSchedule | null): void;
   /** Forces `kind` on the next `count` requests it can apply to (before the schedule is drawn). */
   inject(kind: FaultKind, count?: number): void;
@@ -118,7 +127,9 @@ interface RpcItem {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ITEM_FAULTS = new Set<FaultKind>(['rangeError', 'nullBlock', 'staleHead']);
+const ITEM_FAULTS = new Set<FaultKind>(['rangeError', 'nullBlock', 'staleHead', 'traceItemError']);
+/** geth's per-transaction failure inside a block trace, and its code on debug_traceTransaction. */
+const TRACE_TIMEOUT = 'execution timeout';
 const NULLABLE = new Set([
   'eth_getBlockByNumber',
   'eth_getBlockByHash',
@@ -145,6 +156,8 @@ export async function startRpcProxy(o: {
   let rand = mulberry32(sched?.seed ?? 1);
   const forced: FaultKind[] = [];
   let staleHead: number | null = null;
+  /** Transaction hash → until when (ms) its debug_traceTransaction fails (traceItemError). */
+  const stickyTrace = new Map<string, number>();
   let latency: number | null = null;
   let closed = false;
   let refusing: Promise<void> | null = null;
@@ -179,6 +192,7 @@ export async function startRpcProxy(o: {
       if (k === 'nullBlock') return items.some((i) => NULLABLE.has(String(i.method)));
       if (k === 'staleHead')
         return items.some((i) => i.method === 'eth_blockNumber' || i.method === 'eth_getBlockByNumber');
+      if (k === 'traceItemError') return items.some((i) => i.method === 'debug_traceBlockByNumber');
       return true;
     };
     const fi = forced.findIndex(applicable);
@@ -215,11 +229,22 @@ export async function startRpcProxy(o: {
     itemFault: FaultKind | null,
   ): Promise<unknown[]> => {
     const out: unknown[] = new Array(items.length);
+    let applied = false;
     const toNode: Array<{ i: number; item: RpcItem }> = [];
     let faultAt = -1;
     if (itemFault === 'rangeError') faultAt = Math.floor(rand() * items.length);
-    if (itemFault === 'nullBlock') {
-      const eligible = items.map((it, i) => (NULLABLE.has(String(it.method)) ? i : -1)).filter((i) => i >= 0);
+    if (itemFault === 'nullBlock' || itemFault === 'traceItemError') {
+      const eligible = items
+        .map((it, i) =>
+          (
+            itemFault === 'nullBlock'
+              ? NULLABLE.has(String(it.method))
+              : it.method === 'debug_traceBlockByNumber'
+          )
+            ? i
+            : -1,
+        )
+        .filter((i) => i >= 0);
       faultAt = eligible[Math.floor(rand() * eligible.length)];
     }
     for (let i = 0; i < items.length; i++) {
@@ -235,6 +260,13 @@ export async function startRpcProxy(o: {
       if (i === faultAt && itemFault === 'nullBlock') {
         out[i] = { jsonrpc: '2.0', id: it.id, result: null };
         continue;
+      }
+      if (it.method === 'debug_traceTransaction' && Array.isArray(it.params)) {
+        const until = stickyTrace.get(String(it.params[0]).toLowerCase());
+        if (until !== undefined && Date.now() < until) {
+          out[i] = { jsonrpc: '2.0', id: it.id, error: { code: -32000, message: TRACE_TIMEOUT } };
+          continue;
+        }
       }
       if (cap !== null && it.method === 'eth_getBlockByNumber' && Array.isArray(it.params)) {
         const tag = it.params[0];
@@ -264,9 +296,25 @@ export async function startRpcProxy(o: {
         if (cap !== null && item.method === 'eth_blockNumber' && typeof a.result === 'string') {
           const n = Number.parseInt(a.result, 16);
           out[i] = { ...a, result: `0x${Math.min(n, cap).toString(16)}` };
+        } else if (
+          i === faultAt &&
+          itemFault === 'traceItemError' &&
+          Array.isArray(a.result) &&
+          a.result.length
+        ) {
+          const traces = [...(a.result as Array<{ txHash?: string }>)];
+          const j = Math.floor(rand() * traces.length);
+          const txHash = traces[j]?.txHash;
+          traces[j] = { txHash, error: TRACE_TIMEOUT } as { txHash?: string };
+          if (txHash) stickyTrace.set(txHash.toLowerCase(), Date.now() + (sched?.traceStickyMs ?? 3_000));
+          out[i] = { ...a, result: traces };
+          count('traceItemError');
+          applied = true;
         } else out[i] = a;
       }
     }
+    // Not applicable after all (an empty block, or the node failed the item): try a later request.
+    if (itemFault === 'traceItemError' && !applied && sched) forced.push('traceItemError');
     return out;
   };
 
@@ -288,7 +336,8 @@ export async function startRpcProxy(o: {
     }
     if (latency) await sleep(latency);
     const fault = pick(items);
-    if (fault) count(fault);
+    // A trace item fault is counted where it applies (a block with transactions), see answer().
+    if (fault && fault !== 'traceItemError') count(fault);
     switch (fault) {
       case 'drop':
         // Sometimes right away, sometimes after the node had time to answer.
@@ -346,7 +395,11 @@ export async function startRpcProxy(o: {
       const t = await trueHead();
       cap = Math.max(0, Math.min(cap ?? t, t - lag));
     }
-    const out = await answer(items, cap, fault === 'rangeError' || fault === 'nullBlock' ? fault : null);
+    const out = await answer(
+      items,
+      cap,
+      fault === 'rangeError' || fault === 'nullBlock' || fault === 'traceItemError' ? fault : null,
+    );
     const body = JSON.stringify(batch ? out : out[0]);
     if (fault === 'truncated') {
       const cut = Math.max(1, Math.floor(rand() * (body.length - 1)));
@@ -405,6 +458,7 @@ export async function startRpcProxy(o: {
     schedule(s) {
       sched = s;
       if (s) rand = mulberry32(s.seed);
+      else forced.length = 0; // faults off: forced ones not yet applied are dropped too
     },
     inject(kind, n = 1) {
       for (let i = 0; i < n; i++) forced.push(kind);
