@@ -249,13 +249,22 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    server.close();
-    metrics.close();
-    stopReconciler();
-    await traces.stop();
-    await ingest?.stop();
-    await replayPool.destroy();
-    await stopDevnet?.();
+    let code = 0;
+    try {
+      server.close();
+      metrics.close();
+      stopReconciler();
+      await traces.stop();
+      await ingest?.stop();
+      await replayPool.destroy();
+      await stopDevnet?.();
+    } catch (err) {
+      log.error(
+        { err: (err as Error)?.stack ?? String(err) },
+        'shutdown step failed; closing the store anyway',
+      );
+      code = 1;
+    }
     // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
     // error); every committed block is already in the WAL, so say so and exit non-zero.
     const closed = await store?.close().then(
@@ -264,7 +273,7 @@ async function main(): Promise<void> {
     );
     if (closed)
       log.error({ err: closed.message, cause: String(closed.cause ?? '') }, 'store did not close cleanly');
-    process.exit(closed ? 1 : 0);
+    process.exit(closed ? 1 : code);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

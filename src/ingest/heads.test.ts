@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -86,6 +87,25 @@ describe('watchHeads', () => {
     await heads.wait(200);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(190);
   });
+
+  it('a node that accepts the connection and never answers: the attempt is abandoned and retried', async () => {
+    const held: Socket[] = [];
+    const server = createTcpServer((sock) => held.push(sock));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    cleanup.push(
+      () =>
+        new Promise((r) => {
+          for (const s of held) s.destroy();
+          server.close(r);
+        }),
+    );
+    const { port } = server.address() as { port: number };
+    const heads = watchHeads(`ws://127.0.0.1:${port}`, log);
+    cleanup.push(() => heads.stop());
+    // First attempt hangs; the 10 s guard gives up on it and the retry (2 s later) connects again.
+    await until(() => held.length >= 2, 16_000);
+    expect(heads.subscribed()).toBe(false);
+  }, 30_000);
 
   it('a node that goes away and comes back on the same port: resubscribed', async () => {
     const port = await freePort();

@@ -28,6 +28,8 @@ export const wsUrlOf = (httpUrl: string) => httpUrl.replace(/^http/, 'ws');
 const FIRST_RETRY_MS = 2_000;
 /** Longest wait between subscription attempts, milliseconds. */
 const MAX_RETRY_MS = 60_000;
+/** Time allowed for the socket to open and eth_subscribe to answer, milliseconds. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Watches `wsUrl` for newHeads (null: polling only, {@link HeadWatcher.wait} is a plain sleep).
@@ -60,18 +62,28 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
 
   const connect = async (): Promise<void> => {
     if (stopped || !wsUrl) return;
-    // A fresh key per attempt: viem caches socket clients by key, and a dropped one stays cached.
-    const transport = webSocket(wsUrl, {
-      key: `heads-${++attempt}`,
-      retryCount: 0,
-      timeout: 5_000,
-      reconnect: false,
-    });
+    const mine = ++attempt;
+    // viem caches socket clients per URL (the transport key is not part of it) and a dropped one
+    // stays cached until closed: every path below closes its client before the next attempt.
+    const transport = webSocket(wsUrl, { retryCount: 0, timeout: 5_000, reconnect: false });
     const client = createClient({ transport });
     let closeSocket: (() => void) | null = null;
+    let timedOut = false;
+    // Opening the socket and the eth_subscribe answer have no time limit of their own (viem's
+    // timeout covers requests): a node that accepts and never answers must not stall the retries.
+    const guard = setTimeout(() => {
+      timedOut = true;
+      if (failures === 0) log.info('newHeads subscription did not open in time; following by polling');
+      retry();
+    }, CONNECT_TIMEOUT_MS);
+    guard.unref();
     try {
       const rpcClient = await client.transport.getRpcClient();
       closeSocket = () => rpcClient.close();
+      if (stopped || timedOut || mine !== attempt) {
+        closeSocket();
+        return;
+      }
       const sub = await client.transport.subscribe({
         params: ['newHeads'],
         onData: () => {
@@ -80,37 +92,44 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
           w?.();
         },
         onError: (err: Error) => {
-          if (!live) return;
+          if (!live || mine !== attempt) return;
           live = false;
           log.warn(
-            { err: err.message?.split('\n')[0] },
+            { err: String(err?.message ?? err).split('\n')[0] },
             'newHeads subscription lost; polling continues, resubscribing',
           );
           retry();
         },
       });
-      teardown = () => {
-        live = false;
+      clearTimeout(guard);
+      const close = () => {
         void sub.unsubscribe().catch(() => {});
         closeSocket?.();
       };
-      if (stopped) {
-        teardown();
+      if (stopped || timedOut || mine !== attempt) {
+        close();
         return;
       }
+      teardown = () => {
+        live = false;
+        close();
+      };
       live = true;
       failures = 0;
       log.info({ wsUrl: safeUrl }, 'following heads by newHeads subscription (polling kept as a safety net)');
     } catch (err) {
+      clearTimeout(guard);
       try {
         closeSocket?.();
       } catch {}
-      if (failures === 0)
+      if (timedOut || mine !== attempt) return; // the guard already scheduled the next attempt
+      const first = failures === 0;
+      retry();
+      if (first)
         log.info(
-          { err: (err as Error).message?.split('\n')[0] },
+          { err: String((err as Error)?.message ?? err).split('\n')[0] },
           'node offers no newHeads over WebSocket now; following by polling (retrying in the background)',
         );
-      retry();
     }
   };
 

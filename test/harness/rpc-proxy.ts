@@ -155,6 +155,8 @@ export async function startRpcProxy(o: {
   let sched: FaultSchedule | null = o.schedule ?? null;
   let rand = mulberry32(sched?.seed ?? 1);
   const forced: FaultKind[] = [];
+  /** Bumped by schedule(): a forced fault that did not apply is re-queued only within its generation. */
+  let generation = 0;
   let staleHead: number | null = null;
   /** Transaction hash → until when (ms) its debug_traceTransaction fails (traceItemError). */
   const stickyTrace = new Map<string, number>();
@@ -230,6 +232,7 @@ export async function startRpcProxy(o: {
   ): Promise<unknown[]> => {
     const out: unknown[] = new Array(items.length);
     let applied = false;
+    const gen = generation;
     const toNode: Array<{ i: number; item: RpcItem }> = [];
     let faultAt = -1;
     if (itemFault === 'rangeError') faultAt = Math.floor(rand() * items.length);
@@ -314,7 +317,7 @@ export async function startRpcProxy(o: {
       }
     }
     // Not applicable after all (an empty block, or the node failed the item): try a later request.
-    if (itemFault === 'traceItemError' && !applied && sched) forced.push('traceItemError');
+    if (itemFault === 'traceItemError' && !applied && generation === gen) forced.push('traceItemError');
     return out;
   };
 
@@ -457,6 +460,7 @@ export async function startRpcProxy(o: {
     stats: () => structuredClone(stats),
     schedule(s) {
       sched = s;
+      generation++;
       if (s) rand = mulberry32(s.seed);
       else forced.length = 0; // faults off: forced ones not yet applied are dropped too
     },
