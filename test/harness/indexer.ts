@@ -143,7 +143,14 @@ export async function startIndexer(o: {
       if (c && c.exitCode === null && c.signalCode === null) {
         c.kill('SIGTERM');
         await Promise.race([exited(c), new Promise((r) => setTimeout(r, 5000))]);
-        if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+        if (c.exitCode === null && c.signalCode === null) {
+          // Wait for the kill too: the next reader of the data dir needs RocksDB's lock released.
+          process.stderr.write(
+            `indexer (${dataDir}) did not stop within 5 s of SIGTERM: killed\n${out.slice(-2000)}\n`,
+          );
+          c.kill('SIGKILL');
+          await exited(c);
+        }
       }
       if (!o.dataDir) rmSync(dataDir, { recursive: true, force: true });
       // Every suite's stray rejections, wherever it does not check them itself, for a sweep:
