@@ -1,7 +1,6 @@
 /** Reads of the markets projection as of an anchor block. */
 import type { Rocks } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
-import { canonKey } from '../storage/tables.js';
 import type { CandleRow, PoolRow, PoolState, SwapRow } from './model.js';
 import { FRAME_IDS } from './model.js';
 import { cmp, type Rational, ratParse } from './rational.js';
@@ -137,29 +136,6 @@ export const windowFrom = (nowTs: number, secs: number): number => Math.floor((n
  * bucket is cut at the anchor (candleAtBlock), so later blocks of the same minute never count.
  */
 export function windowStats(rocks: Rocks, key: string, at: At): WindowStats[] {
-  // Memoised per (pool, anchor block, its canonical hash): the figures are a pure function of the
-  // chain up to the anchor, and a reorg that replaces the block changes the hash, so an entry can
-  // never be served for another fork. Token detail alone asks for the same pool twice (venue choice,
-  // then stats), and a hot token is asked for many times per block.
-  const canon = rocks.get(canonKey(at.block));
-  if (!canon) return computeWindowStats(rocks, key, at);
-  let memo = statsMemo.get(rocks);
-  if (!memo) statsMemo.set(rocks, (memo = new Map()));
-  const k = `${key}|${at.block}|${at.ts}|${canon.toString('hex')}`;
-  const hit = memo.get(k);
-  if (hit) return hit;
-  // Frozen: every caller shares the entry.
-  const ws = Object.freeze(computeWindowStats(rocks, key, at).map((w) => Object.freeze(w))) as WindowStats[];
-  memo.set(k, ws);
-  if (memo.size > STATS_MEMO_MAX) memo.delete(memo.keys().next().value as string);
-  return ws;
-}
-
-/** Entries kept per store by {@link windowStats}'s memo (oldest dropped first). */
-const STATS_MEMO_MAX = 4096;
-const statsMemo = new WeakMap<Rocks, Map<string, WindowStats[]>>();
-
-function computeWindowStats(rocks: Rocks, key: string, at: At): WindowStats[] {
   const nowTs = at.ts;
   const all: CandleRow[] = [];
   for (const c of candlesIn(rocks, key, '1m', windowFrom(nowTs, 86400), nowTs)) {
