@@ -1,16 +1,13 @@
 /**
  * newHeads watcher against real nodes: a live anvil (WebSocket on the RPC port), an HTTP-only
- * server (no WebSocket), and an anvil that goes away and comes back on the same port.
+ * server (no WebSocket), a server that accepts and never answers, and an anvil that goes away and
+ * comes back on the same port.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { anvilBinary, freePort } from '../../test/harness/anvil.js';
+import { freePort, startAnvil } from '../../test/harness/anvil.js';
 import { jsonRpc } from '../../test/harness/rpc.js';
 import { watchHeads } from './heads.js';
 
@@ -24,29 +21,12 @@ afterEach(async () => {
 
 /** anvil on `port` (no auto-mining), stopped on cleanup. */
 async function anvilOn(port: number): Promise<{ stop(): Promise<void> }> {
-  const cache = mkdtempSync(join(tmpdir(), 'anvil-cache-'));
-  const c: ChildProcess = spawn(
-    anvilBinary(),
-    ['--port', String(port), '--host', '127.0.0.1', '--silent', '--no-mining', '--cache-path', cache],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; ; i++) {
-    try {
-      await jsonRpc(`http://127.0.0.1:${port}`, 'eth_chainId');
-      break;
-    } catch {
-      if (i > 100) throw new Error('anvil did not start');
-      await sleep(100);
-    }
-  }
+  const anvil = await startAnvil({ port });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-    rmSync(cache, { recursive: true, force: true });
+    await anvil.stop();
   };
   cleanup.push(stop);
   return { stop };

@@ -30,8 +30,8 @@ import {
   nodeTotals,
   onlyTraceSourceDiffers,
   recordScenario,
+  rowsLostOf,
   sleep,
-  TABLES,
   tempDir,
   traffic,
   waitConverged,
@@ -144,11 +144,7 @@ describe('proxy faults during backfill and follow', () => {
       await idx.stop();
       const got = await digestOf(dataDir);
       const totals = await nodeTotals(anvil, final);
-      const rowsLost = {
-        blocks: final + 1 - (got.tables[TABLES.CANON]?.rows ?? 0),
-        txs: totals.txs - (got.tables[TABLES.TX]?.rows ?? 0),
-        logs: totals.logs - (got.tables[TABLES.LOG]?.rows ?? 0),
-      };
+      const rowsLost = rowsLostOf(got, final, totals);
       phase = 'fresh index';
       const { want, diff, rows } = await compareWithFresh(dataDir, anvil.rpcUrl, final);
       proxyRun = { diff, sourceOnly: rows.filter(onlyTraceSourceDiffers).length };
@@ -273,11 +269,7 @@ describe('kill -9 during reorg rollback', () => {
       await idx.stop();
       const { got, want, diff } = await compareWithFresh(dataDir, anvil.rpcUrl, final);
       const totals = await nodeTotals(anvil, final);
-      const rowsLost = {
-        blocks: final + 1 - (got.tables[TABLES.CANON]?.rows ?? 0),
-        txs: totals.txs - (got.tables[TABLES.TX]?.rows ?? 0),
-        logs: totals.logs - (got.tables[TABLES.LOG]?.rows ?? 0),
-      };
+      const rowsLost = rowsLostOf(got, final, totals);
       recordScenario({
         scenario: 'kill9-mid-rollback',
         seed: SEED,

@@ -25,8 +25,8 @@ import {
   hex,
   nodeTotals,
   recordScenario,
+  rowsLostOf,
   sleep,
-  TABLES,
   tempDir,
   waitConverged,
 } from './lib.js';
@@ -104,11 +104,7 @@ describe('kill -9 during backfill and live follow on the full devnet', () => {
 
       const { got, want, diff } = await compareWithFresh(dataDir, dev.rpcUrl, final, env);
       const totals = await nodeTotals({ rpc }, final);
-      const rowsLost = {
-        blocks: final + 1 - (got.tables[TABLES.CANON]?.rows ?? 0),
-        txs: totals.txs - (got.tables[TABLES.TX]?.rows ?? 0),
-        logs: totals.logs - (got.tables[TABLES.LOG]?.rows ?? 0),
-      };
+      const rowsLost = rowsLostOf(got, final, totals);
       recordScenario({
         scenario: 'kill9-backfill-follow',
         seed: SEED,

@@ -51,6 +51,20 @@ export const recordScenario = (s: ScenarioStats): void => {
   console.log(JSON.stringify(s));
 };
 
+/**
+ * Rows missing from a stopped store that indexed blocks 0..head: blocks (canonical entries),
+ * transactions and logs, against the node's totals ({@link nodeTotals}). Zero everywhere when nothing was lost.
+ */
+export const rowsLostOf = (
+  got: StoreDigest,
+  head: number,
+  totals: { txs: number; logs: number },
+): ScenarioStats['rowsLost'] => ({
+  blocks: head + 1 - (got.tables[TABLES.CANON]?.rows ?? 0),
+  txs: totals.txs - (got.tables[TABLES.TX]?.rows ?? 0),
+  logs: totals.logs - (got.tables[TABLES.LOG]?.rows ?? 0),
+});
+
 export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 
 /**

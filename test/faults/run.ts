@@ -19,22 +19,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ScenarioStats } from './lib.js';
 
-interface Stats {
-  scenario: string;
-  seed: number;
-  ok: boolean;
-  faults?: Record<string, number>;
-  totalFaults?: number;
-  requests?: number;
-  items?: number;
-  /** HTTP requests made to the indexer's own API (auth sweep, SSE cycles, reads under a fault). */
-  apiRequests?: number;
-  restarts: number;
-  rowsLost: { blocks: number; txs: number; logs: number };
-  notes?: string;
-  seconds: number;
-}
+/** One scenario's figures as the suites append them (test/faults/lib.ts recordScenario). */
+type Stats = ScenarioStats;
 
 interface Run {
   file: string;

@@ -40,6 +40,7 @@ import {
   hex,
   nodeTotals,
   type RowDiff,
+  rowsLostOf,
   sleep,
   TABLES,
   tempDir,
@@ -264,11 +265,7 @@ describe('storage write failure (RLIMIT_FSIZE on the WAL: a real EFBIG from Rock
       expect(idx.strayRejections().join('\n').slice(0, 3000), 'unhandled rejections').toBe('');
       const end = await compareWithFresh(dataDir, anvil.rpcUrl, final);
       const finalTotals = await nodeTotals(anvil, final);
-      const rowsLost = {
-        blocks: final + 1 - (end.got.tables[TABLES.CANON]?.rows ?? 0),
-        txs: finalTotals.txs - (end.got.tables[TABLES.TX]?.rows ?? 0),
-        logs: finalTotals.logs - (end.got.tables[TABLES.LOG]?.rows ?? 0),
-      };
+      const rowsLost = rowsLostOf(end.got, final, finalTotals);
       const stats = {
         scenario: 'storage-write-failure',
         seed: SEED,

@@ -49,8 +49,10 @@ export const DEV_ACCOUNTS = [
   '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65',
 ];
 
-export async function startAnvil(o: { blockTime?: number; args?: string[] } = {}): Promise<Anvil> {
-  const port = await freePort();
+export async function startAnvil(
+  o: { blockTime?: number; args?: string[] /** Fixed port (default: a free one). */; port?: number } = {},
+): Promise<Anvil> {
+  const port = o.port ?? (await freePort());
   // anvil's persisted-state cache goes to ~/.foundry/anvil/tmp unless told otherwise and is never
   // removed, even on a graceful exit: give it a temp dir and remove that on stop.
   const cacheDir = mkdtempSync(join(tmpdir(), 'anvil-cache-'));
