@@ -1,6 +1,6 @@
 /**
  * How decode workers hand deltas to the main thread, measured on recorded mainnet blocks
- * (../shared/fixtures/ethereum/<n>/block.json + receipts.json, shaped by the decode worker's own
+ * (test/fixtures/ethereum/<n>/block.json + receipts.json, shaped by the decode worker's own
  * shapeBlock): the main thread's receive cost per block of
  *   (a) a structured clone (what piscina's postMessage does: V8's ValueSerializer, deserialized on
  *       the receiving thread — measured as v8.deserialize of v8.serialize's bytes), versus
@@ -14,12 +14,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import { shapeBlock } from '../src/workers/decode/fetch-blocks.js';
+import { FIXTURES_DIR } from '../test/fixtures/index.js';
 
-const FIXTURES =
-  process.env.FIXTURES_DIR ??
-  [new URL('../../../shared/fixtures', import.meta.url).pathname, '/work/shared/fixtures'].find((d) =>
-    existsSync(d),
-  )!;
+const FIXTURES = FIXTURES_DIR;
 
 function main(): void {
   const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 200);

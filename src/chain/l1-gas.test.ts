@@ -1,13 +1,14 @@
 /**
- * L1 gas normalisation on real recorded L2 receipts (../shared/fixtures: Base, OP Mainnet,
+ * L1 gas normalisation on real recorded L2 receipts (test/fixtures: Base, OP Mainnet,
  * Arbitrum One) and Ethereum receipts (no L1 accounting).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES_DIR } from '../../test/fixtures/index.js';
 import { l1GasOf, l1GasOfRaw } from './l1-gas.js';
 
-const FIX = process.env.FIXTURES_DIR ?? '/work/shared/fixtures';
+const FIX = FIXTURES_DIR;
 const load = (dir: string) =>
   readdirSync(join(FIX, dir))
     .filter((f) => f.endsWith('.json'))

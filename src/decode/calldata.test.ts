@@ -1,6 +1,6 @@
 /**
  * decodeCalldata on real recorded mainnet tx inputs and callTracer frames
- * (/work/shared/fixtures, see its README.md), plus synthetic calls built with viem's encoder for
+ * (test/fixtures, see its README.md), plus synthetic calls built with viem's encoder for
  * tables the fixtures do not exercise (V3 routers, V4 test routers, launchpad, nested multicall).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AbiFunction, encodeFunctionData, parseAbi, parseAbiItem } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES_DIR } from '../../test/fixtures/index.js';
 import {
   CALL_DECODER_PRIORITY,
   type CallDecoded,
@@ -19,8 +20,7 @@ import {
 import { FUNCTION_TABLES } from './tables.js';
 import { loadVerifiedAbis } from './verified-abis.js';
 
-const FIXTURES =
-  process.env.FIXTURES_DIR ?? fileURLToPath(new URL('../../../shared/fixtures', import.meta.url));
+const FIXTURES = FIXTURES_DIR;
 const ABIS_DIR = fileURLToPath(new URL('../../abis', import.meta.url));
 const ROUTER02 = '0x7a250d5630b4cf539739df2c5dacb4c659f2488d';
 const WETH = '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2';

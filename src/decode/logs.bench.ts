@@ -6,14 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type AbiEvent, decodeEventLog, parseAbiItem } from 'viem';
 import { bench, describe } from 'vitest';
+import { FIXTURES_DIR } from '../../test/fixtures/index.js';
 import { decodeLog, type RawLog } from './logs.js';
 import { EVENT_TABLES } from './tables.js';
 
-const FIXTURES =
-  process.env.FIXTURES_DIR ?? fileURLToPath(new URL('../../../shared/fixtures', import.meta.url));
+const FIXTURES = FIXTURES_DIR;
 const logs: RawLog[] = (
   JSON.parse(readFileSync(join(FIXTURES, 'ethereum/18500000/receipts.json'), 'utf8')) as { logs: RawLog[] }[]
 ).flatMap((r) => r.logs);

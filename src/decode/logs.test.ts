@@ -1,11 +1,10 @@
 /**
- * decodeLog on real recorded mainnet receipts (/work/shared/fixtures, see its README.md), plus
+ * decodeLog on real recorded mainnet receipts (test/fixtures, see its README.md), plus
  * synthetic launchpad logs. Expected values are computed independently: raw data words read
  * with BigInt, and every decoded log re-decoded with viem's decodeEventLog.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   type AbiEvent,
   decodeEventLog,
@@ -15,6 +14,7 @@ import {
   parseAbiItem,
 } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES_DIR } from '../../test/fixtures/index.js';
 import {
   builtinEvents,
   createLogDecoder,
@@ -27,8 +27,7 @@ import {
 import { EVENT_TABLES } from './tables.js';
 import { compileVerifiedAbis } from './verified-abis.js';
 
-const FIXTURES =
-  process.env.FIXTURES_DIR ?? fileURLToPath(new URL('../../../shared/fixtures', import.meta.url));
+const FIXTURES = FIXTURES_DIR;
 const POOL_MANAGER = '0x000000000004444c5dc75cb358380d2e3de08a90';
 
 interface Receipt {

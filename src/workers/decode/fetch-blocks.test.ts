@@ -1,14 +1,15 @@
 /**
- * shapeBlock on real recorded mainnet blocks and receipts (../shared/fixtures): the delta the
+ * shapeBlock on real recorded mainnet blocks and receipts (test/fixtures): the delta the
  * ingest writer commits keeps every record byte-for-byte (as parsed JSON) and indexes logs and
  * transactions consistently.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES_DIR } from '../../../test/fixtures/index.js';
 import { restoreBlock, shapeBlock } from './fetch-blocks.js';
 
-const FIX = process.env.FIXTURES_DIR ?? '/work/shared/fixtures';
+const FIX = FIXTURES_DIR;
 const SETS = [
   'ethereum/17000000',
   'ethereum/18000000',

@@ -1,5 +1,5 @@
 /**
- * flattenCallTrace on real recorded mainnet callTracer output (/work/shared/fixtures, see its
+ * flattenCallTrace on real recorded mainnet callTracer output (test/fixtures, see its
  * README): block 24,298,763 (361 txs from debug_traceBlockByNumber) and five single-tx traces
  * (CALLCODE frames, inner out-of-gas error, Router02 swap). Expectations are computed
  * independently by recursion over the raw tree.
@@ -7,9 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FIXTURES_DIR } from '../../../test/fixtures/index.js';
 import { type CallTracerFrame, flattenCallTrace, MalformedTraceError, type TraceResult } from './frames.js';
 
-const FIXTURES = process.env.FIXTURES_DIR ?? '/work/shared/fixtures';
+const FIXTURES = FIXTURES_DIR;
 const readJson = (p: string) => JSON.parse(readFileSync(join(FIXTURES, p), 'utf8'));
 
 const block: Array<{ txHash: string; result: CallTracerFrame }> = readJson(
