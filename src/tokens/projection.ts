@@ -184,10 +184,11 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     // 2. Events in log order: launches, authority events, transfers (netted per wallet below).
     const deltas = new Map<string, Map<string, bigint>>(); // token → wallet → net change this block
     const touched = new Map<string, { transfers: number; minted: bigint; burned: bigint }>();
-    // The zero address is the mint source and burn sink of the Transfer convention, never a holder:
-    // its running sum would be minus the supply. Other sinks (0x…dead) are real recipients.
+    // The zero address is the mint source and burn sink of the Transfer convention, never a
+    // holder: its running sum would be minus the supply. Other sinks (0x…dead) are real recipients.
+    // The one exception is a mint *to* the zero address (Transfer(0x0, 0x0, v), see below), which
+    // credits it like any recipient; it stays a burn sink, excluded from holder rankings.
     const add = (token: string, wallet: string, v: bigint) => {
-      if (wallet === ZERO) return;
       let m = deltas.get(token);
       if (!m) deltas.set(token, (m = new Map()));
       m.set(wallet, (m.get(wallet) ?? 0n) + v);
@@ -333,11 +334,20 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       });
       const t = touch(token);
       t.transfers++;
-      if (from === ZERO) t.minted += value;
-      if (to === ZERO) t.burned += value;
-      if (from !== to) {
-        add(token, from, -value);
-        add(token, to, value);
+      if (from === ZERO && to === ZERO) {
+        // A mint to the zero address: Uniswap V2's first mint locks MINIMUM_LIQUIDITY this way
+        // (UniswapV2Pair.sol `_mint(address(0), MINIMUM_LIQUIDITY)`, whose ERC-20 `_mint` adds to
+        // totalSupply and balanceOf[address(0)] and emits Transfer(address(0), address(0), value)).
+        // Supply goes up and so does the zero address's balance; it is never a burn.
+        t.minted += value;
+        add(token, ZERO, value);
+      } else {
+        if (from === ZERO) t.minted += value;
+        if (to === ZERO) t.burned += value;
+        if (from !== to) {
+          if (from !== ZERO) add(token, from, -value);
+          if (to !== ZERO) add(token, to, value);
+        }
       }
     }
 
@@ -453,7 +463,8 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     name: 'tokens',
     prepare,
     // 2: the zero address is never a holder (mint source / burn sink).
-    version: 2,
+    // 3: Transfer(0x0, 0x0, v) is a mint to the zero address (supply and its balance go up).
+    version: 3,
     tables: TOKEN_TABLES,
     backs: ['Tokens (registry, balances, holders, transfers, authority events, launches)'],
     apply,
