@@ -34,11 +34,9 @@ import { createStreams } from './streams/service.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from './tokens/launchpads.js';
 import { createTokensProjection } from './tokens/projection.js';
 import { startReconciler } from './tokens/reconcile.js';
+import { VERSION } from './version.js';
 import { createWalletsProjection } from './wallets/projection.js';
 import { createReplayPool } from './workers/replay/index.js';
-
-/** Service version, published in the contract. */
-const VERSION = '0.1.0';
 
 /** Entity overrides (wallets screened out of cohorts) and address labels from their files. */
 function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string | null) {
