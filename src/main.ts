@@ -26,8 +26,7 @@ import type { ChainContext } from './server/route.js';
 import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
 import { checkChainIdentity } from './storage/identity.js';
-import { createStore, type Store } from './storage/index.js';
-import { checkInvariants } from './storage/invariants.js';
+import { checkInvariants, createStore, type Store } from './storage/index.js';
 import { createHub } from './streams/hub.js';
 import { createStreamLog } from './streams/log.js';
 import { createStreams } from './streams/service.js';
@@ -140,7 +139,7 @@ async function main(): Promise<void> {
     resettable: config.rpcUrl === null,
     log,
   });
-  checkInvariants(store, log);
+  log.info({ head: store.head(), invariants: checkInvariants(store) }, 'storage invariants hold');
 
   let secretHex = config.cursorSecret ?? store.getMeta<string>('cursorSecret');
   if (!secretHex) {
@@ -205,6 +204,7 @@ async function main(): Promise<void> {
     traces,
     streams,
     markets,
+    readers: {},
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
 

@@ -25,16 +25,15 @@ export function createDecodedViewsProjection(): Projection {
   return {
     name: 'decoded_views',
     version: 1,
-    tables: [DecodedTable.LOG, DecodedTable.TX],
     backs: [
       '/blocks/{number}/logs/decoded',
       '/transactions/{hash}/logs/decoded',
       '/transactions/{hash}/decoded',
     ],
     apply(batch, d: BlockDelta) {
-      for (const l of d.logs) batch.insert(decodedLogKey(d.number, l.logIndex), Buffer.from(l.decoded));
+      for (const l of d.logs) batch.insertRaw(decodedLogKey(d.number, l.logIndex), Buffer.from(l.decoded));
       for (let i = 0; i < d.txs.length; i++)
-        batch.insert(decodedTxKey(d.number, i), Buffer.from(d.txs[i].decoded));
+        batch.insertRaw(decodedTxKey(d.number, i), Buffer.from(d.txs[i].decoded));
     },
   };
 }

@@ -2026,7 +2026,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2086,8 +2086,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2116,7 +2131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2224,6 +2239,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -2239,7 +2269,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2288,6 +2318,21 @@ export interface operations {
                         data: {
                             [key: string]: unknown;
                         };
+                    };
+                };
+            };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -2351,6 +2396,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -2366,7 +2426,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2415,6 +2475,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -2460,6 +2535,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -2475,7 +2565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,6 +2614,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -2569,6 +2674,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -2584,7 +2704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2648,7 +2768,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2708,8 +2828,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2738,7 +2873,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2795,6 +2930,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -2840,6 +2990,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -2855,7 +3020,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2986,8 +3151,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3016,7 +3196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3149,8 +3329,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3179,7 +3374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3252,7 +3447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3312,8 +3507,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3342,7 +3552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3391,6 +3601,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -3436,6 +3661,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -3451,7 +3691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3515,7 +3755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3575,8 +3815,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3605,7 +3860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3646,6 +3901,21 @@ export interface operations {
                         data: {
                             [key: string]: unknown;
                         }[];
+                    };
+                };
+            };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -3694,8 +3964,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3760,7 +4060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3820,8 +4120,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3850,7 +4165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3977,6 +4292,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -3992,7 +4322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4119,6 +4449,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -4134,7 +4479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4266,8 +4611,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4296,7 +4656,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4428,8 +4788,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4458,7 +4833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4585,6 +4960,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -4600,7 +4990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4732,8 +5122,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4762,7 +5167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4889,6 +5294,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -4904,7 +5324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5031,6 +5451,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -5046,7 +5481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5173,6 +5608,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -5188,7 +5638,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5315,6 +5765,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -5330,7 +5795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5458,8 +5923,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5488,7 +5968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5553,7 +6033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5613,8 +6093,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5643,7 +6138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5770,6 +6265,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -5785,7 +6295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5912,6 +6422,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -5927,7 +6452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6053,8 +6578,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6083,7 +6623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6210,8 +6750,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6240,7 +6795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6366,8 +6921,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6396,7 +6966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6460,7 +7030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6520,8 +7090,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6550,7 +7135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6599,6 +7184,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -6644,6 +7244,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -6659,7 +7274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6708,6 +7323,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -6753,6 +7383,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -6768,7 +7413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6817,6 +7462,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -6862,6 +7522,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -6877,7 +7552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6926,6 +7601,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -6971,6 +7661,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -6986,7 +7691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7050,7 +7755,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7110,8 +7815,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7140,7 +7860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7271,8 +7991,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7301,7 +8036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7350,6 +8085,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -7395,6 +8145,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -7410,7 +8175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7474,7 +8239,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7534,8 +8299,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7564,7 +8344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7628,7 +8408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7688,8 +8468,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7718,7 +8513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7845,7 +8640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7875,6 +8670,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -7890,7 +8700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7953,7 +8763,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8013,8 +8823,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8043,7 +8868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8177,7 +9002,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8207,6 +9032,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -8222,7 +9062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8272,6 +9112,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -8317,6 +9172,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -8332,7 +9202,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8382,6 +9252,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -8427,6 +9312,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -8442,7 +9342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8574,8 +9474,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8604,7 +9519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8654,6 +9569,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -8699,6 +9629,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -8714,7 +9659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8779,7 +9724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8839,8 +9784,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8869,7 +9829,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8934,7 +9894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8994,8 +9954,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9024,7 +9999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9152,7 +10127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9182,6 +10157,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -9197,7 +10187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9261,7 +10251,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9321,8 +10311,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9351,7 +10356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9478,8 +10483,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9508,7 +10528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9560,6 +10580,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -9605,6 +10640,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -9620,7 +10685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9669,6 +10734,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -9714,6 +10794,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -9729,7 +10824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9793,7 +10888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9853,8 +10948,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9883,7 +10993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9932,6 +11042,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -9977,6 +11102,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -9992,7 +11132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10041,6 +11181,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -10086,6 +11241,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -10101,7 +11271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10165,7 +11335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10225,8 +11395,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10255,7 +11440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10300,7 +11485,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10360,8 +11545,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10377,6 +11577,21 @@ export interface operations {
             };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10424,6 +11639,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -10469,6 +11699,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -10484,7 +11729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10533,6 +11778,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -10578,6 +11838,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -10593,7 +11868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10723,8 +11998,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10753,7 +12043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10803,6 +12093,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -10848,6 +12153,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -10863,7 +12183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10974,6 +12294,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -10989,7 +12324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11118,8 +12453,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11148,7 +12498,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11212,7 +12562,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11272,8 +12622,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11302,7 +12667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11366,7 +12731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11426,8 +12791,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11456,7 +12836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11520,7 +12900,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11580,8 +12960,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11610,7 +13005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11737,8 +13132,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11787,6 +13212,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -11832,8 +13272,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11882,6 +13352,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -11927,8 +13412,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11991,7 +13506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12051,8 +13566,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12068,6 +13598,21 @@ export interface operations {
             };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12130,7 +13675,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12190,8 +13735,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12207,6 +13767,21 @@ export interface operations {
             };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12268,6 +13843,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -12313,8 +13903,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12371,6 +13991,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -12416,8 +14051,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12480,7 +14145,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12540,8 +14205,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12557,6 +14237,21 @@ export interface operations {
             };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12624,7 +14319,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12684,8 +14379,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12714,7 +14424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12783,7 +14493,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12843,8 +14553,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12873,7 +14598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12927,110 +14652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unauthorized: missing or unknown x-api-key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description insufficient_scope: the key lacks the scope of this route class (not charged) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description not_found: subject absent at the anchored block, or no such route; unknown_chain: the chain in the path is not served here */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description internal: an unexpected failure; reported, never a partial answer */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-        };
-    };
-    "chain.transactionCalls": {
-        parameters: {
-            query?: {
-                cursor?: string;
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                chain: string;
-                hash: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13090,8 +14712,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
-            409: {
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13120,7 +14742,155 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    "chain.transactionCalls": {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                chain: string;
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description unauthorized: missing or unknown x-api-key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description insufficient_scope: the key lacks the scope of this route class (not charged) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_found: subject absent at the anchored block, or no such route; unknown_chain: the chain in the path is not served here */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description internal: an unexpected failure; reported, never a partial answer */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13165,7 +14935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13225,8 +14995,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13255,7 +15040,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13396,7 +15181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13526,7 +15311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13660,7 +15445,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13796,7 +15581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13932,7 +15717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14068,7 +15853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14206,7 +15991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14340,7 +16125,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14470,7 +16255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14614,7 +16399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14687,7 +16472,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description insufficient_scope: the key lacks the scope of this route class (not charged); connection_not_owned: the stream connection named by `connection` was opened with another key */
+            /** @description connection_not_owned: the stream connection named by `connection` was opened with another key; insufficient_scope: the key lacks the scope of this route class (not charged) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14762,7 +16547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14911,8 +16696,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14941,7 +16741,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14976,6 +16776,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
                         [key: string]: unknown;
                     };
                 };
@@ -15025,8 +16840,38 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15156,8 +17001,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15186,7 +17046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15249,7 +17109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15309,8 +17169,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15339,7 +17214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15388,6 +17263,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -15433,6 +17323,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -15448,7 +17353,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15510,7 +17415,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15570,8 +17475,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15600,7 +17520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15662,7 +17582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15722,8 +17642,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15752,7 +17687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15801,6 +17736,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -15846,6 +17796,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -15861,7 +17826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15913,6 +17878,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -15958,6 +17938,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -15973,7 +17968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16022,6 +18017,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -16067,6 +18077,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -16082,7 +18107,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16178,6 +18203,21 @@ export interface operations {
             };
             /** @description unknown_chain: the chain in the path is not served here */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16308,6 +18348,21 @@ export interface operations {
             };
             /** @description unknown_chain: the chain in the path is not served here */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16454,6 +18509,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -16571,6 +18641,21 @@ export interface operations {
             };
             /** @description unknown_chain: the chain in the path is not served here */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16723,6 +18808,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -16738,7 +18838,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description node_unavailable: the bounded node read failed or timed out */
+            /** @description node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16887,6 +18987,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
                 headers: {
@@ -16902,7 +19017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16936,6 +19051,21 @@ export interface operations {
                 content: {
                     "application/json": {
                         live: boolean;
+                    };
+                };
+            };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -16973,6 +19103,21 @@ export interface operations {
                 content: {
                     "application/json": {
                         ready: boolean;
+                    };
+                };
+            };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -17015,6 +19160,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -17047,6 +19207,21 @@ export interface operations {
             };
             /** @description unknown_chain: the chain in the path is not served here */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17110,6 +19285,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized: missing or unknown x-api-key */
             401: {
                 headers: {
@@ -17142,6 +19332,21 @@ export interface operations {
             };
             /** @description unknown_chain: the chain in the path is not served here */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17224,7 +19429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17284,8 +19489,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description rate_limited: rate limit or open-stream ceiling reached */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17301,6 +19521,21 @@ export interface operations {
             };
             /** @description internal: an unexpected failure; reported, never a partial answer */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description machine code */
+                        error: string;
+                        detail: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not_ready: nothing indexed yet for this chain */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -42,14 +42,14 @@ export function decodeTxLocation(b: Buffer): TxLocation {
 
 /** Writes the raw chain rows of `d` into `batch`. */
 export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
-  batch.put(hashKey(d.hash), new KeyBuilder(8).u64(d.number).done());
-  batch.insert(headerKey(d.number), Buffer.from(d.header));
-  batch.insert(timeKey(d.timestamp, d.number), EMPTY);
+  batch.putRaw(hashKey(d.hash), new KeyBuilder(8).u64(d.number).done());
+  batch.insertRaw(headerKey(d.number), Buffer.from(d.header));
+  batch.insertRaw(timeKey(d.timestamp, d.number), EMPTY);
   for (let i = 0; i < d.txs.length; i++) {
     const tx = d.txs[i];
-    batch.insert(txKey(d.number, i), Buffer.from(tx.json));
-    batch.insert(receiptKey(d.number, i), Buffer.from(tx.receipt));
-    batch.put(
+    batch.insertRaw(txKey(d.number, i), Buffer.from(tx.json));
+    batch.insertRaw(receiptKey(d.number, i), Buffer.from(tx.receipt));
+    batch.putRaw(
       txHashKey(tx.hash),
       encodeTxLocation({
         number: d.number,
@@ -59,6 +59,7 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
       }),
     );
   }
-  for (const log of d.logs) batch.insert(logKey(d.number, log.logIndex), Buffer.from(log.json));
-  if (Object.keys(d.probes).length) batch.insert(probeKey(d.number), Buffer.from(JSON.stringify(d.probes)));
+  for (const log of d.logs) batch.insertRaw(logKey(d.number, log.logIndex), Buffer.from(log.json));
+  if (Object.keys(d.probes).length)
+    batch.insertRaw(probeKey(d.number), Buffer.from(JSON.stringify(d.probes)));
 }

@@ -106,7 +106,7 @@ export function createTracesLane(o: {
         for (let i = 0; i < txs.length; i++) {
           const t = txs[i];
           if (t.status !== 'ok') {
-            batch.put(
+            batch.putRaw(
               traceStatusKey(n, i),
               Buffer.from(
                 JSON.stringify({ status: 'not_available', reason: t.reason, retryable: t.retryable }),
@@ -133,20 +133,20 @@ export function createTracesLane(o: {
             creations: t.creations.length,
             rootMatchesEnvelope: rootMatches,
           };
-          batch.put(traceStatusKey(n, i), Buffer.from(JSON.stringify(status)));
-          for (const f of t.frames) batch.put(frameKey(n, i, f.ordinal), Buffer.from(JSON.stringify(f)));
+          batch.putRaw(traceStatusKey(n, i), Buffer.from(JSON.stringify(status)));
+          for (const f of t.frames) batch.putRaw(frameKey(n, i, f.ordinal), Buffer.from(JSON.stringify(f)));
           for (const x of t.internalTransfers) {
-            batch.put(
+            batch.putRaw(
               internalKey(n, i, x.ordinal),
               Buffer.from(JSON.stringify({ ...x, kind: x.kind, type: 'transfer' })),
             );
-            batch.put(byAddressKey(x.from.toLowerCase(), n, i, x.ordinal, 1), Buffer.alloc(0));
-            if (x.to) batch.put(byAddressKey(x.to.toLowerCase(), n, i, x.ordinal, 2), Buffer.alloc(0));
+            batch.putRaw(byAddressKey(x.from.toLowerCase(), n, i, x.ordinal, 1), Buffer.alloc(0));
+            if (x.to) batch.putRaw(byAddressKey(x.to.toLowerCase(), n, i, x.ordinal, 2), Buffer.alloc(0));
           }
           for (const c of t.creations) {
             if (c.ordinal === 0) continue; // top-level creation: the receipt already records it
-            if (!batch.get(internalKey(n, i, c.ordinal))) {
-              batch.put(
+            if (!batch.getRaw(internalKey(n, i, c.ordinal))) {
+              batch.putRaw(
                 internalKey(n, i, c.ordinal),
                 Buffer.from(
                   JSON.stringify({
@@ -161,9 +161,9 @@ export function createTracesLane(o: {
                 ),
               );
             }
-            batch.put(byAddressKey(c.creator.toLowerCase(), n, i, c.ordinal, 3), Buffer.alloc(0));
+            batch.putRaw(byAddressKey(c.creator.toLowerCase(), n, i, c.ordinal, 3), Buffer.alloc(0));
             if (c.address)
-              batch.put(byAddressKey(c.address.toLowerCase(), n, i, c.ordinal, 4), Buffer.alloc(0));
+              batch.putRaw(byAddressKey(c.address.toLowerCase(), n, i, c.ordinal, 4), Buffer.alloc(0));
           }
         }
       },

@@ -86,3 +86,13 @@ export interface CandleRow {
 export const FRAMES = { '1s': 1, '30s': 30, '1m': 60, '1h': 3600, '1d': 86400 } as const;
 export type Frame = keyof typeof FRAMES;
 export const FRAME_IDS: Record<Frame, number> = { '1s': 1, '30s': 2, '1m': 3, '1h': 4, '1d': 5 };
+
+/** A liquidity event row (mint/burn/sync-like changes) with its chain coordinate and origin. */
+export type LiquidityEventRow = {
+  kind: string;
+  block: number;
+  txIndex: number;
+  logIndex: number;
+  txHash: string;
+  origin: string;
+} & Record<string, unknown>;

@@ -28,7 +28,6 @@ import {
   blockSwapKey,
   candleKey,
   liqKey,
-  MARKET_TABLES,
   poolByAddressKey,
   poolByCoordKey,
   poolByCurrencyKey,
@@ -72,19 +71,19 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
 
     const pool = (k: string): PoolRow | null => {
       if (!pools.has(k)) {
-        const v = batch.get(poolKey(k));
+        const v = batch.getRaw(poolKey(k));
         pools.set(k, v ? (JSON.parse(v.toString()) as PoolRow) : null);
       }
       return pools.get(k)!;
     };
     const keyOfAddress = (a: string): string | null => {
-      const v = batch.get(poolByAddressKey(a));
+      const v = batch.getRaw(poolByAddressKey(a));
       return v ? `0x${v.toString('hex')}` : null;
     };
     const state = (k: string): PoolState => {
       let st = states.get(k);
       if (!st) {
-        const v = batch.get(stateKey(k));
+        const v = batch.getRaw(stateKey(k));
         st = v
           ? (JSON.parse(v.toString()) as PoolState)
           : {
@@ -112,12 +111,12 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       if (pool(row.key)) return;
       const full: PoolRow = { ...row, created: coord(e), createdAt: d.timestamp };
       pools.set(row.key, full);
-      batch.put(poolKey(row.key), json(full));
-      batch.put(poolByCoordKey(d.number, e.logIndex, row.key), EMPTY);
-      batch.put(poolByCurrencyKey(row.currency0, row.key), EMPTY);
-      if (row.currency1 !== row.currency0) batch.put(poolByCurrencyKey(row.currency1, row.key), EMPTY);
+      batch.putRaw(poolKey(row.key), json(full));
+      batch.putRaw(poolByCoordKey(d.number, e.logIndex, row.key), EMPTY);
+      batch.putRaw(poolByCurrencyKey(row.currency0, row.key), EMPTY);
+      if (row.currency1 !== row.currency0) batch.putRaw(poolByCurrencyKey(row.currency1, row.key), EMPTY);
       if (row.protocol === 'v2' || row.protocol === 'v3')
-        batch.put(poolByAddressKey(row.contract), Buffer.from(row.key.slice(2), 'hex'));
+        batch.putRaw(poolByAddressKey(row.contract), Buffer.from(row.key.slice(2), 'hex'));
       emit?.({
         topic: 'pools',
         event: 'pool_new',
@@ -133,7 +132,7 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       const id = `${k}:${frame}:${t}`;
       let c = candles.get(id);
       if (!c) {
-        const v = batch.get(candleKey(k, FRAME_IDS[frame], t));
+        const v = batch.getRaw(candleKey(k, FRAME_IDS[frame], t));
         c = v ? (JSON.parse(v.toString()) as CandleRow) : undefined;
         if (c) candles.set(id, c);
       }
@@ -167,7 +166,7 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         tick: extra.tick ?? null,
         sqrtPriceX96: extra.sqrtPriceX96 ?? null,
       };
-      batch.put(swapKey(k, d.number, e.logIndex), json(row));
+      batch.putRaw(swapKey(k, d.number, e.logIndex), json(row));
       if (emit) {
         const pl = pool(k)!;
         emit({
@@ -194,10 +193,10 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       }
       const pr = pool(k)!;
       const kb = Buffer.from(k.slice(2), 'hex');
-      batch.put(blockSwapKey(d.number, e.logIndex), kb);
+      batch.putRaw(blockSwapKey(d.number, e.logIndex), kb);
       ((d.derived ??= {}).swaps ??= []).push({ poolKey: k, row, pool: pr });
-      batch.put(tokenSwapKey(pr.currency0, d.number, e.logIndex), kb);
-      if (pr.currency1 !== pr.currency0) batch.put(tokenSwapKey(pr.currency1, d.number, e.logIndex), kb);
+      batch.putRaw(tokenSwapKey(pr.currency0, d.number, e.logIndex), kb);
+      if (pr.currency1 !== pr.currency0) batch.putRaw(tokenSwapKey(pr.currency1, d.number, e.logIndex), kb);
       const p = ratStr(price);
       for (const [frame, width] of Object.entries(FRAMES) as Array<[Frame, number]>) {
         const t = Math.floor(d.timestamp / width) * width;
@@ -241,7 +240,7 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       st.tick !== null && lower <= st.tick && st.tick < upper;
     const liqEvent = (k: string, e: EventDelta, kind: string, fields: Record<string, unknown>) => {
       const row = { kind, ...coord(e), origin: d.txs[e.txIndex].from, ...fields };
-      batch.put(liqKey(k, d.number, e.logIndex), json(row));
+      batch.putRaw(liqKey(k, d.number, e.logIndex), json(row));
       const pl = pool(k)!;
       emit?.({
         topic: 'amm_events',
@@ -462,12 +461,12 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
 
     for (const [k, st] of states) {
       const v = json(st);
-      batch.put(stateKey(k), v);
-      batch.put(stateHistKey(k, d.number), v);
+      batch.putRaw(stateKey(k), v);
+      batch.putRaw(stateHistKey(k, d.number), v);
     }
     for (const [id, c] of candles) {
       const [k, frame] = id.split(':') as [string, Frame];
-      batch.put(candleKey(k, FRAME_IDS[frame], c.t), json(c));
+      batch.putRaw(candleKey(k, FRAME_IDS[frame], c.t), json(c));
     }
   };
 
@@ -475,7 +474,6 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
     name: 'markets',
     // 2: candle first/last trade coordinates; token swap index. 3: block swap index. 4: buy volumes in candles.
     version: 4,
-    tables: MARKET_TABLES,
     backs: ['Pools', 'Tokens (market routes)'],
     apply,
   };

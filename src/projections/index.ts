@@ -10,8 +10,7 @@
  */
 import type { BlockDelta } from '../ingest/delta.js';
 import type { BlockBatch, Store } from '../storage/index.js';
-import { prefixEnd } from '../storage/keys.js';
-import { metaKey } from '../storage/tables.js';
+import { tablesOf } from '../storage/tables/index.js';
 import type { PendingFrame } from '../streams/log.js';
 
 /** Emits a stream frame from a live commit (absent during rebuilds: frames were emitted once). */
@@ -24,8 +23,6 @@ export interface Projection {
   name: string;
   /** Bump when the stored layout or semantics change: the projection is rebuilt from raw data. */
   version: number;
-  /** One-byte table ids this projection owns (wiped on rebuild). */
-  tables: number[];
   /** Route groups (or ids) this projection backs, for /health. */
   backs: string[];
   /**
@@ -79,18 +76,10 @@ export function createRegistry(
       continue;
     }
     if (s) log(`projection ${p.name}: version ${s.version} → ${p.version}; rebuilding from stored blocks`);
-    for (const t of p.tables) {
-      const lo = Buffer.from([t]);
-      const ops: Array<{ key: Buffer; value: null }> = [];
-      store.rocks.each({ gte: lo, lt: prefixEnd(lo) }, (k) => {
-        ops.push({ key: Buffer.from(k), value: null });
-        if (ops.length >= 10_000) store.rocks.write(ops.splice(0));
-        return true;
-      });
-      if (ops.length) store.rocks.write(ops);
-    }
+    // Its tables are those of the registry it owns (src/storage/tables: owner = projection name).
+    store.wipeTables(tablesOf(p.name));
     const fresh: ProjectionState = { version: p.version, checkpoint: first - 1 >= 0 ? first - 1 : null };
-    store.rocks.write([{ key: metaKey(key(p.name)), value: Buffer.from(JSON.stringify(fresh)) }]);
+    store.putMeta(key(p.name), fresh);
     states.set(p.name, fresh);
   }
   return {

@@ -1,77 +1,17 @@
 /**
- * The one error type of the API and the registry of its codes. Every error response is the
- * envelope `{error, detail}`; `error` is one of {@link ErrorCode}. Whether a failure is retryable
- * is decided here, once: only 429 and 503 are.
+ * The HTTP layer's error: {@link ServiceError} with any code of the registry (src/errors), so
+ * framework refusals (401, 403, 413, 422, 429) and domain refusals share one envelope and one
+ * status table.
  */
+import { type ErrorCode, ServiceError } from '../errors/index.js';
 
-/** Every machine code the API answers, with its HTTP status and a one-line meaning. */
-export const ERRORS = {
-  bad_request: { status: 400, meaning: 'malformed input, unknown query parameter, or a refused combination' },
-  bad_cursor: {
-    status: 400,
-    meaning: 'cursor forged, truncated, or minted for another chain, route or order',
-  },
-  unauthorized: { status: 401, meaning: 'missing or unknown x-api-key' },
-  insufficient_scope: { status: 403, meaning: 'the key lacks the scope of this route class (not charged)' },
-  connection_not_owned: {
-    status: 403,
-    meaning: 'the stream connection named by `connection` was opened with another key',
-  },
-  quote_ambiguous: {
-    status: 400,
-    meaning: 'several quotes and none has USD-markable volume: name one (candidates listed)',
-  },
-  not_found: { status: 404, meaning: 'subject absent at the anchored block, or no such route' },
-  unknown_chain: { status: 404, meaning: 'the chain in the path is not served here' },
-  method_not_allowed: { status: 405, meaning: 'the route exists for another method' },
-  stale_cursor: {
-    status: 409,
-    meaning: "the cursor's anchor block is no longer canonical: restart from page one",
-  },
-  cursor_history_pruned: {
-    status: 409,
-    meaning: 'the cursor is older than retained history: restart from page one',
-  },
-  quote_not_admitted: { status: 409, meaning: 'the named quote is not admissible for this token' },
-  payload_too_large: { status: 413, meaning: 'request body or batch item past its size budget' },
-  invalid_json_body: { status: 422, meaning: 'JSON body of the wrong shape' },
-  query_too_broad: { status: 422, meaning: 'a query too broad to serve as asked' },
-  rate_limited: { status: 429, meaning: 'rate limit or open-stream ceiling reached' },
-  not_ready: { status: 503, meaning: 'nothing indexed yet for this chain' },
-  projection_unavailable: {
-    status: 503,
-    meaning: 'the projection behind this route is building, stale or disabled',
-  },
-  ingest_halted: {
-    status: 503,
-    meaning: 'ingest for this chain halted (for example a reorg deeper than the window)',
-  },
-  node_unavailable: { status: 503, meaning: 'the bounded node read failed or timed out' },
-  internal: { status: 500, meaning: 'an unexpected failure; reported, never a partial answer' },
-} as const;
-
-export type ErrorCode = keyof typeof ERRORS;
+export { DomainError, type DomainErrorCode, ERRORS, type ErrorCode, ServiceError } from '../errors/index.js';
 
 /** An API refusal: stable machine `code`, HTTP `status`, short human `detail`, optional extra fields. */
-export class ApiError extends Error {
+export class ApiError extends ServiceError {
   override readonly name = 'ApiError';
-  readonly status: number;
-  /** Extra response headers (Retry-After, RateLimit-*). */
-  headers: Array<[string, string]> = [];
-  constructor(
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly extra?: Record<string, unknown>,
-    options?: ErrorOptions,
-  ) {
-    super(`${code}: ${detail}`, options);
-    this.status = ERRORS[code].status;
-  }
-  /** Only 429 and 503 may be retried (429 after Retry-After, 503 with backoff and jitter). */
-  get retryable(): boolean {
-    return this.status === 429 || this.status === 503;
-  }
-  toJSON(): Record<string, unknown> {
-    return { error: this.code, detail: this.detail, ...this.extra };
+  // biome-ignore lint/complexity/noUselessConstructor: narrows the public signature to ErrorCode
+  constructor(code: ErrorCode, detail: string, extra?: Record<string, unknown>, options?: ErrorOptions) {
+    super(code, detail, extra, options);
   }
 }

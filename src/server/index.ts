@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Auth, Principal } from './auth.js';
-import { ApiError } from './errors.js';
+import { ApiError, ServiceError } from './errors.js';
 import { type CompiledRoute, compileRoute, invoke } from './invoke.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { ChainContext, Reply, Route } from './route.js';
@@ -41,7 +41,7 @@ export const fullPath = (r: Route): string => (r.root ? r.path : `${CHAIN_PREFIX
 
 const toUws = (path: string) => path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
 
-function errorReply(err: ApiError): { status: number; headers: Array<[string, string]>; body: string } {
+function errorReply(err: ServiceError): { status: number; headers: Array<[string, string]>; body: string } {
   return {
     status: err.status,
     headers: [...JSON_HEADERS, ...err.headers],
@@ -103,10 +103,10 @@ export function createServer(opts: ServerOptions): Server {
       const fail = (err: unknown, late: boolean) => {
         if ((err as Error)?.message === 'aborted' && state.aborted) return;
         const apiErr =
-          err instanceof ApiError
+          err instanceof ServiceError
             ? err
             : new ApiError('internal', 'unexpected failure; it has been logged', undefined, { cause: err });
-        if (!(err instanceof ApiError)) opts.log.error({ route: route.id, err }, 'handler failed');
+        if (!(err instanceof ServiceError)) opts.log.error({ route: route.id, err }, 'handler failed');
         const e = errorReply(apiErr);
         finish(e.status, e.headers, e.body, late);
       };

@@ -4,9 +4,10 @@
  * before (once per HTTP request).
  */
 
-import type { BlockRef } from '../storage/index.js';
+import type { BlockRef, View } from '../storage/index.js';
 import type { Principal } from './auth.js';
 import { ApiError } from './errors.js';
+import { requireProjection } from './projections.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ChainContext, Ctx, Reply, Route } from './route.js';
 import { type CompiledObject, compileObject } from './validate.js';
@@ -39,8 +40,8 @@ export interface InvokeInput {
   rawQuery: Record<string, string>;
   headers: Record<string, string | undefined>;
   body?: unknown;
-  /** Anchor shared by all items of a batch; otherwise the head at dispatch. */
-  anchor?: BlockRef | null;
+  /** View (and with it the anchor) shared by all items of a batch; otherwise one is opened here. */
+  view?: View;
   /** Rate limiter; omitted for batch items (the batch itself was charged). */
   limiter?: RateLimiter;
   /** Extra values handlers may need (batch: the route table). */
@@ -70,39 +71,50 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
   }
   const query = c.query.parse(input.rawQuery);
   const params = c.params.parse(input.rawParams);
-  const anchor = input.anchor !== undefined ? input.anchor : input.chain.store.head();
-  if (route.anchored && !anchor) {
-    throw new ApiError('not_ready', `nothing indexed yet for chain ${input.chain.name}; retry shortly`);
-  }
-  if (route.anchored && route.group !== 'Monitoring') {
-    // A halted chain's head may sit on a dropped fork (a reorg deeper than the window): no anchor
-    // can be vouched for, so anchored routes refuse; monitoring and live RPC keep serving.
-    const s = input.chain.ingest.status();
-    // A storage write failure halts ingest but the committed data is still canonical: reads go on
-    // (health says writes are refused). Only a reorg past the window leaves no anchor to vouch for.
-    if (s.state === 'halted' && s.haltReason !== 'storage_write_failed') {
-      throw new ApiError(
-        'ingest_halted',
-        `ingest for chain ${input.chain.name} halted (${s.haltReason}); see /gaps and /health`,
-        { haltReason: s.haltReason },
-      );
+  const chain = input.chain;
+  // The view is the response's snapshot: opened here at the committed head (or shared by a
+  // batch), closed as soon as the handler's synchronous part returns.
+  const view = input.view ?? chain.store.view();
+  try {
+    const anchor = view.head;
+    if (route.anchored && !anchor) {
+      throw new ApiError('not_ready', `nothing indexed yet for chain ${chain.name}; retry shortly`);
     }
+    if (route.anchored && route.group !== 'Monitoring') {
+      // A halted chain's head may sit on a dropped fork (a reorg deeper than the window): no anchor
+      // can be vouched for, so anchored routes refuse; monitoring and live RPC keep serving.
+      const s = chain.ingest.status();
+      // A storage write failure halts ingest but the committed data is still canonical: reads go on
+      // (health says writes are refused). Only a reorg past the window leaves no anchor to vouch for.
+      if (s.state === 'halted' && s.haltReason !== 'storage_write_failed') {
+        throw new ApiError(
+          'ingest_halted',
+          `ingest for chain ${chain.name} halted (${s.haltReason}); see /gaps and /health`,
+          { haltReason: s.haltReason },
+        );
+      }
+    }
+    for (const name of route.requires ?? []) requireProjection(chain, name);
+    const ctx: Ctx & { services?: Record<string, unknown> } = {
+      chain,
+      params: params as Record<string, string>,
+      query,
+      anchor: anchor!,
+      view,
+      readers: chain.readers,
+      header: (name) => input.headers[name],
+      body: input.body,
+      scopes: input.principal?.scopes ?? new Set(),
+      principal: input.principal
+        ? { name: input.principal.name, maxStreams: input.principal.maxStreams }
+        : null,
+      services: input.services,
+    };
+    const out = route.handler.call(route, ctx);
+    if (!rateHeaders.length) return out;
+    const add = (r: Reply): Reply => ({ ...r, headers: [...(r.headers ?? []), ...rateHeaders] });
+    return out instanceof Promise ? out.then(add) : add(out);
+  } finally {
+    if (!input.view) view.close();
   }
-  const ctx: Ctx & { services?: Record<string, unknown> } = {
-    chain: input.chain,
-    params: params as Record<string, string>,
-    query,
-    anchor: anchor!,
-    header: (name) => input.headers[name],
-    body: input.body,
-    scopes: input.principal?.scopes ?? new Set(),
-    principal: input.principal
-      ? { name: input.principal.name, maxStreams: input.principal.maxStreams }
-      : null,
-    services: input.services,
-  };
-  const out = route.handler.call(route, ctx);
-  if (!rateHeaders.length) return out;
-  const add = (r: Reply): Reply => ({ ...r, headers: [...(r.headers ?? []), ...rateHeaders] });
-  return out instanceof Promise ? out.then(add) : add(out);
 }

@@ -3,7 +3,7 @@
  * the router registers), the error registry and the shared schemas. Nothing is written twice.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { ERRORS } from './errors.js';
+import { ERRORS, type ErrorCode } from './errors.js';
 import { fullPath } from './index.js';
 import type { Route } from './route.js';
 import { Chain, ErrorEnvelope } from './schemas.js';
@@ -37,6 +37,31 @@ function parameters(r: Route) {
   return out;
 }
 
+/**
+ * Every error code a route can answer: its own list plus what the framework adds to every route
+ * of its kind (authentication and rate limits on keyed routes, input validation where it takes
+ * input, the anchor and fail-closed refusals on anchored routes, unknown chain on chain routes,
+ * internal everywhere). The contract publishes exactly these; the e2e harness refuses any other.
+ */
+export function declaredErrors(r: Route): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>(r.errors);
+  if (r.scope) for (const c of ['unauthorized', 'insufficient_scope', 'rate_limited'] as const) codes.add(c);
+  const takesInput =
+    Object.keys(r.params ?? {}).length > 0 || Object.keys(r.query ?? {}).length > 0 || r.method === 'POST';
+  // Unknown query parameters are refused on every route (spec: "Unknown query parameters answer 400").
+  codes.add('bad_request');
+  if (takesInput && r.query && 'cursor' in r.query)
+    for (const c of ['bad_cursor', 'stale_cursor', 'cursor_history_pruned'] as const) codes.add(c);
+  if (r.anchored) {
+    codes.add('not_ready');
+    if (r.group !== 'Monitoring') codes.add('ingest_halted');
+  }
+  if (r.requires?.length) codes.add('projection_unavailable');
+  if (!r.root) codes.add('unknown_chain');
+  codes.add('internal');
+  return codes;
+}
+
 export function buildOpenApi(routes: Route[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
@@ -45,12 +70,7 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
     const responses: Record<string, unknown> = {
       '200': { description: 'OK', content: { 'application/json': { schema: strip(r.response) } } },
     };
-    const codes = new Set<string>([
-      ...(r.scope ? ['unauthorized', 'insufficient_scope'] : []),
-      ...r.errors,
-      'internal',
-    ]);
-    if (!r.root) codes.add('unknown_chain');
+    const codes = declaredErrors(r);
     const byStatus = new Map<number, string[]>();
     for (const c of codes) {
       const st = ERRORS[c as keyof typeof ERRORS].status;

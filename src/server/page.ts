@@ -4,6 +4,7 @@
  */
 
 import type { BlockRef } from '../storage/index.js';
+import type { PageQuery, PageSink } from '../storage/page.js';
 import { ApiError } from './errors.js';
 import { anchorJson, type Ctx, type Reply } from './route.js';
 
@@ -44,7 +45,7 @@ export function pageRequest(
   if (!q.cursor)
     return { anchor: ctx.anchor, order: q.order ?? defaults.order ?? 'asc', limit, after: null, route };
   const c = ctx.chain.cursors.decode(q.cursor, { chainId: ctx.chain.chainId, route, order: q.order });
-  const canonical = ctx.chain.store.canonicalHash(c.anchor.number);
+  const canonical = ctx.view.canonicalHash(c.anchor.number);
   if (canonical !== c.anchor.hash) {
     throw new ApiError(
       'stale_cursor',
@@ -53,6 +54,11 @@ export function pageRequest(
     );
   }
   return { anchor: c.anchor, order: c.order, limit, after: c.key, route };
+}
+
+/** The reader-side form of a page request (src/storage/page.ts). */
+export function pageQueryOf(req: PageRequest): PageQuery {
+  return { at: req.anchor.number, after: req.after, order: req.order, limit: req.limit };
 }
 
 /** Accumulates serialized rows of one page and renders the paged envelope. */
@@ -99,6 +105,19 @@ export class PageBuilder {
     this.bytes += rowJson.length + 1;
     this.lastKey = key;
     return true;
+  }
+
+  /**
+   * A sink for a reader's walk: each row is serialized by `render` and pushed (null rows count
+   * toward the page but are filtered from the output).
+   */
+  sink<R>(render: (row: R) => string): PageSink<R> {
+    return (row, key) => this.push(row === null ? '' : render(row), key);
+  }
+
+  /** Whether the page stopped on a bound (more rows may follow). */
+  get full(): boolean {
+    return this.stoppedBy !== null;
   }
 
   /** Renders `{anchor, data, page, ...extra}`; `extraJson` is pre-serialized `"k":v` pairs. */

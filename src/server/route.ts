@@ -10,7 +10,7 @@ import type { TracesLane } from '../ingest/traces.js';
 import type { MarketsConfig } from '../markets/config.js';
 import type { Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
-import type { BlockRef, Store } from '../storage/index.js';
+import type { BlockRef, Store, View } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 import type { ErrorCode } from './errors.js';
 import type { SseConn } from './sse.js';
@@ -38,7 +38,17 @@ export interface ChainContext {
   overridesVersion: string;
   /** Labels from LABELS_FILE: address → labels. */
   labels: ReadonlyMap<string, string[]>;
+  /** The domain readers of this chain (created once at start-up; they read through a request's view). */
+  readers: Readers;
 }
+
+/**
+ * The domain readers of a chain, one per domain (src/<domain>/index.ts exports its factory). A
+ * reader holds the domain's rules (quote rule, venue choice, windows, scan limits, holder-count
+ * shapes) and reads only through the {@link View} a route hands it.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: each domain adds its reader here as it is built
+export interface Readers {}
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */
 export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
@@ -47,6 +57,13 @@ export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
   query: Q;
   /** The head this request reads at (R1). Chain routes only; resolved before the handler runs. */
   anchor: BlockRef;
+  /**
+   * The request's anchored view (opened at `anchor`). Index routes read only through it; node
+   * routes may use it in their synchronous prefix only (it is closed when the handler returns).
+   */
+  view: View;
+  /** The chain's domain readers (same as `chain.readers`). */
+  readers: Readers;
   header(name: string): string | undefined;
   /** Parsed JSON body (POST routes only). */
   body: unknown;
@@ -65,7 +82,7 @@ export interface Reply {
   sse?: (conn: SseConn) => void;
 }
 
-export interface RouteSpec<P extends TProperties, Q extends TProperties> {
+interface RouteSpecBase<P extends TProperties, Q extends TProperties> {
   /** Stable id, e.g. `chain.block`; used for cursor binding, metrics and the contract's operationId. */
   id: string;
   method: 'GET' | 'POST';
@@ -81,17 +98,50 @@ export interface RouteSpec<P extends TProperties, Q extends TProperties> {
   summary: string;
   params?: P;
   query?: Q;
+  /** The 200 body's schema (the contract). */
   response: TSchema;
+  /** The 200 body's media type (default application/json; streams: text/event-stream). */
+  mediaType?: string;
   errors: ErrorCode[];
   /** Whether the route can be an item of POST /batch. */
   batchable?: boolean;
   /** Whether the route needs an anchor (an indexed head). */
   anchored?: boolean;
-  handler(ctx: Ctx<Static<TObject<P>>, Static<TObject<Q>>>): Reply | Promise<Reply>;
+  /**
+   * Projections this route reads (R5: fail closed): each must be `ready` or the route answers
+   * 503 projection_unavailable naming it, before the handler runs.
+   */
+  requires?: readonly string[];
 }
 
+/**
+ * An index route: synchronous by type, so every read happens within one turn of the event loop
+ * through `ctx.view` (one snapshot per response, R1).
+ */
+export interface IndexRouteSpec<P extends TProperties, Q extends TProperties> extends RouteSpecBase<P, Q> {
+  kind?: 'index';
+  handler(ctx: Ctx<Static<TObject<P>>, Static<TObject<Q>>>): Reply;
+}
+
+/**
+ * A node route (the declared async exception): reads the node, pinned to one observed block it
+ * names in its body (live RPC) or to the anchor block (runtime code at the anchor). `ctx.view` is
+ * usable only in the handler's synchronous prefix; it is closed once the handler returns.
+ */
+export interface NodeRouteSpec<P extends TProperties, Q extends TProperties> extends RouteSpecBase<P, Q> {
+  kind: 'node';
+  handler(ctx: Ctx<Static<TObject<P>>, Static<TObject<Q>>>): Promise<Reply>;
+}
+
+export type RouteSpec<P extends TProperties, Q extends TProperties> =
+  | IndexRouteSpec<P, Q>
+  | NodeRouteSpec<P, Q>;
+
 /** A registered route (type-erased for the router). */
-export type Route = RouteSpec<TProperties, TProperties>;
+export type Route = RouteSpecBase<TProperties, TProperties> & {
+  kind?: 'index' | 'node';
+  handler(ctx: Ctx): Reply | Promise<Reply>;
+};
 
 export function defineRoute<P extends TProperties = {}, Q extends TProperties = {}>(
   spec: RouteSpec<P, Q>,

@@ -2,7 +2,58 @@
  * Shared TypeBox schemas: path parameters, PAGE parameters, the anchor, the page record and the
  * error envelope. Route files compose these; the contract is generated from them.
  */
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type ObjectOptions, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+
+/**
+ * An object the project owns: closed (`additionalProperties: false`), so a field the schema does
+ * not name is a contract violation the e2e harness catches. Use it for every response object.
+ */
+export const Obj = <T extends TProperties>(props: T, opts: ObjectOptions = {}) =>
+  Type.Object(props, { additionalProperties: false, ...opts });
+
+/** `T | null`; pair it with a sibling reason field (R7: null always carries a reason). */
+export const Nullable = <T extends TSchema>(t: T, description?: string) =>
+  Type.Union([t, Type.Null()], description ? { description } : {});
+
+/** A reason code from a documented vocabulary, or null when the sibling value is present. */
+export const ReasonOf = (codes: readonly string[], description?: string) =>
+  Type.Union([...codes.map((c) => Type.Literal(c)), Type.Null()], {
+    description: description ?? `why the sibling value is null: ${codes.join(', ')}; null when it is present`,
+  });
+
+/** A string enum. */
+export const Enum = (values: readonly string[], description?: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  );
+
+/** An exact rational price `{priceNumerator, priceDenominator}` (decimal strings; see the unit). */
+export const RationalPrice = (unit: string) =>
+  Obj(
+    {
+      priceNumerator: Type.String({ pattern: '^-?(0|[1-9][0-9]*)$' }),
+      priceDenominator: Type.String({ pattern: '^[1-9][0-9]*$' }),
+    },
+    { description: `exact rational: ${unit}` },
+  );
+
+/** A count that fits a double exactly (rows, trades, blocks). */
+export const Count = (description: string) => Type.Integer({ minimum: 0, description });
+
+/** Unix seconds. */
+export const UnixSeconds = (description = 'unix seconds') => Type.Integer({ minimum: 0, description });
+
+/** A chain coordinate: block, transaction index, log index (null for a transaction-level fact) and hash. */
+export const Coordinate = Obj(
+  {
+    block: Type.Integer({ minimum: 0 }),
+    txIndex: Type.Integer({ minimum: 0 }),
+    logIndex: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    txHash: Type.String({ pattern: '^0x[0-9a-f]{64}$' }),
+  },
+  { description: 'chain coordinate' },
+);
 
 /** 0x-prefixed 20-byte hex address. */
 export const Address = Type.String({
@@ -27,7 +78,7 @@ export const Amount = Type.String({
 export const Chain = Type.String({ pattern: '^[a-z0-9-]{1,32}$', description: 'chain name' });
 
 /** The snapshot anchor every data response carries (R1): the head its storage snapshot saw. */
-export const Anchor = Type.Object(
+export const Anchor = Obj(
   {
     block: Type.Integer({ minimum: 0, description: 'anchor block number' }),
     hash: Hash,
@@ -50,7 +101,7 @@ export const StoppedBy = Type.Union(
   },
 );
 
-export const PageInfo = Type.Object({
+export const PageInfo = Obj({
   order: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
   limit: Type.Integer(),
   count: Type.Integer({ description: 'rows in this page' }),
@@ -80,13 +131,13 @@ export function pageQuery(
 }
 
 /** A single-record response: `{anchor, data}`. */
-export const Single = (data: TSchema) => Type.Object({ anchor: Anchor, data });
+export const Single = (data: TSchema) => Obj({ anchor: Anchor, data });
 /** A paged response: `{anchor, data: [...], page}`. */
 export const Paged = (row: TSchema, extra: Record<string, TSchema> = {}) =>
-  Type.Object({ anchor: Anchor, data: Type.Array(row), page: PageInfo, ...extra });
+  Obj({ anchor: Anchor, data: Type.Array(row), page: PageInfo, ...extra });
 /** A chain record served as the node sent it (byte-exact canonical JSON). */
 export const RawRecord = (description: string) =>
-  Type.Object({}, { additionalProperties: true, description });
+  Type.Object({}, { additionalProperties: true, description, 'x-node-record': true });
 
 /** Optional quote currency (quote rule: named, or auto-resolved when exactly one exists). */
 export const QuoteQuery = { quote: Type.Optional(Address) };

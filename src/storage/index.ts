@@ -4,11 +4,17 @@
  * crash at any instant leaves exactly "all of block N" or "none of it".
  */
 import { randomBytes } from 'node:crypto';
-import { openRocks, type Rocks, type WriteOp } from './binding.js';
-import { canonKey, metaKey, undoKey } from './tables.js';
+import { openRocks, type Rocks, type ScanRange, type WriteOp } from './binding.js';
+import type { AnyTable, InvariantReader, Table } from './table.js';
+import { CANON, META, UNDO } from './tables/chain.js';
+import { ALL_TABLES } from './tables/index.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
+import { type Bounds, openView, rangeOf, type View } from './view.js';
 
 export type { Rocks, ScanRange, WriteOp } from './binding.js';
+export { K, type KeyPart, type Prefix, prefixEnd, V, type ValueCodec } from './codec.js';
+export { type AnyTable, defineTable, type Invariant, type Table } from './table.js';
+export type { Bounds, View } from './view.js';
 
 /** A canonical block coordinate: number and 0x-prefixed 32-byte hash. */
 export interface BlockRef {
@@ -26,9 +32,12 @@ export interface ChainIdentity {
 }
 
 /**
- * Writes of one block. `put` records the key's prior value for rollback; `insert` is for keys
- * that are guaranteed absent before this block (block-keyed rows above the checkpoint), which
- * saves the read.
+ * Writes of one block. Typed methods name a table of the registry (src/storage/tables); `put`
+ * and `del` record the key's prior value for rollback; `insert` is for keys that are guaranteed
+ * absent before this block (block-keyed rows above the checkpoint), which saves the read;
+ * `append` writes without undo (append-only logs that survive a rollback). Reads (`get`) see this
+ * batch's own pending writes first, then the store; range walks (`each`) see the store as of the
+ * previous block only.
  */
 export class BlockBatch {
   readonly ops: WriteOp[] = [];
@@ -40,13 +49,51 @@ export class BlockBatch {
    */
   private readonly pending = new Map<string, Buffer | null>();
   /** The store underneath, for range reads of state as of the previous block. */
-  constructor(readonly rocks: Rocks) {}
-  insert(key: Buffer, value: Buffer): void {
+  constructor(
+    /** @deprecated transition only: read through typed tables (each/first/get). */
+    readonly rocks: Rocks,
+  ) {}
+
+  get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined {
+    const v = this.getRaw(t.key(...key));
+    return v === undefined ? undefined : t.value.decode(v);
+  }
+  has<K extends unknown[], V>(t: Table<K, V>, ...key: K): boolean {
+    return this.getRaw(t.key(...key)) !== undefined;
+  }
+  put<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
+    this.putRaw(t.key(...key), t.value.encode(value));
+  }
+  insert<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
+    this.insertRaw(t.key(...key), t.value.encode(value));
+  }
+  del<K extends unknown[], V>(t: Table<K, V>, ...key: K): void {
+    this.delRaw(t.key(...key));
+  }
+  /** Writes without an undo entry (append-only logs; see {@link raw}). */
+  append<K extends unknown[], V>(t: Table<K, V>, key: K, value: V | null): void {
+    this.raw(t.key(...key), value === null ? null : t.value.encode(value));
+  }
+  /** Walks committed rows (state as of the previous block; this batch's writes are not seen). */
+  each<K extends unknown[], V>(
+    t: Table<K, V>,
+    b: Bounds<K>,
+    visit: (value: V, key: K, raw: Buffer) => boolean | undefined | void,
+  ): void {
+    this.rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), t.decodeKey(k), k) !== false);
+  }
+  /** The first committed row of a range (the last when `reverse`). */
+  first<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): { key: K; value: V } | undefined {
+    const r = this.rocks.scan({ ...rangeOf(t, b), limit: 1 });
+    return r.length ? { key: t.decodeKey(r[0][0]), value: t.value.decode(r[0][1]) } : undefined;
+  }
+
+  insertRaw(key: Buffer, value: Buffer): void {
     this.ops.push({ key, value });
     this.undo.push({ key, prior: null });
     this.pending.set(key.toString('latin1'), value);
   }
-  put(key: Buffer, value: Buffer): void {
+  putRaw(key: Buffer, value: Buffer): void {
     const k = key.toString('latin1');
     this.undo.push({ key, prior: this.read(k, key) ?? null });
     this.ops.push({ key, value });
@@ -60,7 +107,7 @@ export class BlockBatch {
     this.ops.push({ key, value });
     this.pending.set(key.toString('latin1'), value);
   }
-  del(key: Buffer): void {
+  delRaw(key: Buffer): void {
     const k = key.toString('latin1');
     const prior = this.read(k, key) ?? null;
     if (prior === null) return;
@@ -69,7 +116,7 @@ export class BlockBatch {
     this.pending.set(k, null);
   }
   /** Reads through this batch's own pending writes first, then the store. */
-  get(key: Buffer): Buffer | undefined {
+  getRaw(key: Buffer): Buffer | undefined {
     return this.read(key.toString('latin1'), key);
   }
   private read(k: string, key: Buffer): Buffer | undefined {
@@ -91,16 +138,30 @@ export class StoreWriteError extends Error {
 }
 
 export interface Store {
+  /** @deprecated transition only: read through {@link Store.view} and write through batches. */
   readonly rocks: Rocks;
   /** Random id minted when the data directory was created; binds stream sequences and cursors. */
   readonly generation: string;
   readonly unfinalisedWindow: number;
   /** The committed head of the blocks lane, or null before the first block. Cached, O(1). */
   head(): BlockRef | null;
+  /**
+   * Opens an anchored view at the committed head (see view.ts). The caller closes it when its
+   * synchronous work is done.
+   */
+  view(): View;
   /** Canonical hash at `n`, or undefined. */
   canonicalHash(n: number): `0x${string}` | undefined;
   getMeta<T>(name: string): T | undefined;
   putMeta(name: string, value: unknown): void;
+  /**
+   * Writes rows of an observation table (node observations made outside block batches, such as
+   * reconciliation verdicts), atomically.
+   * @throws Error when `t` is not an observation table; StoreWriteError when RocksDB refuses.
+   */
+  putObservation<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void;
+  /** A RocksDB property (e.g. `rocksdb.estimate-live-data-size`), for metrics. */
+  property(name: string): string;
   /** The last write error, if writes are refused. */
   writeError(): Error | null;
   /**
@@ -131,23 +192,31 @@ export interface Store {
    * the unfinalised window, so a later rollback of n unwinds them too.
    */
   commitLate(n: number, build: (batch: BlockBatch) => void, extraMeta?: Record<string, unknown>): void;
+  /** Deletes every row of the given tables (a projection reset before its rebuild). */
+  wipeTables(tables: readonly AnyTable[]): void;
   /** Deletes every key (data reset for a devnet that was replaced). */
   wipe(): void;
   close(): Promise<void>;
 }
 
 const CHECKPOINT = 'checkpoint:blocks';
+/** Deletions per write while wiping (bounds the batch's memory). */
+const WIPE_CHUNK_ROWS = 10_000;
 
 export async function createStore(opts: StoreOptions): Promise<Store> {
   const rocks = await openRocks(opts.dataDir);
   const readMeta = <T>(name: string): T | undefined => {
-    const v = rocks.get(metaKey(name));
-    return v ? (JSON.parse(v.toString()) as T) : undefined;
+    const v = rocks.get(META.key(name));
+    return v ? (META.value.decode(v) as T) : undefined;
   };
+  const metaOp = (name: string, value: unknown): WriteOp => ({
+    key: META.key(name),
+    value: META.value.encode(value),
+  });
   let generation = readMeta<string>('generation');
   if (!generation) {
     generation = randomBytes(8).toString('hex');
-    rocks.write([{ key: metaKey('generation'), value: Buffer.from(JSON.stringify(generation)) }]);
+    rocks.write([metaOp('generation', generation)]);
   }
   let head: BlockRef | null = readMeta<BlockRef>(CHECKPOINT) ?? null;
   let lastWriteError: Error | null = null;
@@ -161,24 +230,36 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
     }
   };
-  const metaOp = (name: string, value: unknown): WriteOp => ({
-    key: metaKey(name),
-    value: Buffer.from(JSON.stringify(value)),
-  });
+  const wipeRange = (range: ScanRange) => {
+    const ops: WriteOp[] = [];
+    rocks.each(range, (key) => {
+      ops.push({ key: Buffer.from(key), value: null });
+      if (ops.length >= WIPE_CHUNK_ROWS) write(ops.splice(0));
+      return true;
+    });
+    if (ops.length) write(ops);
+  };
+  const canonicalHash = (n: number) => {
+    const v = rocks.get(CANON.key(n));
+    return v ? CANON.value.decode(v) : undefined;
+  };
 
   const store: Store = {
     rocks,
     generation,
     unfinalisedWindow: opts.unfinalisedWindow,
     head: () => head,
-    canonicalHash(n) {
-      const v = rocks.get(canonKey(n));
-      return v ? `0x${v.toString('hex')}` : undefined;
-    },
+    view: () => openView(rocks, head),
+    canonicalHash,
     getMeta: readMeta,
     putMeta(name, value) {
       write([metaOp(name, value)]);
     },
+    putObservation(t, key, value) {
+      if (t.kind !== 'observation') throw new Error(`${t.name} is not an observation table`);
+      write([{ key: t.key(...key), value: t.value.encode(value) }]);
+    },
+    property: (name) => rocks.property(name),
     writeError: () => lastWriteError,
     commitBlock(ref, build, extraMeta) {
       const batch = new BlockBatch(rocks);
@@ -187,12 +268,12 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     newBatch: () => new BlockBatch(rocks),
     commitBatch(ref, batch, extraMeta) {
-      batch.insert(canonKey(ref.number), Buffer.from(ref.hash.slice(2), 'hex'));
+      batch.insert(CANON, [ref.number], ref.hash);
       const ops = batch.ops;
-      ops.push({ key: undoKey(ref.number), value: encodeUndo(batch.undo) });
+      ops.push({ key: UNDO.key(ref.number), value: encodeUndo(batch.undo) });
       // Undo is kept for the last `unfinalisedWindow` blocks (a reorg that deep is rolled back).
       const pruned = ref.number - opts.unfinalisedWindow;
-      if (pruned >= 0) ops.push({ key: undoKey(pruned), value: null });
+      if (pruned >= 0) ops.push({ key: UNDO.key(pruned), value: null });
       ops.push(metaOp(CHECKPOINT, ref));
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
       write(ops);
@@ -200,15 +281,15 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     rollbackHead(extraMeta, extraOps) {
       if (!head) throw new Error('rollback with no head');
-      const record = rocks.get(undoKey(head.number));
+      const record = rocks.get(UNDO.key(head.number));
       if (!record)
         throw new Error(`no undo record for block ${head.number} (outside the unfinalised window)`);
       const ops = undoOps(record);
-      ops.push({ key: undoKey(head.number), value: null });
+      ops.push({ key: UNDO.key(head.number), value: null });
       const parentNumber = head.number - 1;
-      const parentHash = parentNumber >= 0 ? store.canonicalHash(parentNumber) : undefined;
+      const parentHash = parentNumber >= 0 ? canonicalHash(parentNumber) : undefined;
       const newHead: BlockRef | null = parentHash ? { number: parentNumber, hash: parentHash } : null;
-      ops.push(newHead ? metaOp(CHECKPOINT, newHead) : { key: metaKey(CHECKPOINT), value: null });
+      ops.push(newHead ? metaOp(CHECKPOINT, newHead) : { key: META.key(CHECKPOINT), value: null });
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta(newHead))) ops.push(metaOp(k, v));
       if (extraOps) ops.push(...extraOps(head, newHead));
       const dropped = head;
@@ -220,19 +301,16 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       const batch = new BlockBatch(rocks);
       build(batch);
       const ops = batch.ops;
-      const record = rocks.get(undoKey(n));
-      if (record && batch.undo.length) ops.push({ key: undoKey(n), value: appendUndo(record, batch.undo) });
+      const record = rocks.get(UNDO.key(n));
+      if (record && batch.undo.length) ops.push({ key: UNDO.key(n), value: appendUndo(record, batch.undo) });
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
       write(ops);
     },
+    wipeTables(tables) {
+      for (const t of tables) wipeRange(rangeOf(t, {}));
+    },
     wipe() {
-      const ops: WriteOp[] = [];
-      rocks.each({}, (key) => {
-        ops.push({ key: Buffer.from(key), value: null });
-        if (ops.length >= 10_000) write(ops.splice(0));
-        return true;
-      });
-      if (ops.length) write(ops);
+      wipeRange({});
       generation = randomBytes(8).toString('hex');
       write([metaOp('generation', generation)]);
       (store as { generation: string }).generation = generation;
@@ -241,4 +319,30 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     close: () => rocks.close(),
   };
   return store;
+}
+
+/**
+ * Start-up invariant checks (CONVENTIONS habit 6): runs every invariant declared by a table of the
+ * registry and returns their names; refuses to start (throws) on the first broken one.
+ * @throws Error naming the invariant and what is broken.
+ */
+export function checkInvariants(store: Store): string[] {
+  const view = store.view();
+  const reader: InvariantReader = {
+    head: () => view.head,
+    get: (t, ...key) => view.get(t, ...key),
+    each: (t, prefix, visit) => view.each(t, { prefix }, (v, k) => visit(v, k)),
+  };
+  const checked: string[] = [];
+  try {
+    for (const t of ALL_TABLES)
+      for (const inv of t.invariants) {
+        const broken = inv.check(reader);
+        if (broken) throw new Error(`storage invariant ${inv.name} broken (${inv.doc}): ${broken}`);
+        checked.push(inv.name);
+      }
+  } finally {
+    view.close();
+  }
+  return checked;
 }

@@ -63,3 +63,24 @@ export interface LaunchRow {
 export const ZERO = '0x0000000000000000000000000000000000000000';
 /** Addresses treated as burn sinks: excluded from the balance-ranked holder index. */
 export const BURN_SINKS = new Set([ZERO, '0x000000000000000000000000000000000000dead']);
+
+/** A token transfer row (TRANSFER table): mints come from, burns go to, the zero address. */
+export interface TransferRow {
+  block: number;
+  txIndex: number;
+  logIndex: number;
+  txHash: string;
+  from: string;
+  to: string;
+  /** Base units, decimal string. */
+  value: string;
+  /** `transfer` (ERC-20 Transfer), `mint` (WETH Deposit), `burn` (WETH Withdrawal). */
+  kind: 'transfer' | 'mint' | 'burn';
+}
+
+/** A privileged-action log shape (evidence only, no verdict). */
+export type AuthorityEvent = Coordinate &
+  (
+    | { kind: 'ownership_transferred'; previousOwner: string; newOwner: string }
+    | { kind: 'post_creation_mint'; to: string; value: string }
+  );

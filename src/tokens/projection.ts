@@ -36,7 +36,6 @@ import {
   searchKey,
   statsHistKey,
   statsKey,
-  TOKEN_TABLES,
   TokenTable,
   tokenCoordKey,
   tokenKey,
@@ -61,13 +60,13 @@ function holderClass(wallet: string, bal: bigint): 'none' | 'holder' | 'sink' | 
 
 /** Versioned-row move: the current row (if any) becomes history valid until `block`. */
 function retire(batch: BlockBatch, curKey: Buffer, histTable: number, block: number): void {
-  const cur = batch.get(curKey);
+  const cur = batch.getRaw(curKey);
   if (!cur) return;
   const from = readU64(cur, 0);
-  batch.del(curKey);
+  batch.delRaw(curKey);
   if (from < block) {
     const hk = Buffer.concat([Buffer.from([histTable]), curKey.subarray(1), u64(from)]);
-    batch.put(hk, Buffer.concat([u64(block), cur.subarray(8)]));
+    batch.putRaw(hk, Buffer.concat([u64(block), cur.subarray(8)]));
   }
 }
 
@@ -85,14 +84,14 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
 
   const internWallet = (batch: BlockBatch, w: string): number => {
     const k = walletIdKey(w);
-    const have = batch.get(k);
+    const have = batch.getRaw(k);
     if (have) return readU64(have, 0);
     const ck = counterKey('wallet');
-    const next = batch.get(ck);
+    const next = batch.getRaw(ck);
     const id = next ? readU64(next, 0) : 0;
-    batch.put(ck, u64(id + 1));
-    batch.put(k, u64(id));
-    batch.put(walletByIdKey(id), Buffer.from(w.slice(2), 'hex'));
+    batch.putRaw(ck, u64(id + 1));
+    batch.putRaw(k, u64(id));
+    batch.putRaw(walletByIdKey(id), Buffer.from(w.slice(2), 'hex'));
     return id;
   };
 
@@ -113,7 +112,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     creation: TokenRow['creation'],
   ): TokenRow | null => {
     const k = tokenKey(address);
-    const have = parse<TokenRow>(batch.get(k));
+    const have = parse<TokenRow>(batch.getRaw(k));
     if (have) return have;
     const meta = d.probes[address] ?? null;
     // A creation that answers none of symbol/decimals/totalSupply does not look like a token.
@@ -134,9 +133,10 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       metadataReason: meta ? null : 'not_probed',
       metadataBlock: meta ? d.number : null,
     };
-    batch.put(k, json(row));
-    batch.put(tokenCoordKey(at.block, at.txIndex, at.logIndex ?? 0xffffffff, address), EMPTY);
-    if (creation) batch.put(creatorKey(creation.deployer, creation.block, creation.txIndex, address), EMPTY);
+    batch.putRaw(k, json(row));
+    batch.putRaw(tokenCoordKey(at.block, at.txIndex, at.logIndex ?? 0xffffffff, address), EMPTY);
+    if (creation)
+      batch.putRaw(creatorKey(creation.deployer, creation.block, creation.txIndex, address), EMPTY);
     const terms: Array<[1 | 2, string | null | undefined]> = [
       [1, meta?.symbol.value],
       [2, meta?.name.value],
@@ -144,7 +144,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     for (const [kind, term] of terms) {
       if (!term) continue;
       const t = Buffer.from(term.toLowerCase()).subarray(0, MAX_TERM_BYTES).toString();
-      batch.put(searchKey(kind, t, address), EMPTY);
+      batch.putRaw(searchKey(kind, t, address), EMPTY);
     }
     return row;
   };
@@ -245,7 +245,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
             graduated: null,
           };
           launches.set(token, row);
-          batch.put(padLaunchKey(pad, d.number, e.logIndex), Buffer.from(token.slice(2), 'hex'));
+          batch.putRaw(padLaunchKey(pad, d.number, e.logIndex), Buffer.from(token.slice(2), 'hex'));
           register(batch, d, token, at, 'launch_event', {
             ...at,
             logIndex: null,
@@ -267,8 +267,8 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
         continue;
       }
       if (e.standard === 'ownable' && e.event === 'OwnershipTransferred') {
-        if (!batch.get(tokenKey(e.address))) continue;
-        batch.put(
+        if (!batch.getRaw(tokenKey(e.address))) continue;
+        batch.putRaw(
           authorityKey(e.address, d.number, e.logIndex),
           json({
             kind: 'ownership_transferred',
@@ -292,7 +292,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
         [from, to] = e.event === 'Deposit' ? [ZERO, who] : [who, ZERO];
       } else continue;
       const token = e.address;
-      let row = parse<TokenRow>(batch.get(tokenKey(token)));
+      let row = parse<TokenRow>(batch.getRaw(tokenKey(token)));
       row ??= register(
         batch,
         d,
@@ -303,14 +303,14 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       )!;
       if (!row.confirmedAt) {
         row.confirmedAt = at;
-        batch.put(tokenKey(token), json(row));
+        batch.putRaw(tokenKey(token), json(row));
       }
       if (
         from === ZERO &&
         row.creation &&
         !(row.creation.block === d.number && row.creation.txIndex === e.txIndex)
       ) {
-        batch.put(
+        batch.putRaw(
           authorityKey(token, d.number, e.logIndex),
           json({ kind: 'post_creation_mint', ...at, to, value: value.toString() }),
         );
@@ -325,7 +325,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
         value: value.toString(),
         kind: e.event === 'Transfer' ? 'transfer' : e.event === 'Deposit' ? 'mint' : 'burn',
       };
-      batch.put(transferKey(token, d.number, e.logIndex), json(transferRow));
+      batch.putRaw(transferKey(token, d.number, e.logIndex), json(transferRow));
       emit?.({
         topic: 'transfers',
         event: 'transfer',
@@ -352,7 +352,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     }
 
     for (const [token, l] of launches) {
-      batch.put(launchHistKey(token, d.number), json(l));
+      batch.putRaw(launchHistKey(token, d.number), json(l));
       emit?.({
         topic: 'launches',
         event: `launch_${l.state}`,
@@ -378,7 +378,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     // 3. Balances, holder indices and counters, once per (token, wallet) per block.
     for (const [token, t] of touched) {
       const sk = statsKey(token);
-      const stats: TokenStats = parse<TokenStats>(batch.get(sk)) ?? {
+      const stats: TokenStats = parse<TokenStats>(batch.getRaw(sk)) ?? {
         holders: 0,
         burnSinkHolders: 0,
         negativeBalances: 0,
@@ -393,13 +393,13 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       for (const [wallet, dv] of deltas.get(token) ?? []) {
         if (dv === 0n) continue;
         const bk = balanceKey(token, wallet);
-        const before = BigInt(batch.get(bk)?.toString() ?? '0');
+        const before = BigInt(batch.getRaw(bk)?.toString() ?? '0');
         const after = before + dv;
         count[holderClass(wallet, before)]--;
         count[holderClass(wallet, after)]++;
-        if (after === 0n) batch.del(bk);
-        else batch.put(bk, Buffer.from(after.toString()));
-        batch.put(balanceHistKey(token, wallet, d.number), Buffer.from(after.toString()));
+        if (after === 0n) batch.delRaw(bk);
+        else batch.putRaw(bk, Buffer.from(after.toString()));
+        batch.putRaw(balanceHistKey(token, wallet, d.number), Buffer.from(after.toString()));
         const wid = internWallet(batch, wallet);
         const widBuf = u64(wid);
         const tokenBuf = Buffer.from(token.slice(2), 'hex');
@@ -419,7 +419,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
           );
         }
         if (after > 0n && !BURN_SINKS.has(wallet)) {
-          batch.put(
+          batch.putRaw(
             Buffer.concat([
               Buffer.from([TokenTable.HOLDER_CUR]),
               tokenBuf,
@@ -432,13 +432,13 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
         // Wallet-id index: every non-zero balance, negatives and sinks included.
         const idKey = Buffer.concat([Buffer.from([TokenTable.HOLDER_ID_CUR]), tokenBuf, widBuf]);
         retire(batch, idKey, TokenTable.HOLDER_ID_HIST, d.number);
-        if (after !== 0n) batch.put(idKey, Buffer.concat([u64(d.number), Buffer.from(after.toString())]));
+        if (after !== 0n) batch.putRaw(idKey, Buffer.concat([u64(d.number), Buffer.from(after.toString())]));
       }
       stats.holders += count.holder;
       stats.burnSinkHolders += count.sink;
       stats.negativeBalances += count.negative;
-      batch.put(sk, json(stats));
-      batch.put(statsHistKey(token, d.number), json(stats));
+      batch.putRaw(sk, json(stats));
+      batch.putRaw(statsHistKey(token, d.number), json(stats));
     }
   };
 
@@ -465,7 +465,6 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     // 2: the zero address is never a holder (mint source / burn sink).
     // 3: Transfer(0x0, 0x0, v) is a mint to the zero address (supply and its balance go up).
     version: 3,
-    tables: TOKEN_TABLES,
     backs: ['Tokens (registry, balances, holders, transfers, authority events, launches)'],
     apply,
   };

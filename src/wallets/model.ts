@@ -30,3 +30,68 @@ export interface FundingEdge {
   count: number;
   total: string;
 }
+
+/** A direction-aware transfer row of a wallet (native rows: assetKind `native`, asset null). */
+export interface WalletTransferRow {
+  block: number;
+  txIndex: number;
+  /** null for a native (top-level value) transfer. */
+  logIndex: number | null;
+  txHash: string;
+  assetKind: 'native' | 'erc20';
+  asset: string | null;
+  from: string;
+  to: string;
+  /** Base units, decimal string. */
+  value: string;
+  direction: 'in' | 'out' | 'self';
+}
+
+/** The earliest incoming value transfer of a wallet in one asset. */
+export interface FirstFunding {
+  funder: string;
+  assetKind: 'native' | 'erc20';
+  asset: string | null;
+  block: number;
+  txIndex: number;
+  logIndex: number | null;
+  txHash: string;
+  value: string;
+}
+
+/** When and how a wallet was first observed. */
+export interface WalletFirstSeen {
+  block: number;
+  txIndex: number;
+  logIndex: number | null;
+  txHash: string;
+  timestamp: number;
+  evidence: string;
+}
+
+/** Block numbers at which an address was first seen as origin, created, or emitting logs. */
+export interface AddressFlags {
+  origin?: number;
+  created?: number;
+  emitted?: number;
+}
+
+/** The first buy of a cohort candidate. */
+export interface CohortCandidate {
+  block: number;
+  txIndex: number;
+  logIndex: number;
+  txHash: string;
+}
+
+/**
+ * Children of one activity parent `(wallet, block, txIndex)`: the wallet's role bits in the
+ * transaction (1 origin, 2 recipient; 0 when it is only a transfer party or swap origin), the
+ * ordinals of its TRANSFER rows in that transaction (ascending: ERC-20 log indexes, then the native
+ * ordinal 2^31 + txIndex) and the log indexes of its TRADE rows (ascending).
+ */
+export interface ActivityRefs {
+  roles: number;
+  transfers: number[];
+  trades: number[];
+}

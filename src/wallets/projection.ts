@@ -34,7 +34,6 @@ import {
   holdingKey,
   NATIVE_ASSET,
   positionKey,
-  WALLET_TABLES,
   walletActivityKey,
   walletCohortKey,
   walletTradeKey,
@@ -86,8 +85,8 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       if (w === ZERO || seen.has(w)) return;
       seen.add(w);
       const k = firstSeenKey(w);
-      if (!batch.get(k))
-        batch.put(
+      if (!batch.getRaw(k))
+        batch.putRaw(
           k,
           json({
             block: d.number,
@@ -103,13 +102,13 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     const flag = (a: string, f: 'origin' | 'created' | 'emitted') => {
       let cur = addrFlags.get(a);
       if (!cur) {
-        const v = batch.get(addressKey(a));
+        const v = batch.getRaw(addressKey(a));
         cur = v ? JSON.parse(v.toString()) : {};
         addrFlags.set(a, cur!);
       }
       if (cur![f] === undefined) {
         cur![f] = d.number;
-        batch.put(addressKey(a), json(cur));
+        batch.putRaw(addressKey(a), json(cur));
       }
     };
 
@@ -132,9 +131,9 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         value: value.toString(),
       };
       const fk = firstFundingKey(w, a);
-      if (!batch.get(fk)) batch.put(fk, json({ funder, assetKind, asset, ...first }));
+      if (!batch.getRaw(fk)) batch.putRaw(fk, json({ funder, assetKind, asset, ...first }));
       const ek = edgeInKey(w, funder, a);
-      const have = batch.get(ek);
+      const have = batch.getRaw(ek);
       const edge: FundingEdge = have
         ? JSON.parse(have.toString())
         : { funder, assetKind, asset, first, lastBlock: d.number, count: 0, total: '0' };
@@ -142,20 +141,20 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       edge.lastBlock = d.number;
       edge.total = (BigInt(edge.total) + value).toString();
       const v = json(edge);
-      batch.put(ek, v);
-      batch.put(edgeOutKey(funder, w, a), json({ ...edge, wallet: w }));
+      batch.putRaw(ek, v);
+      batch.putRaw(edgeOutKey(funder, w, a), json({ ...edge, wallet: w }));
     };
 
     // Transactions: origin and recipient; native value transfers; address observations.
     for (let i = 0; i < d.txs.length; i++) {
       const tx = d.txs[i];
-      batch.put(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
+      batch.putRaw(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
       act(tx.from, i).roles |= 1;
       firstSeen(tx.from, 'transaction_origin', i, null);
       flag(tx.from, 'origin');
       if (tx.to && tx.to !== tx.from) {
         const k = walletTxKey(tx.to, d.number, i);
-        batch.put(k, Buffer.from([(batch.get(k)?.[0] ?? 0) | 2]));
+        batch.putRaw(k, Buffer.from([(batch.getRaw(k)?.[0] ?? 0) | 2]));
         act(tx.to, i).roles |= 2;
       }
       if (tx.contractAddress && tx.status === 1) flag(tx.contractAddress, 'created');
@@ -172,8 +171,11 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
           to: tx.to,
           value: value.toString(),
         };
-        batch.put(walletTransferKey(tx.from, d.number, NATIVE_ORD + i), json({ ...row, direction: 'out' }));
-        batch.put(walletTransferKey(tx.to, d.number, NATIVE_ORD + i), json({ ...row, direction: 'in' }));
+        batch.putRaw(
+          walletTransferKey(tx.from, d.number, NATIVE_ORD + i),
+          json({ ...row, direction: 'out' }),
+        );
+        batch.putRaw(walletTransferKey(tx.to, d.number, NATIVE_ORD + i), json({ ...row, direction: 'in' }));
         act(tx.from, i).transfers.add(NATIVE_ORD + i);
         act(tx.to, i).transfers.add(NATIVE_ORD + i);
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
@@ -208,20 +210,20 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         value: value.toString(),
       };
       if (from !== ZERO) {
-        batch.put(
+        batch.putRaw(
           walletTransferKey(from, d.number, e.logIndex),
           json({ ...row, direction: from === to ? 'self' : 'out' }),
         );
         act(from, e.txIndex).transfers.add(e.logIndex);
         const hk = holdingKey(from, e.address);
-        if (!batch.get(hk)) batch.put(hk, EMPTY);
+        if (!batch.getRaw(hk)) batch.putRaw(hk, EMPTY);
       }
       if (to !== ZERO) {
         const hk = holdingKey(to, e.address);
-        if (!batch.get(hk)) batch.put(hk, EMPTY);
+        if (!batch.getRaw(hk)) batch.putRaw(hk, EMPTY);
       }
       if (to !== ZERO && to !== from) {
-        batch.put(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
+        batch.putRaw(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
         act(to, e.txIndex).transfers.add(e.logIndex);
       }
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
@@ -246,7 +248,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     const day = Math.floor(d.timestamp / 86400);
     for (const s of swaps) {
       const w = s.row.origin;
-      batch.put(walletTradeKey(w, d.number, s.row.logIndex), Buffer.from(s.poolKey.slice(2), 'hex'));
+      batch.putRaw(walletTradeKey(w, d.number, s.row.logIndex), Buffer.from(s.poolKey.slice(2), 'hex'));
       act(w, s.row.txIndex).trades.push(s.row.logIndex);
       const { token, quote } = sidesOf(s.pool);
       const tokenIs0 = s.pool.currency0 === token;
@@ -254,7 +256,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       const gotToken = -BigInt(tokenIs0 ? s.row.amount0 : s.row.amount1);
       const gotQuote = -BigInt(tokenIs0 ? s.row.amount1 : s.row.amount0);
       const pk = positionKey(w, token, quote);
-      const have = batch.get(pk);
+      const have = batch.getRaw(pk);
       const pos: Position = have
         ? JSON.parse(have.toString())
         : {
@@ -283,12 +285,12 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         cost = add(cost, rational(-gotQuote, 1n));
         if (!have || BigInt(JSON.parse(have.toString()).boughtQty) === 0n) {
           // First buy of this token: a cohort candidate under the wallet's first native funder.
-          const f = batch.get(firstFundingKey(w, NATIVE_ASSET));
+          const f = batch.getRaw(firstFundingKey(w, NATIVE_ASSET));
           if (f) {
             const funder = (JSON.parse(f.toString()) as { funder: string }).funder;
             const ck = cohortCandKey(token, funder, w);
-            if (!batch.get(ck)) {
-              batch.put(
+            if (!batch.getRaw(ck)) {
+              batch.putRaw(
                 ck,
                 json({
                   block: d.number,
@@ -298,12 +300,12 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
                 }),
               );
               const gk = generationKey(token);
-              const g = batch.get(gk);
-              batch.put(gk, u64((g ? readU64(g) : 0) + 1));
-              batch.put(walletCohortKey(w, token, funder), EMPTY);
+              const g = batch.getRaw(gk);
+              batch.putRaw(gk, u64((g ? readU64(g) : 0) + 1));
+              batch.putRaw(walletCohortKey(w, token, funder), EMPTY);
               const id = cohortIdOf(token, funder, COHORT_RULE_VERSION);
               const ik = cohortIdKey(id);
-              if (!batch.get(ik)) batch.put(ik, json({ token, funder }));
+              if (!batch.getRaw(ik)) batch.putRaw(ik, json({ token, funder }));
             }
           }
         }
@@ -322,11 +324,11 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       pos.qty = qty.toString();
       pos.cost = ratStr(cost);
       pos.realised = ratStr(add(ratParse(pos.realised), realisedDelta));
-      batch.put(pk, json(pos));
+      batch.putRaw(pk, json(pos));
       if (realisedDelta.n !== 0n) {
         const dk = dailyKey(w, token, quote, day);
-        const prev = batch.get(dk);
-        batch.put(
+        const prev = batch.getRaw(dk);
+        batch.putRaw(
           dk,
           Buffer.from(ratStr(add(prev ? ratParse(prev.toString()) : rational(0n, 1n), realisedDelta))),
         );
@@ -337,7 +339,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     for (const a of acts.values()) {
       const transfers = [...a.transfers].sort((x, y) => x - y);
       const trades = [...new Set(a.trades)].sort((x, y) => x - y);
-      batch.insert(
+      batch.insertRaw(
         walletActivityKey(a.w, d.number, a.i),
         encodeActivity({ roles: a.roles, transfers, trades }),
       );
@@ -348,7 +350,6 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     name: 'wallets',
     // 2: ACTIVITY index (one row per activity parent, so the feed pages in O(page)).
     version: 2,
-    tables: WALLET_TABLES,
     backs: ['Wallets', 'Cohorts', 'Addresses'],
     apply,
   };

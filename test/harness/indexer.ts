@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { assertContract } from './contract.js';
 
 export const TEST_KEY = 'test-key-all-scopes';
 const MAIN = new URL('../../dist/src/main.js', import.meta.url).pathname;
@@ -15,9 +16,19 @@ export interface IndexerProcess {
   /** OS process id of the running indexer (changes on restart; 0 when not running). */
   readonly pid: number;
   dataDir: string;
+  /**
+   * GET on the indexer (chain-relative paths are prefixed with `/index/v1/<chain>`). Every body is
+   * validated against the route's contract (harness/contract.ts): a violation fails the caller.
+   */
   get(
     path: string,
     opts?: { key?: string | null; headers?: Record<string, string>; timeoutMs?: number },
+  ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  /** POST of a JSON body (batch), validated like {@link get}. */
+  post(
+    path: string,
+    body: unknown,
+    opts?: { key?: string | null; headers?: Record<string, string>; timeoutMs?: number; raw?: boolean },
   ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
   /** Resolves once the indexed head is ≥ n. */
   waitForHead(n: number, timeoutMs?: number): Promise<number>;
@@ -90,6 +101,37 @@ export async function startIndexer(o: {
       c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r()),
     );
 
+  const request = async (
+    method: 'GET' | 'POST',
+    path: string,
+    payload: string | undefined,
+    opts: { key?: string | null; headers?: Record<string, string>; timeoutMs?: number },
+  ) => {
+    const full =
+      path.startsWith('/index/') || path.startsWith('/health/') || path.startsWith('/metrics')
+        ? path
+        : `/index/v1/${chain}${path}`;
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? TEST_KEY : opts.key;
+    if (key !== null) headers['x-api-key'] = key;
+    if (payload !== undefined) headers['content-type'] ??= 'application/json';
+    // Bounded: an indexer that stops answering fails the caller's check instead of hanging it.
+    const res = await fetch(`http://127.0.0.1:${port}${full}`, {
+      method,
+      headers,
+      body: payload,
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000),
+    });
+    const text = await res.text();
+    let body: any = null;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    if ((res.headers.get('content-type') ?? '').startsWith('application/json'))
+      assertContract(method, full, res.status, body, text);
+    return { status: res.status, body, text, headers: res.headers };
+  };
+
   await launch();
   const api: IndexerProcess = {
     get port() {
@@ -101,21 +143,10 @@ export async function startIndexer(o: {
     },
     dataDir,
     async get(path, opts = {}) {
-      const url =
-        path.startsWith('/index/') || path.startsWith('/health/') || path.startsWith('/metrics')
-          ? `http://127.0.0.1:${port}${path}`
-          : `http://127.0.0.1:${port}/index/v1/${chain}${path}`;
-      const headers: Record<string, string> = { ...opts.headers };
-      const key = opts.key === undefined ? TEST_KEY : opts.key;
-      if (key !== null) headers['x-api-key'] = key;
-      // Bounded: an indexer that stops answering fails the caller's check instead of hanging it.
-      const res = await fetch(url, { headers, signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000) });
-      const text = await res.text();
-      let body: any = null;
-      try {
-        body = JSON.parse(text);
-      } catch {}
-      return { status: res.status, body, text, headers: res.headers };
+      return request('GET', path, undefined, opts);
+    },
+    async post(path, body, opts = {}) {
+      return request('POST', path, opts.raw ? String(body) : JSON.stringify(body), opts);
     },
     async waitForHead(n, timeoutMs = 60_000) {
       const t0 = Date.now();

@@ -103,6 +103,7 @@ export const addressTypeRoute = defineRoute({
   errors: ['projection_unavailable', 'node_unavailable'],
   batchable: false,
   anchored: true,
+  kind: 'node',
   async handler(ctx) {
     const t = await typeOf(ctx);
     return single(ctx.anchor, JSON.stringify({ address: ctx.params.address.toLowerCase(), ...t }));
@@ -143,6 +144,7 @@ export const addressSummaryRoute = defineRoute({
   response: Single(Type.Object({}, { additionalProperties: true })),
   errors: ['projection_unavailable', 'node_unavailable'],
   anchored: true,
+  kind: 'node',
   async handler(ctx) {
     const a = ctx.params.address.toLowerCase();
     const t = await typeOf(ctx);

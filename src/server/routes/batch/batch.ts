@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../errors.js';
+import { ApiError, ServiceError } from '../../errors.js';
 import { type CompiledRoute, invoke } from '../../invoke.js';
 import { MAX_PAGE_BYTES } from '../../page.js';
 import { anchorJson, defineRoute, type Reply, type Route } from '../../route.js';
@@ -104,6 +104,7 @@ export const batchRoute = defineRoute({
       return { id: (id as string | number | undefined) ?? i, route, raw, c };
     });
     const anchor = ctx.anchor;
+    const view = ctx.view;
     const principal = { name: 'batch', scopes: ctx.scopes, maxStreams: 0 };
     const parts: string[] = [];
     let bytes = 0;
@@ -116,13 +117,13 @@ export const batchRoute = defineRoute({
         const rawQuery: Record<string, string> = {};
         for (const [k, v] of Object.entries(it.raw))
           (it.c.paramNames.includes(k) ? rawParams : rawQuery)[k] = v;
-        const out = invoke(it.c, { chain: ctx.chain, principal, rawParams, rawQuery, headers: {}, anchor });
+        const out = invoke(it.c, { chain: ctx.chain, principal, rawParams, rawQuery, headers: {}, view });
         if (out instanceof Promise) throw new ApiError('bad_request', `${it.route} is not batchable`);
         const r = out as Reply;
         status = r.status ?? 200;
         payload = status < 400 ? `"body":${r.json}` : `"error":${r.json}`;
       } catch (err) {
-        const e = err instanceof ApiError ? err : new ApiError('internal', 'unexpected failure');
+        const e = err instanceof ServiceError ? err : new ApiError('internal', 'unexpected failure');
         status = e.status;
         payload = `"error":${JSON.stringify(e.toJSON())}`;
       }

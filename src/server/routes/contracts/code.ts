@@ -35,6 +35,7 @@ export const contractCodeRoute = defineRoute({
   }),
   errors: ['bad_request', 'not_found', 'node_unavailable'],
   anchored: true,
+  kind: 'node',
   async handler(ctx) {
     const anchor = ctx.anchor;
     const n = ctx.query.block ?? anchor.number;

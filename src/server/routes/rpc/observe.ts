@@ -7,7 +7,7 @@
 import type { Rpc } from '../../../rpc/client.js';
 import { RpcError } from '../../../rpc/client.js';
 import type { BlockRef } from '../../../storage/index.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, ServiceError } from '../../errors.js';
 
 export interface Observed {
   block: BlockRef;
@@ -28,7 +28,7 @@ export async function guard<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (err) {
-    if (err instanceof ApiError) throw err;
+    if (err instanceof ServiceError) throw err;
     const why = err instanceof RpcError ? err.message : (err as Error).message;
     throw new ApiError('node_unavailable', `bounded node read failed: ${why.slice(0, 200)}`);
   }

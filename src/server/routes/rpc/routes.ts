@@ -21,6 +21,7 @@ export const rpcHeadRoute = defineRoute({
   summary: "The node's latest observed (block, hash), read through (eth_getBlockByNumber latest).",
   response: Observed,
   errors: [...errors],
+  kind: 'node',
   async handler(ctx) {
     const o = await observeHead(ctx.chain.rpc);
     return { json: `{"observed":${observedJson(o)},"source":"node"}` };
@@ -37,6 +38,7 @@ export const rpcBalanceRoute = defineRoute({
   params: { address: Address },
   response: Type.Intersect([Observed, Type.Object({ address: Address, balance: Amount })]),
   errors: [...errors],
+  kind: 'node',
   async handler(ctx) {
     const o = await observeHead(ctx.chain.rpc);
     const a = ctx.params.address.toLowerCase();
@@ -67,6 +69,7 @@ export const rpcCodeRoute = defineRoute({
     }),
   ]),
   errors: [...errors],
+  kind: 'node',
   async handler(ctx) {
     const o = await observeHead(ctx.chain.rpc);
     const a = ctx.params.address.toLowerCase();
@@ -89,6 +92,7 @@ export const rpcTokenMetadataRoute = defineRoute({
   params: { address: Address },
   response: Type.Intersect([Observed, Type.Object({ address: Address }, { additionalProperties: true })]),
   errors: [...errors],
+  kind: 'node',
   async handler(ctx) {
     const o = await observeHead(ctx.chain.rpc);
     const a = ctx.params.address.toLowerCase();

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { holderCountJson, launchAt, statsAt } from '../../../tokens/read.js';
 import { reconciliationOf } from '../../../tokens/reconcile.js';
 import { launchJson, tokenIdentity } from '../../../tokens/render.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, ServiceError } from '../../errors.js';
 import type { Ctx } from '../../route.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, QuoteQuery, Single } from '../../schemas.js';
@@ -30,7 +30,7 @@ function embeddedStats(ctx: Ctx<{ address: string }, { quote?: string }>): {
       statsReason: null,
     };
   } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
+    if (!(e instanceof ServiceError)) throw e;
     if (e.code === 'projection_unavailable')
       return { stats: null, statsReason: 'projection_unavailable:markets' };
     if (e.code === 'not_found') return { stats: null, statsReason: 'no_registered_pool' };

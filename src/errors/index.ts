@@ -1,0 +1,110 @@
+/**
+ * The one error registry of the service (CONVENTIONS habit 3): every machine code with its HTTP
+ * status and meaning, and the error base class. Domains raise {@link DomainError} with a code of
+ * the registry; the server maps every {@link ServiceError} to the envelope `{error, detail, ...}`
+ * by this table, in one place (src/server/index.ts). Whether a failure is retryable is decided
+ * here, once: only 429 and 503 are.
+ */
+
+/** Every machine code the API answers, with its HTTP status and a one-line meaning. */
+export const ERRORS = {
+  bad_request: { status: 400, meaning: 'malformed input, unknown query parameter, or a refused combination' },
+  bad_cursor: {
+    status: 400,
+    meaning: 'cursor forged, truncated, or minted for another chain, route or order',
+  },
+  unauthorized: { status: 401, meaning: 'missing or unknown x-api-key' },
+  insufficient_scope: { status: 403, meaning: 'the key lacks the scope of this route class (not charged)' },
+  connection_not_owned: {
+    status: 403,
+    meaning: 'the stream connection named by `connection` was opened with another key',
+  },
+  quote_ambiguous: {
+    status: 400,
+    meaning: 'several quotes and none has USD-markable volume: name one (candidates listed)',
+  },
+  not_found: { status: 404, meaning: 'subject absent at the anchored block, or no such route' },
+  unknown_chain: { status: 404, meaning: 'the chain in the path is not served here' },
+  method_not_allowed: { status: 405, meaning: 'the route exists for another method' },
+  stale_cursor: {
+    status: 409,
+    meaning: "the cursor's anchor block is no longer canonical: restart from page one",
+  },
+  cursor_history_pruned: {
+    status: 409,
+    meaning: 'the cursor is older than retained history: restart from page one',
+  },
+  quote_not_admitted: { status: 409, meaning: 'the named quote is not admissible for this token' },
+  payload_too_large: { status: 413, meaning: 'request body or batch item past its size budget' },
+  invalid_json_body: { status: 422, meaning: 'JSON body of the wrong shape' },
+  query_too_broad: { status: 422, meaning: 'a query too broad to serve as asked' },
+  rate_limited: { status: 429, meaning: 'rate limit or open-stream ceiling reached' },
+  not_ready: { status: 503, meaning: 'nothing indexed yet for this chain' },
+  projection_unavailable: {
+    status: 503,
+    meaning: 'the projection behind this route is building, stale or disabled',
+  },
+  ingest_halted: {
+    status: 503,
+    meaning: 'ingest for this chain halted (for example a reorg deeper than the window)',
+  },
+  node_unavailable: { status: 503, meaning: 'the bounded node read failed or timed out' },
+  internal: { status: 500, meaning: 'an unexpected failure; reported, never a partial answer' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Codes a domain reader or projection may raise (the rest belong to the HTTP layer). */
+export type DomainErrorCode = Exclude<
+  ErrorCode,
+  | 'unauthorized'
+  | 'insufficient_scope'
+  | 'connection_not_owned'
+  | 'unknown_chain'
+  | 'method_not_allowed'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'invalid_json_body'
+  | 'internal'
+>;
+
+/** An error with a stable machine `code` from {@link ERRORS}, a short human `detail` and extra fields. */
+export class ServiceError extends Error {
+  override readonly name: string = 'ServiceError';
+  readonly status: number;
+  /** Extra response headers (Retry-After, RateLimit-*). */
+  headers: Array<[string, string]> = [];
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra?: Record<string, unknown>,
+    options?: ErrorOptions,
+  ) {
+    super(`${code}: ${detail}`, options);
+    this.status = ERRORS[code].status;
+  }
+  /** Only 429 and 503 may be retried (429 after Retry-After, 503 with backoff and jitter). */
+  get retryable(): boolean {
+    return this.status === 429 || this.status === 503;
+  }
+  /** The envelope `{error, detail, ...extra}`. */
+  toJSON(): Record<string, unknown> {
+    return { error: this.code, detail: this.detail, ...this.extra };
+  }
+}
+
+/**
+ * A refusal raised by a domain (a subject absent at the anchor, a quote rule failing, a cursor of
+ * another fork, a projection not ready). It carries no HTTP concern beyond its registry code.
+ */
+export class DomainError extends ServiceError {
+  override readonly name = 'DomainError';
+  constructor(
+    code: DomainErrorCode,
+    detail: string,
+    extra?: Record<string, unknown>,
+    options?: ErrorOptions,
+  ) {
+    super(code, detail, extra, options);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * A table: one-byte id, name, owner, key layout and value codec, declared once in
+ * src/storage/tables/ (the registry). Everything that reads or writes RocksDB names a table;
+ * nothing builds keys by hand outside this module.
+ */
+import type { KeyPart, KeyTuple, Prefix, ValueCodec } from './codec.js';
+
+/** A start-up check of stored state (CONVENTIONS habit 6): null when it holds, else what is broken. */
+export interface Invariant {
+  name: string;
+  /** The invariant in words (it is also the comment beside the table). */
+  doc: string;
+  check(r: InvariantReader): string | null;
+}
+
+/** What an invariant may read: typed gets and bounded scans of committed state, and the checkpoint. */
+export interface InvariantReader {
+  head(): { number: number; hash: `0x${string}` } | null;
+  get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined;
+  /** Visits rows of `t` starting with `prefix` in key order until `visit` returns false. */
+  each<K extends unknown[], V>(
+    t: Table<K, V>,
+    prefix: Prefix<K>,
+    visit: (value: V, key: K) => boolean | undefined,
+  ): void;
+}
+
+/**
+ * What a table's rows are:
+ * - `block`: written in block batches (with undo), part of the projection digest;
+ * - `observation`: node observations written outside block batches (reconciliation verdicts);
+ * - `process`: the process's own bookkeeping (meta, undo, gaps, stream logs), not chain state.
+ */
+export type TableKind = 'block' | 'observation' | 'process';
+
+export interface Table<K extends unknown[], V> {
+  readonly id: number;
+  /** `<owner>.<name>`, unique. */
+  readonly name: string;
+  /** The projection or subsystem that writes it (`chain`, `tokens`, `markets`, …). */
+  readonly owner: string;
+  readonly doc: string;
+  readonly kind: TableKind;
+  readonly value: ValueCodec<V>;
+  readonly invariants: readonly Invariant[];
+  /** Byte width of every key when all parts are fixed width (id included), else null. */
+  readonly keyWidth: number | null;
+  /** Human-readable key layout, e.g. `address, u64`. */
+  readonly layout: string;
+  /** The full key bytes (table id first). */
+  key(...k: K): Buffer;
+  /** The bytes of a leading sub-tuple (a range prefix). */
+  prefix(...k: Prefix<K>): Buffer;
+  /** Decodes full key bytes (table id first) into the key tuple. */
+  decodeKey(b: Buffer): K;
+}
+
+/** Every table ever declared, by id (the registry test checks uniqueness across the whole list). */
+export interface TableSpec<P extends readonly KeyPart<any>[], V> {
+  id: number;
+  owner: string;
+  name: string;
+  doc: string;
+  key: P;
+  value: ValueCodec<V>;
+  kind?: TableKind;
+  invariants?: Invariant[];
+  /** Names of the key parts, for the layout string (defaults to the part kinds). */
+  keyNames?: string[];
+}
+
+const partName = (p: KeyPart<unknown>) => (p.width === null ? 'var' : `${p.width}B`);
+
+/** Declares a table. Key parts are written in order after the one-byte id. */
+export function defineTable<const P extends readonly KeyPart<any>[], V>(
+  spec: TableSpec<P, V>,
+): Table<KeyTuple<P>, V> {
+  const parts = spec.key as readonly KeyPart<unknown>[];
+  const n = parts.length;
+  const allFixed = parts.every((p) => p.width !== null);
+  const keyWidth = allFixed ? 1 + parts.reduce((a, p) => a + (p.width as number), 0) : null;
+  const encode = (k: readonly unknown[]): Buffer => {
+    let size = 1;
+    if (allFixed && k.length === n) size = keyWidth as number;
+    else for (let i = 0; i < k.length; i++) size += parts[i].size(k[i]);
+    const b = Buffer.allocUnsafe(size);
+    b[0] = spec.id;
+    let off = 1;
+    for (let i = 0; i < k.length; i++) off = parts[i].write(b, off, k[i]);
+    return b;
+  };
+  return {
+    id: spec.id,
+    name: `${spec.owner}.${spec.name}`,
+    owner: spec.owner,
+    doc: spec.doc,
+    kind: spec.kind ?? 'block',
+    value: spec.value,
+    invariants: spec.invariants ?? [],
+    keyWidth,
+    layout: (spec.keyNames ?? parts.map(partName)).join(', '),
+    key: (...k) => encode(k),
+    prefix: (...k) => encode(k as unknown[]),
+    decodeKey(b) {
+      const out = new Array(n);
+      let off = 1;
+      for (let i = 0; i < n; i++) [out[i], off] = parts[i].read(b, off, b.length);
+      return out as KeyTuple<P>;
+    },
+  };
+}
+
+/** Any table (for registries and generic code). */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tables
+export type AnyTable = Table<any, any>;

@@ -1,0 +1,230 @@
+/**
+ * Tables of the raw chain (ids 0x01–0x0c): records as the node sent them, the canonical
+ * number ↔ hash tables, timestamps, per-block undo, gaps and metadata probes.
+ *
+ * Invariants (checked at start-up, see `invariants` below):
+ *  - CANON holds the checkpoint block with the checkpoint's hash, and HEADER holds its header.
+ *  - UNDO holds a record for the checkpoint block (every commit writes one), so the head can be
+ *    rolled back if the node reorganised while the indexer was down.
+ */
+import type { MetadataProbes } from '../../ingest/delta.js';
+import { K, V } from '../codec.js';
+import { defineTable } from '../table.js';
+
+/** Where a transaction is: block number, index in block, and its log index range. */
+export interface TxLocation {
+  number: number;
+  txIndex: number;
+  firstLogIndex: number;
+  logCount: number;
+}
+
+/** TxLocation as 20 bytes: u64 number, u32 txIndex, u32 firstLogIndex, u32 logCount. */
+const txLocation = V.binary<TxLocation>(
+  'TxLocation',
+  (l) => {
+    const b = Buffer.allocUnsafe(20);
+    K.u64.write(b, 0, l.number);
+    b.writeUInt32BE(l.txIndex, 8);
+    b.writeUInt32BE(l.firstLogIndex, 12);
+    b.writeUInt32BE(l.logCount, 16);
+    return b;
+  },
+  (b) => ({
+    number: K.u64.read(b, 0, 8)[0],
+    txIndex: b.readUInt32BE(8),
+    firstLogIndex: b.readUInt32BE(12),
+    logCount: b.readUInt32BE(16),
+  }),
+);
+
+/** An ingest gap record (see src/ingest/gaps.ts). */
+export interface GapRecord {
+  lane: string;
+  fromBlock: number;
+  toBlock: number;
+  reason: string;
+  status: 'open' | 'resolved';
+  [k: string]: unknown;
+}
+
+export const META = defineTable({
+  id: 0x01,
+  owner: 'chain',
+  name: 'meta',
+  doc: 'named process records (JSON): chain identity, checkpoints per lane and projection, store generation, cursor secret',
+  key: [K.textTail],
+  keyNames: ['name'],
+  value: V.json<unknown>(),
+  kind: 'process',
+});
+
+export const CANON = defineTable({
+  id: 0x02,
+  owner: 'chain',
+  name: 'canonical',
+  doc: 'canonical block hash by number, for every indexed block',
+  key: [K.u64],
+  keyNames: ['number'],
+  value: V.hex,
+  invariants: [
+    {
+      name: 'checkpoint_is_canonical',
+      doc: "the checkpoint block's canonical row holds the checkpoint's hash",
+      check(r): string | null {
+        const head = r.head();
+        if (!head) return null;
+        const canon: string | undefined = r.get(CANON, head.number);
+        return canon === head.hash
+          ? null
+          : `checkpoint ${head.number} ${head.hash} but canonical row is ${canon ?? 'missing'}`;
+      },
+    },
+  ],
+});
+
+export const HASH_TO_NUMBER = defineTable({
+  id: 0x03,
+  owner: 'chain',
+  name: 'hash_to_number',
+  doc: 'block number by canonical block hash',
+  key: [K.hash],
+  keyNames: ['hash'],
+  value: V.u64,
+});
+
+export const HEADER = defineTable({
+  id: 0x04,
+  owner: 'chain',
+  name: 'header',
+  doc: 'block header JSON as the node sent it, `transactions` reduced to hashes',
+  key: [K.u64],
+  keyNames: ['number'],
+  value: V.text,
+  invariants: [
+    {
+      name: 'checkpoint_has_header',
+      doc: 'the checkpoint block has a stored header',
+      check(r): string | null {
+        const head = r.head();
+        return !head || r.get(HEADER, head.number) !== undefined
+          ? null
+          : `no header for checkpoint block ${head.number}`;
+      },
+    },
+  ],
+});
+
+export const TX = defineTable({
+  id: 0x05,
+  owner: 'chain',
+  name: 'transaction',
+  doc: 'transaction JSON as the node sent it',
+  key: [K.u64, K.u32],
+  keyNames: ['number', 'txIndex'],
+  value: V.text,
+});
+
+export const TX_BY_HASH = defineTable({
+  id: 0x06,
+  owner: 'chain',
+  name: 'tx_by_hash',
+  doc: 'location of a canonical transaction by hash',
+  key: [K.hash],
+  keyNames: ['txHash'],
+  value: txLocation,
+});
+
+export const RECEIPT = defineTable({
+  id: 0x07,
+  owner: 'chain',
+  name: 'receipt',
+  doc: 'receipt JSON as the node sent it (logs included)',
+  key: [K.u64, K.u32],
+  keyNames: ['number', 'txIndex'],
+  value: V.text,
+});
+
+export const LOG = defineTable({
+  id: 0x08,
+  owner: 'chain',
+  name: 'log',
+  doc: 'log JSON as the node sent it',
+  key: [K.u64, K.u32],
+  keyNames: ['number', 'logIndex'],
+  value: V.text,
+});
+
+/** Undo records are binary (src/storage/undo.ts); only the store reads and writes them. */
+export const UNDO = defineTable({
+  id: 0x09,
+  owner: 'chain',
+  name: 'undo',
+  doc: 'undo record of every write block `number` made (unfinalised window only)',
+  key: [K.u64],
+  keyNames: ['number'],
+  value: V.binary<Buffer>(
+    'UndoRecord',
+    (b) => b,
+    (b) => b,
+  ),
+  kind: 'process',
+  invariants: [
+    {
+      name: 'checkpoint_has_undo',
+      doc: 'the checkpoint block has an undo record',
+      check(r): string | null {
+        const head = r.head();
+        return !head || r.get(UNDO, head.number) !== undefined
+          ? null
+          : `no undo record for the checkpoint block ${head.number}`;
+      },
+    },
+  ],
+});
+
+export const TIME = defineTable({
+  id: 0x0a,
+  owner: 'chain',
+  name: 'time',
+  doc: 'block numbers by timestamp (unix seconds), for /blocks/at',
+  key: [K.u64, K.u64],
+  keyNames: ['timestamp', 'number'],
+  value: V.empty,
+});
+
+export const GAP = defineTable({
+  id: 0x0b,
+  owner: 'chain',
+  name: 'gap',
+  doc: 'ingest gaps per lane (open and resolved)',
+  key: [K.textz, K.u64],
+  keyNames: ['lane', 'fromBlock'],
+  value: V.json<GapRecord>(),
+  kind: 'process',
+});
+
+export const PROBE = defineTable({
+  id: 0x0c,
+  owner: 'chain',
+  name: 'probe',
+  doc: 'token metadata probed by eth_call at that block (kept so projections rebuild without the node)',
+  key: [K.u64],
+  keyNames: ['number'],
+  value: V.json<MetadataProbes>(),
+});
+
+export const CHAIN_TABLES = [
+  META,
+  CANON,
+  HASH_TO_NUMBER,
+  HEADER,
+  TX,
+  TX_BY_HASH,
+  RECEIPT,
+  LOG,
+  UNDO,
+  TIME,
+  GAP,
+  PROBE,
+];

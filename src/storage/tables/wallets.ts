@@ -1,0 +1,215 @@
+/**
+ * Tables of the wallets projection (ids 0x80–0x8f). Wallet first in every key, so a wallet's rows
+ * are one contiguous range in chain-coordinate order.
+ */
+import type {
+  ActivityRefs,
+  AddressFlags,
+  CohortCandidate,
+  FirstFunding,
+  FundingEdge,
+  Position,
+  WalletFirstSeen,
+  WalletTransferRow,
+} from '../../wallets/model.js';
+import { K, V } from '../codec.js';
+import { defineTable } from '../table.js';
+
+/** {@link ActivityRefs} as u8 roles, u32 n, n × u32 transfer ordinals, u32 m, m × u32 trade log indexes. */
+const activityRefs = V.binary<ActivityRefs>(
+  'ActivityRefs',
+  (a) => {
+    const b = Buffer.allocUnsafe(9 + 4 * (a.transfers.length + a.trades.length));
+    let o = b.writeUInt8(a.roles, 0);
+    o = b.writeUInt32BE(a.transfers.length, o);
+    for (const x of a.transfers) o = b.writeUInt32BE(x, o);
+    o = b.writeUInt32BE(a.trades.length, o);
+    for (const x of a.trades) o = b.writeUInt32BE(x, o);
+    return b;
+  },
+  (b) => {
+    const roles = b.readUInt8(0);
+    const n = b.readUInt32BE(1);
+    const transfers: number[] = new Array(n);
+    let o = 5;
+    for (let i = 0; i < n; i++, o += 4) transfers[i] = b.readUInt32BE(o);
+    const m = b.readUInt32BE(o);
+    o += 4;
+    const trades: number[] = new Array(m);
+    for (let i = 0; i < m; i++, o += 4) trades[i] = b.readUInt32BE(o);
+    return { roles, transfers, trades };
+  },
+);
+
+/** One byte of role bits: 1 origin, 2 recipient. */
+const roleBits = V.binary<number>(
+  'u8 roles',
+  (v) => Buffer.from([v]),
+  (b) => b[0] ?? 0,
+);
+
+const O = 'wallets';
+
+export const WALLET_TX = defineTable({
+  id: 0x80,
+  owner: O,
+  name: 'transaction',
+  doc: 'top-level transactions of a wallet; role bits 1 origin, 2 recipient',
+  key: [K.address, K.u64, K.u32],
+  keyNames: ['wallet', 'block', 'txIndex'],
+  value: roleBits,
+});
+export const WALLET_TRANSFER = defineTable({
+  id: 0x81,
+  owner: O,
+  name: 'transfer',
+  doc: 'direction-aware transfers; ordinal = ERC-20 log index, or 2^31 + txIndex for native value',
+  key: [K.address, K.u64, K.u32],
+  keyNames: ['wallet', 'block', 'ordinal'],
+  value: V.json<WalletTransferRow>(),
+});
+export const WALLET_TRADE = defineTable({
+  id: 0x82,
+  owner: O,
+  name: 'trade',
+  doc: 'swaps the wallet originated (transaction origin); value = pool key',
+  key: [K.address, K.u64, K.u32],
+  keyNames: ['wallet', 'block', 'logIndex'],
+  value: V.hex,
+});
+export const POSITION = defineTable({
+  id: 0x83,
+  owner: O,
+  name: 'position',
+  doc: 'weighted-average-cost position (exact rationals)',
+  key: [K.address, K.address, K.address],
+  keyNames: ['wallet', 'token', 'quote'],
+  value: V.json<Position>(),
+});
+export const DAILY = defineTable({
+  id: 0x84,
+  owner: O,
+  name: 'daily_pnl',
+  doc: 'realised PnL of a UTC day, quote base units, exact rational "n/d"',
+  key: [K.address, K.address, K.address, K.u32],
+  keyNames: ['wallet', 'token', 'quote', 'day'],
+  value: V.text,
+});
+export const FIRST_FUNDING = defineTable({
+  id: 0x85,
+  owner: O,
+  name: 'first_funding',
+  doc: 'first incoming value transfer per asset (native = the zero asset id)',
+  key: [K.address, K.address],
+  keyNames: ['wallet', 'asset'],
+  value: V.json<FirstFunding>(),
+});
+export const EDGE_IN = defineTable({
+  id: 0x86,
+  owner: O,
+  name: 'funding_edge_in',
+  doc: 'funder edges into a wallet per asset',
+  key: [K.address, K.address, K.address],
+  keyNames: ['wallet', 'funder', 'asset'],
+  value: V.json<FundingEdge>(),
+});
+export const EDGE_OUT = defineTable({
+  id: 0x87,
+  owner: O,
+  name: 'funding_edge_out',
+  doc: 'the same edges by funder (everything a wallet funded)',
+  key: [K.address, K.address, K.address],
+  keyNames: ['funder', 'wallet', 'asset'],
+  value: V.json<FundingEdge & { wallet: string }>(),
+});
+export const FIRST_SEEN = defineTable({
+  id: 0x88,
+  owner: O,
+  name: 'first_seen',
+  doc: 'when and how a wallet was first observed',
+  key: [K.address],
+  keyNames: ['wallet'],
+  value: V.json<WalletFirstSeen>(),
+});
+export const COHORT_CAND = defineTable({
+  id: 0x89,
+  owner: O,
+  name: 'cohort_candidate',
+  doc: 'wallets funded by one funder that bought the token (first buy coordinate)',
+  key: [K.address, K.address, K.address],
+  keyNames: ['token', 'funder', 'wallet'],
+  value: V.json<CohortCandidate>(),
+});
+export const COHORT_ID = defineTable({
+  id: 0x8a,
+  owner: O,
+  name: 'cohort',
+  doc: 'cohort id (8 bytes) → its token and funder',
+  key: [K.bytes(8)],
+  keyNames: ['cohortId'],
+  value: V.json<{ token: string; funder: string }>(),
+});
+export const GENERATION = defineTable({
+  id: 0x8b,
+  owner: O,
+  name: 'funding_generation',
+  doc: 'funding generation of a token (bumps when a cohort candidate is added)',
+  key: [K.address],
+  keyNames: ['token'],
+  value: V.u64,
+});
+export const ADDRESS = defineTable({
+  id: 0x8c,
+  owner: O,
+  name: 'address',
+  doc: 'address observations: first block as origin, created, emitting logs',
+  key: [K.address],
+  keyNames: ['address'],
+  value: V.json<AddressFlags>(),
+});
+export const HOLDING = defineTable({
+  id: 0x8d,
+  owner: O,
+  name: 'holding',
+  doc: 'tokens a wallet ever moved (assets are their non-zero balances)',
+  key: [K.address, K.address],
+  keyNames: ['wallet', 'token'],
+  value: V.empty,
+});
+export const WALLET_COHORT = defineTable({
+  id: 0x8e,
+  owner: O,
+  name: 'wallet_cohort',
+  doc: 'cohort candidacies of a wallet',
+  key: [K.address, K.address, K.address],
+  keyNames: ['wallet', 'token', 'funder'],
+  value: V.empty,
+});
+export const ACTIVITY = defineTable({
+  id: 0x8f,
+  owner: O,
+  name: 'activity',
+  doc: 'one row per transaction touching the wallet, naming its child rows (activity feed parents)',
+  key: [K.address, K.u64, K.u32],
+  keyNames: ['wallet', 'block', 'txIndex'],
+  value: activityRefs,
+});
+
+export const WALLETS_TABLES = [
+  WALLET_TX,
+  WALLET_TRANSFER,
+  WALLET_TRADE,
+  POSITION,
+  DAILY,
+  FIRST_FUNDING,
+  EDGE_IN,
+  EDGE_OUT,
+  FIRST_SEEN,
+  COHORT_CAND,
+  COHORT_ID,
+  GENERATION,
+  ADDRESS,
+  HOLDING,
+  WALLET_COHORT,
+  ACTIVITY,
+];

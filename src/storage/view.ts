@@ -1,0 +1,161 @@
+/**
+ * The anchored view: what a request reads through. Synchronous typed get/scan over the table
+ * registry, opened by the server at the head it anchors the response to and closed after the
+ * reply. Ingest commits a block as one synchronous RocksDB write on the same thread, and a
+ * handler cannot await (its type forbids a Promise), so every read of a request happens between
+ * two committed blocks: one consistent snapshot per response (R1) by construction. Reads after
+ * close throw, so a view can never leak into a later tick where a newer block is visible.
+ */
+import type { Rocks, ScanRange } from './binding.js';
+import { type Prefix, prefixEnd } from './codec.js';
+import type { BlockRef } from './index.js';
+import type { Table } from './table.js';
+import { CANON, META } from './tables/chain.js';
+
+/**
+ * A key range of one table. Bounds name leading key parts (a prefix tuple):
+ * `gte` keys ≥ the prefix; `gt` keys after every key starting with it; `lt` keys < the prefix;
+ * `lte` keys up to and including every key starting with it; `prefix` = gte + lte of the same
+ * parts. `after` resumes strictly after a raw key (a page cursor) in the walk's direction.
+ */
+export interface Bounds<K extends unknown[]> {
+  prefix?: Prefix<K>;
+  gte?: Prefix<K>;
+  gt?: Prefix<K>;
+  lt?: Prefix<K>;
+  lte?: Prefix<K>;
+  /** Raw full key (table id first) the walk resumes after (forward) or before (reverse). */
+  after?: Buffer | null;
+  reverse?: boolean;
+  /** Rows visited at most. */
+  limit?: number;
+}
+
+/** A read-only, anchored, synchronous view of the store. */
+export interface View {
+  /** The committed head when the view was opened (null before the first block). */
+  readonly head: BlockRef | null;
+  get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined;
+  has<K extends unknown[], V>(t: Table<K, V>, ...key: K): boolean;
+  /** Values of several keys of one table, in the given order. */
+  getMany<K extends unknown[], V>(t: Table<K, V>, keys: K[]): Array<V | undefined>;
+  /**
+   * Visits rows in key order (or reverse) until `visit` returns false. `raw` is the row's full
+   * key, for cursors; it must be copied (Buffer.from) to outlive the callback.
+   */
+  each<K extends unknown[], V>(
+    t: Table<K, V>,
+    b: Bounds<K>,
+    visit: (value: V, key: K, raw: Buffer) => boolean | undefined | void,
+  ): void;
+  /** Like {@link each} without decoding keys (hot walks that need only values). */
+  eachValue<K extends unknown[], V>(
+    t: Table<K, V>,
+    b: Bounds<K>,
+    visit: (value: V, raw: Buffer) => boolean | undefined | void,
+  ): void;
+  /** The first row of the range (the last when `reverse`), or undefined. */
+  first<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): { key: K; value: V } | undefined;
+  /** Rows of the range, at most `b.limit`. */
+  rows<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K> & { limit: number }): Array<{ key: K; value: V }>;
+  /** Counts rows of the range, stopping at `max` (returns max when there are more). */
+  count<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>, max: number): number;
+  /** A named process record (JSON) from META. */
+  meta<T>(name: string): T | undefined;
+  /** Canonical hash at `n`, or undefined. */
+  canonicalHash(n: number): `0x${string}` | undefined;
+  /** Ends the view: any later read throws. */
+  close(): void;
+}
+
+const later = (a: Buffer, b: Buffer) => (Buffer.compare(a, b) >= 0 ? a : b);
+const earlier = (a: Buffer, b: Buffer) => (Buffer.compare(a, b) <= 0 ? a : b);
+
+/** The raw byte range of `b` over table `t` ([lo, hi), direction and limit). */
+export function rangeOf<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): ScanRange {
+  const tableLo = Buffer.from([t.id]);
+  let lo: Buffer = tableLo;
+  let hi: Buffer = prefixEnd(tableLo);
+  const pre = (p: Prefix<K>) => (t.prefix as (...k: unknown[]) => Buffer)(...(p as unknown[]));
+  if (b.prefix) {
+    const p = pre(b.prefix);
+    lo = later(lo, p);
+    hi = earlier(hi, prefixEnd(p));
+  }
+  if (b.gte) lo = later(lo, pre(b.gte));
+  if (b.gt) lo = later(lo, prefixEnd(pre(b.gt)));
+  if (b.lt) hi = earlier(hi, pre(b.lt));
+  if (b.lte) hi = earlier(hi, prefixEnd(pre(b.lte)));
+  const range: ScanRange = { gte: lo, lt: hi, reverse: b.reverse ?? false, limit: b.limit ?? -1 };
+  if (b.after) {
+    if (b.reverse) range.lt = earlier(hi, b.after);
+    else if (Buffer.compare(b.after, lo) >= 0) {
+      delete range.gte;
+      range.gt = b.after;
+    }
+  }
+  return range;
+}
+
+/** Opens a view over `rocks` at `head`. */
+export function openView(rocks: Rocks, head: BlockRef | null): View {
+  let open = true;
+  const live = () => {
+    if (!open) throw new Error('storage view used after its request ended');
+  };
+  const view: View = {
+    head,
+    get(t, ...key) {
+      live();
+      const v = rocks.get(t.key(...key));
+      return v === undefined ? undefined : t.value.decode(v);
+    },
+    has(t, ...key) {
+      live();
+      return rocks.get(t.key(...key)) !== undefined;
+    },
+    getMany(t, keys) {
+      live();
+      return rocks
+        .getMany(keys.map((k) => t.key(...k)))
+        .map((v) => (v === undefined ? undefined : t.value.decode(v)));
+    },
+    each(t, b, visit) {
+      live();
+      rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), t.decodeKey(k), k) !== false);
+    },
+    eachValue(t, b, visit) {
+      live();
+      rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), k) !== false);
+    },
+    first(t, b) {
+      live();
+      const r = rocks.scan({ ...rangeOf(t, b), limit: 1 });
+      return r.length ? { key: t.decodeKey(r[0][0]), value: t.value.decode(r[0][1]) } : undefined;
+    },
+    rows(t, b) {
+      live();
+      return rocks.scan(rangeOf(t, b)).map(([k, v]) => ({ key: t.decodeKey(k), value: t.value.decode(v) }));
+    },
+    count(t, b, max) {
+      live();
+      let n = 0;
+      rocks.each({ ...rangeOf(t, b), limit: max }, () => ++n < max);
+      return n;
+    },
+    meta<T>(name: string) {
+      live();
+      const v = rocks.get(META.key(name));
+      return v === undefined ? undefined : (META.value.decode(v) as T);
+    },
+    canonicalHash(n) {
+      live();
+      const v = rocks.get(CANON.key(n));
+      return v === undefined ? undefined : CANON.value.decode(v);
+    },
+    close() {
+      open = false;
+    },
+  };
+  return view;
+}
