@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createDecodedViewsProjection } from './chain/decoded-views.js';
+import { createChainReader, createDecodedViewsProjection } from './chain/index.js';
 import { type Config, loadConfig, printable } from './config/index.js';
 import { createCursorCodec } from './cursor/index.js';
 import { defaultVerifiedAbisDir } from './decode/abis-dir.js';
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
     traces,
     streams,
     markets,
-    readers: {},
+    readers: { chain: createChainReader() },
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
 

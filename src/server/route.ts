@@ -47,8 +47,9 @@ export interface ChainContext {
  * reader holds the domain's rules (quote rule, venue choice, windows, scan limits, holder-count
  * shapes) and reads only through the {@link View} a route hands it.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: each domain adds its reader here as it is built
-export interface Readers {}
+export interface Readers {
+  chain: import('../chain/index.js').ChainReader;
+}
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */
 export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {

@@ -1,6 +1,5 @@
 import { defineRoute, single } from '../../route.js';
 import { BlockNumber, RawRecord, Single } from '../../schemas.js';
-import { headerAt } from './lookup.js';
 
 /** GET /blocks/{number}: the canonical header as the node sent it (eth_getBlockByNumber, hashes only). */
 export const blockRoute = defineRoute({
@@ -16,6 +15,9 @@ export const blockRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    return single(ctx.anchor, headerAt(ctx.chain.store, ctx.anchor, Number(ctx.params.number)).toString());
+    return single(
+      ctx.anchor,
+      ctx.readers.chain.header(ctx.view, ctx.anchor.number, Number(ctx.params.number)),
+    );
   },
 });
