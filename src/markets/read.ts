@@ -1,10 +1,12 @@
 /** Reads of the markets projection as of an anchor block. */
-import type { Rocks } from '../storage/index.js';
-import { KeyBuilder } from '../storage/keys.js';
-import type { CandleRow, PoolRow, PoolState, SwapRow } from './model.js';
+import type { View } from '../storage/index.js';
+import { CANDLE, POOL, STATE_HIST, SWAP } from '../storage/tables/markets.js';
+import type { CandleRow, PoolRow, PoolState } from './model.js';
 import { FRAME_IDS } from './model.js';
 import { cmp, type Rational, ratParse } from './rational.js';
-import { MarketTable, poolKey, poolPrefix, stateHistKey, swapKey } from './tables.js';
+import { poolPrefix } from './tables.js';
+
+type Hex = `0x${string}`;
 
 /** A read position: the anchor block and its timestamp (unix seconds). */
 export interface At {
@@ -13,32 +15,32 @@ export interface At {
 }
 
 /** The pool registered under `key` at or before `anchor`. */
-export function poolAt(rocks: Rocks, key: string, anchor: number): PoolRow | null {
-  const v = rocks.get(poolKey(key));
-  if (!v) return null;
-  const p = JSON.parse(v.toString()) as PoolRow;
-  return p.created.block <= anchor ? p : null;
+export function poolAt(view: View, key: string, anchor: number): PoolRow | null {
+  const p = view.get(POOL, key as Hex);
+  return p && p.created.block <= anchor ? p : null;
 }
 
 /** State at the end of block `anchor` (latest history row ≤ anchor). */
-export function stateAt(rocks: Rocks, key: string, anchor: number): PoolState | null {
-  const lo = stateHistKey(key, 0);
-  const rows = rocks.scan({ gte: lo, lt: stateHistKey(key, anchor + 1), reverse: true, limit: 1 });
-  return rows.length ? (JSON.parse(rows[0][1].toString()) as PoolState) : null;
+export function stateAt(view: View, key: string, anchor: number): PoolState | null {
+  return (
+    view.first(STATE_HIST, { prefix: [key as Hex], lte: [key as Hex, anchor], reverse: true })?.value ?? null
+  );
 }
 
 /** Candles of one frame with bucket start in [from, to], ascending. */
 export function candlesIn(
-  rocks: Rocks,
+  view: View,
   key: string,
   frame: keyof typeof FRAME_IDS,
   from: number,
   to: number,
 ): CandleRow[] {
-  const p = new KeyBuilder(54).u8(MarketTable.CANDLE).hex(key).u8(FRAME_IDS[frame]).done();
-  const lo = Buffer.concat([p, new KeyBuilder(8).u64(from).done()]);
-  const hi = Buffer.concat([p, new KeyBuilder(8).u64(to + 1).done()]);
-  return rocks.scan({ gte: lo, lt: hi }).map(([, v]) => JSON.parse(v.toString()) as CandleRow);
+  const f = FRAME_IDS[frame];
+  const out: CandleRow[] = [];
+  view.eachValue(CANDLE, { gte: [key as Hex, f, from], lte: [key as Hex, f, to] }, (c) => {
+    out.push(c);
+  });
+  return out;
 }
 
 /**
@@ -48,7 +50,7 @@ export function candlesIn(
  * block in the same bucket never leaks into a read at an older anchor (R2).
  */
 export function candleAtBlock(
-  rocks: Rocks,
+  view: View,
   key: string,
   c: CandleRow,
   width: number,
@@ -57,8 +59,7 @@ export function candleAtBlock(
   if (c.last[0] <= anchor) return c;
   if (c.first[0] > anchor) return null;
   let out: CandleRow | null = null;
-  rocks.each({ gte: swapKey(key, c.first[0], c.first[1]), lt: swapKey(key, anchor + 1, 0) }, (_k, v) => {
-    const s = JSON.parse(v.toString()) as SwapRow;
+  view.eachValue(SWAP, { gte: [key as Hex, c.first[0], c.first[1]], lt: [key as Hex, anchor + 1] }, (s) => {
     if (s.timestamp < c.t) return true;
     if (s.timestamp >= c.t + width) return false;
     const price = ratParse(s.price);
@@ -135,11 +136,11 @@ export const windowFrom = (nowTs: number, secs: number): number => Math.floor((n
  * aligned to minute buckets (stated on responses), as of block `at.block` exactly: the anchor's own
  * bucket is cut at the anchor (candleAtBlock), so later blocks of the same minute never count.
  */
-export function windowStats(rocks: Rocks, key: string, at: At): WindowStats[] {
+export function windowStats(view: View, key: string, at: At): WindowStats[] {
   const nowTs = at.ts;
   const all: CandleRow[] = [];
-  for (const c of candlesIn(rocks, key, '1m', windowFrom(nowTs, 86400), nowTs)) {
-    const x = candleAtBlock(rocks, key, c, 60, at.block);
+  for (const c of candlesIn(view, key, '1m', windowFrom(nowTs, 86400), nowTs)) {
+    const x = candleAtBlock(view, key, c, 60, at.block);
     if (x) all.push(x);
   }
   return WINDOWS.map(([name, secs]) => {
@@ -173,13 +174,13 @@ export function windowStats(rocks: Rocks, key: string, at: At): WindowStats[] {
 
 /** All-time extreme over 1d candles up to `anchorTs`: high (max of highs) or low (min of lows). */
 export function extreme(
-  rocks: Rocks,
+  view: View,
   key: string,
   anchorTs: number,
   which: 'high' | 'low',
 ): { price: Rational; bucket: number } | null {
   let best: { price: Rational; bucket: number } | null = null;
-  for (const c of candlesIn(rocks, key, '1d', 0, anchorTs)) {
+  for (const c of candlesIn(view, key, '1d', 0, anchorTs)) {
     const p = ratParse(which === 'high' ? c.high : c.low);
     if (!best || (which === 'high' ? cmp(p, best.price) > 0 : cmp(p, best.price) < 0))
       best = { price: p, bucket: c.t };

@@ -13,12 +13,11 @@
  * Orientation: prices are quote base units per token base unit; a pool listing the token as
  * currency1 is inverted (and its highs become lows).
  */
-import type { Rocks } from '../storage/index.js';
-import { KeyBuilder, prefixEnd } from '../storage/keys.js';
+import type { View } from '../storage/index.js';
+import { POOL_BY_CURRENCY } from '../storage/tables/markets.js';
 import type { CandleRow, PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
 import { type At, poolAt, windowStats } from './read.js';
-import { MarketTable } from './tables.js';
 
 /** Pools of one token considered at most (Limits: token pool membership). */
 export const MAX_TOKEN_POOLS = 2048;
@@ -31,13 +30,11 @@ export interface TokenPools {
 }
 
 /** The token's registered pools at `anchor`, in pool-key order, at most {@link MAX_TOKEN_POOLS}. */
-export function tokenPools(rocks: Rocks, token: string, anchor: number): TokenPools {
-  const pre = new KeyBuilder(21).u8(MarketTable.POOL_BY_CURRENCY).hex(token).done();
+export function tokenPools(view: View, token: string, anchor: number): TokenPools {
   const pools: PoolRow[] = [];
   let next: string | null = null;
-  rocks.each({ gte: pre, lt: prefixEnd(pre) }, (k) => {
-    const key = `0x${k.toString('hex', 21)}`;
-    const p = poolAt(rocks, key, anchor);
+  view.each(POOL_BY_CURRENCY, { prefix: [token as `0x${string}`] }, (_v, [, key]) => {
+    const p = poolAt(view, key, anchor);
     if (!p) return true;
     if (pools.length >= MAX_TOKEN_POOLS) {
       next = key;
@@ -107,18 +104,13 @@ export const VENUE_RULE =
   'largest trailing-24h quote-side volume at the anchor; ties: more 24h trades, then earliest creation coordinate, then pool key';
 
 /** 24h quote-side volume and trades of a pool for `token`/`quote`. */
-export function volume24h(
-  rocks: Rocks,
-  p: PoolRow,
-  token: string,
-  at: At,
-): { quote: bigint; trades: number } {
-  const w = windowStats(rocks, p.key, at).find((x) => x.window === '24h')!;
+export function volume24h(view: View, p: PoolRow, token: string, at: At): { quote: bigint; trades: number } {
+  const w = windowStats(view, p.key, at).find((x) => x.window === '24h')!;
   return { quote: BigInt(tokenIsBase(p, token) ? w.volume1 : w.volume0), trades: w.trades };
 }
 
 export function chooseVenue(
-  rocks: Rocks,
+  view: View,
   pools: PoolRow[],
   token: string,
   quote: string,
@@ -126,7 +118,7 @@ export function chooseVenue(
 ): VenueChoice | null {
   const cands = pools
     .filter((p) => counterOf(p, token) === quote)
-    .map((p) => ({ p, v: volume24h(rocks, p, token, at) }));
+    .map((p) => ({ p, v: volume24h(view, p, token, at) }));
   if (!cands.length) return null;
   cands.sort(
     (a, b) =>

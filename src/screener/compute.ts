@@ -149,7 +149,7 @@ export function coverageOf(chain: ChainContext, anchor: number, window: WindowNa
 }
 
 const meta = (chain: ChainContext, a: string, anchor: number) => {
-  const t = tokenAt(chain.store.rocks, a, anchor);
+  const t = tokenAt(chain.store.view(), a, anchor);
   return { address: a, symbol: t?.metadata?.symbol.value ?? null, name: t?.metadata?.name.value ?? null };
 };
 
@@ -196,7 +196,7 @@ function poolFigures(
   for (const [, v] of chain.store.rocks.scan({ gte: lo, lt: hi })) {
     const row = JSON.parse(v.toString()) as CandleRow;
     // The bucket as of the anchor: a stored candle may already hold trades of later blocks (R1).
-    const c: BucketFigures = candleAtBlock(chain.store.rocks, p.key, row, 60, anchor) ?? EMPTY_BUCKET;
+    const c: BucketFigures = candleAtBlock(chain.store.view(), p.key, row, 60, anchor) ?? EMPTY_BUCKET;
     const vq = BigInt(baseIs0 ? c.volume1 : c.volume0);
     const bq = baseIs0 ? BigInt(c.buyVolume1 ?? '0') : vq - BigInt(c.buyVolume0 ?? '0');
     total += vq;
@@ -242,12 +242,12 @@ export function enumerate(
   const pre = new KeyBuilder(21).u8(MarketTable.POOL_BY_CURRENCY).hex(q.quote).done();
   const candidates: Array<{ p: PoolRow; last: number; base: string }> = [];
   rocks.each({ gte: pre, lt: prefixEnd(pre) }, (k) => {
-    const p = poolAt(rocks, `0x${k.toString('hex', 21)}`, anchor);
+    const p = poolAt(chain.store.view(), `0x${k.toString('hex', 21)}`, anchor);
     if (!p) return true;
     const base = p.currency0 === q.quote ? p.currency1 : p.currency0;
     if (q.base && base !== q.base) return true;
     // Last trade as of the anchor (the current state may already hold later trades).
-    const last = stateAt(rocks, p.key, anchor)?.lastSwapBlock ?? -1;
+    const last = stateAt(chain.store.view(), p.key, anchor)?.lastSwapBlock ?? -1;
     if (last < 0) return true;
     candidates.push({ p, last, base });
     return true;
@@ -302,7 +302,7 @@ export function enumerate(
       for (const t of f.buyers) buyers.add(t);
       for (const t of f.sellers) sellers.add(t);
     }
-    const stats = statsAt(rocks, base, anchor);
+    const stats = statsAt(chain.store.view(), base, anchor);
     rows.push({
       subject,
       grain: q.grain,
@@ -320,7 +320,7 @@ export function enumerate(
       distinctSellers: { lowerBound: sellers.size, exact },
       // The uniform holderCount of every holder-bearing route (the token routes' own rule).
       holderCount: JSON.parse(
-        holderCountJson(stats, tokenAt(rocks, base, anchor), anchor, fullCoverage),
+        holderCountJson(stats, tokenAt(chain.store.view(), base, anchor), anchor, fullCoverage),
       ) as Row['holderCount'],
       lastTradeBlock: Math.max(...members.map((m) => m.last)),
     });

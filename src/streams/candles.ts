@@ -51,10 +51,10 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
       if (parts.length === 4) {
         if (!ADDR.test(parts[1]) || !ID.test(parts[2]))
           throw new ApiError('bad_request', `bad V4 pool id in "${s}"`);
-        pool = poolAt(chain.store.rocks, poolKeyOf('v4', parts[1], parts[2]), head.number);
+        pool = poolAt(chain.store.view(), poolKeyOf('v4', parts[1], parts[2]), head.number);
       } else {
         if (!ADDR.test(parts[1])) throw new ApiError('bad_request', `bad pool address in "${s}"`);
-        pool = poolAt(chain.store.rocks, poolKeyOf('v2', parts[1]), head.number);
+        pool = poolAt(chain.store.view(), poolKeyOf('v2', parts[1]), head.number);
       }
       if (!pool) throw new ApiError('not_found', `no pool for "${s}"`);
     } else if (parts[0] === 'token' && (parts.length === 3 || parts.length === 4)) {
@@ -62,7 +62,7 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
         throw new ApiError('bad_request', `bad address in "${s}"`);
       token = parts[1].toLowerCase();
       frame = parts[2];
-      const tp = tokenPools(chain.store.rocks, token, head.number);
+      const tp = tokenPools(chain.store.view(), token, head.number);
       const q = resolveQuote(tp.pools, token, parts[3]);
       if (!q.ok) {
         if (q.kind === 'not_admitted')
@@ -76,7 +76,7 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
         throw new ApiError('not_found', `token ${token} has no registered pool`);
       }
       const ts = tsOf(chain, head.number);
-      pool = chooseVenue(chain.store.rocks, tp.pools, token, q.quote, { block: head.number, ts })!.pool;
+      pool = chooseVenue(chain.store.view(), tp.pools, token, q.quote, { block: head.number, ts })!.pool;
     } else {
       throw new ApiError(
         'bad_request',

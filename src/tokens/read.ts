@@ -1,47 +1,47 @@
 /**
- * Reads of the tokens projection as of an anchor block (R1/R2). Mutable state is read through
- * per-block history rows (latest row ≤ anchor), so a walk at an older anchor sees that block.
+ * Reads of the tokens projection as of an anchor block (R1/R2), through a request's view.
+ * Mutable state is read through per-block history rows (latest row ≤ anchor), so a walk at an
+ * older anchor sees that block.
  */
-import type { Rocks } from '../storage/index.js';
-import { KeyBuilder } from '../storage/keys.js';
+import type { View } from '../storage/index.js';
+import { BALANCE_HIST, LAUNCH_HIST, STATS_HIST, TOKEN } from '../storage/tables/tokens.js';
 import type { LaunchRow, TokenRow, TokenStats } from './model.js';
-import { balanceHistKey, launchHistKey, statsHistKey, tokenKey } from './tables.js';
+
+type Hex = `0x${string}`;
 
 /** The token row if the token was first seen at or before `anchor`. */
-export function tokenAt(rocks: Rocks, address: string, anchor: number): TokenRow | null {
-  const v = rocks.get(tokenKey(address));
-  if (!v) return null;
-  const row = JSON.parse(v.toString()) as TokenRow;
-  if (row.firstSeen.block > anchor) return null;
+export function tokenAt(view: View, address: string, anchor: number): TokenRow | null {
+  const row = view.get(TOKEN, address as Hex);
+  if (!row || row.firstSeen.block > anchor) return null;
   if (row.confirmedAt && row.confirmedAt.block > anchor) row.confirmedAt = null;
   return row;
 }
 
-/** Latest value of a per-block history row whose key is `prefix` + u64 block, at or before `anchor`. */
-function latestAt(rocks: Rocks, prefix: Buffer, anchor: number): Buffer | null {
-  const rows = rocks.scan({
-    gte: prefix,
-    lt: Buffer.concat([prefix, new KeyBuilder(8).u64(anchor + 1).done()]),
-    reverse: true,
-    limit: 1,
-  });
-  return rows.length ? rows[0][1] : null;
-}
-
-export function statsAt(rocks: Rocks, token: string, anchor: number): TokenStats | null {
-  const v = latestAt(rocks, statsHistKey(token, 0).subarray(0, 21), anchor);
-  return v ? (JSON.parse(v.toString()) as TokenStats) : null;
+/** Per-token counters as of the end of block `anchor` (null before the token's first transfer). */
+export function statsAt(view: View, token: string, anchor: number): TokenStats | null {
+  return (
+    view.first(STATS_HIST, { prefix: [token as Hex], lte: [token as Hex, anchor], reverse: true })?.value ??
+    null
+  );
 }
 
 /** Signed balance (base units) of `wallet` in `token` at the end of block `anchor`. */
-export function balanceAt(rocks: Rocks, token: string, wallet: string, anchor: number): bigint {
-  const v = latestAt(rocks, balanceHistKey(token, wallet, 0).subarray(0, 41), anchor);
-  return v ? BigInt(v.toString()) : 0n;
+export function balanceAt(view: View, token: string, wallet: string, anchor: number): bigint {
+  return (
+    view.first(BALANCE_HIST, {
+      prefix: [token as Hex, wallet as Hex],
+      lte: [token as Hex, wallet as Hex, anchor],
+      reverse: true,
+    })?.value ?? 0n
+  );
 }
 
-export function launchAt(rocks: Rocks, token: string, anchor: number): LaunchRow | null {
-  const v = latestAt(rocks, launchHistKey(token, 0).subarray(0, 21), anchor);
-  return v ? (JSON.parse(v.toString()) as LaunchRow) : null;
+/** The launch state of `token` as of the end of block `anchor`, or null when none was observed. */
+export function launchAt(view: View, token: string, anchor: number): LaunchRow | null {
+  return (
+    view.first(LAUNCH_HIST, { prefix: [token as Hex], lte: [token as Hex, anchor], reverse: true })?.value ??
+    null
+  );
 }
 
 /** holderCount in the uniform shape of every holder-bearing route. */

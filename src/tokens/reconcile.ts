@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Rpc } from '../rpc/client.js';
-import type { Store } from '../storage/index.js';
+import type { Store, View } from '../storage/index.js';
 import { KeyBuilder, prefixEnd, readU64 } from '../storage/keys.js';
 import { probeTokenMetadata } from './metadata.js';
 import type { TokenStats } from './model.js';
@@ -64,7 +64,17 @@ export async function reconcileToken(
   block: number,
 ): Promise<Reconciliation> {
   const tag = `0x${block.toString(16)}`;
-  const stats = statsAt(store.rocks, token, block);
+  // Index figures are read through short views (no await inside one): the store may move on
+  // while the node answers, but every figure below is pinned to `block` by its history rows.
+  const read = <T>(f: (view: View) => T): T => {
+    const view = store.view();
+    try {
+      return f(view);
+    } finally {
+      view.close();
+    }
+  };
+  const stats = read((v) => statsAt(v, token, block));
   const fromTransfers = stats?.supplyFromTransfers ?? '0';
   let supplyOnChain: string | null = null;
   let reason: string | null = null;
@@ -118,7 +128,7 @@ export async function reconcileToken(
     try {
       const r = await rpc.call<string>('eth_call', [{ to: token, data }, tag]);
       const onChain = r.length >= 66 ? BigInt(r.slice(0, 66)) : null;
-      if (onChain === null || onChain !== balanceAt(store.rocks, token, w, block)) mismatched++;
+      if (onChain === null || onChain !== read((v) => balanceAt(v, token, w, block))) mismatched++;
     } catch {
       mismatched++;
     }
@@ -129,7 +139,7 @@ export async function reconcileToken(
   try {
     const m = await probeTokenMetadata(rpc, token, tag);
     metadataNow = { name: m.name.value, symbol: m.symbol.value, decimals: m.decimals.value };
-    const first = tokenAt(store.rocks, token, block)?.metadata;
+    const first = read((v) => tokenAt(v, token, block))?.metadata;
     if (first)
       metadataChanged =
         first.name.value !== m.name.value ||

@@ -43,7 +43,7 @@ async function typeOf(
   const f = flagsAt(ctx, a);
   if (f.created !== undefined) return { type: 'contract', evidence: `created_in_block_${f.created}` };
   if (f.emitted !== undefined) return { type: 'contract', evidence: `emitted_logs_since_block_${f.emitted}` };
-  if (tokenAt(ctx.chain.store.rocks, a, ctx.anchor.number)?.creation)
+  if (tokenAt(ctx.view, a, ctx.anchor.number)?.creation)
     return { type: 'contract', evidence: 'token_creation_observed' };
   if (f.origin !== undefined) return { type: 'EOA', evidence: `originated_transaction_in_block_${f.origin}` };
   const seen = ctx.chain.store.rocks.get(firstSeenKey(a));
@@ -61,13 +61,13 @@ function labelsOf(ctx: Ctx<{ address: string }, unknown>): Array<{ label: string
   const rocks = ctx.chain.store.rocks;
   const out: Array<{ label: string; evidence: string }> = [];
   for (const l of ctx.chain.labels.get(a) ?? []) out.push({ label: l, evidence: 'labels_file' });
-  const t = tokenAt(rocks, a, ctx.anchor.number);
+  const t = tokenAt(ctx.view, a, ctx.anchor.number);
   if (t)
     out.push({
       label: t.confirmedAt ? 'token' : 'token_candidate',
       evidence: `first_seen_${t.firstSeen.evidence}_block_${t.firstSeen.block}`,
     });
-  if (poolAt(rocks, poolKeyOf('v2', a), ctx.anchor.number))
+  if (poolAt(ctx.view, poolKeyOf('v2', a), ctx.anchor.number))
     out.push({ label: 'pool', evidence: 'registered_by_configured_factory' });
   for (const [name, d] of ctx.chain.launchpads) {
     if (d.factories.includes(a) || d.curve === a)

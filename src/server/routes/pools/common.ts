@@ -29,7 +29,7 @@ export function resolvePool(
   const rocks = ctx.chain.store.rocks;
   if (variant === 'v4') {
     const key = poolKeyOf('v4', ctx.params.manager, ctx.params.pool_id);
-    const p = poolAt(rocks, key, anchor);
+    const p = poolAt(ctx.view, key, anchor);
     if (!p)
       throw new ApiError(
         'not_found',
@@ -37,7 +37,7 @@ export function resolvePool(
       );
     return p;
   }
-  const p = poolAt(rocks, poolKeyOf('v2', ctx.params.address), anchor);
+  const p = poolAt(ctx.view, poolKeyOf('v2', ctx.params.address), anchor);
   if (!p) {
     throw new ApiError(
       'not_found',
@@ -101,7 +101,7 @@ export function swapJson(s: SwapRow): Record<string, unknown> {
 
 /** Window statistics at the anchor: volumes, counts and exact price change per window. */
 export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, at: At): Record<string, unknown> {
-  const ws = windowStats(ctx.chain.store.rocks, p.key, at);
+  const ws = windowStats(ctx.view, p.key, at);
   const out: Record<string, unknown> = {};
   for (const w of ws) {
     out[w.window] = {
@@ -138,7 +138,7 @@ export function candleAsOf(
   frame: Frame,
   anchor: number,
 ): CandleRow | null {
-  return candleAtBlock(ctx.chain.store.rocks, p.key, c, FRAMES[frame], anchor);
+  return candleAtBlock(ctx.view, p.key, c, FRAMES[frame], anchor);
 }
 
 export function candleJson(c: CandleRow): Record<string, unknown> {

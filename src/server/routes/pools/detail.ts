@@ -32,7 +32,7 @@ const make = (variant: Variant): Route =>
     handler(ctx) {
       const p = resolvePool(ctx as never, variant);
       const A = ctx.anchor.number;
-      const st = stateAt(ctx.chain.store.rocks, p.key, A);
+      const st = stateAt(ctx.view, p.key, A);
       return single(
         ctx.anchor,
         JSON.stringify({

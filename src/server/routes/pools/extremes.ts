@@ -20,7 +20,7 @@ const make = (which: 'high' | 'low'): Route =>
     anchored: true,
     handler(ctx) {
       const p = resolvePool(ctx as never, 'address');
-      const x = extreme(ctx.chain.store.rocks, p.key, timestampOf(ctx as never, ctx.anchor.number), which);
+      const x = extreme(ctx.view, p.key, timestampOf(ctx as never, ctx.anchor.number), which);
       return single(
         ctx.anchor,
         JSON.stringify({

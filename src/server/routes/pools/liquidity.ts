@@ -20,7 +20,7 @@ const make = (variant: Variant): Route =>
     anchored: true,
     handler(ctx) {
       const p = resolvePool(ctx as never, variant);
-      const st = stateAt(ctx.chain.store.rocks, p.key, ctx.anchor.number);
+      const st = stateAt(ctx.view, p.key, ctx.anchor.number);
       const usd = usdMarksOf(ctx as never, p, st);
       return single(
         ctx.anchor,

@@ -35,7 +35,7 @@ export const newPoolsRoute = defineRoute({
     const rocks = ctx.chain.store.rocks;
     return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k) => {
       if (readU64(k, 1) > req.anchor.number) return null;
-      const r = rowOf(rocks, `0x${k.toString('hex', 13)}`, req.anchor.number);
+      const r = rowOf(ctx.view, `0x${k.toString('hex', 13)}`, req.anchor.number);
       return r ? [r, k.subarray(1)] : null;
     }).finish();
   },
@@ -62,7 +62,7 @@ export const currencyPoolsRoute = defineRoute({
     const pre = new KeyBuilder(21).u8(MarketTable.POOL_BY_CURRENCY).hex(c).done();
     const rocks = ctx.chain.store.rocks;
     return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k) => {
-      const r = rowOf(rocks, `0x${k.toString('hex', 21)}`, req.anchor.number);
+      const r = rowOf(ctx.view, `0x${k.toString('hex', 21)}`, req.anchor.number);
       return r ? [r, k.subarray(21)] : null;
     }).finish();
   },
@@ -149,7 +149,7 @@ export const poolSearchRoute = defineRoute({
           'query_too_broad',
           `the search examined more than ${SCAN_CEILING} pools; add token and quote`,
         );
-      const p = poolAt(rocks, `0x${k.toString('hex', 21)}`, req.anchor.number);
+      const p = poolAt(ctx.view, `0x${k.toString('hex', 21)}`, req.anchor.number);
       if (!p) return null;
       if (other && p.currency0 !== other && p.currency1 !== other) return null;
       if (q.fee_tier !== undefined && p.fee !== q.fee_tier) return null;

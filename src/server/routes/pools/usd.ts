@@ -29,9 +29,7 @@ export interface UsdMark {
 export function usdMarks(ctx: Ctx<unknown, unknown>, currencies: string[], anchor: number): UsdMark[] {
   const stables = new Set(ctx.chain.markets.usdStablecoins);
   return currencies.map((c) => {
-    const d = stables.has(c)
-      ? (tokenAt(ctx.chain.store.rocks, c, anchor)?.metadata?.decimals.value ?? null)
-      : null;
+    const d = stables.has(c) ? (tokenAt(ctx.view, c, anchor)?.metadata?.decimals.value ?? null) : null;
     return stables.has(c) && d !== null
       ? { currency: c, usdPerUnit: '1', route: 'usd_stablecoin_par', decimals: d, reason: null }
       : {

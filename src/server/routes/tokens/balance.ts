@@ -32,7 +32,7 @@ export const tokenBalanceRoute = defineRoute({
   handler(ctx) {
     const t = tokenOr404(ctx);
     const w = ctx.params.wallet.toLowerCase();
-    const bal = balanceAt(ctx.chain.store.rocks, t.address, w, ctx.anchor.number);
+    const bal = balanceAt(ctx.view, t.address, w, ctx.anchor.number);
     return single(
       ctx.anchor,
       `{"token":"${t.address}","wallet":"${w}","balance":"${bal}","source":"transfer_events"}`,

@@ -12,7 +12,7 @@ export const TOKENS = 'tokens';
 /** The token at the anchor. @throws ApiError projection_unavailable, not_found. */
 export function tokenOr404(ctx: Ctx<{ address: string }, unknown>, anchor = ctx.anchor.number): TokenRow {
   requireProjection(ctx.chain, TOKENS);
-  const t = tokenAt(ctx.chain.store.rocks, ctx.params.address.toLowerCase(), anchor);
+  const t = tokenAt(ctx.view, ctx.params.address.toLowerCase(), anchor);
   if (!t)
     throw new ApiError(
       'not_found',

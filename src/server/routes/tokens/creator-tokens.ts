@@ -31,7 +31,7 @@ export const creatorTokensRoute = defineRoute({
     const rocks = ctx.chain.store.rocks;
     return walkRange(ctx, req, { prefix: p, gte: p, lt: prefixEnd(p) }, (k) => {
       if (readU64(k, 21) > req.anchor.number) return null;
-      const t = tokenAt(rocks, `0x${k.toString('hex', 33, 53)}`, req.anchor.number);
+      const t = tokenAt(ctx.view, `0x${k.toString('hex', 33, 53)}`, req.anchor.number);
       return t ? [JSON.stringify(tokenListRow(t)), k.subarray(21)] : null;
     }).finish();
   },

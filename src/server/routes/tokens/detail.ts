@@ -61,8 +61,8 @@ export const tokenDetailRoute = defineRoute({
     const t = tokenOr404(ctx);
     const rocks = ctx.chain.store.rocks;
     const A = ctx.anchor.number;
-    const stats = statsAt(rocks, t.address, A);
-    const launch = launchAt(rocks, t.address, A);
+    const stats = statsAt(ctx.view, t.address, A);
+    const launch = launchAt(ctx.view, t.address, A);
     const recon = reconciliationOf(ctx.chain.store, t.address);
     const body = {
       ...tokenIdentity(t),

@@ -44,7 +44,7 @@ export const tokenHoldersRoute = defineRoute({
         ? pageRequest(ctx, `${BALANCE_WALK}:${token}`, { order: 'desc' })
         : pageRequest(ctx, `tokens.holders.wallet_id:${token}`, { order: 'asc' });
     const t = tokenOr404(ctx, req.anchor.number);
-    const stats = statsAt(ctx.chain.store.rocks, t.address, req.anchor.number);
+    const stats = statsAt(ctx.view, t.address, req.anchor.number);
     const hc = holderCountJson(stats, t, req.anchor.number, fullCoverage(ctx));
     if (sort === 'balance') {
       const b = walkByBalance(ctx, t, req, (w, bal) => `{"wallet":"${w}","balance":"${bal}"}`);

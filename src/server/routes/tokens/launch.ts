@@ -22,7 +22,7 @@ export const tokenLaunchRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const t = tokenOr404(ctx);
-    const l = launchAt(ctx.chain.store.rocks, t.address, ctx.anchor.number);
+    const l = launchAt(ctx.view, t.address, ctx.anchor.number);
     if (!l) throw new ApiError('not_found', `token ${t.address} was not launched by a registered launchpad`);
     return single(ctx.anchor, JSON.stringify(launchJson(l)));
   },

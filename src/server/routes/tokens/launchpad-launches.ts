@@ -43,7 +43,7 @@ export const launchpadLaunchesRoute = defineRoute({
     const rocks = ctx.chain.store.rocks;
     return walkRange(ctx, req, { prefix: p, gte: p, lt: prefixEnd(p) }, (k, v) => {
       if (readU64(k, 3) > req.anchor.number) return null;
-      const l = launchAt(rocks, `0x${v.toString('hex')}`, req.anchor.number);
+      const l = launchAt(ctx.view, `0x${v.toString('hex')}`, req.anchor.number);
       return l ? [JSON.stringify(launchJson(l)), k.subarray(3)] : null;
     }).finish('"orderedBy":"chain_coordinate"');
   },

@@ -33,7 +33,7 @@ export const tokensListRoute = defineRoute({
     const rocks = ctx.chain.store.rocks;
     return walkRange(ctx, req, { prefix: p, gte: p, lt: prefixEnd(p) }, (k) => {
       if (readU64(k, 1) > req.anchor.number) return null;
-      const t = tokenAt(rocks, `0x${k.toString('hex', 17, 37)}`, req.anchor.number);
+      const t = tokenAt(ctx.view, `0x${k.toString('hex', 17, 37)}`, req.anchor.number);
       return t ? [JSON.stringify(tokenListRow(t)), k.subarray(1)] : null;
     }).finish();
   },

@@ -47,7 +47,7 @@ export const tokensSearchRoute = defineRoute({
     const consider = (addr: string, cls: number) => {
       const prev = found.get(addr);
       if (prev && prev.cls <= cls) return;
-      const t = tokenAt(rocks, addr, A);
+      const t = tokenAt(ctx.view, addr, A);
       if (t) found.set(addr, { t, cls });
     };
     const byTerm = (kind: 1 | 2, exactCls: number, prefixCls: number) => {

@@ -40,7 +40,7 @@ export const tokenTopHoldersRoute = defineRoute({
       throw new ApiError('bad_request', 'top-holders is descending only');
     const req = pageRequest(ctx, `${BALANCE_WALK}:${ctx.params.address.toLowerCase()}`, { order: 'desc' });
     const t = tokenOr404(ctx, req.anchor.number);
-    const stats = statsAt(ctx.chain.store.rocks, t.address, req.anchor.number);
+    const stats = statsAt(ctx.view, t.address, req.anchor.number);
     const supply = BigInt(stats?.supplyFromTransfers ?? '0');
     const b = walkByBalance(ctx, t, req, (w, bal, rank) =>
       supply > 0n

@@ -3,7 +3,7 @@
 import { invert, type Rational, rational, ratJson, ratParse } from '../../../markets/rational.js';
 import { stateAt } from '../../../markets/read.js';
 import { chooseVenue, orient, tokenPools } from '../../../markets/venue.js';
-import type { Rocks } from '../../../storage/index.js';
+import type { View } from '../../../storage/index.js';
 import { tokenAt } from '../../../tokens/read.js';
 import type { Position } from '../../../wallets/model.js';
 import { requireProjection } from '../../projections.js';
@@ -18,34 +18,34 @@ export function walletOf(ctx: Ctx<{ address: string }, unknown>): string {
 
 /** Current price of `token` in `quote` (quote base units per token base unit) on the default venue. */
 export function priceIn(
-  rocks: Rocks,
+  view: View,
   token: string,
   quote: string,
   anchor: number,
   ts: number,
 ): { price: Rational; pool: string } | null {
-  const pools = tokenPools(rocks, token, anchor).pools;
-  const v = chooseVenue(rocks, pools, token, quote, { block: anchor, ts });
+  const pools = tokenPools(view, token, anchor).pools;
+  const v = chooseVenue(view, pools, token, quote, { block: anchor, ts });
   if (!v) return null;
-  const st = stateAt(rocks, v.pool.key, anchor);
+  const st = stateAt(view, v.pool.key, anchor);
   return st?.price ? { price: orient(v.pool, token, ratParse(st.price)), pool: v.pool.key } : null;
 }
 
 const floorOf = (r: Rational) => (r.n >= 0n ? r.n / r.d : -((-r.n + r.d - 1n) / r.d));
 
 /** A position row with realised and unrealised components (exact rationals, quote base units). */
-export function positionJson(rocks: Rocks, p: Position, anchor: number, ts: number): Record<string, unknown> {
+export function positionJson(view: View, p: Position, anchor: number, ts: number): Record<string, unknown> {
   const qty = BigInt(p.qty);
   const cost = ratParse(p.cost);
   const realised = ratParse(p.realised);
-  const mark = qty > 0n ? priceIn(rocks, p.token, p.quote, anchor, ts) : null;
+  const mark = qty > 0n ? priceIn(view, p.token, p.quote, anchor, ts) : null;
   const value = mark ? rational(mark.price.n * qty, mark.price.d) : null;
   const unrealised = value
     ? rational(value.n * cost.d - cost.n * value.d, value.d * cost.d)
     : qty === 0n
       ? rational(0n, 1n)
       : null;
-  const t = tokenAt(rocks, p.token, anchor);
+  const t = tokenAt(view, p.token, anchor);
   return {
     token: p.token,
     symbol: t?.metadata?.symbol.value ?? null,

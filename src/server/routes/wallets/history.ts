@@ -94,7 +94,7 @@ export function tradeRow(
   const gotToken = -BigInt(quoteIs0 ? s.amount1 : s.amount0);
   const gotQuote = -BigInt(quoteIs0 ? s.amount0 : s.amount1);
   const price = quoteIs0 ? invert(ratParse(s.price)) : ratParse(s.price);
-  const qt = tokenAt(ctx.chain.store.rocks, quote, s.block);
+  const qt = tokenAt(ctx.view, quote, s.block);
   const decimals = qt?.metadata?.decimals.value ?? null;
   return {
     block: s.block,

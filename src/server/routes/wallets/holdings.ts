@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { rational, ratJson } from '../../../markets/rational.js';
 import { tokenPools } from '../../../markets/venue.js';
-import type { Rocks } from '../../../storage/index.js';
+import type { Rocks, View } from '../../../storage/index.js';
 import { prefixEnd } from '../../../storage/keys.js';
 import { balanceAt, tokenAt } from '../../../tokens/read.js';
 import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
@@ -29,7 +29,7 @@ interface Asset {
 
 /** Non-zero balances of the wallet at the anchor, in token order, at most `max` tokens examined. */
 function holdings(
-  ctx: { chain: { store: { rocks: Rocks }; markets: { usdStablecoins: string[] } } },
+  ctx: { view: View; chain: { store: { rocks: Rocks }; markets: { usdStablecoins: string[] } } },
   w: string,
   anchor: number,
   after: string | null,
@@ -52,9 +52,9 @@ function holdings(
       }
       examined++;
       const token = `0x${k.toString('hex', 21, 41)}`;
-      const bal = balanceAt(rocks, token, w, anchor);
+      const bal = balanceAt(ctx.view, token, w, anchor);
       if (bal === 0n) return true;
-      const t = tokenAt(rocks, token, anchor);
+      const t = tokenAt(ctx.view, token, anchor);
       const decimals = t?.metadata?.decimals.value ?? null;
       const usd = stables.has(token) && decimals !== null ? { n: bal, d: 10n ** BigInt(decimals) } : null;
       out.push({
@@ -178,7 +178,7 @@ export const walletPortfolioRoute = defineRoute({
     const { assets, more } = holdings(ctx, w, ctx.anchor.number, null, SORT_BUDGET);
     const excluded: Array<{ token: string; reason: string }> = [];
     const included = assets.filter((a) => {
-      if (predicate === 'liquid' && tokenPools(rocks, a.token, ctx.anchor.number).pools.length === 0)
+      if (predicate === 'liquid' && tokenPools(ctx.view, a.token, ctx.anchor.number).pools.length === 0)
         return excluded.push({ token: a.token, reason: 'no_registered_pool' }) && false;
       if (predicate === 'verified_contracts')
         return excluded.push({ token: a.token, reason: 'no_verified_contract_registry' }) && false;

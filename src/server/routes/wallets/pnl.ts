@@ -72,7 +72,7 @@ export const walletPositionsRoute = defineRoute({
           filteredOut++;
           return ['', k.subarray(21)];
         }
-        return [JSON.stringify(positionJson(rocks, p, req.anchor.number, ts)), k.subarray(21)];
+        return [JSON.stringify(positionJson(ctx.view, p, req.anchor.number, ts)), k.subarray(21)];
       },
       builder,
     );
@@ -124,7 +124,7 @@ export const walletPnlRoute = defineRoute({
       }
       scanned++;
       const p = JSON.parse(v.toString()) as Position;
-      const j = positionJson(rocks, p, ctx.anchor.number, ts) as {
+      const j = positionJson(ctx.view, p, ctx.anchor.number, ts) as {
         realised: { numerator: string; denominator: string };
         unrealised: { numerator: string; denominator: string } | null;
       };
@@ -174,7 +174,7 @@ export const walletPnlTokenRoute = defineRoute({
     const ts = timestampOf(ctx, ctx.anchor.number);
     const rows = rocks
       .scan({ gte: pre, lt: prefixEnd(pre) })
-      .map(([, v]) => positionJson(rocks, JSON.parse(v.toString()) as Position, ctx.anchor.number, ts));
+      .map(([, v]) => positionJson(ctx.view, JSON.parse(v.toString()) as Position, ctx.anchor.number, ts));
     if (!rows.length) throw new ApiError('not_found', `wallet ${w} has no traded position in ${t}`);
     return single(ctx.anchor, JSON.stringify({ wallet: w, token: t, positions: rows }));
   },

@@ -54,7 +54,7 @@ const make = (kind: Kind): Route =>
       const scale =
         kind === 'mcap'
           ? (r: Rational, c: (typeof rows)[number]) => {
-              const supply = BigInt(statsAt(rocks, address, c.last[0])?.supplyFromTransfers ?? '0');
+              const supply = BigInt(statsAt(ctx.view, address, c.last[0])?.supplyFromTransfers ?? '0');
               return { n: r.n * supply, d: r.d };
             }
           : undefined;

@@ -42,13 +42,13 @@ export function marketOf(ctx: Ctx<{ address: string }, unknown>, anchor = ctx.an
   requireProjection(ctx.chain, 'tokens');
   requireProjection(ctx.chain, 'markets');
   const address = ctx.params.address.toLowerCase();
-  const token = tokenAt(ctx.chain.store.rocks, address, anchor);
+  const token = tokenAt(ctx.view, address, anchor);
   if (!token)
     throw new ApiError('not_found', `token ${address} is not indexed at the anchored block ${anchor}`);
   return {
     token,
     address,
-    pools: tokenPools(ctx.chain.store.rocks, address, anchor),
+    pools: tokenPools(ctx.view, address, anchor),
     anchorTs: timestampOf(ctx as never, anchor),
     at: { block: anchor, ts: timestampOf(ctx as never, anchor) },
   };
@@ -80,7 +80,7 @@ export function quoteOf(
 
 /** The default venue for (token, quote). */
 export function venueOf(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: string): VenueChoice {
-  const v = chooseVenue(ctx.chain.store.rocks, m.pools.pools, m.address, quote, m.at);
+  const v = chooseVenue(ctx.view, m.pools.pools, m.address, quote, m.at);
   if (!v) throw new ApiError('not_found', `no pool pairs ${m.address} with ${quote}`);
   return v;
 }
@@ -130,7 +130,7 @@ export function marketQuoteOf(
   for (const c of candidates.filter((x) => stables.has(x))) {
     const vol = m.pools.pools
       .filter((p) => counterOf(p, m.address) === c)
-      .reduce((a, p) => a + volume24h(ctx.chain.store.rocks, p, m.address, m.at).quote, 0n);
+      .reduce((a, p) => a + volume24h(ctx.view, p, m.address, m.at).quote, 0n);
     if (vol > 0n && (!best || vol > best.v)) best = { q: c, v: vol };
   }
   return best

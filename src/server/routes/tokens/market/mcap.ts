@@ -25,10 +25,8 @@ export const tokenMcapRoute = defineRoute({
     const m = marketOf(ctx);
     const q = quoteOf(m, ctx.query.quote);
     const v = venueOf(ctx, m, q.quote);
-    const st = stateAt(ctx.chain.store.rocks, v.pool.key, ctx.anchor.number);
-    const supply = BigInt(
-      statsAt(ctx.chain.store.rocks, m.address, ctx.anchor.number)?.supplyFromTransfers ?? '0',
-    );
+    const st = stateAt(ctx.view, v.pool.key, ctx.anchor.number);
+    const supply = BigInt(statsAt(ctx.view, m.address, ctx.anchor.number)?.supplyFromTransfers ?? '0');
     const price = st?.price ? orient(v.pool, m.address, ratParse(st.price)) : null;
     return single(
       ctx.anchor,
@@ -70,12 +68,7 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
       for (const p of poolsWithQuote(m, q.quote)) {
         const base = tokenIsBase(p, m.address);
         // Inverting swaps extremes: the token's high in an inverted pool is the pool's low.
-        const x = extreme(
-          ctx.chain.store.rocks,
-          p.key,
-          m.anchorTs,
-          base === (which === 'high') ? 'high' : 'low',
-        );
+        const x = extreme(ctx.view, p.key, m.anchorTs, base === (which === 'high') ? 'high' : 'low');
         if (!x) continue;
         const price = base ? x.price : invert(x.price);
         if (!best || (which === 'high' ? cmp(price, best.price) > 0 : cmp(price, best.price) < 0))

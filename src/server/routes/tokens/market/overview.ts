@@ -32,7 +32,7 @@ export const tokenOverviewRoute = defineRoute({
     const rocks = ctx.chain.store.rocks;
     const A = ctx.anchor.number;
     const { quote, how, candidates } = marketQuoteOf(ctx, m, ctx.query.quote);
-    const stats = statsAt(rocks, m.address, A);
+    const stats = statsAt(ctx.view, m.address, A);
     let market: Record<string, unknown> = {
       price: null,
       marketCap: null,
@@ -45,7 +45,7 @@ export const tokenOverviewRoute = defineRoute({
     let next: string | null = null;
     if (quote) {
       const v = venueOf(ctx, m, quote);
-      const st = stateAt(rocks, v.pool.key, A);
+      const st = stateAt(ctx.view, v.pool.key, A);
       const price = st?.price ? orient(v.pool, m.address, ratParse(st.price)) : null;
       const supply = BigInt(stats?.supplyFromTransfers ?? '0');
       market = {
@@ -60,7 +60,7 @@ export const tokenOverviewRoute = defineRoute({
       };
       const ranked = m.pools.pools
         .filter((p) => counterOf(p, m.address) === quote)
-        .map((p) => ({ p, v: volume24h(rocks, p, m.address, m.at) }))
+        .map((p) => ({ p, v: volume24h(ctx.view, p, m.address, m.at) }))
         .sort((a, b) =>
           b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : a.p.key < b.p.key ? -1 : 1,
         );

@@ -38,7 +38,7 @@ export const tokenLiquidityRoute = defineRoute({
     const reservesPools: string[] = [];
     const concentrated: unknown[] = [];
     for (const p of poolsWithQuote(m, q.quote)) {
-      const st = stateAt(ctx.chain.store.rocks, p.key, ctx.anchor.number);
+      const st = stateAt(ctx.view, p.key, ctx.anchor.number);
       if (p.protocol === 'v2' || p.protocol === 'launchpad') {
         if (!st?.reserve0 || !st.reserve1) continue;
         const base = tokenIsBase(p, m.address);
@@ -85,7 +85,7 @@ export const tokenPoolsAggregateRoute = defineRoute({
     const m = marketOf(ctx);
     let pools = m.pools.pools;
     if (ctx.query.quote) pools = poolsWithQuote(m, quoteOf(m, ctx.query.quote).quote);
-    const withVol = pools.map((p) => ({ p, v: volume24h(ctx.chain.store.rocks, p, m.address, m.at) }));
+    const withVol = pools.map((p) => ({ p, v: volume24h(ctx.view, p, m.address, m.at) }));
     const truncated = withVol.length > AGGREGATE_POOLS;
     if (truncated) withVol.sort((a, b) => (b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : 0));
     const groups = new Map<string, unknown[]>();
@@ -166,7 +166,7 @@ export const tokenPoolsRankedRoute = defineRoute({
     const stables = new Set(ctx.chain.markets.usdStablecoins);
     const pools = quote ? poolsWithQuote(m, quote) : m.pools.pools;
     const volumeOf = (p: PoolRow, q: string) => {
-      const v = volume24h(rocks, p, m.address, m.at).quote;
+      const v = volume24h(ctx.view, p, m.address, m.at).quote;
       return { v, usd: stables.has(q) ? v : null };
     };
     const volumeFields = (v: { v: bigint; usd: bigint | null }) => ({
@@ -178,7 +178,7 @@ export const tokenPoolsRankedRoute = defineRoute({
     let rows: Array<{ p: PoolRow; q: string; row: () => Record<string, unknown> }>;
     if (sort === 'liquidity') {
       const ranked: LiquidityRanked[] = pools.map((p) => {
-        const l = poolLiquidityUsd(ctx, p, stateAt(rocks, p.key, A), A);
+        const l = poolLiquidityUsd(ctx, p, stateAt(ctx.view, p.key, A), A);
         const quoteSide = l.amounts ? l.amounts[tokenIsBase(p, m.address) ? 1 : 0] : null;
         return { p, q: counterOf(p, m.address), l, quoteSide };
       });

@@ -25,7 +25,7 @@ export const tokenPriceRoute = defineRoute({
     const m = marketOf(ctx);
     const q = quoteOf(m, ctx.query.quote);
     const v = venueOf(ctx, m, q.quote);
-    const st = stateAt(ctx.chain.store.rocks, v.pool.key, ctx.anchor.number);
+    const st = stateAt(ctx.view, v.pool.key, ctx.anchor.number);
     const price = st?.price ? orient(v.pool, m.address, ratParse(st.price)) : null;
     return single(
       ctx.anchor,

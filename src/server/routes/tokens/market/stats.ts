@@ -17,7 +17,7 @@ export function tokenStats(ctx: Ctx<unknown, unknown>, m: MarketCtx, quote: stri
   const v = venueOf(ctx, m, quote);
   const p = v.pool;
   const base = tokenIsBase(p, m.address);
-  const ws = windowStats(ctx.chain.store.rocks, p.key, m.at);
+  const ws = windowStats(ctx.view, p.key, m.at);
   // Window membership is the volumes' rule (whole 1-minute buckets, see windowFrom).
   const from = Object.fromEntries(WINDOWS.map(([w, secs]) => [w, windowFrom(m.anchorTs, secs)]));
   const sets: Record<string, Set<string>> = Object.fromEntries(WINDOWS.map(([w]) => [w, new Set<string>()]));

@@ -26,7 +26,7 @@ export const tokenVenueRoute = defineRoute({
     ].sort();
     const named = ctx.query.quote?.toLowerCase();
     const list = (named ? quotes.filter((q) => q === named) : quotes).map((q) => {
-      const v = chooseVenue(ctx.chain.store.rocks, m.pools.pools, m.address, q, m.at)!;
+      const v = chooseVenue(ctx.view, m.pools.pools, m.address, q, m.at)!;
       return { quote: q, venue: { pool: v.pool.key, protocol: v.pool.protocol }, candidates: v.candidates };
     });
     if (named && !list.length)
