@@ -2,46 +2,64 @@
  * Configuration: user-facing optional environment variables resolved once, at start-up, into
  * required fields, validated, and printed (secrets masked).
  */
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
-export interface Config {
+/** An embedded devnet (anvil with the project's deployment and traffic). */
+export interface DevnetConfig {
+  port: number;
+  /** anvil --chain-id (31337 for the first devnet, then 31338, …). */
+  chainId: number;
+  blockTimeMs: number;
+  seed: number;
+  txPerSecond: number;
+}
+
+/** One served chain, resolved: everything its follower, store and routes need. */
+export interface ChainConfig {
   /** Chain name served under /index/v1/{chain}. */
-  chain: string;
-  /** JSON-RPC URL of the node; null = start the embedded devnet. */
+  name: string;
+  /** JSON-RPC URL of the node; null = the embedded devnet `devnet` describes. */
   rpcUrl: string | null;
   /** WebSocket URL for newHeads; null = derived from the RPC URL; 'off' = polling only. */
   wsUrl: string | null;
+  /** The chain's own data directory (RocksDB under `rocks/`, devnet state under `devnet/`). */
+  dataDir: string;
+  startBlock: number;
+  /** Blocks of undo data kept: the deepest reorg that can be rolled back. */
+  unfinalisedWindow: number;
+  /** Whether the traces lane replays blocks (debug_trace*). */
+  traces: boolean;
+  pollMs: number;
+  /** Pool factories and quote assets (JSON file); null = built-in defaults for the chain id. */
+  marketsFile: string | null;
+  /** Launchpad deployments (JSON file); null = none (the devnet registers its own). */
+  launchpadsFile: string | null;
+  devnet: DevnetConfig | null;
+}
+
+export interface Config {
+  /** Every served chain, in configuration order (the first answers the root routes' defaults). */
+  chains: ChainConfig[];
+  /** Where the chains came from: CHAINS_FILE, the single-chain variables, or the embedded devnet. */
+  chainsSource: 'chains_file' | 'single_chain_env' | 'embedded_devnet';
   host: string;
   port: number;
   metricsPort: number;
   dataDir: string;
-  devnetPort: number;
-  devnetBlockTimeMs: number;
-  devnetSeed: number;
-  devnetTxPerSecond: number;
   /** Dev key with every scope (embedded default), from DEV_API_KEY or generated. */
   devApiKey: string | null;
   devApiKeyGenerated: boolean;
   keysFile: string | null;
-  /** Launchpad deployments of the served chain (JSON); the devnet registers its own. */
-  launchpadsFile: string | null;
-  /** Pool factories of the served chain (JSON); mainnet defaults built in; the devnet registers its own. */
-  marketsFile: string | null;
   /** JSON array of wallets screened out of cohorts (entity overrides). */
   overridesFile: string | null;
   /** JSON object address → labels. */
   labelsFile: string | null;
   /** Hex secret for cursor MACs; null = generated once and kept in the data directory. */
   cursorSecret: string | null;
-  /** Blocks of undo data kept: the deepest reorg that can be rolled back. */
-  unfinalisedWindow: number;
-  startBlock: number;
-  pollMs: number;
   blocksPerTask: number;
   decodeThreads: number;
   logLevel: string;
-  /** Whether the traces lane replays blocks (debug_trace*); TRACES=off disables it. */
-  traces: boolean;
   /** Period of the balance/supply reconciliation against the node, milliseconds. */
   reconcileIntervalMs: number;
 }
@@ -55,40 +73,149 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
   return n;
 }
 
+/** A chain name: the `{chain}` path segment. */
+const CHAIN_NAME = /^[a-z0-9-]{1,32}$/;
+/** Embedded devnets at most (DEVNET_CHAINS): each is an anvil process with its own traffic. */
+const MAX_DEVNETS = 4;
+
+/** One entry of CHAINS_FILE (JSON array). */
+interface ChainsFileEntry {
+  name: string;
+  rpcUrl?: string;
+  wsUrl?: string;
+  startBlock?: number;
+  unfinalisedWindow?: number;
+  traces?: boolean;
+  pollMs?: number;
+  marketsFile?: string;
+  launchpadsFile?: string;
+}
+
+function chainsFromFile(file: string, dataDir: string): ChainConfig[] {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new Error(`CHAINS_FILE ${file}: expected a non-empty JSON array`);
+  const known = new Set([
+    'name',
+    'rpcUrl',
+    'wsUrl',
+    'startBlock',
+    'unfinalisedWindow',
+    'traces',
+    'pollMs',
+    'marketsFile',
+    'launchpadsFile',
+  ]);
+  return raw.map((e: ChainsFileEntry, i) => {
+    const where = `CHAINS_FILE ${file} [${i}]`;
+    for (const k of Object.keys(e)) if (!known.has(k)) throw new Error(`${where}: unknown field "${k}"`);
+    if (!CHAIN_NAME.test(e.name ?? '')) throw new Error(`${where}: name must match [a-z0-9-]{1,32}`);
+    if (!e.rpcUrl) throw new Error(`${where}: rpcUrl is required`);
+    const num = (v: number | undefined, name: string, def: number, min: number) => {
+      if (v === undefined) return def;
+      if (!Number.isSafeInteger(v) || v < min)
+        throw new Error(`${where}: ${name} must be an integer ≥ ${min}`);
+      return v;
+    };
+    return {
+      name: e.name,
+      rpcUrl: e.rpcUrl,
+      wsUrl: e.wsUrl ?? null,
+      dataDir: join(dataDir, 'chains', e.name),
+      startBlock: num(e.startBlock, 'startBlock', 0, 0),
+      unfinalisedWindow: num(e.unfinalisedWindow, 'unfinalisedWindow', 128, 2),
+      traces: e.traces ?? true,
+      pollMs: num(e.pollMs, 'pollMs', 500, 10),
+      marketsFile: e.marketsFile ? resolve(e.marketsFile) : null,
+      launchpadsFile: e.launchpadsFile ? resolve(e.launchpadsFile) : null,
+      devnet: null,
+    };
+  });
+}
+
 /** Resolves the configuration from `env`. @throws Error naming the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
+  const dataDir = resolve(env.DATA_DIR || './data');
   const rpcUrl = env.RPC_URL || null;
-  const chain = env.CHAIN || (rpcUrl ? '' : 'devnet');
-  if (!chain) throw new Error('CHAIN (the chain name to serve) is required with RPC_URL');
-  if (!/^[a-z0-9-]{1,32}$/.test(chain)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${chain}"`);
-  const devApiKey = env.DEV_API_KEY || (rpcUrl && env.KEYS_FILE ? null : generateKey());
-  return {
-    chain,
-    rpcUrl,
+  if (env.CHAINS_FILE && (rpcUrl || env.CHAIN))
+    throw new Error('CHAINS_FILE and RPC_URL/CHAIN are exclusive: describe every chain in the file');
+  let chains: ChainConfig[];
+  let chainsSource: Config['chainsSource'];
+  const perChain = {
+    startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),
+    unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
+    traces: (env.TRACES ?? 'on') !== 'off',
     wsUrl: env.WS_URL || null,
+  };
+  if (env.CHAINS_FILE) {
+    chains = chainsFromFile(resolve(env.CHAINS_FILE), dataDir);
+    chainsSource = 'chains_file';
+  } else if (rpcUrl) {
+    const chain = env.CHAIN || '';
+    if (!chain) throw new Error('CHAIN (the chain name to serve) is required with RPC_URL');
+    if (!CHAIN_NAME.test(chain)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${chain}"`);
+    chains = [
+      {
+        name: chain,
+        rpcUrl,
+        dataDir,
+        ...perChain,
+        pollMs: int(env, 'POLL_MS', 500, 10, 60_000),
+        marketsFile: env.MARKETS_FILE || null,
+        launchpadsFile: env.LAUNCHPADS_FILE || null,
+        devnet: null,
+      },
+    ];
+    chainsSource = 'single_chain_env';
+  } else {
+    const n = int(env, 'DEVNET_CHAINS', 1, 1, MAX_DEVNETS);
+    const port = int(env, 'DEVNET_PORT', 8545, 1, 65535 - MAX_DEVNETS);
+    const seed = int(env, 'DEVNET_SEED', 1, 0, 2 ** 31);
+    const name0 = env.CHAIN || 'devnet';
+    if (!CHAIN_NAME.test(name0)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${name0}"`);
+    chains = Array.from({ length: n }, (_, i) => ({
+      name: i === 0 ? name0 : `${name0}${i + 1}`,
+      rpcUrl: null,
+      // The first devnet keeps the single-chain layout (DATA_DIR/rocks, DATA_DIR/devnet).
+      dataDir: i === 0 ? dataDir : join(dataDir, 'chains', `${name0}${i + 1}`),
+      ...perChain,
+      wsUrl: null,
+      pollMs: int(env, 'POLL_MS', 100, 10, 60_000),
+      marketsFile: null,
+      launchpadsFile: null,
+      devnet: {
+        port: port + i,
+        chainId: 31337 + i,
+        blockTimeMs: int(env, 'DEVNET_BLOCK_TIME_MS', 1000, 100, 60_000),
+        seed: seed + i,
+        txPerSecond: int(env, 'DEVNET_TX_PER_SECOND', 15, 0, 10_000),
+      },
+    }));
+    chainsSource = 'embedded_devnet';
+  }
+  const names = new Set<string>();
+  for (const c of chains) {
+    if (names.has(c.name)) throw new Error(`chain "${c.name}" is configured twice`);
+    names.add(c.name);
+  }
+  const devApiKey =
+    env.DEV_API_KEY || (chainsSource !== 'embedded_devnet' && env.KEYS_FILE ? null : generateKey());
+  return {
+    chains,
+    chainsSource,
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080, 0, 65535),
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
-    dataDir: resolve(env.DATA_DIR || './data'),
-    devnetPort: int(env, 'DEVNET_PORT', 8545, 1, 65535),
-    devnetBlockTimeMs: int(env, 'DEVNET_BLOCK_TIME_MS', 1000, 100, 60_000),
-    devnetSeed: int(env, 'DEVNET_SEED', 1, 0, 2 ** 31),
-    devnetTxPerSecond: int(env, 'DEVNET_TX_PER_SECOND', 15, 0, 10_000),
+    dataDir,
     devApiKey,
     devApiKeyGenerated: !env.DEV_API_KEY && devApiKey !== null,
     keysFile: env.KEYS_FILE || null,
-    launchpadsFile: env.LAUNCHPADS_FILE || null,
-    marketsFile: env.MARKETS_FILE || null,
     overridesFile: env.ENTITY_OVERRIDES_FILE || null,
     labelsFile: env.LABELS_FILE || null,
     cursorSecret: env.CURSOR_SECRET || null,
-    unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
-    startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),
-    pollMs: int(env, 'POLL_MS', rpcUrl ? 500 : 100, 10, 60_000),
     blocksPerTask: int(env, 'BLOCKS_PER_TASK', 20, 1, 1000),
     decodeThreads: int(env, 'DECODE_THREADS', 2, 1, 64),
     logLevel: env.LOG_LEVEL || 'info',
-    traces: (env.TRACES ?? 'on') !== 'off',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
   };
 }
@@ -102,7 +229,10 @@ export function printable(c: Config): Record<string, unknown> {
     ...c,
     devApiKey: c.devApiKey ? `(masked, ${c.devApiKey.length} chars)` : null,
     cursorSecret: c.cursorSecret ? '(set)' : '(generated, kept in data dir)',
-    rpcUrl: c.rpcUrl ? mask(c.rpcUrl) : null,
-    wsUrl: c.wsUrl ? mask(c.wsUrl) : null,
+    chains: c.chains.map((ch) => ({
+      ...ch,
+      rpcUrl: ch.rpcUrl ? mask(ch.rpcUrl) : null,
+      wsUrl: ch.wsUrl ? mask(ch.wsUrl) : null,
+    })),
   };
 }

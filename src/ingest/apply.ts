@@ -15,6 +15,7 @@ import {
   txHashKey,
   txKey,
 } from '../storage/tables.js';
+import { BLOCK_TS } from '../storage/tables/chain.js';
 import type { BlockDelta } from './delta.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -45,6 +46,7 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
   batch.putRaw(hashKey(d.hash), new KeyBuilder(8).u64(d.number).done());
   batch.insertRaw(headerKey(d.number), Buffer.from(d.header));
   batch.insertRaw(timeKey(d.timestamp, d.number), EMPTY);
+  batch.insert(BLOCK_TS, [d.number], d.timestamp);
   for (let i = 0; i < d.txs.length; i++) {
     const tx = d.txs[i];
     batch.insertRaw(txKey(d.number, i), Buffer.from(tx.json));

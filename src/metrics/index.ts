@@ -10,53 +10,67 @@ import { type us_listen_socket, uws } from '../server/uws.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { Store } from '../storage/index.js';
 
-export interface Metrics {
+/** The per-chain instruments a chain's follower and RPC client record into (label `chain`). */
+export interface ChainMetrics {
+  rpcDuration: client.Histogram<'chain' | 'method' | 'outcome'>;
+  rpcRetries: client.Counter<'chain' | 'method'>;
+  blocksCommitted: client.Counter<'chain'>;
+  eventsCommitted: client.Counter<'chain'>;
+  reorgs: client.Histogram<'chain'>;
+}
+
+export interface Metrics extends ChainMetrics {
   registry: client.Registry;
-  rpcDuration: client.Histogram<'method' | 'outcome'>;
-  rpcRetries: client.Counter<'method'>;
-  blocksCommitted: client.Counter;
-  eventsCommitted: client.Counter;
-  reorgs: client.Histogram;
   httpDuration: client.Histogram<'route' | 'status'>;
   /** Starts the loopback listener; resolves with the bound port. */
   listen(port: number): Promise<number>;
   close(): void;
 }
 
+/** What the gauges read of one served chain. */
+export interface ChainGaugeSource {
+  name: string;
+  store: Store;
+  ingest: Ingest;
+  /** Live subscribers of the chain's stream hub (one per open stream; a leaked one never goes away). */
+  hubSubscribers(): number;
+}
+
 export function createMetrics(deps: {
-  store: () => Store | null;
-  ingest: () => Ingest | null;
-  /** Live subscribers of the stream hub (one per open stream; a leaked one never goes away). */
-  hubSubscribers?: () => number;
+  /** The served chains (read at every scrape: chains opened later appear). */
+  chains: () => readonly ChainGaugeSource[];
 }): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'indexer_process_' });
   const rpcDuration = new client.Histogram({
     name: 'indexer_rpc_request_duration_seconds',
-    help: 'JSON-RPC request latency by method and outcome',
-    labelNames: ['method', 'outcome'],
+    help: 'JSON-RPC request latency by chain, method and outcome',
+    labelNames: ['chain', 'method', 'outcome'],
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
     registers: [registry],
   });
   const rpcRetries = new client.Counter({
     name: 'indexer_rpc_retries_total',
-    help: 'JSON-RPC retries (429, 5xx, timeouts, dropped connections) by method',
-    labelNames: ['method'],
+    help: 'JSON-RPC retries (429, 5xx, timeouts, dropped connections) by chain and method',
+    labelNames: ['chain', 'method'],
     registers: [registry],
   });
   const blocksCommitted = new client.Counter({
     name: 'indexer_ingest_blocks_total',
     help: 'Blocks committed',
+    labelNames: ['chain'],
     registers: [registry],
   });
   const eventsCommitted = new client.Counter({
     name: 'indexer_ingest_events_total',
     help: 'Logs committed',
+    labelNames: ['chain'],
     registers: [registry],
   });
   const reorgs = new client.Histogram({
     name: 'indexer_ingest_reorg_depth_blocks',
     help: 'Reorgs by depth (blocks rolled back)',
+    labelNames: ['chain'],
     buckets: [1, 2, 4, 8, 16, 32, 64, 128],
     registers: [registry],
   });
@@ -70,79 +84,91 @@ export function createMetrics(deps: {
   new client.Gauge({
     name: 'indexer_ingest_head_lag_blocks',
     help: 'Blocks between the node head and the indexed head',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      const s = deps.ingest()?.status();
-      const h = deps.store()?.head();
-      this.set(s?.nodeHead != null && h ? Math.max(0, s.nodeHead - h.number) : 0);
+      for (const c of deps.chains()) {
+        const s = c.ingest.status();
+        const h = c.store.head();
+        this.set({ chain: c.name }, s.nodeHead != null && h ? Math.max(0, s.nodeHead - h.number) : 0);
+      }
     },
   });
   new client.Gauge({
     name: 'indexer_ingest_head_lag_seconds',
     help: 'Seconds between now and the indexed head block timestamp',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      const s = deps.store();
-      const h = s?.head();
-      const ts = h ? blockTimestamp(s!.rocks, h.number) : null;
-      this.set(ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts));
+      for (const c of deps.chains()) {
+        const h = c.store.head();
+        const ts = h ? blockTimestamp(c.store, h.number) : null;
+        this.set({ chain: c.name }, ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts));
+      }
     },
   });
   new client.Gauge({
     name: 'indexer_decode_pool_queue_depth',
     help: 'Decode tasks waiting for a worker thread',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      this.set(deps.ingest()?.poolStats().queueSize ?? 0);
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.ingest.poolStats().queueSize);
     },
   });
   new client.Gauge({
     name: 'indexer_decode_pool_utilization_ratio',
     help: 'Decode pool utilisation (0..1)',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      this.set(deps.ingest()?.poolStats().utilization ?? 0);
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.ingest.poolStats().utilization);
     },
   });
   new client.Gauge({
     name: 'indexer_decode_pool_task_seconds',
     help: 'Decode task run time percentiles',
-    labelNames: ['quantile'],
+    labelNames: ['chain', 'quantile'],
     registers: [registry],
     collect() {
-      const p = deps.ingest()?.poolStats();
-      this.set({ quantile: '0.5' }, (p?.runTimeP50Ms ?? 0) / 1000);
-      this.set({ quantile: '0.99' }, (p?.runTimeP99Ms ?? 0) / 1000);
+      for (const c of deps.chains()) {
+        const p = c.ingest.poolStats();
+        this.set({ chain: c.name, quantile: '0.5' }, p.runTimeP50Ms / 1000);
+        this.set({ chain: c.name, quantile: '0.99' }, p.runTimeP99Ms / 1000);
+      }
     },
   });
   new client.Gauge({
     name: 'indexer_ingest_head_block',
     help: 'Indexed head block number',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      this.set(deps.store()?.head()?.number ?? -1);
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.store.head()?.number ?? -1);
     },
   });
   new client.Gauge({
     name: 'indexer_storage_live_data_bytes',
     help: 'RocksDB estimated live data size',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      const s = deps.store();
-      this.set(s ? Number(s.rocks.property('rocksdb.estimate-live-data-size')) || 0 : 0);
+      for (const c of deps.chains())
+        this.set({ chain: c.name }, Number(c.store.property('rocksdb.estimate-live-data-size')) || 0);
     },
   });
   new client.Gauge({
     name: 'indexer_storage_memory_bytes',
     help: 'RocksDB memory by kind: memtables (cur-size-all-mem-tables), table_readers (index and filter blocks outside the block cache), block_cache (usage)',
-    labelNames: ['kind'],
+    labelNames: ['chain', 'kind'],
     registers: [registry],
     collect() {
-      const s = deps.store();
-      const prop = (name: string) => (s ? Number(s.rocks.property(name)) || 0 : 0);
-      this.set({ kind: 'memtables' }, prop('rocksdb.cur-size-all-mem-tables'));
-      this.set({ kind: 'table_readers' }, prop('rocksdb.estimate-table-readers-mem'));
-      this.set({ kind: 'block_cache' }, prop('rocksdb.block-cache-usage'));
+      for (const c of deps.chains()) {
+        const prop = (name: string) => Number(c.store.property(name)) || 0;
+        this.set({ chain: c.name, kind: 'memtables' }, prop('rocksdb.cur-size-all-mem-tables'));
+        this.set({ chain: c.name, kind: 'table_readers' }, prop('rocksdb.estimate-table-readers-mem'));
+        this.set({ chain: c.name, kind: 'block_cache' }, prop('rocksdb.block-cache-usage'));
+      }
     },
   });
 
@@ -157,9 +183,10 @@ export function createMetrics(deps: {
   new client.Gauge({
     name: 'indexer_streams_hub_subscribers',
     help: 'Subscribers registered with the live stream hub (equals open streams unless one leaked)',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      this.set(deps.hubSubscribers?.() ?? 0);
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.hubSubscribers());
     },
   });
   new client.Gauge({
@@ -173,10 +200,10 @@ export function createMetrics(deps: {
   new client.Gauge({
     name: 'indexer_ingest_open_gaps',
     help: 'Open ingest gaps (all lanes)',
+    labelNames: ['chain'],
     registers: [registry],
     collect() {
-      const s = deps.store();
-      this.set(s ? openGaps(s).length : 0);
+      for (const c of deps.chains()) this.set({ chain: c.name }, openGaps(c.store).length);
     },
   });
   let sock: us_listen_socket | null = null;

@@ -81,7 +81,9 @@ export function createServer(opts: ServerOptions): Server {
   const app = uws.App();
   const limiter = createRateLimiter();
   const registered: Array<{ method: string; path: string }> = [];
-  const onlyChain = opts.chains.size === 1 ? [...opts.chains.values()][0] : undefined;
+  // Root routes (/health/live, /health/ready) are not chain-scoped: they run with the first
+  // configured chain as ctx.chain and read every chain through ctx.allChains.
+  const firstChain = [...opts.chains.values()][0];
   const compiled = new Map<Route, CompiledRoute>();
   let listenSocket: us_listen_socket | null = null;
   const services = { compiled };
@@ -140,12 +142,22 @@ export function createServer(opts: ServerOptions): Server {
           throw new ApiError('bad_request', 'Last-Event-ID too long');
         const apiKey = req.getHeader('x-api-key') || undefined;
         const rawQuery = parseQuery(req.getQuery() ?? '');
-        const chain = route.root ? onlyChain : opts.chains.get(chainName);
+        const chain = route.root ? firstChain : opts.chains.get(chainName);
         if (!chain)
           throw new ApiError('unknown_chain', `chain "${chainName.slice(0, 64)}" is not served here`);
         const principal: Principal | null = route.scope ? opts.auth.authenticate(apiKey) : null;
         const run = (body?: unknown) =>
-          invoke(c, { chain, principal, rawParams, rawQuery, headers, body, limiter, services });
+          invoke(c, {
+            chain,
+            allChains: opts.chains,
+            principal,
+            rawParams,
+            rawQuery,
+            headers,
+            body,
+            limiter,
+            services,
+          });
         if (route.method === 'POST') {
           readBody(res, state, MAX_BODY_BYTES)
             .then((buf) => {

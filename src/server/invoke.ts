@@ -40,6 +40,8 @@ export interface InvokeInput {
   rawQuery: Record<string, string>;
   headers: Record<string, string | undefined>;
   body?: unknown;
+  /** Every served chain (root routes). */
+  allChains: ReadonlyMap<string, ChainContext>;
   /** View (and with it the anchor) shared by all items of a batch; otherwise one is opened here. */
   view?: View;
   /** Rate limiter; omitted for batch items (the batch itself was charged). */
@@ -102,6 +104,7 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
       anchor: anchor!,
       view,
       readers: chain.readers,
+      allChains: input.allChains,
       header: (name) => input.headers[name],
       body: input.body,
       scopes: input.principal?.scopes ?? new Set(),

@@ -65,6 +65,8 @@ export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
   view: View;
   /** The chain's domain readers (same as `chain.readers`). */
   readers: Readers;
+  /** Every chain the process serves (root routes answer for all of them). */
+  allChains: ReadonlyMap<string, ChainContext>;
   header(name: string): string | undefined;
   /** Parsed JSON body (POST routes only). */
   body: unknown;

@@ -214,6 +214,16 @@ export const PROBE = defineTable({
   value: V.json<MetadataProbes>(),
 });
 
+export const BLOCK_TS = defineTable({
+  id: 0x0d,
+  owner: 'chain',
+  name: 'block_timestamp',
+  doc: 'block timestamp (unix seconds) by number, so window reads never parse a header',
+  key: [K.u64],
+  keyNames: ['number'],
+  value: V.u64,
+});
+
 export const CHAIN_TABLES = [
   META,
   CANON,
@@ -227,4 +237,5 @@ export const CHAIN_TABLES = [
   TIME,
   GAP,
   PROBE,
+  BLOCK_TS,
 ];

@@ -117,7 +117,15 @@ export const batchRoute = defineRoute({
         const rawQuery: Record<string, string> = {};
         for (const [k, v] of Object.entries(it.raw))
           (it.c.paramNames.includes(k) ? rawParams : rawQuery)[k] = v;
-        const out = invoke(it.c, { chain: ctx.chain, principal, rawParams, rawQuery, headers: {}, view });
+        const out = invoke(it.c, {
+          chain: ctx.chain,
+          allChains: ctx.allChains,
+          principal,
+          rawParams,
+          rawQuery,
+          headers: {},
+          view,
+        });
         if (out instanceof Promise) throw new ApiError('bad_request', `${it.route} is not batchable`);
         const r = out as Reply;
         status = r.status ?? 200;

@@ -30,7 +30,9 @@ export const readyRoute = defineRoute({
   response: Type.Object({ ready: Type.Boolean() }),
   errors: [],
   handler(ctx) {
-    const ready = ctx.chain.store.head() !== null && ctx.chain.ingest.status().state !== 'halted';
+    const ready = [...ctx.allChains.values()].every(
+      (c) => c.store.head() !== null && c.ingest.status().state !== 'halted',
+    );
     return ready ? { json: '{"ready":true}' } : { status: 503, json: '{"ready":false}' };
   },
 });

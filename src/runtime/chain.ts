@@ -1,0 +1,247 @@
+/**
+ * One served chain, end to end: its node (or embedded devnet), RPC client, RocksDB directory,
+ * identity check, projections, traces lane, stream log, follower and reconciler, and the
+ * {@link ChainContext} its routes read. Chains share nothing but the process: a halt, reset or
+ * rebuild of one never touches another (ARCHITECTURE "Several chains in one process").
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { createChainReader, createDecodedViewsProjection } from '../chain/index.js';
+import type { ChainConfig } from '../config/index.js';
+import { createCursorCodec } from '../cursor/index.js';
+import { defaultVerifiedAbisDir } from '../decode/abis-dir.js';
+import { wsUrlOf } from '../ingest/heads.js';
+import { createIngest, type Ingest } from '../ingest/index.js';
+import { createTracesLane, type TracesLane } from '../ingest/traces.js';
+import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/config.js';
+import { createMarketsProjection } from '../markets/projection.js';
+import type { ChainMetrics } from '../metrics/index.js';
+import { createRegistry } from '../projections/index.js';
+import { createRpc, type Rpc } from '../rpc/client.js';
+import type { ChainContext } from '../server/route.js';
+import { checkChainIdentity } from '../storage/identity.js';
+import { checkInvariants, createStore, type Store } from '../storage/index.js';
+import { createHub } from '../streams/hub.js';
+import { createStreamLog } from '../streams/log.js';
+import { createStreams } from '../streams/service.js';
+import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
+import { createTokensProjection } from '../tokens/projection.js';
+import { startReconciler } from '../tokens/reconcile.js';
+import { createWalletsProjection } from '../wallets/projection.js';
+import { createReplayPool, type ReplayPool } from '../workers/replay/index.js';
+
+/** What every chain of the process shares. */
+export interface SharedDeps {
+  log: Logger;
+  metrics: ChainMetrics;
+  /** Process-wide cursor secret (hex); null = one generated per chain and kept in its store. */
+  cursorSecret: string | null;
+  blocksPerTask: number;
+  decodeThreads: number;
+  reconcileIntervalMs: number;
+  overrides: ReadonlySet<string>;
+  overridesVersion: string;
+  labels: ReadonlyMap<string, string[]>;
+}
+
+/** A running chain. */
+export interface ChainRuntime {
+  readonly name: string;
+  readonly ctx: ChainContext;
+  readonly store: Store;
+  readonly ingest: Ingest;
+  readonly traces: TracesLane;
+  readonly rpc: Rpc;
+  /** The embedded devnet's handle, when this chain is one. */
+  readonly devnet: import('../devnet/index.js').DevnetHandle | null;
+  /** Starts following (ingest, traces lane, reconciler). */
+  start(): void;
+  /** Stops following and releases the chain's resources; the embedded devnet's node too unless `keepNode`. */
+  stop(opts: { keepNode: boolean }): Promise<void>;
+  /** Closes the chain's store. @returns the error when RocksDB refused to close cleanly. */
+  close(): Promise<Error | null>;
+}
+
+/** Devnet markets and launchpad: the deployment's own factories, stablecoins and pad. */
+function devnetMarkets(dep: import('../devnet/index.js').DevnetDeployment): {
+  markets: MarketsConfig;
+  launchpads: LaunchpadDeployments;
+} {
+  const c = dep.contracts;
+  const stables = dep.tokens.filter((t) => t.kind === 'stable').map((t) => t.address.toLowerCase());
+  const weth = dep.tokens.filter((t) => t.kind === 'weth').map((t) => t.address.toLowerCase());
+  const pad = dep.launchpad;
+  return {
+    markets: {
+      v2Factories: [c.uniswapV2Factory.toLowerCase()],
+      v3Factories: [c.uniswapV3Factory.toLowerCase()],
+      v4Managers: [c.poolManager.toLowerCase()],
+      usdStablecoins: stables,
+      quoteAssets: [...stables, ...weth, '0x0000000000000000000000000000000000000000'],
+    },
+    launchpads: new Map([
+      [
+        'devnet-pad',
+        {
+          factories: [pad.address.toLowerCase()],
+          curve: pad.address.toLowerCase(),
+          graduationTargetWei: pad.graduationTargetWei,
+        },
+      ],
+    ]),
+  };
+}
+
+/**
+ * Opens chain `cfg`: starts its embedded devnet when it has one, opens and checks its store,
+ * builds its projections and follower. Nothing follows the node until {@link ChainRuntime.start}.
+ * @throws Error when the data directory belongs to another chain (real chains) or the node has no
+ *   block START_BLOCK.
+ */
+export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<ChainRuntime> {
+  const log = deps.log.child({ chain: cfg.name });
+  let rpcUrl = cfg.rpcUrl;
+  let devnet: ChainRuntime['devnet'] = null;
+  let markets: MarketsConfig | null = null;
+  let launchpads: LaunchpadDeployments = cfg.launchpadsFile
+    ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name)
+    : new Map();
+  if (cfg.devnet) {
+    const { startDevnet } = await import('../devnet/index.js');
+    devnet = await startDevnet({
+      port: cfg.devnet.port,
+      blockTimeMs: cfg.devnet.blockTimeMs,
+      seed: cfg.devnet.seed,
+      txPerSecond: cfg.devnet.txPerSecond,
+      stateDir: join(cfg.dataDir, 'devnet'),
+      log: (msg) => log.info({ component: 'devnet' }, msg),
+    });
+    rpcUrl = devnet.rpcUrl;
+    ({ markets, launchpads } = devnetMarkets(devnet.deployment));
+    log.info({ rpcUrl, reused: devnet.reused }, 'embedded devnet ready');
+  }
+  if (!rpcUrl) throw new Error(`chain ${cfg.name}: no RPC URL and no devnet`);
+
+  const m = deps.metrics;
+  const rpc = createRpc({
+    url: rpcUrl,
+    onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
+    onTiming: (method, s, ok) =>
+      m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
+  });
+  const store = await createStore({
+    dataDir: join(cfg.dataDir, 'rocks'),
+    unfinalisedWindow: cfg.unfinalisedWindow,
+  });
+  const identity = await checkChainIdentity({
+    store,
+    rpc,
+    chain: cfg.name,
+    startBlock: cfg.startBlock,
+    resettable: cfg.devnet !== null,
+    log,
+  });
+  log.info({ head: store.head(), invariants: checkInvariants(store) }, 'storage invariants hold');
+
+  let secretHex = deps.cursorSecret ?? store.getMeta<string>('cursorSecret');
+  if (!secretHex) {
+    secretHex = randomBytes(32).toString('hex');
+    store.putMeta('cursorSecret', secretHex);
+  }
+  markets ??= marketsConfigFor(identity.chainId, cfg.marketsFile);
+  const registry = createRegistry(
+    store,
+    [
+      createDecodedViewsProjection(),
+      createTokensProjection({ launchpads }),
+      createMarketsProjection({ config: markets, launchpads }),
+      createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
+    ],
+    (msg) => log.warn(msg),
+  );
+  const replayPool: ReplayPool = createReplayPool({ threads: 1 });
+  const traces = createTracesLane({
+    store,
+    pool: replayPool,
+    rpcUrl,
+    log,
+    enabled: cfg.traces,
+    verifiedAbisDir: defaultVerifiedAbisDir(),
+  });
+  const streams = createStreams(createStreamLog(store), createHub());
+  const ingest = createIngest({
+    registry,
+    streams,
+    rollbackHooks: [(dropped) => traces.onRollback(dropped)],
+    chain: cfg.name,
+    rpcUrl,
+    rpc,
+    store,
+    log,
+    startBlock: cfg.startBlock,
+    pollMs: cfg.pollMs,
+    wsUrl: cfg.wsUrl === 'off' ? null : (cfg.wsUrl ?? wsUrlOf(rpcUrl)),
+    blocksPerTask: deps.blocksPerTask,
+    decodeThreads: deps.decodeThreads,
+    onReorg: (depth) => m.reorgs.observe({ chain: cfg.name }, depth),
+    onCommit(e) {
+      if (e.kind === 'block') {
+        m.blocksCommitted.inc({ chain: cfg.name });
+        m.eventsCommitted.inc({ chain: cfg.name }, e.block.logs.length);
+      }
+    },
+  });
+  const ctx: ChainContext = {
+    name: cfg.name,
+    chainId: identity.chainId,
+    store,
+    ingest,
+    rpc,
+    cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
+    registry,
+    launchpads,
+    traces,
+    streams,
+    markets,
+    readers: { chain: createChainReader() },
+    overrides: deps.overrides,
+    overridesVersion: deps.overridesVersion,
+    labels: deps.labels,
+  };
+
+  let stopReconciler: (() => void) | null = null;
+  return {
+    name: cfg.name,
+    ctx,
+    store,
+    ingest,
+    traces,
+    rpc,
+    devnet,
+    start() {
+      ingest.start();
+      traces.start();
+      stopReconciler = startReconciler({
+        store,
+        rpc,
+        log,
+        intervalMs: deps.reconcileIntervalMs,
+        ready: () => registry.lagging(store.head()?.number ?? null).length === 0,
+      });
+    },
+    async stop({ keepNode }) {
+      stopReconciler?.();
+      await traces.stop();
+      await ingest.stop();
+      await replayPool.destroy();
+      await devnet?.stop();
+      if (devnet && !keepNode) await devnet.killNode();
+    },
+    close: () =>
+      store.close().then(
+        () => null,
+        (err: Error) => err,
+      ),
+  };
+}
