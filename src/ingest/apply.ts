@@ -5,6 +5,7 @@
  */
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
+import { BLOCK_TS } from '../storage/tables/chain.js';
 import {
   hashKey,
   headerKey,
@@ -15,7 +16,6 @@ import {
   txHashKey,
   txKey,
 } from '../storage/tables.js';
-import { BLOCK_TS } from '../storage/tables/chain.js';
 import type { BlockDelta } from './delta.js';
 
 const EMPTY = Buffer.alloc(0);

@@ -76,7 +76,17 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
       const st = ERRORS[c as keyof typeof ERRORS].status;
       byStatus.set(st, [...(byStatus.get(st) ?? []), c]);
     }
+    for (const alt of r.alternates ?? [])
+      responses[String(alt.status)] = {
+        description: alt.description,
+        content: { 'application/json': { schema: strip(alt.schema) } },
+      };
     for (const [st, list] of byStatus) {
+      if (responses[String(st)]) {
+        (responses[String(st)] as { description: string }).description +=
+          `; or the error envelope: ${list.map((c) => `${c}: ${ERRORS[c as keyof typeof ERRORS].meaning}`).join('; ')}`;
+        continue;
+      }
       responses[String(st)] = {
         description: list.map((c) => `${c}: ${ERRORS[c as keyof typeof ERRORS].meaning}`).join('; '),
         content: { 'application/json': { schema: strip(ErrorEnvelope) } },

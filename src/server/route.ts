@@ -103,6 +103,11 @@ interface RouteSpecBase<P extends TProperties, Q extends TProperties> {
   query?: Q;
   /** The 200 body's schema (the contract). */
   response: TSchema;
+  /**
+   * Non-error answers on other statuses with their own body (e.g. /health/ready's 503
+   * `{ready:false}`): published in the contract and validated like the 200 body.
+   */
+  alternates?: Array<{ status: number; description: string; schema: TSchema }>;
   /** The 200 body's media type (default application/json; streams: text/event-stream). */
   mediaType?: string;
   errors: ErrorCode[];

@@ -89,6 +89,15 @@ export function assertContract(
     if (r.id === 'batch') assertBatchItems(body as BatchBody);
     return;
   }
+  const alt = r.alternates?.find((a) => a.status === status);
+  if (alt) {
+    const check = TypeCompiler.Compile(alt.schema);
+    if (check.Check(body)) return;
+    if (!ERROR_ENVELOPE.Check(body))
+      throw new ContractViolation(
+        `${method} ${path} (${r.id}) → ${status} breaks its declared ${status} body:\n${describeErrors(check, body)}`,
+      );
+  }
   if (!ERROR_ENVELOPE.Check(body))
     throw new ContractViolation(
       `${method} ${path} (${r.id}) → ${status}: not the error envelope: ${text.slice(0, 300)}`,

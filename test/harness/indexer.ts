@@ -30,8 +30,8 @@ export interface IndexerProcess {
     body: unknown,
     opts?: { key?: string | null; headers?: Record<string, string>; timeoutMs?: number; raw?: boolean },
   ): Promise<{ status: number; body: any; text: string; headers: Headers }>;
-  /** Resolves once the indexed head is ≥ n. */
-  waitForHead(n: number, timeoutMs?: number): Promise<number>;
+  /** Resolves once the indexed head of `chain` (default: the process's default chain) is ≥ n. */
+  waitForHead(n: number, timeoutMs?: number, chain?: string): Promise<number>;
   kill9(): Promise<void>;
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -41,7 +41,10 @@ export interface IndexerProcess {
 }
 
 export async function startIndexer(o: {
-  rpcUrl: string;
+  /** The node to index as chain `chain` (single-chain variables); omit with `chainsFile`. */
+  rpcUrl?: string;
+  /** A CHAINS_FILE to serve several chains; `chain` then names the default chain of `get`. */
+  chainsFile?: string;
   chain?: string;
   env?: Record<string, string>;
   dataDir?: string;
@@ -62,8 +65,7 @@ export async function startIndexer(o: {
       const c = spawn(process.execPath, [MAIN], {
         env: {
           ...process.env,
-          RPC_URL: o.rpcUrl,
-          CHAIN: chain,
+          ...(o.chainsFile ? { CHAINS_FILE: o.chainsFile } : { RPC_URL: o.rpcUrl, CHAIN: chain }),
           DATA_DIR: dataDir,
           DEV_API_KEY: TEST_KEY,
           PORT: '0',
@@ -148,10 +150,10 @@ export async function startIndexer(o: {
     async post(path, body, opts = {}) {
       return request('POST', path, opts.raw ? String(body) : JSON.stringify(body), opts);
     },
-    async waitForHead(n, timeoutMs = 60_000) {
+    async waitForHead(n, timeoutMs = 60_000, on = chain) {
       const t0 = Date.now();
       for (;;) {
-        const r = await api.get('/checkpoints').catch(() => null);
+        const r = await api.get(`/index/v1/${on}/checkpoints`).catch(() => null);
         const h = r?.body?.anchor?.block;
         if (typeof h === 'number' && h >= n) return h;
         if (Date.now() - t0 > timeoutMs)

@@ -26,8 +26,16 @@ export const readyRoute = defineRoute({
   root: true,
   scope: null,
   group: 'Monitoring',
-  summary: 'Readiness: 200 {ready:true} or 503 {ready:false}; no operator detail.',
-  response: Type.Object({ ready: Type.Boolean() }),
+  summary:
+    'Readiness: 200 {ready:true} when every served chain has an indexed head and a running follower; 503 {ready:false} otherwise (one halted chain makes the process not ready); no operator detail.',
+  response: Type.Object({ ready: Type.Literal(true) }, { additionalProperties: false }),
+  alternates: [
+    {
+      status: 503,
+      description: 'not ready: some served chain has no indexed head yet or its ingest halted',
+      schema: Type.Object({ ready: Type.Literal(false) }, { additionalProperties: false }),
+    },
+  ],
   errors: [],
   handler(ctx) {
     const ready = [...ctx.allChains.values()].every(
