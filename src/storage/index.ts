@@ -5,13 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { openRocks, type Rocks, type ScanRange, type WriteOp } from './binding.js';
+import { type ChangeEntry, type ChangeKind, decodeChange, encodeChange } from './changelog.js';
+import { prefixEnd } from './codec.js';
 import type { AnyTable, InvariantReader, Table } from './table.js';
-import { CANON, META, UNDO } from './tables/chain.js';
+import { CANON, CHANGELOG, META, UNDO } from './tables/chain.js';
 import { ALL_TABLES } from './tables/index.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
 
 export type { Rocks, ScanRange, WriteOp } from './binding.js';
+export type { ChangeEntry, ChangeKind } from './changelog.js';
 export { K, type KeyPart, type Prefix, prefixEnd, V, type ValueCodec } from './codec.js';
 export { type AnyTable, defineTable, type Invariant, type Table } from './table.js';
 export type { Bounds, View } from './view.js';
@@ -130,6 +133,24 @@ export interface StoreOptions {
   dataDir: string;
   /** Blocks of undo data kept below the head; a reorg deeper than this cannot be rolled back. */
   unfinalisedWindow: number;
+  /**
+   * Record every committed write in the change log (the writer role of scale-out): each entry is
+   * written in the same batch as its change. Off by default (no cost when no replica exists).
+   */
+  changeLog?: boolean;
+}
+
+/** The store's change log (see changelog.ts). */
+export interface ChangeLog {
+  readonly enabled: boolean;
+  /** Sequence of the last committed entry (0 when none). */
+  last(): number;
+  /** Entries with seq in (after, after + max], in order (those not pruned yet). */
+  read(after: number, max: number): ChangeEntry[];
+  /** Deletes entries with seq ≤ upTo (shipped); not itself logged. */
+  prune(upTo: number): void;
+  /** Called after every committed entry (publishers wake up); returns the unsubscribe function. */
+  onAppend(listener: (seq: number) => void): () => void;
 }
 
 /** Error thrown when RocksDB refuses a write (disk full, I/O error). Ingest halts; reads go on. */
@@ -196,10 +217,23 @@ export interface Store {
   wipeTables(tables: readonly AnyTable[]): void;
   /** Deletes every key (data reset for a devnet that was replaced). */
   wipe(): void;
+  /** The change log (enabled with StoreOptions.changeLog). */
+  readonly changeLog: ChangeLog;
+  /**
+   * Replica side: applies a writer's entry atomically (its ops plus this store's applied
+   * sequence), then refreshes the cached head and generation. Entries must come in sequence order.
+   * @throws Error on a sequence gap; StoreWriteError when RocksDB refuses.
+   */
+  applyChange(e: ChangeEntry): void;
+  /** Replica side: the last applied writer sequence (0 when none) and when the writer committed it. */
+  applied(): { seq: number; committedAtMs: number; head: BlockRef | null };
   close(): Promise<void>;
 }
 
 const CHECKPOINT = 'checkpoint:blocks';
+/** META name of the last change-log sequence (writer) and of the last applied one (replica). */
+const CHANGELOG_SEQ = 'changelog:seq';
+const REPLICA_APPLIED = 'replica:applied';
 /** Deletions per write while wiping (bounds the batch's memory). */
 const WIPE_CHUNK_ROWS = 10_000;
 
@@ -213,7 +247,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     key: META.key(name),
     value: META.value.encode(value),
   });
-  let generation = readMeta<string>('generation');
+  let generation: string = readMeta<string>('generation') ?? '';
   if (!generation) {
     generation = randomBytes(8).toString('hex');
     rocks.write([metaOp('generation', generation)]);
@@ -221,23 +255,51 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
   let head: BlockRef | null = readMeta<BlockRef>(CHECKPOINT) ?? null;
   let lastWriteError: Error | null = null;
 
-  const write = (ops: WriteOp[]) => {
+  const logOn = opts.changeLog === true;
+  let logSeq = readMeta<number>(CHANGELOG_SEQ) ?? 0;
+  const logListeners = new Set<(seq: number) => void>();
+  /**
+   * Commits `ops` atomically; with the change log on, the entry describing them (and the log's
+   * sequence) joins the same batch. `headAfter` is the head once the batch is committed.
+   */
+  const write = (ops: WriteOp[], kind: ChangeKind, headAfter: BlockRef | null = head) => {
+    let seq = 0;
+    let batchOps = ops;
+    if (logOn) {
+      seq = logSeq + 1;
+      const entry = encodeChange({ kind, seq, committedAtMs: Date.now(), head: headAfter, ops });
+      batchOps = [...ops, { key: CHANGELOG.key(seq), value: entry }, metaOp(CHANGELOG_SEQ, seq)];
+    }
     try {
-      rocks.write(ops);
+      rocks.write(batchOps);
       lastWriteError = null;
     } catch (err) {
       lastWriteError = err as Error;
       throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
     }
+    if (logOn) {
+      logSeq = seq;
+      for (const l of logListeners) l(seq);
+    }
   };
-  const wipeRange = (range: ScanRange) => {
+  const wipeRange = (range: ScanRange, kind: ChangeKind | null) => {
     const ops: WriteOp[] = [];
+    const flush = () => {
+      const chunk = ops.splice(0);
+      if (kind) write(chunk, kind);
+      else rocks.write(chunk);
+    };
     rocks.each(range, (key) => {
       ops.push({ key: Buffer.from(key), value: null });
-      if (ops.length >= WIPE_CHUNK_ROWS) write(ops.splice(0));
+      if (ops.length >= WIPE_CHUNK_ROWS) flush();
       return true;
     });
-    if (ops.length) write(ops);
+    if (ops.length) flush();
+  };
+  let applied = readMeta<{ seq: number; committedAtMs: number; head: BlockRef | null }>(REPLICA_APPLIED) ?? {
+    seq: 0,
+    committedAtMs: 0,
+    head: null,
   };
   const canonicalHash = (n: number) => {
     const v = rocks.get(CANON.key(n));
@@ -253,11 +315,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     canonicalHash,
     getMeta: readMeta,
     putMeta(name, value) {
-      write([metaOp(name, value)]);
+      write([metaOp(name, value)], 'meta');
     },
     putObservation(t, key, value) {
       if (t.kind !== 'observation') throw new Error(`${t.name} is not an observation table`);
-      write([{ key: t.key(...key), value: t.value.encode(value) }]);
+      write([{ key: t.key(...key), value: t.value.encode(value) }], 'observation');
     },
     property: (name) => rocks.property(name),
     writeError: () => lastWriteError,
@@ -276,8 +338,9 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (pruned >= 0) ops.push({ key: UNDO.key(pruned), value: null });
       ops.push(metaOp(CHECKPOINT, ref));
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
-      write(ops);
-      head = { number: ref.number, hash: ref.hash };
+      const next = { number: ref.number, hash: ref.hash };
+      write(ops, 'block', next);
+      head = next;
     },
     rollbackHead(extraMeta, extraOps) {
       if (!head) throw new Error('rollback with no head');
@@ -293,7 +356,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta(newHead))) ops.push(metaOp(k, v));
       if (extraOps) ops.push(...extraOps(head, newHead));
       const dropped = head;
-      write(ops);
+      write(ops, 'rollback', newHead);
       head = newHead;
       return dropped;
     },
@@ -304,18 +367,63 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       const record = rocks.get(UNDO.key(n));
       if (record && batch.undo.length) ops.push({ key: UNDO.key(n), value: appendUndo(record, batch.undo) });
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
-      write(ops);
+      write(ops, 'late');
     },
     wipeTables(tables) {
-      for (const t of tables) wipeRange(rangeOf(t, {}));
+      for (const t of tables) wipeRange(rangeOf(t, {}), 'reset');
     },
     wipe() {
-      wipeRange({});
-      generation = randomBytes(8).toString('hex');
-      write([metaOp('generation', generation)]);
-      (store as { generation: string }).generation = generation;
+      // Not logged row by row: the entry below tells replicas to wipe themselves. The log's own
+      // sequence survives (it is kept in memory and rewritten with the entry), so it stays gap-free.
+      wipeRange({}, null);
       head = null;
+      generation = randomBytes(8).toString('hex');
+      write([metaOp('generation', generation)], 'wipe', null);
+      (store as { generation: string }).generation = generation;
     },
+    changeLog: {
+      enabled: logOn,
+      last: () => logSeq,
+      read(after, max) {
+        const out: ChangeEntry[] = [];
+        rocks.each({ gt: CHANGELOG.key(after), lt: prefixEnd(CHANGELOG.prefix()), limit: max }, (_k, v) => {
+          out.push(decodeChange(Buffer.from(v)));
+          return true;
+        });
+        return out;
+      },
+      prune(upTo) {
+        const ops: WriteOp[] = [];
+        rocks.each({ gte: CHANGELOG.prefix(), lte: CHANGELOG.key(upTo) }, (k) => {
+          ops.push({ key: Buffer.from(k), value: null });
+          return true;
+        });
+        if (ops.length) rocks.write(ops);
+      },
+      onAppend(listener) {
+        logListeners.add(listener);
+        return () => logListeners.delete(listener);
+      },
+    },
+    applyChange(e) {
+      if (e.seq !== applied.seq + 1)
+        throw new Error(`change log gap: applied ${applied.seq}, received ${e.seq}`);
+      const next = { seq: e.seq, committedAtMs: e.committedAtMs, head: e.head };
+      if (e.kind === 'wipe') wipeRange({}, null);
+      const ops = [...e.ops, metaOp(REPLICA_APPLIED, next)];
+      try {
+        rocks.write(ops);
+        lastWriteError = null;
+      } catch (err) {
+        lastWriteError = err as Error;
+        throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
+      }
+      applied = next;
+      head = readMeta<BlockRef>(CHECKPOINT) ?? null;
+      generation = readMeta<string>('generation') ?? generation;
+      (store as { generation: string }).generation = generation;
+    },
+    applied: () => applied,
     close: () => rocks.close(),
   };
   return store;

@@ -224,6 +224,22 @@ export const BLOCK_TS = defineTable({
   value: V.u64,
 });
 
+/** Change-log entries (src/storage/changelog.ts), kept until the publisher has shipped them. */
+export const CHANGELOG = defineTable({
+  id: 0x0e,
+  owner: 'chain',
+  name: 'changelog',
+  doc: 'change-log entries by sequence (writer role only; pruned once published)',
+  key: [K.u64],
+  keyNames: ['sequence'],
+  value: V.binary<Buffer>(
+    'ChangeEntry',
+    (b) => b,
+    (b) => b,
+  ),
+  kind: 'process',
+});
+
 export const CHAIN_TABLES = [
   META,
   CANON,
@@ -238,4 +254,5 @@ export const CHAIN_TABLES = [
   GAP,
   PROBE,
   BLOCK_TS,
+  CHANGELOG,
 ];
