@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { type Config, loadConfig, printable } from './config/index.js';
 import { createMetrics } from './metrics/index.js';
-import { type ChainRuntime, openChain } from './runtime/chain.js';
+import { type ChainRuntime, openChain, openReplicaChain } from './runtime/chain.js';
 import { ALL_SCOPES, createAuth, hashKey, type KeyConfig, loadKeysFile } from './server/auth.js';
 import { createServer } from './server/index.js';
 import { buildOpenApi } from './server/openapi.js';
@@ -57,9 +57,15 @@ async function main(): Promise<void> {
         hubSubscribers: () => r.ctx.streams.hub.size(),
       })),
   });
+  const nats =
+    config.role === 'all'
+      ? null
+      : await (await import('./replication/index.js')).connectNats(config.natsUrl!, log);
   const shared = {
     log,
     metrics,
+    writerNats: config.role === 'writer' ? nats : null,
+    snapshotSeconds: config.snapshotSeconds,
     cursorSecret: config.cursorSecret,
     blocksPerTask: config.blocksPerTask,
     decodeThreads: config.decodeThreads,
@@ -70,7 +76,11 @@ async function main(): Promise<void> {
   // cannot open stops the start-up with its reason, after closing the ones already open.
   for (const c of config.chains) {
     try {
-      runtimes.push(await openChain(c, shared));
+      runtimes.push(
+        config.role === 'replica'
+          ? await openReplicaChain(c, { ...shared, nats: nats!, maxLagSeconds: config.replicaMaxLagSeconds })
+          : await openChain(c, shared),
+      );
     } catch (err) {
       for (const r of runtimes) await r.stop({ keepNode: false }).catch(() => undefined);
       for (const r of runtimes) await r.close();
@@ -126,6 +136,7 @@ async function main(): Promise<void> {
         code = 1;
       }
     }
+    await nats?.close().catch(() => undefined);
     // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
     // error); every committed block is already in the WAL, so say so and exit non-zero.
     for (const r of runtimes) {

@@ -38,7 +38,22 @@ export interface ChainConfig {
   devnet: DevnetConfig | null;
 }
 
+/** What this process does (scale-out, ops/SCALE-OUT.md). */
+export type Role = 'all' | 'writer' | 'replica';
+
 export interface Config {
+  /**
+   * `all` (default): follow the nodes and serve, no NATS. `writer`: the same, and publish every
+   * chain's change log and snapshots on NATS. `replica`: no node for ingest; apply the writers'
+   * logs from NATS and serve REST, batch and streams.
+   */
+  role: Role;
+  /** NATS servers (comma list); required for writer and replica. */
+  natsUrl: string | null;
+  /** Writer: seconds between snapshots (replicas join from the newest). */
+  snapshotSeconds: number;
+  /** Replica: lag past which anchored routes answer 503 replica_lagging, seconds. */
+  replicaMaxLagSeconds: number;
   /** Every served chain, in configuration order (the first answers the root routes' defaults). */
   chains: ChainConfig[];
   /** Where the chains came from: CHAINS_FILE, the single-chain variables, or the embedded devnet. */
@@ -91,7 +106,7 @@ interface ChainsFileEntry {
   launchpadsFile?: string;
 }
 
-function chainsFromFile(file: string, dataDir: string): ChainConfig[] {
+function chainsFromFile(file: string, dataDir: string, replica: boolean): ChainConfig[] {
   const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
   if (!Array.isArray(raw) || raw.length === 0)
     throw new Error(`CHAINS_FILE ${file}: expected a non-empty JSON array`);
@@ -110,7 +125,7 @@ function chainsFromFile(file: string, dataDir: string): ChainConfig[] {
     const where = `CHAINS_FILE ${file} [${i}]`;
     for (const k of Object.keys(e)) if (!known.has(k)) throw new Error(`${where}: unknown field "${k}"`);
     if (!CHAIN_NAME.test(e.name ?? '')) throw new Error(`${where}: name must match [a-z0-9-]{1,32}`);
-    if (!e.rpcUrl) throw new Error(`${where}: rpcUrl is required`);
+    if (!e.rpcUrl && !replica) throw new Error(`${where}: rpcUrl is required`);
     const num = (v: number | undefined, name: string, def: number, min: number) => {
       if (v === undefined) return def;
       if (!Number.isSafeInteger(v) || v < min)
@@ -119,7 +134,7 @@ function chainsFromFile(file: string, dataDir: string): ChainConfig[] {
     };
     return {
       name: e.name,
-      rpcUrl: e.rpcUrl,
+      rpcUrl: e.rpcUrl ?? null,
       wsUrl: e.wsUrl ?? null,
       dataDir: join(dataDir, 'chains', e.name),
       startBlock: num(e.startBlock, 'startBlock', 0, 0),
@@ -137,6 +152,11 @@ function chainsFromFile(file: string, dataDir: string): ChainConfig[] {
 export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const rpcUrl = env.RPC_URL || null;
+  const role = (env.ROLE || 'all') as Role;
+  if (!['all', 'writer', 'replica'].includes(role))
+    throw new Error(`ROLE must be all, writer or replica, got "${role}"`);
+  const natsUrl = env.NATS_URL || null;
+  if (role !== 'all' && !natsUrl) throw new Error(`ROLE=${role} needs NATS_URL (the NATS servers)`);
   if (env.CHAINS_FILE && (rpcUrl || env.CHAIN))
     throw new Error('CHAINS_FILE and RPC_URL/CHAIN are exclusive: describe every chain in the file');
   let chains: ChainConfig[];
@@ -148,11 +168,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     wsUrl: env.WS_URL || null,
   };
   if (env.CHAINS_FILE) {
-    chains = chainsFromFile(resolve(env.CHAINS_FILE), dataDir);
+    chains = chainsFromFile(resolve(env.CHAINS_FILE), dataDir, role === 'replica');
     chainsSource = 'chains_file';
-  } else if (rpcUrl) {
+  } else if (rpcUrl || role === 'replica') {
     const chain = env.CHAIN || '';
-    if (!chain) throw new Error('CHAIN (the chain name to serve) is required with RPC_URL');
+    if (!chain) throw new Error('CHAIN (the chain name to serve) is required with RPC_URL or ROLE=replica');
     if (!CHAIN_NAME.test(chain)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${chain}"`);
     chains = [
       {
@@ -201,6 +221,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
   const devApiKey =
     env.DEV_API_KEY || (chainsSource !== 'embedded_devnet' && env.KEYS_FILE ? null : generateKey());
   return {
+    role,
+    natsUrl,
+    snapshotSeconds: int(env, 'SNAPSHOT_SECONDS', 600, 5, 86_400 * 7),
+    replicaMaxLagSeconds: int(env, 'REPLICA_MAX_LAG_SECONDS', 10, 1, 86_400),
     chains,
     chainsSource,
     host: env.HOST || '127.0.0.1',

@@ -48,6 +48,11 @@ export const ERRORS = {
     status: 503,
     meaning: 'ingest for this chain halted (for example a reorg deeper than the window)',
   },
+  replica_lagging: {
+    status: 503,
+    meaning:
+      'this read replica is further behind its writer than its configured lag: retry or use another replica',
+  },
   node_unavailable: { status: 503, meaning: 'the bounded node read failed or timed out' },
   internal: { status: 500, meaning: 'an unexpected failure; reported, never a partial answer' },
 } as const;

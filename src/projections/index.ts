@@ -54,6 +54,8 @@ export interface Registry {
   metaKeyOf(name: string): string;
   /** Updates the in-memory checkpoint after a committed batch. */
   setCheckpoint(name: string, n: number | null): void;
+  /** Re-reads every projection's state from META (a replica after applying the writer's entry). */
+  reload(): void;
 }
 
 const key = (name: string) => `projection:${name}`;
@@ -66,11 +68,17 @@ export function createRegistry(
   store: Store,
   projections: Projection[],
   log: (msg: string) => void,
+  /** A replica's registry: reads the writer's replicated states, never resets or rebuilds. */
+  opts: { readOnly?: boolean } = {},
 ): Registry {
   const states = new Map<string, ProjectionState>();
   const first = store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
   for (const p of projections) {
     const s = store.getMeta<ProjectionState>(key(p.name));
+    if (opts.readOnly) {
+      states.set(p.name, s ?? { version: p.version, checkpoint: null });
+      continue;
+    }
     if (s && s.version === p.version) {
       states.set(p.name, s);
       continue;
@@ -98,6 +106,12 @@ export function createRegistry(
     setCheckpoint(name, n) {
       const s = states.get(name)!;
       s.checkpoint = n;
+    },
+    reload() {
+      for (const p of projections) {
+        const s = store.getMeta<ProjectionState>(key(p.name));
+        if (s) states.set(p.name, s);
+      }
     },
   };
 }

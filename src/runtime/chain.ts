@@ -33,6 +33,10 @@ import { createReplayPool, type ReplayPool } from '../workers/replay/index.js';
 
 /** What every chain of the process shares. */
 export interface SharedDeps {
+  /** ROLE=writer: the NATS connection the change log and snapshots go to (null otherwise). */
+  writerNats?: import('../replication/index.js').Nats | null;
+  /** Seconds between the writer's snapshots. */
+  snapshotSeconds?: number;
   log: Logger;
   metrics: ChainMetrics;
   /** Process-wide cursor secret (hex); null = one generated per chain and kept in its store. */
@@ -133,6 +137,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   const store = await createStore({
     dataDir: join(cfg.dataDir, 'rocks'),
     unfinalisedWindow: cfg.unfinalisedWindow,
+    // ROLE=writer: every committed write also goes to the change log the publisher ships.
+    changeLog: !!deps.writerNats,
   });
   const identity = await checkChainIdentity({
     store,
@@ -211,6 +217,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   };
 
   let stopReconciler: (() => void) | null = null;
+  let replication: import('../replication/index.js').WriterReplication | null = null;
   return {
     name: cfg.name,
     ctx,
@@ -220,6 +227,21 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     rpc,
     devnet,
     start() {
+      if (deps.writerNats)
+        void import('../replication/index.js')
+          .then((r) =>
+            r.startWriterReplication({
+              store,
+              chain: cfg.name,
+              nats: deps.writerNats!,
+              log,
+              snapshotSeconds: deps.snapshotSeconds ?? 600,
+            }),
+          )
+          .then((w) => {
+            replication = w;
+          })
+          .catch((err) => log.error({ err: (err as Error).message }, 'replication: writer could not start'));
       ingest.start();
       traces.start();
       stopReconciler = startReconciler({
@@ -232,11 +254,118 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     },
     async stop({ keepNode }) {
       stopReconciler?.();
+      await replication?.stop();
       await traces.stop();
       await ingest.stop();
       await replayPool.destroy();
       await devnet?.stop();
       if (devnet && !keepNode) await devnet.killNode();
+    },
+    close: () =>
+      store.close().then(
+        () => null,
+        (err: Error) => err,
+      ),
+  };
+}
+
+/**
+ * Opens chain `cfg` as a read replica (ROLE=replica): its own RocksDB directory, fed by the
+ * writer's change log on NATS (joining from the newest snapshot when empty or too far behind); no
+ * node is needed for ingest. Live RPC routes use `cfg.rpcUrl` when given, else answer 503.
+ * Resolves once the replica has caught up with the writer.
+ */
+export async function openReplicaChain(
+  cfg: ChainConfig,
+  deps: SharedDeps & { nats: import('../replication/index.js').Nats; maxLagSeconds: number },
+): Promise<ChainRuntime> {
+  const log = deps.log.child({ chain: cfg.name, role: 'replica' });
+  const { createReplica, replicaIngest } = await import('../replication/index.js');
+  const store = await createStore({
+    dataDir: join(cfg.dataDir, 'rocks'),
+    unfinalisedWindow: cfg.unfinalisedWindow,
+  });
+  // Created once the replica caught up (the log's last sequences are then read from the store);
+  // until then no consumer is connected, so no frame needs publishing.
+  let streams: ReturnType<typeof createStreams> | null = null;
+  let registry: ReturnType<typeof createRegistry> | null = null;
+  const replica = createReplica({
+    store,
+    chain: cfg.name,
+    js: deps.nats.js,
+    jsm: deps.nats.jsm,
+    snapshots: await deps.nats.snapshots(cfg.name),
+    log,
+    onApplied(e) {
+      registry?.reload();
+      // Frames the writer appended in this entry: the same sequences, published live here.
+      if (streams) streams.hub.publish(streams.log.observe(e.ops));
+      if (e.kind === 'block') {
+        deps.metrics.blocksCommitted.inc({ chain: cfg.name });
+      }
+    },
+  });
+  await replica.start();
+  streams = createStreams(createStreamLog(store), createHub());
+  const identity = store.getMeta<{ chainId: number }>('identity');
+  if (!identity) throw new Error(`replica of ${cfg.name}: the writer's store has no chain identity yet`);
+  const secretHex = deps.cursorSecret ?? store.getMeta<string>('cursorSecret');
+  if (!secretHex) throw new Error(`replica of ${cfg.name}: the writer's store has no cursor secret`);
+  const launchpads = cfg.launchpadsFile ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name) : new Map();
+  const markets = marketsConfigFor(identity.chainId, cfg.marketsFile);
+  registry = createRegistry(
+    store,
+    [
+      createDecodedViewsProjection(),
+      createTokensProjection({ launchpads }),
+      createMarketsProjection({ config: markets, launchpads }),
+      createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
+    ],
+    (msg) => log.warn(msg),
+    { readOnly: true },
+  );
+  const rpc = createRpc({ url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica' });
+  const ingest = replicaIngest(replica);
+  const traces: TracesLane = {
+    status: () => ({
+      enabled: true,
+      state: 'following',
+      reason: 'replicated_from_writer',
+      checkpoint: store.getMeta<number>('checkpoint:traces') ?? null,
+    }),
+    onRollback: () => ({}),
+    start() {},
+    stop: async () => {},
+  };
+  const ctx: ChainContext = {
+    name: cfg.name,
+    chainId: identity.chainId,
+    store,
+    ingest,
+    rpc,
+    cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
+    registry,
+    launchpads,
+    traces,
+    streams,
+    markets,
+    readers: { chain: createChainReader() },
+    overrides: deps.overrides,
+    overridesVersion: deps.overridesVersion,
+    labels: deps.labels,
+    replica: { status: () => replica.status(), maxLagSeconds: deps.maxLagSeconds },
+  };
+  return {
+    name: cfg.name,
+    ctx,
+    store,
+    ingest,
+    traces,
+    rpc,
+    devnet: null,
+    start() {},
+    async stop() {
+      await replica.stop();
     },
     close: () =>
       store.close().then(

@@ -96,6 +96,16 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
         );
       }
     }
+    if (route.anchored && route.group !== 'Monitoring' && chain.replica) {
+      // A replica never serves a view older than it promised: past its lag it refuses.
+      const r = chain.replica.status();
+      if (r.lagSeconds > chain.replica.maxLagSeconds || r.state === 'bootstrapping')
+        throw new ApiError(
+          'replica_lagging',
+          `replica of ${chain.name} is ${r.lagSeconds.toFixed(1)} s behind its writer (limit ${chain.replica.maxLagSeconds} s; state ${r.state})`,
+          { lagSeconds: r.lagSeconds, lagBlocks: r.lagBlocks, state: r.state },
+        );
+    }
     for (const name of route.requires ?? []) requireProjection(chain, name);
     const ctx: Ctx & { services?: Record<string, unknown> } = {
       chain,

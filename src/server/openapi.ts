@@ -54,7 +54,10 @@ export function declaredErrors(r: Route): Set<ErrorCode> {
     for (const c of ['bad_cursor', 'stale_cursor', 'cursor_history_pruned'] as const) codes.add(c);
   if (r.anchored) {
     codes.add('not_ready');
-    if (r.group !== 'Monitoring') codes.add('ingest_halted');
+    if (r.group !== 'Monitoring') {
+      codes.add('ingest_halted');
+      codes.add('replica_lagging');
+    }
   }
   if (r.requires?.length) codes.add('projection_unavailable');
   if (!r.root) codes.add('unknown_chain');

@@ -40,6 +40,11 @@ export interface ChainContext {
   labels: ReadonlyMap<string, string[]>;
   /** The domain readers of this chain (created once at start-up; they read through a request's view). */
   readers: Readers;
+  /**
+   * Set on a read replica (ROLE=replica): its state and lag behind the writer; anchored routes
+   * answer 503 replica_lagging past `maxLagSeconds`.
+   */
+  replica?: { status(): import('../replication/replica.js').ReplicaStatus; maxLagSeconds: number };
 }
 
 /**

@@ -39,6 +39,12 @@ export interface Rocks {
   scan(range: ScanRange): Array<[Buffer, Buffer]>;
   /** Visits rows in order until `visit` returns false; reads in chunks so memory stays bounded. */
   each(range: ScanRange, visit: (key: Buffer, value: Buffer) => boolean | undefined): void;
+  /**
+   * An iterator read in chunks across event-loop turns. RocksDB pins its view at creation, so the
+   * rows it yields are one consistent point in time whatever commits meanwhile (snapshots for
+   * replicas). The caller must close it.
+   */
+  cursor(range: ScanRange): { next(max: number): Array<[Buffer, Buffer]>; close(): void };
   /** Applies all ops atomically (one RocksDB WriteBatch, WAL-backed). Throws on I/O failure. */
   write(ops: WriteOp[]): void;
   property(name: string): string;
@@ -107,6 +113,29 @@ export async function openRocks(path: string): Promise<Rocks> {
       } finally {
         release(it);
       }
+    },
+    cursor(range) {
+      const it = iterator(range);
+      let done = false;
+      return {
+        next(max) {
+          if (done) return [];
+          const out: Array<[Buffer, Buffer]> = [];
+          while (out.length < max) {
+            const { rows, finished } = it._nextvSync(Math.min(SCAN_CHUNK_ROWS, max - out.length));
+            for (let i = 0; i < rows.length; i += 2) out.push([rows[i], rows[i + 1]]);
+            if (finished || rows.length === 0) {
+              done = true;
+              break;
+            }
+          }
+          return out;
+        },
+        close() {
+          done = true;
+          release(it);
+        },
+      };
     },
     write(ops) {
       const batch = db.batch();

@@ -99,3 +99,8 @@ function writeU64(b: Buffer, o: number, n: number): number {
 function readU64(b: Buffer, o: number): number {
   return b.readUInt32BE(o) * 0x1_0000_0000 + b.readUInt32BE(o + 4);
 }
+
+/** The head block number an encoded entry records, without decoding its ops (null when none). */
+export function headNumberOf(raw: Buffer): number | null {
+  return raw.readUInt8(17) === 1 ? readU64(raw, 18) : null;
+}

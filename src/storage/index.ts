@@ -129,6 +129,15 @@ export class BlockBatch {
   }
 }
 
+/** What a replica has applied: the writer's change sequence, its commit time and head. */
+export interface AppliedState {
+  seq: number;
+  committedAtMs: number;
+  head: BlockRef | null;
+  /** JetStream sequence of the message that carried `seq` (replication bookkeeping; 0 when unknown). */
+  streamSeq: number;
+}
+
 export interface StoreOptions {
   dataDir: string;
   /** Blocks of undo data kept below the head; a reorg deeper than this cannot be rolled back. */
@@ -147,6 +156,8 @@ export interface ChangeLog {
   last(): number;
   /** Entries with seq in (after, after + max], in order (those not pruned yet). */
   read(after: number, max: number): ChangeEntry[];
+  /** The same entries still encoded (what the publisher ships). */
+  readRaw(after: number, max: number): Array<{ seq: number; raw: Buffer }>;
   /** Deletes entries with seq ≤ upTo (shipped); not itself logged. */
   prune(upTo: number): void;
   /** Called after every committed entry (publishers wake up); returns the unsubscribe function. */
@@ -224,9 +235,26 @@ export interface Store {
    * sequence), then refreshes the cached head and generation. Entries must come in sequence order.
    * @throws Error on a sequence gap; StoreWriteError when RocksDB refuses.
    */
-  applyChange(e: ChangeEntry): void;
+  applyChange(e: ChangeEntry, streamSeq?: number): void;
   /** Replica side: the last applied writer sequence (0 when none) and when the writer committed it. */
-  applied(): { seq: number; committedAtMs: number; head: BlockRef | null };
+  applied(): AppliedState;
+  /**
+   * Writer side: a consistent snapshot of every row (change-log bookkeeping excluded) at change
+   * sequence `seq`, read in chunks across event-loop turns (RocksDB pins the view at creation).
+   */
+  snapshot(): {
+    seq: number;
+    head: BlockRef | null;
+    generation: string;
+    next(max: number): WriteOp[];
+    close(): void;
+  };
+  /**
+   * Replica side: replaces every row with a writer's snapshot, chunk by chunk (`begin` wipes,
+   * `chunk` writes rows, `end` records the snapshot as applied up to `state.seq`). A replica
+   * imports before it serves, so no read sees a half-imported store.
+   */
+  importSnapshot(): { chunk(ops: WriteOp[]): void; end(state: AppliedState): void };
   close(): Promise<void>;
 }
 
@@ -296,11 +324,22 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     });
     if (ops.length) flush();
   };
-  let applied = readMeta<{ seq: number; committedAtMs: number; head: BlockRef | null }>(REPLICA_APPLIED) ?? {
+  let applied = readMeta<AppliedState>(REPLICA_APPLIED) ?? {
     seq: 0,
     committedAtMs: 0,
     head: null,
+    streamSeq: 0,
   };
+  const refresh = () => {
+    head = readMeta<BlockRef>(CHECKPOINT) ?? null;
+    generation = readMeta<string>('generation') ?? generation;
+    (store as { generation: string }).generation = generation;
+  };
+  /** Keys a snapshot leaves out: the writer's own change-log bookkeeping. */
+  const bookkeeping = new Set([
+    META.key(CHANGELOG_SEQ).toString('latin1'),
+    META.key(REPLICA_APPLIED).toString('latin1'),
+  ]);
   const canonicalHash = (n: number) => {
     const v = rocks.get(CANON.key(n));
     return v ? CANON.value.decode(v) : undefined;
@@ -385,9 +424,12 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       enabled: logOn,
       last: () => logSeq,
       read(after, max) {
-        const out: ChangeEntry[] = [];
-        rocks.each({ gt: CHANGELOG.key(after), lt: prefixEnd(CHANGELOG.prefix()), limit: max }, (_k, v) => {
-          out.push(decodeChange(Buffer.from(v)));
+        return store.changeLog.readRaw(after, max).map((r) => decodeChange(r.raw));
+      },
+      readRaw(after, max) {
+        const out: Array<{ seq: number; raw: Buffer }> = [];
+        rocks.each({ gt: CHANGELOG.key(after), lt: prefixEnd(CHANGELOG.prefix()), limit: max }, (k, v) => {
+          out.push({ seq: CHANGELOG.decodeKey(k)[0], raw: Buffer.from(v) });
           return true;
         });
         return out;
@@ -405,10 +447,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         return () => logListeners.delete(listener);
       },
     },
-    applyChange(e) {
+    applyChange(e, streamSeq = 0) {
       if (e.seq !== applied.seq + 1)
         throw new Error(`change log gap: applied ${applied.seq}, received ${e.seq}`);
-      const next = { seq: e.seq, committedAtMs: e.committedAtMs, head: e.head };
+      const next: AppliedState = { seq: e.seq, committedAtMs: e.committedAtMs, head: e.head, streamSeq };
       if (e.kind === 'wipe') wipeRange({}, null);
       const ops = [...e.ops, metaOp(REPLICA_APPLIED, next)];
       try {
@@ -419,11 +461,44 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
       }
       applied = next;
-      head = readMeta<BlockRef>(CHECKPOINT) ?? null;
-      generation = readMeta<string>('generation') ?? generation;
-      (store as { generation: string }).generation = generation;
+      refresh();
     },
     applied: () => applied,
+    snapshot() {
+      // Taken in one synchronous turn: the sequence and the iterator's pinned view agree.
+      const seq = logSeq;
+      const it = rocks.cursor({});
+      return {
+        seq,
+        head,
+        generation,
+        next(max) {
+          const out: WriteOp[] = [];
+          for (;;) {
+            const rows = it.next(max - out.length);
+            for (const [k, v] of rows) {
+              if (k[0] === CHANGELOG.id || bookkeeping.has(k.toString('latin1'))) continue;
+              out.push({ key: Buffer.from(k), value: Buffer.from(v) });
+            }
+            if (rows.length === 0 || out.length >= max) return out;
+          }
+        },
+        close: () => it.close(),
+      };
+    },
+    importSnapshot() {
+      wipeRange({}, null);
+      return {
+        chunk(ops) {
+          if (ops.length) rocks.write(ops);
+        },
+        end(state) {
+          applied = state;
+          rocks.write([metaOp(REPLICA_APPLIED, state)]);
+          refresh();
+        },
+      };
+    },
     close: () => rocks.close(),
   };
   return store;

@@ -22,6 +22,7 @@ export const TOPICS = {
 } as const;
 export type Topic = keyof typeof TOPICS;
 export const TOPIC_NAMES = Object.keys(TOPICS) as Topic[];
+const TOPIC_BY_ID = new Map<number, Topic>(TOPIC_NAMES.map((t) => [TOPICS[t], t]));
 
 /**
  * Frames retained per topic for resume (catch-up ring; STREAM_RING_FRAMES overrides, for tests).
@@ -69,6 +70,12 @@ export interface StreamLog {
   appendOps(block: number, frames: PendingFrame[]): { ops: WriteOp[]; frames: Frame[] };
   /** Frames with seq in (after, after+max], oldest first. */
   read(topic: Topic, after: number, max: number): Frame[];
+  /**
+   * Replica side: the frames a replicated batch appended (its stream rows), in sequence order;
+   * the topics' last sequences move with them. The same sequence names the same frame on every
+   * replica and on the writer (ids are bound to the replicated store generation).
+   */
+  observe(ops: WriteOp[]): Frame[];
 }
 
 export function createStreamLog(store: Store): StreamLog {
@@ -126,28 +133,45 @@ export function createStreamLog(store: Store): StreamLog {
     read(topic, after, max) {
       const lo = frameKey(TOPICS[topic], after + 1);
       const hi = frameKey(TOPICS[topic] + 1, 0).subarray(0, 2);
-      return store.rocks.scan({ gte: lo, lt: hi, limit: max }).map(([k, v]) => {
-        const seq = k.readUInt32BE(2) * 0x1_0000_0000 + k.readUInt32BE(6);
-        const text = v.toString();
-        const nl = text.indexOf('\n');
-        // Stores written before the header-line layout hold one JSON object with a `json` field.
-        const j =
-          nl < 0
-            ? (JSON.parse(text) as { event: string; block: number; json: string; keys: FrameKeys })
-            : {
-                ...(JSON.parse(text.slice(0, nl)) as { event: string; block: number; keys: FrameKeys }),
-                json: text.slice(nl + 1),
-              };
-        return {
-          topic,
-          seq,
-          id: `v1.${ns(topic)}.${seq}`,
-          block: j.block,
-          event: j.event,
-          json: j.json,
-          keys: j.keys,
-        };
-      });
+      return store.rocks
+        .scan({ gte: lo, lt: hi, limit: max })
+        .map(([k, v]) => parseFrame(topic, k.readUInt32BE(2) * 0x1_0000_0000 + k.readUInt32BE(6), v));
+    },
+    observe(ops) {
+      const out: Frame[] = [];
+      for (const op of ops) {
+        if (op.key[0] !== STREAM || op.value === null || op.key.length !== 10) continue;
+        const topic = TOPIC_BY_ID.get(op.key[1]);
+        if (!topic) continue;
+        const seq = op.key.readUInt32BE(2) * 0x1_0000_0000 + op.key.readUInt32BE(6);
+        out.push(parseFrame(topic, seq, op.value));
+        if (seq > last.get(topic)!) last.set(topic, seq);
+      }
+      out.sort((a, b) => (a.topic === b.topic ? a.seq - b.seq : 0));
+      return out;
     },
   };
+
+  /** A stored frame row → Frame. */
+  function parseFrame(topic: Topic, seq: number, v: Buffer): Frame {
+    const text = v.toString();
+    const nl = text.indexOf('\n');
+    // Stores written before the header-line layout hold one JSON object with a `json` field.
+    const j =
+      nl < 0
+        ? (JSON.parse(text) as { event: string; block: number; json: string; keys: FrameKeys })
+        : {
+            ...(JSON.parse(text.slice(0, nl)) as { event: string; block: number; keys: FrameKeys }),
+            json: text.slice(nl + 1),
+          };
+    return {
+      topic,
+      seq,
+      id: `v1.${ns(topic)}.${seq}`,
+      block: j.block,
+      event: j.event,
+      json: j.json,
+      keys: j.keys,
+    };
+  }
 }
