@@ -1881,7 +1881,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 {ready:true} or 503 {ready:false}; no operator detail. */
+        /** Readiness: 200 {ready:true} when every served chain has an indexed head and a running follower; 503 {ready:false} otherwise (one halted chain makes the process not ready); no operator detail. */
         get: operations["monitoring.ready"];
         put?: never;
         post?: never;
@@ -1970,7 +1970,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ErrorCodes: "bad_request" | "bad_cursor" | "unauthorized" | "insufficient_scope" | "connection_not_owned" | "quote_ambiguous" | "not_found" | "unknown_chain" | "method_not_allowed" | "stale_cursor" | "cursor_history_pruned" | "quote_not_admitted" | "payload_too_large" | "invalid_json_body" | "query_too_broad" | "rate_limited" | "not_ready" | "projection_unavailable" | "ingest_halted" | "node_unavailable" | "internal";
+        ErrorCodes: "bad_request" | "bad_cursor" | "unauthorized" | "insufficient_scope" | "connection_not_owned" | "quote_ambiguous" | "not_found" | "unknown_chain" | "method_not_allowed" | "stale_cursor" | "cursor_history_pruned" | "quote_not_admitted" | "payload_too_large" | "invalid_json_body" | "query_too_broad" | "rate_limited" | "not_ready" | "projection_unavailable" | "ingest_halted" | "replica_lagging" | "node_unavailable" | "internal";
     };
     responses: never;
     parameters: never;
@@ -2131,7 +2131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2269,7 +2269,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2426,7 +2426,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2565,7 +2565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2704,7 +2704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2873,7 +2873,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3020,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3196,7 +3196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3374,7 +3374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3552,7 +3552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3691,7 +3691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3860,7 +3860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3994,7 +3994,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4165,7 +4165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,7 +4479,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4656,7 +4656,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4833,7 +4833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4990,7 +4990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5167,7 +5167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5324,7 +5324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5481,7 +5481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5638,7 +5638,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5795,7 +5795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5968,7 +5968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6138,7 +6138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6295,7 +6295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6452,7 +6452,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6623,7 +6623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6795,7 +6795,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6966,7 +6966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7135,7 +7135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7274,7 +7274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7413,7 +7413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7552,7 +7552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7691,7 +7691,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7860,7 +7860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8036,7 +8036,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8175,7 +8175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8344,7 +8344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8513,7 +8513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8700,7 +8700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8868,7 +8868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9062,7 +9062,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9202,7 +9202,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9342,7 +9342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9519,7 +9519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9659,7 +9659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9829,7 +9829,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9999,7 +9999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10187,7 +10187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10356,7 +10356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10528,7 +10528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10685,7 +10685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10824,7 +10824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10993,7 +10993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11132,7 +11132,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11271,7 +11271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11440,7 +11440,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11590,7 +11590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11729,7 +11729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11868,7 +11868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12043,7 +12043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12183,7 +12183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12324,7 +12324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12498,7 +12498,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12667,7 +12667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12836,7 +12836,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13005,7 +13005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13162,7 +13162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13302,7 +13302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13442,7 +13442,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13611,7 +13611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13780,7 +13780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13933,7 +13933,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14081,7 +14081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14250,7 +14250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14424,7 +14424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14598,7 +14598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14742,7 +14742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14890,7 +14890,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15040,7 +15040,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15181,7 +15181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15311,7 +15311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15445,7 +15445,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15581,7 +15581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15717,7 +15717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15853,7 +15853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -15991,7 +15991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16125,7 +16125,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16255,7 +16255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16399,7 +16399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16547,7 +16547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16741,7 +16741,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16870,7 +16870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17046,7 +17046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17214,7 +17214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17353,7 +17353,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17520,7 +17520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17687,7 +17687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17826,7 +17826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17968,7 +17968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18107,7 +18107,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18838,7 +18838,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19017,7 +19017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window) */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19102,7 +19102,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        ready: boolean;
+                        /** @constant */
+                        ready: true;
                     };
                 };
             };
@@ -19133,6 +19134,18 @@ export interface operations {
                         detail: string;
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description not ready: some served chain has no indexed head yet or its ingest halted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ready: false;
                     };
                 };
             };
