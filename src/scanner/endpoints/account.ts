@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { defineEndpoint } from '../endpoint.js';
 import { keyState } from '../model.js';
 import { planView } from '../plans.js';
-import { ActivitySchema, PlanViewSchema } from './schemas.js';
+import { ActivitySchema, IsoTime, PlanViewSchema } from './schemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -16,7 +16,7 @@ export const AccountResponse = Type.Object({
     id: Type.String(),
     name: Type.String(),
     email: Type.String({ description: 'where key notifications go' }),
-    createdAt: Type.String({ format: 'date-time' }),
+    createdAt: IsoTime('when the account was created'),
     apiAccess: Type.Boolean({ description: 'false: every key answers 403 FORBIDDEN' }),
   }),
   plan: PlanViewSchema,
@@ -93,7 +93,7 @@ export const CreditsResponse = Type.Object({
   remainingScans: Type.Integer({ minimum: 0 }),
   entries: Type.Array(
     Type.Object({
-      at: Type.String({ format: 'date-time' }),
+      at: IsoTime('when'),
       delta: Type.Integer({ description: 'positive: grant; negative: charge' }),
       balance: Type.Integer({ description: 'scans left after this movement' }),
       reason: Type.Union([Type.Literal('grant'), Type.Literal('charge')]),

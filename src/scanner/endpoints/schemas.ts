@@ -4,7 +4,15 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 
-const IsoTime = (description: string) => Type.String({ format: 'date-time', description });
+/** An instant as ISO 8601 UTC with milliseconds (`Date.prototype.toISOString`). */
+export const IsoTime = (description: string) =>
+  Type.String({
+    pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$',
+    description,
+  });
+/** A UTC day, `YYYY-MM-DD`. */
+export const IsoDay = (description?: string) =>
+  Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description });
 
 /** An account's plan as shown to it (plans.ts PlanView). */
 export const PlanViewSchema = Type.Object({

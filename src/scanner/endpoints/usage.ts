@@ -7,15 +7,16 @@
 import { Type } from '@sinclair/typebox';
 import { defineEndpoint } from '../endpoint.js';
 import { dayOf, isoDay } from '../model.js';
+import { IsoDay } from './schemas.js';
 
 export const UsageResponse = Type.Object({
   remainingScans: Type.Integer({ minimum: 0, description: 'scans left on the account' }),
   limitPerMinute: Type.Integer({ minimum: 1, description: 'effective requests per minute' }),
-  from: Type.String({ format: 'date', description: 'first UTC day listed' }),
-  to: Type.String({ format: 'date', description: 'last UTC day listed (today)' }),
+  from: IsoDay('first UTC day listed'),
+  to: IsoDay('last UTC day listed (today)'),
   daily: Type.Array(
     Type.Object({
-      date: Type.String({ format: 'date' }),
+      date: IsoDay(),
       requests: Type.Array(
         Type.Object({
           endpoint: Type.String({ description: 'endpoint path, e.g. /v1/whoami' }),
