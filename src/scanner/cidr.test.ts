@@ -97,7 +97,7 @@ describe('IP text forms', () => {
         if (how === 'dup') return t.slice(0, i) + t[i] + t.slice(i);
         if (how === 'colon') return put(':');
         if (how === 'dot') return put('.');
-        if (how === 'zero') return t.slice(0, i) + '0' + t.slice(i);
+        if (how === 'zero') return `${t.slice(0, i)}0${t.slice(i)}`;
         if (how === 'hex') return put('f');
         return t;
       });

@@ -25,7 +25,6 @@ import {
 import type { IndexPort } from './index-port.js';
 import type { Hold, Ledger, Settlement } from './ledger.js';
 import { keyInUrl, urlCarriesKey } from './secrets.js';
-import type { Admission } from './windows.js';
 
 /** Everything dispatch needs, built once by the service. */
 export interface Runtime {
@@ -80,181 +79,227 @@ function checkUrl(rt: Runtime, r: RequestInfo, now: number): void {
   );
 }
 
+/**
+ * One request in flight: its response, id, clock reading, account (once known, for usage) and
+ * credit hold, with the two ways it ends — an answer or an error — each settled before it is sent.
+ */
+class Exchange {
+  readonly state: ResState = { aborted: false };
+  readonly requestId: string;
+  readonly now: number;
+  accountId: string | null = null;
+  hold: Hold | null = null;
+  private readonly reply: ReturnType<typeof responder>;
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly rt: Runtime,
+    private readonly endpoint: string,
+  ) {
+    this.requestId = rt.requestId();
+    this.now = rt.now();
+    this.reply = responder(res, this.state, this.requestId);
+  }
+
+  /** Registers the abort handler before the first await (uWS rule); no-op when already there. */
+  watchAbort(): void {
+    if (this.state.hasAbortHandler) return;
+    this.state.hasAbortHandler = true;
+    this.res.onAborted(() => {
+      this.state.aborted = true;
+    });
+  }
+
+  /** Writes usage (key endpoints) plus `extra` (charge, cache) in one batch. */
+  settle(status: number, extra: Partial<Settlement> = {}): void {
+    if (this.accountId === null) return;
+    this.rt.ledger.settle({
+      accountId: this.accountId,
+      at: this.rt.now(),
+      endpoint: this.endpoint,
+      status,
+      requestId: this.requestId,
+      ...extra,
+    });
+  }
+
+  /** Settles, then sends a success; a charged answer settles its hold in the same batch. */
+  answer(
+    status: number,
+    headers: Array<[string, string]>,
+    body: string,
+    late: boolean,
+    extra?: Partial<Settlement>,
+  ) {
+    this.settle(status, extra);
+    if (extra?.hold) this.hold = null;
+    this.reply(status, headers, body, late);
+  }
+
+  /** Gives back a hold without charging it (failure or abandonment). */
+  releaseHold(): void {
+    if (this.hold) this.rt.ledger.release(this.hold);
+    this.hold = null;
+  }
+
+  /** Ends with an error envelope: nothing charged, usage counted when the account is known. */
+  fail(err: unknown, late: boolean): void {
+    this.releaseHold();
+    if (this.state.aborted) return;
+    let e: ScannerError;
+    if (err instanceof ScannerError) e = err;
+    else {
+      this.rt.log.error(
+        { requestId: this.requestId, endpoint: this.endpoint, err: (err as Error)?.stack ?? String(err) },
+        'handler failed',
+      );
+      e = new ScannerError('SERVER_ERROR', 'unexpected failure; it has been logged, nothing was charged');
+    }
+    try {
+      this.settle(e.status);
+    } catch (werr) {
+      this.rt.log.error({ requestId: this.requestId, err: String(werr) }, 'usage write failed');
+    }
+    this.reply(e.status, e.headers, JSON.stringify(e.envelope(this.requestId)), late);
+  }
+}
+
+/** Runs the gate for the endpoint's `auth`; returns the caller and the rate headers of a success. */
+function authenticate(ep: Endpoint, rt: Runtime, r: RequestInfo, x: Exchange) {
+  if (ep.spec.auth === 'session') return { caller: rt.gate.checkSession(r, x.now), rateHeaders: [] };
+  if (ep.spec.auth !== 'key') return { caller: null, rateHeaders: [] };
+  const g = rt.gate.checkKey(r, x.now);
+  if (!g.ok) {
+    x.accountId = g.accountId;
+    throw g.error;
+  }
+  x.accountId = g.caller.account.id;
+  const rateHeaders: Array<[string, string]> = [
+    ['x-ratelimit-limit', String(g.admission.limit)],
+    ['x-ratelimit-remaining', String(g.admission.remaining)],
+  ];
+  return { caller: g.caller as KeyCaller | SessionCaller, rateHeaders };
+}
+
+/**
+ * The credit steps and the handler: a fresh cached answer is sent free; otherwise the cost is
+ * held (402 when it cannot be), the handler runs, and its answer is settled (charge + usage +
+ * cache, one batch) and then sent. @throws ScannerError for a refusal (the caller sends it).
+ */
+function runHandler(
+  ep: Endpoint,
+  rt: Runtime,
+  x: Exchange,
+  ctx: HandlerCtx<'key', {}, {}, undefined>,
+  rateHeaders: Array<[string, string]>,
+  late: boolean,
+): void {
+  const { spec } = ep;
+  const status = spec.status ?? 200;
+  const credits = spec.credits;
+  let cacheKey = '';
+  if (credits) {
+    const cost = credits.cost(ctx);
+    if (!Number.isSafeInteger(cost) || cost < 0) throw new Error(`${spec.id}: cost must be a whole number`);
+    if (cost > 0) {
+      const accountId = x.accountId!;
+      cacheKey = credits.cacheKey(ctx);
+      const hit = rt.ledger.cached(accountId, spec.path, cacheKey, x.now);
+      if (hit) {
+        const left = String(rt.ledger.balance(accountId));
+        const h: Array<[string, string]> = [
+          ...rateHeaders,
+          ['x-scans-charged', '0'],
+          ['x-scans-remaining', left],
+        ];
+        x.answer(status, h, withCached(hit.body, true), late);
+        return;
+      }
+      x.hold = rt.ledger.reserve(accountId, cost);
+      if (!x.hold)
+        throw new ScannerError(
+          'INSUFFICIENT_CREDITS',
+          `this request costs ${cost} scan(s); not enough left`,
+          {
+            required: cost,
+            remaining: rt.ledger.balance(accountId),
+          },
+        );
+    }
+  }
+  const complete = (result: unknown, lateAnswer: boolean) => {
+    // A client that left can be delivered nothing: nothing is charged or counted.
+    if (x.state.aborted) return x.releaseHold();
+    const json = JSON.stringify(result);
+    const hold = x.hold;
+    if (!hold) return x.answer(status, rateHeaders, credits ? withCached(json, false) : json, lateAnswer);
+    const cacheMs = credits?.cacheMs ?? rt.cacheMs;
+    const cache = cacheMs > 0 ? { key: cacheKey, body: json, exp: rt.now() + cacheMs } : undefined;
+    const h: Array<[string, string]> = [
+      ...rateHeaders,
+      ['x-scans-charged', String(hold.amount)],
+      // The balance once this answer's batch is written.
+      ['x-scans-remaining', String(rt.ledger.balance(x.accountId!) - hold.amount)],
+    ];
+    x.answer(status, h, withCached(json, false), lateAnswer, { hold, cache });
+  };
+  const out = spec.handler(ctx as never);
+  if (!(out instanceof Promise)) {
+    complete(out, late);
+    return;
+  }
+  x.watchAbort();
+  out.then(
+    (v) => {
+      try {
+        complete(v, true);
+      } catch (err) {
+        x.fail(err, true);
+      }
+    },
+    (err) => x.fail(err, true),
+  );
+}
+
 /** Mounts one endpoint. */
 function mount(app: TemplatedApp, ep: Endpoint, rt: Runtime): void {
-  const { spec } = ep;
-  const successStatus = spec.status ?? 200;
-
   const handle = (res: HttpResponse, req: HttpRequest) => {
-    const state: ResState = { aborted: false };
-    const requestId = rt.requestId();
-    const reply = responder(res, state, requestId);
-    const now = rt.now();
-    let accountId: string | null = null;
-    let hold: Hold | null = null;
-    if (!rt.isOpen()) return reply(503, [], JSON.stringify(CLOSING.envelope(requestId)), false);
-
-    /** Usage (key endpoints) plus whatever `extra` settles, written before the answer is sent. */
-    const settle = (status: number, extra: Partial<Settlement> = {}) => {
-      if (accountId === null) return;
-      rt.ledger.settle({ accountId, at: rt.now(), endpoint: spec.path, status, requestId, ...extra });
-    };
-    const fail = (err: unknown, late: boolean) => {
-      if (hold) rt.ledger.release(hold);
-      hold = null;
-      if (state.aborted) return;
-      let e: ScannerError;
-      if (err instanceof ScannerError) e = err;
-      else {
-        rt.log.error(
-          { requestId, endpoint: spec.id, err: (err as Error)?.stack ?? String(err) },
-          'handler failed',
-        );
-        e = new ScannerError('SERVER_ERROR', 'unexpected failure; it has been logged, nothing was charged');
-      }
-      try {
-        settle(e.status);
-      } catch (werr) {
-        rt.log.error({ requestId, err: String(werr) }, 'usage write failed');
-      }
-      reply(e.status, e.headers, JSON.stringify(e.envelope(requestId)), late);
-    };
-
+    const x = new Exchange(res, rt, ep.spec.path);
+    if (!rt.isOpen()) return x.fail(CLOSING, false);
     try {
+      // Everything is read from `req` first: it is invalid after the first await.
       const r = readRequest(res, req, ep.paramNames, rt.trusted);
-      checkUrl(rt, r, now);
-      let caller: KeyCaller | SessionCaller | null = null;
-      let admission: Admission | null = null;
-      if (spec.auth === 'key') {
-        const g = rt.gate.checkKey(r, now);
-        if (!g.ok) {
-          accountId = g.accountId;
-          throw g.error;
-        }
-        caller = g.caller;
-        admission = g.admission;
-        accountId = g.caller.account.id;
-      } else if (spec.auth === 'session') caller = rt.gate.checkSession(r, now);
+      checkUrl(rt, r, x.now);
+      const { caller, rateHeaders } = authenticate(ep, rt, r, x);
       const params = ep.params.parse(decodeParams(r.rawParams));
       const query = ep.query.parse(parseQuery(r.rawQuery));
-      const rateHeaders: Array<[string, string]> = admission
-        ? [
-            ['x-ratelimit-limit', String(admission.limit)],
-            ['x-ratelimit-remaining', String(admission.remaining)],
-          ]
-        : [];
-
-      const run = (body: unknown, late: boolean) => {
-        const ctx = {
+      const ctx = (body: unknown) =>
+        ({
           params,
           query,
           body,
-          requestId,
-          now,
+          requestId: x.requestId,
+          now: x.now,
           ip: r.ipText,
           index: rt.index,
           services: rt.services,
           caller,
-        } as HandlerCtx<'key', {}, {}, undefined>;
-        const credits = spec.credits;
-        let cost = 0;
-        let cacheKey = '';
-        if (credits) {
-          cost = credits.cost(ctx);
-          if (!Number.isSafeInteger(cost) || cost < 0)
-            throw new Error(`${spec.id}: cost must be a whole number`);
-          if (cost > 0) {
-            cacheKey = credits.cacheKey(ctx);
-            const hit = rt.ledger.cached(accountId!, spec.path, cacheKey, now);
-            if (hit) {
-              settle(successStatus);
-              const left = String(rt.ledger.balance(accountId!));
-              const h: Array<[string, string]> = [
-                ...rateHeaders,
-                ['x-scans-charged', '0'],
-                ['x-scans-remaining', left],
-              ];
-              return reply(successStatus, h, withCached(hit.body, true), late);
-            }
-            hold = rt.ledger.reserve(accountId!, cost);
-            if (!hold)
-              throw new ScannerError(
-                'INSUFFICIENT_CREDITS',
-                `this request costs ${cost} scan(s); not enough left`,
-                {
-                  required: cost,
-                  remaining: rt.ledger.balance(accountId!),
-                },
-              );
-          }
-        }
-        const complete = (result: unknown, late2: boolean) => {
-          if (state.aborted) {
-            // Nothing can be delivered: nothing is charged or counted.
-            if (hold) rt.ledger.release(hold);
-            hold = null;
-            return;
-          }
-          const json = JSON.stringify(result);
-          if (hold) {
-            const cacheMs = credits?.cacheMs ?? rt.cacheMs;
-            const at = rt.now();
-            const charged = hold;
-            settle(successStatus, {
-              hold: charged,
-              cache: cacheMs > 0 ? { key: cacheKey, body: json, exp: at + cacheMs } : undefined,
-            });
-            hold = null;
-            const h: Array<[string, string]> = [
-              ...rateHeaders,
-              ['x-scans-charged', String(charged.amount)],
-              ['x-scans-remaining', String(rt.ledger.balance(accountId!))],
-            ];
-            return reply(successStatus, h, withCached(json, false), late2);
-          }
-          settle(successStatus);
-          reply(successStatus, rateHeaders, credits ? withCached(json, false) : json, late2);
-        };
-        const out = spec.handler(ctx as never);
-        if (out instanceof Promise) {
-          if (!state.hasAbortHandler) {
-            state.hasAbortHandler = true;
-            res.onAborted(() => {
-              state.aborted = true;
-            });
-          }
-          out.then(
-            (v) => {
-              try {
-                complete(v, true);
-              } catch (err) {
-                fail(err, true);
-              }
-            },
-            (err) => fail(err, true),
-          );
-        } else complete(out, late);
-      };
-
-      if (ep.body) {
-        readJsonBody(res, state)
-          .then((raw) => run(ep.body!(raw === undefined ? {} : raw), true))
-          .catch((err) => {
-            if ((err as Error)?.message === 'aborted' && state.aborted) return;
-            fail(err, true);
-          });
-        return;
-      }
-      run(undefined, false);
+        }) as HandlerCtx<'key', {}, {}, undefined>;
+      if (!ep.body) return runHandler(ep, rt, x, ctx(undefined), rateHeaders, false);
+      readJsonBody(res, x.state)
+        .then((raw) => runHandler(ep, rt, x, ctx(ep.body!(raw === undefined ? {} : raw)), rateHeaders, true))
+        .catch((err) => {
+          if ((err as Error)?.message === 'aborted' && x.state.aborted) return;
+          x.fail(err, true);
+        });
     } catch (err) {
-      fail(err, false);
+      x.fail(err, false);
     }
   };
-
-  const path = toUws(spec.path);
-  if (spec.method === 'GET') app.get(path, handle);
-  else if (spec.method === 'POST') app.post(path, handle);
-  else if (spec.method === 'PUT') app.put(path, handle);
+  const path = toUws(ep.spec.path);
+  if (ep.spec.method === 'GET') app.get(path, handle);
+  else if (ep.spec.method === 'POST') app.post(path, handle);
+  else if (ep.spec.method === 'PUT') app.put(path, handle);
   else app.patch(path, handle);
 }
 
