@@ -18,6 +18,8 @@ import { ScannerError } from './errors.js';
 /** Unix socket paths are limited to 107 bytes on Linux (sun_path). */
 const MAX_SOCKET_PATH = 107;
 const MAX_COMMAND_BYTES = 16 * 1024;
+/** Longest wait for a command's e-mail before answering the CLI, ms. */
+const MAIL_WAIT_MS = 3_000;
 
 /** The admin socket path of a data directory. */
 export const adminSocketPath = (dataDir: string): string => join(dataDir, 'admin.sock');
@@ -62,7 +64,11 @@ export async function startAdminSocket(
         };
         const result = runCommand(deps, String(command), args ?? {});
         log.info({ command }, 'admin command');
-        void (onCommand?.() ?? Promise.resolve()).then(() => answer(200, { ok: true, result }));
+        // Wait a little for the command's e-mail so the CLI returns after it was handed over, but
+        // never long: the command is committed and its answer may carry a secret shown only once.
+        const settled = onCommand?.() ?? Promise.resolve();
+        const bounded = new Promise<void>((r) => setTimeout(r, MAIL_WAIT_MS).unref());
+        void Promise.race([settled, bounded]).then(() => answer(200, { ok: true, result }));
       } catch (err) {
         const e = err instanceof ScannerError ? err : null;
         answer(e ? e.status : 500, {

@@ -86,6 +86,7 @@ export type HandlerCtx<A extends AuthKind, P extends TProperties, Q extends TPro
  * The credit rule of a credit-consuming endpoint (key endpoints only).
  * The response the client sees is the handler's object plus `cached: boolean`, added by the
  * framework (the declared response schema must not have `cached`; the published one does).
+ * The handler puts the anchor it read at in its object, so a cached answer repeats that anchor.
  */
 export interface CreditRule<I> {
   /** Scans this request costs, a whole number ≥ 0 (0: free, nothing cached). Runs after validation. */

@@ -137,7 +137,9 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
           if (!s) return reject(new Error(`scanner cannot listen on ${config.host}:${config.port}`));
           socket = s;
           const port = uws.us_socket_local_port(s);
-          log.info({ port }, `scanner serving http://${config.host}:${port}/v1`);
+          // Not "serving http://…": tools find the indexer's port by that phrase, and in-process
+          // the scanner starts listening before the indexer logs it.
+          log.info({ port }, `scanner API listening on http://${config.host}:${port}/v1`);
           resolve(port);
         });
       });

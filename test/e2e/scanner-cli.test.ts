@@ -59,7 +59,7 @@ function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number
     const timer = setTimeout(() => reject(new Error(`scanner did not start:\n${out}`)), 30_000);
     const onData = (d: Buffer) => {
       out += d.toString();
-      const m = /scanner serving http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
+      const m = /scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({ child, port: Number(m[1]), log: () => out });
@@ -200,7 +200,7 @@ describe('in-process beside the indexer', () => {
     });
     // Generous: the machine running the suites may be shared and busy.
     await idx.waitForHead(2, 240_000);
-    const port = Number(/scanner serving http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(idx.logs())?.[1]);
+    const port = Number(/scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(idx.logs())?.[1]);
     expect(port).toBeGreaterThan(0);
     const url = `http://127.0.0.1:${port}`;
     const health = await httpRequest(url, 'GET', '/v1/health');

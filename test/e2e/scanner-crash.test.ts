@@ -35,7 +35,7 @@ function startService(): Promise<{ child: ChildProcess; port: number; out: () =>
     const timer = setTimeout(() => reject(new Error(`scanner did not start:\n${out}`)), 30_000);
     const onData = (d: Buffer) => {
       out += d.toString();
-      const m = /scanner serving http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
+      const m = /scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({ child, port: Number(m[1]), out: () => out });
