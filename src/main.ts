@@ -12,6 +12,7 @@ import { type Config, loadConfig, printable } from './config/index.js';
 import { createMetrics } from './metrics/index.js';
 import { type ChainRuntime, openChain } from './runtime/chain.js';
 import {
+  chainRoles,
   createScannerService,
   loadScannerConfig,
   printableScannerConfig,
@@ -101,11 +102,17 @@ async function main(): Promise<void> {
   // The companion scanner API: its own listener and store (DATA_DIR/scanner, beside the chains'
   // directories, so an index reset or rebuild never touches it); it reads the chains' heads.
   let scanner: Awaited<ReturnType<typeof createScannerService>> | null = null;
-  if (scannerEnabled(process.env)) {
+  const embedded = config.chainsSource === 'embedded_devnet';
+  if (scannerEnabled(process.env, embedded)) {
     const scannerConfig = loadScannerConfig(process.env, {
       dataDir: join(config.dataDir, 'scanner'),
-      indexDataDir: join(config.chains[0].dataDir, 'rocks'),
+      indexDataDirs: config.chains.map((c) => join(c.dataDir, 'rocks')),
     });
+    const roles = chainRoles(
+      runtimes.map((r) => r.name),
+      process.env,
+      embedded,
+    );
     log.info({ scanner: printableScannerConfig(scannerConfig) }, 'scanner configuration');
     const byName = new Map(runtimes.map((r) => [r.name, r]));
     scanner = await createScannerService({
@@ -116,7 +123,7 @@ async function main(): Promise<void> {
           runtimes.map((r) => ({
             name: r.name,
             chainId: r.ctx.chainId,
-            role: r === runtimes[0] ? 'main' : 'other',
+            role: roles.get(r.name)!,
           })),
         head(name) {
           const h = byName.get(name)?.store.head();

@@ -43,20 +43,21 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
  * Resolves the scanner configuration from `env`.
  * @param defaults.dataDir the data directory when SCANNER_DATA_DIR is unset (standalone:
  *   `./data/scanner`; in-process: `<DATA_DIR>/scanner`, the same path with default settings).
- * @param defaults.indexDataDir the index's RocksDB directory, if any: the scanner's directory may
- *   not lie inside it (an index rebuild must never touch accounts, keys, usage or credits).
+ * @param defaults.indexDataDirs the index's RocksDB directories (one per chain): the scanner's
+ *   directory may not lie inside any (an index rebuild must never touch accounts, keys, usage or
+ *   credits).
  * @throws Error naming the bad variable.
  */
 export function loadScannerConfig(
   env: NodeJS.ProcessEnv,
-  defaults: { dataDir?: string; indexDataDir?: string } = {},
+  defaults: { dataDir?: string; indexDataDirs?: readonly string[] } = {},
 ): ScannerConfig {
   const dataDir = resolve(env.SCANNER_DATA_DIR || defaults.dataDir || './data/scanner');
-  if (defaults.indexDataDir) {
-    const rel = relative(resolve(defaults.indexDataDir), dataDir);
+  for (const indexDir of defaults.indexDataDirs ?? []) {
+    const rel = relative(resolve(indexDir), dataDir);
     if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel)))
       throw new Error(
-        `SCANNER_DATA_DIR (${dataDir}) lies inside the index's data directory; choose a separate directory`,
+        `SCANNER_DATA_DIR (${dataDir}) lies inside an index data directory (${indexDir}); choose a separate directory`,
       );
   }
   const host = env.SCANNER_HOST || env.HOST || '127.0.0.1';
@@ -93,13 +94,13 @@ export function printableScannerConfig(c: ScannerConfig): Record<string, unknown
 }
 
 /**
- * Whether the indexer starts the scanner in-process: SCANNER=on|off; by default on in the
- * embedded default (no RPC_URL: `npm start` serves both) and off when indexing a configured node.
+ * Whether the indexer starts the scanner in-process: SCANNER=on|off; by default on for the
+ * embedded devnet (`npm start` serves both) and off when indexing configured nodes.
  */
-export function scannerEnabled(env: NodeJS.ProcessEnv): boolean {
+export function scannerEnabled(env: NodeJS.ProcessEnv, embeddedDevnet: boolean): boolean {
   const v = env.SCANNER;
   if (v === 'on') return true;
   if (v === 'off') return false;
   if (v !== undefined && v !== '') throw new Error(`SCANNER must be on or off, got "${v}"`);
-  return !env.RPC_URL;
+  return embeddedDevnet;
 }

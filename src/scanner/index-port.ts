@@ -49,3 +49,27 @@ export const NO_INDEX: IndexPort = {
   chains: () => [],
   head: () => null,
 };
+
+/**
+ * The scanner role of each served chain: `main` is SCANNER_MAIN_CHAIN (default: the first chain),
+ * `rh` is SCANNER_RH_CHAIN (default: the second embedded devnet of DEVNET_CHAINS=2, otherwise no
+ * chain, and the /rh/ family will answer a typed refusal naming the missing configuration); the
+ * rest are `other`.
+ * @throws Error when a named chain is not served, or main and rh are the same chain.
+ */
+export function chainRoles(
+  names: readonly string[],
+  env: NodeJS.ProcessEnv,
+  embeddedDevnet: boolean,
+): Map<string, IndexedChain['role']> {
+  const main = env.SCANNER_MAIN_CHAIN || names[0];
+  const rh = env.SCANNER_RH_CHAIN || (embeddedDevnet && names.length > 1 ? names[1] : null);
+  for (const [v, n] of [
+    ['SCANNER_MAIN_CHAIN', main],
+    ['SCANNER_RH_CHAIN', rh],
+  ] as const)
+    if (n !== null && n !== undefined && !names.includes(n))
+      throw new Error(`${v}: chain "${n}" is not served (served: ${names.join(', ')})`);
+  if (rh !== null && rh === main) throw new Error(`SCANNER_RH_CHAIN and SCANNER_MAIN_CHAIN are both "${rh}"`);
+  return new Map(names.map((n) => [n, n === main ? 'main' : n === rh ? 'rh' : 'other']));
+}

@@ -33,6 +33,7 @@ export type { ScannerConfig } from './config.js';
 export { loadScannerConfig, printableScannerConfig, scannerEnabled } from './config.js';
 export { defineEndpoint } from './endpoint.js';
 export type { IndexPort } from './index-port.js';
+export { chainRoles } from './index-port.js';
 
 /** What the scanner service is built from. */
 export interface ScannerDeps {
