@@ -5,6 +5,7 @@
  * request, keys in URLs, the browser rule, IP allowlists, dashboard sessions; and last, the
  * key-hygiene check over everything the run produced (logs, store files, outbox, e-mails, bodies).
  */
+import { rmSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
@@ -513,6 +514,8 @@ describe('key hygiene', () => {
       expect(mails.includes(s), `e-mail holds ${s.slice(0, 12)}`).toBe(false);
       for (const f of files) expect(f.bytes.includes(b), `${f.path} holds ${s.slice(0, 12)}`).toBe(false);
     }
+    rmSync(h.dataDir, { recursive: true, force: true });
+    rmSync(plain.dataDir, { recursive: true, force: true });
     h = null as never;
     plain = null as never;
   });
