@@ -6,10 +6,18 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { type Config, loadConfig, printable } from './config/index.js';
 import { createMetrics } from './metrics/index.js';
 import { type ChainRuntime, openChain, openReplicaChain } from './runtime/chain.js';
+import {
+  chainRoles,
+  createScannerService,
+  loadScannerConfig,
+  printableScannerConfig,
+  scannerEnabled,
+} from './scanner/index.js';
 import { ALL_SCOPES, createAuth, hashKey, type KeyConfig, loadKeysFile } from './server/auth.js';
 import { createServer } from './server/index.js';
 import { buildOpenApi } from './server/openapi.js';
@@ -101,6 +109,40 @@ async function main(): Promise<void> {
   });
   const port = await server.listen(config.host, config.port);
   const metricsPort = await metrics.listen(config.metricsPort);
+  // The companion scanner API: its own listener and store (DATA_DIR/scanner, beside the chains'
+  // directories, so an index reset or rebuild never touches it); it reads the chains' heads.
+  let scanner: Awaited<ReturnType<typeof createScannerService>> | null = null;
+  const embedded = config.chainsSource === 'embedded_devnet';
+  if (scannerEnabled(process.env, embedded)) {
+    const scannerConfig = loadScannerConfig(process.env, {
+      dataDir: join(config.dataDir, 'scanner'),
+      indexDataDirs: config.chains.map((c) => join(c.dataDir, 'rocks')),
+    });
+    const roles = chainRoles(
+      runtimes.map((r) => r.name),
+      process.env,
+      embedded,
+    );
+    log.info({ scanner: printableScannerConfig(scannerConfig) }, 'scanner configuration');
+    const byName = new Map(runtimes.map((r) => [r.name, r]));
+    scanner = await createScannerService({
+      config: scannerConfig,
+      log: log.child({ component: 'scanner' }),
+      index: {
+        chains: () =>
+          runtimes.map((r) => ({
+            name: r.name,
+            chainId: r.ctx.chainId,
+            role: roles.get(r.name)!,
+          })),
+        head(name) {
+          const h = byName.get(name)?.store.head();
+          return h ? { chain: name, block: h.number, hash: h.hash } : null;
+        },
+      },
+    });
+    await scanner.listen();
+  }
   for (const r of runtimes) r.start();
 
   for (const r of runtimes)
@@ -123,6 +165,10 @@ async function main(): Promise<void> {
     let code = 0;
     server.close();
     metrics.close();
+    await scanner?.close().catch((err: Error) => {
+      log.error({ err: err.message }, 'scanner did not close cleanly');
+      code = 1;
+    });
     // DEVNET_KEEP=1 leaves an embedded devnet's node running for the next start.
     const keepNode = process.env.DEVNET_KEEP === '1';
     for (const r of runtimes) {

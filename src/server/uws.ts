@@ -23,8 +23,10 @@ export function uwsIsNative(): boolean {
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
+  201: '201 Created',
   400: '400 Bad Request',
   401: '401 Unauthorized',
+  402: '402 Payment Required',
   403: '403 Forbidden',
   404: '404 Not Found',
   405: '405 Method Not Allowed',

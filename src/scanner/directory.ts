@@ -1,0 +1,139 @@
+/**
+ * The key directory: accounts, keys, dashboard sessions and the activity list, as the request
+ * path and the account operations see them.
+ *
+ * {@link KeyDirectory} is the seam a shared implementation (several scanner servers, NATS
+ * JetStream KV watched by every server) replaces. Its `lastContact()` is the instant the
+ * directory last confirmed it is current; the request path refuses to honour any key when that
+ * is more than 5 s ago (503 INTERNAL_ERROR) rather than honour a key that may have been revoked
+ * elsewhere. The embedded implementation below is the source of truth itself, so it is always
+ * in contact: it loads every record into memory at start (lookups by key hash are one Map get),
+ * and writes each change through to the store in one atomic batch before updating memory.
+ */
+import type { AccountRecord, ActivityEntry, KeyRecord, SessionRecord } from './model.js';
+import { BLOCKED_KINDS } from './model.js';
+import { type Op, put, type ScannerStore, TABLES } from './store.js';
+
+/** Blocked attempts of one kind are recorded at most once per this interval per key. */
+export const ACTIVITY_DEDUP_MS = 10 * 60_000;
+/** How long a directory may be out of contact before keys stop being honoured. */
+export const MAX_CONTACT_GAP_MS = 5_000;
+
+/** A set of record changes committed together (one atomic write). */
+export interface DirectoryChange {
+  accounts?: AccountRecord[];
+  keys?: KeyRecord[];
+  sessions?: SessionRecord[];
+  activity?: Array<{ accountId: string; entry: ActivityEntry }>;
+}
+
+/** Accounts, keys, sessions and activity, with the hot-path lookups the request gate needs. */
+export interface KeyDirectory {
+  /** Instant (ms) the directory last confirmed it is current (embedded: now). */
+  lastContact(): number;
+  /** The key whose secret hashes to `hash` (SHA-256), any state; undefined when none. */
+  keyByHash(hash: Buffer): KeyRecord | undefined;
+  key(id: string): KeyRecord | undefined;
+  /** Every key of an account (all states), oldest first. */
+  keysOf(accountId: string): KeyRecord[];
+  account(id: string): AccountRecord | undefined;
+  accounts(): AccountRecord[];
+  /** The session whose token hashes to `hash`; undefined when none (expiry is the caller's check). */
+  session(hash: Buffer): SessionRecord | undefined;
+  /** The account's activity, newest first, at most `limit` entries. */
+  activity(accountId: string, limit: number): ActivityEntry[];
+  /** Commits `change` atomically. @throws on a storage failure (nothing changed). */
+  commit(change: DirectoryChange): void;
+  /**
+   * Records a blocked attempt (or a key seen in a URL) for `keyId` unless an entry of the same
+   * kind was recorded for that key within the last 10 minutes. Returns whether it was recorded.
+   */
+  noteBlocked(accountId: string, keyId: string, entry: ActivityEntry): boolean;
+}
+
+/** The embedded directory over the scanner store. `now` is the service clock. */
+export function createEmbeddedDirectory(store: ScannerStore, now: () => number): KeyDirectory {
+  const accounts = new Map<string, AccountRecord>();
+  const keys = new Map<string, KeyRecord>();
+  const keyIdByHash = new Map<string, string>();
+  const keysByAccount = new Map<string, string[]>();
+  const sessions = new Map<string, SessionRecord>();
+  const nextActivitySeq = new Map<string, number>();
+  const marks = new Map<string, number>();
+
+  const indexKey = (k: KeyRecord) => {
+    const had = keys.has(k.id);
+    keys.set(k.id, k);
+    keyIdByHash.set(k.hash, k.id);
+    if (!had) {
+      const list = keysByAccount.get(k.accountId) ?? [];
+      list.push(k.id);
+      keysByAccount.set(k.accountId, list);
+    }
+  };
+  store.each(TABLES.account, (_, a) => accounts.set(a.id, a));
+  store.each(TABLES.key, (_, k) => indexKey(k));
+  for (const list of keysByAccount.values())
+    list.sort((x, y) => keys.get(x)!.createdAt - keys.get(y)!.createdAt);
+  store.each(TABLES.session, (_, s) => sessions.set(s.hash, s));
+  store.each(TABLES.activityMark, ([keyId, kind], at) => marks.set(`${keyId}\u0000${kind}`, at));
+
+  const activitySeq = (accountId: string) => {
+    let n = nextActivitySeq.get(accountId);
+    if (n === undefined) {
+      const last = store.scan(TABLES.activity, [accountId], { reverse: true, limit: 1 })[0];
+      n = last ? last[0][1] + 1 : 0;
+    }
+    nextActivitySeq.set(accountId, n + 1);
+    return n;
+  };
+
+  const commit = (change: DirectoryChange, extra: Op[] = []) => {
+    const ops: Op[] = [...extra];
+    for (const a of change.accounts ?? []) ops.push(put(TABLES.account, [a.id], a));
+    for (const k of change.keys ?? []) ops.push(put(TABLES.key, [k.id], k));
+    for (const s of change.sessions ?? []) ops.push(put(TABLES.session, [s.hash], s));
+    const seqs: Array<[string, number]> = [];
+    for (const { accountId, entry } of change.activity ?? []) {
+      const seq = activitySeq(accountId);
+      seqs.push([accountId, seq]);
+      ops.push(put(TABLES.activity, [accountId, seq], entry));
+    }
+    try {
+      store.write(ops);
+    } catch (err) {
+      // Nothing was written: give the sequence numbers back so no gap or reuse follows.
+      for (const [accountId] of seqs) nextActivitySeq.delete(accountId);
+      throw err;
+    }
+    for (const a of change.accounts ?? []) accounts.set(a.id, a);
+    for (const k of change.keys ?? []) indexKey(k);
+    for (const s of change.sessions ?? []) sessions.set(s.hash, s);
+  };
+
+  return {
+    lastContact: now,
+    keyByHash(hash) {
+      const id = keyIdByHash.get(hash.toString('hex'));
+      return id === undefined ? undefined : keys.get(id);
+    },
+    key: (id) => keys.get(id),
+    keysOf: (accountId) => (keysByAccount.get(accountId) ?? []).map((id) => keys.get(id)!),
+    account: (id) => accounts.get(id),
+    accounts: () => [...accounts.values()],
+    session: (hash) => sessions.get(hash.toString('hex')),
+    activity(accountId, limit) {
+      return store.scan(TABLES.activity, [accountId], { reverse: true, limit }).map(([, e]) => e);
+    },
+    commit: (change) => commit(change),
+    noteBlocked(accountId, keyId, entry) {
+      if (!BLOCKED_KINDS.has(entry.kind)) throw new Error(`${entry.kind} is not a blocked-attempt kind`);
+      const id = `${keyId}\u0000${entry.kind}`;
+      const last = marks.get(id);
+      if (last !== undefined && entry.at - last < ACTIVITY_DEDUP_MS) return false;
+      commit({ activity: [{ accountId, entry }] }, [put(TABLES.activityMark, [keyId, entry.kind], entry.at)]);
+      marks.set(id, entry.at);
+      return true;
+    },
+  };
+}
