@@ -67,7 +67,6 @@ export type DomainErrorCode = Exclude<
   | 'connection_not_owned'
   | 'unknown_chain'
   | 'method_not_allowed'
-  | 'rate_limited'
   | 'payload_too_large'
   | 'invalid_json_body'
   | 'internal'

@@ -8,15 +8,16 @@
  * `pool:<id>:<frame>` with id a pool address or V4 `0x<manager>:0x<poolId>`.
  */
 
+import { DomainError } from '../errors/index.js';
 import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../markets/model.js';
 import { ratJson } from '../markets/rational.js';
 import { poolAt } from '../markets/read.js';
-import { candleKey, poolKeyOf } from '../markets/tables.js';
+import { poolKeyOf } from '../markets/tables.js';
 import { chooseVenue, orientCandle, resolveQuote, tokenPools } from '../markets/venue.js';
-import { ApiError } from '../server/errors.js';
-import type { ChainContext } from '../server/route.js';
-import type { SseConn } from '../server/sse.js';
 import { blockTimestamp } from '../storage/headers.js';
+import type { Store, View } from '../storage/index.js';
+import { CANDLE } from '../storage/tables/markets.js';
+import type { StreamSink } from './sink.js';
 
 /** Minimum spacing of update frames per series, milliseconds (Limits). */
 export const CANDLE_UPDATE_MIN_MS = 250;
@@ -34,10 +35,13 @@ export interface Series {
 const ADDR = /^0x[0-9a-fA-F]{40}$/;
 const ID = /^0x[0-9a-fA-F]{64}$/;
 
-/** Parses `select`. @throws ApiError bad_request, not_found, quote_not_admitted. */
-export function parseCandleSelect(chain: ChainContext, select: string): Series[] {
-  const head = chain.store.head();
-  if (!head) throw new ApiError('not_ready', 'nothing indexed yet');
+/**
+ * Parses `select` at the view's head (token series resolve their venue by the quote rule there).
+ * @throws DomainError bad_request, not_found, quote_not_admitted, not_ready.
+ */
+export function parseCandleSelect(view: View, select: string): Series[] {
+  const head = view.head;
+  if (!head) throw new DomainError('not_ready', 'nothing indexed yet');
   const out: Series[] = [];
   for (const raw of select.split(',')) {
     const s = raw.trim();
@@ -50,50 +54,48 @@ export function parseCandleSelect(chain: ChainContext, select: string): Series[]
       frame = parts[parts.length - 1];
       if (parts.length === 4) {
         if (!ADDR.test(parts[1]) || !ID.test(parts[2]))
-          throw new ApiError('bad_request', `bad V4 pool id in "${s}"`);
-        pool = poolAt(chain.store.view(), poolKeyOf('v4', parts[1], parts[2]), head.number);
+          throw new DomainError('bad_request', `bad V4 pool id in "${s}"`);
+        pool = poolAt(view, poolKeyOf('v4', parts[1], parts[2]), head.number);
       } else {
-        if (!ADDR.test(parts[1])) throw new ApiError('bad_request', `bad pool address in "${s}"`);
-        pool = poolAt(chain.store.view(), poolKeyOf('v2', parts[1]), head.number);
+        if (!ADDR.test(parts[1])) throw new DomainError('bad_request', `bad pool address in "${s}"`);
+        pool = poolAt(view, poolKeyOf('v2', parts[1]), head.number);
       }
-      if (!pool) throw new ApiError('not_found', `no pool for "${s}"`);
+      if (!pool) throw new DomainError('not_found', `no pool for "${s}"`);
     } else if (parts[0] === 'token' && (parts.length === 3 || parts.length === 4)) {
       if (!ADDR.test(parts[1]) || (parts[3] !== undefined && !ADDR.test(parts[3])))
-        throw new ApiError('bad_request', `bad address in "${s}"`);
+        throw new DomainError('bad_request', `bad address in "${s}"`);
       token = parts[1].toLowerCase();
       frame = parts[2];
-      const tp = tokenPools(chain.store.view(), token, head.number);
+      const tp = tokenPools(view, token, head.number);
       const q = resolveQuote(tp.pools, token, parts[3]);
       if (!q.ok) {
         if (q.kind === 'not_admitted')
-          throw new ApiError('quote_not_admitted', `${parts[3]} is not a quote of ${token}`, {
+          throw new DomainError('quote_not_admitted', `${parts[3]} is not a quote of ${token}`, {
             candidates: q.candidates,
           });
         if (q.kind === 'ambiguous')
-          throw new ApiError('bad_request', `several quotes for ${token}: name one in "${s}"`, {
+          throw new DomainError('bad_request', `several quotes for ${token}: name one in "${s}"`, {
             candidates: q.candidates,
           });
-        throw new ApiError('not_found', `token ${token} has no registered pool`);
+        throw new DomainError('not_found', `token ${token} has no registered pool`);
       }
-      const ts = tsOf(chain, head.number);
-      pool = chooseVenue(chain.store.view(), tp.pools, token, q.quote, { block: head.number, ts })!.pool;
+      const ts = blockTimestamp(view, head.number) ?? 0;
+      pool = chooseVenue(view, tp.pools, token, q.quote, { block: head.number, ts })!.pool;
     } else {
-      throw new ApiError(
+      throw new DomainError(
         'bad_request',
         `"${s}" is not token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame>`,
       );
     }
     if (!(frame in FRAMES))
-      throw new ApiError('bad_request', `unknown frame "${frame}" (1s, 30s, 1m, 1h, 1d)`);
+      throw new DomainError('bad_request', `unknown frame "${frame}" (1s, 30s, 1m, 1h, 1d)`);
     out.push({ selector: s, pool, frame: frame as Frame, token });
     if (out.length > MAX_SERIES)
-      throw new ApiError('bad_request', `at most ${MAX_SERIES} series per connection`);
+      throw new DomainError('bad_request', `at most ${MAX_SERIES} series per connection`);
   }
-  if (!out.length) throw new ApiError('bad_request', 'select names no series');
+  if (!out.length) throw new DomainError('bad_request', 'select names no series');
   return out;
 }
-
-const tsOf = (chain: ChainContext, n: number): number => blockTimestamp(chain.store.rocks, n) ?? 0;
 
 function rowJson(s: Series, c: CandleRow): string {
   if (!s.token) {
@@ -162,11 +164,17 @@ export interface CandleRun {
  * Runs the candle series on `conn` (duplicates by {@link seriesId} collapse to the first):
  * snapshot frames at once, then update/close frames on commits.
  */
-export function runCandles(chain: ChainContext, conn: SseConn, series: Series[]): CandleRun {
+export function runCandles(store: Store, conn: StreamSink, series: Series[]): CandleRun {
+  // Each read is one short view: candles are read between two commits, never across one.
   const read = (s: Series, t: number): CandleRow | null => {
-    const v = chain.store.rocks.get(candleKey(s.pool.key, FRAME_IDS[s.frame], t));
-    return v ? (JSON.parse(v.toString()) as CandleRow) : null;
+    const v = store.view();
+    try {
+      return v.get(CANDLE, s.pool.key as `0x${string}`, FRAME_IDS[s.frame], t) ?? null;
+    } finally {
+      v.close();
+    }
   };
+  const tsOf = (n: number): number => blockTimestamp(store, n) ?? 0;
   interface St {
     s: Series;
     cur: number;
@@ -183,8 +191,8 @@ export function runCandles(chain: ChainContext, conn: SseConn, series: Series[])
       .join(',')}${Object.keys(extra).length ? ',' : ''}"candle":${c ? rowJson(st.s, c) : 'null'}}`;
   /** Starts one series: snapshot of the previous and the forming bucket at the current head. */
   const start = (s: Series) => {
-    const head = chain.store.head();
-    const nowTs = head ? tsOf(chain, head.number) : 0;
+    const head = store.head();
+    const nowTs = head ? tsOf(head.number) : 0;
     const st: St = { s, cur: 0, sent: '', lastAt: 0, timer: null };
     state.set(seriesId(s), st);
     const w = FRAMES[s.frame];
@@ -209,9 +217,9 @@ export function runCandles(chain: ChainContext, conn: SseConn, series: Series[])
   const selectors = () => [...state.values()].map((st) => st.s.selector);
   return {
     onCommit() {
-      const h = chain.store.head();
+      const h = store.head();
       if (!h || conn.closed) return;
-      const ts = tsOf(chain, h.number);
+      const ts = tsOf(h.number);
       for (const st of state.values()) {
         const w = FRAMES[st.s.frame];
         const bucket = Math.floor(ts / w) * w;

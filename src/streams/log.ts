@@ -7,7 +7,7 @@
  * from another topic or from a wiped store is recognised and refused.
  */
 import type { BlockBatch, Store, WriteOp } from '../storage/index.js';
-import { KeyBuilder } from '../storage/keys.js';
+import { STREAM_FRAME, STREAM_SEQ } from '../storage/tables/streams.js';
 
 export const TOPICS = {
   amm_events: 1,
@@ -29,11 +29,6 @@ const TOPIC_BY_ID = new Map<number, Topic>(TOPIC_NAMES.map((t) => [TOPICS[t], t]
  * Older consumers get a lag event. 50,000 frames covers well over an hour of a busy chain's blocks.
  */
 export const RING_FRAMES = Number(process.env.STREAM_RING_FRAMES ?? 50_000);
-
-const STREAM = 0x70;
-const SEQ = 0x71;
-const frameKey = (t: number, seq: number) => new KeyBuilder(10).u8(STREAM).u8(t).u64(seq).done();
-const seqKey = (t: number) => new KeyBuilder(2).u8(SEQ).u8(t).done();
 
 /** Selector values a frame can be matched on (lowercase). */
 export type FrameKeys = Partial<
@@ -81,8 +76,12 @@ export interface StreamLog {
 export function createStreamLog(store: Store): StreamLog {
   const last = new Map<Topic, number>();
   for (const t of TOPIC_NAMES) {
-    const v = store.rocks.get(seqKey(TOPICS[t]));
-    last.set(t, v ? v.readUInt32BE(0) * 0x1_0000_0000 + v.readUInt32BE(4) : 0);
+    const v = store.view();
+    try {
+      last.set(t, v.get(STREAM_SEQ, TOPICS[t]) ?? 0);
+    } finally {
+      v.close();
+    }
   }
   const ns = (t: Topic) => `${t}-${store.generation}`;
   const build = (block: number, frames: PendingFrame[]) => {
@@ -95,17 +94,18 @@ export function createStreamLog(store: Store): StreamLog {
       const fr: Frame = { ...f, seq, id: `v1.${ns(f.topic)}.${seq}`, block };
       out.push(fr);
       ops.push({
-        key: frameKey(TOPICS[f.topic], seq),
+        key: STREAM_FRAME.key(TOPICS[f.topic], seq),
         // Stored as a header line and the frame's JSON verbatim (no second escaping pass): the
         // header is JSON.stringify output, which never holds a raw newline.
         value: Buffer.from(
           `{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)}}\n${f.json}`,
         ),
       });
-      if (seq > RING_FRAMES) ops.push({ key: frameKey(TOPICS[f.topic], seq - RING_FRAMES), value: null });
+      if (seq > RING_FRAMES)
+        ops.push({ key: STREAM_FRAME.key(TOPICS[f.topic], seq - RING_FRAMES), value: null });
     }
     for (const [t, seq] of next)
-      ops.push({ key: seqKey(TOPICS[t]), value: new KeyBuilder(8).u64(seq).done() });
+      ops.push({ key: STREAM_SEQ.key(TOPICS[t]), value: STREAM_SEQ.value.encode(seq) });
     return { ops, out, next };
   };
   return {
@@ -131,20 +131,23 @@ export function createStreamLog(store: Store): StreamLog {
       return { ops, frames: out };
     },
     read(topic, after, max) {
-      const lo = frameKey(TOPICS[topic], after + 1);
-      const hi = frameKey(TOPICS[topic] + 1, 0).subarray(0, 2);
-      return store.rocks
-        .scan({ gte: lo, lt: hi, limit: max })
-        .map(([k, v]) => parseFrame(topic, k.readUInt32BE(2) * 0x1_0000_0000 + k.readUInt32BE(6), v));
+      const v = store.view();
+      try {
+        return v
+          .rows(STREAM_FRAME, { prefix: [TOPICS[topic]], gte: [TOPICS[topic], after + 1], limit: max })
+          .map(({ key: [, seq], value }) => parseFrame(topic, seq, value));
+      } finally {
+        v.close();
+      }
     },
     observe(ops) {
       const out: Frame[] = [];
       for (const op of ops) {
-        if (op.key[0] !== STREAM || op.value === null || op.key.length !== 10) continue;
-        const topic = TOPIC_BY_ID.get(op.key[1]);
+        if (op.key[0] !== STREAM_FRAME.id || op.value === null) continue;
+        const [topicId, seq] = STREAM_FRAME.decodeKey(op.key);
+        const topic = TOPIC_BY_ID.get(topicId);
         if (!topic) continue;
-        const seq = op.key.readUInt32BE(2) * 0x1_0000_0000 + op.key.readUInt32BE(6);
-        out.push(parseFrame(topic, seq, op.value));
+        out.push(parseFrame(topic, seq, STREAM_FRAME.value.decode(op.value)));
         if (seq > last.get(topic)!) last.set(topic, seq);
       }
       out.sort((a, b) => (a.topic === b.topic ? a.seq - b.seq : 0));
@@ -153,8 +156,7 @@ export function createStreamLog(store: Store): StreamLog {
   };
 
   /** A stored frame row → Frame. */
-  function parseFrame(topic: Topic, seq: number, v: Buffer): Frame {
-    const text = v.toString();
+  function parseFrame(topic: Topic, seq: number, text: string): Frame {
     const nl = text.indexOf('\n');
     // Stores written before the header-line layout hold one JSON object with a `json` field.
     const j =

@@ -1,5 +1,5 @@
 /** Selector parsing and frame matching for the stream routes. */
-import { ApiError } from '../server/errors.js';
+import { DomainError } from '../errors/index.js';
 import type { Frame, FrameKeys } from './log.js';
 
 export type Dimension = keyof FrameKeys;
@@ -16,7 +16,7 @@ export interface Selection {
 const ADDR = /^0x[0-9a-f]{40}$/;
 const POOL = /^0x[0-9a-f]{40}(:0x[0-9a-f]{64})?$/;
 
-/** Parses a comma list query value into a validated lowercase set. @throws ApiError bad_request. */
+/** Parses a comma list query value into a validated lowercase set. @throws DomainError bad_request. */
 export function parseList(
   name: string,
   raw: string | undefined,
@@ -35,10 +35,10 @@ export function parseList(
           : kind === 'topic0'
             ? /^0x[0-9a-f]{64}$/.test(v)
             : /^[a-z0-9][a-z0-9_.-]{0,47}$/.test(v);
-    if (!ok) throw new ApiError('bad_request', `${name}: "${part.slice(0, 80)}" is not a valid ${kind}`);
+    if (!ok) throw new DomainError('bad_request', `${name}: "${part.slice(0, 80)}" is not a valid ${kind}`);
     out.add(v);
   }
-  if (out.size > 1000) throw new ApiError('bad_request', `${name}: at most 1000 entries`);
+  if (out.size > 1000) throw new DomainError('bad_request', `${name}: at most 1000 entries`);
   return out;
 }
 

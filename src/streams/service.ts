@@ -7,13 +7,12 @@
  * on /stream/subscribe only. Catch-up is served from the durable ring (RING_FRAMES per topic);
  * a consumer further behind gets a `lag` event and must backfill through REST.
  */
-import { ApiError } from '../server/errors.js';
-import type { Ctx, Reply } from '../server/route.js';
-import type { SseConn } from '../server/sse.js';
+import { DomainError } from '../errors/index.js';
 import { type ConnectionRegistry, createConnectionRegistry } from './connections.js';
 import type { Hub } from './hub.js';
 import { type Frame, RING_FRAMES, type StreamLog, type Topic } from './log.js';
 import { matches, type Selection } from './selectors.js';
+import type { StreamRequest, StreamSink, StreamStart } from './sink.js';
 
 /** Catch-up frames read per storage call while replaying. */
 const CATCHUP_CHUNK = 1000;
@@ -24,40 +23,35 @@ export interface Streams {
   /** Open /stream/subscribe connections whose candle selection can be replaced. */
   connections: ConnectionRegistry;
   /** Opens a single-topic stream. */
-  openTopic(
-    ctx: Ctx<unknown, unknown>,
-    topic: Topic,
-    sel: Selection,
-    afterSequence: number | undefined,
-  ): Reply;
+  openTopic(req: StreamRequest, topic: Topic, sel: Selection, afterSequence: number | undefined): StreamStart;
   /** Opens a multiplexed stream of several topics with per-topic selections and resume points. */
   openMany(
-    ctx: Ctx<unknown, unknown>,
+    req: StreamRequest,
     topics: Map<Topic, Selection>,
     resume: Map<Topic, number>,
     extra: {
       lastEventIdIgnored: boolean;
       /** Runs after the `connected` frame and the catch-up; returns its cleanup. */
-      onOpen?: (conn: SseConn) => () => void;
+      onOpen?: (conn: StreamSink) => () => void;
       stalledOf?: (t: Topic) => string | null;
       /** Extra fields of the `connected` frame, computed when the stream opens. */
       connected?: () => Record<string, unknown>;
     },
-  ): Reply;
-  /** Reserves a stream slot for the key. @throws ApiError rate_limited (429, no Retry-After). */
-  reserve(ctx: Ctx<unknown, unknown>): () => void;
+  ): StreamStart;
+  /** Reserves a stream slot for the key. @throws DomainError rate_limited (429, no Retry-After). */
+  reserve(req: StreamRequest): () => void;
   openCount(key: string): number;
 }
 
 export function createStreams(log: StreamLog, hub: Hub): Streams {
   const open = new Map<string, number>();
 
-  const reserve = (ctx: Ctx<unknown, unknown>) => {
-    const key = ctx.principal?.name ?? 'anonymous';
-    const max = ctx.principal?.maxStreams ?? 8;
+  const reserve = (req: StreamRequest) => {
+    const key = req.principal?.name ?? 'anonymous';
+    const max = req.principal?.maxStreams ?? 8;
     const n = open.get(key) ?? 0;
     if (n >= max)
-      throw new ApiError(
+      throw new DomainError(
         'rate_limited',
         `open-stream ceiling reached: ${max} streams per key; close one first`,
       );
@@ -74,7 +68,7 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
 
   /** Replays (after, last] of a topic; false when the consumer is behind the ring (lag sent, closed). */
   const catchUp = (
-    conn: SseConn,
+    conn: StreamSink,
     topic: Topic,
     sel: Selection,
     after: number,
@@ -108,75 +102,72 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
     return true;
   };
 
-  const openMany: Streams['openMany'] = (ctx, topics, resume, extra) => {
-    const release = reserve(ctx);
-    return {
-      json: '',
-      sse(conn) {
-        conn.onClose(release);
-        const multi = topics.size > 1 || extra.stalledOf !== undefined;
-        const wrap = multi
-          ? (f: Frame) => `{"topic":"${f.topic}","sequence":${f.seq},"block":${f.block},"data":${f.json}}`
-          : (f: Frame) => f.json;
-        const eventOf = (f: Frame) => f.event;
-        if (multi) {
-          const heads = Object.fromEntries(
-            [...topics.keys()].map((t) => [t, { namespace: log.namespace(t), lastSequence: log.last(t) }]),
-          );
+  const openMany: Streams['openMany'] = (req, topics, resume, extra) => {
+    const release = reserve(req);
+    return (conn) => {
+      conn.onClose(release);
+      const multi = topics.size > 1 || extra.stalledOf !== undefined;
+      const wrap = multi
+        ? (f: Frame) => `{"topic":"${f.topic}","sequence":${f.seq},"block":${f.block},"data":${f.json}}`
+        : (f: Frame) => f.json;
+      const eventOf = (f: Frame) => f.event;
+      if (multi) {
+        const heads = Object.fromEntries(
+          [...topics.keys()].map((t) => [t, { namespace: log.namespace(t), lastSequence: log.last(t) }]),
+        );
+        conn.send(
+          'connected',
+          null,
+          JSON.stringify({
+            topics: heads,
+            ringFrames: RING_FRAMES,
+            lastEventIdHonoured: !extra.lastEventIdIgnored,
+            ...extra.connected?.(),
+          }),
+        );
+        if (extra.lastEventIdIgnored) {
           conn.send(
-            'connected',
+            'notice',
             null,
             JSON.stringify({
-              topics: heads,
-              ringFrames: RING_FRAMES,
-              lastEventIdHonoured: !extra.lastEventIdIgnored,
-              ...extra.connected?.(),
+              reason:
+                'Last-Event-ID is not honoured on /stream/subscribe: use resume=topic:v1.<ns>.<seq>; served live',
             }),
           );
-          if (extra.lastEventIdIgnored) {
-            conn.send(
-              'notice',
-              null,
-              JSON.stringify({
-                reason:
-                  'Last-Event-ID is not honoured on /stream/subscribe: use resume=topic:v1.<ns>.<seq>; served live',
-              }),
-            );
-          }
         }
-        // Catch-up and subscription happen in one synchronous turn: no frame can be missed between them.
-        for (const [t, after] of resume) {
-          if (!catchUp(conn, t, topics.get(t)!, after, wrap, eventOf)) {
-            conn.close();
-            return;
-          }
+      }
+      // Catch-up and subscription happen in one synchronous turn: no frame can be missed between them.
+      for (const [t, after] of resume) {
+        if (!catchUp(conn, t, topics.get(t)!, after, wrap, eventOf)) {
+          conn.close();
+          return;
         }
-        const stalled = new Map<Topic, string | null>();
-        const checkStalled = () => {
-          if (!extra.stalledOf) return;
-          for (const t of topics.keys()) {
-            const why = extra.stalledOf(t);
-            const was = stalled.get(t) ?? null;
-            if (why && !was) conn.send('stalled', null, JSON.stringify({ topic: t, reason: why }));
-            if (!why && was) conn.send('resumed', null, JSON.stringify({ topic: t }));
-            stalled.set(t, why);
-          }
-        };
-        checkStalled();
-        const extraClose = extra.onOpen?.(conn);
-        const remove = hub.add({
-          topics: new Set(topics.keys()),
-          deliver(f) {
-            const sel = topics.get(f.topic);
-            if (sel && matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
-          },
-          onCommit: checkStalled,
-        });
-        conn.onClose(() => {
-          remove();
-          extraClose?.();
-        });
-      },
+      }
+      const stalled = new Map<Topic, string | null>();
+      const checkStalled = () => {
+        if (!extra.stalledOf) return;
+        for (const t of topics.keys()) {
+          const why = extra.stalledOf(t);
+          const was = stalled.get(t) ?? null;
+          if (why && !was) conn.send('stalled', null, JSON.stringify({ topic: t, reason: why }));
+          if (!why && was) conn.send('resumed', null, JSON.stringify({ topic: t }));
+          stalled.set(t, why);
+        }
+      };
+      checkStalled();
+      const extraClose = extra.onOpen?.(conn);
+      const remove = hub.add({
+        topics: new Set(topics.keys()),
+        deliver(f) {
+          const sel = topics.get(f.topic);
+          if (sel && matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
+        },
+        onCommit: checkStalled,
+      });
+      conn.onClose(() => {
+        remove();
+        extraClose?.();
+      });
     };
   };
 
@@ -186,46 +177,43 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
     connections: createConnectionRegistry(),
     reserve,
     openCount: (k) => open.get(k) ?? 0,
-    openTopic(ctx, topic, sel, afterSequence) {
+    openTopic(req, topic, sel, afterSequence) {
       let after = afterSequence;
       if (after === undefined) {
-        const lei = ctx.header('last-event-id');
+        const lei = req.lastEventId;
         if (lei) {
           const p = log.parseId(lei);
-          if (p === null) throw new ApiError('bad_request', 'Last-Event-ID is not an id of this service');
+          if (p === null) throw new DomainError('bad_request', 'Last-Event-ID is not an id of this service');
           if (p === 'other') {
             // An id from another store generation or topic: its sequence means nothing here.
-            const release = reserve(ctx);
-            return {
-              json: '',
-              sse(conn) {
-                conn.onClose(release);
-                conn.send(
-                  'lag',
-                  null,
-                  JSON.stringify({
-                    topic,
-                    reason: 'id_from_another_generation_or_topic',
-                    action: 'backfill through REST, then reconnect without a resume point',
-                  }),
-                );
-                conn.close();
-              },
+            const release = reserve(req);
+            return (conn) => {
+              conn.onClose(release);
+              conn.send(
+                'lag',
+                null,
+                JSON.stringify({
+                  topic,
+                  reason: 'id_from_another_generation_or_topic',
+                  action: 'backfill through REST, then reconnect without a resume point',
+                }),
+              );
+              conn.close();
             };
           }
           if (p.topic !== topic)
-            throw new ApiError('bad_request', `Last-Event-ID belongs to topic ${p.topic}`);
+            throw new DomainError('bad_request', `Last-Event-ID belongs to topic ${p.topic}`);
           after = p.seq;
         }
       }
       if (after !== undefined && after > log.last(topic)) {
-        throw new ApiError(
+        throw new DomainError(
           'bad_request',
           `after_sequence ${after} is beyond the topic's last sequence ${log.last(topic)}`,
         );
       }
       return openMany(
-        ctx,
+        req,
         new Map([[topic, sel]]),
         after !== undefined ? new Map([[topic, after]]) : new Map(),
         { lastEventIdIgnored: false },

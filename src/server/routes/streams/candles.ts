@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
-import { requireProjection } from '../../projections.js';
 import { defineRoute } from '../../route.js';
+import { streamRequestOf } from './common.js';
 
 /** GET /stream/candles?select=: live candles (snapshot, update ≤ 1/250 ms per series, close final). */
 export const candleStreamRoute = defineRoute({
@@ -14,6 +14,8 @@ export const candleStreamRoute = defineRoute({
     'Live candles (SSE): select = comma list of token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame> (id = pool address or V4 0x<manager>:0x<poolId>). On connect a snapshot of the previous and forming bucket per series; update frames at most one per 250 ms per series; close with final: true when the head leaves the bucket. Payload: the compact REST candle row. No resume cursor.',
   query: { select: Type.String({ minLength: 1, maxLength: 8192 }) },
   response: Type.String({ description: 'text/event-stream' }),
+  mediaType: 'text/event-stream',
+  requires: ['markets'],
   errors: [
     'bad_request',
     'not_found',
@@ -24,14 +26,14 @@ export const candleStreamRoute = defineRoute({
   ],
   anchored: true,
   handler(ctx) {
-    requireProjection(ctx.chain, 'markets');
-    const series = parseCandleSelect(ctx.chain, ctx.query.select);
-    const release = ctx.chain.streams.reserve(ctx);
+    const series = parseCandleSelect(ctx.view, ctx.query.select);
+    const release = ctx.chain.streams.reserve(streamRequestOf(ctx));
+    const store = ctx.chain.store;
     return {
       json: '',
       sse(conn) {
         conn.onClose(release);
-        const run = runCandles(ctx.chain, conn, series);
+        const run = runCandles(store, conn, series);
         const remove = ctx.chain.streams.hub.add({ topics: new Set(), deliver() {}, onCommit: run.onCommit });
         conn.onClose(() => {
           remove();

@@ -5,6 +5,7 @@ import { type Dimension, parseList, type Selection } from '../../../streams/sele
 import { ApiError } from '../../errors.js';
 import { projectionsOf } from '../../projections.js';
 import { type Ctx, defineRoute, type Reply, single } from '../../route.js';
+import { sseReply, streamRequestOf } from './common.js';
 
 const DIMS: Record<string, [Dimension, 'address' | 'pool' | 'name' | 'topic0']> = {
   token: ['tokens', 'address'],
@@ -71,7 +72,7 @@ function mutateCandles(
     selectors = entries.map((e) => e.slice('candles:'.length));
     if (!selectors.length) throw new ApiError('bad_request', 'select names no candle series');
   }
-  const series = selectors.length ? parseCandleSelect(ctx.chain, selectors.join(',')) : [];
+  const series = selectors.length ? parseCandleSelect(ctx.view, selectors.join(',')) : [];
   const change = ctx.chain.streams.connections.replaceCandles(c, series);
   return single(
     ctx.anchor,
@@ -112,6 +113,7 @@ export const subscribeRoute = defineRoute({
     ),
   },
   response: Type.String({ description: 'text/event-stream; JSON with connection=' }),
+  mediaType: 'text/event-stream',
   errors: [
     'bad_request',
     'not_found',
@@ -185,7 +187,7 @@ export const subscribeRoute = defineRoute({
         throw new ApiError('bad_request', `resume ${s} is beyond the topic's last sequence`);
       resume.set(topic, p.seq);
     }
-    const series = candleSelectors.length ? parseCandleSelect(ctx.chain, candleSelectors.join(',')) : [];
+    const series = candleSelectors.length ? parseCandleSelect(ctx.view, candleSelectors.join(',')) : [];
     const stalledOf = (t: Topic): string | null => {
       const p = projectionsOf(ctx.chain).find((x) => x.name === DEPENDS[t]);
       return p && p.status !== 'ready' ? `${p.name}_${p.status}${p.reason ? `:${p.reason}` : ''}` : null;
@@ -195,29 +197,33 @@ export const subscribeRoute = defineRoute({
     const connections = ctx.chain.streams.connections;
     const connectionId = connections.newId();
     const owner = ctx.principal?.name ?? 'anonymous';
-    return ctx.chain.streams.openMany(ctx, topics, resume, {
-      lastEventIdIgnored: !!ctx.header('last-event-id') && resume.size === 0,
-      stalledOf,
-      connected: () => ({
-        connectionId,
-        candles: series
-          .filter((s, i) => series.findIndex((x) => seriesId(x) === seriesId(s)) === i)
-          .map((s) => s.selector),
+    const store = ctx.chain.store;
+    const hub = ctx.chain.streams.hub;
+    return sseReply(
+      ctx.chain.streams.openMany(streamRequestOf(ctx), topics, resume, {
+        lastEventIdIgnored: !!ctx.header('last-event-id') && resume.size === 0,
+        stalledOf,
+        connected: () => ({
+          connectionId,
+          candles: series
+            .filter((s, i) => series.findIndex((x) => seriesId(x) === seriesId(s)) === i)
+            .map((s) => s.selector),
+        }),
+        onOpen: (conn) => {
+          const run = runCandles(store, conn, series);
+          const unregister = connections.register(connectionId, owner, run);
+          const remove = hub.add({
+            topics: new Set(),
+            deliver() {},
+            onCommit: run.onCommit,
+          });
+          return () => {
+            unregister();
+            remove();
+            run.stop();
+          };
+        },
       }),
-      onOpen: (conn) => {
-        const run = runCandles(ctx.chain, conn, series);
-        const unregister = connections.register(connectionId, owner, run);
-        const remove = ctx.chain.streams.hub.add({
-          topics: new Set(),
-          deliver() {},
-          onCommit: run.onCommit,
-        });
-        return () => {
-          unregister();
-          remove();
-          run.stop();
-        };
-      },
-    });
+    );
   },
 });

@@ -8,6 +8,7 @@ import type { Topic } from '../../../streams/log.js';
 import { parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute, type Route } from '../../route.js';
+import { sseReply, streamRequestOf } from './common.js';
 
 const list = (d: string) =>
   Type.Optional(Type.String({ maxLength: 65_536, description: `comma list: ${d}` }));
@@ -51,12 +52,20 @@ const make = (s: TopicSpec): Route =>
     summary: `${s.summary} SSE; durable ids; resume by after_sequence or Last-Event-ID; catch-up ring of 50,000 frames per topic, further behind → lag event; reorg frames; counts once against the 8-stream ceiling (429 without Retry-After).`,
     query: { ...(s.query as object), ...after } as never,
     response: Type.String({ description: 'text/event-stream' }),
+    mediaType: 'text/event-stream',
     errors: ['bad_request', 'rate_limited', 'not_ready'],
     anchored: true,
     handler(ctx) {
       const q = ctx.query as Q;
       const sel = s.select ? s.select(q) : { all: true, dims: {} };
-      return ctx.chain.streams.openTopic(ctx, s.topic, sel, q.after_sequence as number | undefined);
+      return sseReply(
+        ctx.chain.streams.openTopic(
+          streamRequestOf(ctx),
+          s.topic,
+          sel,
+          q.after_sequence as number | undefined,
+        ),
+      );
     },
   });
 

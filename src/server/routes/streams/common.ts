@@ -1,0 +1,12 @@
+/** Shared by the stream routes: what the streams domain needs to know about the caller. */
+import type { StreamRequest, StreamStart } from '../../../streams/sink.js';
+import type { Ctx, Reply } from '../../route.js';
+
+/** The caller as the streams domain sees it (its key's ceiling and its Last-Event-ID). */
+export const streamRequestOf = (ctx: Ctx<unknown, unknown>): StreamRequest => ({
+  principal: ctx.principal,
+  lastEventId: ctx.header('last-event-id'),
+});
+
+/** A reply that turns the response into an SSE stream started by the domain. */
+export const sseReply = (start: StreamStart): Reply => ({ json: '', sse: start });
