@@ -7,19 +7,7 @@
  */
 import type { BlockDelta } from '../ingest/delta.js';
 import type { Projection } from '../projections/index.js';
-import { KeyBuilder } from '../storage/keys.js';
-
-export const DecodedTable = {
-  /** u64 number, u32 logIndex → DecodedLog JSON. */
-  LOG: 0x40,
-  /** u64 number, u32 txIndex → DecodedCall JSON. */
-  TX: 0x41,
-} as const;
-
-export const decodedLogKey = (n: number, i: number) =>
-  new KeyBuilder(13).u8(DecodedTable.LOG).u64(n).u32(i).done();
-export const decodedTxKey = (n: number, i: number) =>
-  new KeyBuilder(13).u8(DecodedTable.TX).u64(n).u32(i).done();
+import { DECODED_LOG, DECODED_TX } from '../storage/tables/traces.js';
 
 export function createDecodedViewsProjection(): Projection {
   return {
@@ -31,9 +19,9 @@ export function createDecodedViewsProjection(): Projection {
       '/transactions/{hash}/decoded',
     ],
     apply(batch, d: BlockDelta) {
-      for (const l of d.logs) batch.insertRaw(decodedLogKey(d.number, l.logIndex), Buffer.from(l.decoded));
-      for (let i = 0; i < d.txs.length; i++)
-        batch.insertRaw(decodedTxKey(d.number, i), Buffer.from(d.txs[i].decoded));
+      // Block-keyed rows above the checkpoint: guaranteed absent, so `insert` (no prior read).
+      for (const l of d.logs) batch.insert(DECODED_LOG, [d.number, l.logIndex], l.decoded);
+      for (let i = 0; i < d.txs.length; i++) batch.insert(DECODED_TX, [d.number, i], d.txs[i].decoded);
     },
   };
 }

@@ -1,6 +1,10 @@
 /**
- * The chain domain: raw chain records and their decoded views. Exports the decoded-views
- * projection factory and the chain reader.
+ * The chain domain: raw chain records, their decoded views, call trees and internal transfers,
+ * gaps, and live node reads. Exports the decoded-views projection factory and the chain reader.
  */
+
+export { CALL_DECODERS, CALL_UNKNOWN_REASONS, LOG_STANDARDS, LOG_UNKNOWN_REASONS } from './decoded.js';
 export { createDecodedViewsProjection } from './decoded-views.js';
-export { type ChainReader, createChainReader } from './reader.js';
+export type { LiveReader, ObservedHead } from './live.js';
+export { type ChainReader, type ChainReaderDeps, createChainReader, type TracePage } from './reader.js';
+export type * from './types.js';

@@ -97,6 +97,9 @@ function devnetMarkets(dep: import('../devnet/index.js').DevnetDeployment): {
   };
 }
 
+/** Timeout of one live node read (live RPC routes, code observations), milliseconds. */
+const LIVE_RPC_TIMEOUT_MS = 5_000;
+
 /**
  * Opens chain `cfg`: starts its embedded devnet when it has one, opens and checks its store,
  * builds its projections and follower. Nothing follows the node until {@link ChainRuntime.start}.
@@ -210,7 +213,20 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     traces,
     streams,
     markets,
-    readers: { chain: createChainReader() },
+    readers: {
+      chain: createChainReader({
+        traces: () => traces.status(),
+        // Live RPC routes answer while a client waits: one attempt with a short timeout (a typed
+        // 503 after it), not the follower's patient retries.
+        node: createRpc({
+          url: rpcUrl,
+          timeoutMs: LIVE_RPC_TIMEOUT_MS,
+          maxAttempts: 1,
+          onTiming: (method, s, ok) =>
+            m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
+        }),
+      }),
+    },
     overrides: deps.overrides,
     overridesVersion: deps.overridesVersion,
     labels: deps.labels,

@@ -112,9 +112,15 @@ interface RouteSpecBase<P extends TProperties, Q extends TProperties> {
    * Non-error answers on other statuses with their own body (e.g. /health/ready's 503
    * `{ready:false}`): published in the contract and validated like the 200 body.
    */
-  alternates?: Array<{ status: number; description: string; schema: TSchema }>;
-  /** The 200 body's media type (default application/json; streams: text/event-stream). */
+  alternates?: Array<{ status: number; description: string; schema: TSchema; mediaType?: string }>;
+  /**
+   * The 200 body's media type (default application/json). Streams set `text/event-stream` and
+   * give as `response` the union of their events (`SseEvents` in src/server/openapi.ts): the
+   * contract publishes them as the stream's item schema; the JSON harness does not validate them.
+   */
   mediaType?: string;
+  /** The JSON request body's schema (POST routes): published as the contract's requestBody. */
+  body?: TSchema;
   errors: ErrorCode[];
   /** Whether the route can be an item of POST /batch. */
   batchable?: boolean;
@@ -143,6 +149,8 @@ export interface IndexRouteSpec<P extends TProperties, Q extends TProperties> ex
  */
 export interface NodeRouteSpec<P extends TProperties, Q extends TProperties> extends RouteSpecBase<P, Q> {
   kind: 'node';
+  /** Never: a batch answers every item from one snapshot in one synchronous turn. */
+  batchable?: false;
   handler(ctx: Ctx<Static<TObject<P>>, Static<TObject<Q>>>): Promise<Reply>;
 }
 

@@ -109,9 +109,38 @@ export const PageInfo = Obj({
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'null when stoppedBy is exhausted' }),
 });
 
+/**
+ * The error envelope `{error, detail}` plus the fields some codes add. Open on purpose (marked
+ * `x-error-envelope`, the contract test's one exception besides node records): a code may carry
+ * context the caller needs to act on; the known ones are named here.
+ */
 export const ErrorEnvelope = Type.Object(
-  { error: Type.String({ description: 'machine code' }), detail: Type.String() },
-  { additionalProperties: true },
+  {
+    error: Type.String({ description: 'machine code (see components.schemas.ErrorCodes)' }),
+    detail: Type.String({ description: 'human-readable explanation' }),
+    candidates: Type.Optional(
+      Type.Array(Type.Unknown(), { description: 'quote refusals: the admissible quote candidates' }),
+    ),
+    projection: Type.Optional(Type.String({ description: 'projection_unavailable: the projection' })),
+    status: Type.Optional(
+      Type.String({ description: 'projection_unavailable: building, stale or disabled' }),
+    ),
+    progress: Type.Optional(Nullable(Type.Number(), 'projection_unavailable: fraction built, 0..1')),
+    reason: Type.Optional(Nullable(Type.String(), 'projection_unavailable: why it is not ready')),
+    checkpoint: Type.Optional(Nullable(Type.Integer(), 'projection_unavailable: last block applied')),
+    haltReason: Type.Optional(Type.String({ description: 'ingest_halted: why ingest halted' })),
+    anchorBlock: Type.Optional(Type.Integer({ description: "stale_cursor: the cursor's anchor block" })),
+    anchorHash: Type.Optional(Type.String({ description: "stale_cursor: the cursor's anchor hash" })),
+    suggestedRecencyFloorBlock: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),
+    candidatesScanned: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),
+    ceiling: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),
+    rankedAtBlock: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),
+  },
+  {
+    additionalProperties: true,
+    'x-error-envelope': true,
+    description: 'error envelope: {error, detail} plus the context fields of some codes',
+  },
 );
 
 /** PAGE query parameters; `maxLimit` and `defaultLimit` per route. */
@@ -135,9 +164,13 @@ export const Single = (data: TSchema) => Obj({ anchor: Anchor, data });
 /** A paged response: `{anchor, data: [...], page}`. */
 export const Paged = (row: TSchema, extra: Record<string, TSchema> = {}) =>
   Obj({ anchor: Anchor, data: Type.Array(row), page: PageInfo, ...extra });
-/** A chain record served as the node sent it (byte-exact canonical JSON). */
-export const RawRecord = (description: string) =>
-  Type.Object({}, { additionalProperties: true, description, 'x-node-record': true });
+/**
+ * A chain record served as the node sent it (byte-exact canonical JSON). Open on purpose, and
+ * marked `x-node-record` (the contract test accepts no other open object): chains add fields to
+ * the standard records. `props` names the standard fields with their types.
+ */
+export const RawRecord = (description: string, props: TProperties = {}) =>
+  Type.Object(props, { additionalProperties: true, description, 'x-node-record': true });
 
 /** Optional quote currency (quote rule: named, or auto-resolved when exactly one exists). */
 export const QuoteQuery = { quote: Type.Optional(Address) };

@@ -3,27 +3,58 @@ import { ApiError, ServiceError } from '../../errors.js';
 import { type CompiledRoute, invoke } from '../../invoke.js';
 import { MAX_PAGE_BYTES } from '../../page.js';
 import { anchorJson, defineRoute, type Reply, type Route } from '../../route.js';
-import { Anchor } from '../../schemas.js';
+import { Anchor, ErrorEnvelope, Obj } from '../../schemas.js';
 
 /** Batch items per request (Limits). */
 export const MAX_BATCH_ITEMS = 20;
 
-const _Item = Type.Object({
-  id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Integer()])),
+/** One item of a batch request. */
+const Item = Obj({
+  id: Type.Optional(
+    Type.Union([Type.String({ maxLength: 64 }), Type.Integer()], {
+      description: 'echoed in the result; the zero-based position when omitted',
+    }),
+  ),
   route: Type.String({
     maxLength: 128,
-    description: "a batchable route's path template (e.g. /tokens/{address}/overview) or id",
+    description:
+      "a batchable route's path template (e.g. /tokens/{address}/overview) or its id (operationId)",
+    'x-batchable-route': true,
   }),
   params: Type.Optional(
-    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+      additionalProperties: false,
+      description:
+        "the item route's path and query parameters by name; an unknown name is 422 invalid_json_body",
+    }),
   ),
+});
+
+/** The request body `{requests: [...]}`. */
+export const BatchRequest = Obj({
+  requests: Type.Array(Item, {
+    maxItems: MAX_BATCH_ITEMS,
+    description: `at most ${MAX_BATCH_ITEMS} items (more: 400 bad_request)`,
+  }),
+});
+
+const ItemId = Type.Union([Type.String(), Type.Integer()], {
+  description: 'the item id, or its zero-based position when the request gave none',
+});
+const ItemRoute = Type.String({ description: 'the route as the item named it' });
+
+/** An item's 200 body: the item route's own response (published as its schema in the contract). */
+const ItemBody = Type.Unknown({
+  description: "the item route's 200 body, exactly as that route answers it alone",
+  'x-batch-item-body': true,
 });
 
 /**
  * POST /batch: up to 20 reads answered from one snapshot with one shared anchor. Every item runs
  * synchronously in one turn of the event loop, so no block can commit between two items. An item
  * fails alone (unknown route 404, scope 403, past the shared 4 MiB budget 413); a 200 for the
- * batch does not mean every item succeeded.
+ * batch does not mean every item succeeded. Only index routes are batchable (a node route is
+ * batchable: false by type).
  */
 export const batchRoute = defineRoute({
   id: 'batch',
@@ -32,17 +63,30 @@ export const batchRoute = defineRoute({
   scope: 'read',
   group: 'Batch',
   summary:
-    'Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, status, body} | {id, status, error}]}.',
-  response: Type.Object({
+    'Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, route, status, body} | {id, route, status, error}]}; a 200 for the batch does not mean every item succeeded.',
+  body: BatchRequest,
+  response: Obj({
     anchor: Anchor,
     results: Type.Array(
-      Type.Object({
-        id: Type.Union([Type.String(), Type.Integer()]),
-        route: Type.String(),
-        status: Type.Integer(),
-        body: Type.Optional(Type.Unknown()),
-        error: Type.Optional(Type.Object({ error: Type.String(), detail: Type.String() })),
-      }),
+      Type.Union([
+        Obj(
+          { id: ItemId, route: ItemRoute, status: Type.Literal(200), body: ItemBody },
+          { description: 'an item that succeeded' },
+        ),
+        Obj(
+          {
+            id: ItemId,
+            route: ItemRoute,
+            status: Type.Integer({ minimum: 400, maximum: 599 }),
+            error: ErrorEnvelope,
+          },
+          {
+            description:
+              'an item that failed alone: its status and the error envelope (404 unknown route, 403 scope, 413 past the shared 4 MiB budget, or any refusal of the item route)',
+          },
+        ),
+      ]),
+      { description: 'one result per request item, in request order' },
     ),
   }),
   errors: ['bad_request', 'invalid_json_body', 'payload_too_large', 'not_ready'],

@@ -1,9 +1,9 @@
-import { KeyBuilder } from '../../../storage/keys.js';
-import { Table } from '../../../storage/tables.js';
-import { pageRequest, walkRange } from '../../page.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { defineRoute } from '../../route.js';
-import { BlockNumber, Paged, pageQuery, RawRecord } from '../../schemas.js';
-import { headerAt } from './lookup.js';
+import { BlockNumber, Paged, pageQuery } from '../../schemas.js';
+import { LogRecord } from './schemas.js';
+
+const raw = (json: string) => json;
 
 /** GET /blocks/{number}/logs (PAGE, key: log index): logs as the node sent them (receipts' logs). */
 export const blockLogsRoute = defineRoute({
@@ -16,22 +16,14 @@ export const blockLogsRoute = defineRoute({
     'Logs emitted in a canonical block, by log index (byte-exact node records). PAGE, limit 1..1000 default 100.',
   params: { number: BlockNumber },
   query: pageQuery(),
-  response: Paged(RawRecord('log as returned in eth_getBlockReceipts')),
-  errors: ['not_found', 'bad_cursor', 'stale_cursor'],
+  response: Paged(LogRecord),
+  errors: ['not_found'],
   batchable: true,
   anchored: true,
   handler(ctx) {
     const req = pageRequest(ctx, `${this.id}:${ctx.params.number}`);
-    const n = Number(ctx.params.number);
-    headerAt(ctx.chain.store, req.anchor, n);
-    const lo = new KeyBuilder(9).u8(Table.LOG).u64(n).done();
-    const hi = new KeyBuilder(9)
-      .u8(Table.LOG)
-      .u64(n + 1)
-      .done();
-    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [
-      v.toString(),
-      k.subarray(9),
-    ]).finish();
+    const page = new PageBuilder(ctx, req);
+    ctx.readers.chain.blockLogs(ctx.view, Number(ctx.params.number), pageQueryOf(req), page.sink(raw));
+    return page.finish();
   },
 });

@@ -1,5 +1,6 @@
 import { defineRoute, single } from '../../route.js';
-import { BlockNumber, RawRecord, Single } from '../../schemas.js';
+import { BlockNumber, Single } from '../../schemas.js';
+import { BlockHeader } from './schemas.js';
 
 /** GET /blocks/{number}: the canonical header as the node sent it (eth_getBlockByNumber, hashes only). */
 export const blockRoute = defineRoute({
@@ -10,7 +11,7 @@ export const blockRoute = defineRoute({
   group: 'Chain',
   summary: 'Canonical block header by number (byte-exact node record; transactions as hashes).',
   params: { number: BlockNumber },
-  response: Single(RawRecord('block header as returned by eth_getBlockByNumber(n, false)')),
+  response: Single(BlockHeader),
   errors: ['not_found'],
   batchable: true,
   anchored: true,

@@ -1,9 +1,6 @@
-import { Type } from '@sinclair/typebox';
-import { l1GasOfRaw } from '../../../chain/l1-gas.js';
-import { receiptKey } from '../../../storage/tables.js';
 import { defineRoute, single } from '../../route.js';
-import { Hash, RawRecord, Single } from '../../schemas.js';
-import { txAt } from './lookup.js';
+import { Hash, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
+import { L1Gas, ReceiptRecord } from './schemas.js';
 
 /**
  * GET /transactions/{hash}/receipt: the receipt byte-exact as the node sent it
@@ -19,26 +16,23 @@ export const receiptRoute = defineRoute({
     'Receipt (byte-exact) with normalised L1 gas accounting (OP Stack, Arbitrum; null with a reason elsewhere).',
   params: { hash: Hash },
   response: Single(
-    Type.Object({
-      receipt: RawRecord('receipt as returned by eth_getTransactionReceipt'),
-      l1Gas: Type.Union([Type.Object({ kind: Type.String() }, { additionalProperties: true }), Type.Null()]),
-      l1GasReason: Type.Union([
-        Type.Literal('not_an_l2_receipt'),
-        Type.Literal('op_stack_deposit_transaction'),
-        Type.Null(),
-      ]),
+    Obj({
+      receipt: ReceiptRecord,
+      l1Gas: Nullable(L1Gas, 'L1 gas accounting of an L2 receipt, wei and gas units as decimal strings'),
+      l1GasReason: ReasonOf(
+        ['not_an_l2_receipt', 'op_stack_deposit_transaction'],
+        'not_an_l2_receipt: the receipt carries no L1 accounting (an L1 chain); op_stack_deposit_transaction: deposits pay no L1 fee; null when l1Gas is set',
+      ),
     }),
   ),
   errors: ['not_found'],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const loc = txAt(ctx.chain.store, ctx.anchor, ctx.params.hash);
-    const raw = ctx.chain.store.rocks.get(receiptKey(loc.number, loc.txIndex))!.toString();
-    const { l1Gas, l1GasReason } = l1GasOfRaw(raw);
+    const r = ctx.readers.chain.receipt(ctx.view, ctx.anchor.number, ctx.params.hash);
     return single(
       ctx.anchor,
-      `{"receipt":${raw},"l1Gas":${JSON.stringify(l1Gas)},"l1GasReason":${JSON.stringify(l1GasReason)}}`,
+      `{"receipt":${r.raw},"l1Gas":${JSON.stringify(r.l1Gas)},"l1GasReason":${JSON.stringify(r.l1GasReason)}}`,
     );
   },
 });

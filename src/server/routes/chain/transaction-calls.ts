@@ -1,10 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { frameKey } from '../../../ingest/traces.js';
-import { pageRequest, walkRange } from '../../page.js';
+import type { CallFrameRow } from '../../../chain/index.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { anchorJson, defineRoute } from '../../route.js';
-import { Hash } from '../../schemas.js';
-import { txAt } from './lookup.js';
-import { coverageOf } from './trace-common.js';
+import { Anchor, Count, Hash, Obj, PageInfo } from '../../schemas.js';
+import { CallFrame, TraceNotAvailable, TraceSource } from './schemas.js';
+
+/** Call-tree frames per page (spec Limits: 1..64, default 32). */
+const MAX_FRAMES_PER_PAGE = 64;
+const DEFAULT_FRAMES_PER_PAGE = 32;
+
+const frameJson = (f: CallFrameRow) => JSON.stringify(f);
 
 /**
  * GET /transactions/{hash}/calls/decoded: the call tree as frames in depth-first pre-order
@@ -20,32 +25,58 @@ export const transactionCallsRoute = defineRoute({
   scope: 'read',
   group: 'Chain',
   summary:
-    'Decoded call tree, frames in pre-order (ordinal, parent, depth, kind, from, to, value, movesValue, decoded calldata, output, revert state); limit 1..64 default 32; coverage not_available with a reason when no tree is retained.',
+    'Decoded call tree, frames in pre-order (ordinal, parent, depth, kind, from, to, value, movesValue, decoded calldata, output, revert state); limit 1..64 default 32; coverage not_available with a reason when no tree is retained. From node re-execution: not verifiable against a block root (R10).',
   params: { hash: Hash },
   query: {
-    cursor: Type.Optional(Type.String({ maxLength: 1024 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, default: 32 })),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'opaque cursor from page.nextCursor' }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_FRAMES_PER_PAGE, default: DEFAULT_FRAMES_PER_PAGE }),
+    ),
   },
-  response: Type.Object({}, { additionalProperties: true }),
-  errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  response: Type.Union([
+    Obj(
+      {
+        anchor: Anchor,
+        data: Type.Array(CallFrame),
+        page: PageInfo,
+        coverage: Type.Literal('retained'),
+        reason: Type.Null({ description: 'null: the tree is retained' }),
+        source: TraceSource,
+        frames: Count('frames in the whole tree (every page)'),
+      },
+      { description: 'a retained call tree: one page of frames' },
+    ),
+    Obj(
+      {
+        anchor: Anchor,
+        coverage: Type.Literal('not_available'),
+        ...TraceNotAvailable,
+        data: Type.Null({ description: 'null: no tree is retained (see reason), never an empty list' }),
+      },
+      { description: 'no call tree is retained for this transaction' },
+    ),
+  ]),
+  errors: ['not_found', 'projection_unavailable'],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`, { limit: 32 });
-    const loc = txAt(ctx.chain.store, req.anchor, ctx.params.hash);
-    const cov = coverageOf(ctx.chain, loc);
-    if (cov.coverage === 'not_available') {
-      return {
-        json: `{"anchor":${anchorJson(req.anchor)},"coverage":"not_available","reason":${JSON.stringify(cov.reason)},"data":null}`,
-      };
-    }
-    const lo = frameKey(loc.number, loc.txIndex, 0).subarray(0, 13);
-    const hi = frameKey(loc.number, loc.txIndex + 1, 0).subarray(0, 13);
-    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [
-      v.toString(),
-      k.subarray(13),
-    ]).finish(
-      `"coverage":"retained","reason":null,"frames":${cov.status.frames},"source":"${cov.status.source}"`,
+    const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`, {
+      limit: DEFAULT_FRAMES_PER_PAGE,
+    });
+    const page = new PageBuilder(ctx, req);
+    const { coverage: c } = ctx.readers.chain.callFrames(
+      ctx.view,
+      ctx.params.hash,
+      pageQueryOf(req),
+      page.sink(frameJson),
     );
+    if (c.coverage === 'not_available') {
+      const { coverage, reason, detail, retryable } = c;
+      const body = JSON.stringify({ coverage, reason, detail, retryable, data: null });
+      return { json: `{"anchor":${anchorJson(req.anchor)},${body.slice(1)}` };
+    }
+    return page.finish(`"coverage":"retained","reason":null,"source":"${c.source}","frames":${c.frames}`);
   },
 });

@@ -1,10 +1,27 @@
 import { Type } from '@sinclair/typebox';
-import { internalKey } from '../../../ingest/traces.js';
-import { pageRequest, walkRange } from '../../page.js';
+import type { InternalRow } from '../../../chain/index.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { anchorJson, defineRoute } from '../../route.js';
-import { Hash, pageQuery } from '../../schemas.js';
-import { txAt } from './lookup.js';
-import { coverageOf } from './trace-common.js';
+import { Anchor, Count, Hash, Obj, PageInfo, pageQuery } from '../../schemas.js';
+import { InternalTransfer, TraceNotAvailable, TraceSource } from './schemas.js';
+
+const rowJson = (r: InternalRow) => JSON.stringify(r);
+
+const Reconciliation = Obj(
+  {
+    rootMatchesEnvelope: Type.Boolean({
+      description:
+        "the replayed root frame's from, to and value equal the envelope's (the re-execution matches the record)",
+    }),
+    verifiableAgainstBlockRoot: Type.Literal(false, {
+      description:
+        'always false: internal transfers come from node re-execution, not from a block root (R10)',
+    }),
+    internalTransfers: Count('internal value transfers of the transaction (every page)'),
+    creations: Count('contracts created by the transaction, its top-level creation included'),
+  },
+  { description: 'how the replay reconciles with the canonical record' },
+);
 
 /**
  * GET /transactions/{hash}/internal (PAGE, key: frame ordinal): internal native-value transfers
@@ -19,30 +36,64 @@ export const transactionInternalRoute = defineRoute({
   scope: 'read',
   group: 'Chain',
   summary:
-    'Internal value transfers and creations of a transaction from callTracer replay: rows {ordinal, from, to, value (wei), kind, effective, type}; retention {coverage: retained|not_available, reason} and reconciliation {rootMatchesEnvelope}. Not verifiable against a block root (R10). PAGE by frame ordinal.',
+    'Internal value transfers and creations of a transaction from callTracer replay: rows {ordinal, from, to, value (wei), kind, effective, type}; retention {coverage: retained|not_available, reason} and reconciliation {rootMatchesEnvelope, verifiableAgainstBlockRoot: false}. Not verifiable against a block root (R10). PAGE by frame ordinal.',
   params: { hash: Hash },
   query: pageQuery(),
-  response: Type.Object({}, { additionalProperties: true }),
-  errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  response: Type.Union([
+    Obj(
+      {
+        anchor: Anchor,
+        data: Type.Array(InternalTransfer),
+        page: PageInfo,
+        retention: Obj({
+          coverage: Type.Literal('retained'),
+          reason: Type.Null({ description: 'null: retained' }),
+          source: TraceSource,
+        }),
+        reconciliation: Reconciliation,
+      },
+      { description: 'retained: one page of internal transfers and creations' },
+    ),
+    Obj(
+      {
+        anchor: Anchor,
+        data: Type.Null({
+          description: 'null: nothing is retained (see retention.reason), never an empty list',
+        }),
+        dataReason: Type.Literal('not_available'),
+        retention: Obj({ coverage: Type.Literal('not_available'), ...TraceNotAvailable }),
+      },
+      { description: 'no trace is retained for this transaction' },
+    ),
+  ]),
+  errors: ['not_found', 'projection_unavailable'],
   batchable: true,
   anchored: true,
   handler(ctx) {
     const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`);
-    const loc = txAt(ctx.chain.store, req.anchor, ctx.params.hash);
-    const cov = coverageOf(ctx.chain, loc);
-    if (cov.coverage === 'not_available') {
+    const page = new PageBuilder(ctx, req);
+    const q = pageQueryOf(req);
+    const { coverage: c } = ctx.readers.chain.internalTransfers(
+      ctx.view,
+      ctx.params.hash,
+      q,
+      page.sink(rowJson),
+    );
+    if (c.coverage === 'not_available') {
+      const { coverage, reason, detail, retryable } = c;
+      const retention = JSON.stringify({ coverage, reason, detail, retryable });
       return {
-        json: `{"anchor":${anchorJson(req.anchor)},"retention":{"coverage":"not_available","reason":${JSON.stringify(cov.reason)}},"data":null,"dataReason":"not_available"}`,
+        json: `{"anchor":${anchorJson(req.anchor)},"data":null,"dataReason":"not_available","retention":${retention}}`,
       };
     }
-    const lo = internalKey(loc.number, loc.txIndex, 0).subarray(0, 13);
-    const hi = internalKey(loc.number, loc.txIndex + 1, 0).subarray(0, 13);
-    const s = cov.status;
-    return walkRange(ctx, req, { prefix: lo, gte: lo, lt: hi }, (k, v) => [
-      v.toString(),
-      k.subarray(13),
-    ]).finish(
-      `"retention":{"coverage":"retained","reason":null,"source":"${s.source}"},"reconciliation":{"rootMatchesEnvelope":${s.rootMatchesEnvelope},"verifiableAgainstBlockRoot":false}`,
+    const reconciliation = JSON.stringify({
+      rootMatchesEnvelope: c.rootMatchesEnvelope,
+      verifiableAgainstBlockRoot: false,
+      internalTransfers: c.internalTransfers,
+      creations: c.creations,
+    });
+    return page.finish(
+      `"retention":{"coverage":"retained","reason":null,"source":"${c.source}"},"reconciliation":${reconciliation}`,
     );
   },
 });

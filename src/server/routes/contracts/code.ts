@@ -1,14 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { type Hex, keccak256 } from 'viem';
-import { ApiError } from '../../errors.js';
-import { defineRoute } from '../../route.js';
-import { Address, Anchor, Hash } from '../../schemas.js';
-import { guard } from '../rpc/observe.js';
+import { defineRoute, single } from '../../route.js';
+import { Address, Hash, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
 
 /**
  * GET /contracts/{address}/code?block=N: the block-bound runtime code observation — code hash and
  * size of `address` at canonical block N (default: the anchor block), read from the node with
- * `eth_getCode(address, N)` and bound to the canonical hash of N from the index.
+ * `eth_getCode(address, {blockHash})` pinned to the canonical hash of N from the index.
  */
 export const contractCodeRoute = defineRoute({
   id: 'contracts.code',
@@ -17,36 +14,43 @@ export const contractCodeRoute = defineRoute({
   scope: 'read',
   group: 'Contracts',
   summary:
-    'Runtime code observation at a canonical block (default: the anchor): codeHash (keccak256) and codeSize, or null with reason no_code. Read from the node at that block number; 503 when the node has pruned that state.',
+    'Runtime code observation at a canonical block of the index (default: the anchor): codeHash (keccak256) and codeSize, or null with reason no_code. Read from the node at that block by hash; 503 node_unavailable when the node cannot answer (pruned state).',
   params: { address: Address },
   query: {
     block: Type.Optional(Type.Integer({ minimum: 0, description: 'canonical block number ≤ anchor' })),
   },
-  response: Type.Object({
-    anchor: Anchor,
-    data: Type.Object({
+  response: Single(
+    Obj({
       address: Address,
-      observedAt: Anchor,
-      isContract: Type.Boolean(),
-      codeHash: Type.Union([Hash, Type.Null()]),
-      codeHashReason: Type.Union([Type.Literal('no_code'), Type.Null()]),
-      codeSize: Type.Integer(),
+      observedAt: Obj(
+        { block: Type.Integer({ minimum: 0 }), hash: Hash },
+        { description: 'the canonical block of the index the code was read at (by hash)' },
+      ),
+      isContract: Type.Boolean({ description: 'whether runtime code exists at the address at that block' }),
+      codeHash: Nullable(Hash, 'keccak256 of the runtime code'),
+      codeHashReason: ReasonOf(['no_code']),
+      codeSize: Type.Integer({ minimum: 0, description: 'runtime code size, bytes' }),
     }),
-  }),
-  errors: ['bad_request', 'not_found', 'node_unavailable'],
+  ),
+  errors: ['not_found', 'node_unavailable'],
   anchored: true,
   kind: 'node',
   async handler(ctx) {
     const anchor = ctx.anchor;
     const n = ctx.query.block ?? anchor.number;
-    const hash = n <= anchor.number ? ctx.chain.store.canonicalHash(n) : undefined;
-    if (!hash)
-      throw new ApiError('not_found', `block ${n} is not canonical at the anchored block ${anchor.number}`);
-    const a = ctx.params.address.toLowerCase();
-    const code = await guard(ctx.chain.rpc.call<Hex>('eth_getCode', [a, `0x${n.toString(16)}`]));
-    const has = code !== '0x';
-    return {
-      json: `{"anchor":{"block":${anchor.number},"hash":"${anchor.hash}"},"data":{"address":"${a}","observedAt":{"block":${n},"hash":"${hash}"},"isContract":${has},"codeHash":${has ? `"${keccak256(code)}"` : 'null'},"codeHashReason":${has ? 'null' : '"no_code"'},"codeSize":${(code.length - 2) / 2}}}`,
-    };
+    // The canonical hash of N is read from the view before the first await (see LiveReader.codeAt).
+    const o = await ctx.readers.chain.live.codeAt(ctx.view, anchor.number, ctx.params.address, n);
+    const { observedAt, ...rest } = o;
+    const data = { address: rest.address, observedAt: { block: observedAt.number, hash: observedAt.hash } };
+    return single(
+      anchor,
+      JSON.stringify({
+        ...data,
+        isContract: rest.isContract,
+        codeHash: rest.codeHash,
+        codeHashReason: rest.codeHashReason,
+        codeSize: rest.codeSize,
+      }),
+    );
   },
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.js';
-import { Anchor } from '../../schemas.js';
+import { Anchor, Hash, Nullable, Obj, ReasonOf } from '../../schemas.js';
+import { checkpointsRecord } from './status.js';
 
 /**
  * GET /index/v1/{chain}/checkpoints: the durable checkpoint of each ingest lane. Blocks and
@@ -12,49 +13,28 @@ export const checkpointsRoute = defineRoute({
   path: '/checkpoints',
   scope: 'monitoring',
   group: 'Monitoring',
-  summary: 'Durable ingest checkpoints per lane (blocks, receipts, traces, projections).',
-  response: Type.Object({
-    anchor: Type.Union([Anchor, Type.Null()]),
+  summary:
+    'Durable ingest checkpoints per lane: blocks, receipts (one batch with blocks), traces, and projection:<name> for each projection.',
+  response: Obj({
+    anchor: Nullable(Anchor, 'the committed head; null before the first block'),
+    anchorReason: ReasonOf(['nothing_indexed_yet']),
     lanes: Type.Array(
-      Type.Object({
-        lane: Type.String(),
-        block: Type.Union([Type.Integer(), Type.Null()]),
-        hash: Type.Union([Type.String(), Type.Null()]),
-        reason: Type.Union([Type.String(), Type.Null()]),
+      Obj({
+        lane: Type.String({ description: 'blocks, receipts, traces, or projection:<name>' }),
+        block: Nullable(
+          Type.Integer({ minimum: 0 }),
+          'last block the lane committed (for a traces lane that stopped: the block it reached)',
+        ),
+        hash: Nullable(Hash, 'canonical hash of `block`; null when block is null or the lane stopped'),
+        reason: ReasonOf(
+          ['nothing_indexed_yet', 'nothing_traced_yet', 'nothing_applied_yet', 'disabled', 'not_supported'],
+          'why hash is null: nothing committed yet on this lane, or the traces lane is disabled (TRACES=off) or not supported by the node; null when hash is set',
+        ),
       }),
     ),
   }),
   errors: [],
   handler(ctx) {
-    const head = ctx.chain.store.head();
-    const at = head
-      ? { block: head.number, hash: head.hash, reason: null }
-      : { block: null, hash: null, reason: 'nothing_indexed_yet' };
-    const lanes = [
-      { lane: 'blocks', ...at },
-      { lane: 'receipts', ...at },
-      (() => {
-        const t = ctx.chain.traces.status();
-        const n = t.checkpoint;
-        return t.state === 'following' && n !== null
-          ? { lane: 'traces', block: n, hash: ctx.chain.store.canonicalHash(n) ?? null, reason: null }
-          : {
-              lane: 'traces',
-              block: n,
-              hash: null,
-              reason: t.state === 'following' ? 'nothing_traced_yet' : (t.reason ?? t.state),
-            };
-      })(),
-      ...ctx.chain.registry.projections.map((p) => {
-        const n = ctx.chain.registry.state(p.name).checkpoint;
-        return {
-          lane: `projection:${p.name}`,
-          block: n,
-          hash: n !== null ? (ctx.chain.store.canonicalHash(n) ?? null) : null,
-          reason: n === null ? 'nothing_applied_yet' : null,
-        };
-      }),
-    ];
-    return { json: JSON.stringify({ anchor: head ? { block: head.number, hash: head.hash } : null, lanes }) };
+    return { json: JSON.stringify(checkpointsRecord(ctx)) };
   },
 });

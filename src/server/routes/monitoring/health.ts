@@ -1,11 +1,101 @@
 import { Type } from '@sinclair/typebox';
-import { openGaps } from '../../../ingest/gaps.js';
-import { projectionsOf } from '../../projections.js';
 import { defineRoute } from '../../route.js';
+import { Anchor, Count, Enum, Nullable, Obj, ReasonOf } from '../../schemas.js';
+import { healthRecord } from './status.js';
+
+const Ingest = Obj(
+  {
+    state: Enum(
+      ['starting', 'backfilling', 'following', 'halted'],
+      'starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps)',
+    ),
+    haltReason: Nullable(
+      Type.String(),
+      'why ingest halted (reorg_beyond_window, storage_write_failed, …); null unless halted',
+    ),
+    nodeHead: Nullable(
+      Type.Integer({ minimum: 0 }),
+      "the node's latest block; null before the first observation",
+    ),
+    lagBlocks: Nullable(
+      Type.Integer({ minimum: 0 }),
+      'node head minus the indexed head, blocks; null while either is unknown',
+    ),
+    blocksPerSecond: Type.Number({ minimum: 0, description: 'blocks committed per second (last interval)' }),
+    eventsPerSecond: Type.Number({ minimum: 0, description: 'logs committed per second (last interval)' }),
+    etaSeconds: Nullable(
+      Type.Number({ minimum: 0 }),
+      'seconds to reach the node head at the current rate; null when unknown',
+    ),
+    reorgs: Count('reorgs rolled back since start'),
+    lastReorgDepth: Count('depth of the last reorg, blocks (0 before any)'),
+    lastError: Nullable(Type.String(), 'the last ingest error; null when none'),
+    headSource: Enum(['newHeads', 'polling'], 'how new heads arrive: newHeads subscription, or polling'),
+    unfinalisedWindow: Count('blocks of undo data kept: the deepest reorg rolled back'),
+  },
+  { description: 'the follower' },
+);
+
+const Projection = Obj({
+  name: Type.String({ description: 'projection name (chain_records: the raw records themselves)' }),
+  version: Type.Integer({
+    minimum: 1,
+    description: 'layout version (a change rebuilds it from stored blocks)',
+  }),
+  status: Enum(
+    ['building', 'ready', 'stale', 'disabled'],
+    'R5: routes backed by a projection that is not ready answer 503 projection_unavailable',
+  ),
+  backs: Type.Array(Type.String(), { description: 'route groups or paths it backs' }),
+  checkpoint: Nullable(Type.Integer({ minimum: 0 }), 'last block applied; null before the first'),
+  lagBlocks: Nullable(Type.Integer({ minimum: 0 }), 'blocks behind the node head; null when unknown'),
+  progress: Nullable(
+    Type.Number({ minimum: 0, maximum: 1 }),
+    'fraction applied while building (0..1); null otherwise',
+  ),
+  reason: Nullable(
+    Type.String(),
+    'why it is not ready (rebuilding_from_stored_blocks, backfilling, …); null when ready',
+  ),
+});
+
+const Traces = Obj(
+  {
+    enabled: Type.Boolean({ description: 'TRACES=on' }),
+    state: Enum(
+      ['following', 'disabled', 'not_supported'],
+      'following: replaying committed blocks; disabled: TRACES=off; not_supported: the node has no debug_trace methods',
+    ),
+    reason: Nullable(Type.String(), 'why the lane is not following; null when it is'),
+    checkpoint: Nullable(Type.Integer({ minimum: 0 }), 'last block replayed; null before the first'),
+    behindBlocks: Nullable(
+      Type.Integer({ minimum: 0 }),
+      'indexed head minus the lane checkpoint: blocks whose call trees are not retained yet (their trace routes answer 503); null unless following with an indexed head',
+    ),
+  },
+  { description: 'the call-trace replay lane' },
+);
+
+const Streams = Obj(
+  {
+    openConnections: Count('open SSE connections of the process (every chain)'),
+    lagDisconnects: Count('SSE consumers disconnected for overflowing their queue since start (every chain)'),
+    hubSubscribers: Count("live subscribers of this chain's stream hub"),
+    topics: Type.Array(
+      Obj({
+        topic: Type.String({ description: 'stream topic' }),
+        lastSequence: Count('last durable sequence written (0 when none)'),
+        oldestSequence: Count('oldest sequence still retained for resume'),
+      }),
+    ),
+  },
+  { description: 'stream gauges' },
+);
 
 /**
- * GET /index/v1/{chain}/health: the full readiness record — ingest state, head and lag,
- * backfill rate and ETA, projections with status, open gaps, storage and server health.
+ * GET /index/v1/{chain}/health: the full readiness record — the follower (state, head lag, rates,
+ * reorgs), projections with status and progress, the traces lane and how far behind it is, stream
+ * gauges, open gaps and storage write state.
  */
 export const chainHealthRoute = defineRoute({
   id: 'monitoring.health',
@@ -13,38 +103,28 @@ export const chainHealthRoute = defineRoute({
   path: '/health',
   scope: 'monitoring',
   group: 'Monitoring',
-  summary: 'Full readiness record: ingest state, head lag, backfill progress, projections, gaps, storage.',
-  response: Type.Object({}, { additionalProperties: true }),
+  summary:
+    'Full readiness record: follower (state, head lag, backfill rate and ETA, reorgs), projections with status and progress, traces lane and how far behind it is, stream gauges, open gaps, storage write state.',
+  response: Obj({
+    chain: Type.String({ description: 'chain name' }),
+    chainId: Type.Integer({ minimum: 0 }),
+    anchor: Nullable(Anchor, 'the committed head; null before the first block'),
+    anchorReason: ReasonOf(['nothing_indexed_yet']),
+    ingest: Ingest,
+    projections: Type.Array(Projection),
+    traces: Traces,
+    streams: Streams,
+    openGaps: Count('open ingest gaps of every lane (see /gaps)'),
+    storage: Obj(
+      {
+        writable: Type.Boolean({ description: 'false after a failed write: ingest halts, reads go on' }),
+        writeError: Nullable(Type.String(), 'the failed write; null while writable'),
+      },
+      { description: 'storage write state' },
+    ),
+  }),
   errors: [],
   handler(ctx) {
-    const { store, ingest } = ctx.chain;
-    const s = ingest.status();
-    const head = store.head();
-    const gaps = openGaps(store);
-    const body = {
-      chain: ctx.chain.name,
-      chainId: ctx.chain.chainId,
-      anchor: head ? { block: head.number, hash: head.hash } : null,
-      anchorReason: head ? null : 'nothing_indexed_yet',
-      ingest: {
-        state: s.state,
-        haltReason: s.haltReason,
-        nodeHead: s.nodeHead,
-        lagBlocks: s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null,
-        blocksPerSecond: Number(s.blocksPerSecond.toFixed(2)),
-        eventsPerSecond: Number(s.eventsPerSecond.toFixed(2)),
-        etaSeconds: s.etaSeconds,
-        reorgs: s.reorgs,
-        lastReorgDepth: s.lastReorgDepth,
-        lastError: s.lastError,
-        headSource: s.headSource,
-        unfinalisedWindow: store.unfinalisedWindow,
-      },
-      projections: projectionsOf(ctx.chain),
-      traces: ctx.chain.traces.status(),
-      openGaps: gaps.length,
-      storage: { writable: store.writeError() === null, writeError: store.writeError()?.message ?? null },
-    };
-    return { json: JSON.stringify(body) };
+    return { json: JSON.stringify(healthRecord(ctx)) };
   },
 });

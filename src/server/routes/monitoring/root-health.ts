@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.js';
+import { Obj } from '../../schemas.js';
 
 /** GET /health/live: liveness probe (public). The process answers, nothing more. */
 export const liveRoute = defineRoute({
@@ -10,7 +11,7 @@ export const liveRoute = defineRoute({
   scope: null,
   group: 'Monitoring',
   summary: 'Liveness probe: 200 while the process serves HTTP.',
-  response: Type.Object({ live: Type.Boolean() }),
+  response: Obj({ live: Type.Literal(true, { description: 'always true: the process answers' }) }),
   errors: [],
   handler: () => ({ json: '{"live":true}' }),
 });
@@ -28,12 +29,12 @@ export const readyRoute = defineRoute({
   group: 'Monitoring',
   summary:
     'Readiness: 200 {ready:true} when every served chain has an indexed head and a running follower; 503 {ready:false} otherwise (one halted chain makes the process not ready); no operator detail.',
-  response: Type.Object({ ready: Type.Literal(true) }, { additionalProperties: false }),
+  response: Obj({ ready: Type.Literal(true) }),
   alternates: [
     {
       status: 503,
       description: 'not ready: some served chain has no indexed head yet or its ingest halted',
-      schema: Type.Object({ ready: Type.Literal(false) }, { additionalProperties: false }),
+      schema: Obj({ ready: Type.Literal(false) }),
     },
   ],
   errors: [],

@@ -1,0 +1,114 @@
+/**
+ * The full readiness record of one chain (GET /index/v1/{chain}/health), assembled from the status
+ * objects each subsystem exposes: the follower (src/ingest status), the projections (R5 status and
+ * progress), the traces lane, the stream gauges, storage write state and gaps. Monitoring reads
+ * process state, not chain data, so this lives on the server side; the one chain-data read (open
+ * gaps) goes through the chain reader and the request's view.
+ */
+
+import { TOPIC_NAMES } from '../../../streams/log.js';
+import { type ProjectionInfo, projectionsOf } from '../../projections.js';
+import type { Ctx } from '../../route.js';
+import { lagDisconnectCount, openConnections } from '../../sse.js';
+
+/** Rates are shown to two decimals: they are gauges, not amounts. */
+const rate = (x: number) => Math.round(x * 100) / 100;
+
+/** The record /health serves (see its schema in health.ts for units and vocabularies). */
+export function healthRecord(ctx: Ctx<unknown, unknown>) {
+  const { store, ingest, traces, streams } = ctx.chain;
+  const s = ingest.status();
+  const head = ctx.view.head;
+  const lane = traces.status();
+  // Nothing traced yet: the lane is behind by every indexed block (from the first one indexed).
+  const first = ctx.view.meta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
+  const traced = lane.checkpoint ?? first - 1;
+  return {
+    chain: ctx.chain.name,
+    chainId: ctx.chain.chainId,
+    anchor: head ? { block: head.number, hash: head.hash } : null,
+    anchorReason: head ? null : ('nothing_indexed_yet' as const),
+    ingest: {
+      state: s.state,
+      haltReason: s.haltReason,
+      nodeHead: s.nodeHead,
+      lagBlocks: s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null,
+      blocksPerSecond: rate(s.blocksPerSecond),
+      eventsPerSecond: rate(s.eventsPerSecond),
+      etaSeconds: s.etaSeconds,
+      reorgs: s.reorgs,
+      lastReorgDepth: s.lastReorgDepth,
+      lastError: s.lastError,
+      headSource: s.headSource,
+      unfinalisedWindow: store.unfinalisedWindow,
+    },
+    projections: projectionsOf(ctx.chain).map(
+      (p): ProjectionInfo => ({
+        name: p.name,
+        version: p.version,
+        status: p.status,
+        backs: p.backs,
+        checkpoint: p.checkpoint,
+        lagBlocks: p.lagBlocks,
+        progress: p.progress,
+        reason: p.reason,
+      }),
+    ),
+    traces: {
+      enabled: lane.enabled,
+      state: lane.state,
+      reason: lane.reason,
+      checkpoint: lane.checkpoint,
+      behindBlocks: lane.state === 'following' && head ? Math.max(0, head.number - traced) : null,
+    },
+    streams: {
+      openConnections: openConnections(),
+      lagDisconnects: lagDisconnectCount(),
+      hubSubscribers: streams.hub.size(),
+      topics: TOPIC_NAMES.map((t) => ({
+        topic: t,
+        lastSequence: streams.log.last(t),
+        oldestSequence: streams.log.oldest(t),
+      })),
+    },
+    openGaps: ctx.readers.chain.openGapCount(ctx.view),
+    storage: { writable: store.writeError() === null, writeError: store.writeError()?.message ?? null },
+  };
+}
+
+/** One lane's durable checkpoint: block and canonical hash, or null with a reason. */
+export interface LaneCheckpoint {
+  lane: string;
+  block: number | null;
+  hash: string | null;
+  reason: string | null;
+}
+
+/**
+ * The durable checkpoint of each ingest lane (GET /checkpoints). Blocks and receipts commit in
+ * the same batch, so they share one checkpoint; each projection and the traces lane have theirs.
+ */
+export function checkpointsRecord(ctx: Ctx<unknown, unknown>) {
+  const head = ctx.view.head;
+  const at = (lane: string, n: number | null, nullReason: string): LaneCheckpoint =>
+    n === null
+      ? { lane, block: null, hash: null, reason: nullReason }
+      : { lane, block: n, hash: ctx.view.canonicalHash(n) ?? null, reason: null };
+  const t = ctx.chain.traces.status();
+  const traces: LaneCheckpoint =
+    t.state === 'following'
+      ? at('traces', t.checkpoint, 'nothing_traced_yet')
+      : { lane: 'traces', block: t.checkpoint, hash: null, reason: t.state };
+  return {
+    anchor: head ? { block: head.number, hash: head.hash } : null,
+    anchorReason: head ? null : ('nothing_indexed_yet' as const),
+    lanes: [
+      at('blocks', head?.number ?? null, 'nothing_indexed_yet'),
+      at('receipts', head?.number ?? null, 'nothing_indexed_yet'),
+      traces,
+      ...ctx.chain.registry.projections.map((p) =>
+        at(`projection:${p.name}`, ctx.chain.registry.state(p.name).checkpoint, 'nothing_applied_yet'),
+      ),
+    ],
+  };
+}
