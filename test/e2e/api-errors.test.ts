@@ -4,13 +4,14 @@
  * shared anchor while blocks are mined; and a fast-check property test that generates valid and
  * invalid requests for every route of the published contract.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/server/errors.js';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
+import { assertContract } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 
 let anvil: Anvil;
@@ -74,6 +75,21 @@ describe('error paths', () => {
     ['repeated param', '/blocks/1/transactions?limit=1&limit=2', TEST_KEY, 400, 'bad_request'],
     ['bad order', '/blocks/1/transactions?order=sideways', TEST_KEY, 400, 'bad_request'],
     ['forged cursor', '/blocks/1/transactions?cursor=AAAA', TEST_KEY, 400, 'bad_cursor'],
+    [
+      'call-tree page past 64 frames',
+      `/transactions/0x${'ab'.repeat(32)}/calls/decoded?limit=65`,
+      TEST_KEY,
+      400,
+      'bad_request',
+    ],
+    ['timestamp missing', '/blocks/at', TEST_KEY, 400, 'bad_request'],
+    [
+      'code above the anchor',
+      `/contracts/0x${'00'.repeat(20)}/code?block=999999999`,
+      TEST_KEY,
+      404,
+      'not_found',
+    ],
     ['absent block', '/blocks/999999999', TEST_KEY, 404, 'not_found'],
     ['absent tx', `/transactions/0x${'ab'.repeat(32)}`, TEST_KEY, 404, 'not_found'],
     ['unknown chain', '/index/v1/otherchain/blocks/1', TEST_KEY, 404, 'unknown_chain'],
@@ -141,14 +157,10 @@ describe('rate limits', () => {
 });
 
 describe('batch', () => {
-  const post = async (body: unknown, key = TEST_KEY) => {
-    const res = await fetch(`http://127.0.0.1:${idx.port}/index/v1/testnet/batch`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  // Through the harness: the batch body, and each item's body against its own route's schema,
+  // are validated against the contract.
+  const post = (body: unknown, key = TEST_KEY) =>
+    idx.post('/batch', body, { key, raw: typeof body === 'string' });
 
   it('answers items from one shared anchor while blocks are mined', async () => {
     for (let round = 0; round < 5; round++) {
@@ -210,7 +222,45 @@ describe('batch', () => {
     expect([400, 422]).toContain(bomb.status);
     envelope(bomb.body);
   });
+
+  it('a body past 256 KiB is 413 payload_too_large; a node route is not batchable (item 404)', async () => {
+    const big = await post({
+      requests: [{ route: '/blocks/{number}', params: { number: 'x'.repeat(300_000) } }],
+    });
+    expect(big.status).toBe(413);
+    expect(big.body.error).toBe('payload_too_large');
+    const node = await post({ requests: [{ route: '/rpc/head' }, { route: 'contracts.code', params: {} }] });
+    expect(node.body.results.map((x: any) => x.status)).toEqual([404, 404]);
+  });
 });
+
+/**
+ * Routes whose 200 schema is still open (src/server/contract.pending.json, the contract test's
+ * ratchet: it only shrinks as domains migrate). Their 200 bodies are not validated here yet; their
+ * errors are (the envelope, and a code the route declares). Every other route is validated whole.
+ */
+const OPEN_ROUTES = new Set<string>(
+  (
+    JSON.parse(readFileSync(new URL('../../src/server/contract.pending.json', import.meta.url), 'utf8')) as {
+      openRoutes: string[];
+    }
+  ).openRoutes,
+);
+
+/** GET validating errors only (routes whose 200 schema is still open). */
+async function getOpen(path: string) {
+  const res = await fetch(`http://127.0.0.1:${idx.port}${path}`, {
+    headers: { 'x-api-key': TEST_KEY },
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await res.text();
+  let body: any = null;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  if (res.status !== 200) assertContract('GET', path, res.status, body, text);
+  return { status: res.status, body };
+}
 
 describe('property: generated requests for every contract route', () => {
   it('no untyped 5xx, every error is the envelope, the server stays up', async () => {
@@ -280,7 +330,9 @@ describe('property: generated requests for every contract route', () => {
               m === '{chain}' ? 'testnet' : encodeURIComponent(path[i++] ?? names[0]?.name ?? 'x'),
             );
           const qs = [...query.filter(Boolean), extra].filter(Boolean).join('&');
-          const r = await idx.get(qs ? `${url}?${qs}` : url);
+          const r = OPEN_ROUTES.has(o.op.operationId)
+            ? await getOpen(qs ? `${url}?${qs}` : url)
+            : await idx.get(qs ? `${url}?${qs}` : url);
           requests++;
           if (r.status >= 400) envelope(r.body);
           expect(r.status).not.toBe(500);

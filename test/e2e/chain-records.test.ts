@@ -1,12 +1,20 @@
 /**
- * Issue A end-to-end: a real anvil, the real indexer process, no mocks.
+ * Chain records end-to-end: a real anvil, the real indexer process, no mocks. Every body is
+ * validated against its route's schema by the harness.
  *  - block, transaction and receipt routes equal what the node returns for the same block;
+ *  - a hand-assembled contract (value forwarder that emits a decodable ERC-20 Transfer, an
+ *    unknown log and an anonymous log) gives decoded logs and calldata, call trees and internal
+ *    transfers equal to the node's own trace, a creation's origin fields, and a reverted variant;
+ *  - the live RPC routes are anchored to the node block they observed (hash checked on the node),
+ *    and the block-bound code observation reads the canonical block it names;
+ *  - timestamp bounds, health, checkpoints and gaps answer their full schemas;
  *  - a cursor walk keeps its anchor while new blocks arrive;
  *  - after anvil_reorg past a cursor's block the cursor answers 409 stale_cursor, and the
  *    reorged blocks are re-indexed with their new hashes.
  */
+import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Anvil, startAnvil } from '../harness/anvil.js';
+import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 
 let anvil: Anvil;
@@ -73,6 +81,355 @@ describe('chain records equal the node', () => {
     const missing = await idx.get('/blocks/at');
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe('bad_request');
+  });
+});
+
+/** keccak256("Transfer(address,address,uint256)"): the ERC-20 Transfer topic0. */
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** A topic no decoder knows. */
+const ODD_TOPIC = `0x${'5a'.repeat(32)}`;
+
+/**
+ * Runtime code of a value forwarder, assembled by hand: calldata word 0 is a recipient, word 1 a
+ * revert flag. It emits Transfer(caller, recipient, callvalue) (decodes as ERC-20), LOG1 with an
+ * unknown topic and an anonymous LOG0, CALLs the recipient with the whole value, then REVERTs when
+ * the flag is set (after the inner call: the transfer is undone by its ancestor).
+ */
+function forwarderRuntime(): string {
+  const ops = [
+    '34600052', // CALLVALUE PUSH1 0 MSTORE: mem[0..32) = value
+    '600035', // recipient word (topic2)
+    '33', // CALLER (topic1)
+    `7f${TRANSFER.slice(2)}`, // topic0
+    '60206000a3', // LOG3(0, 32, topic0, caller, recipient)
+    `7f${ODD_TOPIC.slice(2)}60206000a1`, // LOG1(0, 32, odd topic)
+    '60006000a0', // LOG0(0, 0)
+    '6000600060006000', // retSize retOffset argsSize argsOffset
+    '34600035', // CALLVALUE, recipient
+    '5af150', // GAS CALL POP
+    '60203515', // ISZERO(flag word)
+  ];
+  const head = ops.join('');
+  const dest = head.length / 2 + 3 + 5; // PUSH1 dest JUMPI (3) + PUSH1 0 PUSH1 0 REVERT (5)
+  return `${head}60${dest.toString(16).padStart(2, '0')}57${'60006000fd'}5b00`;
+}
+
+/** Init code that returns `runtime` (CODECOPY + RETURN, 12 bytes). */
+const initCode = (runtime: string) =>
+  `0x61${(runtime.length / 2).toString(16).padStart(4, '0')}80600c6000396000f3${runtime}`;
+
+const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
+
+describe('contracts, decoded views, call trees and live reads', () => {
+  const runtime = forwarderRuntime();
+  const sender = DEV_ACCOUNTS[0];
+  const recipient = DEV_ACCOUNTS[3];
+  let fwd: string;
+  let deployBlock: number;
+  let creationHash: string;
+  let callHash: string;
+  let revertHash: string;
+  const value = 123_456_789n;
+
+  const send = (tx: Record<string, string>) =>
+    anvil.rpc<string>('eth_sendTransaction', [{ from: sender, gas: '0x100000', ...tx }]);
+
+  /** Waits until the traces lane has replayed block `n` (its routes answer 503 until then). */
+  const waitTraced = async (n: number) => {
+    for (let i = 0; i < 200; i++) {
+      const lanes = (await idx.get('/checkpoints')).body.lanes;
+      if ((lanes.find((l: any) => l.lane === 'traces')?.block ?? -1) >= n) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`traces lane did not reach block ${n}`);
+  };
+
+  beforeAll(async () => {
+    creationHash = await send({ data: initCode(runtime) });
+    await anvil.mine();
+    deployBlock = await anvil.head();
+    fwd = (await anvil.rpc('eth_getTransactionReceipt', [creationHash])).contractAddress;
+    callHash = await send({
+      to: fwd,
+      value: `0x${value.toString(16)}`,
+      data: `0x${word(recipient)}${word('0')}`,
+    });
+    revertHash = await send({ to: fwd, value: '0x5', data: `0x${word(recipient)}${word('1')}` });
+    await anvil.mine();
+    await idx.waitForHead(await anvil.head());
+    await waitTraced(deployBlock + 1);
+  });
+
+  it('a creation: origin fields, to null with its reason, calldata typed contract_creation', async () => {
+    const t = await idx.get(`/transactions/${creationHash}`);
+    expect(t.status).toBe(200);
+    expect(t.body.data.transaction).toEqual(await anvil.rpc('eth_getTransactionByHash', [creationHash]));
+    expect(t.body.data).toMatchObject({
+      from: sender,
+      fromReason: null,
+      to: null,
+      toReason: 'contract_creation',
+      value: '0',
+      originCoverage: 'full',
+      blockNumber: deployBlock,
+    });
+    const d = await idx.get(`/transactions/${creationHash}/decoded`);
+    expect(d.body.data).toMatchObject({ to: null, toReason: 'contract_creation' });
+    expect(d.body.data.decoded).toEqual({ status: 'unknown', reason: 'contract_creation', selector: null });
+    const rc = await idx.get(`/transactions/${creationHash}/receipt`);
+    expect(rc.body.data.receipt.contractAddress).toBe(fwd);
+  });
+
+  it('decoded logs: the Transfer decodes as ERC-20, the others are typed unknown, 1:1 with the raw logs', async () => {
+    const raw = await idx.get(`/transactions/${callHash}/logs`);
+    const dec = await idx.get(`/transactions/${callHash}/logs/decoded`);
+    expect(raw.body.data).toEqual((await anvil.rpc('eth_getTransactionReceipt', [callHash])).logs);
+    expect(dec.body.data.map((r: any) => r.log)).toEqual(raw.body.data);
+    expect(dec.body.data.map((r: any) => r.decoded)).toEqual([
+      {
+        status: 'decoded',
+        event: 'Transfer',
+        standard: 'erc20',
+        signature: 'Transfer(address,address,uint256)',
+        args: { from: sender, to: recipient, value: value.toString() },
+      },
+      { status: 'unknown', reason: 'no_decoder_for_topic0', topic0: ODD_TOPIC },
+      { status: 'unknown', reason: 'anonymous_or_no_topics', topic0: null },
+    ]);
+    const n = deployBlock + 1;
+    const block = await idx.get(`/blocks/${n}/logs/decoded?limit=2`);
+    expect(block.body.data).toEqual(dec.body.data.slice(0, 2));
+    const rest = await idx.get(`/blocks/${n}/logs/decoded?limit=2&cursor=${block.body.page.nextCursor}`);
+    expect(rest.body.data).toEqual(dec.body.data.slice(2));
+    expect(rest.body.page.stoppedBy).toBe('exhausted');
+    const call = await idx.get(`/transactions/${callHash}/decoded`);
+    expect(call.body.data.decoded).toEqual({
+      status: 'unknown',
+      reason: 'no_decoder_for_selector',
+      selector: '0x00000000',
+    });
+  });
+
+  it('call tree and internal transfers equal the node trace; pages of one frame keep their anchor', async () => {
+    const node = await anvil.rpc('debug_traceTransaction', [callHash, { tracer: 'callTracer' }]);
+    const p1 = await idx.get(`/transactions/${callHash}/calls/decoded?limit=1`);
+    expect(p1.body).toMatchObject({ coverage: 'retained', reason: null, frames: 2 });
+    const p2 = await idx.get(
+      `/transactions/${callHash}/calls/decoded?limit=1&cursor=${p1.body.page.nextCursor}`,
+    );
+    expect(p2.body.anchor).toEqual(p1.body.anchor);
+    expect(p2.body.page.stoppedBy).toBe('exhausted');
+    const [root, child] = [...p1.body.data, ...p2.body.data];
+    expect(root).toMatchObject({
+      ordinal: 0,
+      parent: null,
+      depth: 0,
+      kind: 'call',
+      from: sender,
+      to: fwd,
+      value: value.toString(),
+      movesValue: true,
+      input: node.input,
+      reverted: false,
+    });
+    expect(child).toMatchObject({
+      ordinal: 1,
+      parent: 0,
+      depth: 1,
+      kind: 'call',
+      from: fwd,
+      to: recipient,
+      toReason: null,
+      value: BigInt(node.calls[0].value).toString(),
+      movesValue: true,
+      reverted: false,
+      revertedByAncestor: false,
+      decoded: { status: 'unknown', reason: 'empty_calldata', selector: null },
+    });
+    const internal = await idx.get(`/transactions/${callHash}/internal`);
+    expect(internal.body.retention).toEqual({
+      coverage: 'retained',
+      reason: null,
+      source: expect.any(String),
+    });
+    expect(internal.body.reconciliation).toEqual({
+      rootMatchesEnvelope: true,
+      verifiableAgainstBlockRoot: false,
+      internalTransfers: 1,
+      creations: 0,
+    });
+    expect(internal.body.data).toEqual([
+      {
+        ordinal: 1,
+        from: fwd,
+        to: recipient,
+        toReason: null,
+        value: value.toString(),
+        kind: 'call',
+        effective: true,
+        type: 'transfer',
+      },
+    ]);
+  });
+
+  it('a reverted transaction: the inner transfer is undone by its ancestor (effective false)', async () => {
+    const calls = await idx.get(`/transactions/${revertHash}/calls/decoded`);
+    expect(calls.body.data[0]).toMatchObject({ reverted: true, error: expect.any(String) });
+    expect(calls.body.data[1]).toMatchObject({ reverted: false, revertedByAncestor: true });
+    const internal = await idx.get(`/transactions/${revertHash}/internal`);
+    expect(internal.body.data).toEqual([expect.objectContaining({ value: '5', effective: false })]);
+    const rc = await idx.get(`/transactions/${revertHash}/receipt`);
+    expect(rc.body.data.receipt.status).toBe('0x0');
+    expect((await idx.get(`/transactions/${revertHash}/logs`)).body.data).toEqual([]);
+  });
+
+  it('a plain transfer: one root frame, no internal transfer', async () => {
+    const [h] = await anvil.sendTransfers(1);
+    await anvil.mine();
+    await idx.waitForHead(await anvil.head());
+    await waitTraced(await anvil.head());
+    const calls = await idx.get(`/transactions/${h}/calls/decoded`);
+    expect(calls.body.frames).toBe(1);
+    expect(calls.body.data[0].decoded).toEqual({
+      status: 'unknown',
+      reason: 'empty_calldata',
+      selector: null,
+    });
+    const internal = await idx.get(`/transactions/${h}/internal`);
+    expect(internal.body.data).toEqual([]);
+    expect(internal.body.reconciliation.rootMatchesEnvelope).toBe(true);
+  });
+
+  it('live RPC routes are anchored to the node block they observed, every read made at that block', async () => {
+    const head = await idx.get('/rpc/head');
+    expect(head.status).toBe(200);
+    expect(head.body.source).toBe('node');
+    const nodeBlock = await anvil.rpc('eth_getBlockByNumber', [
+      `0x${head.body.anchor.block.toString(16)}`,
+      false,
+    ]);
+    expect(head.body.anchor.hash).toBe(nodeBlock.hash);
+    expect(head.body.data).toEqual({
+      block: head.body.anchor.block,
+      hash: nodeBlock.hash,
+      parentHash: nodeBlock.parentHash,
+      timestamp: Number.parseInt(nodeBlock.timestamp, 16),
+    });
+    const bal = await idx.get(`/rpc/address/${recipient}/balance`);
+    const at = `0x${bal.body.anchor.block.toString(16)}`;
+    expect(bal.body.data).toEqual({
+      address: recipient,
+      balance: BigInt(await anvil.rpc('eth_getBalance', [recipient, at])).toString(),
+    });
+    const code = await idx.get(`/rpc/address/${fwd}/code`);
+    expect(code.body.data).toEqual({
+      address: fwd,
+      isContract: true,
+      codeHash: keccak256(`0x${runtime}`),
+      codeHashReason: null,
+      codeSize: runtime.length / 2,
+    });
+    const eoa = await idx.get(`/rpc/address/${recipient}/code`);
+    expect(eoa.body.data).toMatchObject({
+      isContract: false,
+      codeHash: null,
+      codeHashReason: 'no_code',
+      codeSize: 0,
+    });
+    const meta = await idx.get(`/rpc/tokens/${recipient}/metadata`);
+    expect(meta.body.data.symbol).toEqual({ value: null, reason: 'no_code', encoding: null });
+    expect(meta.body.data).toMatchObject({ codeHash: null, codeHashReason: 'no_code' });
+    // The forwarder answers every call with no data: each field is typed empty_return.
+    const fm = await idx.get(`/rpc/tokens/${fwd}/metadata`);
+    for (const f of ['name', 'symbol', 'decimals', 'totalSupply'])
+      expect(fm.body.data[f]).toEqual({ value: null, reason: 'empty_return', encoding: null });
+    expect(fm.body.data.codeHash).toBe(keccak256(`0x${runtime}`));
+  });
+
+  it('the block-bound code observation reads the canonical block it names', async () => {
+    const before = await idx.get(`/contracts/${fwd}/code?block=${deployBlock - 1}`);
+    expect(before.body.data).toMatchObject({ isContract: false, codeHash: null, codeHashReason: 'no_code' });
+    const hash = (await anvil.rpc('eth_getBlockByNumber', [`0x${deployBlock.toString(16)}`, false])).hash;
+    const after = await idx.get(`/contracts/${fwd}/code?block=${deployBlock}`);
+    expect(after.body.data).toEqual({
+      address: fwd,
+      observedAt: { block: deployBlock, hash },
+      isContract: true,
+      codeHash: keccak256(`0x${runtime}`),
+      codeHashReason: null,
+      codeSize: runtime.length / 2,
+    });
+    const future = await idx.get(`/contracts/${fwd}/code?block=${after.body.anchor.block + 1000}`);
+    expect(future.status).toBe(404);
+  });
+
+  it('batch: index items from one snapshot, each body valid for its own route; node routes are not batchable', async () => {
+    const r = await idx.post('/batch', {
+      requests: [
+        { id: 'tx', route: 'chain.transaction', params: { hash: callHash } },
+        { route: '/transactions/{hash}/calls/decoded', params: { hash: callHash, limit: 1 } },
+        { route: '/blocks/{number}/logs/decoded', params: { number: deployBlock + 1 } },
+        { route: '/rpc/head' },
+        { route: '/transactions/{hash}', params: { hash: `0x${'cd'.repeat(32)}` } },
+      ],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.results.map((x: any) => [x.id, x.status])).toEqual([
+      ['tx', 200],
+      [1, 200],
+      [2, 200],
+      [3, 404],
+      [4, 404],
+    ]);
+    for (const x of r.body.results.slice(0, 3)) expect(x.body.anchor).toEqual(r.body.anchor);
+    expect(r.body.results[3].error.error).toBe('not_found');
+  });
+});
+
+describe('timestamps and monitoring', () => {
+  it('timestamp bounds before the first block and after the anchor are null with their reasons', async () => {
+    const early = await idx.get('/blocks/at?timestamp=0');
+    expect(early.body.data).toMatchObject({
+      timestamp: 0,
+      lastAtOrBefore: null,
+      lastAtOrBeforeReason: 'before_first_indexed_block',
+      firstAtOrAfter: { number: 0 },
+      firstAtOrAfterReason: null,
+    });
+    const late = await idx.get(`/blocks/at?timestamp=${2 ** 40}`);
+    expect(late.body.data).toMatchObject({
+      firstAtOrAfter: null,
+      firstAtOrAfterReason: 'after_anchor_block',
+      lastAtOrBefore: { number: late.body.anchor.block, hash: late.body.anchor.hash },
+      lastAtOrBeforeReason: null,
+    });
+  });
+
+  it('health: follower, projections, traces lane, stream gauges, storage', async () => {
+    const h = (await idx.get('/health')).body;
+    expect(h.anchorReason).toBeNull();
+    expect(h.ingest.state).toBe('following');
+    expect(h.projections.map((p: any) => p.name)).toContain('decoded_views');
+    for (const p of h.projections) expect(p.status).toBe('ready');
+    expect(h.traces).toMatchObject({ enabled: true, state: 'following', reason: null });
+    expect(h.traces.behindBlocks).toBeGreaterThanOrEqual(0);
+    expect(h.traces.behindBlocks).toBe(h.anchor.block - h.traces.checkpoint);
+    expect(h.streams.topics.find((t: any) => t.topic === 'blocks').lastSequence).toBeGreaterThan(0);
+    expect(h.storage).toEqual({ writable: true, writeError: null });
+    expect(h.openGaps).toBe(0);
+  });
+
+  it('checkpoints per lane and the (empty) gaps page', async () => {
+    const c = (await idx.get('/checkpoints')).body;
+    const lanes = c.lanes.map((l: any) => l.lane);
+    expect(lanes.slice(0, 3)).toEqual(['blocks', 'receipts', 'traces']);
+    expect(lanes).toContain('projection:decoded_views');
+    const blocks = c.lanes[0];
+    expect(blocks).toEqual({ lane: 'blocks', block: c.anchor.block, hash: c.anchor.hash, reason: null });
+    const g = await idx.get('/gaps');
+    expect(g.status).toBe(200);
+    expect(g.body.data).toEqual([]);
+    expect(g.body.page.stoppedBy).toBe('exhausted');
   });
 });
 
