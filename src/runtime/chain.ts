@@ -365,7 +365,16 @@ export async function openReplicaChain(
     traces,
     streams,
     markets,
-    readers: { chain: createChainReader() },
+    readers: {
+      chain: createChainReader({
+        traces: () => traces.status(),
+        node: createRpc({
+          url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica',
+          timeoutMs: LIVE_RPC_TIMEOUT_MS,
+          maxAttempts: 1,
+        }),
+      }),
+    },
     overrides: deps.overrides,
     overridesVersion: deps.overridesVersion,
     labels: deps.labels,

@@ -185,6 +185,8 @@ describe('contract', () => {
         for (const c of ['payload_too_large', 'invalid_json_body'] as const)
           expect(codes.has(c), r.id).toBe(true);
       if (r.anchored) expect(codes.has('not_ready'), r.id).toBe(true);
+      if (r.anchored && r.group !== 'Monitoring')
+        for (const c of ['ingest_halted', 'replica_lagging'] as const) expect(codes.has(c), r.id).toBe(true);
       if (r.requires?.length) expect(codes.has('projection_unavailable'), r.id).toBe(true);
     }
   });
