@@ -123,7 +123,8 @@ export function txLocation(view: View, at: number, hash: string): TxLocation {
 }
 
 /** The stored envelope at `loc` (every located transaction has one: both commit in one batch). */
-const envelopeAt = (view: View, loc: TxLocation): string => view.get(TX, loc.number, loc.txIndex) as string;
+export const envelopeAt = (view: View, loc: TxLocation): string =>
+  view.get(TX, loc.number, loc.txIndex) as string;
 
 /**
  * The envelope of transaction `hash` (byte-exact) with its coordinate and origin fields. `from`
@@ -173,5 +174,3 @@ export function transactionLogs(view: View, hash: string, q: PageQuery, sink: Pa
   };
   walkPage(view, LOG, [loc.number], range, q, sink, (v) => v);
 }
-
-export { envelopeAt };

@@ -40,17 +40,7 @@ export const contractCodeRoute = defineRoute({
     const n = ctx.query.block ?? anchor.number;
     // The canonical hash of N is read from the view before the first await (see LiveReader.codeAt).
     const o = await ctx.readers.chain.live.codeAt(ctx.view, anchor.number, ctx.params.address, n);
-    const { observedAt, ...rest } = o;
-    const data = { address: rest.address, observedAt: { block: observedAt.number, hash: observedAt.hash } };
-    return single(
-      anchor,
-      JSON.stringify({
-        ...data,
-        isContract: rest.isContract,
-        codeHash: rest.codeHash,
-        codeHashReason: rest.codeHashReason,
-        codeSize: rest.codeSize,
-      }),
-    );
+    const observedAt = { block: o.observedAt.number, hash: o.observedAt.hash };
+    return single(anchor, JSON.stringify({ ...o, observedAt }));
   },
 });
