@@ -1184,7 +1184,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Both named bounds of a timestamp: lastAtOrBefore and firstAtOrAfter, read at one anchor. */
+        /** Both named bounds of a timestamp, read at one anchor: lastAtOrBefore (the highest block with timestamp ≤ T) and firstAtOrAfter (the lowest block with timestamp ≥ T); each null with a reason when no indexed block qualifies. */
         get: operations["chain.blockAt"];
         put?: never;
         post?: never;
@@ -1201,7 +1201,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Canonical block header by hash; hashes of reorged blocks answer 404. */
+        /** Canonical block header by hash (byte-exact node record); hashes of reorged blocks answer 404. */
         get: operations["chain.blockByHash"];
         put?: never;
         post?: never;
@@ -1371,7 +1371,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Decoded call tree, frames in pre-order (ordinal, parent, depth, kind, from, to, value, movesValue, decoded calldata, output, revert state); limit 1..64 default 32; coverage not_available with a reason when no tree is retained. */
+        /** Decoded call tree, frames in pre-order (ordinal, parent, depth, kind, from, to, value, movesValue, decoded calldata, output, revert state); limit 1..64 default 32; coverage not_available with a reason when no tree is retained. From node re-execution: not verifiable against a block root (R10). */
         get: operations["chain.transactionCalls"];
         put?: never;
         post?: never;
@@ -1388,7 +1388,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Internal value transfers and creations of a transaction from callTracer replay: rows {ordinal, from, to, value (wei), kind, effective, type}; retention {coverage: retained|not_available, reason} and reconciliation {rootMatchesEnvelope}. Not verifiable against a block root (R10). PAGE by frame ordinal. */
+        /** Internal value transfers and creations of a transaction from callTracer replay: rows {ordinal, from, to, value (wei), kind, effective, type}; retention {coverage: retained|not_available, reason} and reconciliation {rootMatchesEnvelope, verifiableAgainstBlockRoot: false}. Not verifiable against a block root (R10). PAGE by frame ordinal. */
         get: operations["chain.transactionInternal"];
         put?: never;
         post?: never;
@@ -1762,7 +1762,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The node's latest observed (block, hash), read through (eth_getBlockByNumber latest). */
+        /** The node's latest block as observed now (eth_getBlockByNumber latest): anchor = that (block, hash), data adds its parent hash and timestamp. */
         get: operations["rpc.head"];
         put?: never;
         post?: never;
@@ -1779,7 +1779,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Native balance now (eth_getBalance at the observed block), wei as a decimal string. */
+        /** Native balance now (eth_getBalance at the observed node block), wei as a decimal string. */
         get: operations["rpc.balance"];
         put?: never;
         post?: never;
@@ -1796,7 +1796,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the address is a contract now, and its runtime code hash and size (eth_getCode at the observed block). */
+        /** Whether the address is a contract now, and its runtime code hash and size (eth_getCode at the observed node block). */
         get: operations["rpc.code"];
         put?: never;
         post?: never;
@@ -1813,7 +1813,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live ERC-20 probe at the observed block: name, symbol (ABI string or bytes32), decimals, exact totalSupply, each {value, reason, encoding} with the typed absence vocabulary (no_code, reverted, empty_return, undecodable, non_utf8, out_of_range). */
+        /** Live ERC-20 probe at the observed node block: name, symbol (ABI string or bytes32), decimals, exact totalSupply, each {value, reason, encoding} with the typed absence vocabulary of indexed metadata (no_code, reverted, empty_return, undecodable, non_utf8, out_of_range, node_state_unavailable). */
         get: operations["rpc.tokenMetadata"];
         put?: never;
         post?: never;
@@ -1830,7 +1830,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runtime code observation at a canonical block (default: the anchor): codeHash (keccak256) and codeSize, or null with reason no_code. Read from the node at that block number; 503 when the node has pruned that state. */
+        /** Runtime code observation at a canonical block of the index (default: the anchor): codeHash (keccak256) and codeSize, or null with reason no_code. Read from the node at that block by hash; 503 node_unavailable when the node cannot answer (pruned state). */
         get: operations["contracts.code"];
         put?: never;
         post?: never;
@@ -1849,7 +1849,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, status, body} | {id, status, error}]}. */
+        /** Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, route, status, body} | {id, route, status, error}]}; a 200 for the batch does not mean every item succeeded. */
         post: operations["batch"];
         delete?: never;
         options?: never;
@@ -1898,7 +1898,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Full readiness record: ingest state, head lag, backfill progress, projections, gaps, storage. */
+        /** Full readiness record: follower (state, head lag, backfill rate and ETA, reorgs), projections with status and progress, traces lane and how far behind it is, stream gauges, open gaps, storage write state. */
         get: operations["monitoring.health"];
         put?: never;
         post?: never;
@@ -1915,7 +1915,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Durable ingest checkpoints per lane (blocks, receipts, traces, projections). */
+        /** Durable ingest checkpoints per lane: blocks, receipts (one batch with blocks), traces, and projection:<name> for each projection. */
         get: operations["monitoring.checkpoints"];
         put?: never;
         post?: never;
@@ -1963,14 +1963,2736 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description error envelope: {error, detail} plus the context fields of some codes */
         ErrorEnvelope: {
-            /** @description machine code */
+            /** @description machine code (see components.schemas.ErrorCodes) */
             error: string;
+            /** @description human-readable explanation */
             detail: string;
+            /** @description quote refusals: the admissible quote candidates */
+            candidates?: unknown[];
+            /** @description projection_unavailable: the projection */
+            projection?: string;
+            /** @description projection_unavailable: building, stale or disabled */
+            status?: string;
+            /** @description projection_unavailable: fraction built, 0..1 */
+            progress?: number | null;
+            /** @description projection_unavailable: why it is not ready */
+            reason?: string | null;
+            /** @description projection_unavailable: last block applied */
+            checkpoint?: number | null;
+            /** @description ingest_halted: why ingest halted */
+            haltReason?: string;
+            /** @description replica_lagging: seconds behind the writer */
+            lagSeconds?: number;
+            /** @description replica_lagging: blocks behind the writer */
+            lagBlocks?: number;
+            /** @description replica_lagging: the replica state */
+            state?: string;
+            /** @description stale_cursor: the cursor's anchor block */
+            anchorBlock?: number;
+            /** @description stale_cursor: the cursor's anchor hash */
+            anchorHash?: string;
+            /** @description screener candidate-set 503 */
+            suggestedRecencyFloorBlock?: number;
+            /** @description screener candidate-set 503 */
+            candidatesScanned?: number;
+            /** @description screener candidate-set 503 */
+            ceiling?: number;
+            /** @description screener candidate-set 503 */
+            rankedAtBlock?: number;
         } & {
             [key: string]: unknown;
         };
         ErrorCodes: "bad_request" | "bad_cursor" | "unauthorized" | "insufficient_scope" | "connection_not_owned" | "quote_ambiguous" | "not_found" | "unknown_chain" | "method_not_allowed" | "stale_cursor" | "cursor_history_pruned" | "quote_not_admitted" | "payload_too_large" | "invalid_json_body" | "query_too_broad" | "rate_limited" | "not_ready" | "projection_unavailable" | "ingest_halted" | "replica_lagging" | "node_unavailable" | "internal";
+        "tokens.list": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.search": {
+            anchor: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        "tokens.detail": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.creator": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.firstSeen": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.authorityEvents": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.balance": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description integer in base units, decimal string */
+                balance: string;
+                /** @constant */
+                source: "transfer_events";
+            };
+        };
+        "tokens.holders": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            sort: string;
+            orderedBy: string;
+            orderingNote: string;
+            holderCount: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.topHolders": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                rank: number;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                balance: string;
+                shareBps: string | null;
+                shareBpsReason: "supply_not_positive" | null;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            holderCount: {
+                [key: string]: unknown;
+            };
+            supplyFromTransfers: string;
+        };
+        "tokens.transfers": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                block: number;
+                txIndex: number;
+                logIndex: number;
+                txHash: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                to: string;
+                value: string;
+                kind: "transfer" | "mint" | "burn";
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.launch": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.creatorTokens": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.launchpads": {
+            anchor: {
+                [key: string]: unknown;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+        };
+        "tokens.launchpadLaunches": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            /** @constant */
+            orderedBy: "chain_coordinate";
+        };
+        "tokens.overview": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.stats": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.ohlcv": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.candles": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.mcap": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.mcapSeries": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.ath": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.atl": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.liquidity": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.poolsAggregate": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.poolsRanked": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            membershipSource: string;
+        };
+        "tokens.poolsByCurrency": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.venue": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.price": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "tokens.swaps": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.traders": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "tokens.ticks": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.byCurrency": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.detail": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.ath": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.atl": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.liquidity": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.liquidityEvents": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.ohlcv": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            fineSeriesAvailable: boolean;
+        };
+        "pools.stats": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.swaps": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.ticks": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.bars": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.new": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.search": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.v4Detail": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.v4Liquidity": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.v4Ohlcv": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            fineSeriesAvailable: boolean;
+        };
+        "pools.v4Stats": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "pools.v4Swaps": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.v4Ticks": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "pools.v4Bars": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.activity": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.assets": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            sortBudget: number;
+            sortTruncated: boolean;
+        };
+        "wallets.cohorts": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.firstSeen": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.fundedBy": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.fundedByAll": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.fundedSiblings": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.funderOf": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.internal": {
+            [key: string]: unknown;
+        };
+        "wallets.overview": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.pnl": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.pnlDaily": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.pnlToken": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.portfolio": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "wallets.positions": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.trades": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.transactions": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "wallets.transfers": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "chain.blockAt": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description the timestamp asked for */
+                timestamp: number;
+                lastAtOrBefore: {
+                    /** @description block number */
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                    /** @description block timestamp, unix seconds */
+                    timestamp: number;
+                } | null;
+                /** @description before_first_indexed_block: every indexed block is later than T; null when lastAtOrBefore is set */
+                lastAtOrBeforeReason: "before_first_indexed_block" | null;
+                firstAtOrAfter: {
+                    /** @description block number */
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                    /** @description block timestamp, unix seconds */
+                    timestamp: number;
+                } | null;
+                /** @description after_anchor_block: T is later than the anchor block; null when firstAtOrAfter is set */
+                firstAtOrAfterReason: "after_anchor_block" | null;
+            };
+        };
+        "chain.blockByHash": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /** @description block header as returned by eth_getBlockByNumber(n, false). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+            data: {
+                /** @description block hash */
+                hash: string;
+                /** @description parent block hash */
+                parentHash: string;
+                /** @description ommers hash */
+                sha3Uncles: string;
+                /** @description coinbase */
+                miner: string;
+                /** @description state root */
+                stateRoot: string;
+                /** @description transactions root */
+                transactionsRoot: string;
+                /** @description receipts root */
+                receiptsRoot: string;
+                /** @description 2048-bit logs bloom (hex) */
+                logsBloom: string;
+                /** @description difficulty (hex quantity) */
+                difficulty?: string;
+                /** @description block number (hex quantity) */
+                number: string;
+                /** @description gas limit (hex quantity) */
+                gasLimit: string;
+                /** @description gas used (hex quantity) */
+                gasUsed: string;
+                /** @description unix seconds (hex quantity) */
+                timestamp: string;
+                /** @description extra data (hex bytes) */
+                extraData: string;
+                /** @description mix hash (prevRandao after the merge) */
+                mixHash: string;
+                /** @description nonce (8 bytes hex) */
+                nonce: string;
+                /** @description total difficulty (pre-merge clients) (hex quantity) */
+                totalDifficulty?: string;
+                /** @description base fee per gas, wei (London+) (hex quantity) */
+                baseFeePerGas?: string;
+                /** @description withdrawals root (Shanghai+) */
+                withdrawalsRoot?: string;
+                /** @description blob gas used (Cancun+) (hex quantity) */
+                blobGasUsed?: string;
+                /** @description excess blob gas (Cancun+) (hex quantity) */
+                excessBlobGas?: string;
+                /** @description parent beacon block root (Cancun+) */
+                parentBeaconBlockRoot?: string;
+                /** @description execution requests hash (Prague+) */
+                requestsHash?: string;
+                /** @description block size in bytes (hex quantity) */
+                size: string;
+                /** @description transaction hashes in index order */
+                transactions: string[];
+                withdrawals?: ({
+                    /** @description withdrawal index (hex quantity) */
+                    index: string;
+                    /** @description validator index (hex quantity) */
+                    validatorIndex: string;
+                    /** @description recipient */
+                    address: string;
+                    /** @description amount in gwei (hex quantity) */
+                    amount: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                uncles: string[];
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        "chain.block": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /** @description block header as returned by eth_getBlockByNumber(n, false). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+            data: {
+                /** @description block hash */
+                hash: string;
+                /** @description parent block hash */
+                parentHash: string;
+                /** @description ommers hash */
+                sha3Uncles: string;
+                /** @description coinbase */
+                miner: string;
+                /** @description state root */
+                stateRoot: string;
+                /** @description transactions root */
+                transactionsRoot: string;
+                /** @description receipts root */
+                receiptsRoot: string;
+                /** @description 2048-bit logs bloom (hex) */
+                logsBloom: string;
+                /** @description difficulty (hex quantity) */
+                difficulty?: string;
+                /** @description block number (hex quantity) */
+                number: string;
+                /** @description gas limit (hex quantity) */
+                gasLimit: string;
+                /** @description gas used (hex quantity) */
+                gasUsed: string;
+                /** @description unix seconds (hex quantity) */
+                timestamp: string;
+                /** @description extra data (hex bytes) */
+                extraData: string;
+                /** @description mix hash (prevRandao after the merge) */
+                mixHash: string;
+                /** @description nonce (8 bytes hex) */
+                nonce: string;
+                /** @description total difficulty (pre-merge clients) (hex quantity) */
+                totalDifficulty?: string;
+                /** @description base fee per gas, wei (London+) (hex quantity) */
+                baseFeePerGas?: string;
+                /** @description withdrawals root (Shanghai+) */
+                withdrawalsRoot?: string;
+                /** @description blob gas used (Cancun+) (hex quantity) */
+                blobGasUsed?: string;
+                /** @description excess blob gas (Cancun+) (hex quantity) */
+                excessBlobGas?: string;
+                /** @description parent beacon block root (Cancun+) */
+                parentBeaconBlockRoot?: string;
+                /** @description execution requests hash (Prague+) */
+                requestsHash?: string;
+                /** @description block size in bytes (hex quantity) */
+                size: string;
+                /** @description transaction hashes in index order */
+                transactions: string[];
+                withdrawals?: ({
+                    /** @description withdrawal index (hex quantity) */
+                    index: string;
+                    /** @description validator index (hex quantity) */
+                    validatorIndex: string;
+                    /** @description recipient */
+                    address: string;
+                    /** @description amount in gwei (hex quantity) */
+                    amount: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                uncles: string[];
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        "chain.blockTransactions": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: ({
+                /** @description block hash */
+                blockHash: string;
+                /** @description block number (hex quantity) */
+                blockNumber: string;
+                /** @description sender, recovered by the node from the signature */
+                from: string;
+                /** @description transaction hash */
+                hash: string;
+                /** @description index in the block (hex quantity) */
+                transactionIndex: string;
+                /** @description transaction type (0x0 legacy, 0x1 EIP-2930, 0x2 EIP-1559, 0x3 EIP-4844, 0x4 EIP-7702) (hex quantity) */
+                type: string;
+                /** @description sender nonce (hex quantity) */
+                nonce: string;
+                /** @description callee; null for a contract creation */
+                to: string | null;
+                /** @description gas limit (hex quantity) */
+                gas: string;
+                /** @description value, wei (hex quantity) */
+                value: string;
+                /** @description calldata or init code (hex bytes) */
+                input: string;
+                /** @description gas price, wei (legacy and EIP-2930; effective price on some clients) (hex quantity) */
+                gasPrice?: string;
+                /** @description max priority fee per gas, wei (EIP-1559+) (hex quantity) */
+                maxPriorityFeePerGas?: string;
+                /** @description max fee per gas, wei (EIP-1559+) (hex quantity) */
+                maxFeePerGas?: string;
+                /** @description max fee per blob gas, wei (EIP-4844) (hex quantity) */
+                maxFeePerBlobGas?: string;
+                accessList?: ({
+                    /** @description accessed address */
+                    address: string;
+                    storageKeys: string[];
+                } & {
+                    [key: string]: unknown;
+                })[];
+                blobVersionedHashes?: string[];
+                authorizationList?: ({
+                    /** @description chain id (hex quantity) */
+                    chainId: string;
+                    /** @description delegate address */
+                    address: string;
+                    /** @description authority nonce (hex quantity) */
+                    nonce: string;
+                    /** @description signature y parity (hex quantity) */
+                    yParity: string;
+                    /** @description signature r (hex quantity) */
+                    r: string;
+                    /** @description signature s (hex quantity) */
+                    s: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                /** @description chain id (absent on pre-EIP-155 legacy transactions) (hex quantity) */
+                chainId?: string;
+                /** @description signature v (hex quantity) */
+                v?: string;
+                /** @description signature y parity (typed transactions) (hex quantity) */
+                yParity?: string;
+                /** @description signature r (hex quantity) */
+                r?: string;
+                /** @description signature s (hex quantity) */
+                s?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "chain.blockLogs": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: ({
+                /** @description emitting contract */
+                address: string;
+                topics: string[];
+                /** @description non-indexed data (hex bytes) */
+                data: string;
+                /** @description block number (hex quantity) */
+                blockNumber: string;
+                /** @description block hash */
+                blockHash: string;
+                /** @description transaction hash */
+                transactionHash: string;
+                /** @description transaction index (hex quantity) */
+                transactionIndex: string;
+                /** @description log index in the block (hex quantity) */
+                logIndex: string;
+                /** @description always false for a canonical record */
+                removed: boolean;
+                /** @description block timestamp, unix seconds (clients that add it) (hex quantity) */
+                blockTimestamp?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "chain.transaction": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description transaction as returned by eth_getTransactionByHash (the same record as in eth_getBlockByNumber(n, true)). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                transaction: {
+                    /** @description block hash */
+                    blockHash: string;
+                    /** @description block number (hex quantity) */
+                    blockNumber: string;
+                    /** @description sender, recovered by the node from the signature */
+                    from: string;
+                    /** @description transaction hash */
+                    hash: string;
+                    /** @description index in the block (hex quantity) */
+                    transactionIndex: string;
+                    /** @description transaction type (0x0 legacy, 0x1 EIP-2930, 0x2 EIP-1559, 0x3 EIP-4844, 0x4 EIP-7702) (hex quantity) */
+                    type: string;
+                    /** @description sender nonce (hex quantity) */
+                    nonce: string;
+                    /** @description callee; null for a contract creation */
+                    to: string | null;
+                    /** @description gas limit (hex quantity) */
+                    gas: string;
+                    /** @description value, wei (hex quantity) */
+                    value: string;
+                    /** @description calldata or init code (hex bytes) */
+                    input: string;
+                    /** @description gas price, wei (legacy and EIP-2930; effective price on some clients) (hex quantity) */
+                    gasPrice?: string;
+                    /** @description max priority fee per gas, wei (EIP-1559+) (hex quantity) */
+                    maxPriorityFeePerGas?: string;
+                    /** @description max fee per gas, wei (EIP-1559+) (hex quantity) */
+                    maxFeePerGas?: string;
+                    /** @description max fee per blob gas, wei (EIP-4844) (hex quantity) */
+                    maxFeePerBlobGas?: string;
+                    accessList?: ({
+                        /** @description accessed address */
+                        address: string;
+                        storageKeys: string[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    blobVersionedHashes?: string[];
+                    authorizationList?: ({
+                        /** @description chain id (hex quantity) */
+                        chainId: string;
+                        /** @description delegate address */
+                        address: string;
+                        /** @description authority nonce (hex quantity) */
+                        nonce: string;
+                        /** @description signature y parity (hex quantity) */
+                        yParity: string;
+                        /** @description signature r (hex quantity) */
+                        r: string;
+                        /** @description signature s (hex quantity) */
+                        s: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description chain id (absent on pre-EIP-155 legacy transactions) (hex quantity) */
+                    chainId?: string;
+                    /** @description signature v (hex quantity) */
+                    v?: string;
+                    /** @description signature y parity (typed transactions) (hex quantity) */
+                    yParity?: string;
+                    /** @description signature r (hex quantity) */
+                    r?: string;
+                    /** @description signature s (hex quantity) */
+                    s?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                blockNumber: number;
+                transactionIndex: number;
+                /** @description sender (lowercase), as the node recovered it from the signature */
+                from: string | null;
+                /** @description why from is null: unrecoverable (the envelope carries no valid sender); coverage_unavailable and outside_coverage are reserved for an origin source with a coverage window (this build reads origin from the node's envelope, which covers every indexed block); null when from is set */
+                fromReason: "coverage_unavailable" | "outside_coverage" | "unrecoverable" | null;
+                /** @description callee (lowercase); null for a contract creation */
+                to: string | null;
+                /** @description why the sibling value is null: contract_creation; null when it is present */
+                toReason: "contract_creation" | null;
+                /** @description integer in base units, decimal string */
+                value: string;
+                /** @description full: from, to and value are all answered from the envelope; partial: from is null (see fromReason) */
+                originCoverage: "full" | "partial";
+            };
+        };
+        "chain.receipt": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description receipt as returned by eth_getTransactionReceipt. Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                receipt: {
+                    /** @description transaction hash */
+                    transactionHash: string;
+                    /** @description transaction index (hex quantity) */
+                    transactionIndex: string;
+                    /** @description block hash */
+                    blockHash: string;
+                    /** @description block number (hex quantity) */
+                    blockNumber: string;
+                    /** @description sender */
+                    from: string;
+                    /** @description callee; null for a contract creation */
+                    to: string | null;
+                    /** @description transaction type (hex quantity) */
+                    type?: string;
+                    /** @description gas used by this and every earlier transaction of the block (hex quantity) */
+                    cumulativeGasUsed: string;
+                    /** @description gas used by this transaction (hex quantity) */
+                    gasUsed: string;
+                    /** @description price per gas actually paid, wei (hex quantity) */
+                    effectiveGasPrice: string;
+                    /** @description blob gas used (EIP-4844) (hex quantity) */
+                    blobGasUsed?: string;
+                    /** @description blob gas price, wei (EIP-4844) (hex quantity) */
+                    blobGasPrice?: string;
+                    /** @description created contract; null unless a contract creation */
+                    contractAddress: string | null;
+                    logs: ({
+                        /** @description emitting contract */
+                        address: string;
+                        topics: string[];
+                        /** @description non-indexed data (hex bytes) */
+                        data: string;
+                        /** @description block number (hex quantity) */
+                        blockNumber: string;
+                        /** @description block hash */
+                        blockHash: string;
+                        /** @description transaction hash */
+                        transactionHash: string;
+                        /** @description transaction index (hex quantity) */
+                        transactionIndex: string;
+                        /** @description log index in the block (hex quantity) */
+                        logIndex: string;
+                        /** @description always false for a canonical record */
+                        removed: boolean;
+                        /** @description block timestamp, unix seconds (clients that add it) (hex quantity) */
+                        blockTimestamp?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description 2048-bit logs bloom (hex) */
+                    logsBloom: string;
+                    /** @description 0x1 success, 0x0 failure (Byzantium+) (hex quantity) */
+                    status?: string;
+                    /** @description post-transaction state root (pre-Byzantium) */
+                    root?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                /** @description L1 gas accounting of an L2 receipt, wei and gas units as decimal strings */
+                l1Gas: ({
+                    /** @constant */
+                    kind: "op_stack";
+                    /** @description L1 data fee, wei */
+                    l1Fee: string | null;
+                    /** @description L1 gas units charged */
+                    l1GasUsed: string | null;
+                    /** @description L1 gas price, wei */
+                    l1GasPrice: string | null;
+                    /** @description pre-Ecotone fee scalar, a decimal string as the node reports it */
+                    l1FeeScalar: string | null;
+                    /** @description Ecotone base fee scalar */
+                    l1BaseFeeScalar: string | null;
+                    /** @description L1 blob base fee, wei (Ecotone+) */
+                    l1BlobBaseFee: string | null;
+                    /** @description blob base fee scalar (Ecotone+) */
+                    l1BlobBaseFeeScalar: string | null;
+                    /** @description operator fee scalar (Isthmus+) */
+                    operatorFeeScalar: string | null;
+                    /** @description operator fee constant (Isthmus+) */
+                    operatorFeeConstant: string | null;
+                } | {
+                    /** @constant */
+                    kind: "arbitrum";
+                    /** @description integer in base units, decimal string */
+                    gasUsedForL1: string;
+                    /** @description L1 block number; null when the receipt has none */
+                    l1BlockNumber: string | null;
+                }) | null;
+                /** @description not_an_l2_receipt: the receipt carries no L1 accounting (an L1 chain); op_stack_deposit_transaction: deposits pay no L1 fee; null when l1Gas is set */
+                l1GasReason: "not_an_l2_receipt" | "op_stack_deposit_transaction" | null;
+            };
+        };
+        "chain.transactionLogs": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: ({
+                /** @description emitting contract */
+                address: string;
+                topics: string[];
+                /** @description non-indexed data (hex bytes) */
+                data: string;
+                /** @description block number (hex quantity) */
+                blockNumber: string;
+                /** @description block hash */
+                blockHash: string;
+                /** @description transaction hash */
+                transactionHash: string;
+                /** @description transaction index (hex quantity) */
+                transactionIndex: string;
+                /** @description log index in the block (hex quantity) */
+                logIndex: string;
+                /** @description always false for a canonical record */
+                removed: boolean;
+                /** @description block timestamp, unix seconds (clients that add it) (hex quantity) */
+                blockTimestamp?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "chain.blockLogsDecoded": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description log as returned in eth_getBlockReceipts. Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                log: {
+                    /** @description emitting contract */
+                    address: string;
+                    topics: string[];
+                    /** @description non-indexed data (hex bytes) */
+                    data: string;
+                    /** @description block number (hex quantity) */
+                    blockNumber: string;
+                    /** @description block hash */
+                    blockHash: string;
+                    /** @description transaction hash */
+                    transactionHash: string;
+                    /** @description transaction index (hex quantity) */
+                    transactionIndex: string;
+                    /** @description log index in the block (hex quantity) */
+                    logIndex: string;
+                    /** @description always false for a canonical record */
+                    removed: boolean;
+                    /** @description block timestamp, unix seconds (clients that add it) (hex quantity) */
+                    blockTimestamp?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                decoded: {
+                    /** @constant */
+                    status: "decoded";
+                    /** @description event name, e.g. Transfer */
+                    event: string;
+                    /** @description the table that decoded it: a built-in family or verified_abi:<name> */
+                    standard: ("erc20" | "erc721" | "weth" | "ownable" | "uniswap_v2_pair" | "uniswap_v2_factory" | "uniswap_v3_pool" | "uniswap_v3_factory" | "uniswap_v4_pool_manager" | "erc6909" | "launchpad") | string;
+                    /** @description canonical signature, the preimage of topic0 */
+                    signature: string;
+                    /** @description every input in ABI order, keyed by its name (arg<i> when unnamed) */
+                    args: {
+                        [key: string]: string | boolean | unknown[] | {
+                            [key: string]: unknown;
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    status: "unknown";
+                    /** @description why it was not decoded */
+                    reason: "no_decoder_for_topic0" | "anonymous_or_no_topics" | "data_does_not_match_abi" | "not_decoded";
+                    /** @description topic0 when the log has one and no decoder matched it; null otherwise (see reason) */
+                    topic0: string | null;
+                };
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "chain.transactionLogsDecoded": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description log as returned in eth_getBlockReceipts. Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                log: {
+                    /** @description emitting contract */
+                    address: string;
+                    topics: string[];
+                    /** @description non-indexed data (hex bytes) */
+                    data: string;
+                    /** @description block number (hex quantity) */
+                    blockNumber: string;
+                    /** @description block hash */
+                    blockHash: string;
+                    /** @description transaction hash */
+                    transactionHash: string;
+                    /** @description transaction index (hex quantity) */
+                    transactionIndex: string;
+                    /** @description log index in the block (hex quantity) */
+                    logIndex: string;
+                    /** @description always false for a canonical record */
+                    removed: boolean;
+                    /** @description block timestamp, unix seconds (clients that add it) (hex quantity) */
+                    blockTimestamp?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                decoded: {
+                    /** @constant */
+                    status: "decoded";
+                    /** @description event name, e.g. Transfer */
+                    event: string;
+                    /** @description the table that decoded it: a built-in family or verified_abi:<name> */
+                    standard: ("erc20" | "erc721" | "weth" | "ownable" | "uniswap_v2_pair" | "uniswap_v2_factory" | "uniswap_v3_pool" | "uniswap_v3_factory" | "uniswap_v4_pool_manager" | "erc6909" | "launchpad") | string;
+                    /** @description canonical signature, the preimage of topic0 */
+                    signature: string;
+                    /** @description every input in ABI order, keyed by its name (arg<i> when unnamed) */
+                    args: {
+                        [key: string]: string | boolean | unknown[] | {
+                            [key: string]: unknown;
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    status: "unknown";
+                    /** @description why it was not decoded */
+                    reason: "no_decoder_for_topic0" | "anonymous_or_no_topics" | "data_does_not_match_abi" | "not_decoded";
+                    /** @description topic0 when the log has one and no decoder matched it; null otherwise (see reason) */
+                    topic0: string | null;
+                };
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "chain.transactionDecoded": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description 0x-prefixed 32-byte hex hash */
+                transactionHash: string;
+                /** @description callee (lowercase); null for a contract creation */
+                to: string | null;
+                /** @description why the sibling value is null: contract_creation; null when it is present */
+                toReason: "contract_creation" | null;
+                decoded: {
+                    /** @constant */
+                    status: "decoded";
+                    /** @description function name */
+                    function: string;
+                    /** @description canonical signature, e.g. transfer(address,uint256) */
+                    signature: string;
+                    /** @description 4-byte function selector */
+                    selector: string;
+                    /** @description the table that decoded it: a hand-written decoder or verified_abi:<name> */
+                    decoder: ("erc20" | "weth" | "uniswap_v2_router" | "uniswap_v3_router" | "uniswap_v3_position_manager" | "uniswap_v4_test_router" | "launchpad") | string;
+                    /** @description every input in ABI order, keyed by its name (arg<i> when unnamed) */
+                    args: {
+                        [key: string]: string | boolean | unknown[] | {
+                            [key: string]: unknown;
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    status: "unknown";
+                    /** @description why it was not decoded */
+                    reason: "empty_calldata" | "no_decoder_for_selector" | "calldata_does_not_match_abi" | "contract_creation" | "not_decoded";
+                    /** @description the selector when the input has one; null otherwise (see reason) */
+                    selector: string | null;
+                };
+            };
+        };
+        "chain.transactionCalls": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description 0-based pre-order index; the root is 0 */
+                ordinal: number;
+                /** @description ordinal of the parent frame; null for the root (depth 0) */
+                parent: number | null;
+                /** @description root 0, a child its parent + 1 */
+                depth: number;
+                kind: "call" | "staticcall" | "delegatecall" | "callcode" | "create" | "create2" | "selfdestruct";
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description callee; for create/create2 the created address */
+                to: string | null;
+                /** @description why the sibling value is null: creation_failed; null when it is present */
+                toReason: "creation_failed" | null;
+                /** @description wei, decimal string; for delegatecall the tracer's quantity (the enclosing call's value), not a claim that value moved: see movesValue */
+                value: string;
+                /** @description whether this frame moves value from `from` to `to` */
+                movesValue: boolean;
+                /** @description calldata or init code (hex) */
+                input: string;
+                decoded: {
+                    /** @constant */
+                    status: "decoded";
+                    /** @description function name */
+                    function: string;
+                    /** @description canonical signature, e.g. transfer(address,uint256) */
+                    signature: string;
+                    /** @description 4-byte function selector */
+                    selector: string;
+                    /** @description the table that decoded it: a hand-written decoder or verified_abi:<name> */
+                    decoder: ("erc20" | "weth" | "uniswap_v2_router" | "uniswap_v3_router" | "uniswap_v3_position_manager" | "uniswap_v4_test_router" | "launchpad") | string;
+                    /** @description every input in ABI order, keyed by its name (arg<i> when unnamed) */
+                    args: {
+                        [key: string]: string | boolean | unknown[] | {
+                            [key: string]: unknown;
+                        };
+                    };
+                } | {
+                    /** @constant */
+                    status: "unknown";
+                    /** @description why it was not decoded */
+                    reason: "empty_calldata" | "no_decoder_for_selector" | "calldata_does_not_match_abi" | "contract_creation" | "not_decoded";
+                    /** @description the selector when the input has one; null otherwise (see reason) */
+                    selector: string | null;
+                };
+                /** @description return or revert data (hex) */
+                output: string | null;
+                /** @description why the sibling value is null: not_reported_by_tracer; null when it is present */
+                outputReason: "not_reported_by_tracer" | null;
+                /** @description gas used by the frame and its children */
+                gasUsed: string;
+                /** @description this frame failed: its own state changes were undone */
+                reverted: boolean;
+                /** @description an ancestor failed, so this frame's effects were undone */
+                revertedByAncestor: boolean;
+                /** @description the tracer's error; null when the frame did not fail */
+                error: string | null;
+                /** @description decoded revert reason; null when there is none or the frame did not revert */
+                revertReason: string | null;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            /** @constant */
+            coverage: "retained";
+            /** @description null: the tree is retained */
+            reason: null;
+            /** @description the callTracer method the tree came from */
+            source: "debug_traceBlockByNumber" | "debug_traceTransaction";
+            /** @description frames in the whole tree (every page) */
+            frames: number;
+        } | {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /** @constant */
+            coverage: "not_available";
+            /** @description traces_disabled: TRACES=off; node_lacks_debug_trace: the node has no debug_trace methods; node_trace_failed: the node could not give this trace (an ingest gap, retried while retryable); not_retained: the block was traced without a row for it */
+            reason: "traces_disabled" | "node_lacks_debug_trace" | "node_trace_failed" | "not_retained";
+            /** @description the node's message or the lane state; null when there is none */
+            detail: string | null;
+            /** @description whether the traces lane retries this transaction (an open gap) */
+            retryable: boolean;
+            /** @description null: no tree is retained (see reason), never an empty list */
+            data: null;
+        };
+        "chain.transactionInternal": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description ordinal of the frame that moved the value or created the contract */
+                ordinal: number;
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description recipient or created contract */
+                to: string | null;
+                /** @description creation_failed: the creation failed, value stayed with the creator */
+                toReason: "creation_failed" | null;
+                /** @description wei, decimal string (0 for a creation without value) */
+                value: string;
+                kind: "call" | "callcode" | "create" | "create2" | "selfdestruct";
+                /** @description false when the frame or an ancestor reverted: the value did not move */
+                effective: boolean;
+                /** @description transfer: native value moved by a non-root frame; creation: a contract created by a non-root frame */
+                type: "transfer" | "creation";
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            retention: {
+                /** @constant */
+                coverage: "retained";
+                /** @description null: retained */
+                reason: null;
+                /** @description the callTracer method the tree came from */
+                source: "debug_traceBlockByNumber" | "debug_traceTransaction";
+            };
+            /** @description how the replay reconciles with the canonical record */
+            reconciliation: {
+                /** @description the replayed root frame's from, to and value equal the envelope's (the re-execution matches the record) */
+                rootMatchesEnvelope: boolean;
+                /**
+                 * @description always false: internal transfers come from node re-execution, not from a block root (R10)
+                 * @constant
+                 */
+                verifiableAgainstBlockRoot: false;
+                /** @description internal value transfers of the transaction (every page) */
+                internalTransfers: number;
+                /** @description contracts created by the transaction, its top-level creation included */
+                creations: number;
+            };
+        } | {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /** @description null: nothing is retained (see retention.reason), never an empty list */
+            data: null;
+            /** @constant */
+            dataReason: "not_available";
+            retention: {
+                /** @constant */
+                coverage: "not_available";
+                /** @description traces_disabled: TRACES=off; node_lacks_debug_trace: the node has no debug_trace methods; node_trace_failed: the node could not give this trace (an ingest gap, retried while retryable); not_retained: the block was traced without a row for it */
+                reason: "traces_disabled" | "node_lacks_debug_trace" | "node_trace_failed" | "not_retained";
+                /** @description the node's message or the lane state; null when there is none */
+                detail: string | null;
+                /** @description whether the traces lane retries this transaction (an open gap) */
+                retryable: boolean;
+            };
+        };
+        /** @description text/event-stream */
+        "streams.ammEvents": string;
+        /** @description text/event-stream */
+        "streams.blocks": string;
+        /** @description text/event-stream */
+        "streams.transactions": string;
+        /** @description text/event-stream */
+        "streams.logs": string;
+        /** @description text/event-stream */
+        "streams.transfers": string;
+        /** @description text/event-stream */
+        "streams.creations": string;
+        /** @description text/event-stream */
+        "streams.launches": string;
+        /** @description text/event-stream */
+        "streams.pools": string;
+        /** @description text/event-stream */
+        "streams.heads": string;
+        /** @description text/event-stream */
+        "streams.candles": string;
+        /** @description text/event-stream; JSON with connection= */
+        "streams.subscribe": string;
+        "screener.screener": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "screener.rankings": {
+            [key: string]: unknown;
+        };
+        "screener.ranking": {
+            [key: string]: unknown;
+        };
+        "cohorts.byToken": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "cohorts.detail": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "cohorts.edges": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "cohorts.members": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
+        "addresses.summary": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "addresses.type": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                type: "EOA" | "contract" | "unobserved";
+                evidence: string;
+            };
+        };
+        "addresses.label": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "rpc.head": {
+            /** @description R1 anchor of a live answer: the node block observed first, at which every read of the answer was made by hash (EIP-1898); the node's view, not the index head (it may be ahead of the anchors of index routes) */
+            anchor: {
+                /** @description the node's latest block number when the request observed it */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /**
+             * @description read through to the node, bypassing the index
+             * @constant
+             */
+            source: "node";
+            data: {
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+                /** @description 0x-prefixed 32-byte hex hash */
+                parentHash: string;
+                /** @description block timestamp */
+                timestamp: number;
+            };
+        };
+        "rpc.balance": {
+            /** @description R1 anchor of a live answer: the node block observed first, at which every read of the answer was made by hash (EIP-1898); the node's view, not the index head (it may be ahead of the anchors of index routes) */
+            anchor: {
+                /** @description the node's latest block number when the request observed it */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /**
+             * @description read through to the node, bypassing the index
+             * @constant
+             */
+            source: "node";
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description integer in base units, decimal string */
+                balance: string;
+            };
+        };
+        "rpc.code": {
+            /** @description R1 anchor of a live answer: the node block observed first, at which every read of the answer was made by hash (EIP-1898); the node's view, not the index head (it may be ahead of the anchors of index routes) */
+            anchor: {
+                /** @description the node's latest block number when the request observed it */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /**
+             * @description read through to the node, bypassing the index
+             * @constant
+             */
+            source: "node";
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description whether runtime code exists at the address */
+                isContract: boolean;
+                /** @description keccak256 of the runtime code */
+                codeHash: string | null;
+                /** @description why the sibling value is null: no_code; null when it is present */
+                codeHashReason: "no_code" | null;
+                /** @description runtime code size, bytes */
+                codeSize: number;
+            };
+        };
+        "rpc.tokenMetadata": {
+            /** @description R1 anchor of a live answer: the node block observed first, at which every read of the answer was made by hash (EIP-1898); the node's view, not the index head (it may be ahead of the anchors of index routes) */
+            anchor: {
+                /** @description the node's latest block number when the request observed it */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /**
+             * @description read through to the node, bypassing the index
+             * @constant
+             */
+            source: "node";
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description name() */
+                name: {
+                    /** @description name(); null with a reason when the probe could not answer it */
+                    value: string | null;
+                    /** @description no_code: no contract at that block; reverted: the call reverted; empty_return: it returned no data; undecodable: the data fits neither ABI string nor bytes32; non_utf8: the string is not valid UTF-8 (raw kept); out_of_range: decimals above 255; node_state_unavailable: the node cannot call at that block; null when value is set */
+                    reason: "no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | null;
+                    /** @description how a string was encoded (ABI string, or bytes32 as MKR does); null for numbers and absent values */
+                    encoding: ("string" | "bytes32") | null;
+                    /** @description return data kept when it could not be decoded */
+                    raw?: string;
+                };
+                /** @description symbol() */
+                symbol: {
+                    /** @description symbol(); null with a reason when the probe could not answer it */
+                    value: string | null;
+                    /** @description no_code: no contract at that block; reverted: the call reverted; empty_return: it returned no data; undecodable: the data fits neither ABI string nor bytes32; non_utf8: the string is not valid UTF-8 (raw kept); out_of_range: decimals above 255; node_state_unavailable: the node cannot call at that block; null when value is set */
+                    reason: "no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | null;
+                    /** @description how a string was encoded (ABI string, or bytes32 as MKR does); null for numbers and absent values */
+                    encoding: ("string" | "bytes32") | null;
+                    /** @description return data kept when it could not be decoded */
+                    raw?: string;
+                };
+                /** @description decimals() */
+                decimals: {
+                    /** @description decimals(); null with a reason when the probe could not answer it */
+                    value: number | null;
+                    /** @description no_code: no contract at that block; reverted: the call reverted; empty_return: it returned no data; undecodable: the data fits neither ABI string nor bytes32; non_utf8: the string is not valid UTF-8 (raw kept); out_of_range: decimals above 255; node_state_unavailable: the node cannot call at that block; null when value is set */
+                    reason: "no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | null;
+                    /** @description how a string was encoded (ABI string, or bytes32 as MKR does); null for numbers and absent values */
+                    encoding: ("string" | "bytes32") | null;
+                    /** @description return data kept when it could not be decoded */
+                    raw?: string;
+                };
+                /** @description totalSupply(), base units */
+                totalSupply: {
+                    /** @description totalSupply(), base units; null with a reason when the probe could not answer it */
+                    value: string | null;
+                    /** @description no_code: no contract at that block; reverted: the call reverted; empty_return: it returned no data; undecodable: the data fits neither ABI string nor bytes32; non_utf8: the string is not valid UTF-8 (raw kept); out_of_range: decimals above 255; node_state_unavailable: the node cannot call at that block; null when value is set */
+                    reason: "no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | null;
+                    /** @description how a string was encoded (ABI string, or bytes32 as MKR does); null for numbers and absent values */
+                    encoding: ("string" | "bytes32") | null;
+                    /** @description return data kept when it could not be decoded */
+                    raw?: string;
+                };
+                /** @description keccak256 of the runtime code at the observed block */
+                codeHash: string | null;
+                /** @description why the sibling value is null: no_code; null when it is present */
+                codeHashReason: "no_code" | null;
+            };
+        };
+        "contracts.code": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description the canonical block of the index the code was read at (by hash) */
+                observedAt: {
+                    block: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                };
+                /** @description whether runtime code exists at the address at that block */
+                isContract: boolean;
+                /** @description keccak256 of the runtime code */
+                codeHash: string | null;
+                /** @description why the sibling value is null: no_code; null when it is present */
+                codeHashReason: "no_code" | null;
+                /** @description runtime code size, bytes */
+                codeSize: number;
+            };
+        };
+        batch: {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /** @description one result per request item, in request order */
+            results: ({
+                /** @description the item id, or its zero-based position when the request gave none */
+                id: string | number;
+                /** @description the route as the item named it */
+                route: string;
+                /** @constant */
+                status: 200;
+                /** @description the item route's 200 body, exactly as that route answers it alone */
+                body: components["schemas"]["tokens.list"] | components["schemas"]["tokens.search"] | components["schemas"]["tokens.detail"] | components["schemas"]["tokens.creator"] | components["schemas"]["tokens.firstSeen"] | components["schemas"]["tokens.authorityEvents"] | components["schemas"]["tokens.balance"] | components["schemas"]["tokens.holders"] | components["schemas"]["tokens.topHolders"] | components["schemas"]["tokens.transfers"] | components["schemas"]["tokens.launch"] | components["schemas"]["tokens.creatorTokens"] | components["schemas"]["tokens.launchpads"] | components["schemas"]["tokens.launchpadLaunches"] | components["schemas"]["tokens.overview"] | components["schemas"]["tokens.stats"] | components["schemas"]["tokens.ohlcv"] | components["schemas"]["tokens.candles"] | components["schemas"]["tokens.mcap"] | components["schemas"]["tokens.mcapSeries"] | components["schemas"]["tokens.ath"] | components["schemas"]["tokens.atl"] | components["schemas"]["tokens.liquidity"] | components["schemas"]["tokens.poolsAggregate"] | components["schemas"]["tokens.poolsRanked"] | components["schemas"]["tokens.poolsByCurrency"] | components["schemas"]["tokens.venue"] | components["schemas"]["tokens.price"] | components["schemas"]["tokens.swaps"] | components["schemas"]["tokens.traders"] | components["schemas"]["tokens.ticks"] | components["schemas"]["pools.byCurrency"] | components["schemas"]["pools.detail"] | components["schemas"]["pools.ath"] | components["schemas"]["pools.atl"] | components["schemas"]["pools.liquidity"] | components["schemas"]["pools.liquidityEvents"] | components["schemas"]["pools.ohlcv"] | components["schemas"]["pools.stats"] | components["schemas"]["pools.swaps"] | components["schemas"]["pools.ticks"] | components["schemas"]["pools.bars"] | components["schemas"]["pools.new"] | components["schemas"]["pools.search"] | components["schemas"]["pools.v4Detail"] | components["schemas"]["pools.v4Liquidity"] | components["schemas"]["pools.v4Ohlcv"] | components["schemas"]["pools.v4Stats"] | components["schemas"]["pools.v4Swaps"] | components["schemas"]["pools.v4Ticks"] | components["schemas"]["pools.v4Bars"] | components["schemas"]["wallets.activity"] | components["schemas"]["wallets.assets"] | components["schemas"]["wallets.cohorts"] | components["schemas"]["wallets.firstSeen"] | components["schemas"]["wallets.fundedBy"] | components["schemas"]["wallets.fundedByAll"] | components["schemas"]["wallets.fundedSiblings"] | components["schemas"]["wallets.funderOf"] | components["schemas"]["wallets.internal"] | components["schemas"]["wallets.overview"] | components["schemas"]["wallets.pnl"] | components["schemas"]["wallets.pnlDaily"] | components["schemas"]["wallets.pnlToken"] | components["schemas"]["wallets.portfolio"] | components["schemas"]["wallets.positions"] | components["schemas"]["wallets.trades"] | components["schemas"]["wallets.transactions"] | components["schemas"]["wallets.transfers"] | components["schemas"]["chain.blockAt"] | components["schemas"]["chain.blockByHash"] | components["schemas"]["chain.block"] | components["schemas"]["chain.blockTransactions"] | components["schemas"]["chain.blockLogs"] | components["schemas"]["chain.transaction"] | components["schemas"]["chain.receipt"] | components["schemas"]["chain.transactionLogs"] | components["schemas"]["chain.blockLogsDecoded"] | components["schemas"]["chain.transactionLogsDecoded"] | components["schemas"]["chain.transactionDecoded"] | components["schemas"]["chain.transactionCalls"] | components["schemas"]["chain.transactionInternal"] | components["schemas"]["screener.screener"] | components["schemas"]["screener.rankings"] | components["schemas"]["screener.ranking"] | components["schemas"]["cohorts.byToken"] | components["schemas"]["cohorts.detail"] | components["schemas"]["cohorts.edges"] | components["schemas"]["cohorts.members"] | components["schemas"]["addresses.label"];
+            } | {
+                /** @description the item id, or its zero-based position when the request gave none */
+                id: string | number;
+                /** @description the route as the item named it */
+                route: string;
+                status: number;
+                /** @description error envelope: {error, detail} plus the context fields of some codes */
+                error: {
+                    /** @description machine code (see components.schemas.ErrorCodes) */
+                    error: string;
+                    /** @description human-readable explanation */
+                    detail: string;
+                    /** @description quote refusals: the admissible quote candidates */
+                    candidates?: unknown[];
+                    /** @description projection_unavailable: the projection */
+                    projection?: string;
+                    /** @description projection_unavailable: building, stale or disabled */
+                    status?: string;
+                    /** @description projection_unavailable: fraction built, 0..1 */
+                    progress?: number | null;
+                    /** @description projection_unavailable: why it is not ready */
+                    reason?: string | null;
+                    /** @description projection_unavailable: last block applied */
+                    checkpoint?: number | null;
+                    /** @description ingest_halted: why ingest halted */
+                    haltReason?: string;
+                    /** @description replica_lagging: seconds behind the writer */
+                    lagSeconds?: number;
+                    /** @description replica_lagging: blocks behind the writer */
+                    lagBlocks?: number;
+                    /** @description replica_lagging: the replica state */
+                    state?: string;
+                    /** @description stale_cursor: the cursor's anchor block */
+                    anchorBlock?: number;
+                    /** @description stale_cursor: the cursor's anchor hash */
+                    anchorHash?: string;
+                    /** @description screener candidate-set 503 */
+                    suggestedRecencyFloorBlock?: number;
+                    /** @description screener candidate-set 503 */
+                    candidatesScanned?: number;
+                    /** @description screener candidate-set 503 */
+                    ceiling?: number;
+                    /** @description screener candidate-set 503 */
+                    rankedAtBlock?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            })[];
+        };
+        "monitoring.live": {
+            /**
+             * @description always true: the process answers
+             * @constant
+             */
+            live: true;
+        };
+        "monitoring.ready": {
+            /** @constant */
+            ready: true;
+        };
+        "monitoring.health": {
+            /** @description chain name */
+            chain: string;
+            chainId: number;
+            /** @description the committed head; null before the first block */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            } | null;
+            /** @description why the sibling value is null: nothing_indexed_yet; null when it is present */
+            anchorReason: "nothing_indexed_yet" | null;
+            /** @description the follower */
+            ingest: {
+                /** @description starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps) */
+                state: "starting" | "backfilling" | "following" | "halted";
+                /** @description why ingest halted (reorg_beyond_window, storage_write_failed, …); null unless halted */
+                haltReason: string | null;
+                /** @description the node's latest block; null before the first observation */
+                nodeHead: number | null;
+                /** @description node head minus the indexed head, blocks; null while either is unknown */
+                lagBlocks: number | null;
+                /** @description blocks committed per second (last interval) */
+                blocksPerSecond: number;
+                /** @description logs committed per second (last interval) */
+                eventsPerSecond: number;
+                /** @description seconds to reach the node head at the current rate; null when unknown */
+                etaSeconds: number | null;
+                /** @description reorgs rolled back since start */
+                reorgs: number;
+                /** @description depth of the last reorg, blocks (0 before any) */
+                lastReorgDepth: number;
+                /** @description the last ingest error; null when none */
+                lastError: string | null;
+                /** @description how new heads arrive: newHeads subscription, or polling */
+                headSource: "newHeads" | "polling";
+                /** @description blocks of undo data kept: the deepest reorg rolled back */
+                unfinalisedWindow: number;
+            };
+            projections: {
+                /** @description projection name (chain_records: the raw records themselves) */
+                name: string;
+                /** @description layout version (a change rebuilds it from stored blocks) */
+                version: number;
+                /** @description R5: routes backed by a projection that is not ready answer 503 projection_unavailable */
+                status: "building" | "ready" | "stale" | "disabled";
+                /** @description route groups or paths it backs */
+                backs: string[];
+                /** @description last block applied; null before the first */
+                checkpoint: number | null;
+                /** @description blocks behind the node head; null when unknown */
+                lagBlocks: number | null;
+                /** @description fraction applied while building (0..1); null otherwise */
+                progress: number | null;
+                /** @description why it is not ready (rebuilding_from_stored_blocks, backfilling, …); null when ready */
+                reason: string | null;
+            }[];
+            /** @description the call-trace replay lane */
+            traces: {
+                /** @description TRACES=on */
+                enabled: boolean;
+                /** @description following: replaying committed blocks; disabled: TRACES=off; not_supported: the node has no debug_trace methods */
+                state: "following" | "disabled" | "not_supported";
+                /** @description why the lane is not following; null when it is */
+                reason: string | null;
+                /** @description last block replayed; null before the first */
+                checkpoint: number | null;
+                /** @description indexed head minus the lane checkpoint: blocks whose call trees are not retained yet (their trace routes answer 503); null unless following with an indexed head */
+                behindBlocks: number | null;
+            };
+            /** @description stream gauges */
+            streams: {
+                /** @description open SSE connections of the process (every chain) */
+                openConnections: number;
+                /** @description SSE consumers disconnected for overflowing their queue since start (every chain) */
+                lagDisconnects: number;
+                /** @description live subscribers of this chain's stream hub */
+                hubSubscribers: number;
+                topics: {
+                    /** @description stream topic */
+                    topic: string;
+                    /** @description last durable sequence written (0 when none) */
+                    lastSequence: number;
+                    /** @description oldest sequence still retained for resume */
+                    oldestSequence: number;
+                }[];
+            };
+            /** @description open ingest gaps of every lane (see /gaps) */
+            openGaps: number;
+            /** @description storage write state */
+            storage: {
+                /** @description false after a failed write: ingest halts, reads go on */
+                writable: boolean;
+                /** @description the failed write; null while writable */
+                writeError: string | null;
+            };
+        };
+        "monitoring.checkpoints": {
+            /** @description the committed head; null before the first block */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            } | null;
+            /** @description why the sibling value is null: nothing_indexed_yet; null when it is present */
+            anchorReason: "nothing_indexed_yet" | null;
+            lanes: {
+                /** @description blocks, receipts, traces, or projection:<name> */
+                lane: string;
+                /** @description last block the lane committed (for a traces lane that stopped: the block it reached) */
+                block: number | null;
+                /** @description canonical hash of `block`; null when block is null or the lane stopped */
+                hash: string | null;
+                /** @description why hash is null: nothing committed yet on this lane, or the traces lane is disabled (TRACES=off) or not supported by the node; null when hash is set */
+                reason: "nothing_indexed_yet" | "nothing_traced_yet" | "nothing_applied_yet" | "disabled" | "not_supported" | null;
+            }[];
+        };
+        "monitoring.gaps": {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description the lane that could not fill the range: blocks (a reorg deeper than the window), traces */
+                lane: string;
+                /** @description first block of the gap */
+                fromBlock: number;
+                /** @description last block of the gap (inclusive) */
+                toBlock: number;
+                /** @description open: retried (traces) or halting (blocks); resolved: healed */
+                status: "open" | "resolved";
+                /** @description what could not be filled */
+                reason: string;
+                /** @description when the gap was recorded */
+                openedAt: number;
+                /** @description when it was healed; null while open */
+                resolvedAt: number | null;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2002,28 +4724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.list"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -2032,12 +4733,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -2047,12 +4745,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -2062,12 +4757,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -2077,27 +4769,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -2107,12 +4805,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2122,12 +4817,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -2137,12 +4829,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -2169,14 +4858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        anchor: Record<string, never>;
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["tokens.search"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -2185,12 +4867,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -2200,12 +4879,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -2215,12 +4891,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -2230,12 +4903,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -2245,12 +4915,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2260,12 +4927,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -2275,12 +4939,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -2307,18 +4968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.detail"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -2327,12 +4977,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -2342,12 +4989,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -2357,12 +5001,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -2372,12 +5013,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -2387,12 +5025,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -2402,12 +5037,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2417,12 +5049,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -2432,12 +5061,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -2461,18 +5087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.creator"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -2481,12 +5096,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -2496,12 +5108,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -2511,12 +5120,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -2526,12 +5132,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -2541,12 +5144,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2556,12 +5156,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -2571,12 +5168,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -2600,18 +5194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.firstSeen"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -2620,12 +5203,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -2635,12 +5215,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -2650,12 +5227,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -2665,12 +5239,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -2680,12 +5251,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2695,12 +5263,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -2710,12 +5275,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -2744,28 +5306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.authorityEvents"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -2774,12 +5315,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -2789,12 +5327,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -2804,12 +5339,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -2819,27 +5351,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -2849,12 +5387,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -2864,12 +5399,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -2879,12 +5411,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -2909,25 +5438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            /** @description 0x-prefixed 20-byte hex address */
-                            token: string;
-                            /** @description 0x-prefixed 20-byte hex address */
-                            wallet: string;
-                            /** @description integer in base units, decimal string */
-                            balance: string;
-                            /** @constant */
-                            source: "transfer_events";
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.balance"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -2936,12 +5447,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -2951,12 +5459,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -2966,12 +5471,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -2981,12 +5483,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -2996,12 +5495,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -3011,12 +5507,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -3026,12 +5519,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -3061,34 +5551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                        sort: string;
-                        orderedBy: string;
-                        orderingNote: string;
-                        holderCount: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.holders"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -3097,12 +5560,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -3112,12 +5572,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -3127,12 +5584,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -3142,27 +5596,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -3172,12 +5632,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -3187,12 +5644,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -3202,12 +5656,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -3236,37 +5687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            rank: number;
-                            /** @description 0x-prefixed 20-byte hex address */
-                            wallet: string;
-                            balance: string;
-                            shareBps: string | null;
-                            shareBpsReason: "supply_not_positive" | null;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                        holderCount: {
-                            [key: string]: unknown;
-                        };
-                        supplyFromTransfers: string;
-                    };
+                    "application/json": components["schemas"]["tokens.topHolders"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -3275,12 +5696,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -3290,12 +5708,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -3305,12 +5720,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -3320,27 +5732,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -3350,12 +5768,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -3365,12 +5780,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -3380,12 +5792,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -3414,37 +5823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            block: number;
-                            txIndex: number;
-                            logIndex: number;
-                            txHash: string;
-                            /** @description 0x-prefixed 20-byte hex address */
-                            from: string;
-                            /** @description 0x-prefixed 20-byte hex address */
-                            to: string;
-                            value: string;
-                            kind: "transfer" | "mint" | "burn";
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.transfers"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -3453,12 +5832,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -3468,12 +5844,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -3483,12 +5856,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -3498,27 +5868,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -3528,12 +5904,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -3543,12 +5916,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -3558,12 +5928,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -3587,18 +5954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.launch"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -3607,12 +5963,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -3622,12 +5975,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -3637,12 +5987,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -3652,12 +5999,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -3667,12 +6011,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -3682,12 +6023,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -3697,12 +6035,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -3731,28 +6066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.creatorTokens"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -3761,12 +6075,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -3776,12 +6087,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -3791,12 +6099,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -3806,27 +6111,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -3836,12 +6147,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -3851,12 +6159,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -3866,12 +6171,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -3894,14 +6196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        anchor: {
-                            [key: string]: unknown;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["tokens.launchpads"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -3910,12 +6205,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -3925,12 +6217,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -3940,12 +6229,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -3955,12 +6241,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -3970,12 +6253,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -3985,12 +6265,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -4000,12 +6277,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -4034,30 +6308,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                        /** @constant */
-                        orderedBy: "chain_coordinate";
-                    };
+                    "application/json": components["schemas"]["tokens.launchpadLaunches"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -4066,12 +6317,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -4081,12 +6329,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -4096,12 +6341,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -4111,27 +6353,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -4141,12 +6389,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -4156,12 +6401,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -4171,12 +6413,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -4203,18 +6442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.overview"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -4223,12 +6451,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -4238,12 +6463,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -4253,12 +6475,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -4268,12 +6487,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -4283,12 +6499,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -4298,12 +6511,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -4313,12 +6523,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -4328,12 +6535,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -4360,18 +6564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.stats"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; quote_ambiguous: several quotes and none has USD-markable volume: name one (candidates listed) */
@@ -4380,12 +6573,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "quote_ambiguous";
                     };
                 };
             };
@@ -4395,12 +6585,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -4410,12 +6597,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -4425,12 +6609,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -4440,12 +6621,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -4455,12 +6633,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -4470,12 +6645,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -4485,12 +6657,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -4527,28 +6696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.ohlcv"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -4557,12 +6705,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -4572,12 +6717,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -4587,12 +6729,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -4602,27 +6741,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted" | "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -4632,12 +6777,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -4647,12 +6789,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -4662,12 +6801,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -4704,28 +6840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.candles"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -4734,12 +6849,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -4749,12 +6861,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -4764,12 +6873,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -4779,27 +6885,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted" | "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -4809,12 +6921,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -4824,12 +6933,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -4839,12 +6945,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -4871,18 +6974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.mcap"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -4891,12 +6983,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -4906,12 +6995,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -4921,12 +7007,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -4936,12 +7019,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -4951,12 +7031,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -4966,12 +7043,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -4981,12 +7055,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -4996,12 +7067,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -5038,28 +7106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.mcapSeries"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -5068,12 +7115,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -5083,12 +7127,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -5098,12 +7139,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -5113,27 +7151,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted" | "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -5143,12 +7187,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -5158,12 +7199,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -5173,12 +7211,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -5205,18 +7240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.ath"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -5225,12 +7249,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -5240,12 +7261,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -5255,12 +7273,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -5270,12 +7285,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -5285,12 +7297,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -5300,12 +7309,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -5315,12 +7321,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -5330,12 +7333,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -5362,18 +7362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.atl"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -5382,12 +7371,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -5397,12 +7383,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -5412,12 +7395,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -5427,12 +7407,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -5442,12 +7419,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -5457,12 +7431,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -5472,12 +7443,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -5487,12 +7455,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -5519,18 +7484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.liquidity"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -5539,12 +7493,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -5554,12 +7505,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -5569,12 +7517,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -5584,12 +7529,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -5599,12 +7541,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -5614,12 +7553,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -5629,12 +7565,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -5644,12 +7577,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -5676,18 +7606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.poolsAggregate"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -5696,12 +7615,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -5711,12 +7627,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -5726,12 +7639,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -5741,12 +7651,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -5756,12 +7663,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -5771,12 +7675,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -5786,12 +7687,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -5801,12 +7699,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -5838,29 +7733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                        membershipSource: string;
-                    };
+                    "application/json": components["schemas"]["tokens.poolsRanked"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -5869,12 +7742,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -5884,12 +7754,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -5899,12 +7766,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -5914,27 +7778,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted" | "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -5944,12 +7814,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -5959,12 +7826,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -5974,12 +7838,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -6009,28 +7870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.poolsByCurrency"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -6039,12 +7879,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -6054,12 +7891,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -6069,12 +7903,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -6084,27 +7915,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -6114,12 +7951,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -6129,12 +7963,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -6144,12 +7975,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -6176,18 +8004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.venue"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -6196,12 +8013,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -6211,12 +8025,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -6226,12 +8037,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -6241,12 +8049,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -6256,12 +8061,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -6271,12 +8073,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -6286,12 +8085,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -6301,12 +8097,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -6333,18 +8126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.price"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -6353,12 +8135,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -6368,12 +8147,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -6383,12 +8159,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -6398,12 +8171,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -6413,12 +8183,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -6428,12 +8195,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -6443,12 +8207,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -6458,12 +8219,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -6494,28 +8252,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.swaps"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -6524,12 +8261,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -6539,12 +8273,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -6554,12 +8285,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -6569,27 +8297,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted" | "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -6599,12 +8333,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -6614,12 +8345,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -6629,12 +8357,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -6666,28 +8391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.traders"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -6696,12 +8400,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -6711,12 +8412,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -6726,12 +8424,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -6741,27 +8436,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted" | "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -6771,12 +8472,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -6786,12 +8484,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -6801,12 +8496,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -6837,28 +8529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["tokens.ticks"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -6867,12 +8538,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -6882,12 +8550,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -6897,12 +8562,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -6912,27 +8574,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted" | "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -6942,12 +8610,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -6957,12 +8622,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -6972,12 +8634,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -7006,28 +8665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.byCurrency"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -7036,12 +8674,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -7051,12 +8686,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -7066,12 +8698,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -7081,27 +8710,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -7111,12 +8746,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -7126,12 +8758,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -7141,12 +8770,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -7170,18 +8796,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.detail"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -7190,12 +8805,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -7205,12 +8817,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -7220,12 +8829,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -7235,12 +8841,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -7250,12 +8853,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -7265,12 +8865,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -7280,12 +8877,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -7309,18 +8903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.ath"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -7329,12 +8912,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -7344,12 +8924,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -7359,12 +8936,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -7374,12 +8948,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -7389,12 +8960,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -7404,12 +8972,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -7419,12 +8984,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -7448,18 +9010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.atl"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -7468,12 +9019,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -7483,12 +9031,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -7498,12 +9043,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -7513,12 +9055,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -7528,12 +9067,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -7543,12 +9079,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -7558,12 +9091,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -7587,18 +9117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.liquidity"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -7607,12 +9126,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -7622,12 +9138,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -7637,12 +9150,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -7652,12 +9162,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -7667,12 +9174,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -7682,12 +9186,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -7697,12 +9198,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -7731,28 +9229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.liquidityEvents"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -7761,12 +9238,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -7776,12 +9250,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -7791,12 +9262,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -7806,27 +9274,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -7836,12 +9310,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -7851,12 +9322,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -7866,12 +9334,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -7906,29 +9371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                        fineSeriesAvailable: boolean;
-                    };
+                    "application/json": components["schemas"]["pools.ohlcv"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -7937,12 +9380,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -7952,12 +9392,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -7967,12 +9404,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -7982,27 +9416,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -8012,12 +9452,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -8027,12 +9464,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -8042,12 +9476,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -8071,18 +9502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.stats"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -8091,12 +9511,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -8106,12 +9523,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -8121,12 +9535,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -8136,12 +9547,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -8151,12 +9559,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -8166,12 +9571,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -8181,12 +9583,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -8215,28 +9614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.swaps"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -8245,12 +9623,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -8260,12 +9635,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -8275,12 +9647,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -8290,27 +9659,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -8320,12 +9695,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -8335,12 +9707,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -8350,12 +9719,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -8384,28 +9750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.ticks"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -8414,12 +9759,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -8429,12 +9771,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -8444,12 +9783,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -8459,27 +9795,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -8489,12 +9831,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -8504,12 +9843,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -8519,12 +9855,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -8556,28 +9889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.bars"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -8586,12 +9898,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -8601,12 +9910,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -8616,12 +9922,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -8631,27 +9934,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
                     };
                 };
             };
@@ -8661,12 +9958,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -8676,12 +9970,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -8691,12 +9982,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -8706,12 +9994,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -8739,28 +10024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.new"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -8769,12 +10033,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -8784,12 +10045,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -8799,12 +10057,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -8814,27 +10069,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -8844,12 +10105,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -8859,12 +10117,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -8874,12 +10129,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -8918,28 +10170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.search"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -8948,12 +10179,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -8963,12 +10191,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -8978,12 +10203,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -8993,27 +10215,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
                     };
                 };
             };
@@ -9023,12 +10239,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -9038,12 +10251,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -9053,12 +10263,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -9068,12 +10275,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -9098,18 +10302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.v4Detail"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -9118,12 +10311,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -9133,12 +10323,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -9148,12 +10335,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -9163,12 +10347,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -9178,12 +10359,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -9193,12 +10371,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -9208,12 +10383,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -9238,18 +10410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.v4Liquidity"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -9258,12 +10419,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -9273,12 +10431,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -9288,12 +10443,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -9303,12 +10455,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -9318,12 +10467,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -9333,12 +10479,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -9348,12 +10491,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -9389,29 +10529,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                        fineSeriesAvailable: boolean;
-                    };
+                    "application/json": components["schemas"]["pools.v4Ohlcv"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -9420,12 +10538,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -9435,12 +10550,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -9450,12 +10562,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -9465,27 +10574,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -9495,12 +10610,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -9510,12 +10622,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -9525,12 +10634,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -9555,18 +10661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.v4Stats"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -9575,12 +10670,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -9590,12 +10682,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -9605,12 +10694,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -9620,12 +10706,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -9635,12 +10718,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -9650,12 +10730,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -9665,12 +10742,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -9700,28 +10774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.v4Swaps"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -9730,12 +10783,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -9745,12 +10795,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -9760,12 +10807,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -9775,27 +10819,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -9805,12 +10855,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -9820,12 +10867,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -9835,12 +10879,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -9870,28 +10911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.v4Ticks"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -9900,12 +10920,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -9915,12 +10932,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -9930,12 +10944,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -9945,27 +10956,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -9975,12 +10992,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -9990,12 +11004,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -10005,12 +11016,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -10043,28 +11051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["pools.v4Bars"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -10073,12 +11060,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -10088,12 +11072,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -10103,12 +11084,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -10118,27 +11096,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
                     };
                 };
             };
@@ -10148,12 +11120,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -10163,12 +11132,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -10178,12 +11144,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -10193,12 +11156,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -10227,28 +11187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.activity"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -10257,12 +11196,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -10272,12 +11208,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -10287,12 +11220,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -10302,27 +11232,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -10332,12 +11268,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -10347,12 +11280,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -10362,12 +11292,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -10397,30 +11324,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                        sortBudget: number;
-                        sortTruncated: boolean;
-                    };
+                    "application/json": components["schemas"]["wallets.assets"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -10429,12 +11333,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -10444,12 +11345,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -10459,12 +11357,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -10474,27 +11369,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -10504,12 +11405,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -10519,12 +11417,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -10534,12 +11429,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -10566,18 +11458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.cohorts"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -10586,12 +11467,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -10601,12 +11479,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -10616,12 +11491,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -10631,27 +11503,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -10661,12 +11539,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -10676,12 +11551,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -10691,12 +11563,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -10720,18 +11589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.firstSeen"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -10740,12 +11598,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -10755,12 +11610,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -10770,12 +11622,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -10785,12 +11634,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -10800,12 +11646,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -10815,12 +11658,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -10830,12 +11670,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -10864,28 +11701,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.fundedBy"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -10894,12 +11710,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -10909,12 +11722,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -10924,12 +11734,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -10939,27 +11746,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -10969,12 +11782,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -10984,12 +11794,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -10999,12 +11806,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -11028,18 +11832,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.fundedByAll"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -11048,12 +11841,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -11063,12 +11853,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -11078,12 +11865,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -11093,12 +11877,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -11108,12 +11889,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -11123,12 +11901,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -11138,12 +11913,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -11167,18 +11939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.fundedSiblings"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -11187,12 +11948,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -11202,12 +11960,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -11217,12 +11972,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -11232,12 +11984,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -11247,12 +11996,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -11262,12 +12008,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -11277,12 +12020,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -11311,28 +12051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.funderOf"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -11341,12 +12060,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -11356,12 +12072,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -11371,12 +12084,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -11386,27 +12096,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -11416,12 +12132,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -11431,12 +12144,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -11446,12 +12156,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -11480,9 +12187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["wallets.internal"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -11491,12 +12196,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -11506,12 +12208,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -11521,12 +12220,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -11536,27 +12232,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -11566,12 +12268,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -11581,12 +12280,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -11596,12 +12292,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -11625,18 +12318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.overview"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -11645,12 +12327,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -11660,12 +12339,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -11675,12 +12351,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -11690,12 +12363,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -11705,12 +12375,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -11720,12 +12387,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -11735,12 +12399,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -11764,18 +12425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.pnl"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -11784,12 +12434,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -11799,12 +12446,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -11814,12 +12458,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -11829,12 +12470,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -11844,12 +12482,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -11859,12 +12494,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -11874,12 +12506,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -11914,28 +12543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.pnlDaily"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -11944,12 +12552,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -11959,12 +12564,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -11974,12 +12576,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -11989,27 +12588,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -12019,12 +12624,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -12034,12 +12636,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -12049,12 +12648,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -12079,18 +12675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.pnlToken"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -12099,12 +12684,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -12114,12 +12696,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -12129,12 +12708,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -12144,12 +12720,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -12159,12 +12732,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -12174,12 +12744,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -12189,12 +12756,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -12220,18 +12784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.portfolio"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -12240,12 +12793,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -12255,12 +12805,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -12270,12 +12817,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -12285,12 +12829,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -12300,12 +12841,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -12315,12 +12853,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -12330,12 +12865,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -12369,28 +12901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.positions"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -12399,12 +12910,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -12414,12 +12922,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -12429,12 +12934,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -12444,27 +12946,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -12474,12 +12982,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -12489,12 +12994,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -12504,12 +13006,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -12538,28 +13037,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.trades"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -12568,12 +13046,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -12583,12 +13058,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -12598,12 +13070,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -12613,27 +13082,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -12643,12 +13118,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -12658,12 +13130,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -12673,12 +13142,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -12707,28 +13173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.transactions"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -12737,12 +13182,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -12752,12 +13194,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -12767,12 +13206,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -12782,27 +13218,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -12812,12 +13254,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -12827,12 +13266,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -12842,12 +13278,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -12876,28 +13309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["wallets.transfers"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -12906,12 +13318,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -12921,12 +13330,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -12936,12 +13342,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -12951,27 +13354,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -12981,12 +13390,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -12996,12 +13402,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -13011,12 +13414,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -13042,34 +13442,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            timestamp: number;
-                            lastAtOrBefore: {
-                                number: number;
-                                /** @description 0x-prefixed 32-byte hex hash */
-                                hash: string;
-                                /** @description unix seconds */
-                                timestamp: number;
-                            } | null;
-                            lastAtOrBeforeReason: "before_first_indexed_block" | null;
-                            firstAtOrAfter: {
-                                number: number;
-                                /** @description 0x-prefixed 32-byte hex hash */
-                                hash: string;
-                                /** @description unix seconds */
-                                timestamp: number;
-                            } | null;
-                            firstAtOrAfterReason: "after_anchor_block" | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.blockAt"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -13078,12 +13451,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -13093,12 +13463,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -13108,12 +13475,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -13123,12 +13487,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -13138,12 +13499,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -13153,12 +13511,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -13168,12 +13523,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -13197,19 +13549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        /** @description block header as returned by eth_getBlockByHash(h, false) */
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.blockByHash"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -13218,12 +13558,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -13233,12 +13570,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -13248,12 +13582,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -13263,12 +13594,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -13278,12 +13606,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -13293,12 +13618,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -13308,12 +13630,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -13337,19 +13656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        /** @description block header as returned by eth_getBlockByNumber(n, false) */
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.block"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -13358,12 +13665,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -13373,12 +13677,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -13388,12 +13689,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -13403,12 +13701,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -13418,12 +13713,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -13433,12 +13725,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -13448,12 +13737,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -13482,42 +13768,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.blockTransactions"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -13527,12 +13789,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -13542,12 +13801,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -13557,27 +13813,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -13587,12 +13849,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -13602,12 +13861,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -13617,12 +13873,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -13651,42 +13904,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.blockLogs"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -13696,12 +13925,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -13711,12 +13937,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -13726,27 +13949,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -13756,12 +13985,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -13771,12 +13997,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -13786,12 +14009,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -13815,32 +14035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            /** @description transaction as returned by eth_getTransactionByHash */
-                            transaction: {
-                                [key: string]: unknown;
-                            };
-                            blockNumber: number;
-                            transactionIndex: number;
-                            from: string | null;
-                            fromReason: "coverage_unavailable" | "outside_coverage" | "unrecoverable" | null;
-                            /** @description null for a contract creation */
-                            to: string | null;
-                            toReason: "contract_creation" | null;
-                            /** @description integer in base units, decimal string */
-                            value: string;
-                            /** @constant */
-                            originCoverage: "full";
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.transaction"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -13849,12 +14044,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -13864,12 +14056,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -13879,12 +14068,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -13894,12 +14080,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -13909,12 +14092,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -13924,12 +14104,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -13939,12 +14116,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -13968,27 +14142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            /** @description receipt as returned by eth_getTransactionReceipt */
-                            receipt: {
-                                [key: string]: unknown;
-                            };
-                            l1Gas: ({
-                                kind: string;
-                            } & {
-                                [key: string]: unknown;
-                            }) | null;
-                            l1GasReason: "not_an_l2_receipt" | "op_stack_deposit_transaction" | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.receipt"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -13997,12 +14151,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -14012,12 +14163,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -14027,12 +14175,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -14042,12 +14187,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -14057,12 +14199,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -14072,12 +14211,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -14087,12 +14223,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -14121,42 +14254,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.transactionLogs"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -14166,12 +14275,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -14181,12 +14287,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -14196,27 +14299,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -14226,12 +14335,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -14241,12 +14347,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -14256,12 +14359,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -14290,47 +14390,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            log: {
-                                [key: string]: unknown;
-                            };
-                            decoded: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.blockLogsDecoded"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -14340,12 +14411,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -14355,12 +14423,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -14370,27 +14435,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -14400,12 +14471,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -14415,27 +14483,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -14464,47 +14526,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            log: {
-                                [key: string]: unknown;
-                            };
-                            decoded: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.transactionLogsDecoded"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -14514,12 +14547,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -14529,12 +14559,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -14544,27 +14571,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -14574,12 +14607,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -14589,27 +14619,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -14633,23 +14657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            transactionHash: string;
-                            to: string | null;
-                            decoded: {
-                                [key: string]: unknown;
-                            };
-                        };
-                    };
+                    "application/json": components["schemas"]["chain.transactionDecoded"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -14658,12 +14666,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -14673,12 +14678,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -14688,12 +14690,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -14703,12 +14702,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -14718,12 +14714,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -14733,27 +14726,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -14762,6 +14749,7 @@ export interface operations {
     "chain.transactionCalls": {
         parameters: {
             query?: {
+                /** @description opaque cursor from page.nextCursor */
                 cursor?: string;
                 limit?: number;
             };
@@ -14780,23 +14768,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["chain.transactionCalls"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -14806,12 +14789,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -14821,12 +14801,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -14836,27 +14813,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -14866,12 +14849,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -14881,12 +14861,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -14896,12 +14873,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -14930,23 +14904,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["chain.transactionInternal"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -14956,12 +14925,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -14971,12 +14937,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -14986,27 +14949,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -15016,12 +14985,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15031,12 +14997,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15046,12 +15009,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -15074,7 +15034,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -15082,13 +15045,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -15097,12 +15060,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -15112,12 +15072,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -15127,12 +15084,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -15142,12 +15096,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -15157,12 +15108,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15172,12 +15120,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15187,12 +15132,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -15204,7 +15146,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -15212,13 +15157,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -15227,12 +15172,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -15242,12 +15184,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -15257,12 +15196,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -15272,12 +15208,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -15287,12 +15220,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15302,12 +15232,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15317,12 +15244,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -15338,7 +15262,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -15346,13 +15273,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -15361,12 +15288,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -15376,12 +15300,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -15391,12 +15312,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -15406,12 +15324,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -15421,12 +15336,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15436,12 +15348,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15451,12 +15360,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -15474,7 +15380,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -15482,13 +15391,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -15497,12 +15406,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -15512,12 +15418,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -15527,12 +15430,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -15542,12 +15442,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -15557,12 +15454,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15572,12 +15466,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15587,12 +15478,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -15610,7 +15498,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -15618,13 +15509,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -15633,12 +15524,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -15648,12 +15536,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -15663,12 +15548,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -15678,12 +15560,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -15693,12 +15572,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15708,12 +15584,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15723,12 +15596,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -15746,7 +15616,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -15754,13 +15627,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -15769,12 +15642,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -15784,12 +15654,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -15799,12 +15666,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -15814,12 +15678,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -15829,12 +15690,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15844,12 +15702,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15859,12 +15714,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -15884,7 +15736,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -15892,13 +15747,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -15907,12 +15762,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -15922,12 +15774,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -15937,12 +15786,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -15952,12 +15798,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -15967,12 +15810,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -15982,12 +15822,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -15997,12 +15834,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -16018,7 +15852,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -16026,13 +15863,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -16041,12 +15878,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -16056,12 +15890,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -16071,12 +15902,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -16086,12 +15914,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -16101,12 +15926,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -16116,12 +15938,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -16131,12 +15950,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -16148,7 +15964,10 @@ export interface operations {
                 /** @description last delivered sequence number (wins over Last-Event-ID) */
                 after_sequence?: number;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -16156,13 +15975,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -16171,12 +15990,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -16186,12 +16002,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -16201,12 +16014,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -16216,12 +16026,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -16231,12 +16038,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -16246,12 +16050,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -16261,12 +16062,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -16277,7 +16075,10 @@ export interface operations {
             query: {
                 select: string;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -16285,13 +16086,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -16300,12 +16101,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -16315,12 +16113,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -16330,12 +16125,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -16345,12 +16137,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -16360,12 +16149,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -16375,12 +16161,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -16390,12 +16173,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -16405,12 +16185,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -16425,7 +16202,10 @@ export interface operations {
                 /** @description connectionId of an open connection (from its connected frame): mutate its candle selection */
                 connection?: string;
             };
-            header?: never;
+            header?: {
+                /** @description SSE resume point (a durable id) on single-topic streams when after_sequence is absent; an explicit after_sequence wins; longer than 256 characters: 400 */
+                "Last-Event-ID"?: string;
+            };
             path: {
                 chain: string;
             };
@@ -16433,13 +16213,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description Server-Sent Events stream; each event is described by the item schema */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -16448,12 +16228,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -16463,12 +16240,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -16478,12 +16252,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "connection_not_owned" | "insufficient_scope";
                     };
                 };
             };
@@ -16493,12 +16264,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -16508,12 +16276,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "quote_not_admitted";
                     };
                 };
             };
@@ -16523,12 +16288,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -16538,12 +16300,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -16553,12 +16312,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -16612,28 +16368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["screener.screener"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -16642,12 +16377,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -16657,12 +16389,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -16672,12 +16401,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -16687,27 +16413,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -16717,12 +16449,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -16732,12 +16461,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -16747,12 +16473,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -16775,9 +16498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["screener.rankings"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -16786,12 +16507,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -16801,12 +16519,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -16816,12 +16531,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -16831,12 +16543,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -16846,12 +16555,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -16861,12 +16567,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -16876,12 +16579,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -16936,9 +16636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["screener.ranking"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
@@ -16947,12 +16645,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -16962,12 +16657,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -16977,12 +16669,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -16992,27 +16681,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -17022,12 +16717,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -17037,12 +16729,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -17052,12 +16741,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -17085,28 +16771,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["cohorts.byToken"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -17115,12 +16780,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -17130,12 +16792,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -17145,12 +16804,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -17160,27 +16816,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -17190,12 +16852,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -17205,12 +16864,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -17220,12 +16876,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -17249,18 +16902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["cohorts.detail"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -17269,12 +16911,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -17284,12 +16923,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -17299,12 +16935,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -17314,12 +16947,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -17329,12 +16959,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -17344,12 +16971,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -17359,12 +16983,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -17391,28 +17012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["cohorts.edges"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -17421,12 +17021,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -17436,12 +17033,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -17451,12 +17045,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -17466,27 +17057,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -17496,12 +17093,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -17511,12 +17105,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -17526,12 +17117,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -17558,28 +17146,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["cohorts.members"];
                 };
             };
             /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -17588,12 +17155,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_cursor" | "bad_request";
                     };
                 };
             };
@@ -17603,12 +17167,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -17618,12 +17179,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -17633,27 +17191,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -17663,12 +17227,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -17678,12 +17239,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -17693,12 +17251,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -17722,18 +17277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["addresses.summary"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -17742,12 +17286,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -17757,12 +17298,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -17772,12 +17310,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -17787,12 +17322,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -17802,12 +17334,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -17817,12 +17346,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -17832,12 +17358,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "node_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -17861,21 +17384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            /** @description 0x-prefixed 20-byte hex address */
-                            address: string;
-                            type: "EOA" | "contract" | "unobserved";
-                            evidence: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["addresses.type"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -17884,12 +17393,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -17899,12 +17405,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -17914,12 +17417,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -17929,12 +17429,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -17944,12 +17441,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -17959,12 +17453,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -17974,12 +17465,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "node_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -18003,18 +17491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["addresses.label"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -18023,12 +17500,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -18038,12 +17512,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -18053,12 +17524,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -18068,12 +17536,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -18083,12 +17548,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -18098,12 +17560,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -18113,12 +17572,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -18141,19 +17597,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        observed: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        /** @constant */
-                        source: "node";
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["rpc.head"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -18162,12 +17606,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -18177,12 +17618,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -18192,12 +17630,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -18207,12 +17642,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -18222,12 +17654,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -18237,12 +17666,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -18252,12 +17678,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "node_unavailable";
                     };
                 };
             };
@@ -18281,24 +17704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        observed: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        /** @constant */
-                        source: "node";
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description 0x-prefixed 20-byte hex address */
-                        address: string;
-                        /** @description integer in base units, decimal string */
-                        balance: string;
-                    };
+                    "application/json": components["schemas"]["rpc.balance"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -18307,12 +17713,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -18322,12 +17725,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -18337,12 +17737,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -18352,12 +17749,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -18367,12 +17761,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -18382,12 +17773,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -18397,12 +17785,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "node_unavailable";
                     };
                 };
             };
@@ -18426,27 +17811,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        observed: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        /** @constant */
-                        source: "node";
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description 0x-prefixed 20-byte hex address */
-                        address: string;
-                        isContract: boolean;
-                        codeHash: string | null;
-                        codeHashReason: "no_code" | null;
-                        /** @description bytes */
-                        codeSize: number;
-                    };
+                    "application/json": components["schemas"]["rpc.code"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -18455,12 +17820,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -18470,12 +17832,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -18485,12 +17844,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -18500,12 +17856,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -18515,12 +17868,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -18530,12 +17880,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -18545,12 +17892,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "node_unavailable";
                     };
                 };
             };
@@ -18574,24 +17918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        observed: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        /** @constant */
-                        source: "node";
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description 0x-prefixed 20-byte hex address */
-                        address: string;
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    "application/json": components["schemas"]["rpc.tokenMetadata"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -18600,12 +17927,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -18615,12 +17939,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -18630,12 +17951,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -18645,12 +17963,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -18660,12 +17975,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -18675,12 +17987,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -18690,12 +17999,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "node_unavailable";
                     };
                 };
             };
@@ -18722,30 +18028,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            /** @description 0x-prefixed 20-byte hex address */
-                            address: string;
-                            /** @description canonical (block, hash) every row of the response was read at */
-                            observedAt: {
-                                /** @description anchor block number */
-                                block: number;
-                                /** @description 0x-prefixed 32-byte hex hash */
-                                hash: string;
-                            };
-                            isContract: boolean;
-                            codeHash: string | null;
-                            codeHashReason: "no_code" | null;
-                            codeSize: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["contracts.code"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -18754,12 +18037,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -18769,12 +18049,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -18784,12 +18061,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -18799,12 +18073,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_found" | "unknown_chain";
                     };
                 };
             };
@@ -18814,12 +18085,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -18829,12 +18097,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -18844,12 +18109,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "node_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -18866,7 +18128,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": unknown;
+                "application/json": {
+                    /** @description at most 20 items (more: 400 bad_request) */
+                    requests: {
+                        /** @description echoed in the result; the zero-based position when omitted */
+                        id?: string | number;
+                        /**
+                         * @description a batchable route's path template (e.g. /tokens/{address}/overview) or its id (operationId)
+                         * @enum {string}
+                         */
+                        route: "/tokens" | "tokens.list" | "/tokens/search" | "tokens.search" | "/tokens/{address}" | "tokens.detail" | "/tokens/{address}/creator" | "tokens.creator" | "/tokens/{address}/first-seen" | "tokens.firstSeen" | "/tokens/{address}/authority-events" | "tokens.authorityEvents" | "/tokens/{address}/balance/{wallet}" | "tokens.balance" | "/tokens/{address}/holders" | "tokens.holders" | "/tokens/{address}/top-holders" | "tokens.topHolders" | "/tokens/{address}/transfers" | "tokens.transfers" | "/tokens/{address}/launch" | "tokens.launch" | "/creators/{address}/tokens" | "tokens.creatorTokens" | "/launchpads" | "tokens.launchpads" | "/launchpads/{pad}/launches" | "tokens.launchpadLaunches" | "/tokens/{address}/overview" | "tokens.overview" | "/tokens/{address}/stats" | "tokens.stats" | "/tokens/{address}/ohlcv" | "tokens.ohlcv" | "/tokens/{address}/candles" | "tokens.candles" | "/tokens/{address}/mcap" | "tokens.mcap" | "/tokens/{address}/mcap/series" | "tokens.mcapSeries" | "/tokens/{address}/ath" | "tokens.ath" | "/tokens/{address}/atl" | "tokens.atl" | "/tokens/{address}/liquidity" | "tokens.liquidity" | "/tokens/{address}/pools/aggregate" | "tokens.poolsAggregate" | "/tokens/{address}/pools/ranked" | "tokens.poolsRanked" | "/tokens/{address}/pools/by-currency/{currency}" | "tokens.poolsByCurrency" | "/tokens/{address}/venue" | "tokens.venue" | "/tokens/{address}/price" | "tokens.price" | "/tokens/{address}/swaps" | "tokens.swaps" | "/tokens/{address}/traders" | "tokens.traders" | "/tokens/{address}/ticks" | "tokens.ticks" | "/currencies/{currency}/pools" | "pools.byCurrency" | "/pools/{address}" | "pools.detail" | "/pools/{address}/ath" | "pools.ath" | "/pools/{address}/atl" | "pools.atl" | "/pools/{address}/liquidity" | "pools.liquidity" | "/pools/{address}/liquidity-events" | "pools.liquidityEvents" | "/pools/{address}/ohlcv" | "pools.ohlcv" | "/pools/{address}/stats" | "pools.stats" | "/pools/{address}/swaps" | "pools.swaps" | "/pools/{address}/ticks" | "pools.ticks" | "/pools/{address}/ticks/bars" | "pools.bars" | "/pools/new" | "pools.new" | "/pools/search" | "pools.search" | "/pools/v4/{manager}/{pool_id}" | "pools.v4Detail" | "/pools/v4/{manager}/{pool_id}/liquidity" | "pools.v4Liquidity" | "/pools/v4/{manager}/{pool_id}/ohlcv" | "pools.v4Ohlcv" | "/pools/v4/{manager}/{pool_id}/stats" | "pools.v4Stats" | "/pools/v4/{manager}/{pool_id}/swaps" | "pools.v4Swaps" | "/pools/v4/{manager}/{pool_id}/ticks" | "pools.v4Ticks" | "/pools/v4/{manager}/{pool_id}/ticks/bars" | "pools.v4Bars" | "/wallets/{address}/activity" | "wallets.activity" | "/wallets/{address}/assets" | "wallets.assets" | "/wallets/{address}/cohorts" | "wallets.cohorts" | "/wallets/{address}/first-seen" | "wallets.firstSeen" | "/wallets/{address}/funded-by" | "wallets.fundedBy" | "/wallets/{address}/funded-by-all" | "wallets.fundedByAll" | "/wallets/{address}/funded-siblings" | "wallets.fundedSiblings" | "/wallets/{address}/funder-of" | "wallets.funderOf" | "/wallets/{address}/internal" | "wallets.internal" | "/wallets/{address}/overview" | "wallets.overview" | "/wallets/{address}/pnl" | "wallets.pnl" | "/wallets/{address}/pnl/daily" | "wallets.pnlDaily" | "/wallets/{address}/pnl/{token}" | "wallets.pnlToken" | "/wallets/{address}/portfolio" | "wallets.portfolio" | "/wallets/{address}/positions" | "wallets.positions" | "/wallets/{address}/trades" | "wallets.trades" | "/wallets/{address}/transactions" | "wallets.transactions" | "/wallets/{address}/transfers" | "wallets.transfers" | "/blocks/at" | "chain.blockAt" | "/blocks/by-hash/{hash}" | "chain.blockByHash" | "/blocks/{number}" | "chain.block" | "/blocks/{number}/transactions" | "chain.blockTransactions" | "/blocks/{number}/logs" | "chain.blockLogs" | "/transactions/{hash}" | "chain.transaction" | "/transactions/{hash}/receipt" | "chain.receipt" | "/transactions/{hash}/logs" | "chain.transactionLogs" | "/blocks/{number}/logs/decoded" | "chain.blockLogsDecoded" | "/transactions/{hash}/logs/decoded" | "chain.transactionLogsDecoded" | "/transactions/{hash}/decoded" | "chain.transactionDecoded" | "/transactions/{hash}/calls/decoded" | "chain.transactionCalls" | "/transactions/{hash}/internal" | "chain.transactionInternal" | "/screener" | "screener.screener" | "/rankings" | "screener.rankings" | "/rankings/{preset}" | "screener.ranking" | "/cohorts" | "cohorts.byToken" | "/cohorts/{id}" | "cohorts.detail" | "/cohorts/{id}/edges" | "cohorts.edges" | "/cohorts/{id}/members" | "cohorts.members" | "/address/{address}/label" | "addresses.label";
+                        /** @description the item route's path and query parameters by name; an unknown name is 422 invalid_json_body */
+                        params?: {
+                            [key: string]: string | number | boolean;
+                        };
+                    }[];
+                };
             };
         };
         responses: {
@@ -18876,25 +18153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        results: {
-                            id: string | number;
-                            route: string;
-                            status: number;
-                            body?: unknown;
-                            error?: {
-                                error: string;
-                                detail: string;
-                            };
-                        }[];
-                    };
+                    "application/json": components["schemas"]["batch"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -18903,12 +18162,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -18918,12 +18174,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -18933,12 +18186,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -18948,12 +18198,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -18963,12 +18210,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "payload_too_large";
                     };
                 };
             };
@@ -18978,12 +18222,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "invalid_json_body";
                     };
                 };
             };
@@ -18993,12 +18234,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -19008,12 +18246,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -19023,12 +18258,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready" | "ingest_halted" | "replica_lagging";
                     };
                 };
             };
@@ -19049,9 +18281,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        live: boolean;
-                    };
+                    "application/json": components["schemas"]["monitoring.live"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -19060,12 +18290,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -19075,12 +18302,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -19101,10 +18325,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ready: true;
-                    };
+                    "application/json": components["schemas"]["monitoring.ready"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -19113,12 +18334,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -19128,12 +18346,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -19168,9 +18383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["monitoring.health"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -19179,12 +18392,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -19194,12 +18404,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -19209,12 +18416,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -19224,12 +18428,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -19239,12 +18440,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -19254,12 +18452,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -19282,20 +18477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        } | null;
-                        lanes: {
-                            lane: string;
-                            block: number | null;
-                            hash: string | null;
-                            reason: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["monitoring.checkpoints"];
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
@@ -19304,12 +18486,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request";
                     };
                 };
             };
@@ -19319,12 +18498,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -19334,12 +18510,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -19349,12 +18522,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
@@ -19364,12 +18534,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -19379,12 +18546,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -19412,48 +18576,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description canonical (block, hash) every row of the response was read at */
-                        anchor: {
-                            /** @description anchor block number */
-                            block: number;
-                            /** @description 0x-prefixed 32-byte hex hash */
-                            hash: string;
-                        };
-                        data: {
-                            lane: string;
-                            fromBlock: number;
-                            toBlock: number;
-                            status: "open" | "resolved";
-                            reason: string;
-                            openedAt: number;
-                            resolvedAt: number | null;
-                        }[];
-                        page: {
-                            order: "asc" | "desc";
-                            limit: number;
-                            /** @description rows in this page */
-                            count: number;
-                            /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
-                            stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
-                            /** @description null when stoppedBy is exhausted */
-                            nextCursor: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["monitoring.gaps"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -19463,12 +18597,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unauthorized";
                     };
                 };
             };
@@ -19478,12 +18609,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "insufficient_scope";
                     };
                 };
             };
@@ -19493,27 +18621,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "unknown_chain";
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "stale_cursor";
+                    };
+                };
+            };
+            /** @description query_too_broad: a query too broad to serve as asked */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "query_too_broad";
                     };
                 };
             };
@@ -19523,12 +18657,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "rate_limited";
                     };
                 };
             };
@@ -19538,12 +18669,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "internal";
                     };
                 };
             };
@@ -19553,12 +18681,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description machine code */
-                        error: string;
-                        detail: string;
-                    } & {
-                        [key: string]: unknown;
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "not_ready";
                     };
                 };
             };
