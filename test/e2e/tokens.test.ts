@@ -199,7 +199,7 @@ describe('metadata absence and launches', () => {
     expect(b.body.data.decimals).toBeNull();
     expect(b.body.data.decimalsReason).toBe('reverted');
     const live = await idx.get(`/rpc/tokens/${bad.address}/metadata`);
-    expect(live.body.symbol.reason).toBe('reverted');
+    expect(live.body.data.symbol.reason).toBe('reverted');
   });
 
   it('launches carry lifecycle, normalised URIs and creator provenance', async () => {
