@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Token detail (reconciliation: the last eth_call check of totalSupply and top balances against the indexed sums; balancesFollowEvents false flags fee-on-transfer/rebasing tokens): identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns to 0x0, base units), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates). */
+        /** Token detail: identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns, token base units; Transfer(0x0,0x0,v) is a mint to 0x0, as Uniswap V2 locks MINIMUM_LIQUIDITY), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, reconciliation (whether transfer sums equal totalSupply()/balanceOf() at the last check: exact, diverges, not_yet_checked, not_checkable), metadataNow (metadata re-probed on change), stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates). */
         get: operations["tokens.detail"];
         put?: never;
         post?: never;
@@ -113,7 +113,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One wallet's balance at the anchor: running signed sum of decoded transfers (base units), never balanceOf (R9). */
+        /** One wallet's balance at the anchor: running signed sum of decoded transfers (token base units), never balanceOf (R9); reconciliation says whether this token's transfer sums equal the chain's balances. */
         get: operations["tokens.balance"];
         put?: never;
         post?: never;
@@ -130,7 +130,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc). Pages state sort, order, orderedBy, orderingNote, holderCount. */
+        /** Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount. */
         get: operations["tokens.holders"];
         put?: never;
         post?: never;
@@ -147,7 +147,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers)); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. */
+        /** Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. */
         get: operations["tokens.topHolders"];
         put?: never;
         post?: never;
@@ -164,7 +164,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Decoded transfers of the token in chain-coordinate order: {block, txIndex, logIndex, txHash, from, to, value (base units), kind}. WETH deposits/withdrawals appear as mint/burn. */
+        /** Decoded transfers of the token in chain-coordinate order: {block, txIndex, logIndex, txHash, from, to, value (token base units), kind}. WETH deposits/withdrawals appear as mint/burn. */
         get: operations["tokens.transfers"];
         put?: never;
         post?: never;
@@ -2014,7 +2014,30 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description see the detail route for the reason */
+                name: string | null;
+                /** @description see the detail route for the reason */
+                symbol: string | null;
+                /** @description see the detail route for the reason */
+                decimals: number | null;
+                /** @description candidate: a creation never confirmed as ERC-20 by a Transfer log */
+                kind: "erc20" | "candidate";
+                confirmedErc20: boolean;
+                firstSeen: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description evidence class */
+                    evidence: "top_level_creation" | "launch_event" | "transfer_log" | "weth_deposit";
+                };
+                /** @description see deployerReason */
+                deployer: string | null;
+                deployerReason: "creation_not_observed" | null;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -2028,12 +2051,46 @@ export interface components {
             };
         };
         "tokens.search": {
-            anchor: Record<string, never>;
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
             data: {
-                [key: string]: unknown;
+                matchClass: number;
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description see the detail route for the reason */
+                name: string | null;
+                /** @description see the detail route for the reason */
+                symbol: string | null;
+                /** @description see the detail route for the reason */
+                decimals: number | null;
+                /** @description candidate: a creation never confirmed as ERC-20 by a Transfer log */
+                kind: "erc20" | "candidate";
+                confirmedErc20: boolean;
+                firstSeen: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description evidence class */
+                    evidence: "top_level_creation" | "launch_event" | "transfer_log" | "weth_deposit";
+                };
+                /** @description see deployerReason */
+                deployer: string | null;
+                deployerReason: "creation_not_observed" | null;
             }[];
-        } & {
-            [key: string]: unknown;
+            /** @description the query, lowercased */
+            query: string;
+            /** @constant */
+            rankingRule: "matchClass (1 exact symbol, 2 exact name, 3 address prefix, 4 symbol prefix, 5 name prefix), then confirmed ERC-20 first, then older first-seen coordinate";
+            /** @description more tokens matched than the limit */
+            truncated: boolean;
         };
         "tokens.detail": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2044,7 +2101,176 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description see nameReason */
+                name: string | null;
+                nameReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                nameEncoding: ("string" | "bytes32") | null;
+                /** @description see symbolReason */
+                symbol: string | null;
+                symbolReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                symbolEncoding: ("string" | "bytes32") | null;
+                /** @description see decimalsReason */
+                decimals: number | null;
+                decimalsReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                /** @description totalSupply() when metadata was probed (eth_call); see totalSupplyAtProbeReason */
+                totalSupplyAtProbe: string | null;
+                totalSupplyAtProbeReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                /** @description null: not_probed */
+                metadataProbedAtBlock: number | null;
+                kind: "erc20" | "candidate";
+                confirmedErc20: boolean;
+                /** @description null: a candidate (no Transfer log yet) */
+                confirmedAt: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                } | null;
+                /** @description integer in base units, decimal string */
+                supplyFromTransfers: string;
+                /** @constant */
+                supplyFromTransfersUnit: "token base units";
+                /** @description transfer-family logs of the token at the anchor */
+                transfers: number;
+                /** @description wallets whose transfer sum is negative (balances not following events) */
+                negativeBalances: number;
+                /** @description see creationReason */
+                creation: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    deployer: string;
+                    /** @description a top-level creation, or a launchpad factory */
+                    via: "transaction" | "launchpad";
+                    /** @description the launchpad factory; null for a top-level creation */
+                    factory: string | null;
+                } | null;
+                creationReason: "creation_not_observed" | null;
+                firstSeen: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description evidence class */
+                    evidence: "top_level_creation" | "launch_event" | "transfer_log" | "weth_deposit";
+                };
+                /** @description see launchReason */
+                launch: {
+                    /** @description canonical launchpad name */
+                    launchpad: string;
+                    state: "new" | "graduating" | "graduated";
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    creator: string;
+                    /** @description the pad sequence number, decimal */
+                    launchSequence: string;
+                    name: string;
+                    symbol: string;
+                    /** @description see metadataUriReason */
+                    metadataUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    metadataUriReason: ("absent" | "unparseable") | null;
+                    /** @description see imageUriReason */
+                    imageUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    imageUriReason: ("absent" | "unparseable") | null;
+                    imageProvenance: {
+                        /** @constant */
+                        source: "launch_event";
+                        /** @description ipfs, arweave, https, http, data, other; null when absent */
+                        scheme: string | null;
+                        /** @description the URI as the event carried it */
+                        raw: string;
+                    };
+                    created: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    };
+                    /** @description null until GraduationStarted */
+                    graduationStarted: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    } | null;
+                    /** @description null until Graduated */
+                    graduated: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                        /** @description 0x-prefixed 20-byte hex address */
+                        pool: string;
+                    } | null;
+                } | null;
+                launchReason: "no_registered_launch" | null;
+                /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+                reconciliation: {
+                    /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                    status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                    /** @description null: not_yet_checked */
+                    checkedAtBlock: number | null;
+                    /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                    supplyOnChain: string | null;
+                    /** @description the index supply at checkedAtBlock; null: not checked */
+                    supplyFromTransfers: string | null;
+                    /** @description balances compared with balanceOf at checkedAtBlock */
+                    holdersChecked: number;
+                    /** @description of those, how many differed */
+                    holdersMismatched: number;
+                    /** @description why the figures diverge or are unchecked; null when exact */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @constant */
+                    basis: "transfer_events_vs_eth_call";
+                };
+                metadataNow: {
+                    /** @description null: not yet re-probed */
+                    checkedAtBlock: number | null;
+                    /** @description null: not yet re-probed or the probe failed */
+                    now: {
+                        name: string | null;
+                        symbol: string | null;
+                        decimals: number | null;
+                    } | null;
+                    /** @description the re-probed metadata differs from the metadata probed at first sight */
+                    changed: boolean;
+                };
+                /** @description holder count, uniform shape on every holder-bearing route; counts of transfer-sum balances (see reconciliation) */
+                holderCount: {
+                    /** @description null: token_not_indexed */
+                    value: number | null;
+                    /** @description exact: every transfer of the token was seen (its creation was observed, or the chain was indexed from block 0); backfilling: the token predates the indexed range (START_BLOCK), so counts cover only what was seen; token_not_indexed */
+                    status: "exact" | "backfilling" | "token_not_indexed";
+                    asOfBlock: number;
+                    /** @description null: token_not_indexed */
+                    burnSinkHolders: number | null;
+                };
+                /** @description see statsReason */
+                stats: {
+                    [key: string]: unknown;
+                } | null;
+                statsReason: ("projection_unavailable:markets" | "no_registered_pool" | "quote_ambiguous") | null;
+                /** @description the quote candidates when statsReason is quote_ambiguous */
+                statsCandidates: string[] | null;
             };
         };
         "tokens.creator": {
@@ -2056,7 +2282,26 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description see creationReason */
+                deployer: string | null;
+                /** @description see creationReason */
+                creation: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    deployer: string;
+                    /** @description a top-level creation, or a launchpad factory */
+                    via: "transaction" | "launchpad";
+                    /** @description the launchpad factory; null for a top-level creation */
+                    factory: string | null;
+                } | null;
+                creationReason: "creation_not_observed" | null;
             };
         };
         "tokens.firstSeen": {
@@ -2068,7 +2313,16 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                block: number;
+                txIndex: number;
+                /** @description null for a transaction-level fact (a creation) */
+                logIndex: number | null;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description evidence class */
+                evidence: "top_level_creation" | "launch_event" | "transfer_log" | "weth_deposit";
             };
         };
         "tokens.authorityEvents": {
@@ -2079,9 +2333,33 @@ export interface components {
                 /** @description 0x-prefixed 32-byte hex hash */
                 hash: string;
             };
-            data: {
-                [key: string]: unknown;
-            }[];
+            data: ({
+                /** @constant */
+                kind: "ownership_transferred";
+                block: number;
+                txIndex: number;
+                /** @description null for a transaction-level fact (a creation) */
+                logIndex: number | null;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                previousOwner: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                newOwner: string;
+            } | {
+                /** @constant */
+                kind: "post_creation_mint";
+                block: number;
+                txIndex: number;
+                /** @description null for a transaction-level fact (a creation) */
+                logIndex: number | null;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                to: string;
+                /** @description integer in base units, decimal string */
+                value: string;
+            })[];
             page: {
                 order: "asc" | "desc";
                 limit: number;
@@ -2110,6 +2388,25 @@ export interface components {
                 balance: string;
                 /** @constant */
                 source: "transfer_events";
+                /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+                reconciliation: {
+                    /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                    status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                    /** @description null: not_yet_checked */
+                    checkedAtBlock: number | null;
+                    /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                    supplyOnChain: string | null;
+                    /** @description the index supply at checkedAtBlock; null: not checked */
+                    supplyFromTransfers: string | null;
+                    /** @description balances compared with balanceOf at checkedAtBlock */
+                    holdersChecked: number;
+                    /** @description of those, how many differed */
+                    holdersMismatched: number;
+                    /** @description why the figures diverge or are unchecked; null when exact */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @constant */
+                    basis: "transfer_events_vs_eth_call";
+                };
             };
         };
         "tokens.holders": {
@@ -2120,9 +2417,18 @@ export interface components {
                 /** @description 0x-prefixed 32-byte hex hash */
                 hash: string;
             };
-            data: {
-                [key: string]: unknown;
-            }[];
+            data: ({
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description integer in base units, decimal string */
+                balance: string;
+            } | {
+                walletId: number;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description integer in base units, decimal string */
+                balance: string;
+            })[];
             page: {
                 order: "asc" | "desc";
                 limit: number;
@@ -2133,11 +2439,37 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-            sort: string;
+            sort: "balance" | "wallet_id";
             orderedBy: string;
             orderingNote: string;
+            /** @description holder count, uniform shape on every holder-bearing route; counts of transfer-sum balances (see reconciliation) */
             holderCount: {
-                [key: string]: unknown;
+                /** @description null: token_not_indexed */
+                value: number | null;
+                /** @description exact: every transfer of the token was seen (its creation was observed, or the chain was indexed from block 0); backfilling: the token predates the indexed range (START_BLOCK), so counts cover only what was seen; token_not_indexed */
+                status: "exact" | "backfilling" | "token_not_indexed";
+                asOfBlock: number;
+                /** @description null: token_not_indexed */
+                burnSinkHolders: number | null;
+            };
+            /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+            reconciliation: {
+                /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                /** @description null: not_yet_checked */
+                checkedAtBlock: number | null;
+                /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                supplyOnChain: string | null;
+                /** @description the index supply at checkedAtBlock; null: not checked */
+                supplyFromTransfers: string | null;
+                /** @description balances compared with balanceOf at checkedAtBlock */
+                holdersChecked: number;
+                /** @description of those, how many differed */
+                holdersMismatched: number;
+                /** @description why the figures diverge or are unchecked; null when exact */
+                reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                /** @constant */
+                basis: "transfer_events_vs_eth_call";
             };
         };
         "tokens.topHolders": {
@@ -2152,7 +2484,9 @@ export interface components {
                 rank: number;
                 /** @description 0x-prefixed 20-byte hex address */
                 wallet: string;
+                /** @description integer in base units, decimal string */
                 balance: string;
+                /** @description see shareBpsReason */
                 shareBps: string | null;
                 shareBpsReason: "supply_not_positive" | null;
             }[];
@@ -2166,10 +2500,37 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description holder count, uniform shape on every holder-bearing route; counts of transfer-sum balances (see reconciliation) */
             holderCount: {
-                [key: string]: unknown;
+                /** @description null: token_not_indexed */
+                value: number | null;
+                /** @description exact: every transfer of the token was seen (its creation was observed, or the chain was indexed from block 0); backfilling: the token predates the indexed range (START_BLOCK), so counts cover only what was seen; token_not_indexed */
+                status: "exact" | "backfilling" | "token_not_indexed";
+                asOfBlock: number;
+                /** @description null: token_not_indexed */
+                burnSinkHolders: number | null;
             };
+            /** @description integer in base units, decimal string */
             supplyFromTransfers: string;
+            /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+            reconciliation: {
+                /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                /** @description null: not_yet_checked */
+                checkedAtBlock: number | null;
+                /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                supplyOnChain: string | null;
+                /** @description the index supply at checkedAtBlock; null: not checked */
+                supplyFromTransfers: string | null;
+                /** @description balances compared with balanceOf at checkedAtBlock */
+                holdersChecked: number;
+                /** @description of those, how many differed */
+                holdersMismatched: number;
+                /** @description why the figures diverge or are unchecked; null when exact */
+                reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                /** @constant */
+                basis: "transfer_events_vs_eth_call";
+            };
         };
         "tokens.transfers": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2183,12 +2544,15 @@ export interface components {
                 block: number;
                 txIndex: number;
                 logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
                 txHash: string;
                 /** @description 0x-prefixed 20-byte hex address */
                 from: string;
                 /** @description 0x-prefixed 20-byte hex address */
                 to: string;
+                /** @description integer in base units, decimal string */
                 value: string;
+                /** @description transfer: ERC-20 Transfer; mint/burn: WETH Deposit/Withdrawal */
                 kind: "transfer" | "mint" | "burn";
             }[];
             page: {
@@ -2211,7 +2575,61 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description canonical launchpad name */
+                launchpad: string;
+                state: "new" | "graduating" | "graduated";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                creator: string;
+                /** @description the pad sequence number, decimal */
+                launchSequence: string;
+                name: string;
+                symbol: string;
+                /** @description see metadataUriReason */
+                metadataUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                metadataUriReason: ("absent" | "unparseable") | null;
+                /** @description see imageUriReason */
+                imageUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                imageUriReason: ("absent" | "unparseable") | null;
+                imageProvenance: {
+                    /** @constant */
+                    source: "launch_event";
+                    /** @description ipfs, arweave, https, http, data, other; null when absent */
+                    scheme: string | null;
+                    /** @description the URI as the event carried it */
+                    raw: string;
+                };
+                created: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                };
+                /** @description null until GraduationStarted */
+                graduationStarted: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                } | null;
+                /** @description null until Graduated */
+                graduated: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    pool: string;
+                } | null;
             };
         };
         "tokens.creatorTokens": {
@@ -2223,7 +2641,30 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description see the detail route for the reason */
+                name: string | null;
+                /** @description see the detail route for the reason */
+                symbol: string | null;
+                /** @description see the detail route for the reason */
+                decimals: number | null;
+                /** @description candidate: a creation never confirmed as ERC-20 by a Transfer log */
+                kind: "erc20" | "candidate";
+                confirmedErc20: boolean;
+                firstSeen: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description evidence class */
+                    evidence: "top_level_creation" | "launch_event" | "transfer_log" | "weth_deposit";
+                };
+                /** @description see deployerReason */
+                deployer: string | null;
+                deployerReason: "creation_not_observed" | null;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -2237,12 +2678,28 @@ export interface components {
             };
         };
         "tokens.launchpads": {
+            /** @description canonical (block, hash) every row of the response was read at */
             anchor: {
-                [key: string]: unknown;
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
             };
             data: {
-                [key: string]: unknown;
+                name: string;
+                displayName: string;
+                deployments: {
+                    /** @description contracts that emit the pad launch events */
+                    factories: string[];
+                    /** @description 0x-prefixed 20-byte hex address */
+                    curve: string;
+                    /** @description native reserve (wei) that triggers graduation; null when unknown */
+                    graduationTargetWei: string | null;
+                }[];
+                deploymentsReason: "not_configured_for_this_chain" | null;
             }[];
+            /** @description launchpads in the table */
+            count: number;
         };
         "tokens.launchpadLaunches": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2253,7 +2710,61 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description canonical launchpad name */
+                launchpad: string;
+                state: "new" | "graduating" | "graduated";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                creator: string;
+                /** @description the pad sequence number, decimal */
+                launchSequence: string;
+                name: string;
+                symbol: string;
+                /** @description see metadataUriReason */
+                metadataUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                metadataUriReason: ("absent" | "unparseable") | null;
+                /** @description see imageUriReason */
+                imageUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                imageUriReason: ("absent" | "unparseable") | null;
+                imageProvenance: {
+                    /** @constant */
+                    source: "launch_event";
+                    /** @description ipfs, arweave, https, http, data, other; null when absent */
+                    scheme: string | null;
+                    /** @description the URI as the event carried it */
+                    raw: string;
+                };
+                created: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                };
+                /** @description null until GraduationStarted */
+                graduationStarted: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                } | null;
+                /** @description null until Graduated */
+                graduated: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    pool: string;
+                } | null;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -4727,7 +5238,7 @@ export interface operations {
                     "application/json": components["schemas"]["tokens.list"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4735,7 +5246,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "bad_cursor" | "bad_request";
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -4823,7 +5334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4831,7 +5342,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -4933,7 +5444,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4941,7 +5452,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5055,7 +5566,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5063,7 +5574,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5162,7 +5673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5170,7 +5681,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5269,7 +5780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5277,7 +5788,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5309,7 +5820,7 @@ export interface operations {
                     "application/json": components["schemas"]["tokens.authorityEvents"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5317,7 +5828,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "bad_cursor" | "bad_request";
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -5405,7 +5916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5413,7 +5924,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5513,7 +6024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5521,7 +6032,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5650,7 +6161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5658,7 +6169,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5786,7 +6297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5794,7 +6305,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -5826,7 +6337,7 @@ export interface operations {
                     "application/json": components["schemas"]["tokens.transfers"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5834,7 +6345,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "bad_cursor" | "bad_request";
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -5922,7 +6433,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5930,7 +6441,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -6029,7 +6540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6037,7 +6548,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -6069,7 +6580,7 @@ export interface operations {
                     "application/json": components["schemas"]["tokens.creatorTokens"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6077,7 +6588,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "bad_cursor" | "bad_request";
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -6165,7 +6676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6173,7 +6684,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -6311,7 +6822,7 @@ export interface operations {
                     "application/json": components["schemas"]["tokens.launchpadLaunches"];
                 };
             };
-            /** @description bad_cursor: cursor forged, truncated, or minted for another chain, route or order; bad_request: malformed input, unknown query parameter, or a refused combination */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6319,7 +6830,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "bad_cursor" | "bad_request";
+                        error: "bad_request" | "bad_cursor";
                     };
                 };
             };
@@ -6407,7 +6918,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6415,7 +6926,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };

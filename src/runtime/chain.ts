@@ -25,9 +25,8 @@ import { checkInvariants, createStore, type Store } from '../storage/index.js';
 import { createHub } from '../streams/hub.js';
 import { createStreamLog } from '../streams/log.js';
 import { createStreams } from '../streams/service.js';
+import { createTokensProjection, createTokensReader, startReconciler } from '../tokens/index.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
-import { createTokensProjection } from '../tokens/projection.js';
-import { startReconciler } from '../tokens/reconcile.js';
 import { createWalletsProjection } from '../wallets/projection.js';
 import { createReplayPool, type ReplayPool } from '../workers/replay/index.js';
 
@@ -65,6 +64,22 @@ export interface ChainRuntime {
   stop(opts: { keepNode: boolean }): Promise<void>;
   /** Closes the chain's store. @returns the error when RocksDB refused to close cleanly. */
   close(): Promise<Error | null>;
+}
+
+/** The domain readers of a chain (one per domain, created once; they read through a request's view). */
+function readersFor(o: {
+  launchpads: LaunchpadDeployments;
+  traces: () => import('../ingest/traces.js').TracesLaneStatus;
+  node: Rpc;
+}): ChainContext['readers'] {
+  return {
+    chain: createChainReader({ traces: o.traces, node: o.node }),
+    tokens: createTokensReader({
+      launchpads: o.launchpads,
+      // Every transfer of every token was seen when the chain was indexed from block 0.
+      fullCoverage: (view) => (view.meta<{ firstBlock: number }>('identity')?.firstBlock ?? 0) === 0,
+    }),
+  };
 }
 
 /** Devnet markets and launchpad: the deployment's own factories, stablecoins and pad. */
@@ -213,20 +228,19 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     traces,
     streams,
     markets,
-    readers: {
-      chain: createChainReader({
-        traces: () => traces.status(),
-        // Live RPC routes answer while a client waits: one attempt with a short timeout (a typed
-        // 503 after it), not the follower's patient retries.
-        node: createRpc({
-          url: rpcUrl,
-          timeoutMs: LIVE_RPC_TIMEOUT_MS,
-          maxAttempts: 1,
-          onTiming: (method, s, ok) =>
-            m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
-        }),
+    readers: readersFor({
+      launchpads,
+      traces: () => traces.status(),
+      // Live RPC routes answer while a client waits: one attempt with a short timeout (a typed
+      // 503 after it), not the follower's patient retries.
+      node: createRpc({
+        url: rpcUrl,
+        timeoutMs: LIVE_RPC_TIMEOUT_MS,
+        maxAttempts: 1,
+        onTiming: (method, s, ok) =>
+          m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
       }),
-    },
+    }),
     overrides: deps.overrides,
     overridesVersion: deps.overridesVersion,
     labels: deps.labels,
@@ -365,16 +379,16 @@ export async function openReplicaChain(
     traces,
     streams,
     markets,
-    readers: {
-      chain: createChainReader({
-        traces: () => traces.status(),
-        node: createRpc({
-          url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica',
-          timeoutMs: LIVE_RPC_TIMEOUT_MS,
-          maxAttempts: 1,
-        }),
+    readers: readersFor({
+      launchpads,
+      traces: () => traces.status(),
+      node: createRpc({
+        url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica',
+        timeoutMs: LIVE_RPC_TIMEOUT_MS,
+        maxAttempts: 1,
       }),
-    },
+    }),
+
     overrides: deps.overrides,
     overridesVersion: deps.overridesVersion,
     labels: deps.labels,

@@ -54,6 +54,7 @@ export interface ChainContext {
  */
 export interface Readers {
   chain: import('../chain/index.js').ChainReader;
+  tokens: import('../tokens/index.js').TokensReader;
 }
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */

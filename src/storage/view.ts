@@ -26,6 +26,12 @@ export interface Bounds<K extends unknown[]> {
   lte?: Prefix<K>;
   /** Raw full key (table id first) the walk resumes after (forward) or before (reverse). */
   after?: Buffer | null;
+  /**
+   * Raw byte bounds inside the table (table id first): `from` inclusive, `to` exclusive. For a
+   * prefix of a variable-width part (a search term), which no tuple prefix can name.
+   */
+  from?: Buffer;
+  to?: Buffer;
   reverse?: boolean;
   /** Rows visited at most. */
   limit?: number;
@@ -86,6 +92,8 @@ export function rangeOf<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): S
   if (b.gt) lo = later(lo, prefixEnd(pre(b.gt)));
   if (b.lt) hi = earlier(hi, pre(b.lt));
   if (b.lte) hi = earlier(hi, prefixEnd(pre(b.lte)));
+  if (b.from) lo = later(lo, b.from);
+  if (b.to) hi = earlier(hi, b.to);
   const range: ScanRange = { gte: lo, lt: hi, reverse: b.reverse ?? false, limit: b.limit ?? -1 };
   if (b.after) {
     if (b.reverse) range.lt = earlier(hi, b.after);

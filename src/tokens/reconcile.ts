@@ -11,11 +11,10 @@
 import type { Logger } from 'pino';
 import type { Rpc } from '../rpc/client.js';
 import type { Store, View } from '../storage/index.js';
-import { KeyBuilder, prefixEnd, readU64 } from '../storage/keys.js';
+import { HOLDER_CUR, HOLDER_ID_CUR, RECON, STATS, TRANSFER, WALLET_BY_ID } from '../storage/tables/tokens.js';
 import { probeTokenMetadata } from './metadata.js';
-import type { TokenStats } from './model.js';
+import { ZERO } from './model.js';
 import { balanceAt, statsAt, tokenAt } from './read.js';
-import { fromInverted, TokenTable, tokenPrefix, walletByIdKey } from './tables.js';
 
 /** Verdict of the last check of a token. */
 export interface Reconciliation {
@@ -35,12 +34,7 @@ export interface Reconciliation {
   metadataChanged: boolean;
 }
 
-export const reconKey = (token: string) => new KeyBuilder(21).u8(TokenTable.RECON).hex(token).done();
-
-export function reconciliationOf(store: Store, token: string): Reconciliation | null {
-  const v = store.rocks.get(reconKey(token));
-  return v ? (JSON.parse(v.toString()) as Reconciliation) : null;
-}
+type Hex = `0x${string}`;
 
 /** Largest holders compared per token per check. */
 const HOLDERS_PER_CHECK = 10;
@@ -85,43 +79,38 @@ export async function reconcileToken(
   } catch {
     reason = 'totalSupply_reverted';
   }
-  // Top holders by balance at `block` (current index rows valid at that block).
-  const p = tokenPrefix(TokenTable.HOLDER_CUR, token);
-  const holders: Array<[string, bigint]> = [];
-  store.rocks.each({ gte: p, lt: prefixEnd(p) }, (k, v) => {
-    if (v.readUInt32BE(0) * 0x1_0000_0000 + v.readUInt32BE(4) <= block)
-      holders.push([`0x${k.toString('hex', 53, 73)}`, fromInverted(k, 21)]);
-    return holders.length < HOLDERS_PER_CHECK;
-  });
-  // Plus the counterparties of the latest transfers: where fee-on-transfer or rebasing tokens
-  // drift first, even when those wallets are not among the largest holders.
-  const tp = tokenPrefix(TokenTable.TRANSFER, token);
-  const seen = new Set(holders.map(([w]) => w));
-  store.rocks.each({ gte: tp, lt: prefixEnd(tp), reverse: true }, (k, v) => {
-    if (k.readUInt32BE(21) * 0x1_0000_0000 + k.readUInt32BE(25) > block) return true;
-    const t = JSON.parse(v.toString()) as { from: string; to: string };
-    for (const w of [t.to, t.from]) {
-      if (w !== '0x0000000000000000000000000000000000000000' && !seen.has(w)) {
-        seen.add(w);
-        holders.push([w, 0n]);
-      }
-    }
-    return holders.length < HOLDERS_PER_CHECK + RECENT_COUNTERPARTIES;
-  });
-  // Small tokens are checked completely: every non-zero balance, not a sample.
-  const holderTotal = stats ? stats.holders + stats.burnSinkHolders + stats.negativeBalances : 0;
-  if (holderTotal <= ALL_HOLDERS_BOUND) {
-    const ip = tokenPrefix(TokenTable.HOLDER_ID_CUR, token);
-    store.rocks.each({ gte: ip, lt: prefixEnd(ip) }, (k) => {
-      const w = store.rocks.get(walletByIdKey(readU64(k, 21)));
-      const addr = w ? `0x${w.toString('hex')}` : null;
-      if (addr && !seen.has(addr)) {
-        seen.add(addr);
-        holders.push([addr, 0n]);
-      }
-      return true;
+  // Top holders by balance at `block` (current index rows valid at that block), the counterparties
+  // of the latest transfers (where fee-on-transfer or rebasing tokens drift first, even when those
+  // wallets are not among the largest holders), and for small tokens every non-zero balance.
+  const holders = read((v) => {
+    const out: Array<[string, bigint]> = [];
+    const t = token as Hex;
+    v.each(HOLDER_CUR, { prefix: [t] }, (from, [, bal, w]) => {
+      if (from <= block) out.push([w, bal]);
+      return out.length < HOLDERS_PER_CHECK;
     });
-  }
+    const seen = new Set(out.map(([w]) => w));
+    v.eachValue(TRANSFER, { prefix: [t], lte: [t, block], reverse: true }, (tr) => {
+      for (const w of [tr.to, tr.from]) {
+        if (w !== ZERO && !seen.has(w)) {
+          seen.add(w);
+          out.push([w, 0n]);
+        }
+      }
+      return out.length < HOLDERS_PER_CHECK + RECENT_COUNTERPARTIES;
+    });
+    const holderTotal = stats ? stats.holders + stats.burnSinkHolders + stats.negativeBalances : 0;
+    if (holderTotal <= ALL_HOLDERS_BOUND) {
+      v.each(HOLDER_ID_CUR, { prefix: [t] }, (_bal, [, id]) => {
+        const addr = v.get(WALLET_BY_ID, id);
+        if (addr && !seen.has(addr)) {
+          seen.add(addr);
+          out.push([addr, 0n]);
+        }
+      });
+    }
+    return out;
+  });
   let mismatched = 0;
   for (const [w] of holders) {
     const data = `${BALANCE_OF}${w.slice(2).padStart(64, '0')}`;
@@ -164,7 +153,7 @@ export async function reconcileToken(
     metadataNow,
     metadataChanged,
   };
-  store.rocks.write([{ key: reconKey(token), value: Buffer.from(JSON.stringify(verdict)) }]);
+  store.putObservation(RECON, [token as Hex], verdict);
   return verdict;
 }
 
@@ -187,20 +176,21 @@ export function startReconciler(o: {
     // Due: never checked, changed since the last check, or last checked RECHECK_BLOCKS ago
     // (balances of rebasing tokens drift without any event). Stalest first, bounded per round.
     const due: Array<{ token: string; at: number }> = [];
-    const p = Buffer.from([TokenTable.STATS]);
-    o.store.rocks.each({ gte: p, lt: prefixEnd(p) }, (k, v) => {
-      const token = `0x${k.toString('hex', 1, 21)}`;
-      const s = JSON.parse(v.toString()) as TokenStats;
-      const last = reconciliationOf(o.store, token);
-      if (
-        !last ||
-        last.checkedAtBlock < s.lastChangeBlock ||
-        head.number - last.checkedAtBlock >= RECHECK_BLOCKS
-      ) {
-        due.push({ token, at: last?.checkedAtBlock ?? -1 });
-      }
-      return true;
-    });
+    const view = o.store.view();
+    try {
+      view.each(STATS, {}, (s, [token]) => {
+        const last = view.get(RECON, token);
+        if (
+          !last ||
+          last.checkedAtBlock < s.lastChangeBlock ||
+          head.number - last.checkedAtBlock >= RECHECK_BLOCKS
+        ) {
+          due.push({ token, at: last?.checkedAtBlock ?? -1 });
+        }
+      });
+    } finally {
+      view.close();
+    }
     due.sort((a, b) => a.at - b.at);
     due.splice(TOKENS_PER_ROUND);
     for (const { token: t } of due) {

@@ -64,8 +64,14 @@ beforeAll(async () => {
     rpcUrl: dev.rpcUrl,
     env: { LAUNCHPADS_FILE: pads, RECONCILE_INTERVAL_MS: '300' },
   });
-  // Let traffic run: launches, swaps, owner mints, transfers.
+  // Let traffic run: launches, swaps, owner mints, transfers, and enough forwarder calls for the
+  // call-trace checks (on a loaded machine the generator sends fewer per block).
   await idx.waitForHead(60, 120_000);
+  for (const t0 = Date.now(); Date.now() - t0 < 60_000; ) {
+    const by = dev.traffic?.stats().byAction ?? {};
+    if ((by['forwarder-split'] ?? 0) >= 3 && (by['forwarder-spawn'] ?? 0) >= 1) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
   await dev.traffic?.stop();
   const head = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
   await idx.waitForHead(head + 2, 60_000);
@@ -117,8 +123,11 @@ describe('balances reconcile with balanceOf at the anchor block', () => {
         d = await idx.get(`/tokens/${t.address}`);
       }
       if (mismatchedTokens.has(t.address.toLowerCase())) {
-        expect(d.body.data.balancesFollowEvents).toBe(false);
-        expect(d.body.data.reconciliation.status).toBe('mismatch');
+        expect(d.body.data.reconciliation.status).toBe('diverges');
+        expect(d.body.data.reconciliation.reason).toMatch(/move_without_transfers/);
+        // The holder-bearing routes carry the same state beside the transfer-sum balances.
+        const h = await idx.get(`/tokens/${t.address}/holders?limit=1`);
+        expect(h.body.reconciliation.status).toBe('diverges');
         flagged++;
       }
     }
@@ -126,9 +135,9 @@ describe('balances reconcile with balanceOf at the anchor block', () => {
     for (const t of dev.deployment.tokens.filter((x) => x.kind === 'standard' || x.kind === 'stable')) {
       const d = await idx.get(`/tokens/${t.address}`);
       expect(
-        d.body.data.balancesFollowEvents,
+        d.body.data.reconciliation.status,
         `${t.symbol}: ${JSON.stringify(d.body.data.reconciliation)}`,
-      ).not.toBe(false);
+      ).not.toBe('diverges');
     }
   });
 });
@@ -316,7 +325,7 @@ describe('call-trace replay lane', () => {
         checked++;
       }
     }
-    expect(checked).toBeGreaterThan(0);
-    expect(withInternal).toBeGreaterThan(0);
+    expect(checked, `head ${head}`).toBeGreaterThan(0);
+    expect(withInternal, `checked ${checked} forwarder transactions up to block ${head}`).toBeGreaterThan(0);
   });
 });

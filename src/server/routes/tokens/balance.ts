@@ -1,14 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { balanceAt } from '../../../tokens/read.js';
 import { defineRoute, single } from '../../route.js';
-import { Address, Amount, Single } from '../../schemas.js';
-import { tokenOr404 } from './common.js';
+import { Address, Amount, Obj, Single } from '../../schemas.js';
+import { TOKENS } from './common.js';
+import { BalanceFidelity } from './schemas.js';
 
-/**
- * GET /tokens/{address}/balance/{wallet}: the wallet's balance at the anchor, the running signed
- * sum of decoded transfers (R9) — never a balanceOf call. Negative for tokens whose balances do
- * not follow their events (fee-on-transfer, rebasing): `followsEvents: false` then.
- */
+/** GET /tokens/{address}/balance/{wallet}: one wallet's transfer-sum balance at the anchor (R9). */
 export const tokenBalanceRoute = defineRoute({
   id: 'tokens.balance',
   method: 'GET',
@@ -16,26 +12,35 @@ export const tokenBalanceRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    "One wallet's balance at the anchor: running signed sum of decoded transfers (base units), never balanceOf (R9).",
+    "One wallet's balance at the anchor: running signed sum of decoded transfers (token base units), never balanceOf (R9); reconciliation says whether this token's transfer sums equal the chain's balances.",
   params: { address: Address, wallet: Address },
   response: Single(
-    Type.Object({
+    Obj({
       token: Address,
       wallet: Address,
       balance: Amount,
       source: Type.Literal('transfer_events'),
+      reconciliation: BalanceFidelity,
     }),
   ),
-  errors: ['not_found', 'projection_unavailable'],
+  errors: ['not_found'],
+  requires: [TOKENS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const t = tokenOr404(ctx);
-    const w = ctx.params.wallet.toLowerCase();
-    const bal = balanceAt(ctx.view, t.address, w, ctx.anchor.number);
+    const r = ctx.readers.tokens;
+    const at = ctx.anchor.number;
+    const t = r.token(ctx.view, ctx.params.address, at);
+    const wallet = ctx.params.wallet.toLowerCase();
     return single(
       ctx.anchor,
-      `{"token":"${t.address}","wallet":"${w}","balance":"${bal}","source":"transfer_events"}`,
+      JSON.stringify({
+        token: t.address,
+        wallet,
+        balance: r.balance(ctx.view, t.address, wallet, at).toString(),
+        source: 'transfer_events',
+        reconciliation: r.fidelityOf(ctx.view, t.address),
+      }),
     );
   },
 });

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, single } from '../../route.js';
-import { Address, Single } from '../../schemas.js';
-import { tokenOr404 } from './common.js';
+import { Address, Nullable, Obj, Single } from '../../schemas.js';
+import { TOKENS } from './common.js';
+import { Creation } from './schemas.js';
 
-/** GET /tokens/{address}/creator: deployer and creation coordinate (receipt or launch event). */
+/** GET /tokens/{address}/creator: deployer and creation coordinate (null with a reason when unobserved). */
 export const tokenCreatorRoute = defineRoute({
   id: 'tokens.creator',
   method: 'GET',
@@ -13,12 +14,20 @@ export const tokenCreatorRoute = defineRoute({
   summary:
     'Deployer address and creation coordinate (block, txIndex, txHash; via transaction or launchpad factory); null with creationReason when not observed.',
   params: { address: Address },
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['not_found', 'projection_unavailable'],
+  response: Single(
+    Obj({
+      token: Address,
+      deployer: Nullable(Address, 'see creationReason'),
+      creation: Nullable(Creation, 'see creationReason'),
+      creationReason: Nullable(Type.Literal('creation_not_observed')),
+    }),
+  ),
+  errors: ['not_found'],
+  requires: [TOKENS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const t = tokenOr404(ctx);
+    const t = ctx.readers.tokens.token(ctx.view, ctx.params.address, ctx.anchor.number);
     return single(
       ctx.anchor,
       JSON.stringify({

@@ -1,14 +1,20 @@
 import { Type } from '@sinclair/typebox';
-import { holderCountJson, launchAt, statsAt } from '../../../tokens/read.js';
-import { reconciliationOf } from '../../../tokens/reconcile.js';
-import { launchJson, tokenIdentity } from '../../../tokens/render.js';
-import { ApiError, ServiceError } from '../../errors.js';
+import { ServiceError } from '../../errors.js';
 import type { Ctx } from '../../route.js';
 import { defineRoute, single } from '../../route.js';
-import { Address, QuoteQuery, Single } from '../../schemas.js';
-import { fullCoverage, tokenOr404 } from './common.js';
+import { Address, Amount, Count, Nullable, Obj, QuoteQuery, Single } from '../../schemas.js';
+import { TOKENS } from './common.js';
 import { marketOf, marketQuoteOf } from './market/common.js';
 import { tokenStats } from './market/stats.js';
+import {
+  BalanceFidelity,
+  Creation,
+  FirstSeen,
+  HolderCount,
+  Launch,
+  MetadataNow,
+  TokenIdentity,
+} from './schemas.js';
 
 /**
  * The embedded market stats block: the /tokens/{address}/stats body at the same anchor and quote
@@ -19,7 +25,7 @@ import { tokenStats } from './market/stats.js';
 function embeddedStats(ctx: Ctx<{ address: string }, { quote?: string }>): {
   stats: Record<string, unknown> | null;
   statsReason: string | null;
-  statsCandidates?: string[];
+  statsCandidates: string[] | null;
 } {
   try {
     const m = marketOf(ctx);
@@ -28,20 +34,23 @@ function embeddedStats(ctx: Ctx<{ address: string }, { quote?: string }>): {
     return {
       stats: { quote, quoteResolution: how, candidates, ...tokenStats(ctx as never, m, quote) },
       statsReason: null,
+      statsCandidates: null,
     };
   } catch (e) {
     if (!(e instanceof ServiceError)) throw e;
     if (e.code === 'projection_unavailable')
-      return { stats: null, statsReason: 'projection_unavailable:markets' };
-    if (e.code === 'not_found') return { stats: null, statsReason: 'no_registered_pool' };
+      return { stats: null, statsReason: 'projection_unavailable:markets', statsCandidates: null };
+    if (e.code === 'not_found')
+      return { stats: null, statsReason: 'no_registered_pool', statsCandidates: null };
     throw e;
   }
 }
 
 /**
  * GET /tokens/{address}: identity (metadata with typed absence), exact supply from transfers,
- * creation provenance, first-seen, launch, holderCount, and the embedded market `stats` block (the
- * /stats body on the default venue; null with a typed `statsReason` when it cannot be computed).
+ * creation provenance, first-seen, launch, holderCount, the token's reconciliation state and the
+ * embedded market `stats` block (the /stats body on the default venue; null with a typed
+ * `statsReason` when it cannot be computed).
  */
 export const tokenDetailRoute = defineRoute({
   id: 'tokens.detail',
@@ -50,22 +59,68 @@ export const tokenDetailRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Token detail (reconciliation: the last eth_call check of totalSupply and top balances against the indexed sums; balancesFollowEvents false flags fee-on-transfer/rebasing tokens): identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns to 0x0, base units), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates).',
+    'Token detail: identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns, token base units; Transfer(0x0,0x0,v) is a mint to 0x0, as Uniswap V2 locks MINIMUM_LIQUIDITY), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, reconciliation (whether transfer sums equal totalSupply()/balanceOf() at the last check: exact, diverges, not_yet_checked, not_checkable), metadataNow (metadata re-probed on change), stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates).',
   params: { address: Address },
   query: QuoteQuery,
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['not_found', 'quote_not_admitted', 'projection_unavailable'],
+  response: Single(
+    Obj({
+      ...TokenIdentity,
+      supplyFromTransfers: Amount,
+      supplyFromTransfersUnit: Type.Literal('token base units'),
+      transfers: Count('transfer-family logs of the token at the anchor'),
+      negativeBalances: Count('wallets whose transfer sum is negative (balances not following events)'),
+      creation: Nullable(Creation, 'see creationReason'),
+      creationReason: Nullable(Type.Literal('creation_not_observed')),
+      firstSeen: FirstSeen,
+      launch: Nullable(Launch, 'see launchReason'),
+      launchReason: Nullable(Type.Literal('no_registered_launch')),
+      reconciliation: BalanceFidelity,
+      metadataNow: MetadataNow,
+      holderCount: HolderCount,
+      stats: Nullable(
+        Type.Object({}, { additionalProperties: true, description: 'the /tokens/{address}/stats body' }),
+        'see statsReason',
+      ),
+      statsReason: Nullable(
+        Type.Union([
+          Type.Literal('projection_unavailable:markets'),
+          Type.Literal('no_registered_pool'),
+          Type.Literal('quote_ambiguous'),
+        ]),
+      ),
+      statsCandidates: Nullable(
+        Type.Array(Address),
+        'the quote candidates when statsReason is quote_ambiguous',
+      ),
+    }),
+  ),
+  errors: ['not_found', 'quote_not_admitted'],
+  requires: [TOKENS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const t = tokenOr404(ctx);
-    const rocks = ctx.chain.store.rocks;
-    const A = ctx.anchor.number;
-    const stats = statsAt(ctx.view, t.address, A);
-    const launch = launchAt(ctx.view, t.address, A);
-    const recon = reconciliationOf(ctx.chain.store, t.address);
+    const r = ctx.readers.tokens;
+    const at = ctx.anchor.number;
+    const t = r.token(ctx.view, ctx.params.address, at);
+    const stats = r.stats(ctx.view, t.address, at);
+    const launch = r.launch(ctx.view, t.address, at);
+    const m = t.metadata;
     const body = {
-      ...tokenIdentity(t),
+      address: t.address,
+      name: m?.name.value ?? null,
+      nameReason: m ? m.name.reason : t.metadataReason,
+      nameEncoding: m?.name.encoding ?? null,
+      symbol: m?.symbol.value ?? null,
+      symbolReason: m ? m.symbol.reason : t.metadataReason,
+      symbolEncoding: m?.symbol.encoding ?? null,
+      decimals: m?.decimals.value ?? null,
+      decimalsReason: m ? m.decimals.reason : t.metadataReason,
+      totalSupplyAtProbe: m?.totalSupply.value ?? null,
+      totalSupplyAtProbeReason: m ? m.totalSupply.reason : t.metadataReason,
+      metadataProbedAtBlock: t.metadataBlock,
+      kind: t.confirmedAt ? 'erc20' : 'candidate',
+      confirmedErc20: t.confirmedAt !== null,
+      confirmedAt: t.confirmedAt,
       supplyFromTransfers: stats?.supplyFromTransfers ?? '0',
       supplyFromTransfersUnit: 'token base units',
       transfers: stats?.transfers ?? 0,
@@ -73,23 +128,13 @@ export const tokenDetailRoute = defineRoute({
       creation: t.creation,
       creationReason: t.creationReason,
       firstSeen: t.firstSeen,
-      launch: launch ? launchJson(launch) : null,
+      launch,
       launchReason: launch ? null : 'no_registered_launch',
-      reconciliation: recon,
-      reconciliationReason: recon ? null : 'not_checked_yet',
-      balancesFollowEvents: recon
-        ? recon.status === 'consistent'
-          ? true
-          : recon.status === 'mismatch'
-            ? false
-            : null
-        : null,
+      reconciliation: r.fidelityOf(ctx.view, t.address),
+      metadataNow: r.metadataNow(ctx.view, t.address),
+      holderCount: r.holderCount(ctx.view, t, at),
       ...embeddedStats(ctx),
     };
-    const json = JSON.stringify(body);
-    return single(
-      ctx.anchor,
-      `${json.slice(0, -1)},"holderCount":${holderCountJson(stats, t, A, fullCoverage(ctx))}}`,
-    );
+    return single(ctx.anchor, JSON.stringify(body));
   },
 });

@@ -1,13 +1,9 @@
-import { Type } from '@sinclair/typebox';
 import { defineRoute, single } from '../../route.js';
-import { Address, Single } from '../../schemas.js';
-import { tokenOr404 } from './common.js';
+import { Address, Obj, Single } from '../../schemas.js';
+import { TOKENS } from './common.js';
+import { FirstSeen } from './schemas.js';
 
-/**
- * GET /tokens/{address}/first-seen: first-observed coordinate and its evidence class:
- * `top_level_creation` (receipt contractAddress), `launch_event` (registered launchpad),
- * `transfer_log` (first ERC-20 Transfer) or `weth_deposit`.
- */
+/** GET /tokens/{address}/first-seen: the first-observed coordinate and its evidence class. */
 export const tokenFirstSeenRoute = defineRoute({
   id: 'tokens.firstSeen',
   method: 'GET',
@@ -17,12 +13,13 @@ export const tokenFirstSeenRoute = defineRoute({
   summary:
     'First-observed coordinate and evidence class (top_level_creation, launch_event, transfer_log, weth_deposit).',
   params: { address: Address },
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['not_found', 'projection_unavailable'],
+  response: Single(Obj({ token: Address, ...FirstSeen.properties })),
+  errors: ['not_found'],
+  requires: [TOKENS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const t = tokenOr404(ctx);
+    const t = ctx.readers.tokens.token(ctx.view, ctx.params.address, ctx.anchor.number);
     return single(ctx.anchor, JSON.stringify({ token: t.address, ...t.firstSeen }));
   },
 });

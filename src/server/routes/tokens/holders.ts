@@ -1,11 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { holderCountJson, statsAt } from '../../../tokens/read.js';
 import { ApiError } from '../../errors.js';
-import { pageRequest } from '../../page.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { defineRoute } from '../../route.js';
-import { Address, Paged, pageQuery } from '../../schemas.js';
-import { fullCoverage, tokenOr404 } from './common.js';
-import { BALANCE_WALK, walkByBalance, walkByWalletId } from './holders-walk.js';
+import { Address, Amount, Enum, Obj, Paged, pageQuery } from '../../schemas.js';
+import { BALANCE_WALK, TOKENS } from './common.js';
+import { BalanceFidelity, HolderCount } from './schemas.js';
+
+const BY_BALANCE_NOTE =
+  'exact balance-descending index of positive balances; burn sinks (0x0, 0x…dead) excluded; cursor interchangeable with /top-holders';
+const BY_ID_NOTE =
+  'complete non-zero balance set including negative balances and burn sinks; wallet ids are interned in first-seen order; not a ranking';
 
 /**
  * GET /tokens/{address}/holders: `sort=balance` (default; descending only; burn sinks excluded;
@@ -19,19 +23,24 @@ export const tokenHoldersRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc). Pages state sort, order, orderedBy, orderingNote, holderCount.',
+    'Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount.',
   params: { address: Address },
-  query: {
-    ...pageQuery(),
-    sort: Type.Optional(Type.Union([Type.Literal('balance'), Type.Literal('wallet_id')])),
-  },
-  response: Paged(Type.Object({}, { additionalProperties: true }), {
-    sort: Type.String(),
-    orderedBy: Type.String(),
-    orderingNote: Type.String(),
-    holderCount: Type.Object({}, { additionalProperties: true }),
-  }),
-  errors: ['bad_request', 'not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  query: { ...pageQuery(), sort: Type.Optional(Enum(['balance', 'wallet_id'])) },
+  response: Paged(
+    Type.Union([
+      Obj({ wallet: Address, balance: Amount }),
+      Obj({ walletId: Type.Integer({ minimum: 0 }), wallet: Address, balance: Amount }),
+    ]),
+    {
+      sort: Enum(['balance', 'wallet_id']),
+      orderedBy: Type.String(),
+      orderingNote: Type.String(),
+      holderCount: HolderCount,
+      reconciliation: BalanceFidelity,
+    },
+  ),
+  errors: ['bad_request', 'not_found'],
+  requires: [TOKENS],
   batchable: true,
   anchored: true,
   handler(ctx) {
@@ -43,17 +52,32 @@ export const tokenHoldersRoute = defineRoute({
       sort === 'balance'
         ? pageRequest(ctx, `${BALANCE_WALK}:${token}`, { order: 'desc' })
         : pageRequest(ctx, `tokens.holders.wallet_id:${token}`, { order: 'asc' });
-    const t = tokenOr404(ctx, req.anchor.number);
-    const stats = statsAt(ctx.view, t.address, req.anchor.number);
-    const hc = holderCountJson(stats, t, req.anchor.number, fullCoverage(ctx));
+    const r = ctx.readers.tokens;
+    const t = r.token(ctx.view, token, req.anchor.number);
+    const b = new PageBuilder(ctx, req);
+    const extra = (orderedBy: string, note: string) =>
+      JSON.stringify({
+        sort,
+        orderedBy,
+        orderingNote: note,
+        holderCount: r.holderCount(ctx.view, t, req.anchor.number),
+        reconciliation: r.fidelityOf(ctx.view, t.address),
+      }).slice(1, -1);
     if (sort === 'balance') {
-      const b = walkByBalance(ctx, t, req, (w, bal) => `{"wallet":"${w}","balance":"${bal}"}`);
-      return b.finish(
-        `"sort":"balance","orderedBy":"balance desc, wallet asc","orderingNote":"exact balance-descending index of positive balances; burn sinks (0x0, 0x…dead) excluded; cursor interchangeable with /top-holders","holderCount":${hc}`,
+      r.holdersByBalance(
+        ctx.view,
+        t.address,
+        pageQueryOf(req),
+        b.sink((h) => `{"wallet":"${h.wallet}","balance":"${h.balance}"}`),
       );
+      return b.finish(extra('balance desc, wallet asc', BY_BALANCE_NOTE));
     }
-    return walkByWalletId(ctx, t, req).finish(
-      `"sort":"wallet_id","orderedBy":"interned wallet id ${req.order}","orderingNote":"complete non-zero balance set including negative balances and burn sinks; wallet ids are interned in first-seen order; not a ranking","holderCount":${hc}`,
+    r.holdersByWalletId(
+      ctx.view,
+      t.address,
+      pageQueryOf(req),
+      b.sink((h) => `{"walletId":${h.walletId},"wallet":"${h.wallet}","balance":"${h.balance}"}`),
     );
+    return b.finish(extra(`interned wallet id ${req.order}`, BY_ID_NOTE));
   },
 });

@@ -1,10 +1,8 @@
-import { Type } from '@sinclair/typebox';
-import { launchAt } from '../../../tokens/read.js';
-import { launchJson } from '../../../tokens/render.js';
 import { ApiError } from '../../errors.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Single } from '../../schemas.js';
-import { tokenOr404 } from './common.js';
+import { TOKENS } from './common.js';
+import { Launch } from './schemas.js';
 
 /** GET /tokens/{address}/launch: the launch that created the token, state as of the anchor. */
 export const tokenLaunchRoute = defineRoute({
@@ -16,14 +14,16 @@ export const tokenLaunchRoute = defineRoute({
   summary:
     'The launch that created the token: {launchpad, state (new|graduating|graduated), metadataUri, imageUri, imageProvenance, launchSequence, coordinates}; 404 when no registered launchpad launched it.',
   params: { address: Address },
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['not_found', 'projection_unavailable'],
+  response: Single(Launch),
+  errors: ['not_found'],
+  requires: [TOKENS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const t = tokenOr404(ctx);
-    const l = launchAt(ctx.view, t.address, ctx.anchor.number);
+    const r = ctx.readers.tokens;
+    const t = r.token(ctx.view, ctx.params.address, ctx.anchor.number);
+    const l = r.launch(ctx.view, t.address, ctx.anchor.number);
     if (!l) throw new ApiError('not_found', `token ${t.address} was not launched by a registered launchpad`);
-    return single(ctx.anchor, JSON.stringify(launchJson(l)));
+    return single(ctx.anchor, JSON.stringify(l));
   },
 });

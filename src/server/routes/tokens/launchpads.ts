@@ -1,8 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { LAUNCHPADS } from '../../../tokens/launchpads.js';
 import { anchorJson, defineRoute } from '../../route.js';
+import { Address, Anchor, Count, Nullable, Obj } from '../../schemas.js';
 
-/** GET /launchpads: the registered launchpad table (29 entries) with this chain's deployments. */
+const Deployment = Obj({
+  factories: Type.Array(Address, { description: 'contracts that emit the pad launch events' }),
+  curve: Address,
+  graduationTargetWei: Nullable(
+    Type.String({ pattern: '^(0|[1-9][0-9]*)$' }),
+    'native reserve (wei) that triggers graduation; null when unknown',
+  ),
+});
+
+/** GET /launchpads: the registered launchpad table with this chain's deployments. */
 export const launchpadsRoute = defineRoute({
   id: 'tokens.launchpads',
   method: 'GET',
@@ -11,23 +20,23 @@ export const launchpadsRoute = defineRoute({
   group: 'Tokens',
   summary:
     'Registered launchpad table (29 entries), by canonical name, with deployments on this chain (factories, shared curve address, graduation target in wei) or deploymentsReason.',
-  response: Type.Object({
-    anchor: Type.Object({}, { additionalProperties: true }),
-    data: Type.Array(Type.Object({}, { additionalProperties: true })),
+  response: Obj({
+    anchor: Anchor,
+    data: Type.Array(
+      Obj({
+        name: Type.String(),
+        displayName: Type.String(),
+        deployments: Type.Array(Deployment),
+        deploymentsReason: Nullable(Type.Literal('not_configured_for_this_chain')),
+      }),
+    ),
+    count: Count('launchpads in the table'),
   }),
   errors: [],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const rows = LAUNCHPADS.map((l) => {
-      const d = ctx.chain.launchpads.get(l.name);
-      return {
-        name: l.name,
-        displayName: l.displayName,
-        deployments: d ? [d] : [],
-        deploymentsReason: d ? null : 'not_configured_for_this_chain',
-      };
-    });
+    const rows = ctx.readers.tokens.launchpads();
     return {
       json: `{"anchor":${anchorJson(ctx.anchor)},"data":${JSON.stringify(rows)},"count":${rows.length}}`,
     };

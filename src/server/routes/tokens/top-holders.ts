@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { holderCountJson, statsAt } from '../../../tokens/read.js';
 import { ApiError } from '../../errors.js';
-import { pageRequest } from '../../page.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { defineRoute } from '../../route.js';
-import { Address, Paged, pageQuery } from '../../schemas.js';
-import { fullCoverage, tokenOr404 } from './common.js';
-import { BALANCE_WALK, walkByBalance } from './holders-walk.js';
+import { Address, Amount, Nullable, Obj, Paged, pageQuery } from '../../schemas.js';
+import { BALANCE_WALK, TOKENS } from './common.js';
+import { BalanceFidelity, HolderCount } from './schemas.js';
 
 /**
  * GET /tokens/{address}/top-holders: the balance-descending index with rank and share of supply
@@ -19,36 +18,51 @@ export const tokenTopHoldersRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers)); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only.',
+    'Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances.',
   params: { address: Address },
   query: pageQuery({ orders: ['desc'] }),
   response: Paged(
-    Type.Object({
-      rank: Type.Integer(),
+    Obj({
+      rank: Type.Integer({ minimum: 1 }),
       wallet: Address,
-      balance: Type.String(),
-      shareBps: Type.Union([Type.String(), Type.Null()]),
-      shareBpsReason: Type.Union([Type.Literal('supply_not_positive'), Type.Null()]),
+      balance: Amount,
+      shareBps: Nullable(
+        Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'basis points of supply, floor' }),
+        'see shareBpsReason',
+      ),
+      shareBpsReason: Nullable(Type.Literal('supply_not_positive')),
     }),
-    { holderCount: Type.Object({}, { additionalProperties: true }), supplyFromTransfers: Type.String() },
+    { holderCount: HolderCount, supplyFromTransfers: Amount, reconciliation: BalanceFidelity },
   ),
-  errors: ['bad_request', 'not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  errors: ['bad_request', 'not_found'],
+  requires: [TOKENS],
   batchable: true,
   anchored: true,
   handler(ctx) {
     if (ctx.query.order && ctx.query.order !== 'desc')
       throw new ApiError('bad_request', 'top-holders is descending only');
     const req = pageRequest(ctx, `${BALANCE_WALK}:${ctx.params.address.toLowerCase()}`, { order: 'desc' });
-    const t = tokenOr404(ctx, req.anchor.number);
-    const stats = statsAt(ctx.view, t.address, req.anchor.number);
-    const supply = BigInt(stats?.supplyFromTransfers ?? '0');
-    const b = walkByBalance(ctx, t, req, (w, bal, rank) =>
-      supply > 0n
-        ? `{"rank":${rank},"wallet":"${w}","balance":"${bal}","shareBps":"${(bal * 10000n) / supply}","shareBpsReason":null}`
-        : `{"rank":${rank},"wallet":"${w}","balance":"${bal}","shareBps":null,"shareBpsReason":"supply_not_positive"}`,
+    const r = ctx.readers.tokens;
+    const at = req.anchor.number;
+    const t = r.token(ctx.view, ctx.params.address, at);
+    const supply = r.supply(ctx.view, t.address, at);
+    const b = new PageBuilder(ctx, req);
+    r.holdersByBalance(
+      ctx.view,
+      t.address,
+      pageQueryOf(req),
+      b.sink((h) =>
+        supply > 0n
+          ? `{"rank":${h.rank},"wallet":"${h.wallet}","balance":"${h.balance}","shareBps":"${(h.balance * 10000n) / supply}","shareBpsReason":null}`
+          : `{"rank":${h.rank},"wallet":"${h.wallet}","balance":"${h.balance}","shareBps":null,"shareBpsReason":"supply_not_positive"}`,
+      ),
     );
     return b.finish(
-      `"holderCount":${holderCountJson(stats, t, req.anchor.number, fullCoverage(ctx))},"supplyFromTransfers":"${supply}"`,
+      JSON.stringify({
+        holderCount: r.holderCount(ctx.view, t, at),
+        supplyFromTransfers: supply.toString(),
+        reconciliation: r.fidelityOf(ctx.view, t.address),
+      }).slice(1, -1),
     );
   },
 });

@@ -7,7 +7,6 @@ import { tokenIdentity } from '../../../../tokens/render.js';
 import { defineRoute, single } from '../../../route.js';
 import { Address, QuoteQuery, Single } from '../../../schemas.js';
 import { poolIdentity } from '../../pools/common.js';
-import { fullCoverage } from '../common.js';
 import { marketOf, marketQuoteOf, membershipJson, venueJson, venueOf } from './common.js';
 import { tokenStats } from './stats.js';
 
@@ -96,15 +95,8 @@ export const tokenOverviewRoute = defineRoute({
       poolsNextRoute: next
         ? `/tokens/${m.address}/pools/ranked${ctx.query.quote ? `?quote=${ctx.query.quote}` : ''}`
         : null,
-      holderCount: {
-        status: fullCoverage(ctx) || m.token.creation ? 'exact' : 'backfilling',
-        count: holders,
-        retainedListSize: holders,
-        retainedListCap: null,
-        retainedListCapReason: 'every holder is retained',
-        asOfBlock: A,
-        burnSinkHolders: stats?.burnSinkHolders ?? 0,
-      },
+      holderCount: ctx.readers.tokens.overviewHolderCount(ctx.view, m.token, A),
+      reconciliation: ctx.readers.tokens.fidelityOf(ctx.view, m.address),
     };
     return single(ctx.anchor, JSON.stringify(body));
   },

@@ -1,0 +1,198 @@
+/**
+ * Transfers and balances (R9: balances are the running signed sum of decoded transfers, never
+ * balanceOf): ERC-20 `Transfer(from, to, value)` and WETH `Deposit(dst, wad)` (a mint) /
+ * `Withdrawal(src, wad)` (a burn). Each log writes its transfer row and frame; balances, the two
+ * holder indices (block-versioned, R2) and the per-token counters change once per (token, wallet)
+ * per block, after every log of the block.
+ *
+ * Supply semantics: a transfer from the zero address mints, one to it burns; `Transfer(0x0, 0x0,
+ * v)` is a mint to the zero address (Uniswap V2's MINIMUM_LIQUIDITY lock), which credits the zero
+ * address like any recipient — it stays a burn sink, excluded from holder rankings.
+ */
+import type { EventDelta } from '../../ingest/delta.js';
+import {
+  BALANCE,
+  BALANCE_HIST,
+  COUNTER,
+  HOLDER_CUR,
+  HOLDER_HIST,
+  HOLDER_ID_CUR,
+  HOLDER_ID_HIST,
+  STATS,
+  STATS_HIST,
+  TRANSFER,
+  WALLET_BY_ID,
+  WALLET_ID,
+} from '../../storage/tables/tokens.js';
+import { BURN_SINKS, type TokenStats, type TransferRow, ZERO } from '../model.js';
+import { checkPostCreationMint } from './authority.js';
+import { coordOf, saveToken, type TokensBlock, tokenOf } from './block.js';
+import { register } from './registry.js';
+
+type Hex = `0x${string}`;
+
+/** What one block's transfers changed: net balance change per (token, wallet), and per-token tallies. */
+export interface TransferTally {
+  deltas: Map<string, Map<string, bigint>>;
+  touched: Map<string, { transfers: number; minted: bigint; burned: bigint }>;
+}
+
+export const newTally = (): TransferTally => ({ deltas: new Map(), touched: new Map() });
+
+/** Class of a (wallet, balance) for holder counting. */
+function holderClass(wallet: string, bal: bigint): 'none' | 'holder' | 'sink' | 'negative' {
+  if (bal === 0n) return 'none';
+  if (BURN_SINKS.has(wallet)) return 'sink';
+  return bal > 0n ? 'holder' : 'negative';
+}
+
+/** The (from, to, value, kind) a transfer-family log moves, or null for other logs. */
+export function transferOf(
+  e: EventDelta,
+): { from: string; to: string; value: bigint; kind: TransferRow['kind'] } | null {
+  if (e.standard === 'erc20' && e.event === 'Transfer')
+    return {
+      from: String(e.args.from),
+      to: String(e.args.to),
+      value: BigInt(String(e.args.value)),
+      kind: 'transfer',
+    };
+  if (e.standard === 'weth' && (e.event === 'Deposit' || e.event === 'Withdrawal')) {
+    const who = String(e.event === 'Deposit' ? e.args.dst : e.args.src);
+    const value = BigInt(String(e.args.wad));
+    return e.event === 'Deposit'
+      ? { from: ZERO, to: who, value, kind: 'mint' }
+      : { from: who, to: ZERO, value, kind: 'burn' };
+  }
+  return null;
+}
+
+/**
+ * Applies one transfer-family log: registers or confirms the token, records the transfer row and
+ * frame, a post-creation mint, and the balance changes it implies (netted per block).
+ */
+export function onTransfer(
+  b: TokensBlock,
+  e: EventDelta,
+  m: NonNullable<ReturnType<typeof transferOf>>,
+  tally: TransferTally,
+  creationOf: (token: string) => import('../model.js').TokenRow['creation'],
+): void {
+  const at = coordOf(b, e.txIndex, e.logIndex);
+  const token = e.address;
+  const row =
+    tokenOf(b, token) ??
+    register(b, token, at, e.standard === 'weth' ? 'weth_deposit' : 'transfer_log', creationOf(token))!;
+  if (!row.confirmedAt) saveToken(b, { ...row, confirmedAt: at });
+  const { from, to, value } = m;
+  if (from === ZERO) checkPostCreationMint(b, row, e, to, value);
+  const tr: TransferRow = {
+    block: b.d.number,
+    txIndex: e.txIndex,
+    logIndex: e.logIndex,
+    txHash: at.txHash,
+    from,
+    to,
+    value: value.toString(),
+    kind: m.kind,
+  };
+  b.batch.insert(TRANSFER, [token as Hex, b.d.number, e.logIndex], tr);
+  b.emit?.({
+    topic: 'transfers',
+    event: 'transfer',
+    json: JSON.stringify({ token, ...tr }),
+    keys: { tokens: [token], wallets: [from, to] },
+  });
+  let t = tally.touched.get(token);
+  if (!t) tally.touched.set(token, (t = { transfers: 0, minted: 0n, burned: 0n }));
+  t.transfers++;
+  let dm = tally.deltas.get(token);
+  if (!dm) tally.deltas.set(token, (dm = new Map()));
+  const add = (w: string, v: bigint) => dm.set(w, (dm.get(w) ?? 0n) + v);
+  if (from === ZERO && to === ZERO) {
+    // A mint to the zero address: UniswapV2Pair.mint() locks MINIMUM_LIQUIDITY with
+    // `_mint(address(0), MINIMUM_LIQUIDITY)`, whose ERC-20 `_mint` adds to totalSupply and to
+    // balanceOf[address(0)]. Supply and the zero address's balance go up; it is never a burn.
+    t.minted += value;
+    add(ZERO, value);
+    return;
+  }
+  // Otherwise the zero address is the mint source and burn sink, never a holder: its running sum
+  // would be minus the supply. Other sinks (0x…dead) are real recipients.
+  if (from === ZERO) t.minted += value;
+  if (to === ZERO) t.burned += value;
+  if (from !== to) {
+    if (from !== ZERO) add(from, -value);
+    if (to !== ZERO) add(to, value);
+  }
+}
+
+/** Interned wallet id (first-seen order), allocated on first sight. */
+function internWallet(b: TokensBlock, w: string): number {
+  const have = b.batch.get(WALLET_ID, w as Hex);
+  if (have !== undefined) return have;
+  const id = b.batch.get(COUNTER, 'wallet') ?? 0;
+  b.batch.put(COUNTER, ['wallet'], id + 1);
+  b.batch.put(WALLET_ID, [w as Hex], id);
+  b.batch.put(WALLET_BY_ID, [id], w as Hex);
+  return id;
+}
+
+/**
+ * Writes the block's balance changes: balances and their history, the balance-ranked index
+ * (positive non-sink balances) and the wallet-id index (every non-zero balance), retiring the
+ * previous versions into history (valid until this block), and the per-token counters.
+ */
+export function flushBalances(b: TokensBlock, tally: TransferTally): void {
+  const n = b.d.number;
+  for (const [token, t] of tally.touched) {
+    const tk = token as Hex;
+    const stats: TokenStats = b.batch.get(STATS, tk) ?? {
+      holders: 0,
+      burnSinkHolders: 0,
+      negativeBalances: 0,
+      transfers: 0,
+      supplyFromTransfers: '0',
+      lastChangeBlock: n,
+    };
+    stats.transfers += t.transfers;
+    stats.supplyFromTransfers = (BigInt(stats.supplyFromTransfers) + t.minted - t.burned).toString();
+    stats.lastChangeBlock = n;
+    const count = { holder: 0, sink: 0, negative: 0, none: 0 };
+    for (const [wallet, dv] of tally.deltas.get(token) ?? []) {
+      if (dv === 0n) continue;
+      const w = wallet as Hex;
+      const before = b.batch.get(BALANCE, tk, w) ?? 0n;
+      const after = before + dv;
+      count[holderClass(wallet, before)]--;
+      count[holderClass(wallet, after)]++;
+      if (after === 0n) b.batch.del(BALANCE, tk, w);
+      else b.batch.put(BALANCE, [tk, w], after);
+      b.batch.put(BALANCE_HIST, [tk, w, n], after);
+      const wid = internWallet(b, wallet);
+      const sink = BURN_SINKS.has(wallet);
+      // Balance-ranked index: positive, non-sink balances only.
+      if (before > 0n && !sink) {
+        const from = b.batch.get(HOLDER_CUR, tk, before, w);
+        if (from !== undefined) {
+          b.batch.del(HOLDER_CUR, tk, before, w);
+          if (from < n) b.batch.put(HOLDER_HIST, [tk, before, w, from], n);
+        }
+      }
+      if (after > 0n && !sink) b.batch.put(HOLDER_CUR, [tk, after, w], n);
+      // Wallet-id index: every non-zero balance, negatives and sinks included.
+      const cur = b.batch.get(HOLDER_ID_CUR, tk, wid);
+      if (cur) {
+        b.batch.del(HOLDER_ID_CUR, tk, wid);
+        if (cur.block < n)
+          b.batch.put(HOLDER_ID_HIST, [tk, wid, cur.block], { block: n, balance: cur.balance });
+      }
+      if (after !== 0n) b.batch.put(HOLDER_ID_CUR, [tk, wid], { block: n, balance: after });
+    }
+    stats.holders += count.holder;
+    stats.burnSinkHolders += count.sink;
+    stats.negativeBalances += count.negative;
+    b.batch.put(STATS, [tk], stats);
+    b.batch.put(STATS_HIST, [tk, n], stats);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * The tokens domain: registry, balances (R9), holders, transfers, authority events, launches and
+ * reconciliation against the node. Exports the projection factory and the reader.
+ */
+export { type BalanceFidelity, fidelityFrom } from './fidelity.js';
+export { createTokensProjection, type TokensProjectionDeps } from './projection.js';
+export {
+  createTokensReader,
+  type HolderCount,
+  type HolderIdRow,
+  type HolderRow,
+  type OverviewHolderCount,
+  type TokenListRow,
+  type TokensReader,
+  tokenListRow,
+} from './reader.js';
+export { startReconciler } from './reconcile.js';
