@@ -2242,6 +2242,19 @@ export interface components {
                     /** @constant */
                     basis: "transfer_events_vs_eth_call";
                 };
+                /** @description coverage of the token figures; holderCount.status is backfilling when holdersComplete is false */
+                coverage: {
+                    /** @description the first indexed block of this chain (START_BLOCK) */
+                    indexedFromBlock: number;
+                    /** @description the token existed before START_BLOCK (its creation was not observed) */
+                    predatesIndexedRange: boolean;
+                    /** @description block whose totalSupply() (eth_call) seeded supplyFromTransfers; null when the supply counts every mint */
+                    supplySeededAtBlock: number | null;
+                    /** @description first-sight balanceOf/totalSupply calls the node could not answer (pruned state): those figures started at zero */
+                    seedFailures: number;
+                    /** @description false when only wallets seen since START_BLOCK are known (each seeded with balanceOf at the block before it first appeared) */
+                    holdersComplete: boolean;
+                };
                 metadataNow: {
                     /** @description null: not yet re-probed */
                     checkedAtBlock: number | null;
@@ -2384,8 +2397,11 @@ export interface components {
                 token: string;
                 /** @description 0x-prefixed 20-byte hex address */
                 wallet: string;
-                /** @description integer in base units, decimal string */
-                balance: string;
+                /** @description null when unknown: see balanceReason */
+                balance: string | null;
+                balanceReason: "not_observed_since_start_block" | null;
+                /** @description since_creation: every transfer of the token was seen; since_first_sight: the token predates START_BLOCK, and this balance was seeded with balanceOf at the block before the wallet first appeared, then follows transfer events; not_observed: the token predates START_BLOCK and this wallet has not appeared since (balance unknown) */
+                coverage: "since_creation" | "since_first_sight" | "not_observed";
                 /** @constant */
                 source: "transfer_events";
                 /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */

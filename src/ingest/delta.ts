@@ -67,6 +67,11 @@ export interface BlockDelta {
   /** Metadata of contracts first seen in this block (top-level creations, launch tokens), probed at this block. */
   probes: MetadataProbes;
   /**
+   * First-sight node observations gathered by projections' `prepare` (live ingest only), by
+   * projection name; each projection stores its own in the SEED table so rebuilds replay them.
+   */
+  seeds?: Record<string, unknown>;
+  /**
    * Results of earlier projections in the same batch for later ones (never stored, never sent
    * across threads): the markets projection's swaps of this block.
    */

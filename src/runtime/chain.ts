@@ -74,11 +74,7 @@ function readersFor(o: {
 }): ChainContext['readers'] {
   return {
     chain: createChainReader({ traces: o.traces, node: o.node }),
-    tokens: createTokensReader({
-      launchpads: o.launchpads,
-      // Every transfer of every token was seen when the chain was indexed from block 0.
-      fullCoverage: (view) => (view.meta<{ firstBlock: number }>('identity')?.firstBlock ?? 0) === 0,
-    }),
+    tokens: createTokensReader({ launchpads: o.launchpads }),
   };
 }
 

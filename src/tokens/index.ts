@@ -5,11 +5,13 @@
 export { type BalanceFidelity, fidelityFrom } from './fidelity.js';
 export { createTokensProjection, type TokensProjectionDeps } from './projection.js';
 export {
+  type BalanceWithCoverage,
   createTokensReader,
   type HolderCount,
   type HolderIdRow,
   type HolderRow,
   type OverviewHolderCount,
+  type TokenCoverage,
   type TokenListRow,
   type TokensReader,
   tokenListRow,

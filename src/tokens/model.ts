@@ -26,6 +26,12 @@ export interface TokenRow {
   metadataReason: 'not_probed' | null;
   /** Block the metadata was probed at (eth_call). */
   metadataBlock: number | null;
+  /**
+   * The token had code before the indexed range (eth_getCode at START_BLOCK − 1 at first sight, on
+   * a chain indexed from a late START_BLOCK): its balances and supply were seeded, and only wallets
+   * seen since are known. Absent (false) when every transfer of the token was seen.
+   */
+  predatesIndexedRange?: boolean;
 }
 
 /** Per-token counters as of the end of a block. */
@@ -40,6 +46,13 @@ export interface TokenStats {
   /** Minted minus burned to the zero address (WETH: deposits minus withdrawals), base units. */
   supplyFromTransfers: string;
   lastChangeBlock: number;
+  /**
+   * For a token created before START_BLOCK: the block whose end state seeded the supply
+   * (totalSupply() by eth_call at the block before its first observed transfer); absent otherwise.
+   */
+  seededAtBlock?: number;
+  /** Seeds the node could not answer (pruned state): those balances started at zero and are partial. */
+  seedFailures?: number;
 }
 
 export interface LaunchRow {

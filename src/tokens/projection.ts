@@ -26,6 +26,7 @@ import {
   padIndexByFactory,
 } from './apply/launches.js';
 import { registerCreations } from './apply/registry.js';
+import { gatherSeeds, seedsOf } from './apply/seeds.js';
 import { flushBalances, newTally, onTransfer, transferOf } from './apply/transfers.js';
 import type { LaunchpadDeployments } from './launchpads.js';
 import { probeTokenMetadataOrAbsent } from './metadata.js';
@@ -38,7 +39,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   const pads = padIndexByFactory(deps.launchpads);
 
   const apply: Projection['apply'] = (batch, d, emit) => {
-    const b = newBlock(batch, d, emit);
+    const b = newBlock(batch, d, seedsOf(batch, d), emit);
     // Tokens launched in this block: their constructor mints (Transfer from 0x0) precede the
     // LaunchCreated log, so creation provenance must be known when the first transfer registers them.
     const launched = launchedIn(b, pads);
@@ -59,7 +60,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       if (m) onTransfer(b, e, m, tally, (token) => launchCreation(b, launched, token));
     }
     flushLaunches(b, launches);
-    flushBalances(b, tally);
+    flushBalances(b, tally, b.seeds);
   };
 
   /** Probes metadata (eth_call at this block) of tokens first seen through a Transfer/Deposit log. */
@@ -76,11 +77,11 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     } finally {
       view.close();
     }
-    if (!wanted.size) return;
     const tag = `0x${d.number.toString(16)}`;
     await Promise.all(
       [...wanted].map(async (a) => (d.probes[a] = await probeTokenMetadataOrAbsent(ctx.rpc, a, tag))),
     );
+    await gatherSeeds(d, ctx.store, ctx.rpc);
   };
 
   return {
@@ -88,7 +89,7 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     prepare,
     // 2: the zero address is never a holder (mint source / burn sink).
     // 3: Transfer(0x0, 0x0, v) is a mint to the zero address (supply and its balance go up).
-    // 4: typed tables; search terms never hold a NUL byte.
+    // 4: typed tables; search terms never hold a NUL byte; tokens older than START_BLOCK seeded.
     version: 4,
     backs: ['Tokens (registry, balances, holders, transfers, authority events, launches)'],
     apply,

@@ -53,6 +53,6 @@ export function holderCountJson(
 ): string {
   if (!token)
     return `{"value":null,"status":"token_not_indexed","asOfBlock":${anchor},"burnSinkHolders":null}`;
-  const status = fullCoverage || token.creation ? 'exact' : 'backfilling';
+  const status = !token.predatesIndexedRange || fullCoverage ? 'exact' : 'backfilling';
   return `{"value":${stats?.holders ?? 0},"status":"${status}","asOfBlock":${anchor},"burnSinkHolders":${stats?.burnSinkHolders ?? 0}}`;
 }

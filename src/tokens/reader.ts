@@ -13,6 +13,7 @@ import { prefixEnd, type View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import {
   AUTHORITY,
+  BALANCE_HIST,
   CREATOR_TOKEN,
   HOLDER_CUR,
   HOLDER_HIST,
@@ -73,6 +74,28 @@ export interface TokenListRow {
   firstSeen: TokenRow['firstSeen'];
   deployer: string | null;
   deployerReason: 'creation_not_observed' | null;
+}
+
+/** A balance with what it covers (see {@link TokensReader.balanceCoverage}). */
+export interface BalanceWithCoverage {
+  /** Signed transfer-sum balance, base units; null when unknown (see `balanceReason`). */
+  balance: bigint | null;
+  balanceReason: 'not_observed_since_start_block' | null;
+  coverage: 'since_creation' | 'since_first_sight' | 'not_observed';
+}
+
+/** What of a token's figures is complete. */
+export interface TokenCoverage {
+  /** The first indexed block of the chain (START_BLOCK). */
+  indexedFromBlock: number;
+  /** The token existed before the indexed range (its creation was not observed, START_BLOCK > 0). */
+  predatesIndexedRange: boolean;
+  /** Block whose totalSupply() seeded the supply (predating tokens); null otherwise. */
+  supplySeededAtBlock: number | null;
+  /** Seeds the node could not answer (pruned state): those balances started at zero. */
+  seedFailures: number;
+  /** Whether holder counts and balances cover every holder (false: only wallets seen since START_BLOCK). */
+  holdersComplete: boolean;
 }
 
 /** A balance-ordered holder row; `rank` is 1-based across the whole walk. */
@@ -136,6 +159,14 @@ export interface TokensReader {
   };
   /** Signed transfer-sum balance of `wallet` at `at`, base units (R9). */
   balance(view: View, token: string, wallet: string, at: number): bigint;
+  /**
+   * The balance with its coverage: a token created before START_BLOCK only knows wallets it has
+   * seen since (seeded with balanceOf at the block before their first observed transfer); a wallet
+   * it has not seen has an unknown balance (null with a reason), never a zero.
+   */
+  balanceCoverage(view: View, token: TokenRow, wallet: string, at: number): BalanceWithCoverage;
+  /** What of a token's figures is complete: whether it predates the indexed range and was seeded. */
+  coverage(view: View, token: TokenRow, at: number): TokenCoverage;
   /** Balance-ordered holders at the page's anchor (desc only; burn sinks excluded). */
   holdersByBalance(view: View, token: string, page: PageQuery, sink: PageSink<HolderRow>): void;
   /** Every non-zero balance in interned wallet-id order. */
@@ -189,15 +220,8 @@ const u32 = (n: number) => {
   return b;
 };
 
-/**
- * Creates the tokens reader. `fullCoverage()` says whether this chain was indexed from block 0
- * (every transfer of every token seen), which makes holder counts exact for tokens whose creation
- * was not observed.
- */
-export function createTokensReader(deps: {
-  launchpads: LaunchpadDeployments;
-  fullCoverage: (view: View) => boolean;
-}): TokensReader {
+/** Creates the tokens reader (stateless; `launchpads` are this chain's registered deployments). */
+export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): TokensReader {
   const lastChange = (view: View, token: string) => view.get(STATS, K(token))?.lastChangeBlock ?? 0;
   /** Walks a table keyed (prefix…, block u64, …) in chain order, skipping rows after the anchor. */
   const chainOrder = <V>(
@@ -238,11 +262,11 @@ export function createTokensReader(deps: {
     holderCount(view, t, at) {
       if (!t) return { value: null, status: 'token_not_indexed', asOfBlock: at, burnSinkHolders: null };
       const s = statsAt(view, t.address, at);
-      // Exact when every transfer of the token was seen: its creation was observed, or the chain
-      // was indexed from block 0. A token created before START_BLOCK is still backfilling.
+      // Exact when every transfer of the token was seen; a token with code before START_BLOCK
+      // knows only the wallets seen since (backfilling).
       return {
         value: s?.holders ?? 0,
-        status: deps.fullCoverage(view) || t.creation ? 'exact' : 'backfilling',
+        status: t.predatesIndexedRange ? 'backfilling' : 'exact',
         asOfBlock: at,
         burnSinkHolders: s?.burnSinkHolders ?? 0,
       };
@@ -268,6 +292,33 @@ export function createTokensReader(deps: {
       };
     },
     balance: (view, token, wallet, at) => balanceAt(view, K(token), K(wallet), at),
+    balanceCoverage(view, t, wallet, at) {
+      const predates = t.predatesIndexedRange === true;
+      const seen = view.first(BALANCE_HIST, {
+        prefix: [K(t.address), K(wallet)],
+        lte: [K(t.address), K(wallet), at],
+        limit: 1,
+      });
+      if (predates && !seen)
+        return { balance: null, balanceReason: 'not_observed_since_start_block', coverage: 'not_observed' };
+      return {
+        balance: seen ? seen.value : 0n,
+        balanceReason: null,
+        coverage: predates ? 'since_first_sight' : 'since_creation',
+      };
+    },
+    coverage(view, t, at) {
+      const first = view.meta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
+      const predates = t.predatesIndexedRange === true;
+      const s = statsAt(view, t.address, at);
+      return {
+        indexedFromBlock: first,
+        predatesIndexedRange: predates,
+        supplySeededAtBlock: s?.seededAtBlock ?? null,
+        seedFailures: s?.seedFailures ?? 0,
+        holdersComplete: !predates,
+      };
+    },
     holdersByBalance(view, token, page, sink) {
       // Cursor key: sort key (32-byte inverted balance ‖ wallet) ‖ u32 rank, shared with /top-holders.
       const after = page.after ? page.after.subarray(0, 52) : null;

@@ -240,6 +240,21 @@ export const CHANGELOG = defineTable({
   kind: 'process',
 });
 
+/**
+ * Node observations a projection made at first sight of a subject (balances and supply of a token
+ * created before START_BLOCK, the state of a pool first seen after it), by block and projection:
+ * kept with the chain so a projection rebuild replays them without calling the node.
+ */
+export const SEED = defineTable({
+  id: 0x0f,
+  owner: 'chain',
+  name: 'seed',
+  doc: 'first-sight node observations (eth_call at the block before) by block and projection, JSON',
+  key: [K.u64, K.textz],
+  keyNames: ['number', 'projection'],
+  value: V.json<unknown>(),
+});
+
 export const CHAIN_TABLES = [
   META,
   CANON,
@@ -255,4 +270,5 @@ export const CHAIN_TABLES = [
   PROBE,
   BLOCK_TS,
   CHANGELOG,
+  SEED,
 ];

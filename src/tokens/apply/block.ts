@@ -18,14 +18,16 @@ export interface TokensBlock {
   emit?: Emit;
   /** Token rows of this block (read once, written back by `saveToken`). */
   tokens: Map<string, TokenRow | null>;
+  /** First-sight seeds of tokens older than the indexed range (null: none needed). */
+  seeds: import('./seeds.js').TokenSeeds | null;
 }
 
-export const newBlock = (batch: BlockBatch, d: BlockDelta, emit?: Emit): TokensBlock => ({
-  batch,
-  d,
-  emit,
-  tokens: new Map(),
-});
+export const newBlock = (
+  batch: BlockBatch,
+  d: BlockDelta,
+  seeds: TokensBlock['seeds'],
+  emit?: Emit,
+): TokensBlock => ({ batch, d, emit, tokens: new Map(), seeds });
 
 /** The chain coordinate of a log (or a transaction-level fact when `logIndex` is null). */
 export const coordOf = (b: TokensBlock, txIndex: number, logIndex: number | null): Coordinate => ({

@@ -38,6 +38,7 @@ export function register(
     metadata: meta,
     metadataReason: meta ? null : 'not_probed',
     metadataBlock: meta ? b.d.number : null,
+    ...(b.seeds?.predating.includes(address) ? { predatesIndexedRange: true } : {}),
   };
   saveToken(b, row);
   const a = address as Hex;

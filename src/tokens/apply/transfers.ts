@@ -28,6 +28,7 @@ import { BURN_SINKS, type TokenStats, type TransferRow, ZERO } from '../model.js
 import { checkPostCreationMint } from './authority.js';
 import { coordOf, saveToken, type TokensBlock, tokenOf } from './block.js';
 import { register } from './registry.js';
+import type { TokenSeeds } from './seeds.js';
 
 type Hex = `0x${string}`;
 
@@ -143,18 +144,24 @@ function internWallet(b: TokensBlock, w: string): number {
  * (positive non-sink balances) and the wallet-id index (every non-zero balance), retiring the
  * previous versions into history (valid until this block), and the per-token counters.
  */
-export function flushBalances(b: TokensBlock, tally: TransferTally): void {
+export function flushBalances(b: TokensBlock, tally: TransferTally, seeds: TokenSeeds | null): void {
   const n = b.d.number;
   for (const [token, t] of tally.touched) {
     const tk = token as Hex;
+    const seededSupply = seeds?.supplies[token];
     const stats: TokenStats = b.batch.get(STATS, tk) ?? {
       holders: 0,
       burnSinkHolders: 0,
       negativeBalances: 0,
       transfers: 0,
-      supplyFromTransfers: '0',
+      // A token that predates START_BLOCK starts from its totalSupply() at the block before.
+      supplyFromTransfers: seededSupply ?? '0',
       lastChangeBlock: n,
+      ...(seededSupply !== undefined ? { seededAtBlock: seeds!.atBlock } : {}),
     };
+    const failures = seeds?.unavailable.filter((u) => u === token || u.startsWith(`${token}:`)).length ?? 0;
+    if (failures) stats.seedFailures = (stats.seedFailures ?? 0) + failures;
+    const seeded = seeds?.balances[token];
     stats.transfers += t.transfers;
     stats.supplyFromTransfers = (BigInt(stats.supplyFromTransfers) + t.minted - t.burned).toString();
     stats.lastChangeBlock = n;
@@ -162,9 +169,15 @@ export function flushBalances(b: TokensBlock, tally: TransferTally): void {
     for (const [wallet, dv] of tally.deltas.get(token) ?? []) {
       if (dv === 0n) continue;
       const w = wallet as Hex;
-      const before = b.batch.get(BALANCE, tk, w) ?? 0n;
+      const stored = b.batch.get(BALANCE, tk, w);
+      // A first-sight seed (balanceOf at the block before) is the balance the wallet came in with;
+      // it was never counted, so it leaves no holder class behind.
+      const seed =
+        stored === undefined && seeded?.[wallet] !== undefined ? BigInt(seeded[wallet]) : undefined;
+      const before = stored ?? seed ?? 0n;
       const after = before + dv;
-      count[holderClass(wallet, before)]--;
+      if (seed === undefined) count[holderClass(wallet, before)]--;
+      else count.none--;
       count[holderClass(wallet, after)]++;
       if (after === 0n) b.batch.del(BALANCE, tk, w);
       else b.batch.put(BALANCE, [tk, w], after);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, single } from '../../route.js';
-import { Address, Amount, Obj, Single } from '../../schemas.js';
+import { Address, Amount, Enum, Nullable, Obj, Single } from '../../schemas.js';
 import { TOKENS } from './common.js';
 import { BalanceFidelity } from './schemas.js';
 
@@ -18,7 +18,12 @@ export const tokenBalanceRoute = defineRoute({
     Obj({
       token: Address,
       wallet: Address,
-      balance: Amount,
+      balance: Nullable(Amount, 'null when unknown: see balanceReason'),
+      balanceReason: Nullable(Type.Literal('not_observed_since_start_block')),
+      coverage: Enum(
+        ['since_creation', 'since_first_sight', 'not_observed'],
+        'since_creation: every transfer of the token was seen; since_first_sight: the token predates START_BLOCK, and this balance was seeded with balanceOf at the block before the wallet first appeared, then follows transfer events; not_observed: the token predates START_BLOCK and this wallet has not appeared since (balance unknown)',
+      ),
       source: Type.Literal('transfer_events'),
       reconciliation: BalanceFidelity,
     }),
@@ -32,12 +37,15 @@ export const tokenBalanceRoute = defineRoute({
     const at = ctx.anchor.number;
     const t = r.token(ctx.view, ctx.params.address, at);
     const wallet = ctx.params.wallet.toLowerCase();
+    const b = r.balanceCoverage(ctx.view, t, wallet, at);
     return single(
       ctx.anchor,
       JSON.stringify({
         token: t.address,
         wallet,
-        balance: r.balance(ctx.view, t.address, wallet, at).toString(),
+        balance: b.balance === null ? null : b.balance.toString(),
+        balanceReason: b.balanceReason,
+        coverage: b.coverage,
         source: 'transfer_events',
         reconciliation: r.fidelityOf(ctx.view, t.address),
       }),

@@ -13,6 +13,7 @@ import {
   HolderCount,
   Launch,
   MetadataNow,
+  TokenCoverage,
   TokenIdentity,
 } from './schemas.js';
 
@@ -75,6 +76,7 @@ export const tokenDetailRoute = defineRoute({
       launch: Nullable(Launch, 'see launchReason'),
       launchReason: Nullable(Type.Literal('no_registered_launch')),
       reconciliation: BalanceFidelity,
+      coverage: TokenCoverage,
       metadataNow: MetadataNow,
       holderCount: HolderCount,
       stats: Nullable(
@@ -131,6 +133,7 @@ export const tokenDetailRoute = defineRoute({
       launch,
       launchReason: launch ? null : 'no_registered_launch',
       reconciliation: r.fidelityOf(ctx.view, t.address),
+      coverage: r.coverage(ctx.view, t, at),
       metadataNow: r.metadataNow(ctx.view, t.address),
       holderCount: r.holderCount(ctx.view, t, at),
       ...embeddedStats(ctx),

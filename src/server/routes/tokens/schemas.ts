@@ -221,3 +221,31 @@ export const MetadataNow = Obj({
     description: 'the re-probed metadata differs from the metadata probed at first sight',
   }),
 });
+
+/** What of a token's figures is complete (a token older than START_BLOCK is partial). */
+export const TokenCoverage = Obj(
+  {
+    indexedFromBlock: Type.Integer({
+      minimum: 0,
+      description: 'the first indexed block of this chain (START_BLOCK)',
+    }),
+    predatesIndexedRange: Type.Boolean({
+      description: 'the token existed before START_BLOCK (its creation was not observed)',
+    }),
+    supplySeededAtBlock: Nullable(
+      Type.Integer({ minimum: 0 }),
+      'block whose totalSupply() (eth_call) seeded supplyFromTransfers; null when the supply counts every mint',
+    ),
+    seedFailures: Count(
+      'first-sight balanceOf/totalSupply calls the node could not answer (pruned state): those figures started at zero',
+    ),
+    holdersComplete: Type.Boolean({
+      description:
+        'false when only wallets seen since START_BLOCK are known (each seeded with balanceOf at the block before it first appeared)',
+    }),
+  },
+  {
+    description:
+      'coverage of the token figures; holderCount.status is backfilling when holdersComplete is false',
+  },
+);
