@@ -244,6 +244,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
 
   let stopReconciler: (() => void) | null = null;
   let replication: import('../replication/index.js').WriterReplication | null = null;
+  if (deps.writerNats) ctx.writer = { status: () => replication?.publisher.status() ?? null };
   return {
     name: cfg.name,
     ctx,

@@ -45,6 +45,11 @@ export interface ChainContext {
    * answer 503 replica_lagging past `maxLagSeconds`.
    */
   replica?: { status(): import('../replication/replica.js').ReplicaStatus; maxLagSeconds: number };
+  /**
+   * Set on a writer (ROLE=writer): its change-log publisher's state, null until the publisher has
+   * connected to JetStream.
+   */
+  writer?: { status(): import('../replication/publisher.js').PublisherStatus | null };
 }
 
 /**

@@ -92,6 +92,44 @@ const Streams = Obj(
   { description: 'stream gauges' },
 );
 
+const Replication = Obj(
+  {
+    role: Type.Union([Type.Literal('all'), Type.Literal('writer'), Type.Literal('replica')], {
+      description:
+        'all: one process ingests and serves (default); writer: ingests and publishes its change log on NATS JetStream; replica: serves from the writer\'s log, no node',
+    }),
+    publisher: Nullable(
+      Obj({
+        connected: Type.Boolean({ description: 'false until the publisher reached JetStream' }),
+        publishedSequence: Nullable(Type.Integer({ minimum: 0 }), 'last change sequence JetStream acknowledged'),
+        pending: Nullable(Type.Integer({ minimum: 0 }), 'committed entries not yet acknowledged'),
+        streamSequence: Nullable(Type.Integer({ minimum: 0 }), 'JetStream sequence of the last acknowledged message'),
+        lastError: Nullable(Type.String(), 'last publish error; null when none'),
+      }),
+      'the change-log publisher; null unless role is writer',
+    ),
+    replica: Nullable(
+      Obj({
+        state: Type.Union(
+          ['bootstrapping', 'catching_up', 'following', 'disconnected', 'failed'].map((s) => Type.Literal(s)),
+        ),
+        appliedSequence: Type.Integer({ minimum: 0, description: 'last change sequence applied' }),
+        writerSequence: Nullable(Type.Integer({ minimum: 0 }), "the writer's newest change sequence seen on the stream"),
+        writerHead: Nullable(Type.Integer({ minimum: 0 }), "the writer's head block"),
+        lagBlocks: Nullable(Type.Integer({ minimum: 0 }), 'blocks behind the writer; null when unknown'),
+        lagSeconds: Type.Number({ minimum: 0, description: 'seconds behind the writer (0 when caught up)' }),
+        maxLagSeconds: Type.Number({
+          description: 'past this lag, anchored routes answer 503 replica_lagging (REPLICA_MAX_LAG_SECONDS)',
+        }),
+        snapshotsImported: Type.Integer({ minimum: 0, description: 'snapshots joined from since start' }),
+        lastError: Nullable(Type.String(), 'last consumption error; null when none'),
+      }),
+      'the replica state; null unless role is replica',
+    ),
+  },
+  { description: 'scale-out role and state (ops/SCALE-OUT.md)' },
+);
+
 /**
  * GET /index/v1/{chain}/health: the full readiness record — the follower (state, head lag, rates,
  * reorgs), projections with status and progress, the traces lane and how far behind it is, stream
@@ -122,6 +160,7 @@ export const chainHealthRoute = defineRoute({
       },
       { description: 'storage write state' },
     ),
+    replication: Replication,
   }),
   errors: [],
   handler(ctx) {

@@ -73,6 +73,44 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
     },
     openGaps: ctx.readers.chain.openGapCount(ctx.view),
     storage: { writable: store.writeError() === null, writeError: store.writeError()?.message ?? null },
+    replication: replicationRecord(ctx),
+  };
+}
+
+/**
+ * The scale-out block of /health: this process's role for the chain, the writer's publisher
+ * (ROLE=writer) and the replica's lag behind its writer (ROLE=replica). Lag is in blocks and
+ * seconds (wall clock since the writer committed the entry the replica applied last).
+ */
+function replicationRecord(ctx: Ctx<unknown, unknown>) {
+  const r = ctx.chain.replica;
+  const w = ctx.chain.writer;
+  const p = w?.status() ?? null;
+  const rs = r?.status() ?? null;
+  return {
+    role: r ? ('replica' as const) : w ? ('writer' as const) : ('all' as const),
+    publisher: w
+      ? {
+          connected: p !== null,
+          publishedSequence: p?.published ?? null,
+          pending: p?.pending ?? null,
+          streamSequence: p?.streamSeq ?? null,
+          lastError: p?.lastError ?? null,
+        }
+      : null,
+    replica: rs
+      ? {
+          state: rs.state,
+          appliedSequence: rs.appliedSeq,
+          writerSequence: rs.writerSeq,
+          writerHead: rs.writerHead,
+          lagBlocks: rs.lagBlocks,
+          lagSeconds: Math.round(rs.lagSeconds * 100) / 100,
+          maxLagSeconds: r!.maxLagSeconds,
+          snapshotsImported: rs.snapshotsImported,
+          lastError: rs.lastError,
+        }
+      : null,
   };
 }
 

@@ -1,0 +1,210 @@
+/**
+ * Issue O: read replicas fed by the writer's change log on NATS JetStream, on real parts — a real
+ * nats-server with JetStream (Debian `nats-server`, installed by .ci/run), a real anvil devnet with
+ * traffic, the writer (ROLE=writer) and a replica (ROLE=replica, no node) as two processes.
+ *
+ *  - the replica answers with exactly the writer's anchors and bodies at the same head;
+ *  - a cursor minted on the replica resumes on the writer (same secret, same chain identity);
+ *  - durable stream sequences name the same frame on both;
+ *  - /health shows each side's role, the publisher and the replica's lag;
+ *  - a writer killed with -9 and restarted publishes no gap and no duplicate: the replica follows
+ *    it to the same head with the same canonical hashes;
+ *  - cut off from NATS past REPLICA_MAX_LAG_SECONDS, the replica refuses with 503
+ *    replica_lagging instead of serving an older view, and recovers when NATS is back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { NATS_MISSING, natsServerBinary, type NatsServer, startNats } from '../harness/nats.js';
+import { jsonRpc } from '../harness/rpc.js';
+
+let nats: NatsServer;
+let dev: TestDevnet;
+let writer: IndexerProcess;
+let replica: IndexerProcess;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const nodeHead = async () => Number.parseInt(await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber', []), 16);
+
+/** Waits until `p`'s anchored head equals `n` exactly (a replica must not run ahead either). */
+async function headOf(p: IndexerProcess): Promise<number> {
+  const r = await p.get('/checkpoints');
+  return r.body?.anchor?.block ?? -1;
+}
+
+/** Body of a GET without the fields a process measures for itself (none on these routes). */
+const body = async (p: IndexerProcess, path: string) => {
+  const r = await p.get(path);
+  expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200);
+  return r.body;
+};
+
+beforeAll(async () => {
+  // Loud in CI: the scale-out tests need nats-server (.ci/run installs it from Debian).
+  if (!natsServerBinary()) throw new Error(NATS_MISSING);
+  nats = await startNats();
+  dev = await startTestDevnet({ blockTimeMs: 400, traffic: true, txPerSecond: 15 });
+  await dev.traffic?.ready;
+  writer = await startIndexer({
+    rpcUrl: dev.rpcUrl,
+    env: { ROLE: 'writer', NATS_URL: nats.url, SNAPSHOT_SECONDS: '5' },
+  });
+  await writer.waitForHead(15, 120_000);
+  replica = await startIndexer({
+    env: { ROLE: 'replica', NATS_URL: nats.url, REPLICA_MAX_LAG_SECONDS: '3' },
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await replica?.stop();
+  await writer?.stop();
+  await dev?.stop();
+  await nats?.stop();
+});
+
+describe('scale-out on NATS JetStream', () => {
+  it('a replica serves the writer’s anchors and bodies at the same head, and cursors cross', async () => {
+    await dev.traffic?.stop();
+    const h = await nodeHead();
+    await writer.waitForHead(h, 60_000);
+    await replica.waitForHead(h, 60_000);
+    expect(await headOf(replica)).toBe(h);
+    expect(await headOf(writer)).toBe(h);
+
+    const tokens = (await body(writer, '/tokens?limit=5')).data as Array<{ address: string }>;
+    expect(tokens.length).toBeGreaterThan(0);
+    const paths = [
+      `/blocks/${h}`,
+      `/blocks/${h - 3}/transactions?limit=3`,
+      '/blocks?limit=10',
+      '/tokens?limit=20',
+      ...tokens.slice(0, 3).map((t) => `/tokens/${t.address}`),
+      ...tokens.slice(0, 3).map((t) => `/tokens/${t.address}/holders?limit=10`),
+      '/checkpoints',
+    ];
+    for (const p of paths) {
+      const [a, b] = [await body(writer, p), await body(replica, p)];
+      expect(b.anchor, p).toEqual(a.anchor);
+      // Cursors carry the same secret and chain identity: byte-equal bodies, cursors included.
+      expect(b, p).toEqual(a);
+    }
+
+    // A cursor minted on the replica pages on the writer, and the reverse.
+    const first = await body(replica, '/blocks?limit=4');
+    expect(first.nextCursor).toBeTruthy();
+    const onWriter = await body(writer, `/blocks?limit=4&cursor=${encodeURIComponent(first.nextCursor)}`);
+    const onReplica = await body(replica, `/blocks?limit=4&cursor=${encodeURIComponent(first.nextCursor)}`);
+    expect(onWriter).toEqual(onReplica);
+    expect(onWriter.anchor).toEqual(first.anchor);
+    const back = await body(replica, `/blocks?limit=4&cursor=${encodeURIComponent(onWriter.nextCursor)}`);
+    expect(back.anchor).toEqual(first.anchor);
+  });
+
+  it('/health shows the roles, the publisher and the replica’s lag', async () => {
+    const w = (await body(writer, '/health')).replication;
+    expect(w.role).toBe('writer');
+    expect(w.publisher.connected).toBe(true);
+    expect(w.publisher.pending).toBe(0);
+    expect(w.publisher.publishedSequence).toBeGreaterThan(0);
+    const r = (await body(replica, '/health')).replication;
+    expect(r.role).toBe('replica');
+    expect(r.publisher).toBeNull();
+    expect(r.replica.state).toBe('following');
+    expect(r.replica.lagBlocks).toBe(0);
+    expect(r.replica.appliedSequence).toBe(w.publisher.publishedSequence);
+    expect(r.replica.maxLagSeconds).toBe(3);
+  });
+
+  it('stream sequences name the same frame on the writer and the replica', async () => {
+    const read = async (p: IndexerProcess) => {
+      const res = await fetch(`http://127.0.0.1:${p.port}/index/v1/testnet/stream/blocks?after_sequence=2`, {
+        headers: { 'x-api-key': 'test-key-all-scopes', accept: 'text/event-stream' },
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      let text = '';
+      const dec = new TextDecoder();
+      while ((text.match(/\n\n/g) ?? []).length < 8) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += dec.decode(value);
+      }
+      await reader.cancel();
+      return text
+        .split('\n\n')
+        .filter((f) => f.includes('event: block'))
+        .slice(0, 5)
+        .map((f) => ({
+          id: /^id: (.*)$/m.exec(f)?.[1],
+          data: /^data: (.*)$/m.exec(f)?.[1],
+        }));
+    };
+    const [a, b] = [await read(writer), await read(replica)];
+    expect(a.length).toBe(5);
+    expect(b).toEqual(a);
+  });
+
+  it('a writer killed with -9 restarts without a gap or a duplicate; the replica follows it', async () => {
+    const before = (await body(replica, '/health')).replication.replica.appliedSequence as number;
+    await writer.kill9();
+    await writer.restart();
+    // New blocks after the restart (the devnet mines on its own block time).
+    const target = (await nodeHead()) + 8;
+    for (const t0 = Date.now(); (await nodeHead()) < target && Date.now() - t0 < 60_000; ) await sleep(200);
+    const h = await nodeHead();
+    await writer.waitForHead(h, 60_000);
+    await replica.waitForHead(h, 60_000);
+    const w = (await body(writer, '/health')).replication;
+    const r = (await body(replica, '/health')).replication;
+    for (let i = 0; i < 50 && r.replica.appliedSequence < w.publisher.publishedSequence; i++) {
+      await sleep(100);
+      r.replica = (await body(replica, '/health')).replication.replica;
+    }
+    expect(r.replica.appliedSequence).toBeGreaterThan(before);
+    expect(r.replica.appliedSequence).toBe(w.publisher.publishedSequence);
+    // Same canonical chain on both, block by block across the restart.
+    const a = await body(writer, `/blocks?limit=40`);
+    const b = await body(replica, `/blocks?limit=40`);
+    expect(b.anchor).toEqual(a.anchor);
+    expect(b.data.map((x: { hash: string }) => x.hash)).toEqual(a.data.map((x: { hash: string }) => x.hash));
+    expect(r.replica.lastError ?? null).toBeNull();
+  });
+
+  it('cut off from NATS past its lag limit the replica answers 503 replica_lagging, then recovers', async () => {
+    await nats.kill9();
+    try {
+      // The writer keeps committing (it never waits on replicas); the replica's view ages.
+      let refused: { status: number; body: any } | null = null;
+      for (const t0 = Date.now(); Date.now() - t0 < 30_000; ) {
+        const res = await replica.get('/tokens?limit=1');
+        if (res.status === 503) {
+          refused = res;
+          break;
+        }
+        await sleep(250);
+      }
+      expect(refused, 'the replica kept serving an aging view').not.toBeNull();
+      expect(refused!.body.error.code).toBe('replica_lagging');
+      // Monitoring still answers and says why.
+      const hr = await replica.get('/health');
+      expect(hr.status).toBe(200);
+      expect(['disconnected', 'catching_up']).toContain(hr.body.replication.replica.state);
+      expect(hr.body.replication.replica.lagSeconds).toBeGreaterThan(3);
+      expect((await writer.get('/tokens?limit=1')).status).toBe(200);
+    } finally {
+      await nats.restart();
+    }
+    // Back in contact: the writer publishes what it committed meanwhile, the replica catches up.
+    let ok = false;
+    for (const t0 = Date.now(); Date.now() - t0 < 60_000 && !ok; ) {
+      ok = (await replica.get('/tokens?limit=1').catch(() => ({ status: 0 }))).status === 200;
+      if (!ok) await sleep(300);
+    }
+    expect(ok).toBe(true);
+    const h = await headOf(writer);
+    await replica.waitForHead(h, 60_000);
+    const a = await body(writer, `/blocks/${h}`);
+    const b = await body(replica, `/blocks/${h}`);
+    expect(b.data).toEqual(a.data);
+  });
+});
