@@ -131,9 +131,9 @@ afterAll(async () => {
 
 /**
  * Fields that record the process's own history, not the chain: the reconciler's last eth_call
- * check (when it ran depends on the process; its table is outside the digest too).
+ * check and the live metadata re-probe (when they ran depends on the process; outside the digest too).
  */
-const PROCESS_FIELDS = new Set(['reconciliation', 'reconciliationReason', 'balancesFollowEvents']);
+const PROCESS_FIELDS = new Set(['reconciliation', 'reconciliationReason', 'balancesFollowEvents', 'metadataNow']);
 const chainOnly = (x: any): any =>
   Array.isArray(x)
     ? x.map(chainOnly)

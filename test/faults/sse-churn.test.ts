@@ -116,10 +116,11 @@ afterAll(async () => {
 /** Stream gauges and the V8 heap from the loopback metrics listener. */
 async function gauges(): Promise<{ open: number; hub: number; lagged: number; heapUsed: number }> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  // Per-chain gauges carry a `chain` label (issue M): sum the series of every chain.
   const g = (name: string) => {
-    const m = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
-    if (!m) throw new Error(`${name} missing from /metrics`);
-    return Number(m[1]);
+    const ms = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'gm'))];
+    if (!ms.length) throw new Error(`${name} missing from /metrics`);
+    return ms.reduce((s, m) => s + Number(m[1]), 0);
   };
   return {
     open: g('indexer_streams_open_connections'),

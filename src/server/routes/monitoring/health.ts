@@ -96,14 +96,20 @@ const Replication = Obj(
   {
     role: Type.Union([Type.Literal('all'), Type.Literal('writer'), Type.Literal('replica')], {
       description:
-        'all: one process ingests and serves (default); writer: ingests and publishes its change log on NATS JetStream; replica: serves from the writer\'s log, no node',
+        "all: one process ingests and serves (default); writer: ingests and publishes its change log on NATS JetStream; replica: serves from the writer's log, no node",
     }),
     publisher: Nullable(
       Obj({
         connected: Type.Boolean({ description: 'false until the publisher reached JetStream' }),
-        publishedSequence: Nullable(Type.Integer({ minimum: 0 }), 'last change sequence JetStream acknowledged'),
+        publishedSequence: Nullable(
+          Type.Integer({ minimum: 0 }),
+          'last change sequence JetStream acknowledged',
+        ),
         pending: Nullable(Type.Integer({ minimum: 0 }), 'committed entries not yet acknowledged'),
-        streamSequence: Nullable(Type.Integer({ minimum: 0 }), 'JetStream sequence of the last acknowledged message'),
+        streamSequence: Nullable(
+          Type.Integer({ minimum: 0 }),
+          'JetStream sequence of the last acknowledged message',
+        ),
         lastError: Nullable(Type.String(), 'last publish error; null when none'),
       }),
       'the change-log publisher; null unless role is writer',
@@ -114,7 +120,10 @@ const Replication = Obj(
           ['bootstrapping', 'catching_up', 'following', 'disconnected', 'failed'].map((s) => Type.Literal(s)),
         ),
         appliedSequence: Type.Integer({ minimum: 0, description: 'last change sequence applied' }),
-        writerSequence: Nullable(Type.Integer({ minimum: 0 }), "the writer's newest change sequence seen on the stream"),
+        writerSequence: Nullable(
+          Type.Integer({ minimum: 0 }),
+          "the writer's newest change sequence seen on the stream",
+        ),
         writerHead: Nullable(Type.Integer({ minimum: 0 }), "the writer's head block"),
         lagBlocks: Nullable(Type.Integer({ minimum: 0 }), 'blocks behind the writer; null when unknown'),
         lagSeconds: Type.Number({ minimum: 0, description: 'seconds behind the writer (0 when caught up)' }),

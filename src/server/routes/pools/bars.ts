@@ -6,7 +6,7 @@ import { prefixEnd, readU64 } from '../../../storage/keys.js';
 import { ApiError } from '../../errors.js';
 import { PageBuilder, pageRequest } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
-import { AmountQuery, Paged, pageQuery } from '../../schemas.js';
+import { AmountQuery, OpenPaged, Paged, pageQuery } from '../../schemas.js';
 import { ByAddress, ByV4, resolvePool, type Variant } from './common.js';
 
 /** Swaps read per bar page at most: bounds one request's work (a bar may span many trades). */
@@ -27,7 +27,7 @@ const make = (variant: Variant): Route =>
       size: AmountQuery,
       ...pageQuery({ orders: ['asc'] }),
     },
-    response: Paged(Type.Object({}, { additionalProperties: true })),
+    response: OpenPaged(),
     errors: [
       'bad_request',
       'not_found',

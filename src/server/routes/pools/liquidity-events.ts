@@ -3,7 +3,7 @@ import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import { prefixEnd, readU64 } from '../../../storage/keys.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { defineRoute } from '../../route.js';
-import { Address, Paged, pageQuery } from '../../schemas.js';
+import { Address, OpenPaged, Paged, pageQuery } from '../../schemas.js';
 import { resolvePool } from './common.js';
 
 /** GET /pools/{address}/liquidity-events (the pool group's twentieth route). */
@@ -17,7 +17,7 @@ export const poolLiquidityEventsRoute = defineRoute({
     'Liquidity adds and removes of a V2/V3 pool in coordinate order: V2 Mint/Burn (amounts in base units), V3 Mint/Burn (liquidity L, tick range, amounts) and Collect; each with origin. PAGE by (block, log index).',
   params: { address: Address },
   query: pageQuery(),
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,

@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { requireProjection } from '../../projections.js';
 import { defineRoute } from '../../route.js';
-import { Address, Paged, pageQuery } from '../../schemas.js';
+import { Address, OpenPaged, Paged, pageQuery } from '../../schemas.js';
 import { MARKETS, poolIdentity } from './common.js';
 
 const rowOf = (rocks: Parameters<typeof poolAt>[0], key: string, anchor: number) => {
@@ -24,7 +24,7 @@ export const newPoolsRoute = defineRoute({
   summary:
     'Newest-first feed of registered pools (V2, V3, V4 with contract+poolId, launchpad curves) by creation coordinate. PAGE, desc default.',
   query: pageQuery({ orders: ['desc', 'asc'] }),
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: ['bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,
@@ -51,7 +51,7 @@ export const currencyPoolsRoute = defineRoute({
     'Pools holding the currency on either side (native currency = 0x0000…0000 for V4 and curves), in pool-key order. PAGE.',
   params: { currency: Address },
   query: pageQuery(),
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: ['bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,
@@ -93,7 +93,7 @@ export const poolSearchRoute = defineRoute({
     factory: Type.Optional(Type.String({ maxLength: 64 })),
     ...pageQuery({ orders: ['asc'] }),
   },
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: ['bad_request', 'bad_cursor', 'stale_cursor', 'projection_unavailable', 'query_too_broad'],
   batchable: true,
   anchored: true,

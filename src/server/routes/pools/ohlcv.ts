@@ -5,7 +5,7 @@ import { KeyBuilder } from '../../../storage/keys.js';
 import { ApiError } from '../../errors.js';
 import { PageBuilder, pageRequest } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
-import { FrameQuery, Paged, pageQuery } from '../../schemas.js';
+import { FrameQuery, OpenPaged, Paged, pageQuery } from '../../schemas.js';
 import { ByAddress, ByV4, candleAsOf, candleJson, resolvePool, timestampOf, type Variant } from './common.js';
 
 /** Largest span of one candle request, in buckets of the requested frame. */
@@ -36,7 +36,7 @@ const make = (variant: Variant): Route =>
     summary: `Candles at pool grain (base = currency0, quote = currency1): rational OHLC (currency1 per currency0 base units), volumeBase, volumeQuote, trades, buys, sells. frame 1s|30s|1m|1h|1d (all pools keep fine series: fineSeriesAvailable true); from/to unix seconds inclusive, aligned down; span ≤ ${MAX_SPAN_BUCKETS} buckets; empty buckets absent. PAGE by bucket start.`,
     params: variant === 'v4' ? ByV4 : ByAddress,
     query: { ...FrameQuery, ...pageQuery() },
-    response: Paged(Type.Object({}, { additionalProperties: true }), { fineSeriesAvailable: Type.Boolean() }),
+    response: OpenPaged({ fineSeriesAvailable: Type.Boolean() }),
     errors: ['bad_request', 'not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
     batchable: true,
     anchored: true,

@@ -4,7 +4,7 @@ import { MarketTable, poolPrefix } from '../../../markets/tables.js';
 import { prefixEnd, readU64 } from '../../../storage/keys.js';
 import { pageRequest, walkRange } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
+import { OpenPaged, Paged, pageQuery } from '../../schemas.js';
 import { ByAddress, ByV4, resolvePool, swapJson, type Variant } from './common.js';
 
 /** Walks a pool's swaps at the page anchor; shared by swaps and ticks. */
@@ -34,7 +34,7 @@ const make = (variant: Variant): Route =>
       'Exact swaps in pool perspective (amount0/amount1 signed base units: positive = the pool received), with block, transaction and log coordinates, origin (transaction sender), sender/recipient, side, and the price after the trade as a rational (currency1 per currency0, base units). PAGE by (block, log index).',
     params: variant === 'v4' ? ByV4 : ByAddress,
     query: pageQuery(),
-    response: Paged(Type.Object({}, { additionalProperties: true })),
+    response: OpenPaged(),
     errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
     batchable: true,
     anchored: true,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ratParse } from '../../../markets/rational.js';
 import { defineRoute, type Route } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
+import { OpenPaged, Paged, pageQuery } from '../../schemas.js';
 import { ByAddress, ByV4, type Variant } from './common.js';
 import { swapWalk } from './swaps.js';
 
@@ -16,7 +16,7 @@ const make = (variant: Variant): Route =>
       'Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE.',
     params: variant === 'v4' ? ByV4 : ByAddress,
     query: pageQuery(),
-    response: Paged(Type.Object({}, { additionalProperties: true })),
+    response: OpenPaged(),
     errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
     batchable: true,
     anchored: true,

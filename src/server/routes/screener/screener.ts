@@ -16,7 +16,7 @@ import { ApiError } from '../../errors.js';
 import { PageBuilder, pageRequest } from '../../page.js';
 import { requireProjection } from '../../projections.js';
 import { type Ctx, defineRoute, type Reply } from '../../route.js';
-import { Address, AmountQuery, Paged, Window } from '../../schemas.js';
+import { Address, AmountQuery, OpenPaged, Paged, Window } from '../../schemas.js';
 
 /** Rows per screener page at most (each row carries its own figures). */
 export const SCREENER_MAX_LIMIT = 100;
@@ -150,7 +150,7 @@ export const screenerRoute = defineRoute({
   group: 'Screener and rankings',
   summary: `Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: ${SORTS.join(', ')} (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top ${HOLDERS_PREFILTER} by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond ${CANDIDATE_CEILING} candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock.`,
   query: { ...screenerQueryProps, sort: Type.Optional(Type.String({ maxLength: 32 })), ...filterProps },
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: ['bad_request', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,

@@ -4,7 +4,7 @@ import type { Rational } from '../../../../markets/rational.js';
 import { statsAt } from '../../../../tokens/read.js';
 import { PageBuilder, pageRequest } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
-import { Address, FrameQuery, Paged, pageQuery, QuoteQuery } from '../../../schemas.js';
+import { Address, FrameQuery, OpenPaged, Paged, pageQuery, QuoteQuery } from '../../../schemas.js';
 import { alignRange } from '../../pools/ohlcv.js';
 import { marketOf, PAGED_MARKET_ERRORS, poolsWithQuote, quoteOf, venueJson, venueOf } from './common.js';
 import { mergedCandles, orientedJson } from './series.js';
@@ -31,7 +31,7 @@ const make = (kind: Kind): Route =>
           : 'Market-cap series: each candle price × exact supply (supplyFromTransfers at the bucket’s last trade block), quote base units as rationals; behaves like pool OHLCV. PAGE.',
     params: { address: Address },
     query: { ...FrameQuery, ...QuoteQuery, ...pageQuery() },
-    response: Paged(Type.Object({}, { additionalProperties: true })),
+    response: OpenPaged(),
     errors: [...PAGED_MARKET_ERRORS],
     batchable: true,
     anchored: true,

@@ -8,7 +8,7 @@ import { KeyBuilder, prefixEnd } from '../../../../storage/keys.js';
 import { ApiError } from '../../../errors.js';
 import { PageBuilder, pageRequest, walkRange } from '../../../page.js';
 import { defineRoute, single } from '../../../route.js';
-import { Address, Paged, pageQuery, QuoteQuery, Single } from '../../../schemas.js';
+import { Address, OpenPaged, Paged, pageQuery, QuoteQuery, Single } from '../../../schemas.js';
 import { liquidityJson, poolIdentity } from '../../pools/common.js';
 import { type PoolLiquidityUsd, poolLiquidityUsd } from '../../pools/usd.js';
 import { marketOf, membershipJson, PAGED_MARKET_ERRORS, poolsWithQuote, quoteOf } from './common.js';
@@ -146,7 +146,7 @@ export const tokenPoolsRankedRoute = defineRoute({
     ...QuoteQuery,
     ...pageQuery({ defaultLimit: 32, maxLimit: 100, orders: ['desc', 'asc'] }),
   },
-  response: Paged(Type.Object({}, { additionalProperties: true }), { membershipSource: Type.String() }),
+  response: OpenPaged({ membershipSource: Type.String() }),
   errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
@@ -237,7 +237,7 @@ export const tokenPoolsByCurrencyRoute = defineRoute({
   summary: "The token's pools against one counter currency (PAGE, pool-key order).",
   params: { address: Address, currency: Address },
   query: pageQuery(),
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
   batchable: true,
   anchored: true,

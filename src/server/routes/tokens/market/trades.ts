@@ -6,7 +6,7 @@ import { counterOf, tokenIsBase } from '../../../../markets/venue.js';
 import { KeyBuilder, prefixEnd, readU64 } from '../../../../storage/keys.js';
 import { PageBuilder, pageRequest, walkRange } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
-import { Address, Paged, pageQuery, QuoteQuery, Window } from '../../../schemas.js';
+import { Address, OpenPaged, Paged, pageQuery, QuoteQuery, Window } from '../../../schemas.js';
 import { marketOf, PAGED_MARKET_ERRORS, quoteOf, venueJson, venueOf } from './common.js';
 
 /** Trade oriented for the token: side from the token's perspective, price quote per token. */
@@ -41,7 +41,7 @@ export const tokenSwapsRoute = defineRoute({
     'Compact quote-policy trades of the token across its pools against the resolved quote (quote rule): side (token perspective), amountToken, amountQuote (base units), price (quote per token, rational), pool, executor (transaction origin), chain coordinates. Not the complete exact pool universe: other quotes are excluded by policy. PAGE.',
   params: { address: Address },
   query: { ...QuoteQuery, ...pageQuery() },
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
@@ -76,7 +76,7 @@ export const tokenTicksRoute = defineRoute({
     'Per-trade ticks on the default venue (named), oriented quote per token, with transaction context. PAGE by (block, log index).',
   params: { address: Address },
   query: { ...QuoteQuery, ...pageQuery() },
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
@@ -107,7 +107,7 @@ export const tokenTradersRoute: Route = defineRoute({
   summary: `Distinct traders (transaction origins) of the token against the resolved quote in a window (default 24h), ranked by quote volume desc: {trader, trades, buys, sells, volumeToken, volumeQuote}. Bounded: at most ${TRADERS_SCAN_LIMIT} swaps scanned (complete: false beyond). PAGE by rank.`,
   params: { address: Address },
   query: { ...QuoteQuery, window: Type.Optional(Window), ...pageQuery({ orders: ['desc'] }) },
-  response: Paged(Type.Object({}, { additionalProperties: true })),
+  response: OpenPaged(),
   errors: [...PAGED_MARKET_ERRORS],
   batchable: true,
   anchored: true,
