@@ -169,14 +169,71 @@ interface Member {
   buy: CohortCandidate;
 }
 
+const generationOf = (view: View, token: string) => view.get(GENERATION, K(token)) ?? 0;
+
+/** Candidates of (token, funder) whose first buy is at or before `at`, by wallet (bounded). */
+const membersOf = (view: View, token: string, funder: string, at: number): Member[] =>
+  view
+    .rows(COHORT_CAND, { prefix: [K(token), K(funder)], limit: MEMBER_SCAN_BOUND })
+    .filter((r) => r.value.block <= at)
+    .map((r) => ({ wallet: r.key[2], buy: r.value }));
+
+/** The first native transfer funder → wallet (the funding signal's evidence), or null. */
+const fundingOf = (view: View, wallet: string, funder: string): FundingEvidence | null =>
+  view.get(EDGE_IN, K(wallet), K(funder), NATIVE_ASSET as Hex)?.first ?? null;
+
+/** Cohorts of `token` at `at` (≥ 2 members), by ascending id. */
+function cohortsOfToken(view: View, token: string, at: number) {
+  const sizes = new Map<string, number>();
+  view.each(COHORT_CAND, { prefix: [K(token)] }, (v, [, funder]) => {
+    if (v.block <= at) sizes.set(funder, (sizes.get(funder) ?? 0) + 1);
+  });
+  return [...sizes]
+    .filter(([, n]) => n >= ADMISSION_RULE.thresholds.minMembers)
+    .map(([funder, size]) => ({ id: cohortIdOf(K(token), funder, COHORT_RULE_VERSION), funder, size }))
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** A member row with the evidence that admitted it. */
+function memberRow(view: View, funder: string, m: Member): MemberRow {
+  const f = fundingOf(view, m.wallet, funder);
+  return {
+    wallet: m.wallet,
+    admittedBy: {
+      signals: ADMISSION_RULE.signals,
+      edge: f ? { from: funder, to: m.wallet, ...f } : null,
+      funder,
+      assetKind: 'native',
+      asset: null,
+      firstBlock: f?.block ?? null,
+      lastBlock: m.buy.block,
+    },
+    firstBuy: m.buy,
+  };
+}
+
+/** The evidence edges of a member with their resume keys (wallet ‖ 00 funding, wallet ‖ 01 buy). */
+function evidenceOf(
+  view: View,
+  c: { token: string; funder: string },
+  m: Member,
+): Array<[string, EvidenceEdge]> {
+  const f = fundingOf(view, m.wallet, c.funder);
+  // The candidacy requires the funding (first native funder), so its edge row exists.
+  const rows: Array<[string, EvidenceEdge]> = f
+    ? [
+        [
+          `${m.wallet.slice(2)}00`,
+          { kind: 'funding', from: c.funder, to: m.wallet, assetKind: 'native', asset: null, ...f },
+        ],
+      ]
+    : [];
+  rows.push([`${m.wallet.slice(2)}01`, { kind: 'buy', from: m.wallet, to: c.token, ...m.buy }]);
+  return rows;
+}
+
 /** Creates the cohorts reader (stateless). */
 export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
-  const generation = (view: View, token: string) => view.get(GENERATION, K(token)) ?? 0;
-  const membersOf = (view: View, token: string, funder: string, at: number): Member[] =>
-    view
-      .rows(COHORT_CAND, { prefix: [K(token), K(funder)], limit: MEMBER_SCAN_BOUND })
-      .filter((r) => r.value.block <= at)
-      .map((r) => ({ wallet: r.key[2], buy: r.value }));
   const freshness = (): Freshness => ({
     ruleVersion: COHORT_RULE_VERSION,
     overridesVersion: deps.overridesVersion,
@@ -193,7 +250,6 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
       throw new DomainError('not_found', `cohort ${id} has fewer than 2 members at the anchored block`);
     return {
       ...c,
-      all,
       members: all.filter((m) => !deps.overrides.has(m.wallet)),
       screenedOut: all.filter((m) => deps.overrides.has(m.wallet)),
       complete: all.length < MEMBER_SCAN_BOUND,
@@ -205,31 +261,21 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
     screenedOut: c.screenedOut.map((m) => ({ wallet: m.wallet, reason: 'entity_override' })),
     cohortsComplete: c.complete,
     cohortsIncompleteReason: c.complete ? null : 'member_bound_reached',
-    fundingGeneration: generation(view, c.token),
+    fundingGeneration: generationOf(view, c.token),
   });
-  const fundingOf = (view: View, wallet: string, funder: string) =>
-    view.get(EDGE_IN, K(wallet), K(funder), NATIVE_ASSET as Hex)?.first ?? null;
 
   return {
     admissionRule: ADMISSION_RULE,
-    generation,
+    generation: generationOf,
     byToken(view, token, page, sink) {
-      const gen = generation(view, token);
+      const gen = generationOf(view, token);
       if (page.after && page.after.readUInt32BE(8) !== gen)
         throw new DomainError(
           'stale_cursor',
           `the funding generation of ${K(token)} moved to ${gen}; restart from page one`,
         );
-      const sizes = new Map<string, number>();
-      view.each(COHORT_CAND, { prefix: [K(token)] }, (v, [, funder]) => {
-        if (v.block <= page.at) sizes.set(funder, (sizes.get(funder) ?? 0) + 1);
-      });
-      const list = [...sizes]
-        .filter(([, n]) => n >= ADMISSION_RULE.thresholds.minMembers)
-        .map(([funder, size]) => ({ id: cohortIdOf(K(token), funder, COHORT_RULE_VERSION), funder, size }))
-        .sort((a, b) => (a.id < b.id ? -1 : 1));
       const afterId = page.after ? page.after.toString('hex', 0, 8) : null;
-      for (const c of list) {
+      for (const c of cohortsOfToken(view, token, page.at)) {
         if (afterId && c.id <= afterId) continue;
         const key = Buffer.alloc(12);
         Buffer.from(c.id, 'hex').copy(key, 0);
@@ -257,7 +303,7 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
         funder: c.funder,
         size: c.members.length,
         primaryAsset: { assetKind: 'native', asset: null },
-        generation: generation(view, c.token),
+        generation: generationOf(view, c.token),
         freshness: f,
         stale: f.stale,
         admissionRule: ADMISSION_RULE,
@@ -268,44 +314,18 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
       const after = page.after ? `0x${page.after.toString('hex')}` : null;
       for (const m of c.members) {
         if (after && m.wallet <= after) continue;
-        const f = fundingOf(view, m.wallet, c.funder);
-        const row: MemberRow = {
-          wallet: m.wallet,
-          admittedBy: {
-            signals: ADMISSION_RULE.signals,
-            edge: f ? { from: c.funder, to: m.wallet, ...f } : null,
-            funder: c.funder,
-            assetKind: 'native',
-            asset: null,
-            firstBlock: f?.block ?? null,
-            lastBlock: m.buy.block,
-          },
-          firstBuy: m.buy,
-        };
-        if (!sink(row, Buffer.from(m.wallet.slice(2), 'hex'))) break;
+        if (!sink(memberRow(view, c.funder, m), Buffer.from(m.wallet.slice(2), 'hex'))) break;
       }
       return extras(view, c);
     },
     edges(view, id, page, sink) {
       const c = resolve(view, id, page.at);
       const after = page.after ? page.after.toString('hex') : null;
-      walk: for (const m of c.members) {
-        const f = fundingOf(view, m.wallet, c.funder);
-        // The candidacy requires the funding (first native funder), so its edge row exists.
-        const rows: Array<[string, EvidenceEdge]> = f
-          ? [
-              [
-                `${m.wallet.slice(2)}00`,
-                { kind: 'funding', from: c.funder, to: m.wallet, assetKind: 'native', asset: null, ...f },
-              ],
-            ]
-          : [];
-        rows.push([`${m.wallet.slice(2)}01`, { kind: 'buy', from: m.wallet, to: c.token, ...m.buy }]);
-        for (const [k, r] of rows) {
+      walk: for (const m of c.members)
+        for (const [k, r] of evidenceOf(view, c, m)) {
           if (after && k <= after) continue;
           if (!sink(r, Buffer.from(k, 'hex'))) break walk;
         }
-      }
       return extras(view, c);
     },
     walletCohorts(view, wallet, at) {
@@ -322,7 +342,7 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
         return true;
       });
       const screened = deps.overrides.has(K(wallet));
-      const gens = out.map((c) => generation(view, c.token));
+      const gens = out.map((c) => generationOf(view, c.token));
       return {
         cohorts: screened ? [] : out,
         screenedOut: screened ? out.map((c) => ({ id: c.id, reason: 'entity_override' as const })) : [],
