@@ -2,7 +2,7 @@
  * The layering rules of the read side, enforced on the source tree:
  *  - route files never import storage internals (no runtime import of src/storage at all, nor any
  *    table layout; a type-only import of src/storage/index.ts is allowed) and never reach `.rocks`;
- *  - domains (tokens, markets, wallets, chain, cohorts, screener, streams) never import src/server;
+ *  - domains (tokens, markets, wallets, chain, cohorts, addresses, screener, streams) never import src/server;
  *  - `.rocks` (the RocksDB binding) is reachable only inside src/storage, and only
  *    src/storage/binding.ts imports the binding package;
  *  - no runtime import cycle anywhere in src.
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
-const DOMAINS = ['tokens', 'markets', 'wallets', 'chain', 'cohorts', 'screener', 'streams'];
+const DOMAINS = ['tokens', 'markets', 'wallets', 'chain', 'cohorts', 'addresses', 'screener', 'streams'];
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {

@@ -10,7 +10,13 @@ import type { TracesLaneStatus } from '../ingest/traces.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import type { TxLocation } from '../storage/tables/chain.js';
-import { type StoredFrame, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../storage/tables/traces.js';
+import {
+  type StoredFrame,
+  type StoredInternal,
+  TRACE_FRAME,
+  TRACE_INTERNAL,
+  TRACE_STATUS,
+} from '../storage/tables/traces.js';
 import type { CallFrameRow, InternalRow, TraceCoverage } from './types.js';
 import { walkPage } from './walk.js';
 
@@ -95,17 +101,20 @@ export function internalTransfers(
   sink: PageSink<InternalRow>,
 ): void {
   const tx: [number, number] = [loc.number, loc.txIndex];
-  walkPage(view, TRACE_INTERNAL, tx, { prefix: tx }, q, sink, (r): InternalRow => {
-    const to = (r.to as string | null) ?? null;
-    return {
-      ordinal: r.ordinal,
-      from: r.from as string,
-      to,
-      toReason: to === null ? 'creation_failed' : null,
-      value: r.value as string,
-      kind: r.kind as InternalRow['kind'],
-      effective: r.effective as boolean,
-      type: r.type === 'creation' ? 'creation' : 'transfer',
-    };
-  });
+  walkPage(view, TRACE_INTERNAL, tx, { prefix: tx }, q, sink, internalRowOf);
+}
+
+/** The served shape of a stored internal transfer or creation (a failed creation has no `to`). */
+export function internalRowOf(r: StoredInternal): InternalRow {
+  const to = (r.to as string | null) ?? null;
+  return {
+    ordinal: r.ordinal,
+    from: r.from as string,
+    to,
+    toReason: to === null ? 'creation_failed' : null,
+    value: r.value as string,
+    kind: r.kind as InternalRow['kind'],
+    effective: r.effective as boolean,
+    type: r.type === 'creation' ? 'creation' : 'transfer',
+  };
 }

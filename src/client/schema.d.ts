@@ -878,7 +878,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Unified feed: one parent entry per transaction touching the wallet (as origin, recipient or transfer party), with typed child events {type: transaction|transfer|trade}. Chain order. PAGE by (block, txIndex). */
+        /** Unified feed: one parent entry per transaction touching the wallet (as origin, recipient, transfer party or swap origin), with typed child events {type: transaction|transfer|trade} shaped as the /transactions, /transfers and /trades rows. Chain order. PAGE by (block, txIndex); page work is proportional to the page. */
         get: operations["wallets.activity"];
         put?: never;
         post?: never;
@@ -895,7 +895,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current holdings (non-zero transfer-sum balances, R9). sort=token (default, token order, asc/desc); sort=usd ranks by balanceUsd.value desc (USD stablecoins at par only; unpriced rows last); sort=balance ranks by raw balance desc. Ranked sorts are desc only and read at most 500 assets (sortBudget; sortTruncated when the wallet holds more). limit 1..100. */
+        /** Current holdings (non-zero transfer-sum balances in token base units, R9). sort=token (default, token order, asc/desc); sort=usd ranks by balanceUsd.value desc (USD stablecoins at par only; unpriced rows last); sort=balance ranks by raw balance desc. Ranked sorts are desc only and read at most 500 assets (sortBudget; sortTruncated when the wallet holds more). limit 1..100. */
         get: operations["wallets.assets"];
         put?: never;
         post?: never;
@@ -912,7 +912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Funding cohorts the wallet belongs to (cohort ids, token, shared funder, size); memberships dropped by a current entity override are listed in screenedOut. */
+        /** Funding cohorts the wallet belongs to at the anchor (cohort id, token, shared funder, size ≥ 2); memberships dropped by a current entity override are listed in screenedOut. Bounded at 1000 memberships (complete). */
         get: operations["wallets.cohorts"];
         put?: never;
         post?: never;
@@ -929,7 +929,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** When the wallet was first observed: coordinate, timestamp and evidence (transaction_origin, incoming_native_transfer, incoming_token_transfer). */
+        /** When the wallet was first observed: coordinate, timestamp (unix seconds) and evidence (transaction_origin, incoming_native_transfer, incoming_token_transfer). */
         get: operations["wallets.firstSeen"];
         put?: never;
         post?: never;
@@ -946,7 +946,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender. PAGE by asset. */
+        /** Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender; value in base units of the asset. PAGE by asset. */
         get: operations["wallets.fundedBy"];
         put?: never;
         post?: never;
@@ -963,7 +963,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every funder edge into the wallet: {funder, assetKind, asset, first transfer, lastBlock, count, total (base units)}; bounded at 1000 edges (truncated flag). */
+        /** Every funder edge into the wallet: {funder, assetKind, asset, first transfer, lastBlock, count, total (base units)}, by (funder, asset); bounded at 1000 edges (truncated flag). */
         get: operations["wallets.fundedByAll"];
         put?: never;
         post?: never;
@@ -980,7 +980,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Wallets sharing the wallet's first native funder (the sender of its earliest incoming native transfer), with the shared edge; bounded at 1000. */
+        /** Wallets sharing the wallet's first native funder (the sender of its earliest incoming native transfer), each with its native edge from that funder; bounded at 1000. */
         get: operations["wallets.fundedSiblings"];
         put?: never;
         post?: never;
@@ -997,7 +997,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Everything this wallet funded: edges {wallet, assetKind, asset, first, lastBlock, count, total}. PAGE by (wallet, asset). */
+        /** Everything this wallet funded: edges {wallet, funder, assetKind, asset, first, lastBlock, count, total (base units)}. PAGE by (wallet, asset). */
         get: operations["wallets.funderOf"];
         put?: never;
         post?: never;
@@ -1014,7 +1014,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Internal value transfers and creations the address took part in (role: sender, recipient, creator, created), from callTracer replay (R10). Rows {block, txIndex, ordinal, role, from, to, value (wei), kind, effective, type}. coveredToBlock = traces lane checkpoint; coverage not_available when the node cannot replay. */
+        /** Internal value transfers and creations the address took part in (role: sender, recipient, creator, created), from callTracer replay (R10). Rows {block, txIndex, role, ordinal, from, to, value (wei), kind, effective, type}. coveredToBlock = traces lane checkpoint; coverage not_available (traces_disabled, node_lacks_debug_trace) when the lane cannot replay. */
         get: operations["wallets.internal"];
         put?: never;
         post?: never;
@@ -1048,7 +1048,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals; publishes its scan bounds (at most 500 positions) and completeness. */
+        /** Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals in quote base units; publishes its scan bounds (at most 500 positions) and completeness. */
         get: operations["wallets.pnl"];
         put?: never;
         post?: never;
@@ -1065,7 +1065,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix, realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day. */
+        /** Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix (unix seconds), realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day. */
         get: operations["wallets.pnlDaily"];
         put?: never;
         post?: never;
@@ -1082,7 +1082,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals). */
+        /** PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals, quote base units). */
         get: operations["wallets.pnlToken"];
         put?: never;
         post?: never;
@@ -1116,7 +1116,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-token weighted-average-cost positions (token valued in the pool’s quote asset) with realised and unrealised PnL as exact rationals (quote base units), paged by (token, quote). Filters hide_small (quantity below a base-unit threshold), sellout (drop fully exited), hide_abnormal (drop positions that sold more than trades bought) apply after paging and never change it (filteredOut counts them). sort is accepted as a name and always refused (fixed ordering). */
+        /** Per-token weighted-average-cost positions (token valued in the pool’s quote asset) with realised and unrealised PnL as exact rationals (quote base units), paged by (token, quote), at most 100 rows a page (each may need its own mark). Filters hide_small (quantity below a token base-unit threshold), sellout (drop fully exited), hide_abnormal (drop positions that sold more than trades bought) apply after paging and never change it (filteredOut counts them). sort is accepted as a name and always refused (fixed ordering). */
         get: operations["wallets.positions"];
         put?: never;
         post?: never;
@@ -1133,7 +1133,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Swap history where the wallet is the transaction origin (never the router recipient): side, token, amounts, price (quote per token, rational), quote {address, decimals, decimalsProvenance} (decimals from token metadata: token_metadata_fallback). PAGE. */
+        /** Swap history where the wallet is the transaction origin (never the router recipient): side, token, amounts (token and quote base units), price after the trade (quote base units per token base unit, exact rational), quote {address, decimals, decimalsProvenance} (decimals from token metadata: token_metadata_fallback). PAGE. */
         get: operations["wallets.trades"];
         put?: never;
         post?: never;
@@ -1150,7 +1150,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Top-level transactions where the wallet is origin or recipient, merged and deduplicated (role: origin, recipient, origin_and_recipient), chain order. PAGE. */
+        /** Top-level transactions where the wallet is origin or recipient, merged and deduplicated (role: origin, recipient, origin_and_recipient), chain order; the envelope as the node sent it. PAGE. */
         get: operations["wallets.transactions"];
         put?: never;
         post?: never;
@@ -1167,7 +1167,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Direction-aware transfer history (direction in/out/self): ERC-20 transfers (assetKind erc20, asset = token), WETH deposits/withdrawals, and top-level native value (assetKind native, asset null — a reserved kind, not a zero address). Chain order. PAGE. */
+        /** Direction-aware transfer history (direction in/out/self): ERC-20 transfers (assetKind erc20, asset = token), WETH deposits/withdrawals, and top-level native value (assetKind native, asset null — a reserved kind, not a zero address); value in base units of the asset (wei for native). Chain order. PAGE. */
         get: operations["wallets.transfers"];
         put?: never;
         post?: never;
@@ -1677,7 +1677,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Evidence edges: funding (funder → member, first native transfer) and buy (member → token, first buy coordinate); screened members’ edges withheld (screenedOut). */
+        /** Evidence edges, two per member by member address: funding (funder → member, first native transfer, value in wei) and buy (member → token, first buy coordinate); screened members’ edges withheld (screenedOut). */
         get: operations["cohorts.edges"];
         put?: never;
         post?: never;
@@ -1694,7 +1694,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Member wallets with admittedBy {signals, edge, funder, assetKind, asset, firstBlock (funding), lastBlock (first buy)}; screened members dropped and listed in screenedOut. */
+        /** Member wallets by address with admittedBy {signals, edge, funder, assetKind, asset, firstBlock (funding), lastBlock (first buy)} and firstBuy; screened members dropped and listed in screenedOut. */
         get: operations["cohorts.members"];
         put?: never;
         post?: never;
@@ -3451,7 +3451,149 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description transaction index in the block */
+                txIndex: number;
+                /** @description null only when the transaction record is missing from the index */
+                txHash: string | null;
+                /** @description transaction (origin or recipient), then transfers (log order, native last), then trades */
+                events: ({
+                    /** @constant */
+                    type: "transaction";
+                    /** @description transaction as returned by eth_getTransactionByHash (the same record as in eth_getBlockByNumber(n, true)). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                    transaction: {
+                        /** @description block hash */
+                        blockHash: string;
+                        /** @description block number (hex quantity) */
+                        blockNumber: string;
+                        /** @description sender, recovered by the node from the signature */
+                        from: string;
+                        /** @description transaction hash */
+                        hash: string;
+                        /** @description index in the block (hex quantity) */
+                        transactionIndex: string;
+                        /** @description transaction type (0x0 legacy, 0x1 EIP-2930, 0x2 EIP-1559, 0x3 EIP-4844, 0x4 EIP-7702) (hex quantity) */
+                        type: string;
+                        /** @description sender nonce (hex quantity) */
+                        nonce: string;
+                        /** @description callee; null for a contract creation */
+                        to: string | null;
+                        /** @description gas limit (hex quantity) */
+                        gas: string;
+                        /** @description value, wei (hex quantity) */
+                        value: string;
+                        /** @description calldata or init code (hex bytes) */
+                        input: string;
+                        /** @description gas price, wei (legacy and EIP-2930; effective price on some clients) (hex quantity) */
+                        gasPrice?: string;
+                        /** @description max priority fee per gas, wei (EIP-1559+) (hex quantity) */
+                        maxPriorityFeePerGas?: string;
+                        /** @description max fee per gas, wei (EIP-1559+) (hex quantity) */
+                        maxFeePerGas?: string;
+                        /** @description max fee per blob gas, wei (EIP-4844) (hex quantity) */
+                        maxFeePerBlobGas?: string;
+                        accessList?: ({
+                            /** @description accessed address */
+                            address: string;
+                            storageKeys: string[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        blobVersionedHashes?: string[];
+                        authorizationList?: ({
+                            /** @description chain id (hex quantity) */
+                            chainId: string;
+                            /** @description delegate address */
+                            address: string;
+                            /** @description authority nonce (hex quantity) */
+                            nonce: string;
+                            /** @description signature y parity (hex quantity) */
+                            yParity: string;
+                            /** @description signature r (hex quantity) */
+                            r: string;
+                            /** @description signature s (hex quantity) */
+                            s: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        /** @description chain id (absent on pre-EIP-155 legacy transactions) (hex quantity) */
+                        chainId?: string;
+                        /** @description signature v (hex quantity) */
+                        v?: string;
+                        /** @description signature y parity (typed transactions) (hex quantity) */
+                        yParity?: string;
+                        /** @description signature r (hex quantity) */
+                        r?: string;
+                        /** @description signature s (hex quantity) */
+                        s?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } | {
+                    /** @constant */
+                    type: "transfer";
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index in the block */
+                    txIndex: number;
+                    /** @description log index; null for native value (no log) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description native: top-level value (a reserved kind, not a zero address); erc20: a token (WETH deposits/withdrawals included) */
+                    assetKind: "native" | "erc20";
+                    /** @description the token; null for native value (assetKind native) */
+                    asset: string | null;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    from: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    to: string;
+                    /** @description base units of the asset (wei for native), decimal string */
+                    value: string;
+                    /** @description from the wallet: received, sent, or sent to itself */
+                    direction: "in" | "out" | "self";
+                } | {
+                    /** @constant */
+                    type: "trade";
+                    /** @description block number */
+                    block: number;
+                    /** @description block timestamp, unix seconds */
+                    timestamp: number;
+                    /** @description transaction index in the block */
+                    txIndex: number;
+                    /** @description log index of the swap event */
+                    logIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description pool key (52 bytes hex) */
+                    pool: string;
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description buy: the wallet received the token; sell: it gave the token */
+                    side: "buy" | "sell";
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description token base units moved, decimal string */
+                    amountToken: string;
+                    /** @description quote base units moved, decimal string */
+                    amountQuote: string;
+                    /** @description price after the trade, quote base units per token base unit: numerator */
+                    priceNumerator: string;
+                    /** @description price after the trade: denominator */
+                    priceDenominator: string;
+                    quote: {
+                        /** @description quote asset (the zero address is native currency) */
+                        address: string;
+                        /** @description null when decimalsProvenance is unavailable */
+                        decimals: number | null;
+                        /** @description native_currency: 18; token_metadata_fallback: decimals() of the quote token; unavailable: not probed or absent */
+                        decimalsProvenance: "native_currency" | "token_metadata_fallback" | "unavailable";
+                    };
+                    /** @description the transaction sender (the wallet), never the router */
+                    origin: string;
+                    /** @description recipient the swap event reports; null when the protocol reports none */
+                    routerRecipient: string | null;
+                })[];
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3463,6 +3605,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
         };
         "wallets.assets": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3473,7 +3617,27 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description token symbol; null when the token's metadata is not probed or absent */
+                symbol: string | null;
+                /** @description token decimals; null when the token's metadata is not probed or absent */
+                decimals: number | null;
+                /** @description transfer-sum balance (R9), token base units, non-zero */
+                balance: string;
+                /** @constant */
+                balanceUnit: "token base units";
+                balanceUsd: {
+                    /** @description see reason */
+                    value: {
+                        /** @description numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    } | null;
+                    /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
+                    reason: "decimals_unknown" | "no_usd_route" | null;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3485,7 +3649,13 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
+            /** @description the sort applied */
+            sort: "token" | "usd" | "balance";
+            /** @description assets a ranked sort reads at most */
             sortBudget: number;
+            /** @description a ranked sort stopped at the budget (more holdings exist) */
             sortTruncated: boolean;
         };
         "wallets.cohorts": {
@@ -3497,7 +3667,30 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                cohorts: {
+                    /** @description cohort id, 16 hex digits */
+                    id: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description the shared first native funder */
+                    funder: string;
+                    /** @description members at the anchor (screened members included) */
+                    size: number;
+                }[];
+                screenedOut: {
+                    /** @description cohort id, 16 hex digits */
+                    id: string;
+                    /** @constant */
+                    reason: "entity_override";
+                }[];
+                /** @description the wallet is screened by an entity override */
+                screened: boolean;
+                /** @description every membership was read (at most 1000) */
+                complete: boolean;
+                /** @description highest funding generation among the cohorts' tokens (0 without cohorts) */
+                fundingGeneration: number;
             };
         };
         "wallets.firstSeen": {
@@ -3509,7 +3702,20 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description block number */
+                block: number;
+                /** @description transaction index in the block */
+                txIndex: number;
+                /** @description null for transaction-level evidence */
+                logIndex: number | null;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description how the wallet was first observed */
+                evidence: "transaction_origin" | "incoming_native_transfer" | "incoming_token_transfer";
             };
         };
         "wallets.fundedBy": {
@@ -3521,7 +3727,22 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description sender of the transfer */
+                funder: string;
+                /** @description native: top-level value (a reserved kind, not a zero address); erc20: a token (WETH deposits/withdrawals included) */
+                assetKind: "native" | "erc20";
+                /** @description the token; null for native value (assetKind native) */
+                asset: string | null;
+                /** @description block number */
+                block: number;
+                /** @description transaction index in the block */
+                txIndex: number;
+                /** @description null for native value */
+                logIndex: number | null;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description base units of the asset (wei for native) */
+                value: string;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3533,6 +3754,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
         };
         "wallets.fundedByAll": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3543,7 +3766,39 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                edges: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    funder: string;
+                    /** @description native: top-level value (a reserved kind, not a zero address); erc20: a token (WETH deposits/withdrawals included) */
+                    assetKind: "native" | "erc20";
+                    /** @description the token; null for native value (assetKind native) */
+                    asset: string | null;
+                    /** @description the first transfer of the edge */
+                    first: {
+                        /** @description block number */
+                        block: number;
+                        /** @description transaction index in the block */
+                        txIndex: number;
+                        /** @description null for native value */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                        /** @description base units of the asset (wei for native) */
+                        value: string;
+                    };
+                    /** @description block of the latest transfer of the edge */
+                    lastBlock: number;
+                    /** @description transfers on the edge */
+                    count: number;
+                    /** @description sum of the edge transfers, base units of the asset */
+                    total: string;
+                }[];
+                /** @description the list stopped at the bound (1000 edges) */
+                truncated: boolean;
+                /** @description edges listed at most */
+                bound: number;
             };
         };
         "wallets.fundedSiblings": {
@@ -3555,7 +3810,52 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description the first native funder; see funderReason */
+                funder: string | null;
+                /** @description why the sibling value is null: no_incoming_native_transfer; null when it is present */
+                funderReason: "no_incoming_native_transfer" | null;
+                sharedAsset: {
+                    /** @constant */
+                    assetKind: "native";
+                    /** @description native value */
+                    asset: null;
+                };
+                /** @description native edges from the funder, by wallet (the wallet's own excluded) */
+                siblings: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    funder: string;
+                    /** @description native: top-level value (a reserved kind, not a zero address); erc20: a token (WETH deposits/withdrawals included) */
+                    assetKind: "native" | "erc20";
+                    /** @description the token; null for native value (assetKind native) */
+                    asset: string | null;
+                    /** @description the first transfer of the edge */
+                    first: {
+                        /** @description block number */
+                        block: number;
+                        /** @description transaction index in the block */
+                        txIndex: number;
+                        /** @description null for native value */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                        /** @description base units of the asset (wei for native) */
+                        value: string;
+                    };
+                    /** @description block of the latest transfer of the edge */
+                    lastBlock: number;
+                    /** @description transfers on the edge */
+                    count: number;
+                    /** @description sum of the edge transfers, base units of the asset */
+                    total: string;
+                    /** @description the funded wallet */
+                    wallet: string;
+                }[];
+                /** @description the list stopped at the bound (1000 edges) */
+                truncated: boolean;
+                /** @description edges listed at most */
+                bound: number;
             };
         };
         "wallets.funderOf": {
@@ -3567,7 +3867,33 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                funder: string;
+                /** @description native: top-level value (a reserved kind, not a zero address); erc20: a token (WETH deposits/withdrawals included) */
+                assetKind: "native" | "erc20";
+                /** @description the token; null for native value (assetKind native) */
+                asset: string | null;
+                /** @description the first transfer of the edge */
+                first: {
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index in the block */
+                    txIndex: number;
+                    /** @description null for native value */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description base units of the asset (wei for native) */
+                    value: string;
+                };
+                /** @description block of the latest transfer of the edge */
+                lastBlock: number;
+                /** @description transfers on the edge */
+                count: number;
+                /** @description sum of the edge transfers, base units of the asset */
+                total: string;
+                /** @description the funded wallet */
+                wallet: string;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3579,9 +3905,74 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet asked about */
+            funder: string;
         };
         "wallets.internal": {
-            [key: string]: unknown;
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description block number */
+                block: number;
+                /** @description transaction index in the block */
+                txIndex: number;
+                /** @description the address's part in the frame */
+                role: "sender" | "recipient" | "creator" | "created";
+                /** @description ordinal of the frame that moved the value or created the contract */
+                ordinal: number;
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description recipient or created contract */
+                to: string | null;
+                /** @description creation_failed: the creation failed, value stayed with the creator */
+                toReason: "creation_failed" | null;
+                /** @description wei, decimal string (0 for a creation without value) */
+                value: string;
+                kind: "call" | "callcode" | "create" | "create2" | "selfdestruct";
+                /** @description false when the frame or an ancestor reverted: the value did not move */
+                effective: boolean;
+                /** @description transfer: native value moved by a non-root frame; creation: a contract created by a non-root frame */
+                type: "transfer" | "creation";
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            /** @description 0x-prefixed 20-byte hex address */
+            wallet: string;
+            /** @constant */
+            coverage: "retained";
+            /** @description rows cover blocks up to here (the traces lane checkpoint, at most the anchor); -1: none yet */
+            coveredToBlock: number;
+        } | {
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            /** @description 0x-prefixed 20-byte hex address */
+            wallet: string;
+            /** @constant */
+            coverage: "not_available";
+            /** @description traces_disabled: TRACES=off; node_lacks_debug_trace: the node has no debug_trace methods */
+            reason: "traces_disabled" | "node_lacks_debug_trace";
+            /** @description the lane state message; null when there is none */
+            detail: string | null;
+            /** @description null: nothing is replayed (see reason), never an empty list */
+            data: null;
         };
         "wallets.overview": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3592,7 +3983,73 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description see firstSeenReason */
+                firstSeen: {
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index in the block */
+                    txIndex: number;
+                    /** @description null for transaction-level evidence */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description block timestamp, unix seconds */
+                    timestamp: number;
+                    /** @description how the wallet was first observed */
+                    evidence: "transaction_origin" | "incoming_native_transfer" | "incoming_token_transfer";
+                } | null;
+                /** @description not_observed: the wallet is not in the index at the anchor */
+                firstSeenReason: "not_observed" | null;
+                /** @description at most 10, largest raw balance first */
+                topHoldings: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description token symbol; null when the token's metadata is not probed or absent */
+                    symbol: string | null;
+                    /** @description token decimals; null when the token's metadata is not probed or absent */
+                    decimals: number | null;
+                    /** @description transfer-sum balance (R9), token base units, non-zero */
+                    balance: string;
+                    /** @constant */
+                    balanceUnit: "token base units";
+                    balanceUsd: {
+                        /** @description see reason */
+                        value: {
+                            /** @description numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
+                        reason: "decimals_unknown" | "no_usd_route" | null;
+                    };
+                }[];
+                /** @description every holding was examined (at most 500) */
+                holdingsComplete: boolean;
+                cohorts: {
+                    /** @description cohort id, 16 hex digits */
+                    id: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description the shared first native funder */
+                    funder: string;
+                    /** @description members at the anchor (screened members included) */
+                    size: number;
+                }[];
+                screenedOut: {
+                    /** @description cohort id, 16 hex digits */
+                    id: string;
+                    /** @constant */
+                    reason: "entity_override";
+                }[];
+                /** @description every membership was read (at most 1000) */
+                cohortsComplete: boolean;
+                /** @description why the sibling value is null: membership_bound_reached; null when it is present */
+                cohortsIncompleteReason: "membership_bound_reached" | null;
+                /** @description highest funding generation among the cohorts' tokens (0 without cohorts) */
+                fundingGeneration: number;
             };
         };
         "wallets.pnl": {
@@ -3604,7 +4061,42 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description realised PnL per quote asset (never blended across quotes) */
+                realisedByQuote: {
+                    [key: string]: {
+                        /** @description realised PnL: numerator, quote base units */
+                        priceNumerator: string;
+                        /** @description realised PnL: denominator */
+                        priceDenominator: string;
+                        /** @description positions without a mark (not in the unrealised sum) */
+                        unpricedPositions: number;
+                    };
+                };
+                /** @description unrealised PnL of marked positions per quote asset (never blended across quotes) */
+                unrealisedByQuote: {
+                    [key: string]: {
+                        /** @description unrealised PnL of marked positions: numerator, quote base units */
+                        priceNumerator: string;
+                        /** @description unrealised PnL of marked positions: denominator */
+                        priceDenominator: string;
+                        /** @description positions without a mark (not in the unrealised sum) */
+                        unpricedPositions: number;
+                    };
+                };
+                scanBounds: {
+                    /** @description positions read */
+                    positionsScanned: number;
+                    /** @description positions read at most */
+                    positionBound: number;
+                };
+                /** @description every position was read */
+                complete: boolean;
+                /** @description why complete is false; null when complete */
+                incompleteReason: "position_bound_reached" | null;
+                /** @constant */
+                units: "quote base units per quote asset";
             };
         };
         "wallets.pnlDaily": {
@@ -3616,7 +4108,17 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description UTC day index (unix seconds / 86400, floored) */
+                day: number;
+                /** @description unix seconds at the start of the day */
+                dayStartUnix: number;
+                /** @description realised PnL of the day: exact rational, quote base units */
+                realised: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3628,6 +4130,14 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description 0x-prefixed 20-byte hex address */
+            quote: string;
+            /** @constant */
+            unit: "quote base units";
         };
         "wallets.pnlToken": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3638,7 +4148,85 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                positions: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description token symbol; null when the token's metadata is not probed or absent */
+                    symbol: string | null;
+                    /** @description quote asset the position is valued in (zero address: native) */
+                    quote: string;
+                    /** @description token base units held from trades */
+                    quantity: string;
+                    /** @description cost of the held quantity: exact rational, quote base units */
+                    cost: {
+                        /** @description numerator, decimal string */
+                        numerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        denominator: string;
+                        /** @description ⌊numerator / denominator⌋, for convenience */
+                        floor: string;
+                    };
+                    /** @description null when nothing is held (quantity 0) */
+                    averageCost: {
+                        /** @description numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    } | null;
+                    /** @description realised PnL: exact rational, quote base units */
+                    realised: {
+                        /** @description numerator, decimal string */
+                        numerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        denominator: string;
+                        /** @description ⌊numerator / denominator⌋, for convenience */
+                        floor: string;
+                    };
+                    /** @description see unrealisedReason */
+                    unrealised: {
+                        /** @description numerator, decimal string */
+                        numerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        denominator: string;
+                        /** @description ⌊numerator / denominator⌋, for convenience */
+                        floor: string;
+                    } | null;
+                    /** @description why the sibling value is null: no_price_on_default_venue; null when it is present */
+                    unrealisedReason: "no_price_on_default_venue" | null;
+                    /** @description see markReason */
+                    markPrice: {
+                        /** @description numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    } | null;
+                    /** @description pool key of the default venue; see markReason */
+                    markVenue: string | null;
+                    /** @description why the sibling value is null: nothing_held, no_price_on_default_venue; null when it is present */
+                    markReason: "nothing_held" | "no_price_on_default_venue" | null;
+                    /** @description buy trades */
+                    buys: number;
+                    /** @description sell trades */
+                    sells: number;
+                    /** @description token base units bought in trades */
+                    boughtQuantity: string;
+                    /** @description token base units sold in trades */
+                    soldQuantity: string;
+                    /** @description token base units sold beyond what trades bought (inventory from transfers: zero cost basis) */
+                    unexplainedSold: string;
+                    /** @description sold more than trades bought */
+                    abnormal: boolean;
+                    /** @description why abnormal is true (inventory from transfers carries zero cost basis); null otherwise */
+                    abnormalReason: "sold_more_than_bought_in_trades" | null;
+                    /** @description block of the first trade */
+                    firstBlock: number;
+                    /** @description block of the latest trade */
+                    lastBlock: number;
+                }[];
             };
         };
         "wallets.portfolio": {
@@ -3650,7 +4238,56 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @description the predicate applied */
+                predicate: "all" | "liquid" | "verified_contracts" | "no_privileged_action_observed";
+                /** @description exact rational: USD (stablecoins at par) */
+                netWorthUsd: {
+                    /** @description numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description what the sum covers */
+                netWorthUsdNote: string;
+                coverage: {
+                    marked: {
+                        /** @description 0x-prefixed 20-byte hex address */
+                        token: string;
+                        /**
+                         * @description how the holding is marked
+                         * @constant
+                         */
+                        method: "usd_stablecoin_par";
+                    }[];
+                    unmarked: {
+                        /** @description 0x-prefixed 20-byte hex address */
+                        token: string;
+                        /** @description why it has no mark */
+                        reason: "decimals_unknown" | "no_usd_route";
+                    }[];
+                    excludedByPredicate: {
+                        /** @description 0x-prefixed 20-byte hex address */
+                        token: string;
+                        /** @description why the predicate excluded it */
+                        reason: "no_registered_pool" | "no_verified_contract_registry" | "privileged_action_observed";
+                    }[];
+                    /** @description holdings (non-zero balances) examined */
+                    assetsExamined: number;
+                    /** @description every holding was examined (at most 500 tokens) */
+                    complete: boolean;
+                };
+                basisSplit: {
+                    /** @description how the basis is split */
+                    method: string;
+                    holdings: {
+                        /** @description 0x-prefixed 20-byte hex address */
+                        token: string;
+                        /** @description transfer-sum balance (R9), token base units, non-zero */
+                        balance: string;
+                    }[];
+                };
             };
         };
         "wallets.positions": {
@@ -3662,7 +4299,79 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description token symbol; null when the token's metadata is not probed or absent */
+                symbol: string | null;
+                /** @description quote asset the position is valued in (zero address: native) */
+                quote: string;
+                /** @description token base units held from trades */
+                quantity: string;
+                /** @description cost of the held quantity: exact rational, quote base units */
+                cost: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                    /** @description ⌊numerator / denominator⌋, for convenience */
+                    floor: string;
+                };
+                /** @description null when nothing is held (quantity 0) */
+                averageCost: {
+                    /** @description numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description realised PnL: exact rational, quote base units */
+                realised: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                    /** @description ⌊numerator / denominator⌋, for convenience */
+                    floor: string;
+                };
+                /** @description see unrealisedReason */
+                unrealised: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                    /** @description ⌊numerator / denominator⌋, for convenience */
+                    floor: string;
+                } | null;
+                /** @description why the sibling value is null: no_price_on_default_venue; null when it is present */
+                unrealisedReason: "no_price_on_default_venue" | null;
+                /** @description see markReason */
+                markPrice: {
+                    /** @description numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description pool key of the default venue; see markReason */
+                markVenue: string | null;
+                /** @description why the sibling value is null: nothing_held, no_price_on_default_venue; null when it is present */
+                markReason: "nothing_held" | "no_price_on_default_venue" | null;
+                /** @description buy trades */
+                buys: number;
+                /** @description sell trades */
+                sells: number;
+                /** @description token base units bought in trades */
+                boughtQuantity: string;
+                /** @description token base units sold in trades */
+                soldQuantity: string;
+                /** @description token base units sold beyond what trades bought (inventory from transfers: zero cost basis) */
+                unexplainedSold: string;
+                /** @description sold more than trades bought */
+                abnormal: boolean;
+                /** @description why abnormal is true (inventory from transfers carries zero cost basis); null otherwise */
+                abnormalReason: "sold_more_than_bought_in_trades" | null;
+                /** @description block of the first trade */
+                firstBlock: number;
+                /** @description block of the latest trade */
+                lastBlock: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3674,6 +4383,12 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
+            /** @description rows of this page hidden by the filters */
+            filteredOut: number;
+            /** @constant */
+            asOfNote: "positions reflect every trade up to the head; rows are listed by (token, quote)";
         };
         "wallets.trades": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3684,7 +4399,43 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description transaction index in the block */
+                txIndex: number;
+                /** @description log index of the swap event */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description pool key (52 bytes hex) */
+                pool: string;
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description buy: the wallet received the token; sell: it gave the token */
+                side: "buy" | "sell";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description token base units moved, decimal string */
+                amountToken: string;
+                /** @description quote base units moved, decimal string */
+                amountQuote: string;
+                /** @description price after the trade, quote base units per token base unit: numerator */
+                priceNumerator: string;
+                /** @description price after the trade: denominator */
+                priceDenominator: string;
+                quote: {
+                    /** @description quote asset (the zero address is native currency) */
+                    address: string;
+                    /** @description null when decimalsProvenance is unavailable */
+                    decimals: number | null;
+                    /** @description native_currency: 18; token_metadata_fallback: decimals() of the quote token; unavailable: not probed or absent */
+                    decimalsProvenance: "native_currency" | "token_metadata_fallback" | "unavailable";
+                };
+                /** @description the transaction sender (the wallet), never the router */
+                origin: string;
+                /** @description recipient the swap event reports; null when the protocol reports none */
+                routerRecipient: string | null;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3696,6 +4447,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
         };
         "wallets.transactions": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3706,7 +4459,81 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description transaction index in the block */
+                txIndex: number;
+                /** @description the wallet signed it, received it, or both */
+                role: "origin" | "recipient" | "origin_and_recipient";
+                /** @description transaction as returned by eth_getTransactionByHash (the same record as in eth_getBlockByNumber(n, true)). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                transaction: {
+                    /** @description block hash */
+                    blockHash: string;
+                    /** @description block number (hex quantity) */
+                    blockNumber: string;
+                    /** @description sender, recovered by the node from the signature */
+                    from: string;
+                    /** @description transaction hash */
+                    hash: string;
+                    /** @description index in the block (hex quantity) */
+                    transactionIndex: string;
+                    /** @description transaction type (0x0 legacy, 0x1 EIP-2930, 0x2 EIP-1559, 0x3 EIP-4844, 0x4 EIP-7702) (hex quantity) */
+                    type: string;
+                    /** @description sender nonce (hex quantity) */
+                    nonce: string;
+                    /** @description callee; null for a contract creation */
+                    to: string | null;
+                    /** @description gas limit (hex quantity) */
+                    gas: string;
+                    /** @description value, wei (hex quantity) */
+                    value: string;
+                    /** @description calldata or init code (hex bytes) */
+                    input: string;
+                    /** @description gas price, wei (legacy and EIP-2930; effective price on some clients) (hex quantity) */
+                    gasPrice?: string;
+                    /** @description max priority fee per gas, wei (EIP-1559+) (hex quantity) */
+                    maxPriorityFeePerGas?: string;
+                    /** @description max fee per gas, wei (EIP-1559+) (hex quantity) */
+                    maxFeePerGas?: string;
+                    /** @description max fee per blob gas, wei (EIP-4844) (hex quantity) */
+                    maxFeePerBlobGas?: string;
+                    accessList?: ({
+                        /** @description accessed address */
+                        address: string;
+                        storageKeys: string[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    blobVersionedHashes?: string[];
+                    authorizationList?: ({
+                        /** @description chain id (hex quantity) */
+                        chainId: string;
+                        /** @description delegate address */
+                        address: string;
+                        /** @description authority nonce (hex quantity) */
+                        nonce: string;
+                        /** @description signature y parity (hex quantity) */
+                        yParity: string;
+                        /** @description signature r (hex quantity) */
+                        r: string;
+                        /** @description signature s (hex quantity) */
+                        s: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description chain id (absent on pre-EIP-155 legacy transactions) (hex quantity) */
+                    chainId?: string;
+                    /** @description signature v (hex quantity) */
+                    v?: string;
+                    /** @description signature y parity (typed transactions) (hex quantity) */
+                    yParity?: string;
+                    /** @description signature r (hex quantity) */
+                    r?: string;
+                    /** @description signature s (hex quantity) */
+                    s?: string;
+                } & {
+                    [key: string]: unknown;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3718,6 +4545,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
         };
         "wallets.transfers": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3728,7 +4557,26 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description transaction index in the block */
+                txIndex: number;
+                /** @description log index; null for native value (no log) */
+                logIndex: number | null;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description native: top-level value (a reserved kind, not a zero address); erc20: a token (WETH deposits/withdrawals included) */
+                assetKind: "native" | "erc20";
+                /** @description the token; null for native value (assetKind native) */
+                asset: string | null;
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                to: string;
+                /** @description base units of the asset (wei for native), decimal string */
+                value: string;
+                /** @description from the wallet: received, sent, or sent to itself */
+                direction: "in" | "out" | "self";
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3740,6 +4588,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the wallet (lowercase) */
+            wallet: string;
         };
         "chain.blockAt": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -4718,7 +5568,26 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description cohort id, 16 hex digits */
+                id: string;
+                /** @constant */
+                kind: "Funding";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the shared first native funder */
+                funder: string;
+                /** @description members at the anchor */
+                size: number;
+                primaryAsset: {
+                    /** @constant */
+                    assetKind: "native";
+                    /** @description native value (a reserved kind, not a zero address) */
+                    asset: null;
+                    /** @constant */
+                    primary: true;
+                };
+                /** @description funding generation of the token the cursor is bound to */
+                generation: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -4730,6 +5599,24 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            admissionRule: {
+                /** @description version of the admission rule */
+                ruleVersion: number;
+                /** @constant */
+                kind: "Funding";
+                /** @description the admission signals, all required */
+                signals: ("shared_first_native_funder" | "bought_token")[];
+                thresholds: {
+                    /** @description members a cohort needs */
+                    minMembers: number;
+                };
+                /** @description the rule in words */
+                description: string;
+            };
+            /** @description funding generation of the token at the anchor */
+            fundingGeneration: number;
         };
         "cohorts.detail": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -4740,7 +5627,51 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description cohort id, 16 hex digits */
+                id: string;
+                /** @constant */
+                kind: "Funding";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                funder: string;
+                /** @description members at the anchor, screened members excluded */
+                size: number;
+                primaryAsset: {
+                    /** @constant */
+                    assetKind: "native";
+                    /** @description native value (a reserved kind, not a zero address) */
+                    asset: null;
+                };
+                /** @description funding generation of the token */
+                generation: number;
+                freshness: {
+                    /** @description rule version the answer was computed with */
+                    ruleVersion: number;
+                    /** @description entity-overrides version the answer was computed with */
+                    overridesVersion: string;
+                    currentRuleVersion: number;
+                    currentOverridesVersion: string;
+                    /** @description computed with an older rule or overrides (never: answers are computed at read) */
+                    stale: boolean;
+                    staleReasons: string[];
+                };
+                /** @description freshness.stale, hoisted */
+                stale: boolean;
+                admissionRule: {
+                    /** @description version of the admission rule */
+                    ruleVersion: number;
+                    /** @constant */
+                    kind: "Funding";
+                    /** @description the admission signals, all required */
+                    signals: ("shared_first_native_funder" | "bought_token")[];
+                    thresholds: {
+                        /** @description members a cohort needs */
+                        minMembers: number;
+                    };
+                    /** @description the rule in words */
+                    description: string;
+                };
             };
         };
         "cohorts.edges": {
@@ -4751,9 +5682,40 @@ export interface components {
                 /** @description 0x-prefixed 32-byte hex hash */
                 hash: string;
             };
-            data: {
-                [key: string]: unknown;
-            }[];
+            data: ({
+                /** @constant */
+                kind: "funding";
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                to: string;
+                /** @constant */
+                assetKind: "native";
+                /** @description native value (a reserved kind, not a zero address) */
+                asset: null;
+                /** @description block number */
+                block: number;
+                txIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description null: native value has no log */
+                logIndex: number | null;
+                /** @description wei, decimal string */
+                value: string;
+            } | {
+                /** @constant */
+                kind: "buy";
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                to: string;
+                /** @description block number */
+                block: number;
+                txIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                logIndex: number;
+            })[];
             page: {
                 order: "asc" | "desc";
                 limit: number;
@@ -4764,6 +5726,31 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            freshness: {
+                /** @description rule version the answer was computed with */
+                ruleVersion: number;
+                /** @description entity-overrides version the answer was computed with */
+                overridesVersion: string;
+                currentRuleVersion: number;
+                currentOverridesVersion: string;
+                /** @description computed with an older rule or overrides (never: answers are computed at read) */
+                stale: boolean;
+                staleReasons: string[];
+            };
+            /** @description some members are screened out */
+            screened: boolean;
+            screenedOut: {
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @constant */
+                reason: "entity_override";
+            }[];
+            /** @description every candidate was read (at most 10,000) */
+            cohortsComplete: boolean;
+            /** @description why the sibling value is null: member_bound_reached; null when it is present */
+            cohortsIncompleteReason: "member_bound_reached" | null;
+            /** @description funding generation of the token */
+            fundingGeneration: number;
         };
         "cohorts.members": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -4774,7 +5761,47 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                admittedBy: {
+                    /** @description the admission signals, all required */
+                    signals: ("shared_first_native_funder" | "bought_token")[];
+                    /** @description null only when the funding edge is missing (the candidacy requires it) */
+                    edge: {
+                        /** @description 0x-prefixed 20-byte hex address */
+                        from: string;
+                        /** @description 0x-prefixed 20-byte hex address */
+                        to: string;
+                        /** @description block number */
+                        block: number;
+                        txIndex: number;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                        /** @description null: native value has no log */
+                        logIndex: number | null;
+                        /** @description wei, decimal string */
+                        value: string;
+                    } | null;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    funder: string;
+                    /** @constant */
+                    assetKind: "native";
+                    /** @description native value (a reserved kind, not a zero address) */
+                    asset: null;
+                    /** @description block of the funding transfer; null with edge */
+                    firstBlock: number | null;
+                    /** @description block of the first buy */
+                    lastBlock: number;
+                };
+                /** @description first buy of the token by the member (swap log) */
+                firstBuy: {
+                    /** @description block number */
+                    block: number;
+                    txIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    logIndex: number;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -4786,6 +5813,31 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            freshness: {
+                /** @description rule version the answer was computed with */
+                ruleVersion: number;
+                /** @description entity-overrides version the answer was computed with */
+                overridesVersion: string;
+                currentRuleVersion: number;
+                currentOverridesVersion: string;
+                /** @description computed with an older rule or overrides (never: answers are computed at read) */
+                stale: boolean;
+                staleReasons: string[];
+            };
+            /** @description some members are screened out */
+            screened: boolean;
+            screenedOut: {
+                /** @description 0x-prefixed 20-byte hex address */
+                wallet: string;
+                /** @constant */
+                reason: "entity_override";
+            }[];
+            /** @description every candidate was read (at most 10,000) */
+            cohortsComplete: boolean;
+            /** @description why the sibling value is null: member_bound_reached; null when it is present */
+            cohortsIncompleteReason: "member_bound_reached" | null;
+            /** @description funding generation of the token */
+            fundingGeneration: number;
         };
         "addresses.summary": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -4796,7 +5848,42 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                kind: "EOA" | "contract" | "unobserved";
+                /** @description evidence code: created_in_block_<n>, emitted_logs_since_block_<n>, token_creation_observed, originated_transaction_in_block_<n>, never_seen_in_the_index, or "seen_as_recipient_only; code_at_anchor|no_code_at_anchor (eth_getCode)" */
+                kindEvidence: string;
+                labels: {
+                    /** @description a LABELS_FILE label, or token, token_candidate, pool, launchpad:<name>, pool_factory, pool_manager, deployer */
+                    label: string;
+                    /** @description where the label comes from (labels_file, configuration, or the indexed fact) */
+                    evidence: string;
+                }[];
+                /** @description see firstSeenReason */
+                firstSeen: {
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index in the block */
+                    txIndex: number;
+                    /** @description null for transaction-level evidence */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description block timestamp, unix seconds */
+                    timestamp: number;
+                    /** @description how the wallet was first observed */
+                    evidence: "transaction_origin" | "incoming_native_transfer" | "incoming_token_transfer";
+                } | null;
+                /** @description not_observed: not in the index at the anchor */
+                firstSeenReason: "not_observed" | null;
+                observations: {
+                    /** @description first block it originated a transaction; null: not observed as of the anchor */
+                    origin: number | null;
+                    /** @description first block it was created (successful creation); null: not observed as of the anchor */
+                    created: number | null;
+                    /** @description first block it emitted a log; null: not observed as of the anchor */
+                    emitted: number | null;
+                };
             };
         };
         "addresses.type": {
@@ -4811,6 +5898,7 @@ export interface components {
                 /** @description 0x-prefixed 20-byte hex address */
                 address: string;
                 type: "EOA" | "contract" | "unobserved";
+                /** @description evidence code: created_in_block_<n>, emitted_logs_since_block_<n>, token_creation_observed, originated_transaction_in_block_<n>, never_seen_in_the_index, or "seen_as_recipient_only; code_at_anchor|no_code_at_anchor (eth_getCode)" */
                 evidence: string;
             };
         };
@@ -4823,7 +5911,14 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                labels: {
+                    /** @description a LABELS_FILE label, or token, token_candidate, pool, launchpad:<name>, pool_factory, pool_manager, deployer */
+                    label: string;
+                    /** @description where the label comes from (labels_file, configuration, or the indexed fact) */
+                    evidence: string;
+                }[];
             };
         };
         "rpc.head": {
@@ -5162,6 +6257,44 @@ export interface components {
                 writable: boolean;
                 /** @description the failed write; null while writable */
                 writeError: string | null;
+            };
+            /** @description scale-out role and state (ops/SCALE-OUT.md) */
+            replication: {
+                /** @description all: one process ingests and serves (default); writer: ingests and publishes its change log on NATS JetStream; replica: serves from the writer's log, no node */
+                role: "all" | "writer" | "replica";
+                /** @description the change-log publisher; null unless role is writer */
+                publisher: {
+                    /** @description false until the publisher reached JetStream */
+                    connected: boolean;
+                    /** @description last change sequence JetStream acknowledged */
+                    publishedSequence: number | null;
+                    /** @description committed entries not yet acknowledged */
+                    pending: number | null;
+                    /** @description JetStream sequence of the last acknowledged message */
+                    streamSequence: number | null;
+                    /** @description last publish error; null when none */
+                    lastError: string | null;
+                } | null;
+                /** @description the replica state; null unless role is replica */
+                replica: {
+                    state: "bootstrapping" | "catching_up" | "following" | "disconnected" | "failed";
+                    /** @description last change sequence applied */
+                    appliedSequence: number;
+                    /** @description the writer's newest change sequence seen on the stream */
+                    writerSequence: number | null;
+                    /** @description the writer's head block */
+                    writerHead: number | null;
+                    /** @description blocks behind the writer; null when unknown */
+                    lagBlocks: number | null;
+                    /** @description seconds behind the writer (0 when caught up) */
+                    lagSeconds: number;
+                    /** @description past this lag, anchored routes answer 503 replica_lagging (REPLICA_MAX_LAG_SECONDS) */
+                    maxLagSeconds: number;
+                    /** @description snapshots joined from since start */
+                    snapshotsImported: number;
+                    /** @description last consumption error; null when none */
+                    lastError: string | null;
+                } | null;
             };
         };
         "monitoring.checkpoints": {
@@ -11813,7 +12946,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11821,7 +12954,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11950,7 +13083,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11958,7 +13091,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11966,10 +13099,7 @@ export interface operations {
     };
     "wallets.cohorts": {
         parameters: {
-            query?: {
-                cursor?: string;
-                limit?: number;
-            };
+            query?: never;
             header?: never;
             path: {
                 chain: string;
@@ -11988,7 +13118,7 @@ export interface operations {
                     "application/json": components["schemas"]["wallets.cohorts"];
                 };
             };
-            /** @description bad_request: malformed input, unknown query parameter, or a refused combination; bad_cursor: cursor forged, truncated, or minted for another chain, route or order */
+            /** @description bad_request: malformed input, unknown query parameter, or a refused combination */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11996,7 +13126,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "bad_request" | "bad_cursor";
+                        error: "bad_request";
                     };
                 };
             };
@@ -12036,30 +13166,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        /** @enum {unknown} */
-                        error: "stale_cursor";
-                    };
-                };
-            };
-            /** @description query_too_broad: a query too broad to serve as asked */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"] & {
-                        /** @enum {unknown} */
-                        error: "query_too_broad";
-                    };
-                };
-            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -12084,7 +13190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12092,7 +13198,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12191,7 +13297,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12199,7 +13305,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12327,7 +13433,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12335,7 +13441,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12434,7 +13540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12442,7 +13548,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12541,7 +13647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12549,7 +13655,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12677,7 +13783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12685,7 +13791,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12920,7 +14026,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12928,7 +14034,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13027,7 +14133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13035,7 +14141,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13048,7 +14154,9 @@ export interface operations {
                 token: string;
                 /** @description 0x-prefixed 20-byte hex address */
                 quote: string;
+                /** @description UTC day index, inclusive */
                 from_day?: number;
+                /** @description UTC day index, inclusive */
                 to_day?: number;
                 /** @description opaque cursor from page.nextCursor */
                 cursor?: string;
@@ -13169,7 +14277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13177,7 +14285,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13277,7 +14385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13285,7 +14393,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13386,7 +14494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13394,7 +14502,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13527,7 +14635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13535,7 +14643,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13663,7 +14771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13671,7 +14779,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13799,7 +14907,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13807,7 +14915,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13935,7 +15043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13943,7 +15051,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -17281,6 +18389,7 @@ export interface operations {
             query: {
                 /** @description 0x-prefixed 20-byte hex address */
                 token: string;
+                /** @description opaque cursor from page.nextCursor */
                 cursor?: string;
                 limit?: number;
             };
@@ -17397,7 +18506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17405,7 +18514,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -17504,7 +18613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17512,7 +18621,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -17521,6 +18630,7 @@ export interface operations {
     "cohorts.edges": {
         parameters: {
             query?: {
+                /** @description opaque cursor from page.nextCursor */
                 cursor?: string;
                 limit?: number;
             };
@@ -17638,7 +18748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17646,7 +18756,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -17655,6 +18765,7 @@ export interface operations {
     "cohorts.members": {
         parameters: {
             query?: {
+                /** @description opaque cursor from page.nextCursor */
                 cursor?: string;
                 limit?: number;
             };
@@ -17772,7 +18883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17780,7 +18891,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -17879,7 +18990,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17887,7 +18998,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "node_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "node_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -17986,7 +19097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description node_unavailable: the bounded node read failed or timed out; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17994,7 +19105,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "node_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "node_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -18093,7 +19204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18101,7 +19212,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };

@@ -7,7 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { createAddressesReader } from '../addresses/index.js';
 import { createChainReader, createDecodedViewsProjection } from '../chain/index.js';
+import { createCohortsReader } from '../cohorts/index.js';
 import type { ChainConfig } from '../config/index.js';
 import { createCursorCodec } from '../cursor/index.js';
 import { defaultVerifiedAbisDir } from '../decode/abis-dir.js';
@@ -27,7 +29,7 @@ import { createStreamLog } from '../streams/log.js';
 import { createStreams } from '../streams/service.js';
 import { createTokensProjection, createTokensReader, startReconciler } from '../tokens/index.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
-import { createWalletsProjection } from '../wallets/projection.js';
+import { createWalletsProjection, createWalletsReader } from '../wallets/index.js';
 import { createReplayPool, type ReplayPool } from '../workers/replay/index.js';
 
 /** What every chain of the process shares. */
@@ -69,12 +71,31 @@ export interface ChainRuntime {
 /** The domain readers of a chain (one per domain, created once; they read through a request's view). */
 function readersFor(o: {
   launchpads: LaunchpadDeployments;
+  markets: MarketsConfig;
   traces: () => import('../ingest/traces.js').TracesLaneStatus;
   node: Rpc;
+  overrides: ReadonlySet<string>;
+  overridesVersion: string;
+  labels: ReadonlyMap<string, string[]>;
 }): ChainContext['readers'] {
+  const chain = createChainReader({ traces: o.traces, node: o.node });
+  const cohorts = createCohortsReader({ overrides: o.overrides, overridesVersion: o.overridesVersion });
   return {
-    chain: createChainReader({ traces: o.traces, node: o.node }),
+    chain,
     tokens: createTokensReader({ launchpads: o.launchpads }),
+    wallets: createWalletsReader({
+      quoteAssets: quoteAssetsOf(o.markets),
+      usdStablecoins: o.markets.usdStablecoins,
+      traces: o.traces,
+      cohorts,
+    }),
+    cohorts,
+    addresses: createAddressesReader({
+      labels: o.labels,
+      launchpads: o.launchpads,
+      markets: o.markets,
+      live: chain.live,
+    }),
   };
 }
 
@@ -226,6 +247,10 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     markets,
     readers: readersFor({
       launchpads,
+      markets,
+      overrides: deps.overrides,
+      overridesVersion: deps.overridesVersion,
+      labels: deps.labels,
       traces: () => traces.status(),
       // Live RPC routes answer while a client waits: one attempt with a short timeout (a typed
       // 503 after it), not the follower's patient retries.
@@ -378,6 +403,10 @@ export async function openReplicaChain(
     markets,
     readers: readersFor({
       launchpads,
+      markets,
+      overrides: deps.overrides,
+      overridesVersion: deps.overridesVersion,
+      labels: deps.labels,
       traces: () => traces.status(),
       node: createRpc({
         url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica',

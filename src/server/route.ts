@@ -60,6 +60,9 @@ export interface ChainContext {
 export interface Readers {
   chain: import('../chain/index.js').ChainReader;
   tokens: import('../tokens/index.js').TokensReader;
+  wallets: import('../wallets/index.js').WalletsReader;
+  cohorts: import('../cohorts/index.js').CohortsReader;
+  addresses: import('../addresses/index.js').AddressesReader;
 }
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */

@@ -15,6 +15,19 @@ import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
+/** Shared by the route-coverage test: what the earlier scenarios made on the devnet. */
+const made = {
+  trader: '',
+  traderFunding: null as any,
+  traderFirstTrade: null as any,
+  realised: { n: 0n, d: 1n },
+  link: '',
+  weth: '',
+  recipientOnly: '',
+  token: '',
+  members: [] as string[],
+  cohortId: '',
+};
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
 const rpc = <T = any>(method: string, params: unknown[] = []): Promise<T> =>
@@ -64,7 +77,7 @@ describe('positions and PnL of a scripted trader', () => {
     const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
     const link = dev.deployment.tokens.find((t) => t.key === 'LINK')!.address.toLowerCase();
     const trader = fresh(1);
-    await send({ from: DEV0, to: trader, value: wei('50') });
+    made.traderFunding = await send({ from: DEV0, to: trader, value: wei('50') });
     await rpc('anvil_impersonateAccount', [trader]);
     const router = parseAbi([
       'function swapExactETHForTokens(uint256 amountOutMin, address[] path, address to, uint256 deadline) payable returns (uint256[])',
@@ -177,6 +190,13 @@ describe('positions and PnL of a scripted trader', () => {
       }
     }
     expect(qty).toBe(0n);
+    Object.assign(made, {
+      trader,
+      traderFirstTrade: receipts[0],
+      realised: { n: realN, d: realD },
+      link,
+      weth,
+    });
     const head = await rpc<string>('eth_blockNumber', []);
     await idx.waitForHead(Number.parseInt(head, 16));
     const positions = await walk(`/wallets/${trader}/positions`);
@@ -226,6 +246,7 @@ describe('funding graph and cohorts', () => {
       expect(native.value).toBe(value);
       expect(native.asset).toBeNull();
     }
+    made.recipientOnly = cc;
     const out = await walk(`/wallets/${a}/funder-of`);
     expect(out.map((e) => e.wallet)).toEqual([b]);
     const transfers = await walk(`/wallets/${b}/transfers`);
@@ -283,6 +304,7 @@ describe('funding graph and cohorts', () => {
     expect(cohorts.status, cohorts.text).toBe(200);
     const mine = cohorts.body.data.find((c: any) => c.funder === funder);
     expect(mine).toBeTruthy();
+    Object.assign(made, { token, members, cohortId: mine.id });
     expect(mine.size).toBe(2);
     expect(mine.id).toMatch(/^[0-9a-f]{16}$/);
     const detail = await idx.get(`/cohorts/${mine.id}`);
@@ -321,5 +343,128 @@ describe('funding graph and cohorts', () => {
     expect(type.body.data.type).toBe('contract');
     const label = await idx.get(`/address/${pad}/label`);
     expect(label.body.data.labels.map((l: any) => l.label)).toContain('launchpad:devnet-pad');
+  });
+});
+
+describe('the other wallet and address routes, against the node', () => {
+  const hex = (n: number) => `0x${n.toString(16)}`;
+  const balanceOf = async (token: string, wallet: string, block: number) =>
+    BigInt(
+      await rpc<string>('eth_call', [
+        {
+          to: token,
+          data: encodeFunctionData({
+            abi: parseAbi(['function balanceOf(address) view returns (uint256)']),
+            functionName: 'balanceOf',
+            args: [wallet as `0x${string}`],
+          }),
+        },
+        hex(block),
+      ]),
+    );
+
+  it('first seen, transactions, daily PnL and internal coverage of the scripted trader', async () => {
+    const { trader, traderFunding: f } = made;
+    expect(trader).not.toBe('');
+    const fs = await idx.get(`/wallets/${trader}/first-seen`);
+    expect(fs.status, fs.text).toBe(200);
+    expect(fs.body.data).toMatchObject({
+      wallet: trader,
+      block: Number(f.blockNumber),
+      txIndex: Number(f.transactionIndex),
+      logIndex: null,
+      txHash: f.transactionHash,
+      evidence: 'incoming_native_transfer',
+    });
+    // Funded once (recipient), then 3 buys, an approval and 2 sells as origin; envelopes as the node sent them.
+    const txs = await walk(`/wallets/${trader}/transactions`);
+    expect(txs.map((t) => t.role)).toEqual(['recipient', ...Array(6).fill('origin')]);
+    expect(txs[0].transaction.hash).toBe(f.transactionHash);
+    for (const t of txs)
+      expect(t.transaction).toEqual(await rpc('eth_getTransactionByHash', [t.transaction.hash]));
+    // Daily realised PnL sums to the position's realised PnL (same exact rational).
+    const days = await walk(`/wallets/${trader}/pnl/daily?token=${made.link}&quote=${made.weth}`);
+    expect(days.length).toBeGreaterThan(0);
+    let n = 0n;
+    let d = 1n;
+    for (const r of days) {
+      expect(r.dayStartUnix).toBe(r.day * 86400);
+      [n, d] = [
+        n * BigInt(r.realised.denominator) + BigInt(r.realised.numerator) * d,
+        d * BigInt(r.realised.denominator),
+      ];
+    }
+    expect(n * made.realised.d).toBe(made.realised.n * d);
+    expect(
+      (
+        await idx.get(
+          `/wallets/${trader}/pnl/daily?token=${made.link}&quote=${made.weth}&from_day=5&to_day=4`,
+        )
+      ).status,
+    ).toBe(400);
+    // TRACES=off: internal transfers are not available, never an empty list.
+    const internal = await idx.get(`/wallets/${trader}/internal`);
+    expect(internal.status, internal.text).toBe(200);
+    expect(internal.body).toMatchObject({ coverage: 'not_available', reason: 'traces_disabled', data: null });
+  });
+
+  it('assets, overview and portfolio of a cohort member equal the node balances at the anchor', async () => {
+    const [m] = made.members;
+    const { token, cohortId } = made;
+    expect(m).toBeTruthy();
+    const a = await idx.get(`/wallets/${m}/assets?limit=100`);
+    expect(a.status, a.text).toBe(200);
+    const at = a.body.anchor.block;
+    const held = a.body.data.find((r: any) => r.token === token);
+    expect(held, JSON.stringify(a.body.data)).toBeTruthy();
+    expect(BigInt(held.balance)).toBe(await balanceOf(token, m, at));
+    expect(held.balance).not.toBe('0');
+    expect(held.balanceUsd).toEqual({ value: null, reason: 'no_usd_route' });
+    for (const r of a.body.data) expect(BigInt(r.balance)).toBe(await balanceOf(r.token, m, at));
+    const ranked = await idx.get(`/wallets/${m}/assets?sort=balance`);
+    const balances = ranked.body.data.map((r: any) => BigInt(r.balance));
+    expect(balances).toEqual([...balances].sort((x, y) => (y > x ? 1 : y < x ? -1 : 0)));
+    expect((await idx.get(`/wallets/${m}/assets?sort=balance&order=asc`)).status).toBe(400);
+
+    const o = (await idx.get(`/wallets/${m}/overview`)).body.data;
+    expect(o.firstSeen.evidence).toBe('incoming_native_transfer');
+    expect(o.topHoldings.map((h: any) => h.token)).toContain(token);
+    expect(o.cohorts.map((c: any) => c.id)).toContain(cohortId);
+    expect(o.fundingGeneration).toBeGreaterThanOrEqual(2);
+
+    const all = (await idx.get(`/wallets/${m}/portfolio`)).body.data;
+    expect(all.predicate).toBe('all');
+    expect(all.coverage.unmarked).toContainEqual({ token, reason: 'no_usd_route' });
+    expect(all.basisSplit.holdings).toContainEqual({ token, balance: held.balance });
+    const verified = (await idx.get(`/wallets/${m}/portfolio?predicate=verified_contracts`)).body.data;
+    expect(verified.coverage.excludedByPredicate).toContainEqual({
+      token,
+      reason: 'no_verified_contract_registry',
+    });
+    expect(verified.netWorthUsd).toEqual({ priceNumerator: '0', priceDenominator: '1' });
+    expect((await idx.get(`/wallets/${m}/portfolio?predicate=bogus`)).status).toBe(400);
+  });
+
+  it('address kinds: contract, EOA by origin, EOA by code at the anchor, unobserved', async () => {
+    const pad = dev.deployment.launchpad.address.toLowerCase();
+    const s = await idx.get(`/addresses/${pad}`);
+    expect(s.status, s.text).toBe(200);
+    expect(s.body.data.kind).toBe('contract');
+    expect(s.body.data.labels.map((l: any) => l.label)).toContain('launchpad:devnet-pad');
+    const t = (await idx.get(`/addresses/${made.trader}`)).body.data;
+    const firstOrigin = Number(made.traderFirstTrade.blockNumber);
+    expect(t).toMatchObject({
+      kind: 'EOA',
+      kindEvidence: `originated_transaction_in_block_${firstOrigin}`,
+      observations: { origin: firstOrigin, created: null, emitted: null },
+    });
+    expect(t.firstSeen.block).toBe(Number(made.traderFunding.blockNumber));
+    // Seen only as a recipient: typed by eth_getCode at the anchor.
+    expect(await rpc('eth_getCode', [made.recipientOnly, 'latest'])).toBe('0x');
+    const r = (await idx.get(`/address/${made.recipientOnly}/type`)).body.data;
+    expect(r.type).toBe('EOA');
+    expect(r.evidence).toContain('no_code_at_anchor');
+    const u = (await idx.get(`/address/${fresh(999)}/type`)).body.data;
+    expect(u).toEqual({ address: fresh(999), type: 'unobserved', evidence: 'never_seen_in_the_index' });
   });
 });

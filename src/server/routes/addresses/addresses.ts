@@ -1,88 +1,31 @@
 /**
- * Address routes: type (EOA, contract, unobserved), labels (published only where evidence
- * exists) and a summary. Evidence, in order: created in the index (receipt contractAddress or a
- * launch), emitted logs (only contracts emit logs), originated a transaction (only EOAs sign).
- * An address seen only as a recipient is typed by its runtime code at the anchor block
- * (eth_getCode), and the answer says so.
+ * Address routes: kind (EOA, contract, unobserved) with evidence, labels (published only where
+ * evidence exists) and a summary. The kind rule and the label evidence live in the addresses
+ * reader (src/addresses/reader.ts); a recipient-only address is typed by its runtime code at the
+ * anchor block (eth_getCode by block hash), and the answer says so.
  */
 import { Type } from '@sinclair/typebox';
-import type { Hex } from 'viem';
-import { poolAt } from '../../../markets/read.js';
-import { poolKeyOf } from '../../../markets/tables.js';
-import { prefixEnd } from '../../../storage/keys.js';
-import { tokenAt } from '../../../tokens/read.js';
-import { TokenTable, tokenPrefix } from '../../../tokens/tables.js';
-import { addressKey, firstSeenKey } from '../../../wallets/tables.js';
-import { requireProjection } from '../../projections.js';
-import { type Ctx, defineRoute, single } from '../../route.js';
-import { Address, Single } from '../../schemas.js';
-import { guard } from '../rpc/observe.js';
+import { defineRoute, single } from '../../route.js';
+import { Address, Enum, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
+import { FirstSeen } from '../wallets/schemas.js';
 
-interface Flags {
-  origin?: number;
-  created?: number;
-  emitted?: number;
-}
-
-function flagsAt(ctx: Ctx<unknown, unknown>, a: string): Flags {
-  const v = ctx.chain.store.rocks.get(addressKey(a));
-  const f = v ? (JSON.parse(v.toString()) as Flags) : {};
-  const A = ctx.anchor.number;
-  return {
-    origin: f.origin !== undefined && f.origin <= A ? f.origin : undefined,
-    created: f.created !== undefined && f.created <= A ? f.created : undefined,
-    emitted: f.emitted !== undefined && f.emitted <= A ? f.emitted : undefined,
-  };
-}
-
-async function typeOf(
-  ctx: Ctx<{ address: string }, unknown>,
-): Promise<{ type: 'EOA' | 'contract' | 'unobserved'; evidence: string }> {
-  requireProjection(ctx.chain, 'wallets');
-  const a = ctx.params.address.toLowerCase();
-  const f = flagsAt(ctx, a);
-  if (f.created !== undefined) return { type: 'contract', evidence: `created_in_block_${f.created}` };
-  if (f.emitted !== undefined) return { type: 'contract', evidence: `emitted_logs_since_block_${f.emitted}` };
-  if (tokenAt(ctx.view, a, ctx.anchor.number)?.creation)
-    return { type: 'contract', evidence: 'token_creation_observed' };
-  if (f.origin !== undefined) return { type: 'EOA', evidence: `originated_transaction_in_block_${f.origin}` };
-  const seen = ctx.chain.store.rocks.get(firstSeenKey(a));
-  if (!seen) return { type: 'unobserved', evidence: 'never_seen_in_the_index' };
-  const code = await guard(
-    ctx.chain.rpc.call<Hex>('eth_getCode', [a, `0x${ctx.anchor.number.toString(16)}`]),
-  );
-  return code === '0x'
-    ? { type: 'EOA', evidence: 'seen_as_recipient_only; no_code_at_anchor (eth_getCode)' }
-    : { type: 'contract', evidence: 'seen_as_recipient_only; code_at_anchor (eth_getCode)' };
-}
-
-function labelsOf(ctx: Ctx<{ address: string }, unknown>): Array<{ label: string; evidence: string }> {
-  const a = ctx.params.address.toLowerCase();
-  const rocks = ctx.chain.store.rocks;
-  const out: Array<{ label: string; evidence: string }> = [];
-  for (const l of ctx.chain.labels.get(a) ?? []) out.push({ label: l, evidence: 'labels_file' });
-  const t = tokenAt(ctx.view, a, ctx.anchor.number);
-  if (t)
-    out.push({
-      label: t.confirmedAt ? 'token' : 'token_candidate',
-      evidence: `first_seen_${t.firstSeen.evidence}_block_${t.firstSeen.block}`,
-    });
-  if (poolAt(ctx.view, poolKeyOf('v2', a), ctx.anchor.number))
-    out.push({ label: 'pool', evidence: 'registered_by_configured_factory' });
-  for (const [name, d] of ctx.chain.launchpads) {
-    if (d.factories.includes(a) || d.curve === a)
-      out.push({ label: `launchpad:${name}`, evidence: 'launchpad_configuration' });
-  }
-  const m = ctx.chain.markets;
-  if (m.v2Factories.includes(a) || m.v3Factories.includes(a))
-    out.push({ label: 'pool_factory', evidence: 'markets_configuration' });
-  if (m.v4Managers.includes(a)) out.push({ label: 'pool_manager', evidence: 'markets_configuration' });
-  const cp = tokenPrefix(TokenTable.CREATOR_TOKEN, a);
-  const created = rocks.scan({ gte: cp, lt: prefixEnd(cp), limit: 1 });
-  if (created.length)
-    out.push({ label: 'deployer', evidence: `created_token_0x${created[0][0].toString('hex', 33, 53)}` });
-  return out;
-}
+const WALLETS = 'wallets';
+const Kind = Enum(['EOA', 'contract', 'unobserved']);
+const Evidence = Type.String({
+  description:
+    'evidence code: created_in_block_<n>, emitted_logs_since_block_<n>, token_creation_observed, originated_transaction_in_block_<n>, never_seen_in_the_index, or "seen_as_recipient_only; code_at_anchor|no_code_at_anchor (eth_getCode)"',
+});
+const Label = Obj({
+  label: Type.String({
+    description:
+      'a LABELS_FILE label, or token, token_candidate, pool, launchpad:<name>, pool_factory, pool_manager, deployer',
+  }),
+  evidence: Type.String({
+    description: 'where the label comes from (labels_file, configuration, or the indexed fact)',
+  }),
+});
+const ObservedAt = (what: string) =>
+  Nullable(Type.Integer({ minimum: 0 }), `first block ${what}; null: not observed as of the anchor`);
 
 export const addressTypeRoute = defineRoute({
   id: 'addresses.type',
@@ -93,20 +36,16 @@ export const addressTypeRoute = defineRoute({
   summary:
     'EOA, contract or unobserved, with the evidence (created in the index, emitted logs, originated a transaction; recipients only: runtime code at the anchor via eth_getCode).',
   params: { address: Address },
-  response: Single(
-    Type.Object({
-      address: Address,
-      type: Type.Union([Type.Literal('EOA'), Type.Literal('contract'), Type.Literal('unobserved')]),
-      evidence: Type.String(),
-    }),
-  ),
-  errors: ['projection_unavailable', 'node_unavailable'],
+  response: Single(Obj({ address: Address, type: Kind, evidence: Evidence })),
+  errors: ['node_unavailable'],
+  requires: [WALLETS, 'tokens'],
   batchable: false,
   anchored: true,
   kind: 'node',
   async handler(ctx) {
-    const t = await typeOf(ctx);
-    return single(ctx.anchor, JSON.stringify({ address: ctx.params.address.toLowerCase(), ...t }));
+    const a = ctx.params.address.toLowerCase();
+    const k = await ctx.readers.addresses.kind(ctx.view, a, ctx.anchor.number);
+    return single(ctx.anchor, JSON.stringify({ address: a, ...k }));
   },
 });
 
@@ -119,16 +58,15 @@ export const addressLabelRoute = defineRoute({
   summary:
     'Labels published only where evidence exists: LABELS_FILE entries, and what the index proves (token, pool, launchpad, pool factory/manager, deployer), each with its evidence. An empty list means no evidence, not a verdict.',
   params: { address: Address },
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['projection_unavailable'],
+  response: Single(Obj({ address: Address, labels: Type.Array(Label) })),
+  errors: [],
+  requires: [WALLETS, 'tokens', 'markets'],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    requireProjection(ctx.chain, 'wallets');
-    return single(
-      ctx.anchor,
-      JSON.stringify({ address: ctx.params.address.toLowerCase(), labels: labelsOf(ctx) }),
-    );
+    const a = ctx.params.address.toLowerCase();
+    const labels = ctx.readers.addresses.labels(ctx.view, a, ctx.anchor.number);
+    return single(ctx.anchor, JSON.stringify({ address: a, labels }));
   },
 });
 
@@ -141,24 +79,27 @@ export const addressSummaryRoute = defineRoute({
   summary:
     'Summary: kind (EOA, contract, unobserved) with evidence, labels, first seen, and observation blocks (first originated, created, first emitted).',
   params: { address: Address },
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['projection_unavailable', 'node_unavailable'],
+  response: Single(
+    Obj({
+      address: Address,
+      kind: Kind,
+      kindEvidence: Evidence,
+      labels: Type.Array(Label),
+      firstSeen: Nullable(FirstSeen, 'see firstSeenReason'),
+      firstSeenReason: ReasonOf(['not_observed'], 'not_observed: not in the index at the anchor'),
+      observations: Obj({
+        origin: ObservedAt('it originated a transaction'),
+        created: ObservedAt('it was created (successful creation)'),
+        emitted: ObservedAt('it emitted a log'),
+      }),
+    }),
+  ),
+  errors: ['node_unavailable'],
+  requires: [WALLETS, 'tokens', 'markets'],
   anchored: true,
   kind: 'node',
   async handler(ctx) {
-    const a = ctx.params.address.toLowerCase();
-    const t = await typeOf(ctx);
-    const fs = ctx.chain.store.rocks.get(firstSeenKey(a));
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        address: a,
-        kind: t.type,
-        kindEvidence: t.evidence,
-        labels: labelsOf(ctx),
-        firstSeen: fs ? JSON.parse(fs.toString()) : null,
-        observations: flagsAt(ctx, a),
-      }),
-    );
+    const s = await ctx.readers.addresses.summary(ctx.view, ctx.params.address, ctx.anchor.number);
+    return single(ctx.anchor, JSON.stringify(s));
   },
 });

@@ -1,21 +1,14 @@
 /** Funding graph routes: funded-by, funded-by-all, funded-siblings, funder-of. */
 import { Type } from '@sinclair/typebox';
-import { prefixEnd } from '../../../storage/keys.js';
-import type { FundingEdge } from '../../../wallets/model.js';
-import { firstFundingKey, NATIVE_ASSET, WalletTable, walletPrefix } from '../../../wallets/tables.js';
-import { pageRequest, walkRange } from '../../page.js';
-import { anchorJson, defineRoute, single } from '../../route.js';
-import { Address, Paged, pageQuery, Single } from '../../schemas.js';
-import { walletOf } from './common.js';
+import { EDGE_LIST_BOUND } from '../../../wallets/index.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { defineRoute, single } from '../../route.js';
+import { Address, Count, Nullable, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
+import { FirstFunding, FundedEdge, FundingEdge, WALLETS, WalletExtra } from './schemas.js';
 
 const W = { address: Address };
-/** Edges listed at most by the unpaginated funding routes (bounded aggregates). */
-export const EDGE_LIST_BOUND = 1000;
-
-const asOf = (anchor: number) => (v: Buffer) => {
-  const e = JSON.parse(v.toString()) as { first?: { block: number }; block?: number };
-  return (e.first?.block ?? e.block ?? 0) <= anchor;
-};
+const Truncated = Type.Boolean({ description: `the list stopped at the bound (${EDGE_LIST_BOUND} edges)` });
+const Bound = Count('edges listed at most');
 
 export const walletFundedByRoute = defineRoute({
   id: 'wallets.fundedBy',
@@ -24,44 +17,22 @@ export const walletFundedByRoute = defineRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender. PAGE by asset.',
+    'Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender; value in base units of the asset. PAGE by asset.',
   params: W,
   query: pageQuery(),
-  response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: ['bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  response: Paged(FirstFunding, WalletExtra),
+  errors: ['bad_cursor', 'stale_cursor'],
+  requires: [WALLETS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const w = walletOf(ctx);
+    const w = ctx.params.address.toLowerCase();
     const req = pageRequest(ctx, `${this.id}:${w}`);
-    const pre = walletPrefix(WalletTable.FIRST_FUNDING, w);
-    const ok = asOf(req.anchor.number);
-    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) =>
-      ok(v) ? [v.toString(), k.subarray(21)] : null,
-    ).finish(`"wallet":"${w}"`);
+    const b = new PageBuilder(ctx, req);
+    ctx.readers.wallets.fundedBy(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
+    return b.finish(`"wallet":"${w}"`);
   },
 });
-
-function edges(
-  ctx: Parameters<typeof walletOf>[0],
-  table: number,
-  w: string,
-): { rows: FundingEdge[]; truncated: boolean } {
-  const pre = walletPrefix(table, w);
-  const rows: FundingEdge[] = [];
-  let truncated = false;
-  ctx.chain.store.rocks.each({ gte: pre, lt: prefixEnd(pre) }, (_k, v) => {
-    const e = JSON.parse(v.toString()) as FundingEdge;
-    if (e.first.block > ctx.anchor.number) return true;
-    if (rows.length >= EDGE_LIST_BOUND) {
-      truncated = true;
-      return false;
-    }
-    rows.push(e);
-    return true;
-  });
-  return { rows, truncated };
-}
 
 export const walletFundedByAllRoute = defineRoute({
   id: 'wallets.fundedByAll',
@@ -69,16 +40,19 @@ export const walletFundedByAllRoute = defineRoute({
   path: '/wallets/{address}/funded-by-all',
   scope: 'wallet',
   group: 'Wallets',
-  summary: `Every funder edge into the wallet: {funder, assetKind, asset, first transfer, lastBlock, count, total (base units)}; bounded at ${EDGE_LIST_BOUND} edges (truncated flag).`,
+  summary: `Every funder edge into the wallet: {funder, assetKind, asset, first transfer, lastBlock, count, total (base units)}, by (funder, asset); bounded at ${EDGE_LIST_BOUND} edges (truncated flag).`,
   params: W,
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['projection_unavailable'],
+  response: Single(
+    Obj({ wallet: Address, edges: Type.Array(FundingEdge), truncated: Truncated, bound: Bound }),
+  ),
+  errors: [],
+  requires: [WALLETS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const w = walletOf(ctx);
-    const { rows, truncated } = edges(ctx, WalletTable.EDGE_IN, w);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, edges: rows, truncated, bound: EDGE_LIST_BOUND }));
+    const w = ctx.params.address.toLowerCase();
+    const r = ctx.readers.wallets.fundedByAll(ctx.view, w, ctx.anchor.number);
+    return single(ctx.anchor, JSON.stringify({ wallet: w, ...r }));
   },
 });
 
@@ -89,21 +63,20 @@ export const walletFunderOfRoute = defineRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'Everything this wallet funded: edges {wallet, assetKind, asset, first, lastBlock, count, total}. PAGE by (wallet, asset).',
+    'Everything this wallet funded: edges {wallet, funder, assetKind, asset, first, lastBlock, count, total (base units)}. PAGE by (wallet, asset).',
   params: W,
   query: pageQuery(),
-  response: Paged(Type.Object({}, { additionalProperties: true })),
-  errors: ['bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  response: Paged(FundedEdge, { funder: { ...Address, description: 'the wallet asked about' } }),
+  errors: ['bad_cursor', 'stale_cursor'],
+  requires: [WALLETS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const w = walletOf(ctx);
+    const w = ctx.params.address.toLowerCase();
     const req = pageRequest(ctx, `${this.id}:${w}`);
-    const pre = walletPrefix(WalletTable.EDGE_OUT, w);
-    const ok = asOf(req.anchor.number);
-    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) =>
-      ok(v) ? [v.toString(), k.subarray(21)] : null,
-    ).finish(`"funder":"${w}"`);
+    const b = new PageBuilder(ctx, req);
+    ctx.readers.wallets.funderOf(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
+    return b.finish(`"funder":"${w}"`);
   },
 });
 
@@ -113,34 +86,31 @@ export const walletFundedSiblingsRoute = defineRoute({
   path: '/wallets/{address}/funded-siblings',
   scope: 'wallet',
   group: 'Wallets',
-  summary: `Wallets sharing the wallet's first native funder (the sender of its earliest incoming native transfer), with the shared edge; bounded at ${EDGE_LIST_BOUND}.`,
+  summary: `Wallets sharing the wallet's first native funder (the sender of its earliest incoming native transfer), each with its native edge from that funder; bounded at ${EDGE_LIST_BOUND}.`,
   params: W,
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['projection_unavailable'],
+  response: Single(
+    Obj({
+      wallet: Address,
+      funder: Nullable(Address, 'the first native funder; see funderReason'),
+      funderReason: ReasonOf(['no_incoming_native_transfer']),
+      sharedAsset: Obj({
+        assetKind: Type.Literal('native'),
+        asset: Type.Null({ description: 'native value' }),
+      }),
+      siblings: Type.Array(FundedEdge, {
+        description: "native edges from the funder, by wallet (the wallet's own excluded)",
+      }),
+      truncated: Truncated,
+      bound: Bound,
+    }),
+  ),
+  errors: [],
+  requires: [WALLETS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const w = walletOf(ctx);
-    const f = ctx.chain.store.rocks.get(firstFundingKey(w, NATIVE_ASSET));
-    const first = f ? (JSON.parse(f.toString()) as { funder: string; block: number }) : null;
-    if (!first || first.block > ctx.anchor.number) {
-      return {
-        json: `{"anchor":${anchorJson(ctx.anchor)},"data":{"wallet":"${w}","funder":null,"funderReason":"no_incoming_native_transfer","siblings":[]}}`,
-      };
-    }
-    const { rows, truncated } = edges(ctx, WalletTable.EDGE_OUT, first.funder);
-    const siblings = rows.filter(
-      (e) => (e as FundingEdge & { wallet: string }).wallet !== w && e.assetKind === 'native',
-    );
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        wallet: w,
-        funder: first.funder,
-        sharedAsset: { assetKind: 'native', asset: null },
-        siblings,
-        truncated,
-      }),
-    );
+    const w = ctx.params.address.toLowerCase();
+    const r = ctx.readers.wallets.fundedSiblings(ctx.view, w, ctx.anchor.number);
+    return single(ctx.anchor, JSON.stringify({ wallet: w, ...r }));
   },
 });

@@ -1,16 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { internalKey, TraceTable } from '../../../ingest/traces.js';
-import { KeyBuilder, prefixEnd, readU64 } from '../../../storage/keys.js';
-import { pageRequest, walkRange } from '../../page.js';
+import type { AddressInternalRow } from '../../../wallets/index.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { anchorJson, defineRoute } from '../../route.js';
-import { Address, pageQuery } from '../../schemas.js';
-
-const ROLES = ['', 'sender', 'recipient', 'creator', 'created'] as const;
+import { Address, Anchor, Enum, Nullable, Obj, PageInfo, pageQuery } from '../../schemas.js';
+import { AddressInternal } from './schemas.js';
 
 /**
  * GET /wallets/{address}/internal (PAGE, chain-coordinate order): internal value transfers and
  * contract creations the address took part in (as sender, recipient, creator or created), from
- * call-trace replay. Covers blocks up to the traces lane checkpoint, published as `coveredToBlock`.
+ * call-trace replay. Covers blocks up to the traces lane checkpoint, published as `coveredToBlock`;
+ * `coverage: not_available` with a reason when the lane is off or the node cannot replay.
  */
 export const walletInternalRoute = defineRoute({
   id: 'wallets.internal',
@@ -19,36 +18,63 @@ export const walletInternalRoute = defineRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'Internal value transfers and creations the address took part in (role: sender, recipient, creator, created), from callTracer replay (R10). Rows {block, txIndex, ordinal, role, from, to, value (wei), kind, effective, type}. coveredToBlock = traces lane checkpoint; coverage not_available when the node cannot replay.',
+    'Internal value transfers and creations the address took part in (role: sender, recipient, creator, created), from callTracer replay (R10). Rows {block, txIndex, role, ordinal, from, to, value (wei), kind, effective, type}. coveredToBlock = traces lane checkpoint; coverage not_available (traces_disabled, node_lacks_debug_trace) when the lane cannot replay.',
   params: { address: Address },
   query: pageQuery(),
-  response: Type.Object({}, { additionalProperties: true }),
+  response: Type.Union([
+    Obj(
+      {
+        anchor: Anchor,
+        data: Type.Array(AddressInternal),
+        page: PageInfo,
+        wallet: Address,
+        coverage: Type.Literal('retained'),
+        coveredToBlock: Type.Integer({
+          minimum: -1,
+          description:
+            'rows cover blocks up to here (the traces lane checkpoint, at most the anchor); -1: none yet',
+        }),
+      },
+      { description: 'the traces lane follows the chain: one page of rows' },
+    ),
+    Obj(
+      {
+        anchor: Anchor,
+        wallet: Address,
+        coverage: Type.Literal('not_available'),
+        reason: Enum(
+          ['traces_disabled', 'node_lacks_debug_trace'],
+          'traces_disabled: TRACES=off; node_lacks_debug_trace: the node has no debug_trace methods',
+        ),
+        detail: Nullable(Type.String(), 'the lane state message; null when there is none'),
+        data: Type.Null({ description: 'null: nothing is replayed (see reason), never an empty list' }),
+      },
+      { description: 'the traces lane does not replay this chain' },
+    ),
+  ]),
   errors: ['bad_cursor', 'stale_cursor'],
   batchable: true,
   anchored: true,
   handler(ctx) {
     const a = ctx.params.address.toLowerCase();
     const req = pageRequest(ctx, `${this.id}:${a}`);
-    const lane = ctx.chain.traces.status();
-    if (lane.state !== 'following') {
-      return {
-        json: `{"anchor":${anchorJson(req.anchor)},"coverage":"not_available","reason":${JSON.stringify(lane.reason ?? lane.state)},"data":null}`,
-      };
+    const b = new PageBuilder(ctx, req);
+    const c = ctx.readers.wallets.internal(
+      ctx.view,
+      a,
+      pageQueryOf(req),
+      b.sink<AddressInternalRow>(JSON.stringify),
+    );
+    if (c.coverage === 'not_available') {
+      const body = JSON.stringify({
+        wallet: a,
+        coverage: c.coverage,
+        reason: c.reason,
+        detail: c.detail,
+        data: null,
+      });
+      return { json: `{"anchor":${anchorJson(req.anchor)},${body.slice(1)}` };
     }
-    const covered = Math.min(lane.checkpoint ?? -1, req.anchor.number);
-    const p = new KeyBuilder(21).u8(TraceTable.BY_ADDRESS).hex(a).done();
-    const rocks = ctx.chain.store.rocks;
-    return walkRange(ctx, req, { prefix: p, gte: p, lt: prefixEnd(p) }, (k) => {
-      const n = readU64(k, 21);
-      if (n > covered) return null;
-      const i = k.readUInt32BE(29);
-      const o = k.readUInt32BE(33);
-      const v = rocks.get(internalKey(n, i, o));
-      if (!v) return null;
-      return [
-        `{"block":${n},"txIndex":${i},"role":"${ROLES[k[37]]}",${v.toString().slice(1)}`,
-        k.subarray(21),
-      ];
-    }).finish(`"coverage":"retained","coveredToBlock":${covered}`);
+    return b.finish(`"wallet":"${a}","coverage":"retained","coveredToBlock":${c.coveredToBlock}`);
   },
 });

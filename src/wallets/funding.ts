@@ -1,0 +1,105 @@
+/**
+ * The funding graph as of an anchor: the earliest incoming value transfer per asset (first
+ * funding), every funder edge in both directions, and the siblings of a wallet (wallets sharing its
+ * first native funder). An edge exists at the anchor when its first transfer is at or before it.
+ */
+import type { Table, View } from '../storage/index.js';
+import type { PageQuery, PageSink } from '../storage/page.js';
+import { EDGE_IN, EDGE_OUT, FIRST_FUNDING } from '../storage/tables/wallets.js';
+import type { FirstFunding, FundingEdge } from './model.js';
+import { NATIVE_ASSET } from './tables.js';
+import { boundedList, type Hex, hexOf, WALLET_PREFIX_LEN } from './walk.js';
+
+/** Edges listed at most by the unpaged funding answers (bounded aggregates). */
+export const EDGE_LIST_BOUND = 1000;
+
+/** An edge out of a funder, naming the funded wallet. */
+export type FundedEdge = FundingEdge & { wallet: string };
+
+/** Every funder edge into a wallet (bounded). */
+export interface FundedByAll {
+  edges: FundingEdge[];
+  truncated: boolean;
+  bound: number;
+}
+
+/** Wallets sharing a wallet's first native funder. */
+export interface FundedSiblings {
+  /** Sender of the wallet's earliest incoming native transfer; null when it has none. */
+  funder: string | null;
+  funderReason: 'no_incoming_native_transfer' | null;
+  sharedAsset: { assetKind: 'native'; asset: null };
+  siblings: FundedEdge[];
+  truncated: boolean;
+  bound: number;
+}
+
+/** Walks rows keyed (address, …) of one address in page order, skipping rows first seen after the anchor. */
+function walkByFirstAddress<K extends [Hex, ...unknown[]], V>(
+  view: View,
+  t: Table<K, V>,
+  address: string,
+  blockOf: (v: V) => number,
+  page: PageQuery,
+  sink: PageSink<V>,
+): void {
+  const a = hexOf(address);
+  const pre = (t.prefix as (...k: unknown[]) => Buffer)(a);
+  view.each(
+    t,
+    {
+      prefix: [a] as never,
+      reverse: page.order === 'desc',
+      after: page.after ? Buffer.concat([pre, page.after]) : null,
+    },
+    (v, _k, raw) => (blockOf(v) > page.at ? true : sink(v, Buffer.from(raw.subarray(WALLET_PREFIX_LEN)))),
+  );
+}
+
+/** First incoming value transfer per asset of `wallet` (asset order; native = the zero asset id). */
+export function walkFundedBy(view: View, wallet: string, page: PageQuery, sink: PageSink<FirstFunding>) {
+  walkByFirstAddress(view, FIRST_FUNDING, wallet, (f) => f.block, page, sink);
+}
+
+/** Everything `funder` funded: edges by (wallet, asset). */
+export function walkFunderOf(view: View, funder: string, page: PageQuery, sink: PageSink<FundedEdge>) {
+  walkByFirstAddress(view, EDGE_OUT, funder, (e) => e.first.block, page, sink);
+}
+
+/** Every funder edge into `wallet` by (funder, asset), at most {@link EDGE_LIST_BOUND}. */
+export function fundedByAll(view: View, wallet: string, at: number): FundedByAll {
+  const { rows, truncated } = boundedList(view, EDGE_IN, [hexOf(wallet)], EDGE_LIST_BOUND, (e) =>
+    e.first.block <= at ? e : null,
+  );
+  return { edges: rows, truncated, bound: EDGE_LIST_BOUND };
+}
+
+/**
+ * Wallets whose edge from the wallet's first native funder is native, by wallet, at most
+ * {@link EDGE_LIST_BOUND}; the wallet itself excluded.
+ */
+export function fundedSiblings(view: View, wallet: string, at: number): FundedSiblings {
+  const w = hexOf(wallet);
+  const first = view.get(FIRST_FUNDING, w, NATIVE_ASSET as `0x${string}`);
+  const sharedAsset = { assetKind: 'native', asset: null } as const;
+  if (!first || first.block > at)
+    return {
+      funder: null,
+      funderReason: 'no_incoming_native_transfer',
+      sharedAsset,
+      siblings: [],
+      truncated: false,
+      bound: EDGE_LIST_BOUND,
+    };
+  const { rows, truncated } = boundedList(view, EDGE_OUT, [hexOf(first.funder)], EDGE_LIST_BOUND, (e) =>
+    e.first.block <= at && e.wallet !== w && e.assetKind === 'native' ? e : null,
+  );
+  return {
+    funder: first.funder,
+    funderReason: null,
+    sharedAsset,
+    siblings: rows,
+    truncated,
+    bound: EDGE_LIST_BOUND,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The one page walk of the wallet tables: rows of one wallet (the key's first part) in chain
+ * order, up to the page's anchor block, resuming strictly after the cursor. Every wallet table
+ * walked by pages is keyed (wallet, block u64, …): the resume key is the key after the wallet
+ * (table id + 20 address bytes), so cursors of the routes' earlier builds stay valid.
+ */
+import type { Table, View } from '../storage/index.js';
+import type { PageQuery } from '../storage/page.js';
+
+export type Hex = `0x${string}`;
+/** Lowercase `0x` hex, the key form of addresses. */
+export const hexOf = (a: string) => a.toLowerCase() as Hex;
+/** Bytes of the table id and the wallet address: the fixed prefix of a wallet walk. */
+export const WALLET_PREFIX_LEN = 21;
+
+/**
+ * Visits the rows of `wallet` whose block (second key part) is at most `page.at`, in the page's
+ * order, resuming after `page.after`; `visit` gets the value, the decoded key and the resume key,
+ * and returns false to stop.
+ */
+export function walletWalk<K extends [Hex, number, ...unknown[]], V>(
+  view: View,
+  t: Table<K, V>,
+  wallet: string,
+  page: PageQuery,
+  visit: (value: V, key: K, resume: Buffer) => boolean,
+): void {
+  const w = hexOf(wallet);
+  const pre = (t.prefix as (...k: unknown[]) => Buffer)(w);
+  view.each(
+    t,
+    {
+      prefix: [w] as never,
+      lte: [w, page.at] as never,
+      reverse: page.order === 'desc',
+      after: page.after ? Buffer.concat([pre, page.after]) : null,
+    },
+    (v, k, raw) => visit(v, k, Buffer.from(raw.subarray(WALLET_PREFIX_LEN))),
+  );
+}
+
+/**
+ * Visits every row of `wallet` in key order (filter `keep` decides what counts), up to `bound`
+ * kept rows; `truncated` says the bound cut the list.
+ */
+export function boundedList<K extends unknown[], V, R>(
+  view: View,
+  t: Table<K, V>,
+  prefix: unknown[],
+  bound: number,
+  keep: (value: V, key: K) => R | null,
+): { rows: R[]; truncated: boolean } {
+  const rows: R[] = [];
+  let truncated = false;
+  view.each(t, { prefix: prefix as never }, (v, k) => {
+    const r = keep(v, k);
+    if (r === null) return true;
+    if (rows.length >= bound) {
+      truncated = true;
+      return false;
+    }
+    rows.push(r);
+    return true;
+  });
+  return { rows, truncated };
+}
