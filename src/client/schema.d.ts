@@ -2840,6 +2840,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "tokens.candles": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2862,6 +2864,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "tokens.mcap": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2896,6 +2900,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "tokens.ath": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2967,6 +2973,8 @@ export interface components {
                 nextCursor: string | null;
             };
             membershipSource: string;
+        } & {
+            [key: string]: unknown;
         };
         "tokens.poolsByCurrency": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2989,6 +2997,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "tokens.venue": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3035,6 +3045,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "tokens.traders": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3057,6 +3069,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "tokens.ticks": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3079,6 +3093,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.byCurrency": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3101,6 +3117,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.detail": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3171,6 +3189,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.ohlcv": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3194,6 +3214,8 @@ export interface components {
                 nextCursor: string | null;
             };
             fineSeriesAvailable: boolean;
+        } & {
+            [key: string]: unknown;
         };
         "pools.stats": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3228,6 +3250,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.ticks": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3250,6 +3274,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.bars": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3272,6 +3298,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.new": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3294,6 +3322,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.search": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3316,6 +3346,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.v4Detail": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3363,6 +3395,8 @@ export interface components {
                 nextCursor: string | null;
             };
             fineSeriesAvailable: boolean;
+        } & {
+            [key: string]: unknown;
         };
         "pools.v4Stats": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3397,6 +3431,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.v4Ticks": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3419,6 +3455,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "pools.v4Bars": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3441,6 +3479,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "wallets.activity": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -5552,6 +5592,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+        } & {
+            [key: string]: unknown;
         };
         "screener.rankings": {
             [key: string]: unknown;
