@@ -67,7 +67,23 @@ function observation(address: string, at: BlockRef, code: Hex): CodeObservation 
 }
 
 /** Creates the live reader over a bounded node client. */
-export function createLiveReader(rpc: Rpc): LiveReader {
+export function createLiveReader(node: Rpc | null): LiveReader {
+  // A read replica without a node (ROLE=replica, no rpcUrl for the chain) refuses every live read
+  // with the same typed 503, naming why, instead of dialling an address that cannot answer.
+  const rpc: Rpc =
+    node ??
+    (new Proxy(
+      {},
+      {
+        get: () => () =>
+          Promise.reject(
+            new DomainError(
+              'node_unavailable',
+              'this read replica has no node for the chain (no rpcUrl configured): live reads are answered by the writer or a replica given RPC_URL',
+            ),
+          ),
+      },
+    ) as Rpc);
   const head = async (): Promise<ObservedHead> => {
     const b = await bounded(
       rpc.call<{ number: Hex; hash: Hex; parentHash: Hex; timestamp: Hex } | null>('eth_getBlockByNumber', [

@@ -88,8 +88,8 @@ export interface ChainReader {
 export interface ChainReaderDeps {
   /** The traces lane's state (enabled, following, checkpoint): decides trace coverage. */
   traces: () => TracesLaneStatus;
-  /** A bounded node client for live reads (short timeout, few attempts). */
-  node: Rpc;
+  /** A bounded node client for live reads (short timeout, few attempts); null on a replica without a node. */
+  node: Rpc | null;
 }
 
 /** Creates the chain reader (it keeps no state: every read goes through the view it is given). */

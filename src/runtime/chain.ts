@@ -73,7 +73,8 @@ function readersFor(o: {
   launchpads: LaunchpadDeployments;
   markets: MarketsConfig;
   traces: () => import('../ingest/traces.js').TracesLaneStatus;
-  node: Rpc;
+  /** Live reads' node client; null on a replica without a node (live reads answer 503). */
+  node: Rpc | null;
   overrides: ReadonlySet<string>;
   overridesVersion: string;
   labels: ReadonlyMap<string, string[]>;
@@ -408,11 +409,7 @@ export async function openReplicaChain(
       overridesVersion: deps.overridesVersion,
       labels: deps.labels,
       traces: () => traces.status(),
-      node: createRpc({
-        url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica',
-        timeoutMs: LIVE_RPC_TIMEOUT_MS,
-        maxAttempts: 1,
-      }),
+      node: cfg.rpcUrl ? createRpc({ url: cfg.rpcUrl, timeoutMs: LIVE_RPC_TIMEOUT_MS, maxAttempts: 1 }) : null,
     }),
 
     overrides: deps.overrides,
