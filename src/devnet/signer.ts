@@ -31,8 +31,19 @@ export interface TxRequest {
   gas: bigint;
 }
 
+/** A signed transaction as accepted by the node, kept so it can be sent again after a reorg. */
+export interface SignedTx {
+  from: Address;
+  nonce: number;
+  /** Gas limit (decimal string): replays are batched under one block's gas. */
+  gas: string;
+  raw: Hex;
+}
+
 export class NonceWallet {
   nonce = 0;
+  /** When set, every transaction the node accepts is reported here (deployment records its txs). */
+  onAccepted?: (tx: SignedTx) => void;
   constructor(
     readonly account: LocalAccount,
     readonly rpcUrl: string,
@@ -62,7 +73,9 @@ export class NonceWallet {
       maxPriorityFeePerGas: MAX_PRIORITY_FEE_PER_GAS,
     });
     try {
-      return await rpc<Hex>(this.rpcUrl, 'eth_sendRawTransaction', [raw]);
+      const hash = await rpc<Hex>(this.rpcUrl, 'eth_sendRawTransaction', [raw]);
+      this.onAccepted?.({ from: this.address, nonce, gas: tx.gas.toString(), raw });
+      return hash;
     } catch (err) {
       // The node refused the tx (so the nonce was not consumed): resync so later txs are not stuck.
       await this.syncNonce().catch(() => undefined);
@@ -107,4 +120,45 @@ export async function waitReceipts(
     }
   }
   return hashes.map((h) => out.get(h)!);
+}
+
+/** Gas of one replayed batch: under anvil's 60M block gas limit (anvil drops txs that overflow a block). */
+const REPLAY_BATCH_GAS = 50_000_000n;
+
+/**
+ * Sends again the deployment transactions a reorg dropped: for each sender, those whose nonce is
+ * at or above the sender's nonce at `latest` (a reorg drops a suffix of each sender's
+ * transactions; anvil does not put them back in its pool). The same signed bytes at the same
+ * nonces create the same contracts at the same addresses, so every address in deployment.json
+ * (and in the indexer's markets configuration) stays valid. Batched under one block's gas like
+ * the deployment; a sender change waits for the previous sender's transactions (launches need the
+ * launchpad).
+ * @returns the number of transactions sent again (0 when nothing was missing).
+ * @throws Error on RPC failure, a refused transaction or a replayed step that reverts.
+ */
+export async function replayDeployment(rpcUrl: string, txs: readonly SignedTx[]): Promise<number> {
+  const senders = [...new Set(txs.map((t) => t.from))];
+  const nonces = new Map<string, number>();
+  for (const s of senders)
+    nonces.set(s, Number(await rpc<Hex>(rpcUrl, 'eth_getTransactionCount', [s, 'latest'])));
+  const todo = txs.filter((t) => t.nonce >= nonces.get(t.from)!);
+  let batch: Hex[] = [];
+  let gas = 0n;
+  let from: string | null = null;
+  const settle = async () => {
+    if (batch.length === 0) return;
+    const rs = await waitReceipts(rpcUrl, batch, { timeoutMs: 60_000 });
+    const bad = rs.filter((r) => r.status !== '0x1').length;
+    if (bad > 0) throw new Error(`devnet: ${bad} replayed deployment transaction(s) reverted`);
+    batch = [];
+    gas = 0n;
+  };
+  for (const t of todo) {
+    if ((from !== null && t.from !== from) || gas + BigInt(t.gas) > REPLAY_BATCH_GAS) await settle();
+    from = t.from;
+    gas += BigInt(t.gas);
+    batch.push(await rpc<Hex>(rpcUrl, 'eth_sendRawTransaction', [t.raw]));
+  }
+  await settle();
+  return todo.length;
 }
