@@ -327,15 +327,18 @@ class Generator {
   /**
    * First set-up: the deployment is checked (and replayed if a reorg dropped part of it), the
    * `walletCount` wallets are funded through funding chains and airdropped unless already funded
-   * (a reused node), the ownable token's ownership is taken over, then everything is verified on
-   * chain and what is missing redone. Restartable: a failed attempt starts over from the same
-   * wallets.
+   * (a reused node), the ownable token's ownership is taken over. The head is recorded before and
+   * after each wait: if any of those blocks changed hash by the end, a reorg may have dropped part
+   * of it, and the set-up is checked on chain and redone where missing. Restartable: a failed
+   * attempt starts over from the same wallets.
    */
   async bootstrap() {
     this.wallets.length = 0;
     this.nextWalletIndex = 0;
-    this.seen = await this.headRef();
-    await this.ensureDeployment();
+    const refs = [await this.headRef()];
+    this.seen = refs[0];
+    const replayed = await this.ensureDeployment();
+    if (replayed > 0) this.countRedo(`${replayed} deployment tx(s) sent again before bootstrap`);
     await this.syncDevNonces();
     const n = this.input.walletCount;
     const chainLen = 4;
@@ -360,21 +363,26 @@ class Generator {
           if (h) hashes.push(h);
         }
         await this.waitFor(hashes);
+        refs.push(await this.headRef());
       }
       // Airdrop every token (≈ $20k each) from the admin treasury; wrap some ETH.
       const hashes: Hex[] = [];
       for (const x of ws) hashes.push(...(await this.airdrop(x)));
       await this.waitFor(hashes);
+      refs.push(await this.headRef());
     }
     this.wallets.push(...ws);
     await this.ensureGov();
-    // Whatever a reorg during the steps above dropped is found and redone here.
-    const redone = await this.ensureFundsVerified();
-    if (redone > 0) this.countRedo(`${redone} wallet(s) funded or airdropped again during bootstrap`);
     this.openLaunches = [];
     this.graduated = [];
     await this.refreshLaunches(true);
+    if (!this.reorgPending && (await this.changedSince(refs))) {
+      this.reorgsDetected++;
+      this.reorgPending = true;
+      this.log('traffic: reorg seen during bootstrap; checking the set-up');
+    }
     this.seen = await this.headRef();
+    if (this.reorgPending) await this.recover({ dropPool: true, forget: true }, 'a reorg during bootstrap');
     this.bootstrapped = true;
     this.postStats();
     this.log(
@@ -409,6 +417,23 @@ class Generator {
   async headRef(): Promise<{ n: number; hash: Hex }> {
     const b = await rpc<{ number: Hex; hash: Hex }>(this.url, 'eth_getBlockByNumber', ['latest', false]);
     return { n: Number(b.number), hash: b.hash };
+  }
+
+  /** Whether any of the recorded blocks has another hash now (or is gone). */
+  async changedSince(refs: { n: number; hash: Hex }[]): Promise<boolean> {
+    const now = await pmap(refs, (r) =>
+      rpc<{ hash: Hex } | null>(this.url, 'eth_getBlockByNumber', [toHex(r.n), false]),
+    );
+    return now.some((b, i) => b?.hash !== refs[i].hash);
+  }
+
+  /** {@link reorged}, counted and logged; marks a set-up check as due. */
+  async noticeReorg(): Promise<boolean> {
+    if (!(await this.reorged())) return false;
+    this.reorgsDetected++;
+    this.reorgPending = true;
+    this.log(`traffic: reorg seen (now at block ${this.seen?.n}); checking the set-up`);
+    return true;
   }
 
   /**
@@ -448,7 +473,7 @@ class Generator {
         `${gone} deployed contract(s) have no code (dropped by a reorg?) and no deployment-txs.json to replay; remove the devnet data directory to deploy afresh`,
       );
     this.log(`traffic: ${gone} deployed contract(s) have no code (reorg): sending the deployment again`);
-    const n = await replayDeployment(this.url, this.input.deploymentTxs);
+    const n = await replayDeployment(this.url, this.input.deploymentTxs, [devAccount(0), devAccount(1)]);
     const still = await missing();
     if (still > 0) throw new Error(`${still} deployed contract(s) still have no code after the replay`);
     return n;
@@ -595,10 +620,19 @@ class Generator {
     return hashes;
   }
 
+  /**
+   * Waits (30 s at most) until every hash has a receipt. Returns early when a reorg is noticed
+   * (the txs may be gone for good: the caller's set-up check redoes what is missing).
+   */
   async waitFor(hashes: Hex[], timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs;
     const left = new Set(hashes);
+    let lastCheck = Date.now();
     while (left.size > 0 && Date.now() < deadline && !this.stopped) {
+      if (Date.now() - lastCheck > 1000) {
+        lastCheck = Date.now();
+        if (await this.noticeReorg()) return;
+      }
       const arr = [...left];
       const rs = await Promise.all(
         arr.map((h) =>
@@ -1571,10 +1605,7 @@ class Generator {
       }
       if (now - lastChainCheck > 1000) {
         lastChainCheck = now;
-        if (await this.reorged()) {
-          this.reorgsDetected++;
-          this.reorgPending = true;
-          this.log(`traffic: reorg seen (now at block ${this.seen?.n}); checking the set-up`);
+        if ((await this.noticeReorg()) || this.reorgPending) {
           await this.recover({ dropPool: true, forget: true }, 'a reorg');
           this.setState('running');
         } else if (this.suspect && now >= this.suspectCheckAt) {

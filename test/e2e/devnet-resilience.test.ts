@@ -4,6 +4,9 @@
  *  (a) an `anvil_reorg` of depth 10 right after the traffic set-up drops funding and airdrops (and
  *      at 500 ms blocks the tail of the deployment): the generator notices, redoes the set-up
  *      (/health devnet.traffic.setupRedone ≥ 1) and new Swap logs follow the reorg;
+ *  (a') the devnet module alone: a reorg reaching into the deployment (the seeded launches lose
+ *      their code): the deployment's own signed transactions are sent again, every address comes
+ *      back, and swaps continue;
  *  (b) the node frozen (SIGSTOP) for a while: /health reports `retrying` with the error, then
  *      `running` again after SIGCONT, and traffic continues;
  *  (c) SIGTERM of the indexer stops the anvil it started; with DEVNET_KEEP=1 the node stays and
@@ -19,6 +22,7 @@ import { type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { probeChainId, rpc } from '../../src/devnet/anvil.js';
 import { compileContracts } from '../../src/devnet/compile.js';
+import { startDevnet } from '../../src/devnet/index.js';
 import { anvilBinary, freePort } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 
@@ -164,8 +168,16 @@ describe('embedded devnet resilience (real anvil, real indexer)', () => {
       30_000,
     );
     expect(swaps.length).toBeGreaterThanOrEqual(5);
-    const t = await traffic(ix);
-    expect(t.swaps).toBeGreaterThan(after.swaps);
+    if (process.env.DEBUG_DEVNET)
+      console.log(
+        ix
+          .logs()
+          .split('\n')
+          .filter((l) => l.includes('traffic') || l.includes('devnet'))
+          .join('\n'),
+      );
+    // The generator counts them too.
+    await until('swap count grows', async () => (await traffic(ix)).swaps > after.swaps + 3, 30_000);
     // The indexer follows the new branch past those swaps.
     await ix.waitForHead(from + 2, 30_000);
   }, 150_000);
@@ -210,6 +222,56 @@ describe('embedded devnet resilience (real anvil, real indexer)', () => {
     expect(await probeChainId(rpcUrl)).toBeNull();
     expect(ix.logs()).toMatch(/generator stopped/);
   }, 30_000);
+});
+
+describe('a reorg into the deployment (devnet module)', () => {
+  test("(a') the dropped deployment is sent again at the same addresses and swaps continue", async () => {
+    const stateDir = join(newDataDir(), 'devnet');
+    const port = await freePort();
+    const logs: string[] = [];
+    const dev = await startDevnet({
+      port,
+      blockTimeMs: 500,
+      seed: 3,
+      txPerSecond: 10,
+      stateDir,
+      log: (m) => logs.push(m),
+    });
+    try {
+      const url = dev.rpcUrl;
+      const d = dev.deployment;
+      const head = Number(await rpc<Hex>(url, 'eth_blockNumber'));
+      // Drops the last three deployment blocks and everything after (the launches come last).
+      await rpc(url, 'anvil_reorg', [head - d.deployedAtBlock + 3, []]);
+      const launch = d.launchpad.seededLaunches[0];
+      expect(await rpc<Hex>(url, 'eth_getCode', [launch, 'latest'])).toBe('0x');
+      await until('set-up redone', async () => dev.status().traffic.setupRedone >= 1, 90_000).catch((e) => {
+        throw new Error(`${e.message}\n${logs.join('\n')}\n${JSON.stringify(dev.status())}`);
+      });
+      expect(logs.join('\n')).toMatch(/deployment tx\(s\) sent again/);
+      const addrs = [
+        ...Object.values(d.contracts),
+        ...d.tokens.map((t) => t.address),
+        ...d.launchpad.seededLaunches,
+      ];
+      const codes = await Promise.all(addrs.map((a) => rpc<Hex>(url, 'eth_getCode', [a, 'latest'])));
+      expect(codes.filter((c) => c === '0x')).toEqual([]);
+      const from = Number(await rpc<Hex>(url, 'eth_blockNumber')) + 1;
+      await until(
+        'swaps after the replay',
+        async () =>
+          (
+            await rpc<unknown[]>(url, 'eth_getLogs', [
+              { fromBlock: toHex(from), toBlock: 'latest', topics: [SWAP_TOPICS] },
+            ])
+          ).length >= 5,
+        40_000,
+      );
+      expect(dev.status().traffic.state).toBe('running');
+    } finally {
+      await dev.killNode();
+    }
+  }, 150_000);
 });
 
 describe('DEVNET_KEEP=1 and reuse', () => {
