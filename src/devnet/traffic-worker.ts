@@ -570,15 +570,25 @@ class Generator {
   }
 
   /**
+   * Removes this generator's own transactions from the node's pool (admin, funders, wallets):
+   * after a reorg, those sent on the dropped branch wait behind nonces the chain no longer
+   * reaches. Other senders' pending transactions are left alone.
+   */
+  async dropOwnPending() {
+    const senders = [this.admin, ...this.funders, ...this.wallets.map((x) => x.w)].map((w) => w.address);
+    await pmap(senders, (a) => rpc(this.url, 'anvil_removePoolTransactions', [a]).catch(() => undefined));
+  }
+
+  /**
    * Checks the set-up and redoes what is missing: deployment code, nonces, wallet funds and
-   * airdrops, the ownable token's owner. After a reorg (`dropPool`) the node's pool is emptied
-   * first (txs sent on the dropped branch carry nonces the chain no longer continues); with
+   * airdrops, the ownable token's owner. After a reorg (`dropPool`) its own pending txs are
+   * removed first (see {@link dropOwnPending}); with
    * `forget`, derived state a reorg may have invalidated is forgotten. Counts one `setupRedone`
    * when anything had to be redone.
    */
   async recover(o: { dropPool: boolean; forget: boolean }, why: string) {
     this.setState('starting');
-    if (o.dropPool) await rpc(this.url, 'anvil_dropAllTransactions').catch(() => undefined);
+    if (o.dropPool) await this.dropOwnPending();
     if (o.forget) this.forgetDropped();
     const reorg = o.forget;
     const replayed = await this.ensureDeployment();
