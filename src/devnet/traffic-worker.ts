@@ -1176,7 +1176,8 @@ class Generator {
       const mined = () => {
         if (h.nativeOk === null || h.tokenOk === null) return;
         if (!(h.nativeOk && h.tokenOk)) return settle(false);
-        if (k + 1 < len) return void hop(k + 1, to);
+        // A failed next hop (the node went away) ends the chain; the loop notices the node itself.
+        if (k + 1 < len) return void hop(k + 1, to).catch(() => settle(false));
         settle(true);
       };
       h.nativeTx = await this.tx('funding-chain', from.w, to.w.address, '0x', 21_000n, natives[k], (r) => {
@@ -1665,6 +1666,8 @@ function sleep(ms: number) {
 const input = workerData as Input;
 const gen = new Generator(input);
 gen.childBytecode = input.childBytecode;
+// A stray rejection (a background receipt handler) is logged; the generator keeps running.
+process.on('unhandledRejection', (e) => gen.log(`traffic: unhandled rejection: ${errText(e)}`));
 parentPort?.on('message', (m: { type: string }) => {
   if (m.type === 'stop') gen.stopped = true;
 });

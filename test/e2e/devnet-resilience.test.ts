@@ -10,7 +10,7 @@
  *  (b) the node frozen (SIGSTOP) for a while: /health reports `retrying` with the error, then
  *      `running` again after SIGCONT, and traffic continues;
  *  (c) SIGTERM of the indexer stops the anvil it started; with DEVNET_KEEP=1 the node stays and
- *      the next start reuses it;
+ *      the next start reuses it; SIGINT during start-up (while deploying) stops it too;
  *  (d) a foreign anvil on DEVNET_PORT: start-up refuses with what it found and what to do, exit
  *      code non-zero, and the foreign node is left alone.
  */
@@ -296,6 +296,42 @@ describe('DEVNET_KEEP=1 and reuse', () => {
     }
     await until('kept anvil gone', async () => !alive(pid), 10_000);
   }, 120_000);
+});
+
+describe('Ctrl-C during start-up', () => {
+  test('(c) SIGINT while the devnet deploys stops the anvil already started', async () => {
+    const dataDir = newDataDir();
+    const port = await freePort();
+    const main = new URL('../../dist/src/main.js', import.meta.url).pathname;
+    const child = spawn(process.execPath, [main], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DEVNET_PORT: String(port),
+        DEVNET_BLOCK_TIME_MS: '500',
+        PORT: '0',
+        METRICS_PORT: '0',
+        SCANNER: 'off',
+        TRACES: 'off',
+        DEV_API_KEY: 'k',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    procs.push(child);
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    await until('anvil started', async () => /devnet: started anvil/.test(out), 30_000);
+    const pid = markerPid(dataDir);
+    expect(alive(pid)).toBe(true);
+    child.kill('SIGINT');
+    await exited;
+    await until('anvil gone', async () => !alive(pid), 10_000);
+    expect(out).toMatch(/shutting down/);
+    expect(out).not.toMatch(/serving http/);
+  }, 60_000);
 });
 
 describe('a foreign node on DEVNET_PORT', () => {
