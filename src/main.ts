@@ -69,6 +69,56 @@ async function main(): Promise<void> {
     config.role === 'all'
       ? null
       : await (await import('./replication/index.js')).connectNats(config.natsUrl!, log);
+  // Signals are handled from here on, start-up included: Ctrl-C while the embedded devnet deploys
+  // stops the anvil this process started (unless DEVNET_KEEP=1) instead of leaving it behind.
+  let server: ReturnType<typeof createServer> | null = null;
+  let scanner: Awaited<ReturnType<typeof createScannerService>> | null = null;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, starting: server === null }, 'shutting down');
+    let code = 0;
+    server?.close();
+    metrics.close();
+    await scanner?.close().catch((err: Error) => {
+      log.error({ err: err.message }, 'scanner did not close cleanly');
+      code = 1;
+    });
+    // DEVNET_KEEP=1 leaves an embedded devnet's node running for the next start.
+    const keepNode = process.env.DEVNET_KEEP === '1';
+    for (const r of [...runtimes]) {
+      try {
+        await r.stop({ keepNode });
+      } catch (err) {
+        log.error(
+          { chain: r.name, err: (err as Error)?.stack ?? String(err) },
+          'shutdown step failed; closing the store anyway',
+        );
+        code = 1;
+      }
+    }
+    // A signal during start-up: the node of a devnet still being set up is not in a runtime yet.
+    if (!keepNode && config.chainsSource === 'embedded_devnet')
+      await (await import('./devnet/index.js')).killNodesStartedHere().catch(() => undefined);
+    await nats?.close().catch(() => undefined);
+    // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
+    // error); every committed block is already in the WAL, so say so and exit non-zero.
+    for (const r of [...runtimes]) {
+      const closed = await r.close();
+      if (closed) {
+        log.error(
+          { chain: r.name, err: closed.message, cause: String(closed.cause ?? '') },
+          'store did not close cleanly',
+        );
+        code = 1;
+      }
+    }
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
   const shared = {
     log,
     metrics,
@@ -90,16 +140,21 @@ async function main(): Promise<void> {
           : await openChain(c, shared),
       );
     } catch (err) {
+      if (stopping) return; // a signal interrupted the start-up: shutdown() exits
       for (const r of runtimes) await r.stop({ keepNode: false }).catch(() => undefined);
       for (const r of runtimes) await r.close();
+      // A devnet that failed half-way (e.g. its deployment) leaves no node behind.
+      if (process.env.DEVNET_KEEP !== '1' && config.chainsSource === 'embedded_devnet')
+        await (await import('./devnet/index.js')).killNodesStartedHere().catch(() => undefined);
       throw new Error(`chain ${c.name}: ${(err as Error).message}`, { cause: err });
     }
   }
+  if (stopping) return;
 
   const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];
   if (config.devApiKey)
     keys.push({ name: 'dev', sha256: hashKey(config.devApiKey), scopes: [...ALL_SCOPES] });
-  const server = createServer({
+  server = createServer({
     routes,
     chains: new Map(runtimes.map((r) => [r.name, r.ctx])),
     auth: createAuth(keys),
@@ -111,7 +166,6 @@ async function main(): Promise<void> {
   const metricsPort = await metrics.listen(config.metricsPort);
   // The companion scanner API: its own listener and store (DATA_DIR/scanner, beside the chains'
   // directories, so an index reset or rebuild never touches it); it reads the chains' heads.
-  let scanner: Awaited<ReturnType<typeof createScannerService>> | null = null;
   const embedded = config.chainsSource === 'embedded_devnet';
   if (scannerEnabled(process.env, embedded)) {
     const scannerConfig = loadScannerConfig(process.env, {
@@ -157,48 +211,6 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    let code = 0;
-    server.close();
-    metrics.close();
-    await scanner?.close().catch((err: Error) => {
-      log.error({ err: err.message }, 'scanner did not close cleanly');
-      code = 1;
-    });
-    // DEVNET_KEEP=1 leaves an embedded devnet's node running for the next start.
-    const keepNode = process.env.DEVNET_KEEP === '1';
-    for (const r of runtimes) {
-      try {
-        await r.stop({ keepNode });
-      } catch (err) {
-        log.error(
-          { chain: r.name, err: (err as Error)?.stack ?? String(err) },
-          'shutdown step failed; closing the store anyway',
-        );
-        code = 1;
-      }
-    }
-    await nats?.close().catch(() => undefined);
-    // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
-    // error); every committed block is already in the WAL, so say so and exit non-zero.
-    for (const r of runtimes) {
-      const closed = await r.close();
-      if (closed) {
-        log.error(
-          { chain: r.name, err: closed.message, cause: String(closed.cause ?? '') },
-          'store did not close cleanly',
-        );
-        code = 1;
-      }
-    }
-    process.exit(code);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   // A stray rejection from a library's background work (e.g. a WebSocket transport reconnecting
   // to a restarted node) must not take the index down: every store write is one atomic batch, so
   // no state is half-done. Logged with its stack for a fix; synchronous exceptions still crash.

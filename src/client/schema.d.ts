@@ -1898,7 +1898,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Full readiness record: follower (state, head lag, backfill rate and ETA, reorgs), projections with status and progress, traces lane and how far behind it is, stream gauges, open gaps, storage write state. */
+        /** Full readiness record: follower (state, head lag, backfill rate and ETA, reorgs), projections with status and progress, traces lane and how far behind it is, stream gauges, open gaps, storage write state; on the embedded devnet, its node and traffic generator state. */
         get: operations["monitoring.health"];
         put?: never;
         post?: never;
@@ -6337,6 +6337,47 @@ export interface components {
                     /** @description last consumption error; null when none */
                     lastError: string | null;
                 } | null;
+            };
+            /** @description the embedded devnet (present only when this chain is the embedded devnet) */
+            devnet?: {
+                /** @description the devnet node's JSON-RPC URL */
+                rpcUrl: string;
+                node: {
+                    /** @description anvil process id; null when it no longer runs */
+                    pid: number | null;
+                    /** @description true when the node was already running (left by a crash or DEVNET_KEEP=1) and reused */
+                    reused: boolean;
+                };
+                /** @description the traffic generator */
+                traffic: {
+                    /** @description disabled: DEVNET_TX_PER_SECOND=0; starting: checking or doing its set-up (funding, airdrops, ownership, launches; after a reorg: deployment too); running: sending traffic; retrying: the node did not answer or a set-up step failed, probing with exponential backoff (1 s to 30 s) and resuming by itself; stopped: shut down (see stopReason) */
+                    state: "disabled" | "starting" | "running" | "retrying" | "stopped";
+                    /** @description when the current state was entered (ISO 8601) */
+                    since: string;
+                    /** @description why it stopped; null unless stopped */
+                    stopReason: string | null;
+                    /** @description the last error that made it retry; null before any */
+                    lastError: {
+                        /** @description the error (e.g. TimeoutError, fetch failed (ECONNREFUSED)) */
+                        message: string;
+                        /** @description when it happened (ISO 8601) */
+                        at: string;
+                    } | null;
+                    /** @description transactions the node accepted since start */
+                    sent: number;
+                    /** @description of which swaps (V2, V3, V4, graduated launch tokens) */
+                    swaps: number;
+                    /** @description transactions the node refused (nonce, balance) since start */
+                    refused: number;
+                    /** @description times its loop restarted after an outage or a failure */
+                    restarts: number;
+                    /** @description times it found part of its set-up (deployment, funding, airdrops, ownership) gone, typically dropped by a reorg, and redid it */
+                    setupRedone: number;
+                    /** @description reorgs it noticed (a block hash it had seen changed) */
+                    reorgsDetected: number;
+                    /** @description active traffic wallets */
+                    wallets: number;
+                };
             };
         };
         "monitoring.checkpoints": {

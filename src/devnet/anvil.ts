@@ -1,6 +1,7 @@
 /**
  * Anvil process management: probe a port, spawn a detached anvil (own process group, stdio
- * to `<stateDir>/anvil.log`, unref'd) so it outlives a crash of the indexer, and kill it.
+ * to `<stateDir>/anvil.log`, unref'd) so it outlives a crash of the indexer, record it in
+ * `<stateDir>/anvil.json` (the marker that tells our node from a foreign one), and kill it.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,68 @@ export async function rpc<T = unknown>(
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
+}
+
+/**
+ * The marker of a node this devnet started: `<stateDir>/anvil.json`. A node answering on the port
+ * is "ours" when its block-0 hash equals the marker's (anvil's genesis hash includes its start
+ * time, so two anvils never share one) — whatever happened to the process that started it.
+ */
+export interface NodeMarker {
+  /** Process id of anvil (its own process group leader). */
+  pid: number;
+  port: number;
+  chainId: number;
+  /** Hash of block 0 of the node as started. */
+  genesisHash: string;
+  /** ISO time the node was started. */
+  startedAt: string;
+}
+
+const markerFile = (stateDir: string) => join(stateDir, 'anvil.json');
+
+/** Reads `<stateDir>/anvil.json`; null when absent or unreadable. */
+export function readMarker(stateDir: string): NodeMarker | null {
+  try {
+    return JSON.parse(readFileSync(markerFile(stateDir), 'utf8')) as NodeMarker;
+  } catch {
+    return null;
+  }
+}
+
+/** What answers on a port: the identity facts a refusal message reports. */
+export interface NodeFacts {
+  chainId: number;
+  genesisHash: string;
+  head: number;
+  clientVersion: string;
+}
+
+/** Reads chain id, block-0 hash, head and client version of the node at url. @throws on RPC failure. */
+export async function nodeFacts(url: string): Promise<NodeFacts> {
+  const [chainId, genesis, head, clientVersion] = await Promise.all([
+    rpc<string>(url, 'eth_chainId'),
+    rpc<{ hash: string } | null>(url, 'eth_getBlockByNumber', ['0x0', false]),
+    rpc<string>(url, 'eth_blockNumber'),
+    rpc<string>(url, 'web3_clientVersion').catch(() => 'unknown client'),
+  ]);
+  return {
+    chainId: Number(chainId),
+    genesisHash: genesis?.hash ?? 'none',
+    head: Number(head),
+    clientVersion,
+  };
+}
+
+/** Pids of anvil processes this process spawned and has not killed yet (stateDir by pid). */
+const spawnedHere = new Map<number, string>();
+
+/**
+ * Kills every anvil this process spawned and did not kill yet (start-up interrupted by a signal
+ * before the chain runtime that owns the node existed).
+ */
+export async function killNodesStartedHere(): Promise<void> {
+  for (const [pid, stateDir] of [...spawnedHere]) await killAnvil(stateDir, pid);
 }
 
 /** Returns the chain id if something answers `eth_chainId` at url, else null. */
@@ -100,6 +163,7 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
   child.unref();
   const pid = child.pid;
   if (pid === undefined) throw new Error('devnet: failed to spawn anvil');
+  spawnedHere.set(pid, o.stateDir);
   writeFileSync(join(o.stateDir, 'anvil.pid'), String(pid));
   const url = `http://127.0.0.1:${o.port}`;
   const deadline = Date.now() + ANVIL_START_TIMEOUT_MS;
@@ -111,17 +175,55 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
     if (exited !== null) {
       throw new Error(`devnet: anvil exited with ${exited}; see ${join(o.stateDir, 'anvil.log')}`);
     }
-    if ((await probeChainId(url)) !== null) return pid;
+    if ((await probeChainId(url)) !== null) {
+      const facts = await nodeFacts(url);
+      const marker: NodeMarker = {
+        pid,
+        port: o.port,
+        chainId: facts.chainId,
+        genesisHash: facts.genesisHash,
+        startedAt: new Date().toISOString(),
+      };
+      writeFileSync(markerFile(o.stateDir), `${JSON.stringify(marker, null, 2)}\n`);
+      return pid;
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`devnet: anvil did not answer on ${url} within ${ANVIL_START_TIMEOUT_MS} ms`);
 }
 
-/** Kills the anvil process group whose pid is recorded in stateDir (SIGTERM, then SIGKILL). */
-export async function killAnvil(stateDir: string, pid?: number): Promise<void> {
+/**
+ * Whether pid still runs anvil as started for stateDir: on Linux its command line must name the
+ * state dir's cache path (a recycled pid of another program is never signalled); elsewhere the
+ * pid is trusted.
+ */
+function isOurAnvil(pid: number, stateDir: string): boolean {
+  const cmdline = `/proc/${pid}/cmdline`;
+  if (!existsSync('/proc/self/cmdline')) return true;
+  try {
+    return readFileSync(cmdline, 'utf8').split('\0').includes(anvilCacheDir(stateDir));
+  } catch {
+    return false;
+  }
+}
+
+/** Pid of the anvil started for stateDir (anvil.json, else anvil.pid) if it still runs; else null. */
+export function runningAnvilPid(stateDir: string): number | null {
   const pidFile = join(stateDir, 'anvil.pid');
-  const p = pid ?? (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : NaN);
+  const p = readMarker(stateDir)?.pid ?? (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : NaN);
+  return Number.isFinite(p) && p > 0 && isOurAnvil(p, stateDir) ? p : null;
+}
+
+/**
+ * Kills the anvil process group started for stateDir (pid from anvil.json / anvil.pid, or `pid`):
+ * SIGTERM, then SIGKILL after 3 s. A pid that no longer runs that anvil is left alone.
+ */
+export async function killAnvil(stateDir: string, pid?: number): Promise<void> {
+  const p = pid ?? runningAnvilPid(stateDir) ?? NaN;
+  if (pid !== undefined) spawnedHere.delete(pid);
   if (!Number.isFinite(p) || p <= 0) return;
+  spawnedHere.delete(p);
+  if (!isOurAnvil(p, stateDir)) return;
   const alive = () => {
     try {
       process.kill(p, 0);

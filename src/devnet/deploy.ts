@@ -40,7 +40,7 @@ import {
   v3PoolAddress,
   v4PoolId,
 } from './math.js';
-import { devAccount, NonceWallet, waitReceipts } from './signer.js';
+import { devAccount, NonceWallet, type SignedTx, waitReceipts } from './signer.js';
 import type { DevnetDeployment, PoolInfo, TokenInfo, TokenKind } from './types.js';
 
 /** Curve ETH reserve at which a launch graduates, wei (3 ETH: a handful of traffic buys). */
@@ -126,14 +126,25 @@ interface Step {
   hash: Hex;
 }
 
+/**
+ * Deploys everything (see README.md) and returns the deployment. Every transaction the node
+ * accepted is appended to `signed` (in send order) when given, so that a reorg that drops part of
+ * the deployment can be repaired by `replayDeployment` (signer.ts) at the same addresses.
+ * @throws Error when a step reverts, a receipt does not come within 60 s, or an address prediction fails.
+ */
 export async function deployAll(
   rpcUrl: string,
   compiled: CompiledContracts,
   log: (m: string) => void,
+  signed?: SignedTx[],
 ): Promise<DevnetDeployment> {
   const t0 = Date.now();
   const deployer = new NonceWallet(devAccount(0), rpcUrl);
   const admin = new NonceWallet(devAccount(1), rpcUrl);
+  if (signed) {
+    deployer.onAccepted = (t) => signed.push(t);
+    admin.onAccepted = (t) => signed.push(t);
+  }
   await Promise.all([deployer.syncNonce(), admin.syncNonce()]);
   const steps: Step[] = [];
   // Anvil drops (not queues) txs whose gas limits overflow the block being built, which would

@@ -6,22 +6,35 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Hex } from 'viem';
-import { DEVNET_CHAIN_ID, killAnvil, probeChainId, rpc, spawnAnvil } from './anvil.js';
+import {
+  DEVNET_CHAIN_ID,
+  killAnvil,
+  nodeFacts,
+  probeChainId,
+  readMarker,
+  rpc,
+  runningAnvilPid,
+  spawnAnvil,
+} from './anvil.js';
 import { compileContracts } from './compile.js';
 import { deployAll } from './deploy.js';
+import type { SignedTx } from './signer.js';
 import { startTraffic, type TrafficHandle } from './traffic.js';
-import type { DevnetDeployment } from './types.js';
+import type { DevnetDeployment, DevnetStatus, TrafficStatus } from './types.js';
 
-export { DEVNET_CHAIN_ID } from './anvil.js';
+export { DEVNET_CHAIN_ID, killNodesStartedHere } from './anvil.js';
 export { startTraffic, type TrafficHandle, type TrafficOptions, type TrafficStats } from './traffic.js';
 export type {
   DevnetContracts,
   DevnetDeployment,
+  DevnetStatus,
   LaunchpadInfo,
   PoolInfo,
   PoolProtocol,
   TokenInfo,
   TokenKind,
+  TrafficState,
+  TrafficStatus,
 } from './types.js';
 
 export interface DevnetOptions {
@@ -45,27 +58,87 @@ export interface DevnetHandle {
   /** http://127.0.0.1:<port> */
   rpcUrl: string;
   deployment: DevnetDeployment;
-  /** True when an already running node with a matching deployment.json was reused. */
+  /** True when an already running node of ours with a matching deployment.json was reused. */
   reused: boolean;
   /** Stops the traffic generator only; anvil keeps running (it is detached). */
   stop(): Promise<void>;
   /** Kills the anvil process group (if this process or an earlier one spawned it). */
   killNode(): Promise<void>;
   traffic: TrafficHandle | null;
+  /** Node and traffic generator state (served in /health as `devnet`). */
+  status(): DevnetStatus;
+}
+
+/**
+ * Thrown when the port is served by a node this devnet did not start; the message says what was
+ * found and what to do.
+ */
+export class ForeignNodeError extends Error {}
+
+/**
+ * Whether the node answering at rpcUrl is one this devnet started from stateDir: its block-0 hash
+ * equals the one recorded in `anvil.json` when it was spawned, or the one of `deployment.json`
+ * (a node an earlier version started and deployed to). A node left by a crash or kept with
+ * DEVNET_KEEP=1 passes; any other node (another anvil, a node started from another DATA_DIR)
+ * does not. @throws ForeignNodeError describing the node and the way out.
+ */
+async function checkOurs(rpcUrl: string, port: number, stateDir: string): Promise<void> {
+  const found = await nodeFacts(rpcUrl);
+  const marker = readMarker(stateDir);
+  const depFile = join(stateDir, 'deployment.json');
+  const dep = existsSync(depFile)
+    ? (JSON.parse(readFileSync(depFile, 'utf8')) as Partial<DevnetDeployment>)
+    : null;
+  const ours =
+    found.chainId === DEVNET_CHAIN_ID &&
+    ((marker?.port === port && marker.genesisHash === found.genesisHash) ||
+      dep?.genesisHash === found.genesisHash);
+  if (ours) return;
+  const recorded = marker
+    ? `the node this data directory started (${join(stateDir, 'anvil.json')}) had pid ${marker.pid}, port ${marker.port}, genesis ${marker.genesisHash}, started ${marker.startedAt}`
+    : `no node was started from this data directory (${stateDir} has no anvil.json)`;
+  throw new ForeignNodeError(
+    `devnet: 127.0.0.1:${port} is served by a node this devnet did not start: ${found.clientVersion}, chain id ${found.chainId}, genesis ${found.genesisHash}, head block ${found.head}; ${recorded}. ` +
+      `It is not reused: its accounts and contracts are unknown (deploying on it fails or mixes with someone else's state). ` +
+      `Stop that node (e.g. find it with \`lsof -i :${port}\`), or set DEVNET_PORT to a free port.`,
+  );
+}
+
+/** Loads the deployment of a reused node when it is still whole (same genesis, code at every contract). */
+async function reusableDeployment(
+  rpcUrl: string,
+  depFile: string,
+  log: (m: string) => void,
+): Promise<DevnetDeployment | null> {
+  if (!existsSync(depFile)) return null;
+  const saved = JSON.parse(readFileSync(depFile, 'utf8')) as DevnetDeployment;
+  const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
+  if (saved.version !== 1 || saved.genesisHash !== genesis.hash) return null;
+  const codes = await Promise.all(
+    Object.values(saved.contracts).map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])),
+  );
+  if (!codes.every((c) => c !== '0x')) return null;
+  log(`devnet: reusing deployment from ${depFile}`);
+  return saved;
 }
 
 /**
  * Starts (or reuses) anvil on 127.0.0.1:port, deploys (or reuses) the contracts, starts traffic.
- * Reuse rule: a node already answering eth_chainId is reused; its deployment is reused when
- * `<stateDir>/deployment.json` has the node's block-0 hash and the contracts have code.
+ * Reuse rule: a node already answering on the port is reused only when it is ours (see
+ * {@link checkOurs}: a node left by a crash or kept with DEVNET_KEEP=1); its deployment is reused
+ * when `<stateDir>/deployment.json` has the node's block-0 hash and the contracts have code.
+ * The deployment's signed transactions are kept in `<stateDir>/deployment-txs.json` so the
+ * traffic generator can send them again after a reorg dropped them.
+ * @throws ForeignNodeError when another node answers on the port; Error when anvil does not start
+ *   or the deployment fails.
  */
 export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   const rpcUrl = `http://127.0.0.1:${opts.port}`;
   mkdirSync(opts.stateDir, { recursive: true });
   const depFile = join(opts.stateDir, 'deployment.json');
+  const txsFile = join(opts.stateDir, 'deployment-txs.json');
   let spawned = false;
-  const chainId = await probeChainId(rpcUrl);
-  if (chainId === null) {
+  if ((await probeChainId(rpcUrl)) === null) {
     await spawnAnvil({
       port: opts.port,
       stateDir: opts.stateDir,
@@ -75,34 +148,22 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
     opts.log(
       `devnet: started anvil on ${rpcUrl} (block time ${opts.blockTimeMs} ms, log ${join(opts.stateDir, 'anvil.log')})`,
     );
-  } else if (chainId !== DEVNET_CHAIN_ID) {
-    throw new Error(`devnet: ${rpcUrl} answers chain id ${chainId}, expected ${DEVNET_CHAIN_ID}`);
   } else {
-    opts.log(`devnet: reusing the node already answering on ${rpcUrl}`);
+    await checkOurs(rpcUrl, opts.port, opts.stateDir);
+    opts.log(`devnet: reusing the node this data directory started, still answering on ${rpcUrl}`);
     // Keep the requested period when it is whole seconds (the RPC takes integer seconds).
     if (opts.blockTimeMs % 1000 === 0)
       await rpc(rpcUrl, 'evm_setIntervalMining', [opts.blockTimeMs / 1000]).catch(() => undefined);
   }
 
-  let deployment: DevnetDeployment | null = null;
-  let reused = false;
-  if (!spawned && existsSync(depFile)) {
-    const saved = JSON.parse(readFileSync(depFile, 'utf8')) as DevnetDeployment;
-    const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
-    if (saved.version === 1 && saved.genesisHash === genesis.hash) {
-      const codes = await Promise.all(
-        Object.values(saved.contracts).map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])),
-      );
-      if (codes.every((c) => c !== '0x')) {
-        deployment = saved;
-        reused = true;
-        opts.log(`devnet: reusing deployment from ${depFile}`);
-      }
-    }
-  }
+  let deployment = spawned ? null : await reusableDeployment(rpcUrl, depFile, opts.log);
+  const reused = deployment !== null;
+  let deploymentTxs: SignedTx[] = [];
+  if (deployment && existsSync(txsFile)) deploymentTxs = JSON.parse(readFileSync(txsFile, 'utf8'));
   const compiled = compileContracts(opts.stateDir, opts.log);
   if (!deployment) {
-    deployment = await deployAll(rpcUrl, compiled, opts.log);
+    deployment = await deployAll(rpcUrl, compiled, opts.log, deploymentTxs);
+    writeFileSync(txsFile, JSON.stringify(deploymentTxs));
     writeFileSync(depFile, `${JSON.stringify(deployment, null, 2)}\n`);
   }
 
@@ -111,6 +172,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
       ? await startTraffic({
           rpcUrl,
           deployment,
+          deploymentTxs,
           seed: opts.seed,
           txPerSecond: opts.txPerSecond,
           blockTimeMs: opts.blockTimeMs,
@@ -118,6 +180,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
           log: opts.log,
         })
       : null;
+  const startedAt = new Date().toISOString();
   return {
     rpcUrl,
     deployment,
@@ -130,5 +193,27 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
       await traffic?.stop();
       await killAnvil(opts.stateDir);
     },
+    status: () => ({
+      rpcUrl,
+      node: { pid: runningAnvilPid(opts.stateDir), reused: !spawned },
+      traffic: traffic?.status() ?? disabledTraffic(startedAt),
+    }),
+  };
+}
+
+/** The status of a devnet started with txPerSecond = 0. */
+function disabledTraffic(since: string): TrafficStatus {
+  return {
+    state: 'disabled',
+    since,
+    stopReason: null,
+    lastError: null,
+    sent: 0,
+    swaps: 0,
+    refused: 0,
+    restarts: 0,
+    setupRedone: 0,
+    reorgsDetected: 0,
+    wallets: 0,
   };
 }

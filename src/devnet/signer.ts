@@ -4,7 +4,7 @@
  * against a state that the pending txs are about to change, and reverting txs must still be
  * mined).
  */
-import { type Address, type Hex, keccak256, type LocalAccount, toHex } from 'viem';
+import { type Address, type Hex, keccak256, type LocalAccount, parseTransaction, toHex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { DEVNET_CHAIN_ID, rpc } from './anvil.js';
 
@@ -31,8 +31,19 @@ export interface TxRequest {
   gas: bigint;
 }
 
+/** A signed transaction as accepted by the node, kept so it can be sent again after a reorg. */
+export interface SignedTx {
+  from: Address;
+  nonce: number;
+  /** Gas limit (decimal string): replays are batched under one block's gas. */
+  gas: string;
+  raw: Hex;
+}
+
 export class NonceWallet {
   nonce = 0;
+  /** When set, every transaction the node accepts is reported here (deployment records its txs). */
+  onAccepted?: (tx: SignedTx) => void;
   constructor(
     readonly account: LocalAccount,
     readonly rpcUrl: string,
@@ -62,7 +73,9 @@ export class NonceWallet {
       maxPriorityFeePerGas: MAX_PRIORITY_FEE_PER_GAS,
     });
     try {
-      return await rpc<Hex>(this.rpcUrl, 'eth_sendRawTransaction', [raw]);
+      const hash = await rpc<Hex>(this.rpcUrl, 'eth_sendRawTransaction', [raw]);
+      this.onAccepted?.({ from: this.address, nonce, gas: tx.gas.toString(), raw });
+      return hash;
     } catch (err) {
       // The node refused the tx (so the nonce was not consumed): resync so later txs are not stuck.
       await this.syncNonce().catch(() => undefined);
@@ -107,4 +120,71 @@ export async function waitReceipts(
     }
   }
   return hashes.map((h) => out.get(h)!);
+}
+
+/** Gas of one replayed batch: under anvil's 60M block gas limit (anvil drops txs that overflow a block). */
+const REPLAY_BATCH_GAS = 50_000_000n;
+
+/**
+ * Sends again the deployment transactions a reorg dropped (anvil does not put them back in its
+ * pool): each recorded transaction without a receipt, in the original order. When the sender's
+ * nonce at `pending` still equals the recorded nonce the same signed bytes are sent (creations
+ * then land at the same addresses); a call whose nonce was meanwhile used by another transaction
+ * of the same sender (e.g. the admin's later airdrops) is signed again with the next nonce — its
+ * effect (a launch's token address comes from the launchpad's own nonce) is the same. Batched
+ * under one block's gas; a sender change waits for the previous sender's transactions (launches
+ * need the launchpad). `accounts` are the senders' keys.
+ * @returns the number of transactions sent again (0 when nothing was missing).
+ * @throws Error on RPC failure, a refused transaction, a creation whose nonce was used by
+ *   another transaction (its address cannot be restored), or a replayed step that reverts.
+ */
+export async function replayDeployment(
+  rpcUrl: string,
+  txs: readonly SignedTx[],
+  accounts: LocalAccount[],
+): Promise<number> {
+  const receipts: (ReceiptLite | null)[] = [];
+  for (let i = 0; i < txs.length; i += 32)
+    receipts.push(
+      ...(await Promise.all(
+        txs
+          .slice(i, i + 32)
+          .map((t) => rpc<ReceiptLite | null>(rpcUrl, 'eth_getTransactionReceipt', [keccak256(t.raw)])),
+      )),
+    );
+  const todo = txs.filter((_, i) => receipts[i] === null);
+  const wallets = new Map<string, NonceWallet>();
+  for (const a of accounts) wallets.set(a.address.toLowerCase(), new NonceWallet(a, rpcUrl));
+  for (const w of wallets.values()) await w.syncNonce();
+  let batch: Hex[] = [];
+  let gas = 0n;
+  let from: string | null = null;
+  const settle = async () => {
+    if (batch.length === 0) return;
+    const rs = await waitReceipts(rpcUrl, batch, { timeoutMs: 60_000 });
+    const bad = rs.filter((r) => r.status !== '0x1').length;
+    if (bad > 0) throw new Error(`devnet: ${bad} replayed deployment transaction(s) reverted`);
+    batch = [];
+    gas = 0n;
+  };
+  for (const t of todo) {
+    if ((from !== null && t.from !== from) || gas + BigInt(t.gas) > REPLAY_BATCH_GAS) await settle();
+    from = t.from;
+    gas += BigInt(t.gas);
+    const w = wallets.get(t.from.toLowerCase());
+    if (!w) throw new Error(`devnet: no key for deployment sender ${t.from}`);
+    if (w.nonce === t.nonce) {
+      batch.push(await rpc<Hex>(rpcUrl, 'eth_sendRawTransaction', [t.raw]));
+      w.nonce++;
+      continue;
+    }
+    const tx = parseTransaction(t.raw);
+    if (!tx.to || w.nonce < t.nonce)
+      throw new Error(
+        `devnet: deployment tx ${keccak256(t.raw)} (nonce ${t.nonce}) cannot be restored: ${t.from} is at nonce ${w.nonce}; remove the devnet data directory to deploy afresh`,
+      );
+    batch.push(await w.send({ to: tx.to, data: tx.data, value: tx.value, gas: BigInt(t.gas) }));
+  }
+  await settle();
+  return todo.length;
 }

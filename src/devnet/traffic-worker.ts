@@ -3,6 +3,12 @@
  * txs from a pool of wallets with locally managed nonces and never waits for a receipt on the
  * send path, so each block carries many txs. Receipts are polled in the background only where
  * the generator needs a result (V3 token ids, launch addresses, wallet activation).
+ *
+ * It keeps going (see {@link Generator.run}): a node that stops answering (connection refused,
+ * timeouts) puts it in `retrying` with exponential backoff until the node answers again; a reorg
+ * (a block hash it saw changed) or symptoms of a lost set-up (calls answering no data, long runs
+ * of refused txs) make it check its set-up — deployment code, wallet funds and airdrops, the
+ * ownable token's owner — and redo what is missing before traffic resumes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import {
@@ -30,13 +36,21 @@ import {
 } from './abis.js';
 import { rpc } from './anvil.js';
 import { alignTick, FAR_DEADLINE, MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1, usdToRaw } from './math.js';
-import { devAccount, NonceWallet, type ReceiptLite, trafficAccount } from './signer.js';
-import type { FundingChainRecord } from './traffic.js';
-import type { DevnetDeployment, PoolInfo, TokenInfo } from './types.js';
+import {
+  devAccount,
+  NonceWallet,
+  type ReceiptLite,
+  replayDeployment,
+  type SignedTx,
+  trafficAccount,
+} from './signer.js';
+import type { FundingChainRecord, WorkerState } from './traffic.js';
+import type { DevnetDeployment, PoolInfo, TokenInfo, TrafficState } from './types.js';
 
 interface Input {
   rpcUrl: string;
   deployment: DevnetDeployment;
+  deploymentTxs: SignedTx[];
   seed: number;
   txPerSecond: number;
   blockTimeMs: number;
@@ -59,6 +73,44 @@ function prng(seed: number): () => number {
 
 const MAX = 2n ** 256n - 1n;
 const E18 = 10n ** 18n;
+/** A wallet below this native balance after a reorg is funded again (wei). */
+const MIN_NATIVE = E18;
+/** Longest wait between two attempts to reach the node, ms. */
+const MAX_BACKOFF_MS = 30_000;
+/** Refused sends in a row after which the set-up is checked (balances may be gone). */
+const REFUSALS_BEFORE_CHECK = 100;
+
+/**
+ * Whether an error means the node did not answer (refused connection, reset, timeout) rather than
+ * answering with an error: those are retried with backoff until the node is back.
+ */
+export function isNodeDown(e: unknown): boolean {
+  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return true;
+  const text = `${err?.message ?? ''} ${err?.cause?.code ?? ''} ${err?.cause?.message ?? ''}`;
+  return /fetch failed|ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|other side closed|UND_ERR|timed? ?out/i.test(
+    text,
+  );
+}
+
+/** Whether an error says a call found no contract (empty return data): the set-up may be gone. */
+const isMissingCode = (e: unknown) => /zero data|returned no data|\(0x\)/i.test((e as Error)?.message ?? '');
+
+const errText = (e: unknown) => {
+  const err = e as Error & { cause?: { code?: string } };
+  const cause = err?.cause?.code ? ` (${err.cause.code})` : '';
+  return `${err?.name && err.name !== 'Error' ? `${err.name}: ` : ''}${err?.message ?? String(e)}${cause}`.slice(
+    0,
+    300,
+  );
+};
+
+/** Maps f over xs with at most `width` calls in flight. */
+async function pmap<T, R>(xs: readonly T[], f: (x: T) => Promise<R>, width = 32): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < xs.length; i += width) out.push(...(await Promise.all(xs.slice(i, i + width).map(f))));
+  return out;
+}
 const CHILD_ABI = [
   {
     type: 'constructor',
@@ -106,6 +158,22 @@ class Generator {
   launchCounter = 0;
   /** Funding chains made so far (reported in stats so tests can recover them from the index). */
   fundingChains: FundingChainRecord[] = [];
+  // --- resilience state (reported to /health through traffic.ts) ---
+  state: TrafficState = 'starting';
+  since = new Date().toISOString();
+  lastError: WorkerState['lastError'] = null;
+  restarts = 0;
+  setupRedone = 0;
+  reorgsDetected = 0;
+  /** The newest block seen (number, hash): a different hash at that height later means a reorg. */
+  seen: { n: number; hash: Hex } | null = null;
+  /** A reorg was seen and its recovery has not completed yet. */
+  reorgPending = false;
+  /** Symptoms of a lost set-up were seen (calls without code, refusals in a row). */
+  suspect = false;
+  suspectCheckAt = 0;
+  suspectBackoffMs = 2_000;
+  refusalsInARow = 0;
 
   constructor(readonly input: Input) {
     this.d = input.deployment;
@@ -122,9 +190,29 @@ class Generator {
     parentPort?.postMessage({ type: 'log', msg });
   }
 
+  setState(state: TrafficState) {
+    if (state === this.state) return;
+    this.state = state;
+    this.since = new Date().toISOString();
+    this.postStats();
+  }
+
   postStats() {
+    const swaps = Object.entries(this.byAction)
+      .filter(([k]) => k.includes('swap') || k.startsWith('graduated-'))
+      .reduce((n, [, v]) => n + v, 0);
+    const state: WorkerState = {
+      state: this.state,
+      since: this.since,
+      lastError: this.lastError,
+      swaps,
+      restarts: this.restarts,
+      setupRedone: this.setupRedone,
+      reorgsDetected: this.reorgsDetected,
+    };
     parentPort?.postMessage({
       type: 'stats',
+      state,
       stats: {
         sent: this.sent,
         sendErrors: this.sendErrors,
@@ -143,7 +231,7 @@ class Generator {
     return lo + this.rnd() * (hi - lo);
   }
 
-  /** Sends one tx; counts it; never throws. */
+  /** Sends one tx; counts it; throws only when the node does not answer (see {@link isNodeDown}). */
   async tx(
     label: string,
     w: NonceWallet,
@@ -156,6 +244,7 @@ class Generator {
     try {
       const hash = await w.send({ to, data, gas, value });
       this.sent++;
+      this.refusalsInARow = 0;
       this.byAction[label] = (this.byAction[label] ?? 0) + 1;
       if (onReceipt) this.pending.push({ hash, onReceipt });
       if (this.sent % this.input.logEveryTxs === 0) {
@@ -169,7 +258,12 @@ class Generator {
       }
       return hash;
     } catch (e) {
+      if (isNodeDown(e)) throw e;
       this.sendErrors++;
+      if (++this.refusalsInARow >= REFUSALS_BEFORE_CHECK) {
+        this.refusalsInARow = 0;
+        this.suspect = true;
+      }
       if (this.sendErrors <= 20 || this.sendErrors % 100 === 0)
         this.log(
           `traffic: ${label} refused by node (${this.sendErrors} so far): ${(e as Error).message.slice(0, 160)}`,
@@ -230,9 +324,22 @@ class Generator {
   }
 
   // ------------------------------------------------------------------------------- bootstrap
+  /**
+   * First set-up: the deployment is checked (and replayed if a reorg dropped part of it), the
+   * `walletCount` wallets are funded through funding chains and airdropped unless already funded
+   * (a reused node), the ownable token's ownership is taken over. The head is recorded before and
+   * after each wait: if any of those blocks changed hash by the end, a reorg may have dropped part
+   * of it, and the set-up is checked on chain and redone where missing. Restartable: a failed
+   * attempt starts over from the same wallets.
+   */
   async bootstrap() {
-    await this.admin.syncNonce();
-    await Promise.all(this.funders.map((f) => f.syncNonce()));
+    this.wallets.length = 0;
+    this.nextWalletIndex = 0;
+    const refs = [await this.headRef()];
+    this.seen = refs[0];
+    const replayed = await this.ensureDeployment();
+    if (replayed > 0) this.countRedo(`${replayed} deployment tx(s) sent again before bootstrap`);
+    await this.syncDevNonces();
     const n = this.input.walletCount;
     const chainLen = 4;
     const chains = Math.ceil(n / chainLen);
@@ -256,39 +363,253 @@ class Generator {
           if (h) hashes.push(h);
         }
         await this.waitFor(hashes);
+        refs.push(await this.headRef());
       }
       // Airdrop every token (≈ $20k each) from the admin treasury; wrap some ETH.
       const hashes: Hex[] = [];
       for (const x of ws) hashes.push(...(await this.airdrop(x)));
       await this.waitFor(hashes);
+      refs.push(await this.headRef());
     }
     this.wallets.push(...ws);
-    // The ownable token's owner: take it over from the admin if needed.
-    const gov = this.tok.get('GOV');
-    if (gov) {
-      const owner = (await this.read<Address>(gov.address, erc20Abi as Abi, 'owner', [])).toLowerCase();
-      const known = this.wallets.find((x) => x.w.address.toLowerCase() === owner);
-      if (known) this.govOwner = known;
-      else if (owner === this.admin.address.toLowerCase()) {
-        const h = await this.call(
-          'gov-transfer-ownership',
-          this.admin,
-          gov.address,
-          erc20Abi as Abi,
-          'transferOwnership',
-          [this.wallets[0].w.address],
-          100_000n,
-        );
-        if (h) await this.waitFor([h]);
-        this.govOwner = this.wallets[0];
-      }
-    }
+    await this.ensureGov();
+    this.openLaunches = [];
+    this.graduated = [];
     await this.refreshLaunches(true);
+    if (!this.reorgPending && (await this.changedSince(refs))) {
+      this.reorgsDetected++;
+      this.reorgPending = true;
+      this.log('traffic: reorg seen during bootstrap; checking the set-up');
+    }
+    this.seen = await this.headRef();
+    if (this.reorgPending) await this.recover({ dropPool: true, forget: true }, 'a reorg during bootstrap');
     this.bootstrapped = true;
     this.postStats();
     this.log(
       `traffic: bootstrapped ${this.wallets.length} wallets (${needsFunding ? 'funded via chains' : 'already funded'}), ${this.openLaunches.length} open launches`,
     );
+  }
+
+  /** The ownable token's owner: adopt a known wallet, or take it over from the admin. @returns 1 when ownership was transferred. */
+  async ensureGov(): Promise<number> {
+    const gov = this.tok.get('GOV');
+    this.govOwnerPending = false;
+    if (!gov || this.wallets.length === 0) return 0;
+    const owner = (await this.read<Address>(gov.address, erc20Abi as Abi, 'owner', [])).toLowerCase();
+    const known = this.wallets.find((x) => x.w.address.toLowerCase() === owner);
+    this.govOwner = known ?? null;
+    if (known || owner !== this.admin.address.toLowerCase()) return 0;
+    const h = await this.call(
+      'gov-transfer-ownership',
+      this.admin,
+      gov.address,
+      erc20Abi as Abi,
+      'transferOwnership',
+      [this.wallets[0].w.address],
+      100_000n,
+    );
+    if (h) await this.waitFor([h]);
+    this.govOwner = this.wallets[0];
+    return 1;
+  }
+
+  // ------------------------------------------------------------------------------ resilience
+  async headRef(): Promise<{ n: number; hash: Hex }> {
+    const b = await rpc<{ number: Hex; hash: Hex }>(this.url, 'eth_getBlockByNumber', ['latest', false]);
+    return { n: Number(b.number), hash: b.hash };
+  }
+
+  /** Whether any of the recorded blocks has another hash now (or is gone). */
+  async changedSince(refs: { n: number; hash: Hex }[]): Promise<boolean> {
+    const now = await pmap(refs, (r) =>
+      rpc<{ hash: Hex } | null>(this.url, 'eth_getBlockByNumber', [toHex(r.n), false]),
+    );
+    return now.some((b, i) => b?.hash !== refs[i].hash);
+  }
+
+  /** {@link reorged}, counted and logged; marks a set-up check as due. */
+  async noticeReorg(): Promise<boolean> {
+    if (!(await this.reorged())) return false;
+    this.reorgsDetected++;
+    this.reorgPending = true;
+    this.log(`traffic: reorg seen (now at block ${this.seen?.n}); checking the set-up`);
+    return true;
+  }
+
+  /**
+   * Whether the chain was reorganised since the last check: the block at the height seen last has
+   * another hash now (or the chain is shorter). Records the new head.
+   */
+  async reorged(): Promise<boolean> {
+    const head = await this.headRef();
+    const seen = this.seen;
+    this.seen = head;
+    if (!seen) return false;
+    if (head.n < seen.n) return true;
+    if (head.n === seen.n) return head.hash !== seen.hash;
+    const then = await rpc<{ hash: Hex } | null>(this.url, 'eth_getBlockByNumber', [toHex(seen.n), false]);
+    return then?.hash !== seen.hash;
+  }
+
+  /**
+   * Checks that every deployed contract (protocol contracts, tokens, seeded launches) has code;
+   * when a reorg dropped part of the deployment, sends its signed transactions again (same
+   * nonces, so the same addresses). @returns the number of transactions sent again.
+   * @throws Error when code is missing and cannot be restored.
+   */
+  async ensureDeployment(): Promise<number> {
+    const addrs = [
+      ...Object.values(this.d.contracts),
+      ...this.tokens.map((t) => t.address),
+      ...this.d.launchpad.seededLaunches,
+    ];
+    const missing = async () =>
+      (await pmap(addrs, (a) => rpc<Hex>(this.url, 'eth_getCode', [a, 'latest']))).filter((c) => c === '0x')
+        .length;
+    const gone = await missing();
+    if (gone === 0) return 0;
+    if (this.input.deploymentTxs.length === 0)
+      throw new Error(
+        `${gone} deployed contract(s) have no code (dropped by a reorg?) and no deployment-txs.json to replay; remove the devnet data directory to deploy afresh`,
+      );
+    this.log(`traffic: ${gone} deployed contract(s) have no code (reorg): sending the deployment again`);
+    const n = await replayDeployment(this.url, this.input.deploymentTxs, [devAccount(0), devAccount(1)]);
+    const still = await missing();
+    if (still > 0) throw new Error(`${still} deployed contract(s) still have no code after the replay`);
+    return n;
+  }
+
+  /** Loads the admin's and funders' nonces from the node. */
+  async syncDevNonces() {
+    await Promise.all([this.admin, ...this.funders].map((w) => w.syncNonce()));
+  }
+
+  /**
+   * Funds again every wallet whose native balance is below {@link MIN_NATIVE} (direct transfer
+   * from a funder) and airdrops again every token a wallet holds none of.
+   * @returns the number of wallets that needed something.
+   */
+  async ensureFunds(): Promise<number> {
+    const drops = this.tokens.filter((t) => t.kind !== 'weth');
+    const natives = await pmap(this.wallets, (x) =>
+      rpc<Hex>(this.url, 'eth_getBalance', [x.w.address, 'latest']).then(BigInt),
+    );
+    const tokenBals = await pmap(
+      this.wallets,
+      (x) =>
+        Promise.all(
+          drops.map((t) => this.read<bigint>(t.address, erc20Abi as Abi, 'balanceOf', [x.w.address])),
+        ),
+      8,
+    );
+    const hashes: Hex[] = [];
+    let touched = 0;
+    for (const [i, x] of this.wallets.entries()) {
+      let needed = false;
+      if (natives[i] < MIN_NATIVE) {
+        needed = true;
+        const from = this.funders[i % this.funders.length];
+        const h = await this.tx('refund', from, x.w.address, '0x', 21_000n, 200n * E18);
+        if (h) hashes.push(h);
+      }
+      for (const [k, t] of drops.entries()) {
+        if (tokenBals[i][k] > 0n) continue;
+        needed = true;
+        const h = await this.call(
+          'airdrop',
+          this.admin,
+          t.address,
+          erc20Abi as Abi,
+          'transfer',
+          [x.w.address, this.usdAmount(t, 20_000)],
+          120_000n,
+        );
+        if (h) hashes.push(h);
+      }
+      if (needed) touched++;
+      // Keep each unmined batch well under one block's gas.
+      if (hashes.length >= 300) await this.waitFor(hashes.splice(0));
+    }
+    await this.waitFor(hashes);
+    return touched;
+  }
+
+  /** {@link ensureFunds} until a pass finds nothing missing (3 passes at most). @returns wallets redone. */
+  async ensureFundsVerified(): Promise<number> {
+    let total = 0;
+    for (let pass = 0; pass < 3; pass++) {
+      const n = await this.ensureFunds();
+      if (n === 0) return total;
+      total += n;
+    }
+    throw new Error('wallet funds still missing after 3 passes');
+  }
+
+  countRedo(what: string) {
+    this.setupRedone++;
+    this.log(`traffic: set-up redone (${this.setupRedone} so far): ${what}`);
+    this.postStats();
+  }
+
+  /**
+   * Forgets what a reorg may have dropped: approvals, V3/V4 positions, launch holdings, receipts
+   * being waited for, funding chains in progress; launches are read again from the chain.
+   */
+  forgetDropped() {
+    for (const x of this.wallets) {
+      x.approved.clear();
+      x.v3Ids = [];
+      x.v4 = [];
+      x.launchHoldings.clear();
+    }
+    this.pending = [];
+    this.lastMined.clear();
+    for (const rec of this.fundingChains) if (!rec.settled) rec.settled = true;
+    this.openLaunches = [];
+    this.graduated = [];
+  }
+
+  /**
+   * Removes this generator's own transactions from the node's pool (admin, funders, wallets):
+   * after a reorg, those sent on the dropped branch wait behind nonces the chain no longer
+   * reaches. Other senders' pending transactions are left alone.
+   */
+  async dropOwnPending() {
+    const senders = [this.admin, ...this.funders, ...this.wallets.map((x) => x.w)].map((w) => w.address);
+    await pmap(senders, (a) => rpc(this.url, 'anvil_removePoolTransactions', [a]).catch(() => undefined));
+  }
+
+  /**
+   * Checks the set-up and redoes what is missing: deployment code, nonces, wallet funds and
+   * airdrops, the ownable token's owner. After a reorg (`dropPool`) its own pending txs are
+   * removed first (see {@link dropOwnPending}); with
+   * `forget`, derived state a reorg may have invalidated is forgotten. Counts one `setupRedone`
+   * when anything had to be redone.
+   */
+  async recover(o: { dropPool: boolean; forget: boolean }, why: string) {
+    this.setState('starting');
+    if (o.dropPool) await this.dropOwnPending();
+    if (o.forget) this.forgetDropped();
+    const reorg = o.forget;
+    const replayed = await this.ensureDeployment();
+    await this.syncDevNonces();
+    await pmap(this.wallets, (x) => x.w.syncNonce());
+    const funded = await this.ensureFundsVerified();
+    const gov = await this.ensureGov();
+    if (reorg || this.openLaunches.length + this.graduated.length === 0) {
+      this.openLaunches = [];
+      this.graduated = [];
+      await this.refreshLaunches(true);
+    }
+    this.reorgPending = false;
+    this.seen = await this.headRef();
+    const parts = [
+      replayed ? `${replayed} deployment tx(s) sent again` : '',
+      funded ? `${funded} wallet(s) funded or airdropped again` : '',
+      gov ? 'GOV ownership transferred again' : '',
+    ].filter(Boolean);
+    if (parts.length > 0) this.countRedo(`${why}: ${parts.join(', ')}`);
+    else this.log(`traffic: set-up checked after ${why}: nothing missing`);
   }
 
   async airdrop(x: Wallet): Promise<Hex[]> {
@@ -309,13 +630,27 @@ class Generator {
     return hashes;
   }
 
+  /**
+   * Waits (30 s at most) until every hash has a receipt. Returns early when a reorg is noticed
+   * (the txs may be gone for good: the caller's set-up check redoes what is missing).
+   */
   async waitFor(hashes: Hex[], timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs;
     const left = new Set(hashes);
+    let lastCheck = Date.now();
     while (left.size > 0 && Date.now() < deadline && !this.stopped) {
+      if (Date.now() - lastCheck > 1000) {
+        lastCheck = Date.now();
+        if (await this.noticeReorg()) return;
+      }
       const arr = [...left];
       const rs = await Promise.all(
-        arr.map((h) => rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [h]).catch(() => null)),
+        arr.map((h) =>
+          rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [h]).catch((e) => {
+            if (isNodeDown(e)) throw e;
+            return null;
+          }),
+        ),
       );
       rs.forEach((r, i) => {
         if (r) left.delete(arr[i]);
@@ -329,7 +664,10 @@ class Generator {
     const batch = this.pending.splice(0, 200);
     const rs = await Promise.all(
       batch.map((p) =>
-        rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [p.hash]).catch(() => null),
+        rpc<ReceiptLite | null>(this.url, 'eth_getTransactionReceipt', [p.hash]).catch((e) => {
+          if (isNodeDown(e)) throw e;
+          return null;
+        }),
       ),
     );
     rs.forEach((r, i) => {
@@ -358,7 +696,10 @@ class Generator {
       all.map((w) =>
         rpc<Hex>(this.url, 'eth_getTransactionCount', [w.address, 'pending'])
           .then(Number)
-          .catch(() => -1),
+          .catch((e) => {
+            if (isNodeDown(e)) throw e;
+            return -1;
+          }),
       ),
     );
     let healed = 0;
@@ -835,7 +1176,8 @@ class Generator {
       const mined = () => {
         if (h.nativeOk === null || h.tokenOk === null) return;
         if (!(h.nativeOk && h.tokenOk)) return settle(false);
-        if (k + 1 < len) return void hop(k + 1, to);
+        // A failed next hop (the node went away) ends the chain; the loop notices the node itself.
+        if (k + 1 < len) return void hop(k + 1, to).catch(() => settle(false));
         settle(true);
       };
       h.nativeTx = await this.tx('funding-chain', from.w, to.w.address, '0x', 21_000n, natives[k], (r) => {
@@ -1186,6 +1528,8 @@ class Generator {
         try {
           await f();
         } catch (e) {
+          if (isNodeDown(e)) throw e;
+          if (isMissingCode(e)) this.suspect = true;
           this.sendErrors++;
           this.log(`traffic: action failed: ${(e as Error).message.slice(0, 200)}`);
         }
@@ -1194,8 +1538,66 @@ class Generator {
     }
   }
 
+  /**
+   * Runs until stopped, never giving up: bootstrap, then the send loop. Whatever ends the loop
+   * (the node not answering, a failed set-up step) is logged and reported (`retrying`, lastError,
+   * restarts); the node is probed with exponential backoff (1 s doubling to 30 s) and, once it
+   * answers, the set-up is checked (a reorg or a restarted node may have dropped it) before
+   * traffic resumes.
+   */
   async run() {
-    await this.bootstrap();
+    let backoff = 1_000;
+    while (!this.stopped) {
+      try {
+        this.setState('starting');
+        if (!this.bootstrapped) await this.bootstrap();
+        else
+          await this.recover({ dropPool: this.reorgPending, forget: this.reorgPending }, 'an interruption');
+        this.setState('running');
+        backoff = 1_000;
+        await this.loop();
+      } catch (e) {
+        if (this.stopped) break;
+        this.restarts++;
+        this.lastError = { message: errText(e), at: new Date().toISOString() };
+        this.setState('retrying');
+        const what = isNodeDown(e) ? 'the node does not answer' : 'a step failed';
+        this.log(
+          `traffic: ${what} (${this.lastError.message}); paused, retrying with backoff from ${backoff} ms`,
+        );
+        backoff = await this.waitForNode(backoff);
+      }
+    }
+    this.postStats();
+  }
+
+  /** Sleeps, probes the node, doubles the wait while it does not answer. @returns the next backoff. */
+  async waitForNode(backoff: number): Promise<number> {
+    let wait = backoff;
+    let tries = 0;
+    while (!this.stopped) {
+      await sleep(wait);
+      if (this.stopped) break;
+      try {
+        await rpc(this.url, 'eth_blockNumber', [], 2_000);
+        if (tries > 0) this.log(`traffic: the node answers again after ${tries + 1} probes; resuming`);
+        return Math.min(wait * 2, MAX_BACKOFF_MS);
+      } catch (e) {
+        tries++;
+        this.lastError = { message: errText(e), at: new Date().toISOString() };
+        this.postStats();
+        if (tries === 1 || wait < MAX_BACKOFF_MS || tries % 10 === 0)
+          this.log(
+            `traffic: node still unavailable (${this.lastError.message}); next probe in ${Math.min(wait * 2, MAX_BACKOFF_MS)} ms`,
+          );
+        wait = Math.min(wait * 2, MAX_BACKOFF_MS);
+      }
+    }
+    return wait;
+  }
+
+  /** The send loop: returns when stopped, throws when the node stops answering. */
+  async loop() {
     const tickMs = 50;
     let budget = 0;
     let last = Date.now();
@@ -1203,6 +1605,7 @@ class Generator {
     let lastLaunchRefresh = Date.now();
     let lastStats = 0;
     let lastHeal = Date.now();
+    let lastChainCheck = Date.now();
     while (!this.stopped) {
       const now = Date.now();
       budget = Math.min(budget + ((now - last) / 1000) * this.input.txPerSecond, this.input.txPerSecond * 2);
@@ -1211,17 +1614,41 @@ class Generator {
         budget -= 1;
         await this.step();
       }
+      if (now - lastChainCheck > 1000) {
+        lastChainCheck = now;
+        if ((await this.noticeReorg()) || this.reorgPending) {
+          await this.recover({ dropPool: true, forget: true }, 'a reorg');
+          this.setState('running');
+        } else if (this.suspect && now >= this.suspectCheckAt) {
+          // Calls found no code or sends kept being refused: check the set-up, backing off
+          // (2 s doubling to 60 s) while the symptom persists without anything missing.
+          this.suspect = false;
+          this.suspectCheckAt = now + this.suspectBackoffMs;
+          const before = this.setupRedone;
+          await this.recover({ dropPool: false, forget: true }, 'calls without code or refused sends');
+          this.suspectBackoffMs =
+            this.setupRedone > before ? 2_000 : Math.min(this.suspectBackoffMs * 2, 60_000);
+          this.setState('running');
+        }
+      }
       if (now - lastPoll > Math.min(500, this.input.blockTimeMs)) {
         lastPoll = now;
-        await this.pollReceipts().catch(() => undefined);
+        await this.pollReceipts().catch((e) => {
+          if (isNodeDown(e)) throw e;
+        });
       }
       if (now - lastLaunchRefresh > 2000) {
         lastLaunchRefresh = now;
-        await this.refreshLaunches().catch(() => undefined);
+        await this.refreshLaunches().catch((e) => {
+          if (isNodeDown(e)) throw e;
+          if (isMissingCode(e)) this.suspect = true;
+        });
       }
       if (now - lastHeal > Math.max(3000, this.input.blockTimeMs * 4)) {
         lastHeal = now;
-        await this.healNonces().catch(() => undefined);
+        await this.healNonces().catch((e) => {
+          if (isNodeDown(e)) throw e;
+        });
       }
       if (now - lastStats > 1000) {
         lastStats = now;
@@ -1229,7 +1656,6 @@ class Generator {
       }
       await sleep(tickMs);
     }
-    this.postStats();
   }
 }
 
@@ -1240,12 +1666,15 @@ function sleep(ms: number) {
 const input = workerData as Input;
 const gen = new Generator(input);
 gen.childBytecode = input.childBytecode;
+// A stray rejection (a background receipt handler) is logged; the generator keeps running.
+process.on('unhandledRejection', (e) => gen.log(`traffic: unhandled rejection: ${errText(e)}`));
 parentPort?.on('message', (m: { type: string }) => {
   if (m.type === 'stop') gen.stopped = true;
 });
 gen.run().then(
   () => process.exit(0),
   (e: Error) => {
+    // run() catches everything it can retry; this is a bug: traffic.ts logs the exit and restarts.
     gen.log(`traffic: generator crashed: ${e.stack ?? e.message}`);
     process.exit(1);
   },

@@ -4,11 +4,14 @@
  * the worker gets a tiny module hook that transpiles `.ts` with the `typescript` package.
  */
 import { Worker } from 'node:worker_threads';
-import type { DevnetDeployment } from './types.js';
+import type { SignedTx } from './signer.js';
+import type { DevnetDeployment, TrafficState, TrafficStatus } from './types.js';
 
 export interface TrafficOptions {
   rpcUrl: string;
   deployment: DevnetDeployment;
+  /** The deployment's signed transactions, sent again when a reorg dropped them (may be empty). */
+  deploymentTxs?: SignedTx[];
   /** PRNG seed: the sequence of chosen actions and the wallet keys derive from it. */
   seed: number;
   /** Target send rate, txs per second. */
@@ -72,11 +75,25 @@ export interface TrafficStats {
   fundingChains: FundingChainRecord[];
 }
 
+/** What the worker reports besides {@link TrafficStats} (see {@link TrafficStatus}). */
+export interface WorkerState {
+  state: TrafficState;
+  since: string;
+  lastError: { message: string; at: string } | null;
+  swaps: number;
+  restarts: number;
+  setupRedone: number;
+  reorgsDetected: number;
+}
+
 export interface TrafficHandle {
   stats(): TrafficStats;
+  /** State and counters for /health (never throws). */
+  status(): TrafficStatus;
   /** Resolves once bootstrap (funding, airdrops) is mined and random traffic has started. */
   ready: Promise<void>;
-  stop(): Promise<void>;
+  /** Stops the generator for good; `reason` is logged and reported as `stopReason`. */
+  stop(reason?: string): Promise<void>;
 }
 
 const LOADER = `
@@ -113,60 +130,140 @@ function spawnWorker(workerData: unknown): Worker {
   return new Worker(boot, { eval: true, workerData, execArgv: [] });
 }
 
-/** Starts the generator in a worker thread. `stop()` asks it to finish and terminates it after 5 s. */
+/** Backoff before restarting a worker that exited unexpectedly: 1 s doubling to 60 s. */
+const WORKER_RESTART_MAX_MS = 60_000;
+
+const emptyStats = (): TrafficStats => ({
+  sent: 0,
+  sendErrors: 0,
+  byAction: {},
+  wallets: 0,
+  bootstrapped: false,
+  fundingChains: [],
+});
+
+/**
+ * Starts the generator in a worker thread. The worker retries node failures by itself (see
+ * traffic-worker.ts); should it still exit (a bug, out of memory), this logs why and starts a new
+ * one after a backoff (1 s doubling to 60 s), counted in `restarts`. `stop()` asks it to finish
+ * and terminates it after 5 s; the state is then `stopped` with the reason.
+ */
 export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
-  let stats: TrafficStats = {
-    sent: 0,
-    sendErrors: 0,
-    byAction: {},
-    wallets: 0,
-    bootstrapped: false,
-    fundingChains: [],
+  let stats = emptyStats();
+  const now = () => new Date().toISOString();
+  let ws: WorkerState = {
+    state: 'starting',
+    since: now(),
+    lastError: null,
+    swaps: 0,
+    restarts: 0,
+    setupRedone: 0,
+    reorgsDetected: 0,
   };
-  const worker = spawnWorker({
-    rpcUrl: o.rpcUrl,
-    deployment: o.deployment,
-    seed: o.seed,
-    txPerSecond: o.txPerSecond,
-    blockTimeMs: o.blockTimeMs,
-    walletCount: o.walletCount ?? 24,
-    logEveryTxs: o.logEveryTxs ?? 200,
-    childBytecode: o.childBytecode ?? null,
-  });
-  worker.unref();
-  let exited = false;
-  const exitP = new Promise<void>((r) =>
-    worker.once('exit', () => {
-      exited = true;
-      r();
-    }),
-  );
+  // Counters of earlier workers (a restarted worker counts from zero).
+  const base = { sent: 0, refused: 0, swaps: 0, restarts: 0, setupRedone: 0, reorgsDetected: 0 };
+  let stopReason: string | null = null;
+  let stopping = false;
+  let worker: Worker | null = null;
+  let exitP: Promise<void> = Promise.resolve();
+  let restartTimer: NodeJS.Timeout | null = null;
+  let backoffMs = 1_000;
   let readyResolve!: () => void;
-  let readyReject!: (e: Error) => void;
-  const ready = new Promise<void>((res, rej) => {
+  const ready = new Promise<void>((res) => {
     readyResolve = res;
-    readyReject = rej;
   });
   ready.catch(() => undefined);
-  worker.on('message', (m: { type: string; msg?: string; stats?: TrafficStats }) => {
-    if (m.type === 'log' && m.msg) o.log(m.msg);
-    else if (m.type === 'stats' && m.stats) {
-      stats = m.stats;
-      if (stats.bootstrapped) readyResolve();
-    }
-  });
-  worker.on('error', (e) => {
-    o.log(`traffic: worker error: ${e.stack ?? e.message}`);
-    readyReject(e);
-  });
-  void exitP.then(() => readyReject(new Error('traffic worker exited')));
+
+  const launch = () => {
+    const w = spawnWorker({
+      rpcUrl: o.rpcUrl,
+      deployment: o.deployment,
+      deploymentTxs: o.deploymentTxs ?? [],
+      seed: o.seed,
+      txPerSecond: o.txPerSecond,
+      blockTimeMs: o.blockTimeMs,
+      walletCount: o.walletCount ?? 24,
+      logEveryTxs: o.logEveryTxs ?? 200,
+      childBytecode: o.childBytecode ?? null,
+    });
+    worker = w;
+    w.unref();
+    let error: Error | null = null;
+    w.on('message', (m: { type: string; msg?: string; stats?: TrafficStats; state?: WorkerState }) => {
+      if (m.type === 'log' && m.msg) o.log(m.msg);
+      else if (m.type === 'stats' && m.stats) {
+        stats = m.stats;
+        if (m.state) ws = m.state;
+        if (stats.bootstrapped) readyResolve();
+        if (ws.state === 'running') backoffMs = 1_000;
+      }
+    });
+    w.on('error', (e) => {
+      error = e;
+      o.log(`traffic: worker error: ${e.stack ?? e.message}`);
+    });
+    exitP = new Promise<void>((r) =>
+      w.once('exit', (code) => {
+        worker = null;
+        // Fold this worker's counters into the totals before a new one starts from zero.
+        base.sent += stats.sent;
+        base.refused += stats.sendErrors;
+        base.swaps += ws.swaps;
+        base.restarts += ws.restarts;
+        base.setupRedone += ws.setupRedone;
+        base.reorgsDetected += ws.reorgsDetected;
+        stats = { ...emptyStats(), bootstrapped: stats.bootstrapped, fundingChains: stats.fundingChains };
+        ws = { ...ws, swaps: 0, restarts: 0, setupRedone: 0, reorgsDetected: 0 };
+        if (stopping) {
+          ws = { ...ws, state: 'stopped', since: now() };
+          o.log(`traffic: generator stopped (${stopReason})`);
+        } else {
+          const why = error ? `${error.message}` : `worker exited with code ${code}`;
+          ws = { ...ws, state: 'retrying', since: now(), lastError: { message: why, at: now() } };
+          base.restarts++;
+          o.log(`traffic: generator exited unexpectedly (${why}); restarting it in ${backoffMs} ms`);
+          restartTimer = setTimeout(() => {
+            restartTimer = null;
+            if (!stopping) launch();
+          }, backoffMs);
+          restartTimer.unref();
+          backoffMs = Math.min(backoffMs * 2, WORKER_RESTART_MAX_MS);
+        }
+        r();
+      }),
+    );
+  };
+  launch();
+
   return {
     stats: () => stats,
+    status: () => ({
+      state: ws.state,
+      since: ws.since,
+      stopReason: ws.state === 'stopped' ? stopReason : null,
+      lastError: ws.lastError,
+      sent: base.sent + stats.sent,
+      swaps: base.swaps + ws.swaps,
+      refused: base.refused + stats.sendErrors,
+      restarts: base.restarts + ws.restarts,
+      setupRedone: base.setupRedone + ws.setupRedone,
+      reorgsDetected: base.reorgsDetected + ws.reorgsDetected,
+      wallets: stats.wallets,
+    }),
     ready,
-    stop: async () => {
-      if (exited) return;
-      worker.postMessage({ type: 'stop' });
-      const t = setTimeout(() => void worker.terminate(), 5_000);
+    stop: async (reason = 'stop requested (shutdown)') => {
+      if (stopping) return exitP;
+      stopping = true;
+      stopReason = reason;
+      if (restartTimer) clearTimeout(restartTimer);
+      const w = worker as Worker | null;
+      if (!w) {
+        ws = { ...ws, state: 'stopped', since: now() };
+        o.log(`traffic: generator stopped (${stopReason})`);
+        return;
+      }
+      w.postMessage({ type: 'stop' });
+      const t = setTimeout(() => void w.terminate(), 5_000);
       await exitP;
       clearTimeout(t);
     },

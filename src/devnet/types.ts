@@ -89,3 +89,47 @@ export interface DevnetDeployment {
   pools: PoolInfo[];
   launchpad: LaunchpadInfo;
 }
+
+/**
+ * The traffic generator's state as /health reports it.
+ *  - `disabled`: txPerSecond = 0, no generator;
+ *  - `starting`: checking or doing its set-up (funding, airdrops, ownership, launches);
+ *  - `running`: sending traffic;
+ *  - `retrying`: the node failed to answer (or the set-up failed); it retries with exponential
+ *    backoff and resumes by itself once the node answers again;
+ *  - `stopped`: stopped for good (shutdown); `stopReason` says why.
+ */
+export type TrafficState = 'disabled' | 'starting' | 'running' | 'retrying' | 'stopped';
+
+/** Counters and state of the traffic generator (see {@link TrafficState}). */
+export interface TrafficStatus {
+  state: TrafficState;
+  /** ISO time the current state was entered. */
+  since: string;
+  /** Why it stopped; null unless `stopped`. */
+  stopReason: string | null;
+  /** The last error that made it retry (or stop), with its ISO time; null before any. */
+  lastError: { message: string; at: string } | null;
+  /** Transactions the node accepted since start (all runs). */
+  sent: number;
+  /** Of which swaps (V2/V3/V4/graduated), since start. */
+  swaps: number;
+  /** Transactions the node refused (nonce, balance), since start. */
+  refused: number;
+  /** Times its loop restarted after an outage or failure. */
+  restarts: number;
+  /** Times it found its set-up (deployment, funding, airdrops, ownership) gone after a reorg and redid it. */
+  setupRedone: number;
+  /** Reorgs it noticed (block hash at a height it saw changed). */
+  reorgsDetected: number;
+  /** Active traffic wallets. */
+  wallets: number;
+}
+
+/** The embedded devnet's state for /health. */
+export interface DevnetStatus {
+  rpcUrl: string;
+  /** The anvil process (pid null when it no longer runs); reused: it was running before this start. */
+  node: { pid: number | null; reused: boolean };
+  traffic: TrafficStatus;
+}

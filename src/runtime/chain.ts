@@ -266,6 +266,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     overrides: deps.overrides,
     overridesVersion: deps.overridesVersion,
     labels: deps.labels,
+    ...(devnet ? { devnet: { status: devnet.status } } : {}),
   };
 
   let stopReconciler: (() => void) | null = null;

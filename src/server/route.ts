@@ -50,6 +50,8 @@ export interface ChainContext {
    * connected to JetStream.
    */
   writer?: { status(): import('../replication/publisher.js').PublisherStatus | null };
+  /** Set when this chain is the embedded devnet: its node and traffic generator state (/health). */
+  devnet?: { status(): import('../devnet/index.js').DevnetStatus };
 }
 
 /**

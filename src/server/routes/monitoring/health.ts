@@ -139,10 +139,53 @@ const Replication = Obj(
   { description: 'scale-out role and state (ops/SCALE-OUT.md)' },
 );
 
+const TrafficStatus = Obj(
+  {
+    state: Enum(
+      ['disabled', 'starting', 'running', 'retrying', 'stopped'],
+      'disabled: DEVNET_TX_PER_SECOND=0; starting: checking or doing its set-up (funding, airdrops, ownership, launches; after a reorg: deployment too); running: sending traffic; retrying: the node did not answer or a set-up step failed, probing with exponential backoff (1 s to 30 s) and resuming by itself; stopped: shut down (see stopReason)',
+    ),
+    since: Type.String({ description: 'when the current state was entered (ISO 8601)' }),
+    stopReason: Nullable(Type.String(), 'why it stopped; null unless stopped'),
+    lastError: Nullable(
+      Obj({
+        message: Type.String({ description: 'the error (e.g. TimeoutError, fetch failed (ECONNREFUSED))' }),
+        at: Type.String({ description: 'when it happened (ISO 8601)' }),
+      }),
+      'the last error that made it retry; null before any',
+    ),
+    sent: Count('transactions the node accepted since start'),
+    swaps: Count('of which swaps (V2, V3, V4, graduated launch tokens)'),
+    refused: Count('transactions the node refused (nonce, balance) since start'),
+    restarts: Count('times its loop restarted after an outage or a failure'),
+    setupRedone: Count(
+      'times it found part of its set-up (deployment, funding, airdrops, ownership) gone, typically dropped by a reorg, and redid it',
+    ),
+    reorgsDetected: Count('reorgs it noticed (a block hash it had seen changed)'),
+    wallets: Count('active traffic wallets'),
+  },
+  { description: 'the traffic generator' },
+);
+
+const Devnet = Obj(
+  {
+    rpcUrl: Type.String({ description: "the devnet node's JSON-RPC URL" }),
+    node: Obj({
+      pid: Nullable(Type.Integer({ minimum: 1 }), 'anvil process id; null when it no longer runs'),
+      reused: Type.Boolean({
+        description: 'true when the node was already running (left by a crash or DEVNET_KEEP=1) and reused',
+      }),
+    }),
+    traffic: TrafficStatus,
+  },
+  { description: 'the embedded devnet (present only when this chain is the embedded devnet)' },
+);
+
 /**
  * GET /index/v1/{chain}/health: the full readiness record — the follower (state, head lag, rates,
  * reorgs), projections with status and progress, the traces lane and how far behind it is, stream
- * gauges, open gaps and storage write state.
+ * gauges, open gaps and storage write state; on the embedded devnet, `devnet`: its node and the
+ * traffic generator's state and counters.
  */
 export const chainHealthRoute = defineRoute({
   id: 'monitoring.health',
@@ -151,7 +194,7 @@ export const chainHealthRoute = defineRoute({
   scope: 'monitoring',
   group: 'Monitoring',
   summary:
-    'Full readiness record: follower (state, head lag, backfill rate and ETA, reorgs), projections with status and progress, traces lane and how far behind it is, stream gauges, open gaps, storage write state.',
+    'Full readiness record: follower (state, head lag, backfill rate and ETA, reorgs), projections with status and progress, traces lane and how far behind it is, stream gauges, open gaps, storage write state; on the embedded devnet, its node and traffic generator state.',
   response: Obj({
     chain: Type.String({ description: 'chain name' }),
     chainId: Type.Integer({ minimum: 0 }),
@@ -170,6 +213,7 @@ export const chainHealthRoute = defineRoute({
       { description: 'storage write state' },
     ),
     replication: Replication,
+    devnet: Type.Optional(Devnet),
   }),
   errors: [],
   handler(ctx) {

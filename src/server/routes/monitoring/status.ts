@@ -74,6 +74,7 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
     openGaps: ctx.readers.chain.openGapCount(ctx.view),
     storage: { writable: store.writeError() === null, writeError: store.writeError()?.message ?? null },
     replication: replicationRecord(ctx),
+    ...(ctx.chain.devnet ? { devnet: ctx.chain.devnet.status() } : {}),
   };
 }
 
