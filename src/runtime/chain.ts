@@ -410,7 +410,9 @@ export async function openReplicaChain(
       overridesVersion: deps.overridesVersion,
       labels: deps.labels,
       traces: () => traces.status(),
-      node: cfg.rpcUrl ? createRpc({ url: cfg.rpcUrl, timeoutMs: LIVE_RPC_TIMEOUT_MS, maxAttempts: 1 }) : null,
+      node: cfg.rpcUrl
+        ? createRpc({ url: cfg.rpcUrl, timeoutMs: LIVE_RPC_TIMEOUT_MS, maxAttempts: 1 })
+        : null,
     }),
 
     overrides: deps.overrides,

@@ -133,7 +133,12 @@ afterAll(async () => {
  * Fields that record the process's own history, not the chain: the reconciler's last eth_call
  * check and the live metadata re-probe (when they ran depends on the process; outside the digest too).
  */
-const PROCESS_FIELDS = new Set(['reconciliation', 'reconciliationReason', 'balancesFollowEvents', 'metadataNow']);
+const PROCESS_FIELDS = new Set([
+  'reconciliation',
+  'reconciliationReason',
+  'balancesFollowEvents',
+  'metadataNow',
+]);
 const chainOnly = (x: any): any =>
   Array.isArray(x)
     ? x.map(chainOnly)

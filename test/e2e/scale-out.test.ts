@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { NATS_MISSING, natsServerBinary, type NatsServer, startNats } from '../harness/nats.js';
+import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let nats: NatsServer;
