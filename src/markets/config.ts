@@ -1,10 +1,11 @@
 /**
  * Where pools come from on the served chain: Uniswap V2 factories (PairCreated), V3 factories
  * (PoolCreated), V4 PoolManagers (Initialize) and launchpad curves (LaunchCreated/CurveTrade).
- * Ethereum mainnet defaults are built in; the devnet registers its own deployment; other chains
- * use MARKETS_FILE `{"v2Factories":[…], "v3Factories":[…], "v4Managers":[…]}`.
+ * Ethereum, Base, Arbitrum One and OP Mainnet defaults are built in (src/markets/defaults.ts); the
+ * devnet registers its own deployment; other chains use MARKETS_FILE `{"v2Factories":[…], "v3Factories":[…], "v4Managers":[…]}`.
  */
 import { readFileSync } from 'node:fs';
+import { builtInMarkets } from './defaults.js';
 
 export interface MarketsConfig {
   v2Factories: string[];
@@ -19,25 +20,11 @@ export interface MarketsConfig {
   quoteAssets?: string[];
 }
 
-/** Canonical Uniswap deployments on Ethereum mainnet (chain id 1). */
-const MAINNET: MarketsConfig = {
-  v2Factories: ['0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f'],
-  v3Factories: ['0x1f98431c8ad98523631ae4a59f267346ea31f984'],
-  v4Managers: ['0x000000000004444c5dc75cb358380d2e3de08a90'],
-  usdStablecoins: [
-    '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
-    '0xdac17f958d2ee523a2206206994597c13d831ec7',
-    '0x6b175474e89094c44da98b954eedeac495271d0f',
-  ],
-  quoteAssets: [
-    '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
-    '0xdac17f958d2ee523a2206206994597c13d831ec7',
-    '0x6b175474e89094c44da98b954eedeac495271d0f',
-    '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
-    '0x0000000000000000000000000000000000000000',
-  ],
-};
-
+/**
+ * The markets config of chain `chainId`: MARKETS_FILE when given (it replaces the defaults), else the
+ * built-in defaults of that chain id, else none (no pools are registered).
+ * @throws Error when the file cannot be read or is not JSON.
+ */
 export function marketsConfigFor(chainId: number, file: string | null): MarketsConfig {
   const lower = (xs: string[] | undefined) => (xs ?? []).map((x) => x.toLowerCase());
   if (file) {
@@ -50,7 +37,8 @@ export function marketsConfigFor(chainId: number, file: string | null): MarketsC
       quoteAssets: j.quoteAssets ? lower(j.quoteAssets) : undefined,
     };
   }
-  if (chainId === 1) return MAINNET;
+  const builtIn = builtInMarkets(chainId);
+  if (builtIn) return builtIn;
   return { v2Factories: [], v3Factories: [], v4Managers: [], usdStablecoins: [] };
 }
 

@@ -20,9 +20,31 @@ export interface PoolRow {
   hooks: string | null;
   /** Factory / manager / launchpad that registered the pool. */
   factory: string;
+  /**
+   * Registration coordinate: the factory event (`factory_event`) or, for a pool first seen after
+   * START_BLOCK (`first_sight`), its first observed event.
+   */
   created: Coordinate;
-  /** Block timestamp of creation, unix seconds. */
+  /** Block timestamp of `created`, unix seconds. */
   createdAt: number;
+  /** How the pool was found and verified; absent on rows written before first-sight discovery (= factory_event). */
+  provenance?: PoolProvenance;
+}
+
+/**
+ * Where a registered pool comes from. `factory_event`: its creation event (PairCreated,
+ * PoolCreated, V4 Initialize) was indexed. `first_sight`: it predates the indexed range and was
+ * registered at its first observed event, verified against its configured factory at block
+ * `verifiedAtBlock` (V2 getPair, V3 getPool, V4 its Initialize log on the manager) and its state
+ * seeded by eth_call at `seededAtBlock` (the block before).
+ */
+export interface PoolProvenance {
+  discovery: 'factory_event' | 'first_sight';
+  verifiedAtBlock: number;
+  /** Block whose end state seeded the pool (first_sight only); null for factory_event. */
+  seededAtBlock: number | null;
+  /** Chain coordinate of the creation event when known (V4 Initialize found by eth_getLogs), else null. */
+  creation: Coordinate | null;
 }
 
 /** Exact protocol-native state at the end of a block. */

@@ -13,6 +13,7 @@ import type { Emit, Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 import type { MarketsConfig } from './config.js';
+import { createFirstSight, type FirstSightOutcome, marketSeedsOf } from './first-sight.js';
 import {
   type CandleRow,
   FRAME_IDS,
@@ -48,12 +49,17 @@ const s = (v: unknown) => String(v);
 export interface MarketsProjectionDeps {
   config: MarketsConfig;
   launchpads: LaunchpadDeployments;
+  /** Logs a first-sight pool that could not be checked (node errors). */
+  log?: (msg: string, fields: Record<string, unknown>) => void;
+  /** Counts first-sight candidates by protocol and outcome (metrics). */
+  onFirstSight?: FirstSightOutcome;
 }
 
 export function createMarketsProjection(deps: MarketsProjectionDeps): Projection {
   const v2 = new Set(deps.config.v2Factories);
   const v3 = new Set(deps.config.v3Factories);
   const v4 = new Set(deps.config.v4Managers);
+  const firstSight = createFirstSight(deps.config, { log: deps.log, onOutcome: deps.onFirstSight });
   const curves = new Map<string, string>(); // factory (event emitter) → curve address
   const padNames = new Map<string, string>(); // factory → launchpad canonical name
   for (const [name, d] of deps.launchpads) {
@@ -100,19 +106,37 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       }
       return st;
     };
-    const coord = (e: EventDelta) => ({
+    const coord = (e: { txIndex: number; logIndex: number }) => ({
       block: d.number,
       txIndex: e.txIndex,
       logIndex: e.logIndex,
       txHash: d.txs[e.txIndex].hash,
     });
 
-    const register = (e: EventDelta, row: Omit<PoolRow, 'created' | 'createdAt'>) => {
+    /**
+     * Registers a pool at coordinate `at` (its factory event, or its first observed event when it
+     * was found at first sight: `row.provenance` then says so).
+     */
+    const register = (
+      at: { txIndex: number; logIndex: number },
+      row: Omit<PoolRow, 'created' | 'createdAt'>,
+    ) => {
       if (pool(row.key)) return;
-      const full: PoolRow = { ...row, created: coord(e), createdAt: d.timestamp };
+      const created = coord(at);
+      const full: PoolRow = {
+        ...row,
+        created,
+        createdAt: d.timestamp,
+        provenance: row.provenance ?? {
+          discovery: 'factory_event',
+          verifiedAtBlock: d.number,
+          seededAtBlock: null,
+          creation: created,
+        },
+      };
       pools.set(row.key, full);
       batch.putRaw(poolKey(row.key), json(full));
-      batch.putRaw(poolByCoordKey(d.number, e.logIndex, row.key), EMPTY);
+      batch.putRaw(poolByCoordKey(d.number, at.logIndex, row.key), EMPTY);
       batch.putRaw(poolByCurrencyKey(row.currency0, row.key), EMPTY);
       if (row.currency1 !== row.currency0) batch.putRaw(poolByCurrencyKey(row.currency1, row.key), EMPTY);
       if (row.protocol === 'v2' || row.protocol === 'v3')
@@ -261,6 +285,13 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
         },
       });
     };
+
+    // Pools of configured factories first seen in this block (late START_BLOCK): registered at their
+    // first event with the state seeded at the block before; this block's events apply on top.
+    for (const p of marketSeedsOf(batch, d)?.pools ?? []) {
+      register(p, p.row);
+      states.set(p.row.key, { ...p.state });
+    }
 
     for (const e of d.events) {
       const a = e.args;
@@ -473,8 +504,10 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
   return {
     name: 'markets',
     // 2: candle first/last trade coordinates; token swap index. 3: block swap index. 4: buy volumes in candles.
-    version: 4,
+    // 5: pools first seen after START_BLOCK registered (verified, seeded); provenance on every pool row.
+    version: 5,
     backs: ['Pools', 'Tokens (market routes)'],
     apply,
+    prepare: (d, ctx) => firstSight.gather(d, ctx.store, ctx.rpc),
   };
 }

@@ -17,6 +17,8 @@ export interface ChainMetrics {
   blocksCommitted: client.Counter<'chain'>;
   eventsCommitted: client.Counter<'chain'>;
   reorgs: client.Histogram<'chain'>;
+  /** Pools first seen after START_BLOCK, by protocol and outcome (`registered` or why not). */
+  marketsFirstSight: client.Counter<'chain' | 'protocol' | 'outcome'>;
 }
 
 export interface Metrics extends ChainMetrics {
@@ -72,6 +74,12 @@ export function createMetrics(deps: {
     help: 'Reorgs by depth (blocks rolled back)',
     labelNames: ['chain'],
     buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  const marketsFirstSight = new client.Counter({
+    name: 'indexer_markets_first_sight_pools_total',
+    help: 'Pools first seen after START_BLOCK by protocol and outcome (registered, not_a_pool, not_configured_factory, factory_mismatch, no_initialize_log, node_error)',
+    labelNames: ['chain', 'protocol', 'outcome'],
     registers: [registry],
   });
   const httpDuration = new client.Histogram({
@@ -214,6 +222,7 @@ export function createMetrics(deps: {
     blocksCommitted,
     eventsCommitted,
     reorgs,
+    marketsFirstSight,
     httpDuration,
     listen(port) {
       const app = uws.App();

@@ -197,7 +197,12 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     [
       createDecodedViewsProjection(),
       createTokensProjection({ launchpads }),
-      createMarketsProjection({ config: markets, launchpads }),
+      createMarketsProjection({
+        config: markets,
+        launchpads,
+        log: (msg, fields) => log.warn({ component: 'markets', ...fields }, msg),
+        onFirstSight: (protocol, outcome) => m.marketsFirstSight.inc({ chain: cfg.name, protocol, outcome }),
+      }),
       createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
     ],
     (msg) => log.warn(msg),
@@ -372,6 +377,7 @@ export async function openReplicaChain(
     [
       createDecodedViewsProjection(),
       createTokensProjection({ launchpads }),
+      // A replica never prepares (it applies the writer's entries): no first-sight hooks.
       createMarketsProjection({ config: markets, launchpads }),
       createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
     ],

@@ -68,6 +68,14 @@ export function poolIdentity(p: PoolRow): Record<string, unknown> {
     factory: p.factory,
     created: p.created,
     createdAt: p.createdAt,
+    // How the pool was found: its factory event, or first sight after START_BLOCK (verified against
+    // its factory, state seeded by eth_call at the block before). Rows older than provenance: factory event.
+    provenance: p.provenance ?? {
+      discovery: 'factory_event',
+      verifiedAtBlock: p.created.block,
+      seededAtBlock: null,
+      creation: p.created,
+    },
   };
 }
 

@@ -22,8 +22,8 @@ const make = (variant: Variant): Route =>
     group: 'Pools',
     summary:
       variant === 'v4'
-        ? 'V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate) with state and embedded stats.'
-        : 'V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}.',
+        ? 'V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats.'
+        : 'V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}.',
     params: variant === 'v4' ? ByV4 : ByAddress,
     response: Single(Type.Object({}, { additionalProperties: true })),
     errors: ['not_found', 'projection_unavailable'],
