@@ -555,7 +555,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}. */
+        /** V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}. */
         get: operations["pools.detail"];
         put?: never;
         post?: never;
@@ -759,7 +759,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate) with state and embedded stats. */
+        /** V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. */
         get: operations["pools.v4Detail"];
         put?: never;
         post?: never;
