@@ -286,10 +286,9 @@ async function verifyAndSeed(
     await call(rpc, factory, `${SEL.getPool}${pad(token0)}${pad(token1)}${pad(hex(feeN))}`, at),
   )[0];
   if (got === undefined || addr(got) !== c.contract) return { reason: 'factory_mismatch' };
-  const [s0, liq] = await Promise.all([
-    call(rpc, c.contract, SEL.slot0, before),
-    call(rpc, c.contract, SEL.liquidity, before),
-  ]);
+  const [s0, liq] = await agreed(() =>
+    Promise.all([call(rpc, c.contract, SEL.slot0, before), call(rpc, c.contract, SEL.liquidity, before)]),
+  );
   const sw = words(s0);
   const [lw] = words(liq);
   if (sw.length < 2 || lw === undefined)
@@ -311,6 +310,21 @@ async function verifyAndSeed(
       ...pos(c),
     },
   };
+}
+
+/**
+ * A seed read the node answered the same way twice (a third read settles a disagreement): the
+ * seed is the base of every later state of the pool, so one transient wrong answer must not stick.
+ * @throws Error when three reads disagree.
+ */
+async function agreed<T>(read: () => Promise<T>): Promise<T> {
+  const key = (v: T) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x));
+  const a = await read();
+  const b = await read();
+  if (key(a) === key(b)) return a;
+  const c = await read();
+  if (key(c) === key(a) || key(c) === key(b)) return c;
+  throw new Error('the node answered the seed read three different ways');
 }
 
 const pos = (c: Candidate) => ({ txIndex: c.txIndex, logIndex: c.logIndex });
@@ -384,7 +398,7 @@ async function verifyV4(
   const dec = decodeLog(log);
   if (dec.status !== 'decoded' || dec.event !== 'Initialize') return { reason: 'no_initialize_log' };
   const a = dec.args as Record<string, string>;
-  const s = await readV4State(rpc, c.contract, c.poolId!, hex(block - 1));
+  const s = await agreed(() => readV4State(rpc, c.contract, c.poolId!, hex(block - 1)));
   const state = emptyState();
   seedConcentrated(state, s.sqrtPriceX96, s.tick, s.liquidity);
   const creation: Coordinate = {
