@@ -2,7 +2,7 @@
  * Issue D end-to-end on the full devnet (real Uniswap, launchpad, traffic; real anvil, no mocks):
  *  - for every (token, holder) pair the indexed balance equals balanceOf at the anchor block,
  *    except tokens whose balances do not follow their events (fee-on-transfer, rebasing), which
- *    the service flags (balancesFollowEvents: false) instead of being silently wrong;
+ *    the service flags (reconciliation.status: diverges) instead of being silently wrong;
  *  - holderCount equals the number of positive, non-burn-sink balances;
  *  - a holders walk started before new transfers returns the old order on every page;
  *  - bytes32-symbol and reverting-metadata tokens produce typed absence;

@@ -421,7 +421,7 @@ describe('auth on every route of the contract', () => {
     const m = await count(request(o, {}, metricsPort));
     expect(m.status).toBe(200);
     expect(m.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(m.text).toMatch(/^indexer_ingest_head_block /m);
+    expect(m.text).toMatch(/^indexer_ingest_head_block\{chain="[a-z0-9-]+"\} /m);
     expect(m.text).toMatch(/indexer_http_request_duration_seconds_bucket/);
     // The loopback listener serves nothing else.
     const other = await count(fetch(`http://127.0.0.1:${metricsPort}/index/v1/testnet/blocks/1`));
