@@ -5551,22 +5551,721 @@ export interface components {
         };
         /** @description text/event-stream */
         "streams.ammEvents": string;
-        /** @description text/event-stream */
-        "streams.blocks": string;
-        /** @description text/event-stream */
-        "streams.transactions": string;
-        /** @description text/event-stream */
-        "streams.logs": string;
-        /** @description text/event-stream */
-        "streams.transfers": string;
-        /** @description text/event-stream */
-        "streams.creations": string;
-        /** @description text/event-stream */
-        "streams.launches": string;
+        /** @description one Server-Sent Event of this stream */
+        "streams.blocks": {
+            /** @constant */
+            event: "block";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            /** @description block header as returned by eth_getBlockByNumber(n, false). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+            data: {
+                /** @description block hash */
+                hash: string;
+                /** @description parent block hash */
+                parentHash: string;
+                /** @description ommers hash */
+                sha3Uncles: string;
+                /** @description coinbase */
+                miner: string;
+                /** @description state root */
+                stateRoot: string;
+                /** @description transactions root */
+                transactionsRoot: string;
+                /** @description receipts root */
+                receiptsRoot: string;
+                /** @description 2048-bit logs bloom (hex) */
+                logsBloom: string;
+                /** @description difficulty (hex quantity) */
+                difficulty?: string;
+                /** @description block number (hex quantity) */
+                number: string;
+                /** @description gas limit (hex quantity) */
+                gasLimit: string;
+                /** @description gas used (hex quantity) */
+                gasUsed: string;
+                /** @description unix seconds (hex quantity) */
+                timestamp: string;
+                /** @description extra data (hex bytes) */
+                extraData: string;
+                /** @description mix hash (prevRandao after the merge) */
+                mixHash: string;
+                /** @description nonce (8 bytes hex) */
+                nonce: string;
+                /** @description total difficulty (pre-merge clients) (hex quantity) */
+                totalDifficulty?: string;
+                /** @description base fee per gas, wei (London+) (hex quantity) */
+                baseFeePerGas?: string;
+                /** @description withdrawals root (Shanghai+) */
+                withdrawalsRoot?: string;
+                /** @description blob gas used (Cancun+) (hex quantity) */
+                blobGasUsed?: string;
+                /** @description excess blob gas (Cancun+) (hex quantity) */
+                excessBlobGas?: string;
+                /** @description parent beacon block root (Cancun+) */
+                parentBeaconBlockRoot?: string;
+                /** @description execution requests hash (Prague+) */
+                requestsHash?: string;
+                /** @description block size in bytes (hex quantity) */
+                size: string;
+                /** @description transaction hashes in index order */
+                transactions: string[];
+                withdrawals?: ({
+                    /** @description withdrawal index (hex quantity) */
+                    index: string;
+                    /** @description validator index (hex quantity) */
+                    validatorIndex: string;
+                    /** @description recipient */
+                    address: string;
+                    /** @description amount in gwei (hex quantity) */
+                    amount: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                uncles: string[];
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
+        /** @description one Server-Sent Event of this stream */
+        "streams.transactions": {
+            /** @constant */
+            event: "transaction";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            /** @description transaction as returned by eth_getTransactionByHash (the same record as in eth_getBlockByNumber(n, true)). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+            data: {
+                /** @description block hash */
+                blockHash: string;
+                /** @description block number (hex quantity) */
+                blockNumber: string;
+                /** @description sender, recovered by the node from the signature */
+                from: string;
+                /** @description transaction hash */
+                hash: string;
+                /** @description index in the block (hex quantity) */
+                transactionIndex: string;
+                /** @description transaction type (0x0 legacy, 0x1 EIP-2930, 0x2 EIP-1559, 0x3 EIP-4844, 0x4 EIP-7702) (hex quantity) */
+                type: string;
+                /** @description sender nonce (hex quantity) */
+                nonce: string;
+                /** @description callee; null for a contract creation */
+                to: string | null;
+                /** @description gas limit (hex quantity) */
+                gas: string;
+                /** @description value, wei (hex quantity) */
+                value: string;
+                /** @description calldata or init code (hex bytes) */
+                input: string;
+                /** @description gas price, wei (legacy and EIP-2930; effective price on some clients) (hex quantity) */
+                gasPrice?: string;
+                /** @description max priority fee per gas, wei (EIP-1559+) (hex quantity) */
+                maxPriorityFeePerGas?: string;
+                /** @description max fee per gas, wei (EIP-1559+) (hex quantity) */
+                maxFeePerGas?: string;
+                /** @description max fee per blob gas, wei (EIP-4844) (hex quantity) */
+                maxFeePerBlobGas?: string;
+                accessList?: ({
+                    /** @description accessed address */
+                    address: string;
+                    storageKeys: string[];
+                } & {
+                    [key: string]: unknown;
+                })[];
+                blobVersionedHashes?: string[];
+                authorizationList?: ({
+                    /** @description chain id (hex quantity) */
+                    chainId: string;
+                    /** @description delegate address */
+                    address: string;
+                    /** @description authority nonce (hex quantity) */
+                    nonce: string;
+                    /** @description signature y parity (hex quantity) */
+                    yParity: string;
+                    /** @description signature r (hex quantity) */
+                    r: string;
+                    /** @description signature s (hex quantity) */
+                    s: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                /** @description chain id (absent on pre-EIP-155 legacy transactions) (hex quantity) */
+                chainId?: string;
+                /** @description signature v (hex quantity) */
+                v?: string;
+                /** @description signature y parity (typed transactions) (hex quantity) */
+                yParity?: string;
+                /** @description signature r (hex quantity) */
+                r?: string;
+                /** @description signature s (hex quantity) */
+                s?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
+        /** @description one Server-Sent Event of this stream */
+        "streams.logs": {
+            /** @constant */
+            event: "log";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            /** @description log as returned in eth_getBlockReceipts. Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+            data: {
+                /** @description emitting contract */
+                address: string;
+                topics: string[];
+                /** @description non-indexed data (hex bytes) */
+                data: string;
+                /** @description block number (hex quantity) */
+                blockNumber: string;
+                /** @description block hash */
+                blockHash: string;
+                /** @description transaction hash */
+                transactionHash: string;
+                /** @description transaction index (hex quantity) */
+                transactionIndex: string;
+                /** @description log index in the block (hex quantity) */
+                logIndex: string;
+                /** @description always false for a canonical record */
+                removed: boolean;
+                /** @description block timestamp, unix seconds (clients that add it) (hex quantity) */
+                blockTimestamp?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
+        /** @description one Server-Sent Event of this stream */
+        "streams.transfers": {
+            /** @constant */
+            event: "transfer";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                block: number;
+                txIndex: number;
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                from: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                to: string;
+                /** @description integer in base units, decimal string */
+                value: string;
+                /** @description transfer: ERC-20 Transfer; mint/burn: WETH Deposit/Withdrawal */
+                kind: "transfer" | "mint" | "burn";
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
+        /** @description one Server-Sent Event of this stream */
+        "streams.creations": {
+            /** @constant */
+            event: "creation";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                creator: string;
+                /** @description a top-level creation, or a launchpad factory */
+                via: "transaction" | "launchpad";
+                /** @description 0x-prefixed 20-byte hex address */
+                factory?: string;
+                block: number;
+                txIndex: number;
+                /** @description null for a transaction-level fact (a creation) */
+                logIndex: number | null;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
+        /** @description one Server-Sent Event of this stream */
+        "streams.launches": {
+            /** @constant */
+            event: "launch_new";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description canonical launchpad name */
+                launchpad: string;
+                state: "new" | "graduating" | "graduated";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                creator: string;
+                /** @description the pad sequence number, decimal */
+                launchSequence: string;
+                name: string;
+                symbol: string;
+                /** @description see metadataUriReason */
+                metadataUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                metadataUriReason: ("absent" | "unparseable") | null;
+                /** @description see imageUriReason */
+                imageUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                imageUriReason: ("absent" | "unparseable") | null;
+                imageProvenance: {
+                    /** @constant */
+                    source: "launch_event";
+                    /** @description ipfs, arweave, https, http, data, other; null when absent */
+                    scheme: string | null;
+                    /** @description the URI as the event carried it */
+                    raw: string;
+                };
+                created: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                };
+                /** @description null until GraduationStarted */
+                graduationStarted: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                } | null;
+                /** @description null until Graduated */
+                graduated: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    pool: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "launch_graduating";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description canonical launchpad name */
+                launchpad: string;
+                state: "new" | "graduating" | "graduated";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                creator: string;
+                /** @description the pad sequence number, decimal */
+                launchSequence: string;
+                name: string;
+                symbol: string;
+                /** @description see metadataUriReason */
+                metadataUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                metadataUriReason: ("absent" | "unparseable") | null;
+                /** @description see imageUriReason */
+                imageUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                imageUriReason: ("absent" | "unparseable") | null;
+                imageProvenance: {
+                    /** @constant */
+                    source: "launch_event";
+                    /** @description ipfs, arweave, https, http, data, other; null when absent */
+                    scheme: string | null;
+                    /** @description the URI as the event carried it */
+                    raw: string;
+                };
+                created: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                };
+                /** @description null until GraduationStarted */
+                graduationStarted: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                } | null;
+                /** @description null until Graduated */
+                graduated: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    pool: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "launch_graduated";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description canonical launchpad name */
+                launchpad: string;
+                state: "new" | "graduating" | "graduated";
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                creator: string;
+                /** @description the pad sequence number, decimal */
+                launchSequence: string;
+                name: string;
+                symbol: string;
+                /** @description see metadataUriReason */
+                metadataUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                metadataUriReason: ("absent" | "unparseable") | null;
+                /** @description see imageUriReason */
+                imageUri: string | null;
+                /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                imageUriReason: ("absent" | "unparseable") | null;
+                imageProvenance: {
+                    /** @constant */
+                    source: "launch_event";
+                    /** @description ipfs, arweave, https, http, data, other; null when absent */
+                    scheme: string | null;
+                    /** @description the URI as the event carried it */
+                    raw: string;
+                };
+                created: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                };
+                /** @description null until GraduationStarted */
+                graduationStarted: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                } | null;
+                /** @description null until Graduated */
+                graduated: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    pool: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
         /** @description text/event-stream */
         "streams.pools": string;
-        /** @description text/event-stream */
-        "streams.heads": string;
+        /** @description one Server-Sent Event of this stream */
+        "streams.heads": {
+            /** @constant */
+            event: "head";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                number: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+                /** @description 0x-prefixed 32-byte hex hash */
+                parentHash: string;
+                /** @description unix seconds */
+                timestamp: number;
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
         /** @description text/event-stream */
         "streams.candles": string;
         /** @description text/event-stream; JSON with connection= */

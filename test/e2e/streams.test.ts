@@ -9,8 +9,9 @@
  */
 import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
+import { assertFrame } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 
 let anvil: Anvil;
@@ -32,6 +33,13 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
+/** Frames that broke their route's published frame schema (checked after every test). */
+const violations: string[] = [];
+afterEach(() => {
+  const v = violations.splice(0);
+  expect(v, 'stream frames that break the contract').toEqual([]);
+});
+
 const url = (path: string) => `http://127.0.0.1:${idx.port}/index/v1/testnet${path}`;
 const withKey = (extra: Record<string, string> = {}) => ({
   fetch: (input: RequestInfo | URL, init?: RequestInit) =>
@@ -51,9 +59,15 @@ function open(path: string, events: string[], extra: Record<string, string> = {}
   const es = new EventSource(url(path), withKey(extra));
   const got: Got[] = [];
   for (const e of events)
-    es.addEventListener(e, (m: MessageEvent) =>
-      got.push({ event: e, id: m.lastEventId || undefined, data: JSON.parse(m.data) }),
-    );
+    es.addEventListener(e, (m: MessageEvent) => {
+      const data = JSON.parse(m.data);
+      try {
+        assertFrame(`/index/v1/testnet${path}`, e, m.lastEventId || null, data);
+      } catch (err) {
+        violations.push((err as Error).message);
+      }
+      got.push({ event: e, id: m.lastEventId || undefined, data });
+    });
   const until = async (pred: () => boolean, ms = 15_000) => {
     const t0 = Date.now();
     while (!pred()) {

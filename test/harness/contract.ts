@@ -109,6 +109,32 @@ export function assertContract(
     );
 }
 
+/**
+ * Validates one Server-Sent Event a stream route sent: its event name must be one the route
+ * declares (SseEvents), a durable event must carry an id and a control event none, and its data
+ * must match the event's schema. Routes whose frames are still open (a plain string response,
+ * listed in contract.pending.json) are not checked.
+ * @throws ContractViolation naming the route, the event and the first violations.
+ */
+export function assertFrame(path: string, event: string, id: string | null, data: unknown): void {
+  const p = path.split('?')[0];
+  const m = matchers.find((x) => x.route.method === 'GET' && x.re.test(p));
+  if (!m) throw new ContractViolation(`${p}: not a route of the contract`);
+  const union = m.route.response as { 'x-sse-events'?: boolean; anyOf?: TSchema[] };
+  if (!union['x-sse-events'] || !union.anyOf) return;
+  const member = union.anyOf.find(
+    (e) => (e as { properties?: { event?: { const?: string } } }).properties?.event?.const === event,
+  );
+  if (!member)
+    throw new ContractViolation(`${p} (${m.route.id}): event "${event}" is not declared by the route`);
+  const frame = { event, id: id === '' ? null : id, data };
+  const check = TypeCompiler.Compile(member);
+  if (!check.Check(frame))
+    throw new ContractViolation(
+      `${p} (${m.route.id}) event ${event} breaks its frame schema:\n${describeErrors(check, frame)}`,
+    );
+}
+
 interface BatchBody {
   results: Array<{ route: string; status: number; body?: unknown; error?: unknown }>;
 }

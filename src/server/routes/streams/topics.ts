@@ -3,11 +3,13 @@
  * `v1.<topic>-<generation>.<seq>` on its `id:` line; resume with `after_sequence` (wins) or the
  * `Last-Event-ID` header. Reorgs arrive as `reorg` frames naming the removed blocks.
  */
-import { Type } from '@sinclair/typebox';
+import { type TObject, Type } from '@sinclair/typebox';
 import type { Topic } from '../../../streams/log.js';
 import { parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
+import { SseEvents } from '../../openapi.js';
 import { defineRoute, type Route } from '../../route.js';
+import { TOPIC_EVENTS } from './frames.js';
 import { sseReply, streamRequestOf } from './common.js';
 
 const list = (d: string) =>
@@ -33,6 +35,8 @@ interface TopicSpec {
   query: Record<string, unknown>;
   /** Builds the selection; null dims means the topic takes no selectors (everything). */
   select: ((q: Q) => Selection) | null;
+  /** The events this stream sends (its published frame schemas); absent while still open. */
+  events?: TObject[];
 }
 
 const requireOne = (sel: Selection, names: string) => {
@@ -51,7 +55,7 @@ const make = (s: TopicSpec): Route =>
     group: 'Streams',
     summary: `${s.summary} SSE; durable ids; resume by after_sequence or Last-Event-ID; catch-up ring of 50,000 frames per topic, further behind → lag event; reorg frames; counts once against the 8-stream ceiling (429 without Retry-After).`,
     query: { ...(s.query as object), ...after } as never,
-    response: Type.String({ description: 'text/event-stream' }),
+    response: s.events ? SseEvents(s.events) : Type.String({ description: 'text/event-stream' }),
     mediaType: 'text/event-stream',
     errors: ['bad_request', 'rate_limited', 'not_ready'],
     anchored: true,
@@ -104,6 +108,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.blocks',
     path: '/stream/blocks',
     topic: 'blocks',
+    events: TOPIC_EVENTS.blocks,
     summary: 'New canonical blocks (event block: the header as /blocks/{number} serves it).',
     query: {},
     select: null,
@@ -112,6 +117,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.transactions',
     path: '/stream/transactions',
     topic: 'transactions',
+    events: TOPIC_EVENTS.transactions,
     summary:
       'New canonical transactions (event transaction: the envelope as the node sent it). Selectors: addresses (from or to), all.',
     query: { addresses: list('from or to addresses'), ...all },
@@ -128,6 +134,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.logs',
     path: '/stream/logs',
     topic: 'logs',
+    events: TOPIC_EVENTS.logs,
     summary:
       'New logs (event log: the log as the node sent it). Selectors: addresses (emitting contract), topics (topic0), all.',
     query: { addresses: list('emitting contracts'), topics: list('topic0 values'), ...all },
@@ -147,6 +154,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.transfers',
     path: '/stream/transfers',
     topic: 'transfers',
+    events: TOPIC_EVENTS.transfers,
     summary:
       'New token transfers (event transfer: the /tokens/{address}/transfers row plus token). Selectors: tokens, wallets (either side), all.',
     query: { tokens: list('token addresses'), wallets: list('wallets'), ...all },
@@ -166,6 +174,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.creations',
     path: '/stream/creations',
     topic: 'creations',
+    events: TOPIC_EVENTS.creations,
     summary:
       'New contract creations (top-level) and launchpad token creations (event creation). Selectors: contracts (created address), wallets (creator), all.',
     query: { contracts: list('created addresses'), wallets: list('creators'), ...all },
@@ -185,6 +194,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.launches',
     path: '/stream/launches',
     topic: 'launches',
+    events: TOPIC_EVENTS.launches,
     summary:
       'Launch lifecycle transitions: launch_new (normalised metadataUri, imageUri, imageProvenance), launch_graduating, launch_graduated. Selectors: tokens, launchpads, exclude_launchpads (everything except these; exclusion wins), all.',
     query: {
@@ -223,6 +233,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.heads',
     path: '/stream/heads',
     topic: 'heads',
+    events: TOPIC_EVENTS.heads,
     summary:
       'Canonical head movement (event head {number, hash, parentHash, timestamp}; reorg frames on rollback).',
     query: {},
