@@ -9,8 +9,8 @@ import { parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { SseEvents } from '../../openapi.js';
 import { defineRoute, type Route } from '../../route.js';
-import { TOPIC_EVENTS } from './frames.js';
 import { sseReply, streamRequestOf } from './common.js';
+import { TOPIC_EVENTS } from './frames.js';
 
 const list = (d: string) =>
   Type.Optional(Type.String({ maxLength: 65_536, description: `comma list: ${d}` }));
