@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { type Config, loadConfig, printable } from './config/index.js';
 import { createMetrics } from './metrics/index.js';
 import { type ChainRuntime, openChain, openReplicaChain } from './runtime/chain.js';
+import { createScannerIndexPort } from './runtime/scanner-port.js';
 import {
   chainRoles,
   createScannerService,
@@ -178,22 +179,13 @@ async function main(): Promise<void> {
       embedded,
     );
     log.info({ scanner: printableScannerConfig(scannerConfig) }, 'scanner configuration');
-    const byName = new Map(runtimes.map((r) => [r.name, r]));
     scanner = await createScannerService({
       config: scannerConfig,
       log: log.child({ component: 'scanner' }),
-      index: {
-        chains: () =>
-          runtimes.map((r) => ({
-            name: r.name,
-            chainId: r.ctx.chainId,
-            role: roles.get(r.name)!,
-          })),
-        head(name) {
-          const h = byName.get(name)?.store.head();
-          return h ? { chain: name, block: h.number, hash: h.hash } : null;
-        },
-      },
+      index: createScannerIndexPort(
+        runtimes.map((r) => r.ctx),
+        roles,
+      ),
     });
     await scanner.listen();
   }

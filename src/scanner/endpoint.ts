@@ -89,8 +89,12 @@ export type HandlerCtx<A extends AuthKind, P extends TProperties, Q extends TPro
  * The handler puts the anchor it read at in its object, so a cached answer repeats that anchor.
  */
 export interface CreditRule<I> {
-  /** Scans this request costs, a whole number ≥ 0 (0: free, nothing cached). Runs after validation. */
-  cost(input: I): number;
+  /**
+   * Scans this request costs, a whole number ≥ 0 (0: free, nothing cached). Runs after validation,
+   * before the handler; it may read the index (e.g. whether an address is a token or a wallet). A
+   * throw refuses the request, charging nothing.
+   */
+  cost(input: I & { index: IndexPort }): number;
   /**
    * Normalises the parameters that determine the answer (e.g. lower-cased address + depth):
    * requests of one account with the same string within the cache window get the first answer

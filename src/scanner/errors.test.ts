@@ -45,6 +45,11 @@ describe('scanner error registry', () => {
       upgradeUrl: 'https://x',
     });
     const retryable = Object.keys(SCANNER_ERRORS).filter((c) => new ScannerError(c as never, '').retryable);
-    expect(retryable.sort()).toEqual(['API_KEY_RATE_LIMITED', 'INTERNAL_ERROR', 'RATE_LIMITED']);
+    expect(retryable.sort()).toEqual([
+      'API_KEY_RATE_LIMITED',
+      'INDEX_UNAVAILABLE',
+      'INTERNAL_ERROR',
+      'RATE_LIMITED',
+    ]);
   });
 });

@@ -51,12 +51,25 @@ export const SCANNER_ERRORS = {
     status: 401,
     meaning: 'dashboard endpoint without a valid, unexpired dashboard session token',
   },
-  NOT_FOUND: { status: 404, meaning: 'no such endpoint, or no such key on this account' },
+  NOT_FOUND: {
+    status: 404,
+    meaning: 'no such endpoint, no such key on this account, or the subject is absent at the anchored block',
+  },
   API_KEY_LIMIT_REACHED: {
     status: 409,
     meaning: 'the account already has 5 active keys (keys in their rotation grace do not count)',
   },
   SERVER_ERROR: { status: 500, meaning: 'an unexpected failure; logged, nothing charged' },
+  CHAIN_NOT_CONFIGURED: {
+    status: 404,
+    meaning:
+      'the chain this endpoint reads is not configured: no index attached (standalone scanner), or no `rh` chain for the /rh/ family (SCANNER_RH_CHAIN, or DEVNET_CHAINS=2); `missing` names it',
+  },
+  INDEX_UNAVAILABLE: {
+    status: 503,
+    meaning:
+      'the index cannot vouch for an answer now (nothing indexed yet, a projection building or stale, ingest halted, a replica lagging, a node read failed); `reason` names it; retry with backoff',
+  },
 } as const;
 
 /** A machine code of {@link SCANNER_ERRORS}. */

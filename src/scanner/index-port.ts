@@ -10,10 +10,20 @@
  * anchor per answer, so each answer carries the `(chain, block, hash)` it was read at — without
  * changing the endpoint-definition API or the request pipeline.
  *
+ * Phase 2 adds {@link IndexPort.read}: one anchored view of one chain and its domain readers, for
+ * one synchronous turn; the answer carries the anchor it was read at.
+ *
  * Implementations: the indexer builds one over its chains when it starts the scanner in-process
- * (src/main.ts); the standalone scanner (`node dist/src/scanner/main.js`) runs with
- * {@link NO_INDEX} until phase 2 gives it a way to read an index from another process.
+ * (src/runtime/scanner-port.ts, from src/main.ts); the standalone scanner
+ * (`node dist/src/scanner/main.js`) runs with {@link NO_INDEX}: no chains, and every scan
+ * endpoint refuses with 404 CHAIN_NOT_CONFIGURED (it has no index to read).
  */
+import type { AddressesReader } from '../addresses/index.js';
+import type { ChainReader } from '../chain/index.js';
+import type { CohortsReader } from '../cohorts/index.js';
+import type { TokensReader } from '../tokens/index.js';
+import type { WalletsReader } from '../wallets/index.js';
+import { ScannerError } from './errors.js';
 
 /** A canonical block an answer was read at: the scanner's form of the indexer's anchor (R1). */
 export interface ChainAnchor {
@@ -36,18 +46,77 @@ export interface IndexedChain {
   role: 'main' | 'rh' | 'other';
 }
 
+/**
+ * An anchored view of one chain's index (the indexer's storage View, named here by the readers'
+ * own signatures so the scanner never imports storage). Valid only during the synchronous turn of
+ * {@link IndexPort.read}; any read after that throws.
+ */
+export type ScanView = Parameters<TokensReader['find']>[0];
+/** A page walk request of the readers (`{at, after, order, limit}`), as their signatures name it. */
+export type ScanPage = Parameters<TokensReader['holdersByBalance']>[2];
+
+/** The domain readers of one chain, the same ones the indexer's routes use. */
+export interface ScanReaders {
+  chain: ChainReader;
+  tokens: TokensReader;
+  wallets: WalletsReader;
+  cohorts: CohortsReader;
+  addresses: AddressesReader;
+}
+
+/** Configuration of the chain, as scans need it. */
+export interface ScanChainConfig {
+  /** USD stablecoins of the chain (marked at par), lower-case. */
+  usdStablecoins: readonly string[];
+  /** Quote assets by priority, lower-case (the zero address is native). */
+  quoteAssets: readonly string[];
+}
+
+/** What a read function receives. */
+export interface ReadCtx {
+  view: ScanView;
+  readers: ScanReaders;
+  /** The anchor of the view: the committed head when it was opened. */
+  anchor: ChainAnchor;
+  config: ScanChainConfig;
+}
+
+/** An answer computed at one anchor. */
+export interface Anchored<T> {
+  anchor: ChainAnchor;
+  value: T;
+}
+
 /** What the scanner reads from the index. Synchronous: reads sit between two committed blocks. */
 export interface IndexPort {
   /** The chains the index serves. */
   chains(): readonly IndexedChain[];
   /** The head the chain's index has committed, or null when nothing is indexed yet (or unknown). */
   head(chain: string): ChainAnchor | null;
+  /**
+   * Opens one anchored view of `chain` (its committed head), checks that the index can vouch for
+   * it (something indexed, ingest not halted, a replica within its lag, the tokens, markets and
+   * wallets projections ready) and runs `fn` with the view and the chain's readers; the view is
+   * closed when `fn` returns. `fn` reads everything synchronously; when it returns a promise (a
+   * node read such as an address's runtime code), only its synchronous prefix may use the view.
+   * @throws ScannerError CHAIN_NOT_CONFIGURED when the chain is not served; the indexer's own typed
+   *   refusals (ServiceError: not_ready, ingest_halted, replica_lagging, projection_unavailable)
+   *   otherwise — the scan layer maps them (src/scanner/scan/read.ts).
+   */
+  read<T>(chain: string, fn: (ctx: ReadCtx) => T): Anchored<T>;
 }
 
-/** The port of a scanner with no index attached (standalone, phase 1): no chains. */
+/** The port of a scanner with no index attached (standalone): no chains, no reads. */
 export const NO_INDEX: IndexPort = {
   chains: () => [],
   head: () => null,
+  read(chain) {
+    throw new ScannerError(
+      'CHAIN_NOT_CONFIGURED',
+      `no index is attached to this scanner (chain "${chain}"): scan endpoints are served by the scanner started inside the indexer (npm start, SCANNER=on)`,
+      { missing: 'index' },
+    );
+  },
 };
 
 /**

@@ -1,17 +1,30 @@
 /**
- * The endpoints the scanner registers, in OpenAPI order. Phase 2 adds its scan endpoints here
- * (one file each under endpoints/, written against endpoint.ts); nothing else changes.
+ * The endpoints the scanner registers, in OpenAPI order: phase 1's service endpoints and phase 2's
+ * scan endpoints (written against endpoint.ts; their findings live in ../scan/).
  * GET /v1/openapi.json is added by the service itself (it documents this list).
  */
 import type { Endpoint } from '../endpoint.js';
 import { cancelPlan, getAccount, getActivity, getCredits, getPlan } from './account.js';
+import { fundingChainEndpoint } from './funding-chain.js';
 import { health } from './health.js';
 import { createKey, listKeys, renameKey, revokeAllKeys, revokeKey, rollKey, setAllowlist } from './keys.js';
+import { bundles, detectEndpoint, holdings, identities } from './lookups.js';
+import { rhScan, scan } from './scan.js';
 import { usage } from './usage.js';
 import { whoami } from './whoami.js';
 
 /** Key endpoints (rate-limited, usage-counted). */
-export const KEY_ENDPOINTS: readonly Endpoint[] = [whoami, usage];
+export const KEY_ENDPOINTS: readonly Endpoint[] = [
+  whoami,
+  usage,
+  scan,
+  fundingChainEndpoint,
+  holdings,
+  bundles,
+  detectEndpoint,
+  identities,
+  rhScan,
+];
 
 /** Dashboard endpoints (a session; refused with a key). */
 export const DASHBOARD_ENDPOINTS: readonly Endpoint[] = [

@@ -1,0 +1,364 @@
+/**
+ * Schemas shared by the scan endpoints (TypeBox; published in the scanner's OpenAPI document):
+ * the anchor every answer carries, addresses, shares, evidence coordinates, funding hops.
+ */
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** A 20-byte address as sent: 0x + 40 hex digits, either case (answers are lower-case). */
+export const AddressInput = (description: string) =>
+  Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description });
+/** A lower-case address in an answer. */
+export const Address = (description?: string) => Type.String({ pattern: '^0x[0-9a-f]{40}$', description });
+export const Hash = (description?: string) => Type.String({ pattern: '^0x[0-9a-f]{64}$', description });
+/** A base-unit amount, decimal string (may be negative where said). */
+export const Amount = (description: string) => Type.String({ pattern: '^-?[0-9]+$', description });
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** The block an answer was read at. */
+export const AnchorSchema = Type.Object(
+  {
+    chain: Type.String({ description: "the indexer's chain name" }),
+    block: Type.Integer({ minimum: 0 }),
+    hash: Hash('canonical hash of the block'),
+  },
+  { description: 'the one block every figure of this answer was read at (R1)' },
+);
+
+/** An exact share with basis points. */
+export const ShareSchema = Type.Object(
+  {
+    numerator: Amount('part, base units'),
+    denominator: Amount('whole, base units'),
+    bps: Type.Integer({ description: 'floor of 10,000 × numerator / denominator' }),
+  },
+  { description: 'an exact fraction' },
+);
+
+/** A chain coordinate of evidence. */
+export const CoordinateSchema = Type.Object({
+  block: Type.Integer({ minimum: 0 }),
+  txIndex: Type.Integer({ minimum: 0 }),
+  logIndex: Nullable(Type.Integer({ minimum: 0 })),
+  txHash: Hash(),
+});
+
+export const LabelSchema = Type.Object({
+  label: Type.String(),
+  evidence: Type.String({
+    description: 'where the label comes from (labels_file, registry, configuration…)',
+  }),
+});
+
+export const FundingHopSchema = Type.Object({
+  hop: Type.Integer({ minimum: 1, description: "1 = the address's own funder" }),
+  wallet: Address('the funded wallet'),
+  funder: Address("the sender of the wallet's earliest incoming value transfer"),
+  assetKind: Type.Union([Type.Literal('native'), Type.Literal('erc20')]),
+  asset: Nullable(Address('token; null for native value')),
+  amount: Amount('base units of the asset (wei for native)'),
+  txHash: Hash(),
+  block: Type.Integer({ minimum: 0 }),
+  txIndex: Type.Integer({ minimum: 0 }),
+  logIndex: Nullable(Type.Integer({ minimum: 0 })),
+  funderLabels: Type.Array(LabelSchema),
+});
+
+export const FundingChainSchema = Type.Object({
+  address: Address(),
+  depth: Type.Integer({ minimum: 1 }),
+  hops: Type.Array(FundingHopSchema, { description: 'closest funder first' }),
+  stoppedBy: Type.Union(
+    ['depth_reached', 'no_funder', 'labelled_exchange', 'labelled_bridge', 'cycle'].map((s) =>
+      Type.Literal(s),
+    ),
+  ),
+  stoppedAt: Address('the wallet the walk stopped at'),
+  rule: Type.String({ description: 'the rule each hop follows' }),
+});
+
+/** Codes every index-reading endpoint may answer. */
+export const INDEX_ERRORS = ['CHAIN_NOT_CONFIGURED', 'INDEX_UNAVAILABLE', 'NOT_FOUND'] as const;
+
+const Int = (description?: string) => Type.Integer({ minimum: 0, description });
+const Lit = (xs: string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
+const Fraction = (description: string) =>
+  Type.Object(
+    { priceNumerator: Amount('numerator'), priceDenominator: Amount('denominator') },
+    { description },
+  );
+
+/** When a wallet was first observed. */
+export const WalletFirstSeenSchema = Type.Object({
+  block: Int(),
+  txIndex: Int(),
+  logIndex: Nullable(Int()),
+  txHash: Hash(),
+  timestamp: Int('unix seconds'),
+  evidence: Type.String(),
+});
+
+/** A held token (wallets reader AssetRow). */
+export const AssetSchema = Type.Object({
+  token: Address(),
+  symbol: Nullable(Type.String()),
+  decimals: Nullable(Int()),
+  balance: Amount('transfer-sum balance, token base units (negative when transfers never credited it)'),
+  balanceUnit: Type.Literal('token base units'),
+  balanceUsd: Type.Object({
+    value: Nullable(Fraction('USD, exact')),
+    reason: Nullable(Lit(['decimals_unknown', 'no_usd_route'])),
+  }),
+});
+
+export const HoldingsSchema = Type.Object({
+  address: Address(),
+  assets: Type.Array(AssetSchema, { description: 'marked holdings by USD value first, then unmarked' }),
+  more: Type.Boolean({ description: 'more holdings than listed' }),
+  limit: Int('holdings listed at most'),
+  netWorthUsd: Fraction('sum of USD-marked holdings only'),
+  coverage: Type.Object({
+    marked: Type.Array(Type.Object({ token: Address(), method: Type.Literal('usd_stablecoin_par') })),
+    unmarked: Type.Array(
+      Type.Object({ token: Address(), reason: Lit(['decimals_unknown', 'no_usd_route']) }),
+    ),
+    assetsExamined: Int(),
+    complete: Type.Boolean(),
+  }),
+  pricing: Type.Object({
+    method: Type.Literal('usd_stablecoin_par'),
+    depthPriced: Type.Literal(false),
+    note: Type.String(),
+  }),
+});
+
+const QuoteSum = Type.Object({
+  priceNumerator: Amount('quote base units, numerator'),
+  priceDenominator: Amount('denominator'),
+  unpricedPositions: Int('positions without a mark (not in the sum)'),
+});
+
+export const PnlSchema = Type.Object({
+  realisedByQuote: Type.Record(Type.String(), QuoteSum, { description: 'quote asset → realised PnL' }),
+  unrealisedByQuote: Type.Record(Type.String(), QuoteSum, { description: 'quote asset → unrealised PnL' }),
+  scanBounds: Type.Object({ positionsScanned: Int(), positionBound: Int() }),
+  complete: Type.Boolean(),
+  incompleteReason: Nullable(Type.Literal('position_bound_reached')),
+});
+
+export const CounterpartySchema = Type.Object({
+  address: Address(),
+  transfersIn: Int(),
+  transfersOut: Int(),
+  assets: Type.Array(Nullable(Address()), { description: 'assets moved with it (null = native)' }),
+});
+
+export const WalletScanSchema = Type.Object({
+  kind: Type.Literal('wallet'),
+  address: Address(),
+  depth: Lit(['quick', 'deep', 'max']),
+  firstSeen: Nullable(WalletFirstSeenSchema),
+  firstSeenReason: Nullable(Type.Literal('not_observed')),
+  labels: Type.Array(LabelSchema),
+  fundingChain: FundingChainSchema,
+  cohorts: Type.Object({
+    memberships: Type.Array(
+      Type.Object({ id: Type.String(), token: Address(), funder: Address(), size: Int() }),
+    ),
+    screenedOut: Type.Array(Type.Object({ id: Type.String(), reason: Type.Literal('entity_override') })),
+    complete: Type.Boolean(),
+    rule: Type.String(),
+  }),
+  counterparties: Type.Object({
+    rows: Type.Array(CounterpartySchema),
+    transfersRead: Int('most recent transfers read'),
+    complete: Type.Boolean(),
+  }),
+  pnl: PnlSchema,
+  holdings: HoldingsSchema,
+});
+
+/** A first buy from a venue. */
+export const BuySchema = Type.Object({
+  wallet: Address(),
+  venue: Address('pool or launchpad curve the tokens came from'),
+  venueLabel: Type.String(),
+  amount: Amount('token base units received'),
+  block: Int(),
+  txIndex: Int(),
+  logIndex: Int(),
+  txHash: Hash(),
+});
+
+export const BundleSchema = Type.Object({
+  cohortId: Type.String(),
+  funder: Address(),
+  block: Int('the block of every member’s first buy'),
+  size: Int(),
+  members: Type.Array(
+    Type.Object({
+      wallet: Address(),
+      funding: Nullable(
+        Type.Object({
+          from: Address(),
+          to: Address(),
+          block: Int(),
+          txIndex: Int(),
+          txHash: Hash(),
+          value: Amount('wei'),
+        }),
+      ),
+      buy: Type.Object({ block: Int(), txIndex: Int(), logIndex: Int(), txHash: Hash() }),
+      balance: Amount('token base units at the anchor'),
+    }),
+  ),
+  balance: Amount("members' balance at the anchor, token base units"),
+  shareOfSupply: Nullable(ShareSchema),
+});
+
+export const BundlesSchema = Type.Object({
+  token: Address(),
+  bundles: Type.Array(BundleSchema),
+  wallets: Int(),
+  balance: Amount('every bundle’s balance at the anchor'),
+  supply: Amount('supply from transfers at the anchor'),
+  shareOfSupply: Nullable(ShareSchema),
+  cohortsRead: Int(),
+  complete: Type.Boolean(),
+  rule: Type.String(),
+});
+
+const TokenListRowSchema = Type.Object({
+  address: Address(),
+  name: Nullable(Type.String()),
+  symbol: Nullable(Type.String()),
+  decimals: Nullable(Int()),
+  kind: Lit(['erc20', 'candidate']),
+  confirmedErc20: Type.Boolean(),
+  firstSeen: Type.Object({ ...CoordinateSchema.properties, evidence: Type.String() }),
+  deployer: Nullable(Address()),
+  deployerReason: Nullable(Type.Literal('creation_not_observed')),
+});
+
+const AuthorityEventSchema = Type.Union([
+  Type.Object({
+    ...CoordinateSchema.properties,
+    kind: Type.Literal('ownership_transferred'),
+    previousOwner: Address(),
+    newOwner: Address(),
+  }),
+  Type.Object({
+    ...CoordinateSchema.properties,
+    kind: Type.Literal('post_creation_mint'),
+    to: Address(),
+    value: Amount('base units'),
+  }),
+]);
+
+const LaunchCoordinate = Type.Object({ ...CoordinateSchema.properties });
+const LaunchSchema = Type.Object({
+  launchpad: Type.String(),
+  token: Address(),
+  creator: Address(),
+  launchSequence: Type.String(),
+  state: Lit(['new', 'graduating', 'graduated']),
+  name: Type.String(),
+  symbol: Type.String(),
+  metadataUri: Nullable(Type.String()),
+  metadataUriReason: Nullable(Type.String()),
+  imageUri: Nullable(Type.String()),
+  imageUriReason: Nullable(Type.String()),
+  imageProvenance: Type.Object({
+    source: Type.Literal('launch_event'),
+    scheme: Nullable(Type.String()),
+    raw: Type.String(),
+  }),
+  created: LaunchCoordinate,
+  graduationStarted: Nullable(LaunchCoordinate),
+  graduated: Nullable(Type.Object({ ...CoordinateSchema.properties, pool: Address() })),
+});
+
+export const TokenScanSchema = Type.Object({
+  kind: Type.Literal('token'),
+  address: Address(),
+  name: Nullable(Type.String()),
+  symbol: Nullable(Type.String()),
+  decimals: Nullable(Int()),
+  firstSeen: Type.Object({ ...CoordinateSchema.properties, evidence: Type.String() }),
+  supply: Amount('minted minus burned from transfers at the anchor, base units'),
+  holders: Type.Object({
+    value: Nullable(Int()),
+    status: Lit(['exact', 'backfilling', 'token_not_indexed']),
+    asOfBlock: Int(),
+    burnSinkHolders: Nullable(Int()),
+  }),
+  concentration: Type.Object({
+    rule: Type.String(),
+    top: Type.Array(
+      Type.Object({
+        rank: Int(),
+        wallet: Address(),
+        balance: Amount('base units'),
+        share: Nullable(ShareSchema),
+      }),
+    ),
+    topShare: Nullable(ShareSchema),
+    excluded: Type.Array(
+      Type.Object({ wallet: Address(), balance: Amount('base units'), label: Type.String() }),
+    ),
+    complete: Type.Boolean(),
+  }),
+  creator: Type.Object({
+    deployer: Nullable(Address()),
+    deployerReason: Nullable(Type.Literal('creation_not_observed')),
+    via: Nullable(Lit(['transaction', 'launchpad'])),
+    created: Nullable(Type.Object({ block: Int(), txIndex: Int(), txHash: Hash() })),
+    otherTokens: Type.Array(TokenListRowSchema),
+    otherTokensComplete: Type.Boolean(),
+  }),
+  authorityEvents: Type.Object({ rows: Type.Array(AuthorityEventSchema), complete: Type.Boolean() }),
+  launch: Nullable(LaunchSchema),
+  launchReason: Nullable(Type.Literal('not_launched_on_a_registered_launchpad')),
+  bundles: BundlesSchema,
+  firstBuyers: Type.Object({
+    rule: Type.String(),
+    rows: Type.Array(BuySchema),
+    transfersRead: Int(),
+    complete: Type.Boolean(),
+  }),
+  venues: Type.Object({ evaluated: Type.Literal(false), reason: Type.String() }),
+});
+
+export const DetectionSchema = Type.Object({
+  token: Address(),
+  bundles: Type.Object({
+    flagged: Type.Boolean(),
+    rule: Type.String(),
+    count: Int(),
+    wallets: Int(),
+    shareOfSupply: Nullable(ShareSchema),
+    evidence: Type.Array(BundleSchema),
+  }),
+  snipers: Type.Object({
+    evaluated: Type.Boolean(),
+    notEvaluatedReason: Nullable(Type.Literal('no_launch_observed')),
+    flagged: Type.Boolean(),
+    rule: Type.String(),
+    inputs: Type.Object({ launchBlock: Nullable(Int()), withinBlocks: Int() }),
+    wallets: Type.Array(Type.Object({ ...BuySchema.properties, blocksAfterLaunch: Type.Integer() })),
+  }),
+  freshWallets: Type.Object({
+    flagged: Type.Boolean(),
+    rule: Type.String(),
+    inputs: Type.Object({ withinBlocks: Int(), buyersExamined: Int() }),
+    wallets: Type.Array(
+      Type.Object({
+        wallet: Address(),
+        firstSeen: Type.Object({ block: Int(), txHash: Hash(), evidence: Type.String() }),
+        funder: Nullable(Address()),
+        buy: Type.Object({ block: Int(), txIndex: Int(), logIndex: Int(), txHash: Hash() }),
+        blocksBeforeBuy: Type.Integer(),
+      }),
+    ),
+  }),
+  buys: Type.Object({ rule: Type.String(), transfersRead: Int(), complete: Type.Boolean() }),
+});
