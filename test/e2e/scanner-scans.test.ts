@@ -56,7 +56,11 @@ const rpc = <T = any>(method: string, params: unknown[] = []) => jsonRpc<T>(dev.
 const call = async (to: string, data: string, block: number) =>
   BigInt(await rpc<string>('eth_call', [{ to, data }, `0x${block.toString(16)}`]));
 const balanceOf = (token: string, w: string, block: number) =>
-  call(token, encodeFunctionData({ abi: ERC20, functionName: 'balanceOf', args: [w as `0x${string}`] }), block);
+  call(
+    token,
+    encodeFunctionData({ abi: ERC20, functionName: 'balanceOf', args: [w as `0x${string}`] }),
+    block,
+  );
 const totalSupply = (token: string, block: number) =>
   call(token, encodeFunctionData({ abi: ERC20, functionName: 'totalSupply' }), block);
 
@@ -67,7 +71,8 @@ function cli(...args: string[]): Promise<any> {
       process.execPath,
       [CLI, ...args],
       { env: { ...process.env, SCANNER_DATA_DIR: join(idx.dataDir, 'scanner'), SMTP_URL: '' } },
-      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
     ),
   );
 }
@@ -79,7 +84,10 @@ async function ask(method: 'GET' | 'POST', path: string, body?: unknown): Promis
   if (a.status === 200) {
     const schema = published.get(`${method} ${path.split('?')[0]}`)!;
     const errs = [...Value.Errors(schema, a.body)].slice(0, 3);
-    expect(errs.map((e) => `${e.path}: ${e.message}`), `${path} schema`).toEqual([]);
+    expect(
+      errs.map((e) => `${e.path}: ${e.message}`),
+      `${path} schema`,
+    ).toEqual([]);
   } else expect(a.body).toMatchObject({ code: expect.any(String), requestId: a.headers['x-request-id'] });
   return a;
 }
@@ -92,7 +100,11 @@ async function expectNodeAnchor(anchor: { chain: string; block: number; hash: st
 
 async function send(tx: Record<string, string>) {
   const rc = await sendAndWait(dev.rpcUrl, { gas: '0x200000', ...tx });
-  return { txHash: rc.transactionHash as string, block: Number(rc.blockNumber), txIndex: Number(rc.transactionIndex) };
+  return {
+    txHash: rc.transactionHash as string,
+    block: Number(rc.blockNumber),
+    txIndex: Number(rc.transactionIndex),
+  };
 }
 const buyData = (token: string) =>
   encodeFunctionData({ abi: PAD_ABI, functionName: 'buy', args: [token as `0x${string}`, 0n] });
@@ -103,7 +115,14 @@ beforeAll(async () => {
   writeFileSync(labels, JSON.stringify({ [EX]: ['exchange'] }));
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
-    env: { ...devnetIndexerEnv(dev), TRACES: 'off', SCANNER: 'on', SCANNER_PORT: '0', SMTP_URL: '', LABELS_FILE: labels },
+    env: {
+      ...devnetIndexerEnv(dev),
+      TRACES: 'off',
+      SCANNER: 'on',
+      SCANNER_PORT: '0',
+      SMTP_URL: '',
+      LABELS_FILE: labels,
+    },
   });
   url = `http://127.0.0.1:${/scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(idx.logs())?.[1]}`;
   acc = (await cli('create-account', '--email', 'scans@example.com')).account.id;
@@ -184,7 +203,13 @@ describe('funding chain', () => {
     ]);
     for (const h of fc.hops) {
       const want = made.hops[h.wallet];
-      expect(h).toMatchObject({ assetKind: 'native', asset: null, amount: want.value.toString(), txHash: want.txHash, block: want.block });
+      expect(h).toMatchObject({
+        assetKind: 'native',
+        asset: null,
+        amount: want.value.toString(),
+        txHash: want.txHash,
+        block: want.block,
+      });
       // The indexer's own route agrees at the same (frozen) head.
       const fb = await idx.get(`/wallets/${h.wallet}/funded-by`);
       const native = fb.body.data.find((x: any) => x.assetKind === 'native');
@@ -203,5 +228,225 @@ describe('funding chain', () => {
   it('refuses bad input with INVALID_INPUT', async () => {
     expect((await ask('GET', '/v1/funding-chain?address=0x12')).status).toBe(400);
     expect((await ask('GET', `/v1/funding-chain?address=${C}&depth=11`)).body.code).toBe('INVALID_INPUT');
+  });
+});
+
+describe('token findings', () => {
+  it('/bundles: the same-block buyers funded by one funder, with evidence and share of supply (eth_call at the anchor)', async () => {
+    const r = await ask('GET', `/v1/bundles?token=${made.token}`);
+    expect(r.status, r.text).toBe(200);
+    const at = r.body.anchor.block;
+    await expectNodeAnchor(r.body.anchor);
+    const b = r.body.bundles;
+    const supply = await totalSupply(made.token, at);
+    expect(b.supply).toBe(supply.toString());
+    expect(b.bundles).toHaveLength(1);
+    const [bundle] = b.bundles;
+    expect(bundle).toMatchObject({ funder: F, block: made.buys[M1].block, size: 2 });
+    expect(made.buys[M2].block).toBe(made.buys[M1].block);
+    let sum = 0n;
+    for (const m of bundle.members) {
+      expect([M1, M2]).toContain(m.wallet);
+      const bal = await balanceOf(made.token, m.wallet, at);
+      expect(m.balance).toBe(bal.toString());
+      sum += bal;
+      expect(m.buy.txHash).toBe(made.buys[m.wallet].txHash);
+      expect(m.funding).toMatchObject({ from: F, to: m.wallet, txHash: made.hops[m.wallet].txHash });
+    }
+    expect(bundle.balance).toBe(sum.toString());
+    expect(bundle.shareOfSupply).toEqual({
+      numerator: sum.toString(),
+      denominator: supply.toString(),
+      bps: Number((sum * 10_000n) / supply),
+    });
+    expect(b).toMatchObject({ wallets: 2, balance: sum.toString(), complete: true });
+    // The cohort behind it is the indexer's cohort of (token, F): M3 is a member, not in the bundle.
+    const cohorts = await idx.get(`/cohorts?token=${made.token}`);
+    expect(cohorts.body.data.map((c: any) => [c.id, c.funder.toLowerCase(), c.size])).toEqual([
+      [bundle.cohortId, F, 3],
+    ]);
+  });
+
+  it('/bundles of an address that is no indexed token is NOT_FOUND', async () => {
+    const r = await ask('GET', `/v1/bundles?token=${fresh(99)}`);
+    expect(r.status).toBe(404);
+    expect(r.body.code).toBe('NOT_FOUND');
+  });
+
+  it('/detect: bundles, snipers (after the launch block) and fresh wallets, each with rule and inputs', async () => {
+    const r = await ask('GET', `/v1/detect?token=${made.token}&sniperBlocks=5&freshBlocks=6`);
+    expect(r.status, r.text).toBe(200);
+    const d = r.body.detection;
+    expect(d.bundles).toMatchObject({ flagged: true, count: 1, wallets: 2 });
+    expect(d.snipers.inputs).toEqual({ launchBlock: made.launchBlock, withinBlocks: 5 });
+    const buyers = [M1, M2, M3, C];
+    const wantSnipers = buyers.filter((w) => made.buys[w].block - made.launchBlock <= 5);
+    expect(d.snipers.wallets.map((w: any) => w.wallet).sort()).toEqual([...wantSnipers].sort());
+    expect(wantSnipers.length).toBeGreaterThan(0);
+    expect(wantSnipers.length).toBeLessThan(buyers.length);
+    for (const s of d.snipers.wallets) expect(s.blocksAfterLaunch).toBe(s.block - made.launchBlock);
+    // Fresh: first seen (the indexer's first-seen route) at most 6 blocks before the first buy.
+    const wantFresh: string[] = [];
+    for (const w of buyers) {
+      const fs = await idx.get(`/wallets/${w}/first-seen`);
+      if (made.buys[w].block - fs.body.data.block <= 6) wantFresh.push(w);
+    }
+    expect(d.freshWallets.wallets.map((w: any) => w.wallet).sort()).toEqual(wantFresh.sort());
+    expect(wantFresh).toContain(M1);
+    expect(wantFresh).not.toContain(C);
+    expect(d.freshWallets.inputs).toEqual({ withinBlocks: 6, buyersExamined: 4 });
+    expect(d.buys).toMatchObject({ transfersRead: expect.any(Number), complete: true });
+  });
+
+  it('POST /scan of a token: the token scan for 1 scan, numbers against the node and the indexer', async () => {
+    const r = await ask('POST', '/v1/scan', { address: made.token, depth: 'max' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers['x-scans-charged']).toBe('1');
+    const at = r.body.anchor.block;
+    await expectNodeAnchor(r.body.anchor);
+    const s = r.body.scan;
+    expect(s).toMatchObject({ kind: 'token', address: made.token, symbol: 'SCAN', name: 'Scan Target' });
+    expect(s.supply).toBe((await totalSupply(made.token, at)).toString());
+    const detail = await idx.get(`/tokens/${made.token}`);
+    expect(s.holders).toEqual(detail.body.data.holderCount);
+    // Concentration: the pad (a venue) is excluded; the top holders are the buyers by balanceOf.
+    const pad = dev.deployment.launchpad.address.toLowerCase();
+    expect(s.concentration.excluded.map((e: any) => e.wallet)).toEqual([pad]);
+    const bals = await Promise.all(
+      [M1, M2, M3, C].map(async (w) => [w, await balanceOf(made.token, w, at)] as const),
+    );
+    bals.sort((x, y) => (y[1] > x[1] ? 1 : y[1] < x[1] ? -1 : 0));
+    expect(s.concentration.top.map((t: any) => [t.wallet, t.balance])).toEqual(
+      bals.map(([w, b]) => [w, b.toString()]),
+    );
+    const sum = bals.reduce((t, [, b]) => t + b, 0n);
+    expect(s.concentration.topShare.numerator).toBe(sum.toString());
+    expect(s.holders.value).toBe(5); // the pad and the four buyers
+    // Creator and launch as the indexer has them.
+    const creator = await idx.get(`/tokens/${made.token}/creator`);
+    expect(s.creator.deployer).toBe(creator.body.data.deployer?.toLowerCase() ?? null);
+    expect(s.launch).toMatchObject({ state: 'new', creator: DEV0 });
+    expect(s.launch.created.block).toBe(made.launchBlock);
+    // First buyers in chain order, bundle included.
+    expect(s.firstBuyers.rows.map((b: any) => b.wallet)).toEqual(
+      [M1, M2, M3, C].sort(
+        (x, y) => made.buys[x].block - made.buys[y].block || made.buys[x].txIndex - made.buys[y].txIndex,
+      ),
+    );
+    for (const b of s.firstBuyers.rows) expect(b.venue).toBe(pad);
+    expect(s.bundles.bundles).toHaveLength(1);
+  });
+});
+
+describe('wallet findings', () => {
+  it('POST /scan of a wallet: depth prices quick 1 / deep 2 / max 4, funding hops 1 / 3 / 3 (exchange), cached answers free', async () => {
+    const quick = await ask('POST', '/v1/scan', { address: C, depth: 'quick' });
+    expect(quick.status, quick.text).toBe(200);
+    expect(quick.headers['x-scans-charged']).toBe('1');
+    expect(quick.body.scan).toMatchObject({ kind: 'wallet', address: C, depth: 'quick' });
+    expect(quick.body.scan.fundingChain.hops).toHaveLength(1);
+    const deep = await ask('POST', '/v1/scan', { address: C, depth: 'deep' });
+    expect(deep.headers['x-scans-charged']).toBe('2');
+    expect(deep.body.scan.fundingChain.hops).toHaveLength(3);
+    const max = await ask('POST', '/v1/scan', { address: C, depth: 'max' });
+    expect(max.headers['x-scans-charged']).toBe('4');
+    expect(max.body.scan.fundingChain).toMatchObject({ stoppedBy: 'labelled_exchange' });
+    const again = await ask('POST', '/v1/scan', { address: C, depth: 'max' });
+    expect(again.headers['x-scans-charged']).toBe('0');
+    expect(again.body).toEqual({ ...max.body, cached: true });
+    const s = max.body.scan;
+    const at = max.body.anchor.block;
+    // First seen, holdings and PnL as the indexer's routes have them at the same head.
+    const fs = await idx.get(`/wallets/${C}/first-seen`);
+    expect(s.firstSeen).toMatchObject({ block: fs.body.data.block, txHash: fs.body.data.txHash });
+    expect(s.firstSeen.txHash).toBe(made.hops[C].txHash);
+    const held = s.holdings.assets.find((a: any) => a.token === made.token);
+    expect(held.balance).toBe((await balanceOf(made.token, C, at)).toString());
+    const pnl = await idx.get(`/wallets/${C}/pnl`);
+    expect(s.pnl.realisedByQuote).toEqual(pnl.body.data.realisedByQuote);
+    // Counterparties: B funded it, the pad sold to it.
+    const cp = Object.fromEntries(s.counterparties.rows.map((c: any) => [c.address, c]));
+    expect(cp[B]).toMatchObject({ transfersIn: 1, assets: [null] });
+    expect(cp[dev.deployment.launchpad.address.toLowerCase()].transfersIn).toBe(1);
+    // M1's cohort membership with the token.
+    const m1 = await ask('POST', '/v1/scan', { address: M1, depth: 'quick' });
+    expect(m1.body.scan.cohorts.memberships).toEqual([
+      expect.objectContaining({ token: made.token, funder: F, size: 3 }),
+    ]);
+  });
+
+  it('/holdings: balances against eth_call at the anchor, USD coverage stated', async () => {
+    const r = await ask('GET', `/v1/holdings?address=${M3}`);
+    expect(r.status, r.text).toBe(200);
+    const h = r.body.holdings;
+    const at = r.body.anchor.block;
+    expect(h.assets).toEqual([
+      expect.objectContaining({
+        token: made.token,
+        balance: (await balanceOf(made.token, M3, at)).toString(),
+      }),
+    ]);
+    expect(h.coverage).toMatchObject({
+      unmarked: [{ token: made.token, reason: 'no_usd_route' }],
+      complete: true,
+    });
+    expect(h.pricing.depthPriced).toBe(false);
+    const assets = await idx.get(`/wallets/${M3}/assets?sort=usd`);
+    expect(assets.body.data.map((a: any) => [a.token, a.balance])).toEqual(
+      h.assets.map((a: any) => [a.token, a.balance]),
+    );
+  });
+
+  it('/identities: labels with evidence and the kind the index decides', async () => {
+    const ex = await ask('GET', `/v1/identities?address=${EX}`);
+    expect(ex.status, ex.text).toBe(200);
+    expect(ex.body.identity).toMatchObject({ address: EX, kind: 'EOA', entity: null });
+    expect(ex.body.identity.labels).toContainEqual({ label: 'exchange', evidence: 'labels_file' });
+    const tok = await ask('GET', `/v1/identities?address=${made.token}`);
+    expect(tok.body.identity.kind).toBe('contract');
+    expect(tok.body.identity.labels.map((l: any) => l.label)).toContain('token');
+    const pad = await ask('GET', `/v1/identities?address=${dev.deployment.launchpad.address}`);
+    expect(pad.body.identity.labels.map((l: any) => l.label)).toContain('launchpad:devnet-pad');
+    const same = await idx.get(`/addresses/${EX}`);
+    expect(same.body.data.labels).toEqual(ex.body.identity.labels);
+  });
+});
+
+describe('refusals', () => {
+  it('/rh/ without an rh chain: CHAIN_NOT_CONFIGURED naming SCANNER_RH_CHAIN, nothing charged', async () => {
+    const r = await ask('POST', '/v1/rh/scan', { address: C, depth: 'max' });
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ code: 'CHAIN_NOT_CONFIGURED', missing: 'SCANNER_RH_CHAIN' });
+    expect(r.body.error).toContain('DEVNET_CHAINS=2');
+  });
+
+  it('a standalone scanner (no index) refuses scan endpoints with CHAIN_NOT_CONFIGURED (missing: index)', async () => {
+    const h = await startScanner({ smtp: null });
+    try {
+      const { accounts, ledger } = h.service.core;
+      const id = accounts.createAccount({ email: 'alone@example.com' }).id;
+      accounts.setPlan(id, { tier: 'scale', status: 'active', periodEnd: Date.now() + 86_400_000 });
+      ledger.grant(id, 5, 'test', Date.now());
+      const k = accounts.createKey(id, { name: 'alone' }, { ip: 'cli' }).secret;
+      for (const [m, p, body] of [
+        ['GET', `/v1/funding-chain?address=${C}`, undefined],
+        ['POST', '/v1/scan', { address: C }],
+      ] as const) {
+        const r = await h.request(m, p, { key: k, body });
+        expect(r.status, r.text).toBe(404);
+        expect(r.body).toMatchObject({ code: 'CHAIN_NOT_CONFIGURED', missing: 'index' });
+      }
+      expect(ledger.balance(id)).toBe(5);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('the OpenAPI document lists every scan endpoint with its credit rule', async () => {
+    const doc = (await httpRequest(url, 'GET', '/v1/openapi.json')).body;
+    expect(doc.paths['/v1/scan'].post['x-credits']).toBe('wallet scan: quick 1, deep 2, max 4; token scan 1');
+    for (const p of ['/v1/funding-chain', '/v1/holdings', '/v1/bundles', '/v1/detect', '/v1/identities'])
+      expect(doc.paths[p].get['x-credits'], p).toBe('free');
+    expect(doc.paths['/v1/rh/scan'].post.responses['404'].description).toContain('CHAIN_NOT_CONFIGURED');
   });
 });
