@@ -64,6 +64,8 @@ export interface AddressesReader {
   kind(view: View, address: string, at: number): Promise<AddressKind>;
   /** Labels with evidence (an empty list means no evidence, not a verdict). */
   labels(view: View, address: string, at: number): AddressLabel[];
+  /** Blocks at which the address was first seen originating, created, emitting logs, as of `at`. */
+  observations(view: View, address: string, at: number): Observations;
   /** Kind, labels, first seen and observation blocks. Same view rule as {@link kind}. */
   summary(view: View, address: string, at: number): Promise<AddressSummary>;
 }
@@ -137,6 +139,7 @@ export function createAddressesReader(deps: AddressesReaderDeps): AddressesReade
   return {
     kind,
     labels,
+    observations: (view, address, at) => observations(view, K(address), at),
     summary(view, address, at) {
       const a = K(address);
       // Every view read happens here, before the node is awaited.

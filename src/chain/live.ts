@@ -38,6 +38,19 @@ export interface LiveReader {
    * @throws DomainError not_found when `n` is not canonical at `at`; node_unavailable.
    */
   codeAt(view: View, at: number, address: string, n: number): Promise<CodeObservation>;
+  /**
+   * Runtime code bytes and the storage words at `slots` of `address` at canonical block `n` of the
+   * index (anchor `at`), every read pinned to that block's hash (eth_getCode, eth_getStorageAt).
+   * Same view rule as {@link codeAt}.
+   * @throws DomainError not_found when `n` is not canonical at `at`; node_unavailable.
+   */
+  contractAt(
+    view: View,
+    at: number,
+    address: string,
+    n: number,
+    slots: readonly Hex[],
+  ): Promise<{ observation: CodeObservation; code: Hex; storage: Record<Hex, Hex> }>;
 }
 
 /** Turns a node failure into a typed 503 (a refusal already typed passes through). */
@@ -125,6 +138,17 @@ export function createLiveReader(node: Rpc | null): LiveReader {
       const b = canonicalAt(view, at, n);
       const a = address.toLowerCase();
       return observation(a, b, await getCode(a, b));
+    },
+    async contractAt(view, at, address, n, slots) {
+      const b = canonicalAt(view, at, n);
+      const a = address.toLowerCase();
+      const code = (await getCode(a, b)).toLowerCase() as Hex;
+      const storage: Record<Hex, Hex> = {};
+      for (const slot of slots)
+        storage[slot] = (
+          await bounded(rpc.call<Hex>('eth_getStorageAt', [a, slot, atBlock(b)]))
+        ).toLowerCase() as Hex;
+      return { observation: observation(a, b, code), code, storage };
     },
   };
 }

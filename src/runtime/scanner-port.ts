@@ -7,6 +7,8 @@
  * scan's synchronous part returns. Refusals are the indexer's own typed errors (ApiError); the
  * scanner maps them to its codes (src/scanner/scan/read.ts).
  */
+import { defaultVerifiedAbisDir } from '../decode/abis-dir.js';
+import { loadVerifiedAbis } from '../decode/index.js';
 import { quoteAssetsOf } from '../markets/config.js';
 import { ScannerError } from '../scanner/errors.js';
 import type { IndexedChain, IndexPort } from '../scanner/index-port.js';
@@ -46,6 +48,11 @@ export function createScannerIndexPort(
   roles: ReadonlyMap<string, IndexedChain['role']>,
 ): IndexPort {
   const byName = new Map(chains.map((c) => [c.name, c]));
+  // The same folder the indexer decodes with (loaded once; a malformed folder already stopped start-up).
+  const verifiedAbis = loadVerifiedAbis(defaultVerifiedAbisDir()).entries.map((e) => ({
+    name: e.name,
+    address: e.address,
+  }));
   return {
     chains: () =>
       chains.map((c) => ({ name: c.name, chainId: c.chainId, role: roles.get(c.name) ?? 'other' })),
@@ -70,6 +77,7 @@ export function createScannerIndexPort(
           config: {
             usdStablecoins: c.markets.usdStablecoins.map((a) => a.toLowerCase()),
             quoteAssets: quoteAssetsOf(c.markets).map((a) => a.toLowerCase()),
+            verifiedAbis,
           },
         });
         return { anchor, value };

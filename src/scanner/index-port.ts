@@ -70,6 +70,8 @@ export interface ScanChainConfig {
   usdStablecoins: readonly string[];
   /** Quote assets by priority, lower-case (the zero address is native). */
   quoteAssets: readonly string[];
+  /** The verified ABIs the indexer decodes with (VERIFIED_ABIS_DIR): name and bound address (lower-case) if any. */
+  verifiedAbis: ReadonlyArray<{ name: string; address: string | null }>;
 }
 
 /** What a read function receives. */

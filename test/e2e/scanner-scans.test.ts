@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
-import { encodeFunctionData, parseAbi } from 'viem';
+import { encodeFunctionData, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
 import { sendAndWait } from '../harness/cohort.js';
@@ -32,6 +32,9 @@ const ERC20 = parseAbi([
   'function balanceOf(address) view returns (uint256)',
   'function totalSupply() view returns (uint256)',
 ]);
+
+const IMPL_SLOT = '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc';
+const ownable = () => dev.deployment.tokens.find((t) => t.kind === 'ownable')!.address.toLowerCase();
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
@@ -133,6 +136,12 @@ beforeAll(async () => {
   // One transaction per block from here on; the bundle's two buys share one mined block.
   await rpc('evm_setIntervalMining', [0]);
   await rpc('evm_setAutomine', [true]);
+  // The value forwarder becomes an EIP-1967 proxy of the ownable token (state carried by later blocks).
+  await rpc('anvil_setStorageAt', [
+    dev.deployment.contracts.valueForwarder,
+    IMPL_SLOT,
+    `0x${ownable().slice(2).padStart(64, '0')}`,
+  ]);
   const hop = async (from: string, to: string, milli: bigint) => {
     await rpc('anvil_impersonateAccount', [from]);
     made.hops[to] = { ...(await send({ from, to, value: wei(milli) })), value: milli * 10n ** 15n };
@@ -324,7 +333,7 @@ describe('token findings', () => {
     expect(s.holders.value).toBe(5); // the pad and the four buyers
     // Creator and launch as the indexer has them.
     const creator = await idx.get(`/tokens/${made.token}/creator`);
-    expect(s.creator.deployer).toBe(creator.body.data.deployer?.toLowerCase() ?? null);
+    expect(s.creator.deployer).toBe(creator.body.data.deployer.toLowerCase());
     expect(s.launch).toMatchObject({ state: 'new', creator: DEV0 });
     expect(s.launch.created.block).toBe(made.launchBlock);
     // First buyers in chain order, bundle included.
@@ -412,6 +421,136 @@ describe('wallet findings', () => {
   });
 });
 
+describe('contract scan', () => {
+  it('/contracts: code hash, privileged selectors, creator and authority events as the node and the indexer have them (1 scan)', async () => {
+    const r = await ask('GET', `/v1/contracts?address=${ownable()}`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers['x-scans-charged']).toBe('1');
+    const at = r.body.anchor.block;
+    await expectNodeAnchor(r.body.anchor);
+    const c = r.body.contract;
+    const code = await rpc<string>('eth_getCode', [ownable(), `0x${at.toString(16)}`]);
+    expect(c).toMatchObject({
+      address: ownable(),
+      isContract: true,
+      codeHash: keccak256(code as `0x${string}`),
+      codeSize: (code.length - 2) / 2,
+    });
+    const found = c.privilegedSelectors.found.map((f: any) => f.signature);
+    expect(found).toEqual(
+      expect.arrayContaining(['mint(address,uint256)', 'transferOwnership(address)', 'renounceOwnership()']),
+    );
+    expect(found).not.toContain('pause()');
+    expect(c.proxy).toMatchObject({ implementation: null, admin: null, beacon: null });
+    const creator = await idx.get(`/tokens/${ownable()}/creator`);
+    expect(c.creation).toMatchObject({ deployer: dev.deployment.deployer.toLowerCase(), via: 'transaction' });
+    expect(c.creation.txHash).toBe(creator.body.data.creation.txHash);
+    const rc = await rpc<any>('eth_getTransactionReceipt', [c.creation.txHash]);
+    expect(rc.contractAddress.toLowerCase()).toBe(ownable());
+    const auth = await idx.get(`/tokens/${ownable()}/authority-events`);
+    expect(c.authorityEvents.rows.map((e: any) => e.txHash)).toEqual(
+      auth.body.data.map((e: any) => e.txHash),
+    );
+    expect(c.authorityEvents.rows[0]).toMatchObject({
+      kind: 'ownership_transferred',
+      previousOwner: '0x0000000000000000000000000000000000000000',
+    });
+    // A launch token has none of them.
+    const lt = await ask('GET', `/v1/contracts?address=${made.token}`);
+    expect(lt.body.contract.privilegedSelectors.found).toEqual([]);
+    expect(lt.body.contract.creation.via).toBe('launchpad');
+  });
+
+  it('/contracts of a proxy: the EIP-1967 implementation slot at the anchor, and the creating transaction of a non-token', async () => {
+    const fwd = dev.deployment.contracts.valueForwarder.toLowerCase();
+    const r = await ask('GET', `/v1/contracts?address=${fwd}`);
+    expect(r.status, r.text).toBe(200);
+    const c = r.body.contract;
+    const word = await rpc<string>('eth_getStorageAt', [
+      fwd,
+      IMPL_SLOT,
+      `0x${r.body.anchor.block.toString(16)}`,
+    ]);
+    expect(c.proxy.slots.implementation).toEqual({ slot: IMPL_SLOT, value: word });
+    expect(c.proxy.implementation).toBe(ownable());
+    expect(c.creation.deployer).toBe(dev.deployment.deployer.toLowerCase());
+    const rc = await rpc<any>('eth_getTransactionReceipt', [c.creation.txHash]);
+    expect(rc.contractAddress.toLowerCase()).toBe(fwd);
+    expect(c.verifiedAbi).toEqual({ present: false, names: [] });
+  });
+});
+
+describe('explorer and cross-chain', () => {
+  it('/explorer resolves a tx hash, a block number, an address and a symbol, as the node has them', async () => {
+    const hop = made.hops[C];
+    const tx = await ask('GET', `/v1/explorer?q=${hop.txHash}`);
+    expect(tx.status, tx.text).toBe(200);
+    const rc = await rpc<any>('eth_getTransactionReceipt', [hop.txHash]);
+    expect(tx.body.result).toMatchObject({
+      kind: 'transaction',
+      transaction: {
+        hash: hop.txHash,
+        block: Number(rc.blockNumber),
+        from: B,
+        to: C,
+        value: hop.value.toString(),
+        status: 'success',
+        logs: 0,
+      },
+    });
+    const blk = await ask('GET', `/v1/explorer?q=${hop.block}`);
+    const node = await rpc<any>('eth_getBlockByNumber', [`0x${hop.block.toString(16)}`, false]);
+    expect(blk.body.result.block).toMatchObject({
+      number: hop.block,
+      hash: node.hash,
+      timestamp: Number(node.timestamp),
+      transactions: node.transactions.length,
+    });
+    const byHash = await ask('GET', `/v1/explorer?q=${node.hash}`);
+    expect(byHash.body.result).toMatchObject({ kind: 'block', block: { number: hop.block } });
+    const addr = await ask('GET', `/v1/explorer?q=${made.token}`);
+    expect(addr.body.result).toMatchObject({
+      kind: 'address',
+      address: { address: made.token, kind: 'contract', token: { symbol: 'SCAN' } },
+    });
+    const sym = await ask('GET', '/v1/explorer?q=SCAN');
+    expect(sym.body.result.kind).toBe('tokens');
+    expect(sym.body.result.tokens.matches[0]).toMatchObject({ address: made.token, matchClass: 1 });
+    const none = await ask('GET', `/v1/explorer?q=0x${'ab'.repeat(32)}`);
+    expect(none.status).toBe(404);
+    const future = await ask('GET', `/v1/explorer?q=${tx.body.anchor.block + 1000}`);
+    expect(future.body.code).toBe('NOT_FOUND');
+  });
+
+  it('/cross-chain on a one-chain index: kind, first seen, activity counts and code hash at the anchor', async () => {
+    const r = await ask('GET', `/v1/cross-chain?address=${C}`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.chains).toHaveLength(1);
+    const [c] = r.body.chains;
+    await expectNodeAnchor(c.anchor);
+    expect(c).toMatchObject({
+      chain: 'testnet',
+      chainId: 31337,
+      role: 'main',
+      kind: 'EOA',
+      codeHash: null,
+      unavailable: null,
+    });
+    const txs = await idx.get(`/wallets/${C}/transactions?limit=1000`);
+    const transfers = await idx.get(`/wallets/${C}/transfers?limit=1000`);
+    expect(c.activity.transactions).toEqual({ count: txs.body.data.length, complete: true });
+    expect(c.activity.transfers).toEqual({ count: transfers.body.data.length, complete: true });
+    expect(c.firstSeen.txHash).toBe(made.hops[C].txHash);
+    const t = await ask('GET', `/v1/cross-chain?address=${made.token}`);
+    const code = await rpc<string>('eth_getCode', [
+      made.token,
+      `0x${t.body.chains[0].anchor.block.toString(16)}`,
+    ]);
+    expect(t.body.chains[0]).toMatchObject({ kind: 'contract', codeHash: keccak256(code as `0x${string}`) });
+    expect(t.body.sameCodeHash).toEqual([]);
+  });
+});
+
 describe('refusals', () => {
   it('/rh/ without an rh chain: CHAIN_NOT_CONFIGURED naming SCANNER_RH_CHAIN, nothing charged', async () => {
     const r = await ask('POST', '/v1/rh/scan', { address: C, depth: 'max' });
@@ -445,7 +584,16 @@ describe('refusals', () => {
   it('the OpenAPI document lists every scan endpoint with its credit rule', async () => {
     const doc = (await httpRequest(url, 'GET', '/v1/openapi.json')).body;
     expect(doc.paths['/v1/scan'].post['x-credits']).toBe('wallet scan: quick 1, deep 2, max 4; token scan 1');
-    for (const p of ['/v1/funding-chain', '/v1/holdings', '/v1/bundles', '/v1/detect', '/v1/identities'])
+    expect(doc.paths['/v1/contracts'].get['x-credits']).toBe('1 per contract scan');
+    for (const p of [
+      '/v1/funding-chain',
+      '/v1/holdings',
+      '/v1/bundles',
+      '/v1/detect',
+      '/v1/identities',
+      '/v1/explorer',
+      '/v1/cross-chain',
+    ])
       expect(doc.paths[p].get['x-credits'], p).toBe('free');
     expect(doc.paths['/v1/rh/scan'].post.responses['404'].description).toContain('CHAIN_NOT_CONFIGURED');
   });

@@ -5,6 +5,8 @@
  */
 import type { Endpoint } from '../endpoint.js';
 import { cancelPlan, getAccount, getActivity, getCredits, getPlan } from './account.js';
+import { contracts, rhContracts } from './contracts.js';
+import { crossChainEndpoint, explorer, rhExplorer } from './explorer.js';
 import { fundingChainEndpoint } from './funding-chain.js';
 import { health } from './health.js';
 import { createKey, listKeys, renameKey, revokeAllKeys, revokeKey, rollKey, setAllowlist } from './keys.js';
@@ -18,12 +20,17 @@ export const KEY_ENDPOINTS: readonly Endpoint[] = [
   whoami,
   usage,
   scan,
+  contracts,
   fundingChainEndpoint,
   holdings,
   bundles,
   detectEndpoint,
   identities,
+  explorer,
+  crossChainEndpoint,
   rhScan,
+  rhContracts,
+  rhExplorer,
 ];
 
 /** Dashboard endpoints (a session; refused with a key). */
