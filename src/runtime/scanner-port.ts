@@ -78,6 +78,7 @@ export function createScannerIndexPort(
             usdStablecoins: c.markets.usdStablecoins.map((a) => a.toLowerCase()),
             quoteAssets: quoteAssetsOf(c.markets).map((a) => a.toLowerCase()),
             verifiedAbis,
+            labelled: c.labels,
           },
         });
         return { anchor, value };

@@ -72,6 +72,8 @@ export interface ScanChainConfig {
   quoteAssets: readonly string[];
   /** The verified ABIs the indexer decodes with (VERIFIED_ABIS_DIR): name and bound address (lower-case) if any. */
   verifiedAbis: ReadonlyArray<{ name: string; address: string | null }>;
+  /** LABELS_FILE: lower-case address → its labels (the source of `kol`, `exchange`, `entity:<name>` labels). */
+  labelled: ReadonlyMap<string, readonly string[]>;
 }
 
 /** What a read function receives. */

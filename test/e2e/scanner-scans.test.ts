@@ -27,6 +27,8 @@ const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const PAD_ABI = parseAbi([
   'function createLaunch(string name, string symbol, string metadataUri, string imageUri) returns (address)',
   'function buy(address token, uint256 minTokensOut) payable returns (uint256)',
+  'function sell(address token, uint256 tokenIn, uint256 minEthOut) returns (uint256)',
+  'function approve(address spender, uint256 amount) returns (bool)',
 ]);
 const ERC20 = parseAbi([
   'function balanceOf(address) view returns (uint256)',
@@ -115,7 +117,7 @@ const buyData = (token: string) =>
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: false });
   const labels = join(dev.stateDir, 'labels.json');
-  writeFileSync(labels, JSON.stringify({ [EX]: ['exchange'] }));
+  writeFileSync(labels, JSON.stringify({ [EX]: ['exchange'], [M1]: ['kol:alice'] }));
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
     env: {
@@ -189,6 +191,23 @@ beforeAll(async () => {
     await rpc('anvil_impersonateAccount', [m]);
     made.buys[m] = await send({ from: m, to: pad, value: wei(milli), data: buyData(made.token) });
   }
+  // M3 sells half back to the curve: a realised PnL for the finder, alpha and win rate.
+  const half = (await balanceOf(made.token, M3, Number(await rpc<string>('eth_blockNumber')))) / 2n;
+  await rpc('anvil_impersonateAccount', [M3]);
+  await send({
+    from: M3,
+    to: made.token,
+    data: encodeFunctionData({ abi: PAD_ABI, functionName: 'approve', args: [pad as `0x${string}`, half] }),
+  });
+  await send({
+    from: M3,
+    to: pad,
+    data: encodeFunctionData({
+      abi: PAD_ABI,
+      functionName: 'sell',
+      args: [made.token as `0x${string}`, half, 0n],
+    }),
+  });
   const head = Number(await rpc<string>('eth_blockNumber'));
   await idx.waitForHead(head, 120_000);
 }, 400_000);
@@ -551,6 +570,112 @@ describe('explorer and cross-chain', () => {
   });
 });
 
+describe('wallet lists and the analysis', () => {
+  it('/kol: the trades of kol-labelled wallets, as the indexer has them', async () => {
+    const r = await ask('GET', '/v1/kol');
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.kol.wallets).toEqual([{ wallet: M1, labels: ['kol:alice'] }]);
+    const trades = await idx.get(`/wallets/${M1}/trades?order=desc`);
+    expect(trades.body.data.length).toBeGreaterThan(0);
+    expect(r.body.kol.trades.map((t: any) => [t.wallet, t.txHash, t.side, t.amountToken])).toEqual(
+      trades.body.data.map((t: any) => [M1, t.txHash, t.side, t.amountToken]),
+    );
+  });
+
+  it('/wallet-finder: buyers in first-buy order, filtered by early rank, realised PnL and win rate (against the indexer)', async () => {
+    const all = await ask('GET', `/v1/wallet-finder?token=${made.token}`);
+    expect(all.status, all.text).toBe(200);
+    const order = [M1, M2, M3, C].sort(
+      (x, y) => made.buys[x].block - made.buys[y].block || made.buys[x].txIndex - made.buys[y].txIndex,
+    );
+    expect(all.body.finder.wallets.map((w: any) => w.wallet)).toEqual(order);
+    expect(all.body.finder).toMatchObject({ candidates: 4, matched: 4, candidatesComplete: true });
+    const early = await ask('GET', `/v1/wallet-finder?token=${made.token}&earlyBuyers=2`);
+    expect(early.body.finder.wallets.map((w: any) => w.wallet)).toEqual(order.slice(0, 2));
+    // M3 sold half: its realised PnL and win rate are the indexer's position figures.
+    const pos = (await idx.get(`/wallets/${M3}/pnl/${made.token}`)).body.data;
+    const [p] = Array.isArray(pos) ? pos : pos.positions;
+    const realised = BigInt(p.realised.numerator) / BigInt(p.realised.denominator);
+    const m3 = all.body.finder.wallets.find((w: any) => w.wallet === M3);
+    expect(m3.positions).toEqual([
+      expect.objectContaining({ quote: p.quote, sells: 1, buys: 1, quantity: p.quantity }),
+    ]);
+    expect(BigInt(m3.positions[0].realised.numerator) * BigInt(p.realised.denominator)).toBe(
+      BigInt(p.realised.numerator) * BigInt(m3.positions[0].realised.denominator),
+    );
+    const profitable = BigInt(p.realised.numerator) > 0n;
+    expect(m3.winRate).toMatchObject({ wins: profitable ? 1 : 0, sold: 1 });
+    const winners = await ask('GET', `/v1/wallet-finder?token=${made.token}&minWinRateBps=5000`);
+    expect(winners.body.finder.wallets.map((w: any) => w.wallet)).toEqual(profitable ? [M3] : []);
+    const rich = await ask('GET', `/v1/wallet-finder?token=${made.token}&minRealised=${realised + 1n}`);
+    expect(rich.body.finder.wallets).toEqual([]);
+    const floor = await ask('GET', `/v1/wallet-finder?token=${made.token}&minRealised=${realised - 1n}`);
+    expect(floor.body.finder.wallets.map((w: any) => w.wallet)).toEqual([M3]);
+  });
+
+  it('/alpha: realised PnL over the window among launch buyers, every daily input listed', async () => {
+    const pos = (await idx.get(`/wallets/${M3}/pnl/${made.token}`)).body.data;
+    const [p] = Array.isArray(pos) ? pos : pos.positions;
+    const r = await ask('GET', `/v1/alpha?days=2&quote=${p.quote}`);
+    expect(r.status, r.text).toBe(200);
+    const a = r.body.alpha;
+    expect(a.candidates.launches).toContain(made.token);
+    expect(a.candidates.count).toBeGreaterThanOrEqual(4);
+    expect(a.wallets.map((w: any) => w.wallet)).toEqual([M3]);
+    const [w] = a.wallets;
+    expect(BigInt(w.realised.numerator) * BigInt(p.realised.denominator)).toBe(
+      BigInt(p.realised.numerator) * BigInt(w.realised.denominator),
+    );
+    expect(w.inputs).toEqual([
+      { token: made.token, days: [expect.objectContaining({ day: a.window.toDay })] },
+    ]);
+    const ts = Number(
+      (await rpc<any>('eth_getBlockByNumber', [`0x${r.body.anchor.block.toString(16)}`, false])).timestamp,
+    );
+    expect(a.window).toEqual({
+      days: 2,
+      fromDay: Math.floor(ts / 86400) - 1,
+      toDay: Math.floor(ts / 86400),
+      anchorTimestamp: ts,
+    });
+  });
+
+  it('POST /analyze: shared funders, clusters, common tokens and coordinated buys with evidence (1 scan)', async () => {
+    const r = await ask('POST', '/v1/analyze', {
+      addresses: [M1, M2, M3, C.toUpperCase().replace('0X', '0x')],
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.headers['x-scans-charged']).toBe('1');
+    const a = r.body.analysis;
+    expect(a.subjects).toEqual([M1, M2, M3, C]);
+    const f = a.sharedFunders.find((x: any) => x.funder === F);
+    expect(f.reachedBy.map((x: any) => [x.subject, x.hop])).toEqual([
+      [M1, 1],
+      [M2, 1],
+      [M3, 1],
+    ]);
+    expect(f.reachedBy[0].path[0].txHash).toBe(made.hops[M1].txHash);
+    // C's chain stops at the exchange, so C is not linked to the others.
+    expect(a.clusters).toEqual([{ members: [M1, M2, M3].sort(), via: expect.arrayContaining([F]) }]);
+    expect(a.commonTokens.map((t: any) => [t.token, t.holders.length])).toEqual([[made.token, 4]]);
+    expect(a.coordinatedBuys).toEqual([
+      {
+        token: made.token,
+        block: made.buys[M1].block,
+        buys: expect.arrayContaining([
+          expect.objectContaining({ wallet: M1, txHash: made.buys[M1].txHash }),
+          expect.objectContaining({ wallet: M2, txHash: made.buys[M2].txHash }),
+        ]),
+      },
+    ]);
+    const byToken = await ask('POST', '/v1/analyze', { token: made.token });
+    expect(byToken.body.analysis).toMatchObject({ subjectsFrom: 'token_first_buyers', token: made.token });
+    expect([...byToken.body.analysis.subjects].sort()).toEqual([M1, M2, M3, C].sort());
+    const one = await ask('POST', '/v1/analyze', { addresses: [M1, M1.toUpperCase().replace('0X', '0x')] });
+    expect(one.body.code).toBe('INVALID_INPUT');
+  });
+});
+
 describe('refusals', () => {
   it('/rh/ without an rh chain: CHAIN_NOT_CONFIGURED naming SCANNER_RH_CHAIN, nothing charged', async () => {
     const r = await ask('POST', '/v1/rh/scan', { address: C, depth: 'max' });
@@ -585,6 +710,7 @@ describe('refusals', () => {
     const doc = (await httpRequest(url, 'GET', '/v1/openapi.json')).body;
     expect(doc.paths['/v1/scan'].post['x-credits']).toBe('wallet scan: quick 1, deep 2, max 4; token scan 1');
     expect(doc.paths['/v1/contracts'].get['x-credits']).toBe('1 per contract scan');
+    expect(doc.paths['/v1/analyze'].post['x-credits']).toBe('1 per analysis');
     for (const p of [
       '/v1/funding-chain',
       '/v1/holdings',
@@ -593,6 +719,9 @@ describe('refusals', () => {
       '/v1/identities',
       '/v1/explorer',
       '/v1/cross-chain',
+      '/v1/wallet-finder',
+      '/v1/alpha',
+      '/v1/kol',
     ])
       expect(doc.paths[p].get['x-credits'], p).toBe('free');
     expect(doc.paths['/v1/rh/scan'].post.responses['404'].description).toContain('CHAIN_NOT_CONFIGURED');

@@ -11,6 +11,7 @@ import { fundingChainEndpoint } from './funding-chain.js';
 import { health } from './health.js';
 import { createKey, listKeys, renameKey, revokeAllKeys, revokeKey, rollKey, setAllowlist } from './keys.js';
 import { bundles, detectEndpoint, holdings, identities } from './lookups.js';
+import { alphaEndpoint, analyzeEndpoint, kol, rhWalletFinder, walletFinderMain } from './people.js';
 import { rhScan, scan } from './scan.js';
 import { usage } from './usage.js';
 import { whoami } from './whoami.js';
@@ -28,9 +29,14 @@ export const KEY_ENDPOINTS: readonly Endpoint[] = [
   identities,
   explorer,
   crossChainEndpoint,
+  analyzeEndpoint,
+  walletFinderMain,
+  alphaEndpoint,
+  kol,
   rhScan,
   rhContracts,
   rhExplorer,
+  rhWalletFinder,
 ];
 
 /** Dashboard endpoints (a session; refused with a key). */
