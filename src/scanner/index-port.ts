@@ -2,16 +2,12 @@
  * The seam between the scanner and the index: everything scanner endpoints read from the
  * indexer goes through an {@link IndexPort}, handed to every handler as `ctx.index`.
  *
- * Phase 1 (this service's infrastructure: keys, plans, limits, credits, whoami, usage, health)
- * needs only which chains are indexed and the head each has committed, so that is all the port
- * declares today. Phase 2 (the scan endpoints: /scan, /contracts, /funding-chain, /cross-chain,
- * /analyze, /explorer, /detect, /identities, /holdings, /wallet-finder, /alpha, /kol, /bundles and
- * the /rh/ family) fills it with the domain readers the indexer's routes use — opened at one
- * anchor per answer, so each answer carries the `(chain, block, hash)` it was read at — without
- * changing the endpoint-definition API or the request pipeline.
- *
- * Phase 2 adds {@link IndexPort.read}: one anchored view of one chain and its domain readers, for
- * one synchronous turn; the answer carries the anchor it was read at.
+ * It declares which chains are indexed (with their scanner role), the head each has committed,
+ * and {@link IndexPort.read}: one anchored view of one chain with the domain readers the indexer's
+ * routes use (chain, tokens, wallets, cohorts, addresses), for one synchronous turn, so each scan
+ * answer carries the `(chain, block, hash)` it was read at. The scan endpoints (endpoints/scan.ts,
+ * contracts.ts, lookups.ts, explorer.ts, people.ts, funding-chain.ts) read only through it, via
+ * scan/read.ts, which also maps the indexer's refusals to the scanner's codes.
  *
  * Implementations: the indexer builds one over its chains when it starts the scanner in-process
  * (src/runtime/scanner-port.ts, from src/main.ts); the standalone scanner

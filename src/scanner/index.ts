@@ -5,8 +5,9 @@
  * indexer starts it in-process beside itself (src/main.ts), and `node dist/src/scanner/main.js`
  * runs it alone.
  *
- * Layout of this folder: endpoint.ts (the endpoint-definition API phase 2 writes against),
- * endpoints/ (one file per endpoint family), dispatch.ts (the framework steps around handlers),
+ * Layout of this folder: endpoint.ts (the endpoint-definition API), endpoints/ (one file per
+ * endpoint family), scan/ (the scan findings, each with its rule, read through index-port.ts at
+ * one anchor per answer), dispatch.ts (the framework steps around handlers),
  * gate.ts (credential, key, plan and rate checks), directory.ts / windows.ts / ledger.ts (the
  * three seams a shared deployment replaces), accounts.ts (key and account rules), store.ts (the
  * only file that touches storage), mailer.ts, cidr.ts, secrets.ts, plans.ts, openapi.ts,
