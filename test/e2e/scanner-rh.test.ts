@@ -170,3 +170,25 @@ describe('/cross-chain over both chains', () => {
     expect(eoa.body.sameCodeHash).toEqual([]);
   });
 });
+
+describe('a node that stops answering', () => {
+  it('a scan that needs the node answers 503 INDEX_UNAVAILABLE (reason node_unavailable), charged nothing; /cross-chain lists that chain as unavailable', async () => {
+    const before = (await ask('GET', '/v1/usage?days=1')).body.remainingScans;
+    await beta.stop();
+    // (Another address than before: an earlier answer would be served from the cache.)
+    const r = await ask('GET', `/v1/rh/contracts?address=${made.beta.wallet}`);
+    expect(r.status, r.text).toBe(503);
+    expect(r.body).toMatchObject({ code: 'INDEX_UNAVAILABLE', reason: 'node_unavailable' });
+    expect(r.headers['x-scans-charged']).toBeUndefined();
+    expect((await ask('GET', '/v1/usage?days=1')).body.remainingScans).toBe(before);
+    // Index-only scans of the rh chain still answer from its store.
+    const ex = await ask('GET', '/v1/rh/explorer?q=2');
+    expect(ex.status, ex.text).toBe(200);
+    const cc = await ask('GET', `/v1/cross-chain?address=${contract}`);
+    expect(cc.status, cc.text).toBe(200);
+    const [a, b] = cc.body.chains;
+    expect(a).toMatchObject({ chain: 'alpha', kind: 'contract', unavailable: null });
+    expect(b).toMatchObject({ chain: 'beta', anchor: null, unavailable: { code: 'INDEX_UNAVAILABLE' } });
+    expect(cc.body.sameCodeHash).toEqual([]);
+  });
+});
