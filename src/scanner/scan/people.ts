@@ -185,8 +185,8 @@ export function walletFinder(
 }
 
 /** Alpha candidates: recent launches read per launchpad, buyers per launch, positions per wallet. */
-export const ALPHA_LAUNCHES = 20;
-export const ALPHA_BUYERS_EACH = 100;
+export const ALPHA_LAUNCHES = 10;
+export const ALPHA_BUYERS_EACH = 50;
 const ALPHA_POSITIONS = 100;
 
 export interface AlphaRow {

@@ -81,8 +81,8 @@ const coord = (t: { block: number; txIndex: number; logIndex: number; txHash: st
 });
 
 /** Cohorts of a token read at most, and members per cohort. */
-export const COHORT_SCAN = 200;
-export const MEMBER_SCAN = 1000;
+export const COHORT_SCAN = 100;
+export const MEMBER_SCAN = 500;
 
 export const BUNDLE_RULE =
   'a bundle is ≥ 2 wallets whose first incoming native transfer came from the same funder (a funding cohort of the cohorts reader) and whose first buys of the token are in the same block';
