@@ -401,6 +401,14 @@ describe('wallet findings', () => {
     expect(m1.body.scan.cohorts.memberships).toEqual([
       expect.objectContaining({ token: made.token, funder: F, size: 3 }),
     ]);
+    // …and the bundle it is in, with its evidence edges (M3 is in the cohort, not in the bundle).
+    expect(m1.body.scan.bundles.rows).toEqual([
+      expect.objectContaining({ token: made.token, funder: F, block: made.buys[M1].block, size: 2 }),
+    ]);
+    expect(
+      m1.body.scan.bundles.rows[0].members.map((m: any) => [m.wallet, m.buy.txHash, m.funding.txHash]).sort(),
+    ).toEqual([M1, M2].map((w) => [w, made.buys[w].txHash, made.hops[w].txHash]).sort());
+    expect(s.bundles.rows).toEqual([]);
   });
 
   it('/holdings: balances against eth_call at the anchor, USD coverage stated', async () => {

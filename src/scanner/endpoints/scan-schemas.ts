@@ -152,6 +152,22 @@ export const CounterpartySchema = Type.Object({
   assets: Type.Array(Nullable(Address()), { description: 'assets moved with it (null = native)' }),
 });
 
+const BundleMemberSchema = Type.Object({
+  wallet: Address(),
+  funding: Nullable(
+    Type.Object({
+      from: Address(),
+      to: Address(),
+      block: Int(),
+      txIndex: Int(),
+      txHash: Hash(),
+      value: Amount('wei'),
+    }),
+  ),
+  buy: Type.Object({ block: Int(), txIndex: Int(), logIndex: Int(), txHash: Hash() }),
+  balance: Amount('token base units at the anchor'),
+});
+
 export const WalletScanSchema = Type.Object({
   kind: Type.Literal('wallet'),
   address: Address(),
@@ -167,6 +183,21 @@ export const WalletScanSchema = Type.Object({
     screenedOut: Type.Array(Type.Object({ id: Type.String(), reason: Type.Literal('entity_override') })),
     complete: Type.Boolean(),
     rule: Type.String(),
+  }),
+  bundles: Type.Object({
+    rule: Type.String(),
+    rows: Type.Array(
+      Type.Object({
+        token: Address(),
+        cohortId: Type.String(),
+        funder: Address(),
+        block: Int('the block of every member’s first buy'),
+        size: Int(),
+        members: Type.Array(BundleMemberSchema),
+        balance: Amount("members' balance at the anchor, token base units"),
+      }),
+    ),
+    complete: Type.Boolean(),
   }),
   counterparties: Type.Object({
     rows: Type.Array(CounterpartySchema),
@@ -194,23 +225,7 @@ export const BundleSchema = Type.Object({
   funder: Address(),
   block: Int('the block of every member’s first buy'),
   size: Int(),
-  members: Type.Array(
-    Type.Object({
-      wallet: Address(),
-      funding: Nullable(
-        Type.Object({
-          from: Address(),
-          to: Address(),
-          block: Int(),
-          txIndex: Int(),
-          txHash: Hash(),
-          value: Amount('wei'),
-        }),
-      ),
-      buy: Type.Object({ block: Int(), txIndex: Int(), logIndex: Int(), txHash: Hash() }),
-      balance: Amount('token base units at the anchor'),
-    }),
-  ),
+  members: Type.Array(BundleMemberSchema),
   balance: Amount("members' balance at the anchor, token base units"),
   shareOfSupply: Nullable(ShareSchema),
 });

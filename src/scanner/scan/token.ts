@@ -97,6 +97,19 @@ export interface BundleMember {
   balance: string;
 }
 
+/** A cohort member as a bundle member: its evidence edges and its balance at the anchor. */
+export function bundleMember(rc: ReadCtx, token: string, m: MemberRow): BundleMember {
+  const e = m.admittedBy.edge;
+  return {
+    wallet: m.wallet,
+    funding: e
+      ? { from: e.from, to: e.to, block: e.block, txIndex: e.txIndex, txHash: e.txHash, value: e.value }
+      : null,
+    buy: m.firstBuy,
+    balance: rc.readers.tokens.balance(rc.view, token, m.wallet, rc.anchor.block).toString(),
+  };
+}
+
 export interface Bundle {
   cohortId: string;
   funder: string;
@@ -121,6 +134,44 @@ export interface Bundles {
   rule: string;
 }
 
+/**
+ * The bundles `wallet` is in: for each of its cohort memberships (at most `max`), the members of
+ * that cohort whose first buy is in the wallet's first-buy block, when there are ≥ 2.
+ */
+export function walletBundles(
+  rc: ReadCtx,
+  wallet: string,
+  memberships: ReadonlyArray<{ id: string; token: string; funder: string }>,
+  max: number,
+): { bundles: Array<Omit<Bundle, 'shareOfSupply'> & { token: string }>; complete: boolean } {
+  const w = wallet.toLowerCase();
+  const out: Array<Omit<Bundle, 'shareOfSupply'> & { token: string }> = [];
+  let complete = memberships.length <= max;
+  for (const c of memberships.slice(0, max)) {
+    const ms = collect<MemberRow>(
+      (q, sink) => void rc.readers.cohorts.members(rc.view, c.id, q, sink),
+      rc.anchor.block,
+      MEMBER_SCAN,
+    );
+    if (ms.more) complete = false;
+    const self = ms.rows.find((m) => m.wallet.toLowerCase() === w);
+    if (!self) continue;
+    const group = ms.rows.filter((m) => m.firstBuy.block === self.firstBuy.block);
+    if (group.length < 2) continue;
+    const members = group.map((m) => bundleMember(rc, c.token, m));
+    out.push({
+      token: c.token,
+      cohortId: c.id,
+      funder: c.funder,
+      block: self.firstBuy.block,
+      size: members.length,
+      members,
+      balance: members.reduce((s, m) => s + BigInt(m.balance), 0n).toString(),
+    });
+  }
+  return { bundles: out, complete };
+}
+
 /** Bundles of `token` at the anchor (see {@link BUNDLE_RULE}), largest share first. */
 export function bundlesOf(rc: ReadCtx, token: string): Bundles {
   const t = token.toLowerCase();
@@ -137,17 +188,7 @@ export function bundlesOf(rc: ReadCtx, token: string): Bundles {
     for (const m of ms.rows) byBlock.set(m.firstBuy.block, [...(byBlock.get(m.firstBuy.block) ?? []), m]);
     for (const [block, group] of byBlock) {
       if (group.length < 2) continue;
-      const members = group.map((m): BundleMember => {
-        const e = m.admittedBy.edge;
-        return {
-          wallet: m.wallet,
-          funding: e
-            ? { from: e.from, to: e.to, block: e.block, txIndex: e.txIndex, txHash: e.txHash, value: e.value }
-            : null,
-          buy: m.firstBuy,
-          balance: tokens.balance(rc.view, t, m.wallet, at).toString(),
-        };
-      });
+      const members = group.map((m) => bundleMember(rc, t, m));
       const balance = members.reduce((s, m) => s + BigInt(m.balance), 0n);
       bundles.push({
         cohortId: c.id,

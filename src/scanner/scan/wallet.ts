@@ -12,6 +12,7 @@ import type { AssetRow, PnlAggregate, WalletFirstSeen, WalletTransferRow } from 
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 import { type FundingChain, fundingChain } from './funding.js';
+import { BUNDLE_RULE, type BundleMember, walletBundles } from './token.js';
 
 /** Holdings listed at most by a holdings answer (ranked by USD value, then unmarked). */
 export const HOLDINGS_LIMIT = 100;
@@ -127,6 +128,19 @@ export interface WalletScan {
     complete: boolean;
     rule: string;
   };
+  bundles: {
+    rule: string;
+    rows: Array<{
+      token: string;
+      cohortId: string;
+      funder: string;
+      block: number;
+      size: number;
+      members: BundleMember[];
+      balance: string;
+    }>;
+    complete: boolean;
+  };
   counterparties: { rows: Counterparty[]; transfersRead: number; complete: boolean };
   pnl: PnlAggregate;
   holdings: Holdings;
@@ -134,6 +148,8 @@ export interface WalletScan {
 
 /** Counterparties listed per depth. */
 const COUNTERPARTIES = { quick: 5, deep: 10, max: 25 } as const;
+/** Cohort memberships examined for bundles per depth. */
+const BUNDLE_MEMBERSHIPS = { quick: 5, deep: 20, max: 50 } as const;
 /** Holdings listed per depth. */
 const HOLDINGS = { quick: 10, deep: 25, max: 100 } as const;
 
@@ -148,6 +164,7 @@ export function walletScan(rc: ReadCtx, address: string, depth: ScanDepth): Wall
     if ((err as { code?: string }).code !== 'not_found') throw err;
   }
   const wc = cohorts.walletCohorts(rc.view, a, rc.anchor.block);
+  const wb = walletBundles(rc, a, wc.cohorts, BUNDLE_MEMBERSHIPS[depth]);
   return {
     kind: 'wallet',
     address: a,
@@ -162,6 +179,7 @@ export function walletScan(rc: ReadCtx, address: string, depth: ScanDepth): Wall
       complete: wc.complete,
       rule: cohorts.admissionRule.description,
     },
+    bundles: { rule: BUNDLE_RULE, rows: wb.bundles, complete: wb.complete && wc.complete },
     counterparties: counterparties(rc, a, COUNTERPARTIES[depth]),
     pnl: wallets.pnl(rc.view, a, rc.anchor.block),
     holdings: holdingsOf(rc, a, HOLDINGS[depth]),
