@@ -11,9 +11,10 @@
  * counter; builds without it show "n/a").
  *
  * Usage: node dist/bench/ingest-transfers.js [--blocks 1000] [--tx 50] [--senders 500]
- *          [--wallets 5000] [--main label=/path/to/dist/src/main.js]… [--prof] [--out report.md]
+ *          [--wallets 5000] [--main label=/path/to/dist/src/main.js]… [--rounds 1] [--prof]
+ *          [--out report.md]
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { topSelf } from './cpuprofile.js';
@@ -36,10 +37,30 @@ export interface IngestRun {
   txPerSecond: number;
   eventsPerSecond: number;
   peakRssMiB: number;
+  /** Main-thread CPU ms per block over the backfill (from /proc; insensitive to other load). */
+  mainCpuMsPerBlock: number;
+  /** CPU ms per block of the whole indexer process (main thread, decode workers, RocksDB). */
+  processCpuMsPerBlock: number;
   /** Main-thread ms per block by commit stage (null when the build has no stage counter). */
   stageMsPerBlock: Record<string, number> | null;
   slowCommits: number;
   profileTop?: string;
+}
+
+/**
+ * CPU seconds (user + system) of one thread of a process (`tid` = pid: the main thread), or of
+ * the whole process when `tid` is absent, from /proc (clock ticks of 1/100 s). Unlike wall-clock
+ * stage times, it does not grow when other processes take the cores.
+ */
+export function cpuSeconds(pid: number, tid?: number): number {
+  try {
+    const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+    const stat = readFileSync(path, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function stageCounters(metrics: string): Record<string, number> | null {
@@ -74,16 +95,23 @@ export async function runIndexer(
     execArgv: o.prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
   });
   let tFirst: number | null = null;
+  let first = { block: 0, main: 0, proc: 0 };
   let peak = 0;
   for (;;) {
     peak = Math.max(peak, rssMiB(ix.pid));
     const a = await ix.anchor();
-    if (a >= 0 && tFirst === null) tFirst = performance.now();
+    if (a >= 0 && tFirst === null) {
+      tFirst = performance.now();
+      first = { block: a, main: cpuSeconds(ix.pid, ix.pid), proc: cpuSeconds(ix.pid) };
+    }
     if (a >= chain.head) break;
     if (performance.now() - t0 > 3_600_000) throw new Error(`${label}: not at head after an hour`);
     await sleep(100);
   }
   const tHead = performance.now();
+  const mainCpu = cpuSeconds(ix.pid, ix.pid) - first.main;
+  const procCpu = cpuSeconds(ix.pid) - first.proc;
+  const cpuBlocks = chain.head - first.block;
   const metrics = await ix.metrics();
   const stages = stageCounters(metrics);
   const blocks = chain.head + 1;
@@ -117,6 +145,8 @@ export async function runIndexer(
     txPerSecond: chain.txCount / backfillSeconds,
     eventsPerSecond: chain.logCount / backfillSeconds,
     peakRssMiB: peak,
+    mainCpuMsPerBlock: (1000 * mainCpu) / cpuBlocks,
+    processCpuMsPerBlock: (1000 * procCpu) / cpuBlocks,
     stageMsPerBlock,
     slowCommits,
     profileTop,
@@ -165,18 +195,18 @@ export function report(chain: TransferChain, raw: RawFetchResult[], runs: Ingest
       raw.map((r) => `${f0(r.blocksPerSecond)} blocks/s`).join(', ') +
       ` → ceiling ${f0(ceilBlocks)} blocks/s = ${f0(ceilTx)} tx/s = ${f0(ceilEv)} events/s.`,
     '',
-    '| build | time to head (from spawn) | backfill | blocks/s | tx/s | events/s | tx/s ÷ ceiling | events/s ÷ ceiling | peak RSS | slow commits (>100 ms) |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| build | time to head (from spawn) | backfill | blocks/s | tx/s | events/s | tx/s ÷ ceiling | events/s ÷ ceiling | main-thread CPU ms/block | process CPU ms/block | peak RSS | slow commits (>100 ms) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   for (const r of runs)
     lines.push(
-      `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f0(r.peakRssMiB)} MiB | ${r.slowCommits} |`,
+      `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f1(r.mainCpuMsPerBlock)} | ${f1(r.processCpuMsPerBlock)} | ${f0(r.peakRssMiB)} MiB | ${r.slowCommits} |`,
     );
   const stageNames = [...new Set(runs.flatMap((r) => Object.keys(r.stageMsPerBlock ?? {})))];
   if (stageNames.length) {
     lines.push(
       '',
-      'Main-thread ms per block by commit stage (mean over every block; `indexer_ingest_commit_stage_seconds_total`):',
+      "Main-thread wall ms per block by commit stage (mean over every block; `indexer_ingest_commit_stage_seconds_total`; wall clock, so it grows with the machine's other load):",
       '',
       `| build | ${stageNames.join(' | ')} | total |`,
       `| --- | ${stageNames.map(() => '---:').join(' | ')} | ---: |`,
@@ -232,19 +262,23 @@ async function main(): Promise<void> {
   raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
   log(`raw fetch: ${f0(raw[0].blocksPerSecond)} blocks/s`);
   const runs: IngestRun[] = [];
-  for (const [label, main] of mains) {
-    log(`indexer ${label}: ${main}`);
-    const r = await runIndexer(
-      { rpcUrl: chain.node.rpcUrl, head: chain.head, txCount: chain.txCount, logCount: chain.logCount },
-      label,
-      main,
-      { prof },
-    );
-    log(
-      `indexer ${label}: head in ${f1(r.toHeadSeconds)} s, ${f0(r.txPerSecond)} tx/s, ${f0(r.eventsPerSecond)} events/s; stages ${JSON.stringify(r.stageMsPerBlock)}`,
-    );
-    runs.push(r);
-  }
+  const rounds = Number(arg('--rounds', '1'));
+  // Builds alternate round by round, so a change of the machine's load hits every build alike.
+  for (let round = 1; round <= rounds; round++)
+    for (const [name, main] of mains) {
+      const label = rounds > 1 ? `${name} (round ${round})` : name;
+      log(`indexer ${label}: ${main}`);
+      const r = await runIndexer(
+        { rpcUrl: chain.node.rpcUrl, head: chain.head, txCount: chain.txCount, logCount: chain.logCount },
+        label,
+        main,
+        { prof },
+      );
+      log(
+        `indexer ${label}: head in ${f1(r.toHeadSeconds)} s, ${f0(r.txPerSecond)} tx/s, ${f0(r.eventsPerSecond)} events/s; stages ${JSON.stringify(r.stageMsPerBlock)}`,
+      );
+      runs.push(r);
+    }
   raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
   const md = report(chain, raw, runs);
   process.stdout.write(`${md}\n`);
