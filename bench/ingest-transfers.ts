@@ -17,7 +17,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { topSelf } from './cpuprofile.js';
+import { callersOf, topSelf } from './cpuprofile.js';
 import { cleanupAll, INDEXER_MAIN, log, onCleanup, rssMiB, sleep, startIndexerChild } from './lib.js';
 import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';
 import { buildTransferChain, type TransferChain } from './transfer-chain.js';
@@ -132,7 +132,12 @@ export async function runIndexer(
   await ix.stop();
   if (o.prof) {
     const main0 = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0');
-    if (main0) profileTop = topSelf(join(profDir, main0), 40);
+    if (main0) {
+      const path = join(profDir, main0);
+      profileTop = topSelf(path, 40);
+      for (const hot of ['_getManySync', '_writeSync'])
+        profileTop += `\n\n${hot} by caller:\n${callersOf(path, hot, 4, 10)}`;
+    }
   }
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(profDir, { recursive: true, force: true });

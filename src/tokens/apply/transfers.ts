@@ -97,11 +97,13 @@ export function onTransfer(
     value: value.toString(),
     kind: m.kind,
   };
-  b.batch.insert(TRANSFER, [token as Hex, b.d.number, e.logIndex], tr);
+  // Serialised once: the stored row (V.json of `tr`) and the frame ({token, ...tr}) share the text.
+  const trJson = JSON.stringify(tr);
+  b.batch.insertRaw(TRANSFER.key(token as Hex, b.d.number, e.logIndex), Buffer.from(trJson));
   b.emit?.({
     topic: 'transfers',
     event: 'transfer',
-    json: JSON.stringify({ token, ...tr }),
+    json: `{"token":${JSON.stringify(token)},${trJson.slice(1)}`,
     keys: { tokens: [token], wallets: [from, to] },
   });
   let t = tally.touched.get(token);
@@ -232,7 +234,8 @@ export function flushBalances(b: TokensBlock, tally: TransferTally, seeds: Token
       // Wallet-id index: every non-zero balance, negatives and sinks included.
       const cur = b.batch.get(HOLDER_ID_CUR, tk, wid);
       if (cur) {
-        b.batch.del(HOLDER_ID_CUR, tk, wid);
+        // The row is rewritten below when the balance stays non-zero: delete only otherwise.
+        if (after === 0n) b.batch.del(HOLDER_ID_CUR, tk, wid);
         if (cur.block < n)
           b.batch.insert(HOLDER_ID_HIST, [tk, wid, cur.block], { block: n, balance: cur.balance });
       }
