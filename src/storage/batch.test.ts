@@ -96,40 +96,4 @@ describe('BlockBatch prefetch and read cache', () => {
     s.rollbackHead();
     expect(dump(s.rocks).filter((r) => r.startsWith(BALANCE.key(T, w(1)).toString('hex')))).toEqual([]);
   });
-
-  it('the cross-block row cache follows commits and rollbacks: every read equals RocksDB', async () => {
-    const s = await newStore();
-    const k = (i: number): [`0x${string}`, `0x${string}`] => [T, w(i)];
-    const check = (b: import('./index.js').BlockBatch, which = [0, 1, 2, 3, 4, 5]) => {
-      for (const i of which) {
-        const raw = s.rocks.get(BALANCE.key(...k(i)));
-        expect(b.get(BALANCE, ...k(i))).toBe(raw === undefined ? undefined : BALANCE.value.decode(raw));
-      }
-    };
-    s.commitBlock({ number: 1, hash: hash(1) }, (b) => {
-      b.prefetch(BALANCE, [0, 1, 2, 3, 4, 5].map(k)); // all absent: cached as absent
-      for (let i = 0; i < 4; i++) b.put(BALANCE, k(i), BigInt(i + 1));
-    });
-    s.commitBlock({ number: 2, hash: hash(2) }, (b) => {
-      check(b, [0, 1, 2, 3, 5]); // absent keys cached in block 1 and written since read as written
-      b.put(BALANCE, k(0), 100n);
-      b.del(BALANCE, ...k(1));
-      b.insert(BALANCE, k(4), 44n); // inserted, never read: the cached "absent" must not survive
-    });
-    s.commitBlock({ number: 3, hash: hash(3) }, (b) => {
-      check(b);
-      expect(b.get(BALANCE, ...k(0))).toBe(100n);
-      expect(b.get(BALANCE, ...k(1))).toBeUndefined();
-      expect(b.get(BALANCE, ...k(4))).toBe(44n);
-      b.put(BALANCE, k(2), 7n);
-    });
-    s.rollbackHead();
-    s.rollbackHead();
-    s.commitBlock({ number: 2, hash: hash(22) }, (b) => {
-      check(b); // block 1's values again
-      expect(b.get(BALANCE, ...k(0))).toBe(1n);
-      expect(b.get(BALANCE, ...k(2))).toBe(3n);
-      expect(b.get(BALANCE, ...k(4))).toBeUndefined();
-    });
-  });
 });

@@ -35,39 +35,6 @@ export interface ChainIdentity {
 }
 
 /**
- * Committed values of state rows read by recent block batches (null = absent), kept across blocks
- * so a wallet's or a holder's rows read by the last blocks are not read from RocksDB again: a
- * transfer-heavy chain reads the same senders' rows block after block. The store keeps it equal to
- * what is committed: every write through the store updates the keys it holds, and a rollback,
- * reset or replica apply empties it. Bounded: the oldest entries go first past `max`.
- */
-export class RowCache {
-  private readonly map = new Map<string, Buffer | null>();
-  constructor(private readonly max: number) {}
-  get(k: string): Buffer | null | undefined {
-    return this.map.get(k);
-  }
-  /** Records a committed value; refreshes its place in the eviction order. */
-  set(k: string, v: Buffer | null): void {
-    if (this.map.has(k)) this.map.delete(k);
-    else if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(k, v);
-  }
-  /** Updates `k` only when it is cached (a committed write of a key the cache holds). */
-  update(k: string, v: Buffer | null): void {
-    if (this.map.has(k)) this.map.set(k, v);
-  }
-  clear(): void {
-    this.map.clear();
-  }
-  get size(): number {
-    return this.map.size;
-  }
-}
-/** Rows a store's {@link RowCache} holds at most (~100 B of key and value each). */
-const ROW_CACHE_ROWS = 200_000;
-
-/**
  * Writes of one block. Typed methods name a table of the registry (src/storage/tables); `put`
  * and `del` record the key's prior value for rollback; `insert` is for keys that are guaranteed
  * absent before this block (block-keyed rows above the checkpoint), which saves the read;
@@ -94,21 +61,7 @@ export class BlockBatch {
   constructor(
     /** @deprecated transition only: read through typed tables (each/first/get). */
     readonly rocks: Rocks,
-    /** Committed rows read by earlier batches (kept equal to the store by the store's writes). */
-    private readonly shared: RowCache | null = null,
   ) {}
-
-  /**
-   * After this batch committed: every row it read goes into the shared cache with its value as
-   * now committed (this batch's last write of it, else what it read).
-   */
-  rememberReads(): void {
-    if (!this.shared) return;
-    for (const [k, v] of this.committed) {
-      const w = this.pending.get(k);
-      this.shared.set(k, w === undefined ? v : w);
-    }
-  }
 
   get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined {
     const v = this.getRaw(t.key(...key));
@@ -156,11 +109,6 @@ export class BlockBatch {
     for (const key of keys) {
       const k = key.toString('latin1');
       if (this.pending.has(k) || this.committed.has(k) || asked.has(k)) continue;
-      const hit = this.shared?.get(k);
-      if (hit !== undefined) {
-        this.committed.set(k, hit);
-        continue;
-      }
       asked.add(k);
       want.push(key);
       ids.push(k);
@@ -210,11 +158,6 @@ export class BlockBatch {
     if (v !== undefined) return v ?? undefined;
     const c = this.committed.get(k);
     if (c !== undefined) return c ?? undefined;
-    const hit = this.shared?.get(k);
-    if (hit !== undefined) {
-      this.committed.set(k, hit);
-      return hit ?? undefined;
-    }
     const got = this.rocks.get(key);
     this.committed.set(k, got ?? null);
     return got;
@@ -382,7 +325,6 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
    * Commits `ops` atomically; with the change log on, the entry describing them (and the log's
    * sequence) joins the same batch. `headAfter` is the head once the batch is committed.
    */
-  const rows = new RowCache(ROW_CACHE_ROWS);
   const write = (ops: WriteOp[], kind: ChangeKind, headAfter: BlockRef | null = head) => {
     let seq = 0;
     let batchOps = ops;
@@ -398,8 +340,6 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       lastWriteError = err as Error;
       throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
     }
-    // The cache follows every committed write of a key it holds.
-    if (rows.size) for (const op of ops) rows.update(op.key.toString('latin1'), op.value);
     if (logOn) {
       logSeq = seq;
       for (const l of logListeners) l(seq);
@@ -458,11 +398,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     property: (name) => rocks.property(name),
     writeError: () => lastWriteError,
     commitBlock(ref, build, extraMeta) {
-      const batch = new BlockBatch(rocks, rows);
+      const batch = new BlockBatch(rocks);
       build(batch);
       store.commitBatch(ref, batch, extraMeta);
     },
-    newBatch: () => new BlockBatch(rocks, rows),
+    newBatch: () => new BlockBatch(rocks),
     commitBatch(ref, batch, extraMeta) {
       batch.insert(CANON, [ref.number], ref.hash);
       const ops = batch.ops;
@@ -474,7 +414,6 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
       const next = { number: ref.number, hash: ref.hash };
       write(ops, 'block', next);
-      batch.rememberReads();
       head = next;
     },
     rollbackHead(extraMeta, extraOps) {
@@ -491,29 +430,25 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta(newHead))) ops.push(metaOp(k, v));
       if (extraOps) ops.push(...extraOps(head, newHead));
       const dropped = head;
-      rows.clear();
       write(ops, 'rollback', newHead);
       head = newHead;
       return dropped;
     },
     commitLate(n, build, extraMeta) {
-      const batch = new BlockBatch(rocks, rows);
+      const batch = new BlockBatch(rocks);
       build(batch);
       const ops = batch.ops;
       const record = rocks.get(UNDO.key(n));
       if (record && batch.undo.length) ops.push({ key: UNDO.key(n), value: appendUndo(record, batch.undo) });
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
       write(ops, 'late');
-      batch.rememberReads();
     },
     wipeTables(tables) {
-      rows.clear();
       for (const t of tables) wipeRange(rangeOf(t, {}), 'reset');
     },
     wipe() {
       // Not logged row by row: the entry below tells replicas to wipe themselves. The log's own
       // sequence survives (it is kept in memory and rewritten with the entry), so it stays gap-free.
-      rows.clear();
       wipeRange({}, null);
       head = null;
       generation = randomBytes(8).toString('hex');
@@ -551,7 +486,6 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (e.seq !== applied.seq + 1)
         throw new Error(`change log gap: applied ${applied.seq}, received ${e.seq}`);
       const next: AppliedState = { seq: e.seq, committedAtMs: e.committedAtMs, head: e.head, streamSeq };
-      rows.clear();
       if (e.kind === 'wipe') wipeRange({}, null);
       const ops = [...e.ops, metaOp(REPLICA_APPLIED, next)];
       try {
@@ -588,11 +522,9 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       };
     },
     importSnapshot() {
-      rows.clear();
       wipeRange({}, null);
       return {
         chunk(ops) {
-          rows.clear();
           if (ops.length) rocks.write(ops);
         },
         end(state) {
