@@ -12,7 +12,9 @@
  *
  * Usage: node dist/bench/ingest-transfers.js [--blocks 1000] [--tx 50] [--senders 500]
  *          [--wallets 5000] [--main label=/path/to/dist/src/main.js]… [--rounds 1] [--prof]
- *          [--out report.md]
+ *          [--peer ponder] [--out report.md]
+ * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
+ * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -237,7 +239,8 @@ export function report(chain: TransferChain, raw: RawFetchResult[], runs: Ingest
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
+/** CLI entry (see the module doc); also `npm run bench -- --peer ponder`. */
+export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const arg = (name: string, d: string) => {
     const i = argv.indexOf(name);
@@ -284,6 +287,22 @@ async function main(): Promise<void> {
       );
       runs.push(r);
     }
+  if (arg('--peer', '') === 'ponder') {
+    // Same node, same chain, right after the indexer runs.
+    const { runPonder } = await import('./peer-ponder.js');
+    log('peer: Ponder');
+    const p = await runPonder({
+      rpcUrl: chain.node.rpcUrl,
+      chainId: 31337,
+      token: chain.token,
+      startBlock: chain.deployBlock,
+      head: chain.head,
+      txCount: chain.txCount,
+      logCount: chain.logCount,
+    });
+    log(`peer ${p.label}: ready in ${f1(p.toHeadSeconds)} s, ${f0(p.eventsPerSecond)} events/s`);
+    runs.push(p);
+  }
   raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
   const md = report(chain, raw, runs);
   process.stdout.write(`${md}\n`);
