@@ -15,8 +15,12 @@ import { freePort } from '../test/harness/anvil.js';
 import { cpuSeconds, type IngestRun } from './ingest-transfers.js';
 import { log, rssMiB, sleep, stopChild, track } from './lib.js';
 
-/** The Ponder release measured (npm `ponder`; 0.17.7 was its `latest` tag on 2026-11-25). */
-export const PONDER_VERSION = process.env.PONDER_VERSION ?? '0.17.7';
+/**
+ * The Ponder release measured (npm `ponder`). Its `latest` tag on 2026-11-25 was 0.17.7, which does
+ * not install from this workplace's registry (its dependency @ponder/utils@0.3.0 is missing there:
+ * npm ETARGET); 0.16.10 is the newest that installs. Override with PONDER_VERSION.
+ */
+export const PONDER_VERSION = process.env.PONDER_VERSION ?? '0.16.10';
 
 function run(cmd: string, args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
