@@ -8,44 +8,12 @@
  * Not part of the release bench (the profiler slows the process down); a tool for finding where
  * the main thread's time goes.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { buildChain } from './chain.js';
+import { topSelf } from './cpuprofile.js';
 import { cleanupAll, log, onCleanup, promValue, rssMiB, sleep, startIndexerChild } from './lib.js';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
-function topSelf(profilePath: string, n: number): string {
-  const p = JSON.parse(readFileSync(profilePath, 'utf8')) as {
-    nodes: ProfileNode[];
-    samples: number[];
-    timeDeltas: number[];
-  };
-  const byId = new Map(p.nodes.map((x) => [x.id, x]));
-  const self = new Map<string, number>();
-  let total = 0;
-  for (let i = 0; i < p.samples.length; i++) {
-    const node = byId.get(p.samples[i]);
-    const dt = p.timeDeltas[i] ?? 0;
-    total += dt;
-    if (!node) continue;
-    const f = node.callFrame;
-    const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/(dist|node_modules)\//, '$1/')}:${f.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + dt);
-  }
-  const rows = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
-  return rows
-    .map(
-      ([k, v]) =>
-        `${((100 * v) / total).toFixed(1).padStart(5)} %  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`,
-    )
-    .join('\n');
-}
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

@@ -111,7 +111,13 @@ async function serve(file: string, chainId: string, upstream: string | null): Pr
         return { result: r ? r.receipts : 'null' };
       }
       default:
-        return { error: { code: -32601, message: `method ${method} is not recorded` } };
+        // geth's wording for a method it does not serve (the indexer treats it as unsupported).
+        return {
+          error: {
+            code: -32601,
+            message: `the method ${method} does not exist/is not available (not recorded)`,
+          },
+        };
     }
   };
   const one = async (req: { id?: unknown; method?: string; params?: unknown[] }): Promise<string> => {

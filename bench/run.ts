@@ -181,6 +181,12 @@ async function backfill(o: {
 }
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--peer')) {
+    // `npm run bench -- --peer ponder`: the transfer-chain ingest bench with a peer indexer.
+    const { main: ingestTransfers } = await import('./ingest-transfers.js');
+    await ingestTransfers();
+    return 0;
+  }
   const args = parseArgs(process.argv.slice(2));
   if (args.compareOnly) {
     const [a, b] = args.compareOnly;

@@ -43,7 +43,11 @@ export function decodeTxLocation(b: Buffer): TxLocation {
 
 /** Writes the raw chain rows of `d` into `batch`. */
 export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
-  batch.putRaw(hashKey(d.hash), new KeyBuilder(8).u64(d.number).done());
+  // The hash rows are read for their undo priors: one multi-get for the block, not one per row.
+  const hashKeys = [hashKey(d.hash)];
+  for (const tx of d.txs) hashKeys.push(txHashKey(tx.hash));
+  batch.prefetchRaw(hashKeys);
+  batch.putRaw(hashKeys[0], new KeyBuilder(8).u64(d.number).done());
   batch.insertRaw(headerKey(d.number), Buffer.from(d.header));
   batch.insertRaw(timeKey(d.timestamp, d.number), EMPTY);
   batch.insert(BLOCK_TS, [d.number], d.timestamp);
@@ -52,7 +56,7 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
     batch.insertRaw(txKey(d.number, i), Buffer.from(tx.json));
     batch.insertRaw(receiptKey(d.number, i), Buffer.from(tx.receipt));
     batch.putRaw(
-      txHashKey(tx.hash),
+      hashKeys[i + 1],
       encodeTxLocation({
         number: d.number,
         txIndex: i,

@@ -12,6 +12,8 @@ export interface TxDelta {
   /** Receipt JSON, key order as the node sent it (logs included). */
   receipt: string;
   from: `0x${string}`;
+  /** Native value sent, wei, as the node's hex quantity (`0x0` when none). */
+  value: `0x${string}`;
   /** null for a contract creation. */
   to: `0x${string}` | null;
   firstLogIndex: number;

@@ -50,7 +50,11 @@ export interface IngestOptions {
   /** Called with the depth of each completed reorg (metrics). */
   onReorg?: (depth: number) => void;
   /** Called after each committed block or rollback (streams, metrics). */
-  onCommit?: (event: { kind: 'block'; block: BlockDelta } | { kind: 'rollback'; dropped: BlockRef }) => void;
+  onCommit?: (
+    event:
+      | { kind: 'block'; block: BlockDelta; stages: Record<string, number> }
+      | { kind: 'rollback'; dropped: BlockRef },
+  ) => void;
 }
 
 /** Live state of ingest, read by `/health` and metrics. */
@@ -242,7 +246,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     opts.streams?.hub.publish(committed);
     progress.blocks++;
     progress.events += d.logs.length;
-    opts.onCommit?.({ kind: 'block', block: d });
+    opts.onCommit?.({ kind: 'block', block: d, stages });
     return true;
   };
 

@@ -16,6 +16,8 @@ export interface ChainMetrics {
   rpcRetries: client.Counter<'chain' | 'method'>;
   blocksCommitted: client.Counter<'chain'>;
   eventsCommitted: client.Counter<'chain'>;
+  /** Main-thread seconds spent committing blocks, by stage (chain records, each projection, write). */
+  commitStageSeconds: client.Counter<'chain' | 'stage'>;
   reorgs: client.Histogram<'chain'>;
   /** Pools first seen after START_BLOCK, by protocol and outcome (`registered` or why not). */
   marketsFirstSight: client.Counter<'chain' | 'protocol' | 'outcome'>;
@@ -67,6 +69,12 @@ export function createMetrics(deps: {
     name: 'indexer_ingest_events_total',
     help: 'Logs committed',
     labelNames: ['chain'],
+    registers: [registry],
+  });
+  const commitStageSeconds = new client.Counter({
+    name: 'indexer_ingest_commit_stage_seconds_total',
+    help: 'Main-thread time of block commits by stage (chain, one per projection, write), seconds',
+    labelNames: ['chain', 'stage'],
     registers: [registry],
   });
   const reorgs = new client.Histogram({
@@ -221,6 +229,7 @@ export function createMetrics(deps: {
     rpcRetries,
     blocksCommitted,
     eventsCommitted,
+    commitStageSeconds,
     reorgs,
     marketsFirstSight,
     httpDuration,

@@ -236,6 +236,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       if (e.kind === 'block') {
         m.blocksCommitted.inc({ chain: cfg.name });
         m.eventsCommitted.inc({ chain: cfg.name }, e.block.logs.length);
+        for (const [stage, ms] of Object.entries(e.stages))
+          m.commitStageSeconds.inc({ chain: cfg.name, stage }, ms / 1000);
       }
     },
   });

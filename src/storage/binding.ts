@@ -51,6 +51,7 @@ export interface Rocks {
   close(): Promise<void>;
 }
 
+const NO_OPTIONS = {};
 const BUF = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const;
 /** Rows fetched per native iterator call: large enough to amortise the call, small enough to bound memory. */
 const SCAN_CHUNK_ROWS = 256;
@@ -139,9 +140,12 @@ export async function openRocks(path: string): Promise<Rocks> {
     },
     write(ops) {
       const batch = db.batch();
+      // The native calls directly: abstract-level's put/del validate and re-encode every op and
+      // keep a JS copy of each in the batch (a block writes thousands; keys and values here are
+      // always Buffers).
       for (const op of ops) {
-        if (op.value === null) batch.del(op.key);
-        else batch.put(op.key, op.value);
+        if (op.value === null) batch._del(op.key, NO_OPTIONS);
+        else batch._put(op.key, op.value, NO_OPTIONS);
       }
       try {
         batch._writeSync();

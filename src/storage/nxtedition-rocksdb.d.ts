@@ -21,6 +21,10 @@ declare module '@nxtedition/rocksdb' {
   export interface NxChainedBatch {
     put(key: Buffer, value: Buffer): void;
     del(key: Buffer): void;
+    /** The native put under abstract-level's `put` (no validation, no encoding, no op log). */
+    _put(key: Buffer, value: Buffer, options?: object): void;
+    /** The native delete under abstract-level's `del`. */
+    _del(key: Buffer, options?: object): void;
     _writeSync(options?: object): void;
     _closeSync(): void;
     close(): Promise<void>;

@@ -66,13 +66,17 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   /** Probes metadata (eth_call at this block) of tokens first seen through a Transfer/Deposit log. */
   const prepare: Projection['prepare'] = async (d, ctx) => {
     const wanted = new Set<string>();
+    const checked = new Set<string>();
     const view = ctx.store.view();
     try {
       for (const e of d.events) {
         const isTransfer =
           (e.standard === 'erc20' && e.event === 'Transfer') ||
           (e.standard === 'weth' && e.event === 'Deposit');
-        if (isTransfer && !d.probes[e.address] && !view.has(TOKEN, e.address)) wanted.add(e.address);
+        // One look per token address, not per log (a block's transfers mostly share a few tokens).
+        if (!isTransfer || checked.has(e.address)) continue;
+        checked.add(e.address);
+        if (!d.probes[e.address] && !view.has(TOKEN, e.address)) wanted.add(e.address);
       }
     } finally {
       view.close();

@@ -18,6 +18,7 @@ import { KeyBuilder, prefixEnd, readU64 as readU64At } from '../storage/keys.js'
 
 const readU64 = (b: Buffer) => readU64At(b, 0);
 
+import { transferOf } from '../tokens/apply/transfers.js';
 import { ZERO } from '../tokens/model.js';
 import type { FundingEdge, Position } from './model.js';
 import {
@@ -64,7 +65,39 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     return { token: p.currency0, quote: p.currency1 };
   };
 
+  /**
+   * Wallet-keyed state rows this block reads before writing (first sight, address flags, holdings,
+   * funding), fetched in one multi-get: a 50-transfer block reads ~400 of them, and one native call
+   * per key was the projection's main cost.
+   */
+  const prefetchState = (batch: BlockBatch, d: BlockDelta) => {
+    const keys: Buffer[] = [];
+    const funding = (w: string, funder: string, a: string) => {
+      if (funder === ZERO || w === funder) return;
+      keys.push(firstFundingKey(w, a), edgeInKey(w, funder, a), edgeOutKey(funder, w, a));
+    };
+    for (const tx of d.txs) {
+      keys.push(firstSeenKey(tx.from), addressKey(tx.from));
+      if (tx.contractAddress && tx.status === 1) keys.push(addressKey(tx.contractAddress));
+      if (tx.status === 1 && tx.to && BigInt(tx.value) > 0n) {
+        keys.push(firstSeenKey(tx.to));
+        funding(tx.to, tx.from, NATIVE_ASSET);
+      }
+    }
+    let lastEmitter = '';
+    for (const l of d.logs) if (l.address !== lastEmitter) keys.push(addressKey((lastEmitter = l.address)));
+    for (const e of d.events) {
+      const m = transferOf(e);
+      if (!m) continue;
+      if (m.from !== ZERO) keys.push(holdingKey(m.from, e.address));
+      if (m.to !== ZERO) keys.push(holdingKey(m.to, e.address), firstSeenKey(m.to));
+      funding(m.to, m.from, e.address);
+    }
+    batch.prefetchRaw(keys);
+  };
+
   const apply = (batch: BlockBatch, d: BlockDelta) => {
+    prefetchState(batch, d);
     // Activity parents of this block: (wallet, txIndex) → roles and child row references. Every
     // key of the ACTIVITY table carries this block's number, so rows are written once, at the end.
     const acts = new Map<
@@ -148,17 +181,18 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     // Transactions: origin and recipient; native value transfers; address observations.
     for (let i = 0; i < d.txs.length; i++) {
       const tx = d.txs[i];
-      batch.putRaw(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
+      // Rows keyed by this block's number are absent before it: insert (no undo read).
+      batch.insertRaw(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
       act(tx.from, i).roles |= 1;
       firstSeen(tx.from, 'transaction_origin', i, null);
       flag(tx.from, 'origin');
       if (tx.to && tx.to !== tx.from) {
-        const k = walletTxKey(tx.to, d.number, i);
-        batch.putRaw(k, Buffer.from([(batch.getRaw(k)?.[0] ?? 0) | 2]));
+        // (tx.to, block, i) is written by no other role of this block: to ≠ from.
+        batch.insertRaw(walletTxKey(tx.to, d.number, i), Buffer.from([2]));
         act(tx.to, i).roles |= 2;
       }
       if (tx.contractAddress && tx.status === 1) flag(tx.contractAddress, 'created');
-      const value = BigInt((JSON.parse(tx.json) as { value: string }).value);
+      const value = BigInt(tx.value);
       if (tx.status === 1 && value > 0n && tx.to) {
         const row = {
           block: d.number,
@@ -171,11 +205,14 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
           to: tx.to,
           value: value.toString(),
         };
-        batch.putRaw(
+        batch.insertRaw(
           walletTransferKey(tx.from, d.number, NATIVE_ORD + i),
           json({ ...row, direction: 'out' }),
         );
-        batch.putRaw(walletTransferKey(tx.to, d.number, NATIVE_ORD + i), json({ ...row, direction: 'in' }));
+        batch.insertRaw(
+          walletTransferKey(tx.to, d.number, NATIVE_ORD + i),
+          json({ ...row, direction: 'in' }),
+        );
         act(tx.from, i).transfers.add(NATIVE_ORD + i);
         act(tx.to, i).transfers.add(NATIVE_ORD + i);
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
@@ -210,7 +247,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         value: value.toString(),
       };
       if (from !== ZERO) {
-        batch.putRaw(
+        batch.insertRaw(
           walletTransferKey(from, d.number, e.logIndex),
           json({ ...row, direction: from === to ? 'self' : 'out' }),
         );
@@ -223,7 +260,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         if (!batch.getRaw(hk)) batch.putRaw(hk, EMPTY);
       }
       if (to !== ZERO && to !== from) {
-        batch.putRaw(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
+        batch.insertRaw(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
         act(to, e.txIndex).transfers.add(e.logIndex);
       }
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);

@@ -112,6 +112,7 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
       json: JSON.stringify(tx),
       receipt: JSON.stringify(rc),
       from: (tx.from as string).toLowerCase() as `0x${string}`,
+      value: ((tx.value as string | undefined) ?? '0x0') as `0x${string}`,
       to: tx.to ? ((tx.to as string).toLowerCase() as `0x${string}`) : null,
       firstLogIndex,
       logCount: rcLogs.length,

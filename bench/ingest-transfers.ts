@@ -1,0 +1,319 @@
+/**
+ * Ingest at a transfer-heavy chain shape: one anvil chain of `--blocks` blocks × `--tx` plain ERC-20
+ * transfers (bench/transfer-chain.ts), the node's raw fetch ceiling on it (bench/rawfetch.ts, the
+ * indexer's own request pattern without processing), then one indexer per `--main` build backfilled
+ * to head on the same node, one after the other, each with a fresh data directory and the default
+ * configuration (as a new user runs it).
+ *
+ * Reports per build: time to head (from spawn, and from its first committed block), transactions/s
+ * and events/s over the backfill, each as a ratio of the raw fetch ceiling, and main-thread
+ * milliseconds per block by commit stage (the indexer's `indexer_ingest_commit_stage_seconds_total`
+ * counter; builds without it show "n/a").
+ *
+ * Usage: node dist/bench/ingest-transfers.js [--blocks 1000] [--tx 50] [--senders 500]
+ *          [--wallets 5000] [--main label=/path/to/dist/src/main.js]… [--rounds 1] [--prof]
+ *          [--peer ponder] [--out report.md]
+ * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
+ * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { callersOf, topSelf } from './cpuprofile.js';
+import { cleanupAll, INDEXER_MAIN, log, onCleanup, rssMiB, sleep, startIndexerChild } from './lib.js';
+import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';
+import { buildTransferChain, type TransferChain } from './transfer-chain.js';
+
+/** The indexer's defaults (src/config): blocks per decode task and decode threads. */
+const BLOCKS_PER_TASK = 20;
+const DECODE_THREADS = 2;
+
+export interface IngestRun {
+  label: string;
+  main: string;
+  /** Seconds from spawn until the anchor reached the chain head. */
+  toHeadSeconds: number;
+  /** Seconds from the first committed block until head. */
+  backfillSeconds: number;
+  blocksPerSecond: number;
+  txPerSecond: number;
+  eventsPerSecond: number;
+  peakRssMiB: number;
+  /** Main-thread CPU ms per block over the backfill (from /proc; insensitive to other load). */
+  mainCpuMsPerBlock: number;
+  /** CPU ms per block of the whole indexer process (main thread, decode workers, RocksDB). */
+  processCpuMsPerBlock: number;
+  /** Main-thread ms per block by commit stage (null when the build has no stage counter). */
+  stageMsPerBlock: Record<string, number> | null;
+  slowCommits: number;
+  profileTop?: string;
+}
+
+/**
+ * CPU seconds (user + system) of one thread of a process (`tid` = pid: the main thread), or of
+ * the whole process when `tid` is absent, from /proc (clock ticks of 1/100 s). Unlike wall-clock
+ * stage times, it does not grow when other processes take the cores.
+ */
+export function cpuSeconds(pid: number, tid?: number): number {
+  try {
+    const path = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+    const stat = readFileSync(path, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function stageCounters(metrics: string): Record<string, number> | null {
+  const out: Record<string, number> = {};
+  let any = false;
+  for (const l of metrics.split('\n')) {
+    if (!l.startsWith('indexer_ingest_commit_stage_seconds_total{')) continue;
+    const stage = /stage="([^"]+)"/.exec(l)?.[1];
+    if (!stage) continue;
+    out[stage] = Number(l.split(' ').pop());
+    any = true;
+  }
+  return any ? out : null;
+}
+
+/** Backfills `chain` with the build at `main`; resolves when its anchor reaches the head. */
+export async function runIndexer(
+  chain: { rpcUrl: string; head: number; txCount: number; logCount: number },
+  label: string,
+  main: string,
+  o: { prof?: boolean; env?: Record<string, string> } = {},
+): Promise<IngestRun> {
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-data-'));
+  const profDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-prof-'));
+  const t0 = performance.now();
+  const ix = await startIndexerChild({
+    rpcUrl: chain.rpcUrl,
+    chain: 'bench',
+    dataDir,
+    main,
+    env: o.env,
+    execArgv: o.prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+  });
+  let tFirst: number | null = null;
+  let first = { block: 0, main: 0, proc: 0 };
+  let peak = 0;
+  for (;;) {
+    peak = Math.max(peak, rssMiB(ix.pid));
+    const a = await ix.anchor();
+    if (a >= 0 && tFirst === null) {
+      tFirst = performance.now();
+      first = { block: a, main: cpuSeconds(ix.pid, ix.pid), proc: cpuSeconds(ix.pid) };
+    }
+    if (a >= chain.head) break;
+    if (performance.now() - t0 > 3_600_000) throw new Error(`${label}: not at head after an hour`);
+    await sleep(100);
+  }
+  const tHead = performance.now();
+  const mainCpu = cpuSeconds(ix.pid, ix.pid) - first.main;
+  const procCpu = cpuSeconds(ix.pid) - first.proc;
+  const cpuBlocks = chain.head - first.block;
+  const metrics = await ix.metrics();
+  const stages = stageCounters(metrics);
+  const blocks = chain.head + 1;
+  const stageMsPerBlock = stages
+    ? Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, (1000 * v) / blocks]))
+    : null;
+  const slowCommits = ix
+    .logs()
+    .split('\n')
+    .filter((x) => x.includes('slow block commit')).length;
+  const backfillSeconds = (tHead - (tFirst ?? t0)) / 1000;
+  let profileTop: string | undefined;
+  if (o.prof) {
+    process.kill(ix.pid, 'SIGTERM');
+    for (let i = 0; i < 300 && !readdirSync(profDir).some((f) => f.split('.')[4] === '0'); i++)
+      await sleep(100);
+  }
+  await ix.stop();
+  if (o.prof) {
+    const main0 = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0');
+    if (main0) {
+      const path = join(profDir, main0);
+      profileTop = topSelf(path, 40);
+      for (const hot of ['_getManySync', '_writeSync'])
+        profileTop += `\n\n${hot} by caller:\n${callersOf(path, hot, 4, 10)}`;
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(profDir, { recursive: true, force: true });
+  return {
+    label,
+    main,
+    toHeadSeconds: (tHead - t0) / 1000,
+    backfillSeconds,
+    blocksPerSecond: blocks / backfillSeconds,
+    txPerSecond: chain.txCount / backfillSeconds,
+    eventsPerSecond: chain.logCount / backfillSeconds,
+    peakRssMiB: peak,
+    mainCpuMsPerBlock: (1000 * mainCpu) / cpuBlocks,
+    processCpuMsPerBlock: (1000 * procCpu) / cpuBlocks,
+    stageMsPerBlock,
+    slowCommits,
+    profileTop,
+  };
+}
+
+/** The node's raw fetch ceiling over blocks 0..head: best of `reps` timed passes. */
+export async function rawCeiling(
+  url: string,
+  head: number,
+  txCount: number,
+  logCount: number,
+  reps = 2,
+): Promise<RawFetchResult> {
+  const hashes = await blockHashes(url, 0, head);
+  let best: RawFetchResult | null = null;
+  for (let i = 0; i < reps; i++) {
+    const r = await rawFetch({
+      url,
+      from: 0,
+      to: head,
+      blocksPerTask: BLOCKS_PER_TASK,
+      concurrency: 2 * DECODE_THREADS,
+      hashes,
+      logsTotal: logCount,
+      txsTotal: txCount,
+    });
+    if (!best || r.seconds < best.seconds) best = r;
+  }
+  return best!;
+}
+
+const f1 = (x: number) => x.toFixed(1);
+const f0 = (x: number) => x.toFixed(0);
+
+/** Markdown report of one run: the chain, the ceiling, and one row per build. */
+export function report(chain: TransferChain, raw: RawFetchResult[], runs: IngestRun[]): string {
+  const ceilBlocks = Math.max(...raw.map((r) => r.blocksPerSecond));
+  const ceilTx = (ceilBlocks * chain.txCount) / (chain.head + 1);
+  const ceilEv = (ceilBlocks * chain.logCount) / (chain.head + 1);
+  const lines: string[] = [];
+  lines.push(
+    `Chain: anvil, ${chain.head + 1} blocks (0..${chain.head}), ${chain.spec.blocks} blocks × ${chain.spec.txPerBlock} ERC-20 transfers among ${chain.spec.wallets} wallets (${chain.spec.senders} senders); ${chain.txCount} txs, ${chain.logCount} logs; generated in ${f0(chain.generationSeconds)} s.`,
+    '',
+    `Raw fetch ceiling (bench/rawfetch.ts, ${BLOCKS_PER_TASK} blocks/task × ${2 * DECODE_THREADS} in flight, best pass; measured ${raw.length === 1 ? 'once' : 'before and after the indexer runs'}): ` +
+      raw.map((r) => `${f0(r.blocksPerSecond)} blocks/s`).join(', ') +
+      ` → ceiling ${f0(ceilBlocks)} blocks/s = ${f0(ceilTx)} tx/s = ${f0(ceilEv)} events/s.`,
+    '',
+    '| build | time to head (from spawn) | backfill | blocks/s | tx/s | events/s | tx/s ÷ ceiling | events/s ÷ ceiling | main-thread CPU ms/block | process CPU ms/block | peak RSS | slow commits (>100 ms) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const r of runs)
+    lines.push(
+      `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f1(r.mainCpuMsPerBlock)} | ${f1(r.processCpuMsPerBlock)} | ${f0(r.peakRssMiB)} MiB | ${r.slowCommits} |`,
+    );
+  const stageNames = [...new Set(runs.flatMap((r) => Object.keys(r.stageMsPerBlock ?? {})))];
+  if (stageNames.length) {
+    lines.push(
+      '',
+      "Main-thread wall ms per block by commit stage (mean over every block; `indexer_ingest_commit_stage_seconds_total`; wall clock, so it grows with the machine's other load):",
+      '',
+      `| build | ${stageNames.join(' | ')} | total |`,
+      `| --- | ${stageNames.map(() => '---:').join(' | ')} | ---: |`,
+    );
+    for (const r of runs) {
+      const s = r.stageMsPerBlock;
+      const total = s ? Object.values(s).reduce((a, b) => a + b, 0) : Number.NaN;
+      lines.push(
+        `| ${r.label} | ${stageNames.map((n) => (s && n in s ? s[n].toFixed(2) : 'n/a')).join(' | ')} | ${s ? total.toFixed(2) : 'n/a'} |`,
+      );
+    }
+  }
+  for (const r of runs)
+    if (r.profileTop)
+      lines.push(
+        '',
+        `Main-thread self time, ${r.label} (--cpu-prof, top 40):`,
+        '',
+        '```',
+        r.profileTop,
+        '```',
+      );
+  return lines.join('\n');
+}
+
+/** CLI entry (see the module doc); also `npm run bench -- --peer ponder`. */
+export async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const arg = (name: string, d: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : d;
+  };
+  const mains: Array<[string, string]> = [];
+  for (let i = 0; i < argv.length; i++)
+    if (argv[i] === '--main') {
+      const v = argv[i + 1];
+      const eq = v.indexOf('=');
+      mains.push(eq > 0 ? [v.slice(0, eq), v.slice(eq + 1)] : [v, v]);
+    }
+  if (!mains.length) mains.push(['this build', INDEXER_MAIN]);
+  const spec = {
+    seed: Number(arg('--seed', '1')),
+    blocks: Number(arg('--blocks', '1000')),
+    txPerBlock: Number(arg('--tx', '50')),
+    senders: Number(arg('--senders', '500')),
+    wallets: Number(arg('--wallets', '5000')),
+  };
+  const prof = argv.includes('--prof');
+  const stateDir = join(os.tmpdir(), 'indexer-bench-solc');
+  mkdirSync(stateDir, { recursive: true });
+  const chain = await buildTransferChain(spec, stateDir);
+  onCleanup(() => chain.node.stop());
+  const raw: RawFetchResult[] = [];
+  raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
+  log(`raw fetch: ${f0(raw[0].blocksPerSecond)} blocks/s`);
+  const runs: IngestRun[] = [];
+  const rounds = Number(arg('--rounds', '1'));
+  // Builds alternate round by round, so a change of the machine's load hits every build alike.
+  for (let round = 1; round <= rounds; round++)
+    for (const [name, main] of mains) {
+      const label = rounds > 1 ? `${name} (round ${round})` : name;
+      log(`indexer ${label}: ${main}`);
+      const r = await runIndexer(
+        { rpcUrl: chain.node.rpcUrl, head: chain.head, txCount: chain.txCount, logCount: chain.logCount },
+        label,
+        main,
+        { prof },
+      );
+      log(
+        `indexer ${label}: head in ${f1(r.toHeadSeconds)} s, ${f0(r.txPerSecond)} tx/s, ${f0(r.eventsPerSecond)} events/s; stages ${JSON.stringify(r.stageMsPerBlock)}`,
+      );
+      runs.push(r);
+    }
+  if (arg('--peer', '') === 'ponder') {
+    // Same node, same chain, right after the indexer runs.
+    const { runPonder } = await import('./peer-ponder.js');
+    log('peer: Ponder');
+    const p = await runPonder({
+      rpcUrl: chain.node.rpcUrl,
+      chainId: 31337,
+      token: chain.token,
+      startBlock: chain.deployBlock,
+      head: chain.head,
+      txCount: chain.txCount,
+      logCount: chain.logCount,
+    });
+    log(`peer ${p.label}: ready in ${f1(p.toHeadSeconds)} s, ${f0(p.eventsPerSecond)} events/s`);
+    runs.push(p);
+  }
+  raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
+  const md = report(chain, raw, runs);
+  process.stdout.write(`${md}\n`);
+  const out = arg('--out', '');
+  if (out) writeFileSync(out, `${md}\n`);
+}
+
+if (process.argv[1]?.endsWith('ingest-transfers.js'))
+  main()
+    .catch((e) => {
+      process.stderr.write(`${e?.stack ?? e}\n`);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanupAll());

@@ -1,0 +1,188 @@
+/**
+ * Ingest at a mainnet shape: the recorded Ethereum mainnet blocks of test/fixtures (full
+ * transactions and their receipts: real calldata, real logs of real tokens, pools and routers)
+ * renumbered and re-linked into a long chain, served by the replay server (bench/replay-server.ts),
+ * then the node's raw fetch ceiling on it and one indexer per `--main` build backfilled to head.
+ *
+ * Block k of the chain is fixture block k mod F (F recorded blocks); it gets number k, a synthetic
+ * hash, its parent's hash, a timestamp 12 s after its parent, and transaction hashes made unique per
+ * block (receipts and logs rewritten to match), so the payloads are the recorded ones except for
+ * those coordinates. Methods the recording does not hold (eth_call for token metadata, traces)
+ * answer "does not exist", as a node without state or debug API would; the indexer records the
+ * probes as unavailable and disables the traces lane.
+ *
+ * Usage: node dist/bench/mainnet-replay.js [--blocks 1000] [--main label=path]… [--rounds 1]
+ *          [--out report.md]
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type IngestRun, rawCeiling, runIndexer } from './ingest-transfers.js';
+import { cleanupAll, INDEXER_MAIN, log, onCleanup } from './lib.js';
+import type { RawFetchResult } from './rawfetch.js';
+import { startReplayServer } from './replay-server.js';
+
+type Json = Record<string, any>;
+
+/** The recorded Ethereum blocks that carry full transaction objects and a receipts file. */
+function fixtureBlocks(): Array<{ n: number; block: Json; receipts: Json[] }> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const root = [join(here, '../../test/fixtures/ethereum'), join(here, '../test/fixtures/ethereum')].find(
+    existsSync,
+  );
+  if (!root) throw new Error('test/fixtures/ethereum not found');
+  const out: Array<{ n: number; block: Json; receipts: Json[] }> = [];
+  for (const n of [17000000, 18000000, 18500000, 21925176]) {
+    const b = join(root, String(n), 'block.json');
+    const r = join(root, String(n), 'receipts.json');
+    if (!existsSync(b) || !existsSync(r)) continue;
+    const block = JSON.parse(readFileSync(b, 'utf8')) as Json;
+    // A block recorded with transaction hashes only cannot be served as eth_getBlockByNumber(n, true).
+    if (block.transactions.some((t: unknown) => typeof t === 'string')) continue;
+    out.push({ n, block, receipts: JSON.parse(readFileSync(r, 'utf8')) as Json[] });
+  }
+  return out;
+}
+
+const h32 = (s: string) => `0x${createHash('sha256').update(s).digest('hex')}`;
+const qty = (n: number) => `0x${n.toString(16)}`;
+
+/**
+ * Writes a replay recording of `blocks` blocks (replay-server format: number, hash, block JSON,
+ * receipts JSON, tab-separated, one line per block). Returns its tx and log counts.
+ */
+export function writeMainnetChain(
+  file: string,
+  blocks: number,
+): { txs: number; logs: number; sources: number[] } {
+  const fx = fixtureBlocks();
+  if (!fx.length) throw new Error('no usable mainnet fixture block');
+  const lines: string[] = [];
+  let parent = `0x${'0'.repeat(64)}`;
+  let txs = 0;
+  let logs = 0;
+  const t0 = 1_700_000_000;
+  for (let k = 0; k < blocks; k++) {
+    const src = fx[k % fx.length];
+    const hash = h32(`replay-block:${k}`);
+    const num = qty(k);
+    const ts = qty(t0 + 12 * k);
+    const txHash = new Map<string, string>();
+    const block: Json = { ...src.block, number: num, hash, parentHash: parent, timestamp: ts };
+    block.transactions = src.block.transactions.map((t: Json) => {
+      const nh = h32(`replay-tx:${k}:${t.hash}`);
+      txHash.set(t.hash, nh);
+      const o: Json = { ...t, hash: nh, blockHash: hash, blockNumber: num };
+      if ('blockTimestamp' in t) o.blockTimestamp = ts;
+      return o;
+    });
+    const receipts = src.receipts.map((r: Json) => ({
+      ...r,
+      transactionHash: txHash.get(r.transactionHash),
+      blockHash: hash,
+      blockNumber: num,
+      logs: (r.logs as Json[]).map((l) => {
+        const o: Json = {
+          ...l,
+          blockHash: hash,
+          blockNumber: num,
+          transactionHash: txHash.get(l.transactionHash),
+        };
+        if ('blockTimestamp' in l) o.blockTimestamp = ts;
+        return o;
+      }),
+    }));
+    txs += block.transactions.length;
+    for (const r of receipts) logs += r.logs.length;
+    lines.push(`${k}\t${hash}\t${JSON.stringify(block)}\t${JSON.stringify(receipts)}`);
+    parent = hash;
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return { txs, logs, sources: fx.map((f) => f.n) };
+}
+
+const f0 = (x: number) => x.toFixed(0);
+const f1 = (x: number) => x.toFixed(1);
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const arg = (name: string, d: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : d;
+  };
+  const mains: Array<[string, string]> = [];
+  for (let i = 0; i < argv.length; i++)
+    if (argv[i] === '--main') {
+      const v = argv[i + 1];
+      const eq = v.indexOf('=');
+      mains.push(eq > 0 ? [v.slice(0, eq), v.slice(eq + 1)] : [v, v]);
+    }
+  if (!mains.length) mains.push(['this build', INDEXER_MAIN]);
+  const blocks = Number(arg('--blocks', '1000'));
+  const rounds = Number(arg('--rounds', '1'));
+  const dir = mkdtempSync(join(os.tmpdir(), 'mainnet-replay-'));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'chain.tsv');
+  const c = writeMainnetChain(file, blocks);
+  log(
+    `mainnet replay chain: ${blocks} blocks from fixtures ${c.sources.join(', ')}: ${c.txs} txs, ${c.logs} logs`,
+  );
+  const replay = await startReplayServer(file, '0x1');
+  onCleanup(() => replay.stop());
+  const head = blocks - 1;
+  const raw: RawFetchResult[] = [await rawCeiling(replay.url, head, c.txs, c.logs)];
+  log(`raw fetch: ${f0(raw[0].blocksPerSecond)} blocks/s`);
+  const runs: IngestRun[] = [];
+  for (let round = 1; round <= rounds; round++)
+    for (const [name, main] of mains) {
+      const label = rounds > 1 ? `${name} (round ${round})` : name;
+      const r = await runIndexer({ rpcUrl: replay.url, head, txCount: c.txs, logCount: c.logs }, label, main);
+      log(
+        `indexer ${label}: head in ${f1(r.toHeadSeconds)} s, ${f0(r.txPerSecond)} tx/s, ${f0(r.eventsPerSecond)} events/s`,
+      );
+      runs.push(r);
+    }
+  raw.push(await rawCeiling(replay.url, head, c.txs, c.logs));
+  const ceil = Math.max(...raw.map((r) => r.blocksPerSecond));
+  const ceilTx = (ceil * c.txs) / blocks;
+  const ceilEv = (ceil * c.logs) / blocks;
+  const lines = [
+    `Chain: ${blocks} blocks replayed from recorded Ethereum mainnet blocks ${c.sources.join(', ')} (renumbered and re-linked; bench/mainnet-replay.ts), ${c.txs} txs (${f0(c.txs / blocks)}/block), ${c.logs} logs (${(c.logs / c.txs).toFixed(2)}/tx), served by bench/replay-server.ts (chain id 1).`,
+    '',
+    `Raw fetch ceiling (best pass, before and after): ${raw.map((r) => `${f0(r.blocksPerSecond)} blocks/s`).join(', ')} → ${f0(ceil)} blocks/s = ${f0(ceilTx)} tx/s = ${f0(ceilEv)} events/s.`,
+    '',
+    '| build | time to head (from spawn) | backfill | blocks/s | tx/s | events/s | tx/s ÷ ceiling | events/s ÷ ceiling | main-thread CPU ms/block | process CPU ms/block | peak RSS |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...runs.map(
+      (r) =>
+        `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f1(r.mainCpuMsPerBlock)} | ${f1(r.processCpuMsPerBlock)} | ${f0(r.peakRssMiB)} MiB |`,
+    ),
+  ];
+  const stageNames = [...new Set(runs.flatMap((r) => Object.keys(r.stageMsPerBlock ?? {})))];
+  if (stageNames.length)
+    lines.push(
+      '',
+      'Main-thread wall ms per block by commit stage:',
+      '',
+      `| build | ${stageNames.join(' | ')} |`,
+      `| --- | ${stageNames.map(() => '---:').join(' | ')} |`,
+      ...runs.map(
+        (r) =>
+          `| ${r.label} | ${stageNames.map((n) => r.stageMsPerBlock?.[n]?.toFixed(2) ?? 'n/a').join(' | ')} |`,
+      ),
+    );
+  const md = lines.join('\n');
+  process.stdout.write(`${md}\n`);
+  const out = arg('--out', '');
+  if (out) writeFileSync(out, `${md}\n`);
+}
+
+if (process.argv[1]?.endsWith('mainnet-replay.js'))
+  main()
+    .catch((e) => {
+      process.stderr.write(`${e?.stack ?? e}\n`);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanupAll());
