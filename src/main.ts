@@ -162,6 +162,8 @@ async function main(): Promise<void> {
     log,
     openapiJson: JSON.stringify(buildOpenApi(routes, VERSION)),
     observe: (route, status, s) => metrics.httpDuration.observe({ route, status: String(status) }, s),
+    // The console's dev-key offer: only the embedded devnet's key, only to loopback peers.
+    console: { devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null },
   });
   const port = await server.listen(config.host, config.port);
   const metricsPort = await metrics.listen(config.metricsPort);

@@ -3,6 +3,7 @@
  * a presented key is hashed and looked up, so no comparison runs over the secret itself.
  * A scanner-API secret (`sk_live_…`) never authorizes the indexer.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -38,7 +39,26 @@ export interface Auth {
   authenticate(key: string | undefined): Principal;
   /** @throws ApiError insufficient_scope (403). */
   authorize(p: Principal, scope: Scope): void;
+  /**
+   * Issues a stream session for a principal holding the `stream` scope: a random 32-byte token
+   * (base64url) valid {@link STREAM_SESSION_SECONDS}, held here only as its SHA-256. The console
+   * puts it in an HttpOnly cookie so `EventSource` (which cannot set headers) can open streams.
+   * @throws ApiError insufficient_scope (403) when the principal lacks `stream`.
+   */
+  issueStreamSession(p: Principal): { token: string; expiresInSeconds: number };
+  /**
+   * Resolves a stream-session token to the principal it was issued for, or null when unknown or
+   * expired. Only stream routes accept it (src/server/index.ts).
+   */
+  streamSession(token: string): Principal | null;
 }
+
+/** Lifetime of a stream session, seconds; the console renews it well before it ends. */
+export const STREAM_SESSION_SECONDS = 600;
+/** Stream sessions held at once; past it the oldest is dropped. */
+const MAX_STREAM_SESSIONS = 10_000;
+/** Name of the cookie carrying a stream session. */
+export const STREAM_SESSION_COOKIE = 'ix_stream';
 
 export const hashKey = (key: string): string => bytesToHex(sha256(new TextEncoder().encode(key)));
 
@@ -76,6 +96,7 @@ export function createAuth(keys: KeyConfig[]): Auth {
       maxStreams: k.maxStreams ?? 8,
     });
   }
+  const sessions = new Map<string, { principal: Principal; expiresAt: number }>();
   return {
     authenticate(key) {
       if (!key) throw new ApiError('unauthorized', 'missing x-api-key header');
@@ -91,6 +112,26 @@ export function createAuth(keys: KeyConfig[]): Auth {
     },
     authorize(p, scope) {
       if (!p.scopes.has(scope)) throw new ApiError('insufficient_scope', `this route needs scope "${scope}"`);
+    },
+    issueStreamSession(p) {
+      this.authorize(p, 'stream');
+      const now = Date.now();
+      for (const [h, s] of sessions) if (s.expiresAt <= now) sessions.delete(h);
+      while (sessions.size >= MAX_STREAM_SESSIONS) sessions.delete(sessions.keys().next().value!);
+      const token = randomBytes(32).toString('base64url');
+      sessions.set(hashKey(token), { principal: p, expiresAt: now + STREAM_SESSION_SECONDS * 1000 });
+      return { token, expiresInSeconds: STREAM_SESSION_SECONDS };
+    },
+    streamSession(token) {
+      if (token.length > 128) return null;
+      const h = hashKey(token);
+      const s = sessions.get(h);
+      if (!s) return null;
+      if (s.expiresAt <= Date.now()) {
+        sessions.delete(h);
+        return null;
+      }
+      return s.principal;
     },
   };
 }

@@ -4,12 +4,13 @@
  * request happens between two committed blocks (R1).
  */
 import type { Logger } from 'pino';
-import type { Auth, Principal } from './auth.js';
+import { type Auth, type Principal, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
 import { type CompiledRoute, compileRoute, invoke } from './invoke.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { ChainContext, Reply, Route } from './route.js';
 import { openSse } from './sse.js';
+import { cookieValue, registerConsole } from './static.js';
 import { corkedSend, type HttpRequest, type HttpResponse, send, type us_listen_socket, uws } from './uws.js';
 import { parseQuery } from './validate.js';
 
@@ -22,6 +23,11 @@ export interface ServerOptions {
   openapiJson?: string;
   /** Called after each request with route id, HTTP status and seconds. */
   observe?: (routeId: string, status: number, seconds: number) => void;
+  /**
+   * Serves the browser console (src/server/static.ts) at `/`. `devKey`: the embedded devnet's dev
+   * key, offered to loopback peers only (null: never offered). `dir`: the built console.
+   */
+  console?: { devKey: string | null; dir?: string };
 }
 
 export interface Server {
@@ -75,6 +81,24 @@ function readBody(
       if (last) resolve(Buffer.concat(chunks));
     });
   });
+}
+
+/**
+ * The caller of a keyed route: the `x-api-key` header, or on stream routes only (EventSource
+ * cannot set headers) a console stream session from the `ix_stream` cookie.
+ * @throws ApiError unauthorized (401).
+ */
+function authenticate(auth: Auth, route: Route, apiKey: string | undefined, cookie: string): Principal {
+  if (apiKey || route.scope !== 'stream' || !cookie) return auth.authenticate(apiKey);
+  const token = cookieValue(cookie, STREAM_SESSION_COOKIE);
+  if (!token) return auth.authenticate(apiKey);
+  const p = auth.streamSession(token);
+  if (!p)
+    throw new ApiError(
+      'unauthorized',
+      'stream session unknown or expired; renew it with POST /console/session',
+    );
+  return p;
 }
 
 export function createServer(opts: ServerOptions): Server {
@@ -145,7 +169,9 @@ export function createServer(opts: ServerOptions): Server {
         const chain = route.root ? firstChain : opts.chains.get(chainName);
         if (!chain)
           throw new ApiError('unknown_chain', `chain "${chainName.slice(0, 64)}" is not served here`);
-        const principal: Principal | null = route.scope ? opts.auth.authenticate(apiKey) : null;
+        const principal: Principal | null = route.scope
+          ? authenticate(opts.auth, route, apiKey, req.getHeader('cookie'))
+          : null;
         const run = (body?: unknown) =>
           invoke(c, {
             chain,
@@ -200,6 +226,9 @@ export function createServer(opts: ServerOptions): Server {
     const doc = opts.openapiJson;
     app.get('/index/v1/openapi.json', (res) => send(res, 200, JSON_HEADERS, doc, { aborted: false }));
   }
+
+  if (opts.console)
+    registerConsole(app, { auth: opts.auth, chains: [...opts.chains.keys()], errorReply, ...opts.console });
 
   app.any('/*', (res, req) => {
     const url = req.getUrl();

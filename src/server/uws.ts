@@ -49,7 +49,7 @@ export function send(
   res: uws.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
-  body: string,
+  body: string | Buffer,
   state: { aborted: boolean; hasAbortHandler?: boolean },
 ): void {
   if (state.aborted) return;
@@ -59,7 +59,7 @@ export function send(
     res.end(body);
     return;
   }
-  const buf = Buffer.from(body);
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
   const total = buf.length;
   const start = res.getWriteOffset();
   const [ok, done] = res.tryEnd(buf, total);
@@ -88,4 +88,12 @@ export function corkedSend(
 ): void {
   if (state.aborted) return;
   res.cork(() => send(res, status, headers, body, state));
+}
+
+/**
+ * The peer's IP address as text (`127.0.0.1`, `::1`, or uWS's expanded IPv6 form). Read it in the
+ * handler's synchronous part.
+ */
+export function remoteAddress(res: uws.HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString();
 }

@@ -1,0 +1,277 @@
+/**
+ * A pool (V2, V3 or V4): identity, state and liquidity, window stats, candles with frame switching
+ * 1s … 1d (history from `/ohlcv`, then live from `/stream/candles`), and the latest ticks.
+ */
+import { useState } from 'preact/hooks';
+import { api, type Session, useApi } from '../api.js';
+import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
+import { formatUnits, ratioToDecimal, short } from '../format.js';
+import { Addr, Answered, KV } from '../ui.js';
+import { useDecimals } from './token.js';
+
+interface Props {
+  session: Session;
+  chain: string;
+  /** `[address]` (V2/V3) or `['v4', manager, poolId]`. */
+  args: string[];
+  renew(): Promise<unknown>;
+}
+
+type Rational = { priceNumerator: string; priceDenominator: string };
+
+export function PoolPage({ session, chain, args, renew }: Props) {
+  const c = api(session.key);
+  const v4 = args[0] === 'v4';
+  const [manager, poolId] = v4 ? [args[1], args[2]] : ['', ''];
+  const address = v4 ? '' : args[0];
+  const load = <T,>(
+    suffix: '' | '/liquidity' | '/ticks',
+    query?: Record<string, unknown>,
+  ): Promise<{ data?: T; error?: unknown; response: Response }> =>
+    (v4
+      ? c.GET(`/index/v1/{chain}/pools/v4/{manager}/{pool_id}${suffix}` as '/index/v1/{chain}/pools/v4/{manager}/{pool_id}', {
+          params: { path: { chain, manager, pool_id: poolId }, query: query as never },
+        })
+      : c.GET(`/index/v1/{chain}/pools/{address}${suffix}` as '/index/v1/{chain}/pools/{address}', {
+          params: { path: { chain, address }, query: query as never },
+        })) as Promise<{ data?: T; error?: unknown; response: Response }>;
+  const pool = useApi(() => load<PoolAnswer>(''), [args.join('/')], 3000);
+  const liq = useApi(() => load<LiqAnswer>('/liquidity'), [args.join('/')], 5000);
+  const ticks = useApi(() => load<TicksAnswer>('/ticks', { order: 'desc', limit: 20 }), [args.join('/')], 3000);
+  const p = pool.kind === 'ok' ? pool.body.data : null;
+  const base = p?.stats?.base ?? p?.currency0 ?? '';
+  const quote = p?.stats?.quote ?? p?.currency1 ?? '';
+  const baseDec = useDecimals(session, chain, base || '0x0000000000000000000000000000000000000000');
+  const quoteDec = useDecimals(session, chain, quote || '0x0000000000000000000000000000000000000000');
+  const shift = p && baseDec !== null && quoteDec !== null ? baseDec - quoteDec : null;
+  const [frame, setFrame] = useState<Frame>('1s');
+  const streamId = v4 ? `${manager}:${poolId}` : address;
+  return (
+    <div class="page">
+      <h1>
+        Pool {p ? `${p.protocol}` : ''} <code>{v4 ? `${short(manager)} / ${poolId}` : address}</code>
+      </h1>
+      <div class="grid">
+        <Answered
+          title="Identity and state"
+          answer={pool}
+          testid="pool-identity"
+          render={(b) => {
+            const d = b.data;
+            const s = d.state;
+            return (
+              <KV
+                rows={[
+                  ['protocol', d.protocol, 'pool-protocol'],
+                  ['currency0', <Addr chain={chain} a={d.currency0} page="token" />],
+                  ['currency1', <Addr chain={chain} a={d.currency1} page="token" />],
+                  ['fee', d.fee === null ? '—' : `${d.fee} (${d.feeUnit})`],
+                  ['tick spacing', d.tickSpacing ?? '—'],
+                  ['hooks', d.hooks ?? '—'],
+                  ['factory / manager', <Addr chain={chain} a={d.factory} />],
+                  ['created', `block ${d.created.block}`],
+                  ['state', s ? s.kind : '—'],
+                  ...(s && s.kind === 'concentrated'
+                    ? ([
+                        ['active liquidity (L)', s.liquidity ?? '—', 'pool-liquidity'],
+                        ['tick', s.tick ?? '—', 'pool-tick'],
+                        ['sqrtPriceX96', s.sqrtPriceX96 ?? '—'],
+                      ] as Array<[string, string | number, string]>)
+                    : s
+                      ? ([
+                          ['reserve0', s.reserve0 ?? '—', 'pool-reserve0'],
+                          ['reserve1', s.reserve1 ?? '—', 'pool-reserve1'],
+                        ] as Array<[string, string, string]>)
+                      : []),
+                  ['swaps', s?.swaps ?? '—', 'pool-swaps'],
+                  ['last swap block', s?.lastSwapBlock ?? '—'],
+                ]}
+              />
+            );
+          }}
+        />
+        <Answered
+          title="Liquidity (USD)"
+          answer={liq}
+          testid="pool-liquidity-usd"
+          render={(b) => {
+            const d = b.data;
+            return (
+              <KV
+                rows={[
+                  [
+                    'liquidity (USD, exact)',
+                    d.liquidityUsd ? `${d.liquidityUsd.numerator}/${d.liquidityUsd.denominator}` : '—',
+                    'pool-liq-usd-rational',
+                  ],
+                  [
+                    'liquidity (USD)',
+                    d.liquidityUsd
+                      ? `$${ratioToDecimal(d.liquidityUsd.numerator, d.liquidityUsd.denominator, -6, 8)}`
+                      : `— (${d.liquidityUsdReason})`,
+                  ],
+                  ['method', d.liquidityUsdMethod ?? '—'],
+                ]}
+              />
+            );
+          }}
+        />
+      </div>
+      {p?.stats && (
+        <section class="panel" data-testid="pool-stats" data-anchor={pool.kind === 'ok' ? pool.body.anchor.block : ''}>
+          <header>
+            <h2>Window stats</h2>
+          </header>
+          <div class="body">
+            <table>
+              <thead>
+                <tr>
+                  <th>window</th>
+                  <th>trades</th>
+                  <th>buys / sells</th>
+                  <th>volume0</th>
+                  <th>volume1</th>
+                  <th>close</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(p.stats.windows).map(([w, x]) => (
+                  <tr data-window={w}>
+                    <td>{w}</td>
+                    <td class="num">{x.trades}</td>
+                    <td class="num">
+                      {x.buys} / {x.sells}
+                    </td>
+                    <td class="num">{x.volume0}</td>
+                    <td class="num">{x.volume1}</td>
+                    <td class="num">
+                      {x.close && shift !== null ? ratioToDecimal(x.close.priceNumerator, x.close.priceDenominator, shift) : '—'}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+      {shift !== null && (
+        <section class="panel" data-testid="pool-candles">
+          <header>
+            <h2>Candles (live)</h2>
+            <FramePicker frame={frame} onChange={setFrame} />
+          </header>
+          <div class="body">
+            <CandleChart
+              key={frame}
+              chain={chain}
+              select={`pool:${streamId}:${frame}`}
+              shift={shift}
+              renew={renew}
+              history={async () => {
+                const query = { frame, ...historyWindow(frame), limit: 1000 };
+                const r = await (v4
+                  ? c.GET('/index/v1/{chain}/pools/v4/{manager}/{pool_id}/ohlcv', {
+                      params: { path: { chain, manager, pool_id: poolId }, query },
+                    })
+                  : c.GET('/index/v1/{chain}/pools/{address}/ohlcv', { params: { path: { chain, address }, query } }));
+                return r.data ? (r.data.data as never) : [];
+              }}
+            />
+          </div>
+        </section>
+      )}
+      <Answered
+        title="Latest ticks"
+        answer={ticks}
+        testid="pool-ticks"
+        render={(b) => (
+          <table>
+            <thead>
+              <tr>
+                <th>block</th>
+                <th>side</th>
+                <th>amount0</th>
+                <th>amount1</th>
+                <th>price</th>
+                <th>tick</th>
+                <th>origin</th>
+              </tr>
+            </thead>
+            <tbody>
+              {b.data.map((t) => (
+                <tr>
+                  <td>{t.block}</td>
+                  <td>{t.side}</td>
+                  <td class="num">{baseDec !== null ? formatUnits(t.amount0, baseDec) : t.amount0}</td>
+                  <td class="num">{t.amount1}</td>
+                  <td class="num">
+                    {shift !== null ? ratioToDecimal(t.priceNumerator, t.priceDenominator, shift) : '—'}
+                  </td>
+                  <td>{t.tick ?? '—'}</td>
+                  <td>
+                    <Addr chain={chain} a={t.origin} page="wallet" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      />
+    </div>
+  );
+}
+
+type Anchor = { block: number; hash: string };
+interface PoolAnswer {
+  anchor: Anchor;
+  data: {
+    protocol: string;
+    currency0: string;
+    currency1: string;
+    fee: number | null;
+    feeUnit: string;
+    tickSpacing: number | null;
+    hooks: string | null;
+    factory: string;
+    created: { block: number };
+    state: {
+      kind: string;
+      liquidity?: string | null;
+      tick?: number | null;
+      sqrtPriceX96?: string | null;
+      reserve0?: string | null;
+      reserve1?: string | null;
+      swaps: number;
+      lastSwapBlock: number | null;
+    } | null;
+    stats: {
+      base: string;
+      quote: string;
+      windows: Record<
+        string,
+        { trades: number; buys: number; sells: number; volume0: string; volume1: string; close: Rational | null }
+      >;
+    } | null;
+  };
+}
+interface LiqAnswer {
+  anchor: Anchor;
+  data: {
+    liquidityUsd: { numerator: string; denominator: string } | null;
+    liquidityUsdReason: string | null;
+    liquidityUsdMethod: string | null;
+  };
+}
+interface TicksAnswer {
+  anchor: Anchor;
+  data: Array<{
+    block: number;
+    side: string;
+    amount0: string;
+    amount1: string;
+    priceNumerator: string;
+    priceDenominator: string;
+    tick: number | null;
+    origin: string;
+  }>;
+}

@@ -1,0 +1,359 @@
+/**
+ * A token: identity and holder count, price (exact rational and decimal) on its venue and quote,
+ * window stats, top holders, pools ranked, live candles (`/stream/candles`) and recent AMM events
+ * (`/stream/amm-events`). Every panel shows the block it was read at.
+ */
+import { useState } from 'preact/hooks';
+import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
+import { AmmFeed } from '../feed.js';
+import { api, type Session, useApi } from '../api.js';
+import { formatUnits, NATIVE, ratioToDecimal, short } from '../format.js';
+import { Addr, Answered, href, KV, PoolLink } from '../ui.js';
+
+interface Props {
+  session: Session;
+  chain: string;
+  address: string;
+  renew(): Promise<unknown>;
+}
+
+export function TokenPage({ session, chain, address, renew }: Props) {
+  const c = api(session.key);
+  const path = { chain, address };
+  const token = useApi(() => c.GET('/index/v1/{chain}/tokens/{address}', { params: { path } }), [address], 10_000);
+  const stats = useApi(() => c.GET('/index/v1/{chain}/tokens/{address}/stats', { params: { path } }), [address], 5000);
+  const holders = useApi(
+    () => c.GET('/index/v1/{chain}/tokens/{address}/top-holders', { params: { path, query: { limit: 10 } } }),
+    [address],
+    10_000,
+  );
+  const pools = useApi(
+    () => c.GET('/index/v1/{chain}/tokens/{address}/pools/ranked', { params: { path, query: { limit: 10 } } }),
+    [address],
+    10_000,
+  );
+  const decimals = token.kind === 'ok' ? token.body.data.decimals : null;
+  const stat = stats.kind === 'ok' ? (stats.body.data as unknown as StatsData) : null;
+  return (
+    <div class="page">
+      <h1>
+        Token {token.kind === 'ok' ? (token.body.data.symbol ?? '(no symbol)') : ''} <code>{address}</code>
+      </h1>
+      <div class="grid">
+        <Answered
+          title="Identity"
+          answer={token}
+          testid="token-identity"
+          render={(b) => {
+            const t = b.data;
+            return (
+              <KV
+                rows={[
+                  ['name', t.name ?? `— (${t.nameReason})`, 'token-name'],
+                  ['symbol', t.symbol ?? `— (${t.symbolReason})`, 'token-symbol'],
+                  ['decimals', t.decimals ?? `— (${t.decimalsReason})`],
+                  ['kind', `${t.kind}${t.confirmedErc20 ? ', confirmed ERC-20' : ''}`],
+                  [
+                    'holders',
+                    t.holderCount.value === null ? `— (${t.holderCount.status})` : t.holderCount.value,
+                    'holder-count',
+                  ],
+                  ['holder count status', `${t.holderCount.status} at block ${t.holderCount.asOfBlock}`],
+                  ['supply (from transfers)', formatUnits(t.supplyFromTransfers, t.decimals)],
+                  ['transfers', t.transfers],
+                  ['reconciliation', `${t.reconciliation.status} (checked at ${t.reconciliation.checkedAtBlock ?? '—'})`],
+                  [
+                    'created',
+                    t.creation ? (
+                      <>
+                        block {t.creation.block} by <Addr chain={chain} a={t.creation.deployer} page="wallet" />
+                      </>
+                    ) : (
+                      `— (${t.creationReason})`
+                    ),
+                  ],
+                  ['first seen', `block ${t.firstSeen.block} (${t.firstSeen.evidence})`],
+                  ['launch', t.launch ? `${t.launch.launchpad}: ${t.launch.state}` : '—'],
+                ]}
+              />
+            );
+          }}
+        />
+        {stat ? (
+          <PricePanel session={session} chain={chain} address={address} quote={stat.quote} decimals={decimals} />
+        ) : (
+          <Answered title="Price" answer={stats} render={() => null} />
+        )}
+      </div>
+      <Answered
+        title="Window stats (default venue)"
+        answer={stats}
+        testid="token-stats"
+        render={(b) => <StatsTable chain={chain} s={b.data as unknown as StatsData} />}
+      />
+      {stat && (
+        <TokenCandles
+          session={session}
+          chain={chain}
+          address={address}
+          quote={stat.quote}
+          decimals={decimals}
+          renew={renew}
+        />
+      )}
+      <div class="grid">
+        <Answered
+          title="Top holders"
+          answer={holders}
+          testid="token-holders"
+          render={(b) => (
+            <>
+              <div class="muted">
+                {b.holderCount.value ?? '—'} holders ({b.holderCount.status})
+              </div>
+              <table>
+                <thead>
+                  <tr>
+                    <th>#</th>
+                    <th>wallet</th>
+                    <th>balance</th>
+                    <th>share</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {b.data.map((h) => (
+                    <tr>
+                      <td>{h.rank}</td>
+                      <td>
+                        <Addr chain={chain} a={h.wallet} page="wallet" />
+                      </td>
+                      <td class="num">{formatUnits(h.balance, decimals)}</td>
+                      <td class="num">{h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+        />
+        <Answered
+          title="Pools ranked (24h quote volume)"
+          answer={pools}
+          testid="token-pools"
+          render={(b) => (
+            <table>
+              <thead>
+                <tr>
+                  <th>#</th>
+                  <th>pool</th>
+                  <th>protocol</th>
+                  <th>pair</th>
+                  <th>fee</th>
+                  <th>24h volume (quote)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(b.data as unknown as RankedPool[]).map((p) => (
+                  <tr>
+                    <td>{p.rank}</td>
+                    <td>
+                      <PoolLink chain={chain} k={p.key} />
+                    </td>
+                    <td>{p.protocol}</td>
+                    <td>
+                      <a href={href(chain, 'token', p.currency0)}>{short(p.currency0, 4)}</a> /{' '}
+                      <a href={href(chain, 'token', p.currency1)}>{short(p.currency1, 4)}</a>
+                    </td>
+                    <td>{p.fee === null ? '—' : `${p.fee / 10_000}%`}</td>
+                    <td class="num">{p.rankedVolume24hQuote}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        />
+      </div>
+      <section class="panel">
+        <header>
+          <h2>Recent AMM events (live)</h2>
+        </header>
+        <div class="body">
+          <AmmFeed chain={chain} filter={`tokens=${address}`} renew={renew} />
+        </div>
+      </section>
+    </div>
+  );
+}
+
+type Rational = { priceNumerator: string; priceDenominator: string };
+interface StatsData {
+  quote: string;
+  quoteResolution: string;
+  venue: { pool: string; protocol: string; rule: string } | null;
+  windows: Record<
+    string,
+    {
+      volumeBase: string;
+      volumeQuote: string;
+      trades: number;
+      buys: number;
+      sells: number;
+      distinctTraders: { lowerBound: number; exact: boolean };
+      close: Rational | null;
+      priceChange: Rational | null;
+      priceChangeReason: string | null;
+    }
+  >;
+}
+interface RankedPool {
+  rank: number;
+  key: string;
+  protocol: string;
+  currency0: string;
+  currency1: string;
+  fee: number | null;
+  rankedVolume24hQuote: string;
+}
+
+function StatsTable({ chain, s }: { chain: string; s: StatsData }) {
+  return (
+    <>
+      <div class="muted">
+        quote <Addr chain={chain} a={s.quote} page="token" /> ({s.quoteResolution}); venue{' '}
+        {s.venue ? <PoolLink chain={chain} k={s.venue.pool} /> : '—'} {s.venue?.protocol}
+      </div>
+      <table>
+        <thead>
+          <tr>
+            <th>window</th>
+            <th>trades</th>
+            <th>buys / sells</th>
+            <th>traders</th>
+            <th>volume (base units)</th>
+            <th>volume (quote units)</th>
+            <th>price change</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(s.windows).map(([w, x]) => (
+            <tr data-window={w}>
+              <td>{w}</td>
+              <td class="num">{x.trades}</td>
+              <td class="num">
+                {x.buys} / {x.sells}
+              </td>
+              <td class="num">
+                {x.distinctTraders.exact ? '' : '≥'}
+                {x.distinctTraders.lowerBound}
+              </td>
+              <td class="num">{x.volumeBase}</td>
+              <td class="num">{x.volumeQuote}</td>
+              <td class="num">
+                {x.priceChange
+                  ? `${ratioToDecimal(x.priceChange.priceNumerator, x.priceChange.priceDenominator, 2, 4)}%`
+                  : `— (${x.priceChangeReason})`}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** Decimals of a quote asset (native: 18). */
+export function useDecimals(session: Session, chain: string, token: string): number | null {
+  const c = api(session.key);
+  const a = useApi<{ data: { decimals: number | null } }>(
+    () =>
+      token === NATIVE
+        ? Promise.resolve({ data: { data: { decimals: 18 } }, response: new Response() })
+        : c.GET('/index/v1/{chain}/tokens/{address}', { params: { path: { chain, address: token } } }),
+    [token],
+  );
+  return a.kind === 'ok' ? a.body.data.decimals : null;
+}
+
+function PricePanel(p: { session: Session; chain: string; address: string; quote: string; decimals: number | null }) {
+  const c = api(p.session.key);
+  const quoteDecimals = useDecimals(p.session, p.chain, p.quote);
+  const price = useApi(
+    () =>
+      c.GET('/index/v1/{chain}/tokens/{address}/price', {
+        params: { path: { chain: p.chain, address: p.address }, query: { quote: p.quote } },
+      }),
+    [p.address, p.quote],
+    3000,
+  );
+  return (
+    <Answered
+      title="Price"
+      answer={price}
+      testid="token-price"
+      render={(b) => {
+        const d = b.data as {
+          price: Rational | null;
+          priceReason: string | null;
+          priceUnit: string;
+          venue: { pool: string; protocol: string } | null;
+          quoteResolution: string;
+        };
+        const shift = p.decimals !== null && quoteDecimals !== null ? p.decimals - quoteDecimals : null;
+        return (
+          <KV
+            rows={[
+              ['quote', <Addr chain={p.chain} a={p.quote} page="token" />],
+              ['venue', d.venue ? <PoolLink chain={p.chain} k={d.venue.pool} /> : '—'],
+              [
+                'price (exact)',
+                d.price ? `${d.price.priceNumerator}/${d.price.priceDenominator}` : `— (${d.priceReason})`,
+                'price-rational',
+              ],
+              ['unit', d.priceUnit],
+              [
+                'price (decimal)',
+                d.price && shift !== null
+                  ? `${ratioToDecimal(d.price.priceNumerator, d.price.priceDenominator, shift, 10)} per whole token`
+                  : '—',
+                'price-decimal',
+              ],
+            ]}
+          />
+        );
+      }}
+    />
+  );
+}
+
+function TokenCandles(p: Props & { quote: string; decimals: number | null }) {
+  const c = api(p.session.key);
+  const [frame, setFrame] = useState<Frame>('1s');
+  const quoteDecimals = useDecimals(p.session, p.chain, p.quote);
+  if (p.decimals === null || quoteDecimals === null) return null;
+  return (
+    <section class="panel" data-testid="token-candles">
+      <header>
+        <h2>Candles (default venue, live)</h2>
+        <FramePicker frame={frame} onChange={setFrame} />
+      </header>
+      <div class="body">
+        <CandleChart
+          key={frame}
+          chain={p.chain}
+          select={`token:${p.address}:${frame}:${p.quote}`}
+          shift={p.decimals - quoteDecimals}
+          renew={p.renew}
+          history={async () => {
+            const r = await c.GET('/index/v1/{chain}/tokens/{address}/candles', {
+              params: {
+                path: { chain: p.chain, address: p.address },
+                query: { frame, quote: p.quote, ...historyWindow(frame), limit: 1000 },
+              },
+            });
+            return r.data ? (r.data.data as never) : [];
+          }}
+        />
+      </div>
+    </section>
+  );
+}

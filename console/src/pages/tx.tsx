@@ -1,0 +1,103 @@
+/** A transaction (decoded) and a block: the search targets for hashes and numbers. */
+import { api, type Session, useApi } from '../api.js';
+import { short } from '../format.js';
+import { Addr, Answered, href, KV } from '../ui.js';
+
+const hexNum = (x: unknown): string => (typeof x === 'string' && x.startsWith('0x') ? String(BigInt(x)) : String(x ?? '—'));
+
+export function TxPage({ session, chain, hash }: { session: Session; chain: string; hash: string }) {
+  const c = api(session.key);
+  const tx = useApi(() => c.GET('/index/v1/{chain}/transactions/{hash}', { params: { path: { chain, hash } } }), [hash]);
+  const logs = useApi(
+    () => c.GET('/index/v1/{chain}/transactions/{hash}/logs/decoded', { params: { path: { chain, hash } } }),
+    [hash],
+  );
+  return (
+    <div class="page">
+      <h1>
+        Transaction <code>{hash}</code>
+      </h1>
+      <Answered
+        title="Transaction"
+        answer={tx}
+        testid="tx"
+        render={(b) => {
+          const t = b.data as Record<string, unknown>;
+          return (
+            <KV
+              rows={[
+                ['block', <a href={href(chain, 'block', hexNum(t.blockNumber))}>{hexNum(t.blockNumber)}</a>],
+                ['from', <Addr chain={chain} a={t.from as string} page="wallet" />],
+                ['to', <Addr chain={chain} a={t.to as string | null} page="wallet" />],
+                ['value (wei)', hexNum(t.value)],
+                ['nonce', hexNum(t.nonce)],
+                ['input', short(t.input as string, 10)],
+              ]}
+            />
+          );
+        }}
+      />
+      <Answered
+        title="Decoded logs"
+        answer={logs}
+        render={(b) => (
+          <table>
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>address</th>
+                <th>event</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(b.data as Array<Record<string, unknown>>).map((l, i) => (
+                <tr>
+                  <td>{i}</td>
+                  <td>
+                    <Addr chain={chain} a={(l.address as string) ?? null} />
+                  </td>
+                  <td>
+                    <code>{String((l.decoded as { name?: string } | null)?.name ?? l.eventName ?? l.status ?? '—')}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      />
+    </div>
+  );
+}
+
+export function BlockPage({ session, chain, id }: { session: Session; chain: string; id: string }) {
+  const c = api(session.key);
+  const block = useApi(
+    () => c.GET('/index/v1/{chain}/blocks/{number}', { params: { path: { chain, number: id as never } } }),
+    [id],
+  );
+  return (
+    <div class="page">
+      <h1>Block {id}</h1>
+      <Answered
+        title="Block"
+        answer={block}
+        testid="block"
+        render={(b) => {
+          const x = b.data as Record<string, unknown>;
+          return (
+            <KV
+              rows={[
+                ['number', hexNum(x.number), 'block-number'],
+                ['hash', <code>{x.hash as string}</code>],
+                ['parent', <code>{x.parentHash as string}</code>],
+                ['timestamp', new Date(Number(hexNum(x.timestamp)) * 1000).toISOString()],
+                ['transactions', Array.isArray(x.transactions) ? x.transactions.length : '—'],
+                ['gas used', hexNum(x.gasUsed)],
+              ]}
+            />
+          );
+        }}
+      />
+    </div>
+  );
+}

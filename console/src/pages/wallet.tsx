@@ -1,0 +1,284 @@
+/**
+ * A wallet: overview, PnL totals per quote, positions with realised / unrealised PnL, recent
+ * activity, and its funding graph (who funded it, whom it funded) drawn as a small SVG graph.
+ */
+import { api, type Session, useApi } from '../api.js';
+import { formatUnits, ratioToDecimal, short } from '../format.js';
+import { Addr, Answered, href, KV } from '../ui.js';
+
+interface Props {
+  session: Session;
+  chain: string;
+  address: string;
+}
+
+type Exact = { numerator: string; denominator: string; floor: string };
+
+export function WalletPage({ session, chain, address }: Props) {
+  const c = api(session.key);
+  const path = { chain, address };
+  const overview = useApi(() => c.GET('/index/v1/{chain}/wallets/{address}/overview', { params: { path } }), [address], 10_000);
+  const pnl = useApi(() => c.GET('/index/v1/{chain}/wallets/{address}/pnl', { params: { path } }), [address], 10_000);
+  const positions = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/positions', { params: { path, query: { limit: 50 } } }),
+    [address],
+    10_000,
+  );
+  const activity = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/activity', { params: { path, query: { limit: 20, order: 'desc' } } }),
+    [address],
+    10_000,
+  );
+  const fundedBy = useApi(() => c.GET('/index/v1/{chain}/wallets/{address}/funded-by', { params: { path } }), [address]);
+  const funderOf = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/funder-of', { params: { path, query: { limit: 20 } } }),
+    [address],
+  );
+  return (
+    <div class="page">
+      <h1>
+        Wallet <code>{address}</code>
+      </h1>
+      <div class="grid">
+        <Answered
+          title="Overview"
+          answer={overview}
+          testid="wallet-overview"
+          render={(b) => (
+            <>
+              <KV
+                rows={[
+                  [
+                    'first seen',
+                    b.data.firstSeen ? `block ${b.data.firstSeen.block} (${b.data.firstSeen.evidence})` : `— (${b.data.firstSeenReason})`,
+                  ],
+                ]}
+              />
+              <table>
+                <thead>
+                  <tr>
+                    <th>token</th>
+                    <th>balance</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {b.data.topHoldings.map((h) => (
+                    <tr>
+                      <td>
+                        <a href={href(chain, 'token', h.token)}>{h.symbol ?? short(h.token)}</a>
+                      </td>
+                      <td class="num">{formatUnits(h.balance, h.decimals)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+        />
+        <Answered
+          title="PnL per quote asset"
+          answer={pnl}
+          testid="wallet-pnl"
+          render={(b) => (
+            <table>
+              <thead>
+                <tr>
+                  <th>quote</th>
+                  <th>realised (quote base units)</th>
+                  <th>unrealised (quote base units)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(b.data.realisedByQuote).map(([q, r]) => {
+                  const u = b.data.unrealisedByQuote[q];
+                  return (
+                    <tr data-quote={q}>
+                      <td>
+                        <Addr chain={chain} a={q} page="token" />
+                      </td>
+                      <td class="num" data-testid="pnl-realised" title={`${r.priceNumerator}/${r.priceDenominator}`}>
+                        {ratioToDecimal(r.priceNumerator, r.priceDenominator, 0, 12)}
+                      </td>
+                      <td class="num" title={u ? `${u.priceNumerator}/${u.priceDenominator}` : ''}>
+                        {u ? ratioToDecimal(u.priceNumerator, u.priceDenominator, 0, 12) : '—'}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          )}
+        />
+      </div>
+      <Answered
+        title="Positions"
+        answer={positions}
+        testid="wallet-positions"
+        render={(b) => (
+          <table>
+            <thead>
+              <tr>
+                <th>token</th>
+                <th>quote</th>
+                <th>quantity</th>
+                <th>realised (floor)</th>
+                <th>unrealised (floor)</th>
+                <th>buys / sells</th>
+                <th>note</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(b.data as Position[]).map((p) => (
+                <tr data-token={p.token}>
+                  <td>
+                    <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
+                  </td>
+                  <td>
+                    <Addr chain={chain} a={p.quote} page="token" />
+                  </td>
+                  <td class="num" data-testid="position-quantity">
+                    {p.quantity}
+                  </td>
+                  <td class="num" data-testid="position-realised" title={`${p.realised.numerator}/${p.realised.denominator}`}>
+                    {p.realised.floor}
+                  </td>
+                  <td class="num" title={p.unrealised ? `${p.unrealised.numerator}/${p.unrealised.denominator}` : ''}>
+                    {p.unrealised ? p.unrealised.floor : `— (${p.unrealisedReason})`}
+                  </td>
+                  <td class="num">
+                    {p.buys} / {p.sells}
+                  </td>
+                  <td class="muted">{[p.markReason, p.abnormalReason].filter(Boolean).join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      />
+      <div class="grid">
+        <Answered
+          title="Funding graph"
+          answer={fundedBy}
+          testid="wallet-funding"
+          render={(b) => (
+            <FundingGraph
+              chain={chain}
+              wallet={address}
+              funders={b.data.map((f) => ({ addr: f.funder, label: f.assetKind === 'native' ? 'native' : short(f.asset, 4) }))}
+              funded={funderOf.kind === 'ok' ? funderOf.body.data.map((f) => ({ addr: f.wallet, label: f.assetKind === 'native' ? 'native' : short(f.asset, 4) })) : []}
+            />
+          )}
+        />
+        <Answered
+          title="Recent activity"
+          answer={activity}
+          testid="wallet-activity"
+          render={(b) => (
+            <table>
+              <thead>
+                <tr>
+                  <th>block</th>
+                  <th>tx</th>
+                  <th>events</th>
+                </tr>
+              </thead>
+              <tbody>
+                {b.data.map((a) => (
+                  <tr>
+                    <td>{a.block}</td>
+                    <td>
+                      <a href={a.txHash ? href(chain, 'tx', a.txHash) : undefined}>
+                        <code>{short(a.txHash)}</code>
+                      </a>
+                    </td>
+                    <td>{(a.events as Array<{ type: string; direction?: string }>).map((e) => e.type + (e.direction ? ` ${e.direction}` : '')).join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        />
+      </div>
+    </div>
+  );
+}
+
+interface Position {
+  token: string;
+  symbol: string | null;
+  quote: string;
+  quantity: string;
+  realised: Exact;
+  unrealised: Exact | null;
+  unrealisedReason: string | null;
+  markReason: string | null;
+  abnormalReason: string | null;
+  buys: number;
+  sells: number;
+}
+
+interface Edge {
+  addr: string;
+  label: string;
+}
+
+/**
+ * The wallet in the middle, its funders on the left (arrows in), the wallets it funded on the
+ * right (arrows out); one node per address, edges labelled with the assets.
+ */
+export function FundingGraph(p: { chain: string; wallet: string; funders: Edge[]; funded: Edge[] }) {
+  const group = (es: Edge[]) => {
+    const m = new Map<string, string[]>();
+    for (const e of es) m.set(e.addr, [...(m.get(e.addr) ?? []), e.label]);
+    return [...m.entries()].slice(0, 12);
+  };
+  const left = group(p.funders);
+  const right = group(p.funded);
+  const rows = Math.max(left.length, right.length, 1);
+  const h = 40 + rows * 34;
+  const W = 640;
+  const cy = h / 2;
+  const y = (i: number, n: number) => (h / (n + 1)) * (i + 1);
+  const node = (x: number, yy: number, a: string, cls: string) => (
+    <a href={href(p.chain, 'wallet', a)}>
+      <rect x={x - 62} y={yy - 11} width={124} height={22} rx={5} class={cls} />
+      <text x={x} y={yy + 4} text-anchor="middle">
+        {short(a, 4)}
+      </text>
+    </a>
+  );
+  return (
+    <svg viewBox={`0 0 ${W} ${h}`} class="graph" data-testid="funding-graph" data-funders={left.length} data-funded={right.length}>
+      <defs>
+        <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+          <path d="M 0 0 L 10 5 L 0 10 z" fill="#6b7c8f" />
+        </marker>
+      </defs>
+      {left.map(([a, labels], i) => (
+        <g>
+          <line x1={132} y1={y(i, left.length)} x2={258} y2={cy} class="edge" marker-end="url(#arrow)" />
+          <text x={190} y={(y(i, left.length) + cy) / 2 - 4} class="edge-label">
+            {[...new Set(labels)].slice(0, 3).join(', ')}
+          </text>
+          {node(70, y(i, left.length), a, 'n-funder')}
+        </g>
+      ))}
+      {right.map(([a, labels], i) => (
+        <g>
+          <line x1={382} y1={cy} x2={508} y2={y(i, right.length)} class="edge" marker-end="url(#arrow)" />
+          <text x={440} y={(y(i, right.length) + cy) / 2 - 4} class="edge-label">
+            {[...new Set(labels)].slice(0, 3).join(', ')}
+          </text>
+          {node(570, y(i, right.length), a, 'n-funded')}
+        </g>
+      ))}
+      {node(320, cy, p.wallet, 'n-self')}
+      {!left.length && !right.length && (
+        <text x={W / 2} y={cy + 30} text-anchor="middle" class="edge-label">
+          no funding edge indexed
+        </text>
+      )}
+    </svg>
+  );
+}
+

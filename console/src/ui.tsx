@@ -1,0 +1,156 @@
+/**
+ * Shared pieces of the console: the hash router, panels that show the anchor block of every
+ * figure, the refusal view (a 503 names the projection that is building), address links.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { Answer, ErrorBody } from './api.js';
+import { pct, short } from './format.js';
+
+/** The route: `#/<chain>/<page>/<arg...>` or `#/ops`. */
+export interface Route {
+  chain: string | null;
+  page: string;
+  args: string[];
+}
+
+export function parseHash(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  if (!parts.length || parts[0] === 'ops') return { chain: null, page: 'ops', args: [] };
+  return { chain: parts[0], page: parts[1] ?? 'ops', args: parts.slice(2) };
+}
+
+export const href = (chain: string, page: string, ...args: string[]): string =>
+  `#/${[chain, page, ...args].map(encodeURIComponent).join('/')}`;
+
+export function useRoute(): Route {
+  const [r, setR] = useState(() => parseHash(location.hash));
+  useEffect(() => {
+    const on = () => setR(parseHash(location.hash));
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return r;
+}
+
+export interface Anchor {
+  block: number;
+  hash: string;
+}
+
+/** `@ block N` badge: the block every figure of the panel was read at. */
+export function AnchorBadge({ anchor, label = 'block' }: { anchor: Anchor | null; label?: string }) {
+  if (!anchor) return <span class="anchor">no anchor</span>;
+  return (
+    <span class="anchor" data-testid="anchor" data-block={anchor.block} title={anchor.hash}>
+      @ {label} {anchor.block}
+    </span>
+  );
+}
+
+export function Panel(p: {
+  title: string;
+  anchor?: Anchor | null;
+  testid?: string;
+  tools?: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  return (
+    <section class="panel" data-testid={p.testid} data-anchor={p.anchor?.block}>
+      <header>
+        <h2>{p.title}</h2>
+        {p.tools}
+        {p.anchor !== undefined && <AnchorBadge anchor={p.anchor} />}
+      </header>
+      <div class="body">{p.children}</div>
+    </section>
+  );
+}
+
+/** A refusal as the server sent it; projection_unavailable names the projection and its state. */
+export function ErrorView({ status, body }: { status: number; body: ErrorBody }) {
+  if (body.error === 'projection_unavailable') {
+    return (
+      <div class="refusal building" data-testid="unavailable" data-projection={body.projection} data-status={status}>
+        <strong>Projection “{body.projection}” is {body.status ?? 'not ready'}</strong>
+        {body.progress !== undefined && body.progress !== null && <> — {pct(body.progress)} built</>}
+        {body.reason && <> ({body.reason})</>}. Not shown until it is ready; this view retries.
+        <div class="detail">{body.detail}</div>
+      </div>
+    );
+  }
+  return (
+    <div class="refusal" data-testid="refusal" data-error={body.error} data-status={status}>
+      <strong>
+        {status || 'network'} {body.error}
+      </strong>
+      : {body.detail}
+    </div>
+  );
+}
+
+/**
+ * A panel over one API answer: loading, refusal, or `render(body)` with the body's anchor.
+ */
+export function Answered<T extends { anchor?: Anchor | null }>(p: {
+  title: string;
+  answer: Answer<T>;
+  testid?: string;
+  tools?: ComponentChildren;
+  render(body: T): ComponentChildren;
+}) {
+  const a = p.answer;
+  return (
+    <Panel
+      title={p.title}
+      testid={p.testid}
+      tools={p.tools}
+      anchor={a.kind === 'ok' ? (a.body.anchor ?? null) : undefined}
+    >
+      {a.kind === 'loading' && <div class="muted">loading…</div>}
+      {a.kind === 'error' && <ErrorView status={a.status} body={a.body} />}
+      {a.kind === 'ok' && p.render(a.body)}
+    </Panel>
+  );
+}
+
+/** Link to the page of an address (token, pool or wallet). */
+export function Addr({ chain, a, page }: { chain: string; a: string | null | undefined; page?: string }) {
+  if (!a) return <span class="muted">—</span>;
+  if (!page) return <code title={a}>{short(a)}</code>;
+  return (
+    <a href={href(chain, page, a)} title={a}>
+      <code>{short(a)}</code>
+    </a>
+  );
+}
+
+/** Definition list of label → value rows. */
+export function KV({ rows }: { rows: Array<[string, ComponentChildren, string?]> }) {
+  return (
+    <dl class="kv">
+      {rows.map(([k, v, id]) => (
+        <>
+          <dt>{k}</dt>
+          <dd data-testid={id}>{v}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+/**
+ * Link to a pool's page from its key (`0x<contract><poolId|zeros>`, 106 hex digits): V2/V3 by
+ * address, V4 by manager and pool id.
+ */
+export function PoolLink({ chain, k, label }: { chain: string; k: string; label?: string }) {
+  const contract = k.slice(0, 42);
+  const id = k.slice(42);
+  const v4 = id.length === 64 && !/^0+$/.test(id);
+  const to = v4 ? href(chain, 'pool', 'v4', contract, `0x${id}`) : href(chain, 'pool', contract);
+  return (
+    <a href={to} title={k}>
+      <code>{label ?? (v4 ? `v4 ${short(`0x${id}`)}` : short(contract))}</code>
+    </a>
+  );
+}
