@@ -48,8 +48,10 @@ export function matches(sel: Selection, f: Frame): boolean {
   if (sel.excludeLaunchpads && f.keys.launchpads?.some((l) => sel.excludeLaunchpads!.has(l))) return false;
   let hit = sel.all;
   if (!hit) {
-    for (const [dim, set] of Object.entries(sel.dims) as Array<[Dimension, Set<string>]>) {
-      if (f.keys[dim]?.some((v) => set.has(v))) {
+    // A dimension the consumer did not name is present with an undefined set (e.g. amm-events
+    // with only `tokens=`): it selects nothing, and must not throw inside the hub's publish.
+    for (const [dim, set] of Object.entries(sel.dims) as Array<[Dimension, Set<string> | undefined]>) {
+      if (set && f.keys[dim]?.some((v) => set.has(v))) {
         hit = true;
         break;
       }
