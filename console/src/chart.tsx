@@ -88,7 +88,9 @@ export function CandleChart(p: {
       es.onopen = () => setState('live');
       const on = (isLive: boolean) => (ev: MessageEvent) => {
         const d = JSON.parse(ev.data) as { candle: CandleRow | null };
-        if (d.candle) put(d.candle);
+        if (!d.candle) return;
+        put(d.candle);
+        // A live update: a traded bucket changed or closed after the snapshot.
         if (isLive) setLive((n) => n + 1);
       };
       es.addEventListener('snapshot', on(false));

@@ -1,0 +1,343 @@
+/**
+ * The browser console end to end: a real indexer on a real devnet with traffic, driven through the
+ * real Debian chromium (playwright-core). Every figure the pages show is compared with the API's
+ * answer at the same anchor (the node is frozen for the comparisons); the live candles must
+ * receive stream updates through EventSource (console session cookie); a 503 names its projection.
+ *
+ * Needs chromium at /usr/bin/chromium (or CHROMIUM_PATH): `apt-get install chromium`, or run
+ * .ci/run which installs it. Missing, the suite FAILS (it never skips).
+ */
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ratioToDecimal } from '../../console/src/format.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { jsonRpc } from '../harness/rpc.js';
+import { type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const BUILT = new URL('../../dist/console/index.html', import.meta.url).pathname;
+const CHAIN = 'testnet';
+
+let dev: TestDevnet;
+/** The indexer reads the node through this proxy (a slow node for the 503 case). */
+let proxy: RpcProxy;
+let idx: IndexerProcess;
+let browser: Browser;
+let page: Page;
+/** The most traded token (and its quote) while traffic runs: the live-candle subject. */
+let subject: { token: string; quote: string; pool: string; symbol: string };
+let base = '';
+
+const api = async (path: string) => {
+  const r = await idx.get(path);
+  if (r.status !== 200) throw new Error(`GET ${path} → ${r.status} ${r.text.slice(0, 300)}`);
+  return r.body;
+};
+const text = async (testid: string, scope = page) =>
+  (await scope.getByTestId(testid).first().textContent())?.trim();
+const anchorOf = async (panel: string) =>
+  Number(await page.getByTestId(panel).first().getAttribute('data-anchor', { timeout: 20_000 }));
+/** API path of a pool from its key (V2/V3 by address, V4 by manager and pool id). */
+const poolPath = (k: string): string =>
+  /^0+$/.test(k.slice(42)) ? `/pools/${k.slice(0, 42)}` : `/pools/v4/${k.slice(0, 42)}/0x${k.slice(42)}`;
+const nodeHead = async () => Number(BigInt(await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber')));
+/** Waits for a panel to show its answer (an anchor badge), then for its API-equal figures. */
+const open = async (hash: string, panel: string) => {
+  await page.goto(`${base}/${hash}`);
+  await page.getByTestId(panel).getByTestId('anchor').first().waitFor({ timeout: 20_000 });
+};
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `chromium not found at ${CHROMIUM}: the console test needs the real browser — apt-get install chromium (or run .ci/run)`,
+    );
+  if (!existsSync(BUILT)) throw new Error(`console not built (${BUILT} missing): run npm run build`);
+  dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 15 });
+  await dev.traffic?.ready;
+  proxy = await startRpcProxy({ upstream: dev.rpcUrl });
+  idx = await startIndexer({
+    rpcUrl: proxy.url,
+    chain: CHAIN,
+    env: devnetIndexerEnv(dev, { chain: CHAIN }),
+  });
+  base = `http://127.0.0.1:${idx.port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  // Pick the token with the most trades in the last 5 minutes once traffic has traded a while.
+  const deadline = Date.now() + 60_000;
+  while (!subject && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 2000));
+    let best: { trades: number; s: typeof subject } | null = null;
+    for (const t of dev.deployment.tokens.filter((x) => x.kind === 'standard' || x.kind === 'ownable')) {
+      const r = await idx.get(`/tokens/${t.address}/stats`);
+      if (r.status !== 200 || !r.body.data.venue) continue;
+      const trades = r.body.data.windows['5m'].trades as number;
+      if (trades >= 3 && (!best || trades > best.trades))
+        best = {
+          trades,
+          s: {
+            token: t.address.toLowerCase(),
+            quote: r.body.data.quote,
+            pool: r.body.data.venue.pool,
+            symbol: t.symbol,
+          },
+        };
+    }
+    if (best) subject = best.s;
+  }
+  if (!subject) throw new Error('no token traded 3 times within a minute of traffic');
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await idx?.stop();
+  await proxy?.close();
+  await dev?.stop();
+});
+
+describe('browser console', () => {
+  it('asks for a key: a wrong key is refused, the test key opens the ops page; no dev key offered off the embedded devnet', async () => {
+    // Not the embedded devnet (RPC_URL): the dev key is never offered, even on loopback.
+    expect((await fetch(`${base}/console/dev-key`)).status).toBe(404);
+    const index = await fetch(`${base}/`);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const js = /src="(\/assets\/[^"]+\.js)"/.exec(await index.text())![1];
+    const asset = await fetch(`${base}${js}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(asset.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    // The API keeps its key: a stream without key or cookie is 401.
+    expect((await fetch(`${base}/index/v1/${CHAIN}/stream/heads`)).status).toBe(401);
+
+    await page.goto(`${base}/`);
+    await page.getByTestId('key').fill('not-a-key');
+    await page.getByTestId('login-submit').click();
+    await expect.poll(() => page.locator('.refusal').first().textContent()).toContain('unknown API key');
+    expect(await page.getByTestId('dev-key-offered').count()).toBe(0);
+    await page.getByTestId('key').fill(TEST_KEY);
+    await page.getByTestId('login-submit').click();
+    await page.getByTestId('ops-head').waitFor({ timeout: 20_000 });
+    // The key lives in this tab's session storage only; the stream cookie is HttpOnly.
+    expect(await page.evaluate(() => sessionStorage.getItem('indexer-console.key'))).toBe(TEST_KEY);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate(() => document.cookie)).not.toContain('ix_stream');
+    // The cookie opens streams only: a REST route with the cookie and no key is still 401.
+    const viaCookie = await page.evaluate(async (chain) => {
+      const rest = await fetch(`/index/v1/${chain}/tokens?limit=1`);
+      const ctl = new AbortController();
+      const stream = await fetch(`/index/v1/${chain}/stream/heads`, { signal: ctl.signal });
+      ctl.abort();
+      return { rest: rest.status, stream: stream.status };
+    }, CHAIN);
+    expect(viaCookie).toEqual({ rest: 401, stream: 200 });
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === 'ix_stream')).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/index/v1/',
+    });
+  });
+
+  it('token page: live candles through EventSource receive stream updates; recent swaps arrive from amm-events', async () => {
+    await open(`#/${CHAIN}/token/${subject.token}`, 'token-identity');
+    const chart = page.getByTestId('candles');
+    await chart.locator('canvas').first().waitFor({ timeout: 20_000 });
+    expect(await chart.getAttribute('data-state', { timeout: 20_000 })).not.toBe(
+      'stream refused; renewing session',
+    );
+    await expect
+      .poll(async () => Number(await chart.getAttribute('data-live-updates')), {
+        timeout: 45_000,
+        interval: 500,
+      })
+      .toBeGreaterThan(0);
+    expect(Number(await chart.getAttribute('data-bars'))).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number(await page.getByTestId('amm-feed').getAttribute('data-rows')), {
+        timeout: 30_000,
+      })
+      .toBeGreaterThan(0);
+  });
+
+  it('freezes the node; the ops page shows the head equal to /health', async () => {
+    await dev.traffic?.stop();
+    await jsonRpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
+    const h = await nodeHead();
+    await idx.waitForHead(h, 60_000);
+    await page.goto(`${base}/#/ops`);
+    const health = await api('/health');
+    expect(health.anchor.block).toBe(h);
+    await expect.poll(() => text('ops-head'), { timeout: 20_000 }).toBe(String(health.anchor.block));
+    expect(await anchorOf('ops-follower')).toBe(health.anchor.block);
+    expect(await text('ops-node-head')).toBe(String(health.ingest.nodeHead));
+    expect(await text('ops-state')).toBe(health.ingest.state);
+    expect(await text('ops-open-gaps')).toBe(String(health.openGaps));
+    for (const p of health.projections)
+      expect(await page.locator(`tr[data-projection="${p.name}"]`).getAttribute('data-status')).toBe(
+        p.status,
+      );
+  });
+
+  it('token page: holder count, price (rational and decimal) and anchor equal the API', async () => {
+    await open(`#/${CHAIN}/token/${subject.token}`, 'token-identity');
+    await page.getByTestId('token-price').getByTestId('anchor').waitFor({ timeout: 20_000 });
+    const t = await api(`/tokens/${subject.token}`);
+    const price = await api(`/tokens/${subject.token}/price?quote=${subject.quote}`);
+    expect(await anchorOf('token-identity')).toBe(t.anchor.block);
+    expect(await text('holder-count')).toBe(String(t.data.holderCount.value));
+    expect(await text('token-symbol')).toBe(t.data.symbol);
+    expect(await anchorOf('token-price')).toBe(price.anchor.block);
+    const p = price.data.price;
+    expect(await text('price-rational')).toBe(`${p.priceNumerator}/${p.priceDenominator}`);
+    const quoteDecimals =
+      subject.quote === '0x0000000000000000000000000000000000000000'
+        ? 18
+        : (await api(`/tokens/${subject.quote}`)).data.decimals;
+    const dec = ratioToDecimal(p.priceNumerator, p.priceDenominator, t.data.decimals - quoteDecimals, 10);
+    await expect.poll(() => text('price-decimal')).toBe(`${dec} per whole token`);
+    const holders = await api(`/tokens/${subject.token}/top-holders?limit=10`);
+    expect(await anchorOf('token-holders')).toBe(holders.anchor.block);
+    expect(await page.getByTestId('token-holders').locator('tbody tr').count()).toBe(holders.data.length);
+  });
+
+  it('pool page: state, liquidity and anchor equal the API; frames switch 1s … 1d', async () => {
+    const k: string = subject.pool;
+    const id = k.slice(42);
+    const v4 = !/^0+$/.test(id);
+    const hash = v4 ? `#/${CHAIN}/pool/v4/${k.slice(0, 42)}/0x${id}` : `#/${CHAIN}/pool/${k.slice(0, 42)}`;
+    const path = v4 ? `/pools/v4/${k.slice(0, 42)}/0x${id}` : `/pools/${k.slice(0, 42)}`;
+    await open(hash, 'pool-identity');
+    const pool = await api(path);
+    expect(await anchorOf('pool-identity')).toBe(pool.anchor.block);
+    expect(await text('pool-protocol')).toBe(pool.data.protocol);
+    expect(await text('pool-swaps')).toBe(String(pool.data.state.swaps));
+    if (pool.data.state.kind === 'concentrated') {
+      expect(await text('pool-liquidity')).toBe(String(pool.data.state.liquidity));
+      expect(await text('pool-tick')).toBe(String(pool.data.state.tick));
+    } else {
+      expect(await text('pool-reserve0')).toBe(String(pool.data.state.reserve0));
+      expect(await text('pool-reserve1')).toBe(String(pool.data.state.reserve1));
+    }
+    const liq = await api(`${path}/liquidity`);
+    await page.getByTestId('pool-liquidity-usd').getByTestId('anchor').waitFor();
+    expect(await anchorOf('pool-liquidity-usd')).toBe(liq.anchor.block);
+    const usd = liq.data.liquidityUsd;
+    if (usd) expect(await text('pool-liq-usd-rational')).toBe(`${usd.numerator}/${usd.denominator}`);
+    const ticks = await api(`${path}/ticks?order=desc&limit=20`);
+    expect(await page.getByTestId('pool-ticks').locator('tbody tr').count()).toBe(ticks.data.length);
+    const candles = page.getByTestId('pool-candles');
+    for (const f of ['1s', '30s', '1m', '1h', '1d']) {
+      await candles.locator(`button[data-frame="${f}"]`).click();
+      await expect.poll(() => candles.getByTestId('candles').textContent()).toContain(`:${f} — live`);
+      await candles.locator('canvas').first().waitFor();
+    }
+    // The frozen node has had trades: the 1d candle of the pool shows them.
+    await expect
+      .poll(async () => Number(await candles.getByTestId('candles').getAttribute('data-bars')))
+      .toBeGreaterThan(0);
+  });
+
+  it('wallet page: positions, PnL, funding graph and anchors equal the API', async () => {
+    // A recent trader of the subject that holds at least one position.
+    const ticks = await api(`${poolPath(subject.pool)}/ticks?order=desc&limit=50`);
+    let trader = '';
+    for (const o of new Set<string>(ticks.data.map((t: any) => t.origin))) {
+      if ((await api(`/wallets/${o}/positions?limit=1`)).data.length) {
+        trader = o;
+        break;
+      }
+    }
+    expect(trader).not.toBe('');
+    await open(`#/${CHAIN}/wallet/${trader}`, 'wallet-positions');
+    const positions = await api(`/wallets/${trader}/positions?limit=50`);
+    expect(await anchorOf('wallet-positions')).toBe(positions.anchor.block);
+    expect(positions.data.length).toBeGreaterThan(0);
+    const rows = page.getByTestId('wallet-positions').locator('tbody tr');
+    expect(await rows.count()).toBe(positions.data.length);
+    for (const p of positions.data) {
+      const row = page.locator(`[data-testid=wallet-positions] tr[data-token="${p.token}"]`);
+      expect(await row.getByTestId('position-quantity').textContent()).toBe(p.quantity);
+      expect(await row.getByTestId('position-realised').textContent()).toBe(p.realised.floor);
+    }
+    const pnl = await api(`/wallets/${trader}/pnl`);
+    await page.getByTestId('wallet-pnl').getByTestId('anchor').waitFor();
+    expect(await anchorOf('wallet-pnl')).toBe(pnl.anchor.block);
+    for (const [q, r] of Object.entries(pnl.data.realisedByQuote) as Array<[string, any]>)
+      expect(
+        await page
+          .locator(`[data-testid=wallet-pnl] tr[data-quote="${q}"] [data-testid=pnl-realised]`)
+          .textContent(),
+      ).toBe(ratioToDecimal(r.priceNumerator, r.priceDenominator, 0, 12));
+    const fundedBy = await api(`/wallets/${trader}/funded-by`);
+    await page.getByTestId('funding-graph').waitFor();
+    expect(Number(await page.getByTestId('funding-graph').getAttribute('data-funders'))).toBe(
+      Math.min(12, new Set(fundedBy.data.map((f: any) => f.funder)).size),
+    );
+    expect(await anchorOf('wallet-funding')).toBe(fundedBy.anchor.block);
+  });
+
+  it('search: a symbol opens the token page, a tx hash the transaction, a number the block', async () => {
+    await page.goto(`${base}/#/ops`);
+    await page.getByTestId('search').fill(subject.symbol);
+    await page.getByTestId('search').press('Enter');
+    await page.waitForURL(new RegExp(`#/${CHAIN}/token/${subject.token}$`, 'i'), { timeout: 20_000 });
+    await expect.poll(() => text('token-symbol'), { timeout: 20_000 }).toBe(subject.symbol);
+
+    const tick = (await api(`/tokens/${subject.token}/swaps?quote=${subject.quote}&limit=1&order=desc`))
+      .data[0];
+    await page.getByTestId('search').fill(tick.txHash);
+    await page.getByTestId('search').press('Enter');
+    await page.waitForURL(new RegExp(`#/${CHAIN}/tx/${tick.txHash}$`), { timeout: 20_000 });
+    await page.getByTestId('tx').getByTestId('anchor').waitFor();
+
+    await page.getByTestId('search').fill(String(tick.block));
+    await page.getByTestId('search').press('Enter');
+    await expect.poll(() => text('block-number'), { timeout: 20_000 }).toBe(String(tick.block));
+  });
+
+  it('a 503 shows which projection is building, not zeros', async () => {
+    // A slow node (every answer 4 s late) and 150 new blocks at once: the index stays more than
+    // 64 blocks behind the node for a long while, so its projections are not ready (backfilling or
+    // stale) and token routes answer 503 projection_unavailable naming one.
+    proxy.setLatency(4000);
+    // anvil_mine may take a while on a loaded machine: its own generous timeout.
+    const mined = await fetch(dev.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x96'] }),
+      signal: AbortSignal.timeout(120_000),
+    });
+    expect(((await mined.json()) as { error?: unknown }).error).toBeUndefined();
+    let refusal: any = null;
+    await expect
+      .poll(
+        async () => {
+          const r = await idx.get(`/tokens/${subject.token}`);
+          if (r.status === 503) refusal = r.body;
+          return r.status;
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe(503);
+    expect(refusal.error).toBe('projection_unavailable');
+    await page.goto(`${base}/#/${CHAIN}/token/${subject.token}`);
+    const shown = page.getByTestId('token-identity').getByTestId('unavailable');
+    await shown.waitFor({ timeout: 10_000 });
+    expect(await shown.getAttribute('data-status')).toBe('503');
+    expect(['tokens', 'markets', 'wallets', 'decoded_views']).toContain(
+      await shown.getAttribute('data-projection'),
+    );
+    expect(await shown.textContent()).toContain(
+      `Projection “${await shown.getAttribute('data-projection')}”`,
+    );
+    // No figure instead of the refusal: no holder count, no anchor on that panel.
+    expect(await page.getByTestId('holder-count').count()).toBe(0);
+    expect(await page.getByTestId('token-identity').getByTestId('anchor').count()).toBe(0);
+    // The API still refuses: the page showed the state of the same moment.
+    expect((await idx.get(`/tokens/${subject.token}`)).status).toBe(503);
+    proxy.setLatency(null);
+  });
+});
