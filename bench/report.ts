@@ -92,6 +92,8 @@ export interface Results {
   figures: Figure[];
   hardFailures: string[];
   notes: string[];
+  /** Time series for the HTML report (absent in reports before it): RSS over the clean backfill. */
+  series?: { rss?: Array<{ label: string; points: Array<[number, number]> }> };
 }
 
 export function markdown(r: Results): string {

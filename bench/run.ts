@@ -48,6 +48,7 @@ import {
 import { blockHashes, rawFetch } from './rawfetch.js';
 import { startReplayServer } from './replay-server.js';
 import { BUDGETS, compare, type Figure, judge, markdown, type Results } from './report.js';
+import { html, previousCommitted } from './report-html.js';
 import { fanout, pausedConsumer, writeStreamKeys } from './streams.js';
 import { startUwsHello } from './uws-hello.js';
 
@@ -114,6 +115,8 @@ interface BackfillRun {
   blocksPerSecond: number;
   eventsPerSecond: number;
   rss: { startMiB: number; peakMiB: number; endMiB: number };
+  /** RSS samples over the backfill: [seconds since start, MiB], at most 400 points. */
+  rssSeries: Array<[number, number]>;
   eventLoopP99ms: { max: number | null; median: number | null; samples: number };
 }
 
@@ -133,12 +136,14 @@ async function backfill(o: {
   onCleanup(() => ix.stop());
   const tStart = performance.now();
   const rss: number[] = [rssMiB(ix.pid)];
+  const rssAt: number[] = [0];
   const lag: number[] = [];
   let finished = false;
   const sampler = (async () => {
     let lastMetrics = 0;
     while (!finished) {
       rss.push(rssMiB(ix.pid));
+      rssAt.push((performance.now() - tStart) / 1000);
       if (performance.now() - lastMetrics > 1000) {
         lastMetrics = performance.now();
         const text = await ix.metrics().catch(() => '');
@@ -159,7 +164,12 @@ async function backfill(o: {
   await during;
   const seconds = (tDone - tStart) / 1000;
   rss.push(rssMiB(ix.pid));
+  rssAt.push((performance.now() - tStart) / 1000);
   const endRss = rssMiB(ix.pid);
+  const every = Math.max(1, Math.ceil(rss.length / 400));
+  const rssSeries = rss
+    .map((v, i): [number, number] => [round(rssAt[i], 2), round(v, 1)])
+    .filter((p, i) => Number.isFinite(p[1]) && (i % every === 0 || i === rss.length - 1));
   const lagS = [...lag].sort((a, b) => a - b);
   const run: BackfillRun = {
     seconds,
@@ -170,6 +180,7 @@ async function backfill(o: {
       peakMiB: round(Math.max(...rss.filter(Number.isFinite)), 1),
       endMiB: round(endRss, 1),
     },
+    rssSeries,
     eventLoopP99ms: {
       max: lagS.length ? round(lagS[lagS.length - 1], 2) : null,
       median: lagS.length ? round(lagS[Math.floor(lagS.length / 2)], 2) : null,
@@ -1139,13 +1150,19 @@ async function main(): Promise<number> {
     figures,
     hardFailures,
     notes,
+    series: { rss: [{ label: 'clean backfill against anvil (indexer A)', points: A.run.rssSeries }] },
   };
   mkdirSync(args.out, { recursive: true });
   const base = join(args.out, `${results.date}-${commit}${quick ? '-quick' : ''}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
   const md = markdown(results);
   writeFileSync(`${base}.md`, md);
-  process.stdout.write(`\n${md}\nwritten ${base}.json and ${base}.md\n`);
+  // The HTML report (charts) beside it, compared with the previous committed report.
+  const previous = previousCommitted(args.out, results);
+  writeFileSync(`${base}.html`, html(results, previous?.results ?? null));
+  process.stdout.write(
+    `\n${md}\nwritten ${base}.json, ${base}.md and ${base}.html${previous ? ` (compared with ${previous.file})` : ''}\n`,
+  );
 
   let code = hardFailures.length ? 2 : 0;
   if (args.compare) {
