@@ -1,0 +1,174 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createAuth, hashKey } from './auth.js';
+import { createServer, type Server } from './index.js';
+import { cookieValue, devKeyFor, isLoopbackAddress, isLoopbackHost } from './static.js';
+
+describe('console: loopback and cookie rules', () => {
+  it('recognises loopback peers in every spelling uWS and the OS use, and nothing else', () => {
+    for (const a of [
+      '127.0.0.1',
+      '127.1.2.3',
+      '::1',
+      '0000:0000:0000:0000:0000:0000:0000:0001',
+      '::ffff:127.0.0.1',
+      '0000:0000:0000:0000:0000:ffff:7f00:0001',
+    ])
+      expect(isLoopbackAddress(a), a).toBe(true);
+    for (const a of [
+      '10.0.0.1',
+      '192.168.1.1',
+      '::2',
+      '0000:0000:0000:0000:0000:ffff:0a00:0001',
+      '128.0.0.1',
+      '',
+    ])
+      expect(isLoopbackAddress(a), a).toBe(false);
+    for (const h of ['localhost', 'localhost:8080', '127.0.0.1:8080', '[::1]:8080', 'LOCALHOST'])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['evil.example', 'localhost.evil.example', '10.0.0.1:8080', ''])
+      expect(isLoopbackHost(h), h).toBe(false);
+  });
+
+  it('offers the dev key only to a loopback peer naming a loopback host, unproxied, when there is one', () => {
+    const ok = { remote: '127.0.0.1', host: '127.0.0.1:8080', forwarded: false };
+    expect(devKeyFor('k', ok)).toBe('k');
+    expect(devKeyFor(null, ok)).toBeNull();
+    expect(devKeyFor('k', { ...ok, remote: '10.1.1.1' })).toBeNull();
+    expect(devKeyFor('k', { ...ok, host: 'rebound.example:8080' })).toBeNull();
+    expect(devKeyFor('k', { ...ok, forwarded: true })).toBeNull();
+  });
+
+  it('reads one cookie out of a Cookie header', () => {
+    expect(cookieValue('a=1; ix_stream=tok; b=2', 'ix_stream')).toBe('tok');
+    expect(cookieValue('xix_stream=tok', 'ix_stream')).toBeNull();
+    expect(cookieValue('', 'ix_stream')).toBeNull();
+  });
+});
+
+describe('console: served by the uWS server', () => {
+  let dir: string;
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'console-static-'));
+    mkdirSync(join(dir, 'assets'));
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<!doctype html><script type="module" src="/assets/app-abc123.js"></script>',
+    );
+    writeFileSync(join(dir, 'assets', 'app-abc123.js'), `console.log(${JSON.stringify('x'.repeat(5000))});`);
+    writeFileSync(join(dir, 'assets', 'app-abc123.css'), 'body{color:red}');
+    server = createServer({
+      routes: [],
+      chains: new Map(),
+      auth: createAuth([
+        { name: 'all', sha256: hashKey('key-all'), scopes: ['read', 'stream'] },
+        { name: 'ro', sha256: hashKey('key-read'), scopes: ['read'] },
+      ]),
+      log: pino({ level: 'silent' }),
+      console: { devKey: 'the-dev-key', dir },
+    });
+    base = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
+  });
+  afterAll(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves / and hashed assets with types, cache headers and gzip, without a key', async () => {
+    const index = await fetch(`${base}/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(await index.text()).toContain('/assets/app-abc123.js');
+    const js = await fetch(`${base}/assets/app-abc123.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(js.headers.get('content-encoding')).toBe('gzip');
+    expect((await js.text()).length).toBeGreaterThan(5000); // fetch decoded it
+    const css = await fetch(`${base}/assets/app-abc123.css`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect((await fetch(`${base}/assets/missing.js`)).status).toBe(404);
+    expect((await fetch(`${base}/assets/../index.html`)).status).not.toBe(500);
+  });
+
+  it('offers the dev key to loopback naming a loopback host; refuses a foreign Host or a proxied request', async () => {
+    const r = await fetch(`${base}/console/dev-key`);
+    expect(r.status).toBe(200);
+    expect((await r.json()).key).toBe('the-dev-key');
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    // fetch cannot forge Host; a raw request can.
+    const raw = async (headers: string) => {
+      const net = await import('node:net');
+      const port = Number(new URL(base).port);
+      return new Promise<string>((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () =>
+          s.write(`GET /console/dev-key HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`),
+        );
+        let out = '';
+        s.on('data', (d) => {
+          out += d.toString();
+        });
+        s.on('end', () => resolve(out));
+      });
+    };
+    expect(await raw('Host: 127.0.0.1\r\n')).toMatch(/^HTTP\/1\.1 200/);
+    expect(await raw('Host: rebound.example\r\n')).toMatch(/^HTTP\/1\.1 404/);
+    expect(await raw('Host: 127.0.0.1\r\nX-Forwarded-For: 203.0.113.9\r\n')).toMatch(/^HTTP\/1\.1 404/);
+  });
+
+  it('opens a console session: chains, scopes and an HttpOnly stream cookie for stream-scoped keys only', async () => {
+    expect((await fetch(`${base}/console/session`, { method: 'POST' })).status).toBe(401);
+    expect(
+      (await fetch(`${base}/console/session`, { method: 'POST', headers: { 'x-api-key': 'nope' } })).status,
+    ).toBe(401);
+    const s = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'x-api-key': 'key-all' } });
+    expect(s.status).toBe(200);
+    expect(await s.json()).toEqual({
+      chains: [],
+      scopes: ['read', 'stream'],
+      stream: { expiresInSeconds: 600 },
+    });
+    const cookie = s.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(
+      /^ix_stream=[A-Za-z0-9_-]{43}; Path=\/index\/v1\/; Max-Age=600; HttpOnly; SameSite=Strict$/,
+    );
+    const ro = await fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'key-read' },
+    });
+    expect(await ro.json()).toMatchObject({ scopes: ['read'], stream: null });
+    expect(ro.headers.get('set-cookie')).toBeNull();
+  });
+});
+
+describe('stream sessions (auth)', () => {
+  it('resolve to the issuing principal until they expire; need the stream scope', () => {
+    const auth = createAuth([
+      { name: 'all', sha256: hashKey('k1'), scopes: ['stream'] },
+      { name: 'ro', sha256: hashKey('k2'), scopes: ['read'] },
+    ]);
+    const p = auth.authenticate('k1');
+    const s = auth.issueStreamSession(p);
+    expect(auth.streamSession(s.token)).toBe(p);
+    expect(auth.streamSession(`${s.token}x`)).toBeNull();
+    expect(auth.streamSession('')).toBeNull();
+    expect(() => auth.issueStreamSession(auth.authenticate('k2'))).toThrow(/stream/);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const t = auth.issueStreamSession(p);
+      vi.setSystemTime(Date.now() + 599_000);
+      expect(auth.streamSession(t.token)).toBe(p);
+      vi.setSystemTime(Date.now() + 2_000);
+      expect(auth.streamSession(t.token)).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
