@@ -258,7 +258,7 @@ describe('browser console', () => {
     const rows = page.getByTestId('wallet-positions').locator('tbody tr');
     expect(await rows.count()).toBe(positions.data.length);
     for (const p of positions.data) {
-      const row = page.locator(`[data-testid=wallet-positions] tr[data-token="${p.token}"]`);
+      const row = page.locator(`[data-testid=wallet-positions] tr[data-position="${p.token}:${p.quote}"]`);
       expect(await row.getByTestId('position-quantity').textContent()).toBe(p.quantity);
       expect(await row.getByTestId('position-realised').textContent()).toBe(p.realised.floor);
     }

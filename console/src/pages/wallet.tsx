@@ -129,7 +129,7 @@ export function WalletPage({ session, chain, address }: Props) {
             </thead>
             <tbody>
               {(b.data as Position[]).map((p) => (
-                <tr data-token={p.token}>
+                <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
                   <td>
                     <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
                   </td>
