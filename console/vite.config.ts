@@ -22,6 +22,10 @@ export default defineConfig({
   },
   server: {
     // `npx vite --config console/vite.config.ts` against a running indexer on 8080.
-    proxy: { '/index': 'http://127.0.0.1:8080', '/health': 'http://127.0.0.1:8080', '/console': 'http://127.0.0.1:8080' },
+    proxy: {
+      '/index': 'http://127.0.0.1:8080',
+      '/health': 'http://127.0.0.1:8080',
+      '/console': 'http://127.0.0.1:8080',
+    },
   },
 });

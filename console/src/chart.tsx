@@ -4,7 +4,7 @@
  * API's exact rationals (quote base units per base unit) shifted by the decimals difference and
  * turned into doubles only here, for plotting.
  */
-import { CandlestickSeries, type CandlestickData, createChart, type UTCTimestamp } from 'lightweight-charts';
+import { type CandlestickData, CandlestickSeries, createChart, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ratioToNumber } from './format.js';
 
@@ -83,9 +83,15 @@ export function CandleChart(p: {
     );
     let es: EventSource | null = null;
     let retry: ReturnType<typeof setTimeout> | undefined;
+    let backoff = 2000;
     const connect = () => {
-      es = new EventSource(`/index/v1/${encodeURIComponent(p.chain)}/stream/candles?select=${encodeURIComponent(p.select)}`);
-      es.onopen = () => setState('live');
+      es = new EventSource(
+        `/index/v1/${encodeURIComponent(p.chain)}/stream/candles?select=${encodeURIComponent(p.select)}`,
+      );
+      es.onopen = () => {
+        backoff = 2000;
+        setState('live');
+      };
       const on = (isLive: boolean) => (ev: MessageEvent) => {
         const d = JSON.parse(ev.data) as { candle: CandleRow | null };
         if (!d.candle) return;
@@ -98,10 +104,16 @@ export function CandleChart(p: {
       es.addEventListener('close', on(true));
       es.onerror = () => {
         if (es?.readyState !== EventSource.CLOSED) return setState('reconnecting');
+        // Refused (session expired, or no stream scope): renew, then reconnect with backoff.
         setState('stream refused; renewing session');
         retry = setTimeout(() => {
-          if (!stopped) p.renew().finally(() => !stopped && connect());
-        }, 2000);
+          if (stopped) return;
+          p.renew().then(
+            () => !stopped && connect(),
+            (e: Error) => setState(`no live stream: ${e.message}`),
+          );
+        }, backoff);
+        backoff = Math.min(backoff * 2, 30_000);
       };
     };
     connect();
@@ -115,8 +127,8 @@ export function CandleChart(p: {
   return (
     <div class="chart" data-testid="candles" data-live-updates={live} data-bars={bars} data-state={state}>
       <div class="chart-status">
-        <span class={`dot ${state === 'live' ? 'on' : ''}`} /> {p.select} — {state}, {live} live updates, {bars}{' '}
-        candles
+        <span class={`dot ${state === 'live' ? 'on' : ''}`} /> {p.select} — {state}, {live} live updates,{' '}
+        {bars} candles
       </div>
       <div ref={el} class="chart-canvas" />
     </div>

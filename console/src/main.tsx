@@ -78,14 +78,24 @@ function App() {
   if (restoring) return <div class="muted">opening session…</div>;
   if (!session) return <Login onSession={setSession} />;
   const chain = route.chain && session.chains.includes(route.chain) ? route.chain : session.chains[0];
-  const renew = () => openSession(session.key);
+  // Streams need the `stream` scope: without it the live panels say so instead of retrying.
+  const renew = () =>
+    session.stream ? openSession(session.key) : Promise.reject(new Error('this key has no stream scope'));
   const page = (() => {
     const [a, b, c] = route.args;
     switch (route.page) {
       case 'token':
         return <TokenPage key={a} session={session} chain={chain} address={a} renew={renew} />;
       case 'pool':
-        return <PoolPage key={route.args.join('/')} session={session} chain={chain} args={route.args} renew={renew} />;
+        return (
+          <PoolPage
+            key={route.args.join('/')}
+            session={session}
+            chain={chain}
+            args={route.args}
+            renew={renew}
+          />
+        );
       case 'wallet':
         return <WalletPage key={a} session={session} chain={chain} address={a} />;
       case 'tx':

@@ -71,8 +71,15 @@ export function Panel(p: {
 export function ErrorView({ status, body }: { status: number; body: ErrorBody }) {
   if (body.error === 'projection_unavailable') {
     return (
-      <div class="refusal building" data-testid="unavailable" data-projection={body.projection} data-status={status}>
-        <strong>Projection “{body.projection}” is {body.status ?? 'not ready'}</strong>
+      <div
+        class="refusal building"
+        data-testid="unavailable"
+        data-projection={body.projection}
+        data-status={status}
+      >
+        <strong>
+          Projection “{body.projection}” is {body.status ?? 'not ready'}
+        </strong>
         {body.progress !== undefined && body.progress !== null && <> — {pct(body.progress)} built</>}
         {body.reason && <> ({body.reason})</>}. Not shown until it is ready; this view retries.
         <div class="detail">{body.detail}</div>

@@ -20,9 +20,14 @@ export function OpsPage({ session }: { session: Session }) {
 
 function ChainOps({ chain, session }: { chain: string; session: Session }) {
   const c = api(session.key);
-  const health = useApi(() => c.GET('/index/v1/{chain}/health', { params: { path: { chain } } }), [chain], 1000);
+  const health = useApi(
+    () => c.GET('/index/v1/{chain}/health', { params: { path: { chain } } }),
+    [chain],
+    1000,
+  );
   const gaps = useApi(
-    () => c.GET('/index/v1/{chain}/gaps', { params: { path: { chain }, query: { limit: 50, order: 'desc' } } }),
+    () =>
+      c.GET('/index/v1/{chain}/gaps', { params: { path: { chain }, query: { limit: 50, order: 'desc' } } }),
     [chain],
     5000,
   );

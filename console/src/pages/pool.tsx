@@ -29,15 +29,22 @@ export function PoolPage({ session, chain, args, renew }: Props) {
     query?: Record<string, unknown>,
   ): Promise<{ data?: T; error?: unknown; response: Response }> =>
     (v4
-      ? c.GET(`/index/v1/{chain}/pools/v4/{manager}/{pool_id}${suffix}` as '/index/v1/{chain}/pools/v4/{manager}/{pool_id}', {
-          params: { path: { chain, manager, pool_id: poolId }, query: query as never },
-        })
+      ? c.GET(
+          `/index/v1/{chain}/pools/v4/{manager}/{pool_id}${suffix}` as '/index/v1/{chain}/pools/v4/{manager}/{pool_id}',
+          {
+            params: { path: { chain, manager, pool_id: poolId }, query: query as never },
+          },
+        )
       : c.GET(`/index/v1/{chain}/pools/{address}${suffix}` as '/index/v1/{chain}/pools/{address}', {
           params: { path: { chain, address }, query: query as never },
         })) as Promise<{ data?: T; error?: unknown; response: Response }>;
   const pool = useApi(() => load<PoolAnswer>(''), [args.join('/')], 3000);
   const liq = useApi(() => load<LiqAnswer>('/liquidity'), [args.join('/')], 5000);
-  const ticks = useApi(() => load<TicksAnswer>('/ticks', { order: 'desc', limit: 20 }), [args.join('/')], 3000);
+  const ticks = useApi(
+    () => load<TicksAnswer>('/ticks', { order: 'desc', limit: 20 }),
+    [args.join('/')],
+    3000,
+  );
   const p = pool.kind === 'ok' ? pool.body.data : null;
   const base = p?.stats?.base ?? p?.currency0 ?? '';
   const quote = p?.stats?.quote ?? p?.currency1 ?? '';
@@ -118,7 +125,11 @@ export function PoolPage({ session, chain, args, renew }: Props) {
         />
       </div>
       {p?.stats && (
-        <section class="panel" data-testid="pool-stats" data-anchor={pool.kind === 'ok' ? pool.body.anchor.block : ''}>
+        <section
+          class="panel"
+          data-testid="pool-stats"
+          data-anchor={pool.kind === 'ok' ? pool.body.anchor.block : ''}
+        >
           <header>
             <h2>Window stats</h2>
           </header>
@@ -145,7 +156,9 @@ export function PoolPage({ session, chain, args, renew }: Props) {
                     <td class="num">{x.volume0}</td>
                     <td class="num">{x.volume1}</td>
                     <td class="num">
-                      {x.close && shift !== null ? ratioToDecimal(x.close.priceNumerator, x.close.priceDenominator, shift) : '—'}
+                      {x.close && shift !== null
+                        ? ratioToDecimal(x.close.priceNumerator, x.close.priceDenominator, shift)
+                        : '—'}
                     </td>
                   </tr>
                 ))}
@@ -173,7 +186,9 @@ export function PoolPage({ session, chain, args, renew }: Props) {
                   ? c.GET('/index/v1/{chain}/pools/v4/{manager}/{pool_id}/ohlcv', {
                       params: { path: { chain, manager, pool_id: poolId }, query },
                     })
-                  : c.GET('/index/v1/{chain}/pools/{address}/ohlcv', { params: { path: { chain, address }, query } }));
+                  : c.GET('/index/v1/{chain}/pools/{address}/ohlcv', {
+                      params: { path: { chain, address }, query },
+                    }));
                 return r.data ? (r.data.data as never) : [];
               }}
             />
@@ -249,7 +264,14 @@ interface PoolAnswer {
       quote: string;
       windows: Record<
         string,
-        { trades: number; buys: number; sells: number; volume0: string; volume1: string; close: Rational | null }
+        {
+          trades: number;
+          buys: number;
+          sells: number;
+          volume0: string;
+          volume1: string;
+          close: Rational | null;
+        }
       >;
     } | null;
   };

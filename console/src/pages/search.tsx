@@ -45,9 +45,13 @@ export function SearchPage({ session, chain, q }: { session: Session; chain: str
     (async () => {
       const s = q.trim();
       if (/^0x[0-9a-fA-F]{64}$/.test(s)) {
-        const tx = await c.GET('/index/v1/{chain}/transactions/{hash}', { params: { path: { ...path, hash: s } } });
+        const tx = await c.GET('/index/v1/{chain}/transactions/{hash}', {
+          params: { path: { ...path, hash: s } },
+        });
         if (tx.data) return go('tx', s);
-        const b = await c.GET('/index/v1/{chain}/blocks/by-hash/{hash}', { params: { path: { ...path, hash: s } } });
+        const b = await c.GET('/index/v1/{chain}/blocks/by-hash/{hash}', {
+          params: { path: { ...path, hash: s } },
+        });
         if (b.data) return go('block', String(b.data.data.number ?? s));
         return setR({ kind: 'none', why: 'no transaction or block with this hash in the index' });
       }
@@ -59,17 +63,27 @@ export function SearchPage({ session, chain, q }: { session: Session; chain: str
         const labels = a.data?.data.labels.map((l) => l.label) ?? [];
         if (labels.includes('token')) return go('token', s.toLowerCase());
         if (labels.includes('pool')) return go('pool', s.toLowerCase());
-        const t = await c.GET('/index/v1/{chain}/tokens/{address}', { params: { path: { ...path, address: s } } });
+        const t = await c.GET('/index/v1/{chain}/tokens/{address}', {
+          params: { path: { ...path, address: s } },
+        });
         return go(t.data ? 'token' : 'wallet', s.toLowerCase());
       }
       const found = await c.GET('/index/v1/{chain}/tokens/search', {
         params: { path, query: { q: s, limit: 20 } },
       });
       if (!found.data)
-        return setR({ kind: 'error', status: found.response.status, body: found.error as unknown as ErrorBody });
+        return setR({
+          kind: 'error',
+          status: found.response.status,
+          body: found.error as unknown as ErrorBody,
+        });
       const rows = found.data.data;
       if (rows.length && (rows[0].matchClass === 1 || rows.length === 1)) return go('token', rows[0].address);
-      setR(rows.length ? { kind: 'list', rows, anchor: found.data.anchor } : { kind: 'none', why: 'no token matches' });
+      setR(
+        rows.length
+          ? { kind: 'list', rows, anchor: found.data.anchor }
+          : { kind: 'none', why: 'no token matches' },
+      );
     })().catch((e) => setR({ kind: 'none', why: String(e) }));
     return () => {
       gone = true;

@@ -4,9 +4,9 @@
  * (`/stream/amm-events`). Every panel shows the block it was read at.
  */
 import { useState } from 'preact/hooks';
+import { api, type Session, useApi } from '../api.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { AmmFeed } from '../feed.js';
-import { api, type Session, useApi } from '../api.js';
 import { formatUnits, NATIVE, ratioToDecimal, short } from '../format.js';
 import { Addr, Answered, href, KV, PoolLink } from '../ui.js';
 
@@ -20,15 +20,24 @@ interface Props {
 export function TokenPage({ session, chain, address, renew }: Props) {
   const c = api(session.key);
   const path = { chain, address };
-  const token = useApi(() => c.GET('/index/v1/{chain}/tokens/{address}', { params: { path } }), [address], 10_000);
-  const stats = useApi(() => c.GET('/index/v1/{chain}/tokens/{address}/stats', { params: { path } }), [address], 5000);
+  const token = useApi(
+    () => c.GET('/index/v1/{chain}/tokens/{address}', { params: { path } }),
+    [address],
+    10_000,
+  );
+  const stats = useApi(
+    () => c.GET('/index/v1/{chain}/tokens/{address}/stats', { params: { path } }),
+    [address],
+    5000,
+  );
   const holders = useApi(
     () => c.GET('/index/v1/{chain}/tokens/{address}/top-holders', { params: { path, query: { limit: 10 } } }),
     [address],
     10_000,
   );
   const pools = useApi(
-    () => c.GET('/index/v1/{chain}/tokens/{address}/pools/ranked', { params: { path, query: { limit: 10 } } }),
+    () =>
+      c.GET('/index/v1/{chain}/tokens/{address}/pools/ranked', { params: { path, query: { limit: 10 } } }),
     [address],
     10_000,
   );
@@ -61,12 +70,16 @@ export function TokenPage({ session, chain, address, renew }: Props) {
                   ['holder count status', `${t.holderCount.status} at block ${t.holderCount.asOfBlock}`],
                   ['supply (from transfers)', formatUnits(t.supplyFromTransfers, t.decimals)],
                   ['transfers', t.transfers],
-                  ['reconciliation', `${t.reconciliation.status} (checked at ${t.reconciliation.checkedAtBlock ?? '—'})`],
+                  [
+                    'reconciliation',
+                    `${t.reconciliation.status} (checked at ${t.reconciliation.checkedAtBlock ?? '—'})`,
+                  ],
                   [
                     'created',
                     t.creation ? (
                       <>
-                        block {t.creation.block} by <Addr chain={chain} a={t.creation.deployer} page="wallet" />
+                        block {t.creation.block} by{' '}
+                        <Addr chain={chain} a={t.creation.deployer} page="wallet" />
                       </>
                     ) : (
                       `— (${t.creationReason})`
@@ -80,7 +93,13 @@ export function TokenPage({ session, chain, address, renew }: Props) {
           }}
         />
         {stat ? (
-          <PricePanel session={session} chain={chain} address={address} quote={stat.quote} decimals={decimals} />
+          <PricePanel
+            session={session}
+            chain={chain}
+            address={address}
+            quote={stat.quote}
+            decimals={decimals}
+          />
         ) : (
           <Answered title="Price" answer={stats} render={() => null} />
         )}
@@ -128,7 +147,9 @@ export function TokenPage({ session, chain, address, renew }: Props) {
                         <Addr chain={chain} a={h.wallet} page="wallet" />
                       </td>
                       <td class="num">{formatUnits(h.balance, decimals)}</td>
-                      <td class="num">{h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}</td>
+                      <td class="num">
+                        {h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -274,7 +295,13 @@ export function useDecimals(session: Session, chain: string, token: string): num
   return a.kind === 'ok' ? a.body.data.decimals : null;
 }
 
-function PricePanel(p: { session: Session; chain: string; address: string; quote: string; decimals: number | null }) {
+function PricePanel(p: {
+  session: Session;
+  chain: string;
+  address: string;
+  quote: string;
+  decimals: number | null;
+}) {
   const c = api(p.session.key);
   const quoteDecimals = useDecimals(p.session, p.chain, p.quote);
   const price = useApi(

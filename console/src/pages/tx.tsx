@@ -3,11 +3,15 @@ import { api, type Session, useApi } from '../api.js';
 import { short } from '../format.js';
 import { Addr, Answered, href, KV } from '../ui.js';
 
-const hexNum = (x: unknown): string => (typeof x === 'string' && x.startsWith('0x') ? String(BigInt(x)) : String(x ?? '—'));
+const hexNum = (x: unknown): string =>
+  typeof x === 'string' && x.startsWith('0x') ? String(BigInt(x)) : String(x ?? '—');
 
 export function TxPage({ session, chain, hash }: { session: Session; chain: string; hash: string }) {
   const c = api(session.key);
-  const tx = useApi(() => c.GET('/index/v1/{chain}/transactions/{hash}', { params: { path: { chain, hash } } }), [hash]);
+  const tx = useApi(
+    () => c.GET('/index/v1/{chain}/transactions/{hash}', { params: { path: { chain, hash } } }),
+    [hash],
+  );
   const logs = useApi(
     () => c.GET('/index/v1/{chain}/transactions/{hash}/logs/decoded', { params: { path: { chain, hash } } }),
     [hash],
@@ -57,7 +61,11 @@ export function TxPage({ session, chain, hash }: { session: Session; chain: stri
                     <Addr chain={chain} a={(l.address as string) ?? null} />
                   </td>
                   <td>
-                    <code>{String((l.decoded as { name?: string } | null)?.name ?? l.eventName ?? l.status ?? '—')}</code>
+                    <code>
+                      {String(
+                        (l.decoded as { name?: string } | null)?.name ?? l.eventName ?? l.status ?? '—',
+                      )}
+                    </code>
                   </td>
                 </tr>
               ))}

@@ -17,19 +17,33 @@ type Exact = { numerator: string; denominator: string; floor: string };
 export function WalletPage({ session, chain, address }: Props) {
   const c = api(session.key);
   const path = { chain, address };
-  const overview = useApi(() => c.GET('/index/v1/{chain}/wallets/{address}/overview', { params: { path } }), [address], 10_000);
-  const pnl = useApi(() => c.GET('/index/v1/{chain}/wallets/{address}/pnl', { params: { path } }), [address], 10_000);
+  const overview = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/overview', { params: { path } }),
+    [address],
+    10_000,
+  );
+  const pnl = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/pnl', { params: { path } }),
+    [address],
+    10_000,
+  );
   const positions = useApi(
     () => c.GET('/index/v1/{chain}/wallets/{address}/positions', { params: { path, query: { limit: 50 } } }),
     [address],
     10_000,
   );
   const activity = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/activity', { params: { path, query: { limit: 20, order: 'desc' } } }),
+    () =>
+      c.GET('/index/v1/{chain}/wallets/{address}/activity', {
+        params: { path, query: { limit: 20, order: 'desc' } },
+      }),
     [address],
     10_000,
   );
-  const fundedBy = useApi(() => c.GET('/index/v1/{chain}/wallets/{address}/funded-by', { params: { path } }), [address]);
+  const fundedBy = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/funded-by', { params: { path } }),
+    [address],
+  );
   const funderOf = useApi(
     () => c.GET('/index/v1/{chain}/wallets/{address}/funder-of', { params: { path, query: { limit: 20 } } }),
     [address],
@@ -50,7 +64,9 @@ export function WalletPage({ session, chain, address }: Props) {
                 rows={[
                   [
                     'first seen',
-                    b.data.firstSeen ? `block ${b.data.firstSeen.block} (${b.data.firstSeen.evidence})` : `— (${b.data.firstSeenReason})`,
+                    b.data.firstSeen
+                      ? `block ${b.data.firstSeen.block} (${b.data.firstSeen.evidence})`
+                      : `— (${b.data.firstSeenReason})`,
                   ],
                 ]}
               />
@@ -96,7 +112,11 @@ export function WalletPage({ session, chain, address }: Props) {
                       <td>
                         <Addr chain={chain} a={q} page="token" />
                       </td>
-                      <td class="num" data-testid="pnl-realised" title={`${r.priceNumerator}/${r.priceDenominator}`}>
+                      <td
+                        class="num"
+                        data-testid="pnl-realised"
+                        title={`${r.priceNumerator}/${r.priceDenominator}`}
+                      >
                         {ratioToDecimal(r.priceNumerator, r.priceDenominator, 0, 12)}
                       </td>
                       <td class="num" title={u ? `${u.priceNumerator}/${u.priceDenominator}` : ''}>
@@ -139,10 +159,17 @@ export function WalletPage({ session, chain, address }: Props) {
                   <td class="num" data-testid="position-quantity">
                     {p.quantity}
                   </td>
-                  <td class="num" data-testid="position-realised" title={`${p.realised.numerator}/${p.realised.denominator}`}>
+                  <td
+                    class="num"
+                    data-testid="position-realised"
+                    title={`${p.realised.numerator}/${p.realised.denominator}`}
+                  >
                     {p.realised.floor}
                   </td>
-                  <td class="num" title={p.unrealised ? `${p.unrealised.numerator}/${p.unrealised.denominator}` : ''}>
+                  <td
+                    class="num"
+                    title={p.unrealised ? `${p.unrealised.numerator}/${p.unrealised.denominator}` : ''}
+                  >
                     {p.unrealised ? p.unrealised.floor : `— (${p.unrealisedReason})`}
                   </td>
                   <td class="num">
@@ -164,8 +191,18 @@ export function WalletPage({ session, chain, address }: Props) {
             <FundingGraph
               chain={chain}
               wallet={address}
-              funders={b.data.map((f) => ({ addr: f.funder, label: f.assetKind === 'native' ? 'native' : short(f.asset, 4) }))}
-              funded={funderOf.kind === 'ok' ? funderOf.body.data.map((f) => ({ addr: f.wallet, label: f.assetKind === 'native' ? 'native' : short(f.asset, 4) })) : []}
+              funders={b.data.map((f) => ({
+                addr: f.funder,
+                label: f.assetKind === 'native' ? 'native' : short(f.asset, 4),
+              }))}
+              funded={
+                funderOf.kind === 'ok'
+                  ? funderOf.body.data.map((f) => ({
+                      addr: f.wallet,
+                      label: f.assetKind === 'native' ? 'native' : short(f.asset, 4),
+                    }))
+                  : []
+              }
             />
           )}
         />
@@ -191,7 +228,11 @@ export function WalletPage({ session, chain, address }: Props) {
                         <code>{short(a.txHash)}</code>
                       </a>
                     </td>
-                    <td>{(a.events as Array<{ type: string; direction?: string }>).map((e) => e.type + (e.direction ? ` ${e.direction}` : '')).join(', ')}</td>
+                    <td>
+                      {(a.events as Array<{ type: string; direction?: string }>)
+                        .map((e) => e.type + (e.direction ? ` ${e.direction}` : ''))
+                        .join(', ')}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -248,9 +289,24 @@ export function FundingGraph(p: { chain: string; wallet: string; funders: Edge[]
     </a>
   );
   return (
-    <svg viewBox={`0 0 ${W} ${h}`} class="graph" data-testid="funding-graph" data-funders={left.length} data-funded={right.length}>
+    <svg
+      viewBox={`0 0 ${W} ${h}`}
+      class="graph"
+      data-testid="funding-graph"
+      data-funders={left.length}
+      data-funded={right.length}
+    >
+      <title>Funding graph of {p.wallet}: funders on the left, funded wallets on the right</title>
       <defs>
-        <marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+        <marker
+          id="arrow"
+          viewBox="0 0 10 10"
+          refX="10"
+          refY="5"
+          markerWidth="6"
+          markerHeight="6"
+          orient="auto-start-reverse"
+        >
           <path d="M 0 0 L 10 5 L 0 10 z" fill="#6b7c8f" />
         </marker>
       </defs>
@@ -281,4 +337,3 @@ export function FundingGraph(p: { chain: string; wallet: string; funders: Edge[]
     </svg>
   );
 }
-
