@@ -216,7 +216,12 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     enabled: cfg.traces,
     verifiedAbisDir: defaultVerifiedAbisDir(),
   });
-  const streams = createStreams(createStreamLog(store), createHub());
+  const streams = createStreams(
+    createStreamLog(store),
+    createHub((err) =>
+      log.error({ err: (err as Error).message }, 'streams: a subscriber threw and was removed'),
+    ),
+  );
   const ingest = createIngest({
     registry,
     streams,
@@ -367,7 +372,12 @@ export async function openReplicaChain(
     },
   });
   await replica.start();
-  streams = createStreams(createStreamLog(store), createHub());
+  streams = createStreams(
+    createStreamLog(store),
+    createHub((err) =>
+      log.error({ err: (err as Error).message }, 'streams: a subscriber threw and was removed'),
+    ),
+  );
   const identity = store.getMeta<{ chainId: number }>('identity');
   if (!identity) throw new Error(`replica of ${cfg.name}: the writer's store has no chain identity yet`);
   const secretHex = deps.cursorSecret ?? store.getMeta<string>('cursorSecret');

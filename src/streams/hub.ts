@@ -15,11 +15,17 @@ export interface Subscriber {
 
 export interface Hub {
   add(s: Subscriber): () => void;
+  /**
+   * Delivers committed frames to every subscriber. Never throws: a subscriber that throws is
+   * removed (its consumer stops receiving; `onFault` is told), so one broken consumer can neither
+   * fail the ingest step that published nor starve the others.
+   */
   publish(frames: Frame[]): void;
   size(): number;
 }
 
-export function createHub(): Hub {
+/** Creates the hub. `onFault` hears of a subscriber removed because it threw. */
+export function createHub(onFault: (err: unknown) => void = () => {}): Hub {
   const subs = new Set<Subscriber>();
   return {
     add(s) {
@@ -28,8 +34,13 @@ export function createHub(): Hub {
     },
     publish(frames) {
       for (const s of subs) {
-        for (const f of frames) if (s.topics.has(f.topic)) s.deliver(f);
-        s.onCommit?.();
+        try {
+          for (const f of frames) if (s.topics.has(f.topic)) s.deliver(f);
+          s.onCommit?.();
+        } catch (err) {
+          subs.delete(s);
+          onFault(err);
+        }
       }
     },
     size: () => subs.size,
