@@ -4,7 +4,6 @@ import { CANDLE, POOL, STATE_HIST, SWAP } from '../storage/tables/markets.js';
 import type { CandleRow, PoolRow, PoolState } from './model.js';
 import { FRAME_IDS } from './model.js';
 import { cmp, type Rational, ratParse } from './rational.js';
-import { poolPrefix } from './tables.js';
 
 type Hex = `0x${string}`;
 
@@ -103,75 +102,6 @@ export function candleAtBlock(
   return out;
 }
 
-/** Rolling window figures for one pool ending at `nowTs` (unix seconds), from 1m candles. */
-export interface WindowStats {
-  window: string;
-  seconds: number;
-  volume0: string;
-  volume1: string;
-  trades: number;
-  buys: number;
-  sells: number;
-  open: Rational | null;
-  close: Rational | null;
-}
-
-export const WINDOWS: Array<[string, number]> = [
-  ['5m', 300],
-  ['1h', 3600],
-  ['4h', 14400],
-  ['24h', 86400],
-];
-
-/**
- * First 1-minute bucket start of a rolling window of `secs` seconds ending at `nowTs`: the first
- * bucket starting strictly after now − secs. A trade at unix time t belongs to the window iff
- * t ≥ windowFrom(nowTs, secs) (and its block is at or before the anchor), the same rule for
- * volumes, counts, prices and distinct traders.
- */
-export const windowFrom = (nowTs: number, secs: number): number => Math.floor((nowTs - secs) / 60) * 60 + 60;
-
-/**
- * Window statistics from 1m candles whose bucket lies in (now − window, now], so a window is
- * aligned to minute buckets (stated on responses), as of block `at.block` exactly: the anchor's own
- * bucket is cut at the anchor (candleAtBlock), so later blocks of the same minute never count.
- */
-export function windowStats(view: View, key: string, at: At): WindowStats[] {
-  const nowTs = at.ts;
-  const all: CandleRow[] = [];
-  for (const c of candlesIn(view, key, '1m', windowFrom(nowTs, 86400), nowTs)) {
-    const x = candleAtBlock(view, key, c, 60, at.block);
-    if (x) all.push(x);
-  }
-  return WINDOWS.map(([name, secs]) => {
-    const from = windowFrom(nowTs, secs);
-    const cs = all.filter((c) => c.t >= from);
-    let v0 = 0n;
-    let v1 = 0n;
-    let trades = 0;
-    let buys = 0;
-    let sells = 0;
-    for (const c of cs) {
-      v0 += BigInt(c.volume0);
-      v1 += BigInt(c.volume1);
-      trades += c.trades;
-      buys += c.buys;
-      sells += c.sells;
-    }
-    return {
-      window: name,
-      seconds: secs,
-      volume0: v0.toString(),
-      volume1: v1.toString(),
-      trades,
-      buys,
-      sells,
-      open: cs.length ? ratParse(cs[0].open) : null,
-      close: cs.length ? ratParse(cs[cs.length - 1].close) : null,
-    };
-  });
-}
-
 /** All-time extreme over 1d candles up to `anchorTs`: high (max of highs) or low (min of lows). */
 export function extreme(
   view: View,
@@ -187,5 +117,3 @@ export function extreme(
   }
   return best;
 }
-
-export { poolPrefix };

@@ -1,10 +1,13 @@
 /**
  * Quote and default-venue rules for token-denominated market routes (R8: one venue, never blend
- * quotes).
+ * quotes). Each rule exists here once.
  *
  * Quote rule: `quote` named → admitted when the token has at least one registered pool against it
  * (else 409 quote_not_admitted); absent → the single counter currency when there is exactly one;
- * several → 400 listing the candidates.
+ * several → 400 listing the candidates. The first-paint routes (stats, overview, the detail's
+ * stats block) extend the last step, and only it: with several candidates, the configured USD
+ * stablecoin quote with the largest positive 24h quote-side volume over its pools; none → the
+ * candidates are published (stats answers 400 quote_ambiguous, overview null market fields).
  *
  * Default-venue rule (named on every response): among the token's pools against the quote, the
  * pool with the largest trailing-24h quote-side volume at the anchor; ties by more trades in 24h,
@@ -17,7 +20,8 @@ import type { View } from '../storage/index.js';
 import { POOL_BY_CURRENCY } from '../storage/tables/markets.js';
 import type { CandleRow, PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
-import { type At, poolAt, windowStats } from './read.js';
+import { type At, poolAt } from './read.js';
+import { type WindowStats, windowStats } from './windows.js';
 
 /** Pools of one token considered at most (Limits: token pool membership). */
 export const MAX_TOKEN_POOLS = 2048;
@@ -75,12 +79,20 @@ export function orientCandle(p: PoolRow, token: string, c: CandleRow) {
   };
 }
 
+/** How the quote was resolved. */
+export type QuoteHow = 'named' | 'only_counter_currency' | 'largest_usd_markable_volume';
+
 export type QuoteResolution =
-  | { ok: true; quote: string; how: 'named' | 'only_counter_currency'; candidates: string[] }
+  | { ok: true; quote: string; how: QuoteHow; candidates: string[] }
   | { ok: false; kind: 'not_admitted' | 'ambiguous' | 'no_pools'; candidates: string[] };
 
+/** Counter currencies of the token's pools (the quote candidates), ascending. */
+export const quoteCandidates = (pools: PoolRow[], token: string): string[] =>
+  [...new Set(pools.map((p) => counterOf(p, token)))].sort();
+
+/** The quote rule (module note). */
 export function resolveQuote(pools: PoolRow[], token: string, named: string | undefined): QuoteResolution {
-  const candidates = [...new Set(pools.map((p) => counterOf(p, token)))].sort();
+  const candidates = quoteCandidates(pools, token);
   if (!pools.length) return { ok: false, kind: 'no_pools', candidates };
   if (named) {
     const q = named.toLowerCase();
@@ -91,6 +103,43 @@ export function resolveQuote(pools: PoolRow[], token: string, named: string | un
   if (candidates.length === 1)
     return { ok: true, quote: candidates[0], how: 'only_counter_currency', candidates };
   return { ok: false, kind: 'ambiguous', candidates };
+}
+
+/**
+ * The first-paint quote rule (module note): the quote rule, whose ambiguity falls back to the USD
+ * stablecoin quote with the largest positive 24h quote-side volume (ties: the lower address).
+ */
+export function resolveFirstPaintQuote(
+  pools: PoolRow[],
+  token: string,
+  named: string | undefined,
+  usdStablecoins: ReadonlySet<string>,
+  quoteVolume24h: (p: PoolRow) => bigint,
+): QuoteResolution {
+  const r = resolveQuote(pools, token, named);
+  if (r.ok || r.kind !== 'ambiguous') return r;
+  let best: { q: string; v: bigint } | null = null;
+  for (const c of r.candidates.filter((x) => usdStablecoins.has(x))) {
+    const vol = pools.filter((p) => counterOf(p, token) === c).reduce((a, p) => a + quoteVolume24h(p), 0n);
+    if (vol > 0n && (!best || vol > best.v)) best = { q: c, v: vol };
+  }
+  return best ? { ok: true, quote: best.q, how: 'largest_usd_markable_volume', candidates: r.candidates } : r;
+}
+
+/** Window statistics of a pool, computed at most once per request (see {@link statsMemo}). */
+export type StatsOf = (p: PoolRow) => WindowStats[];
+
+/** A per-request memo of {@link windowStats} at `at`: each pool's windows are read once. */
+export function statsMemo(view: View, at: At): StatsOf {
+  const m = new Map<string, WindowStats[]>();
+  return (p) => {
+    let w = m.get(p.key);
+    if (!w) {
+      w = windowStats(view, p.key, at);
+      m.set(p.key, w);
+    }
+    return w;
+  };
 }
 
 export interface VenueChoice {
@@ -104,8 +153,14 @@ export const VENUE_RULE =
   'largest trailing-24h quote-side volume at the anchor; ties: more 24h trades, then earliest creation coordinate, then pool key';
 
 /** 24h quote-side volume and trades of a pool for `token`/`quote`. */
-export function volume24h(view: View, p: PoolRow, token: string, at: At): { quote: bigint; trades: number } {
-  const w = windowStats(view, p.key, at).find((x) => x.window === '24h')!;
+export function volume24h(
+  view: View,
+  p: PoolRow,
+  token: string,
+  at: At,
+  statsOf: StatsOf = statsMemo(view, at),
+): { quote: bigint; trades: number } {
+  const w = statsOf(p).find((x) => x.window === '24h')!;
   return { quote: BigInt(tokenIsBase(p, token) ? w.volume1 : w.volume0), trades: w.trades };
 }
 
@@ -115,10 +170,11 @@ export function chooseVenue(
   token: string,
   quote: string,
   at: At,
+  statsOf: StatsOf = statsMemo(view, at),
 ): VenueChoice | null {
   const cands = pools
     .filter((p) => counterOf(p, token) === quote)
-    .map((p) => ({ p, v: volume24h(view, p, token, at) }));
+    .map((p) => ({ p, v: volume24h(view, p, token, at, statsOf) }));
   if (!cands.length) return null;
   cands.sort(
     (a, b) =>

@@ -17,10 +17,12 @@ import { wsUrlOf } from '../ingest/heads.js';
 import { createIngest, type Ingest } from '../ingest/index.js';
 import { createTracesLane, type TracesLane } from '../ingest/traces.js';
 import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/config.js';
+import { createMarketsReader } from '../markets/index.js';
 import { createMarketsProjection } from '../markets/projection.js';
 import type { ChainMetrics } from '../metrics/index.js';
 import { createRegistry } from '../projections/index.js';
 import { createRpc, type Rpc } from '../rpc/client.js';
+import { createScreenerReader } from '../screener/index.js';
 import type { ChainContext } from '../server/route.js';
 import { checkChainIdentity } from '../storage/identity.js';
 import { checkInvariants, createStore, type Store } from '../storage/index.js';
@@ -81,9 +83,12 @@ function readersFor(o: {
 }): ChainContext['readers'] {
   const chain = createChainReader({ traces: o.traces, node: o.node });
   const cohorts = createCohortsReader({ overrides: o.overrides, overridesVersion: o.overridesVersion });
+  const tokens = createTokensReader({ launchpads: o.launchpads });
   return {
     chain,
-    tokens: createTokensReader({ launchpads: o.launchpads }),
+    tokens,
+    markets: createMarketsReader({ usdStablecoins: o.markets.usdStablecoins, tokens }),
+    screener: createScreenerReader({ tokens }),
     wallets: createWalletsReader({
       quoteAssets: quoteAssetsOf(o.markets),
       usdStablecoins: o.markets.usdStablecoins,

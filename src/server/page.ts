@@ -139,30 +139,3 @@ export class PageBuilder {
     };
   }
 }
-
-/**
- * Walks `[bounds.gte, bounds.lt)` in the page's order, resuming strictly after the cursor key
- * (`bounds.prefix` + cursor key), pushing rows until the page is full or the range ends.
- * `row` maps a stored (key, value) to `[rowJson, resumeKey]`, or null to skip the row.
- */
-export function walkRange(
-  ctx: Ctx<unknown, unknown>,
-  req: PageRequest,
-  bounds: { prefix: Buffer; gte: Buffer; lt: Buffer },
-  row: (key: Buffer, value: Buffer) => [string, Buffer] | null,
-  builder = new PageBuilder(ctx, req),
-): PageBuilder {
-  const resume = req.after ? Buffer.concat([bounds.prefix, req.after]) : null;
-  const range =
-    req.order === 'asc'
-      ? resume
-        ? { gt: resume, lt: bounds.lt }
-        : { gte: bounds.gte, lt: bounds.lt }
-      : { gte: bounds.gte, lt: resume ?? bounds.lt, reverse: true };
-  ctx.chain.store.rocks.each(range, (k, v) => {
-    const r = row(k, v);
-    if (!r) return true;
-    return builder.push(r[0], r[1]);
-  });
-  return builder;
-}

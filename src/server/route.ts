@@ -62,6 +62,8 @@ export interface ChainContext {
 export interface Readers {
   chain: import('../chain/index.js').ChainReader;
   tokens: import('../tokens/index.js').TokensReader;
+  markets: import('../markets/index.js').MarketsReader;
+  screener: import('../screener/index.js').ScreenerReader;
   wallets: import('../wallets/index.js').WalletsReader;
   cohorts: import('../cohorts/index.js').CohortsReader;
   addresses: import('../addresses/index.js').AddressesReader;

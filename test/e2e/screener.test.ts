@@ -545,7 +545,7 @@ beforeAll(async () => {
       ...devnetIndexerEnv(dev, { usdStablecoins: [], quoteAssets: null, launchpad: false }),
       TRACES: 'off',
       SCREENER_CEILING: String(ENV.ceiling),
-      SCREENER_DISTINCT_SCAN: String(ENV.distinctScan),
+      DISTINCT_SCAN_LIMIT: String(ENV.distinctScan),
       SCREENER_HOLDERS_PREFILTER: String(ENV.prefilter),
     },
   });

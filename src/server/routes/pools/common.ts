@@ -1,58 +1,41 @@
-/** Shared by the pool routes: pool resolution (address or V4 manager + poolId), renderings, guard. */
+/** Shared by the pool routes: addressing (address or V4 manager + poolId) and renderings of the reader's objects. */
 
-import type { CandleRow, PoolRow, PoolState, SwapRow } from '../../../markets/model.js';
-import { FRAMES, type Frame } from '../../../markets/model.js';
-import { type Rational, ratJson, ratParse, ratStr } from '../../../markets/rational.js';
-import { type At, candleAtBlock, poolAt, stateAt, windowStats } from '../../../markets/read.js';
-import { poolKeyOf } from '../../../markets/tables.js';
-import { blockTimestamp } from '../../../storage/headers.js';
-import { KeyBuilder } from '../../../storage/keys.js';
-import { ApiError } from '../../errors.js';
-import { requireProjection } from '../../projections.js';
-import type { Ctx } from '../../route.js';
+import type {
+  CandleRow,
+  PoolRef,
+  PoolRow,
+  PoolState,
+  PoolStats,
+  Rational,
+  SwapRow,
+  UsdMark,
+} from '../../../markets/index.js';
 import { Address, PoolId } from '../../schemas.js';
-
-export const MARKETS = 'markets';
 
 /** Path parameters of the two addressing schemes. */
 export const ByAddress = { address: Address };
 export const ByV4 = { manager: Address, pool_id: PoolId };
 export type Variant = 'address' | 'v4';
 
-/** Resolves the pool of the request at `anchor`. @throws ApiError projection_unavailable, not_found. */
-export function resolvePool(
-  ctx: Ctx<Record<string, string>, unknown>,
-  variant: Variant,
-  anchor = ctx.anchor.number,
-): PoolRow {
-  requireProjection(ctx.chain, MARKETS);
-  const rocks = ctx.chain.store.rocks;
-  if (variant === 'v4') {
-    const key = poolKeyOf('v4', ctx.params.manager, ctx.params.pool_id);
-    const p = poolAt(ctx.view, key, anchor);
-    if (!p)
-      throw new ApiError(
-        'not_found',
-        `no V4 pool ${ctx.params.pool_id} on manager ${ctx.params.manager} at the anchored block`,
-      );
-    return p;
-  }
-  const p = poolAt(ctx.view, poolKeyOf('v2', ctx.params.address), anchor);
-  if (!p) {
-    throw new ApiError(
-      'not_found',
-      `no V2/V3 pool at ${ctx.params.address} at the anchored block (V4 pools are addressed as /pools/v4/{manager}/{pool_id}; launchpad curves by key from /pools/search)`,
-    );
-  }
-  return p;
-}
+/** The pool a request names. */
+export const refOf = (variant: Variant, params: Record<string, string>): PoolRef =>
+  variant === 'v4' ? { manager: params.manager, poolId: params.pool_id } : { address: params.address };
 
-/** Timestamp of block n (unix seconds). */
-export function timestampOf(ctx: Ctx<unknown, unknown>, n: number): number {
-  return blockTimestamp(ctx.chain.store.rocks, n) ?? 0;
-}
+/** `{priceNumerator, priceDenominator}`. */
+export const ratJson = (x: Rational) => ({
+  priceNumerator: x.n.toString(),
+  priceDenominator: x.d.toString(),
+});
+/** `{numerator, denominator}`. */
+export const fracJson = (x: Rational) => ({ numerator: x.n.toString(), denominator: x.d.toString() });
+const parse = (s: string): Rational => {
+  const i = s.indexOf('/');
+  return { n: BigInt(s.slice(0, i)), d: BigInt(s.slice(i + 1)) };
+};
+/** A stored "n/d" price as `{priceNumerator, priceDenominator}`. */
+export const priceJson = (s: string) => ratJson(parse(s));
 
-export function poolIdentity(p: PoolRow): Record<string, unknown> {
+export function poolIdentity(p: PoolRow) {
   return {
     key: p.key,
     protocol: p.protocol,
@@ -79,8 +62,6 @@ export function poolIdentity(p: PoolRow): Record<string, unknown> {
   };
 }
 
-const rat = (s: string | null) => (s ? ratJson(ratParse(s)) : null);
-
 /** Exact protocol-native liquidity: V2/curve reserves, or concentrated depth at the current tick. */
 export function liquidityJson(p: PoolRow, st: PoolState | null): Record<string, unknown> {
   if (p.protocol === 'v2' || p.protocol === 'launchpad') {
@@ -104,14 +85,13 @@ export function liquidityJson(p: PoolRow, st: PoolState | null): Record<string, 
 
 export function swapJson(s: SwapRow): Record<string, unknown> {
   const { price, ...rest } = s;
-  return { ...rest, ...ratJson(ratParse(price)) };
+  return { ...rest, ...priceJson(price) };
 }
 
 /** Window statistics at the anchor: volumes, counts and exact price change per window. */
-export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, at: At): Record<string, unknown> {
-  const ws = windowStats(ctx.view, p.key, at);
+export function statsJson(p: PoolRow, stats: PoolStats): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const w of ws) {
+  for (const w of stats.windows) {
     out[w.window] = {
       volume0: w.volume0,
       volume1: w.volume1,
@@ -126,10 +106,11 @@ export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, at: At): Recor
           : null,
       priceChangeReason: w.open ? null : 'no_trades_in_window',
       priceChangeUnit: '(close − open) / open, exact rational',
+      ...(stats.distinctTraders ? { distinctTraders: stats.distinctTraders[w.window] } : {}),
     };
   }
   return {
-    asOfTimestamp: at.ts,
+    asOfTimestamp: stats.asOfTimestamp,
     windowAlignment: 'windows cover 1-minute buckets (t − window, t]',
     base: p.currency0,
     quote: p.currency1,
@@ -138,25 +119,14 @@ export function statsJson(ctx: Ctx<unknown, unknown>, p: PoolRow, at: At): Recor
   };
 }
 
-/** The candle of one bucket exactly as of block `anchor` (R2), see candleAtBlock. */
-export function candleAsOf(
-  ctx: Ctx<unknown, unknown>,
-  p: PoolRow,
-  c: CandleRow,
-  frame: Frame,
-  anchor: number,
-): CandleRow | null {
-  return candleAtBlock(ctx.view, p.key, c, FRAMES[frame], anchor);
-}
-
 export function candleJson(c: CandleRow): Record<string, unknown> {
   return {
     t: c.t,
-    open: ratJson(ratParse(c.open)),
-    high: ratJson(ratParse(c.high)),
-    low: ratJson(ratParse(c.low)),
-    close: ratJson(ratParse(c.close)),
-    ...ratJson(ratParse(c.close)),
+    open: priceJson(c.open),
+    high: priceJson(c.high),
+    low: priceJson(c.low),
+    close: priceJson(c.close),
+    ...priceJson(c.close),
     volumeBase: c.volume0,
     volumeQuote: c.volume1,
     trades: c.trades,
@@ -165,4 +135,30 @@ export function candleJson(c: CandleRow): Record<string, unknown> {
   };
 }
 
-export { KeyBuilder, rat, stateAt, ratStr, type Rational };
+/** The liquidityUsd fields of a pool liquidity answer. */
+export function usdJson(l: {
+  usd: Rational | null;
+  usdReason: string | null;
+  usdMethod: string | null;
+  basis: string;
+  amounts: [Rational, Rational] | null;
+  marks: UsdMark[];
+}): Record<string, unknown> {
+  return {
+    liquidityUsd: l.usd ? fracJson(l.usd) : null,
+    liquidityUsdReason: l.usdReason,
+    liquidityUsdMethod: l.usdMethod,
+    liquidityUsdBasis: l.basis,
+    liquidityUsdAmounts: l.amounts
+      ? {
+          amount0: fracJson(l.amounts[0]),
+          amount1: fracJson(l.amounts[1]),
+          unit: 'base units of currency0 (amount0) and currency1 (amount1), exact rationals',
+        }
+      : null,
+    usdMarks: {
+      method: 'configured USD stablecoins at par (1 USD per whole unit); no other routes',
+      marks: l.marks,
+    },
+  };
+}

@@ -1,17 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type Route, single } from '../../route.js';
-import { Single } from '../../schemas.js';
-import {
-  ByAddress,
-  ByV4,
-  liquidityJson,
-  poolIdentity,
-  resolvePool,
-  stateAt,
-  statsJson,
-  timestampOf,
-  type Variant,
-} from './common.js';
+import { Obj, Single } from '../../schemas.js';
+import { ByAddress, ByV4, liquidityJson, poolIdentity, refOf, statsJson, type Variant } from './common.js';
+import { MARKETS, PoolStateSchema, PoolWindowStats, poolIdentityProps, poolStatsProps } from './schemas.js';
 
 const make = (variant: Variant): Route =>
   defineRoute({
@@ -25,20 +16,23 @@ const make = (variant: Variant): Route =>
         ? 'V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats.'
         : 'V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}.',
     params: variant === 'v4' ? ByV4 : ByAddress,
-    response: Single(Type.Object({}, { additionalProperties: true })),
-    errors: ['not_found', 'projection_unavailable'],
+    response: Single(Obj({ ...poolIdentityProps, state: PoolStateSchema, stats: PoolWindowStats })),
+    errors: ['not_found'],
+    requires: [MARKETS],
     batchable: true,
     anchored: true,
     handler(ctx) {
-      const p = resolvePool(ctx as never, variant);
-      const A = ctx.anchor.number;
-      const st = stateAt(ctx.view, p.key, A);
+      const d = ctx.readers.markets.poolDetail(ctx.view, refOf(variant, ctx.params), ctx.anchor.number);
       return single(
         ctx.anchor,
         JSON.stringify({
-          ...poolIdentity(p),
-          state: { ...liquidityJson(p, st), swaps: st?.swaps ?? 0, lastSwapBlock: st?.lastSwapBlock ?? null },
-          stats: statsJson(ctx as never, p, { block: A, ts: timestampOf(ctx as never, A) }),
+          ...poolIdentity(d.pool),
+          state: {
+            ...liquidityJson(d.pool, d.state),
+            swaps: d.state?.swaps ?? 0,
+            lastSwapBlock: d.state?.lastSwapBlock ?? null,
+          },
+          stats: statsJson(d.pool, d.stats),
         }),
       );
     },
@@ -46,3 +40,40 @@ const make = (variant: Variant): Route =>
 
 export const poolDetailRoute = make('address');
 export const v4PoolDetailRoute = make('v4');
+
+const makeStats = (variant: Variant): Route =>
+  defineRoute({
+    id: variant === 'v4' ? 'pools.v4Stats' : 'pools.stats',
+    method: 'GET',
+    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/stats' : '/pools/{address}/stats',
+    scope: 'read',
+    group: 'Pools',
+    summary:
+      'Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window).',
+    params: variant === 'v4' ? ByV4 : ByAddress,
+    response: Single(
+      Obj({
+        pool: Type.String({ pattern: '^0x[0-9a-f]{104}$', description: 'pool key' }),
+        ...poolStatsProps,
+        distinctTradersBasis: Type.Literal('transaction origin', { description: 'who counts as a trader' }),
+      }),
+    ),
+    errors: ['not_found'],
+    requires: [MARKETS],
+    batchable: true,
+    anchored: true,
+    handler(ctx) {
+      const s = ctx.readers.markets.poolStats(ctx.view, refOf(variant, ctx.params), ctx.anchor.number);
+      return single(
+        ctx.anchor,
+        JSON.stringify({
+          pool: s.pool.key,
+          ...statsJson(s.pool, s.stats),
+          distinctTradersBasis: 'transaction origin',
+        }),
+      );
+    },
+  });
+
+export const poolStatsRoute = makeStats('address');
+export const v4PoolStatsRoute = makeStats('v4');

@@ -1,15 +1,18 @@
 /** Pool routes (20). */
 import type { Route } from '../../route.js';
-import { poolBarsRoute, v4PoolBarsRoute } from './bars.js';
-import { poolDetailRoute, v4PoolDetailRoute } from './detail.js';
-import { poolAthRoute, poolAtlRoute } from './extremes.js';
-import { poolLiquidityRoute, v4PoolLiquidityRoute } from './liquidity.js';
+import { poolDetailRoute, poolStatsRoute, v4PoolDetailRoute, v4PoolStatsRoute } from './detail.js';
+import { poolAthRoute, poolAtlRoute, poolLiquidityRoute, v4PoolLiquidityRoute } from './liquidity.js';
 import { poolLiquidityEventsRoute } from './liquidity-events.js';
 import { currencyPoolsRoute, newPoolsRoute, poolSearchRoute } from './lists.js';
 import { poolOhlcvRoute, v4PoolOhlcvRoute } from './ohlcv.js';
-import { poolStatsRoute, v4PoolStatsRoute } from './stats.js';
-import { poolSwapsRoute, v4PoolSwapsRoute } from './swaps.js';
-import { poolTicksRoute, v4PoolTicksRoute } from './ticks.js';
+import {
+  poolBarsRoute,
+  poolSwapsRoute,
+  poolTicksRoute,
+  v4PoolBarsRoute,
+  v4PoolSwapsRoute,
+  v4PoolTicksRoute,
+} from './swaps.js';
 
 export const poolRoutes: Route[] = [
   currencyPoolsRoute,

@@ -1,10 +1,9 @@
-import { Type } from '@sinclair/typebox';
-import { MarketTable, poolPrefix } from '../../../markets/tables.js';
-import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { pageRequest, walkRange } from '../../page.js';
+import { poolRefKey } from '../../../markets/index.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { defineRoute } from '../../route.js';
-import { Address, OpenPaged, Paged, pageQuery } from '../../schemas.js';
-import { resolvePool } from './common.js';
+import { Paged, pageQuery } from '../../schemas.js';
+import { ByAddress, refOf } from './common.js';
+import { LiquidityEvent, MARKETS, PoolKey } from './schemas.js';
 
 /** GET /pools/{address}/liquidity-events (the pool group's twentieth route). */
 export const poolLiquidityEventsRoute = defineRoute({
@@ -15,18 +14,18 @@ export const poolLiquidityEventsRoute = defineRoute({
   group: 'Pools',
   summary:
     'Liquidity adds and removes of a V2/V3 pool in coordinate order: V2 Mint/Burn (amounts in base units), V3 Mint/Burn (liquidity L, tick range, amounts) and Collect; each with origin. PAGE by (block, log index).',
-  params: { address: Address },
+  params: ByAddress,
   query: pageQuery(),
-  response: OpenPaged(),
-  errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  response: Paged(LiquidityEvent, { pool: PoolKey }),
+  errors: ['not_found', 'bad_cursor', 'stale_cursor'],
+  requires: [MARKETS],
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const p = resolvePool(ctx as never, 'address');
-    const req = pageRequest(ctx, `${this.id}:${p.key}`);
-    const pre = poolPrefix(MarketTable.LIQ_EVENT, p.key);
-    return walkRange(ctx, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) =>
-      readU64(k, 53) > req.anchor.number ? null : [v.toString(), k.subarray(53)],
-    ).finish(`"pool":"${p.key}"`);
+    const ref = refOf('address', ctx.params);
+    const req = pageRequest(ctx, `${this.id}:${poolRefKey(ref)}`);
+    const b = new PageBuilder(ctx, req);
+    const p = ctx.readers.markets.liquidityEvents(ctx.view, ref, pageQueryOf(req), b.sink(JSON.stringify));
+    return b.finish(`"pool":"${p.key}"`);
   },
 });

@@ -1,47 +1,118 @@
 import { Type } from '@sinclair/typebox';
-import type { SwapRow } from '../../../markets/model.js';
-import { MarketTable, poolPrefix } from '../../../markets/tables.js';
-import { prefixEnd, readU64 } from '../../../storage/keys.js';
-import { pageRequest, walkRange } from '../../page.js';
+import { type Bar, poolRefKey, type SwapRow } from '../../../markets/index.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
-import { OpenPaged, Paged, pageQuery } from '../../schemas.js';
-import { ByAddress, ByV4, resolvePool, swapJson, type Variant } from './common.js';
+import { Address, AmountQuery, Paged, pageQuery } from '../../schemas.js';
+import { ByAddress, ByV4, ratJson, refOf, swapJson, type Variant } from './common.js';
+import { BarSchema, MARKETS, PoolKey, SwapSchema, TickSchema } from './schemas.js';
 
-/** Walks a pool's swaps at the page anchor; shared by swaps and ticks. */
-export function swapWalk(
-  ctx: Parameters<Route['handler']>[0],
-  variant: Variant,
-  routeId: string,
-  render: (s: SwapRow) => string,
-) {
-  const p0 = resolvePool(ctx as never, variant);
-  const req = pageRequest(ctx as never, `${routeId}:${p0.key}`);
-  resolvePool(ctx as never, variant, req.anchor.number);
-  const pre = poolPrefix(MarketTable.SWAP, p0.key);
-  return walkRange(ctx as never, req, { prefix: pre, gte: pre, lt: prefixEnd(pre) }, (k, v) =>
-    readU64(k, 53) > req.anchor.number ? null : [render(JSON.parse(v.toString()) as SwapRow), k.subarray(53)],
-  ).finish(`"pool":"${p0.key}","base":"${p0.currency0}","quote":"${p0.currency1}"`);
-}
+const PageExtra = {
+  pool: PoolKey,
+  base: { ...Address, description: 'currency0' },
+  quote: { ...Address, description: 'currency1' },
+};
+const extra = (p: { key: string; currency0: string; currency1: string }) =>
+  `"pool":"${p.key}","base":"${p.currency0}","quote":"${p.currency1}"`;
 
-const make = (variant: Variant): Route =>
+const tickJson = (s: SwapRow) => {
+  const p = swapJson(s) as { priceNumerator: string; priceDenominator: string };
+  return `{"block":${s.block},"timestamp":${s.timestamp},"txIndex":${s.txIndex},"logIndex":${s.logIndex},"txHash":"${s.txHash}","origin":"${s.origin}","side":"${s.side}","amount0":"${s.amount0}","amount1":"${s.amount1}","priceNumerator":"${p.priceNumerator}","priceDenominator":"${p.priceDenominator}","tick":${s.tick}}`;
+};
+
+const barJson = (b: Bar) =>
+  JSON.stringify({
+    first: b.first,
+    last: b.last,
+    trades: b.trades,
+    open: ratJson(b.open),
+    high: ratJson(b.high),
+    low: ratJson(b.low),
+    close: ratJson(b.close),
+    volumeBase: b.volumeBase.toString(),
+    volumeQuote: b.volumeQuote.toString(),
+    complete: b.complete,
+  });
+
+const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
   defineRoute({
-    id: variant === 'v4' ? 'pools.v4Swaps' : 'pools.swaps',
+    id: `pools.${variant === 'v4' ? 'v4' : ''}${variant === 'v4' ? (kind === 'swaps' ? 'Swaps' : 'Ticks') : kind}`,
     method: 'GET',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/swaps' : '/pools/{address}/swaps',
+    path: variant === 'v4' ? `/pools/v4/{manager}/{pool_id}/${kind}` : `/pools/{address}/${kind}`,
     scope: 'read',
     group: 'Pools',
     summary:
-      'Exact swaps in pool perspective (amount0/amount1 signed base units: positive = the pool received), with block, transaction and log coordinates, origin (transaction sender), sender/recipient, side, and the price after the trade as a rational (currency1 per currency0, base units). PAGE by (block, log index).',
+      kind === 'swaps'
+        ? 'Exact swaps in pool perspective (amount0/amount1 signed base units: positive = the pool received), with block, transaction and log coordinates, origin (transaction sender), sender/recipient, side, and the price after the trade as a rational (currency1 per currency0, base units). PAGE by (block, log index).'
+        : 'Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE.',
     params: variant === 'v4' ? ByV4 : ByAddress,
     query: pageQuery(),
-    response: OpenPaged(),
-    errors: ['not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+    response: Paged(kind === 'swaps' ? SwapSchema : TickSchema, PageExtra),
+    errors: ['not_found', 'bad_cursor', 'stale_cursor'],
+    requires: [MARKETS],
     batchable: true,
     anchored: true,
     handler(ctx) {
-      return swapWalk(ctx, variant, this.id, (s) => JSON.stringify(swapJson(s)));
+      const ref = refOf(variant, ctx.params);
+      // Ticks and bars share one cursor coordinate: a tick cursor resumes bars and vice versa.
+      const tag = kind === 'ticks' ? 'pools.tickCoordinate' : this.id;
+      const req = pageRequest(ctx, `${tag}:${poolRefKey(ref)}`);
+      const b = new PageBuilder(ctx, req);
+      const render = kind === 'swaps' ? (s: SwapRow) => JSON.stringify(swapJson(s)) : tickJson;
+      const p = ctx.readers.markets.poolSwaps(ctx.view, ref, pageQueryOf(req), b.sink(render));
+      return b.finish(extra(p));
     },
   });
 
-export const poolSwapsRoute = make('address');
-export const v4PoolSwapsRoute = make('v4');
+export const poolSwapsRoute = swapsRoute('address', 'swaps');
+export const v4PoolSwapsRoute = swapsRoute('v4', 'swaps');
+export const poolTicksRoute = swapsRoute('address', 'ticks');
+export const v4PoolTicksRoute = swapsRoute('v4', 'ticks');
+
+const barsRoute = (variant: Variant): Route =>
+  defineRoute({
+    id: variant === 'v4' ? 'pools.v4Bars' : 'pools.bars',
+    method: 'GET',
+    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/ticks/bars' : '/pools/{address}/ticks/bars',
+    scope: 'read',
+    group: 'Pools',
+    summary:
+      "Bars folded over the tick sequence: rule=trade closes a bar every `size` trades; rule=volume closes it when the bar's quote volume (|amount1|, base units) reaches `size`. Rows {first, last (tick coordinates), trades, open/high/low/close rationals, volumeBase, volumeQuote, complete}. The cursor is the tick coordinate (block, log index) where the next bar starts. Ascending only.",
+    params: variant === 'v4' ? ByV4 : ByAddress,
+    query: {
+      rule: Type.Union([Type.Literal('trade'), Type.Literal('volume')], {
+        description: 'trade: every `size` trades; volume: when Σ|amount1| reaches `size`',
+      }),
+      size: AmountQuery,
+      ...pageQuery({ orders: ['asc'] }),
+    },
+    response: Paged(BarSchema, {
+      pool: PoolKey,
+      rule: Type.Union([Type.Literal('trade'), Type.Literal('volume')], { description: 'the bar rule' }),
+      size: Type.String({ pattern: '^[1-9][0-9]*$', description: 'the bar size, decimal string' }),
+      volumeSide: Type.Literal('quote (currency1, |amount1|)', { description: 'the side volume bars count' }),
+    }),
+    errors: ['bad_request', 'not_found', 'bad_cursor', 'stale_cursor', 'query_too_broad'],
+    requires: [MARKETS],
+    batchable: true,
+    anchored: true,
+    handler(ctx) {
+      const ref = refOf(variant, ctx.params);
+      const size = BigInt(ctx.query.size);
+      const req = pageRequest(ctx, `pools.tickCoordinate:${poolRefKey(ref)}`, { order: 'asc' });
+      const b = new PageBuilder(ctx, req);
+      const p = ctx.readers.markets.poolBars(
+        ctx.view,
+        ref,
+        ctx.query.rule,
+        size,
+        pageQueryOf(req),
+        b.sink(barJson),
+      );
+      return b.finish(
+        `"pool":"${p.key}","rule":"${ctx.query.rule}","size":"${size}","volumeSide":"quote (currency1, |amount1|)"`,
+      );
+    },
+  });
+
+export const poolBarsRoute = barsRoute('address');
+export const v4PoolBarsRoute = barsRoute('v4');

@@ -1,8 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { HOLDERS_PREFILTER, SORTS, type Sort } from '../../../screener/compute.js';
-import { ApiError } from '../../errors.js';
+import { DomainError } from '../../../errors/index.js';
+import { HOLDERS_PREFILTER, SORTS, type Sort } from '../../../screener/index.js';
 import { anchorJson, defineRoute } from '../../route.js';
-import { filterProps, runScreener, screenerQueryOf, screenerQueryProps } from './screener.js';
+import { Anchor, Enum, Obj, Paged } from '../../schemas.js';
+import {
+  filterProps,
+  runScreener,
+  SCREENER_REQUIRES,
+  ScreenerRowSchema,
+  screenerPageProps,
+  screenerQueryOf,
+  screenerQueryProps,
+} from './screener.js';
 
 /** Named rankings: each is exactly one screener query; the catalogue publishes the formulas. */
 export const PRESETS: Record<
@@ -57,7 +66,18 @@ export const rankingsRoute = defineRoute({
   group: 'Screener and rankings',
   summary:
     'Static, self-describing catalogue of named rankings: each preset’s formula, parameters and the screener query it equals.',
-  response: Type.Object({}, { additionalProperties: true }),
+  response: Obj({
+    anchor: Anchor,
+    data: Type.Array(
+      Obj({
+        name: Enum(Object.keys(PRESETS), 'the preset'),
+        formula: Type.String({ description: 'the ranking formula in words' }),
+        sort: Enum([...SORTS, 'metric'], 'the screener sort it uses (metric: the caller chooses)'),
+        parameters: Type.Array(Type.String(), { description: 'query parameters the preset accepts' }),
+        equivalentScreenerQuery: Type.String({ description: 'the screener query the preset equals' }),
+      }),
+    ),
+  }),
   errors: [],
   batchable: true,
   anchored: true,
@@ -93,18 +113,25 @@ export const rankingRoute = defineRoute({
   summary: `One named ranking (${Object.keys(PRESETS).join(', ')}): its formula, every input per row (the screener row), and equivalentScreenerQuery. metric is accepted only by largest.`,
   params: { preset: Type.String({ pattern: '^[a-z_]{1,32}$' }) },
   query: { ...screenerQueryProps, metric: Type.Optional(Type.String({ maxLength: 48 })), ...filterProps },
-  response: Type.Object({}, { additionalProperties: true }),
-  errors: ['bad_request', 'not_found', 'bad_cursor', 'stale_cursor', 'projection_unavailable'],
+  response: Paged(ScreenerRowSchema, {
+    ...screenerPageProps,
+    preset: Enum(Object.keys(PRESETS), 'the preset'),
+    formula: Type.String({ description: 'the ranking formula in words' }),
+    equivalentScreenerQuery: Type.String({ description: 'the screener query this page equals' }),
+  }),
+  errors: ['bad_request', 'not_found', 'bad_cursor', 'stale_cursor'],
+  requires: SCREENER_REQUIRES,
   batchable: true,
   anchored: true,
   handler(ctx) {
     const preset = PRESETS[ctx.params.preset];
-    if (!preset) throw new ApiError('not_found', `no ranking preset "${ctx.params.preset}"; see /rankings`);
+    if (!preset)
+      throw new DomainError('not_found', `no ranking preset "${ctx.params.preset}"; see /rankings`);
     if (ctx.query.metric !== undefined && ctx.params.preset !== 'largest')
-      throw new ApiError('bad_request', 'metric is accepted only by the largest preset');
+      throw new DomainError('bad_request', 'metric is accepted only by the largest preset');
     const sort = (preset.sort ?? ctx.query.metric ?? 'total_volume_quote') as Sort;
     if (!SORTS.includes(sort))
-      throw new ApiError('bad_request', `unknown metric "${ctx.query.metric}" (${SORTS.join(', ')})`);
+      throw new DomainError('bad_request', `unknown metric "${ctx.query.metric}" (${SORTS.join(', ')})`);
     const q = screenerQueryOf(ctx.query as Record<string, unknown>, sort);
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(q))

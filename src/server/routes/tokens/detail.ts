@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../errors.js';
+import { requireProjection } from '../../projections.js';
 import type { Ctx } from '../../route.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Amount, Count, Nullable, Obj, QuoteQuery, Single } from '../../schemas.js';
 import { TOKENS } from './common.js';
-import { marketOf, marketQuoteOf } from './market/common.js';
-import { tokenStats } from './market/stats.js';
+import { statsBodyJson } from './market/common.js';
+import { tokenStatsProps } from './market/schemas.js';
 import {
   BalanceFidelity,
   Creation,
@@ -18,10 +19,10 @@ import {
 } from './schemas.js';
 
 /**
- * The embedded market stats block: the /tokens/{address}/stats body at the same anchor and quote
- * rule, or null with a typed reason (projection_unavailable:markets while the markets projection
- * is not ready, no_registered_pool, quote_ambiguous with the candidates).
- * @throws ApiError quote_not_admitted (409) when the named quote pairs with none of the pools.
+ * The embedded market stats block: the /tokens/{address}/stats body (without `token`) at the same
+ * anchor and quote rule, or null with a typed reason (projection_unavailable:markets while the
+ * markets projection is not ready, no_registered_pool, quote_ambiguous with the candidates).
+ * @throws DomainError quote_not_admitted (409) when the named quote pairs with none of the pools.
  */
 function embeddedStats(ctx: Ctx<{ address: string }, { quote?: string }>): {
   stats: Record<string, unknown> | null;
@@ -29,14 +30,17 @@ function embeddedStats(ctx: Ctx<{ address: string }, { quote?: string }>): {
   statsCandidates: string[] | null;
 } {
   try {
-    const m = marketOf(ctx);
-    const { quote, how, candidates } = marketQuoteOf(ctx as never, m, ctx.query.quote);
-    if (!quote) return { stats: null, statsReason: 'quote_ambiguous', statsCandidates: candidates };
-    return {
-      stats: { quote, quoteResolution: how, candidates, ...tokenStats(ctx as never, m, quote) },
-      statsReason: null,
-      statsCandidates: null,
-    };
+    requireProjection(ctx.chain, 'markets');
+    const s = ctx.readers.markets.tokenStats(
+      ctx.view,
+      ctx.params.address,
+      ctx.query.quote,
+      ctx.anchor.number,
+    );
+    if (s.quote === null)
+      return { stats: null, statsReason: 'quote_ambiguous', statsCandidates: s.candidates };
+    const { token: _token, ...body } = statsBodyJson(s);
+    return { stats: body, statsReason: null, statsCandidates: null };
   } catch (e) {
     if (!(e instanceof ServiceError)) throw e;
     if (e.code === 'projection_unavailable')
@@ -80,7 +84,9 @@ export const tokenDetailRoute = defineRoute({
       metadataNow: MetadataNow,
       holderCount: HolderCount,
       stats: Nullable(
-        Type.Object({}, { additionalProperties: true, description: 'the /tokens/{address}/stats body' }),
+        Obj((({ token: _t, ...rest }) => rest)(tokenStatsProps), {
+          description: 'the /tokens/{address}/stats body without token',
+        }),
         'see statsReason',
       ),
       statsReason: Nullable(

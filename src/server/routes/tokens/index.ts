@@ -12,7 +12,6 @@ import { launchpadLaunchesRoute } from './launchpad-launches.js';
 import { launchpadsRoute } from './launchpads.js';
 import { tokensListRoute } from './list.js';
 import { tokenCandlesRoute, tokenMcapSeriesRoute, tokenOhlcvRoute } from './market/candles.js';
-import { tokenAthRoute, tokenAtlRoute, tokenMcapRoute } from './market/mcap.js';
 import { tokenOverviewRoute } from './market/overview.js';
 import {
   tokenLiquidityRoute,
@@ -20,10 +19,15 @@ import {
   tokenPoolsByCurrencyRoute,
   tokenPoolsRankedRoute,
 } from './market/pools.js';
-import { tokenPriceRoute } from './market/price.js';
+import {
+  tokenAthRoute,
+  tokenAtlRoute,
+  tokenMcapRoute,
+  tokenPriceRoute,
+  tokenVenueRoute,
+} from './market/price.js';
 import { tokenStatsRoute } from './market/stats.js';
 import { tokenSwapsRoute, tokenTicksRoute, tokenTradersRoute } from './market/trades.js';
-import { tokenVenueRoute } from './market/venue.js';
 import { tokensSearchRoute } from './search.js';
 import { tokenTopHoldersRoute } from './top-holders.js';
 import { tokenTransfersRoute } from './transfers.js';

@@ -1,17 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import type { Frame } from '../../../../markets/model.js';
-import type { Rational } from '../../../../markets/rational.js';
-import { statsAt } from '../../../../tokens/read.js';
-import { PageBuilder, pageRequest } from '../../../page.js';
+import { alignRange, type Frame, type TokenSeriesKind } from '../../../../markets/index.js';
+import { PageBuilder, pageQueryOf, pageRequest } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
-import { Address, FrameQuery, OpenPaged, Paged, pageQuery, QuoteQuery } from '../../../schemas.js';
-import { alignRange } from '../../pools/ohlcv.js';
-import { marketOf, PAGED_MARKET_ERRORS, poolsWithQuote, quoteOf, venueJson, venueOf } from './common.js';
-import { mergedCandles, orientedJson } from './series.js';
+import {
+  Address,
+  Count,
+  FrameQuery,
+  Nullable,
+  Paged,
+  pageQuery,
+  QuoteQuery,
+  UnixSeconds,
+} from '../../../schemas.js';
+import { candleSchema } from '../../pools/schemas.js';
+import { orientedJson, PAGED_MARKET_ERRORS, TOKEN_MARKET, venueJson } from './common.js';
+import { QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './schemas.js';
 
-type Kind = 'candles' | 'ohlcv' | 'mcap';
+const MCAP_UNIT = 'quote base units (market cap = price × supplyFromTransfers)';
 
-const make = (kind: Kind): Route =>
+const make = (kind: TokenSeriesKind): Route =>
   defineRoute({
     id: kind === 'candles' ? 'tokens.candles' : kind === 'ohlcv' ? 'tokens.ohlcv' : 'tokens.mcapSeries',
     method: 'GET',
@@ -28,44 +35,55 @@ const make = (kind: Kind): Route =>
         ? 'Candles of the default venue only (one pool, one quote, named): rational OHLC in quote base units per token base unit, volumeBase (token), volumeQuote. Quote rule applies. PAGE by bucket start.'
         : kind === 'ohlcv'
           ? 'Token-grain candles over the token’s pools against one quote (bounded membership ≤ 2048): open = first trade by chain coordinate across pools, close = last, high/low extremes, volumes summed; never blends quotes; naming no quote when several exist is 400 with candidates. All pools keep fine series (fineSeriesAvailable true, no cold pools). PAGE.'
-          : 'Market-cap series: each candle price × exact supply (supplyFromTransfers at the bucket’s last trade block), quote base units as rationals; behaves like pool OHLCV. PAGE.',
+          : 'Market-cap series of the default venue: each candle price × exact supply (supplyFromTransfers at the bucket’s last trade block), quote base units as rationals; behaves like pool OHLCV. PAGE.',
     params: { address: Address },
     query: { ...FrameQuery, ...QuoteQuery, ...pageQuery() },
-    response: OpenPaged(),
+    response: Paged(candleSchema(kind === 'mcap' ? MCAP_UNIT : TOKEN_PRICE_UNIT, 'the token', 'the quote'), {
+      token: Address,
+      quote: { ...Address, description: 'the resolved quote' },
+      quoteResolution: QuoteResolution,
+      venue: Nullable(Venue, 'the default venue (candles); null for ohlcv and mcap/series'),
+      poolsAggregated: Count('pools whose candles are merged'),
+      frame: Type.Union(
+        ['1s', '30s', '1m', '1h', '1d'].map((f) => Type.Literal(f)),
+        { description: 'bucket width' },
+      ),
+      from: UnixSeconds('first bucket start (aligned down)'),
+      to: UnixSeconds('last bucket start (aligned down)'),
+      priceUnit: Type.Literal(kind === 'mcap' ? MCAP_UNIT : TOKEN_PRICE_UNIT, {
+        description: 'unit of the prices',
+      }),
+      fineSeriesAvailable: Type.Boolean({ description: 'true: every pool keeps 1s and 30s series' }),
+      fineSeriesColdPools: Type.Array(Type.String(), {
+        maxItems: 0,
+        description: 'always empty: no pool is cold',
+      }),
+      finePoolsSkipped: Type.Literal(0, { description: 'always 0: no pool is skipped' }),
+    }),
     errors: [...PAGED_MARKET_ERRORS],
+    requires: TOKEN_MARKET,
     batchable: true,
     anchored: true,
     handler(ctx) {
       const frame = ctx.query.frame as Frame;
-      const { from, to } = alignRange(frame, ctx.query.from, ctx.query.to);
+      const r = alignRange(frame, ctx.query.from, ctx.query.to);
       const address = ctx.params.address.toLowerCase();
-      const req = pageRequest(ctx, `${this.id}:${address}:${ctx.query.quote ?? ''}:${frame}:${from}:${to}`);
-      const m = marketOf(ctx, req.anchor.number);
-      const q = quoteOf(m, ctx.query.quote);
-      const v = venueOf(ctx, m, q.quote);
-      const pools = kind === 'ohlcv' ? poolsWithQuote(m, q.quote) : [v.pool];
-      let rows = mergedCandles(ctx, pools, address, frame, from, to, req.anchor.number, m.anchorTs);
-      if (req.order === 'desc') rows = rows.reverse();
-      if (req.after) {
-        const t = Number(req.after.readBigUInt64BE(0));
-        rows = rows.filter((c) => (req.order === 'asc' ? c.t > t : c.t < t));
-      }
-      const rocks = ctx.chain.store.rocks;
-      const scale =
-        kind === 'mcap'
-          ? (r: Rational, c: (typeof rows)[number]) => {
-              const supply = BigInt(statsAt(ctx.view, address, c.last[0])?.supplyFromTransfers ?? '0');
-              return { n: r.n * supply, d: r.d };
-            }
-          : undefined;
+      const req = pageRequest(
+        ctx,
+        `${this.id}:${address}:${ctx.query.quote ?? ''}:${frame}:${r.from}:${r.to}`,
+      );
       const b = new PageBuilder(ctx, req);
-      for (const c of rows) {
-        const key = Buffer.alloc(8);
-        key.writeBigUInt64BE(BigInt(c.t));
-        if (!b.push(JSON.stringify(orientedJson(c, scale)), key)) break;
-      }
+      const q = { quote: ctx.query.quote, frame, from: r.from, to: r.to };
+      const s = ctx.readers.markets.tokenSeries(
+        ctx.view,
+        address,
+        kind,
+        q,
+        pageQueryOf(req),
+        b.sink(orientedJson),
+      );
       return b.finish(
-        `"token":"${address}","quote":"${q.quote}","quoteResolution":"${q.how}","venue":${JSON.stringify(kind === 'candles' ? venueJson(v) : null)},"poolsAggregated":${pools.length},"frame":"${frame}","from":${from},"to":${to},"priceUnit":"${kind === 'mcap' ? 'quote base units (market cap = price × supplyFromTransfers)' : 'quote base units per token base unit'}","fineSeriesAvailable":true,"fineSeriesColdPools":[],"finePoolsSkipped":0`,
+        `"token":"${address}","quote":"${s.quote.quote}","quoteResolution":"${s.quote.how}","venue":${JSON.stringify(kind === 'candles' ? venueJson(s.venue) : null)},"poolsAggregated":${s.pools},"frame":"${frame}","from":${r.from},"to":${r.to},"priceUnit":"${kind === 'mcap' ? MCAP_UNIT : TOKEN_PRICE_UNIT}","fineSeriesAvailable":true,"fineSeriesColdPools":[],"finePoolsSkipped":0`,
       );
     },
   });

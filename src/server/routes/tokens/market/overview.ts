@@ -1,17 +1,28 @@
 import { Type } from '@sinclair/typebox';
-import { ratJson, ratParse } from '../../../../markets/rational.js';
-import { stateAt } from '../../../../markets/read.js';
-import { counterOf, orient, volume24h } from '../../../../markets/venue.js';
-import { statsAt } from '../../../../tokens/read.js';
+import { OVERVIEW_POOLS, type RankedPool } from '../../../../markets/index.js';
 import { tokenIdentity } from '../../../../tokens/render.js';
 import { defineRoute, single } from '../../../route.js';
-import { Address, QuoteQuery, Single } from '../../../schemas.js';
-import { poolIdentity } from '../../pools/common.js';
-import { marketOf, marketQuoteOf, membershipJson, venueJson, venueOf } from './common.js';
-import { tokenStats } from './stats.js';
+import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
+import { poolIdentity, ratJson } from '../../pools/common.js';
+import { Price, poolIdentityProps } from '../../pools/schemas.js';
+import { BalanceFidelity, OverviewHolderCount, TokenIdentity } from '../schemas.js';
+import { membershipJson, TOKEN_MARKET, venueJson, windowsJson } from './common.js';
+import {
+  Candidates,
+  membershipProps,
+  QuoteResolution,
+  rankedPoolProps,
+  TOKEN_PRICE_UNIT,
+  TokenWindows,
+  Venue,
+} from './schemas.js';
 
-/** Rows of the overview's pool listing (Limits). */
-export const OVERVIEW_POOLS = 32;
+const listingRow = (r: RankedPool) => ({
+  rank: r.rank,
+  ...poolIdentity(r.pool),
+  quoteAsset: r.quoteAsset,
+  rankedVolume24hQuote: r.volume24hQuote.toString(),
+});
 
 export const tokenOverviewRoute = defineRoute({
   id: 'tokens.overview',
@@ -22,81 +33,92 @@ export const tokenOverviewRoute = defineRoute({
   summary: `First-paint composite at one anchor: identity, price and market cap on the default venue, window stats, pool listing (${OVERVIEW_POOLS} rows by quote-native 24h volume; poolsTruncated, poolsListedBound, poolsFanoutExceeded, poolsNextCursor/poolsNextRoute continue on /pools/ranked when a quote resolved), and holderCount {status, count, retainedListSize, retainedListCap, asOfBlock, burnSinkHolders}. Quote: named, single counter currency, or the one with the largest USD-markable volume; otherwise market fields are null with reason quote_ambiguous and the candidates.`,
   params: { address: Address },
   query: QuoteQuery,
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'projection_unavailable'],
+  response: Single(
+    Obj({
+      ...TokenIdentity,
+      supplyFromTransfers: {
+        ...Amount,
+        description: 'supply from transfers at the anchor, token base units',
+      },
+      market: Obj(
+        {
+          quote: Nullable(Address, 'the resolved quote; null: see reason'),
+          quoteResolution: Nullable(QuoteResolution, 'null when no quote resolved'),
+          candidates: Candidates,
+          venue: Nullable(Venue, 'null when no quote resolved'),
+          price: Nullable(Price(TOKEN_PRICE_UNIT), 'see reason'),
+          marketCap: Nullable(
+            Price('quote base units', 'market cap = price × supplyFromTransfers'),
+            'see reason',
+          ),
+          reason: ReasonOf(['quote_ambiguous', 'no_registered_pools', 'venue_has_no_price_yet']),
+          stats: Nullable(TokenWindows, 'window stats on the default venue; null when no quote resolved'),
+        },
+        { description: 'price, market cap and window stats on the default venue' },
+      ),
+      pools: Type.Array(Obj({ ...rankedPoolProps, ...poolIdentityProps }), {
+        description: `the first ${OVERVIEW_POOLS} pools of /pools/ranked (sort=volume_24h, the resolved quote)`,
+      }),
+      poolsListedBound: Type.Literal(OVERVIEW_POOLS, { description: 'rows of the listing at most' }),
+      ...membershipProps,
+      poolsNextCursor: Nullable(
+        Type.String(),
+        'cursor of /pools/ranked at the listing’s end; null when complete',
+      ),
+      poolsNextRoute: Nullable(Type.String(), 'the route the cursor continues; null when complete'),
+      holderCount: OverviewHolderCount,
+      reconciliation: BalanceFidelity,
+    }),
+  ),
+  errors: ['bad_request', 'not_found', 'quote_not_admitted'],
+  requires: TOKEN_MARKET,
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const m = marketOf(ctx);
-    const rocks = ctx.chain.store.rocks;
-    const A = ctx.anchor.number;
-    const { quote, how, candidates } = marketQuoteOf(ctx, m, ctx.query.quote);
-    const stats = statsAt(ctx.view, m.address, A);
-    let market: Record<string, unknown> = {
-      price: null,
-      marketCap: null,
-      stats: null,
-      venue: null,
-      reason: candidates.length ? 'quote_ambiguous' : 'no_registered_pools',
-      candidates,
-    };
-    let listing: unknown[] = [];
+    const o = ctx.readers.markets.tokenOverview(
+      ctx.view,
+      ctx.params.address,
+      ctx.query.quote,
+      ctx.anchor.number,
+    );
+    const m = o.market;
+    const address = o.token.address;
+    // The listing continues on the ranked-pools route: a cursor of that route at rank 32.
     let next: string | null = null;
-    if (quote) {
-      const v = venueOf(ctx, m, quote);
-      const st = stateAt(ctx.view, v.pool.key, A);
-      const price = st?.price ? orient(v.pool, m.address, ratParse(st.price)) : null;
-      const supply = BigInt(stats?.supplyFromTransfers ?? '0');
-      market = {
-        quote,
-        quoteResolution: how,
-        candidates,
-        venue: venueJson(v),
-        price: price ? ratJson(price) : null,
-        marketCap: price ? ratJson({ n: price.n * supply, d: price.d }) : null,
-        reason: price ? null : 'venue_has_no_price_yet',
-        stats: tokenStats(ctx, m, quote).windows,
-      };
-      const ranked = m.pools.pools
-        .filter((p) => counterOf(p, m.address) === quote)
-        .map((p) => ({ p, v: volume24h(ctx.view, p, m.address, m.at) }))
-        .sort((a, b) =>
-          b.v.quote > a.v.quote ? 1 : b.v.quote < a.v.quote ? -1 : a.p.key < b.p.key ? -1 : 1,
-        );
-      listing = ranked.slice(0, OVERVIEW_POOLS).map((r, i) => ({
-        rank: i + 1,
-        ...poolIdentity(r.p),
-        quoteAsset: quote,
-        rankedVolume24hQuote: r.v.quote.toString(),
-      }));
-      if (ranked.length > OVERVIEW_POOLS) {
-        const key = Buffer.alloc(4);
-        key.writeUInt32BE(OVERVIEW_POOLS);
-        next = ctx.chain.cursors.encode({
-          chainId: ctx.chain.chainId,
-          route: `tokens.poolsRanked:${m.address}:volume_24h:${ctx.query.quote ?? ''}`,
-          order: 'desc',
-          anchor: ctx.anchor,
-          key,
-        });
-      }
+    if (o.poolsMore) {
+      const key = Buffer.alloc(4);
+      key.writeUInt32BE(OVERVIEW_POOLS);
+      next = ctx.chain.cursors.encode({
+        chainId: ctx.chain.chainId,
+        route: `tokens.poolsRanked:${address}:volume_24h:${ctx.query.quote ?? ''}`,
+        order: 'desc',
+        anchor: ctx.anchor,
+        key,
+      });
     }
-    const holders = stats?.holders ?? 0;
     const body = {
-      ...tokenIdentity(m.token),
-      supplyFromTransfers: stats?.supplyFromTransfers ?? '0',
-      market,
-      pools: listing,
+      ...tokenIdentity(o.token),
+      supplyFromTransfers: o.supplyFromTransfers.toString(),
+      market: {
+        quote: m.quote,
+        quoteResolution: m.quoteResolution,
+        candidates: m.candidates,
+        venue: m.venue ? venueJson(m.venue) : null,
+        price: m.price ? ratJson(m.price) : null,
+        marketCap: m.marketCap ? ratJson(m.marketCap) : null,
+        reason: m.reason,
+        stats: m.windows ? windowsJson(m.windows) : null,
+      },
+      pools: o.pools.map(listingRow),
       poolsListedBound: OVERVIEW_POOLS,
-      ...membershipJson(m),
-      poolsTruncated:
-        m.pools.truncated || (quote !== null && listing.length === OVERVIEW_POOLS && next !== null),
+      ...membershipJson(o.membership),
+      poolsTruncated: o.membership.truncated || next !== null,
       poolsNextCursor: next,
       poolsNextRoute: next
-        ? `/tokens/${m.address}/pools/ranked${ctx.query.quote ? `?quote=${ctx.query.quote}` : ''}`
+        ? `/tokens/${address}/pools/ranked${ctx.query.quote ? `?quote=${ctx.query.quote}` : ''}`
         : null,
-      holderCount: ctx.readers.tokens.overviewHolderCount(ctx.view, m.token, A),
-      reconciliation: ctx.readers.tokens.fidelityOf(ctx.view, m.address),
+      holderCount: o.holderCount,
+      reconciliation: o.reconciliation,
     };
     return single(ctx.anchor, JSON.stringify(body));
   },

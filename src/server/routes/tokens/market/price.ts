@@ -1,12 +1,16 @@
+/** Token price, market cap, all-time extremes and venue resolution (quote rule, default venue). */
 import { Type } from '@sinclair/typebox';
-import { ratJson, ratParse } from '../../../../markets/rational.js';
-import { stateAt } from '../../../../markets/read.js';
-import { orient } from '../../../../markets/venue.js';
-import { defineRoute, single } from '../../../route.js';
-import { Address, QuoteQuery, Single } from '../../../schemas.js';
-import { marketOf, quoteOf, venueJson, venueOf } from './common.js';
+import { VENUE_RULE } from '../../../../markets/index.js';
+import { defineRoute, type Route, single } from '../../../route.js';
+import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
+import { ratJson } from '../../pools/common.js';
+import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
+import { membershipJson, TOKEN_MARKET, venueJson } from './common.js';
+import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './schemas.js';
 
-/** GET /tokens/{address}/price: spot price on the default venue at the anchor, as a rational. */
+const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;
+const Params = { address: Address };
+
 export const tokenPriceRoute = defineRoute({
   id: 'tokens.price',
   method: 'GET',
@@ -15,28 +19,219 @@ export const tokenPriceRoute = defineRoute({
   group: 'Tokens',
   summary:
     'Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit.',
-  params: { address: Address },
+  params: Params,
   query: QuoteQuery,
-  response: Single(Type.Object({}, { additionalProperties: true })),
-  errors: ['bad_request', 'not_found', 'quote_not_admitted', 'projection_unavailable'],
+  response: Single(
+    Obj({
+      token: Address,
+      quote: { ...Address, description: 'the resolved quote' },
+      quoteResolution: QuoteResolution,
+      venue: Venue,
+      price: Nullable(Price(TOKEN_PRICE_UNIT), 'see priceReason'),
+      priceReason: ReasonOf(['venue_has_no_price_yet']),
+      priceUnit: Type.Literal(TOKEN_PRICE_UNIT, { description: 'unit of price' }),
+    }),
+  ),
+  errors: [...ERRORS],
+  requires: TOKEN_MARKET,
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const m = marketOf(ctx);
-    const q = quoteOf(m, ctx.query.quote);
-    const v = venueOf(ctx, m, q.quote);
-    const st = stateAt(ctx.view, v.pool.key, ctx.anchor.number);
-    const price = st?.price ? orient(v.pool, m.address, ratParse(st.price)) : null;
+    const p = ctx.readers.markets.tokenPrice(
+      ctx.view,
+      ctx.params.address,
+      ctx.query.quote,
+      ctx.anchor.number,
+    );
     return single(
       ctx.anchor,
       JSON.stringify({
-        token: m.address,
-        quote: q.quote,
-        quoteResolution: q.how,
-        venue: venueJson(v),
-        price: price ? ratJson(price) : null,
-        priceReason: price ? null : 'venue_has_no_price_yet',
-        priceUnit: 'quote base units per token base unit',
+        token: p.token,
+        quote: p.quote.quote,
+        quoteResolution: p.quote.how,
+        venue: venueJson(p.venue),
+        price: p.price ? ratJson(p.price) : null,
+        priceReason: p.price ? null : 'venue_has_no_price_yet',
+        priceUnit: TOKEN_PRICE_UNIT,
+      }),
+    );
+  },
+});
+
+export const tokenMcapRoute = defineRoute({
+  id: 'tokens.mcap',
+  method: 'GET',
+  path: '/tokens/{address}/mcap',
+  scope: 'read',
+  group: 'Tokens',
+  summary:
+    'Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated.',
+  params: Params,
+  query: QuoteQuery,
+  response: Single(
+    Obj({
+      token: Address,
+      quote: { ...Address, description: 'the resolved quote' },
+      quoteResolution: QuoteResolution,
+      venue: Venue,
+      supply: { ...Amount, description: 'supplyFromTransfers at the anchor, token base units' },
+      supplySource: Type.Literal('supplyFromTransfers (mints minus burns to 0x0)', {
+        description: 'supply source',
+      }),
+      price: Nullable(Price(TOKEN_PRICE_UNIT), 'null before the venue’s first trade'),
+      marketCap: Nullable(Price('quote base units', 'market cap'), 'see marketCapReason'),
+      marketCapReason: ReasonOf(['venue_has_no_price_yet']),
+      marketCapUnit: Type.Literal('quote base units', { description: 'unit of marketCap' }),
+      ...membershipProps,
+    }),
+  ),
+  errors: [...ERRORS],
+  requires: TOKEN_MARKET,
+  batchable: true,
+  anchored: true,
+  handler(ctx) {
+    const m = ctx.readers.markets.tokenMcap(ctx.view, ctx.params.address, ctx.query.quote, ctx.anchor.number);
+    return single(
+      ctx.anchor,
+      JSON.stringify({
+        token: m.token,
+        quote: m.quote.quote,
+        quoteResolution: m.quote.how,
+        venue: venueJson(m.venue),
+        supply: m.supply.toString(),
+        supplySource: 'supplyFromTransfers (mints minus burns to 0x0)',
+        price: m.price ? ratJson(m.price) : null,
+        marketCap: m.price ? ratJson({ n: m.price.n * m.supply, d: m.price.d }) : null,
+        marketCapReason: m.price ? null : 'venue_has_no_price_yet',
+        marketCapUnit: 'quote base units',
+        ...membershipJson(m.membership),
+      }),
+    );
+  },
+});
+
+const extremeRoute = (which: 'high' | 'low'): Route =>
+  defineRoute({
+    id: which === 'high' ? 'tokens.ath' : 'tokens.atl',
+    method: 'GET',
+    path: which === 'high' ? '/tokens/{address}/ath' : '/tokens/{address}/atl',
+    scope: 'read',
+    group: 'Tokens',
+    summary: `All-time ${which} price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated.`,
+    params: Params,
+    query: QuoteQuery,
+    response: Single(
+      Obj({
+        token: Address,
+        quote: { ...Address, description: 'the resolved quote' },
+        kind: Type.Literal(which === 'high' ? 'ath' : 'atl', { description: 'all-time high or low' }),
+        price: Nullable(Price(TOKEN_PRICE_UNIT, `all-time ${which}`), 'see priceReason'),
+        priceReason: ReasonOf(['no_trades']),
+        provenance: Nullable(
+          Obj({
+            pool: PoolKey,
+            dayBucket: Type.Integer({
+              minimum: 0,
+              description: 'start of the UTC day of the extreme, unix seconds',
+            }),
+            invertedFromCounterOrientation: Type.Boolean({
+              description: 'true when the pool lists the token as currency1 (its price was inverted)',
+            }),
+          }),
+          'null without trades',
+        ),
+        ...membershipProps,
+      }),
+    ),
+    errors: [...ERRORS],
+    requires: TOKEN_MARKET,
+    batchable: true,
+    anchored: true,
+    handler(ctx) {
+      const r = ctx.readers.markets.tokenExtreme(
+        ctx.view,
+        ctx.params.address,
+        ctx.query.quote,
+        ctx.anchor.number,
+        which,
+      );
+      const x = r.extreme;
+      return single(
+        ctx.anchor,
+        JSON.stringify({
+          token: r.token,
+          quote: r.quote,
+          kind: which === 'high' ? 'ath' : 'atl',
+          price: x ? ratJson(x.price) : null,
+          priceReason: x ? null : 'no_trades',
+          provenance: x
+            ? { pool: x.pool, dayBucket: x.bucket, invertedFromCounterOrientation: x.inverted }
+            : null,
+          ...membershipJson(r.membership),
+        }),
+      );
+    },
+  });
+
+export const tokenAthRoute = extremeRoute('high');
+export const tokenAtlRoute = extremeRoute('low');
+
+const Candidate = Obj({
+  pool: PoolKey,
+  protocol: Protocol,
+  volume24hQuote: { ...Amount, description: 'trailing-24h quote-side volume, quote base units' },
+  trades24h: Type.Integer({ minimum: 0, description: 'trades in the trailing 24h' }),
+});
+
+/** GET /tokens/{address}/venue: venue resolution per quote (or for the named quote). */
+export const tokenVenueRoute = defineRoute({
+  id: 'tokens.venue',
+  method: 'GET',
+  path: '/tokens/{address}/venue',
+  scope: 'read',
+  group: 'Tokens',
+  summary: `Venue resolution: for each quote (or the named one) the default pool and every candidate with its 24h quote volume. Rule: ${VENUE_RULE}.`,
+  params: Params,
+  query: QuoteQuery,
+  response: Single(
+    Obj({
+      token: Address,
+      rule: Type.String({ description: 'the default-venue rule' }),
+      quotes: Type.Array(
+        Obj({
+          quote: Address,
+          venue: Obj(
+            { pool: PoolKey, protocol: Protocol },
+            { description: 'the default venue of this quote' },
+          ),
+          candidates: Type.Array(Candidate, { description: 'every pool against this quote, in venue order' }),
+        }),
+      ),
+      ...membershipProps,
+    }),
+  ),
+  errors: ['not_found', 'quote_not_admitted'],
+  requires: TOKEN_MARKET,
+  batchable: true,
+  anchored: true,
+  handler(ctx) {
+    const r = ctx.readers.markets.tokenVenues(
+      ctx.view,
+      ctx.params.address,
+      ctx.query.quote,
+      ctx.anchor.number,
+    );
+    return single(
+      ctx.anchor,
+      JSON.stringify({
+        token: r.token,
+        rule: r.rule,
+        quotes: r.quotes.map((q) => ({
+          quote: q.quote,
+          venue: { pool: q.venue.pool.key, protocol: q.venue.pool.protocol },
+          candidates: q.venue.candidates,
+        })),
+        ...membershipJson(r.membership),
       }),
     );
   },

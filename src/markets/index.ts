@@ -1,0 +1,47 @@
+/**
+ * The markets domain: pools (V2, V3, V4, launchpad curves), their state, swaps, candles and
+ * liquidity events, and the token market views over them (quote rule, default venue, windows).
+ * Exports the projection factory and the reader.
+ */
+export type { OrientedCandle, TokenExtreme } from './candles.js';
+export { alignRange, MAX_SPAN_BUCKETS } from './candles.js';
+export { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './config.js';
+export { SEARCH_SCAN_CEILING } from './lists.js';
+export type { CandleRow, Frame, LiquidityEventRow, PoolRow, PoolState, Protocol, SwapRow } from './model.js';
+export { createMarketsProjection } from './projection.js';
+export type { Rational } from './rational.js';
+export {
+  createMarketsReader,
+  type MarketsReader,
+  type MarketsReaderDeps,
+  OVERVIEW_POOLS,
+  type OverviewMarket,
+  type PoolDetail,
+  type PoolRef,
+  type PoolStats,
+  poolRefKey,
+  type TokenOverview,
+  type TokenSeriesKind,
+  type TokenStatsResult,
+} from './reader.js';
+export {
+  type Bar,
+  MAX_TICKS_PER_PAGE,
+  type TokenTrade,
+  TRADERS_SCAN_LIMIT,
+  type TraderRow,
+} from './swaps.js';
+export type { Quote, TokenWindow } from './token-market.js';
+export { AGGREGATE_POOLS, type RankedPool } from './token-pools.js';
+export type { UsdMark } from './usd.js';
+export { VENUE_RULE, type VenueChoice } from './venue.js';
+export {
+  DISTINCT_SCAN_LIMIT,
+  type DistinctCount,
+  WINDOW_ALIGNMENT,
+  WINDOW_NAMES,
+  WINDOW_SECONDS,
+  type WindowName,
+  type WindowStats,
+  windowFrom,
+} from './windows.js';
