@@ -7,9 +7,19 @@ export type { OrientedCandle, TokenExtreme } from './candles.js';
 export { alignRange, MAX_SPAN_BUCKETS } from './candles.js';
 export { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './config.js';
 export { SEARCH_SCAN_CEILING } from './lists.js';
-export type { CandleRow, Frame, LiquidityEventRow, PoolRow, PoolState, Protocol, SwapRow } from './model.js';
+export type {
+  CandleRow,
+  Frame,
+  LiquidityEventRow,
+  PoolProvenance,
+  PoolRow,
+  PoolState,
+  Protocol,
+  SwapRow,
+} from './model.js';
 export { createMarketsProjection } from './projection.js';
 export type { Rational } from './rational.js';
+export { provenanceOf } from './read.js';
 export {
   createMarketsReader,
   type MarketsReader,

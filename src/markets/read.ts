@@ -1,7 +1,7 @@
 /** Reads of the markets projection as of an anchor block. */
 import type { View } from '../storage/index.js';
 import { CANDLE, POOL, STATE_HIST, SWAP } from '../storage/tables/markets.js';
-import type { CandleRow, PoolRow, PoolState } from './model.js';
+import type { CandleRow, PoolProvenance, PoolRow, PoolState } from './model.js';
 import { FRAME_IDS } from './model.js';
 import { cmp, type Rational, ratParse } from './rational.js';
 
@@ -17,6 +17,22 @@ export interface At {
 export function poolAt(view: View, key: string, anchor: number): PoolRow | null {
   const p = view.get(POOL, key as Hex);
   return p && p.created.block <= anchor ? p : null;
+}
+
+/**
+ * How the pool was found: its factory event, or first sight after START_BLOCK (verified against
+ * its factory, state seeded by eth_call at the block before). Rows written before provenance
+ * existed were registered by their factory event.
+ */
+export function provenanceOf(p: PoolRow): PoolProvenance {
+  return (
+    p.provenance ?? {
+      discovery: 'factory_event',
+      verifiedAtBlock: p.created.block,
+      seededAtBlock: null,
+      creation: p.created,
+    }
+  );
 }
 
 /** State at the end of block `anchor` (latest history row ≤ anchor). */

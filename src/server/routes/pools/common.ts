@@ -1,14 +1,15 @@
 /** Shared by the pool routes: addressing (address or V4 manager + poolId) and renderings of the reader's objects. */
 
-import type {
-  CandleRow,
-  PoolRef,
-  PoolRow,
-  PoolState,
-  PoolStats,
-  Rational,
-  SwapRow,
-  UsdMark,
+import {
+  type CandleRow,
+  type PoolRef,
+  type PoolRow,
+  type PoolState,
+  type PoolStats,
+  provenanceOf,
+  type Rational,
+  type SwapRow,
+  type UsdMark,
 } from '../../../markets/index.js';
 import { Address, PoolId } from '../../schemas.js';
 
@@ -51,14 +52,7 @@ export function poolIdentity(p: PoolRow) {
     factory: p.factory,
     created: p.created,
     createdAt: p.createdAt,
-    // How the pool was found: its factory event, or first sight after START_BLOCK (verified against
-    // its factory, state seeded by eth_call at the block before). Rows older than provenance: factory event.
-    provenance: p.provenance ?? {
-      discovery: 'factory_event',
-      verifiedAtBlock: p.created.block,
-      seededAtBlock: null,
-      creation: p.created,
-    },
+    provenance: provenanceOf(p),
   };
 }
 

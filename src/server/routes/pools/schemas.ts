@@ -77,8 +77,29 @@ export const poolIdentityProps = {
   tickSpacing: Nullable(Type.Integer(), 'tick spacing (v3/v4); null otherwise'),
   hooks: Nullable(Address, 'V4 hooks contract; null otherwise'),
   factory: { ...Address, description: 'factory, PoolManager or launchpad that registered the pool' },
-  created: { ...Coordinate, description: 'creation (registration) event coordinate' },
-  createdAt: UnixSeconds('block timestamp of the creation, unix seconds'),
+  created: {
+    ...Coordinate,
+    description: 'registration coordinate: the factory event, or the first observed event (first_sight)',
+  },
+  createdAt: UnixSeconds('block timestamp of `created`, unix seconds'),
+  provenance: Obj(
+    {
+      discovery: Enum(
+        ['factory_event', 'first_sight'],
+        'factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event',
+      ),
+      verifiedAtBlock: Type.Integer({
+        minimum: 0,
+        description: 'block the pool was verified against its factory at',
+      }),
+      seededAtBlock: Nullable(
+        Type.Integer({ minimum: 0 }),
+        'block whose end state seeded the pool (first_sight); null for factory_event',
+      ),
+      creation: Nullable(Coordinate, 'creation event coordinate when known; null otherwise'),
+    },
+    { description: 'how the pool was found and verified' },
+  ),
 };
 export const PoolIdentity = Obj(poolIdentityProps, { description: 'a registered pool' });
 
