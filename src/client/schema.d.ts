@@ -334,7 +334,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Market-cap series: each candle price × exact supply (supplyFromTransfers at the bucket’s last trade block), quote base units as rationals; behaves like pool OHLCV. PAGE. */
+        /** Market-cap series of the default venue: each candle price × exact supply (supplyFromTransfers at the bucket’s last trade block), quote base units as rationals; behaves like pool OHLCV. PAGE. */
         get: operations["tokens.mcapSeries"];
         put?: never;
         post?: never;
@@ -504,7 +504,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Distinct traders (transaction origins) of the token against the resolved quote in a window (default 24h), ranked by quote volume desc: {trader, trades, buys, sells, volumeToken, volumeQuote}. Bounded: at most 50000 swaps scanned (complete: false beyond). PAGE by rank. */
+        /** Distinct traders (transaction origins) of the token against the resolved quote in a window (default 24h; whole 1-minute buckets, as every stats window), ranked by quote volume desc: {trader, trades, buys, sells, volumeToken, volumeQuote}. Bounded: at most 50000 swaps scanned (complete: false beyond). PAGE by rank. */
         get: operations["tokens.traders"];
         put?: never;
         post?: never;
@@ -657,7 +657,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rolling 5m/1h/4h/24h statistics: two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when ≤ 20000 swaps were scanned). */
+        /** Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window). */
         get: operations["pools.stats"];
         put?: never;
         post?: never;
@@ -742,7 +742,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Bounded pool discovery anchored on token and/or quote (at least one required), in pool-identity order (sort=pool_identity). Refinements fee_tier, protocol, created_from, created_to (block numbers) filter the anchored walk and need allowScan=true. factory is always refused (400); sort=liquidity is refused (400); sort=volume_24h is not available in this build (503, needs the market window index). */
+        /** Bounded pool discovery anchored on token and/or quote (at least one required), in pool-identity order (sort=pool_identity). Refinements fee_tier, protocol, created_from, created_to (block numbers) filter the anchored walk and need allowScan=true; at most 5000 pools are examined (422 query_too_broad beyond). factory is always refused (400); sort=liquidity is refused (400); sort=volume_24h is not available in this build (503, needs the market window index). */
         get: operations["pools.search"];
         put?: never;
         post?: never;
@@ -810,7 +810,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rolling 5m/1h/4h/24h statistics: two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when ≤ 20000 swaps were scanned). */
+        /** Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window). */
         get: operations["pools.v4Stats"];
         put?: never;
         post?: never;
@@ -2279,7 +2279,206 @@ export interface components {
                 };
                 /** @description see statsReason */
                 stats: {
-                    [key: string]: unknown;
+                    /** @description the resolved quote */
+                    quote: string;
+                    /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+                    quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
+                    /** @description every counter currency of the token (quote candidates) */
+                    candidates: string[];
+                    /** @description the default venue of (token, quote) */
+                    venue: {
+                        /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                        pool: string;
+                        /** @description pool protocol */
+                        protocol: "v2" | "v3" | "v4" | "launchpad";
+                        /** @description pool contract, PoolManager (v4) or curve */
+                        contract: string;
+                        /** @description V4 pool id; null otherwise */
+                        poolId: string | null;
+                        /** @description the default-venue rule */
+                        rule: string;
+                    };
+                    /** @description rolling windows of whole 1-minute buckets ending at the anchor */
+                    windows: {
+                        "5m": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                        "1h": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                        "4h": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                        "24h": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                    };
+                    /**
+                     * @description window rule
+                     * @constant
+                     */
+                    windowAlignment: "windows cover 1-minute buckets (t − window, t]";
+                    /**
+                     * @description who counts as a trader
+                     * @constant
+                     */
+                    distinctTradersBasis: "transaction origin";
                 } | null;
                 statsReason: ("projection_unavailable:markets" | "no_registered_pool" | "quote_ambiguous") | null;
                 /** @description the quote candidates when statsReason is quote_ambiguous */
@@ -2804,7 +3003,356 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                address: string;
+                /** @description see nameReason */
+                name: string | null;
+                nameReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                nameEncoding: ("string" | "bytes32") | null;
+                /** @description see symbolReason */
+                symbol: string | null;
+                symbolReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                symbolEncoding: ("string" | "bytes32") | null;
+                /** @description see decimalsReason */
+                decimals: number | null;
+                decimalsReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                /** @description totalSupply() when metadata was probed (eth_call); see totalSupplyAtProbeReason */
+                totalSupplyAtProbe: string | null;
+                totalSupplyAtProbeReason: ("no_code" | "reverted" | "empty_return" | "undecodable" | "non_utf8" | "out_of_range" | "node_state_unavailable" | "not_probed") | null;
+                /** @description null: not_probed */
+                metadataProbedAtBlock: number | null;
+                kind: "erc20" | "candidate";
+                confirmedErc20: boolean;
+                /** @description null: a candidate (no Transfer log yet) */
+                confirmedAt: {
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                } | null;
+                /** @description supply from transfers at the anchor, token base units */
+                supplyFromTransfers: string;
+                /** @description price, market cap and window stats on the default venue */
+                market: {
+                    /** @description the resolved quote; null: see reason */
+                    quote: string | null;
+                    /** @description null when no quote resolved */
+                    quoteResolution: ("named" | "only_counter_currency" | "largest_usd_markable_volume") | null;
+                    /** @description every counter currency of the token (quote candidates) */
+                    candidates: string[];
+                    /** @description null when no quote resolved */
+                    venue: {
+                        /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                        pool: string;
+                        /** @description pool protocol */
+                        protocol: "v2" | "v3" | "v4" | "launchpad";
+                        /** @description pool contract, PoolManager (v4) or curve */
+                        contract: string;
+                        /** @description V4 pool id; null otherwise */
+                        poolId: string | null;
+                        /** @description the default-venue rule */
+                        rule: string;
+                    } | null;
+                    /** @description see reason */
+                    price: {
+                        /** @description price: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description price: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    } | null;
+                    /** @description see reason */
+                    marketCap: {
+                        /** @description market cap = price × supplyFromTransfers: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description market cap = price × supplyFromTransfers: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    } | null;
+                    /** @description why the sibling value is null: quote_ambiguous, no_registered_pools, venue_has_no_price_yet; null when it is present */
+                    reason: "quote_ambiguous" | "no_registered_pools" | "venue_has_no_price_yet" | null;
+                    /** @description window stats on the default venue; null when no quote resolved */
+                    stats: {
+                        "5m": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                        "1h": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                        "4h": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                        "24h": {
+                            /** @description token base units, both sides of each trade */
+                            volumeBase: string;
+                            /** @description quote base units */
+                            volumeQuote: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received the token */
+                            buys: number;
+                            /** @description swaps where the trader gave the token */
+                            sells: number;
+                            /** @description distinct traders by transaction origin */
+                            distinctTraders: {
+                                /** @description distinct transaction origins found */
+                                lowerBound: number;
+                                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                                exact: boolean;
+                            };
+                            /** @description null without trades */
+                            open: {
+                                /** @description first price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                        };
+                    } | null;
+                };
+                /** @description the first 32 pools of /pools/ranked (sort=volume_24h, the resolved quote) */
+                pools: {
+                    /** @description position in the ranking */
+                    rank: number;
+                    /** @description the pool’s counter currency (its quote) */
+                    quoteAsset: string;
+                    /** @description trailing-24h quote-side volume, quote base units */
+                    rankedVolume24hQuote: string;
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    key: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                    address: string | null;
+                    /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                    contract: string;
+                    /** @description V4 pool id (bytes32); null otherwise */
+                    poolId: string | null;
+                    /** @description currency0 as the protocol orders them (native = the zero address) */
+                    currency0: string;
+                    /** @description currency1 */
+                    currency1: string;
+                    /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                    fee: number | null;
+                    /**
+                     * @description unit of fee
+                     * @constant
+                     */
+                    feeUnit: "hundredths of a basis point";
+                    /** @description tick spacing (v3/v4); null otherwise */
+                    tickSpacing: number | null;
+                    /** @description V4 hooks contract; null otherwise */
+                    hooks: string | null;
+                    /** @description factory, PoolManager or launchpad that registered the pool */
+                    factory: string;
+                    /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                    created: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    };
+                    /** @description block timestamp of `created`, unix seconds */
+                    createdAt: number;
+                    /** @description how the pool was found and verified */
+                    provenance: {
+                        /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                        discovery: "factory_event" | "first_sight";
+                        /** @description block the pool was verified against its factory at */
+                        verifiedAtBlock: number;
+                        /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                        seededAtBlock: number | null;
+                        /** @description creation event coordinate when known; null otherwise */
+                        creation: {
+                            block: number;
+                            txIndex: number;
+                            logIndex: number | null;
+                            txHash: string;
+                        } | null;
+                    };
+                }[];
+                /**
+                 * @description rows of the listing at most
+                 * @constant
+                 */
+                poolsListedBound: 32;
+                /** @description pools of the token considered (bounded at 2,048) */
+                poolsConsidered: number;
+                /** @description more pools exist than were considered */
+                poolsTruncated: boolean;
+                /** @description the 2,048 membership bound was reached */
+                poolsFanoutExceeded: boolean;
+                /** @description alias of poolsFanoutExceeded */
+                poolFanoutExceeded: boolean;
+                /** @description cursor of /pools/ranked at the listing’s end; null when complete */
+                poolsNextCursor: string | null;
+                /** @description the route the cursor continues; null when complete */
+                poolsNextRoute: string | null;
+                /** @description overview holder count; retained list = every holder (uncapped) */
+                holderCount: {
+                    status: "exact" | "backfilling" | "token_not_indexed";
+                    /** @description null: token_not_indexed */
+                    count: number | null;
+                    /** @description null: token_not_indexed */
+                    retainedListSize: number | null;
+                    /** @description null: the index retains every holder (no capped list) */
+                    retainedListCap: null;
+                    asOfBlock: number;
+                    /** @description null: token_not_indexed */
+                    burnSinkHolders: number | null;
+                };
+                /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+                reconciliation: {
+                    /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                    status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                    /** @description null: not_yet_checked */
+                    checkedAtBlock: number | null;
+                    /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                    supplyOnChain: string | null;
+                    /** @description the index supply at checkedAtBlock; null: not checked */
+                    supplyFromTransfers: string | null;
+                    /** @description balances compared with balanceOf at checkedAtBlock */
+                    holdersChecked: number;
+                    /** @description of those, how many differed */
+                    holdersMismatched: number;
+                    /** @description why the figures diverge or are unchecked; null when exact */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @constant */
+                    basis: "transfer_events_vs_eth_call";
+                };
             };
         };
         "tokens.stats": {
@@ -2815,8 +3363,210 @@ export interface components {
                 /** @description 0x-prefixed 32-byte hex hash */
                 hash: string;
             };
+            /** @description token statistics on the default venue */
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the resolved quote */
+                quote: string;
+                /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+                quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
+                /** @description every counter currency of the token (quote candidates) */
+                candidates: string[];
+                /** @description the default venue of (token, quote) */
+                venue: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description pool contract, PoolManager (v4) or curve */
+                    contract: string;
+                    /** @description V4 pool id; null otherwise */
+                    poolId: string | null;
+                    /** @description the default-venue rule */
+                    rule: string;
+                };
+                /** @description rolling windows of whole 1-minute buckets ending at the anchor */
+                windows: {
+                    "5m": {
+                        /** @description token base units, both sides of each trade */
+                        volumeBase: string;
+                        /** @description quote base units */
+                        volumeQuote: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received the token */
+                        buys: number;
+                        /** @description swaps where the trader gave the token */
+                        sells: number;
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                        /** @description null without trades */
+                        open: {
+                            /** @description first price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                    };
+                    "1h": {
+                        /** @description token base units, both sides of each trade */
+                        volumeBase: string;
+                        /** @description quote base units */
+                        volumeQuote: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received the token */
+                        buys: number;
+                        /** @description swaps where the trader gave the token */
+                        sells: number;
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                        /** @description null without trades */
+                        open: {
+                            /** @description first price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                    };
+                    "4h": {
+                        /** @description token base units, both sides of each trade */
+                        volumeBase: string;
+                        /** @description quote base units */
+                        volumeQuote: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received the token */
+                        buys: number;
+                        /** @description swaps where the trader gave the token */
+                        sells: number;
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                        /** @description null without trades */
+                        open: {
+                            /** @description first price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                    };
+                    "24h": {
+                        /** @description token base units, both sides of each trade */
+                        volumeBase: string;
+                        /** @description quote base units */
+                        volumeQuote: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received the token */
+                        buys: number;
+                        /** @description swaps where the trader gave the token */
+                        sells: number;
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                        /** @description null without trades */
+                        open: {
+                            /** @description first price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                    };
+                };
+                /**
+                 * @description window rule
+                 * @constant
+                 */
+                windowAlignment: "windows cover 1-minute buckets (t − window, t]";
+                /**
+                 * @description who counts as a trader
+                 * @constant
+                 */
+                distinctTradersBasis: "transaction origin";
             };
         };
         "tokens.ohlcv": {
@@ -2828,7 +3578,50 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description bucket start, unix seconds */
+                t: number;
+                /** @description open, exact rational: quote base units per token base unit */
+                open: {
+                    /** @description open: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description open: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description high, exact rational: quote base units per token base unit */
+                high: {
+                    /** @description high: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description high: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description low, exact rational: quote base units per token base unit */
+                low: {
+                    /** @description low: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description low: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close, exact rational: quote base units per token base unit */
+                close: {
+                    /** @description close: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close (repeated flat) (quote base units per token base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description close (repeated flat): denominator (> 0), decimal string */
+                priceDenominator: string;
+                /** @description Σ volume of the token, base units */
+                volumeBase: string;
+                /** @description Σ volume of the quote, base units */
+                volumeQuote: string;
+                /** @description trades in the bucket */
+                trades: number;
+                /** @description trades where the trader received the token */
+                buys: number;
+                /** @description trades where the trader gave the token */
+                sells: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -2840,8 +3633,47 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description the resolved quote */
+            quote: string;
+            /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+            quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
+            /** @description the default venue (candles); null for ohlcv and mcap/series */
+            venue: {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description pool contract, PoolManager (v4) or curve */
+                contract: string;
+                /** @description V4 pool id; null otherwise */
+                poolId: string | null;
+                /** @description the default-venue rule */
+                rule: string;
+            } | null;
+            /** @description pools whose candles are merged */
+            poolsAggregated: number;
+            /** @description bucket width */
+            frame: "1s" | "30s" | "1m" | "1h" | "1d";
+            /** @description first bucket start (aligned down) */
+            from: number;
+            /** @description last bucket start (aligned down) */
+            to: number;
+            /**
+             * @description unit of the prices
+             * @constant
+             */
+            priceUnit: "quote base units per token base unit";
+            /** @description true: every pool keeps 1s and 30s series */
+            fineSeriesAvailable: boolean;
+            /** @description always empty: no pool is cold */
+            fineSeriesColdPools: string[];
+            /**
+             * @description always 0: no pool is skipped
+             * @constant
+             */
+            finePoolsSkipped: 0;
         };
         "tokens.candles": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2852,7 +3684,50 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description bucket start, unix seconds */
+                t: number;
+                /** @description open, exact rational: quote base units per token base unit */
+                open: {
+                    /** @description open: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description open: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description high, exact rational: quote base units per token base unit */
+                high: {
+                    /** @description high: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description high: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description low, exact rational: quote base units per token base unit */
+                low: {
+                    /** @description low: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description low: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close, exact rational: quote base units per token base unit */
+                close: {
+                    /** @description close: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close (repeated flat) (quote base units per token base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description close (repeated flat): denominator (> 0), decimal string */
+                priceDenominator: string;
+                /** @description Σ volume of the token, base units */
+                volumeBase: string;
+                /** @description Σ volume of the quote, base units */
+                volumeQuote: string;
+                /** @description trades in the bucket */
+                trades: number;
+                /** @description trades where the trader received the token */
+                buys: number;
+                /** @description trades where the trader gave the token */
+                sells: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -2864,8 +3739,47 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description the resolved quote */
+            quote: string;
+            /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+            quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
+            /** @description the default venue (candles); null for ohlcv and mcap/series */
+            venue: {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description pool contract, PoolManager (v4) or curve */
+                contract: string;
+                /** @description V4 pool id; null otherwise */
+                poolId: string | null;
+                /** @description the default-venue rule */
+                rule: string;
+            } | null;
+            /** @description pools whose candles are merged */
+            poolsAggregated: number;
+            /** @description bucket width */
+            frame: "1s" | "30s" | "1m" | "1h" | "1d";
+            /** @description first bucket start (aligned down) */
+            from: number;
+            /** @description last bucket start (aligned down) */
+            to: number;
+            /**
+             * @description unit of the prices
+             * @constant
+             */
+            priceUnit: "quote base units per token base unit";
+            /** @description true: every pool keeps 1s and 30s series */
+            fineSeriesAvailable: boolean;
+            /** @description always empty: no pool is cold */
+            fineSeriesColdPools: string[];
+            /**
+             * @description always 0: no pool is skipped
+             * @constant
+             */
+            finePoolsSkipped: 0;
         };
         "tokens.mcap": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2876,7 +3790,61 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the resolved quote */
+                quote: string;
+                /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+                quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
+                /** @description the default venue of (token, quote) */
+                venue: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description pool contract, PoolManager (v4) or curve */
+                    contract: string;
+                    /** @description V4 pool id; null otherwise */
+                    poolId: string | null;
+                    /** @description the default-venue rule */
+                    rule: string;
+                };
+                /** @description supplyFromTransfers at the anchor, token base units */
+                supply: string;
+                /**
+                 * @description supply source
+                 * @constant
+                 */
+                supplySource: "supplyFromTransfers (mints minus burns to 0x0)";
+                /** @description null before the venue’s first trade */
+                price: {
+                    /** @description price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description see marketCapReason */
+                marketCap: {
+                    /** @description market cap: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description market cap: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description why the sibling value is null: venue_has_no_price_yet; null when it is present */
+                marketCapReason: "venue_has_no_price_yet" | null;
+                /**
+                 * @description unit of marketCap
+                 * @constant
+                 */
+                marketCapUnit: "quote base units";
+                /** @description pools of the token considered (bounded at 2,048) */
+                poolsConsidered: number;
+                /** @description more pools exist than were considered */
+                poolsTruncated: boolean;
+                /** @description the 2,048 membership bound was reached */
+                poolsFanoutExceeded: boolean;
+                /** @description alias of poolsFanoutExceeded */
+                poolFanoutExceeded: boolean;
             };
         };
         "tokens.mcapSeries": {
@@ -2888,7 +3856,50 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description bucket start, unix seconds */
+                t: number;
+                /** @description open, exact rational: quote base units (market cap = price × supplyFromTransfers) */
+                open: {
+                    /** @description open: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description open: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description high, exact rational: quote base units (market cap = price × supplyFromTransfers) */
+                high: {
+                    /** @description high: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description high: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description low, exact rational: quote base units (market cap = price × supplyFromTransfers) */
+                low: {
+                    /** @description low: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description low: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close, exact rational: quote base units (market cap = price × supplyFromTransfers) */
+                close: {
+                    /** @description close: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close (repeated flat) (quote base units (market cap = price × supplyFromTransfers)): numerator, decimal string */
+                priceNumerator: string;
+                /** @description close (repeated flat): denominator (> 0), decimal string */
+                priceDenominator: string;
+                /** @description Σ volume of the token, base units */
+                volumeBase: string;
+                /** @description Σ volume of the quote, base units */
+                volumeQuote: string;
+                /** @description trades in the bucket */
+                trades: number;
+                /** @description trades where the trader received the token */
+                buys: number;
+                /** @description trades where the trader gave the token */
+                sells: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -2900,8 +3911,47 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description the resolved quote */
+            quote: string;
+            /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+            quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
+            /** @description the default venue (candles); null for ohlcv and mcap/series */
+            venue: {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description pool contract, PoolManager (v4) or curve */
+                contract: string;
+                /** @description V4 pool id; null otherwise */
+                poolId: string | null;
+                /** @description the default-venue rule */
+                rule: string;
+            } | null;
+            /** @description pools whose candles are merged */
+            poolsAggregated: number;
+            /** @description bucket width */
+            frame: "1s" | "30s" | "1m" | "1h" | "1d";
+            /** @description first bucket start (aligned down) */
+            from: number;
+            /** @description last bucket start (aligned down) */
+            to: number;
+            /**
+             * @description unit of the prices
+             * @constant
+             */
+            priceUnit: "quote base units (market cap = price × supplyFromTransfers)";
+            /** @description true: every pool keeps 1s and 30s series */
+            fineSeriesAvailable: boolean;
+            /** @description always empty: no pool is cold */
+            fineSeriesColdPools: string[];
+            /**
+             * @description always 0: no pool is skipped
+             * @constant
+             */
+            finePoolsSkipped: 0;
         };
         "tokens.ath": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2912,7 +3962,41 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the resolved quote */
+                quote: string;
+                /**
+                 * @description all-time high or low
+                 * @constant
+                 */
+                kind: "ath";
+                /** @description see priceReason */
+                price: {
+                    /** @description all-time high: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description all-time high: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description why the sibling value is null: no_trades; null when it is present */
+                priceReason: "no_trades" | null;
+                /** @description null without trades */
+                provenance: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description start of the UTC day of the extreme, unix seconds */
+                    dayBucket: number;
+                    /** @description true when the pool lists the token as currency1 (its price was inverted) */
+                    invertedFromCounterOrientation: boolean;
+                } | null;
+                /** @description pools of the token considered (bounded at 2,048) */
+                poolsConsidered: number;
+                /** @description more pools exist than were considered */
+                poolsTruncated: boolean;
+                /** @description the 2,048 membership bound was reached */
+                poolsFanoutExceeded: boolean;
+                /** @description alias of poolsFanoutExceeded */
+                poolFanoutExceeded: boolean;
             };
         };
         "tokens.atl": {
@@ -2924,7 +4008,41 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the resolved quote */
+                quote: string;
+                /**
+                 * @description all-time high or low
+                 * @constant
+                 */
+                kind: "atl";
+                /** @description see priceReason */
+                price: {
+                    /** @description all-time low: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description all-time low: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description why the sibling value is null: no_trades; null when it is present */
+                priceReason: "no_trades" | null;
+                /** @description null without trades */
+                provenance: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description start of the UTC day of the extreme, unix seconds */
+                    dayBucket: number;
+                    /** @description true when the pool lists the token as currency1 (its price was inverted) */
+                    invertedFromCounterOrientation: boolean;
+                } | null;
+                /** @description pools of the token considered (bounded at 2,048) */
+                poolsConsidered: number;
+                /** @description more pools exist than were considered */
+                poolsTruncated: boolean;
+                /** @description the 2,048 membership bound was reached */
+                poolsFanoutExceeded: boolean;
+                /** @description alias of poolsFanoutExceeded */
+                poolFanoutExceeded: boolean;
             };
         };
         "tokens.liquidity": {
@@ -2936,7 +4054,63 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the resolved quote */
+                quote: string;
+                reserves: {
+                    /** @description Σ token reserves of the reserves pools (V2, curves), base units */
+                    tokenReserve: string;
+                    /** @description Σ quote reserves of the reserves pools, base units */
+                    quoteReserve: string;
+                    /** @description the reserves pools summed (with reserves at the anchor) */
+                    pools: string[];
+                };
+                /** @description V3/V4 pools one by one: state as on the pool liquidity route */
+                concentrated: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description whether the token is currency0 of the pool */
+                    tokenIsCurrency0: boolean;
+                    /**
+                     * @description V3 or V4 pool
+                     * @constant
+                     */
+                    kind: "concentrated";
+                    /** @description null before Initialize */
+                    sqrtPriceX96: string | null;
+                    /**
+                     * @description unit of sqrtPriceX96
+                     * @constant
+                     */
+                    sqrtPriceX96Unit: "Q64.96";
+                    /** @description null before Initialize */
+                    tick: number | null;
+                    /** @description null before Initialize */
+                    liquidity: string | null;
+                    /**
+                     * @description what liquidity is
+                     * @constant
+                     */
+                    liquidityNote: "active liquidity at the current tick (L), not a token amount";
+                    /** @description not_initialized: no state recorded at the anchor; null otherwise */
+                    reason: "not_initialized" | null;
+                }[];
+                /**
+                 * @description why the two lists are separate
+                 * @constant
+                 */
+                note: "V2/curve reserves and concentrated liquidity are different quantities and are never merged";
+                /** @description pools of the token considered (bounded at 2,048) */
+                poolsConsidered: number;
+                /** @description more pools exist than were considered */
+                poolsTruncated: boolean;
+                /** @description the 2,048 membership bound was reached */
+                poolsFanoutExceeded: boolean;
+                /** @description alias of poolsFanoutExceeded */
+                poolFanoutExceeded: boolean;
             };
         };
         "tokens.poolsAggregate": {
@@ -2948,7 +4122,74 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                groups: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    counterCurrency: string;
+                    pools: {
+                        /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                        key: string;
+                        /** @description pool protocol */
+                        protocol: "v2" | "v3" | "v4" | "launchpad";
+                        /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                        address: string | null;
+                        /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                        contract: string;
+                        /** @description V4 pool id (bytes32); null otherwise */
+                        poolId: string | null;
+                        /** @description currency0 as the protocol orders them (native = the zero address) */
+                        currency0: string;
+                        /** @description currency1 */
+                        currency1: string;
+                        /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                        fee: number | null;
+                        /**
+                         * @description unit of fee
+                         * @constant
+                         */
+                        feeUnit: "hundredths of a basis point";
+                        /** @description tick spacing (v3/v4); null otherwise */
+                        tickSpacing: number | null;
+                        /** @description V4 hooks contract; null otherwise */
+                        hooks: string | null;
+                        /** @description factory, PoolManager or launchpad that registered the pool */
+                        factory: string;
+                        /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                        created: {
+                            block: number;
+                            txIndex: number;
+                            logIndex: number | null;
+                            txHash: string;
+                        };
+                        /** @description block timestamp of `created`, unix seconds */
+                        createdAt: number;
+                        /** @description how the pool was found and verified */
+                        provenance: {
+                            /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                            discovery: "factory_event" | "first_sight";
+                            /** @description block the pool was verified against its factory at */
+                            verifiedAtBlock: number;
+                            /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                            seededAtBlock: number | null;
+                            /** @description creation event coordinate when known; null otherwise */
+                            creation: {
+                                block: number;
+                                txIndex: number;
+                                logIndex: number | null;
+                                txHash: string;
+                            } | null;
+                        };
+                        /** @description trailing-24h volume on the pool’s quote side, quote base units */
+                        volume24hQuote: string;
+                        /** @description trades in the trailing 24h */
+                        trades24h: number;
+                    }[];
+                }[];
+                /** @description more than 200 pools, or the membership bound was reached */
+                poolsTruncated: boolean;
+                /** @description pools considered before the cut */
+                poolsConsidered: number;
             };
         };
         "tokens.poolsRanked": {
@@ -2959,9 +4200,170 @@ export interface components {
                 /** @description 0x-prefixed 32-byte hex hash */
                 hash: string;
             };
-            data: {
-                [key: string]: unknown;
-            }[];
+            data: ({
+                /** @description position in the ranking */
+                rank: number;
+                /** @description the pool’s counter currency (its quote) */
+                quoteAsset: string;
+                /** @description trailing-24h quote-side volume, quote base units */
+                rankedVolume24hQuote: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
+                /** @description see rankedVolume24hUsdReason */
+                rankedVolume24hUsd: string | null;
+                /** @description why the sibling value is null: no_stablecoin_route; null when it is present */
+                rankedVolume24hUsdReason: "no_stablecoin_route" | null;
+                /**
+                 * @description unit of rankedVolume24hUsd
+                 * @constant
+                 */
+                rankedVolume24hUsdUnit: "stablecoin base units at par";
+            } | {
+                /** @description position in the ranking */
+                rank: number;
+                /** @description the pool’s counter currency (its quote) */
+                quoteAsset: string;
+                /** @description trailing-24h quote-side volume, quote base units */
+                rankedVolume24hQuote: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
+                /** @description see rankedVolume24hUsdReason */
+                rankedVolume24hUsd: string | null;
+                /** @description why the sibling value is null: no_stablecoin_route; null when it is present */
+                rankedVolume24hUsdReason: "no_stablecoin_route" | null;
+                /**
+                 * @description unit of rankedVolume24hUsd
+                 * @constant
+                 */
+                rankedVolume24hUsdUnit: "stablecoin base units at par";
+                /** @description see liquidityUsdReason */
+                liquidityUsd: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                } | null;
+                /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
+                liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
+                /** @description null when liquidityUsd is null */
+                liquidityUsdMethod: ("both_sides_stablecoins_at_par" | "stable_side_times_two_at_pool_marginal_price") | null;
+                /** @description reserves (V2, curves) or the in-range virtual reserves of L at the current price (V3/V4; not the pool balance) */
+                liquidityUsdBasis: "reserves" | "in_range_virtual_reserves";
+                /** @description null when the pool has no liquidity amounts */
+                quoteSideAmount: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                } | null;
+                /**
+                 * @description unit of quoteSideAmount
+                 * @constant
+                 */
+                quoteSideAmountUnit: "quote base units on the liquidityUsdBasis, exact rational";
+                /** @description which figure ranked the row */
+                rankedBy: "liquidity_usd" | "quote_side_amount";
+            })[];
             page: {
                 order: "asc" | "desc";
                 limit: number;
@@ -2972,9 +4374,22 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description the ranking */
+            sort: "volume_24h" | "liquidity";
+            /** @description the named quote; null: every quote */
+            quote: string | null;
+            /** @description the ranking rule in words */
+            rankingBasis: string;
+            /** @description the pool set ranked */
             membershipSource: string;
-        } & {
-            [key: string]: unknown;
+            /** @description pools of the token considered (bounded at 2,048) */
+            poolsConsidered: number;
+            /** @description more pools exist than were considered */
+            poolsTruncated: boolean;
+            /** @description the 2,048 membership bound was reached */
+            poolsFanoutExceeded: boolean;
+            /** @description alias of poolsFanoutExceeded */
+            poolFanoutExceeded: boolean;
         };
         "tokens.poolsByCurrency": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -2985,7 +4400,58 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -2997,8 +4463,10 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description the counter currency */
+            currency: string;
         };
         "tokens.venue": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3009,7 +4477,40 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the default-venue rule */
+                rule: string;
+                quotes: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    quote: string;
+                    /** @description the default venue of this quote */
+                    venue: {
+                        /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                        pool: string;
+                        /** @description pool protocol */
+                        protocol: "v2" | "v3" | "v4" | "launchpad";
+                    };
+                    /** @description every pool against this quote, in venue order */
+                    candidates: {
+                        /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                        pool: string;
+                        /** @description pool protocol */
+                        protocol: "v2" | "v3" | "v4" | "launchpad";
+                        /** @description trailing-24h quote-side volume, quote base units */
+                        volume24hQuote: string;
+                        /** @description trades in the trailing 24h */
+                        trades24h: number;
+                    }[];
+                }[];
+                /** @description pools of the token considered (bounded at 2,048) */
+                poolsConsidered: number;
+                /** @description more pools exist than were considered */
+                poolsTruncated: boolean;
+                /** @description the 2,048 membership bound was reached */
+                poolsFanoutExceeded: boolean;
+                /** @description alias of poolsFanoutExceeded */
+                poolFanoutExceeded: boolean;
             };
         };
         "tokens.price": {
@@ -3021,7 +4522,39 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description 0x-prefixed 20-byte hex address */
+                token: string;
+                /** @description the resolved quote */
+                quote: string;
+                /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+                quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
+                /** @description the default venue of (token, quote) */
+                venue: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description pool contract, PoolManager (v4) or curve */
+                    contract: string;
+                    /** @description V4 pool id; null otherwise */
+                    poolId: string | null;
+                    /** @description the default-venue rule */
+                    rule: string;
+                };
+                /** @description see priceReason */
+                price: {
+                    /** @description price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description why the sibling value is null: venue_has_no_price_yet; null when it is present */
+                priceReason: "venue_has_no_price_yet" | null;
+                /**
+                 * @description unit of price
+                 * @constant
+                 */
+                priceUnit: "quote base units per token base unit";
             };
         };
         "tokens.swaps": {
@@ -3033,7 +4566,32 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index of the swap event */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the transaction origin */
+                executor: string;
+                /** @description buy: the trader received the token */
+                side: "buy" | "sell";
+                /** @description token base units moved */
+                amountToken: string;
+                /** @description quote base units moved */
+                amountQuote: string;
+                /** @description price after the trade (quote base units per token base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description price after the trade: denominator (> 0), decimal string */
+                priceDenominator: string;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3045,8 +4603,12 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description the resolved quote */
+            quote: string;
+            /** @description named: the quote parameter; only_counter_currency: the single quote of the token; largest_usd_markable_volume: first-paint fallback among USD stablecoin quotes */
+            quoteResolution: "named" | "only_counter_currency" | "largest_usd_markable_volume";
         };
         "tokens.traders": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3057,7 +4619,20 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description position by quote volume */
+                rank: number;
+                /** @description transaction origin */
+                trader: string;
+                /** @description trades in the window */
+                trades: number;
+                /** @description trades where the trader received the token */
+                buys: number;
+                /** @description trades where the trader gave the token */
+                sells: number;
+                /** @description Σ token base units traded */
+                volumeToken: string;
+                /** @description Σ quote base units traded */
+                volumeQuote: string;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3069,8 +4644,21 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description the resolved quote */
+            quote: string;
+            /** @description the window */
+            window: "5m" | "1h" | "4h" | "24h";
+            /** @description distinct traders by transaction origin */
+            distinctTraders: {
+                /** @description distinct transaction origins found */
+                lowerBound: number;
+                /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                exact: boolean;
+            };
+            /** @description index rows read (at most 50000) */
+            swapsScanned: number;
         };
         "tokens.ticks": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3081,7 +4669,32 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index of the swap event */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the transaction origin */
+                executor: string;
+                /** @description buy: the trader received the token */
+                side: "buy" | "sell";
+                /** @description token base units moved */
+                amountToken: string;
+                /** @description quote base units moved */
+                amountQuote: string;
+                /** @description price after the trade (quote base units per token base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description price after the trade: denominator (> 0), decimal string */
+                priceDenominator: string;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3093,8 +4706,23 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description 0x-prefixed 20-byte hex address */
+            token: string;
+            /** @description the resolved quote */
+            quote: string;
+            /** @description the default venue of (token, quote) */
+            venue: {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description pool contract, PoolManager (v4) or curve */
+                contract: string;
+                /** @description V4 pool id; null otherwise */
+                poolId: string | null;
+                /** @description the default-venue rule */
+                rule: string;
+            };
         };
         "pools.byCurrency": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3105,7 +4733,58 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3117,8 +4796,6 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
         };
         "pools.detail": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3129,7 +4806,286 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
+                /** @description state at the end of the anchor block */
+                state: {
+                    /**
+                     * @description V2 pair or launchpad curve
+                     * @constant
+                     */
+                    kind: "reserves";
+                    /** @description null before the first Sync */
+                    reserve0: string | null;
+                    /** @description null before the first Sync */
+                    reserve1: string | null;
+                    /** @description no_sync_yet: no state recorded at the anchor; null otherwise */
+                    reason: "no_sync_yet" | null;
+                    /** @description swaps of the pool up to the anchor (0 without state) */
+                    swaps: number;
+                    /** @description null before the first swap */
+                    lastSwapBlock: number | null;
+                } | {
+                    /**
+                     * @description V3 or V4 pool
+                     * @constant
+                     */
+                    kind: "concentrated";
+                    /** @description null before Initialize */
+                    sqrtPriceX96: string | null;
+                    /**
+                     * @description unit of sqrtPriceX96
+                     * @constant
+                     */
+                    sqrtPriceX96Unit: "Q64.96";
+                    /** @description null before Initialize */
+                    tick: number | null;
+                    /** @description null before Initialize */
+                    liquidity: string | null;
+                    /**
+                     * @description what liquidity is
+                     * @constant
+                     */
+                    liquidityNote: "active liquidity at the current tick (L), not a token amount";
+                    /** @description not_initialized: no state recorded at the anchor; null otherwise */
+                    reason: "not_initialized" | null;
+                    /** @description swaps of the pool up to the anchor (0 without state) */
+                    swaps: number;
+                    /** @description null before the first swap */
+                    lastSwapBlock: number | null;
+                };
+                /** @description window statistics at the anchor */
+                stats: {
+                    /** @description the anchor block timestamp the windows end at */
+                    asOfTimestamp: number;
+                    /**
+                     * @description window rule
+                     * @constant
+                     */
+                    windowAlignment: "windows cover 1-minute buckets (t − window, t]";
+                    /** @description currency0 */
+                    base: string;
+                    /** @description currency1 */
+                    quote: string;
+                    /**
+                     * @description unit of the volumes
+                     * @constant
+                     */
+                    volumeUnit: "base units of currency0 (volume0) and currency1 (volume1), both sides of each trade";
+                    /** @description rolling windows of whole 1-minute buckets ending at the anchor */
+                    windows: {
+                        "5m": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                        "1h": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                        "4h": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                        "24h": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                    };
+                };
             };
         };
         "pools.ath": {
@@ -3141,7 +5097,33 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description currency0 */
+                base: string;
+                /** @description currency1 */
+                quote: string;
+                /**
+                 * @description all-time high or low
+                 * @constant
+                 */
+                kind: "ath";
+                /** @description see priceReason */
+                price: {
+                    /** @description all-time extreme price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description all-time extreme price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description no_trades: the pool has no trade at the anchor; null when price is set */
+                priceReason: "no_trades" | null;
+                /** @description start of the UTC day (unix seconds) of the extreme; null without trades */
+                dayBucket: number | null;
+                /**
+                 * @description how the extreme is found
+                 * @constant
+                 */
+                provenance: "max/min over the pool’s 1d candles (highs/lows of every trade price)";
             };
         };
         "pools.atl": {
@@ -3153,7 +5135,33 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description currency0 */
+                base: string;
+                /** @description currency1 */
+                quote: string;
+                /**
+                 * @description all-time high or low
+                 * @constant
+                 */
+                kind: "atl";
+                /** @description see priceReason */
+                price: {
+                    /** @description all-time extreme price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description all-time extreme price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                } | null;
+                /** @description no_trades: the pool has no trade at the anchor; null when price is set */
+                priceReason: "no_trades" | null;
+                /** @description start of the UTC day (unix seconds) of the extreme; null without trades */
+                dayBucket: number | null;
+                /**
+                 * @description how the extreme is found
+                 * @constant
+                 */
+                provenance: "max/min over the pool’s 1d candles (highs/lows of every trade price)";
             };
         };
         "pools.liquidity": {
@@ -3165,7 +5173,103 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description protocol-native liquidity, never merged across kinds */
+                liquidity: {
+                    /**
+                     * @description V2 pair or launchpad curve
+                     * @constant
+                     */
+                    kind: "reserves";
+                    /** @description null before the first Sync */
+                    reserve0: string | null;
+                    /** @description null before the first Sync */
+                    reserve1: string | null;
+                    /** @description no_sync_yet: no state recorded at the anchor; null otherwise */
+                    reason: "no_sync_yet" | null;
+                } | {
+                    /**
+                     * @description V3 or V4 pool
+                     * @constant
+                     */
+                    kind: "concentrated";
+                    /** @description null before Initialize */
+                    sqrtPriceX96: string | null;
+                    /**
+                     * @description unit of sqrtPriceX96
+                     * @constant
+                     */
+                    sqrtPriceX96Unit: "Q64.96";
+                    /** @description null before Initialize */
+                    tick: number | null;
+                    /** @description null before Initialize */
+                    liquidity: string | null;
+                    /**
+                     * @description what liquidity is
+                     * @constant
+                     */
+                    liquidityNote: "active liquidity at the current tick (L), not a token amount";
+                    /** @description not_initialized: no state recorded at the anchor; null otherwise */
+                    reason: "not_initialized" | null;
+                };
+                /** @description see liquidityUsdReason */
+                liquidityUsd: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                } | null;
+                /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
+                liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
+                /** @description null when liquidityUsd is null */
+                liquidityUsdMethod: ("both_sides_stablecoins_at_par" | "stable_side_times_two_at_pool_marginal_price") | null;
+                /** @description reserves (V2, curves) or the in-range virtual reserves of L at the current price (V3/V4; not the pool balance) */
+                liquidityUsdBasis: "reserves" | "in_range_virtual_reserves";
+                /** @description the valued amounts; null when there are none (see liquidityUsdReason) */
+                liquidityUsdAmounts: {
+                    /** @description exact rational: currency0 base units */
+                    amount0: {
+                        /** @description numerator, decimal string */
+                        numerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        denominator: string;
+                    };
+                    /** @description exact rational: currency1 base units */
+                    amount1: {
+                        /** @description numerator, decimal string */
+                        numerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        denominator: string;
+                    };
+                    /**
+                     * @description unit of the amounts
+                     * @constant
+                     */
+                    unit: "base units of currency0 (amount0) and currency1 (amount1), exact rationals";
+                } | null;
+                usdMarks: {
+                    /**
+                     * @description how currencies are marked
+                     * @constant
+                     */
+                    method: "configured USD stablecoins at par (1 USD per whole unit); no other routes";
+                    /** @description currency0 then currency1 */
+                    marks: {
+                        /** @description 0x-prefixed 20-byte hex address */
+                        currency: string;
+                        /** @description USD per whole unit; null when unmarked (see reason) */
+                        usdPerUnit: "1" | null;
+                        /** @description the mark route; null when unmarked */
+                        route: "usd_stablecoin_par" | null;
+                        /** @description decimals of the stablecoin; null when unmarked */
+                        decimals: number | null;
+                        /** @description why the sibling value is null: decimals_unknown, no_stablecoin_route; null when it is present */
+                        reason: "decimals_unknown" | "no_stablecoin_route" | null;
+                    }[];
+                };
             };
         };
         "pools.liquidityEvents": {
@@ -3176,9 +5280,98 @@ export interface components {
                 /** @description 0x-prefixed 32-byte hex hash */
                 hash: string;
             };
-            data: {
-                [key: string]: unknown;
-            }[];
+            data: ({
+                /** @description V2 Mint (add) or Burn (remove) */
+                kind: "add" | "remove";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                sender: string;
+                /** @description currency0 base units */
+                amount0: string;
+                /** @description currency1 base units */
+                amount1: string;
+                /** @description Burn recipient; null for Mint */
+                to: string | null;
+            } | {
+                /** @description V3 Mint (add) or Burn (remove) */
+                kind: "add" | "remove";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                owner: string;
+                tickLower: number;
+                tickUpper: number;
+                /** @description liquidity L added or removed */
+                liquidity: string;
+                /** @description currency0 base units */
+                amount0: string;
+                /** @description currency1 base units */
+                amount1: string;
+            } | {
+                /**
+                 * @description V3 Collect
+                 * @constant
+                 */
+                kind: "collect";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                owner: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                recipient: string;
+                tickLower: number;
+                tickUpper: number;
+                /** @description currency0 base units collected */
+                amount0: string;
+                /** @description currency1 base units collected */
+                amount1: string;
+            } | {
+                /** @description V4 ModifyLiquidity by the sign of liquidityDelta */
+                kind: "add" | "remove";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description 0x-prefixed 20-byte hex address */
+                sender: string;
+                tickLower: number;
+                tickUpper: number;
+                /** @description signed liquidity delta */
+                liquidityDelta: string;
+                /** @description 0x-prefixed 32-byte hex hash */
+                salt: string;
+            })[];
             page: {
                 order: "asc" | "desc";
                 limit: number;
@@ -3189,8 +5382,8 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
         };
         "pools.ohlcv": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3201,7 +5394,50 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description bucket start, unix seconds */
+                t: number;
+                /** @description open, exact rational: currency1 base units per currency0 base unit */
+                open: {
+                    /** @description open: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description open: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description high, exact rational: currency1 base units per currency0 base unit */
+                high: {
+                    /** @description high: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description high: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description low, exact rational: currency1 base units per currency0 base unit */
+                low: {
+                    /** @description low: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description low: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close, exact rational: currency1 base units per currency0 base unit */
+                close: {
+                    /** @description close: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close (repeated flat) (currency1 base units per currency0 base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description close (repeated flat): denominator (> 0), decimal string */
+                priceDenominator: string;
+                /** @description Σ volume of currency0, base units */
+                volumeBase: string;
+                /** @description Σ volume of currency1, base units */
+                volumeQuote: string;
+                /** @description trades in the bucket */
+                trades: number;
+                /** @description trades where the trader received currency0 */
+                buys: number;
+                /** @description trades where the trader gave currency0 */
+                sells: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3213,9 +5449,25 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description bucket width */
+            frame: "1s" | "30s" | "1m" | "1h" | "1d";
+            /** @description first bucket start (aligned down) */
+            from: number;
+            /** @description last bucket start (aligned down) */
+            to: number;
+            /** @description currency0 */
+            base: string;
+            /** @description currency1 */
+            quote: string;
+            /**
+             * @description unit of the prices
+             * @constant
+             */
+            priceUnit: "currency1 base units per currency0 base unit";
+            /** @description true: every pool keeps 1s and 30s series */
             fineSeriesAvailable: boolean;
-        } & {
-            [key: string]: unknown;
         };
         "pools.stats": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3226,7 +5478,220 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key */
+                pool: string;
+                /** @description the anchor block timestamp the windows end at */
+                asOfTimestamp: number;
+                /**
+                 * @description window rule
+                 * @constant
+                 */
+                windowAlignment: "windows cover 1-minute buckets (t − window, t]";
+                /** @description currency0 */
+                base: string;
+                /** @description currency1 */
+                quote: string;
+                /**
+                 * @description unit of the volumes
+                 * @constant
+                 */
+                volumeUnit: "base units of currency0 (volume0) and currency1 (volume1), both sides of each trade";
+                /** @description rolling windows of whole 1-minute buckets ending at the anchor */
+                windows: {
+                    "5m": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                    "1h": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                    "4h": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                    "24h": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description who counts as a trader
+                 * @constant
+                 */
+                distinctTradersBasis: "transaction origin";
             };
         };
         "pools.swaps": {
@@ -3238,7 +5703,36 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index of the swap event */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender (origin), never the router */
+                origin: string;
+                /** @description event sender (router or caller); null when the protocol reports none */
+                sender: string | null;
+                /** @description event recipient; null when the protocol reports none */
+                recipient: string | null;
+                /** @description signed currency0 base units: positive = the pool received it */
+                amount0: string;
+                /** @description signed currency1 base units: positive = the pool received it */
+                amount1: string;
+                /** @description buy: the trader received currency0 (amount0 < 0); else sell */
+                side: "buy" | "sell";
+                /** @description tick after the swap (v3/v4); null otherwise */
+                tick: number | null;
+                /** @description v3/v4 only; null otherwise */
+                sqrtPriceX96: string | null;
+                /** @description price after the trade (currency1 base units per currency0 base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description price after the trade: denominator (> 0), decimal string */
+                priceDenominator: string;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3250,8 +5744,12 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description currency0 */
+            base: string;
+            /** @description currency1 */
+            quote: string;
         };
         "pools.ticks": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3262,7 +5760,30 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index of the swap event */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description buy: the trader received currency0 */
+                side: "buy" | "sell";
+                /** @description signed currency0 base units (pool perspective) */
+                amount0: string;
+                /** @description signed currency1 base units (pool perspective) */
+                amount1: string;
+                /** @description price after the trade (currency1 base units per currency0 base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description price after the trade: denominator (> 0), decimal string */
+                priceDenominator: string;
+                /** @description tick after the swap (v3/v4); null otherwise */
+                tick: number | null;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3274,8 +5795,12 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description currency0 */
+            base: string;
+            /** @description currency1 */
+            quote: string;
         };
         "pools.bars": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3286,7 +5811,56 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description tick coordinate */
+                first: {
+                    /** @description block number */
+                    block: number;
+                    /** @description log index */
+                    logIndex: number;
+                };
+                /** @description tick coordinate */
+                last: {
+                    /** @description block number */
+                    block: number;
+                    /** @description log index */
+                    logIndex: number;
+                };
+                /** @description ticks in the bar */
+                trades: number;
+                /** @description first price, exact rational: currency1 base units per currency0 base unit */
+                open: {
+                    /** @description first price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description first price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description highest price, exact rational: currency1 base units per currency0 base unit */
+                high: {
+                    /** @description highest price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description highest price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description lowest price, exact rational: currency1 base units per currency0 base unit */
+                low: {
+                    /** @description lowest price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description lowest price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description last price, exact rational: currency1 base units per currency0 base unit */
+                close: {
+                    /** @description last price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description last price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description Σ|amount0|, currency0 base units */
+                volumeBase: string;
+                /** @description Σ|amount1|, currency1 base units */
+                volumeQuote: string;
+                /** @description false for the trailing bar still forming at the anchor */
+                complete: boolean;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3298,8 +5872,17 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description the bar rule */
+            rule: "trade" | "volume";
+            /** @description the bar size, decimal string */
+            size: string;
+            /**
+             * @description the side volume bars count
+             * @constant
+             */
+            volumeSide: "quote (currency1, |amount1|)";
         };
         "pools.new": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3310,7 +5893,58 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3322,8 +5956,6 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
         };
         "pools.search": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3334,7 +5966,58 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3346,8 +6029,17 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /**
+             * @description the order of the rows
+             * @constant
+             */
+            sort: "pool_identity";
+            /** @description the currency whose pools were walked (token, else quote) */
+            anchorCurrency: string;
+            /** @description pools examined by this page’s walk */
+            scanned: number;
+            /** @description whether refinements were allowed to scan */
+            allowScan: boolean;
         };
         "pools.v4Detail": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3358,7 +6050,286 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description the pool contract for v2/v3; null for v4 (see contract + poolId) and curves */
+                address: string | null;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /**
+                 * @description unit of fee
+                 * @constant
+                 */
+                feeUnit: "hundredths of a basis point";
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
+                /** @description state at the end of the anchor block */
+                state: {
+                    /**
+                     * @description V2 pair or launchpad curve
+                     * @constant
+                     */
+                    kind: "reserves";
+                    /** @description null before the first Sync */
+                    reserve0: string | null;
+                    /** @description null before the first Sync */
+                    reserve1: string | null;
+                    /** @description no_sync_yet: no state recorded at the anchor; null otherwise */
+                    reason: "no_sync_yet" | null;
+                    /** @description swaps of the pool up to the anchor (0 without state) */
+                    swaps: number;
+                    /** @description null before the first swap */
+                    lastSwapBlock: number | null;
+                } | {
+                    /**
+                     * @description V3 or V4 pool
+                     * @constant
+                     */
+                    kind: "concentrated";
+                    /** @description null before Initialize */
+                    sqrtPriceX96: string | null;
+                    /**
+                     * @description unit of sqrtPriceX96
+                     * @constant
+                     */
+                    sqrtPriceX96Unit: "Q64.96";
+                    /** @description null before Initialize */
+                    tick: number | null;
+                    /** @description null before Initialize */
+                    liquidity: string | null;
+                    /**
+                     * @description what liquidity is
+                     * @constant
+                     */
+                    liquidityNote: "active liquidity at the current tick (L), not a token amount";
+                    /** @description not_initialized: no state recorded at the anchor; null otherwise */
+                    reason: "not_initialized" | null;
+                    /** @description swaps of the pool up to the anchor (0 without state) */
+                    swaps: number;
+                    /** @description null before the first swap */
+                    lastSwapBlock: number | null;
+                };
+                /** @description window statistics at the anchor */
+                stats: {
+                    /** @description the anchor block timestamp the windows end at */
+                    asOfTimestamp: number;
+                    /**
+                     * @description window rule
+                     * @constant
+                     */
+                    windowAlignment: "windows cover 1-minute buckets (t − window, t]";
+                    /** @description currency0 */
+                    base: string;
+                    /** @description currency1 */
+                    quote: string;
+                    /**
+                     * @description unit of the volumes
+                     * @constant
+                     */
+                    volumeUnit: "base units of currency0 (volume0) and currency1 (volume1), both sides of each trade";
+                    /** @description rolling windows of whole 1-minute buckets ending at the anchor */
+                    windows: {
+                        "5m": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                        "1h": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                        "4h": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                        "24h": {
+                            /** @description Σ|amount0| of the window, currency0 base units */
+                            volume0: string;
+                            /** @description Σ|amount1| of the window, currency1 base units */
+                            volume1: string;
+                            /** @description swaps in the window */
+                            trades: number;
+                            /** @description swaps where the trader received currency0 */
+                            buys: number;
+                            /** @description swaps where the trader gave currency0 */
+                            sells: number;
+                            /** @description null without trades */
+                            open: {
+                                /** @description first trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description first trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description null without trades */
+                            close: {
+                                /** @description last trade price of the window: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description last trade price of the window: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description see priceChangeReason */
+                            priceChange: {
+                                /** @description price change: numerator, decimal string */
+                                priceNumerator: string;
+                                /** @description price change: denominator (> 0), decimal string */
+                                priceDenominator: string;
+                            } | null;
+                            /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                            priceChangeReason: "no_trades_in_window" | null;
+                            /**
+                             * @description unit of priceChange
+                             * @constant
+                             */
+                            priceChangeUnit: "(close − open) / open, exact rational";
+                        };
+                    };
+                };
             };
         };
         "pools.v4Liquidity": {
@@ -3370,7 +6341,103 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description protocol-native liquidity, never merged across kinds */
+                liquidity: {
+                    /**
+                     * @description V2 pair or launchpad curve
+                     * @constant
+                     */
+                    kind: "reserves";
+                    /** @description null before the first Sync */
+                    reserve0: string | null;
+                    /** @description null before the first Sync */
+                    reserve1: string | null;
+                    /** @description no_sync_yet: no state recorded at the anchor; null otherwise */
+                    reason: "no_sync_yet" | null;
+                } | {
+                    /**
+                     * @description V3 or V4 pool
+                     * @constant
+                     */
+                    kind: "concentrated";
+                    /** @description null before Initialize */
+                    sqrtPriceX96: string | null;
+                    /**
+                     * @description unit of sqrtPriceX96
+                     * @constant
+                     */
+                    sqrtPriceX96Unit: "Q64.96";
+                    /** @description null before Initialize */
+                    tick: number | null;
+                    /** @description null before Initialize */
+                    liquidity: string | null;
+                    /**
+                     * @description what liquidity is
+                     * @constant
+                     */
+                    liquidityNote: "active liquidity at the current tick (L), not a token amount";
+                    /** @description not_initialized: no state recorded at the anchor; null otherwise */
+                    reason: "not_initialized" | null;
+                };
+                /** @description see liquidityUsdReason */
+                liquidityUsd: {
+                    /** @description numerator, decimal string */
+                    numerator: string;
+                    /** @description denominator (> 0), decimal string */
+                    denominator: string;
+                } | null;
+                /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
+                liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
+                /** @description null when liquidityUsd is null */
+                liquidityUsdMethod: ("both_sides_stablecoins_at_par" | "stable_side_times_two_at_pool_marginal_price") | null;
+                /** @description reserves (V2, curves) or the in-range virtual reserves of L at the current price (V3/V4; not the pool balance) */
+                liquidityUsdBasis: "reserves" | "in_range_virtual_reserves";
+                /** @description the valued amounts; null when there are none (see liquidityUsdReason) */
+                liquidityUsdAmounts: {
+                    /** @description exact rational: currency0 base units */
+                    amount0: {
+                        /** @description numerator, decimal string */
+                        numerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        denominator: string;
+                    };
+                    /** @description exact rational: currency1 base units */
+                    amount1: {
+                        /** @description numerator, decimal string */
+                        numerator: string;
+                        /** @description denominator (> 0), decimal string */
+                        denominator: string;
+                    };
+                    /**
+                     * @description unit of the amounts
+                     * @constant
+                     */
+                    unit: "base units of currency0 (amount0) and currency1 (amount1), exact rationals";
+                } | null;
+                usdMarks: {
+                    /**
+                     * @description how currencies are marked
+                     * @constant
+                     */
+                    method: "configured USD stablecoins at par (1 USD per whole unit); no other routes";
+                    /** @description currency0 then currency1 */
+                    marks: {
+                        /** @description 0x-prefixed 20-byte hex address */
+                        currency: string;
+                        /** @description USD per whole unit; null when unmarked (see reason) */
+                        usdPerUnit: "1" | null;
+                        /** @description the mark route; null when unmarked */
+                        route: "usd_stablecoin_par" | null;
+                        /** @description decimals of the stablecoin; null when unmarked */
+                        decimals: number | null;
+                        /** @description why the sibling value is null: decimals_unknown, no_stablecoin_route; null when it is present */
+                        reason: "decimals_unknown" | "no_stablecoin_route" | null;
+                    }[];
+                };
             };
         };
         "pools.v4Ohlcv": {
@@ -3382,7 +6449,50 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description bucket start, unix seconds */
+                t: number;
+                /** @description open, exact rational: currency1 base units per currency0 base unit */
+                open: {
+                    /** @description open: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description open: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description high, exact rational: currency1 base units per currency0 base unit */
+                high: {
+                    /** @description high: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description high: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description low, exact rational: currency1 base units per currency0 base unit */
+                low: {
+                    /** @description low: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description low: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close, exact rational: currency1 base units per currency0 base unit */
+                close: {
+                    /** @description close: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description close (repeated flat) (currency1 base units per currency0 base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description close (repeated flat): denominator (> 0), decimal string */
+                priceDenominator: string;
+                /** @description Σ volume of currency0, base units */
+                volumeBase: string;
+                /** @description Σ volume of currency1, base units */
+                volumeQuote: string;
+                /** @description trades in the bucket */
+                trades: number;
+                /** @description trades where the trader received currency0 */
+                buys: number;
+                /** @description trades where the trader gave currency0 */
+                sells: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3394,9 +6504,25 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description bucket width */
+            frame: "1s" | "30s" | "1m" | "1h" | "1d";
+            /** @description first bucket start (aligned down) */
+            from: number;
+            /** @description last bucket start (aligned down) */
+            to: number;
+            /** @description currency0 */
+            base: string;
+            /** @description currency1 */
+            quote: string;
+            /**
+             * @description unit of the prices
+             * @constant
+             */
+            priceUnit: "currency1 base units per currency0 base unit";
+            /** @description true: every pool keeps 1s and 30s series */
             fineSeriesAvailable: boolean;
-        } & {
-            [key: string]: unknown;
         };
         "pools.v4Stats": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3407,7 +6533,220 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description pool key */
+                pool: string;
+                /** @description the anchor block timestamp the windows end at */
+                asOfTimestamp: number;
+                /**
+                 * @description window rule
+                 * @constant
+                 */
+                windowAlignment: "windows cover 1-minute buckets (t − window, t]";
+                /** @description currency0 */
+                base: string;
+                /** @description currency1 */
+                quote: string;
+                /**
+                 * @description unit of the volumes
+                 * @constant
+                 */
+                volumeUnit: "base units of currency0 (volume0) and currency1 (volume1), both sides of each trade";
+                /** @description rolling windows of whole 1-minute buckets ending at the anchor */
+                windows: {
+                    "5m": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                    "1h": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                    "4h": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                    "24h": {
+                        /** @description Σ|amount0| of the window, currency0 base units */
+                        volume0: string;
+                        /** @description Σ|amount1| of the window, currency1 base units */
+                        volume1: string;
+                        /** @description swaps in the window */
+                        trades: number;
+                        /** @description swaps where the trader received currency0 */
+                        buys: number;
+                        /** @description swaps where the trader gave currency0 */
+                        sells: number;
+                        /** @description null without trades */
+                        open: {
+                            /** @description first trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description first trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description null without trades */
+                        close: {
+                            /** @description last trade price of the window: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description last trade price of the window: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description see priceChangeReason */
+                        priceChange: {
+                            /** @description price change: numerator, decimal string */
+                            priceNumerator: string;
+                            /** @description price change: denominator (> 0), decimal string */
+                            priceDenominator: string;
+                        } | null;
+                        /** @description why the sibling value is null: no_trades_in_window; null when it is present */
+                        priceChangeReason: "no_trades_in_window" | null;
+                        /**
+                         * @description unit of priceChange
+                         * @constant
+                         */
+                        priceChangeUnit: "(close − open) / open, exact rational";
+                        /** @description distinct traders by transaction origin */
+                        distinctTraders: {
+                            /** @description distinct transaction origins found */
+                            lowerBound: number;
+                            /** @description true when every swap of the window was examined (the scan bound was not reached) */
+                            exact: boolean;
+                        };
+                    };
+                };
+                /**
+                 * @description who counts as a trader
+                 * @constant
+                 */
+                distinctTradersBasis: "transaction origin";
             };
         };
         "pools.v4Swaps": {
@@ -3419,7 +6758,36 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index of the swap event */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender (origin), never the router */
+                origin: string;
+                /** @description event sender (router or caller); null when the protocol reports none */
+                sender: string | null;
+                /** @description event recipient; null when the protocol reports none */
+                recipient: string | null;
+                /** @description signed currency0 base units: positive = the pool received it */
+                amount0: string;
+                /** @description signed currency1 base units: positive = the pool received it */
+                amount1: string;
+                /** @description buy: the trader received currency0 (amount0 < 0); else sell */
+                side: "buy" | "sell";
+                /** @description tick after the swap (v3/v4); null otherwise */
+                tick: number | null;
+                /** @description v3/v4 only; null otherwise */
+                sqrtPriceX96: string | null;
+                /** @description price after the trade (currency1 base units per currency0 base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description price after the trade: denominator (> 0), decimal string */
+                priceDenominator: string;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3431,8 +6799,12 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description currency0 */
+            base: string;
+            /** @description currency1 */
+            quote: string;
         };
         "pools.v4Ticks": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3443,7 +6815,30 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description block number */
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index of the swap event */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description buy: the trader received currency0 */
+                side: "buy" | "sell";
+                /** @description signed currency0 base units (pool perspective) */
+                amount0: string;
+                /** @description signed currency1 base units (pool perspective) */
+                amount1: string;
+                /** @description price after the trade (currency1 base units per currency0 base unit): numerator, decimal string */
+                priceNumerator: string;
+                /** @description price after the trade: denominator (> 0), decimal string */
+                priceDenominator: string;
+                /** @description tick after the swap (v3/v4); null otherwise */
+                tick: number | null;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3455,8 +6850,12 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description currency0 */
+            base: string;
+            /** @description currency1 */
+            quote: string;
         };
         "pools.v4Bars": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -3467,7 +6866,56 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description tick coordinate */
+                first: {
+                    /** @description block number */
+                    block: number;
+                    /** @description log index */
+                    logIndex: number;
+                };
+                /** @description tick coordinate */
+                last: {
+                    /** @description block number */
+                    block: number;
+                    /** @description log index */
+                    logIndex: number;
+                };
+                /** @description ticks in the bar */
+                trades: number;
+                /** @description first price, exact rational: currency1 base units per currency0 base unit */
+                open: {
+                    /** @description first price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description first price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description highest price, exact rational: currency1 base units per currency0 base unit */
+                high: {
+                    /** @description highest price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description highest price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description lowest price, exact rational: currency1 base units per currency0 base unit */
+                low: {
+                    /** @description lowest price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description lowest price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description last price, exact rational: currency1 base units per currency0 base unit */
+                close: {
+                    /** @description last price: numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description last price: denominator (> 0), decimal string */
+                    priceDenominator: string;
+                };
+                /** @description Σ|amount0|, currency0 base units */
+                volumeBase: string;
+                /** @description Σ|amount1|, currency1 base units */
+                volumeQuote: string;
+                /** @description false for the trailing bar still forming at the anchor */
+                complete: boolean;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -3479,8 +6927,17 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+            pool: string;
+            /** @description the bar rule */
+            rule: "trade" | "volume";
+            /** @description the bar size, decimal string */
+            size: string;
+            /**
+             * @description the side volume bars count
+             * @constant
+             */
+            volumeSide: "quote (currency1, |amount1|)";
         };
         "wallets.activity": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -6279,7 +9736,80 @@ export interface components {
                 hash: string;
             };
             data: {
-                [key: string]: unknown;
+                /** @description position in the sort; null under sort=holders */
+                rank: number | null;
+                /** @description position under sort=holders; null otherwise */
+                rankWithinPrefilterSet: number | null;
+                /** @description base token address (token_pair) or pool key (pool) */
+                subject: string;
+                /** @description the subject grain */
+                grain: "pool" | "token_pair";
+                base: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    address: string;
+                    /** @description null when the token has no readable symbol */
+                    symbol: string | null;
+                    /** @description null when the token has no readable name */
+                    name: string | null;
+                };
+                quote: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    address: string;
+                    /** @description null when the token has no readable symbol */
+                    symbol: string | null;
+                    /** @description null when the token has no readable name */
+                    name: string | null;
+                };
+                /** @description pool keys of the subject */
+                pools: string[];
+                /** @description quote base units traded in the window */
+                totalVolumeQuote: string;
+                /** @description quote base units paid for the base */
+                buyVolumeQuote: string;
+                /** @description quote base units received for the base */
+                sellVolumeQuote: string;
+                /** @description trades in the window */
+                trades: number;
+                /** @description trades buying the base */
+                buys: number;
+                /** @description trades selling the base */
+                sells: number;
+                distinctTraders: {
+                    /** @description distinct traders (transaction origins) found */
+                    lowerBound: number;
+                    /** @description true when every swap of the window was examined for every pool */
+                    exact: boolean;
+                };
+                distinctBuyers: {
+                    /** @description distinct buyers (transaction origins) found */
+                    lowerBound: number;
+                    /** @description true when every swap of the window was examined for every pool */
+                    exact: boolean;
+                };
+                distinctSellers: {
+                    /** @description distinct sellers (transaction origins) found */
+                    lowerBound: number;
+                    /** @description true when every swap of the window was examined for every pool */
+                    exact: boolean;
+                };
+                window: {
+                    /** @description indexed blocks of the window up to the anchor */
+                    coveredBlocks: number;
+                    /** @description the index covers the whole window */
+                    windowFullyCovered: boolean;
+                };
+                /** @description holder count, uniform shape on every holder-bearing route; counts of transfer-sum balances (see reconciliation) */
+                holderCount: {
+                    /** @description null: token_not_indexed */
+                    value: number | null;
+                    /** @description exact: every transfer of the token was seen (its creation was observed, or the chain was indexed from block 0); backfilling: the token predates the indexed range (START_BLOCK), so counts cover only what was seen; token_not_indexed */
+                    status: "exact" | "backfilling" | "token_not_indexed";
+                    asOfBlock: number;
+                    /** @description null: token_not_indexed */
+                    burnSinkHolders: number | null;
+                };
+                /** @description last trade of the subject at or before the anchor */
+                lastTradeBlock: number;
             }[];
             page: {
                 order: "asc" | "desc";
@@ -6291,14 +9821,238 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-        } & {
-            [key: string]: unknown;
+            /** @description the query as resolved (defaults applied) */
+            query: {
+                /** @description 0x-prefixed 20-byte hex address */
+                quote: string;
+                grain: "pool" | "token_pair";
+                /** @description 0x-prefixed 20-byte hex address */
+                base?: string;
+                window: "5m" | "1h" | "4h" | "24h";
+                sort: "total_volume_quote" | "buy_volume_quote" | "sell_volume_quote" | "trades" | "buys" | "sells" | "distinct_traders" | "holders";
+                order: "asc" | "desc";
+                allowScan?: boolean;
+                recency_floor_block?: number;
+                /** @description integer in base units, decimal string */
+                min_total_volume_quote?: string;
+                /** @description integer in base units, decimal string */
+                min_buy_volume_quote?: string;
+                /** @description integer in base units, decimal string */
+                min_sell_volume_quote?: string;
+                /** @description integer in base units, decimal string */
+                max_total_volume_quote?: string;
+                min_trades?: number;
+                min_buys?: number;
+                min_sells?: number;
+                max_trades?: number;
+                max_buys?: number;
+                max_sells?: number;
+                min_distinct_traders_lower_bound?: number;
+                min_covered_blocks?: number;
+                require_window_fully_covered?: boolean;
+                require_distinct_exact?: boolean;
+            };
+            /** @description 0x-prefixed 20-byte hex address */
+            quote: string;
+            grain: "pool" | "token_pair";
+            window: "5m" | "1h" | "4h" | "24h";
+            /** @description first second of the window (unix seconds, a minute boundary) */
+            windowStart: number;
+            sort: "total_volume_quote" | "buy_volume_quote" | "sell_volume_quote" | "trades" | "buys" | "sells" | "distinct_traders" | "holders";
+            /** @description null when not given */
+            recencyFloorBlock: number | null;
+            /** @description subjects enumerated */
+            candidatesScanned: number;
+            /** @description candidate-set ceiling */
+            ceiling: number;
+            /** @description set under sort=holders; null otherwise */
+            holdersRanking: {
+                candidateSet: string;
+                /** @description subjects in the prefilter set */
+                candidates: number;
+            } | null;
+            /**
+             * @description unit of the volumes
+             * @constant
+             */
+            volumeUnit: "quote base units";
         };
         "screener.rankings": {
-            [key: string]: unknown;
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description the preset */
+                name: "largest" | "most_traded" | "most_distinct_traders" | "buy_pressure" | "sell_pressure" | "most_held";
+                /** @description the ranking formula in words */
+                formula: string;
+                /** @description the screener sort it uses (metric: the caller chooses) */
+                sort: "total_volume_quote" | "buy_volume_quote" | "sell_volume_quote" | "trades" | "buys" | "sells" | "distinct_traders" | "holders" | "metric";
+                /** @description query parameters the preset accepts */
+                parameters: string[];
+                /** @description the screener query the preset equals */
+                equivalentScreenerQuery: string;
+            }[];
         };
         "screener.ranking": {
-            [key: string]: unknown;
+            /** @description canonical (block, hash) every row of the response was read at */
+            anchor: {
+                /** @description anchor block number */
+                block: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                hash: string;
+            };
+            data: {
+                /** @description position in the sort; null under sort=holders */
+                rank: number | null;
+                /** @description position under sort=holders; null otherwise */
+                rankWithinPrefilterSet: number | null;
+                /** @description base token address (token_pair) or pool key (pool) */
+                subject: string;
+                /** @description the subject grain */
+                grain: "pool" | "token_pair";
+                base: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    address: string;
+                    /** @description null when the token has no readable symbol */
+                    symbol: string | null;
+                    /** @description null when the token has no readable name */
+                    name: string | null;
+                };
+                quote: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    address: string;
+                    /** @description null when the token has no readable symbol */
+                    symbol: string | null;
+                    /** @description null when the token has no readable name */
+                    name: string | null;
+                };
+                /** @description pool keys of the subject */
+                pools: string[];
+                /** @description quote base units traded in the window */
+                totalVolumeQuote: string;
+                /** @description quote base units paid for the base */
+                buyVolumeQuote: string;
+                /** @description quote base units received for the base */
+                sellVolumeQuote: string;
+                /** @description trades in the window */
+                trades: number;
+                /** @description trades buying the base */
+                buys: number;
+                /** @description trades selling the base */
+                sells: number;
+                distinctTraders: {
+                    /** @description distinct traders (transaction origins) found */
+                    lowerBound: number;
+                    /** @description true when every swap of the window was examined for every pool */
+                    exact: boolean;
+                };
+                distinctBuyers: {
+                    /** @description distinct buyers (transaction origins) found */
+                    lowerBound: number;
+                    /** @description true when every swap of the window was examined for every pool */
+                    exact: boolean;
+                };
+                distinctSellers: {
+                    /** @description distinct sellers (transaction origins) found */
+                    lowerBound: number;
+                    /** @description true when every swap of the window was examined for every pool */
+                    exact: boolean;
+                };
+                window: {
+                    /** @description indexed blocks of the window up to the anchor */
+                    coveredBlocks: number;
+                    /** @description the index covers the whole window */
+                    windowFullyCovered: boolean;
+                };
+                /** @description holder count, uniform shape on every holder-bearing route; counts of transfer-sum balances (see reconciliation) */
+                holderCount: {
+                    /** @description null: token_not_indexed */
+                    value: number | null;
+                    /** @description exact: every transfer of the token was seen (its creation was observed, or the chain was indexed from block 0); backfilling: the token predates the indexed range (START_BLOCK), so counts cover only what was seen; token_not_indexed */
+                    status: "exact" | "backfilling" | "token_not_indexed";
+                    asOfBlock: number;
+                    /** @description null: token_not_indexed */
+                    burnSinkHolders: number | null;
+                };
+                /** @description last trade of the subject at or before the anchor */
+                lastTradeBlock: number;
+            }[];
+            page: {
+                order: "asc" | "desc";
+                limit: number;
+                /** @description rows in this page */
+                count: number;
+                /** @description exhausted: no more rows; rows: the limit (max 1000); rows_usd_sibling: 200-row cap of pages with a USD sibling; rows_separate_marks: 100-row cap when each row may need its own mark; bytes: the 4 MiB serialized budget */
+                stoppedBy: "exhausted" | "rows" | "rows_usd_sibling" | "rows_separate_marks" | "bytes";
+                /** @description null when stoppedBy is exhausted */
+                nextCursor: string | null;
+            };
+            /** @description the query as resolved (defaults applied) */
+            query: {
+                /** @description 0x-prefixed 20-byte hex address */
+                quote: string;
+                grain: "pool" | "token_pair";
+                /** @description 0x-prefixed 20-byte hex address */
+                base?: string;
+                window: "5m" | "1h" | "4h" | "24h";
+                sort: "total_volume_quote" | "buy_volume_quote" | "sell_volume_quote" | "trades" | "buys" | "sells" | "distinct_traders" | "holders";
+                order: "asc" | "desc";
+                allowScan?: boolean;
+                recency_floor_block?: number;
+                /** @description integer in base units, decimal string */
+                min_total_volume_quote?: string;
+                /** @description integer in base units, decimal string */
+                min_buy_volume_quote?: string;
+                /** @description integer in base units, decimal string */
+                min_sell_volume_quote?: string;
+                /** @description integer in base units, decimal string */
+                max_total_volume_quote?: string;
+                min_trades?: number;
+                min_buys?: number;
+                min_sells?: number;
+                max_trades?: number;
+                max_buys?: number;
+                max_sells?: number;
+                min_distinct_traders_lower_bound?: number;
+                min_covered_blocks?: number;
+                require_window_fully_covered?: boolean;
+                require_distinct_exact?: boolean;
+            };
+            /** @description 0x-prefixed 20-byte hex address */
+            quote: string;
+            grain: "pool" | "token_pair";
+            window: "5m" | "1h" | "4h" | "24h";
+            /** @description first second of the window (unix seconds, a minute boundary) */
+            windowStart: number;
+            sort: "total_volume_quote" | "buy_volume_quote" | "sell_volume_quote" | "trades" | "buys" | "sells" | "distinct_traders" | "holders";
+            /** @description null when not given */
+            recencyFloorBlock: number | null;
+            /** @description subjects enumerated */
+            candidatesScanned: number;
+            /** @description candidate-set ceiling */
+            ceiling: number;
+            /** @description set under sort=holders; null otherwise */
+            holdersRanking: {
+                candidateSet: string;
+                /** @description subjects in the prefilter set */
+                candidates: number;
+            } | null;
+            /**
+             * @description unit of the volumes
+             * @constant
+             */
+            volumeUnit: "quote base units";
+            /** @description the preset */
+            preset: "largest" | "most_traded" | "most_distinct_traders" | "buy_pressure" | "sell_pressure" | "most_held";
+            /** @description the ranking formula in words */
+            formula: string;
+            /** @description the screener query this page equals */
+            equivalentScreenerQuery: string;
         };
         "cohorts.byToken": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -8971,7 +12725,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8979,7 +12733,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -9093,7 +12847,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9101,7 +12855,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -9237,7 +12991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9245,7 +12999,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -9381,7 +13135,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9389,7 +13143,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -9503,7 +13257,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9511,7 +13265,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -9647,7 +13401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9655,7 +13409,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -9769,7 +13523,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9777,7 +13531,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -9891,7 +13645,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9899,7 +13653,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10013,7 +13767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10021,7 +13775,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10135,7 +13889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10143,7 +13897,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10274,7 +14028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10282,7 +14036,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10411,7 +14165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10419,7 +14173,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10533,7 +14287,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10541,7 +14295,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10655,7 +14409,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10663,7 +14417,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10793,7 +14547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10801,7 +14555,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -10932,7 +14686,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10940,7 +14694,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11070,7 +14824,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11078,7 +14832,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11206,7 +14960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11214,7 +14968,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11313,7 +15067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11321,7 +15075,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11420,7 +15174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11428,7 +15182,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11527,7 +15281,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11535,7 +15289,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11634,7 +15388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11642,7 +15396,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11770,7 +15524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11778,7 +15532,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -11912,7 +15666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11920,7 +15674,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12019,7 +15773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12027,7 +15781,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12155,7 +15909,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12163,7 +15917,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12291,7 +16045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12299,7 +16053,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12308,6 +16062,7 @@ export interface operations {
     "pools.bars": {
         parameters: {
             query: {
+                /** @description trade: every `size` trades; volume: when Σ|amount1| reaches `size` */
                 rule: "trade" | "volume";
                 /** @description non-negative integer, decimal string */
                 size: string;
@@ -12430,7 +16185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12438,7 +16193,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12565,7 +16320,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12573,7 +16328,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12819,7 +16574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12827,7 +16582,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -12927,7 +16682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12935,7 +16690,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13070,7 +16825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13078,7 +16833,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13178,7 +16933,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13186,7 +16941,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13315,7 +17070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13323,7 +17078,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13452,7 +17207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13460,7 +17215,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -13469,6 +17224,7 @@ export interface operations {
     "pools.v4Bars": {
         parameters: {
             query: {
+                /** @description trade: every `size` trades; volume: when Σ|amount1| reaches `size` */
                 rule: "trade" | "volume";
                 /** @description non-negative integer, decimal string */
                 size: string;
@@ -13592,7 +17348,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13600,7 +17356,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -18884,7 +22640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -18892,7 +22648,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };
@@ -19152,7 +22908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description projection_unavailable: the projection behind this route is building, stale or disabled; not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica */
+            /** @description not_ready: nothing indexed yet for this chain; ingest_halted: ingest for this chain halted (for example a reorg deeper than the window); replica_lagging: this read replica is further behind its writer than its configured lag: retry or use another replica; projection_unavailable: the projection behind this route is building, stale or disabled */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -19160,7 +22916,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "projection_unavailable" | "not_ready" | "ingest_halted" | "replica_lagging";
+                        error: "not_ready" | "ingest_halted" | "replica_lagging" | "projection_unavailable";
                     };
                 };
             };

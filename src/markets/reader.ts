@@ -418,19 +418,20 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
     currencyPools: walkCurrencyPools,
     searchPools: walkSearch,
     ...tokenMethods(deps, stables, market, decimals),
+    ...tokenWalkMethods(deps, market),
   };
 }
 
 type OpenMarket = (view: View, token: string, at: number) => TokenMarket;
 
-/** The token-market half of the reader (quote rule, venue, stats, pools, trades, series). */
-function tokenMethods(
-  deps: MarketsReaderDeps,
-  stables: ReadonlySet<string>,
-  market: OpenMarket,
-  decimals: (view: View, at: number) => (c: string) => number | null,
-): Omit<
-  MarketsReader,
+/** The quote rule, the default venue and its price. */
+function priced(view: View, m: TokenMarket, named: string | undefined): TokenPrice {
+  const quote = quoteOf(m, named);
+  const venue = venueOf(view, m, quote.quote);
+  return { token: m.address, quote, venue, price: venuePrice(view, m, venue) };
+}
+
+type PoolMethods =
   | 'pool'
   | 'poolDetail'
   | 'poolStats'
@@ -442,13 +443,16 @@ function tokenMethods(
   | 'liquidityEvents'
   | 'newPools'
   | 'currencyPools'
-  | 'searchPools'
-> {
-  const priced = (view: View, m: TokenMarket, named: string | undefined): TokenPrice => {
-    const quote = quoteOf(m, named);
-    const venue = venueOf(view, m, quote.quote);
-    return { token: m.address, quote, venue, price: venuePrice(view, m, venue) };
-  };
+  | 'searchPools';
+type WalkMethods = 'tokenPoolsByCurrency' | 'tokenSwaps' | 'tokenTicks' | 'tokenTraders' | 'tokenSeries';
+
+/** The token figures of the reader (price, market cap, extremes, venues, stats, overview, pool views). */
+function tokenMethods(
+  deps: MarketsReaderDeps,
+  stables: ReadonlySet<string>,
+  market: OpenMarket,
+  decimals: (view: View, at: number) => (c: string) => number | null,
+): Omit<MarketsReader, PoolMethods | WalkMethods> {
   return {
     tokenPrice: (view, token, named, at) => priced(view, market(view, token, at), named),
     tokenMcap(view, token, named, at) {
@@ -505,6 +509,12 @@ function tokenMethods(
       pageRanked(rankPools(view, m, sort, quote, stables, decimals(view, page.at)), page, sink);
       return { quote, membership: m.pools };
     },
+  };
+}
+
+/** The token page walks of the reader (pools by currency, trades, ticks, traders, candle series). */
+function tokenWalkMethods(deps: MarketsReaderDeps, market: OpenMarket): Pick<MarketsReader, WalkMethods> {
+  return {
     tokenPoolsByCurrency(view, token, currency, page, sink) {
       const m = market(view, token, page.at);
       walkTokenPoolsByCurrency(view, m.address, currency, m.pools.pools, page, sink);
