@@ -3365,7 +3365,7 @@ export interface components {
             };
             /** @description token statistics on the default venue */
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 /** @description the resolved quote */
                 quote: string;
@@ -3633,7 +3633,7 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-            /** @description 0x-prefixed 20-byte hex address */
+            /** @description the token */
             token: string;
             /** @description the resolved quote */
             quote: string;
@@ -3739,7 +3739,7 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-            /** @description 0x-prefixed 20-byte hex address */
+            /** @description the token */
             token: string;
             /** @description the resolved quote */
             quote: string;
@@ -3790,7 +3790,7 @@ export interface components {
                 hash: string;
             };
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 /** @description the resolved quote */
                 quote: string;
@@ -3911,7 +3911,7 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-            /** @description 0x-prefixed 20-byte hex address */
+            /** @description the token */
             token: string;
             /** @description the resolved quote */
             quote: string;
@@ -3962,7 +3962,7 @@ export interface components {
                 hash: string;
             };
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 /** @description the resolved quote */
                 quote: string;
@@ -4008,7 +4008,7 @@ export interface components {
                 hash: string;
             };
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 /** @description the resolved quote */
                 quote: string;
@@ -4054,7 +4054,7 @@ export interface components {
                 hash: string;
             };
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 /** @description the resolved quote */
                 quote: string;
@@ -4122,10 +4122,10 @@ export interface components {
                 hash: string;
             };
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 groups: {
-                    /** @description 0x-prefixed 20-byte hex address */
+                    /** @description the counter currency of the group */
                     counterCurrency: string;
                     pools: {
                         /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
@@ -4463,7 +4463,7 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-            /** @description 0x-prefixed 20-byte hex address */
+            /** @description the token */
             token: string;
             /** @description the counter currency */
             currency: string;
@@ -4477,12 +4477,12 @@ export interface components {
                 hash: string;
             };
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 /** @description the default-venue rule */
                 rule: string;
                 quotes: {
-                    /** @description 0x-prefixed 20-byte hex address */
+                    /** @description a quote of the token */
                     quote: string;
                     /** @description the default venue of this quote */
                     venue: {
@@ -4522,7 +4522,7 @@ export interface components {
                 hash: string;
             };
             data: {
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description the token */
                 token: string;
                 /** @description the resolved quote */
                 quote: string;
@@ -4644,7 +4644,7 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
-            /** @description 0x-prefixed 20-byte hex address */
+            /** @description the token */
             token: string;
             /** @description the resolved quote */
             quote: string;
@@ -5258,7 +5258,7 @@ export interface components {
                     method: "configured USD stablecoins at par (1 USD per whole unit); no other routes";
                     /** @description currency0 then currency1 */
                     marks: {
-                        /** @description 0x-prefixed 20-byte hex address */
+                        /** @description the marked currency */
                         currency: string;
                         /** @description USD per whole unit; null when unmarked (see reason) */
                         usdPerUnit: "1" | null;
@@ -5293,7 +5293,7 @@ export interface components {
                 txHash: string;
                 /** @description the transaction sender */
                 origin: string;
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description event sender (router or caller) */
                 sender: string;
                 /** @description currency0 base units */
                 amount0: string;
@@ -5314,9 +5314,11 @@ export interface components {
                 txHash: string;
                 /** @description the transaction sender */
                 origin: string;
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description position owner */
                 owner: string;
+                /** @description lower tick of the position */
                 tickLower: number;
+                /** @description upper tick of the position (exclusive) */
                 tickUpper: number;
                 /** @description liquidity L added or removed */
                 liquidity: string;
@@ -5340,11 +5342,13 @@ export interface components {
                 txHash: string;
                 /** @description the transaction sender */
                 origin: string;
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description position owner */
                 owner: string;
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description recipient of the collected amounts */
                 recipient: string;
+                /** @description lower tick of the position */
                 tickLower: number;
+                /** @description upper tick of the position (exclusive) */
                 tickUpper: number;
                 /** @description currency0 base units collected */
                 amount0: string;
@@ -5363,9 +5367,11 @@ export interface components {
                 txHash: string;
                 /** @description the transaction sender */
                 origin: string;
-                /** @description 0x-prefixed 20-byte hex address */
+                /** @description event sender (router or caller) */
                 sender: string;
+                /** @description lower tick of the position */
                 tickLower: number;
+                /** @description upper tick of the position (exclusive) */
                 tickUpper: number;
                 /** @description signed liquidity delta */
                 liquidityDelta: string;
@@ -6426,7 +6432,7 @@ export interface components {
                     method: "configured USD stablecoins at par (1 USD per whole unit); no other routes";
                     /** @description currency0 then currency1 */
                     marks: {
-                        /** @description 0x-prefixed 20-byte hex address */
+                        /** @description the marked currency */
                         currency: string;
                         /** @description USD per whole unit; null when unmarked (see reason) */
                         usdPerUnit: "1" | null;
@@ -9745,7 +9751,7 @@ export interface components {
                 /** @description the subject grain */
                 grain: "pool" | "token_pair";
                 base: {
-                    /** @description 0x-prefixed 20-byte hex address */
+                    /** @description token address (the zero address is native currency) */
                     address: string;
                     /** @description null when the token has no readable symbol */
                     symbol: string | null;
@@ -9753,7 +9759,7 @@ export interface components {
                     name: string | null;
                 };
                 quote: {
-                    /** @description 0x-prefixed 20-byte hex address */
+                    /** @description token address (the zero address is native currency) */
                     address: string;
                     /** @description null when the token has no readable symbol */
                     symbol: string | null;
@@ -9916,7 +9922,7 @@ export interface components {
                 /** @description the subject grain */
                 grain: "pool" | "token_pair";
                 base: {
-                    /** @description 0x-prefixed 20-byte hex address */
+                    /** @description token address (the zero address is native currency) */
                     address: string;
                     /** @description null when the token has no readable symbol */
                     symbol: string | null;
@@ -9924,7 +9930,7 @@ export interface components {
                     name: string | null;
                 };
                 quote: {
-                    /** @description 0x-prefixed 20-byte hex address */
+                    /** @description token address (the zero address is native currency) */
                     address: string;
                     /** @description null when the token has no readable symbol */
                     symbol: string | null;

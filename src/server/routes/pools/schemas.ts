@@ -276,7 +276,7 @@ export const LiquidityEvent = Type.Union(
     Obj({
       kind: Enum(['add', 'remove'], 'V2 Mint (add) or Burn (remove)'),
       ...liqBase,
-      sender: Address,
+      sender: { ...Address, description: 'event sender (router or caller)' },
       amount0: amt('currency0 base units'),
       amount1: amt('currency1 base units'),
       to: Nullable(Address, 'Burn recipient; null for Mint'),
@@ -284,9 +284,9 @@ export const LiquidityEvent = Type.Union(
     Obj({
       kind: Enum(['add', 'remove'], 'V3 Mint (add) or Burn (remove)'),
       ...liqBase,
-      owner: Address,
-      tickLower: Type.Integer(),
-      tickUpper: Type.Integer(),
+      owner: { ...Address, description: 'position owner' },
+      tickLower: Type.Integer({ description: 'lower tick of the position' }),
+      tickUpper: Type.Integer({ description: 'upper tick of the position (exclusive)' }),
       liquidity: amt('liquidity L added or removed'),
       amount0: amt('currency0 base units'),
       amount1: amt('currency1 base units'),
@@ -294,19 +294,19 @@ export const LiquidityEvent = Type.Union(
     Obj({
       kind: Type.Literal('collect', { description: 'V3 Collect' }),
       ...liqBase,
-      owner: Address,
-      recipient: Address,
-      tickLower: Type.Integer(),
-      tickUpper: Type.Integer(),
+      owner: { ...Address, description: 'position owner' },
+      recipient: { ...Address, description: 'recipient of the collected amounts' },
+      tickLower: Type.Integer({ description: 'lower tick of the position' }),
+      tickUpper: Type.Integer({ description: 'upper tick of the position (exclusive)' }),
       amount0: amt('currency0 base units collected'),
       amount1: amt('currency1 base units collected'),
     }),
     Obj({
       kind: Enum(['add', 'remove'], 'V4 ModifyLiquidity by the sign of liquidityDelta'),
       ...liqBase,
-      sender: Address,
-      tickLower: Type.Integer(),
-      tickUpper: Type.Integer(),
+      sender: { ...Address, description: 'event sender (router or caller)' },
+      tickLower: Type.Integer({ description: 'lower tick of the position' }),
+      tickUpper: Type.Integer({ description: 'upper tick of the position (exclusive)' }),
       liquidityDelta: amt('signed liquidity delta'),
       salt: Hash,
     }),
@@ -316,7 +316,7 @@ export const LiquidityEvent = Type.Union(
 
 /** A USD mark of one currency. */
 export const UsdMark = Obj({
-  currency: Address,
+  currency: { ...Address, description: 'the marked currency' },
   usdPerUnit: Nullable(Type.Literal('1'), 'USD per whole unit; null when unmarked (see reason)'),
   route: Nullable(Type.Literal('usd_stablecoin_par'), 'the mark route; null when unmarked'),
   decimals: Nullable(Type.Integer({ minimum: 0 }), 'decimals of the stablecoin; null when unmarked'),

@@ -50,7 +50,7 @@ export const filterProps = {
 };
 
 const Asset = Obj({
-  address: Address,
+  address: { ...Address, description: 'token address (the zero address is native currency)' },
   symbol: Nullable(Type.String(), 'null when the token has no readable symbol'),
   name: Nullable(Type.String(), 'null when the token has no readable name'),
 });

@@ -39,7 +39,7 @@ const make = (kind: TokenSeriesKind): Route =>
     params: { address: Address },
     query: { ...FrameQuery, ...QuoteQuery, ...pageQuery() },
     response: Paged(candleSchema(kind === 'mcap' ? MCAP_UNIT : TOKEN_PRICE_UNIT, 'the token', 'the quote'), {
-      token: Address,
+      token: { ...Address, description: 'the token' },
       quote: { ...Address, description: 'the resolved quote' },
       quoteResolution: QuoteResolution,
       venue: Nullable(Venue, 'the default venue (candles); null for ohlcv and mcap/series'),

@@ -44,7 +44,7 @@ export const tokenLiquidityRoute = defineRoute({
   query: QuoteQuery,
   response: Single(
     Obj({
-      token: Address,
+      token: { ...Address, description: 'the token' },
       quote: { ...Address, description: 'the resolved quote' },
       reserves: Obj({
         tokenReserve: {
@@ -120,10 +120,10 @@ export const tokenPoolsAggregateRoute = defineRoute({
   query: QuoteQuery,
   response: Single(
     Obj({
-      token: Address,
+      token: { ...Address, description: 'the token' },
       groups: Type.Array(
         Obj({
-          counterCurrency: Address,
+          counterCurrency: { ...Address, description: 'the counter currency of the group' },
           pools: Type.Array(
             Obj({
               ...poolIdentityProps,
@@ -296,7 +296,7 @@ export const tokenPoolsByCurrencyRoute = defineRoute({
   params: { address: Address, currency: Address },
   query: pageQuery(),
   response: Paged(PoolIdentity, {
-    token: Address,
+    token: { ...Address, description: 'the token' },
     currency: { ...Address, description: 'the counter currency' },
   }),
   errors: ['not_found', 'bad_cursor', 'stale_cursor'],

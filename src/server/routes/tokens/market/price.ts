@@ -23,7 +23,7 @@ export const tokenPriceRoute = defineRoute({
   query: QuoteQuery,
   response: Single(
     Obj({
-      token: Address,
+      token: { ...Address, description: 'the token' },
       quote: { ...Address, description: 'the resolved quote' },
       quoteResolution: QuoteResolution,
       venue: Venue,
@@ -70,7 +70,7 @@ export const tokenMcapRoute = defineRoute({
   query: QuoteQuery,
   response: Single(
     Obj({
-      token: Address,
+      token: { ...Address, description: 'the token' },
       quote: { ...Address, description: 'the resolved quote' },
       quoteResolution: QuoteResolution,
       venue: Venue,
@@ -122,7 +122,7 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
     query: QuoteQuery,
     response: Single(
       Obj({
-        token: Address,
+        token: { ...Address, description: 'the token' },
         quote: { ...Address, description: 'the resolved quote' },
         kind: Type.Literal(which === 'high' ? 'ath' : 'atl', { description: 'all-time high or low' }),
         price: Nullable(Price(TOKEN_PRICE_UNIT, `all-time ${which}`), 'see priceReason'),
@@ -195,11 +195,11 @@ export const tokenVenueRoute = defineRoute({
   query: QuoteQuery,
   response: Single(
     Obj({
-      token: Address,
+      token: { ...Address, description: 'the token' },
       rule: Type.String({ description: 'the default-venue rule' }),
       quotes: Type.Array(
         Obj({
-          quote: Address,
+          quote: { ...Address, description: 'a quote of the token' },
           venue: Obj(
             { pool: PoolKey, protocol: Protocol },
             { description: 'the default venue of this quote' },

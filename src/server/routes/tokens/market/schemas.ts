@@ -68,7 +68,7 @@ export const TokenWindows = Obj(
 
 /** The /tokens/{address}/stats body (also embedded in the token detail). */
 export const tokenStatsProps = {
-  token: Address,
+  token: { ...Address, description: 'the token' },
   quote: { ...Address, description: 'the resolved quote' },
   quoteResolution: QuoteResolution,
   candidates: Candidates,

@@ -93,7 +93,7 @@ export const tokenTradersRoute: Route = defineRoute({
   params: Params,
   query: { ...QuoteQuery, window: Type.Optional(Window), ...pageQuery({ orders: ['desc'] }) },
   response: Paged(Trader, {
-    token: Address,
+    token: { ...Address, description: 'the token' },
     quote: Quote,
     window: Enum(['5m', '1h', '4h', '24h'], 'the window'),
     distinctTraders: DistinctCount,
