@@ -7141,6 +7141,25 @@ export interface components {
                     /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
                     reason: "decimals_unknown" | "no_usd_route" | null;
                 };
+                /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+                reconciliation: {
+                    /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                    status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                    /** @description null: not_yet_checked */
+                    checkedAtBlock: number | null;
+                    /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                    supplyOnChain: string | null;
+                    /** @description the index supply at checkedAtBlock; null: not checked */
+                    supplyFromTransfers: string | null;
+                    /** @description balances compared with balanceOf at checkedAtBlock */
+                    holdersChecked: number;
+                    /** @description of those, how many differed */
+                    holdersMismatched: number;
+                    /** @description why the figures diverge or are unchecked; null when exact */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @constant */
+                    basis: "transfer_events_vs_eth_call";
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -7528,6 +7547,25 @@ export interface components {
                         /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
                         reason: "decimals_unknown" | "no_usd_route" | null;
                     };
+                    /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+                    reconciliation: {
+                        /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                        status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                        /** @description null: not_yet_checked */
+                        checkedAtBlock: number | null;
+                        /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                        supplyOnChain: string | null;
+                        /** @description the index supply at checkedAtBlock; null: not checked */
+                        supplyFromTransfers: string | null;
+                        /** @description balances compared with balanceOf at checkedAtBlock */
+                        holdersChecked: number;
+                        /** @description of those, how many differed */
+                        holdersMismatched: number;
+                        /** @description why the figures diverge or are unchecked; null when exact */
+                        reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                        /** @constant */
+                        basis: "transfer_events_vs_eth_call";
+                    };
                 }[];
                 /** @description every holding was examined (at most 500) */
                 holdingsComplete: boolean;
@@ -7729,6 +7767,25 @@ export interface components {
                     firstBlock: number;
                     /** @description block of the latest trade */
                     lastBlock: number;
+                    /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+                    reconciliation: {
+                        /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                        status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                        /** @description null: not_yet_checked */
+                        checkedAtBlock: number | null;
+                        /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                        supplyOnChain: string | null;
+                        /** @description the index supply at checkedAtBlock; null: not checked */
+                        supplyFromTransfers: string | null;
+                        /** @description balances compared with balanceOf at checkedAtBlock */
+                        holdersChecked: number;
+                        /** @description of those, how many differed */
+                        holdersMismatched: number;
+                        /** @description why the figures diverge or are unchecked; null when exact */
+                        reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                        /** @constant */
+                        basis: "transfer_events_vs_eth_call";
+                    };
                 }[];
             };
         };
@@ -7875,6 +7932,25 @@ export interface components {
                 firstBlock: number;
                 /** @description block of the latest trade */
                 lastBlock: number;
+                /** @description the token reconciliation state, carried beside every figure it affects (field name: reconciliation) */
+                reconciliation: {
+                    /** @description exact: at checkedAtBlock supply and every checked balance equalled the chain (eth_call totalSupply/balanceOf); diverges: balances or supply move without Transfer events (fee-on-transfer, rebasing, reflection): figures are sums of events, NOT the chain balances; not_yet_checked; not_checkable: the node answered neither call */
+                    status: "exact" | "diverges" | "not_yet_checked" | "not_checkable";
+                    /** @description null: not_yet_checked */
+                    checkedAtBlock: number | null;
+                    /** @description totalSupply() at checkedAtBlock; null: not checked or unanswerable */
+                    supplyOnChain: string | null;
+                    /** @description the index supply at checkedAtBlock; null: not checked */
+                    supplyFromTransfers: string | null;
+                    /** @description balances compared with balanceOf at checkedAtBlock */
+                    holdersChecked: number;
+                    /** @description of those, how many differed */
+                    holdersMismatched: number;
+                    /** @description why the figures diverge or are unchecked; null when exact */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @constant */
+                    basis: "transfer_events_vs_eth_call";
+                };
             }[];
             page: {
                 order: "asc" | "desc";

@@ -8,8 +8,9 @@ import { type Rational, rational, ratJson } from '../markets/rational.js';
 import { tokenPools } from '../markets/venue.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { AUTHORITY } from '../storage/tables/tokens.js';
+import { AUTHORITY, RECON } from '../storage/tables/tokens.js';
 import { HOLDING } from '../storage/tables/wallets.js';
+import { type BalanceFidelity, fidelityFrom } from '../tokens/fidelity.js';
 import { balanceAt, tokenAt } from '../tokens/read.js';
 import type { PriceRational } from './pnl.js';
 import { type Hex, hexOf } from './walk.js';
@@ -32,6 +33,11 @@ export interface AssetRow {
   balance: string;
   balanceUnit: 'token base units';
   balanceUsd: { value: PriceRational | null; reason: 'decimals_unknown' | 'no_usd_route' | null };
+  /**
+   * The token's reconciliation state (issue Q): `diverges` means `balance` is a sum of Transfer
+   * events that the chain's balanceOf does not follow (fee-on-transfer, rebasing, reflection).
+   */
+  reconciliation: BalanceFidelity;
 }
 
 /** Net worth from marked holdings, with what is and is not in it. */
@@ -59,6 +65,7 @@ interface Held {
   decimals: number | null;
   usd: Rational | null;
   usdReason: 'decimals_unknown' | 'no_usd_route' | null;
+  fidelity: BalanceFidelity;
 }
 
 /**
@@ -98,6 +105,7 @@ export function holdings(
         decimals,
         usd,
         usdReason: usd ? null : stable ? 'decimals_unknown' : 'no_usd_route',
+        fidelity: fidelityFrom(view.get(RECON, token)),
       });
       return true;
     },
@@ -113,6 +121,7 @@ export const assetRow = (a: Held): AssetRow => ({
   balance: a.balance.toString(),
   balanceUnit: 'token base units',
   balanceUsd: { value: a.usd ? ratJson(a.usd) : null, reason: a.usdReason },
+  reconciliation: a.fidelity,
 });
 
 /**

@@ -10,7 +10,9 @@ import { stateAt } from '../markets/read.js';
 import { chooseVenue, orient, tokenPools } from '../markets/venue.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
+import { RECON } from '../storage/tables/tokens.js';
 import { DAILY, POSITION } from '../storage/tables/wallets.js';
+import { type BalanceFidelity, fidelityFrom } from '../tokens/fidelity.js';
 import { tokenAt } from '../tokens/read.js';
 import type { Position } from './model.js';
 import { boundedList, hexOf } from './walk.js';
@@ -60,6 +62,12 @@ export interface PositionView {
   abnormalReason: 'sold_more_than_bought_in_trades' | null;
   firstBlock: number;
   lastBlock: number;
+  /**
+   * The token's reconciliation state (issue Q): `diverges` means the token's balances move without
+   * Transfer events (fee-on-transfer, rebasing), so quantities from trades need not be what the
+   * wallet holds on chain.
+   */
+  reconciliation: BalanceFidelity;
 }
 
 /** Realised or unrealised PnL summed for one quote asset. */
@@ -154,6 +162,7 @@ export function positionView(view: View, p: Position, at: number, ts: number): P
     abnormalReason: abnormal ? 'sold_more_than_bought_in_trades' : null,
     firstBlock: p.firstBlock,
     lastBlock: p.lastBlock,
+    reconciliation: fidelityFrom(view.get(RECON, p.token as `0x${string}`)),
   };
 }
 

@@ -6,6 +6,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { Address, Amount, Count, Enum, Hash, Nullable, Obj, ReasonOf, UnixSeconds } from '../../schemas.js';
 import { InternalTransfer, TransactionEnvelope } from '../chain/schemas.js';
+import { BalanceFidelity } from '../tokens/schemas.js';
 
 /** The projection every wallet route reads. */
 export const WALLETS = 'wallets';
@@ -206,6 +207,7 @@ export const Position = Obj({
   ),
   firstBlock: { ...Block, description: 'block of the first trade' },
   lastBlock: { ...Block, description: 'block of the latest trade' },
+  reconciliation: BalanceFidelity,
 });
 
 /** A per-quote sum (keys: quote asset addresses). */
@@ -237,6 +239,7 @@ export const Asset = Obj({
       'decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present',
     ),
   }),
+  reconciliation: BalanceFidelity,
 });
 
 /** An internal transfer or creation the address took part in. */
