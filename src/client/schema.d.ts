@@ -9088,8 +9088,240 @@ export interface components {
                 retryable: boolean;
             };
         };
-        /** @description text/event-stream */
-        "streams.ammEvents": string;
+        /** @description one Server-Sent Event of this stream */
+        "streams.ammEvents": {
+            /** @constant */
+            event: "swap";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                kind: "swap";
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description the transaction (same as txHash) */
+                transactionHash: string;
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                block: number;
+                /** @description block timestamp, unix seconds */
+                timestamp: number;
+                txIndex: number;
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender (origin), never the router */
+                origin: string;
+                /** @description event sender; null when the protocol reports none */
+                sender: string | null;
+                /** @description event recipient; null when the protocol reports none */
+                recipient: string | null;
+                /** @description signed currency0 base units, pool perspective */
+                amount0: string;
+                /** @description signed currency1 base units, pool perspective */
+                amount1: string;
+                /** @description price after the trade, currency1 base units per currency0 base unit, as the exact rational `numerator/denominator` (REST serves the same as priceNumerator/priceDenominator) */
+                price: string;
+                /** @description buy: the trader received currency0 (amount0 < 0); else sell */
+                side: "buy" | "sell";
+                /** @description tick after the swap (v3/v4); null otherwise */
+                tick: number | null;
+                /** @description Q64.96 after the swap (v3/v4); null otherwise */
+                sqrtPriceX96: string | null;
+            };
+        } | {
+            /** @constant */
+            event: "liquidity";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            /** @description a liquidity event (V2 Mint/Burn, V3 Mint/Burn/Collect, V4 ModifyLiquidity) */
+            data: {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description the transaction (same as txHash) */
+                transactionHash: string;
+                /** @description V2 Mint (add) or Burn (remove) */
+                kind: "add" | "remove";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description event sender (router or caller) */
+                sender: string;
+                /** @description currency0 base units */
+                amount0: string;
+                /** @description currency1 base units */
+                amount1: string;
+                /** @description Burn recipient; null for Mint */
+                to: string | null;
+            } | {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description the transaction (same as txHash) */
+                transactionHash: string;
+                /** @description V3 Mint (add) or Burn (remove) */
+                kind: "add" | "remove";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description position owner */
+                owner: string;
+                /** @description lower tick of the position */
+                tickLower: number;
+                /** @description upper tick of the position (exclusive) */
+                tickUpper: number;
+                /** @description liquidity L added or removed */
+                liquidity: string;
+                /** @description currency0 base units */
+                amount0: string;
+                /** @description currency1 base units */
+                amount1: string;
+            } | {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description the transaction (same as txHash) */
+                transactionHash: string;
+                /**
+                 * @description V3 Collect
+                 * @constant
+                 */
+                kind: "collect";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description position owner */
+                owner: string;
+                /** @description recipient of the collected amounts */
+                recipient: string;
+                /** @description lower tick of the position */
+                tickLower: number;
+                /** @description upper tick of the position (exclusive) */
+                tickUpper: number;
+                /** @description currency0 base units collected */
+                amount0: string;
+                /** @description currency1 base units collected */
+                amount1: string;
+            } | {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description the transaction (same as txHash) */
+                transactionHash: string;
+                /** @description V4 ModifyLiquidity by the sign of liquidityDelta */
+                kind: "add" | "remove";
+                /** @description block number */
+                block: number;
+                /** @description transaction index */
+                txIndex: number;
+                /** @description log index */
+                logIndex: number;
+                /** @description 0x-prefixed 32-byte hex hash */
+                txHash: string;
+                /** @description the transaction sender */
+                origin: string;
+                /** @description event sender (router or caller) */
+                sender: string;
+                /** @description lower tick of the position */
+                tickLower: number;
+                /** @description upper tick of the position (exclusive) */
+                tickUpper: number;
+                /** @description signed liquidity delta */
+                liquidityDelta: string;
+                /** @description 0x-prefixed 32-byte hex hash */
+                salt: string;
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
         /** @description one Server-Sent Event of this stream */
         "streams.blocks": {
             /** @constant */
@@ -9747,8 +9979,100 @@ export interface components {
                 action: string;
             };
         };
-        /** @description text/event-stream */
-        "streams.pools": string;
+        /** @description one Server-Sent Event of this stream */
+        "streams.pools": {
+            /** @constant */
+            event: "pool_new";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                key: string;
+                /** @description pool protocol */
+                protocol: "v2" | "v3" | "v4" | "launchpad";
+                /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                contract: string;
+                /** @description V4 pool id (bytes32); null otherwise */
+                poolId: string | null;
+                /** @description currency0 as the protocol orders them (native = the zero address) */
+                currency0: string;
+                /** @description currency1 */
+                currency1: string;
+                /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                fee: number | null;
+                /** @description tick spacing (v3/v4); null otherwise */
+                tickSpacing: number | null;
+                /** @description V4 hooks contract; null otherwise */
+                hooks: string | null;
+                /** @description factory, PoolManager or launchpad that registered the pool */
+                factory: string;
+                /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                created: {
+                    block: number;
+                    txIndex: number;
+                    logIndex: number | null;
+                    txHash: string;
+                };
+                /** @description block timestamp of `created`, unix seconds */
+                createdAt: number;
+                /** @description how the pool was found and verified */
+                provenance?: {
+                    /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                    discovery: "factory_event" | "first_sight";
+                    /** @description block the pool was verified against its factory at */
+                    verifiedAtBlock: number;
+                    /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                    seededAtBlock: number | null;
+                    /** @description creation event coordinate when known; null otherwise */
+                    creation: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    } | null;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the blocks this reorg removed (delivered frames of them are void) */
+                removedBlocks: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                }[];
+                /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                newHead: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
         /** @description one Server-Sent Event of this stream */
         "streams.heads": {
             /** @constant */

@@ -7,6 +7,7 @@
  */
 import { decodeEventLog, encodeAbiParameters, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertFrame } from '../harness/contract.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { jsonRpc } from '../harness/rpc.js';
@@ -486,5 +487,74 @@ describe('screener and rankings', () => {
       expect(rk.body.data.map((x: any) => x.subject)).toEqual(eq.body.data.map((x: any) => x.subject));
     }
     expect((await idx.get(`/rankings/most_traded?quote=${weth}&metric=trades`)).status).toBe(400);
+  });
+});
+
+describe('amm-events and pools streams (traffic stopped)', () => {
+  /** Every frame of a topic stream from sequence 0 until it goes quiet, each validated against the contract. */
+  async function drain(
+    path: string,
+    events: string[],
+  ): Promise<Array<{ event: string; id: string; data: any }>> {
+    const { EventSource } = await import('eventsource');
+    const { TEST_KEY } = await import('../harness/indexer.js');
+    const full = `/index/v1/testnet${path}`;
+    const es = new EventSource(`http://127.0.0.1:${idx.port}${full}`, {
+      fetch: (u, init) =>
+        fetch(u, {
+          ...init,
+          headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY },
+        }),
+    });
+    const got: Array<{ event: string; id: string; data: any }> = [];
+    const violations: string[] = [];
+    let last = Date.now();
+    for (const e of events)
+      es.addEventListener(e, (m: MessageEvent) => {
+        const data = JSON.parse(m.data);
+        try {
+          assertFrame(full, e, m.lastEventId || null, data);
+        } catch (err) {
+          violations.push((err as Error).message);
+        }
+        got.push({ event: e, id: m.lastEventId, data });
+        last = Date.now();
+      });
+    const t0 = Date.now();
+    while (Date.now() - last < 1500 && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 100));
+    es.close();
+    expect(violations.slice(0, 5), `${path}: frames that break the contract`).toEqual([]);
+    return got;
+  }
+
+  it('swap and liquidity frames validate against the contract and equal the REST rows; pool_new frames name every pool', async () => {
+    const amm = await drain('/stream/amm-events?all=true&after_sequence=0', [
+      'swap',
+      'liquidity',
+      'reorg',
+      'lag',
+    ]);
+    const swaps = amm.filter((f) => f.event === 'swap');
+    expect(swaps.length).toBeGreaterThan(20);
+    expect(amm.some((f) => f.event === 'liquidity')).toBe(true);
+    // The frames of the busiest V2 pool are its REST swaps, one for one.
+    const byPool = new Map<string, any[]>();
+    for (const f of swaps)
+      if (f.data.protocol === 'v2')
+        byPool.set(f.data.contract, [...(byPool.get(f.data.contract) ?? []), f.data]);
+    const [addr, frames] = [...byPool.entries()].sort((a, b) => b[1].length - a[1].length)[0];
+    const { rows } = await walk(`/pools/${addr}/swaps?order=asc`);
+    const key = (x: any) => `${x.block}:${x.logIndex}:${x.txHash}:${x.amount0}:${x.amount1}:${x.side}`;
+    expect(frames.map(key)).toEqual(rows.map(key));
+    for (const [i, f] of frames.entries())
+      expect(f.price).toBe(`${rows[i].priceNumerator}/${rows[i].priceDenominator}`);
+
+    const pools = await drain('/stream/pools?all=true&after_sequence=0', ['pool_new', 'reorg', 'lag']);
+    const listed = (await walk('/pools/new')).rows.map((p: any) => p.key).sort();
+    const framed = pools
+      .filter((f) => f.event === 'pool_new')
+      .map((f) => f.data.key)
+      .sort();
+    expect(framed).toEqual(listed);
   });
 });

@@ -4,10 +4,11 @@
  * the JSON text of its schema here; data frames carry the same records the REST routes serve
  * (node records byte-exact as stored, transfer rows, launch rows).
  */
-import { type TObject, Type } from '@sinclair/typebox';
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { SseEvent } from '../../openapi.js';
 import { Address, Enum, Hash, Nullable, Obj } from '../../schemas.js';
 import { BlockHeader, LogRecord, TransactionEnvelope } from '../chain/schemas.js';
+import { LiquidityEvent, PoolKey, Protocol, poolIdentityProps } from '../pools/schemas.js';
 import { Launch, TokenCoordinate, TransferRow } from '../tokens/schemas.js';
 
 const BlockRef = Obj({ number: Type.Integer({ minimum: 0 }), hash: Hash });
@@ -74,6 +75,62 @@ const CreationFrame = Obj({
 
 const TransferFrame = Obj({ token: Address, ...TransferRow.properties });
 
+/** Where an AMM frame happened: the pool and its currencies (selectors match on these). */
+const ammHead = {
+  pool: PoolKey,
+  protocol: Protocol,
+  currency0: poolIdentityProps.currency0,
+  currency1: poolIdentityProps.currency1,
+  transactionHash: { ...Hash, description: 'the transaction (same as txHash)' },
+};
+
+/** A swap as stored at ingest: pool perspective, price as the exact rational text `num/den`. */
+const SwapFrame = Obj({
+  kind: Type.Literal('swap'),
+  ...ammHead,
+  contract: poolIdentityProps.contract,
+  poolId: poolIdentityProps.poolId,
+  block: Type.Integer({ minimum: 0 }),
+  timestamp: Type.Integer({ minimum: 0, description: 'block timestamp, unix seconds' }),
+  txIndex: Type.Integer({ minimum: 0 }),
+  logIndex: Type.Integer({ minimum: 0 }),
+  txHash: Hash,
+  origin: { ...Address, description: 'the transaction sender (origin), never the router' },
+  sender: Nullable(Address, 'event sender; null when the protocol reports none'),
+  recipient: Nullable(Address, 'event recipient; null when the protocol reports none'),
+  amount0: Type.String({
+    pattern: '^-?(0|[1-9][0-9]*)$',
+    description: 'signed currency0 base units, pool perspective',
+  }),
+  amount1: Type.String({
+    pattern: '^-?(0|[1-9][0-9]*)$',
+    description: 'signed currency1 base units, pool perspective',
+  }),
+  price: Type.String({
+    pattern: '^(0|[1-9][0-9]*)/[1-9][0-9]*$',
+    description:
+      'price after the trade, currency1 base units per currency0 base unit, as the exact rational `numerator/denominator` (REST serves the same as priceNumerator/priceDenominator)',
+  }),
+  side: Enum(['buy', 'sell'], 'buy: the trader received currency0 (amount0 < 0); else sell'),
+  tick: Nullable(Type.Integer(), 'tick after the swap (v3/v4); null otherwise'),
+  sqrtPriceX96: Nullable(
+    Type.String({ pattern: '^(0|[1-9][0-9]*)$' }),
+    'Q64.96 after the swap (v3/v4); null otherwise',
+  ),
+});
+
+/** A liquidity event as the REST liquidity-events rows, with the pool head. */
+const LiquidityFrame = Type.Union(
+  (LiquidityEvent.anyOf as TObject[]).map((m: TSchema) =>
+    Obj({ ...ammHead, ...(m as TObject).properties }, { description: (m as TObject).description }),
+  ),
+  { description: 'a liquidity event (V2 Mint/Burn, V3 Mint/Burn/Collect, V4 ModifyLiquidity)' },
+);
+
+/** A newly registered pool, as stored (REST adds `address` and `feeUnit`). */
+const { address: _a, feeUnit: _f, provenance, ...storedPool } = poolIdentityProps;
+const PoolNewFrame = Obj({ ...storedPool, provenance: Type.Optional(provenance) });
+
 const data = (event: string, schema: TObject, description: string) =>
   SseEvent(event, schema, description, { durableId: true });
 
@@ -104,4 +161,11 @@ export const TOPIC_EVENTS = {
     Reorg,
     Lag,
   ],
+  amm_events: [
+    data('swap', SwapFrame, 'a swap of a committed block'),
+    SseEvent('liquidity', LiquidityFrame, 'a liquidity event of a committed block', { durableId: true }),
+    Reorg,
+    Lag,
+  ],
+  pools: [data('pool_new', PoolNewFrame, 'a pool registered in a committed block'), Reorg, Lag],
 } satisfies Record<string, TObject[]>;

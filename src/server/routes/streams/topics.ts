@@ -78,6 +78,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.ammEvents',
     path: '/stream/amm-events',
     topic: 'amm_events',
+    events: TOPIC_EVENTS.amm_events,
     summary:
       'New swaps (event swap: pool, protocol, currencies, amounts in pool perspective, price rational, sender, origin, transactionHash) and liquidity events. Selectors: tokens, pools (0x<pool> or V4 0x<manager>:0x<poolId>), wallets, launchpads (matches curve trades of the pad), all; min_leg_magnitude filters swaps by max(|amount0|,|amount1|) in that leg’s base units after a selector matched.',
     query: {
@@ -220,6 +221,7 @@ export const topicStreamRoutes: Route[] = [
     id: 'streams.pools',
     path: '/stream/pools',
     topic: 'pools',
+    events: TOPIC_EVENTS.pools,
     summary:
       'Newly registered pools (event pool_new: the pool identity of /pools/new). Selectors: tokens (either currency), all.',
     query: { tokens: list('either currency'), ...all },
