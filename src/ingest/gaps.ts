@@ -3,8 +3,7 @@
  * the unfinalised window). Open gaps are retried; resolved gaps stay listed for audit.
  */
 import type { Store } from '../storage/index.js';
-import { prefixEnd } from '../storage/keys.js';
-import { gapKey, gapPrefix } from '../storage/tables.js';
+import { GAP, type GapRecord } from '../storage/tables/chain.js';
 
 /** One gap row as served by `/gaps`. Block numbers inclusive. */
 export interface Gap {
@@ -20,24 +19,26 @@ export interface Gap {
 
 export function recordGap(store: Store, gap: Omit<Gap, 'status' | 'openedAt' | 'resolvedAt'>): Gap {
   const row: Gap = { ...gap, status: 'open', openedAt: Math.floor(Date.now() / 1000), resolvedAt: null };
-  store.rocks.write([{ key: gapKey(gap.lane, gap.fromBlock), value: Buffer.from(JSON.stringify(row)) }]);
+  store.putProcess(GAP, [gap.lane, gap.fromBlock], row as unknown as GapRecord);
   return row;
 }
 
 export function resolveGap(store: Store, lane: string, fromBlock: number): void {
-  const key = gapKey(lane, fromBlock);
-  const v = store.rocks.get(key);
+  const view = store.view();
+  const v = view.get(GAP, lane, fromBlock) as unknown as Gap | undefined;
+  view.close();
   if (!v) return;
-  const row = JSON.parse(v.toString()) as Gap;
-  row.status = 'resolved';
-  row.resolvedAt = Math.floor(Date.now() / 1000);
-  store.rocks.write([{ key, value: Buffer.from(JSON.stringify(row)) }]);
+  const row: Gap = { ...v, status: 'resolved', resolvedAt: Math.floor(Date.now() / 1000) };
+  store.putProcess(GAP, [lane, fromBlock], row as unknown as GapRecord);
 }
 
 export function openGaps(store: Store): Gap[] {
-  const p = gapPrefix();
-  return store.rocks
-    .scan({ gte: p, lt: prefixEnd(p) })
-    .map(([, v]) => JSON.parse(v.toString()) as Gap)
-    .filter((g) => g.status === 'open');
+  const view = store.view();
+  const out: Gap[] = [];
+  view.each(GAP, {}, (v) => {
+    if (v.status === 'open') out.push(v as unknown as Gap);
+    return true;
+  });
+  view.close();
+  return out;
 }

@@ -227,6 +227,11 @@ export interface Store {
    * @throws Error when `t` is not an observation table; StoreWriteError when RocksDB refuses.
    */
   putObservation<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void;
+  /**
+   * Writes one row of a `process` table (ingest gaps, lane state) outside any block, through the
+   * change log so replicas hold the same rows. @throws StoreWriteError; Error for another kind.
+   */
+  putProcess<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void;
   /** A RocksDB property (e.g. `rocksdb.estimate-live-data-size`), for metrics. */
   property(name: string): string;
   /** The last write error, if writes are refused. */
@@ -393,6 +398,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     putObservation(t, key, value) {
       if (t.kind !== 'observation') throw new Error(`${t.name} is not an observation table`);
+      write([{ key: t.key(...key), value: t.value.encode(value) }], 'observation');
+    },
+    putProcess(t, key, value) {
+      if (t.kind !== 'process') throw new Error(`${t.name} is not a process table`);
       write([{ key: t.key(...key), value: t.value.encode(value) }], 'observation');
     },
     property: (name) => rocks.property(name),
