@@ -15,8 +15,7 @@ import type { Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockRef, Store } from '../storage/index.js';
 import { StoreWriteError } from '../storage/index.js';
-import { KeyBuilder } from '../storage/keys.js';
-import { headerKey, probeKey, receiptKey, Table } from '../storage/tables.js';
+import { HEADER, PROBE, RECEIPT, TX } from '../storage/tables/chain.js';
 import type { Hub } from '../streams/hub.js';
 import { type PendingFrame, type StreamLog, TOPIC_NAMES } from '../streams/log.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
@@ -409,17 +408,26 @@ export function createIngest(opts: IngestOptions): Ingest {
     }
   };
 
-  /** Reads block n's stored records (raw strings) for a rebuild. */
+  /** Reads block n's stored records (raw strings, byte-exact as stored) for a rebuild. */
   const storedBlock = (n: number): StoredBlock => {
-    const header = store.rocks.get(headerKey(n))!.toString();
-    const lo = new KeyBuilder(9).u8(Table.TX).u64(n).done();
-    const hi = new KeyBuilder(9)
-      .u8(Table.TX)
-      .u64(n + 1)
-      .done();
-    const txs = store.rocks.scan({ gte: lo, lt: hi }).map(([, v]) => v.toString());
-    const receipts = txs.map((_, i) => store.rocks.get(receiptKey(n, i))!.toString());
-    return { header, txs, receipts, probes: store.rocks.get(probeKey(n))?.toString() ?? null };
+    const v = store.view();
+    try {
+      const header = v.get(HEADER, n);
+      if (header === undefined) throw new Error(`rebuild: no stored header for block ${n}`);
+      const txs: string[] = [];
+      v.eachValue(TX, { prefix: [n] }, (t) => {
+        txs.push(t);
+      });
+      const receipts = txs.map((_, i) => {
+        const r = v.get(RECEIPT, n, i);
+        if (r === undefined) throw new Error(`rebuild: no stored receipt for block ${n} tx ${i}`);
+        return r;
+      });
+      const probes = v.get(PROBE, n);
+      return { header, txs, receipts, probes: probes === undefined ? null : JSON.stringify(probes) };
+    } finally {
+      v.close();
+    }
   };
 
   /**

@@ -10,8 +10,8 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../storage/index.js';
-import { KeyBuilder, prefixEnd } from '../storage/keys.js';
-import { gapPrefix, txKey } from '../storage/tables.js';
+import { KeyBuilder } from '../storage/keys.js';
+import { GAP, TX } from '../storage/tables/chain.js';
 import type { ReplayPool, TxTrace, TxTraceGap } from '../workers/replay/index.js';
 import { type Gap, recordGap, resolveGap } from './gaps.js';
 
@@ -92,10 +92,22 @@ export function createTracesLane(o: {
   let lastHeal = 0;
 
   const txHashesOf = (n: number): string[] => {
-    const lo = txKey(n, 0).subarray(0, 9);
-    return store.rocks
-      .scan({ gte: lo, lt: prefixEnd(lo) })
-      .map(([, v]) => (JSON.parse(v.toString()) as { hash: string }).hash);
+    const v = store.view();
+    const hashes: string[] = [];
+    v.eachValue(TX, { prefix: [n] }, (t) => {
+      hashes.push((JSON.parse(t) as { hash: string }).hash);
+    });
+    v.close();
+    return hashes;
+  };
+
+  /** Stored transaction `i` of block `n`, as the node sent it. @throws when it is not stored. */
+  const txAt = (n: number, i: number): string => {
+    const v = store.view();
+    const t = v.get(TX, n, i);
+    v.close();
+    if (t === undefined) throw new Error(`traces: no stored transaction ${n}/${i}`);
+    return t;
   };
 
   /** Writes block n's traces (replacing any earlier rows for n) and the lane checkpoint. */
@@ -114,7 +126,7 @@ export function createTracesLane(o: {
             );
             continue;
           }
-          const env = JSON.parse(store.rocks.get(txKey(n, i))!.toString()) as {
+          const env = JSON.parse(txAt(n, i)) as {
             from: string;
             to: string | null;
             value: string;
@@ -182,11 +194,13 @@ export function createTracesLane(o: {
   };
 
   const gapsOpen = (): Gap[] => {
-    const p = Buffer.concat([gapPrefix(), Buffer.from(LANE), Buffer.from([0])]);
-    return store.rocks
-      .scan({ gte: p, lt: prefixEnd(p) })
-      .map(([, v]) => JSON.parse(v.toString()) as Gap)
-      .filter((g) => g.status === 'open');
+    const v = store.view();
+    const open: Gap[] = [];
+    v.eachValue(GAP, { prefix: [LANE] }, (g) => {
+      if (g.status === 'open') open.push(g as unknown as Gap);
+    });
+    v.close();
+    return open;
   };
 
   const heal = async () => {
