@@ -9,12 +9,12 @@
  */
 import keccak from 'node:crypto';
 import type { BlockDelta } from '../ingest/delta.js';
-import type { PoolRow, SwapRow } from '../markets/model.js';
+import type { PoolRow } from '../markets/model.js';
 import { add, rational, ratParse, ratStr, sub } from '../markets/rational.js';
-import { blockSwapKey, poolKey, swapKey } from '../markets/tables.js';
 import type { Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
-import { KeyBuilder, prefixEnd, readU64 as readU64At } from '../storage/keys.js';
+import { KeyBuilder, readU64 as readU64At } from '../storage/keys.js';
+import { BLOCK_SWAP, POOL, SWAP } from '../storage/tables/markets.js';
 
 const readU64 = (b: Buffer) => readU64At(b, 0);
 
@@ -271,16 +271,15 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     let swaps = d.derived?.swaps;
     if (!swaps) {
       // Rebuilt after markets: read this block's swaps from the markets tables.
-      swaps = [];
-      const lo = blockSwapKey(d.number, 0);
-      for (const [k, v] of batch.rocks.scan({ gte: lo, lt: prefixEnd(lo.subarray(0, 9)) })) {
-        const pk = `0x${v.toString('hex')}`;
-        const row = JSON.parse(
-          batch.rocks.get(swapKey(pk, d.number, k.readUInt32BE(9)))!.toString(),
-        ) as SwapRow;
-        const pool = JSON.parse(batch.rocks.get(poolKey(pk))!.toString()) as PoolRow;
-        swaps.push({ poolKey: pk, row, pool });
-      }
+      const found: NonNullable<NonNullable<BlockDelta['derived']>['swaps']> = [];
+      swaps = found;
+      batch.each(BLOCK_SWAP, { prefix: [d.number] }, (pk, [, logIndex]) => {
+        const row = batch.get(SWAP, pk, d.number, logIndex);
+        const pool = batch.get(POOL, pk);
+        if (!row || !pool)
+          throw new Error(`wallets rebuild: swap ${pk}/${d.number}/${logIndex} without its row or pool`);
+        found.push({ poolKey: pk, row, pool });
+      });
     }
     const day = Math.floor(d.timestamp / 86400);
     for (const s of swaps) {
