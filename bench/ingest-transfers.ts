@@ -20,7 +20,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import { join } from 'node:path';
 import { callersOf, topSelf } from './cpuprofile.js';
-import { cleanupAll, INDEXER_MAIN, log, onCleanup, rssMiB, sleep, startIndexerChild } from './lib.js';
+import { benchArgs, cleanupAll, log, onCleanup, rssMiB, sleep, startIndexerChild } from './lib.js';
 import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';
 import { buildTransferChain, type TransferChain } from './transfer-chain.js';
 
@@ -242,18 +242,7 @@ export function report(chain: TransferChain, raw: RawFetchResult[], runs: Ingest
 /** CLI entry (see the module doc); also `npm run bench -- --peer ponder`. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const arg = (name: string, d: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : d;
-  };
-  const mains: Array<[string, string]> = [];
-  for (let i = 0; i < argv.length; i++)
-    if (argv[i] === '--main') {
-      const v = argv[i + 1];
-      const eq = v.indexOf('=');
-      mains.push(eq > 0 ? [v.slice(0, eq), v.slice(eq + 1)] : [v, v]);
-    }
-  if (!mains.length) mains.push(['this build', INDEXER_MAIN]);
+  const { arg, mains } = benchArgs(argv);
   const spec = {
     seed: Number(arg('--seed', '1')),
     blocks: Number(arg('--blocks', '1000')),

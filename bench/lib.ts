@@ -140,6 +140,30 @@ export const INDEXER_MAIN = process.env.INDEXER_MAIN ?? new URL('../src/main.js'
 const MAIN = INDEXER_MAIN;
 export const BENCH_KEY = 'bench-key-all-scopes';
 
+/**
+ * The command line of the A/B ingest benches: `arg(name, default)` reads `--name value`, and
+ * `mains` lists every `--main label=path` (or `--main path`) build to alternate, this tree's build
+ * when none is given.
+ */
+export function benchArgs(argv: string[]): {
+  arg: (name: string, d: string) => string;
+  mains: Array<[string, string]>;
+} {
+  const arg = (name: string, d: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : d;
+  };
+  const mains: Array<[string, string]> = [];
+  for (let i = 0; i < argv.length; i++)
+    if (argv[i] === '--main') {
+      const v = argv[i + 1];
+      const eq = v.indexOf('=');
+      mains.push(eq > 0 ? [v.slice(0, eq), v.slice(eq + 1)] : [v, v]);
+    }
+  if (!mains.length) mains.push(['this build', INDEXER_MAIN]);
+  return { arg, mains };
+}
+
 export interface IndexerChild {
   pid: number;
   port: number;

@@ -20,7 +20,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type IngestRun, rawCeiling, runIndexer } from './ingest-transfers.js';
-import { cleanupAll, INDEXER_MAIN, log, onCleanup } from './lib.js';
+import { benchArgs, cleanupAll, log, onCleanup } from './lib.js';
 import type { RawFetchResult } from './rawfetch.js';
 import { startReplayServer } from './replay-server.js';
 
@@ -108,18 +108,7 @@ const f1 = (x: number) => x.toFixed(1);
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const arg = (name: string, d: string) => {
-    const i = argv.indexOf(name);
-    return i >= 0 ? argv[i + 1] : d;
-  };
-  const mains: Array<[string, string]> = [];
-  for (let i = 0; i < argv.length; i++)
-    if (argv[i] === '--main') {
-      const v = argv[i + 1];
-      const eq = v.indexOf('=');
-      mains.push(eq > 0 ? [v.slice(0, eq), v.slice(eq + 1)] : [v, v]);
-    }
-  if (!mains.length) mains.push(['this build', INDEXER_MAIN]);
+  const { arg, mains } = benchArgs(argv);
   const blocks = Number(arg('--blocks', '1000'));
   const rounds = Number(arg('--rounds', '1'));
   const dir = mkdtempSync(join(os.tmpdir(), 'mainnet-replay-'));
