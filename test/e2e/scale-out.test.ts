@@ -38,6 +38,34 @@ const body = async (p: IndexerProcess, path: string) => {
   return r.body;
 };
 
+/** The writer's published and the replica's applied change-log sequence. */
+async function sequences(): Promise<{ published: number; pending: number; applied: number }> {
+  const w = (await body(writer, '/health')).replication.publisher;
+  const r = (await body(replica, '/health')).replication.replica;
+  return { published: w.publishedSequence, pending: w.pending, applied: r.appliedSequence };
+}
+
+/**
+ * Reads `path` on the writer and on the replica at one change-log position. The writer's log also
+ * carries non-block writes (reconciler verdicts) while the head is frozen, so a pair is kept only
+ * when the replica had applied everything published and no entry was published during the reads.
+ */
+async function atOneSequence(path: string): Promise<[any, any]> {
+  let last: [any, any] = [null, null];
+  for (let i = 0; i < 100; i++) {
+    const before = await sequences();
+    if (before.pending !== 0 || before.applied < before.published) {
+      await sleep(100);
+      continue;
+    }
+    last = [await body(writer, path), await body(replica, path)];
+    const after = await sequences();
+    if (after.pending === 0 && after.published === before.published && after.applied === before.applied)
+      return last;
+  }
+  return last;
+}
+
 beforeAll(async () => {
   // Loud in CI: the scale-out tests need nats-server (.ci/run installs it from Debian).
   if (!natsServerBinary()) throw new Error(NATS_MISSING);
@@ -83,7 +111,7 @@ describe('scale-out on NATS JetStream', () => {
       '/checkpoints',
     ];
     for (const p of paths) {
-      const [a, b] = [await body(writer, p), await body(replica, p)];
+      const [a, b] = await atOneSequence(p);
       expect(b.anchor, p).toEqual(a.anchor);
       // Cursors carry the same secret and chain identity: byte-equal bodies, cursors included.
       expect(b, p).toEqual(a);
