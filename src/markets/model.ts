@@ -105,6 +105,26 @@ export interface CandleRow {
   last: [number, number];
 }
 
+/**
+ * Running totals of one pool through the end of a block it traded in (markets projection, from its
+ * Swap events), plus that block's first and last trade price. Windows are differences of two rows
+ * (see windows.ts): sums exact in base units, counts in trades.
+ */
+export interface PoolCum {
+  /** Σ|amount0|, Σ|amount1| over every swap up to and including the block, base units. */
+  volume0: bigint;
+  volume1: bigint;
+  /** The same over buy trades only (trader received currency0), base units. */
+  buyVolume0: bigint;
+  buyVolume1: bigint;
+  trades: number;
+  buys: number;
+  sells: number;
+  /** Price after the block's first and last swap of this pool, `n/d` (currency1 per currency0). */
+  open: string;
+  close: string;
+}
+
 export const FRAMES = { '1s': 1, '30s': 30, '1m': 60, '1h': 3600, '1d': 86400 } as const;
 export type Frame = keyof typeof FRAMES;
 export const FRAME_IDS: Record<Frame, number> = { '1s': 1, '30s': 2, '1m': 3, '1h': 4, '1d': 5 };

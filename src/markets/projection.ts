@@ -13,6 +13,7 @@ import type { Emit, Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 import type { MarketsConfig } from './config.js';
+import { type BlockTrades, writeWindowState } from './cumulative.js';
 import { createFirstSight, type FirstSightOutcome, marketSeedsOf } from './first-sight.js';
 import {
   type CandleRow,
@@ -74,6 +75,7 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
     const states = new Map<string, PoolState>();
     const candles = new Map<string, CandleRow>();
     const pools = new Map<string, PoolRow | null>();
+    const blockTrades: BlockTrades = new Map();
 
     const pool = (k: string): PoolRow | null => {
       if (!pools.has(k)) {
@@ -222,6 +224,9 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       batch.putRaw(tokenSwapKey(pr.currency0, d.number, e.logIndex), kb);
       if (pr.currency1 !== pr.currency0) batch.putRaw(tokenSwapKey(pr.currency1, d.number, e.logIndex), kb);
       const p = ratStr(price);
+      let traded = blockTrades.get(k);
+      if (!traded) blockTrades.set(k, (traded = []));
+      traded.push({ abs0: abs(a0), abs1: abs(a1), buy: row.side === 'buy', price: p, origin: row.origin });
       for (const [frame, width] of Object.entries(FRAMES) as Array<[Frame, number]>) {
         const t = Math.floor(d.timestamp / width) * width;
         const id = `${k}:${frame}:${t}`;
@@ -499,13 +504,15 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
       const [k, frame] = id.split(':') as [string, Frame];
       batch.putRaw(candleKey(k, FRAME_IDS[frame], c.t), json(c));
     }
+    writeWindowState(batch, d.number, d.timestamp, blockTrades);
   };
 
   return {
     name: 'markets',
     // 2: candle first/last trade coordinates; token swap index. 3: block swap index. 4: buy volumes in candles.
     // 5: pools first seen after START_BLOCK registered (verified, seeded); provenance on every pool row.
-    version: 5,
+    // 6: window state at ingest (running totals per pool and block, minute → first block, last swap per origin).
+    version: 6,
     backs: ['Pools', 'Tokens (market routes)'],
     apply,
     prepare: (d, ctx) => firstSight.gather(d, ctx.store, ctx.rpc),

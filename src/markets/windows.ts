@@ -7,9 +7,10 @@
  */
 import type { View } from '../storage/index.js';
 import { SWAP } from '../storage/tables/markets.js';
-import type { CandleRow, SwapRow } from './model.js';
+import { cumAt, distinctSince, firstBlockAtOrAfter, firstCumIn } from './cumulative.js';
+import type { SwapRow } from './model.js';
 import { type Rational, ratParse } from './rational.js';
-import { type At, candleAtBlock, candlesIn } from './read.js';
+import type { At } from './read.js';
 
 type Hex = `0x${string}`;
 
@@ -59,33 +60,59 @@ export interface WindowStats {
   close: Rational | null;
 }
 
+/** First block of each window (shortest first) as of `at`, memoised per read position. */
+const windowStarts = new WeakMap<At, Array<number | undefined>>();
+function startsOf(view: View, at: At): Array<number | undefined> {
+  let s = windowStarts.get(at);
+  if (!s) {
+    s = WINDOWS.map(([, secs]) => firstBlockAtOrAfter(view, windowFrom(at.ts, secs)));
+    windowStarts.set(at, s);
+  }
+  return s;
+}
+
+const emptyWindow = (name: WindowName, secs: number): WindowStats => ({
+  window: name,
+  seconds: secs,
+  volume0: '0',
+  volume1: '0',
+  trades: 0,
+  buys: 0,
+  sells: 0,
+  buyVolume0: '0',
+  buyVolume1: '0',
+  open: null,
+  close: null,
+});
+
 /**
- * Window statistics of pool `key` from its 1-minute candles, exactly as of block `at.block`: the
- * anchor's own bucket is cut at the anchor (candleAtBlock), so later blocks of the same minute
- * never count.
+ * Window statistics of pool `key` exactly as of block `at.block`, from the running totals the
+ * markets projection keeps (cumulative.ts): each window is the difference of the pool's last
+ * totals row at or before the anchor and its last row before the window's first block; the open
+ * is the first traded block's first price in the window, the close the anchor row's last price.
+ * A constant number of seeks per window, whatever the pool's volume.
  */
 export function windowStats(view: View, key: string, at: At): WindowStats[] {
-  const all: CandleRow[] = [];
-  for (const c of candlesIn(view, key, '1m', windowFrom(at.ts, 86400), at.ts)) {
-    const x = candleAtBlock(view, key, c, 60, at.block);
-    if (x) all.push(x);
-  }
-  return WINDOWS.map(([name, secs]) => {
-    const from = windowFrom(at.ts, secs);
-    const cs = all.filter((c) => c.t >= from);
-    const sum = (f: (c: CandleRow) => string) => cs.reduce((a, c) => a + BigInt(f(c) ?? '0'), 0n).toString();
+  const hi = cumAt(view, key, at.block);
+  const starts = startsOf(view, at);
+  return WINDOWS.map(([name, secs], i) => {
+    const b0 = starts[i];
+    if (!hi || b0 === undefined || b0 > at.block || hi.block < b0) return emptyWindow(name, secs);
+    const lo = cumAt(view, key, b0 - 1)?.cum;
+    const first = firstCumIn(view, key, b0, at.block)!;
+    const h = hi.cum;
     return {
       window: name,
       seconds: secs,
-      volume0: sum((c) => c.volume0),
-      volume1: sum((c) => c.volume1),
-      trades: cs.reduce((a, c) => a + c.trades, 0),
-      buys: cs.reduce((a, c) => a + c.buys, 0),
-      sells: cs.reduce((a, c) => a + c.sells, 0),
-      buyVolume0: sum((c) => c.buyVolume0),
-      buyVolume1: sum((c) => c.buyVolume1),
-      open: cs.length ? ratParse(cs[0].open) : null,
-      close: cs.length ? ratParse(cs[cs.length - 1].close) : null,
+      volume0: (h.volume0 - (lo?.volume0 ?? 0n)).toString(),
+      volume1: (h.volume1 - (lo?.volume1 ?? 0n)).toString(),
+      trades: h.trades - (lo?.trades ?? 0),
+      buys: h.buys - (lo?.buys ?? 0),
+      sells: h.sells - (lo?.sells ?? 0),
+      buyVolume0: (h.buyVolume0 - (lo?.buyVolume0 ?? 0n)).toString(),
+      buyVolume1: (h.buyVolume1 - (lo?.buyVolume1 ?? 0n)).toString(),
+      open: ratParse(first.cum.open),
+      close: ratParse(h.close),
     };
   });
 }
@@ -121,12 +148,33 @@ export function scanWindowSwaps(
   return exact;
 }
 
-/** Distinct traders (transaction origins) of pool `key` per window as of `at`. */
+/**
+ * Distinct traders (transaction origins) of pool `key` per window as of `at`: a count over the
+ * last-swap index (one row per origin) when the pool has not traded after the anchor, else a
+ * bounded newest-first walk over its swaps.
+ */
 export function distinctTraders(view: View, key: string, at: At): Record<WindowName, DistinctCount> {
   const from = Object.fromEntries(WINDOWS.map(([w, s]) => [w, windowFrom(at.ts, s)])) as Record<
     WindowName,
     number
   >;
+  const starts = startsOf(view, at);
+  if (starts.every((b) => b === undefined || b > at.block))
+    return Object.fromEntries(WINDOW_NAMES.map((w) => [w, { lowerBound: 0, exact: true }])) as Record<
+      WindowName,
+      DistinctCount
+    >;
+  const indexed = distinctSince(
+    view,
+    key,
+    at.block,
+    starts.map((b) => b ?? at.block + 1),
+    DISTINCT_SCAN_LIMIT,
+  );
+  if (indexed)
+    return Object.fromEntries(
+      WINDOW_NAMES.map((w, i) => [w, { lowerBound: indexed.counts[i], exact: indexed.exact }]),
+    ) as Record<WindowName, DistinctCount>;
   const sets = Object.fromEntries(WINDOW_NAMES.map((w) => [w, new Set<string>()])) as Record<
     WindowName,
     Set<string>

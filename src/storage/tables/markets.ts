@@ -3,7 +3,7 @@
  * sorts as bytes: v2/v3 = pool address + 32 zero bytes; v4 = PoolManager + poolId;
  * launchpad curve = curve address + token address + 12 zero bytes.
  */
-import type { CandleRow, LiquidityEventRow, PoolRow, PoolState, SwapRow } from '../../markets/model.js';
+import type { CandleRow, LiquidityEventRow, PoolCum, PoolRow, PoolState, SwapRow } from '../../markets/model.js';
 import { K, V } from '../codec.js';
 import { defineTable } from '../table.js';
 
@@ -111,6 +111,105 @@ export const BLOCK_SWAP = defineTable({
   value: V.hex,
 });
 
+/** Non-negative bigint as u8 length + big-endian magnitude. */
+const bigBytes = (v: bigint): Buffer => {
+  if (v === 0n) return Buffer.alloc(0);
+  const h = v.toString(16);
+  return Buffer.from(h.length & 1 ? `0${h}` : h, 'hex');
+};
+
+/**
+ * {@link PoolCum} as u32 trades, u32 buys, u32 sells, four (u8 n, n bytes big-endian) volumes
+ * (volume0, volume1, buyVolume0, buyVolume1), then open and close as (u16 n, n bytes latin1).
+ */
+export const poolCumCodec = V.binary<PoolCum>(
+  'PoolCum',
+  (c) => {
+    const vs = [c.volume0, c.volume1, c.buyVolume0, c.buyVolume1].map(bigBytes);
+    const b = Buffer.allocUnsafe(12 + 4 + vs.reduce((a, x) => a + x.length, 0) + 4 + c.open.length + c.close.length);
+    let o = b.writeUInt32BE(c.trades, 0);
+    o = b.writeUInt32BE(c.buys, o);
+    o = b.writeUInt32BE(c.sells, o);
+    for (const x of vs) {
+      o = b.writeUInt8(x.length, o);
+      o += x.copy(b, o);
+    }
+    for (const s of [c.open, c.close]) {
+      o = b.writeUInt16BE(s.length, o);
+      o += b.write(s, o, 'latin1');
+    }
+    return b;
+  },
+  (b) => {
+    let o = 12;
+    const big = () => {
+      const n = b[o];
+      const v = n ? BigInt(`0x${b.toString('hex', o + 1, o + 1 + n)}`) : 0n;
+      o += 1 + n;
+      return v;
+    };
+    const str = () => {
+      const n = b.readUInt16BE(o);
+      const s = b.toString('latin1', o + 2, o + 2 + n);
+      o += 2 + n;
+      return s;
+    };
+    const volume0 = big();
+    const volume1 = big();
+    const buyVolume0 = big();
+    const buyVolume1 = big();
+    const open = str();
+    return {
+      trades: b.readUInt32BE(0),
+      buys: b.readUInt32BE(4),
+      sells: b.readUInt32BE(8),
+      volume0,
+      volume1,
+      buyVolume0,
+      buyVolume1,
+      open,
+      close: str(),
+    };
+  },
+);
+
+export const POOL_CUM = defineTable({
+  id: 0x6b,
+  owner: O,
+  name: 'pool_cumulative',
+  doc: 'running swap totals of a pool through each block it traded in (window stats = difference of two rows)',
+  key: [POOL_KEY, K.u64],
+  keyNames: ['poolKey', 'block'],
+  value: poolCumCodec,
+});
+export const MINUTE_BLOCK = defineTable({
+  id: 0x6c,
+  owner: O,
+  name: 'minute_first_block',
+  doc: 'first block whose timestamp falls in each 1-minute bucket (unix seconds, aligned): window starts as blocks',
+  key: [K.u64],
+  keyNames: ['minuteStart'],
+  value: V.u64,
+});
+export const TRADER_LAST = defineTable({
+  id: 0x6d,
+  owner: O,
+  name: 'pool_trader_last',
+  doc: 'block of the last swap each transaction origin made in a pool',
+  key: [POOL_KEY, K.address],
+  keyNames: ['poolKey', 'origin'],
+  value: V.u64,
+});
+export const TRADER_BY_LAST = defineTable({
+  id: 0x6e,
+  owner: O,
+  name: 'pool_trader_by_last',
+  doc: 'origins of a pool by the block of their last swap (distinct traders since a block = a range count)',
+  key: [POOL_KEY, K.u64, K.address],
+  keyNames: ['poolKey', 'block', 'origin'],
+  value: V.empty,
+});
+
 export const MARKETS_TABLES = [
   POOL,
   POOL_BY_COORD,
@@ -123,4 +222,8 @@ export const MARKETS_TABLES = [
   POOL_BY_ADDRESS,
   TOKEN_SWAP,
   BLOCK_SWAP,
+  POOL_CUM,
+  MINUTE_BLOCK,
+  TRADER_LAST,
+  TRADER_BY_LAST,
 ];
