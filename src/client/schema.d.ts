@@ -1558,7 +1558,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live candles (SSE): select = comma list of token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame> (id = pool address or V4 0x<manager>:0x<poolId>). On connect a snapshot of the previous and forming bucket per series; update frames at most one per 250 ms per series; close with final: true when the head leaves the bucket. Payload: the compact REST candle row. No resume cursor. */
+        /** Live candles (SSE): select = comma list of token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame> (id = pool address or V4 0x<manager>:0x<poolId>). On connect a snapshot of the previous and forming bucket per series; update frames at most one per 250 ms per series; close with final: true when the head leaves the bucket. Payload: the REST candle row of the series (as /pools/{address}/ohlcv or /tokens/{address}/candles). No resume cursor. */
         get: operations["streams.candles"];
         put?: never;
         post?: never;
@@ -10129,10 +10129,1315 @@ export interface components {
                 action: string;
             };
         };
-        /** @description text/event-stream */
-        "streams.candles": string;
-        /** @description text/event-stream; JSON with connection= */
-        "streams.subscribe": string;
+        /** @description one Server-Sent Event of this stream */
+        "streams.candles": {
+            /** @constant */
+            event: "snapshot";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the selector as the consumer wrote it */
+                series: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description bucket width */
+                frame: "1s" | "30s" | "1m" | "1h" | "1d";
+                /** @description bucket start, unix seconds */
+                bucket: number;
+                /** @description the bucket before the head’s, or the head’s own */
+                position: "previous" | "forming";
+                /** @description true for the previous bucket (it will not change) */
+                final: boolean;
+                /** @description null: no trade in the bucket (yet) */
+                candle: {
+                    /** @description bucket start, unix seconds */
+                    t: number;
+                    /** @description open, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    open: {
+                        /** @description open: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description open: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    high: {
+                        /** @description high: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description high: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    low: {
+                        /** @description low: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description low: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    close: {
+                        /** @description close: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description close: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close (repeated flat): denominator (> 0), decimal string */
+                    priceDenominator: string;
+                    /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
+                    volumeBase: string;
+                    /** @description Σ volume of the quote (pool series: currency1), base units */
+                    volumeQuote: string;
+                    /** @description trades in the bucket */
+                    trades: number;
+                    /** @description trades where the trader received the base (pool series: currency0; token series: the token) */
+                    buys: number;
+                    /** @description trades where the trader gave the base (pool series: currency0; token series: the token) */
+                    sells: number;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "update";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the selector as the consumer wrote it */
+                series: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description bucket width */
+                frame: "1s" | "30s" | "1m" | "1h" | "1d";
+                /** @description bucket start, unix seconds */
+                bucket: number;
+                /** @constant */
+                final: false;
+                candle: {
+                    /** @description bucket start, unix seconds */
+                    t: number;
+                    /** @description open, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    open: {
+                        /** @description open: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description open: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    high: {
+                        /** @description high: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description high: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    low: {
+                        /** @description low: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description low: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    close: {
+                        /** @description close: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description close: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close (repeated flat): denominator (> 0), decimal string */
+                    priceDenominator: string;
+                    /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
+                    volumeBase: string;
+                    /** @description Σ volume of the quote (pool series: currency1), base units */
+                    volumeQuote: string;
+                    /** @description trades in the bucket */
+                    trades: number;
+                    /** @description trades where the trader received the base (pool series: currency0; token series: the token) */
+                    buys: number;
+                    /** @description trades where the trader gave the base (pool series: currency0; token series: the token) */
+                    sells: number;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "close";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the selector as the consumer wrote it */
+                series: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description bucket width */
+                frame: "1s" | "30s" | "1m" | "1h" | "1d";
+                /** @description bucket start, unix seconds */
+                bucket: number;
+                /** @constant */
+                final: true;
+                /** @description null: no trade in the bucket (yet) */
+                candle: {
+                    /** @description bucket start, unix seconds */
+                    t: number;
+                    /** @description open, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    open: {
+                        /** @description open: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description open: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    high: {
+                        /** @description high: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description high: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    low: {
+                        /** @description low: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description low: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    close: {
+                        /** @description close: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description close: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close (repeated flat): denominator (> 0), decimal string */
+                    priceDenominator: string;
+                    /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
+                    volumeBase: string;
+                    /** @description Σ volume of the quote (pool series: currency1), base units */
+                    volumeQuote: string;
+                    /** @description trades in the bucket */
+                    trades: number;
+                    /** @description trades where the trader received the base (pool series: currency0; token series: the token) */
+                    buys: number;
+                    /** @description trades where the trader gave the base (pool series: currency0; token series: the token) */
+                    sells: number;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "selection_changed";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @constant */
+                topic: "candles";
+                connectionId: string;
+                /** @description mutations applied so far */
+                revision: number;
+                /** @description series added: their snapshots follow */
+                added: string[];
+                /** @description series removed: nothing more of them */
+                removed: string[];
+                /** @description series continuing untouched */
+                unchanged: string[];
+                /** @description the whole selection after the change */
+                selection: string[];
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
+        /** @description one Server-Sent Event of this stream */
+        "streams.subscribe": {
+            /** @constant */
+            event: "connected";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description each selected topic */
+                topics: {
+                    [key: string]: {
+                        /** @description the topic’s id namespace (resume ids v1.<ns>.<seq>) */
+                        namespace: string;
+                        /** @description the topic’s last sequence at connect */
+                        lastSequence: number;
+                    };
+                };
+                /** @description frames kept per topic for resume */
+                ringFrames: number;
+                /** @description false: a Last-Event-ID header was ignored */
+                lastEventIdHonoured: boolean;
+                /** @description mutate this connection’s candle selection with ?connection= */
+                connectionId: string;
+                /** @description the candle selection at connect */
+                candles: string[];
+            };
+        } | {
+            /** @constant */
+            event: "notice";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description what the server did differently from the request */
+                reason: string;
+            };
+        } | {
+            /** @constant */
+            event: "stalled";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                topic: string;
+                /** @description e.g. projection_unavailable:markets */
+                reason: string;
+            };
+        } | {
+            /** @constant */
+            event: "resumed";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                topic: string;
+            };
+        } | {
+            /** @constant */
+            event: "block";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "blocks";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                /** @description block header as returned by eth_getBlockByNumber(n, false). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                data: {
+                    /** @description block hash */
+                    hash: string;
+                    /** @description parent block hash */
+                    parentHash: string;
+                    /** @description ommers hash */
+                    sha3Uncles: string;
+                    /** @description coinbase */
+                    miner: string;
+                    /** @description state root */
+                    stateRoot: string;
+                    /** @description transactions root */
+                    transactionsRoot: string;
+                    /** @description receipts root */
+                    receiptsRoot: string;
+                    /** @description 2048-bit logs bloom (hex) */
+                    logsBloom: string;
+                    /** @description difficulty (hex quantity) */
+                    difficulty?: string;
+                    /** @description block number (hex quantity) */
+                    number: string;
+                    /** @description gas limit (hex quantity) */
+                    gasLimit: string;
+                    /** @description gas used (hex quantity) */
+                    gasUsed: string;
+                    /** @description unix seconds (hex quantity) */
+                    timestamp: string;
+                    /** @description extra data (hex bytes) */
+                    extraData: string;
+                    /** @description mix hash (prevRandao after the merge) */
+                    mixHash: string;
+                    /** @description nonce (8 bytes hex) */
+                    nonce: string;
+                    /** @description total difficulty (pre-merge clients) (hex quantity) */
+                    totalDifficulty?: string;
+                    /** @description base fee per gas, wei (London+) (hex quantity) */
+                    baseFeePerGas?: string;
+                    /** @description withdrawals root (Shanghai+) */
+                    withdrawalsRoot?: string;
+                    /** @description blob gas used (Cancun+) (hex quantity) */
+                    blobGasUsed?: string;
+                    /** @description excess blob gas (Cancun+) (hex quantity) */
+                    excessBlobGas?: string;
+                    /** @description parent beacon block root (Cancun+) */
+                    parentBeaconBlockRoot?: string;
+                    /** @description execution requests hash (Prague+) */
+                    requestsHash?: string;
+                    /** @description block size in bytes (hex quantity) */
+                    size: string;
+                    /** @description transaction hashes in index order */
+                    transactions: string[];
+                    withdrawals?: ({
+                        /** @description withdrawal index (hex quantity) */
+                        index: string;
+                        /** @description validator index (hex quantity) */
+                        validatorIndex: string;
+                        /** @description recipient */
+                        address: string;
+                        /** @description amount in gwei (hex quantity) */
+                        amount: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    uncles: string[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "head";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "heads";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    number: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    hash: string;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    parentHash: string;
+                    /** @description unix seconds */
+                    timestamp: number;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "transaction";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "transactions";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                /** @description transaction as returned by eth_getTransactionByHash (the same record as in eth_getBlockByNumber(n, true)). Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                data: {
+                    /** @description block hash */
+                    blockHash: string;
+                    /** @description block number (hex quantity) */
+                    blockNumber: string;
+                    /** @description sender, recovered by the node from the signature */
+                    from: string;
+                    /** @description transaction hash */
+                    hash: string;
+                    /** @description index in the block (hex quantity) */
+                    transactionIndex: string;
+                    /** @description transaction type (0x0 legacy, 0x1 EIP-2930, 0x2 EIP-1559, 0x3 EIP-4844, 0x4 EIP-7702) (hex quantity) */
+                    type: string;
+                    /** @description sender nonce (hex quantity) */
+                    nonce: string;
+                    /** @description callee; null for a contract creation */
+                    to: string | null;
+                    /** @description gas limit (hex quantity) */
+                    gas: string;
+                    /** @description value, wei (hex quantity) */
+                    value: string;
+                    /** @description calldata or init code (hex bytes) */
+                    input: string;
+                    /** @description gas price, wei (legacy and EIP-2930; effective price on some clients) (hex quantity) */
+                    gasPrice?: string;
+                    /** @description max priority fee per gas, wei (EIP-1559+) (hex quantity) */
+                    maxPriorityFeePerGas?: string;
+                    /** @description max fee per gas, wei (EIP-1559+) (hex quantity) */
+                    maxFeePerGas?: string;
+                    /** @description max fee per blob gas, wei (EIP-4844) (hex quantity) */
+                    maxFeePerBlobGas?: string;
+                    accessList?: ({
+                        /** @description accessed address */
+                        address: string;
+                        storageKeys: string[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    blobVersionedHashes?: string[];
+                    authorizationList?: ({
+                        /** @description chain id (hex quantity) */
+                        chainId: string;
+                        /** @description delegate address */
+                        address: string;
+                        /** @description authority nonce (hex quantity) */
+                        nonce: string;
+                        /** @description signature y parity (hex quantity) */
+                        yParity: string;
+                        /** @description signature r (hex quantity) */
+                        r: string;
+                        /** @description signature s (hex quantity) */
+                        s: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description chain id (absent on pre-EIP-155 legacy transactions) (hex quantity) */
+                    chainId?: string;
+                    /** @description signature v (hex quantity) */
+                    v?: string;
+                    /** @description signature y parity (typed transactions) (hex quantity) */
+                    yParity?: string;
+                    /** @description signature r (hex quantity) */
+                    r?: string;
+                    /** @description signature s (hex quantity) */
+                    s?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "log";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "logs";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                /** @description log as returned in eth_getBlockReceipts. Open object: served byte-exact as the node sent it, and chains add fields to the standard record (OP Stack and Arbitrum receipts carry L1 fee fields, Arbitrum headers l1BlockNumber and sendRoot, OP deposits sourceHash and mint). The standard fields are named here. */
+                data: {
+                    /** @description emitting contract */
+                    address: string;
+                    topics: string[];
+                    /** @description non-indexed data (hex bytes) */
+                    data: string;
+                    /** @description block number (hex quantity) */
+                    blockNumber: string;
+                    /** @description block hash */
+                    blockHash: string;
+                    /** @description transaction hash */
+                    transactionHash: string;
+                    /** @description transaction index (hex quantity) */
+                    transactionIndex: string;
+                    /** @description log index in the block (hex quantity) */
+                    logIndex: string;
+                    /** @description always false for a canonical record */
+                    removed: boolean;
+                    /** @description block timestamp, unix seconds (clients that add it) (hex quantity) */
+                    blockTimestamp?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "transfer";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "transfers";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    block: number;
+                    txIndex: number;
+                    logIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    from: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    to: string;
+                    /** @description integer in base units, decimal string */
+                    value: string;
+                    /** @description transfer: ERC-20 Transfer; mint/burn: WETH Deposit/Withdrawal */
+                    kind: "transfer" | "mint" | "burn";
+                };
+            };
+        } | {
+            /** @constant */
+            event: "creation";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "creations";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @description 0x-prefixed 20-byte hex address */
+                    address: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    creator: string;
+                    /** @description a top-level creation, or a launchpad factory */
+                    via: "transaction" | "launchpad";
+                    /** @description 0x-prefixed 20-byte hex address */
+                    factory?: string;
+                    block: number;
+                    txIndex: number;
+                    /** @description null for a transaction-level fact (a creation) */
+                    logIndex: number | null;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "launch_new";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "launches";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @description canonical launchpad name */
+                    launchpad: string;
+                    state: "new" | "graduating" | "graduated";
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    creator: string;
+                    /** @description the pad sequence number, decimal */
+                    launchSequence: string;
+                    name: string;
+                    symbol: string;
+                    /** @description see metadataUriReason */
+                    metadataUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    metadataUriReason: ("absent" | "unparseable") | null;
+                    /** @description see imageUriReason */
+                    imageUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    imageUriReason: ("absent" | "unparseable") | null;
+                    imageProvenance: {
+                        /** @constant */
+                        source: "launch_event";
+                        /** @description ipfs, arweave, https, http, data, other; null when absent */
+                        scheme: string | null;
+                        /** @description the URI as the event carried it */
+                        raw: string;
+                    };
+                    created: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    };
+                    /** @description null until GraduationStarted */
+                    graduationStarted: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    } | null;
+                    /** @description null until Graduated */
+                    graduated: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                        /** @description 0x-prefixed 20-byte hex address */
+                        pool: string;
+                    } | null;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "launch_graduating";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "launches";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @description canonical launchpad name */
+                    launchpad: string;
+                    state: "new" | "graduating" | "graduated";
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    creator: string;
+                    /** @description the pad sequence number, decimal */
+                    launchSequence: string;
+                    name: string;
+                    symbol: string;
+                    /** @description see metadataUriReason */
+                    metadataUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    metadataUriReason: ("absent" | "unparseable") | null;
+                    /** @description see imageUriReason */
+                    imageUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    imageUriReason: ("absent" | "unparseable") | null;
+                    imageProvenance: {
+                        /** @constant */
+                        source: "launch_event";
+                        /** @description ipfs, arweave, https, http, data, other; null when absent */
+                        scheme: string | null;
+                        /** @description the URI as the event carried it */
+                        raw: string;
+                    };
+                    created: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    };
+                    /** @description null until GraduationStarted */
+                    graduationStarted: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    } | null;
+                    /** @description null until Graduated */
+                    graduated: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                        /** @description 0x-prefixed 20-byte hex address */
+                        pool: string;
+                    } | null;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "launch_graduated";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "launches";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @description canonical launchpad name */
+                    launchpad: string;
+                    state: "new" | "graduating" | "graduated";
+                    /** @description 0x-prefixed 20-byte hex address */
+                    token: string;
+                    /** @description 0x-prefixed 20-byte hex address */
+                    creator: string;
+                    /** @description the pad sequence number, decimal */
+                    launchSequence: string;
+                    name: string;
+                    symbol: string;
+                    /** @description see metadataUriReason */
+                    metadataUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    metadataUriReason: ("absent" | "unparseable") | null;
+                    /** @description see imageUriReason */
+                    imageUri: string | null;
+                    /** @description why the URI is null (absent) or kept verbatim (unparseable) */
+                    imageUriReason: ("absent" | "unparseable") | null;
+                    imageProvenance: {
+                        /** @constant */
+                        source: "launch_event";
+                        /** @description ipfs, arweave, https, http, data, other; null when absent */
+                        scheme: string | null;
+                        /** @description the URI as the event carried it */
+                        raw: string;
+                    };
+                    created: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    };
+                    /** @description null until GraduationStarted */
+                    graduationStarted: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                    } | null;
+                    /** @description null until Graduated */
+                    graduated: {
+                        block: number;
+                        txIndex: number;
+                        /** @description null for a transaction-level fact (a creation) */
+                        logIndex: number | null;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        txHash: string;
+                        /** @description 0x-prefixed 20-byte hex address */
+                        pool: string;
+                    } | null;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "swap";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "amm_events";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @constant */
+                    kind: "swap";
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description currency0 as the protocol orders them (native = the zero address) */
+                    currency0: string;
+                    /** @description currency1 */
+                    currency1: string;
+                    /** @description the transaction (same as txHash) */
+                    transactionHash: string;
+                    /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                    contract: string;
+                    /** @description V4 pool id (bytes32); null otherwise */
+                    poolId: string | null;
+                    block: number;
+                    /** @description block timestamp, unix seconds */
+                    timestamp: number;
+                    txIndex: number;
+                    logIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description the transaction sender (origin), never the router */
+                    origin: string;
+                    /** @description event sender; null when the protocol reports none */
+                    sender: string | null;
+                    /** @description event recipient; null when the protocol reports none */
+                    recipient: string | null;
+                    /** @description signed currency0 base units, pool perspective */
+                    amount0: string;
+                    /** @description signed currency1 base units, pool perspective */
+                    amount1: string;
+                    /** @description price after the trade, currency1 base units per currency0 base unit, as the exact rational `numerator/denominator` (REST serves the same as priceNumerator/priceDenominator) */
+                    price: string;
+                    /** @description buy: the trader received currency0 (amount0 < 0); else sell */
+                    side: "buy" | "sell";
+                    /** @description tick after the swap (v3/v4); null otherwise */
+                    tick: number | null;
+                    /** @description Q64.96 after the swap (v3/v4); null otherwise */
+                    sqrtPriceX96: string | null;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "liquidity";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "amm_events";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                /** @description a liquidity event (V2 Mint/Burn, V3 Mint/Burn/Collect, V4 ModifyLiquidity) */
+                data: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description currency0 as the protocol orders them (native = the zero address) */
+                    currency0: string;
+                    /** @description currency1 */
+                    currency1: string;
+                    /** @description the transaction (same as txHash) */
+                    transactionHash: string;
+                    /** @description V2 Mint (add) or Burn (remove) */
+                    kind: "add" | "remove";
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index */
+                    txIndex: number;
+                    /** @description log index */
+                    logIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description the transaction sender */
+                    origin: string;
+                    /** @description event sender (router or caller) */
+                    sender: string;
+                    /** @description currency0 base units */
+                    amount0: string;
+                    /** @description currency1 base units */
+                    amount1: string;
+                    /** @description Burn recipient; null for Mint */
+                    to: string | null;
+                } | {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description currency0 as the protocol orders them (native = the zero address) */
+                    currency0: string;
+                    /** @description currency1 */
+                    currency1: string;
+                    /** @description the transaction (same as txHash) */
+                    transactionHash: string;
+                    /** @description V3 Mint (add) or Burn (remove) */
+                    kind: "add" | "remove";
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index */
+                    txIndex: number;
+                    /** @description log index */
+                    logIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description the transaction sender */
+                    origin: string;
+                    /** @description position owner */
+                    owner: string;
+                    /** @description lower tick of the position */
+                    tickLower: number;
+                    /** @description upper tick of the position (exclusive) */
+                    tickUpper: number;
+                    /** @description liquidity L added or removed */
+                    liquidity: string;
+                    /** @description currency0 base units */
+                    amount0: string;
+                    /** @description currency1 base units */
+                    amount1: string;
+                } | {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description currency0 as the protocol orders them (native = the zero address) */
+                    currency0: string;
+                    /** @description currency1 */
+                    currency1: string;
+                    /** @description the transaction (same as txHash) */
+                    transactionHash: string;
+                    /**
+                     * @description V3 Collect
+                     * @constant
+                     */
+                    kind: "collect";
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index */
+                    txIndex: number;
+                    /** @description log index */
+                    logIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description the transaction sender */
+                    origin: string;
+                    /** @description position owner */
+                    owner: string;
+                    /** @description recipient of the collected amounts */
+                    recipient: string;
+                    /** @description lower tick of the position */
+                    tickLower: number;
+                    /** @description upper tick of the position (exclusive) */
+                    tickUpper: number;
+                    /** @description currency0 base units collected */
+                    amount0: string;
+                    /** @description currency1 base units collected */
+                    amount1: string;
+                } | {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    pool: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description currency0 as the protocol orders them (native = the zero address) */
+                    currency0: string;
+                    /** @description currency1 */
+                    currency1: string;
+                    /** @description the transaction (same as txHash) */
+                    transactionHash: string;
+                    /** @description V4 ModifyLiquidity by the sign of liquidityDelta */
+                    kind: "add" | "remove";
+                    /** @description block number */
+                    block: number;
+                    /** @description transaction index */
+                    txIndex: number;
+                    /** @description log index */
+                    logIndex: number;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    txHash: string;
+                    /** @description the transaction sender */
+                    origin: string;
+                    /** @description event sender (router or caller) */
+                    sender: string;
+                    /** @description lower tick of the position */
+                    tickLower: number;
+                    /** @description upper tick of the position (exclusive) */
+                    tickUpper: number;
+                    /** @description signed liquidity delta */
+                    liquidityDelta: string;
+                    /** @description 0x-prefixed 32-byte hex hash */
+                    salt: string;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "pool_new";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @constant */
+                topic: "pools";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                    key: string;
+                    /** @description pool protocol */
+                    protocol: "v2" | "v3" | "v4" | "launchpad";
+                    /** @description pool contract (v2/v3), PoolManager (v4), shared curve (launchpad) */
+                    contract: string;
+                    /** @description V4 pool id (bytes32); null otherwise */
+                    poolId: string | null;
+                    /** @description currency0 as the protocol orders them (native = the zero address) */
+                    currency0: string;
+                    /** @description currency1 */
+                    currency1: string;
+                    /** @description fee in hundredths of a basis point (3000 = 0.30 %); null for a curve */
+                    fee: number | null;
+                    /** @description tick spacing (v3/v4); null otherwise */
+                    tickSpacing: number | null;
+                    /** @description V4 hooks contract; null otherwise */
+                    hooks: string | null;
+                    /** @description factory, PoolManager or launchpad that registered the pool */
+                    factory: string;
+                    /** @description registration coordinate: the factory event, or the first observed event (first_sight) */
+                    created: {
+                        block: number;
+                        txIndex: number;
+                        logIndex: number | null;
+                        txHash: string;
+                    };
+                    /** @description block timestamp of `created`, unix seconds */
+                    createdAt: number;
+                    /** @description how the pool was found and verified */
+                    provenance?: {
+                        /** @description factory_event: its creation event was indexed; first_sight: it predates the indexed range and was registered at its first observed event */
+                        discovery: "factory_event" | "first_sight";
+                        /** @description block the pool was verified against its factory at */
+                        verifiedAtBlock: number;
+                        /** @description block whose end state seeded the pool (first_sight); null for factory_event */
+                        seededAtBlock: number | null;
+                        /** @description creation event coordinate when known; null otherwise */
+                        creation: {
+                            block: number;
+                            txIndex: number;
+                            logIndex: number | null;
+                            txHash: string;
+                        } | null;
+                    };
+                };
+            };
+        } | {
+            /** @constant */
+            event: "reorg";
+            /** @description durable id v1.<topicNamespace>.<sequence> (resume point) */
+            id: string;
+            data: {
+                /** @description the topic */
+                topic: "blocks" | "heads" | "transactions" | "logs" | "transfers" | "creations" | "launches" | "amm_events" | "pools";
+                /** @description the frame’s sequence in its topic */
+                sequence: number;
+                /** @description the block the frame belongs to */
+                block: number;
+                data: {
+                    /** @description the blocks this reorg removed (delivered frames of them are void) */
+                    removedBlocks: {
+                        number: number;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        hash: string;
+                    }[];
+                    /** @description the canonical head after the rollback; null when the chain rolled back to nothing */
+                    newHead: {
+                        number: number;
+                        /** @description 0x-prefixed 32-byte hex hash */
+                        hash: string;
+                    } | null;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "snapshot";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the selector as the consumer wrote it */
+                series: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description bucket width */
+                frame: "1s" | "30s" | "1m" | "1h" | "1d";
+                /** @description bucket start, unix seconds */
+                bucket: number;
+                /** @description the bucket before the head’s, or the head’s own */
+                position: "previous" | "forming";
+                /** @description true for the previous bucket (it will not change) */
+                final: boolean;
+                /** @description null: no trade in the bucket (yet) */
+                candle: {
+                    /** @description bucket start, unix seconds */
+                    t: number;
+                    /** @description open, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    open: {
+                        /** @description open: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description open: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    high: {
+                        /** @description high: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description high: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    low: {
+                        /** @description low: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description low: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    close: {
+                        /** @description close: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description close: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close (repeated flat): denominator (> 0), decimal string */
+                    priceDenominator: string;
+                    /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
+                    volumeBase: string;
+                    /** @description Σ volume of the quote (pool series: currency1), base units */
+                    volumeQuote: string;
+                    /** @description trades in the bucket */
+                    trades: number;
+                    /** @description trades where the trader received the base (pool series: currency0; token series: the token) */
+                    buys: number;
+                    /** @description trades where the trader gave the base (pool series: currency0; token series: the token) */
+                    sells: number;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "update";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the selector as the consumer wrote it */
+                series: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description bucket width */
+                frame: "1s" | "30s" | "1m" | "1h" | "1d";
+                /** @description bucket start, unix seconds */
+                bucket: number;
+                /** @constant */
+                final: false;
+                candle: {
+                    /** @description bucket start, unix seconds */
+                    t: number;
+                    /** @description open, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    open: {
+                        /** @description open: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description open: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    high: {
+                        /** @description high: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description high: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    low: {
+                        /** @description low: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description low: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    close: {
+                        /** @description close: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description close: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close (repeated flat): denominator (> 0), decimal string */
+                    priceDenominator: string;
+                    /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
+                    volumeBase: string;
+                    /** @description Σ volume of the quote (pool series: currency1), base units */
+                    volumeQuote: string;
+                    /** @description trades in the bucket */
+                    trades: number;
+                    /** @description trades where the trader received the base (pool series: currency0; token series: the token) */
+                    buys: number;
+                    /** @description trades where the trader gave the base (pool series: currency0; token series: the token) */
+                    sells: number;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "close";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the selector as the consumer wrote it */
+                series: string;
+                /** @description pool key (52 bytes hex): v2/v3 pool address + 32 zero bytes; v4 PoolManager + poolId; launchpad curve + token + 12 zero bytes */
+                pool: string;
+                /** @description bucket width */
+                frame: "1s" | "30s" | "1m" | "1h" | "1d";
+                /** @description bucket start, unix seconds */
+                bucket: number;
+                /** @constant */
+                final: true;
+                /** @description null: no trade in the bucket (yet) */
+                candle: {
+                    /** @description bucket start, unix seconds */
+                    t: number;
+                    /** @description open, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    open: {
+                        /** @description open: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description open: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    high: {
+                        /** @description high: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description high: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    low: {
+                        /** @description low: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description low: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
+                    close: {
+                        /** @description close: numerator, decimal string */
+                        priceNumerator: string;
+                        /** @description close: denominator (> 0), decimal string */
+                        priceDenominator: string;
+                    };
+                    /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
+                    priceNumerator: string;
+                    /** @description close (repeated flat): denominator (> 0), decimal string */
+                    priceDenominator: string;
+                    /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
+                    volumeBase: string;
+                    /** @description Σ volume of the quote (pool series: currency1), base units */
+                    volumeQuote: string;
+                    /** @description trades in the bucket */
+                    trades: number;
+                    /** @description trades where the trader received the base (pool series: currency0; token series: the token) */
+                    buys: number;
+                    /** @description trades where the trader gave the base (pool series: currency0; token series: the token) */
+                    sells: number;
+                } | null;
+            };
+        } | {
+            /** @constant */
+            event: "selection_changed";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @constant */
+                topic: "candles";
+                connectionId: string;
+                /** @description mutations applied so far */
+                revision: number;
+                /** @description series added: their snapshots follow */
+                added: string[];
+                /** @description series removed: nothing more of them */
+                removed: string[];
+                /** @description series continuing untouched */
+                unchanged: string[];
+                /** @description the whole selection after the change */
+                selection: string[];
+            };
+        } | {
+            /** @constant */
+            event: "lag";
+            /** @description control frame: no durable id */
+            id: null;
+            data: {
+                /** @description the topic (absent when the connection itself fell behind) */
+                topic?: string;
+                /** @description why the stream cannot resume here */
+                reason: "behind_catch_up_ring" | "id_from_another_generation_or_topic" | "consumer_too_slow";
+                /** @description the sequence asked to resume after */
+                requestedAfter?: number;
+                /** @description oldest sequence still in the ring */
+                oldestAvailable?: number;
+                /** @description frames kept per topic for resume */
+                ringFrames?: number;
+                /** @description consumer_too_slow: frames queued and dropped when the stream closed */
+                droppedFrames?: number;
+                /** @description what the consumer should do */
+                action: string;
+            };
+        };
         "screener.screener": {
             /** @description canonical (block, hash) every row of the response was read at */
             anchor: {
@@ -22792,13 +24097,35 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Server-Sent Events stream; each event is described by the item schema */
+            /** @description Server-Sent Events stream; each event is described by the item schema; or with connection=: the candle-selection mutation’s answer (JSON) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/event-stream": string;
+                    "application/json": {
+                        /** @description canonical (block, hash) every row of the response was read at */
+                        anchor: {
+                            /** @description anchor block number */
+                            block: number;
+                            /** @description 0x-prefixed 32-byte hex hash */
+                            hash: string;
+                        };
+                        data: {
+                            connectionId: string;
+                            /** @description mutations applied so far */
+                            revision: number;
+                            /** @description series added (their snapshots follow in band) */
+                            added: string[];
+                            /** @description series removed */
+                            removed: string[];
+                            /** @description series continuing untouched */
+                            unchanged: string[];
+                            /** @description the whole candle selection now */
+                            candles: string[];
+                        };
+                    };
                 };
             };
             /** @description bad_request: malformed input, unknown query parameter, or a refused combination */

@@ -8,7 +8,7 @@ import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import { CANDLE } from '../storage/tables/markets.js';
 import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from './model.js';
-import { cmp, invert, type Rational } from './rational.js';
+import { cmp, invert, type Rational, ratJson, ratParse } from './rational.js';
 import { candleAtBlock, candlesIn, extreme } from './read.js';
 import { orientCandle, tokenIsBase } from './venue.js';
 
@@ -170,4 +170,41 @@ export function tokenExtreme(
       best = { price, pool: p.key, bucket: x.bucket, inverted: !base };
   }
   return best;
+}
+
+/**
+ * The candle row every surface serves (REST /pools/…/ohlcv and /tokens/…/candles, and the candle
+ * stream frames), as JSON text: rational OHLC as {priceNumerator, priceDenominator}, the close
+ * repeated flat, volumeBase/volumeQuote in base units, trades, buys and sells.
+ */
+export function orientedCandleJson(c: Omit<OrientedCandle, 'first' | 'last'>): string {
+  return JSON.stringify({
+    t: c.t,
+    open: ratJson(c.open),
+    high: ratJson(c.high),
+    low: ratJson(c.low),
+    close: ratJson(c.close),
+    ...ratJson(c.close),
+    volumeBase: c.volumeBase,
+    volumeQuote: c.volumeQuote,
+    trades: c.trades,
+    buys: c.buys,
+    sells: c.sells,
+  });
+}
+
+/** A stored candle at pool grain (base = currency0, quote = currency1) as {@link orientedCandleJson}. */
+export function poolCandleJson(c: CandleRow): string {
+  return orientedCandleJson({
+    t: c.t,
+    open: ratParse(c.open),
+    high: ratParse(c.high),
+    low: ratParse(c.low),
+    close: ratParse(c.close),
+    volumeBase: c.volume0,
+    volumeQuote: c.volume1,
+    trades: c.trades,
+    buys: c.buys,
+    sells: c.sells,
+  });
 }

@@ -4,7 +4,7 @@
  * Exports the projection factory and the reader.
  */
 export type { OrientedCandle, TokenExtreme } from './candles.js';
-export { alignRange, MAX_SPAN_BUCKETS } from './candles.js';
+export { alignRange, MAX_SPAN_BUCKETS, orientedCandleJson, poolCandleJson } from './candles.js';
 export { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './config.js';
 export { SEARCH_SCAN_CEILING } from './lists.js';
 export type {

@@ -9,8 +9,8 @@
  */
 
 import { DomainError } from '../errors/index.js';
+import { orientedCandleJson, poolCandleJson } from '../markets/candles.js';
 import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../markets/model.js';
-import { ratJson } from '../markets/rational.js';
 import { poolAt } from '../markets/read.js';
 import { poolKeyOf } from '../markets/tables.js';
 import { chooseVenue, orientCandle, resolveQuote, tokenPools } from '../markets/venue.js';
@@ -97,37 +97,9 @@ export function parseCandleSelect(view: View, select: string): Series[] {
   return out;
 }
 
-function rowJson(s: Series, c: CandleRow): string {
-  if (!s.token) {
-    const { open, high, low, close, volume0, volume1, first: _f, last: _l, ...rest } = c;
-    const r = (x: string) => {
-      const [n, d] = x.split('/');
-      return { priceNumerator: n, priceDenominator: d };
-    };
-    return JSON.stringify({
-      ...rest,
-      open: r(open),
-      high: r(high),
-      low: r(low),
-      close: r(close),
-      volumeBase: volume0,
-      volumeQuote: volume1,
-    });
-  }
-  const o = orientCandle(s.pool, s.token, c);
-  return JSON.stringify({
-    t: o.t,
-    open: ratJson(o.open),
-    high: ratJson(o.high),
-    low: ratJson(o.low),
-    close: ratJson(o.close),
-    volumeBase: o.volumeBase,
-    volumeQuote: o.volumeQuote,
-    trades: o.trades,
-    buys: o.buys,
-    sells: o.sells,
-  });
-}
+/** The series' candle row, exactly as REST serves it (pool grain, or oriented for the token). */
+const rowJson = (s: Series, c: CandleRow): string =>
+  s.token ? orientedCandleJson(orientCandle(s.pool, s.token, c)) : poolCandleJson(c);
 
 /** Identity of a series within one connection: its selector text, case-insensitive. */
 export const seriesId = (s: Series): string => s.selector.toLowerCase();

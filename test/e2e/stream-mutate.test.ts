@@ -16,7 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertFrame } from '../harness/contract.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 
@@ -28,6 +29,11 @@ let idx: IndexerProcess;
 let pools: any[] = [];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Frames that broke the route's published frame schema (checked after every test). */
+const violations: string[] = [];
+afterEach(() => {
+  expect(violations.splice(0), 'stream frames that break the contract').toEqual([]);
+});
 const url = (path: string) => `http://127.0.0.1:${idx.port}/index/v1/testnet${path}`;
 
 interface Got {
@@ -56,9 +62,15 @@ function open(path: string) {
   });
   const got: Got[] = [];
   for (const e of EVENTS)
-    es.addEventListener(e, (m: MessageEvent) =>
-      got.push({ event: e, data: JSON.parse(m.data), at: Date.now() }),
-    );
+    es.addEventListener(e, (m: MessageEvent) => {
+      const data = JSON.parse(m.data);
+      try {
+        assertFrame(`/index/v1/testnet${path}`, e, m.lastEventId || null, data);
+      } catch (err) {
+        violations.push((err as Error).message);
+      }
+      got.push({ event: e, data, at: Date.now() });
+    });
   const until = async (pred: () => boolean, ms = 30_000, what = 'frames') => {
     const t0 = Date.now();
     while (!pred()) {
@@ -88,8 +100,7 @@ async function equalsRest(p: any, f: any) {
     return;
   }
   expect(r.body.data).toHaveLength(1);
-  const { t, open, high, low, close, volumeBase, volumeQuote, trades } = r.body.data[0];
-  expect(f.candle).toMatchObject({ t, open, high, low, close, volumeBase, volumeQuote, trades });
+  expect(f.candle).toEqual(r.body.data[0]);
 }
 
 beforeAll(async () => {

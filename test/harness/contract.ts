@@ -80,7 +80,20 @@ export function assertContract(
   }
   const r = m.route;
   if (status === 200) {
-    if (r.mediaType && r.mediaType !== 'application/json') return;
+    if (r.mediaType && r.mediaType !== 'application/json') {
+      // A stream route may also answer JSON on 200 (a declared alternate, e.g. the candle-selection
+      // mutation of /stream/subscribe): a JSON body is validated against it.
+      const alt = r.alternates?.find(
+        (a) => a.status === 200 && (a.mediaType ?? 'application/json') === 'application/json',
+      );
+      if (!alt || body === undefined || body === null || typeof body !== 'object') return;
+      const ac = TypeCompiler.Compile(alt.schema);
+      if (!ac.Check(body))
+        throw new ContractViolation(
+          `${method} ${path} (${r.id}) → 200 (JSON) breaks its declared JSON answer:\n${describeErrors(ac, body)}`,
+        );
+      return;
+    }
     const check = checker(m);
     if (!check.Check(body))
       throw new ContractViolation(

@@ -3,7 +3,14 @@
  * sorts as bytes: v2/v3 = pool address + 32 zero bytes; v4 = PoolManager + poolId;
  * launchpad curve = curve address + token address + 12 zero bytes.
  */
-import type { CandleRow, LiquidityEventRow, PoolCum, PoolRow, PoolState, SwapRow } from '../../markets/model.js';
+import type {
+  CandleRow,
+  LiquidityEventRow,
+  PoolCum,
+  PoolRow,
+  PoolState,
+  SwapRow,
+} from '../../markets/model.js';
 import { K, V } from '../codec.js';
 import { defineTable } from '../table.js';
 
@@ -126,7 +133,9 @@ export const poolCumCodec = V.binary<PoolCum>(
   'PoolCum',
   (c) => {
     const vs = [c.volume0, c.volume1, c.buyVolume0, c.buyVolume1].map(bigBytes);
-    const b = Buffer.allocUnsafe(12 + 4 + vs.reduce((a, x) => a + x.length, 0) + 4 + c.open.length + c.close.length);
+    const b = Buffer.allocUnsafe(
+      12 + 4 + vs.reduce((a, x) => a + x.length, 0) + 4 + c.open.length + c.close.length,
+    );
     let o = b.writeUInt32BE(c.trades, 0);
     o = b.writeUInt32BE(c.buys, o);
     o = b.writeUInt32BE(c.sells, o);

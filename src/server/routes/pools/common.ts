@@ -113,22 +113,6 @@ export function statsJson(p: PoolRow, stats: PoolStats): Record<string, unknown>
   };
 }
 
-export function candleJson(c: CandleRow): Record<string, unknown> {
-  return {
-    t: c.t,
-    open: priceJson(c.open),
-    high: priceJson(c.high),
-    low: priceJson(c.low),
-    close: priceJson(c.close),
-    ...priceJson(c.close),
-    volumeBase: c.volume0,
-    volumeQuote: c.volume1,
-    trades: c.trades,
-    buys: c.buys,
-    sells: c.sells,
-  };
-}
-
 /** The liquidityUsd fields of a pool liquidity answer. */
 export function usdJson(l: {
   usd: Rational | null;

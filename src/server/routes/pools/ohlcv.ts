@@ -4,12 +4,13 @@ import {
   type CandleRow,
   type Frame,
   MAX_SPAN_BUCKETS,
+  poolCandleJson,
   poolRefKey,
 } from '../../../markets/index.js';
 import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, FrameQuery, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
-import { ByAddress, ByV4, candleJson, refOf, type Variant } from './common.js';
+import { ByAddress, ByV4, refOf, type Variant } from './common.js';
 import { candleSchema, MARKETS, POOL_PRICE_UNIT, PoolKey } from './schemas.js';
 
 const make = (variant: Variant): Route =>
@@ -46,7 +47,7 @@ const make = (variant: Variant): Route =>
       const r = alignRange(frame, ctx.query.from, ctx.query.to);
       const req = pageRequest(ctx, `${this.id}:${poolRefKey(ref)}:${frame}:${r.from}:${r.to}`);
       const b = new PageBuilder(ctx, req);
-      const render = b.sink((c: CandleRow) => JSON.stringify(candleJson(c)));
+      const render = b.sink((c: CandleRow) => poolCandleJson(c));
       const { pool: p, range } = ctx.readers.markets.poolCandles(ctx.view, ref, r, pageQueryOf(req), render);
       return b.finish(
         `"pool":"${p.key}","frame":"${frame}","from":${range.from},"to":${range.to},"base":"${p.currency0}","quote":"${p.currency1}","priceUnit":"${POOL_PRICE_UNIT}","fineSeriesAvailable":true`,

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
+import { SseEvents } from '../../openapi.js';
 import { defineRoute } from '../../route.js';
 import { streamRequestOf } from './common.js';
+import { CANDLE_EVENTS } from './frames.js';
 
 /** GET /stream/candles?select=: live candles (snapshot, update ≤ 1/250 ms per series, close final). */
 export const candleStreamRoute = defineRoute({
@@ -11,9 +13,9 @@ export const candleStreamRoute = defineRoute({
   scope: 'stream',
   group: 'Streams',
   summary:
-    'Live candles (SSE): select = comma list of token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame> (id = pool address or V4 0x<manager>:0x<poolId>). On connect a snapshot of the previous and forming bucket per series; update frames at most one per 250 ms per series; close with final: true when the head leaves the bucket. Payload: the compact REST candle row. No resume cursor.',
+    'Live candles (SSE): select = comma list of token:0x<token>:<frame>[:0x<quote>] or pool:<id>:<frame> (id = pool address or V4 0x<manager>:0x<poolId>). On connect a snapshot of the previous and forming bucket per series; update frames at most one per 250 ms per series; close with final: true when the head leaves the bucket. Payload: the REST candle row of the series (as /pools/{address}/ohlcv or /tokens/{address}/candles). No resume cursor.',
   query: { select: Type.String({ minLength: 1, maxLength: 8192 }) },
-  response: Type.String({ description: 'text/event-stream' }),
+  response: SseEvents(CANDLE_EVENTS),
   mediaType: 'text/event-stream',
   requires: ['markets'],
   errors: [

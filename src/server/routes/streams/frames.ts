@@ -8,7 +8,7 @@ import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { SseEvent } from '../../openapi.js';
 import { Address, Enum, Hash, Nullable, Obj } from '../../schemas.js';
 import { BlockHeader, LogRecord, TransactionEnvelope } from '../chain/schemas.js';
-import { LiquidityEvent, PoolKey, Protocol, poolIdentityProps } from '../pools/schemas.js';
+import { candleSchema, LiquidityEvent, PoolKey, Protocol, poolIdentityProps } from '../pools/schemas.js';
 import { Launch, TokenCoordinate, TransferRow } from '../tokens/schemas.js';
 
 const BlockRef = Obj({ number: Type.Integer({ minimum: 0 }), hash: Hash });
@@ -169,3 +169,137 @@ export const TOPIC_EVENTS = {
   ],
   pools: [data('pool_new', PoolNewFrame, 'a pool registered in a committed block'), Reorg, Lag],
 } satisfies Record<string, TObject[]>;
+
+/** The candle payload: the REST candle row of the series (/pools/…/ohlcv or /tokens/…/candles). */
+const CandleRowFrame = candleSchema(
+  'quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)',
+  'the base (pool series: currency0; token series: the token)',
+  'the quote (pool series: currency1)',
+);
+
+const candleHead = {
+  series: Type.String({ description: 'the selector as the consumer wrote it' }),
+  pool: PoolKey,
+  frame: Enum(['1s', '30s', '1m', '1h', '1d'], 'bucket width'),
+  bucket: Type.Integer({ minimum: 0, description: 'bucket start, unix seconds' }),
+};
+const candleOf = Nullable(CandleRowFrame, 'null: no trade in the bucket (yet)');
+
+/** The candle events of /stream/candles and of candle series on /stream/subscribe. */
+export const CANDLE_EVENTS = [
+  SseEvent(
+    'snapshot',
+    Obj({
+      ...candleHead,
+      position: Enum(['previous', 'forming'], 'the bucket before the head’s, or the head’s own'),
+      final: Type.Boolean({ description: 'true for the previous bucket (it will not change)' }),
+      candle: candleOf,
+    }),
+    'on connect (and for each series added later): the previous and the forming bucket',
+  ),
+  SseEvent(
+    'update',
+    Obj({ ...candleHead, final: Type.Literal(false), candle: CandleRowFrame }),
+    'the forming bucket changed (at most one per 250 ms per series)',
+  ),
+  SseEvent(
+    'close',
+    Obj({
+      ...candleHead,
+      final: Type.Literal(true),
+      candle: candleOf,
+    }),
+    'the head left the bucket: its candle is final',
+  ),
+  SseEvent(
+    'selection_changed',
+    Obj({
+      topic: Type.Literal('candles'),
+      connectionId: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+      revision: Type.Integer({ minimum: 1, description: 'mutations applied so far' }),
+      added: Type.Array(Type.String(), { description: 'series added: their snapshots follow' }),
+      removed: Type.Array(Type.String(), { description: 'series removed: nothing more of them' }),
+      unchanged: Type.Array(Type.String(), { description: 'series continuing untouched' }),
+      selection: Type.Array(Type.String(), { description: 'the whole selection after the change' }),
+    }),
+    'the candle selection of this connection was replaced (GET /stream/subscribe?connection=)',
+  ),
+  Lag,
+];
+
+/** Every data event of every topic (event names are unique across topics), with its frame schema. */
+const TOPIC_DATA = Object.entries(TOPIC_EVENTS).flatMap(([topic, events]) =>
+  events
+    .filter((e) => !['reorg', 'lag'].includes((e.properties.event as unknown as { const: string }).const))
+    .map((e) => ({
+      topic,
+      event: (e.properties.event as unknown as { const: string }).const,
+      data: e.properties.data,
+    })),
+);
+
+const wrapped = (topics: string[], data: TSchema) =>
+  Obj({
+    topic: topics.length === 1 ? Type.Literal(topics[0]) : Enum(topics, 'the topic'),
+    sequence: Type.Integer({ minimum: 1, description: 'the frame’s sequence in its topic' }),
+    block: Type.Integer({ minimum: 0, description: 'the block the frame belongs to' }),
+    data,
+  });
+
+/** Events of GET /stream/subscribe: control frames, wrapped topic frames, candle frames. */
+export const SUBSCRIBE_EVENTS: TObject[] = [
+  SseEvent(
+    'connected',
+    Obj({
+      topics: Type.Record(
+        Type.String({ pattern: `^(${Object.keys(TOPIC_EVENTS).join('|')})$` }),
+        Obj({
+          namespace: Type.String({ description: 'the topic’s id namespace (resume ids v1.<ns>.<seq>)' }),
+          lastSequence: Type.Integer({ minimum: 0, description: 'the topic’s last sequence at connect' }),
+        }),
+        { description: 'each selected topic', additionalProperties: false },
+      ),
+      ringFrames: Type.Integer({ minimum: 0, description: 'frames kept per topic for resume' }),
+      lastEventIdHonoured: Type.Boolean({ description: 'false: a Last-Event-ID header was ignored' }),
+      connectionId: Type.String({
+        pattern: '^[0-9a-f]{32}$',
+        description: 'mutate this connection’s candle selection with ?connection=',
+      }),
+      candles: Type.Array(Type.String(), { description: 'the candle selection at connect' }),
+    }),
+    'first frame of every connection',
+  ),
+  SseEvent(
+    'notice',
+    Obj({ reason: Type.String({ description: 'what the server did differently from the request' }) }),
+    'an in-band notice (Last-Event-ID not honoured)',
+  ),
+  SseEvent(
+    'stalled',
+    Obj({
+      topic: Type.String(),
+      reason: Type.String({ description: 'e.g. projection_unavailable:markets' }),
+    }),
+    'a topic’s projection is not ready: its frames pause',
+  ),
+  SseEvent('resumed', Obj({ topic: Type.String() }), 'a stalled topic flows again'),
+  ...TOPIC_DATA.map(({ topic, event, data }) =>
+    SseEvent(
+      event,
+      wrapped([topic], data as TSchema),
+      `a ${topic} frame, wrapped with its topic and sequence`,
+      {
+        durableId: true,
+      },
+    ),
+  ),
+  SseEvent(
+    'reorg',
+    wrapped(Object.keys(TOPIC_EVENTS), Reorg.properties.data),
+    'a reorg frame of a topic, wrapped',
+    {
+      durableId: true,
+    },
+  ),
+  ...CANDLE_EVENTS,
+];

@@ -4,8 +4,11 @@ import { TOPICS, type Topic } from '../../../streams/log.js';
 import { type Dimension, parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { projectionsOf } from '../../projections.js';
+import { SseEvents } from '../../openapi.js';
 import { type Ctx, defineRoute, type Reply, single } from '../../route.js';
+import { Obj, Single } from '../../schemas.js';
 import { sseReply, streamRequestOf } from './common.js';
+import { SUBSCRIBE_EVENTS } from './frames.js';
 
 const DIMS: Record<string, [Dimension, 'address' | 'pool' | 'name' | 'topic0']> = {
   token: ['tokens', 'address'],
@@ -112,7 +115,24 @@ export const subscribeRoute = defineRoute({
       }),
     ),
   },
-  response: Type.String({ description: 'text/event-stream; JSON with connection=' }),
+  response: SseEvents(SUBSCRIBE_EVENTS),
+  alternates: [
+    {
+      status: 200,
+      description: 'with connection=: the candle-selection mutation’s answer (JSON)',
+      mediaType: 'application/json',
+      schema: Single(
+        Obj({
+          connectionId: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+          revision: Type.Integer({ minimum: 1, description: 'mutations applied so far' }),
+          added: Type.Array(Type.String(), { description: 'series added (their snapshots follow in band)' }),
+          removed: Type.Array(Type.String(), { description: 'series removed' }),
+          unchanged: Type.Array(Type.String(), { description: 'series continuing untouched' }),
+          candles: Type.Array(Type.String(), { description: 'the whole candle selection now' }),
+        }),
+      ),
+    },
+  ],
   mediaType: 'text/event-stream',
   errors: [
     'bad_request',

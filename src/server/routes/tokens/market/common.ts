@@ -9,6 +9,7 @@ import type {
   VenueChoice,
   WindowName,
 } from '../../../../markets/index.js';
+import { orientedCandleJson } from '../../../../markets/index.js';
 import type { ErrorCode } from '../../../errors.js';
 import { ratJson } from '../../pools/common.js';
 
@@ -84,19 +85,4 @@ export const tradeJson = (t: TokenTrade): string => {
   return JSON.stringify({ ...rest, ...ratJson(price) });
 };
 
-export function orientedJson(c: OrientedCandle): string {
-  const f = (r: Rational) => ratJson(r);
-  return JSON.stringify({
-    t: c.t,
-    open: f(c.open),
-    high: f(c.high),
-    low: f(c.low),
-    close: f(c.close),
-    ...f(c.close),
-    volumeBase: c.volumeBase,
-    volumeQuote: c.volumeQuote,
-    trades: c.trades,
-    buys: c.buys,
-    sells: c.sells,
-  });
-}
+export const orientedJson = (c: OrientedCandle): string => orientedCandleJson(c);
