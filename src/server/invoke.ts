@@ -9,6 +9,7 @@ import type { Principal } from './auth.js';
 import { ApiError } from './errors.js';
 import { requireProjection } from './projections.js';
 import type { RateLimiter } from './rate-limit.js';
+import { cacheKey, ResponseCache, responseCacheOn } from './response-cache.js';
 import type { ChainContext, Ctx, Reply, Route } from './route.js';
 import { type CompiledObject, compileObject } from './validate.js';
 
@@ -48,6 +49,15 @@ export interface InvokeInput {
   limiter?: RateLimiter;
   /** Extra values handlers may need (batch: the route table). */
   services?: Record<string, unknown>;
+}
+
+/** Each chain's response cache (see response-cache.ts). */
+const caches = new WeakMap<ChainContext, ResponseCache>();
+/** The response cache of `chain` (hits and misses for metrics and tests). */
+export function responseCacheOf(chain: ChainContext): ResponseCache {
+  let c = caches.get(chain);
+  if (!c) caches.set(chain, (c = new ResponseCache()));
+  return c;
 }
 
 /**
@@ -123,7 +133,16 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
         : null,
       services: input.services,
     };
-    const out = route.handler.call(route, ctx);
+    // Cacheable answers (batch items excepted: they share the batch's view) are served again
+    // until the store's next write; refusals above were decided for this request already.
+    const cache = route.cached && responseCacheOn && !input.view ? responseCacheOf(chain) : null;
+    const writes = cache ? chain.store.writes() : 0;
+    const key = cache ? cacheKey(route.id, c.paramNames, input.rawParams, input.rawQuery) : '';
+    let out = cache?.get(writes, key);
+    if (!out) {
+      out = route.handler.call(route, ctx) as Reply;
+      if (cache && !(out instanceof Promise) && !out.sse) cache.set(writes, key, out);
+    }
     if (!rateHeaders.length) return out;
     const add = (r: Reply): Reply => ({ ...r, headers: [...(r.headers ?? []), ...rateHeaders] });
     return out instanceof Promise ? out.then(add) : add(out);

@@ -140,6 +140,12 @@ interface RouteSpecBase<P extends TProperties, Q extends TProperties> {
   /** Whether the route needs an anchor (an indexed head). */
   anchored?: boolean;
   /**
+   * The body is a function of the request (path parameters and query) and the store's contents
+   * only — no header, principal, body, clock or process state — so an answer is served again,
+   * without running the handler, until the store's next write (response-cache.ts).
+   */
+  cached?: boolean;
+  /**
    * Projections this route reads (R5: fail closed): each must be `ready` or the route answers
    * 503 projection_unavailable naming it, before the handler runs.
    */

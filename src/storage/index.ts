@@ -217,6 +217,11 @@ export interface Store {
    * synchronous work is done.
    */
   view(): View;
+  /**
+   * Write batches committed since the store opened (blocks, rollbacks, observations, process rows):
+   * two reads at the same value saw the same contents. For caches of derived answers.
+   */
+  writes(): number;
   /** Canonical hash at `n`, or undefined. */
   canonicalHash(n: number): `0x${string}` | undefined;
   getMeta<T>(name: string): T | undefined;
@@ -405,6 +410,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       write([{ key: t.key(...key), value: t.value.encode(value) }], 'observation');
     },
     property: (name) => rocks.property(name),
+    writes: () => rocks.writes(),
     writeError: () => lastWriteError,
     commitBlock(ref, build, extraMeta) {
       const batch = new BlockBatch(rocks);

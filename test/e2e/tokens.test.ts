@@ -158,6 +158,11 @@ describe('holders', () => {
     const b = (await post.json()) as any;
     const [small, full] = b.results.map((r: any) => r.body);
     expect(small.anchor).toEqual(full.anchor);
+    // Token detail is a cached route (served again until the store's next write): the same
+    // request twice gives the same bytes; after the transfers below it must show the new head.
+    const d1 = await idx.get(`/tokens/${busiest}`);
+    const d2 = await idx.get(`/tokens/${busiest}`);
+    expect(d2.text).toBe(d1.text);
     // Move balances: transfers from the biggest holder to a fresh wallet, several blocks.
     const top = full.data[0].wallet;
     await rpc('anvil_impersonateAccount', [top]);
@@ -174,6 +179,9 @@ describe('holders', () => {
     }
     const head = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
     await idx.waitForHead(head);
+    const d3 = await idx.get(`/tokens/${busiest}`);
+    expect(d3.body.anchor.block).toBeGreaterThanOrEqual(head);
+    expect(d3.body.data.holderCount.value).toBe(d1.body.data.holderCount.value + 1);
     const seen = [...small.data];
     let cursor = small.page.nextCursor;
     while (cursor) {

@@ -5,6 +5,7 @@ import { BlockHeader } from './schemas.js';
 /** GET /blocks/{number}: the canonical header as the node sent it (eth_getBlockByNumber, hashes only). */
 export const blockRoute = defineRoute({
   id: 'chain.block',
+  cached: true,
   method: 'GET',
   path: '/blocks/{number}',
   scope: 'read',

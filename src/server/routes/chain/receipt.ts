@@ -8,6 +8,7 @@ import { L1Gas, ReceiptRecord } from './schemas.js';
  */
 export const receiptRoute = defineRoute({
   id: 'chain.receipt',
+  cached: true,
   method: 'GET',
   path: '/transactions/{hash}/receipt',
   scope: 'read',

@@ -10,6 +10,7 @@ import { TransactionEnvelope } from './schemas.js';
  */
 export const transactionRoute = defineRoute({
   id: 'chain.transaction',
+  cached: true,
   method: 'GET',
   path: '/transactions/{hash}',
   scope: 'read',

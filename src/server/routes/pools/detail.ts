@@ -7,6 +7,7 @@ import { MARKETS, PoolStateSchema, PoolWindowStats, poolIdentityProps, poolStats
 const make = (variant: Variant): Route =>
   defineRoute({
     id: variant === 'v4' ? 'pools.v4Detail' : 'pools.detail',
+    cached: true,
     method: 'GET',
     path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}' : '/pools/{address}',
     scope: 'read',
@@ -44,6 +45,7 @@ export const v4PoolDetailRoute = make('v4');
 const makeStats = (variant: Variant): Route =>
   defineRoute({
     id: variant === 'v4' ? 'pools.v4Stats' : 'pools.stats',
+    cached: true,
     method: 'GET',
     path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/stats' : '/pools/{address}/stats',
     scope: 'read',

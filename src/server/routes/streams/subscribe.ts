@@ -3,8 +3,8 @@ import { MAX_SERIES, parseCandleSelect, runCandles, seriesId } from '../../../st
 import { TOPICS, type Topic } from '../../../streams/log.js';
 import { type Dimension, parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
-import { projectionsOf } from '../../projections.js';
 import { SseEvents } from '../../openapi.js';
+import { projectionsOf } from '../../projections.js';
 import { type Ctx, defineRoute, type Reply, single } from '../../route.js';
 import { Obj, Single } from '../../schemas.js';
 import { sseReply, streamRequestOf } from './common.js';

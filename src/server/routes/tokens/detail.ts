@@ -59,6 +59,7 @@ function embeddedStats(ctx: Ctx<{ address: string }, { quote?: string }>): {
  */
 export const tokenDetailRoute = defineRoute({
   id: 'tokens.detail',
+  cached: true,
   method: 'GET',
   path: '/tokens/{address}',
   scope: 'read',

@@ -98,6 +98,7 @@ export const walletTradesRoute = defineRoute({
 
 export const walletActivityRoute = defineRoute({
   id: 'wallets.activity',
+  cached: true,
   method: 'GET',
   path: '/wallets/{address}/activity',
   scope: 'wallet',

@@ -144,6 +144,7 @@ export const walletCohortsRoute = defineRoute({
 
 export const walletOverviewRoute = defineRoute({
   id: 'wallets.overview',
+  cached: true,
   method: 'GET',
   path: '/wallets/{address}/overview',
   scope: 'wallet',

@@ -26,6 +26,7 @@ const listingRow = (r: RankedPool) => ({
 
 export const tokenOverviewRoute = defineRoute({
   id: 'tokens.overview',
+  cached: true,
   method: 'GET',
   path: '/tokens/{address}/overview',
   scope: 'read',

@@ -13,6 +13,7 @@ const Params = { address: Address };
 
 export const tokenPriceRoute = defineRoute({
   id: 'tokens.price',
+  cached: true,
   method: 'GET',
   path: '/tokens/{address}/price',
   scope: 'read',

@@ -6,6 +6,7 @@ import { TokenStats } from './schemas.js';
 
 export const tokenStatsRoute = defineRoute({
   id: 'tokens.stats',
+  cached: true,
   method: 'GET',
   path: '/tokens/{address}/stats',
   scope: 'read',
