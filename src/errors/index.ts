@@ -103,6 +103,7 @@ export class ServiceError extends Error {
  */
 export class DomainError extends ServiceError {
   override readonly name = 'DomainError';
+  // biome-ignore lint/complexity/noUselessConstructor: narrows `code` to the domain's codes
   constructor(
     code: DomainErrorCode,
     detail: string,
