@@ -526,6 +526,8 @@ describe('browser console', () => {
     // The API still refuses: the page showed the state of the same moment.
     expect((await idx.get(`/tokens/${subject.token}`)).status).toBe(503);
     await shot('token-503');
+    // Leave the page: its retries would log their 503s into the next test.
+    await page.goto('about:blank');
     proxy.setLatency(null);
   });
 
