@@ -44,6 +44,11 @@ describe('bench HTML report', () => {
       expect(page).toContain(`class="lb" text-anchor="end" data-figures="${x.f.id.replace(/"/g, '&quot;')}"`);
   });
 
+  it('the committed sample report is what html() renders now (regenerate: node dist/bench/html.js <json>)', () => {
+    expect(previousCommitted(DIR, cur)?.results.commit).toBe(prev.commit);
+    expect(readFileSync(`${DIR}2026-11-22-9de9843.html`, 'utf8')).toBe(page);
+  });
+
   it('is self-contained: no script, no external resource', () => {
     expect(page).not.toMatch(/<script|<link|src=|href=|@import|url\(/i);
   });

@@ -129,7 +129,8 @@ export function lineChart(o: {
   const W = 820;
   const H = 260;
   const L = 60;
-  const T = 28;
+  // Below the title and the y-unit label (at T − 6).
+  const T = 40;
   const B = 36;
   const pts = o.series.flatMap((s) => s.points);
   const xMax = Math.max(...pts.map((p) => p[0]), 1);

@@ -27,21 +27,46 @@ const toBar = (c: CandleRow, shift: number): CandlestickData<UTCTimestamp> => {
   return { time: c.t as UTCTimestamp, open: n(c.open), high: n(c.high), low: n(c.low), close: n(c.close) };
 };
 
+/** What a candle chart plots before its stream starts. */
+export interface CandleHistory {
+  rows: CandleRow[];
+  /** Anchor block of the REST answer; null when it refused. */
+  anchor: number | null;
+}
+
+/** The chart's newest candle as the API sent it (exact rationals), for the page and its tests. */
+interface Newest {
+  bars: number;
+  t: number | null;
+  close: string | null;
+}
+
+/**
+ * A live candle chart. Its root element carries the chart's data for tests and tools:
+ * `data-bars` (candles held), `data-live-updates` (stream frames after the snapshot),
+ * `data-history-anchor` (block of the REST history), `data-last-t` and `data-last-close` (the
+ * newest bucket start and its close as the exact `numerator/denominator` the API sent, before
+ * the decimal shift and the conversion to doubles for plotting), `data-state` (stream state).
+ */
 export function CandleChart(p: {
   chain: string;
   /** `/stream/candles` selector, e.g. `pool:0x…:1m` or `token:0x…:1s:0x<quote>`. */
   select: string;
   /** Decimal shift (base decimals − quote decimals) applied to prices. */
   shift: number;
-  /** Candles before the stream starts (oldest first). */
-  history(): Promise<CandleRow[]>;
+  /**
+   * Candles before the stream starts (oldest first) and the block the REST answer was read at
+   * (null when the route refused).
+   */
+  history(): Promise<CandleHistory>;
   /** Renews the stream cookie (after the stream was refused). */
   renew(): Promise<unknown>;
 }) {
   const el = useRef<HTMLDivElement>(null);
   const [state, setState] = useState('connecting');
   const [live, setLive] = useState(0);
-  const [bars, setBars] = useState(0);
+  const [newest, setNewest] = useState<Newest>({ bars: 0, t: null, close: null });
+  const [anchor, setAnchor] = useState<number | null>(null);
   useEffect(() => {
     const chart = createChart(el.current!, {
       height: 300,
@@ -54,28 +79,45 @@ export function CandleChart(p: {
       priceFormat: { type: 'custom', minMove: 1e-12, formatter: (x: number) => x.toPrecision(6) },
     });
     const byTime = new Map<number, CandlestickData<UTCTimestamp>>();
+    /** The rows as the API sent them, by bucket start (what `data-last-close` reports). */
+    const rowsByTime = new Map<number, CandleRow>();
     let last = 0;
+    const publish = () => {
+      const row = last ? rowsByTime.get(last) : undefined;
+      setNewest({
+        bars: byTime.size,
+        t: row ? row.t : null,
+        close: row ? `${row.close.priceNumerator}/${row.close.priceDenominator}` : null,
+      });
+    };
     const redraw = () => {
       const all = [...byTime.values()].sort((a, b) => a.time - b.time);
       series.setData(all);
       last = all.length ? all[all.length - 1].time : 0;
-      setBars(all.length);
+      publish();
+    };
+    /** Keeps a row; false when its prices cannot be plotted (then it is not held at all). */
+    const keep = (c: CandleRow): boolean => {
+      const b = toBar(c, p.shift);
+      if (!Number.isFinite(b.open)) return false;
+      byTime.set(c.t, b);
+      rowsByTime.set(c.t, c);
+      return true;
     };
     const put = (c: CandleRow) => {
-      const b = toBar(c, p.shift);
-      if (!Number.isFinite(b.open)) return;
-      byTime.set(c.t, b);
+      if (!keep(c)) return;
       if (c.t >= last) {
-        series.update(b);
+        series.update(byTime.get(c.t)!);
         last = c.t;
-        setBars(byTime.size);
+        publish();
       } else redraw();
     };
     let stopped = false;
     p.history().then(
-      (rows) => {
+      (h) => {
         if (stopped) return;
-        for (const r of rows) byTime.set(r.t, toBar(r, p.shift));
+        for (const r of h.rows) keep(r);
+        setAnchor(h.anchor);
         redraw();
         chart.timeScale().fitContent();
       },
@@ -125,10 +167,19 @@ export function CandleChart(p: {
     };
   }, [p.chain, p.select, p.shift]);
   return (
-    <div class="chart" data-testid="candles" data-live-updates={live} data-bars={bars} data-state={state}>
+    <div
+      class="chart"
+      data-testid="candles"
+      data-live-updates={live}
+      data-bars={newest.bars}
+      data-state={state}
+      data-history-anchor={anchor ?? undefined}
+      data-last-t={newest.t ?? undefined}
+      data-last-close={newest.close ?? undefined}
+    >
       <div class="chart-status">
         <span class={`dot ${state === 'live' ? 'on' : ''}`} /> {p.select} — {state}, {live} live updates,{' '}
-        {bars} candles
+        {newest.bars} candles{anchor !== null && <> (history @ block {anchor})</>}
       </div>
       <div ref={el} class="chart-canvas" />
     </div>

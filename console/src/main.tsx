@@ -107,7 +107,7 @@ function App() {
       default:
         void b;
         void c;
-        return <OpsPage session={session} />;
+        return <OpsPage session={session} renew={renew} />;
     }
   })();
   return (

@@ -4,12 +4,17 @@
  * answer at the same anchor (the node is frozen for the comparisons); the live candles must
  * receive stream updates through EventSource (console session cookie); a 503 names its projection.
  *
+ * Every test fails on a console error or an uncaught page error, except the refusals it provokes
+ * on purpose (listed per test, matched by status and path). Each page is screenshotted to
+ * test-output/console/ (gitignored); the PNG files are checked to exist.
+ *
  * Needs chromium at /usr/bin/chromium (or CHROMIUM_PATH): `apt-get install chromium`, or run
  * .ci/run which installs it. Missing, the suite FAILS (it never skips).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ratioToDecimal } from '../../console/src/format.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
@@ -19,6 +24,10 @@ import { type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const BUILT = new URL('../../dist/console/index.html', import.meta.url).pathname;
 const CHAIN = 'testnet';
+/** Screenshots of every page (gitignored). */
+const SHOTS = new URL('../../test-output/console/', import.meta.url).pathname;
+/** A funded dev account the traffic generator does not use: it sends the reorg's replacement tx. */
+const REPLACER = '0xa0ee7a142d267c1f36714e4a8f75612f20a79720';
 
 let dev: TestDevnet;
 /** The indexer reads the node through this proxy (a slow node for the 503 case). */
@@ -43,6 +52,53 @@ const anchorOf = async (panel: string) =>
 const poolPath = (k: string): string =>
   /^0+$/.test(k.slice(42)) ? `/pools/${k.slice(0, 42)}` : `/pools/v4/${k.slice(0, 42)}/0x${k.slice(42)}`;
 const nodeHead = async () => Number(BigInt(await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber')));
+
+/** What the browser logged as an error (console.error, failed resource, uncaught exception). */
+interface Logged {
+  kind: 'console' | 'pageerror';
+  text: string;
+  /** The resource or script the message is about. */
+  url: string;
+}
+/** A refusal a test provokes on purpose: Chromium logs it as a failed resource. */
+interface Expected {
+  status: number;
+  path: RegExp;
+  why: string;
+}
+const logged: Logged[] = [];
+/** The refusals the running test provokes on purpose (reset after each test). */
+let expected: Expected[] = [];
+const isExpected = (e: Logged): boolean =>
+  e.kind === 'console' &&
+  expected.some(
+    (x) =>
+      e.text ===
+        `Failed to load resource: the server responded with a status of ${x.status} (${STATUS_TEXT[x.status]})` &&
+      x.path.test(new URL(e.url, base).pathname),
+  );
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  404: 'Not Found',
+  503: 'Service Unavailable',
+};
+/** Screenshots written so far (name → path). */
+const shots = new Map<string, string>();
+/** Writes a full-page screenshot of what the page shows now; checks a PNG was written. */
+const shot = async (name: string) => {
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  expect(readFileSync(path).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  shots.set(name, path);
+};
+/** Exact equality of two rationals given as `n/d` strings (reduced before comparing). */
+const reduced = (r: string): string => {
+  let [n, d] = r.split('/').map(BigInt);
+  const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? (a < 0n ? -a : a) : gcd(b, a % b));
+  const g = gcd(n, d);
+  [n, d] = [n / g, d / g];
+  return d < 0n ? `${-n}/${-d}` : `${n}/${d}`;
+};
 /** Waits for a panel to show its answer (an anchor badge), then for its API-equal figures. */
 const open = async (hash: string, panel: string) => {
   await page.goto(`${base}/${hash}`);
@@ -66,6 +122,14 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${idx.port}`;
   browser = await chromium.launch({ executablePath: CHROMIUM });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.on('console', (m) => {
+    if (m.type() === 'error') logged.push({ kind: 'console', text: m.text(), url: m.location().url });
+  });
+  page.on('pageerror', (e) =>
+    logged.push({ kind: 'pageerror', text: String(e.stack ?? e), url: page.url() }),
+  );
+  rmSync(SHOTS, { recursive: true, force: true });
+  mkdirSync(SHOTS, { recursive: true });
   // Pick the token with the most trades in the last 5 minutes once traffic has traded a while.
   const deadline = Date.now() + 60_000;
   while (!subject && Date.now() < deadline) {
@@ -91,6 +155,13 @@ beforeAll(async () => {
   if (!subject) throw new Error('no token traded 3 times within a minute of traffic');
 }, 240_000);
 
+afterEach(() => {
+  const unexpected = logged.filter((e) => !isExpected(e));
+  logged.length = 0;
+  expected = [];
+  expect(unexpected, 'console errors or page errors in the browser').toEqual([]);
+});
+
 afterAll(async () => {
   await browser?.close();
   await idx?.stop();
@@ -112,11 +183,32 @@ describe('browser console', () => {
     // The API keeps its key: a stream without key or cookie is 401.
     expect((await fetch(`${base}/index/v1/${CHAIN}/stream/heads`)).status).toBe(401);
 
+    expected = [
+      {
+        status: 404,
+        path: /^\/console\/dev-key$/,
+        why: 'the login probes for the dev key; not offered here',
+      },
+      { status: 401, path: /^\/console\/session$/, why: 'the wrong key is refused' },
+      {
+        status: 401,
+        path: new RegExp(`^/index/v1/${CHAIN}/tokens$`),
+        why: 'a REST route with the stream cookie and no key is refused',
+      },
+    ];
     await page.goto(`${base}/`);
     await page.getByTestId('key').fill('not-a-key');
     await page.getByTestId('login-submit').click();
     await expect.poll(() => page.locator('.refusal').first().textContent()).toContain('unknown API key');
     expect(await page.getByTestId('dev-key-offered').count()).toBe(0);
+    await shot('login-refused');
+    // Both refusals were logged by the browser, and nothing else (checked after the test).
+    const failed = logged.map(
+      (e) => `${new URL(e.url, base).pathname} ${e.text.replace(/.* status of /, '')}`,
+    );
+    expect(failed).toEqual(
+      expect.arrayContaining(['/console/dev-key 404 (Not Found)', '/console/session 401 (Unauthorized)']),
+    );
     await page.getByTestId('key').fill(TEST_KEY);
     await page.getByTestId('login-submit').click();
     await page.getByTestId('ops-head').waitFor({ timeout: 20_000 });
@@ -160,6 +252,7 @@ describe('browser console', () => {
         timeout: 30_000,
       })
       .toBeGreaterThan(0);
+    await shot('token-live');
   });
 
   it('freezes the node; the ops page shows the head equal to /health', async () => {
@@ -167,10 +260,14 @@ describe('browser console', () => {
     await jsonRpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
     const h = await nodeHead();
     await idx.waitForHead(h, 60_000);
+    // The follower flips from backfilling to following once the last planned range is done: wait
+    // for the settled state, so the page (refreshed every second) and this read see the same one.
+    await expect.poll(async () => (await api('/health')).ingest.state, { timeout: 20_000 }).toBe('following');
     await page.goto(`${base}/#/ops`);
     const health = await api('/health');
     expect(health.anchor.block).toBe(h);
     await expect.poll(() => text('ops-head'), { timeout: 20_000 }).toBe(String(health.anchor.block));
+    await expect.poll(() => text('ops-state'), { timeout: 5_000 }).toBe(health.ingest.state);
     expect(await anchorOf('ops-follower')).toBe(health.anchor.block);
     expect(await text('ops-node-head')).toBe(String(health.ingest.nodeHead));
     expect(await text('ops-state')).toBe(health.ingest.state);
@@ -179,6 +276,7 @@ describe('browser console', () => {
       expect(await page.locator(`tr[data-projection="${p.name}"]`).getAttribute('data-status')).toBe(
         p.status,
       );
+    await shot('ops');
   });
 
   it('token page: holder count, price (rational and decimal) and anchor equal the API', async () => {
@@ -201,6 +299,39 @@ describe('browser console', () => {
     const holders = await api(`/tokens/${subject.token}/top-holders?limit=10`);
     expect(await anchorOf('token-holders')).toBe(holders.anchor.block);
     expect(await page.getByTestId('token-holders').locator('tbody tr').count()).toBe(holders.data.length);
+    await shot('token');
+  });
+
+  it("token page: the chart's last candle close equals /pools/{address}/ohlcv at the same anchor", async () => {
+    const h = await nodeHead();
+    await open(`#/${CHAIN}/token/${subject.token}`, 'token-identity');
+    const panel = page.getByTestId('token-candles');
+    await panel.locator('button[data-frame="1m"]').click();
+    const chart = panel.getByTestId('candles');
+    await expect.poll(() => chart.textContent(), { timeout: 20_000 }).toContain(':1m:');
+    // The node is frozen at h: the chart's history was read at h.
+    await expect.poll(() => chart.getAttribute('data-history-anchor'), { timeout: 20_000 }).toBe(String(h));
+    await expect.poll(() => chart.getAttribute('data-last-close'), { timeout: 20_000 }).toMatch(/^\d+\/\d+$/);
+    const shown = {
+      t: Number(await chart.getAttribute('data-last-t')),
+      close: await chart.getAttribute('data-last-close'),
+    };
+    // The venue the token's candles come from, then that pool's own candles at the same anchor.
+    // A window of 9000 one-minute buckets that ends in the future holds every candle so far.
+    const to = Math.floor(Date.now() / 1000) + 3600;
+    const win = `frame=1m&from=${to - 9000 * 60}&to=${to}&order=desc&limit=1`;
+    const tc = await api(`/tokens/${subject.token}/candles?quote=${subject.quote}&${win}`);
+    expect(tc.anchor.block).toBe(h);
+    const ohlcv = await api(`${poolPath(tc.venue.pool)}/ohlcv?${win}`);
+    expect(ohlcv.anchor).toEqual(tc.anchor);
+    const last = ohlcv.data[0];
+    expect(shown.t).toBe(last.t);
+    // Pool candles are currency1 per currency0: inverted when the token is currency1.
+    const { priceNumerator: n, priceDenominator: d } = last.close;
+    const base0 = ohlcv.base.toLowerCase() === subject.token;
+    if (!base0) expect(ohlcv.quote.toLowerCase()).toBe(subject.token);
+    expect(reduced(shown.close!)).toBe(reduced(base0 ? `${n}/${d}` : `${d}/${n}`));
+    await shot('token-chart-1m');
   });
 
   it('pool page: state, liquidity and anchor equal the API; frames switch 1s … 1d', async () => {
@@ -238,6 +369,7 @@ describe('browser console', () => {
     await expect
       .poll(async () => Number(await candles.getByTestId('candles').getAttribute('data-bars')))
       .toBeGreaterThan(0);
+    await shot('pool');
   });
 
   it('wallet page: positions, PnL, funding graph and anchors equal the API', async () => {
@@ -277,6 +409,7 @@ describe('browser console', () => {
       Math.min(12, new Set(fundedBy.data.map((f: any) => f.funder)).size),
     );
     expect(await anchorOf('wallet-funding')).toBe(fundedBy.anchor.block);
+    await shot('wallet');
   });
 
   it('search: a symbol opens the token page, a tx hash the transaction, a number the block', async () => {
@@ -285,6 +418,7 @@ describe('browser console', () => {
     await page.getByTestId('search').press('Enter');
     await page.waitForURL(new RegExp(`#/${CHAIN}/token/${subject.token}$`, 'i'), { timeout: 20_000 });
     await expect.poll(() => text('token-symbol'), { timeout: 20_000 }).toBe(subject.symbol);
+    await shot('search-symbol');
 
     const tick = (await api(`/tokens/${subject.token}/swaps?quote=${subject.quote}&limit=1&order=desc`))
       .data[0];
@@ -292,16 +426,69 @@ describe('browser console', () => {
     await page.getByTestId('search').press('Enter');
     await page.waitForURL(new RegExp(`#/${CHAIN}/tx/${tick.txHash}$`), { timeout: 20_000 });
     await page.getByTestId('tx').getByTestId('anchor').waitFor();
+    await shot('search-tx');
 
     await page.getByTestId('search').fill(String(tick.block));
     await page.getByTestId('search').press('Enter');
     await expect.poll(() => text('block-number'), { timeout: 20_000 }).toBe(String(tick.block));
+    await shot('search-block');
+  });
+
+  it('ops page: a reorg made with anvil_reorg shows within 10 s, with its depth and blocks', async () => {
+    await page.goto(`${base}/#/ops`);
+    await expect
+      .poll(() => page.getByTestId('reorg-feed-state').getAttribute('data-state'), { timeout: 20_000 })
+      .toBe('live');
+    const h = await nodeHead();
+    await idx.waitForHead(h, 60_000);
+    const before = (await api('/health')).ingest;
+    const DEPTH = 3;
+    // Replaces the last 3 blocks with a fork of 3 blocks holding one new transfer: same height.
+    await jsonRpc(dev.rpcUrl, 'anvil_reorg', [
+      DEPTH,
+      [[{ from: REPLACER, to: '0x000000000000000000000000000000000000c0de', value: '0x5' }, 0]],
+    ]);
+    const t0 = Date.now();
+    expect(await nodeHead()).toBe(h);
+    const row = page.getByTestId('reorg-row').first();
+    await expect
+      .poll(() => row.getAttribute('data-depth'), { timeout: 10_000, interval: 100 })
+      .toBe(String(DEPTH));
+    const seenMs = Date.now() - t0;
+    expect(seenMs).toBeLessThan(10_000);
+    expect({
+      from: await row.getAttribute('data-from'),
+      to: await row.getAttribute('data-to'),
+      ancestor: await row.getAttribute('data-ancestor'),
+    }).toEqual({ from: String(h - DEPTH + 1), to: String(h), ancestor: String(h - DEPTH) });
+    expect(await page.getByTestId('reorg-row').count()).toBe(1);
+    // The follower's counters, on the page and in /health, count it; the index serves the new fork.
+    await expect
+      .poll(() => text('ops-reorgs'), { timeout: 10_000 })
+      .toBe(`${before.reorgs + 1} (last depth ${DEPTH})`);
+    const forked = await jsonRpc<{ hash: string }>(dev.rpcUrl, 'eth_getBlockByNumber', [
+      `0x${h.toString(16)}`,
+      false,
+    ]);
+    await expect
+      .poll(async () => (await api('/health')).anchor, { timeout: 20_000 })
+      .toEqual({ block: h, hash: forked.hash });
+    const health = await api('/health');
+    expect([health.ingest.reorgs, health.ingest.lastReorgDepth]).toEqual([before.reorgs + 1, DEPTH]);
+    await shot('ops-reorg');
   });
 
   it('a 503 shows which projection is building, not zeros', async () => {
     // A slow node (every answer 4 s late) and 150 new blocks at once: the index stays more than
     // 64 blocks behind the node for a long while, so its projections are not ready (backfilling or
     // stale) and token routes answer 503 projection_unavailable naming one.
+    expected = [
+      {
+        status: 503,
+        path: new RegExp(`^/index/v1/${CHAIN}/tokens/`),
+        why: 'the token page asks while projections build',
+      },
+    ];
     proxy.setLatency(4000);
     // anvil_mine may take a while on a loaded machine: its own generous timeout.
     const mined = await fetch(dev.rpcUrl, {
@@ -338,6 +525,29 @@ describe('browser console', () => {
     expect(await page.getByTestId('token-identity').getByTestId('anchor').count()).toBe(0);
     // The API still refuses: the page showed the state of the same moment.
     expect((await idx.get(`/tokens/${subject.token}`)).status).toBe(503);
+    await shot('token-503');
+    // Leave the page: its retries would log their 503s into the next test.
+    await page.goto('about:blank');
     proxy.setLatency(null);
+  });
+
+  it('a screenshot of every page was written', () => {
+    for (const name of [
+      'ops',
+      'ops-reorg',
+      'token',
+      'token-live',
+      'token-chart-1m',
+      'pool',
+      'wallet',
+      'search-symbol',
+      'search-tx',
+      'search-block',
+      'token-503',
+    ])
+      expect(existsSync(join(SHOTS, `${name}.png`)), name).toBe(true);
+    expect([...shots.keys()].sort()).toEqual(
+      expect.arrayContaining(['ops', 'pool', 'token', 'token-503', 'wallet']),
+    );
   });
 });

@@ -1,24 +1,25 @@
 /**
  * Operations: per chain, the follower (state, indexed head = the health anchor, node head, lag,
- * rates, reorgs), projections with status and progress, open gaps, the traces lane and stream
- * gauges. Refreshed every second.
+ * rates, reorgs), the reorgs seen live on `/stream/heads`, projections with status and progress,
+ * open gaps, the traces lane and stream gauges. Refreshed every second.
  */
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Session, useApi } from '../api.js';
 import { pct } from '../format.js';
 import { Answered, KV, Panel } from '../ui.js';
 
-export function OpsPage({ session }: { session: Session }) {
+export function OpsPage({ session, renew }: { session: Session; renew(): Promise<unknown> }) {
   return (
     <div class="page">
       <h1>Operations</h1>
       {session.chains.map((c) => (
-        <ChainOps key={c} chain={c} session={session} />
+        <ChainOps key={c} chain={c} session={session} renew={renew} />
       ))}
     </div>
   );
 }
 
-function ChainOps({ chain, session }: { chain: string; session: Session }) {
+function ChainOps({ chain, session, renew }: { chain: string; session: Session; renew(): Promise<unknown> }) {
   const c = api(session.key);
   const health = useApi(
     () => c.GET('/index/v1/{chain}/health', { params: { path: { chain } } }),
@@ -63,6 +64,12 @@ function ChainOps({ chain, session }: { chain: string; session: Session }) {
             ]}
           />
         )}
+      />
+      <ReorgFeed
+        chain={chain}
+        renew={renew}
+        total={health.kind === 'ok' ? health.body.ingest.reorgs : null}
+        lastDepth={health.kind === 'ok' ? health.body.ingest.lastReorgDepth : null}
       />
       {health.kind === 'ok' && (
         <>
@@ -180,5 +187,135 @@ function ChainOps({ chain, session }: { chain: string; session: Session }) {
         }
       />
     </div>
+  );
+}
+
+/** One reorg as the heads stream told it: consecutive `reorg` frames, one per removed block. */
+interface SeenReorg {
+  /** Stream id of its first frame (durable, unique). */
+  id: string;
+  /** When the first frame arrived (browser clock). */
+  seenAt: Date;
+  /** Removed block numbers, highest first (the order the follower rolls back). */
+  removed: number[];
+  /** The canonical head after the rollback: the common ancestor of both forks. */
+  ancestor: { number: number; hash: string } | null;
+}
+
+interface ReorgFrame {
+  removedBlocks: Array<{ number: number; hash: string }>;
+  newHead: { number: number; hash: string } | null;
+}
+
+/**
+ * Reorgs seen live on `/stream/heads` since the page opened (the follower sends one `reorg` frame
+ * per block it rolls back, then `head` frames of the new fork): depth, removed blocks, common
+ * ancestor. `total` and `lastDepth` are the follower's own counters from `/health`.
+ */
+function ReorgFeed(p: {
+  chain: string;
+  renew(): Promise<unknown>;
+  total: number | null;
+  lastDepth: number | null;
+}) {
+  const [seen, setSeen] = useState<SeenReorg[]>([]);
+  const [state, setState] = useState('connecting');
+  useEffect(() => {
+    let stopped = false;
+    let es: EventSource | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let backoff = 2000;
+    /** True while the frames arriving belong to the reorg at the top of the list. */
+    let open = false;
+    const connect = () => {
+      es = new EventSource(`/index/v1/${encodeURIComponent(p.chain)}/stream/heads`);
+      es.onopen = () => {
+        backoff = 2000;
+        setState('live');
+      };
+      es.addEventListener('reorg', (ev: MessageEvent) => {
+        const d = JSON.parse(ev.data) as ReorgFrame;
+        const removed = d.removedBlocks.map((b) => b.number);
+        const continues = open;
+        open = true;
+        setSeen((all) => {
+          if (continues && all.length) {
+            const [top, ...rest] = all;
+            return [{ ...top, removed: [...top.removed, ...removed], ancestor: d.newHead }, ...rest];
+          }
+          const r: SeenReorg = {
+            id: ev.lastEventId,
+            seenAt: new Date(),
+            removed,
+            ancestor: d.newHead,
+          };
+          return [r, ...all].slice(0, 20);
+        });
+      });
+      // A head frame ends the reorg: the next reorg frame starts a new one.
+      es.addEventListener('head', () => {
+        open = false;
+      });
+      es.onerror = () => {
+        if (es?.readyState !== EventSource.CLOSED) return setState('reconnecting');
+        setState('stream refused; renewing session');
+        retry = setTimeout(() => {
+          if (stopped) return;
+          p.renew().then(
+            () => !stopped && connect(),
+            (e: Error) => setState(`no live stream: ${e.message}`),
+          );
+        }, backoff);
+        backoff = Math.min(backoff * 2, 30_000);
+      };
+    };
+    connect();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      es?.close();
+    };
+  }, [p.chain]);
+  return (
+    <Panel title="Reorgs" testid="ops-reorg-feed">
+      <div class="muted" data-testid="reorg-feed-state" data-state={state}>
+        <span class={`dot ${state === 'live' ? 'on' : ''}`} /> heads stream — {state}; the follower counted{' '}
+        {p.total ?? '—'} reorgs (last depth {p.lastDepth ?? '—'})
+      </div>
+      <table>
+        <thead>
+          <tr>
+            <th>seen at</th>
+            <th>depth</th>
+            <th>removed blocks</th>
+            <th>common ancestor</th>
+          </tr>
+        </thead>
+        <tbody>
+          {seen.map((r) => {
+            const lo = Math.min(...r.removed);
+            const hi = Math.max(...r.removed);
+            return (
+              <tr
+                key={r.id}
+                data-testid="reorg-row"
+                data-depth={r.removed.length}
+                data-from={lo}
+                data-to={hi}
+                data-ancestor={r.ancestor?.number}
+              >
+                <td>{r.seenAt.toISOString().slice(11, 23)}</td>
+                <td class="num">{r.removed.length}</td>
+                <td>{lo === hi ? lo : `${lo}…${hi}`}</td>
+                <td title={r.ancestor?.hash}>
+                  {r.ancestor ? r.ancestor.number : '— (rolled back to nothing)'}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {!seen.length && <div class="muted">no reorg since the page opened</div>}
+    </Panel>
   );
 }

@@ -189,7 +189,9 @@ export function PoolPage({ session, chain, args, renew }: Props) {
                   : c.GET('/index/v1/{chain}/pools/{address}/ohlcv', {
                       params: { path: { chain, address }, query },
                     }));
-                return r.data ? (r.data.data as never) : [];
+                return r.data
+                  ? { rows: r.data.data as never, anchor: r.data.anchor.block }
+                  : { rows: [], anchor: null };
               }}
             />
           </div>

@@ -377,7 +377,9 @@ function TokenCandles(p: Props & { quote: string; decimals: number | null }) {
                 query: { frame, quote: p.quote, ...historyWindow(frame), limit: 1000 },
               },
             });
-            return r.data ? (r.data.data as never) : [];
+            return r.data
+              ? { rows: r.data.data as never, anchor: r.data.anchor.block }
+              : { rows: [], anchor: null };
           }}
         />
       </div>
