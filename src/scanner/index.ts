@@ -28,6 +28,7 @@ import { createGate } from './gate.js';
 import { compileTrusted, createRequestIds } from './http.js';
 import { type IndexPort, NO_INDEX } from './index-port.js';
 import { buildScannerOpenApi } from './openapi.js';
+import { openShared } from './shared/index.js';
 import { createRateWindows, type RateWindows } from './windows.js';
 
 export type { ScannerConfig } from './config.js';
@@ -75,8 +76,17 @@ const SWEEP_MS = 60_000;
 export async function createScannerService(deps: ScannerDeps): Promise<ScannerService> {
   const { config, log } = deps;
   const now = deps.now ?? Date.now;
-  const core = await openScannerCore(config, log, now, deps.seams);
-  const windows = deps.windows ?? createRateWindows();
+  // Shared mode: the three seams on NATS JetStream KV (several servers, one account space).
+  const shared = config.natsUrl && !deps.seams ? await openShared(config, log, now) : null;
+  let core: ScannerCore;
+  try {
+    core = await openScannerCore(config, log, now, shared?.seams ?? deps.seams);
+  } catch (err) {
+    await shared?.close();
+    throw err;
+  }
+  await shared?.start();
+  const windows = deps.windows ?? shared?.windows ?? createRateWindows();
   const endpoints = [...(deps.endpoints ?? ENDPOINTS)];
   const openapiEndpoint = defineEndpoint({
     id: 'openapi',
@@ -152,6 +162,7 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
       if (socket) uws.us_listen_socket_close(socket);
       socket = null;
       await admin?.close();
+      await shared?.close();
       await core.close();
     },
   };
