@@ -78,7 +78,7 @@ export function createSharedDirectory(
     let rev = revs.get(rec.key) ?? rec.rev;
     for (;;) {
       try {
-        return await kv.update(rec.key, envelope(serverId, value), rev);
+        return await kv.put(rec.key, envelope(serverId, value), { previousSeq: rev });
       } catch (err) {
         if (!isCasConflict(err)) throw err;
         const cur = await kv.get(rec.key);

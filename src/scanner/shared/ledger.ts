@@ -3,7 +3,7 @@
  *
  * The balance of an account is one KV entry, `bal.<accountId>` = `{balance, seq, last}`, and
  * every movement (a charge or a grant) is a compare-and-set of it against the revision it was
- * computed from (`kv.update(key, next, revision)`): of two servers charging the same credit, one
+ * computed from (a put with `previousSeq` = that revision, 0 when absent): of two servers charging the same credit, one
  * update wins and the other is refused by JetStream, re-reads, and either fits in what is left or
  * answers 402 INSUFFICIENT_CREDITS without delivering the answer. So the sum of charges equals
  * the answers delivered and a balance never goes below zero, whatever the interleaving.
@@ -93,7 +93,9 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
       if (!Number.isSafeInteger(row.balance)) throw new Error('balance would exceed 2^53 scans');
       const next: SharedBalance = { balance: row.balance, seq: cur.seq + 1, last: row };
       try {
-        const rev = await shared.kv.update(`bal.${accountId}`, envelope(shared.serverId, next), cur.rev);
+        const rev = await shared.kv.put(`bal.${accountId}`, envelope(shared.serverId, next), {
+          previousSeq: cur.rev,
+        });
         see(accountId, next, rev);
         shared.kv
           .put(`led.${accountId}.${pad(cur.seq)}`, envelope(shared.serverId, row))
