@@ -11,7 +11,10 @@
  *    delivered are exactly the charge rows (by request id), the balance ends at 0, never below;
  *  - the plan's 60 s limit holds across the two servers;
  *  - with nats-server killed, both refuse keys with 503 INTERNAL_ERROR once out of contact for
- *    5 s (and refuse key changes), and serve again when it returns; a revoke then still propagates.
+ *    5 s (and refuse key changes), and serve again when it returns; a revoke then still propagates;
+ *  - a revoke accepted in the first seconds of an outage sits in the server's durable outbox: the
+ *    server killed with -9 before it could publish it publishes it when restarted, and the other
+ *    server then refuses the key.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,8 +48,10 @@ const servers: Server[] = [];
 let A: Server;
 let B: Server;
 
-function startServer(name: string): Promise<Server> {
-  const dir = mkdtempSync(join(tmpdir(), `scanner-shared-${name}-`));
+function startServer(
+  name: string,
+  dir = mkdtempSync(join(tmpdir(), `scanner-shared-${name}-`)),
+): Promise<Server> {
   return new Promise((resolve, reject) => {
     let out = '';
     const child = spawn(process.execPath, [MAIN], {
@@ -283,5 +288,31 @@ describe('out of contact', () => {
       return w.status === 401 && w.body.code === 'API_KEY_REVOKED';
     });
     process.stdout.write(`after NATS returned: revoke on B refused on A after ${took} ms\n`);
+  });
+
+  it('a revoke accepted during an outage survives kill -9 of its server (durable outbox) and reaches the other', async () => {
+    const a = await account(A, 'outbox@example.com', 'enterprise');
+    await until('the key reaches B', 5_000, async () => (await whoami(B, a.secret)).status === 200);
+    await nats.kill9();
+    // Within 5 s of the last contact the change is accepted and queued; it cannot be published.
+    const r = await A.req('POST', `/v1/account/keys/${a.keyId}/revoke`, { bearer: a.session });
+    expect(r.status, r.text).toBe(200);
+    expect((await whoami(A, a.secret)).body.code).toBe('API_KEY_REVOKED');
+    A.child.kill('SIGKILL');
+    await new Promise((res) =>
+      A.child.exitCode !== null || A.child.signalCode !== null ? res(null) : A.child.once('exit', res),
+    );
+    await nats.restart();
+    // B is back in contact but never saw the revoke: the key still works there.
+    await until('B serves again', 20_000, async () => (await whoami(B, a.secret)).status === 200);
+    const restarted = await startServer('a', A.dir);
+    servers.push(restarted);
+    A = restarted;
+    const took = await until('B refuses the key revoked before the crash', 10_000, async () => {
+      const w = await whoami(B, a.secret);
+      return w.status === 401 && w.body.code === 'API_KEY_REVOKED';
+    });
+    expect((await whoami(A, a.secret)).body.code).toBe('API_KEY_REVOKED');
+    process.stdout.write(`outbox published after restart; B refused the key after ${took} ms\n`);
   });
 });
