@@ -9,7 +9,8 @@
  * endpoint family), scan/ (the scan findings, each with its rule, read through index-port.ts at
  * one anchor per answer), dispatch.ts (the framework steps around handlers),
  * gate.ts (credential, key, plan and rate checks), directory.ts / windows.ts / ledger.ts (the
- * three seams a shared deployment replaces), accounts.ts (key and account rules), store.ts (the
+ * three seams), shared/ (their shared implementations on NATS JetStream KV, used when
+ * SCANNER_NATS_URL or NATS_URL is set), accounts.ts (key and account rules), store.ts (the
  * only file that touches storage), mailer.ts, cidr.ts, secrets.ts, plans.ts, openapi.ts,
  * admin.ts + commands.ts + cli.ts (operator CLI), config.ts, main.ts.
  */
@@ -49,7 +50,10 @@ export interface ScannerDeps {
   now?: () => number;
   /** The rate windows; default: the embedded sliding logs. */
   windows?: RateWindows;
-  /** The key directory and ledger implementations; default: the embedded ones over the store. */
+  /**
+   * The key directory and ledger implementations; default: the shared ones (shared/) when the
+   * config names NATS servers, else the embedded ones over the store.
+   */
   seams?: Seams;
   /** Whether to open the admin socket for the CLI (default true). */
   adminSocket?: boolean;
