@@ -76,8 +76,28 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
     return e;
   };
 
+  // Movements of one account on this server run one after another: they would only lose
+  // compare-and-sets to each other; the compare-and-set then arbitrates between servers only.
+  const queues = new Map<string, Promise<unknown>>();
+  const movement = (accountId: string, entry: Omit<LedgerEntry, 'balance'>): Promise<LedgerEntry> => {
+    const prev = queues.get(accountId) ?? Promise.resolve();
+    const run = prev.then(
+      () => casMovement(accountId, entry),
+      () => casMovement(accountId, entry),
+    );
+    const tail = run.catch(() => {});
+    queues.set(accountId, tail);
+    void tail.then(() => {
+      if (queues.get(accountId) === tail) queues.delete(accountId);
+    });
+    return run;
+  };
+
   /** One compare-and-set movement; resolves to its row. @throws 402 when it would go below zero, 503. */
-  const movement = async (accountId: string, entry: Omit<LedgerEntry, 'balance'>): Promise<LedgerEntry> => {
+  const casMovement = async (
+    accountId: string,
+    entry: Omit<LedgerEntry, 'balance'>,
+  ): Promise<LedgerEntry> => {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const cur = mirror.get(accountId) ?? { balance: 0, seq: 0, rev: 0 };
       const row: LedgerEntry = { ...entry, balance: cur.balance + entry.delta };

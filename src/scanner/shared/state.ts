@@ -176,6 +176,8 @@ export async function openSharedState(o: {
     async close() {
       stopped = true;
       for (const w of watchers) w.stop();
+      // This server's heartbeat key goes with it (a killed server's stays: a few small messages).
+      await kv.purge(`hb.${serverId}`).catch(() => {});
       await nc.drain().catch(() => nc.close());
     },
   };
