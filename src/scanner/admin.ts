@@ -55,14 +55,14 @@ export async function startAdminSocket(
       size += c.length;
       if (size <= MAX_COMMAND_BYTES) chunks.push(c);
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       try {
         if (size > MAX_COMMAND_BYTES) throw new ScannerError('INVALID_INPUT', 'command too large');
         const { command, args } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
           command: string;
           args: Args;
         };
-        const result = runCommand(deps, String(command), args ?? {});
+        const result = await runCommand(deps, String(command), args ?? {});
         log.info({ command }, 'admin command');
         // Wait a little for the command's e-mail so the CLI returns after it was handed over, but
         // never long: the command is committed and its answer may carry a secret shown only once.

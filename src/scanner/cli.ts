@@ -67,6 +67,14 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  if (config.natsUrl) {
+    // Shared mode: the accounts, keys and credits live in the JetStream KV bucket; a change made
+    // on the local store alone would never reach the other servers.
+    process.stderr.write(
+      `the scanner shares its state on NATS (${config.natsUrl}): run this command against a running scanner service (its admin socket ${config.dataDir}/admin.sock)\n`,
+    );
+    return 2;
+  }
   const log = pino({ level: 'warn' }, pino.destination(2));
   let core: Awaited<ReturnType<typeof openScannerCore>>;
   try {
@@ -81,7 +89,7 @@ async function main(): Promise<number> {
     throw err;
   }
   try {
-    const result = runCommand({ ...core, sessionHours: config.sessionHours }, command, args);
+    const result = await runCommand({ ...core, sessionHours: config.sessionHours }, command, args);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {

@@ -47,7 +47,10 @@ export const COMMAND_HELP: Record<string, string> = {
   list: '[--account <id>]',
 };
 
-/** Runs one command. @throws ScannerError (bad input, unknown account) or Error. */
+/**
+ * Runs one command; the result is a Promise for a grant on the shared ledger (await it).
+ * @throws ScannerError (bad input, unknown account) or Error.
+ */
 export function runCommand(d: CommandDeps, command: string, args: Args): unknown {
   switch (command) {
     case 'create-account': {
@@ -93,7 +96,12 @@ export function runCommand(d: CommandDeps, command: string, args: Args): unknown
       const scans = positiveInt(args, 'scans');
       if (scans === undefined) throw new ScannerError('INVALID_INPUT', '--scans <n> is required');
       const e = d.ledger.grant(accountId, scans, typeof args.note === 'string' ? args.note : null, d.now());
-      return { account: accountId, granted: scans, remainingScans: e.balance };
+      const done = (row: { balance: number }) => ({
+        account: accountId,
+        granted: scans,
+        remainingScans: row.balance,
+      });
+      return e instanceof Promise ? e.then(done) : done(e);
     }
     case 'create-session': {
       const hours = positiveInt(args, 'hours') ?? d.sessionHours;

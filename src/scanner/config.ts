@@ -28,6 +28,14 @@ export interface ScannerConfig {
   /** Dashboard session lifetime given by the CLI by default, hours (SCANNER_SESSION_HOURS). */
   sessionHours: number;
   logLevel: string;
+  /**
+   * NATS servers of the shared state (SCANNER_NATS_URL, else NATS_URL; comma list of nats://
+   * URLs): when set, the key directory, credit ledger and rate windows live in JetStream KV and
+   * several scanner servers share one account space (shared/). null: one server, local store.
+   */
+  natsUrl: string | null;
+  /** Name prefix of the shared KV buckets (SCANNER_KV_BUCKET, default `scanner`). */
+  kvBucket: string;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -73,6 +81,13 @@ export function loadScannerConfig(
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl))
     throw new Error('SMTP_URL must be an smtp:// or smtps:// URL');
+  const natsUrl = (env.SCANNER_NATS_URL || env.NATS_URL || '').trim();
+  for (const u of natsUrl ? natsUrl.split(',') : [])
+    if (!/^(nats|tls):\/\/[^\s]+$/.test(u.trim()))
+      throw new Error(`SCANNER_NATS_URL / NATS_URL: "${u.trim()}" is not a nats:// URL`);
+  const kvBucket = env.SCANNER_KV_BUCKET || 'scanner';
+  if (!/^[A-Za-z0-9_-]{1,48}$/.test(kvBucket))
+    throw new Error('SCANNER_KV_BUCKET is 1..48 letters, digits, - or _');
   return {
     host,
     port,
@@ -85,12 +100,15 @@ export function loadScannerConfig(
     cacheMs: int(env, 'SCANNER_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     sessionHours: int(env, 'SCANNER_SESSION_HOURS', 24, 1, 24 * 90),
     logLevel: env.LOG_LEVEL || 'info',
+    natsUrl: natsUrl || null,
+    kvBucket,
   };
 }
 
 /** The configuration as printed at boot: the SMTP URL's credentials masked. */
 export function printableScannerConfig(c: ScannerConfig): Record<string, unknown> {
-  return { ...c, smtpUrl: c.smtpUrl ? c.smtpUrl.replace(/\/\/[^@/]*@/, '//***@') : null };
+  const mask = (u: string | null) => (u ? u.replace(/\/\/[^@/]*@/g, '//***@') : null);
+  return { ...c, smtpUrl: mask(c.smtpUrl), natsUrl: mask(c.natsUrl) };
 }
 
 /**

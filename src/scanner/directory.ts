@@ -51,8 +51,32 @@ export interface KeyDirectory {
   noteBlocked(accountId: string, keyId: string, entry: ActivityEntry): boolean;
 }
 
+/**
+ * What a shared implementation adds to the store-backed directory (shared/directory.ts): its
+ * contact clock, ops written in the same batch as each local change (its outbox), and a hook run
+ * after each local change is committed.
+ */
+export interface DirectoryHooks {
+  lastContact(): number;
+  /** Extra ops of the batch of a local change (not of {@link StoreDirectory.applyRemote}). */
+  outbox(change: DirectoryChange): { ops: Op[]; after(): void };
+}
+
+/** The store-backed directory, with the entry point a shared implementation feeds remote changes into. */
+export interface StoreDirectory extends KeyDirectory {
+  /**
+   * Commits a change made on another server (no hooks), with `extra` ops in the same batch:
+   * memory and the local store follow it.
+   */
+  applyRemote(change: DirectoryChange, extra?: Op[]): void;
+}
+
 /** The embedded directory over the scanner store. `now` is the service clock. */
-export function createEmbeddedDirectory(store: ScannerStore, now: () => number): KeyDirectory {
+export function createEmbeddedDirectory(
+  store: ScannerStore,
+  now: () => number,
+  hooks?: DirectoryHooks,
+): StoreDirectory {
   const accounts = new Map<string, AccountRecord>();
   const keys = new Map<string, KeyRecord>();
   const keyIdByHash = new Map<string, string>();
@@ -88,8 +112,9 @@ export function createEmbeddedDirectory(store: ScannerStore, now: () => number):
     return n;
   };
 
-  const commit = (change: DirectoryChange, extra: Op[] = []) => {
-    const ops: Op[] = [...extra];
+  const commit = (change: DirectoryChange, extra: Op[] = [], local = true) => {
+    const box = local && hooks ? hooks.outbox(change) : null;
+    const ops: Op[] = [...extra, ...(box?.ops ?? [])];
     for (const a of change.accounts ?? []) ops.push(put(TABLES.account, [a.id], a));
     for (const k of change.keys ?? []) ops.push(put(TABLES.key, [k.id], k));
     for (const s of change.sessions ?? []) ops.push(put(TABLES.session, [s.hash], s));
@@ -109,10 +134,12 @@ export function createEmbeddedDirectory(store: ScannerStore, now: () => number):
     for (const a of change.accounts ?? []) accounts.set(a.id, a);
     for (const k of change.keys ?? []) indexKey(k);
     for (const s of change.sessions ?? []) sessions.set(s.hash, s);
+    box?.after();
   };
 
   return {
-    lastContact: now,
+    lastContact: hooks ? () => hooks.lastContact() : now,
+    applyRemote: (change, extra = []) => commit(change, extra, false),
     keyByHash(hash) {
       const id = keyIdByHash.get(hash.toString('hex'));
       return id === undefined ? undefined : keys.get(id);

@@ -110,10 +110,10 @@ class Exchange {
     });
   }
 
-  /** Writes usage (key endpoints) plus `extra` (charge, cache) in one batch. */
-  settle(status: number, extra: Partial<Settlement> = {}): void {
+  /** Writes usage (key endpoints) plus `extra` (charge, cache) in one batch (a Promise when a shared ledger charges). */
+  settle(status: number, extra: Partial<Settlement> = {}): void | Promise<void> {
     if (this.accountId === null) return;
-    this.rt.ledger.settle({
+    return this.rt.ledger.settle({
       accountId: this.accountId,
       at: this.rt.now(),
       endpoint: this.endpoint,
@@ -123,17 +123,28 @@ class Exchange {
     });
   }
 
-  /** Settles, then sends a success; a charged answer settles its hold in the same batch. */
+  /**
+   * Settles, then sends a success; a charged answer settles its hold in the same batch. `headers`
+   * may be a function, read once the settlement is done (the balance after a shared charge).
+   * A shared ledger's charge is asynchronous: the answer is sent when the compare-and-set is
+   * acknowledged, or the refusal (402 / 503, nothing charged) is sent instead.
+   */
   answer(
     status: number,
-    headers: Array<[string, string]>,
+    headers: Array<[string, string]> | (() => Array<[string, string]>),
     body: string,
     late: boolean,
     extra?: Partial<Settlement>,
   ) {
-    this.settle(status, extra);
+    const done = this.settle(status, extra);
     if (extra?.hold) this.hold = null;
-    this.reply(status, headers, body, late);
+    const h = () => (typeof headers === 'function' ? headers() : headers);
+    if (!(done instanceof Promise)) return this.reply(status, h(), body, late);
+    this.watchAbort();
+    done.then(
+      () => this.reply(status, h(), body, true),
+      (err) => this.fail(err, true),
+    );
   }
 
   /** Gives back a hold without charging it (failure or abandonment). */
@@ -235,11 +246,11 @@ function runHandler(
     if (!hold) return x.answer(status, rateHeaders, credits ? withCached(json, false) : json, lateAnswer);
     const cacheMs = credits?.cacheMs ?? rt.cacheMs;
     const cache = cacheMs > 0 ? { key: cacheKey, body: json, exp: rt.now() + cacheMs } : undefined;
-    const h: Array<[string, string]> = [
+    // The balance once this answer's charge is written (read after the settlement).
+    const h = (): Array<[string, string]> => [
       ...rateHeaders,
       ['x-scans-charged', String(hold.amount)],
-      // The balance once this answer's batch is written.
-      ['x-scans-remaining', String(rt.ledger.balance(x.accountId!) - hold.amount)],
+      ['x-scans-remaining', String(rt.ledger.balance(x.accountId!))],
     ];
     x.answer(status, h, withCached(json, false), lateAnswer, { hold, cache });
   };

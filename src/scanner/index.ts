@@ -9,7 +9,8 @@
  * endpoint family), scan/ (the scan findings, each with its rule, read through index-port.ts at
  * one anchor per answer), dispatch.ts (the framework steps around handlers),
  * gate.ts (credential, key, plan and rate checks), directory.ts / windows.ts / ledger.ts (the
- * three seams a shared deployment replaces), accounts.ts (key and account rules), store.ts (the
+ * three seams), shared/ (their shared implementations on NATS JetStream KV, used when
+ * SCANNER_NATS_URL or NATS_URL is set), accounts.ts (key and account rules), store.ts (the
  * only file that touches storage), mailer.ts, cidr.ts, secrets.ts, plans.ts, openapi.ts,
  * admin.ts + commands.ts + cli.ts (operator CLI), config.ts, main.ts.
  */
@@ -28,6 +29,7 @@ import { createGate } from './gate.js';
 import { compileTrusted, createRequestIds } from './http.js';
 import { type IndexPort, NO_INDEX } from './index-port.js';
 import { buildScannerOpenApi } from './openapi.js';
+import { openShared } from './shared/index.js';
 import { createRateWindows, type RateWindows } from './windows.js';
 
 export type { ScannerConfig } from './config.js';
@@ -48,7 +50,10 @@ export interface ScannerDeps {
   now?: () => number;
   /** The rate windows; default: the embedded sliding logs. */
   windows?: RateWindows;
-  /** The key directory and ledger implementations; default: the embedded ones over the store. */
+  /**
+   * The key directory and ledger implementations; default: the shared ones (shared/) when the
+   * config names NATS servers, else the embedded ones over the store.
+   */
   seams?: Seams;
   /** Whether to open the admin socket for the CLI (default true). */
   adminSocket?: boolean;
@@ -75,8 +80,17 @@ const SWEEP_MS = 60_000;
 export async function createScannerService(deps: ScannerDeps): Promise<ScannerService> {
   const { config, log } = deps;
   const now = deps.now ?? Date.now;
-  const core = await openScannerCore(config, log, now, deps.seams);
-  const windows = deps.windows ?? createRateWindows();
+  // Shared mode: the three seams on NATS JetStream KV (several servers, one account space).
+  const shared = config.natsUrl && !deps.seams ? await openShared(config, log, now) : null;
+  let core: ScannerCore;
+  try {
+    core = await openScannerCore(config, log, now, shared?.seams ?? deps.seams);
+  } catch (err) {
+    await shared?.close();
+    throw err;
+  }
+  await shared?.start();
+  const windows = deps.windows ?? shared?.windows ?? createRateWindows();
   const endpoints = [...(deps.endpoints ?? ENDPOINTS)];
   const openapiEndpoint = defineEndpoint({
     id: 'openapi',
@@ -152,6 +166,7 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
       if (socket) uws.us_listen_socket_close(socket);
       socket = null;
       await admin?.close();
+      await shared?.close();
       await core.close();
     },
   };

@@ -59,12 +59,22 @@ export interface Ledger {
   reserve(accountId: string, amount: number): Hold | null;
   /** Gives a hold back (the request failed or was abandoned): nothing is charged. */
   release(hold: Hold): void;
-  /** Writes the charge (if any), the usage count and the cached body in one atomic batch. */
-  settle(s: Settlement): void;
+  /**
+   * Writes the charge (if any), the usage count and the cached body in one atomic batch. The
+   * shared ledger (shared/ledger.ts) answers a Promise when it charges (the compare-and-set on
+   * the KV bucket); it rejects with 402 INSUFFICIENT_CREDITS when another server spent the
+   * credits first, or 503 INTERNAL_ERROR when the bucket is unreachable — nothing charged.
+   */
+  settle(s: Settlement): void | Promise<void>;
   /** The cached answer of (account, endpoint, normalised key) if still fresh at `now`. */
   cached(accountId: string, endpoint: string, key: string, now: number): CachedAnswer | undefined;
-  /** Adds `amount` scans (operator grant); returns the ledger row. */
-  grant(accountId: string, amount: number, note: string | null, at: number): LedgerEntry;
+  /** Adds `amount` scans (operator grant); returns the ledger row (a Promise from the shared ledger). */
+  grant(
+    accountId: string,
+    amount: number,
+    note: string | null,
+    at: number,
+  ): LedgerEntry | Promise<LedgerEntry>;
   /** Usage counts of days `fromDay..toDay` (inclusive, UTC day numbers). */
   usage(accountId: string, fromDay: number, toDay: number): UsageCount[];
   /** The account's ledger rows, newest first. */
@@ -76,8 +86,14 @@ export interface Ledger {
 /** Cache rows are keyed by a fixed-width digest of the normaliser's output. */
 const digest = (s: string) => createHash('sha256').update(s).digest('hex');
 
+/** The embedded ledger: synchronous settle and grant. */
+export interface EmbeddedLedger extends Ledger {
+  settle(s: Settlement): void;
+  grant(accountId: string, amount: number, note: string | null, at: number): LedgerEntry;
+}
+
 /** The embedded ledger over the scanner store. */
-export function createEmbeddedLedger(store: ScannerStore): Ledger {
+export function createEmbeddedLedger(store: ScannerStore): EmbeddedLedger {
   const balances = new Map<string, number>();
   const held = new Map<string, number>();
   const nextSeq = new Map<string, number>();

@@ -58,7 +58,24 @@ export const TABLES = {
   usage: table<[string, number, string, StatusClass], number>(9, 'usage', ['s', 'n', 's', 's']),
   /** (account, endpoint path, hex SHA-256 of the normalised parameters) → cached answer. */
   cache: table<[string, string, string], CachedAnswer>(10, 'cache', ['s', 's', 's']),
+  /**
+   * Shared mode only (NATS_URL): directory changes committed here and not yet acknowledged by the
+   * JetStream KV bucket, by local sequence; drained in order and deleted once published.
+   */
+  outbox: table<[number], OutboxRecord>(11, 'outbox', ['n']),
+  /** Shared mode only: KV keys of write-once entries (activity) already applied here → revision. */
+  kvApplied: table<[string], number>(12, 'kvApplied', ['s']),
 } as const;
+
+/** One pending write of a directory record to the shared KV bucket (shared/directory.ts). */
+export interface OutboxRecord {
+  /** KV key, e.g. `key.<id>`. */
+  key: string;
+  /** The record (account, key, session or activity envelope). */
+  value: unknown;
+  /** KV revision the change was made against (0: unknown); key records are compare-and-set. */
+  rev: number;
+}
 
 /** One write of a batch: a put, or a delete when `value` is null. */
 export interface Op {

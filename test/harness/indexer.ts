@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { assertContract } from './contract.js';
 
 export const TEST_KEY = 'test-key-all-scopes';
-const MAIN = new URL('../../dist/src/main.js', import.meta.url).pathname;
+// From the sources (vitest) the build is ../../dist; from the build itself (bench/scale-out.ts
+// imports this harness compiled) it is ../../src beside it.
+const MAIN = new URL(
+  import.meta.url.includes('/dist/test/') ? '../../src/main.js' : '../../dist/src/main.js',
+  import.meta.url,
+).pathname;
 
 export interface IndexerProcess {
   port: number;

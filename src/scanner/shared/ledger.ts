@@ -1,0 +1,200 @@
+/**
+ * The credit ledger shared by several scanner servers on JetStream KV (state.ts names the keys).
+ *
+ * The balance of an account is one KV entry, `bal.<accountId>` = `{balance, seq, last}`, and
+ * every movement (a charge or a grant) is a compare-and-set of it against the revision it was
+ * computed from (a put with `previousSeq` = that revision, 0 when absent): of two servers charging the same credit, one
+ * update wins and the other is refused by JetStream, re-reads, and either fits in what is left or
+ * answers 402 INSUFFICIENT_CREDITS without delivering the answer. So the sum of charges equals
+ * the answers delivered and a balance never goes below zero, whatever the interleaving.
+ *
+ * Each movement's row is carried in the balance entry (`last`, with its sequence `seq − 1`) and
+ * also written as `led.<accountId>.<seq>`; every server's watcher copies the rows into its local
+ * store, where `entries()` reads them. A hold (reserve) is local to the server (it stops this
+ * server overspending from its own view); the compare-and-set at settlement is what holds across
+ * servers. Usage counts and cached answers stay per server (the local store): `GET /v1/usage`
+ * counts the requests the answering server served, and a cached answer is free on the server
+ * that cached it.
+ *
+ * The one ambiguity left: a KV update whose acknowledgement is lost (timeout) may have been
+ * applied. The ledger then reads the entry back and counts the charge as made when its row
+ * carries this request's id; if the entry cannot be read either, the request answers 503 and the
+ * charge, if it was applied, has no answer (the same as a crash between commit and send).
+ */
+import type { Logger } from 'pino';
+import { ScannerError } from '../errors.js';
+import { createEmbeddedLedger, type Hold, type Ledger } from '../ledger.js';
+import type { LedgerEntry } from '../model.js';
+import { put, type ScannerStore, TABLES } from '../store.js';
+import { type Change, envelope, isCasConflict, type SharedState } from './state.js';
+
+/** The value of `bal.<accountId>`. */
+export interface SharedBalance {
+  balance: number;
+  /** Movements so far; the next row's sequence. */
+  seq: number;
+  /** The row of the movement that produced this value (sequence `seq − 1`), null when none. */
+  last: LedgerEntry | null;
+}
+
+/** Compare-and-set attempts of one movement before giving up (contention). */
+const MAX_ATTEMPTS = 100;
+const pad = (n: number) => String(n).padStart(12, '0');
+
+/** The shared ledger over the local store (rows, usage, cache) and the shared state (balances). */
+export function createSharedLedger(store: ScannerStore, shared: SharedState, log: Logger): Ledger {
+  const local = createEmbeddedLedger(store);
+  const mirror = new Map<string, { balance: number; seq: number; rev: number }>();
+  const held = new Map<string, number>();
+
+  const writeRow = (accountId: string, seq: number, row: LedgerEntry) => {
+    if (store.get(TABLES.ledger, [accountId, seq]) === undefined)
+      store.write([put(TABLES.ledger, [accountId, seq], row)]);
+  };
+  const see = (accountId: string, v: SharedBalance, rev: number) => {
+    const cur = mirror.get(accountId);
+    if (!cur || rev > cur.rev) mirror.set(accountId, { balance: v.balance, seq: v.seq, rev });
+    if (v.last) writeRow(accountId, v.seq - 1, v.last);
+  };
+  shared.on('bal.', (c: Change) => {
+    if (c.value) see(c.key.slice(4), c.value.v as SharedBalance, c.revision);
+  });
+  shared.on('led.', (c: Change) => {
+    const [, accountId, seq] = c.key.split('.');
+    if (c.value && accountId && /^[0-9]+$/.test(seq ?? ''))
+      writeRow(accountId, Number(seq), c.value.v as LedgerEntry);
+  });
+
+  const unavailable = () =>
+    new ScannerError(
+      'INTERNAL_ERROR',
+      'the shared credit ledger is briefly unavailable; nothing was charged, retry shortly',
+    );
+  const refresh = async (accountId: string) => {
+    const e = await shared.kv.get(`bal.${accountId}`);
+    if (e && e.operation === 'PUT') see(accountId, e.json<{ v: SharedBalance }>().v, e.revision);
+    return e;
+  };
+
+  // Movements of one account on this server run one after another: they would only lose
+  // compare-and-sets to each other; the compare-and-set then arbitrates between servers only.
+  const queues = new Map<string, Promise<unknown>>();
+  const movement = (accountId: string, entry: Omit<LedgerEntry, 'balance'>): Promise<LedgerEntry> => {
+    const prev = queues.get(accountId) ?? Promise.resolve();
+    const run = prev.then(
+      () => casMovement(accountId, entry),
+      () => casMovement(accountId, entry),
+    );
+    const tail = run.catch(() => {});
+    queues.set(accountId, tail);
+    void tail.then(() => {
+      if (queues.get(accountId) === tail) queues.delete(accountId);
+    });
+    return run;
+  };
+
+  /** One compare-and-set movement; resolves to its row. @throws 402 when it would go below zero, 503. */
+  const casMovement = async (
+    accountId: string,
+    entry: Omit<LedgerEntry, 'balance'>,
+  ): Promise<LedgerEntry> => {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const cur = mirror.get(accountId) ?? { balance: 0, seq: 0, rev: 0 };
+      const row: LedgerEntry = { ...entry, balance: cur.balance + entry.delta };
+      if (row.balance < 0)
+        throw new ScannerError(
+          'INSUFFICIENT_CREDITS',
+          `this request costs ${-entry.delta} scan(s); not enough left`,
+          {
+            required: -entry.delta,
+            remaining: cur.balance,
+          },
+        );
+      if (!Number.isSafeInteger(row.balance)) throw new Error('balance would exceed 2^53 scans');
+      const next: SharedBalance = { balance: row.balance, seq: cur.seq + 1, last: row };
+      try {
+        const rev = await shared.kv.put(`bal.${accountId}`, envelope(shared.serverId, next), {
+          previousSeq: cur.rev,
+        });
+        see(accountId, next, rev);
+        shared.kv
+          .put(`led.${accountId}.${pad(cur.seq)}`, envelope(shared.serverId, row))
+          .catch((err) =>
+            log.warn(
+              { accountId, err: String(err) },
+              'shared ledger: row not written (the balance entry carries it)',
+            ),
+          );
+        return row;
+      } catch (err) {
+        if (isCasConflict(err)) {
+          await refresh(accountId).catch(() => {
+            throw unavailable();
+          });
+          continue;
+        }
+        // Unacknowledged: it may have been applied. Read it back; ours if the row is this request's.
+        const e = await refresh(accountId).catch(() => null);
+        const last = e?.operation === 'PUT' ? e.json<{ v: SharedBalance }>().v.last : null;
+        if (last && entry.requestId !== null && last.requestId === entry.requestId) return last;
+        log.warn({ accountId, err: String(err) }, 'shared ledger: movement failed');
+        throw unavailable();
+      }
+    }
+    throw unavailable();
+  };
+
+  const release = (hold: Hold) => {
+    const h = (held.get(hold.accountId) ?? 0) - hold.amount;
+    if (h <= 0) held.delete(hold.accountId);
+    else held.set(hold.accountId, h);
+  };
+  const balance = (accountId: string) => mirror.get(accountId)?.balance ?? 0;
+
+  return {
+    balance,
+    reserve(accountId, amount) {
+      const h = held.get(accountId) ?? 0;
+      if (balance(accountId) - h < amount) return null;
+      held.set(accountId, h + amount);
+      return { accountId, amount };
+    },
+    release,
+    settle(s) {
+      const hold = s.hold;
+      if (!hold || hold.amount <= 0) return local.settle({ ...s, hold: undefined });
+      return (async () => {
+        try {
+          await movement(s.accountId, {
+            at: s.at,
+            delta: -hold.amount,
+            reason: 'charge',
+            requestId: s.requestId,
+            endpoint: s.endpoint,
+            note: null,
+          });
+        } finally {
+          release(hold);
+        }
+        // Usage and the cached body (this server's store), once the charge is made.
+        local.settle({ ...s, hold: undefined });
+      })();
+    },
+    cached: local.cached,
+    grant(accountId, amount, note, at) {
+      if (!Number.isSafeInteger(amount) || amount <= 0)
+        throw new Error('a grant is a positive whole number of scans');
+      return movement(accountId, {
+        at,
+        delta: amount,
+        reason: 'grant',
+        requestId: null,
+        endpoint: null,
+        note,
+      });
+    },
+    usage: local.usage,
+    entries: local.entries,
+    sweep: local.sweep,
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The scanner's shared state on NATS JetStream KV (SCANNER_NATS_URL / NATS_URL set): several
+ * scanner servers share one account space. This module owns the connection, the two buckets,
+ * the one watcher every server runs on the state bucket, and the contact clock.
+ *
+ * Buckets (prefix SCANNER_KV_BUCKET, default `scanner`; file storage):
+ * - `<prefix>` (history 64): `acct.<accountId>`, `key.<keyId>`, `sess.<token hash>`,
+ *   `act.<accountId>.<id>` (activity entries), `bal.<accountId>` (balance, compare-and-set),
+ *   `led.<accountId>.<seq, 12 digits>` (ledger rows), `hb.<serverId>` (heartbeats).
+ * - `<prefix>-rate` (history 1, entries expire after 120 s): `rate.<serverId>.<k|a>.<id>`, each
+ *   server's admissions per second of the last 60 s (shared/windows.ts).
+ * Every value is JSON `{o: serverId, v: record}`, so a server can tell its own writes.
+ *
+ * Contact: every second the server puts `hb.<serverId>` carrying the instant it was sent; when
+ * its own watcher delivers it back, every change committed to the bucket before that instant has
+ * been delivered too (the bucket is one ordered stream), so the directory was current at that
+ * instant — {@link SharedState.lastContact}. A server whose heartbeat does not come back (NATS
+ * down, partition, stalled watcher) stops advancing it and, 5 s later, refuses keys (gate.ts).
+ */
+import { JetStreamApiError, jetstream } from '@nats-io/jetstream';
+import { type KV, Kvm, type KvWatchEntry } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { randomBase62 } from '../secrets.js';
+
+/** How often a server proves its watcher current, ms. */
+export const HEARTBEAT_MS = 1_000;
+/** Timeout of one KV request, ms (a request past it is retried or refused, never waited on). */
+export const KV_TIMEOUT_MS = 2_000;
+
+/** A value as stored: the writing server and the record. */
+export interface Envelope<T = unknown> {
+  o: string;
+  v: T;
+}
+
+/** One watched change of the state bucket. */
+export interface Change {
+  key: string;
+  revision: number;
+  /** Null for a delete or purge. */
+  value: Envelope | null;
+}
+
+/** The shared state of one scanner server. */
+export interface SharedState {
+  readonly serverId: string;
+  readonly kv: KV;
+  readonly rateKv: KV;
+  /** Instant (ms, service clock) this server last knew its view of the bucket current; 0 before. */
+  lastContact(): number;
+  /** True once {@link close} was called (background loops stop). */
+  closed(): boolean;
+  /** Registers a handler of every change of keys starting with `prefix` (e.g. `key.`). */
+  on(prefix: string, handler: (c: Change) => void): void;
+  /** Registers a handler of every change of the rate bucket. */
+  onRate(handler: (c: Change) => void): void;
+  /** Starts the watchers and the heartbeat; resolves once caught up, or after `waitMs` regardless. */
+  start(waitMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Encodes a record with this server's id. */
+export const envelope = (o: string, v: unknown): Uint8Array =>
+  new TextEncoder().encode(JSON.stringify({ o, v } satisfies Envelope));
+
+/** True when `err` is JetStream's "wrong last sequence" (a compare-and-set lost to another write). */
+export function isCasConflict(err: unknown): boolean {
+  return err instanceof JetStreamApiError && (err.code === 10071 || err.code === 10164);
+}
+
+const decode = (e: KvWatchEntry): Change => {
+  if (e.operation !== 'PUT') return { key: e.key, revision: e.revision, value: null };
+  try {
+    return { key: e.key, revision: e.revision, value: e.json<Envelope>() };
+  } catch {
+    return { key: e.key, revision: e.revision, value: null };
+  }
+};
+
+/**
+ * Connects to `servers` (comma list) and opens (creating when absent) the buckets.
+ * @throws the client's error when no server answers, or JetStream is not enabled.
+ */
+export async function openSharedState(o: {
+  servers: string;
+  bucket: string;
+  log: Logger;
+  now: () => number;
+}): Promise<SharedState> {
+  const { log, now } = o;
+  const serverId = `srv_${randomBase62(12)}`;
+  const nc: NatsConnection = await connect({
+    servers: o.servers.split(',').map((s) => s.trim()),
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    name: `scanner-${serverId}`,
+  });
+  void (async () => {
+    for await (const s of nc.status())
+      if (s.type === 'disconnect' || s.type === 'reconnect')
+        log.warn({ nats: s.type }, `scanner nats: ${s.type}`);
+  })();
+  const kvm = new Kvm(jetstream(nc, { timeout: KV_TIMEOUT_MS }));
+  const kv = await kvm.create(o.bucket, { history: 64, storage: 'file' } as never);
+  const rateKv = await kvm.create(`${o.bucket}-rate`, { history: 1, ttl: 120_000, storage: 'file' } as never);
+
+  const handlers: Array<[string, (c: Change) => void]> = [];
+  const rateHandlers: Array<(c: Change) => void> = [];
+  let contact = 0;
+  let stopped = false;
+  let caughtUp: () => void = () => {};
+  const ready = new Promise<void>((r) => {
+    caughtUp = r;
+  });
+  const dispatch = (c: Change) => {
+    if (c.key.startsWith('hb.')) {
+      const v = c.value;
+      if (v && v.o === serverId && typeof v.v === 'number') {
+        if (v.v > contact) contact = v.v;
+        caughtUp();
+      }
+      return;
+    }
+    for (const [prefix, h] of handlers)
+      if (c.key.startsWith(prefix))
+        try {
+          h(c);
+        } catch (err) {
+          log.error({ key: c.key, err: String(err) }, 'shared state: a change could not be applied');
+        }
+  };
+  const watchers: Array<{ stop(): void }> = [];
+  const follow = async (bucket: KV, each: (c: Change) => void, what: string) => {
+    const w = await bucket.watch();
+    watchers.push(w);
+    void (async () => {
+      for await (const e of w) each(decode(e));
+      if (!stopped) log.error({ bucket: what }, 'shared state: the watcher ended');
+    })();
+  };
+  const heartbeat = async () => {
+    while (!stopped) {
+      const t = now();
+      try {
+        await kv.put(`hb.${serverId}`, envelope(serverId, t));
+      } catch (err) {
+        log.warn({ err: String(err) }, 'shared state: heartbeat failed');
+      }
+      await new Promise((r) => setTimeout(r, HEARTBEAT_MS).unref());
+    }
+  };
+
+  return {
+    serverId,
+    kv,
+    rateKv,
+    lastContact: () => contact,
+    closed: () => stopped,
+    on: (prefix, h) => void handlers.push([prefix, h]),
+    onRate: (h) => void rateHandlers.push(h),
+    async start(waitMs) {
+      await follow(kv, dispatch, o.bucket);
+      await follow(
+        rateKv,
+        (c) => {
+          for (const h of rateHandlers) h(c);
+        },
+        `${o.bucket}-rate`,
+      );
+      void heartbeat();
+      const t = new Promise<false>((r) => setTimeout(() => r(false), waitMs).unref());
+      return Promise.race([ready.then(() => true as const), t]);
+    },
+    async close() {
+      stopped = true;
+      for (const w of watchers) w.stop();
+      // This server's heartbeat key goes with it (a killed server's stays: a few small messages).
+      await kv.purge(`hb.${serverId}`).catch(() => {});
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
