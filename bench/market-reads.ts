@@ -656,13 +656,13 @@ function markdown(r: Results): string {
   }
   L.push('## Routes', '');
   L.push(
-    '| route | subject | body B | c=1 p50 ms | c=1 p99 ms | p99 budget | c=32 req/s | % of uWS c=32 | ≥ 50 % | c=32 p99 ms | load |',
-    '|---|---|--:|--:|--:|---|--:|--:|---|--:|--:|',
+    '| route | subject | body B | c=1 p50 ms | c=1 p99 ms | c=1 n | p99 budget | c=32 req/s | % of uWS c=32 | ≥ 50 % | c=32 p99 ms | load |',
+    '|---|---|--:|--:|--:|--:|---|--:|--:|---|--:|--:|',
   );
   for (const m of r.routes) {
     const bad = m.c1.non2xx || m.c1.errors || m.c32.non2xx || m.c32.errors ? ' ⚠ non-2xx/errors' : '';
     L.push(
-      `| ${m.route}${bad} | ${m.subject} | ${m.bytes} | ${ms(m.c1.p50ms)} | ${ms(m.c1.p99ms)} | < ${m.p99BudgetMs} ms: ${yes(m.c1.p99ms < m.p99BudgetMs)} | ${Math.round(m.c32.reqPerSec).toLocaleString('en-US')} | ${pct(m.ratioC32)} | ${yes(m.ratioC32 >= 0.5)} | ${m.c32.p99ms} | ${m.loadavg1} |`,
+      `| ${m.route}${bad} | ${m.subject} | ${m.bytes} | ${ms(m.c1.p50ms)} | ${ms(m.c1.p99ms)} | ${m.c1.n} | < ${m.p99BudgetMs} ms: ${yes(m.c1.p99ms < m.p99BudgetMs)} | ${Math.round(m.c32.reqPerSec).toLocaleString('en-US')} | ${pct(m.ratioC32)} | ${yes(m.ratioC32 >= 0.5)} | ${m.c32.p99ms} | ${m.loadavg1} |`,
     );
   }
   L.push('');
@@ -726,6 +726,13 @@ async function main(): Promise<number> {
     }).trim();
     if (dirty && !process.env.INDEXER_MAIN)
       notes.push(`working tree has uncommitted changes on top of ${commit}: the figures are of that tree`);
+    const mainSha = execSync('git rev-parse --short main', { cwd: ROOT, encoding: 'utf8' }).trim();
+    const srcDiff = execSync(`git diff --stat ${mainSha} -- src`, { cwd: ROOT, encoding: 'utf8' }).trim();
+    notes.push(
+      srcDiff
+        ? `src/ differs from main (${mainSha}): ${srcDiff.split('\n').pop()}`
+        : `src/ is identical to main (${mainSha}): the figures are of main's service code`,
+    );
   } catch {}
   if (process.env.INDEXER_MAIN) {
     notes.push(`indexer measured: INDEXER_MAIN=${INDEXER_MAIN}`);
