@@ -14,7 +14,8 @@
  *
  * Run: `npm run build && node dist/bench/market-reads.js [--quick] [--profile | --profile-only]
  *   [--pools 520] [--transfers 10200] [--seed 1] [--out bench/results]`
- *   (`npm run bench:market-reads -- --quick`). INDEXER_MAIN=<other build>/dist/src/main.js measures
+ *   (`npm run bench:market-reads -- --quick`); `--render <result.json>` re-renders a result's
+ *   markdown (and re-judges its ratios) without a run. INDEXER_MAIN=<other build>/dist/src/main.js measures
  *   another build (INDEXER_COMMIT names it in the report).
  * Writes bench/results/market-reads-<date>-<commit>[-quick].{md,json}. Not timed tests: the
  * machine is shared (os.loadavg() is recorded with every route), so figures carry that noise.
@@ -24,7 +25,7 @@
  * prints the top self-time and total-time functions of the main thread (bench/cpuprofile.ts).
  */
 import { execSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +79,8 @@ interface Args {
   transfers: number;
   seed: number;
   out: string;
+  /** Re-renders the markdown of an earlier result file (ratios re-judged), no run. */
+  render: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -89,6 +92,7 @@ function parseArgs(argv: string[]): Args {
     transfers: 10_200,
     seed: 1,
     out: join(ROOT, 'bench', 'results'),
+    render: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
@@ -99,6 +103,7 @@ function parseArgs(argv: string[]): Args {
     else if (x === '--transfers') a.transfers = Number(argv[++i]);
     else if (x === '--seed') a.seed = Number(argv[++i]);
     else if (x === '--out') a.out = argv[++i];
+    else if (x === '--render') a.render = argv[++i];
     else throw new Error(`unknown argument ${x}`);
   }
   return a;
@@ -582,7 +587,7 @@ interface Results {
   config: { indexerMain: string; preciseSamples: number; autocannonDurationS: number; trafficMs: number };
   chain: { head: number; trafficBlocks: number };
   small: SmallSubjects | null;
-  big: (BigSubjects & { activityRows: number; poolsConsidered: unknown }) | null;
+  big: (BigSubjects & { poolCount: number; activityRows: number; poolsConsidered: unknown }) | null;
   ceiling: Ceiling | null;
   ceilingEnd: Ceiling | null;
   routes: Measured[];
@@ -602,6 +607,15 @@ interface Results {
     file: string;
   } | null;
   notes: string[];
+}
+
+/**
+ * Ratios against the higher of the two uWS c=32 ceilings (start and end of the run): a ceiling
+ * measured during a load spike must not flatter the routes.
+ */
+function rejudge(routes: Measured[], start: Ceiling, end: Ceiling | null): void {
+  const ref = Math.max(start.c32.reqPerSec, end?.c32.reqPerSec ?? 0);
+  for (const m of routes) m.ratioC32 = m.c32.reqPerSec / ref;
 }
 
 function compareBig(routes: Measured[]): Results['comparisons'] {
@@ -639,7 +653,7 @@ function markdown(r: Results): string {
     L.push(
       `**uWS ceiling** (bare hello-world, native=${c.native}): c=32 ${Math.round(c.c32.reqPerSec).toLocaleString('en-US')} req/s; c=1 p50 ${ms(c.c1.p50ms)} ms, p99 ${ms(c.c1.p99ms)} ms (load ${c.loadavg1}).` +
         (r.ceilingEnd
-          ? ` Re-measured at the end: c=32 ${Math.round(r.ceilingEnd.c32.reqPerSec).toLocaleString('en-US')} req/s, c=1 p99 ${ms(r.ceilingEnd.c1.p99ms)} ms (load ${r.ceilingEnd.loadavg1}); ratios use the first.`
+          ? ` Re-measured at the end: c=32 ${Math.round(r.ceilingEnd.c32.reqPerSec).toLocaleString('en-US')} req/s, c=1 p99 ${ms(r.ceilingEnd.c1.p99ms)} ms (load ${r.ceilingEnd.loadavg1}); ratios use the higher of the two (the stricter).`
           : ''),
       '',
     );
@@ -648,7 +662,7 @@ function markdown(r: Results): string {
     L.push('## Subjects', '');
     L.push(
       `- small token ${r.small.tokenSymbol} \`${r.small.token}\`; V2 pool \`${r.small.v2.address}\` (${r.small.v2.swaps} swaps), V3 pool \`${r.small.v3.address}\` (${r.small.v3.swaps} swaps), V4 pool \`${r.small.v4.poolId}\` (${r.small.v4.swaps} swaps); small wallet \`${r.small.wallet}\` (${r.small.walletTrades} swaps in the 3 busiest pools)`,
-      `- big token ${r.big.tokenSymbol} \`${r.big.token}\`: ${r.big.pools.length} V4 ${r.big.tokenSymbol}/USDC pools built (overview poolsConsidered: ${JSON.stringify(r.big.poolsConsidered)}), ${r.big.pools.filter((p) => p.traded).length} with liquidity, ${r.big.swaps} swaps; big V4 pool \`${r.big.pools[0].poolId}\` (fee ${r.big.pools[0].fee}, one of its ${r.big.pools.length} siblings)`,
+      `- big token ${r.big.tokenSymbol} \`${r.big.token}\`: ${r.big.poolCount} V4 ${r.big.tokenSymbol}/USDC pools built (overview poolsConsidered: ${JSON.stringify(r.big.poolsConsidered)}), ${r.big.pools.length} with liquidity, ${r.big.swaps} swaps; big V4 pool \`${r.big.pools[0].poolId}\` (fee ${r.big.pools[0].fee}, one of its ${r.big.poolCount} siblings)`,
       `- big wallet \`${r.big.wallet}\`: ${r.big.transfers} USDC transfers + ${r.big.swaps} swaps sent; **${r.big.activityRows} activity rows** served (walked with limit=1000)`,
       `- chain head ${r.chain.head}; big subjects built in ${r.big.buildSeconds.toFixed(0)} s`,
       '',
@@ -710,6 +724,15 @@ function markdown(r: Results): string {
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.render) {
+    const r = JSON.parse(readFileSync(args.render, 'utf8')) as Results;
+    if (r.ceiling) rejudge(r.routes, r.ceiling, r.ceilingEnd);
+    r.comparisons = compareBig(r.routes);
+    writeFileSync(args.render, `${JSON.stringify(r, null, 2)}\n`);
+    writeFileSync(args.render.replace(/\.json$/, '.md'), markdown(r));
+    process.stdout.write(markdown(r));
+    return 0;
+  }
   const P = args.quick
     ? { trafficMs: 15_000, preciseN: 1_000, preciseMaxS: 10, dur: 2, profileS: 10 }
     : { trafficMs: 40_000, preciseN: 5_000, preciseMaxS: 30, dur: 5, profileS: 20 };
@@ -768,7 +791,14 @@ async function main(): Promise<number> {
   const small = await pickSmall(ix, dv, big.token);
   const overviewBig = await ix.get(`/tokens/${big.token}/overview`);
   const activityRows = await countActivity(ix, big.wallet);
-  const bigOut = { ...big, activityRows, poolsConsidered: overviewBig.body?.data?.poolsConsidered ?? null };
+  // The report keeps the traded pools only (the untraded ones differ by fee/tickSpacing alone).
+  const bigOut = {
+    ...big,
+    pools: big.pools.filter((p) => p.traded),
+    poolCount: big.pools.length,
+    activityRows,
+    poolsConsidered: overviewBig.body?.data?.poolsConsidered ?? null,
+  };
   log(
     `small token ${small.tokenSymbol}, small wallet ${small.wallet}; big token poolsConsidered ${JSON.stringify(bigOut.poolsConsidered)}, big wallet ${activityRows} activity rows`,
   );
@@ -853,6 +883,7 @@ async function main(): Promise<number> {
       }
     ceilingEnd = await measureCeiling(P);
     log(`uWS ceiling at the end: c=32 ${ceilingEnd.c32.reqPerSec} req/s`);
+    rejudge(routes, ceiling, ceilingEnd);
   }
   await ix.stop();
 
