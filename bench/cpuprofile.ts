@@ -7,13 +7,52 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** The `n` functions with the most self time, one line each: share, milliseconds, name and source line. */
-export function topSelf(profilePath: string, n: number): string {
-  const p = JSON.parse(readFileSync(profilePath, 'utf8')) as {
-    nodes: ProfileNode[];
-    samples: number[];
-    timeDeltas: number[];
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * A time window of a profile in microseconds of the monotonic clock (V8's profile timestamps and
+ * `process.hrtime.bigint() / 1000n` read the same clock on Linux): only samples inside it count.
+ */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
+}
+
+/** Loads a profile, keeping only the samples inside `window` (each with its own time delta). */
+function load(profilePath: string, window?: ProfileWindow): Profile {
+  const p = JSON.parse(readFileSync(profilePath, 'utf8')) as Profile;
+  if (!window) return p;
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let t = p.startTime;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i] ?? 0;
+    if (t < window.fromUs || t > window.toUs) continue;
+    samples.push(p.samples[i]);
+    timeDeltas.push(p.timeDeltas[i] ?? 0);
+  }
+  return { ...p, samples, timeDeltas };
+}
+
+/** Samples of a profile inside `window` and in all (to check the window met the profile's clock). */
+export function samplesIn(profilePath: string, window: ProfileWindow): { inside: number; all: number } {
+  return {
+    inside: load(profilePath, window).samples.length,
+    all: load(profilePath).samples.length,
   };
+}
+
+/**
+ * The `n` functions with the most self time, one line each: share, milliseconds, name and source
+ * line; only samples inside `window` when given.
+ */
+export function topSelf(profilePath: string, n: number, window?: ProfileWindow): string {
+  const p = load(profilePath, window);
   const byId = new Map(p.nodes.map((x) => [x.id, x]));
   const self = new Map<string, number>();
   let total = 0;
@@ -68,5 +107,41 @@ export function callersOf(profilePath: string, name: string, depth = 3, n = 15):
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
     .map(([k, v]) => `${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`)
+    .join('\n');
+}
+
+/**
+ * The `n` project functions (source under `dist/src/` or `dist/bench/`) with the most total
+ * (inclusive) time: self time plus everything they called, each function counted once per sample
+ * even when recursive, only samples inside `window` when given. One line each: share,
+ * milliseconds, name and source line.
+ */
+export function topTotal(profilePath: string, n: number, window?: ProfileWindow): string {
+  const p = load(profilePath, window);
+  const parent = new Map<number, number>();
+  for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
+  const byId = new Map(p.nodes.map((x) => [x.id, x]));
+  const total = new Map<string, number>();
+  let all = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    const dt = p.timeDeltas[i] ?? 0;
+    all += dt;
+    const seen = new Set<string>();
+    for (let id: number | undefined = p.samples[i]; id !== undefined; id = parent.get(id)) {
+      const f = byId.get(id)?.callFrame;
+      if (!f || !/\/dist\/(src|bench)\//.test(f.url)) continue;
+      const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/dist\//, 'dist/')}:${f.lineNumber + 1}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      total.set(key, (total.get(key) ?? 0) + dt);
+    }
+  }
+  return [...total.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(
+      ([k, v]) =>
+        `${((100 * v) / all).toFixed(1).padStart(5)} %  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`,
+    )
     .join('\n');
 }

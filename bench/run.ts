@@ -16,7 +16,11 @@
  *     (c=1, c=32), max pages (hard 4 MiB / 1000-row check), batch of 20, token/pool/wallet probes,
  *     head-to-queryable while following live (default POLL_MS, then POLL_MS=50);
  *  5. indexer B against anvil: point reads during a full-speed backfill;
- *  6. indexer C against the replay server: backfill events/s.
+ *  6. indexer C against the replay server: backfill events/s;
+ *  7. devnet markets: token detail/overview, pool stats, wallet overview on devnet traffic.
+ * Issue K's market hot-read budgets (V2/V3/V4 pools, wallet activity, big subjects: a token with
+ * 500+ pools and a wallet with 10,000+ activity rows, big/small ratios, a --profile option) have
+ * their own bench beside this one: bench/market-reads.ts (`npm run bench:market-reads`).
  * Output: bench/results/<date>-<commit>.json and .md (also printed).
  */
 import { execSync } from 'node:child_process';
@@ -1027,6 +1031,8 @@ async function main(): Promise<number> {
   await replay.stop();
 
   // 7. The market point routes on real Uniswap V2/V3/V4 traffic: the embedded devnet ---------
+  // (bench/market-reads.ts measures these routes and more against issue K's budgets, with big
+  // subjects built on the devnet; this phase keeps the release report's trend figures).
   // (the bench chain above holds no token or pool, so token detail/overview, pool stats and
   // wallet overview are measured on a devnet run with its traffic generator, then frozen).
   log('devnet: token detail/overview, pool stats and wallet overview point reads');
