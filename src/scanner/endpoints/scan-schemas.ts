@@ -81,11 +81,6 @@ export const INDEX_ERRORS = ['CHAIN_NOT_CONFIGURED', 'INDEX_UNAVAILABLE', 'NOT_F
 
 const Int = (description?: string) => Type.Integer({ minimum: 0, description });
 const Lit = (xs: string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
-const Fraction = (description: string) =>
-  Type.Object(
-    { priceNumerator: Amount('numerator'), priceDenominator: Amount('denominator') },
-    { description },
-  );
 
 /** When a wallet was first observed. */
 export const WalletFirstSeenSchema = Type.Object({
@@ -97,37 +92,82 @@ export const WalletFirstSeenSchema = Type.Object({
   evidence: Type.String(),
 });
 
-/** A held token (wallets reader AssetRow). */
+const FractionSchema = (description: string) =>
+  Type.Object({ numerator: Amount('numerator'), denominator: Amount('denominator') }, { description });
+
+const MarkMethodSchema = Lit([
+  'usd_stablecoin_par',
+  'venue_price_in_usd_stablecoin',
+  'venue_price_via_quote',
+]);
+const UnmarkedReasonSchema = Lit([
+  'decimals_unknown',
+  'no_pool_against_a_quote_asset',
+  'venue_has_no_price_yet',
+  'quote_has_no_usd_route',
+]);
+
+/** A USD mark with its method and every venue price it multiplies. */
+export const UsdMarkSchema = Type.Object({
+  method: MarkMethodSchema,
+  usdPerBaseUnit: FractionSchema('USD per token base unit, exact'),
+  stablecoin: Type.Object(
+    { address: Address(), decimals: Int() },
+    { description: 'the USD stablecoin the mark ends in (1 whole unit = 1 USD by convention)' },
+  ),
+  legs: Type.Array(
+    Type.Object({
+      base: Address('the currency priced (0x0…0 = native)'),
+      quote: Address('the currency it is priced in'),
+      pool: Type.String({ description: 'the default venue of (base, quote) at the anchor: pool key (hex)' }),
+      protocol: Type.String(),
+      price: FractionSchema(
+        'quote base units per base base unit, after the venue’s last trade at the anchor',
+      ),
+    }),
+    { description: 'venue prices multiplied, token first; empty for a stablecoin at par' },
+  ),
+});
+
+/** A held token with its USD mark. */
 export const AssetSchema = Type.Object({
   token: Address(),
   symbol: Nullable(Type.String()),
   decimals: Nullable(Int()),
   balance: Amount('transfer-sum balance, token base units (negative when transfers never credited it)'),
   balanceUnit: Type.Literal('token base units'),
-  balanceUsd: Type.Object({
-    value: Nullable(Fraction('USD, exact')),
-    reason: Nullable(Lit(['decimals_unknown', 'no_usd_route'])),
-  }),
+  valueUsd: Nullable(FractionSchema('balance × mark.usdPerBaseUnit, USD, exact')),
+  mark: Nullable(UsdMarkSchema),
+  unmarkedReason: Nullable(UnmarkedReasonSchema),
 });
 
 export const HoldingsSchema = Type.Object({
   address: Address(),
-  assets: Type.Array(AssetSchema, { description: 'marked holdings by USD value first, then unmarked' }),
+  assets: Type.Array(AssetSchema, {
+    description: 'marked holdings by USD value desc first, then unmarked ones by token',
+  }),
   more: Type.Boolean({ description: 'more holdings than listed' }),
   limit: Int('holdings listed at most'),
-  netWorthUsd: Fraction('sum of USD-marked holdings only'),
+  netWorthUsd: FractionSchema('sum of the marked holdings’ USD values, exact'),
   coverage: Type.Object({
-    marked: Type.Array(Type.Object({ token: Address(), method: Type.Literal('usd_stablecoin_par') })),
+    marked: Type.Array(Type.Object({ token: Address(), method: MarkMethodSchema })),
     unmarked: Type.Array(
-      Type.Object({ token: Address(), reason: Lit(['decimals_unknown', 'no_usd_route']) }),
+      Type.Object({
+        token: Address(),
+        reason: UnmarkedReasonSchema,
+        tried: Type.Array(Type.Object({ quote: Address(), reason: UnmarkedReasonSchema }), {
+          description: 'every quote asset tried, in priority order, with why it did not mark',
+        }),
+      }),
     ),
-    assetsExamined: Int(),
-    complete: Type.Boolean(),
+    assetsExamined: Int('held tokens examined (at most 500)'),
+    complete: Type.Boolean({ description: 'false when the wallet holds more tokens than examined' }),
   }),
   pricing: Type.Object({
-    method: Type.Literal('usd_stablecoin_par'),
-    depthPriced: Type.Literal(false),
-    note: Type.String(),
+    rule: Type.String({ description: 'the USD mark rule' }),
+    unit: Type.String(),
+    usdStablecoins: Type.Array(Address()),
+    quoteAssets: Type.Array(Address(), { description: 'quote assets in the priority the rule tries them' }),
   }),
 });
 
@@ -533,6 +573,20 @@ const WinRateSchema = Type.Object({
   complete: Type.Boolean(),
 });
 
+/** A first buy in an indexed swap. */
+export const SwapBuySchema = Type.Object({
+  wallet: Address('the swap’s transaction origin'),
+  pool: Type.String({ description: 'pool key (hex)' }),
+  protocol: Type.String(),
+  quote: Address('the currency paid (0x0…0 = native)'),
+  amountToken: Amount('token base units received'),
+  amountQuote: Amount('quote base units paid'),
+  block: Int(),
+  txIndex: Int(),
+  logIndex: Int(),
+  txHash: Hash(),
+});
+
 export const FinderSchema = Type.Object({
   token: Address(),
   filters: Type.Object({
@@ -541,6 +595,12 @@ export const FinderSchema = Type.Object({
     minWinRateBps: Nullable(Int()),
   }),
   rule: Type.String(),
+  buys: Type.Object({
+    rule: Type.String({ description: 'what a buy is (every indexed swap, any protocol and quote)' }),
+    quotes: Type.Array(Address(), { description: 'the quotes whose swaps were read' }),
+    swapsRead: Int(),
+    complete: Type.Boolean({ description: 'false when a quote’s walk stopped at its bound' }),
+  }),
   candidates: Int(),
   candidatesComplete: Type.Boolean(),
   matched: Int(),
@@ -548,7 +608,7 @@ export const FinderSchema = Type.Object({
     Type.Object({
       wallet: Address(),
       buyRank: Type.Integer({ minimum: 1 }),
-      firstBuy: BuySchema,
+      firstBuy: SwapBuySchema,
       positions: Type.Array(
         Type.Object({
           quote: Address(),
@@ -567,7 +627,14 @@ export const AlphaSchema = Type.Object({
   formula: Type.String(),
   window: Type.Object({ days: Int(), fromDay: Int('UTC day index'), toDay: Int(), anchorTimestamp: Int() }),
   quote: Address(),
-  candidates: Type.Object({ rule: Type.String(), count: Int(), launches: Type.Array(Address()) }),
+  candidates: Type.Object({
+    rule: Type.String(),
+    count: Int('distinct traders against the quote in the window'),
+    tokens: Int('tokens paired with the quote in its registered pools'),
+    swapsScanned: Int(),
+    bounds: Type.Object({ pools: Int(), swaps: Int() }),
+    complete: Type.Boolean({ description: 'false when a bound stopped the walk' }),
+  }),
   wallets: Type.Array(
     Type.Object({
       rank: Type.Integer({ minimum: 1 }),
