@@ -368,7 +368,13 @@ describe('token findings', () => {
     expect(r.status, r.text).toBe(200);
     const d = r.body.detection;
     expect(d.bundles).toMatchObject({ flagged: true, count: 1, wallets: 2 });
-    expect(d.snipers.inputs).toEqual({ launchBlock: made.launchBlock, withinBlocks: 5 });
+    expect(d.snipers.inputs).toEqual({
+      reference: 'launch_created',
+      referenceBlock: made.launchBlock,
+      pool: null,
+      launchBlock: made.launchBlock,
+      withinBlocks: 5,
+    });
     const buyers = [M1, M2, M3, C];
     const wantSnipers = buyers.filter((w) => made.buys[w].block - made.launchBlock <= 5);
     expect(d.snipers.wallets.map((w: any) => w.wallet).sort()).toEqual([...wantSnipers].sort());
@@ -386,6 +392,32 @@ describe('token findings', () => {
     expect(wantFresh).not.toContain(C);
     expect(d.freshWallets.inputs).toEqual({ withinBlocks: 6, buyersExamined: 4 });
     expect(d.buys).toMatchObject({ transfersRead: expect.any(Number), complete: true });
+  });
+
+  it('/detect of a token without a launch: the sniper window starts at its first registered pool (the indexer’s pool routes)', async () => {
+    const pepe = tok('PEPE');
+    const r = await ask('GET', `/v1/detect?token=${pepe}&sniperBlocks=5`);
+    expect(r.status, r.text).toBe(200);
+    const s = r.body.detection.snipers;
+    // Every PEPE pool of the deployment, registered as the indexer's pool routes have them.
+    const created: Array<[string, number, number]> = [];
+    for (const p of dev.deployment.pools.filter((x) => x.token0Key === 'PEPE' || x.token1Key === 'PEPE')) {
+      const d = await idx.get(
+        p.protocol === 'uniswap-v4' ? `/pools/v4/${p.address}/${p.poolId}` : `/pools/${p.address}`,
+      );
+      expect(d.status, d.text).toBe(200);
+      created.push([d.body.data.key, d.body.data.created.block, d.body.data.created.logIndex ?? -1]);
+    }
+    created.sort((x, y) => x[1] - y[1] || x[2] - y[2]);
+    expect(created.length).toBeGreaterThanOrEqual(2);
+    expect(s).toMatchObject({ evaluated: true, notEvaluatedReason: null });
+    expect(s.inputs).toMatchObject({
+      reference: 'first_pool_registered',
+      referenceBlock: created[0][1],
+      pool: { key: created[0][0], registeredBy: 'factory_event' },
+      launchBlock: null,
+      withinBlocks: 5,
+    });
   });
 
   it('POST /scan of a token: the token scan for 1 scan, numbers against the node and the indexer', async () => {
@@ -425,6 +457,27 @@ describe('token findings', () => {
     );
     for (const b of s.firstBuyers.rows) expect(b.venue).toBe(pad);
     expect(s.bundles.bundles).toHaveLength(1);
+    // Venues and liquidity: the curve against native, as the indexer's price and liquidity routes.
+    expect(s.venues.quotes.map((q: any) => q.quote)).toEqual([NATIVE]);
+    const [v] = s.venues.quotes;
+    const price = await idx.get(`/tokens/${made.token}/price?quote=${NATIVE}`);
+    expect(price.body.anchor.number ?? price.body.anchor.block).toBe(at);
+    expect(v.venue).toMatchObject({ pool: price.body.data.venue.pool, protocol: 'launchpad', contract: pad });
+    expect(v.price).toEqual({
+      numerator: price.body.data.price.priceNumerator,
+      denominator: price.body.data.price.priceDenominator,
+    });
+    const liq = await idx.get(`/tokens/${made.token}/liquidity?quote=${NATIVE}`);
+    expect(v.liquidity).toMatchObject({
+      tokenReserve: liq.body.data.reserves.tokenReserve,
+      quoteReserve: liq.body.data.reserves.quoteReserve,
+      reservesPools: liq.body.data.reserves.pools,
+      concentratedPools: [],
+    });
+    // The curve's native reserve is the pad's ETH for this token: the buys minus the sell.
+    expect(BigInt(v.liquidity.quoteReserve)).toBeGreaterThan(0n);
+    expect(v.liquidity.quoteReserveUsd).not.toBeNull();
+    expect(s.venues.usd).toMatchObject({ marked: true, mark: { method: 'venue_price_via_quote' } });
   });
 });
 

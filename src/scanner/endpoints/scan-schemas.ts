@@ -332,6 +332,62 @@ const LaunchSchema = Type.Object({
   graduated: Nullable(Type.Object({ ...CoordinateSchema.properties, pool: Address() })),
 });
 
+const MarkOutcomeSchema = Type.Union([
+  Type.Object({ marked: Type.Literal(true), mark: UsdMarkSchema }),
+  Type.Object({
+    marked: Type.Literal(false),
+    reason: UnmarkedReasonSchema,
+    tried: Type.Array(Type.Object({ quote: Address(), reason: UnmarkedReasonSchema })),
+  }),
+]);
+
+/** The token scan's venues and liquidity (markets reader). */
+export const TokenVenuesSchema = Type.Object({
+  evaluated: Type.Literal(true),
+  rule: Type.String({ description: 'the default-venue rule' }),
+  quotes: Type.Array(
+    Type.Object({
+      quote: Address('a currency the token trades against (0x0…0 = native)'),
+      venue: Type.Object({
+        pool: Type.String({ description: 'pool key (hex)' }),
+        protocol: Type.String(),
+        contract: Address('pool contract, V4 PoolManager, or launchpad curve'),
+        poolId: Nullable(Hash('V4 pool id')),
+      }),
+      price: Nullable(
+        FractionSchema('quote base units per token base unit on the venue; null before any trade'),
+      ),
+      candidates: Type.Array(
+        Type.Object({
+          pool: Type.String(),
+          protocol: Type.String(),
+          volume24hQuote: Amount('trailing-24h quote-side volume, quote base units'),
+          trades24h: Int(),
+        }),
+        { description: 'pools against this quote in venue order (first 20)' },
+      ),
+      candidatesCount: Int(),
+      liquidity: Type.Object({
+        tokenReserve: Amount('Σ token reserves of the V2 pools and curves, base units'),
+        quoteReserve: Amount('Σ quote reserves of the V2 pools and curves, base units'),
+        reservesPools: Type.Array(Type.String()),
+        quoteReserveUsd: Nullable(FractionSchema('quoteReserve in USD through the quote’s mark')),
+        concentratedPools: Type.Array(
+          Type.Object({
+            pool: Type.String(),
+            protocol: Type.String(),
+            activeLiquidity: Nullable(Amount('active liquidity L')),
+            sqrtPriceX96: Nullable(Amount('Q64.96 square-root price')),
+          }),
+        ),
+      }),
+    }),
+  ),
+  usd: MarkOutcomeSchema,
+  poolsConsidered: Int(),
+  poolsTruncated: Type.Boolean(),
+});
+
 export const TokenScanSchema = Type.Object({
   kind: Type.Literal('token'),
   address: Address(),
@@ -380,7 +436,7 @@ export const TokenScanSchema = Type.Object({
     transfersRead: Int(),
     complete: Type.Boolean(),
   }),
-  venues: Type.Object({ evaluated: Type.Literal(false), reason: Type.String() }),
+  venues: TokenVenuesSchema,
 });
 
 export const DetectionSchema = Type.Object({
@@ -395,11 +451,28 @@ export const DetectionSchema = Type.Object({
   }),
   snipers: Type.Object({
     evaluated: Type.Boolean(),
-    notEvaluatedReason: Nullable(Type.Literal('no_launch_observed')),
+    notEvaluatedReason: Nullable(Type.Literal('no_launch_or_pool_observed')),
     flagged: Type.Boolean(),
     rule: Type.String(),
-    inputs: Type.Object({ launchBlock: Nullable(Int()), withinBlocks: Int() }),
-    wallets: Type.Array(Type.Object({ ...BuySchema.properties, blocksAfterLaunch: Type.Integer() })),
+    inputs: Type.Object({
+      reference: Nullable(Lit(['launch_created', 'first_pool_registered'])),
+      referenceBlock: Nullable(Int('the block the sniper window starts at')),
+      pool: Nullable(
+        Type.Object({
+          key: Type.String({ description: 'pool key (hex)' }),
+          protocol: Type.String(),
+          registeredBy: Lit(['factory_event', 'first_sight']),
+        }),
+      ),
+      launchBlock: Nullable(Int()),
+      withinBlocks: Int(),
+    }),
+    wallets: Type.Array(
+      Type.Object({
+        ...BuySchema.properties,
+        blocksAfterLaunch: Type.Integer({ description: 'blocks after the reference block' }),
+      }),
+    ),
   }),
   freshWallets: Type.Object({
     flagged: Type.Boolean(),
