@@ -11,20 +11,23 @@
  *     (SCANNER_CACHE_SECONDS=0 so every scan is computed, never the cached body); the wallet with
  *     the most swaps; sequential quick scans at c=1.
  *
- * Run: `npm run bench:scanner` (env TRAFFIC_S, SAMPLES_A, SAMPLES_B; ONLY_A=1 skips B). Prints each
+ * Run: `npm run bench:scanner` (env TRAFFIC_S, SAMPLES_A, SAMPLES_B; ONLY_A=1 skips B; PROFILE=1
+ * prints the indexer's CPU profile of part B). Prints each
  * figure with its budget; exit code 0 whether or not a budget is met (figures, not a gate).
  *
  * Recorded 2026-11-25 on the dev machine (2 cores shared with other jobs, load average ≈ 15, so
  * every HTTP p99 is scheduling noise: even the gate-free /v1/health has p99 10–16 ms):
  *   A. gate.checkKey in-process p50 0.003–0.005 ms, p99 0.016–0.037 ms (budget met); over HTTP
  *      /v1/whoami − /v1/health: p50 +0.09–0.10 ms, p99 not measurable under that load.
- *   B. /v1/scan quick, busiest wallet (12 swaps, 16 holdings marked): p50 30–41 ms, p99 132–175 ms
- *      (budget NOT met); of which /v1/holdings alone (16 USD marks, each a default-venue choice
- *      over the token's pools against each quote tried, with their 24h window statistics) p50
- *      14 ms; funding chain and identities under 1 ms p50.
+ *   B. /v1/scan quick, busiest wallet (8–12 swaps, 15–16 holdings marked): p50 19–41 ms, p99
+ *      51–287 ms over four runs (budget NOT met); of which /v1/holdings alone (each USD mark a
+ *      default-venue choice over the token's pools against each quote tried) p50 11–29 ms;
+ *      funding chain and identities under 2 ms p50. The indexer's profile of a run (PROFILE=1):
+ *      RocksDB iteration and reads lead (pool membership scans and venue statistics), the exact
+ *      rational reductions of the marks (gcd) ≈ 5 % of the process's time.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -35,6 +38,7 @@ import { createScannerService, loadScannerConfig } from '../src/scanner/index.js
 import { createRateWindows } from '../src/scanner/windows.js';
 import { freePort } from '../test/harness/anvil.js';
 import { httpRequest } from '../test/harness/scanner.js';
+import { topSelf } from './cpuprofile.js';
 import { cleanupAll, log, percentile, round, rpc, sleep, startIndexerChild } from './lib.js';
 
 const TRAFFIC_S = Number(process.env.TRAFFIC_S ?? 40);
@@ -176,7 +180,9 @@ async function scanQuick(): Promise<void> {
       const b = await rpc<any>(dev.rpcUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, true]);
       for (const t of b.transactions) senders.add(t.from.toLowerCase());
     }
+    const profDir = join(dataDir, 'prof');
     const ix = await startIndexerChild({
+      ...(process.env.PROFILE === '1' ? { execArgv: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}),
       rpcUrl: dev.rpcUrl,
       chain: 'testnet',
       dataDir,
@@ -242,6 +248,9 @@ async function scanQuick(): Promise<void> {
     } finally {
       await ix.stop();
     }
+    if (process.env.PROFILE === '1')
+      for (const f of readdirSync(profDir))
+        log(`B. indexer profile (self time):\n${topSelf(join(profDir, f), 25)}`);
   } finally {
     await dev.killNode();
     rmSync(stateDir, { recursive: true, force: true });
