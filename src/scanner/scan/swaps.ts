@@ -139,9 +139,15 @@ export function windowTraders(rc: ReadCtx, quote: string, fromTs: number): Windo
       break;
     }
     if (rc.readers.tokens.find(rc.view, token, at)) {
-      m.tokenSwaps(rc.view, token, q, page, (x) =>
-        x === null ? true : visit(token, x.timestamp, x.executor),
-      );
+      try {
+        m.tokenSwaps(rc.view, token, q, page, (x) =>
+          x === null ? true : visit(token, x.timestamp, x.executor),
+        );
+      } catch (err) {
+        // The pair lies outside the token's bounded pool membership (2,048 pools): not read.
+        if ((err as { code?: string }).code !== 'quote_not_admitted') throw err;
+        complete = false;
+      }
       continue;
     }
     for (const p of ps) {
