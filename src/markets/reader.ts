@@ -35,7 +35,7 @@ import {
   walkTokenPoolsByCurrency,
 } from './lists.js';
 import type { CandleRow, Frame, LiquidityEventRow, PoolRow, PoolState, SwapRow } from './model.js';
-import type { Rational } from './rational.js';
+import { type Rational, ratParse } from './rational.js';
 import { type At, extreme, poolAt, stateAt } from './read.js';
 import {
   type Bar,
@@ -73,7 +73,16 @@ import {
   rankPools,
 } from './token-pools.js';
 import { type PoolLiquidityUsd, poolLiquidityUsd } from './usd.js';
-import { quoteCandidates, type TokenPools, VENUE_RULE, type VenueChoice } from './venue.js';
+import {
+  chooseVenue,
+  orient,
+  quoteCandidates,
+  statsMemo,
+  type TokenPools,
+  tokenPools,
+  VENUE_RULE,
+  type VenueChoice,
+} from './venue.js';
 import {
   type DistinctCount,
   distinctTraders,
@@ -227,6 +236,19 @@ export interface MarketsReader {
     sink: PageSink<PoolRow>,
   ): { anchorCurrency: string; scanned: number };
 
+  /**
+   * Spot price of any currency (a token, or the native currency 0x0…0, which has no token row) in
+   * `quote` on the default venue of (currency, quote) — the venue rule of {@link VENUE_RULE} —
+   * at `at`: quote base units per currency base unit; `price` null before the venue's first trade.
+   * Null when no registered pool pairs them (within the membership bound). Never throws for an
+   * unindexed currency: this is how a quote asset (native included) is marked in another quote.
+   */
+  pairPrice(
+    view: View,
+    currency: string,
+    quote: string,
+    at: number,
+  ): { venue: VenueChoice; price: Rational | null } | null;
   /** Spot price on the default venue (quote rule). @throws DomainError not_found, quote_not_admitted, bad_request. */
   tokenPrice(view: View, token: string, quote: string | undefined, at: number): TokenPrice;
   /** Market cap on the default venue (quote rule). */
@@ -414,6 +436,21 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
       );
       return p;
     },
+    pairPrice(view, currency, quote, at) {
+      const c = currency.toLowerCase();
+      const a = atOf(view, at);
+      const v = chooseVenue(
+        view,
+        tokenPools(view, c, at).pools,
+        c,
+        quote.toLowerCase(),
+        a,
+        statsMemo(view, a),
+      );
+      if (!v) return null;
+      const st = stateAt(view, v.pool.key, at);
+      return { venue: v, price: st?.price ? orient(v.pool, c, ratParse(st.price)) : null };
+    },
     newPools: walkNewPools,
     currencyPools: walkCurrencyPools,
     searchPools: walkSearch,
@@ -432,6 +469,7 @@ function priced(view: View, m: TokenMarket, named: string | undefined): TokenPri
 }
 
 type PoolMethods =
+  | 'pairPrice'
   | 'pool'
   | 'poolDetail'
   | 'poolStats'

@@ -4,7 +4,7 @@
  *
  * It declares which chains are indexed (with their scanner role), the head each has committed,
  * and {@link IndexPort.read}: one anchored view of one chain with the domain readers the indexer's
- * routes use (chain, tokens, wallets, cohorts, addresses), for one synchronous turn, so each scan
+ * routes use (chain, tokens, markets, wallets, cohorts, addresses), for one synchronous turn, so each scan
  * answer carries the `(chain, block, hash)` it was read at. The scan endpoints (endpoints/scan.ts,
  * contracts.ts, lookups.ts, explorer.ts, people.ts, funding-chain.ts) read only through it, via
  * scan/read.ts, which also maps the indexer's refusals to the scanner's codes.
@@ -17,6 +17,7 @@
 import type { AddressesReader } from '../addresses/index.js';
 import type { ChainReader } from '../chain/index.js';
 import type { CohortsReader } from '../cohorts/index.js';
+import type { MarketsReader } from '../markets/index.js';
 import type { TokensReader } from '../tokens/index.js';
 import type { WalletsReader } from '../wallets/index.js';
 import { ScannerError } from './errors.js';
@@ -55,6 +56,8 @@ export type ScanPage = Parameters<TokensReader['holdersByBalance']>[2];
 export interface ScanReaders {
   chain: ChainReader;
   tokens: TokensReader;
+  /** Pools, venues, prices and swaps (USD marks, the swap-based buyer and trader lists). */
+  markets: MarketsReader;
   wallets: WalletsReader;
   cohorts: CohortsReader;
   addresses: AddressesReader;

@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { encodeFunctionData, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poolSwapTestAbi } from '../../src/devnet/abis.js';
+import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '../../src/devnet/math.js';
 import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
@@ -33,7 +35,10 @@ const PAD_ABI = parseAbi([
 const ERC20 = parseAbi([
   'function balanceOf(address) view returns (uint256)',
   'function totalSupply() view returns (uint256)',
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'function approve(address spender, uint256 amount) returns (bool)',
 ]);
+const NATIVE = '0x0000000000000000000000000000000000000000';
 
 const IMPL_SLOT = '0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc';
 const ownable = () => dev.deployment.tokens.find((t) => t.kind === 'ownable')!.address.toLowerCase();
@@ -48,6 +53,9 @@ const wei = (milli: bigint) => `0x${(milli * 10n ** 15n).toString(16)}`;
 const EX = fresh(1);
 const [A, B, C] = [fresh(2), fresh(3), fresh(4)];
 const F = fresh(10);
+/** H holds USDC, LINK and WETH (USD marks); V buys and sells PEPE on the V4 ETH/PEPE pool. */
+const [H, V] = [fresh(20), fresh(21)];
+const tok = (key: string) => dev.deployment.tokens.find((t) => t.key === key)!.address.toLowerCase();
 const [M1, M2, M3] = [fresh(11), fresh(12), fresh(13)];
 /** What the script made. */
 const made = {
@@ -55,6 +63,8 @@ const made = {
   token: '',
   launchBlock: 0,
   buys: {} as Record<string, { block: number; txIndex: number; txHash: string }>,
+  /** The V4 ETH/PEPE pool key (manager ‖ pool id). */
+  pepePool: '',
 };
 
 const rpc = <T = any>(method: string, params: unknown[] = []) => jsonRpc<T>(dev.rpcUrl, method, params);
@@ -208,6 +218,58 @@ beforeAll(async () => {
       args: [made.token as `0x${string}`, half, 0n],
     }),
   });
+  // H: USDC (at par), LINK (USDC venue) and WETH (a deposit; USDC venue) to mark in USD.
+  await hop(DEV0, H, 3_000n);
+  await rpc('anvil_impersonateAccount', [H]);
+  await send({ from: H, to: dev.deployment.contracts.weth9, value: wei(2_000n), data: '0xd0e30db0' }); // deposit()
+  for (const [k, amount] of [
+    ['USDC', 1_234_500_000n],
+    ['LINK', 10n ** 19n],
+  ] as const)
+    await send({
+      from: dev.deployment.admin,
+      to: tok(k),
+      data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [H as `0x${string}`, amount] }),
+    });
+  // V: buys PEPE with native ETH on the V4 ETH/PEPE pool (tokens leave the PoolManager, which
+  // carries no venue label), then sells half back: a swap-only buyer with a realised PnL in native.
+  const pool = dev.deployment.pools.find(
+    (p) => p.protocol === 'uniswap-v4' && p.token0 === NATIVE && p.token1Key === 'PEPE',
+  )!;
+  made.pepePool = `${pool.address.toLowerCase()}${pool.poolId!.slice(2)}`;
+  const v4Swap = (zeroForOne: boolean, amountIn: bigint) =>
+    encodeFunctionData({
+      abi: poolSwapTestAbi,
+      functionName: 'swap',
+      args: [
+        {
+          currency0: pool.token0,
+          currency1: pool.token1,
+          fee: pool.fee,
+          tickSpacing: pool.tickSpacing!,
+          hooks: pool.hooks ?? NATIVE,
+        },
+        {
+          zeroForOne,
+          amountSpecified: -amountIn,
+          sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_PRICE_PLUS_1 : MAX_SQRT_PRICE_MINUS_1,
+        },
+        { takeClaims: false, settleUsingBurn: false },
+        '0x',
+      ],
+    });
+  await hop(DEV0, V, 1_000n);
+  await rpc('anvil_impersonateAccount', [V]);
+  const swapper = dev.deployment.contracts.poolSwapTest;
+  made.buys[V] = await send({ from: V, to: swapper, value: wei(10n), data: v4Swap(true, 10n ** 16n) });
+  const pepe = (await balanceOf(tok('PEPE'), V, made.buys[V].block)) / 2n;
+  expect(pepe).toBeGreaterThan(0n);
+  await send({
+    from: V,
+    to: tok('PEPE'),
+    data: encodeFunctionData({ abi: ERC20, functionName: 'approve', args: [swapper, pepe] }),
+  });
+  await send({ from: V, to: swapper, data: v4Swap(false, pepe) });
   const head = Number(await rpc<string>('eth_blockNumber'));
   await idx.waitForHead(head, 120_000);
 }, 400_000);
@@ -306,7 +368,13 @@ describe('token findings', () => {
     expect(r.status, r.text).toBe(200);
     const d = r.body.detection;
     expect(d.bundles).toMatchObject({ flagged: true, count: 1, wallets: 2 });
-    expect(d.snipers.inputs).toEqual({ launchBlock: made.launchBlock, withinBlocks: 5 });
+    expect(d.snipers.inputs).toEqual({
+      reference: 'launch_created',
+      referenceBlock: made.launchBlock,
+      pool: null,
+      launchBlock: made.launchBlock,
+      withinBlocks: 5,
+    });
     const buyers = [M1, M2, M3, C];
     const wantSnipers = buyers.filter((w) => made.buys[w].block - made.launchBlock <= 5);
     expect(d.snipers.wallets.map((w: any) => w.wallet).sort()).toEqual([...wantSnipers].sort());
@@ -324,6 +392,32 @@ describe('token findings', () => {
     expect(wantFresh).not.toContain(C);
     expect(d.freshWallets.inputs).toEqual({ withinBlocks: 6, buyersExamined: 4 });
     expect(d.buys).toMatchObject({ transfersRead: expect.any(Number), complete: true });
+  });
+
+  it('/detect of a token without a launch: the sniper window starts at its first registered pool (the indexer’s pool routes)', async () => {
+    const pepe = tok('PEPE');
+    const r = await ask('GET', `/v1/detect?token=${pepe}&sniperBlocks=5`);
+    expect(r.status, r.text).toBe(200);
+    const s = r.body.detection.snipers;
+    // Every PEPE pool of the deployment, registered as the indexer's pool routes have them.
+    const created: Array<[string, number, number]> = [];
+    for (const p of dev.deployment.pools.filter((x) => x.token0Key === 'PEPE' || x.token1Key === 'PEPE')) {
+      const d = await idx.get(
+        p.protocol === 'uniswap-v4' ? `/pools/v4/${p.address}/${p.poolId}` : `/pools/${p.address}`,
+      );
+      expect(d.status, d.text).toBe(200);
+      created.push([d.body.data.key, d.body.data.created.block, d.body.data.created.logIndex ?? -1]);
+    }
+    created.sort((x, y) => x[1] - y[1] || x[2] - y[2]);
+    expect(created.length).toBeGreaterThanOrEqual(2);
+    expect(s).toMatchObject({ evaluated: true, notEvaluatedReason: null });
+    expect(s.inputs).toMatchObject({
+      reference: 'first_pool_registered',
+      referenceBlock: created[0][1],
+      pool: { key: created[0][0], registeredBy: 'factory_event' },
+      launchBlock: null,
+      withinBlocks: 5,
+    });
   });
 
   it('POST /scan of a token: the token scan for 1 scan, numbers against the node and the indexer', async () => {
@@ -363,6 +457,27 @@ describe('token findings', () => {
     );
     for (const b of s.firstBuyers.rows) expect(b.venue).toBe(pad);
     expect(s.bundles.bundles).toHaveLength(1);
+    // Venues and liquidity: the curve against native, as the indexer's price and liquidity routes.
+    expect(s.venues.quotes.map((q: any) => q.quote)).toEqual([NATIVE]);
+    const [v] = s.venues.quotes;
+    const price = await idx.get(`/tokens/${made.token}/price?quote=${NATIVE}`);
+    expect(price.body.anchor.number ?? price.body.anchor.block).toBe(at);
+    expect(v.venue).toMatchObject({ pool: price.body.data.venue.pool, protocol: 'launchpad', contract: pad });
+    expect(v.price).toEqual({
+      numerator: price.body.data.price.priceNumerator,
+      denominator: price.body.data.price.priceDenominator,
+    });
+    const liq = await idx.get(`/tokens/${made.token}/liquidity?quote=${NATIVE}`);
+    expect(v.liquidity).toMatchObject({
+      tokenReserve: liq.body.data.reserves.tokenReserve,
+      quoteReserve: liq.body.data.reserves.quoteReserve,
+      reservesPools: liq.body.data.reserves.pools,
+      concentratedPools: [],
+    });
+    // The curve's native reserve is the pad's ETH for this token: the buys minus the sell.
+    expect(BigInt(v.liquidity.quoteReserve)).toBeGreaterThan(0n);
+    expect(v.liquidity.quoteReserveUsd).not.toBeNull();
+    expect(s.venues.usd).toMatchObject({ marked: true, mark: { method: 'venue_price_via_quote' } });
   });
 });
 
@@ -411,26 +526,108 @@ describe('wallet findings', () => {
     expect(s.bundles.rows).toEqual([]);
   });
 
-  it('/holdings: balances against eth_call at the anchor, USD coverage stated', async () => {
+  it('/holdings: every holding marked in USD through the markets reader; each leg is the indexer price route at the same anchor, balances eth_call', async () => {
+    const r = await ask('GET', `/v1/holdings?address=${H}`);
+    expect(r.status, r.text).toBe(200);
+    const at = r.body.anchor.block;
+    await expectNodeAnchor(r.body.anchor);
+    const h = r.body.holdings;
+    const [usdc, link, weth] = [tok('USDC'), tok('LINK'), dev.deployment.contracts.weth9.toLowerCase()];
+    expect(h.coverage).toMatchObject({ unmarked: [], assetsExamined: 3, complete: true });
+    const by = Object.fromEntries(h.assets.map((a: any) => [a.token, a]));
+    expect(Object.keys(by).sort()).toEqual([usdc, link, weth].sort());
+    for (const t of [usdc, link, weth]) expect(by[t].balance).toBe((await balanceOf(t, H, at)).toString());
+    expect(by[usdc].balance).toBe('1234500000');
+    // USDC at par: 1 USD per 10^6 base units.
+    expect(by[usdc].mark).toEqual({
+      method: 'usd_stablecoin_par',
+      usdPerBaseUnit: { numerator: '1', denominator: '1000000' },
+      stablecoin: { address: usdc, decimals: 6 },
+      legs: [],
+    });
+    expect(by[usdc].valueUsd).toEqual({ numerator: '2469', denominator: '2' });
+    // LINK and WETH: the default venue's price in USDC, as /tokens/{t}/price?quote=USDC answers it.
+    let total = { n: 2469n, d: 2n };
+    for (const t of [link, weth]) {
+      const p = await idx.get(`/tokens/${t}/price?quote=${usdc}`);
+      expect(p.status, p.text).toBe(200);
+      expect(p.body.anchor.number ?? p.body.anchor.block).toBe(at);
+      const m = by[t].mark;
+      expect(m).toMatchObject({ method: 'venue_price_in_usd_stablecoin', stablecoin: { address: usdc } });
+      expect(m.legs).toEqual([
+        {
+          base: t,
+          quote: usdc,
+          pool: p.body.data.venue.pool,
+          protocol: p.body.data.venue.protocol,
+          price: expect.any(Object),
+        },
+      ]);
+      const [n, d] = [BigInt(p.body.data.price.priceNumerator), BigInt(p.body.data.price.priceDenominator)];
+      expect(BigInt(m.legs[0].price.numerator) * d).toBe(n * BigInt(m.legs[0].price.denominator));
+      // value = balance × price / 10^6 (exact)
+      const v = { n: BigInt(by[t].balance) * n, d: d * 10n ** 6n };
+      expect(BigInt(by[t].valueUsd.numerator) * v.d).toBe(v.n * BigInt(by[t].valueUsd.denominator));
+      total = { n: total.n * v.d + v.n * total.d, d: total.d * v.d };
+    }
+    expect(BigInt(h.netWorthUsd.numerator) * total.d).toBe(total.n * BigInt(h.netWorthUsd.denominator));
+    // Ranked by USD value, largest first.
+    const vals = h.assets.map((a: any) => Number(a.valueUsd.numerator) / Number(a.valueUsd.denominator));
+    expect(vals).toEqual([...vals].sort((x, y) => y - x));
+    expect(h.pricing.quoteAssets[0]).toBe(usdc);
+  });
+
+  it('/holdings of a launch token: curve price in native, native marked through the V4 ETH/USDC venue (two legs, both the indexer routes)', async () => {
     const r = await ask('GET', `/v1/holdings?address=${M3}`);
     expect(r.status, r.text).toBe(200);
-    const h = r.body.holdings;
     const at = r.body.anchor.block;
-    expect(h.assets).toEqual([
-      expect.objectContaining({
-        token: made.token,
-        balance: (await balanceOf(made.token, M3, at)).toString(),
-      }),
-    ]);
-    expect(h.coverage).toMatchObject({
-      unmarked: [{ token: made.token, reason: 'no_usd_route' }],
-      complete: true,
+    const h = r.body.holdings;
+    const usdc = tok('USDC');
+    expect(h.assets).toHaveLength(1);
+    const [a] = h.assets;
+    expect(a).toMatchObject({ token: made.token, balance: (await balanceOf(made.token, M3, at)).toString() });
+    expect(h.coverage.marked).toEqual([{ token: made.token, method: 'venue_price_via_quote' }]);
+    const [curve, native] = a.mark.legs;
+    // Leg 1: the token's price in native on its curve = /tokens/{token}/price?quote=0x0…0.
+    const p1 = await idx.get(`/tokens/${made.token}/price?quote=${NATIVE}`);
+    expect(p1.body.anchor.number ?? p1.body.anchor.block).toBe(at);
+    expect(curve).toMatchObject({
+      base: made.token,
+      quote: NATIVE,
+      pool: p1.body.data.venue.pool,
+      protocol: 'launchpad',
     });
-    expect(h.pricing.depthPriced).toBe(false);
-    const assets = await idx.get(`/wallets/${M3}/assets?sort=usd`);
-    expect(assets.body.data.map((a: any) => [a.token, a.balance])).toEqual(
-      h.assets.map((a: any) => [a.token, a.balance]),
+    const r1 = {
+      n: BigInt(p1.body.data.price.priceNumerator),
+      d: BigInt(p1.body.data.price.priceDenominator),
+    };
+    expect(BigInt(curve.price.numerator) * r1.d).toBe(r1.n * BigInt(curve.price.denominator));
+    // Leg 2: native in USDC on the V4 ETH/USDC pool = the inverse of /tokens/USDC/price?quote=0x0…0.
+    const p2 = await idx.get(`/tokens/${usdc}/price?quote=${NATIVE}`);
+    expect(native).toMatchObject({
+      base: NATIVE,
+      quote: usdc,
+      pool: p2.body.data.venue.pool,
+      protocol: 'v4',
+    });
+    const r2 = {
+      n: BigInt(p2.body.data.price.priceDenominator),
+      d: BigInt(p2.body.data.price.priceNumerator),
+    };
+    expect(BigInt(native.price.numerator) * r2.d).toBe(r2.n * BigInt(native.price.denominator));
+    // usdPerBaseUnit = leg1 × leg2 / 10^6; value = balance × that.
+    const u = { n: r1.n * r2.n, d: r1.d * r2.d * 10n ** 6n };
+    expect(BigInt(a.mark.usdPerBaseUnit.numerator) * u.d).toBe(
+      u.n * BigInt(a.mark.usdPerBaseUnit.denominator),
     );
+    expect(BigInt(a.valueUsd.numerator) * u.d).toBe(BigInt(a.balance) * u.n * BigInt(a.valueUsd.denominator));
+    expect(h.netWorthUsd).toEqual(a.valueUsd);
+    // The wallet scan carries the same holdings block.
+    const scan = await ask('POST', '/v1/scan', { address: M3, depth: 'quick' });
+    expect(scan.body.scan.holdings.assets).toEqual(h.assets);
+    // The indexer's own assets route lists the same balances.
+    const assets = await idx.get(`/wallets/${M3}/assets?sort=token`);
+    expect(assets.body.data.map((x: any) => [x.token, x.balance])).toEqual([[a.token, a.balance]]);
   });
 
   it('/identities: labels with evidence and the kind the index decides', async () => {
@@ -598,6 +795,15 @@ describe('wallet lists and the analysis', () => {
     );
     expect(all.body.finder.wallets.map((w: any) => w.wallet)).toEqual(order);
     expect(all.body.finder).toMatchObject({ candidates: 4, matched: 4, candidatesComplete: true });
+    // Each first buy is the wallet's curve swap (an indexed swap, the origin its trader).
+    for (const w of all.body.finder.wallets)
+      expect(w.firstBuy).toMatchObject({
+        wallet: w.wallet,
+        protocol: 'launchpad',
+        quote: NATIVE,
+        txHash: made.buys[w.wallet].txHash,
+        block: made.buys[w.wallet].block,
+      });
     const early = await ask('GET', `/v1/wallet-finder?token=${made.token}&earlyBuyers=2`);
     expect(early.body.finder.wallets.map((w: any) => w.wallet)).toEqual(order.slice(0, 2));
     // M3 sold half: its realised PnL and win rate are the indexer's position figures.
@@ -621,22 +827,71 @@ describe('wallet lists and the analysis', () => {
     expect(floor.body.finder.wallets.map((w: any) => w.wallet)).toEqual([M3]);
   });
 
-  it('/alpha: realised PnL over the window among launch buyers, every daily input listed', async () => {
-    const pos = (await idx.get(`/wallets/${M3}/pnl/${made.token}`)).body.data;
+  it('/wallet-finder from every indexed swap: a V4 buy (tokens leave the PoolManager, no venue label) counts, as the indexer’s swaps route has it', async () => {
+    const pepe = tok('PEPE');
+    const r = await ask('GET', `/v1/wallet-finder?token=${pepe}`);
+    expect(r.status, r.text).toBe(200);
+    const f = r.body.finder;
+    expect(f.buys.quotes).toContain(NATIVE);
+    expect(f.buys.complete).toBe(true);
+    expect(f.wallets.map((w: any) => w.wallet)).toEqual([V]);
+    const swaps = await idx.get(`/tokens/${pepe}/swaps?quote=${NATIVE}&order=asc`);
+    const buy = swaps.body.data.find((x: any) => x.side === 'buy');
+    expect(buy.executor.toLowerCase()).toBe(V);
+    expect(f.wallets[0].firstBuy).toMatchObject({
+      wallet: V,
+      pool: made.pepePool,
+      protocol: 'v4',
+      quote: NATIVE,
+      txHash: made.buys[V].txHash,
+      amountToken: buy.amountToken,
+      amountQuote: buy.amountQuote,
+    });
+    expect(buy.txHash).toBe(made.buys[V].txHash);
+    // V sold half: one sold position, its realised PnL the indexer's.
+    const pos = (await idx.get(`/wallets/${V}/pnl/${pepe}`)).body.data;
     const [p] = Array.isArray(pos) ? pos : pos.positions;
-    const r = await ask('GET', `/v1/alpha?days=2&quote=${p.quote}`);
+    expect(f.wallets[0].positions).toEqual([
+      expect.objectContaining({ quote: NATIVE, buys: 1, sells: 1, quantity: p.quantity }),
+    ]);
+  });
+
+  it('/alpha: every wallet that swapped against the quote in the window is a candidate (curve and V4 alike), ranked by realised PnL with every daily input', async () => {
+    const realisedOf = async (w: string, t: string) => {
+      const pos = (await idx.get(`/wallets/${w}/pnl/${t}`)).body.data;
+      const [p] = Array.isArray(pos) ? pos : pos.positions;
+      expect(p.quote).toBe(NATIVE);
+      return { n: BigInt(p.realised.numerator), d: BigInt(p.realised.denominator) };
+    };
+    const want = { [M3]: await realisedOf(M3, made.token), [V]: await realisedOf(V, tok('PEPE')) };
+    const r = await ask('GET', `/v1/alpha?days=2&quote=${NATIVE}`);
     expect(r.status, r.text).toBe(200);
     const a = r.body.alpha;
-    expect(a.candidates.launches).toContain(made.token);
-    expect(a.candidates.count).toBeGreaterThanOrEqual(4);
-    expect(a.wallets.map((w: any) => w.wallet)).toEqual([M3]);
-    const [w] = a.wallets;
-    expect(BigInt(w.realised.numerator) * BigInt(p.realised.denominator)).toBe(
-      BigInt(p.realised.numerator) * BigInt(w.realised.denominator),
-    );
-    expect(w.inputs).toEqual([
-      { token: made.token, days: [expect.objectContaining({ day: a.window.toDay })] },
-    ]);
+    // Traders against native in the window include the four curve buyers and V (V4).
+    expect(a.candidates.count).toBeGreaterThanOrEqual(5);
+    expect(a.candidates.complete).toBe(true);
+    const rows = Object.fromEntries(a.wallets.map((w: any) => [w.wallet, w]));
+    for (const [w, tokenOf] of [
+      [M3, made.token],
+      [V, tok('PEPE')],
+    ] as const) {
+      const x = rows[w];
+      expect(x, w).toBeDefined();
+      expect(BigInt(x.realised.numerator) * want[w].d).toBe(want[w].n * BigInt(x.realised.denominator));
+      expect(x.inputs).toEqual([
+        { token: tokenOf, days: [expect.objectContaining({ day: a.window.toDay })] },
+      ]);
+    }
+    // Buyers that never sold realised nothing: not listed.
+    for (const w of [M1, M2, C]) expect(rows[w]).toBeUndefined();
+    // Ranked by realised desc (exact comparison).
+    for (let i = 1; i < a.wallets.length; i++) {
+      const [x, y] = [a.wallets[i - 1].realised, a.wallets[i].realised];
+      expect(BigInt(x.numerator) * BigInt(y.denominator) >= BigInt(y.numerator) * BigInt(x.denominator)).toBe(
+        true,
+      );
+      expect(a.wallets[i].rank).toBe(i + 1);
+    }
     const ts = Number(
       (await rpc<any>('eth_getBlockByNumber', [`0x${r.body.anchor.block.toString(16)}`, false])).timestamp,
     );
@@ -646,6 +901,7 @@ describe('wallet lists and the analysis', () => {
       toDay: Math.floor(ts / 86400),
       anchorTimestamp: ts,
     });
+    expect(a.formula).toContain('daily realised PnL');
   });
 
   it('POST /analyze: shared funders, clusters, common tokens and coordinated buys with evidence (1 scan)', async () => {

@@ -81,11 +81,6 @@ export const INDEX_ERRORS = ['CHAIN_NOT_CONFIGURED', 'INDEX_UNAVAILABLE', 'NOT_F
 
 const Int = (description?: string) => Type.Integer({ minimum: 0, description });
 const Lit = (xs: string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
-const Fraction = (description: string) =>
-  Type.Object(
-    { priceNumerator: Amount('numerator'), priceDenominator: Amount('denominator') },
-    { description },
-  );
 
 /** When a wallet was first observed. */
 export const WalletFirstSeenSchema = Type.Object({
@@ -97,37 +92,82 @@ export const WalletFirstSeenSchema = Type.Object({
   evidence: Type.String(),
 });
 
-/** A held token (wallets reader AssetRow). */
+const FractionSchema = (description: string) =>
+  Type.Object({ numerator: Amount('numerator'), denominator: Amount('denominator') }, { description });
+
+const MarkMethodSchema = Lit([
+  'usd_stablecoin_par',
+  'venue_price_in_usd_stablecoin',
+  'venue_price_via_quote',
+]);
+const UnmarkedReasonSchema = Lit([
+  'decimals_unknown',
+  'no_pool_against_a_quote_asset',
+  'venue_has_no_price_yet',
+  'quote_has_no_usd_route',
+]);
+
+/** A USD mark with its method and every venue price it multiplies. */
+export const UsdMarkSchema = Type.Object({
+  method: MarkMethodSchema,
+  usdPerBaseUnit: FractionSchema('USD per token base unit, exact'),
+  stablecoin: Type.Object(
+    { address: Address(), decimals: Int() },
+    { description: 'the USD stablecoin the mark ends in (1 whole unit = 1 USD by convention)' },
+  ),
+  legs: Type.Array(
+    Type.Object({
+      base: Address('the currency priced (0x0…0 = native)'),
+      quote: Address('the currency it is priced in'),
+      pool: Type.String({ description: 'the default venue of (base, quote) at the anchor: pool key (hex)' }),
+      protocol: Type.String(),
+      price: FractionSchema(
+        'quote base units per base base unit, after the venue’s last trade at the anchor',
+      ),
+    }),
+    { description: 'venue prices multiplied, token first; empty for a stablecoin at par' },
+  ),
+});
+
+/** A held token with its USD mark. */
 export const AssetSchema = Type.Object({
   token: Address(),
   symbol: Nullable(Type.String()),
   decimals: Nullable(Int()),
   balance: Amount('transfer-sum balance, token base units (negative when transfers never credited it)'),
   balanceUnit: Type.Literal('token base units'),
-  balanceUsd: Type.Object({
-    value: Nullable(Fraction('USD, exact')),
-    reason: Nullable(Lit(['decimals_unknown', 'no_usd_route'])),
-  }),
+  valueUsd: Nullable(FractionSchema('balance × mark.usdPerBaseUnit, USD, exact')),
+  mark: Nullable(UsdMarkSchema),
+  unmarkedReason: Nullable(UnmarkedReasonSchema),
 });
 
 export const HoldingsSchema = Type.Object({
   address: Address(),
-  assets: Type.Array(AssetSchema, { description: 'marked holdings by USD value first, then unmarked' }),
+  assets: Type.Array(AssetSchema, {
+    description: 'marked holdings by USD value desc first, then unmarked ones by token',
+  }),
   more: Type.Boolean({ description: 'more holdings than listed' }),
   limit: Int('holdings listed at most'),
-  netWorthUsd: Fraction('sum of USD-marked holdings only'),
+  netWorthUsd: FractionSchema('sum of the marked holdings’ USD values, exact'),
   coverage: Type.Object({
-    marked: Type.Array(Type.Object({ token: Address(), method: Type.Literal('usd_stablecoin_par') })),
+    marked: Type.Array(Type.Object({ token: Address(), method: MarkMethodSchema })),
     unmarked: Type.Array(
-      Type.Object({ token: Address(), reason: Lit(['decimals_unknown', 'no_usd_route']) }),
+      Type.Object({
+        token: Address(),
+        reason: UnmarkedReasonSchema,
+        tried: Type.Array(Type.Object({ quote: Address(), reason: UnmarkedReasonSchema }), {
+          description: 'every quote asset tried, in priority order, with why it did not mark',
+        }),
+      }),
     ),
-    assetsExamined: Int(),
-    complete: Type.Boolean(),
+    assetsExamined: Int('held tokens examined (at most 500)'),
+    complete: Type.Boolean({ description: 'false when the wallet holds more tokens than examined' }),
   }),
   pricing: Type.Object({
-    method: Type.Literal('usd_stablecoin_par'),
-    depthPriced: Type.Literal(false),
-    note: Type.String(),
+    rule: Type.String({ description: 'the USD mark rule' }),
+    unit: Type.String(),
+    usdStablecoins: Type.Array(Address()),
+    quoteAssets: Type.Array(Address(), { description: 'quote assets in the priority the rule tries them' }),
   }),
 });
 
@@ -292,6 +332,62 @@ const LaunchSchema = Type.Object({
   graduated: Nullable(Type.Object({ ...CoordinateSchema.properties, pool: Address() })),
 });
 
+const MarkOutcomeSchema = Type.Union([
+  Type.Object({ marked: Type.Literal(true), mark: UsdMarkSchema }),
+  Type.Object({
+    marked: Type.Literal(false),
+    reason: UnmarkedReasonSchema,
+    tried: Type.Array(Type.Object({ quote: Address(), reason: UnmarkedReasonSchema })),
+  }),
+]);
+
+/** The token scan's venues and liquidity (markets reader). */
+export const TokenVenuesSchema = Type.Object({
+  evaluated: Type.Literal(true),
+  rule: Type.String({ description: 'the default-venue rule' }),
+  quotes: Type.Array(
+    Type.Object({
+      quote: Address('a currency the token trades against (0x0…0 = native)'),
+      venue: Type.Object({
+        pool: Type.String({ description: 'pool key (hex)' }),
+        protocol: Type.String(),
+        contract: Address('pool contract, V4 PoolManager, or launchpad curve'),
+        poolId: Nullable(Hash('V4 pool id')),
+      }),
+      price: Nullable(
+        FractionSchema('quote base units per token base unit on the venue; null before any trade'),
+      ),
+      candidates: Type.Array(
+        Type.Object({
+          pool: Type.String(),
+          protocol: Type.String(),
+          volume24hQuote: Amount('trailing-24h quote-side volume, quote base units'),
+          trades24h: Int(),
+        }),
+        { description: 'pools against this quote in venue order (first 20)' },
+      ),
+      candidatesCount: Int(),
+      liquidity: Type.Object({
+        tokenReserve: Amount('Σ token reserves of the V2 pools and curves, base units'),
+        quoteReserve: Amount('Σ quote reserves of the V2 pools and curves, base units'),
+        reservesPools: Type.Array(Type.String()),
+        quoteReserveUsd: Nullable(FractionSchema('quoteReserve in USD through the quote’s mark')),
+        concentratedPools: Type.Array(
+          Type.Object({
+            pool: Type.String(),
+            protocol: Type.String(),
+            activeLiquidity: Nullable(Amount('active liquidity L')),
+            sqrtPriceX96: Nullable(Amount('Q64.96 square-root price')),
+          }),
+        ),
+      }),
+    }),
+  ),
+  usd: MarkOutcomeSchema,
+  poolsConsidered: Int(),
+  poolsTruncated: Type.Boolean(),
+});
+
 export const TokenScanSchema = Type.Object({
   kind: Type.Literal('token'),
   address: Address(),
@@ -340,7 +436,7 @@ export const TokenScanSchema = Type.Object({
     transfersRead: Int(),
     complete: Type.Boolean(),
   }),
-  venues: Type.Object({ evaluated: Type.Literal(false), reason: Type.String() }),
+  venues: TokenVenuesSchema,
 });
 
 export const DetectionSchema = Type.Object({
@@ -355,11 +451,28 @@ export const DetectionSchema = Type.Object({
   }),
   snipers: Type.Object({
     evaluated: Type.Boolean(),
-    notEvaluatedReason: Nullable(Type.Literal('no_launch_observed')),
+    notEvaluatedReason: Nullable(Type.Literal('no_launch_or_pool_observed')),
     flagged: Type.Boolean(),
     rule: Type.String(),
-    inputs: Type.Object({ launchBlock: Nullable(Int()), withinBlocks: Int() }),
-    wallets: Type.Array(Type.Object({ ...BuySchema.properties, blocksAfterLaunch: Type.Integer() })),
+    inputs: Type.Object({
+      reference: Nullable(Lit(['launch_created', 'first_pool_registered'])),
+      referenceBlock: Nullable(Int('the block the sniper window starts at')),
+      pool: Nullable(
+        Type.Object({
+          key: Type.String({ description: 'pool key (hex)' }),
+          protocol: Type.String(),
+          registeredBy: Lit(['factory_event', 'first_sight']),
+        }),
+      ),
+      launchBlock: Nullable(Int()),
+      withinBlocks: Int(),
+    }),
+    wallets: Type.Array(
+      Type.Object({
+        ...BuySchema.properties,
+        blocksAfterLaunch: Type.Integer({ description: 'blocks after the reference block' }),
+      }),
+    ),
   }),
   freshWallets: Type.Object({
     flagged: Type.Boolean(),
@@ -533,6 +646,20 @@ const WinRateSchema = Type.Object({
   complete: Type.Boolean(),
 });
 
+/** A first buy in an indexed swap. */
+export const SwapBuySchema = Type.Object({
+  wallet: Address('the swap’s transaction origin'),
+  pool: Type.String({ description: 'pool key (hex)' }),
+  protocol: Type.String(),
+  quote: Address('the currency paid (0x0…0 = native)'),
+  amountToken: Amount('token base units received'),
+  amountQuote: Amount('quote base units paid'),
+  block: Int(),
+  txIndex: Int(),
+  logIndex: Int(),
+  txHash: Hash(),
+});
+
 export const FinderSchema = Type.Object({
   token: Address(),
   filters: Type.Object({
@@ -541,6 +668,12 @@ export const FinderSchema = Type.Object({
     minWinRateBps: Nullable(Int()),
   }),
   rule: Type.String(),
+  buys: Type.Object({
+    rule: Type.String({ description: 'what a buy is (every indexed swap, any protocol and quote)' }),
+    quotes: Type.Array(Address(), { description: 'the quotes whose swaps were read' }),
+    swapsRead: Int(),
+    complete: Type.Boolean({ description: 'false when a quote’s walk stopped at its bound' }),
+  }),
   candidates: Int(),
   candidatesComplete: Type.Boolean(),
   matched: Int(),
@@ -548,7 +681,7 @@ export const FinderSchema = Type.Object({
     Type.Object({
       wallet: Address(),
       buyRank: Type.Integer({ minimum: 1 }),
-      firstBuy: BuySchema,
+      firstBuy: SwapBuySchema,
       positions: Type.Array(
         Type.Object({
           quote: Address(),
@@ -567,7 +700,14 @@ export const AlphaSchema = Type.Object({
   formula: Type.String(),
   window: Type.Object({ days: Int(), fromDay: Int('UTC day index'), toDay: Int(), anchorTimestamp: Int() }),
   quote: Address(),
-  candidates: Type.Object({ rule: Type.String(), count: Int(), launches: Type.Array(Address()) }),
+  candidates: Type.Object({
+    rule: Type.String(),
+    count: Int('distinct traders against the quote in the window'),
+    tokens: Int('tokens paired with the quote in its registered pools'),
+    swapsScanned: Int(),
+    bounds: Type.Object({ pools: Int(), swaps: Int() }),
+    complete: Type.Boolean({ description: 'false when a bound stopped the walk' }),
+  }),
   wallets: Type.Array(
     Type.Object({
       rank: Type.Integer({ minimum: 1 }),

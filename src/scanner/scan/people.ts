@@ -8,7 +8,14 @@
 import type { PositionView, TradeRow } from '../../wallets/index.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect, type Share, shareOf } from './common.js';
-import { type Buy, firstBuys } from './token.js';
+import {
+  firstSwapBuys,
+  SWAP_BUY_RULE,
+  type SwapBuy,
+  TRADER_POOLS,
+  TRADER_SWAP_SCAN,
+  windowTraders,
+} from './swaps.js';
 
 /** A rational `numerator/denominator` (quote base units). */
 export interface Ratio {
@@ -109,7 +116,7 @@ export interface FinderFilters {
 export interface FinderRow {
   wallet: string;
   buyRank: number;
-  firstBuy: Buy;
+  firstBuy: SwapBuy;
   positions: Array<{ quote: string; realised: Ratio; buys: number; sells: number; quantity: string }>;
   winRate: { wins: number; sold: number; rate: Share | null; complete: boolean };
 }
@@ -127,6 +134,7 @@ export function walletFinder(
   token: string;
   filters: { earlyBuyers: number | null; minRealised: string | null; minWinRateBps: number | null };
   rule: string;
+  buys: { rule: string; quotes: string[]; swapsRead: number; complete: boolean };
   candidates: number;
   candidatesComplete: boolean;
   matched: number;
@@ -134,7 +142,7 @@ export function walletFinder(
 } {
   const t = token.toLowerCase();
   rc.readers.tokens.token(rc.view, t, rc.anchor.block); // 404 when not indexed
-  const fb = firstBuys(rc, t);
+  const fb = firstSwapBuys(rc, t);
   const buyers = fb.buys.slice(0, FINDER_CANDIDATES);
   const rows: FinderRow[] = [];
   let matched = 0;
@@ -176,18 +184,14 @@ export function walletFinder(
       minRealised: f.minRealised?.toString() ?? null,
       minWinRateBps: f.minWinRateBps,
     },
-    rule: `candidates: the token's buyers in first-buy order (a buy: a transfer from a venue; first ${FINDER_CANDIDATES}); earlyBuyers keeps the first N; minRealised keeps wallets with a (token, quote) position whose realised PnL ≥ the value (quote base units); minWinRateBps keeps wallets whose positions with a sell are profitable (realised > 0) at least that share of the time`,
+    rule: `candidates: the token's buyers in first-buy order (see buys.rule; the first ${FINDER_CANDIDATES}); earlyBuyers keeps the first N; minRealised keeps wallets with a (token, quote) position whose realised PnL ≥ the value (quote base units); minWinRateBps keeps wallets whose positions with a sell are profitable (realised > 0) at least that share of the time`,
+    buys: { rule: SWAP_BUY_RULE, quotes: fb.quotes, swapsRead: fb.swapsRead, complete: fb.complete },
     candidates: buyers.length,
     candidatesComplete: fb.complete && fb.buys.length <= FINDER_CANDIDATES,
     matched,
     wallets: rows,
   };
 }
-
-/** Alpha candidates: recent launches read per launchpad, buyers per launch, positions per wallet. */
-export const ALPHA_LAUNCHES = 10;
-export const ALPHA_BUYERS_EACH = 50;
-const ALPHA_POSITIONS = 100;
 
 export interface AlphaRow {
   rank: number;
@@ -196,10 +200,16 @@ export interface AlphaRow {
   inputs: Array<{ token: string; days: Array<{ day: number; realised: Ratio }> }>;
 }
 
+/** The alpha formula, published with every answer. */
+export const ALPHA_FORMULA =
+  'realised = Σ over the tokens the wallet swapped against the quote in the window of Σ daily realised PnL of its (token, quote) position (weighted-average cost, exact, quote base units) for UTC days fromDay..toDay; ranked by realised desc, then wallet';
+
 /**
  * Wallets ranked by realised PnL in `quote` over the `days` UTC days ending with the anchor
- * block's day, among the candidates (buyers of each launchpad's latest launches, and KOL-labelled
- * wallets). Every daily figure summed is listed.
+ * block's day. Candidates: every transaction origin of an indexed swap against the quote in the
+ * window (realised PnL arises only on a sell, itself such a swap), found by {@link windowTraders};
+ * each candidate's figure sums the wallets reader's daily realised PnL of the (token, quote)
+ * positions it traded, and every daily figure summed is listed.
  */
 export function alpha(
   rc: ReadCtx,
@@ -208,7 +218,14 @@ export function alpha(
   formula: string;
   window: { days: number; fromDay: number; toDay: number; anchorTimestamp: number };
   quote: string;
-  candidates: { rule: string; count: number; launches: string[] };
+  candidates: {
+    rule: string;
+    count: number;
+    tokens: number;
+    swapsScanned: number;
+    bounds: { pools: number; swaps: number };
+    complete: boolean;
+  };
   wallets: AlphaRow[];
 } {
   const at = rc.anchor.block;
@@ -218,61 +235,35 @@ export function alpha(
   const toDay = Math.floor(ts / 86_400);
   const fromDay = toDay - o.days + 1;
   const quote = o.quote.toLowerCase();
-  const launches: string[] = [];
-  for (const pad of rc.readers.tokens.launchpads())
-    if (pad.deployments.length)
-      for (const l of collect<{ token: string }>(
-        (q, sink) => rc.readers.tokens.padLaunches(rc.view, pad.name, q, sink),
-        at,
-        ALPHA_LAUNCHES,
-        'desc',
-      ).rows)
-        launches.push(l.token.toLowerCase());
-  const cands = new Set<string>();
-  for (const t of launches)
-    for (const b of firstBuys(rc, t).buys.slice(0, ALPHA_BUYERS_EACH)) cands.add(b.wallet);
-  for (const [w, ls] of rc.config.labelled) if (ls.some(isKol)) cands.add(w);
+  const wt = windowTraders(rc, quote, fromDay * 86_400);
   const rows: Array<Omit<AlphaRow, 'rank'> & { r: { n: bigint; d: bigint } }> = [];
-  for (const wallet of cands) {
-    const ps = collect<PositionView>(
-      (q, sink) =>
-        void rc.readers.wallets.positions(
-          rc.view,
-          wallet,
-          { minQuantity: null, sellout: false, hideAbnormal: false },
-          q,
-          sink,
-        ),
-      at,
-      ALPHA_POSITIONS,
-    ).rows.filter((p) => p.quote.toLowerCase() === quote);
+  for (const [wallet, tokens] of wt.traders) {
     let r = { n: 0n, d: 1n };
     const inputs: AlphaRow['inputs'] = [];
-    for (const p of ps) {
+    for (const token of [...tokens].sort()) {
       const days = collect<{ day: number; realised: { numerator: string; denominator: string } }>(
-        (q, sink) =>
-          rc.readers.wallets.pnlDaily(rc.view, { wallet, token: p.token, quote, fromDay, toDay }, q, sink),
+        (q, sink) => rc.readers.wallets.pnlDaily(rc.view, { wallet, token, quote, fromDay, toDay }, q, sink),
         at,
         o.days,
       ).rows;
       if (!days.length) continue;
       for (const d of days) r = addR(r, ratio(d.realised));
-      inputs.push({
-        token: p.token,
-        days: days.map((d) => ({ day: d.day, realised: out(ratio(d.realised)) })),
-      });
+      inputs.push({ token, days: days.map((d) => ({ day: d.day, realised: out(ratio(d.realised)) })) });
     }
     if (inputs.length) rows.push({ wallet, realised: out(r), inputs, r });
   }
   rows.sort((a, b) => cmpR(b.r, a.r) || (a.wallet < b.wallet ? -1 : 1));
   return {
-    formula: `realised = Σ over the wallet's (token, quote) positions in the quote of Σ daily realised PnL (weighted-average cost, exact) for UTC days fromDay..toDay; ranked by realised desc, then wallet`,
+    formula: ALPHA_FORMULA,
     window: { days: o.days, fromDay, toDay, anchorTimestamp: ts },
     quote,
     candidates: {
-      rule: `buyers (first ${ALPHA_BUYERS_EACH} each) of the latest ${ALPHA_LAUNCHES} launches of every registered launchpad, and wallets labelled kol; wallets with no realised PnL in the window are not listed`,
-      count: cands.size,
-      launches,
+      rule: `every transaction origin of an indexed swap (any protocol) against the quote with a timestamp in the window (from fromDay 00:00 UTC to the anchor), read through the quote's registered pools (at most ${TRADER_POOLS}) newest first (at most ${TRADER_SWAP_SCAN} swaps); wallets with no realised PnL in the window are not listed`,
+      count: wt.traders.size,
+      tokens: wt.tokens,
+      swapsScanned: wt.swapsScanned,
+      bounds: { pools: TRADER_POOLS, swaps: TRADER_SWAP_SCAN },
+      complete: wt.complete,
     },
     wallets: rows.slice(0, o.limit).map(({ r: _r, ...x }, i) => ({ rank: i + 1, ...x })),
   };

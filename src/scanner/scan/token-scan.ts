@@ -1,14 +1,15 @@
 /**
  * The token scan: supply, holders, holder concentration (top-10 share excluding venues and burn
  * sinks), creator and the creator's other tokens, authority events, launch state, bundles' share
- * of supply with evidence, and the first buyers. Read through the tokens, cohorts and addresses
- * readers at the answer's anchor.
+ * of supply with evidence, the first buyers, and venues and liquidity with the USD mark. Read
+ * through the tokens, cohorts, addresses and markets readers at the answer's anchor.
  */
 import type { HolderCount, HolderRow, TokenListRow } from '../../tokens/index.js';
 import type { AuthorityEvent, LaunchRow } from '../../tokens/model.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect, isVenueLabel, type Share, shareOf } from './common.js';
 import { BUY_RULE, type Bundles, type Buy, bundlesOf, firstBuys } from './token.js';
+import { type TokenVenues, tokenVenues } from './venues.js';
 
 /** Holders counted in the concentration figure. */
 export const TOP_HOLDERS = 10;
@@ -53,7 +54,7 @@ export interface TokenScan {
   launchReason: 'not_launched_on_a_registered_launchpad' | null;
   bundles: Bundles;
   firstBuyers: { rule: string; rows: Buy[]; transfersRead: number; complete: boolean };
-  venues: { evaluated: false; reason: string };
+  venues: TokenVenues;
 }
 
 /** Top holders excluding venues (burn sinks are never in the balance ranking). */
@@ -144,9 +145,6 @@ export function tokenScan(rc: ReadCtx, address: string): TokenScan {
       transfersRead: fb.transfersRead,
       complete: fb.complete,
     },
-    venues: {
-      evaluated: false,
-      reason: 'venues and liquidity need the markets reader, which the scanner does not read yet',
-    },
+    venues: tokenVenues(rc, a),
   };
 }

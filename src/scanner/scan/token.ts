@@ -4,6 +4,7 @@
  * wallets and addresses readers at the answer's anchor; every flag carries its rule and inputs.
  */
 import type { CohortRow, MemberRow } from '../../cohorts/index.js';
+import type { PoolRow } from '../../markets/index.js';
 import type { TransferRow } from '../../tokens/model.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect, isVenueLabel, type Share, shareOf } from './common.js';
@@ -222,6 +223,20 @@ export function bundlesOf(rc: ReadCtx, token: string): Bundles {
   };
 }
 
+/** The token's earliest registered pool at the anchor (markets reader membership), or null. */
+function firstPool(rc: ReadCtx, token: string): PoolRow | null {
+  const pools = rc.readers.markets.tokenVenues(rc.view, token, undefined, rc.anchor.block).membership.pools;
+  let best: PoolRow | null = null;
+  for (const p of pools)
+    if (
+      !best ||
+      p.created.block < best.created.block ||
+      (p.created.block === best.created.block && (p.created.logIndex ?? -1) < (best.created.logIndex ?? -1))
+    )
+      best = p;
+  return best;
+}
+
 /** Default /detect windows, blocks. */
 export const SNIPER_BLOCKS = 3;
 export const FRESH_BLOCKS = 100;
@@ -240,10 +255,18 @@ export interface Detection {
   };
   snipers: {
     evaluated: boolean;
-    notEvaluatedReason: 'no_launch_observed' | null;
+    notEvaluatedReason: 'no_launch_or_pool_observed' | null;
     flagged: boolean;
     rule: string;
-    inputs: { launchBlock: number | null; withinBlocks: number };
+    inputs: {
+      /** What the window starts at: the launch's creation, else the token's first registered pool. */
+      reference: 'launch_created' | 'first_pool_registered' | null;
+      referenceBlock: number | null;
+      /** The first registered pool (key, protocol, how it was registered) when it is the reference. */
+      pool: { key: string; protocol: string; registeredBy: 'factory_event' | 'first_sight' } | null;
+      launchBlock: number | null;
+      withinBlocks: number;
+    };
     wallets: Array<Buy & { blocksAfterLaunch: number }>;
   };
   freshWallets: {
@@ -270,12 +293,14 @@ export function detect(rc: ReadCtx, token: string, sniperBlocks: number, freshBl
   const launch = rc.readers.tokens.launch(rc.view, t, at);
   const fb = firstBuys(rc, t);
   const launchBlock = launch?.created.block ?? null;
+  const first = launchBlock === null ? firstPool(rc, t) : null;
+  const refBlock = launchBlock ?? first?.created.block ?? null;
   const snipers =
-    launchBlock === null
+    refBlock === null
       ? []
       : fb.buys
-          .filter((x) => x.block - launchBlock <= sniperBlocks)
-          .map((x) => ({ ...x, blocksAfterLaunch: x.block - launchBlock }));
+          .filter((x) => x.block - refBlock <= sniperBlocks)
+          .map((x) => ({ ...x, blocksAfterLaunch: x.block - refBlock }));
   const examined = fb.buys.slice(0, DETECT_BUYERS);
   const fresh: Detection['freshWallets']['wallets'] = [];
   for (const x of examined) {
@@ -305,11 +330,23 @@ export function detect(rc: ReadCtx, token: string, sniperBlocks: number, freshBl
       evidence: b.bundles,
     },
     snipers: {
-      evaluated: launchBlock !== null,
-      notEvaluatedReason: launchBlock === null ? 'no_launch_observed' : null,
+      evaluated: refBlock !== null,
+      notEvaluatedReason: refBlock === null ? 'no_launch_or_pool_observed' : null,
       flagged: snipers.length > 0,
-      rule: `a sniper bought (see buys.rule) within ${sniperBlocks} blocks after the launch's creation block (LaunchCreated); tokens without an observed launch are not evaluated (pool-creation timing needs the markets reader, not read by the scanner yet)`,
-      inputs: { launchBlock, withinBlocks: sniperBlocks },
+      rule: `a sniper bought (see buys.rule) within ${sniperBlocks} blocks after the reference block: the launch's creation (LaunchCreated) for a launchpad token, else the registration of the token's first pool (markets reader: its creation event, or its first observed event for a pool that predates the indexed range, registeredBy first_sight); a token with neither is not evaluated`,
+      inputs: {
+        reference: launchBlock !== null ? 'launch_created' : first ? 'first_pool_registered' : null,
+        referenceBlock: refBlock,
+        pool: first
+          ? {
+              key: first.key,
+              protocol: first.protocol,
+              registeredBy: first.provenance?.discovery === 'first_sight' ? 'first_sight' : 'factory_event',
+            }
+          : null,
+        launchBlock,
+        withinBlocks: sniperBlocks,
+      },
       wallets: snipers,
     },
     freshWallets: {

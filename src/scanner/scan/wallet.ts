@@ -4,63 +4,136 @@
  * funding chain. Everything is read through the wallets, cohorts and addresses readers at the
  * answer's anchor.
  *
- * USD marks: the wallets reader marks USD stablecoins at par (exact rationals) and lists every
- * other holding as unmarked with its reason; depth-priced marks from pools need the markets reader
- * (not wired into the scanner yet), so they are not guessed here: `pricing.depthPriced` says so.
+ * USD marks: through the markets reader at the anchor (./usd.ts: stablecoins at par, other tokens
+ * at their default venue's price in a quote asset, the quote marked through a USD-stablecoin venue),
+ * exact rationals; every mark lists its method and legs, every unmarked holding its reason.
  */
-import type { AssetRow, PnlAggregate, WalletFirstSeen, WalletTransferRow } from '../../wallets/index.js';
+import type { Rational } from '../../markets/index.js';
+import {
+  type AssetRow,
+  type PnlAggregate,
+  SORT_BUDGET,
+  type WalletFirstSeen,
+  type WalletTransferRow,
+} from '../../wallets/index.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 import { type FundingChain, fundingChain } from './funding.js';
 import { BUNDLE_RULE, type BundleMember, walletBundles } from './token.js';
+import {
+  addR,
+  type Fraction,
+  frac,
+  type MarkMethod,
+  mul,
+  type UnmarkedReason,
+  USD_MARK_RULE,
+  type UsdMark,
+  usdMarker,
+} from './usd.js';
 
 /** Holdings listed at most by a holdings answer (ranked by USD value, then unmarked). */
 export const HOLDINGS_LIMIT = 100;
 
-export const PRICING_NOTE =
-  'USD marks: configured USD stablecoins at par (exact). Depth-priced marks from pool liquidity need the markets reader, which the scanner does not read yet: other holdings are listed unmarked with their reason, never guessed.';
+/** A held token at the anchor with its USD mark. */
+export interface HeldAsset {
+  token: string;
+  symbol: string | null;
+  decimals: number | null;
+  /** Transfer-sum balance, token base units (negative when transfers never credited it). */
+  balance: string;
+  balanceUnit: 'token base units';
+  /** balance × mark.usdPerBaseUnit in USD (exact); null when unmarked (see reason). */
+  valueUsd: Fraction | null;
+  mark: UsdMark | null;
+  unmarkedReason: UnmarkedReason | null;
+}
 
 /** A wallet's holdings at the anchor. */
 export interface Holdings {
   address: string;
-  assets: AssetRow[];
+  assets: HeldAsset[];
   /** More holdings than listed (see `limit`). */
   more: boolean;
   limit: number;
-  netWorthUsd: { priceNumerator: string; priceDenominator: string };
+  /** Sum of the marked holdings' values, USD, exact. */
+  netWorthUsd: Fraction;
   coverage: {
-    marked: Array<{ token: string; method: 'usd_stablecoin_par' }>;
-    unmarked: Array<{ token: string; reason: 'decimals_unknown' | 'no_usd_route' }>;
+    marked: Array<{ token: string; method: MarkMethod }>;
+    unmarked: Array<{
+      token: string;
+      reason: UnmarkedReason;
+      tried: Array<{ quote: string; reason: UnmarkedReason }>;
+    }>;
+    /** Held tokens examined (at most {@link SORT_BUDGET}). */
     assetsExamined: number;
+    /** False when the wallet holds more tokens than examined. */
     complete: boolean;
   };
-  pricing: { method: 'usd_stablecoin_par'; depthPriced: false; note: string };
+  pricing: { rule: string; unit: string; usdStablecoins: string[]; quoteAssets: string[] };
 }
 
-/** Holdings of `address`, ranked by USD value (marked first), with the portfolio's coverage. */
+/**
+ * Holdings of `address` (the wallets reader's held tokens, at most {@link SORT_BUDGET} examined),
+ * each marked in USD by {@link usdMarker}, ranked by USD value desc (marked first, then unmarked by
+ * token), at most `limit` listed, with the net worth and the coverage of the marks.
+ */
 export function holdingsOf(rc: ReadCtx, address: string, limit = HOLDINGS_LIMIT): Holdings {
   const a = address.toLowerCase();
-  const w = rc.readers.wallets;
   const { rows, more } = collect<AssetRow>(
-    (q, sink) => void w.assets(rc.view, a, 'usd', q, sink),
+    (q, sink) => void rc.readers.wallets.assets(rc.view, a, 'token', q, sink),
     rc.anchor.block,
-    limit,
-    'desc',
+    SORT_BUDGET,
   );
-  const p = w.portfolio(rc.view, a, 'all', rc.anchor.block);
+  const markOf = usdMarker(rc);
+  let total: Rational = { n: 0n, d: 1n };
+  const coverage: Holdings['coverage'] = {
+    marked: [],
+    unmarked: [],
+    assetsExamined: rows.length,
+    complete: !more,
+  };
+  const held = rows.map((r) => {
+    const m = markOf(r.token);
+    let value: Rational | null = null;
+    if (m.marked) {
+      const u = m.mark.usdPerBaseUnit;
+      value = mul({ n: BigInt(r.balance), d: 1n }, { n: BigInt(u.numerator), d: BigInt(u.denominator) });
+      total = addR(total, value);
+      coverage.marked.push({ token: r.token, method: m.mark.method });
+    } else coverage.unmarked.push({ token: r.token, reason: m.reason, tried: m.tried });
+    const asset: HeldAsset = {
+      token: r.token,
+      symbol: r.symbol,
+      decimals: r.decimals,
+      balance: r.balance,
+      balanceUnit: 'token base units',
+      valueUsd: value ? frac(value) : null,
+      mark: m.marked ? m.mark : null,
+      unmarkedReason: m.marked ? null : m.reason,
+    };
+    return { asset, value };
+  });
+  held.sort((x, y) => {
+    if (x.value && y.value) {
+      const c = x.value.n * y.value.d - y.value.n * x.value.d;
+      if (c !== 0n) return c > 0n ? -1 : 1;
+    } else if (x.value || y.value) return x.value ? -1 : 1;
+    return x.asset.token < y.asset.token ? -1 : 1;
+  });
   return {
     address: a,
-    assets: rows,
-    more,
+    assets: held.slice(0, limit).map((h) => h.asset),
+    more: held.length > limit || more,
     limit,
-    netWorthUsd: p.netWorthUsd,
-    coverage: {
-      marked: p.coverage.marked,
-      unmarked: p.coverage.unmarked,
-      assetsExamined: p.coverage.assetsExamined,
-      complete: p.coverage.complete,
+    netWorthUsd: frac(total),
+    coverage,
+    pricing: {
+      rule: USD_MARK_RULE,
+      unit: 'USD: a USD stablecoin whole unit is 1 USD by convention',
+      usdStablecoins: [...rc.config.usdStablecoins],
+      quoteAssets: [...rc.config.quoteAssets],
     },
-    pricing: { method: 'usd_stablecoin_par', depthPriced: false, note: PRICING_NOTE },
   };
 }
 
