@@ -4,7 +4,7 @@
  * before (once per HTTP request).
  */
 
-import type { BlockRef, View } from '../storage/index.js';
+import type { View } from '../storage/index.js';
 import type { Principal } from './auth.js';
 import { ApiError } from './errors.js';
 import { requireProjection } from './projections.js';

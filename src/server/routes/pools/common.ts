@@ -1,7 +1,6 @@
 /** Shared by the pool routes: addressing (address or V4 manager + poolId) and renderings of the reader's objects. */
 
 import {
-  type CandleRow,
   type PoolRef,
   type PoolRow,
   type PoolState,
