@@ -17,14 +17,18 @@
  * currency1 is inverted (and its highs become lows).
  */
 import type { View } from '../storage/index.js';
-import { POOL_BY_CURRENCY } from '../storage/tables/markets.js';
+import { POOL, POOL_BY_CURRENCY } from '../storage/tables/markets.js';
 import type { CandleRow, PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
 import { type At, poolAt } from './read.js';
-import { type WindowStats, windowStats } from './windows.js';
+import { dayWindow, type WindowStats, windowStats } from './windows.js';
 
 /** Pools of one token considered at most (Limits: token pool membership). */
 export const MAX_TOKEN_POOLS = 2048;
+/** Membership index rows read per multi-get. */
+const MEMBERSHIP_CHUNK = 512;
+
+type Hex = `0x${string}`;
 
 export interface TokenPools {
   pools: PoolRow[];
@@ -36,18 +40,23 @@ export interface TokenPools {
 /** The token's registered pools at `anchor`, in pool-key order, at most {@link MAX_TOKEN_POOLS}. */
 export function tokenPools(view: View, token: string, anchor: number): TokenPools {
   const pools: PoolRow[] = [];
-  let next: string | null = null;
-  view.each(POOL_BY_CURRENCY, { prefix: [token as `0x${string}`] }, (_v, [, key]) => {
-    const p = poolAt(view, key, anchor);
-    if (!p) return true;
-    if (pools.length >= MAX_TOKEN_POOLS) {
-      next = key;
-      return false;
+  const t = token as Hex;
+  let after: Hex | null = null;
+  for (;;) {
+    const keys: Array<[Hex]> = view
+      .rows(POOL_BY_CURRENCY, { prefix: [t], ...(after ? { gt: [t, after] } : {}), limit: MEMBERSHIP_CHUNK })
+      .map((r) => [r.key[1]] as [Hex]);
+    // One native multi-get per chunk of members (a token may have hundreds of pools).
+    const rows = view.getMany(POOL, keys);
+    for (let i = 0; i < rows.length; i++) {
+      const p = rows[i];
+      if (!p || p.created.block > anchor) continue;
+      if (pools.length >= MAX_TOKEN_POOLS) return { pools, truncated: true, nextPoolKey: keys[i][0] };
+      pools.push(p);
     }
-    pools.push(p);
-    return true;
-  });
-  return { pools, truncated: next !== null, nextPoolKey: next };
+    if (keys.length < MEMBERSHIP_CHUNK) return { pools, truncated: false, nextPoolKey: null };
+    after = keys[keys.length - 1][0];
+  }
 }
 
 export const counterOf = (p: PoolRow, token: string) => (p.currency0 === token ? p.currency1 : p.currency0);
@@ -126,20 +135,36 @@ export function resolveFirstPaintQuote(
   return best ? { ok: true, quote: best.q, how: 'largest_usd_markable_volume', candidates: r.candidates } : r;
 }
 
-/** Window statistics of a pool, computed at most once per request (see {@link statsMemo}). */
-export type StatsOf = (p: PoolRow) => WindowStats[];
+/**
+ * Window statistics of a pool, computed at most once per request (see {@link statsMemo}); `day`
+ * reads the 24h window alone (venue choice and rankings over every member pool).
+ */
+export type StatsOf = ((p: PoolRow) => WindowStats[]) & { day(p: PoolRow): WindowStats };
 
 /** A per-request memo of {@link windowStats} at `at`: each pool's windows are read once. */
 export function statsMemo(view: View, at: At): StatsOf {
-  const m = new Map<string, WindowStats[]>();
-  return (p) => {
-    let w = m.get(p.key);
+  const all = new Map<string, WindowStats[]>();
+  const days = new Map<string, WindowStats>();
+  const of = (p: PoolRow) => {
+    let w = all.get(p.key);
     if (!w) {
       w = windowStats(view, p.key, at);
-      m.set(p.key, w);
+      all.set(p.key, w);
     }
     return w;
   };
+  return Object.assign(of, {
+    day(p: PoolRow) {
+      const full = all.get(p.key);
+      if (full) return full[full.length - 1];
+      let d = days.get(p.key);
+      if (!d) {
+        d = dayWindow(view, p.key, at);
+        days.set(p.key, d);
+      }
+      return d;
+    },
+  });
 }
 
 export interface VenueChoice {
@@ -160,7 +185,7 @@ export function volume24h(
   at: At,
   statsOf: StatsOf = statsMemo(view, at),
 ): { quote: bigint; trades: number } {
-  const w = statsOf(p).find((x) => x.window === '24h')!;
+  const w = statsOf.day(p);
   return { quote: BigInt(tokenIsBase(p, token) ? w.volume1 : w.volume0), trades: w.trades };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { View } from '../storage/index.js';
 import { SWAP } from '../storage/tables/markets.js';
-import { cumAt, distinctSince, firstBlockAtOrAfter, firstCumIn } from './cumulative.js';
+import { type CumRow, cumAt, distinctSince, firstBlockAtOrAfter, firstCumIn } from './cumulative.js';
 import type { SwapRow } from './model.js';
 import { type Rational, ratParse } from './rational.js';
 import type { At } from './read.js';
@@ -94,27 +94,36 @@ const emptyWindow = (name: WindowName, secs: number): WindowStats => ({
  */
 export function windowStats(view: View, key: string, at: At): WindowStats[] {
   const hi = cumAt(view, key, at.block);
-  const starts = startsOf(view, at);
-  return WINDOWS.map(([name, secs], i) => {
-    const b0 = starts[i];
-    if (!hi || b0 === undefined || b0 > at.block || hi.block < b0) return emptyWindow(name, secs);
-    const lo = cumAt(view, key, b0 - 1)?.cum;
-    const first = firstCumIn(view, key, b0, at.block)!;
-    const h = hi.cum;
-    return {
-      window: name,
-      seconds: secs,
-      volume0: (h.volume0 - (lo?.volume0 ?? 0n)).toString(),
-      volume1: (h.volume1 - (lo?.volume1 ?? 0n)).toString(),
-      trades: h.trades - (lo?.trades ?? 0),
-      buys: h.buys - (lo?.buys ?? 0),
-      sells: h.sells - (lo?.sells ?? 0),
-      buyVolume0: (h.buyVolume0 - (lo?.buyVolume0 ?? 0n)).toString(),
-      buyVolume1: (h.buyVolume1 - (lo?.buyVolume1 ?? 0n)).toString(),
-      open: ratParse(first.cum.open),
-      close: ratParse(h.close),
-    };
-  });
+  return WINDOWS.map((_, i) => oneWindow(view, key, at, hi, i));
+}
+
+/** The 24h window alone (venue choice and pool rankings read only it): two seeks at most. */
+export function dayWindow(view: View, key: string, at: At): WindowStats {
+  return oneWindow(view, key, at, cumAt(view, key, at.block), WINDOWS.length - 1);
+}
+
+/** Window `i` of {@link WINDOWS} from the anchor's totals row `hi` (see {@link windowStats}). */
+function oneWindow(view: View, key: string, at: At, hi: CumRow | undefined, i: number): WindowStats {
+  const [name, secs] = WINDOWS[i];
+  const b0 = startsOf(view, at)[i];
+  if (!hi || b0 === undefined || b0 > at.block || hi.block < b0) return emptyWindow(name, secs);
+  const lo = cumAt(view, key, b0 - 1)?.cum;
+  const first = firstCumIn(view, key, b0, at.block)!;
+  const h = hi.cum;
+  return {
+    window: name,
+    seconds: secs,
+    volume0: (h.volume0 - (lo?.volume0 ?? 0n)).toString(),
+    volume1: (h.volume1 - (lo?.volume1 ?? 0n)).toString(),
+    trades: h.trades - (lo?.trades ?? 0),
+    buys: h.buys - (lo?.buys ?? 0),
+    sells: h.sells - (lo?.sells ?? 0),
+    buyVolume0: (h.buyVolume0 - (lo?.buyVolume0 ?? 0n)).toString(),
+    buyVolume1: (h.buyVolume1 - (lo?.buyVolume1 ?? 0n)).toString(),
+    // The open is the first traded block's first price: read only when the window had trades.
+    open: ratParse(first.cum.open),
+    close: ratParse(h.close),
+  };
 }
 
 /** A distinct count: exact when every swap of the window was examined. */
