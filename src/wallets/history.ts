@@ -168,6 +168,13 @@ export function walkTrades(
   });
 }
 
+/** `"hash"` of a stored transaction record (the node's JSON text), without parsing the record. */
+const HASH_FIELD = /"hash"\s*:\s*"(0x[0-9a-fA-F]{64})"/;
+function txHashOf(tx: string): string {
+  const m = HASH_FIELD.exec(tx);
+  return m ? m[1] : (JSON.parse(tx) as { hash: string }).hash;
+}
+
 /**
  * The activity feed: one parent per transaction touching the wallet, from the ACTIVITY index (one
  * row per parent), so a page reads `limit` index rows plus each parent's children by exact key.
@@ -185,7 +192,7 @@ export function walkActivity(
   walletWalk(view, ACTIVITY, w, page, (refs, [, block, txIndex], resume) => {
     const events: ActivityEvent[] = [];
     const tx = view.get(TX, block, txIndex);
-    const txHash = tx !== undefined ? (JSON.parse(tx) as { hash: string }).hash : null;
+    const txHash = tx !== undefined ? txHashOf(tx) : null;
     if (tx !== undefined && refs.roles !== 0) events.push({ type: 'transaction', transaction: tx });
     const transfers = view.getMany(
       WALLET_TRANSFER,
