@@ -31,10 +31,26 @@ export interface Projection {
    */
   apply(batch: BlockBatch, d: BlockDelta, emit?: Emit): void;
   /**
+   * Optional: the same writes as `apply`, cut into slices. Each `yield` marks a point where the
+   * live commit may give the thread back to the event loop (HTTP reads run) before it resumes;
+   * draining the iterator without pausing must write exactly what `apply` writes. Between slices
+   * nothing of the block is visible to readers: every write stays in `batch` until the block's one
+   * atomic commit, and reads keep seeing the previous block. Live ingest uses it when present.
+   */
+  steps?(batch: BlockBatch, d: BlockDelta, emit?: Emit): Iterable<void>;
+  /**
    * Optional, live ingest only, before `apply`: gathers what `apply` needs from the node (added to
    * the delta, e.g. `d.probes`, which is stored with the block so rebuilds never re-fetch).
    */
   prepare?(d: BlockDelta, ctx: { store: Store; rpc: import('../rpc/client.js').Rpc }): Promise<void>;
+}
+
+/**
+ * Runs a sliced projection build to completion without pausing (rebuilds, and `apply` of a
+ * projection that defines `steps`).
+ */
+export function drain(steps: Iterable<void>): void {
+  for (const _ of steps);
 }
 
 /** Persistent state of one projection (META `projection:<name>`). */

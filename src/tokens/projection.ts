@@ -12,8 +12,9 @@
  * `Deposit(address,uint256)`, `Withdrawal(address,uint256)`, `OwnershipTransferred(address,address)`,
  * and the launchpad's `LaunchCreated`, `GraduationStarted`, `Graduated`.
  */
-import type { EventDelta } from '../ingest/delta.js';
-import type { Projection } from '../projections/index.js';
+import type { BlockDelta, EventDelta } from '../ingest/delta.js';
+import { drain, type Emit, type Projection } from '../projections/index.js';
+import type { BlockBatch } from '../storage/index.js';
 import { TOKEN } from '../storage/tables/tokens.js';
 import { onOwnershipTransferred } from './apply/authority.js';
 import { newBlock } from './apply/block.js';
@@ -27,9 +28,12 @@ import {
 } from './apply/launches.js';
 import { registerCreations } from './apply/registry.js';
 import { gatherSeeds, seedsOf } from './apply/seeds.js';
-import { flushBalances, newTally, onTransfer, transferOf } from './apply/transfers.js';
+import { flushBalanceSteps, newTally, onTransfer, transferOf } from './apply/transfers.js';
 import type { LaunchpadDeployments } from './launchpads.js';
 import { probeTokenMetadataOrAbsent } from './metadata.js';
+
+/** Events per slice of a live commit (the commit may yield to HTTP reads between slices). */
+const SLICE_EVENTS = 16;
 
 export interface TokensProjectionDeps {
   launchpads: LaunchpadDeployments;
@@ -38,7 +42,8 @@ export interface TokensProjectionDeps {
 export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   const pads = padIndexByFactory(deps.launchpads);
 
-  const apply: Projection['apply'] = (batch, d, emit) => {
+  /** The block's writes, yielding every {@link SLICE_EVENTS} events and inside the balance flush. */
+  function* steps(batch: BlockBatch, d: BlockDelta, emit?: Emit): Generator<void, void, void> {
     const b = newBlock(batch, d, seedsOf(batch, d), emit);
     // Tokens launched in this block: their constructor mints (Transfer from 0x0) precede the
     // LaunchCreated log, so creation provenance must be known when the first transfer registers them.
@@ -46,7 +51,9 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     registerCreations(b);
     const launches: Launches = new Map();
     const tally = newTally();
+    let seen = 0;
     for (const e of d.events) {
+      if (++seen % SLICE_EVENTS === 0) yield;
       if (e.standard === 'launchpad') {
         const pad = pads.get(e.address);
         if (pad !== undefined) onLaunchEvent(b, e, pad, launches);
@@ -60,8 +67,8 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       if (m) onTransfer(b, e, m, tally, (token) => launchCreation(b, launched, token));
     }
     flushLaunches(b, launches);
-    flushBalances(b, tally, b.seeds);
-  };
+    yield* flushBalanceSteps(b, tally, b.seeds);
+  }
 
   /** Probes metadata (eth_call at this block) of tokens first seen through a Transfer/Deposit log. */
   const prepare: Projection['prepare'] = async (d, ctx) => {
@@ -96,7 +103,8 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     // 4: typed tables; search terms never hold a NUL byte; tokens older than START_BLOCK seeded.
     version: 4,
     backs: ['Tokens (registry, balances, holders, transfers, authority events, launches)'],
-    apply,
+    apply: (batch, d, emit) => drain(steps(batch, d, emit)),
+    steps,
   };
 }
 

@@ -11,7 +11,7 @@ import keccak from 'node:crypto';
 import type { BlockDelta } from '../ingest/delta.js';
 import type { PoolRow } from '../markets/model.js';
 import { add, rational, ratParse, ratStr, sub } from '../markets/rational.js';
-import type { Projection } from '../projections/index.js';
+import { drain, type Projection } from '../projections/index.js';
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder, readU64 as readU64At } from '../storage/keys.js';
 import { BLOCK_SWAP, POOL, SWAP } from '../storage/tables/markets.js';
@@ -45,6 +45,8 @@ import {
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 const EMPTY = Buffer.alloc(0);
 const u64 = (n: number) => new KeyBuilder(8).u64(n).done();
+/** Rows (transactions, transfer events, trades, activity rows) per slice of a live commit. */
+const SLICE_ROWS = 16;
 /** Native transfer ordinals sort after every log index of the block. */
 const NATIVE_ORD = 0x8000_0000;
 
@@ -96,8 +98,13 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     batch.prefetchRaw(keys);
   };
 
-  const apply = (batch: BlockBatch, d: BlockDelta) => {
+  /**
+   * The block's writes, yielding every {@link SLICE_ROWS} transactions, transfer events, trades or
+   * activity rows (a 150-transaction block would otherwise hold the thread for one long stage).
+   */
+  function* steps(batch: BlockBatch, d: BlockDelta): Generator<void, void, void> {
     prefetchState(batch, d);
+    let rows = 0;
     // Activity parents of this block: (wallet, txIndex) → roles and child row references. Every
     // key of the ACTIVITY table carries this block's number, so rows are written once, at the end.
     const acts = new Map<
@@ -180,6 +187,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
 
     // Transactions: origin and recipient; native value transfers; address observations.
     for (let i = 0; i < d.txs.length; i++) {
+      if (++rows % SLICE_ROWS === 0) yield;
       const tx = d.txs[i];
       // Rows keyed by this block's number are absent before it: insert (no undo read).
       batch.insertRaw(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
@@ -223,6 +231,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
 
     // ERC-20 transfers (and WETH deposits/withdrawals) by direction.
     for (const e of d.events) {
+      if (++rows % SLICE_ROWS === 0) yield;
       let from: string;
       let to: string;
       let value: bigint;
@@ -283,6 +292,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     }
     const day = Math.floor(d.timestamp / 86400);
     for (const s of swaps) {
+      if (++rows % SLICE_ROWS === 0) yield;
       const w = s.row.origin;
       batch.putRaw(walletTradeKey(w, d.number, s.row.logIndex), Buffer.from(s.poolKey.slice(2), 'hex'));
       act(w, s.row.txIndex).trades.push(s.row.logIndex);
@@ -373,6 +383,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
 
     // Keys carry this block's number, so they are absent before it: insert (no prior read).
     for (const a of acts.values()) {
+      if (++rows % SLICE_ROWS === 0) yield;
       const transfers = [...a.transfers].sort((x, y) => x - y);
       const trades = [...new Set(a.trades)].sort((x, y) => x - y);
       batch.insertRaw(
@@ -380,13 +391,14 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         encodeActivity({ roles: a.roles, transfers, trades }),
       );
     }
-  };
+  }
 
   return {
     name: 'wallets',
     // 2: ACTIVITY index (one row per activity parent, so the feed pages in O(page)).
     version: 2,
     backs: ['Wallets', 'Cohorts', 'Addresses'],
-    apply,
+    apply: (batch, d) => drain(steps(batch, d)),
+    steps,
   };
 }

@@ -142,7 +142,7 @@ function internWallet(b: TokensBlock, w: string): number {
 }
 
 /**
- * Reads every row {@link flushBalances} reads, in two multi-gets instead of one native call per
+ * Reads every row {@link flushBalanceSteps} reads, in two multi-gets instead of one native call per
  * row: the token stats, balances and wallet ids first, then the current holder rows those name.
  */
 function prefetchBalances(b: TokensBlock, tally: TransferTally): void {
@@ -174,14 +174,24 @@ function prefetchBalances(b: TokensBlock, tally: TransferTally): void {
   b.batch.prefetchRaw(holderRows);
 }
 
+/** Wallet balance changes per slice of {@link flushBalanceSteps}. */
+const SLICE_WALLETS = 16;
+
 /**
  * Writes the block's balance changes: balances and their history, the balance-ranked index
  * (positive non-sink balances) and the wallet-id index (every non-zero balance), retiring the
- * previous versions into history (valid until this block), and the per-token counters.
+ * previous versions into history (valid until this block), and the per-token counters. Yields
+ * every {@link SLICE_WALLETS} balance changes, so a live commit can let HTTP reads run between
+ * slices (the writes stay in the block's batch until it commits).
  */
-export function flushBalances(b: TokensBlock, tally: TransferTally, seeds: TokenSeeds | null): void {
+export function* flushBalanceSteps(
+  b: TokensBlock,
+  tally: TransferTally,
+  seeds: TokenSeeds | null,
+): Generator<void, void, void> {
   const n = b.d.number;
   prefetchBalances(b, tally);
+  let changed = 0;
   for (const [token, t] of tally.touched) {
     const tk = token as Hex;
     const seededSupply = seeds?.supplies[token];
@@ -204,6 +214,7 @@ export function flushBalances(b: TokensBlock, tally: TransferTally, seeds: Token
     const count = { holder: 0, sink: 0, negative: 0, none: 0 };
     for (const [wallet, dv] of tally.deltas.get(token) ?? []) {
       if (dv === 0n) continue;
+      if (++changed % SLICE_WALLETS === 0) yield;
       const w = wallet as Hex;
       const stored = b.batch.get(BALANCE, tk, w);
       // A first-sight seed (balanceOf at the block before) is the balance the wallet came in with;
