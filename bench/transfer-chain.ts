@@ -31,6 +31,10 @@ export interface TransferChain {
   node: AnvilNode;
   spec: TransferChainSpec;
   token: `0x${string}`;
+  /** Every wallet address, lowercase; the first `spec.senders` are the senders. */
+  wallets: string[];
+  /** Block from which every sender holds tokens (the last funding block). */
+  fundedBlock: number;
   /** Deployment block. */
   deployBlock: number;
   head: number;
@@ -158,6 +162,8 @@ export async function buildTransferChain(spec: TransferChainSpec, stateDir: stri
     node,
     spec,
     token: tokenAddr,
+    wallets,
+    fundedBlock: deployBlock + Math.ceil(spec.senders / spec.txPerBlock),
     deployBlock,
     head,
     txCount,

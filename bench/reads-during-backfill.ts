@@ -1,0 +1,252 @@
+/**
+ * Point reads during a full-speed backfill of the transfer chain, against the same reads on the
+ * same indexer once it is idle at the head.
+ *
+ * Chain: bench/transfer-chain.ts (`--blocks` × `--tx` plain ERC-20 transfers, dense blocks). Per
+ * `--main` build (alternating by round), a fresh indexer backfills the chain while one client
+ * (closed loop, keep-alive, c=1) cycles through point reads: `/tokens/{token}`,
+ * `/tokens/{token}/balance/{sender}` and `/wallets/{sender}/first-seen`. Once the anchor reaches
+ * the head, the same client runs the same reads again for `--idle-seconds` on the idle indexer.
+ *
+ * Correctness beside latency: every balance read during the backfill is kept with its anchor, and
+ * a sample of them is reconciled with the node (`balanceOf(sender)` by eth_call at the response's
+ * anchor block). A read that saw a half-applied block (rows of block N+1 under anchor N, or part
+ * of a block) would disagree.
+ *
+ * Usage: node dist/bench/reads-during-backfill.js [--blocks 400] [--tx 50] [--senders 500]
+ *          [--wallets 5000] [--main label=/path/to/dist/src/main.js]… [--rounds 1]
+ *          [--idle-seconds 15] [--reconcile 300] [--out report.md]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import os from 'node:os';
+import { join } from 'node:path';
+import {
+  BENCH_KEY,
+  benchArgs,
+  cleanupAll,
+  hex,
+  log,
+  onCleanup,
+  percentile,
+  rpc,
+  sleep,
+  startIndexerChild,
+} from './lib.js';
+import { buildTransferChain, type TransferChain } from './transfer-chain.js';
+
+interface Sample {
+  ms: number;
+  status: number;
+  path: string;
+  body: string;
+}
+
+/** Closed-loop c=1 reader over keep-alive HTTP; bodies kept (parsed after timing). */
+async function readLoop(base: string, paths: string[], until: () => boolean): Promise<Sample[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const u = new URL(base);
+  const prefix = u.pathname.replace(/\/$/, '');
+  const out: Sample[] = [];
+  let i = 0;
+  while (!until()) {
+    const path = paths[i++ % paths.length];
+    const s = performance.now();
+    const got = await new Promise<{ status: number; body: string }>((resolve) => {
+      const req = request(
+        { host: u.hostname, port: u.port, path: prefix + path, agent, headers: { 'x-api-key': BENCH_KEY } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          );
+        },
+      );
+      req.on('error', () => resolve({ status: 0, body: '' }));
+      req.end();
+    });
+    out.push({ ms: performance.now() - s, status: got.status, path, body: got.body });
+  }
+  agent.destroy();
+  return out;
+}
+
+interface Latency {
+  n: number;
+  non2xx: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+function latency(samples: Sample[]): Latency {
+  const s = samples.map((x) => x.ms).sort((a, b) => a - b);
+  return {
+    n: s.length,
+    non2xx: samples.filter((x) => x.status < 200 || x.status >= 300).length,
+    p50: percentile(s, 50),
+    p99: percentile(s, 99),
+    p999: percentile(s, 99.9),
+    max: s[s.length - 1] ?? Number.NaN,
+  };
+}
+
+/** `balanceOf(wallet)` of `token` at block `n`, from the node. */
+async function balanceOfAt(url: string, token: string, wallet: string, n: number): Promise<bigint> {
+  const data = `0x70a08231${wallet.slice(2).padStart(64, '0')}`;
+  return BigInt(await rpc<string>(url, 'eth_call', [{ to: token, data }, hex(n)]));
+}
+
+export interface ReadsRun {
+  label: string;
+  during: Latency;
+  idle: Latency;
+  backfillSeconds: number;
+  blocksPerSecond: number;
+  /** Balance reads reconciled with the node at their anchor, and how many disagreed. */
+  reconciled: number;
+  mismatches: string[];
+  /** Distinct anchors the reads during the backfill saw. */
+  anchorsSeen: number;
+}
+
+async function runOne(
+  chain: TransferChain,
+  label: string,
+  main: string,
+  o: { idleSeconds: number; reconcile: number },
+): Promise<ReadsRun> {
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'reads-backfill-data-'));
+  const senders = chain.wallets.slice(0, chain.spec.senders);
+  const paths: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    const w = senders[(i * 7919) % senders.length];
+    paths.push(`/tokens/${chain.token}`, `/tokens/${chain.token}/balance/${w}`, `/wallets/${w}/first-seen`);
+  }
+  const t0 = performance.now();
+  const ix = await startIndexerChild({ rpcUrl: chain.node.rpcUrl, chain: 'bench', dataDir, main });
+  // Reads start once every sender is funded and seen (their rows exist), as a user would read.
+  while ((await ix.anchor()) < chain.fundedBlock) await sleep(20);
+  const tStart = performance.now();
+  const startBlock = await ix.anchor();
+  let atHead = false;
+  let tHead = 0;
+  const watcher = (async () => {
+    while (!atHead) {
+      if ((await ix.anchor()) >= chain.head) {
+        atHead = true;
+        tHead = performance.now();
+      } else await sleep(50);
+    }
+  })();
+  const during = await readLoop(ix.base, paths, () => atHead);
+  await watcher;
+  const idleEnd = performance.now() + o.idleSeconds * 1000;
+  const idle = await readLoop(ix.base, paths, () => performance.now() > idleEnd);
+  await ix.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+
+  // Reconcile a sample of the balance reads made during the backfill with the node.
+  const balances = during
+    .filter((s) => s.status === 200 && s.path.includes('/balance/'))
+    .map((s) => {
+      const b = JSON.parse(s.body) as {
+        anchor: { block: number };
+        data: { wallet: string; balance: string };
+      };
+      return { block: b.anchor.block, wallet: b.data.wallet, balance: b.data.balance };
+    });
+  const anchorsSeen = new Set(during.map((s) => (JSON.parse(s.body || '{}') as any)?.anchor?.block)).size;
+  const step = Math.max(1, Math.floor(balances.length / o.reconcile));
+  const mismatches: string[] = [];
+  let reconciled = 0;
+  for (let i = 0; i < balances.length; i += step) {
+    const b = balances[i];
+    const node = await balanceOfAt(chain.node.rpcUrl, chain.token, b.wallet, b.block);
+    reconciled++;
+    if (b.balance !== node.toString())
+      mismatches.push(`${b.wallet} at ${b.block}: indexer ${b.balance}, node ${node}`);
+  }
+  const backfillSeconds = (tHead - tStart) / 1000;
+  log(
+    `${label}: ${during.length} reads during ${backfillSeconds.toFixed(1)} s of backfill (from ${((tStart - t0) / 1000).toFixed(1)} s)`,
+  );
+  return {
+    label,
+    during: latency(during),
+    idle: latency(idle),
+    backfillSeconds,
+    blocksPerSecond: (chain.head - startBlock) / backfillSeconds,
+    reconciled,
+    mismatches,
+    anchorsSeen,
+  };
+}
+
+const f2 = (x: number) => x.toFixed(2);
+
+/** Markdown report: one row per build and round. */
+export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
+  const lines = [
+    `Chain: anvil, ${chain.head + 1} blocks, ${chain.spec.blocks} × ${chain.spec.txPerBlock} ERC-20 transfers among ${chain.spec.wallets} wallets; reads start at block ${chain.fundedBlock} (every sender funded).`,
+    '',
+    'Reads: one client, closed loop, keep-alive, cycling `/tokens/{token}`, `/tokens/{token}/balance/{sender}`, `/wallets/{sender}/first-seen`; latency in ms, client side.',
+    '',
+    '| build | reads during backfill | p50 | p99 | p99.9 | max | idle reads | idle p50 | idle p99 | p99 during ÷ idle | backfill blocks/s (while reading) | anchors seen | balances reconciled with the node | mismatches | non-2xx |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...runs.map(
+      (r) =>
+        `| ${r.label} | ${r.during.n} | ${f2(r.during.p50)} | ${f2(r.during.p99)} | ${f2(r.during.p999)} | ${f2(r.during.max)} | ${r.idle.n} | ${f2(r.idle.p50)} | ${f2(r.idle.p99)} | ${(r.during.p99 / r.idle.p99).toFixed(1)} | ${r.blocksPerSecond.toFixed(1)} | ${r.anchorsSeen} | ${r.reconciled} | ${r.mismatches.length} | ${r.during.non2xx + r.idle.non2xx} |`,
+    ),
+  ];
+  for (const r of runs)
+    if (r.mismatches.length)
+      lines.push('', `${r.label} mismatches:`, ...r.mismatches.slice(0, 10).map((m) => `- ${m}`));
+  return lines.join('\n');
+}
+
+/** CLI entry (see the module doc). */
+export async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const { arg, mains } = benchArgs(argv);
+  const spec = {
+    seed: Number(arg('--seed', '1')),
+    blocks: Number(arg('--blocks', '400')),
+    txPerBlock: Number(arg('--tx', '50')),
+    senders: Number(arg('--senders', '500')),
+    wallets: Number(arg('--wallets', '5000')),
+  };
+  const stateDir = join(os.tmpdir(), 'indexer-bench-solc');
+  mkdirSync(stateDir, { recursive: true });
+  const chain = await buildTransferChain(spec, stateDir);
+  onCleanup(() => chain.node.stop());
+  const o = {
+    idleSeconds: Number(arg('--idle-seconds', '15')),
+    reconcile: Number(arg('--reconcile', '300')),
+  };
+  const runs: ReadsRun[] = [];
+  const rounds = Number(arg('--rounds', '1'));
+  for (let round = 1; round <= rounds; round++)
+    for (const [name, main] of mains) {
+      const label = rounds > 1 ? `${name} (round ${round})` : name;
+      const r = await runOne(chain, label, main, o);
+      log(
+        `${label}: during p50 ${f2(r.during.p50)} p99 ${f2(r.during.p99)} ms; idle p50 ${f2(r.idle.p50)} p99 ${f2(r.idle.p99)} ms; ${r.mismatches.length} mismatches of ${r.reconciled}`,
+      );
+      runs.push(r);
+    }
+  const md = readsReport(chain, runs);
+  process.stdout.write(`${md}\n`);
+  const out = arg('--out', '');
+  if (out) writeFileSync(out, `${md}\n`);
+  if (runs.some((r) => r.mismatches.length)) process.exitCode = 1;
+}
+
+if (process.argv[1]?.endsWith('reads-during-backfill.js'))
+  main()
+    .catch((e) => {
+      process.stderr.write(`${e?.stack ?? e}\n`);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanupAll());
