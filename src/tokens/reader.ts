@@ -294,9 +294,11 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
     balance: (view, token, wallet, at) => balanceAt(view, K(token), K(wallet), at),
     balanceCoverage(view, t, wallet, at) {
       const predates = t.predatesIndexedRange === true;
+      // The latest balance row at or before the anchor (the walk runs backwards from it).
       const seen = view.first(BALANCE_HIST, {
         prefix: [K(t.address), K(wallet)],
         lte: [K(t.address), K(wallet), at],
+        reverse: true,
         limit: 1,
       });
       if (predates && !seen)

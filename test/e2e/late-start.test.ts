@@ -96,6 +96,10 @@ describe('indexing from a late START_BLOCK', () => {
           params: { path: { chain: api.chain, address: t.address, wallet: h.wallet } },
         });
         expect(b.data?.data.coverage).toBe('since_first_sight');
+        // The wallet's balance at the response's anchor (its latest change), not its first one.
+        const atB = `0x${b.data!.anchor.block.toString(16)}`;
+        const onChainB = await jsonRpc<string>(dev.rpcUrl, 'eth_call', [{ to: t.address, data }, atB]);
+        expect(b.data?.data.balance, `${t.symbol} ${h.wallet} balance route`).toBe(word(onChainB).toString());
         balances++;
       }
       // A wallet the index never saw has an unknown balance, not a zero.
