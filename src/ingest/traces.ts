@@ -245,6 +245,9 @@ export function createTracesLane(o: {
           jobs.push(job);
         }
         for (let n = next; n <= to; n++) {
+          // A macrotask turn before each block's commit: traced blocks that are already in are
+          // committed one per turn, never back to back, so main-lane commits and reads interleave.
+          await new Promise((r) => setImmediate(r));
           const r = await jobs[n - next];
           // Rolled back or replaced while tracing: discard and re-plan from the lane checkpoint.
           if (store.canonicalHash(n) !== r.hash || (checkpoint ?? first - 1) !== n - 1) break;

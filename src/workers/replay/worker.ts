@@ -5,7 +5,12 @@
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
 import { createRpc, type Rpc, RpcError } from '../../rpc/client.js';
+import { lowerThisThreadPriority } from '../priority.js';
 import { type BlockTraceResult, traceBlock } from './trace-block.js';
+
+/** Replay workers run lowest: the traces lane must never take a core from the main lanes or reads. */
+const REPLAY_NICE = 10;
+lowerThisThreadPriority(REPLAY_NICE);
 
 /** A replay task: trace `txHashes` (the block's transactions, in block order) of `blockNumber`. */
 export interface ReplayTask {
