@@ -80,6 +80,23 @@ interface Latency {
   p999: number;
   max: number;
 }
+/** Non-2xx answers by route kind and status (e.g. `first-seen 503: 12`), for the report. */
+function non2xxByRoute(samples: Sample[]): string {
+  const by = new Map<string, number>();
+  for (const x of samples) {
+    if (x.status >= 200 && x.status < 300) continue;
+    const kind = x.path.includes('/balance/')
+      ? 'balance'
+      : x.path.includes('/first-seen')
+        ? 'first-seen'
+        : 'token';
+    const k =
+      `${kind} ${x.status}${x.status ? ` ${(JSON.parse(x.body || '{}') as any)?.error ?? ''}` : ''}`.trim();
+    by.set(k, (by.get(k) ?? 0) + 1);
+  }
+  return [...by].map(([k, n]) => `${k}: ${n}`).join(', ');
+}
+
 function latency(samples: Sample[]): Latency {
   const s = samples.map((x) => x.ms).sort((a, b) => a - b);
   return {
@@ -109,6 +126,8 @@ export interface ReadsRun {
   mismatches: string[];
   /** Distinct anchors the reads during the backfill saw. */
   anchorsSeen: number;
+  /** Non-2xx answers by route and status, during the backfill and idle. */
+  non2xx: { during: string; idle: string };
 }
 
 async function runOne(
@@ -181,6 +200,7 @@ async function runOne(
     reconciled,
     mismatches,
     anchorsSeen,
+    non2xx: { during: non2xxByRoute(during), idle: non2xxByRoute(idle) },
   };
 }
 
@@ -200,6 +220,12 @@ export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
         `| ${r.label} | ${r.during.n} | ${f2(r.during.p50)} | ${f2(r.during.p99)} | ${f2(r.during.p999)} | ${f2(r.during.max)} | ${r.idle.n} | ${f2(r.idle.p50)} | ${f2(r.idle.p99)} | ${(r.during.p99 / r.idle.p99).toFixed(1)} | ${r.blocksPerSecond.toFixed(1)} | ${r.anchorsSeen} | ${r.reconciled} | ${r.mismatches.length} | ${r.during.non2xx + r.idle.non2xx} |`,
     ),
   ];
+  for (const r of runs)
+    if (r.non2xx.during || r.non2xx.idle)
+      lines.push(
+        '',
+        `${r.label} non-2xx: during the backfill ${r.non2xx.during || 'none'}; idle ${r.non2xx.idle || 'none'}.`,
+      );
   for (const r of runs)
     if (r.mismatches.length)
       lines.push('', `${r.label} mismatches:`, ...r.mismatches.slice(0, 10).map((m) => `- ${m}`));

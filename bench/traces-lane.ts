@@ -70,6 +70,11 @@ export interface LaneRun {
   tracesToHeadSeconds: number | null;
   /** Traced blocks per second, from the first traced block until the head (traces on). */
   tracesBlocksPerSecond: number | null;
+  /**
+   * Traced blocks per second after the main lanes reached the head (the lane no longer waits for
+   * committed blocks: its own rate); null when it was less than 10 blocks behind then.
+   */
+  catchUpBlocksPerSecond: number | null;
   /** Largest /health traces.behindBlocks seen, and its value when the main lanes reached head. */
   maxBehind: number | null;
   behindAtMainHead: number | null;
@@ -124,6 +129,10 @@ async function runLane(chain: TransferChain, label: string, main: string, traces
     mainToHeadSeconds: ((mainHead as number) - t0) / 1000,
     tracesToHeadSeconds: tracesHead === null ? null : (tracesHead - t0) / 1000,
     tracesBlocksPerSecond: rate,
+    catchUpBlocksPerSecond:
+      traces && tracesHead !== null && mainHead !== null && (behindAtMainHead ?? 0) >= 10
+        ? (behindAtMainHead as number) / ((tracesHead - mainHead) / 1000)
+        : null,
     maxBehind,
     behindAtMainHead,
     cpuSecondsToMainHead: cpuAtMainHead,
@@ -147,11 +156,11 @@ export function laneReport(
     '',
     `Trace ceiling (\`debug_traceBlockByNumber\` callTracer, ${LANE_IN_FLIGHT} blocks in flight, bodies unparsed; before and after the indexer runs): ${ceilings.map((c) => `${c.blocksPerSecond.toFixed(1)} blocks/s`).join(', ')} → ceiling ${ceil.toFixed(1)} blocks/s = ${((ceil * chain.txCount) / (chain.head + 1)).toFixed(0)} traced tx/s.`,
     '',
-    '| run | TRACES | main lanes at head (from spawn) | traces lane at head | traces lane blocks/s | ÷ trace ceiling | /health behindBlocks: max / when main reached head | process CPU s to main head |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| run | TRACES | main lanes at head (from spawn) | traces lane at head | traces lane blocks/s (first traced → head) | ÷ trace ceiling | catch-up blocks/s (main at head → traces at head) | ÷ trace ceiling | /health behindBlocks: max / when main reached head | process CPU s to main head |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...runs.map(
       (r) =>
-        `| ${r.label} | ${r.traces ? 'on' : 'off'} | ${f1(r.mainToHeadSeconds)} s | ${r.tracesToHeadSeconds === null ? 'n/a' : `${f1(r.tracesToHeadSeconds)} s`} | ${f1(r.tracesBlocksPerSecond)} | ${r.tracesBlocksPerSecond === null ? 'n/a' : (r.tracesBlocksPerSecond / ceil).toFixed(2)} | ${r.maxBehind ?? 'null'} / ${r.behindAtMainHead ?? 'null'} | ${f1(r.cpuSecondsToMainHead)} |`,
+        `| ${r.label} | ${r.traces ? 'on' : 'off'} | ${f1(r.mainToHeadSeconds)} s | ${r.tracesToHeadSeconds === null ? 'n/a' : `${f1(r.tracesToHeadSeconds)} s`} | ${f1(r.tracesBlocksPerSecond)} | ${r.tracesBlocksPerSecond === null ? 'n/a' : (r.tracesBlocksPerSecond / ceil).toFixed(2)} | ${f1(r.catchUpBlocksPerSecond)} | ${r.catchUpBlocksPerSecond === null ? 'n/a' : (r.catchUpBlocksPerSecond / ceil).toFixed(2)} | ${r.maxBehind ?? 'null'} / ${r.behindAtMainHead ?? 'null'} | ${f1(r.cpuSecondsToMainHead)} |`,
     ),
   ];
   if (on.length && off.length) {
