@@ -4,12 +4,7 @@
  */
 import type { BlockDelta, FetchResult } from '../../ingest/delta.js';
 import { createRpc, type Rpc } from '../../rpc/client.js';
-import { lowerThisThreadPriority } from '../priority.js';
 import { fetchBlocks, restoreBlock, type StoredBlock, warmDecoders } from './fetch-blocks.js';
-
-/** Decode workers run below the main thread (reads and commits first), above replay workers. */
-const DECODE_NICE = 5;
-lowerThisThreadPriority(DECODE_NICE);
 
 /** A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`. */
 export interface DecodeTask {
