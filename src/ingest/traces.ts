@@ -2,6 +2,9 @@
  * The traces lane: follows the blocks lane, replaying each committed block through the replay
  * pool (`debug_traceBlockByNumber` with callTracer, else `debug_traceTransaction`) and storing
  * call frames (with decoded calldata), internal value transfers and creations per transaction.
+ * It never holds the main lanes back: it waits while they backfill (tracing is the node's most
+ * expensive call, and each traced block is a commit on the main thread), runs its replay worker at
+ * the lowest thread priority, and commits one traced block per event-loop turn.
  *
  * Writes for block N are one atomic batch appended to N's undo record, so a reorg unwinds them
  * with the block. A transaction whose trace the node cannot give is stored as `not_available`
@@ -81,6 +84,12 @@ export function createTracesLane(o: {
   log: Logger;
   enabled: boolean;
   verifiedAbisDir: string;
+  /**
+   * True while the main lanes backfill: the lane then waits (it traces nothing, and heals no gap),
+   * so it never takes node capacity, CPU or the main thread from them; it catches up once they
+   * follow the head. /health `traces.behindBlocks` shows the distance meanwhile.
+   */
+  mainLanesBackfilling?: () => boolean;
 }): TracesLane {
   const { store, log } = o;
   const first = store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
@@ -225,6 +234,10 @@ export function createTracesLane(o: {
     let backoff = 200;
     while (!stopped) {
       try {
+        if (o.mainLanesBackfilling?.()) {
+          await new Promise((r) => setTimeout(r, 250));
+          continue;
+        }
         const head = store.head();
         const next = checkpoint === null ? first : checkpoint + 1;
         if (state !== 'following' || !head || next > head.number) {

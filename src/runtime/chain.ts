@@ -220,6 +220,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     log,
     enabled: cfg.traces,
     verifiedAbisDir: defaultVerifiedAbisDir(),
+    // The lane starts after ingest is created (start() below), so `ingest` is initialised here.
+    mainLanesBackfilling: () => ingest.status().state === 'backfilling',
   });
   const streams = createStreams(
     createStreamLog(store),
