@@ -17,7 +17,7 @@ import { rpc } from '../../src/devnet/anvil.js';
 import { compileContracts } from '../../src/devnet/compile.js';
 import type { DevnetDeployment } from '../../src/devnet/index.js';
 import { sendAndWait } from '../harness/cohort.js';
-import { freePort } from '../harness/devnet.js';
+import { freePortRun } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { httpRequest } from '../harness/scanner.js';
 
@@ -43,7 +43,7 @@ function newDataDir(): string {
 
 /** The embedded default: no RPC_URL, no CHAINS_FILE, no SCANNER_* chain variable. */
 async function startEmbedded(chains: 1 | 2) {
-  const port = await freePort();
+  const port = await freePortRun(chains);
   const idx = await startIndexer({
     chain: 'devnet',
     dataDir: newDataDir(),

@@ -30,6 +30,30 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether `port` can be bound on 127.0.0.1 right now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A first port P such that P … P+n−1 are all free now (embedded devnets take DEVNET_PORT + i):
+ * other suites run in parallel, so a single free port says nothing about its neighbours.
+ */
+export async function freePortRun(n: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const p = await freePort();
+    if (p + n - 1 > 65535) continue;
+    let ok = true;
+    for (let i = 1; i < n && ok; i++) ok = await bindable(p + i);
+    if (ok) return p;
+  }
+  throw new Error(`no run of ${n} free ports found`);
+}
+
 export async function startTestDevnet(
   o: {
     blockTimeMs?: number;
