@@ -83,6 +83,9 @@ interface Args {
   render: string | null;
 }
 
+/** RESPONSE_CACHE=off in this process's environment reaches the indexer (the child inherits it). */
+const CACHE_OFF = process.env.RESPONSE_CACHE === 'off';
+
 function parseArgs(argv: string[]): Args {
   const a: Args = {
     quick: false,
@@ -740,6 +743,11 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   const loadavgStart = os.loadavg().map((x) => round(x, 2));
   const notes: string[] = [];
+  notes.push(
+    CACHE_OFF
+      ? 'RESPONSE_CACHE=off: every request runs its handler (the cold cost of each route after a block)'
+      : 'response cache on (the default): a route flagged cached answers a repeated request from the answer computed since the last store write; the chain is frozen here, so after the first request every figure is a cache hit — compare with the -cache-off report for the handlers’ own cost',
+  );
   let commit = 'nocommit';
   try {
     commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -935,7 +943,7 @@ async function main(): Promise<number> {
   mkdirSync(args.out, { recursive: true });
   const base = join(
     args.out,
-    `market-reads-${results.date}-${commit}${args.quick ? '-quick' : ''}${args.profileOnly ? '-profile' : ''}`,
+    `market-reads-${results.date}-${commit}${args.quick ? '-quick' : ''}${args.profileOnly ? '-profile' : ''}${CACHE_OFF ? '-cache-off' : ''}`,
   );
   writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
   const md = markdown(results);
