@@ -20,7 +20,7 @@ import type { View } from '../storage/index.js';
 import { POOL, POOL_BY_CURRENCY } from '../storage/tables/markets.js';
 import type { CandleRow, PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
-import { type At, poolAt } from './read.js';
+import type { At } from './read.js';
 import { dayWindow, type WindowStats, windowStats } from './windows.js';
 
 /** Pools of one token considered at most (Limits: token pool membership). */
