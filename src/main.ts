@@ -21,6 +21,7 @@ import {
 } from './scanner/index.js';
 import { ALL_SCOPES, createAuth, hashKey, type KeyConfig, loadKeysFile } from './server/auth.js';
 import { createServer } from './server/index.js';
+import { responseCacheOf } from './server/invoke.js';
 import { buildOpenApi } from './server/openapi.js';
 import { routes } from './server/routes/index.js';
 import { uwsIsNative } from './server/uws.js';
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
         store: r.store,
         ingest: r.ingest,
         hubSubscribers: () => r.ctx.streams.hub.size(),
+        responseCache: () => responseCacheOf(r.ctx),
       })),
   });
   const nats =

@@ -38,6 +38,8 @@ export interface ChainGaugeSource {
   ingest: Ingest;
   /** Live subscribers of the chain's stream hub (one per open stream; a leaked one never goes away). */
   hubSubscribers(): number;
+  /** Hits and misses of the chain's response cache (src/server/response-cache.ts). */
+  responseCache?(): { hits: number; misses: number };
 }
 
 export function createMetrics(deps: {
@@ -151,6 +153,21 @@ export function createMetrics(deps: {
         const p = c.ingest.poolStats();
         this.set({ chain: c.name, quantile: '0.5' }, p.runTimeP50Ms / 1000);
         this.set({ chain: c.name, quantile: '0.99' }, p.runTimeP99Ms / 1000);
+      }
+    },
+  });
+  new client.Counter({
+    name: 'indexer_response_cache_requests_total',
+    help: 'Requests of cacheable routes by outcome: hit (served again until the next store write) or miss (handler ran)',
+    labelNames: ['chain', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of deps.chains()) {
+        const r = c.responseCache?.();
+        if (!r) continue;
+        this.inc({ chain: c.name, outcome: 'hit' }, r.hits);
+        this.inc({ chain: c.name, outcome: 'miss' }, r.misses);
       }
     },
   });

@@ -160,9 +160,21 @@ describe('holders', () => {
     expect(small.anchor).toEqual(full.anchor);
     // Token detail is a cached route (served again until the store's next write): the same
     // request twice gives the same bytes; after the transfers below it must show the new head.
+    const hits = async () => {
+      const port = [...idx.logs().matchAll(/"metricsPort":(\d+)/g)].at(-1)![1];
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return Number(
+        /indexer_response_cache_requests_total\{chain="testnet",outcome="hit"\} (\d+)/.exec(text)?.[1],
+      );
+    };
+    const before = await hits();
     const d1 = await idx.get(`/tokens/${busiest}`);
     const d2 = await idx.get(`/tokens/${busiest}`);
     expect(d2.text).toBe(d1.text);
+    // Traffic keeps writing blocks, so the second request may land after a write: at least one
+    // of a few repeats in a row is a hit.
+    for (let i = 0; i < 5; i++) await idx.get(`/tokens/${busiest}`);
+    expect(await hits()).toBeGreaterThan(before);
     // Move balances: transfers from the biggest holder to a fresh wallet, several blocks.
     const top = full.data[0].wallet;
     await rpc('anvil_impersonateAccount', [top]);
