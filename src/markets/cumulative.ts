@@ -10,7 +10,13 @@
  * pool's volume, instead of a walk over up to 1,440 one-minute candles.
  */
 import type { BlockBatch, View } from '../storage/index.js';
-import { MINUTE_BLOCK, POOL_CUM, TRADER_BY_LAST, TRADER_LAST } from '../storage/tables/markets.js';
+import {
+  MINUTE_BLOCK,
+  POOL_CUM,
+  TOKEN_POOL_BY_LAST,
+  TRADER_BY_LAST,
+  TRADER_LAST,
+} from '../storage/tables/markets.js';
 import type { PoolCum } from './model.js';
 
 type Hex = `0x${string}`;
@@ -46,13 +52,25 @@ const ZERO: PoolCum = {
  * is the first, each traded pool's running totals, and each origin's last-swap block.
  * Reads the previous totals as committed (the state as of the previous block).
  */
-export function writeWindowState(batch: BlockBatch, block: number, ts: number, trades: BlockTrades): void {
+export function writeWindowState(
+  batch: BlockBatch,
+  block: number,
+  ts: number,
+  trades: BlockTrades,
+  currenciesOf: (poolKey: string) => readonly string[],
+): void {
   const minute = Math.floor(ts / 60) * 60;
   if (!batch.has(MINUTE_BLOCK, minute)) batch.put(MINUTE_BLOCK, [minute], block);
   if (!trades.size) return;
   const lastKeys: Array<[Hex, Hex]> = [];
   for (const [k, list] of trades) {
-    const prev = batch.first(POOL_CUM, { prefix: [k as Hex], reverse: true })?.value ?? ZERO;
+    const last = batch.first(POOL_CUM, { prefix: [k as Hex], reverse: true });
+    const prev = last?.value ?? ZERO;
+    // Each currency's pools by last swap block: this pool moves from its previous block to this one.
+    for (const cur of new Set(currenciesOf(k))) {
+      if (last) batch.del(TOKEN_POOL_BY_LAST, cur as Hex, last.key[1] as number, k as Hex);
+      batch.insert(TOKEN_POOL_BY_LAST, [cur as Hex, block, k as Hex], null);
+    }
     const c: PoolCum = { ...prev, open: list[0].price, close: list[list.length - 1].price };
     for (const t of list) {
       c.volume0 += t.abs0;
@@ -135,4 +153,26 @@ export function distinctSince(
     return true;
   });
   return { counts, exact };
+}
+
+/**
+ * Pools of `token` whose last swap is at or after block `from`, when that is exact as of
+ * `anchor` (no pool of the token traded after the anchor); null otherwise (the caller then reads
+ * every pool). Every other pool of the token has no trade in [from, anchor].
+ */
+export function poolsTradedSince(
+  view: View,
+  token: string,
+  from: number,
+  anchor: number,
+): Set<string> | null {
+  const t = token as Hex;
+  const newest = view.first(TOKEN_POOL_BY_LAST, { prefix: [t], reverse: true });
+  if (!newest) return new Set();
+  if ((newest.key[1] as number) > anchor) return null;
+  const out = new Set<string>();
+  view.each(TOKEN_POOL_BY_LAST, { prefix: [t], gte: [t, from] }, (_v, k) => {
+    out.add(k[2] as string);
+  });
+  return out;
 }

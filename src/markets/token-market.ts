@@ -42,7 +42,7 @@ export interface TokenMarket {
 export function openTokenMarket(view: View, tokens: TokensReader, address: string, at: At): TokenMarket {
   const a = address.toLowerCase();
   const token = tokens.token(view, a, at.block);
-  return { token, address: a, pools: tokenPools(view, a, at.block), at, statsOf: statsMemo(view, at) };
+  return { token, address: a, pools: tokenPools(view, a, at.block), at, statsOf: statsMemo(view, at, a) };
 }
 
 /** A resolved quote. */

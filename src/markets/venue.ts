@@ -21,7 +21,7 @@ import { POOL, POOL_BY_CURRENCY } from '../storage/tables/markets.js';
 import type { CandleRow, PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
 import type { At } from './read.js';
-import { dayWindow, type WindowStats, windowStats } from './windows.js';
+import { dayWindow, idleDay, tradedInDay, type WindowStats, windowStats } from './windows.js';
 
 /** Pools of one token considered at most (Limits: token pool membership). */
 export const MAX_TOKEN_POOLS = 2048;
@@ -141,10 +141,15 @@ export function resolveFirstPaintQuote(
  */
 export type StatsOf = ((p: PoolRow) => WindowStats[]) & { day(p: PoolRow): WindowStats };
 
-/** A per-request memo of {@link windowStats} at `at`: each pool's windows are read once. */
-export function statsMemo(view: View, at: At): StatsOf {
+/**
+ * A per-request memo of {@link windowStats} at `at`: each pool's windows are read once. With
+ * `token`, the 24h windows of the token's pools idle in the window are answered without a read
+ * (the token's pools by last swap, one range read for all of them).
+ */
+export function statsMemo(view: View, at: At, token?: string): StatsOf {
   const all = new Map<string, WindowStats[]>();
   const days = new Map<string, WindowStats>();
+  let traded: Set<string> | null | undefined;
   const of = (p: PoolRow) => {
     let w = all.get(p.key);
     if (!w) {
@@ -159,6 +164,8 @@ export function statsMemo(view: View, at: At): StatsOf {
       if (full) return full[full.length - 1];
       let d = days.get(p.key);
       if (!d) {
+        if (token && traded === undefined) traded = tradedInDay(view, token, at);
+        if (traded && !traded.has(p.key)) return idleDay();
         d = dayWindow(view, p.key, at);
         days.set(p.key, d);
       }

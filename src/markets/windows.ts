@@ -7,7 +7,14 @@
  */
 import type { View } from '../storage/index.js';
 import { SWAP } from '../storage/tables/markets.js';
-import { type CumRow, cumAt, distinctSince, firstBlockAtOrAfter, firstCumIn } from './cumulative.js';
+import {
+  type CumRow,
+  cumAt,
+  distinctSince,
+  firstBlockAtOrAfter,
+  firstCumIn,
+  poolsTradedSince,
+} from './cumulative.js';
 import type { SwapRow } from './model.js';
 import { type Rational, ratParse } from './rational.js';
 import type { At } from './read.js';
@@ -100,6 +107,19 @@ export function windowStats(view: View, key: string, at: At): WindowStats[] {
 /** The 24h window alone (venue choice and pool rankings read only it): two seeks at most. */
 export function dayWindow(view: View, key: string, at: At): WindowStats {
   return oneWindow(view, key, at, cumAt(view, key, at.block), WINDOWS.length - 1);
+}
+
+/** The 24h window of a pool known not to have traded in it. */
+export const idleDay = (): WindowStats => emptyWindow('24h', WINDOW_SECONDS['24h']);
+
+/**
+ * The pools of `token` that traded in the 24h window as of `at` (see poolsTradedSince), or null
+ * when that cannot be told without reading each pool.
+ */
+export function tradedInDay(view: View, token: string, at: At): Set<string> | null {
+  const b0 = startsOf(view, at)[WINDOWS.length - 1];
+  if (b0 === undefined || b0 > at.block) return new Set();
+  return poolsTradedSince(view, token, b0, at.block);
 }
 
 /** Window `i` of {@link WINDOWS} from the anchor's totals row `hi` (see {@link windowStats}). */

@@ -316,8 +316,14 @@ export function openBlock(
         const [k, frame] = id.split(':') as [string, Frame];
         batch.putRaw(candleKey(k, FRAME_IDS[frame], c.t), json(c));
       }
-      writeWindowState(batch, d.number, d.timestamp, blockTrades);
-      writeWindowState(batch, d.number, d.timestamp, blockTrades);
+      writeWindowState(batch, d.number, d.timestamp, blockTrades, (k) => {
+        const p = pool(k);
+        return p ? [p.currency0, p.currency1] : [];
+      });
+      writeWindowState(batch, d.number, d.timestamp, blockTrades, (k) => {
+        const p = pool(k);
+        return p ? [p.currency0, p.currency1] : [];
+      });
     },
   };
 }

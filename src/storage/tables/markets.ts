@@ -218,6 +218,15 @@ export const TRADER_BY_LAST = defineTable({
   keyNames: ['poolKey', 'block', 'origin'],
   value: V.empty,
 });
+export const TOKEN_POOL_BY_LAST = defineTable({
+  id: 0x6f,
+  owner: O,
+  name: 'token_pool_by_last',
+  doc: 'pools of a token (either side) by the block of their last swap: the pools that traded since a block, without visiting idle ones',
+  key: [K.address, K.u64, POOL_KEY],
+  keyNames: ['token', 'block', 'poolKey'],
+  value: V.empty,
+});
 
 export const MARKETS_TABLES = [
   POOL,
@@ -235,4 +244,5 @@ export const MARKETS_TABLES = [
   MINUTE_BLOCK,
   TRADER_LAST,
   TRADER_BY_LAST,
+  TOKEN_POOL_BY_LAST,
 ];
