@@ -124,6 +124,15 @@ export interface SpawnAnvilOptions {
   extraArgs?: string[];
 }
 
+/** The last lines of a log file, on one line (for an error message); '' when unreadable. */
+function logTail(path: string, lines = 5): string {
+  try {
+    return readFileSync(path, 'utf8').trim().split('\n').slice(-lines).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
 /** Where the devnet's anvil keeps its persisted-state cache (inside the devnet state dir). */
 const anvilCacheDir = (stateDir: string) => join(stateDir, 'anvil-cache');
 
@@ -173,7 +182,9 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
   });
   while (Date.now() < deadline) {
     if (exited !== null) {
-      throw new Error(`devnet: anvil exited with ${exited}; see ${join(o.stateDir, 'anvil.log')}`);
+      throw new Error(
+        `devnet: anvil exited with ${exited} (port ${o.port}); last log lines: ${logTail(join(o.stateDir, 'anvil.log'))}`,
+      );
     }
     if ((await probeChainId(url)) !== null) {
       const facts = await nodeFacts(url);

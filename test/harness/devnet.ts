@@ -40,18 +40,19 @@ function bindable(port: number): Promise<boolean> {
 }
 
 /**
- * A first port P such that P … P+n−1 are all free now (embedded devnets take DEVNET_PORT + i):
- * other suites run in parallel, so a single free port says nothing about its neighbours.
+ * A first port P such that P … P+n−1 are all free now (embedded devnets take DEVNET_PORT + i).
+ * Drawn below Linux's ephemeral range (32768–60999): ports there are also handed out as the
+ * local end of outgoing connections (the indexer's own RPC sockets to the first devnet), so a
+ * neighbour of an OS-chosen port can be taken a moment later.
  */
 export async function freePortRun(n: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const p = await freePort();
-    if (p + n - 1 > 65535) continue;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const p = 20_000 + Math.floor(Math.random() * (12_000 - n));
     let ok = true;
-    for (let i = 1; i < n && ok; i++) ok = await bindable(p + i);
+    for (let i = 0; i < n && ok; i++) ok = await bindable(p + i);
     if (ok) return p;
   }
-  throw new Error(`no run of ${n} free ports found`);
+  throw new Error(`no run of ${n} free ports found below the ephemeral range`);
 }
 
 export async function startTestDevnet(
