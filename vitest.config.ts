@@ -1,16 +1,39 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = {
+  exclude: ['**/node_modules/**', '**/dist/**', '**/*.tmp.test.ts'],
+  testTimeout: 120_000,
+  hookTimeout: 180_000,
+  pool: 'forks' as const,
+};
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'console/src/**/*.test.ts', 'bench/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**', '**/*.tmp.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
-    // End-to-end suites each start their own anvil and indexer process and spend most of their
-    // time waiting on blocks: two files at a time keep CI under 20 minutes on two cores. No test
-    // asserts a timing (speed lives in bench/), and every port comes from the OS.
-    fileParallelism: true,
-    maxWorkers: 2,
-    pool: 'forks',
+    projects: [
+      {
+        // Unit and end-to-end suites: e2e files each start their own anvil and indexer process and
+        // spend most of their time waiting on blocks, so two files run at a time (CI stays under
+        // 20 minutes on two cores). No test asserts a timing (speed lives in bench/).
+        test: {
+          ...shared,
+          name: 'suite',
+          include: ['src/**/*.test.ts', 'test/e2e/**/*.test.ts', 'console/src/**/*.test.ts', 'bench/**/*.test.ts'],
+          fileParallelism: true,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // Fault campaigns (kill -9 mid-rollback, SSE churn with memory bounds, hostile input) run
+        // after the rest, one file at a time, with the machine to themselves.
+        test: {
+          ...shared,
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts', 'test/*.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

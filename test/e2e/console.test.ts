@@ -258,7 +258,14 @@ describe('browser console', () => {
   it('freezes the node; the ops page shows the head equal to /health', async () => {
     await dev.traffic?.stop();
     await jsonRpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
-    const h = await nodeHead();
+    // A transaction the stopped traffic had in flight can still be mined: wait until the head stands.
+    let h = await nodeHead();
+    for (let i = 0; i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      const again = await nodeHead();
+      if (again === h) break;
+      h = again;
+    }
     await idx.waitForHead(h, 60_000);
     // The follower flips from backfilling to following once the last planned range is done: wait
     // for the settled state, so the page (refreshed every second) and this read see the same one.
