@@ -195,14 +195,13 @@ export async function openRocks(path: string): Promise<Rocks> {
         const { rows, finished } = nextv(it, chunk);
         for (let i = 0; i < rows.length; i += 2) {
           const k = rows[i];
+          // After `tightest` the seek side has one bound; the seek may land on it when exclusive.
           if (reverse) {
             if (range.lt && Buffer.compare(k, range.lt) >= 0) continue;
-            if (range.lte && Buffer.compare(k, range.lte) > 0) continue;
             if (range.gte && Buffer.compare(k, range.gte) < 0) return;
             if (range.gt && Buffer.compare(k, range.gt) <= 0) return;
           } else {
             if (range.gt && Buffer.compare(k, range.gt) <= 0) continue;
-            if (range.gte && Buffer.compare(k, range.gte) < 0) continue;
             if (range.lt && Buffer.compare(k, range.lt) >= 0) return;
             if (range.lte && Buffer.compare(k, range.lte) > 0) return;
           }
