@@ -46,6 +46,13 @@ export interface IngestRun {
   /** Main-thread ms per block by commit stage (null when the build has no stage counter). */
   stageMsPerBlock: Record<string, number> | null;
   slowCommits: number;
+  /**
+   * Main-thread commit time per block by transaction count class (`0-49`, `50-149`, `150+`), from
+   * the indexer's `indexer_ingest_block_commit_seconds` histogram: blocks, p99 as the histogram
+   * bucket bound it falls in (ms; Infinity past the last bucket), and the share of blocks ≤ 15 ms.
+   * Null for builds without the histogram.
+   */
+  commitBySize: Record<string, { blocks: number; p99LeMs: number; shareLe15: number }> | null;
   profileTop?: string;
 }
 
@@ -76,6 +83,39 @@ function stageCounters(metrics: string): Record<string, number> | null {
     any = true;
   }
   return any ? out : null;
+}
+
+/** Per transaction-count class: blocks, p99 bucket bound (ms) and share ≤ 15 ms (see IngestRun). */
+export function commitHistogram(metrics: string): IngestRun['commitBySize'] {
+  const buckets = new Map<string, Array<[number, number]>>();
+  for (const l of metrics.split('\n')) {
+    if (!l.startsWith('indexer_ingest_block_commit_seconds_bucket{')) continue;
+    const size = /size="([^"]+)"/.exec(l)?.[1];
+    const le = /le="([^"]+)"/.exec(l)?.[1];
+    if (!size || !le) continue;
+    const list = buckets.get(size) ?? [];
+    list.push([le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le) * 1000, Number(l.split(' ').pop())]);
+    buckets.set(size, list);
+  }
+  if (!buckets.size) return null;
+  const out: NonNullable<IngestRun['commitBySize']> = {};
+  for (const [size, list] of buckets) {
+    list.sort((a, b) => a[0] - b[0]);
+    const blocks = list[list.length - 1][1];
+    if (!blocks) continue;
+    const p99 = list.find(([, c]) => c >= 0.99 * blocks)![0];
+    const le15 = list.find(([le]) => le >= 15)!;
+    out[size] = { blocks, p99LeMs: p99, shareLe15: (le15[0] === 15 ? le15[1] : Number.NaN) / blocks };
+  }
+  return out;
+}
+
+/** "p99 ≤ 15 ms (99.2 % ≤ 15 ms, 100 blocks)" for one class, or "n/a". */
+export function commitCell(r: IngestRun, size: string): string {
+  const c = r.commitBySize?.[size];
+  if (!c) return 'n/a';
+  const bound = Number.isFinite(c.p99LeMs) ? `≤ ${c.p99LeMs} ms` : '> 500 ms';
+  return `p99 ${bound} (${(100 * c.shareLe15).toFixed(1)} % ≤ 15 ms, ${c.blocks} blocks)`;
 }
 
 /** Backfills `chain` with the build at `main`; resolves when its anchor reaches the head. */
@@ -116,6 +156,7 @@ export async function runIndexer(
   const cpuBlocks = chain.head - first.block;
   const metrics = await ix.metrics();
   const stages = stageCounters(metrics);
+  const commitBySize = commitHistogram(metrics);
   const blocks = chain.head + 1;
   const stageMsPerBlock = stages
     ? Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, (1000 * v) / blocks]))
@@ -156,6 +197,7 @@ export async function runIndexer(
     processCpuMsPerBlock: (1000 * procCpu) / cpuBlocks,
     stageMsPerBlock,
     slowCommits,
+    commitBySize,
     profileTop,
   };
 }
@@ -202,12 +244,12 @@ export function report(chain: TransferChain, raw: RawFetchResult[], runs: Ingest
       raw.map((r) => `${f0(r.blocksPerSecond)} blocks/s`).join(', ') +
       ` → ceiling ${f0(ceilBlocks)} blocks/s = ${f0(ceilTx)} tx/s = ${f0(ceilEv)} events/s.`,
     '',
-    '| build | time to head (from spawn) | backfill | blocks/s | tx/s | events/s | tx/s ÷ ceiling | events/s ÷ ceiling | main-thread CPU ms/block | process CPU ms/block | peak RSS | slow commits (>100 ms) |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| build | time to head (from spawn) | backfill | blocks/s | tx/s | events/s | tx/s ÷ ceiling | events/s ÷ ceiling | main-thread CPU ms/block | process CPU ms/block | peak RSS | slow commits (>100 ms) | commit time, 50–149 tx blocks |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   );
   for (const r of runs)
     lines.push(
-      `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f1(r.mainCpuMsPerBlock)} | ${f1(r.processCpuMsPerBlock)} | ${f0(r.peakRssMiB)} MiB | ${r.slowCommits} |`,
+      `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f1(r.mainCpuMsPerBlock)} | ${f1(r.processCpuMsPerBlock)} | ${f0(r.peakRssMiB)} MiB | ${r.slowCommits} | ${commitCell(r, '50-149')} |`,
     );
   const stageNames = [...new Set(runs.flatMap((r) => Object.keys(r.stageMsPerBlock ?? {})))];
   if (stageNames.length) {

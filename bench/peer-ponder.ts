@@ -204,6 +204,7 @@ export async function runPonder(o: {
       processCpuMsPerBlock: (1000 * procCpu) / blocks,
       stageMsPerBlock: null,
       slowCommits: 0,
+      commitBySize: null,
     };
   } finally {
     await stopChild(c, 5000);

@@ -18,6 +18,11 @@ export interface ChainMetrics {
   eventsCommitted: client.Counter<'chain'>;
   /** Main-thread seconds spent committing blocks, by stage (chain records, each projection, write). */
   commitStageSeconds: client.Counter<'chain' | 'stage'>;
+  /**
+   * Main-thread time of one block's commit (every stage, pauses excluded), seconds, by the block's
+   * transaction count class (`size`: `0-49`, `50-149`, `150+`).
+   */
+  blockCommitSeconds: client.Histogram<'chain' | 'size'>;
   reorgs: client.Histogram<'chain'>;
   /** Pools first seen after START_BLOCK, by protocol and outcome (`registered` or why not). */
   marketsFirstSight: client.Counter<'chain' | 'protocol' | 'outcome'>;
@@ -77,6 +82,13 @@ export function createMetrics(deps: {
     name: 'indexer_ingest_commit_stage_seconds_total',
     help: 'Main-thread time of block commits by stage (chain, one per projection, write), seconds',
     labelNames: ['chain', 'stage'],
+    registers: [registry],
+  });
+  const blockCommitSeconds = new client.Histogram({
+    name: 'indexer_ingest_block_commit_seconds',
+    help: 'Main-thread time of one block commit (all stages, pauses excluded) by transaction count class, seconds',
+    labelNames: ['chain', 'size'],
+    buckets: [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5],
     registers: [registry],
   });
   const reorgs = new client.Histogram({
@@ -247,6 +259,7 @@ export function createMetrics(deps: {
     blocksCommitted,
     eventsCommitted,
     commitStageSeconds,
+    blockCommitSeconds,
     reorgs,
     marketsFirstSight,
     httpDuration,

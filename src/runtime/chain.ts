@@ -248,8 +248,14 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       if (e.kind === 'block') {
         m.blocksCommitted.inc({ chain: cfg.name });
         m.eventsCommitted.inc({ chain: cfg.name }, e.block.logs.length);
-        for (const [stage, ms] of Object.entries(e.stages))
+        let busyMs = 0;
+        for (const [stage, ms] of Object.entries(e.stages)) {
           m.commitStageSeconds.inc({ chain: cfg.name, stage }, ms / 1000);
+          busyMs += ms;
+        }
+        const txs = e.block.txs.length;
+        const size = txs < 50 ? '0-49' : txs < 150 ? '50-149' : '150+';
+        m.blockCommitSeconds.observe({ chain: cfg.name, size }, busyMs / 1000);
       }
     },
   });

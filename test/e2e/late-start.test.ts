@@ -79,18 +79,23 @@ describe('indexing from a late START_BLOCK', () => {
         at,
       ]);
       expect(body.data.supplyFromTransfers, `${t.symbol} supply`).toBe(word(supply).toString());
-      const holders = await walkTyped((cursor) =>
-        api.GET('/index/v1/{chain}/tokens/{address}/holders', {
+      // The holders pages carry their own anchor (a cursor keeps it across pages); it can be later
+      // than the detail's when a transaction the stopped traffic had in flight was mined since.
+      let holdersAt = '';
+      const holders = await walkTyped(async (cursor) => {
+        const r = await api.GET('/index/v1/{chain}/tokens/{address}/holders', {
           params: {
             path: { chain: api.chain, address: t.address },
             query: { sort: 'wallet_id', limit: 1000, ...(cursor ? { cursor } : {}) },
           },
-        }),
-      );
+        });
+        if (r.data && !cursor) holdersAt = `0x${r.data.anchor.block.toString(16)}`;
+        return r;
+      });
       for (const h of holders.slice(0, 40) as Array<{ wallet: string; balance: string }>) {
         if (h.wallet === `0x${'00'.repeat(20)}`) continue;
         const data = `0x70a08231${h.wallet.slice(2).padStart(64, '0')}`;
-        const onChain = await jsonRpc<string>(dev.rpcUrl, 'eth_call', [{ to: t.address, data }, at]);
+        const onChain = await jsonRpc<string>(dev.rpcUrl, 'eth_call', [{ to: t.address, data }, holdersAt]);
         expect(h.balance, `${t.symbol} ${h.wallet}`).toBe(word(onChain).toString());
         const b = await api.GET('/index/v1/{chain}/tokens/{address}/balance/{wallet}', {
           params: { path: { chain: api.chain, address: t.address, wallet: h.wallet } },

@@ -2,8 +2,8 @@
  * A bare anvil node for chain-record end-to-end tests (the full devnet with Uniswap and traffic
  * lives in test/harness/devnet.ts). Real node, real JSON-RPC; nothing is mocked.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,24 @@ export function anvilBinary(): string {
     `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}/package.json`,
   );
   return join(dirname(pkg), 'bin', 'anvil');
+}
+
+/**
+ * Every thread's stack of a hung process (gdb in batch mode, when installed), written to
+ * test-output/hangs/; returns where, or why not. Diagnostic only: a hung node still fails the test.
+ */
+export function dumpStacks(pid: number | undefined): string {
+  if (!pid) return 'no pid';
+  const gdb = spawnSync('gdb', ['-p', String(pid), '-batch', '-ex', 'thread apply all bt'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (gdb.error) return `no stacks (gdb: ${gdb.error.message})`;
+  const dir = join(process.cwd(), 'test-output', 'hangs');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `anvil-${pid}-${Date.now()}.txt`);
+  writeFileSync(file, `${gdb.stdout}\n${gdb.stderr}`);
+  return `thread stacks in ${file}`;
 }
 
 export async function freePort(): Promise<number> {
@@ -72,13 +90,24 @@ export async function startAnvil(
   const rpcUrl = `http://127.0.0.1:${port}`;
   let id = 0;
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-      // A hung node fails the test with the method named, not a silent test timeout.
-      signal: AbortSignal.timeout(30_000),
-    });
+    let res: Response;
+    try {
+      res = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+        // A hung node fails the test with the method named, not a silent test timeout.
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (err) {
+      if ((err as Error).name !== 'TimeoutError') throw err;
+      throw new Error(
+        `anvil (pid ${child.pid}) did not answer ${method} within 30 s: ${dumpStacks(child.pid)}`,
+        {
+          cause: err,
+        },
+      );
+    }
     const j = (await res.json()) as { result?: T; error?: { message: string } };
     if (j.error) throw new Error(`${method}: ${j.error.message}`);
     return j.result as T;
