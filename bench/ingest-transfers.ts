@@ -16,7 +16,7 @@
  * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
  * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { callersOf, topSelf } from './cpuprofile.js';
@@ -53,6 +53,14 @@ export interface IngestRun {
    * Null for builds without the histogram.
    */
   commitBySize: Record<string, { blocks: number; p99LeMs: number; shareLe15: number }> | null;
+  /**
+   * Memory at head (MiB, from the indexer's own process metrics): resident set, main-thread V8
+   * heap (total) and external memory; the rest of the RSS is worker-thread heaps, RocksDB
+   * (memtables, block cache, table readers) and allocator slack. Null without the metrics.
+   */
+  memoryAtHead: { rss: number; mainHeap: number; external: number } | null;
+  /** Size of the data directory at head (MiB, every file). */
+  diskMiB: number;
   profileTop?: string;
 }
 
@@ -83,6 +91,16 @@ function stageCounters(metrics: string): Record<string, number> | null {
     any = true;
   }
   return any ? out : null;
+}
+
+/** Bytes of every file under `dir` (recursive). */
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return total;
 }
 
 /** Per transaction-count class: blocks, p99 bucket bound (ms) and share ≤ 15 ms (see IngestRun). */
@@ -157,6 +175,17 @@ export async function runIndexer(
   const metrics = await ix.metrics();
   const stages = stageCounters(metrics);
   const commitBySize = commitHistogram(metrics);
+  const gauge = (name: string) => {
+    const line = metrics.split('\n').find((l) => l.startsWith(`${name} `));
+    return line ? Number(line.split(' ').pop()) / 2 ** 20 : Number.NaN;
+  };
+  const memoryAtHead = metrics.includes('indexer_process_resident_memory_bytes')
+    ? {
+        rss: gauge('indexer_process_resident_memory_bytes'),
+        mainHeap: gauge('indexer_process_nodejs_heap_size_total_bytes'),
+        external: gauge('indexer_process_nodejs_external_memory_bytes'),
+      }
+    : null;
   const blocks = chain.head + 1;
   const stageMsPerBlock = stages
     ? Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, (1000 * v) / blocks]))
@@ -166,6 +195,7 @@ export async function runIndexer(
     .split('\n')
     .filter((x) => x.includes('slow block commit')).length;
   const backfillSeconds = (tHead - (tFirst ?? t0)) / 1000;
+  const diskMiB = dirBytes(dataDir) / 2 ** 20;
   let profileTop: string | undefined;
   if (o.prof) {
     process.kill(ix.pid, 'SIGTERM');
@@ -181,6 +211,10 @@ export async function runIndexer(
       for (const hot of ['_getManySync', '_writeSync'])
         profileTop += `\n\n${hot} by caller:\n${callersOf(path, hot, 4, 10)}`;
     }
+    // Worker threads (decode pool, traces replay): where the rest of the process CPU goes.
+    const workers = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile') && f.split('.')[4] !== '0');
+    for (const w of workers.slice(0, 4))
+      profileTop = `${profileTop ?? ''}\n\nWorker thread ${w.split('.')[4]} self time (top 15):\n${topSelf(join(profDir, w), 15)}`;
   }
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(profDir, { recursive: true, force: true });
@@ -198,6 +232,8 @@ export async function runIndexer(
     stageMsPerBlock,
     slowCommits,
     commitBySize,
+    memoryAtHead,
+    diskMiB,
     profileTop,
   };
 }

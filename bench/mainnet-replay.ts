@@ -12,7 +12,9 @@
  * probes as unavailable and disables the traces lane.
  *
  * Usage: node dist/bench/mainnet-replay.js [--blocks 1000] [--main label=path]… [--rounds 1]
- *          [--out report.md]
+ *          [--prof] [--out report.md]
+ * `--prof` runs the indexer under --cpu-prof (slower) and appends the hottest functions of its main
+ * thread and worker threads.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -137,7 +139,14 @@ async function main(): Promise<void> {
   for (let round = 1; round <= rounds; round++)
     for (const [name, main] of mains) {
       const label = rounds > 1 ? `${name} (round ${round})` : name;
-      const r = await runIndexer({ rpcUrl: replay.url, head, txCount: c.txs, logCount: c.logs }, label, main);
+      const r = await runIndexer(
+        { rpcUrl: replay.url, head, txCount: c.txs, logCount: c.logs },
+        label,
+        main,
+        {
+          prof: argv.includes('--prof'),
+        },
+      );
       log(
         `indexer ${label}: head in ${f1(r.toHeadSeconds)} s, ${f0(r.txPerSecond)} tx/s, ${f0(r.eventsPerSecond)} events/s`,
       );
@@ -167,6 +176,19 @@ async function main(): Promise<void> {
     '| --- | --- | --- |',
     ...runs.map((r) => `| ${r.label} | ${commitCell(r, '50-149')} | ${commitCell(r, '150+')} |`),
   );
+  lines.push(
+    '',
+    'Memory at head (MiB; the rest is worker-thread heaps, RocksDB memtables, block cache and table readers, allocator slack):',
+    '',
+    '| build | peak RSS | RSS at head | main-thread V8 heap | external | rest | data dir on disk |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...runs.map((r) => {
+      const m = r.memoryAtHead;
+      return m
+        ? `| ${r.label} | ${f0(r.peakRssMiB)} | ${f0(m.rss)} | ${f0(m.mainHeap)} | ${f0(m.external)} | ${f0(m.rss - m.mainHeap - m.external)} | ${f0(r.diskMiB)} |`
+        : `| ${r.label} | ${f0(r.peakRssMiB)} | n/a | n/a | n/a | n/a | ${f0(r.diskMiB)} |`;
+    }),
+  );
   const stageNames = [...new Set(runs.flatMap((r) => Object.keys(r.stageMsPerBlock ?? {})))];
   if (stageNames.length)
     lines.push(
@@ -180,6 +202,16 @@ async function main(): Promise<void> {
           `| ${r.label} | ${stageNames.map((n) => r.stageMsPerBlock?.[n]?.toFixed(2) ?? 'n/a').join(' | ')} |`,
       ),
     );
+  for (const r of runs)
+    if (r.profileTop)
+      lines.push(
+        '',
+        `Self time, ${r.label} (--cpu-prof; main thread top 40, then worker threads):`,
+        '',
+        '```',
+        r.profileTop,
+        '```',
+      );
   const md = lines.join('\n');
   process.stdout.write(`${md}\n`);
   const out = arg('--out', '');

@@ -205,6 +205,8 @@ export async function runPonder(o: {
       stageMsPerBlock: null,
       slowCommits: 0,
       commitBySize: null,
+      memoryAtHead: null,
+      diskMiB: Number.NaN,
     };
   } finally {
     await stopChild(c, 5000);

@@ -131,6 +131,7 @@ async function main(): Promise<void> {
     blocksPerTask: config.blocksPerTask,
     decodeThreads: config.decodeThreads,
     reconcileIntervalMs: config.reconcileIntervalMs,
+    storageTuning: config.storageTuning,
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
   // Chains open one after another (each may start a devnet and check its node); a chain that

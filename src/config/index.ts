@@ -2,8 +2,10 @@
  * Configuration: user-facing optional environment variables resolved once, at start-up, into
  * required fields, validated, and printed (secrets masked).
  */
+
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { RocksTuning } from '../storage/index.js';
 
 /** An embedded devnet (anvil with the project's deployment and traffic). */
 export interface DevnetConfig {
@@ -77,6 +79,16 @@ export interface Config {
   logLevel: string;
   /** Period of the balance/supply reconciliation against the node, milliseconds. */
   reconcileIntervalMs: number;
+  /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB). */
+  storageTuning: RocksTuning;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -241,6 +253,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     decodeThreads: int(env, 'DECODE_THREADS', 2, 1, 64),
     logLevel: env.LOG_LEVEL || 'info',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
+    storageTuning: {
+      compression: oneOf(env, 'ROCKSDB_COMPRESSION', ['zstd', 'off'] as const, 'off'),
+      cacheMb: int(env, 'ROCKSDB_CACHE_MB', 64, 8, 65_536),
+      indexInCache: oneOf(env, 'ROCKSDB_INDEX_IN_CACHE', ['on', 'off'] as const, 'off') === 'on',
+    },
   };
 }
 

@@ -25,7 +25,7 @@ import { createRpc, type Rpc } from '../rpc/client.js';
 import { createScreenerReader } from '../screener/index.js';
 import type { ChainContext } from '../server/route.js';
 import { checkChainIdentity } from '../storage/identity.js';
-import { checkInvariants, createStore, type Store } from '../storage/index.js';
+import { checkInvariants, createStore, type RocksTuning, type Store } from '../storage/index.js';
 import { createHub } from '../streams/hub.js';
 import { createStreamLog } from '../streams/log.js';
 import { createStreams } from '../streams/service.js';
@@ -47,6 +47,8 @@ export interface SharedDeps {
   blocksPerTask: number;
   decodeThreads: number;
   reconcileIntervalMs: number;
+  /** RocksDB tuning of the chain's store (config ROCKSDB_*). */
+  storageTuning?: RocksTuning;
   overrides: ReadonlySet<string>;
   overridesVersion: string;
   labels: ReadonlyMap<string, string[]>;
@@ -180,6 +182,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     unfinalisedWindow: cfg.unfinalisedWindow,
     // ROLE=writer: every committed write also goes to the change log the publisher ships.
     changeLog: !!deps.writerNats,
+    rocks: deps.storageTuning,
   });
   const identity = await checkChainIdentity({
     store,
@@ -363,6 +366,7 @@ export async function openReplicaChain(
   const store = await createStore({
     dataDir: join(cfg.dataDir, 'rocks'),
     unfinalisedWindow: cfg.unfinalisedWindow,
+    rocks: deps.storageTuning,
   });
   // Created once the replica caught up (the log's last sequences are then read from the store);
   // until then no consumer is connected, so no frame needs publishing.

@@ -95,12 +95,38 @@ const BUF = { keyEncoding: 'buffer', valueEncoding: 'buffer' } as const;
 const SCAN_CHUNK_ROWS = 256;
 
 /**
+ * RocksDB tuning. `compression`: `zstd` (the binding's default: ZSTD with a trained dictionary on
+ * every level, WAL compressed) or `off` (no block or WAL compression: less CPU, more disk).
+ * `cacheMb`: block cache in MiB; `indexInCache`: index and filter blocks live in that cache
+ * (bounded memory) instead of beside it (one set per table file, growing with the database).
+ */
+export interface RocksTuning {
+  compression: 'zstd' | 'off';
+  cacheMb: number;
+  indexInCache: boolean;
+}
+
+/**
+ * Defaults. Compression off: on the 2-core bench machine, ZSTD with dictionary training (the
+ * binding's default) cost a third of the process CPU of a mainnet-shaped backfill (127 → 85 ms per
+ * block, 1,728 → 2,212 tx/s) and 280 MiB of RSS, for a smaller data directory
+ * (bench/results/ingest-budgets-2026-11-25.md has the figures and the disk sizes).
+ */
+export const DEFAULT_ROCKS_TUNING: RocksTuning = { compression: 'off', cacheMb: 64, indexInCache: false };
+
+/**
  * Opens (creating if missing) the RocksDB database at `path`.
  * @throws the binding's error when the directory is locked by another process or corrupt.
  */
-export async function openRocks(path: string): Promise<Rocks> {
+export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCKS_TUNING): Promise<Rocks> {
   const db = new RocksLevel(path, { ...BUF });
-  await db.open({ createIfMissing: true, cacheSize: 64 * 1024 * 1024 });
+  await db.open({
+    createIfMissing: true,
+    cacheSize: tuning.cacheMb * 1024 * 1024,
+    compression: tuning.compression === 'zstd',
+    walCompression: tuning.compression === 'zstd',
+    cacheIndexAndFilterBlocks: tuning.indexInCache,
+  } as never);
 
   // Iterators go to the native binding directly: abstract-level's iterator wrapper (resource
   // registration, option normalisation, the AbstractIterator constructor) cost more than the

@@ -4,7 +4,7 @@
  * crash at any instant leaves exactly "all of block N" or "none of it".
  */
 import { randomBytes } from 'node:crypto';
-import { openRocks, type Rocks, type ScanRange, type WriteOp } from './binding.js';
+import { openRocks, type Rocks, type RocksTuning, type ScanRange, type WriteOp } from './binding.js';
 import { type ChangeEntry, type ChangeKind, decodeChange, encodeChange } from './changelog.js';
 import { prefixEnd } from './codec.js';
 import type { AnyTable, InvariantReader, Table } from './table.js';
@@ -13,7 +13,7 @@ import { ALL_TABLES } from './tables/index.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
 
-export type { Rocks, ScanRange, WriteOp } from './binding.js';
+export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
 export { K, type KeyPart, type Prefix, prefixEnd, V, type ValueCodec } from './codec.js';
 export { type AnyTable, defineTable, type Invariant, type Table } from './table.js';
@@ -182,6 +182,8 @@ export interface StoreOptions {
    * written in the same batch as its change. Off by default (no cost when no replica exists).
    */
   changeLog?: boolean;
+  /** RocksDB tuning (defaults: DEFAULT_ROCKS_TUNING). */
+  rocks?: RocksTuning;
 }
 
 /** The store's change log (see changelog.ts). */
@@ -311,7 +313,7 @@ const REPLICA_APPLIED = 'replica:applied';
 const WIPE_CHUNK_ROWS = 10_000;
 
 export async function createStore(opts: StoreOptions): Promise<Store> {
-  const rocks = await openRocks(opts.dataDir);
+  const rocks = await openRocks(opts.dataDir, opts.rocks);
   const readMeta = <T>(name: string): T | undefined => {
     const v = rocks.get(META.key(name));
     return v ? (META.value.decode(v) as T) : undefined;
