@@ -239,7 +239,7 @@ async function main(): Promise<number> {
         streamBlocks: 40,
         devnetTrafficMs: 45_000,
       };
-  const blocksPerTask = Number(process.env.BLOCKS_PER_TASK ?? 20);
+  const blocksPerTask = Number(process.env.BLOCKS_PER_TASK ?? 5);
   const decodeThreads = Number(process.env.DECODE_THREADS ?? 2);
   // The traces lane replays every block with callTracer, which on anvil is far slower than the
   // block fetch being compared against; ingest figures measure the block lane (TRACES=off).

@@ -96,12 +96,13 @@ const SCAN_CHUNK_ROWS = 256;
 
 /**
  * RocksDB tuning. `compression`: `zstd` (the binding's default: ZSTD with a trained dictionary on
- * every level, WAL compressed) or `off` (no block or WAL compression: less CPU, more disk).
+ * every level, WAL compressed), `bottom` (L0 and L1 plain, ZSTD from L2 where most bytes settle;
+ * WAL plain) or `off` (no block or WAL compression: least CPU, most disk).
  * `cacheMb`: block cache in MiB; `indexInCache`: index and filter blocks live in that cache
  * (bounded memory) instead of beside it (one set per table file, growing with the database).
  */
 export interface RocksTuning {
-  compression: 'zstd' | 'off';
+  compression: 'zstd' | 'bottom' | 'off';
   cacheMb: number;
   indexInCache: boolean;
 }
@@ -123,8 +124,10 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   await db.open({
     createIfMissing: true,
     cacheSize: tuning.cacheMb * 1024 * 1024,
-    compression: tuning.compression === 'zstd',
+    compression: tuning.compression !== 'off',
     walCompression: tuning.compression === 'zstd',
+    // `bottom`: the binding's level style — 64 MiB memtables, L0 and L1 stored plain, ZSTD from L2.
+    ...(tuning.compression === 'bottom' ? { compaction: 'level' } : {}),
     cacheIndexAndFilterBlocks: tuning.indexInCache,
   } as never);
 
