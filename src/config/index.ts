@@ -79,7 +79,7 @@ export interface Config {
   logLevel: string;
   /** Period of the balance/supply reconciliation against the node, milliseconds. */
   reconcileIntervalMs: number;
-  /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB). */
+  /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB, ROCKSDB_INDEX_IN_CACHE). */
   storageTuning: RocksTuning;
 }
 
