@@ -202,26 +202,13 @@ describe('kill -9 during reorg rollback', () => {
       cleanup.push(() => anvil.stop());
       const emitter = await deployEmitter(anvil);
       let idx: IndexerProcess | null = null;
-      /**
-       * Waits until the traces lane has replayed every indexed block. anvil 1.7.1 deadlocks when it
-       * mines (chain storage write lock) while it replays a transaction for debug_traceBlockByNumber
-       * (Backend::mined_geth_trace_transaction holds the storage read lock and
-       * replay_tx_with_inspector takes it again: a nested read behind a queued writer; stacks in
-       * test-output/hangs/ when the harness sees it). A real node has no such lock, so this test
-       * never mines or reorgs while the lane replays, and keeps the lane in what it checks.
-       */
-      const lanesIdle = async () => {
-        for (const t1 = Date.now(); idx && Date.now() - t1 < 30_000; ) {
-          const h = (await idx.get('/health').catch(() => null))?.body;
-          if (h?.traces?.state !== 'following' || h.traces.behindBlocks === 0) return;
-          await sleep(10);
-        }
-      };
+      // Every mine and reorg below waits for the traces lane to be idle (harness/trace-gate.ts:
+      // anvil deadlocks when it mines during debug_traceBlockByNumber); after each mined block
+      // the indexer catches up first, so the lane has nothing new to replay when the next lands.
       const heavy = async (blocks: number) => {
         for (let b = 0; b < blocks; b++) {
           await anvil.sendTransfers(4);
           await emitLogs(anvil, emitter, 3, b);
-          await lanesIdle();
           await anvil.mine();
           if (idx) await idx.waitForHead(await anvil.head());
         }
@@ -246,7 +233,6 @@ describe('kill -9 during reorg rollback', () => {
             Math.floor(rand() * 30),
           ],
         ];
-        await lanesIdle();
         await anvil.rpc('anvil_reorg', [30, reps]);
         for (const t1 = Date.now(); idx.logs().split(marker).length === seen; ) {
           if (Date.now() - t1 > 15_000) throw new Error(`reorg not noticed\n${idx.logs().slice(-3000)}`);

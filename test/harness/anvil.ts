@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { beforeNodeWrite } from './trace-gate.js';
 
 const require = createRequire(import.meta.url);
 
@@ -90,6 +91,7 @@ export async function startAnvil(
   const rpcUrl = `http://127.0.0.1:${port}`;
   let id = 0;
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    await beforeNodeWrite(method);
     let res: Response;
     try {
       res = await fetch(rpcUrl, {

@@ -7,6 +7,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertContract } from './contract.js';
+import { addTraceGate } from './trace-gate.js';
 
 export const TEST_KEY = 'test-key-all-scopes';
 // From the sources (vitest) the build is ../../dist; from the build itself (bench/scale-out.ts
@@ -140,6 +141,17 @@ export async function startIndexer(o: {
   };
 
   await launch();
+  /**
+   * Before the test mines or reorgs: wait (at most 15 s) until this indexer's traces lane has
+   * replayed every indexed block, so no debug_traceBlockByNumber is in flight (harness/trace-gate.ts).
+   */
+  const removeGate = addTraceGate(async () => {
+    for (const t0 = Date.now(); port && Date.now() - t0 < 15_000; ) {
+      const h = (await request('GET', '/health', undefined, { timeoutMs: 2_000 }).catch(() => null))?.body;
+      if (h?.traces?.state !== 'following' || !h.traces.behindBlocks) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  });
   const api: IndexerProcess = {
     get port() {
       return port;
@@ -177,6 +189,7 @@ export async function startIndexer(o: {
       await launch();
     },
     async stop() {
+      removeGate();
       const c = child;
       if (c && c.exitCode === null && c.signalCode === null) {
         c.kill('SIGTERM');

@@ -1,8 +1,11 @@
+import { beforeNodeWrite } from './trace-gate.js';
+
 /**
  * One JSON-RPC call to a node (tests talk to anvil directly, never through the indexer).
  * @throws Error with the method and the node's message when the node answers an error.
  */
 export async function jsonRpc<T = any>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  await beforeNodeWrite(method);
   const r = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
