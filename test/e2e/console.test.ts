@@ -18,7 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ratioToDecimal } from '../../console/src/format.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
-import { jsonRpc } from '../harness/rpc.js';
+import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -257,15 +257,8 @@ describe('browser console', () => {
 
   it('freezes the node; the ops page shows the head equal to /health', async () => {
     await dev.traffic?.stop();
-    await jsonRpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
     // A transaction the stopped traffic had in flight can still be mined: wait until the head stands.
-    let h = await nodeHead();
-    for (let i = 0; i < 40; i++) {
-      await new Promise((r) => setTimeout(r, 500));
-      const again = await nodeHead();
-      if (again === h) break;
-      h = again;
-    }
+    const h = await freezeNode(dev.rpcUrl);
     await idx.waitForHead(h, 60_000);
     // The follower flips from backfilling to following once the last planned range is done: wait
     // for the settled state, so the page (refreshed every second) and this read see the same one.

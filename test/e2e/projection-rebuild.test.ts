@@ -12,7 +12,7 @@ import { createStore } from '../../src/storage/index.js';
 import { differing, digestOf, tempDir } from '../faults/lib.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { jsonRpc } from '../harness/rpc.js';
+import { freezeNode, jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
@@ -25,7 +25,7 @@ beforeAll(async () => {
   idx = await startIndexer({ rpcUrl: dev.rpcUrl, dataDir, env: { ...devnetIndexerEnv(dev), TRACES: 'off' } });
   await idx.waitForHead(30, 120_000);
   await dev.traffic?.stop();
-  await jsonRpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
+  await freezeNode(dev.rpcUrl);
 }, 300_000);
 
 afterAll(async () => {

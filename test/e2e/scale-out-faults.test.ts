@@ -24,7 +24,7 @@ import { streamOf } from '../../src/replication/names.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
-import { jsonRpc } from '../harness/rpc.js';
+import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { type StallingProxy, startStallingProxy } from '../harness/tcp-proxy.js';
 
 const MAX_LAG_S = 3;
@@ -96,17 +96,7 @@ async function expectServedCanonical(minSamples: number) {
 }
 
 /** Stops the node's mining and waits until its head has stood still for 600 ms. */
-async function freeze() {
-  await jsonRpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
-  await jsonRpc(dev.rpcUrl, 'evm_setAutomine', [false]);
-  let h = await nodeHead();
-  for (let still = 0; still < 3; ) {
-    await sleep(200);
-    const n = await nodeHead();
-    still = n === h ? still + 1 : 0;
-    h = n;
-  }
-}
+const freeze = () => freezeNode(dev.rpcUrl);
 
 /**
  * Freezes the node, waits for both processes at its head and for the replica at the writer's

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
-import { jsonRpc } from '../harness/rpc.js';
+import { freezeNode, jsonRpc } from '../harness/rpc.js';
 
 let nats: NatsServer;
 let dev: TestDevnet;
@@ -93,8 +93,7 @@ describe('scale-out on NATS JetStream', () => {
   it('a replica serves the writer’s anchors and bodies at the same head, and cursors cross', async () => {
     await dev.traffic?.stop();
     // Freeze the node (no interval mining) so both processes can be compared at one head.
-    await jsonRpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
-    const h = await nodeHead();
+    const h = await freezeNode(dev.rpcUrl);
     await writer.waitForHead(h, 60_000);
     await replica.waitForHead(h, 60_000);
     expect(await headOf(replica)).toBe(h);

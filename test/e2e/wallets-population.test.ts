@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FundingChainRecord } from '../../src/devnet/traffic.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { jsonRpc } from '../harness/rpc.js';
+import { freezeNode, jsonRpc } from '../harness/rpc.js';
 
 /** Seconds of random traffic after bootstrap (≈ 15 tx/s). */
 const TRAFFIC_S = 30;
@@ -450,8 +450,7 @@ beforeAll(async () => {
   chains = dev.traffic!.stats().fundingChains;
   // Let the last sent transactions land, then freeze the chain: one head anchors every read.
   await new Promise((r) => setTimeout(r, 2500));
-  await rpc('evm_setIntervalMining', [0]);
-  head = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
+  head = await freezeNode(dev.rpcUrl);
 
   const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address.toLowerCase();
   const stables = dev.deployment.tokens
