@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RocksTuning } from '../storage/index.js';
+import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
 
 /** An embedded devnet (anvil with the project's deployment and traffic). */
 export interface DevnetConfig {
@@ -254,9 +254,20 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     logLevel: env.LOG_LEVEL || 'info',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
     storageTuning: {
-      compression: oneOf(env, 'ROCKSDB_COMPRESSION', ['zstd', 'bottom', 'off'] as const, 'off'),
-      cacheMb: int(env, 'ROCKSDB_CACHE_MB', 64, 8, 65_536),
-      indexInCache: oneOf(env, 'ROCKSDB_INDEX_IN_CACHE', ['on', 'off'] as const, 'off') === 'on',
+      compression: oneOf(
+        env,
+        'ROCKSDB_COMPRESSION',
+        ['zstd', 'bottom', 'off'] as const,
+        DEFAULT_ROCKS_TUNING.compression,
+      ),
+      cacheMb: int(env, 'ROCKSDB_CACHE_MB', DEFAULT_ROCKS_TUNING.cacheMb, 8, 65_536),
+      indexInCache:
+        oneOf(
+          env,
+          'ROCKSDB_INDEX_IN_CACHE',
+          ['on', 'off'] as const,
+          DEFAULT_ROCKS_TUNING.indexInCache ? 'on' : 'off',
+        ) === 'on',
     },
   };
 }

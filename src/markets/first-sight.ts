@@ -24,7 +24,7 @@ import { SEED } from '../storage/tables/chain.js';
 import { POOL, POOL_BY_ADDRESS } from '../storage/tables/markets.js';
 import type { Coordinate } from '../tokens/model.js';
 import type { MarketsConfig } from './config.js';
-import type { PoolRow, PoolState } from './model.js';
+import { emptyPoolState, type PoolRow, type PoolState } from './model.js';
 import { fromSqrtPriceX96, rational, ratStr } from './rational.js';
 import { poolKeyOf } from './tables.js';
 
@@ -218,17 +218,6 @@ async function call(rpc: Rpc, to: string, data: string, tag: string): Promise<st
   }
 }
 
-const emptyState = (): PoolState => ({
-  reserve0: null,
-  reserve1: null,
-  sqrtPriceX96: null,
-  tick: null,
-  liquidity: null,
-  price: null,
-  swaps: 0,
-  lastSwapBlock: null,
-});
-
 /**
  * Verifies candidate `c` at block `block` and seeds its state at `block − 1`.
  * @throws Error when the node fails (not when the contract reverts).
@@ -264,7 +253,7 @@ async function verifyAndSeed(
   const token0 = addr(w0);
   const token1 = addr(w1);
   const base = { key: poolKeyOf(c.protocol, c.contract), contract: c.contract, poolId: null, hooks: null };
-  const state = emptyState();
+  const state = emptyPoolState();
   if (c.protocol === 'v2') {
     const got = words(await call(rpc, factory, `${SEL.getPair}${pad(token0)}${pad(token1)}`, at))[0];
     if (got === undefined || addr(got) !== c.contract) return { reason: 'factory_mismatch' };
@@ -399,7 +388,7 @@ async function verifyV4(
   if (dec.status !== 'decoded' || dec.event !== 'Initialize') return { reason: 'no_initialize_log' };
   const a = dec.args as Record<string, string>;
   const s = await agreed(() => readV4State(rpc, c.contract, c.poolId!, hex(block - 1)));
-  const state = emptyState();
+  const state = emptyPoolState();
   seedConcentrated(state, s.sqrtPriceX96, s.tick, s.liquidity);
   const creation: Coordinate = {
     block: Number(log.blockNumber),

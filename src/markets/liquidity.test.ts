@@ -1,7 +1,7 @@
 /** Liquidity amounts and their USD value: exact by construction, checked on hand-computed cases. */
 import { describe, expect, it } from 'vitest';
 import { liquidityAmounts, liquidityUsd } from './liquidity.js';
-import type { PoolRow, PoolState } from './model.js';
+import { emptyPoolState, type PoolRow, type PoolState } from './model.js';
 import { fromSqrtPriceX96, type Rational, rational } from './rational.js';
 
 const pool = (protocol: PoolRow['protocol']): PoolRow => ({
@@ -18,17 +18,7 @@ const pool = (protocol: PoolRow['protocol']): PoolRow => ({
   created: { block: 1, txIndex: 0, logIndex: 0, txHash: `0x${'44'.repeat(32)}` } as PoolRow['created'],
   createdAt: 0,
 });
-const state = (s: Partial<PoolState>): PoolState => ({
-  reserve0: null,
-  reserve1: null,
-  sqrtPriceX96: null,
-  tick: null,
-  liquidity: null,
-  price: null,
-  swaps: 0,
-  lastSwapBlock: null,
-  ...s,
-});
+const state = (s: Partial<PoolState>): PoolState => ({ ...emptyPoolState(), ...s });
 const Q96 = 1n << 96n;
 const mul = (a: Rational, b: Rational) => rational(a.n * b.n, a.d * b.d);
 

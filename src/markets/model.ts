@@ -62,6 +62,18 @@ export interface PoolState {
   lastSwapBlock: number | null;
 }
 
+/** A pool's state before any event of it was applied: no reserves, price or swaps yet. */
+export const emptyPoolState = (): PoolState => ({
+  reserve0: null,
+  reserve1: null,
+  sqrtPriceX96: null,
+  tick: null,
+  liquidity: null,
+  price: null,
+  swaps: 0,
+  lastSwapBlock: null,
+});
+
 /** A swap in pool perspective: positive amount = the pool received it. */
 export interface SwapRow {
   block: number;

@@ -14,6 +14,7 @@ import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
 
 export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
+export { DEFAULT_ROCKS_TUNING } from './binding.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
 export { K, type KeyPart, type Prefix, prefixEnd, V, type ValueCodec } from './codec.js';
 export { type AnyTable, defineTable, type Invariant, type Table } from './table.js';

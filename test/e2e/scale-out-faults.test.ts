@@ -24,6 +24,7 @@ import { streamOf } from '../../src/replication/names.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
+import { atOneChangeLogPosition, changeLogPositions, okBody } from '../harness/replication.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { type StallingProxy, startStallingProxy } from '../harness/tcp-proxy.js';
 
@@ -38,37 +39,14 @@ const nodeHead = async () => Number.parseInt(await jsonRpc<string>(dev.rpcUrl, '
 const canonicalHash = async (n: number) =>
   (await jsonRpc<{ hash: string }>(dev.rpcUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])).hash;
 
-const body = async (p: IndexerProcess, path: string) => {
-  const r = await p.get(path);
-  expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200);
-  return r.body;
-};
+const body = okBody;
+const sequences = () => changeLogPositions(writer, replica);
 
-/** The writer's published and the replica's applied change-log sequence. */
-async function sequences(): Promise<{ published: number; pending: number; applied: number }> {
-  const w = (await body(writer, '/health')).replication.publisher;
-  const r = (await body(replica, '/health')).replication.replica;
-  return { published: w.publishedSequence, pending: w.pending, applied: r.appliedSequence };
-}
-
-/**
- * Reads `path` on the writer and the replica at one change-log position (the log also carries
- * non-block entries while the head is frozen): kept only when the replica had applied all that
- * was published and nothing was published during the two reads.
- */
+/** Writer and replica bodies of `path` at one change-log position (harness/replication.ts). */
 async function atOneSequence(path: string): Promise<[any, any]> {
-  for (let i = 0; i < 100; i++) {
-    const before = await sequences();
-    if (before.pending !== 0 || before.applied < before.published) {
-      await sleep(100);
-      continue;
-    }
-    const pair: [any, any] = [await body(writer, path), await body(replica, path)];
-    const after = await sequences();
-    if (after.pending === 0 && after.published === before.published && after.applied === before.applied)
-      return pair;
-  }
-  throw new Error(`${path}: the writer and the replica never stood at one change-log position`);
+  const { pair, settled } = await atOneChangeLogPosition(writer, replica, path);
+  if (!settled) throw new Error(`${path}: the writer and the replica never stood at one change-log position`);
+  return pair;
 }
 
 /** Every anchor the replica served while a fault ran, checked against the node afterwards. */

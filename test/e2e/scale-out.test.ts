@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
+import { atOneChangeLogPosition, okBody } from '../harness/replication.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 
 let nats: NatsServer;
@@ -31,40 +32,9 @@ async function headOf(p: IndexerProcess): Promise<number> {
   return r.body?.anchor?.block ?? -1;
 }
 
-/** Body of a GET without the fields a process measures for itself (none on these routes). */
-const body = async (p: IndexerProcess, path: string) => {
-  const r = await p.get(path);
-  expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200);
-  return r.body;
-};
-
-/** The writer's published and the replica's applied change-log sequence. */
-async function sequences(): Promise<{ published: number; pending: number; applied: number }> {
-  const w = (await body(writer, '/health')).replication.publisher;
-  const r = (await body(replica, '/health')).replication.replica;
-  return { published: w.publishedSequence, pending: w.pending, applied: r.appliedSequence };
-}
-
-/**
- * Reads `path` on the writer and on the replica at one change-log position. The writer's log also
- * carries non-block writes (reconciler verdicts) while the head is frozen, so a pair is kept only
- * when the replica had applied everything published and no entry was published during the reads.
- */
-async function atOneSequence(path: string): Promise<[any, any]> {
-  let last: [any, any] = [null, null];
-  for (let i = 0; i < 100; i++) {
-    const before = await sequences();
-    if (before.pending !== 0 || before.applied < before.published) {
-      await sleep(100);
-      continue;
-    }
-    last = [await body(writer, path), await body(replica, path)];
-    const after = await sequences();
-    if (after.pending === 0 && after.published === before.published && after.applied === before.applied)
-      return last;
-  }
-  return last;
-}
+const body = okBody;
+/** Writer and replica bodies of `path` at one change-log position (harness/replication.ts). */
+const atOneSequence = async (path: string) => (await atOneChangeLogPosition(writer, replica, path)).pair;
 
 beforeAll(async () => {
   // Loud in CI: the scale-out tests need nats-server (.ci/run installs it from Debian).

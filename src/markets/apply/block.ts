@@ -9,6 +9,7 @@ import type { BlockBatch } from '../../storage/index.js';
 import { type BlockTrades, writeWindowState } from '../cumulative.js';
 import {
   type CandleRow,
+  emptyPoolState,
   FRAME_IDS,
   FRAMES,
   type Frame,
@@ -96,18 +97,7 @@ export function openBlock(
     let st = states.get(k);
     if (!st) {
       const v = batch.getRaw(stateKey(k));
-      st = v
-        ? (JSON.parse(v.toString()) as PoolState)
-        : {
-            reserve0: null,
-            reserve1: null,
-            sqrtPriceX96: null,
-            tick: null,
-            liquidity: null,
-            price: null,
-            swaps: 0,
-            lastSwapBlock: null,
-          };
+      st = v ? (JSON.parse(v.toString()) as PoolState) : emptyPoolState();
       states.set(k, st);
     }
     return st;
@@ -157,6 +147,13 @@ export function openBlock(
   /** Stream selector of a pool: `0x<contract>`, or V4 `0x<manager>:0x<poolId>`. */
   const selectorOf = (p: PoolRow) => (p.protocol === 'v4' ? `${p.contract}:${p.poolId}` : p.contract);
   const padOf = (p: PoolRow) => (p.protocol === 'launchpad' ? [padNames.get(p.factory) ?? ''] : []);
+  /** Stream selector keys of an event of pool `p` involving `wallets`. */
+  const poolEventKeys = (p: PoolRow, wallets: string[]) => ({
+    tokens: [p.currency0, p.currency1],
+    pools: [selectorOf(p)],
+    wallets,
+    launchpads: padOf(p),
+  });
 
   const candle = (k: string, frame: Frame, t: number): CandleRow => {
     const id = `${k}:${frame}:${t}`;
@@ -213,12 +210,7 @@ export function openBlock(
           transactionHash: row.txHash,
           ...row,
         }),
-        keys: {
-          tokens: [pl.currency0, pl.currency1],
-          pools: [selectorOf(pl)],
-          wallets: [row.origin, row.sender ?? '', row.recipient ?? ''].filter(Boolean),
-          launchpads: padOf(pl),
-        },
+        keys: poolEventKeys(pl, [row.origin, row.sender ?? '', row.recipient ?? ''].filter(Boolean)),
       });
     }
     const pr = pool(k)!;
@@ -286,12 +278,7 @@ export function openBlock(
         transactionHash: row.txHash,
         ...row,
       }),
-      keys: {
-        tokens: [pl.currency0, pl.currency1],
-        pools: [selectorOf(pl)],
-        wallets: [row.origin],
-        launchpads: padOf(pl),
-      },
+      keys: poolEventKeys(pl, [row.origin]),
     });
   };
 
