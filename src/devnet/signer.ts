@@ -152,7 +152,7 @@ export async function replayDeployment(
           .map((t) => rpc<ReceiptLite | null>(rpcUrl, 'eth_getTransactionReceipt', [keccak256(t.raw)])),
       )),
     );
-  const todo = txs.filter((_, i) => receipts[i] === null);
+  const unmined = txs.filter((_, i) => receipts[i] === null);
   const wallets = new Map<string, NonceWallet>();
   for (const a of accounts) wallets.set(a.address.toLowerCase(), new NonceWallet(a, rpcUrl));
   for (const w of wallets.values()) await w.syncNonce();
@@ -167,7 +167,7 @@ export async function replayDeployment(
     batch = [];
     gas = 0n;
   };
-  for (const t of todo) {
+  for (const t of unmined) {
     if ((from !== null && t.from !== from) || gas + BigInt(t.gas) > REPLAY_BATCH_GAS) await settle();
     from = t.from;
     gas += BigInt(t.gas);
@@ -186,5 +186,5 @@ export async function replayDeployment(
     batch.push(await w.send({ to: tx.to, data: tx.data, value: tx.value, gas: BigInt(t.gas) }));
   }
   await settle();
-  return todo.length;
+  return unmined.length;
 }
