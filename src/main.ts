@@ -132,6 +132,7 @@ async function main(): Promise<void> {
     decodeThreads: config.decodeThreads,
     reconcileIntervalMs: config.reconcileIntervalMs,
     storageTuning: config.storageTuning,
+    ingestTuning: config.ingestTuning,
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
   // Chains open one after another (each may start a devnet and check its node); a chain that

@@ -81,6 +81,27 @@ export interface Config {
   reconcileIntervalMs: number;
   /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB, ROCKSDB_INDEX_IN_CACHE). */
   storageTuning: RocksTuning;
+  /** The two ingest modes and the write side (see src/ingest/stages.ts). */
+  ingestTuning: IngestTuning;
+}
+
+/** Ingest's write side: history segments, the state cache and the writer thread. */
+export interface IngestTuning {
+  /** History segment bound, bytes of pending writes (SEGMENT_MB, MiB). */
+  segmentBytes: number;
+  /** History segment bound, blocks (SEGMENT_BLOCKS). */
+  segmentBlocks: number;
+  /** Blocks before the hand-over whose stream frames history mode still makes (HISTORY_FRAME_BLOCKS). */
+  historyFrameBlocks: number;
+  /** Bound of the ingest's state cache, bytes (STATE_CACHE_MB, MiB). */
+  stateCacheBytes: number;
+  /** Who commits writes: the writer thread (default) or the main thread (STORAGE_WRITER=sync). */
+  writer: 'thread' | 'sync';
+  /**
+   * What makes a block history (FINALITY): `tag` — final by the node's `finalized` tag and below
+   * the window; `window` — below the window alone.
+   */
+  finality: 'tag' | 'window';
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], def: T): T {
@@ -268,6 +289,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
           ['on', 'off'] as const,
           DEFAULT_ROCKS_TUNING.indexInCache ? 'on' : 'off',
         ) === 'on',
+    },
+    ingestTuning: {
+      segmentBytes: int(env, 'SEGMENT_MB', 64, 1, 4_096) * 1024 * 1024,
+      segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
+      historyFrameBlocks: int(env, 'HISTORY_FRAME_BLOCKS', 256, 0, 1_000_000),
+      stateCacheBytes: int(env, 'STATE_CACHE_MB', 96, 1, 65_536) * 1024 * 1024,
+      writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
+      finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
-import { BLOCK_TS } from '../storage/tables/chain.js';
+import { BLOCK_TS, CANON } from '../storage/tables/chain.js';
 import {
   hashKey,
   headerKey,
@@ -51,6 +51,8 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
   batch.insertRaw(headerKey(d.number), Buffer.from(d.header));
   batch.insertRaw(timeKey(d.timestamp, d.number), EMPTY);
   batch.insert(BLOCK_TS, [d.number], d.timestamp);
+  // The canonical number → hash row of every block (a history segment holds many blocks).
+  batch.insert(CANON, [d.number], d.hash);
   for (let i = 0; i < d.txs.length; i++) {
     const tx = d.txs[i];
     batch.insertRaw(txKey(d.number, i), Buffer.from(tx.json));

@@ -1,29 +1,33 @@
 /**
- * The ingest follower: backfills from the checkpoint to the node's head through the decode pool,
- * then follows the head live. Owns every RocksDB write (through the store).
+ * The ingest follower: a small loop that plans a run (history up to the node's final block, then
+ * the live window up to its head), fetches it through the decode pool and drives each block
+ * through the stages of stages.ts (link, open, prepare, apply, commit; unwind on a reorg). Owns
+ * every RocksDB write (through the store and its writer thread).
  *
- * Reorgs: every block's parent hash is checked against the canonical table; on mismatch the
- * store rolls back block by block to the common ancestor using undo records, then the new branch
- * is applied. A node that is behind (its head below ours, or a block it cannot give yet) is never
- * taken for a reorg: ingest just waits. A reorg deeper than the unfinalised window halts ingest
- * and records a gap; the server keeps serving what it has.
+ * Reorgs: every block's parent hash is checked against what we hold; on mismatch the stages unwind
+ * block by block to the common ancestor using undo records, then the new branch is applied. A
+ * node that is behind (its head below ours, or a block it cannot give yet) is never taken for a
+ * reorg: ingest just waits. A reorg deeper than the unfinalised window, or below the end of
+ * history, halts ingest and records a gap; the server keeps serving what it has.
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
-import type { BlockRef, Store } from '../storage/index.js';
+import type { Store } from '../storage/index.js';
 import { StoreWriteError } from '../storage/index.js';
 import { HEADER, PROBE, RECEIPT, TX } from '../storage/tables/chain.js';
 import type { Hub } from '../streams/hub.js';
-import { type PendingFrame, type StreamLog, TOPIC_NAMES } from '../streams/log.js';
+import type { StreamLog } from '../streams/log.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
-import { applyChainRecords } from './apply.js';
 import type { BlockDelta, FetchResult } from './delta.js';
-import { recordGap } from './gaps.js';
+import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
+import { type CommitEvent, createStages, type Mode } from './stages.js';
+
+export type { CommitEvent, Mode } from './stages.js';
 
 export interface IngestOptions {
   chain: string;
@@ -49,11 +53,23 @@ export interface IngestOptions {
   /** Called with the depth of each completed reorg (metrics). */
   onReorg?: (depth: number) => void;
   /** Called after each committed block or rollback (streams, metrics). */
-  onCommit?: (
-    event:
-      | { kind: 'block'; block: BlockDelta; stages: Record<string, number> }
-      | { kind: 'rollback'; dropped: BlockRef },
-  ) => void;
+  onCommit?: (event: CommitEvent) => void;
+  /** Blocks below the node's head that stay in the live window (undo, frames); UNFINALISED_WINDOW. */
+  unfinalisedWindow: number;
+  /** History segment bound, bytes of pending writes (SEGMENT_MB). */
+  segmentBytes: number;
+  /** History segment bound, blocks (SEGMENT_BLOCKS). */
+  segmentBlocks: number;
+  /** Blocks before the hand-over whose stream frames are made in history mode (HISTORY_FRAME_BLOCKS). */
+  historyFrameBlocks: number;
+  /** What makes a block history: the node's tag capped by the window, or the window (FINALITY). */
+  finality?: 'tag' | 'window';
+}
+
+/** Rates of one mode over the last progress interval. */
+export interface ModeRate {
+  blocksPerSecond: number;
+  txPerSecond: number;
 }
 
 /** Live state of ingest, read by `/health` and metrics. */
@@ -72,6 +88,22 @@ export interface IngestStatus {
   lastError: string | null;
   /** Whether new heads arrive by newHeads subscription (else polling). */
   headSource: 'newHeads' | 'polling';
+  /** The mode of the block being applied: history segments or the live window (null: idle). */
+  mode: Mode | null;
+  /** Last block committed in history mode (the rollback floor; −1: none). */
+  historyEnd: number;
+  /** The node's `finalized` block as last read (null: no such tag). */
+  finalized: number | null;
+  /** History segments: bound, the last one written and the open one. */
+  segments: {
+    maxBlocks: number;
+    maxBytes: number;
+    committed: number;
+    last: { from: number; to: number; blocks: number; txs: number; bytes: number } | null;
+    open: { from: number; blocks: number; bytes: number } | null;
+  };
+  /** Rates per mode over the last progress interval. */
+  rates: Record<Mode, ModeRate>;
 }
 
 /** Decode pool figures for metrics: queue depth, utilisation, task time (milliseconds). */
@@ -90,67 +122,17 @@ export interface Ingest {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** A block commit longer than this (milliseconds of thread time) is logged with its stage times. */
-const SLOW_COMMIT_MS = 100;
-/**
- * A block build yields to the event loop (between stages, and between slices of a projection)
- * once it has held the thread this long, ms: a point read waiting behind a commit waits at most
- * about this long plus one slice, or the block's final write.
- */
-const YIELD_AFTER_MS = 2;
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
-
-/** Frames of the raw chain topics: blocks, heads, transactions, logs, top-level creations. */
-function chainFrames(d: BlockDelta, emit: (f: PendingFrame) => void): void {
-  emit({ topic: 'blocks', event: 'block', json: d.header, keys: {} });
-  emit({
-    topic: 'heads',
-    event: 'head',
-    json: JSON.stringify({
-      number: d.number,
-      hash: d.hash,
-      parentHash: d.parentHash,
-      timestamp: d.timestamp,
-    }),
-    keys: {},
-  });
-  for (let i = 0; i < d.txs.length; i++) {
-    const tx = d.txs[i];
-    emit({
-      topic: 'transactions',
-      event: 'transaction',
-      json: tx.json,
-      keys: { addresses: tx.to ? [tx.from, tx.to] : [tx.from] },
-    });
-    if (tx.contractAddress && tx.status === 1) {
-      emit({
-        topic: 'creations',
-        event: 'creation',
-        json: JSON.stringify({
-          address: tx.contractAddress,
-          creator: tx.from,
-          via: 'transaction',
-          block: d.number,
-          txIndex: i,
-          logIndex: null,
-          txHash: tx.hash,
-        }),
-        keys: { contracts: [tx.contractAddress], wallets: [tx.from] },
-      });
-    }
-  }
-  for (const l of d.logs)
-    emit({
-      topic: 'logs',
-      event: 'log',
-      json: l.json,
-      keys: { addresses: [l.address], topics: l.topics.length ? [l.topics[0]] : [] },
-    });
-}
+/** Write batches in flight while the live window is built (the next block's reads see them cached). */
+const LIVE_IN_FLIGHT = 4;
+/** History segments in flight while the next one is built. */
+const SEGMENTS_IN_FLIGHT = 1;
+/** Blocks per projection-rebuild step, between two looks at the node. */
+const REBUILD_STEP_BLOCKS = 200;
 
 export function createIngest(opts: IngestOptions): Ingest {
-  const { store, rpc, log } = opts;
+  const { store, rpc, log, registry } = opts;
   const pool = new Piscina({
     filename: fileURLToPath(new URL('../workers/decode/worker.js', import.meta.url)),
     // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
@@ -172,177 +154,67 @@ export function createIngest(opts: IngestOptions): Ingest {
     lastReorgDepth: 0,
     lastError: null,
     headSource: 'polling',
+    mode: null,
+    historyEnd: -1,
+    finalized: null,
+    segments: {
+      maxBlocks: opts.segmentBlocks,
+      maxBytes: opts.segmentBytes,
+      committed: 0,
+      last: null,
+      open: null,
+    },
+    rates: { history: { blocksPerSecond: 0, txPerSecond: 0 }, live: { blocksPerSecond: 0, txPerSecond: 0 } },
   };
   let stopped = false;
   let loop: Promise<void> | null = null;
   const heads = watchHeads(opts.wsUrl, log);
-  let progress = { t: performance.now(), blocks: 0, events: 0 };
-
-  const nodeHashAt = async (n: number): Promise<`0x${string}` | null> => {
-    const b = await rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [
-      `0x${n.toString(16)}`,
-      false,
-    ]);
-    return b ? b.hash : null;
-  };
-
-  const { registry } = opts;
-  /** Blocks per projection-rebuild step, between two looks at the node. */
-  const REBUILD_STEP_BLOCKS = 200;
-
-  /**
-   * Builds and commits block `d` on the current head. The build yields to the event loop whenever
-   * it has held the thread for YIELD_AFTER_MS, between stages and between the slices of a
-   * projection that defines `steps` (a dense block's projections take tens of milliseconds each),
-   * so HTTP reads interleave. They read committed state only: the build writes into the block's
-   * batch, which reaches RocksDB in the one atomic write at the end, so a read between slices sees
-   * the previous block whole and nothing of this one. Returns false, writing nothing, when the
-   * head moved during a yield (a rollback ran): the caller re-plans.
-   */
-  const commit = async (d: BlockDelta): Promise<boolean> => {
-    const head = store.head();
-    const live = registry.live(d.number > 0 ? d.number - 1 : null);
-    const meta: Record<string, unknown> = {};
-    for (const p of live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
-    const frames: PendingFrame[] = [];
-    const emit = opts.streams ? (f: PendingFrame) => frames.push(f) : undefined;
-    // Stage times (ms of thread time, pauses excluded), logged when the block held the thread long.
-    const stages: Record<string, number> = {};
-    let busy = 0;
-    let t = performance.now();
-    let slice = t;
-    let stage = 0;
-    /** Gives the thread back when the current slice is over budget; pauses are not stage time. */
-    const pause = async () => {
-      const now = performance.now();
-      if (now - slice <= YIELD_AFTER_MS) return;
-      stage += now - t;
-      await new Promise((r) => setImmediate(r));
-      t = slice = performance.now();
-    };
-    const lap = async (name: string) => {
-      const now = performance.now();
-      stage += now - t;
-      stages[name] = Math.round(stage * 10) / 10;
-      busy += stage;
-      stage = 0;
-      t = now;
-      await pause();
-    };
-    const batch = store.newBatch();
-    applyChainRecords(batch, d);
-    if (emit) chainFrames(d, emit);
-    await lap('chain');
-    for (const p of live) {
-      if (p.steps) for (const _ of p.steps(batch, d, emit)) await pause();
-      else p.apply(batch, d, emit);
-      await lap(p.name);
-    }
-    if (store.head()?.hash !== head?.hash) return false; // rolled back meanwhile: nothing written
-    const committed = opts.streams ? opts.streams.log.append(batch, d.number, frames) : [];
-    store.commitBatch({ number: d.number, hash: d.hash }, batch, meta);
-    const now = performance.now();
-    stages.write = Math.round((now - t) * 10) / 10;
-    busy += now - t;
-    if (busy > SLOW_COMMIT_MS)
-      log.warn(
-        {
-          chain: opts.chain,
-          block: d.number,
-          txs: d.txs.length,
-          logs: d.logs.length,
-          ms: Math.round(busy),
-          stages,
-        },
-        'slow block commit (thread time; the build yields between stages)',
-      );
-    for (const p of live) registry.setCheckpoint(p.name, d.number);
-    opts.streams?.hub.publish(committed);
-    progress.blocks++;
-    progress.events += d.logs.length;
-    opts.onCommit?.({ kind: 'block', block: d, stages });
-    return true;
-  };
+  const finality = createFinality(rpc, opts.unfinalisedWindow, opts.finality);
+  const fresh = () => ({ t: performance.now(), blocks: 0, events: 0, history: [0, 0], live: [0, 0] });
+  let progress = fresh();
 
   const halt = (reason: string) => {
     status.state = 'halted';
     status.haltReason = reason;
     log.error({ chain: opts.chain, reason }, 'ingest halted');
   };
+  store.onWriteError((err) => {
+    status.lastError = err.message;
+    halt('storage_write_failed');
+  });
 
-  /**
-   * Finds the common ancestor with the node and rolls back to it. Returns false when the node
-   * cannot tell (it is behind), in which case nothing is rolled back.
-   */
-  const reorg = async (): Promise<boolean> => {
-    const head = store.head();
-    if (!head) return true;
-    // The window holds undo data for the last `unfinalisedWindow` blocks, so the common ancestor
-    // may be as deep as head − window.
-    const floor = Math.max(0, head.number - store.unfinalisedWindow);
-    let ancestor = -1;
-    for (let n = head.number; n >= floor; n--) {
-      const h = await nodeHashAt(n);
-      if (h === null) return false; // node behind: not a reorg
-      if (h === store.canonicalHash(n)) {
-        ancestor = n;
-        break;
-      }
-    }
-    if (ancestor < 0) {
-      recordGap(store, {
-        lane: 'blocks',
-        fromBlock: floor,
-        toBlock: head.number,
-        reason: `reorg deeper than the unfinalised window (${store.unfinalisedWindow} blocks)`,
-      });
-      halt('reorg_beyond_window');
-      return true;
-    }
-    const depth = head.number - ancestor;
-    log.warn({ chain: opts.chain, from: head.number, ancestor, depth }, 'reorg: rolling back');
-    while ((store.head()?.number ?? -1) > ancestor) {
-      const droppedNumber = store.head()!.number;
-      const moved: Array<[string, number | null]> = [];
-      let reorgFrames: ReturnType<StreamLog['append']> = [];
-      const dropped = store.rollbackHead(
-        () => {
-          const meta: Record<string, unknown> = {};
-          for (const p of registry.projections) {
-            const c = registry.state(p.name).checkpoint;
-            if (c !== null && c >= droppedNumber) {
-              const to = droppedNumber - 1 >= 0 ? droppedNumber - 1 : null;
-              meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: to };
-              moved.push([p.name, to]);
-            }
-          }
-          for (const hook of opts.rollbackHooks ?? []) Object.assign(meta, hook(droppedNumber));
-          return meta;
-        },
-        (gone, newHead) => {
-          if (!opts.streams) return [];
-          // Reorgs are explicit on every topic: a frame naming the removed block and the new head.
-          const json = JSON.stringify({ removedBlocks: [{ number: gone.number, hash: gone.hash }], newHead });
-          const pending: PendingFrame[] = TOPIC_NAMES.map((topic) => ({
-            topic,
-            event: 'reorg',
-            json,
-            keys: {},
-          }));
-          const r = opts.streams.log.appendOps(gone.number, pending);
-          reorgFrames = r.frames;
-          return r.ops;
-        },
-      );
-      for (const [name, to] of moved) registry.setCheckpoint(name, to);
-      opts.streams?.hub.publish(reorgFrames);
-      opts.onCommit?.({ kind: 'rollback', dropped });
-    }
-    status.reorgs++;
-    status.lastReorgDepth = depth;
-    opts.onReorg?.(depth);
-    return true;
+  const count = (mode: Mode, blocks: number, txs: number, events: number) => {
+    progress.blocks += blocks;
+    progress.events += events;
+    progress[mode][0] += blocks;
+    progress[mode][1] += txs;
   };
+  const stages = createStages({
+    chain: opts.chain,
+    store,
+    rpc,
+    registry,
+    log,
+    streams: opts.streams,
+    rollbackHooks: opts.rollbackHooks,
+    segmentBytes: opts.segmentBytes,
+    segmentBlocks: opts.segmentBlocks,
+    halt,
+    onReorg: (depth) => {
+      status.reorgs++;
+      status.lastReorgDepth = depth;
+      opts.onReorg?.(depth);
+    },
+    onCommit: (e) => {
+      if (e.kind === 'block') count('live', 1, e.block.txs.length, e.block.logs.length);
+      if (e.kind === 'segment') {
+        count('history', e.to - e.from + 1, e.txs, e.logs);
+        status.segments.committed++;
+        status.segments.last = { from: e.from, to: e.to, blocks: e.to - e.from + 1, txs: e.txs, bytes: e.bytes };
+      }
+      opts.onCommit?.(e);
+    },
+  });
 
   const reportProgress = (target: number) => {
     const now = performance.now();
@@ -350,16 +222,18 @@ export function createIngest(opts: IngestOptions): Ingest {
     if (dt * 1000 < PROGRESS_MS) return;
     status.blocksPerSecond = progress.blocks / dt;
     status.eventsPerSecond = progress.events / dt;
+    for (const m of ['history', 'live'] as const)
+      status.rates[m] = { blocksPerSecond: progress[m][0] / dt, txPerSecond: progress[m][1] / dt };
     const ours = store.head()?.number ?? -1;
     const left = Math.max(0, target - ours);
     status.etaSeconds = status.blocksPerSecond > 0 ? Math.round(left / status.blocksPerSecond) : null;
     if (left > 0) {
       log.info(
-        `backfill ${opts.chain}: block ${ours}/${target} · ${status.blocksPerSecond.toFixed(1)} blocks/s · ` +
-          `${status.eventsPerSecond.toFixed(0)} events/s · ETA ${status.etaSeconds ?? '?'} s`,
+        `backfill ${opts.chain}: block ${ours}/${target} · ${status.mode ?? 'idle'} · ${status.blocksPerSecond.toFixed(1)} blocks/s · ` +
+          `${(status.rates.history.txPerSecond + status.rates.live.txPerSecond).toFixed(0)} tx/s · ETA ${status.etaSeconds ?? '?'} s`,
       );
     }
-    progress = { t: now, blocks: 0, events: 0 };
+    progress = fresh();
   };
 
   /**
@@ -370,8 +244,11 @@ export function createIngest(opts: IngestOptions): Ingest {
   const isSizeError = (err: unknown) =>
     /too large|too many|limit|exceed|413|range/i.test(String((err as Error)?.message ?? err));
 
-  /** Applies blocks next..target in order, with up to maxInFlight decode tasks running. */
-  const backfill = async (next: number, target: number) => {
+  /**
+   * Applies blocks next..target in order through the stages, in `mode`, with up to maxInFlight
+   * decode tasks running. Returns when the run is done or a stage asked to plan again.
+   */
+  const follow = async (next: number, target: number, mode: Mode, handOver: number) => {
     const per = target - next > taskBlocks ? taskBlocks : 1;
     const queue: Array<{ from: number; to: number; p: Promise<FetchResult> }> = [];
     let scheduled = next;
@@ -387,39 +264,46 @@ export function createIngest(opts: IngestOptions): Ingest {
       }
     };
     schedule();
-    while (queue.length && !stopped) {
-      const item = queue.shift()!;
-      let res: FetchResult;
-      try {
-        res = await item.p;
-        if (taskBlocks < opts.blocksPerTask) taskBlocks++;
-      } catch (err) {
-        if (isSizeError(err) && taskBlocks > 1) {
-          taskBlocks = Math.max(1, Math.floor(taskBlocks / 2));
-          log.warn(
-            { taskBlocks, err: (err as Error).message?.slice(0, 200) },
-            'node refused the request size; smaller decode tasks',
-          );
+    try {
+      while (queue.length && !stopped && status.state !== 'halted') {
+        const item = queue.shift()!;
+        let res: FetchResult;
+        try {
+          res = await item.p;
+          if (taskBlocks < opts.blocksPerTask) taskBlocks++;
+        } catch (err) {
+          if (isSizeError(err) && taskBlocks > 1) {
+            taskBlocks = Math.max(1, Math.floor(taskBlocks / 2));
+            log.warn(
+              { taskBlocks, err: (err as Error).message?.slice(0, 200) },
+              'node refused the request size; smaller decode tasks',
+            );
+          }
+          throw err;
         }
-        throw err;
-      }
-      for (const d of res.blocks) {
-        const head = store.head();
-        if (head && (d.number !== head.number + 1 || d.parentHash !== head.hash)) {
-          await reorg();
-          return; // re-plan from the new head
+        for (let i = 0; i < res.blocks.length; i++) {
+          const d = res.blocks[i];
+          if (stopped || (status.state as IngestStatus['state']) === 'halted') return;
+          status.mode = mode;
+          // Backpressure: the writer thread keeps up, or the build waits for it (bounded memory).
+          await store.settled(mode === 'history' ? SEGMENTS_IN_FLIGHT : LIVE_IN_FLIGHT);
+          const last = d.number === target || (res.missingFrom !== null && i === res.blocks.length - 1);
+          const frames = mode === 'live' || d.number > handOver - opts.historyFrameBlocks;
+          if ((await stages.run({ d, mode, frames, last })) === 'replan') return;
+          status.segments.open = stages.openSegment();
+          // A macrotask turn between blocks lets the binding free each batch's native memory and
+          // lets HTTP reads interleave (bench/storage/RESULTS.md: RSS doubles without it).
+          await new Promise((r) => setImmediate(r));
         }
-        for (const p of registry.live(d.number > 0 ? d.number - 1 : null))
-          await p.prepare?.(d, { store, rpc });
-        if (store.head()?.hash !== head?.hash) return; // moved while preparing: re-plan
-        if (!(await commit(d))) return; // rolled back while building: re-plan
-        // A macrotask turn between blocks lets the binding free each batch's native memory and
-        // lets HTTP reads interleave (bench/storage/RESULTS.md: RSS doubles without it).
-        await new Promise((r) => setImmediate(r));
+        if (res.missingFrom !== null) return; // node does not have it yet: wait, re-plan
+        reportProgress(target);
+        schedule();
       }
-      if (res.missingFrom !== null) return; // node does not have it yet: wait, re-plan
-      reportProgress(target);
-      schedule();
+    } finally {
+      // The run ends (done, re-plan, failure): an open segment holds whole blocks only when the
+      // run ended between blocks; a failure mid-block drops it (its blocks are fetched again).
+      stages.flush();
+      status.segments.open = null;
     }
   };
 
@@ -447,13 +331,15 @@ export function createIngest(opts: IngestOptions): Ingest {
 
   /**
    * Advances lagging projections (new or version-bumped) over stored blocks, a step at a time.
-   * Each block is one atomic batch that also advances the projection's checkpoint.
+   * Each block is one atomic batch that also advances the projection's checkpoint. Reads stored
+   * blocks through views, so every write of ingest is committed first.
    */
   const rebuildStep = async () => {
     const head = store.head();
     if (!head) return;
     const lagging = registry.lagging(head.number);
     if (!lagging.length) return;
+    await store.settled();
     const from = Math.min(...lagging.map((p) => (registry.state(p.name).checkpoint ?? -1) + 1));
     const to = Math.min(head.number, from + REBUILD_STEP_BLOCKS - 1);
     const chunk = 20;
@@ -483,6 +369,9 @@ export function createIngest(opts: IngestOptions): Ingest {
         );
         for (const p of ps) registry.setCheckpoint(p.name, d.number);
       }
+      // Rebuild batches walk committed rows (the wallets projection reads a block's swaps): they
+      // are committed before the next chunk is built.
+      await store.settled();
     }
     log.info({ from, to, projections: lagging.map((p) => p.name) }, 'projection rebuild step');
   };
@@ -498,21 +387,24 @@ export function createIngest(opts: IngestOptions): Ingest {
         await rebuildStep();
         const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
         status.nodeHead = nodeHead;
+        const historyTarget = await finality.historyTarget(nodeHead);
+        status.finalized = finality.finalized();
+        status.historyEnd = stages.historyEnd();
         const head = store.head();
         const next = head ? head.number + 1 : opts.startBlock;
         if (nodeHead < next) {
           status.state = 'following';
+          status.mode = null;
           status.etaSeconds = 0;
           // At or past the node's head: confirm our head is still the node's block at that height.
-          if (head && nodeHead >= head.number) {
-            const h = await nodeHashAt(head.number);
-            if (h !== null && h !== head.hash) await reorg();
-          }
+          await stages.checkHead(nodeHead);
           await heads.wait(opts.pollMs);
           continue;
         }
         status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
-        await backfill(next, nodeHead);
+        // History first (final blocks in segments), then the live window block by block.
+        if (next <= historyTarget) await follow(next, historyTarget, 'history', historyTarget);
+        else await follow(next, nodeHead, 'live', historyTarget);
         reportProgress(nodeHead);
         backoff = 100;
       } catch (err) {
@@ -556,6 +448,7 @@ export function createIngest(opts: IngestOptions): Ingest {
       stopped = true;
       heads.stop();
       await loop;
+      await store.settled();
       await pool.destroy();
     },
   };

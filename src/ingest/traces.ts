@@ -238,7 +238,8 @@ export function createTracesLane(o: {
           await new Promise((r) => setTimeout(r, 250));
           continue;
         }
-        const head = store.head();
+        // Blocks RocksDB holds (the lane reads them through views), not those still in flight.
+        const head = store.committedHead();
         const next = checkpoint === null ? first : checkpoint + 1;
         if (state !== 'following' || !head || next > head.number) {
           if (state === 'following' && Date.now() - lastHeal > HEAL_MS) {

@@ -13,6 +13,7 @@ import type { BlockBatch, View } from '../storage/index.js';
 import {
   MINUTE_BLOCK,
   POOL_CUM,
+  POOL_CUM_LAST,
   TOKEN_POOL_BY_LAST,
   TRADER_BY_LAST,
   TRADER_LAST,
@@ -64,13 +65,16 @@ export function writeWindowState(
   if (!trades.size) return;
   const lastKeys: Array<[Hex, Hex]> = [];
   for (const [k, list] of trades) {
-    const last = batch.first(POOL_CUM, { prefix: [k as Hex], reverse: true });
-    const prev = last?.value ?? ZERO;
+    // The pool's latest totals row: a point read (POOL_CUM_LAST), never a walk, so a pending or
+    // in-flight write of an earlier block is seen (storage BlockBatch).
+    const lastBlock = batch.get(POOL_CUM_LAST, k as Hex);
+    const prev = (lastBlock !== undefined ? batch.get(POOL_CUM, k as Hex, lastBlock) : undefined) ?? ZERO;
     // Each currency's pools by last swap block: this pool moves from its previous block to this one.
     for (const cur of new Set(currenciesOf(k))) {
-      if (last) batch.del(TOKEN_POOL_BY_LAST, cur as Hex, last.key[1] as number, k as Hex);
+      if (lastBlock !== undefined) batch.del(TOKEN_POOL_BY_LAST, cur as Hex, lastBlock, k as Hex);
       batch.insert(TOKEN_POOL_BY_LAST, [cur as Hex, block, k as Hex], null);
     }
+    batch.put(POOL_CUM_LAST, [k as Hex], block);
     const c: PoolCum = { ...prev, open: list[0].price, close: list[list.length - 1].price };
     for (const t of list) {
       c.volume0 += t.abs0;

@@ -133,7 +133,7 @@ export function createFirstSight(
   const rejected = new Set<string>();
 
   /** Candidates of block `d`: pools of events whose registration is unknown and not created in `d`. */
-  const candidatesOf = (d: BlockDelta, store: Store): Candidate[] => {
+  const candidatesOf = (d: BlockDelta, store: Pick<Store, 'view'>): Candidate[] => {
     const view = store.view();
     try {
       const first = view.meta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
@@ -175,7 +175,7 @@ export function createFirstSight(
   };
 
   /** Gathers the markets seeds of block `d` (live ingest and backfill, before apply). */
-  async function gather(d: BlockDelta, store: Store, rpc: Rpc): Promise<void> {
+  async function gather(d: BlockDelta, store: Pick<Store, 'view'>, rpc: Rpc): Promise<void> {
     const cands = candidatesOf(d, store);
     if (!cands.length) return;
     const seeds: MarketSeeds = { atBlock: d.number - 1, pools: [], rejected: [] };

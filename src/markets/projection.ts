@@ -63,7 +63,8 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
     // 2: candle first/last trade coordinates; token swap index. 3: block swap index. 4: buy volumes in candles.
     // 5: pools first seen after START_BLOCK registered (verified, seeded); provenance on every pool row.
     // 6: window state at ingest (running totals per pool and block, minute → first block, last swap per origin).
-    version: 6,
+    // 7: POOL_CUM_LAST (ingest reads the latest totals row by a point read).
+    version: 7,
     backs: ['Pools', 'Tokens (market routes)'],
     apply,
     prepare: (d, ctx) => firstSight.gather(d, ctx.store, ctx.rpc),

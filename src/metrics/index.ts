@@ -24,6 +24,11 @@ export interface ChainMetrics {
    */
   blockCommitSeconds: client.Histogram<'chain' | 'size'>;
   reorgs: client.Histogram<'chain'>;
+  /** History segments committed. */
+  segmentsCommitted: client.Counter<'chain'>;
+  /** Blocks and transactions committed, by mode (`history` segments or the `live` window). */
+  modeBlocks: client.Counter<'chain' | 'mode'>;
+  modeTransactions: client.Counter<'chain' | 'mode'>;
   /** Pools first seen after START_BLOCK, by protocol and outcome (`registered` or why not). */
   marketsFirstSight: client.Counter<'chain' | 'protocol' | 'outcome'>;
 }
@@ -89,6 +94,24 @@ export function createMetrics(deps: {
     help: 'Main-thread time of one block commit (all stages, pauses excluded) by transaction count class, seconds',
     labelNames: ['chain', 'size'],
     buckets: [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5],
+    registers: [registry],
+  });
+  const segmentsCommitted = new client.Counter({
+    name: 'indexer_ingest_segments_total',
+    help: 'History segments committed (many final blocks in one write, no undo)',
+    labelNames: ['chain'],
+    registers: [registry],
+  });
+  const modeBlocks = new client.Counter({
+    name: 'indexer_ingest_mode_blocks_total',
+    help: 'Blocks committed by ingest mode: history (segments) or live (block by block)',
+    labelNames: ['chain', 'mode'],
+    registers: [registry],
+  });
+  const modeTransactions = new client.Counter({
+    name: 'indexer_ingest_mode_transactions_total',
+    help: 'Transactions committed by ingest mode: history (segments) or live (block by block)',
+    labelNames: ['chain', 'mode'],
     registers: [registry],
   });
   const reorgs = new client.Histogram({
@@ -261,6 +284,9 @@ export function createMetrics(deps: {
     commitStageSeconds,
     blockCommitSeconds,
     reorgs,
+    segmentsCommitted,
+    modeBlocks,
+    modeTransactions,
     marketsFirstSight,
     httpDuration,
     listen(port) {

@@ -41,8 +41,14 @@ export interface Projection {
   /**
    * Optional, live ingest only, before `apply`: gathers what `apply` needs from the node (added to
    * the delta, e.g. `d.probes`, which is stored with the block so rebuilds never re-fetch).
+   * `ctx.store.view()` reads what ingest sees while it builds the block: point reads include the
+   * writes of earlier blocks of the same history segment and writes still in flight; walks see
+   * committed rows only.
    */
-  prepare?(d: BlockDelta, ctx: { store: Store; rpc: import('../rpc/client.js').Rpc }): Promise<void>;
+  prepare?(
+    d: BlockDelta,
+    ctx: { store: Pick<Store, 'view'>; rpc: import('../rpc/client.js').Rpc },
+  ): Promise<void>;
 }
 
 /**

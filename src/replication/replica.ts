@@ -219,6 +219,14 @@ export function replicaIngest(r: Replica): Ingest {
         lastReorgDepth: 0,
         lastError: s.lastError,
         headSource: 'polling',
+        mode: null,
+        historyEnd: -1,
+        finalized: null,
+        segments: { maxBlocks: 0, maxBytes: 0, committed: 0, last: null, open: null },
+        rates: {
+          history: { blocksPerSecond: 0, txPerSecond: 0 },
+          live: { blocksPerSecond: 0, txPerSecond: 0 },
+        },
       };
     },
     poolStats: () => ({ queueSize: 0, utilization: 0, runTimeP50Ms: 0, runTimeP99Ms: 0 }),

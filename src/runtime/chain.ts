@@ -49,6 +49,8 @@ export interface SharedDeps {
   reconcileIntervalMs: number;
   /** RocksDB tuning of the chain's store (config ROCKSDB_*). */
   storageTuning?: RocksTuning;
+  /** History segments, state cache, writer thread (config SEGMENT_*, STATE_CACHE_MB, STORAGE_WRITER). */
+  ingestTuning?: import('../config/index.js').IngestTuning;
   overrides: ReadonlySet<string>;
   overridesVersion: string;
   labels: ReadonlyMap<string, string[]>;
@@ -183,6 +185,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     // ROLE=writer: every committed write also goes to the change log the publisher ships.
     changeLog: !!deps.writerNats,
     rocks: deps.storageTuning,
+    writer: deps.ingestTuning?.writer ?? 'thread',
+    cacheBytes: deps.ingestTuning?.stateCacheBytes,
   });
   const identity = await checkChainIdentity({
     store,
@@ -246,9 +250,26 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     wsUrl: cfg.wsUrl === 'off' ? null : (cfg.wsUrl ?? wsUrlOf(rpcUrl)),
     blocksPerTask: deps.blocksPerTask,
     decodeThreads: deps.decodeThreads,
+    unfinalisedWindow: cfg.unfinalisedWindow,
+    segmentBytes: deps.ingestTuning?.segmentBytes ?? 64 * 1024 * 1024,
+    segmentBlocks: deps.ingestTuning?.segmentBlocks ?? 1_000,
+    historyFrameBlocks: deps.ingestTuning?.historyFrameBlocks ?? 256,
+    finality: deps.ingestTuning?.finality ?? 'tag',
     onReorg: (depth) => m.reorgs.observe({ chain: cfg.name }, depth),
     onCommit(e) {
+      if (e.kind === 'segment') {
+        const blocks = e.to - e.from + 1;
+        m.blocksCommitted.inc({ chain: cfg.name }, blocks);
+        m.eventsCommitted.inc({ chain: cfg.name }, e.logs);
+        m.segmentsCommitted.inc({ chain: cfg.name });
+        m.modeBlocks.inc({ chain: cfg.name, mode: 'history' }, blocks);
+        m.modeTransactions.inc({ chain: cfg.name, mode: 'history' }, e.txs);
+        for (const [stage, ms] of Object.entries(e.stages))
+          m.commitStageSeconds.inc({ chain: cfg.name, stage }, ms / 1000);
+      }
       if (e.kind === 'block') {
+        m.modeBlocks.inc({ chain: cfg.name, mode: 'live' });
+        m.modeTransactions.inc({ chain: cfg.name, mode: 'live' }, e.block.txs.length);
         m.blocksCommitted.inc({ chain: cfg.name });
         m.eventsCommitted.inc({ chain: cfg.name }, e.block.logs.length);
         let busyMs = 0;

@@ -83,11 +83,46 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
   }
   const query = c.query.parse(input.rawQuery);
   const params = c.params.parse(input.rawParams);
+  // A batch item shares the batch's view (the batch checks it); otherwise the answer stands only
+  // if no write landed while the handler read (see storage/view.ts), else it runs again.
+  if (input.view) return run(c, input, query, params, input.view, rateHeaders);
+  for (let attempt = 1; ; attempt++) {
+    const view = input.chain.store.view();
+    let out: Reply | Promise<Reply>;
+    try {
+      out = run(c, input, query, params, view, rateHeaders);
+    } catch (err) {
+      if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS) throw err;
+      continue; // the refusal may come from a mixed read: decide again on one state
+    } finally {
+      view.close();
+    }
+    // A node route awaits after its synchronous part (which read through the view): that part is
+    // what the check covers.
+    if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS) return out;
+    if (out instanceof Promise) out.catch(() => undefined);
+  }
+}
+
+/**
+ * Attempts at one consistent view per request: a write landing during each of them means the
+ * writer commits faster than the request reads, which would be a bug (a response is then served
+ * from the last attempt and counted).
+ */
+const MAX_VIEW_ATTEMPTS = 8;
+
+/** One attempt of {@link invoke} on `view`. */
+function run(
+  c: CompiledRoute,
+  input: InvokeInput,
+  query: Record<string, unknown>,
+  params: unknown,
+  view: View,
+  rateHeaders: Array<[string, string]>,
+): Reply | Promise<Reply> {
+  const { route } = c;
   const chain = input.chain;
-  // The view is the response's snapshot: opened here at the committed head (or shared by a
-  // batch), closed as soon as the handler's synchronous part returns.
-  const view = input.view ?? chain.store.view();
-  try {
+  {
     const anchor = view.head;
     if (route.anchored && !anchor) {
       throw new ApiError('not_ready', `nothing indexed yet for chain ${chain.name}; retry shortly`);
@@ -116,7 +151,7 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
           { lagSeconds: r.lagSeconds, lagBlocks: r.lagBlocks, state: r.state },
         );
     }
-    for (const name of route.requires ?? []) requireProjection(chain, name);
+    for (const name of route.requires ?? []) requireProjection(chain, name, view);
     const ctx: Ctx & { services?: Record<string, unknown> } = {
       chain,
       params: params as Record<string, string>,
@@ -136,7 +171,7 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     // Cacheable answers (batch items excepted: they share the batch's view) are served again
     // until the store's next write; refusals above were decided for this request already.
     const cache = route.cached && responseCacheOn && !input.view ? responseCacheOf(chain) : null;
-    const writes = cache ? chain.store.writes() : 0;
+    const writes = view.seq;
     const key = cache ? cacheKey(route.id, c.paramNames, input.rawParams, input.rawQuery) : '';
     let out = cache?.get(writes, key);
     if (!out) {
@@ -146,7 +181,5 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     if (!rateHeaders.length) return out;
     const add = (r: Reply): Reply => ({ ...r, headers: [...(r.headers ?? []), ...rateHeaders] });
     return out instanceof Promise ? out.then(add) : add(out);
-  } finally {
-    if (!input.view) view.close();
   }
 }

@@ -2,6 +2,7 @@
  * Projection status as routes see it (R5: fail closed). A route whose projection is not `ready`
  * answers a typed 503 naming the projection, its status and progress — never a partial page.
  */
+import type { View } from '../storage/index.js';
 import { ApiError } from './errors.js';
 import type { ChainContext } from './route.js';
 
@@ -89,17 +90,24 @@ export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
 }
 
 /**
- * Fails closed unless projection `name` is ready.
+ * Fails closed unless projection `name` is ready — and, given the request's view, unless the
+ * projection's rows as that view holds them cover its anchor (a rebuild step or a block may be
+ * written by the writer thread but not committed yet: the in-memory checkpoint runs ahead).
  * @throws ApiError projection_unavailable (503) with status, progress and reason.
  */
-export function requireProjection(chain: ChainContext, name: string): void {
+export function requireProjection(chain: ChainContext, name: string, view?: View): void {
   const p = chain.registry.projections.find((x) => x.name === name);
   if (!p)
     throw new ApiError('projection_unavailable', `projection "${name}" is not built in this version`, {
       projection: name,
       status: 'disabled',
     });
-  const s = statusOf(chain, chain.registry.state(name).checkpoint);
+  let checkpoint = chain.registry.state(name).checkpoint;
+  if (view?.head) {
+    const stored = view.meta<{ checkpoint: number | null }>(chain.registry.metaKeyOf(name));
+    if (stored && (stored.checkpoint ?? -1) < view.head.number) checkpoint = stored.checkpoint;
+  }
+  const s = statusOf(chain, checkpoint);
   if (s.status !== 'ready') {
     throw new ApiError(
       'projection_unavailable',

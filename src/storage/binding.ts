@@ -43,8 +43,16 @@ export interface Rocks {
   cursor(range: ScanRange): { next(max: number): Array<[Buffer, Buffer]>; close(): void };
   /** Applies all ops atomically (one RocksDB WriteBatch, WAL-backed). Throws on I/O failure. */
   write(ops: WriteOp[]): void;
-  /** Write batches committed since open: any read may differ once it moved. */
+  /**
+   * RocksDB's latest published sequence number: it moves with every committed write batch (from
+   * this thread or the writer thread), never otherwise. Two reads between which it did not move saw
+   * the same database (the views' consistency check, see view.ts).
+   */
+  sequence(): number;
+  /** Write batches committed since open (alias of {@link sequence} kept for the response cache). */
   writes(): number;
+  /** The native database handle, for the writer thread to open the same database (writer.ts). */
+  handle(): bigint;
   property(name: string): string;
   close(): Promise<void>;
 }
@@ -57,6 +65,7 @@ const native = createRequire(import.meta.url)('@nxtedition/rocksdb/binding.js') 
   iterator_nextv_sync(it: NativeIterator, n: number): { rows: Buffer[]; finished: boolean };
   iterator_close(it: NativeIterator): void;
   iterator_seek(it: NativeIterator, target: Buffer): void;
+  db_get_latest_sequence(db: unknown): number | bigint;
 };
 /**
  * `r` with at most one bound per side: the tighter of lt/lte and of gt/gte when both are given
@@ -169,12 +178,23 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   // superversion reference and a merging iterator over every memtable and file) cost more than
   // the seek and the rows it reads; a request makes dozens of short walks (window rows, first
   // rows, pages). An iterator sees the database as of its creation, so the pool is emptied by
-  // every write (the generation) and an iterator in use when a write lands is closed on return.
+  // every write (the generation; writes of the writer thread are seen through RocksDB's sequence
+  // number when a walk starts) and an iterator in use when a write lands is closed on return.
   // Walks in progress hold their own iterator: a walk nested in another's visit takes another.
   let generation = 0;
   const pooled: [NativeIterator[], NativeIterator[]] = [[], []];
-  const acquire = (reverse: boolean): NativeIterator =>
-    pooled[reverse ? 1 : 0].pop() ??
+  const sequence = (): number => Number(native.db_get_latest_sequence(ctx));
+  /** The sequence the pooled iterators were created at: a write from any thread retires them. */
+  let pooledAt = sequence();
+  const acquire = (reverse: boolean): NativeIterator => {
+    const now = sequence();
+    if (now !== pooledAt) {
+      invalidate();
+      pooledAt = now;
+    }
+    return pooled[reverse ? 1 : 0].pop() ?? freshIterator(reverse);
+  };
+  const freshIterator = (reverse: boolean): NativeIterator =>
     native.iterator_init(ctx, {
       keyEncoding: 'buffer',
       valueEncoding: 'buffer',
@@ -213,8 +233,8 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
         closeIterator(it);
       }
     }
-    const gen = generation;
     const it = acquire(reverse);
+    const gen = generation;
     try {
       native.iterator_seek(it, target);
       // The first chunk is small (most walks stop after a few rows), one more than the limit
@@ -304,7 +324,9 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
         release(batch);
       }
     },
-    writes: () => generation,
+    sequence,
+    writes: sequence,
+    handle: () => (db as unknown as { handle: bigint }).handle,
     property(name) {
       return db.getProperty(name);
     },

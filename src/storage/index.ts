@@ -10,7 +10,9 @@ import { prefixEnd } from './codec.js';
 import type { AnyTable, InvariantReader, Table } from './table.js';
 import { CANON, CHANGELOG, META, UNDO } from './tables/chain.js';
 import { ALL_TABLES } from './tables/index.js';
+import { HOT_VALUE_MAX_BYTES, StateCache } from './cache.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
+import { createSyncWriter, createThreadWriter, type WriteQueue } from './writer.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
 
 export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
@@ -36,33 +38,52 @@ export interface ChainIdentity {
 }
 
 /**
- * Writes of one block. Typed methods name a table of the registry (src/storage/tables); `put`
- * and `del` record the key's prior value for rollback; `insert` is for keys that are guaranteed
- * absent before this block (block-keyed rows above the checkpoint), which saves the read;
- * `append` writes without undo (append-only logs that survive a rollback). Reads (`get`) see this
- * batch's own pending writes first, then the store; range walks (`each`) see the store as of the
- * previous block only.
+ * Writes of one block — or, in history mode, of a segment of many final blocks. Typed methods name
+ * a table of the registry (src/storage/tables); `put` and `del` record the key's prior value for
+ * rollback; `insert` is for keys that are guaranteed absent before this block (block-keyed rows
+ * above the checkpoint), which saves the read; `append` writes without undo (append-only logs that
+ * survive a rollback). Reads (`get`) see this batch's own pending writes first, then the store's
+ * state cache (values of writes still in flight on the writer thread included), then RocksDB;
+ * range walks (`each`, `first`) see committed RocksDB rows only, so a projection never walks rows
+ * that a pending or in-flight write may hold (it keeps a point row for what it needs instead).
+ *
+ * Writes collapse per key: the batch holds the latest value of each key it wrote, so a balance a
+ * segment changes in 500 blocks is written once. A history segment (`undo: false`) records no
+ * undo and reads no prior value: its blocks are final and are never rolled back.
  */
 export class BlockBatch {
-  readonly ops: WriteOp[] = [];
-  readonly undo: UndoEntry[] = [];
+  /** Latest pending write per key (latin1 of the key bytes). */
+  private readonly pending = new Map<string, WriteOp>();
   /**
-   * Latest pending value per key (latin1 of the key bytes; null = deleted): reads through the
-   * batch are O(1), not a scan of `ops` (a dense block's projections do ~10⁴ reads and writes, and
-   * the scan made its commit quadratic: 0.7 s for 1,100 transactions).
+   * Undo entries, the first prior value of each key this batch wrote (null: a history segment,
+   * which keeps no undo).
    */
-  private readonly pending = new Map<string, Buffer | null>();
-  /**
-   * Committed values read through this batch (null = absent), so a key read and then written
-   * (every `put` reads its prior for undo) crosses into RocksDB once. The store does not change
-   * under a batch while it is built: ingest is the only writer of block tables.
-   */
-  private readonly committed = new Map<string, Buffer | null>();
-  /** The store underneath, for range reads of state as of the previous block. */
+  readonly undo: UndoEntry[] | null;
+  /** Committed values read through this batch that the state cache does not keep (large ones). */
+  private readonly large = new Map<string, Buffer>();
+  private pendingBytes = 0;
+
   constructor(
-    /** @deprecated transition only: read through typed tables (each/first/get). */
+    /** The store underneath, for range reads of committed state. */
     readonly rocks: Rocks,
-  ) {}
+    private readonly cache: StateCache,
+    opts: { undo?: boolean } = {},
+  ) {
+    this.undo = opts.undo === false ? null : [];
+  }
+
+  /** The batch's writes, one op per key (the latest value), in first-write order. */
+  get ops(): WriteOp[] {
+    return [...this.pending.values()];
+  }
+  /** Approximate bytes of the pending writes (keys and values). */
+  get bytes(): number {
+    return this.pendingBytes;
+  }
+  /** Keys written. */
+  get size(): number {
+    return this.pending.size;
+  }
 
   get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined {
     const v = this.getRaw(t.key(...key));
@@ -84,7 +105,7 @@ export class BlockBatch {
   append<K extends unknown[], V>(t: Table<K, V>, key: K, value: V | null): void {
     this.raw(t.key(...key), value === null ? null : t.value.encode(value));
   }
-  /** Walks committed rows (state as of the previous block; this batch's writes are not seen). */
+  /** Walks committed rows (this batch's and in-flight writes are not seen). */
   each<K extends unknown[], V>(
     t: Table<K, V>,
     b: Bounds<K>,
@@ -99,9 +120,9 @@ export class BlockBatch {
   }
 
   /**
-   * Reads the committed values of `keys` in one RocksDB multi-get (one native call instead of one
-   * per key) so later `get`/`put`/`del` of these keys in this batch read nothing more. Keys this
-   * batch already wrote or read are skipped. Purely an optimisation: results are the same without it.
+   * Reads the values of `keys` that neither this batch nor the state cache holds, in one RocksDB
+   * multi-get, so later `get`/`put`/`del` of these keys read nothing more. Purely an
+   * optimisation: results are the same without it.
    */
   prefetchRaw(keys: readonly Buffer[]): void {
     const want: Buffer[] = [];
@@ -109,14 +130,15 @@ export class BlockBatch {
     const asked = new Set<string>();
     for (const key of keys) {
       const k = key.toString('latin1');
-      if (this.pending.has(k) || this.committed.has(k) || asked.has(k)) continue;
+      if (this.pending.has(k) || asked.has(k) || this.large.has(k) || this.cache.get(k) !== undefined)
+        continue;
       asked.add(k);
       want.push(key);
       ids.push(k);
     }
     if (!want.length) return;
     const got = this.rocks.getMany(want);
-    for (let i = 0; i < ids.length; i++) this.committed.set(ids[i], got[i] ?? null);
+    for (let i = 0; i < ids.length; i++) this.remember(ids[i], got[i] ?? null);
   }
   /** {@link prefetchRaw} of rows of table `t` by key. */
   prefetch<K extends unknown[], V>(t: Table<K, V>, keys: readonly K[]): void {
@@ -124,45 +146,84 @@ export class BlockBatch {
   }
 
   insertRaw(key: Buffer, value: Buffer): void {
-    this.ops.push({ key, value });
-    this.undo.push({ key, prior: null });
-    this.pending.set(key.toString('latin1'), value);
+    const k = key.toString('latin1');
+    if (this.undo && !this.pending.has(k)) this.undo.push({ key, prior: null });
+    this.set(k, key, value);
   }
   putRaw(key: Buffer, value: Buffer): void {
     const k = key.toString('latin1');
-    this.undo.push({ key, prior: this.read(k, key) ?? null });
-    this.ops.push({ key, value });
-    this.pending.set(k, value);
+    if (this.undo && !this.pending.has(k)) this.undo.push({ key, prior: this.read(k, key) ?? null });
+    this.set(k, key, value);
   }
   /**
    * Writes without an undo entry: for append-only logs that must survive a rollback (stream
    * frames keep their sequence; a reorg is announced by new frames, never by deleting old ones).
    */
   raw(key: Buffer, value: Buffer | null): void {
-    this.ops.push({ key, value });
-    this.pending.set(key.toString('latin1'), value);
+    this.set(key.toString('latin1'), key, value);
   }
   delRaw(key: Buffer): void {
     const k = key.toString('latin1');
+    const mine = this.pending.get(k);
+    if (mine) {
+      if (mine.value !== null) this.set(k, key, null); // its undo entry is the first write's
+      return;
+    }
+    if (!this.undo) {
+      // History: a blind delete (no prior read); absent keys the cache knows of are skipped.
+      if (this.cache.get(k) !== null) this.set(k, key, null);
+      return;
+    }
     const prior = this.read(k, key) ?? null;
     if (prior === null) return;
     this.undo.push({ key, prior });
-    this.ops.push({ key, value: null });
-    this.pending.set(k, null);
+    this.set(k, key, null);
   }
-  /** Reads through this batch's own pending writes first, then the store. */
+  /** Reads through this batch's own pending writes first, then the state cache and the store. */
   getRaw(key: Buffer): Buffer | undefined {
     return this.read(key.toString('latin1'), key);
   }
+  private set(k: string, key: Buffer, value: Buffer | null): void {
+    const old = this.pending.get(k);
+    if (old) this.pendingBytes -= old.value?.length ?? 0;
+    else this.pendingBytes += key.length;
+    this.pendingBytes += value?.length ?? 0;
+    this.pending.set(k, { key, value });
+  }
+  private remember(k: string, v: Buffer | null): void {
+    if (v !== null && v.length > HOT_VALUE_MAX_BYTES) this.large.set(k, v);
+    else this.cache.fill(k, v);
+  }
   private read(k: string, key: Buffer): Buffer | undefined {
-    const v = this.pending.get(k);
-    if (v !== undefined) return v ?? undefined;
-    const c = this.committed.get(k);
+    const p = this.pending.get(k);
+    if (p !== undefined) return p.value ?? undefined;
+    const c = this.cache.get(k);
     if (c !== undefined) return c ?? undefined;
+    const l = this.large.get(k);
+    if (l !== undefined) return l;
     const got = this.rocks.get(key);
-    this.committed.set(k, got ?? null);
+    this.remember(k, got ?? null);
     return got;
   }
+}
+
+/**
+ * A {@link View} of what ingest sees while it builds `batch`: point reads through the batch (its
+ * pending writes, the state cache with in-flight writes, RocksDB), walks over committed rows only.
+ * For projections' `prepare` (first-sight checks before a block is applied). Never closes.
+ */
+export function batchView(batch: BlockBatch, head: BlockRef | null): View {
+  const committed = openView(batch.rocks, () => head);
+  return {
+    ...committed,
+    get: (t, ...key) => batch.get(t, ...key),
+    has: (t, ...key) => batch.has(t, ...key),
+    getMany: (t, keys) => keys.map((k) => batch.get(t, ...k)),
+    meta: <T>(name: string) => batch.get(META, name) as T | undefined,
+    canonicalHash: (n) => batch.get(CANON, n),
+    consistent: () => true,
+    close: () => undefined,
+  };
 }
 
 /** What a replica has applied: the writer's change sequence, its commit time and head. */
@@ -185,6 +246,14 @@ export interface StoreOptions {
   changeLog?: boolean;
   /** RocksDB tuning (defaults: DEFAULT_ROCKS_TUNING). */
   rocks?: RocksTuning;
+  /**
+   * Who commits write batches: `thread` — a writer thread on the same database, so the main
+   * thread never waits for a write and HTTP reads are never blocked by one (a serving process);
+   * `sync` (default) — committed before the call returns (tests, tools, replicas).
+   */
+  writer?: 'thread' | 'sync';
+  /** Bound of the ingest's state cache, bytes (default 64 MiB; see cache.ts). */
+  cacheBytes?: number;
 }
 
 /** The store's change log (see changelog.ts). */
@@ -213,18 +282,34 @@ export interface Store {
   /** Random id minted when the data directory was created; binds stream sequences and cursors. */
   readonly generation: string;
   readonly unfinalisedWindow: number;
-  /** The committed head of the blocks lane, or null before the first block. Cached, O(1). */
+  /**
+   * The head of the blocks lane as ingest last wrote it (its write may still be in flight on the
+   * writer thread), or null before the first block. Cached, O(1).
+   */
   head(): BlockRef | null;
+  /** The head of the blocks lane as RocksDB holds it now (what a new view anchors at). */
+  committedHead(): BlockRef | null;
   /**
    * Opens an anchored view at the committed head (see view.ts). The caller closes it when its
-   * synchronous work is done.
+   * synchronous work is done, and checks {@link View.consistent} before trusting what it read.
    */
   view(): View;
   /**
-   * Write batches committed since the store opened (blocks, rollbacks, observations, process rows):
-   * two reads at the same value saw the same contents. For caches of derived answers.
+   * RocksDB's sequence: moves with every committed write batch (blocks, segments, rollbacks,
+   * observations, process rows). Two reads at the same value saw the same contents.
    */
   writes(): number;
+  /** Resolves once at most `max` write batches are in flight (0: every write committed). */
+  settled(max?: number): Promise<void>;
+  /** Write batches and bytes submitted to the writer and not committed yet. */
+  inFlight(): { batches: number; bytes: number };
+  /** Figures of the ingest's state cache (entries, bytes, bound, hit and miss counts). */
+  cacheStats(): import('./cache.js').CacheStats;
+  /**
+   * Called once when a write batch is refused (writer thread): ingest halts. Returns the
+   * unsubscribe function.
+   */
+  onWriteError(listener: (err: StoreWriteError) => void): () => void;
   /** Canonical hash at `n`, or undefined. */
   canonicalHash(n: number): `0x${string}` | undefined;
   getMeta<T>(name: string): T | undefined;
@@ -250,14 +335,25 @@ export interface Store {
    * @throws StoreWriteError when RocksDB refuses the batch (nothing of the block is written).
    */
   commitBlock(ref: BlockRef, build: (batch: BlockBatch) => void, extraMeta?: Record<string, unknown>): void;
-  /** An empty batch over this store, for a block built in several steps (see commitBatch). */
-  newBatch(): BlockBatch;
   /**
-   * Commits block `ref` from a batch filled beforehand (commitBlock without the build callback).
-   * The caller must make sure the head did not move since the batch was started.
-   * @throws StoreWriteError when RocksDB refuses the batch (nothing of the block is written).
+   * An empty batch over this store, for a block built in several steps (see commitBatch). With
+   * `undo: false`, a history segment: many final blocks, no undo record, written once.
    */
-  commitBatch(ref: BlockRef, batch: BlockBatch, extraMeta?: Record<string, unknown>): void;
+  newBatch(opts?: { undo?: boolean }): BlockBatch;
+  /**
+   * Commits block `ref` from a batch filled beforehand (commitBlock without the build callback) —
+   * or, for a history batch (`undo: false`), the segment of final blocks ending at `ref`, with no
+   * undo record. The caller must make sure the head did not move since the batch was started.
+   * `onCommitted` runs once the write is visible to reads (after the writer thread committed it).
+   * @throws StoreWriteError when RocksDB refuses the batch (nothing of the block is written) or an
+   * earlier write was refused.
+   */
+  commitBatch(
+    ref: BlockRef,
+    batch: BlockBatch,
+    extraMeta?: Record<string, unknown>,
+    onCommitted?: () => void,
+  ): void;
   /**
    * Rolls back the head block atomically from its undo record; the checkpoint moves to its parent.
    * @throws Error when the head has no undo record (older than the unfinalised window).
@@ -265,6 +361,7 @@ export interface Store {
   rollbackHead(
     extraMeta?: (newHead: BlockRef | null) => Record<string, unknown>,
     extraOps?: (dropped: BlockRef, newHead: BlockRef | null) => WriteOp[],
+    onCommitted?: () => void,
   ): BlockRef;
   /**
    * Commits late writes for an already committed block `n` (a projection rebuilding from stored
@@ -312,11 +409,20 @@ const CHANGELOG_SEQ = 'changelog:seq';
 const REPLICA_APPLIED = 'replica:applied';
 /** Deletions per write while wiping (bounds the batch's memory). */
 const WIPE_CHUNK_ROWS = 10_000;
+/** Default bound of the ingest's state cache (StoreOptions.cacheBytes). */
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
 export async function createStore(opts: StoreOptions): Promise<Store> {
   const rocks = await openRocks(opts.dataDir, opts.rocks);
+  const cache = new StateCache(opts.cacheBytes ?? DEFAULT_CACHE_BYTES);
+  /** A point read as ingest sees it: its own in-flight writes first (cache.ts), then RocksDB. */
+  const readRaw = (key: Buffer): Buffer | undefined => {
+    const c = cache.get(key.toString('latin1'));
+    if (c !== undefined) return c ?? undefined;
+    return rocks.get(key);
+  };
   const readMeta = <T>(name: string): T | undefined => {
-    const v = rocks.get(META.key(name));
+    const v = readRaw(META.key(name));
     return v ? (META.value.decode(v) as T) : undefined;
   };
   const metaOp = (name: string, value: unknown): WriteOp => ({
@@ -329,43 +435,93 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     rocks.write([metaOp('generation', generation)]);
   }
   let head: BlockRef | null = readMeta<BlockRef>(CHECKPOINT) ?? null;
-  let lastWriteError: Error | null = null;
+  let lastWriteError: StoreWriteError | null = null;
+  const queue: WriteQueue = opts.writer === 'thread' ? createThreadWriter(rocks) : createSyncWriter(rocks);
+  const errorListeners = new Set<(err: StoreWriteError) => void>();
+  let writeIds = 0;
 
   const logOn = opts.changeLog === true;
   let logSeq = readMeta<number>(CHANGELOG_SEQ) ?? 0;
+  /** The last change-log entry RocksDB holds (logSeq counts entries submitted). */
+  let logCommitted = logSeq;
   const logListeners = new Set<(seq: number) => void>();
+  /** The committed head, read from RocksDB (never from the cache): what a view anchors at. */
+  const committedHead = (): BlockRef | null => {
+    const v = rocks.get(META.key(CHECKPOINT));
+    return v ? (META.value.decode(v) as BlockRef) : null;
+  };
   /**
-   * Commits `ops` atomically; with the change log on, the entry describing them (and the log's
-   * sequence) joins the same batch. `headAfter` is the head once the batch is committed.
+   * Submits `ops` as one atomic batch; with the change log on, the entry describing them (and the
+   * log's sequence) joins the same batch. The ops are readable through the state cache at once;
+   * `onCommitted` runs when RocksDB holds them.
+   * @throws StoreWriteError when an earlier batch was refused, or (sync writer) this one is.
    */
-  const write = (ops: WriteOp[], kind: ChangeKind, headAfter: BlockRef | null = head) => {
+  const write = (
+    ops: WriteOp[],
+    kind: ChangeKind,
+    headAfter: BlockRef | null = head,
+    onCommitted?: () => void,
+    logged = true,
+  ) => {
+    if (lastWriteError) throw lastWriteError;
     let seq = 0;
     let batchOps = ops;
-    if (logOn) {
+    if (logOn && logged) {
       seq = logSeq + 1;
       const entry = encodeChange({ kind, seq, committedAtMs: Date.now(), head: headAfter, ops });
       batchOps = [...ops, { key: CHANGELOG.key(seq), value: entry }, metaOp(CHANGELOG_SEQ, seq)];
-    }
-    try {
-      rocks.write(batchOps);
-      lastWriteError = null;
-    } catch (err) {
-      lastWriteError = err as Error;
-      throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
-    }
-    if (logOn) {
       logSeq = seq;
-      for (const l of logListeners) l(seq);
+    }
+    const id = ++writeIds;
+    cache.write(id, batchOps);
+    let refused: StoreWriteError | null = null;
+    const done = (err: Error | null) => {
+      if (err) {
+        refused = err instanceof StoreWriteError ? err : new StoreWriteError(`RocksDB refused the batch: ${err.message}`, { cause: err });
+        if (!lastWriteError) {
+          lastWriteError = refused;
+          // What the cache holds beyond RocksDB was never written: RocksDB is the truth again.
+          cache.clear();
+          head = committedHead();
+          for (const l of errorListeners) l(refused);
+        }
+        return;
+      }
+      cache.committed(id);
+      if (logOn && logged) {
+        logCommitted = seq;
+        for (const l of logListeners) l(seq);
+      }
+      onCommitted?.();
+    };
+    try {
+      queue.submit(batchOps, done);
+    } catch (err) {
+      // A sync writer's refusal (typed above); anything else is the caller's callback failing.
+      throw refused ?? err;
     }
   };
+  /**
+   * Deletes every row of `range`: those RocksDB holds and those of writes still in flight (the
+   * state cache knows them), through the write queue. `kind` null: not logged (a whole-store wipe,
+   * announced to replicas by its own entry).
+   */
   const wipeRange = (range: ScanRange, kind: ChangeKind | null) => {
     const ops: WriteOp[] = [];
+    const seen = new Set<string>();
     const flush = () => {
       const chunk = ops.splice(0);
       if (kind) write(chunk, kind);
-      else rocks.write(chunk);
+      else write(chunk, 'reset', head, undefined, false);
     };
+    const lo = (range.gte ?? range.gt)?.toString('latin1') ?? '';
+    const hi = range.lt?.toString('latin1') ?? null;
+    for (const k of cache.presentKeysIn(lo, hi)) {
+      seen.add(k);
+      ops.push({ key: Buffer.from(k, 'latin1'), value: null });
+    }
     rocks.each(range, (key) => {
+      if (seen.has(key.toString('latin1'))) return true;
       ops.push({ key: Buffer.from(key), value: null });
       if (ops.length >= WIPE_CHUNK_ROWS) flush();
       return true;
@@ -379,6 +535,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     streamSeq: 0,
   };
   const refresh = () => {
+    cache.clear();
     head = readMeta<BlockRef>(CHECKPOINT) ?? null;
     generation = readMeta<string>('generation') ?? generation;
     (store as { generation: string }).generation = generation;
@@ -389,7 +546,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     META.key(REPLICA_APPLIED).toString('latin1'),
   ]);
   const canonicalHash = (n: number) => {
-    const v = rocks.get(CANON.key(n));
+    const v = readRaw(CANON.key(n));
     return v ? CANON.value.decode(v) : undefined;
   };
 
@@ -398,7 +555,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     generation,
     unfinalisedWindow: opts.unfinalisedWindow,
     head: () => head,
-    view: () => openView(rocks, head),
+    committedHead,
+    view: () => openView(rocks, committedHead),
     canonicalHash,
     getMeta: readMeta,
     putMeta(name, value) {
@@ -413,30 +571,39 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       write([{ key: t.key(...key), value: t.value.encode(value) }], 'observation');
     },
     property: (name) => rocks.property(name),
-    writes: () => rocks.writes(),
+    writes: () => rocks.sequence(),
+    settled: (max = 0) => queue.drain(max),
+    inFlight: () => ({ batches: queue.inFlight(), bytes: queue.inFlightBytes() }),
+    cacheStats: () => cache.stats(),
+    onWriteError(listener) {
+      errorListeners.add(listener);
+      return () => errorListeners.delete(listener);
+    },
     writeError: () => lastWriteError,
     commitBlock(ref, build, extraMeta) {
-      const batch = new BlockBatch(rocks);
+      const batch = new BlockBatch(rocks, cache);
       build(batch);
       store.commitBatch(ref, batch, extraMeta);
     },
-    newBatch: () => new BlockBatch(rocks),
-    commitBatch(ref, batch, extraMeta) {
+    newBatch: (o) => new BlockBatch(rocks, cache, o),
+    commitBatch(ref, batch, extraMeta, onCommitted) {
       batch.insert(CANON, [ref.number], ref.hash);
       const ops = batch.ops;
-      ops.push({ key: UNDO.key(ref.number), value: encodeUndo(batch.undo) });
-      // Undo is kept for the last `unfinalisedWindow` blocks (a reorg that deep is rolled back).
-      const pruned = ref.number - opts.unfinalisedWindow;
-      if (pruned >= 0) ops.push({ key: UNDO.key(pruned), value: null });
+      if (batch.undo) {
+        ops.push({ key: UNDO.key(ref.number), value: encodeUndo(batch.undo) });
+        // Undo is kept for the last `unfinalisedWindow` blocks (a reorg that deep is rolled back).
+        const pruned = ref.number - opts.unfinalisedWindow;
+        if (pruned >= 0) ops.push({ key: UNDO.key(pruned), value: null });
+      }
       ops.push(metaOp(CHECKPOINT, ref));
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
       const next = { number: ref.number, hash: ref.hash };
-      write(ops, 'block', next);
+      write(ops, 'block', next, onCommitted);
       head = next;
     },
-    rollbackHead(extraMeta, extraOps) {
+    rollbackHead(extraMeta, extraOps, onCommitted) {
       if (!head) throw new Error('rollback with no head');
-      const record = rocks.get(UNDO.key(head.number));
+      const record = readRaw(UNDO.key(head.number));
       if (!record)
         throw new Error(`no undo record for block ${head.number} (outside the unfinalised window)`);
       const ops = undoOps(record);
@@ -448,16 +615,16 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta(newHead))) ops.push(metaOp(k, v));
       if (extraOps) ops.push(...extraOps(head, newHead));
       const dropped = head;
-      write(ops, 'rollback', newHead);
+      write(ops, 'rollback', newHead, onCommitted);
       head = newHead;
       return dropped;
     },
     commitLate(n, build, extraMeta) {
-      const batch = new BlockBatch(rocks);
+      const batch = new BlockBatch(rocks, cache);
       build(batch);
       const ops = batch.ops;
-      const record = rocks.get(UNDO.key(n));
-      if (record && batch.undo.length) ops.push({ key: UNDO.key(n), value: appendUndo(record, batch.undo) });
+      const record = readRaw(UNDO.key(n));
+      if (record && batch.undo?.length) ops.push({ key: UNDO.key(n), value: appendUndo(record, batch.undo) });
       if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
       write(ops, 'late');
     },
@@ -475,7 +642,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     changeLog: {
       enabled: logOn,
-      last: () => logSeq,
+      last: () => logCommitted,
       read(after, max) {
         return store.changeLog.readRaw(after, max).map((r) => decodeChange(r.raw));
       },
@@ -493,7 +660,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
           ops.push({ key: Buffer.from(k), value: null });
           return true;
         });
-        if (ops.length) rocks.write(ops);
+        // Through the write queue: it must not overtake the entries it prunes.
+        if (ops.length) queue.submit(ops, () => undefined);
       },
       onAppend(listener) {
         logListeners.add(listener);
@@ -510,17 +678,29 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         rocks.write(ops);
         lastWriteError = null;
       } catch (err) {
-        lastWriteError = err as Error;
-        throw new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, { cause: err });
+        lastWriteError = new StoreWriteError(`RocksDB refused the batch: ${(err as Error).message}`, {
+          cause: err,
+        });
+        throw lastWriteError;
       }
       applied = next;
       refresh();
     },
     applied: () => applied,
     snapshot() {
-      // Taken in one synchronous turn: the sequence and the iterator's pinned view agree.
-      const seq = logSeq;
-      const it = rocks.cursor({});
+      // The iterator pins RocksDB's view at creation; the change-log sequence is read from RocksDB
+      // in the same instant (no commit in between: RocksDB's own sequence did not move), so the two
+      // agree even while the writer thread commits.
+      let it: ReturnType<Rocks['cursor']>;
+      let seq = 0;
+      for (;;) {
+        const at = rocks.sequence();
+        it = rocks.cursor({});
+        const v = rocks.get(META.key(CHANGELOG_SEQ));
+        seq = v ? (META.value.decode(v) as number) : 0;
+        if (rocks.sequence() === at) break;
+        it.close();
+      }
       return {
         seq,
         head,
@@ -552,7 +732,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         },
       };
     },
-    close: () => rocks.close(),
+    async close() {
+      await queue.close();
+      await rocks.close();
+    },
   };
   return store;
 }

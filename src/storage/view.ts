@@ -1,10 +1,15 @@
 /**
  * The anchored view: what a request reads through. Synchronous typed get/scan over the table
  * registry, opened by the server at the head it anchors the response to and closed after the
- * reply. Ingest commits a block as one synchronous RocksDB write on the same thread, and a
- * handler cannot await (its type forbids a Promise), so every read of a request happens between
- * two committed blocks: one consistent snapshot per response (R1) by construction. Reads after
- * close throw, so a view can never leak into a later tick where a newer block is visible.
+ * reply. Reads after close throw, so a view can never leak into a later tick.
+ *
+ * Consistency (R1, one snapshot per response) without blocking on writes: RocksDB commits the
+ * writer thread's batches atomically and publishes each with a new sequence number. A view notes
+ * the sequence when it opens (and reads its anchor, the committed head, from RocksDB at that
+ * instant); {@link View.consistent} tells whether the sequence is still the same. If it is, no
+ * batch landed while the request read, so every read saw the same committed state — the anchor's.
+ * If one landed (rare: a request takes well under a millisecond, a block commits every second or
+ * so), the server drops the answer and runs the request again on a new view.
  */
 import type { Rocks, ScanRange } from './binding.js';
 import { type Prefix, prefixEnd } from './codec.js';
@@ -41,6 +46,13 @@ export interface Bounds<K extends unknown[]> {
 export interface View {
   /** The committed head when the view was opened (null before the first block). */
   readonly head: BlockRef | null;
+  /** RocksDB's sequence when the view was opened (the response cache keys on it). */
+  readonly seq: number;
+  /**
+   * True while no write batch has been committed since the view opened: everything read so far
+   * is of one state, the anchor's. A false answer means the reads may mix two states.
+   */
+  consistent(): boolean;
   get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined;
   has<K extends unknown[], V>(t: Table<K, V>, ...key: K): boolean;
   /** Values of several keys of one table, in the given order. */
@@ -105,14 +117,18 @@ export function rangeOf<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): S
   return range;
 }
 
-/** Opens a view over `rocks` at `head`. */
-export function openView(rocks: Rocks, head: BlockRef | null): View {
+/** Opens a view over `rocks` at its committed head (`readHead` reads it from RocksDB). */
+export function openView(rocks: Rocks, readHead: () => BlockRef | null): View {
   let open = true;
+  const seq = rocks.sequence();
+  const head = readHead();
   const live = () => {
     if (!open) throw new Error('storage view used after its request ended');
   };
   const view: View = {
     head,
+    seq,
+    consistent: () => rocks.sequence() === seq,
     get(t, ...key) {
       live();
       const v = rocks.get(t.key(...key));

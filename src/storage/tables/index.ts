@@ -7,7 +7,7 @@
  * | 0x01–0x0c | chain records, meta, undo, gaps, probes (chain.ts) |
  * | 0x20–0x33 | tokens (tokens.ts) |
  * | 0x40–0x41, 0x50–0x53 | decoded views, traces lane (traces.ts) |
- * | 0x60–0x6f | markets (markets.ts) |
+ * | 0x5f–0x6f | markets (markets.ts; grows down from 0x5f) |
  * | 0x70–0x71 | stream log (streams.ts) |
  * | 0x80–0x8f | wallets (wallets.ts) |
  */

@@ -227,6 +227,16 @@ export const TOKEN_POOL_BY_LAST = defineTable({
   keyNames: ['token', 'block', 'poolKey'],
   value: V.empty,
 });
+/** 0x60–0x6f is full: the markets owner grows downwards from 0x5f (0x54–0x5e are free). */
+export const POOL_CUM_LAST = defineTable({
+  id: 0x5f,
+  owner: O,
+  name: 'pool_cumulative_last',
+  doc: 'block of the latest pool_cumulative row of a pool (a point read for ingest, which never walks rows a pending write may hold)',
+  key: [POOL_KEY],
+  keyNames: ['poolKey'],
+  value: V.u64,
+});
 
 export const MARKETS_TABLES = [
   POOL,
@@ -245,4 +255,5 @@ export const MARKETS_TABLES = [
   TRADER_LAST,
   TRADER_BY_LAST,
   TOKEN_POOL_BY_LAST,
+  POOL_CUM_LAST,
 ];

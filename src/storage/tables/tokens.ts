@@ -195,6 +195,15 @@ export const LAUNCH_HIST = defineTable({
   keyNames: ['token', 'block'],
   value: V.json<LaunchRow>(),
 });
+export const LAUNCH_LAST = defineTable({
+  id: 0x34,
+  owner: O,
+  name: 'launch_last',
+  doc: 'block of the latest launch_history row of a launched token (a point read for ingest)',
+  key: [K.address],
+  keyNames: ['token'],
+  value: V.u64,
+});
 export const PAD_LAUNCH = defineTable({
   id: 0x32,
   owner: O,
@@ -234,6 +243,7 @@ export const TOKENS_TABLES = [
   WALLET_BY_ID,
   COUNTER,
   LAUNCH_HIST,
+  LAUNCH_LAST,
   PAD_LAUNCH,
   RECON,
 ];

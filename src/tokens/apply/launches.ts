@@ -6,7 +6,7 @@
  * `creation` frame.
  */
 import type { EventDelta } from '../../ingest/delta.js';
-import { LAUNCH_HIST, PAD_LAUNCH } from '../../storage/tables/tokens.js';
+import { LAUNCH_HIST, LAUNCH_LAST, PAD_LAUNCH } from '../../storage/tables/tokens.js';
 import { LAUNCHPADS, type LaunchpadDeployments, normaliseUri } from '../launchpads.js';
 import type { LaunchRow, TokenRow } from '../model.js';
 import { launchJson } from '../render.js';
@@ -58,11 +58,9 @@ export function launchCreation(
 function launchOf(b: TokensBlock, launches: Launches, token: string): LaunchRow | undefined {
   const have = launches.get(token);
   if (have) return have;
-  const found = b.batch.first(LAUNCH_HIST, {
-    prefix: [token as Hex],
-    lte: [token as Hex, b.d.number],
-    reverse: true,
-  })?.value;
+  // A point read (LAUNCH_LAST), never a walk: a pending or in-flight write of an earlier block is seen.
+  const last = b.batch.get(LAUNCH_LAST, token as Hex);
+  const found = last === undefined ? undefined : b.batch.get(LAUNCH_HIST, token as Hex, last);
   if (found) launches.set(token, found);
   return found;
 }
@@ -117,6 +115,7 @@ export function onLaunchEvent(b: TokensBlock, e: EventDelta, pad: number, launch
 export function flushLaunches(b: TokensBlock, launches: Launches): void {
   for (const [token, l] of launches) {
     b.batch.put(LAUNCH_HIST, [token as Hex, b.d.number], l);
+    b.batch.put(LAUNCH_LAST, [token as Hex], b.d.number);
     b.emit?.({
       topic: 'launches',
       event: `launch_${l.state}`,

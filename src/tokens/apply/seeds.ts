@@ -41,7 +41,7 @@ const word = (r: string): bigint | null => (r.length >= 66 ? BigInt(r.slice(0, 6
  * Gathers the seeds block `d` needs (live ingest, before apply). No-op on a chain indexed from
  * block 0 or for block START_BLOCK's own predecessor-less start.
  */
-export async function gatherSeeds(d: BlockDelta, store: Store, rpc: Rpc): Promise<void> {
+export async function gatherSeeds(d: BlockDelta, store: Pick<Store, 'view'>, rpc: Rpc): Promise<void> {
   // One view across the awaits below is safe here: prepare runs before this block's commit and
   // reads only rows of earlier blocks, which no later commit rewrites (a rollback re-plans).
   const view = store.view();

@@ -32,6 +32,60 @@ const Ingest = Obj(
     lastError: Nullable(Type.String(), 'the last ingest error; null when none'),
     headSource: Enum(['newHeads', 'polling'], 'how new heads arrive: newHeads subscription, or polling'),
     unfinalisedWindow: Count('blocks of undo data kept: the deepest reorg rolled back'),
+    mode: Nullable(
+      Enum(
+        ['history', 'live'],
+        'history: final blocks committed in segments of many blocks (no undo, no per-block frames); live: the unfinalised window, block by block with undo and frames',
+      ),
+      'the mode of the block being applied; null while idle at the head',
+    ),
+    historyEnd: Type.Integer({
+      minimum: -1,
+      description: 'last block committed in history mode (-1: none): no rollback reaches below it',
+    }),
+    finalized: Nullable(
+      Type.Integer({ minimum: 0 }),
+      "the node's `finalized` block as last read; null when the node has no such tag",
+    ),
+    segments: Obj(
+      {
+        maxBlocks: Count('segment bound, blocks (SEGMENT_BLOCKS)'),
+        maxBytes: Count('segment bound, bytes of pending writes (SEGMENT_MB)'),
+        committed: Count('history segments committed since start'),
+        last: Nullable(
+          Obj({
+            from: Count('first block'),
+            to: Count('last block'),
+            blocks: Count('blocks'),
+            txs: Count('transactions'),
+            bytes: Count('bytes of writes (keys and values, each key once)'),
+          }),
+          'the last segment committed; null before the first',
+        ),
+        open: Nullable(
+          Obj({
+            from: Count('first block'),
+            blocks: Count('blocks applied so far'),
+            bytes: Count('bytes of pending writes so far'),
+          }),
+          'the segment being built; null when none',
+        ),
+      },
+      { description: 'history segments' },
+    ),
+    rates: Obj(
+      {
+        history: Obj({
+          blocksPerSecond: Type.Number({ minimum: 0, description: 'blocks per second (last interval)' }),
+          txPerSecond: Type.Number({ minimum: 0, description: 'transactions per second (last interval)' }),
+        }),
+        live: Obj({
+          blocksPerSecond: Type.Number({ minimum: 0, description: 'blocks per second (last interval)' }),
+          txPerSecond: Type.Number({ minimum: 0, description: 'transactions per second (last interval)' }),
+        }),
+      },
+      { description: 'commit rates of each mode over the last progress interval' },
+    ),
   },
   { description: 'the follower' },
 );
@@ -209,6 +263,18 @@ export const chainHealthRoute = defineRoute({
       {
         writable: Type.Boolean({ description: 'false after a failed write: ingest halts, reads go on' }),
         writeError: Nullable(Type.String(), 'the failed write; null while writable'),
+        writesInFlight: Count('write batches handed to the writer thread and not yet committed'),
+        bytesInFlight: Count('bytes of those batches (keys and values)'),
+        stateCache: Obj(
+          {
+            entries: Count('keys held'),
+            bytes: Count('bytes held (keys, values and overhead)'),
+            maxBytes: Count('the bound (STATE_CACHE_MB)'),
+            hits: Count('reads answered from the cache since start'),
+            misses: Count('reads that went to RocksDB since start'),
+          },
+          { description: "ingest's write-back state cache" },
+        ),
       },
       { description: 'storage write state' },
     ),

@@ -41,6 +41,17 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
       lastError: s.lastError,
       headSource: s.headSource,
       unfinalisedWindow: store.unfinalisedWindow,
+      mode: s.mode,
+      historyEnd: s.historyEnd,
+      finalized: s.finalized,
+      segments: s.segments,
+      rates: {
+        history: {
+          blocksPerSecond: rate(s.rates.history.blocksPerSecond),
+          txPerSecond: rate(s.rates.history.txPerSecond),
+        },
+        live: { blocksPerSecond: rate(s.rates.live.blocksPerSecond), txPerSecond: rate(s.rates.live.txPerSecond) },
+      },
     },
     projections: projectionsOf(ctx.chain).map(
       (p): ProjectionInfo => ({
@@ -72,7 +83,7 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
       })),
     },
     openGaps: ctx.readers.chain.openGapCount(ctx.view),
-    storage: { writable: store.writeError() === null, writeError: store.writeError()?.message ?? null },
+    storage: storageRecord(store),
     replication: replicationRecord(ctx),
     ...(ctx.chain.devnet ? { devnet: ctx.chain.devnet.status() } : {}),
   };
@@ -149,5 +160,18 @@ export function checkpointsRecord(ctx: Ctx<unknown, unknown>) {
         at(`projection:${p.name}`, ctx.chain.registry.state(p.name).checkpoint, 'nothing_applied_yet'),
       ),
     ],
+  };
+}
+
+/** Storage write state: refusals, the writer thread's backlog and the state cache. */
+function storageRecord(store: Ctx<unknown, unknown>['chain']['store']) {
+  const inFlight = store.inFlight();
+  const c = store.cacheStats();
+  return {
+    writable: store.writeError() === null,
+    writeError: store.writeError()?.message ?? null,
+    writesInFlight: inFlight.batches,
+    bytesInFlight: inFlight.bytes,
+    stateCache: { entries: c.entries, bytes: c.bytes, maxBytes: c.maxBytes, hits: c.hits, misses: c.misses },
   };
 }
