@@ -19,6 +19,11 @@ export function createDecodedViewsProjection(): Projection {
       '/transactions/{hash}/decoded',
     ],
     apply(batch, d: BlockDelta) {
+      // Encoded by the decode worker: added whole (a rebuild from stored blocks writes row by row).
+      if (d.parts) {
+        batch.addPart(d.parts.decodedViews);
+        return;
+      }
       // Block-keyed rows above the checkpoint: guaranteed absent, so `insert` (no prior read).
       for (const l of d.logs) batch.insert(DECODED_LOG, [d.number, l.logIndex], l.decoded);
       for (let i = 0; i < d.txs.length; i++) batch.insert(DECODED_TX, [d.number, i], d.txs[i].decoded);

@@ -41,12 +41,24 @@ export function decodeTxLocation(b: Buffer): TxLocation {
   };
 }
 
-/** Writes the raw chain rows of `d` into `batch`. */
+/**
+ * Writes the raw chain rows of `d` into `batch`: the decode worker's encoded rows when it made
+ * them (no row is touched here), else row by row (a rebuild from stored blocks).
+ */
 export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
+  if (d.parts) {
+    batch.addPart(d.parts.chain);
+    // The canonical row is read back while the block may be in flight (reorg checks): in the map.
+    batch.insert(CANON, [d.number], d.hash);
+    // A projection's `prepare` probed more tokens than the worker: the probe row is rewritten.
+    if (Object.keys(d.probes).length !== d.partProbes)
+      batch.raw(probeKey(d.number), Buffer.from(JSON.stringify(d.probes)));
+    return;
+  }
   // The hash rows are read for their undo priors: one multi-get for the block, not one per row.
   const hashKeys = [hashKey(d.hash)];
   for (const tx of d.txs) hashKeys.push(txHashKey(tx.hash));
-  batch.prefetchRaw(hashKeys);
+  if (batch.undo) batch.prefetchRaw(hashKeys); // history keeps no undo: no prior to read
   batch.putRaw(hashKeys[0], new KeyBuilder(8).u64(d.number).done());
   batch.insertRaw(headerKey(d.number), Buffer.from(d.header));
   batch.insertRaw(timeKey(d.timestamp, d.number), EMPTY);

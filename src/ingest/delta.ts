@@ -74,6 +74,14 @@ export interface BlockDelta {
    */
   seeds?: Record<string, unknown>;
   /**
+   * Stateless rows the decode worker encoded (storage/writer.ts op layout), transferred with the
+   * delta: `chain` (the raw records, hash and time indices, probes as the worker found them) and
+   * `decodedViews`. Absent on a rebuild from stored blocks (rows are then written one by one).
+   */
+  parts?: { chain: ArrayBuffer; decodedViews: ArrayBuffer };
+  /** Probes the worker's `chain` part holds (a `prepare` that adds one rewrites the probe row). */
+  partProbes?: number;
+  /**
    * Results of earlier projections in the same batch for later ones (never stored, never sent
    * across threads): the markets projection's swaps of this block.
    */

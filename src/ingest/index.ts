@@ -256,7 +256,9 @@ export function createIngest(opts: IngestOptions): Ingest {
       while (queue.length < maxInFlight && scheduled <= target && !stopped) {
         const from = scheduled;
         const to = Math.min(target, from + per - 1);
-        const task: DecodeTask = { rpcUrl: opts.rpcUrl, from, to };
+        // Stateless rows come encoded from the worker; the JSON texts only where frames are made.
+        const texts = mode === 'live' || to > handOver - opts.historyFrameBlocks;
+        const task: DecodeTask = { rpcUrl: opts.rpcUrl, from, to, rows: true, texts };
         const p = pool.run(task) as Promise<FetchResult>;
         p.catch(() => {}); // surfaced when awaited in order
         queue.push({ from, to, p });

@@ -1,33 +1,35 @@
 /**
- * The ingest's write-back state cache: the latest value of every key ingest read or wrote
- * recently, bounded in bytes.
+ * What ingest reads before RocksDB: its own writes still in flight, then a bounded cache of hot
+ * values.
  *
- * Two jobs:
- *  - read-your-writes across the writer thread: a key written by a batch still in flight (see
- *    writer.ts) is *pinned* here until the batch is committed, so ingest never reads a stale value
- *    from RocksDB while its own write is on the way. HTTP reads never look here: they read what
- *    RocksDB has committed (one consistent snapshot per response, see view.ts).
- *  - hot state across blocks and history segments: balances, holder counters, wallet rows,
- *    funding edges, pool state and running totals that the next block touches again are read
- *    from memory, not from RocksDB. Small values stay after their write is committed; large ones
- *    (node records, frames) are dropped then, since ingest does not read them back.
+ * Two layers:
+ *  - overlays: the pending writes of every batch handed to the writer thread (writer.ts) and not
+ *    committed yet, newest first. A batch's own key → op map is registered as it is (no copy), so
+ *    handing a history segment of a million rows over costs nothing here; it is dropped when
+ *    RocksDB holds the batch. Ingest therefore never reads a stale value while its write is on the
+ *    way. HTTP reads never look here: they read what RocksDB has committed (one consistent
+ *    snapshot per response, see view.ts).
+ *  - the cache: small values read from RocksDB, and the small values of committed live blocks
+ *    (balances, holder counters, wallet rows, funding edges, pool state and running totals that
+ *    the next block touches again), bounded in bytes; the oldest are evicted first. A history
+ *    segment's values are not copied in: the next segment reads what it needs in one multi-get.
  *
- * Eviction drops the oldest unpinned entries once the cache holds more than its bound; a pinned
- * entry is never dropped (the in-flight bytes are bounded by the ingest's backpressure instead).
- * Every store write goes through {@link StateCache.write}, so no cached value is ever behind the
- * database (the store is the only writer of its rows).
+ * The store is the only writer of its rows and every write registers here first, so a cached
+ * value is never behind RocksDB.
  */
+import type { WriteOp } from './binding.js';
 
-/** A value larger than this (bytes) is not kept once its write is committed. */
+/** A value larger than this (bytes) is not cached (node records, frames: ingest does not read them back). */
 export const HOT_VALUE_MAX_BYTES = 512;
-/** Per-entry overhead counted against the bound (Map slot, entry object, key string). */
+/** Per-entry overhead counted against the bound (Map slot, entry, key string). */
 const ENTRY_OVERHEAD = 96;
 
+/** Latest op per key (latin1 of the key bytes), as a batch holds its pending writes. */
+export type OpMap = Map<string, WriteOp>;
+
 interface Entry {
-  /** The value (null: absent / deleted). */
+  /** The value (null: absent). */
   v: Buffer | null;
-  /** Id of the in-flight write that last wrote it (0: committed or read from the store). */
-  pin: number;
   size: number;
 }
 
@@ -35,28 +37,32 @@ export interface CacheStats {
   entries: number;
   bytes: number;
   maxBytes: number;
-  pinned: number;
+  /** Write batches whose writes are overlaid (in flight). */
+  overlays: number;
   hits: number;
   misses: number;
 }
 
 export class StateCache {
   private readonly map = new Map<string, Entry>();
-  /** Keys written by each in-flight write, to unpin when it is committed. */
-  private readonly byWrite = new Map<number, string[]>();
+  /** In-flight writes, oldest first. */
+  private overlays: Array<{ id: number; ops: OpMap; promote: boolean }> = [];
   private bytes = 0;
-  private pinnedEntries = 0;
   private hits = 0;
   private misses = 0;
 
-  /** @param maxBytes the memory bound (bytes); values read or written past it evict older ones. */
+  /** @param maxBytes the memory bound of the cache layer (bytes); overlays are bounded by backpressure. */
   constructor(readonly maxBytes: number) {}
 
   /**
-   * The cached value of latin1 key `k`: a Buffer, null when known absent, undefined when not
-   * cached (read the store).
+   * The value of latin1 key `k` as ingest must see it: a Buffer, null when known absent,
+   * undefined when neither an in-flight write nor the cache knows it (read RocksDB).
    */
   get(k: string): Buffer | null | undefined {
+    for (let i = this.overlays.length - 1; i >= 0; i--) {
+      const op = this.overlays[i].ops.get(k);
+      if (op !== undefined) return op.value;
+    }
     const e = this.map.get(k);
     if (e === undefined) {
       this.misses++;
@@ -66,73 +72,55 @@ export class StateCache {
     return e.v;
   }
 
-  /** Records a value read from the store (null: absent), unless the key is cached already. */
+  /** Records a value read from RocksDB (null: absent). Large values are not kept. */
   fill(k: string, v: Buffer | null): void {
-    if (this.map.has(k)) return;
     if (v !== null && v.length > HOT_VALUE_MAX_BYTES) return;
-    const size = k.length + (v?.length ?? 0) + ENTRY_OVERHEAD;
-    this.map.set(k, { v, pin: 0, size });
-    this.bytes += size;
-    if (this.bytes > this.maxBytes) this.evict();
-  }
-
-  /** Records the ops of in-flight write `id`: pinned until {@link committed}(id). */
-  write(id: number, ops: ReadonlyArray<{ key: Buffer; value: Buffer | null }>): void {
-    const keys: string[] = new Array(ops.length);
-    for (let i = 0; i < ops.length; i++) {
-      const { key, value } = ops[i];
-      const k = key.toString('latin1');
-      keys[i] = k;
-      const old = this.map.get(k);
-      if (old) {
-        this.bytes -= old.size;
-        if (old.pin) this.pinnedEntries--;
-        this.map.delete(k); // re-inserted at the end: the most recently written survive eviction
-      }
-      const size = k.length + (value?.length ?? 0) + ENTRY_OVERHEAD;
-      this.map.set(k, { v: value, pin: id, size });
-      this.pinnedEntries++;
-      this.bytes += size;
-    }
-    this.byWrite.set(id, keys);
-    if (this.bytes > this.maxBytes) this.evict();
-  }
-
-  /** Write `id` is committed: its entries are unpinned; its large values are dropped. */
-  committed(id: number): void {
-    const keys = this.byWrite.get(id);
-    if (!keys) return;
-    this.byWrite.delete(id);
-    for (const k of keys) {
-      const e = this.map.get(k);
-      if (!e || e.pin !== id) continue; // rewritten by a later write: still pinned by that one
-      e.pin = 0;
-      this.pinnedEntries--;
-      if (e.v !== null && e.v.length > HOT_VALUE_MAX_BYTES) {
-        this.map.delete(k);
-        this.bytes -= e.size;
-      }
-    }
-    if (this.bytes > this.maxBytes) this.evict();
+    if (this.map.has(k)) return;
+    this.put(k, v);
   }
 
   /**
-   * Keys (latin1) whose cached value is present and lies in [lo, hi) — latin1 strings compare
-   * like the key bytes. For wipes, which must also delete rows only the cache knows of yet (writes
-   * in flight). O(entries).
+   * Overlays the writes of in-flight batch `id` until {@link committed}(id). The map is kept as
+   * given (the caller must not change it after). With `promote`, its small values enter the cache
+   * when it is committed (live blocks: the next block reads them again).
    */
-  presentKeysIn(lo: string, hi: string | null): string[] {
-    const out: string[] = [];
-    for (const [k, e] of this.map) if (e.v !== null && k >= lo && (hi === null || k < hi)) out.push(k);
-    return out;
+  write(id: number, ops: OpMap, promote: boolean): void {
+    this.overlays.push({ id, ops, promote });
   }
 
-  /** Forgets everything (a wipe, a failed write: the store is the truth again). */
+  /** Batch `id` is committed (RocksDB holds it): its overlay goes; small values may stay cached. */
+  committed(id: number): void {
+    const i = this.overlays.findIndex((o) => o.id === id);
+    if (i < 0) return;
+    const [o] = this.overlays.splice(i, 1);
+    for (const [k, op] of o.ops) {
+      const old = this.map.get(k);
+      if (o.promote && (op.value === null || op.value.length <= HOT_VALUE_MAX_BYTES)) this.put(k, op.value);
+      else if (old) {
+        // Never keep a value older than what RocksDB now holds.
+        this.map.delete(k);
+        this.bytes -= old.size;
+      }
+    }
+  }
+
+  /**
+   * Keys (latin1) present in an overlay or the cache with a value, in [lo, hi) — latin1 strings
+   * compare like the key bytes. For wipes, which must also delete rows of writes in flight.
+   */
+  presentKeysIn(lo: string, hi: string | null): string[] {
+    const out = new Set<string>();
+    const inRange = (k: string) => k >= lo && (hi === null || k < hi);
+    for (const [k, e] of this.map) if (e.v !== null && inRange(k)) out.add(k);
+    for (const o of this.overlays) for (const [k, op] of o.ops) if (op.value !== null && inRange(k)) out.add(k);
+    return [...out];
+  }
+
+  /** Forgets everything (a failed write: RocksDB is the truth again). */
   clear(): void {
     this.map.clear();
-    this.byWrite.clear();
+    this.overlays = [];
     this.bytes = 0;
-    this.pinnedEntries = 0;
   }
 
   stats(): CacheStats {
@@ -140,18 +128,29 @@ export class StateCache {
       entries: this.map.size,
       bytes: this.bytes,
       maxBytes: this.maxBytes,
-      pinned: this.pinnedEntries,
+      overlays: this.overlays.length,
       hits: this.hits,
       misses: this.misses,
     };
   }
 
-  /** Drops the oldest unpinned entries until the cache is at 3/4 of its bound. */
+  private put(k: string, v: Buffer | null): void {
+    const old = this.map.get(k);
+    if (old) {
+      this.bytes -= old.size;
+      this.map.delete(k); // re-inserted at the end: the most recently written survive eviction
+    }
+    const size = k.length + (v?.length ?? 0) + ENTRY_OVERHEAD;
+    this.map.set(k, { v, size });
+    this.bytes += size;
+    if (this.bytes > this.maxBytes) this.evict();
+  }
+
+  /** Drops the oldest entries until the cache is at 3/4 of its bound. */
   private evict(): void {
     const target = (this.maxBytes * 3) / 4;
     for (const [k, e] of this.map) {
       if (this.bytes <= target) return;
-      if (e.pin) continue;
       this.map.delete(k);
       this.bytes -= e.size;
     }

@@ -10,9 +10,9 @@ import { prefixEnd } from './codec.js';
 import type { AnyTable, InvariantReader, Table } from './table.js';
 import { CANON, CHANGELOG, META, UNDO } from './tables/chain.js';
 import { ALL_TABLES } from './tables/index.js';
-import { HOT_VALUE_MAX_BYTES, StateCache } from './cache.js';
+import { HOT_VALUE_MAX_BYTES, type OpMap, StateCache } from './cache.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
-import { createSyncWriter, createThreadWriter, type WriteQueue } from './writer.js';
+import { createSyncWriter, createThreadWriter, eachOp, type WriteQueue } from './writer.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
 
 export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
@@ -53,7 +53,9 @@ export interface ChainIdentity {
  */
 export class BlockBatch {
   /** Latest pending write per key (latin1 of the key bytes). */
-  private readonly pending = new Map<string, WriteOp>();
+  private readonly pending: OpMap = new Map<string, WriteOp>();
+  /** Rows encoded elsewhere (a decode worker's), written with the batch before its own ops. */
+  readonly parts: ArrayBuffer[] = [];
   /**
    * Undo entries, the first prior value of each key this batch wrote (null: a history segment,
    * which keeps no undo).
@@ -75,6 +77,28 @@ export class BlockBatch {
   /** The batch's writes, one op per key (the latest value), in first-write order. */
   get ops(): WriteOp[] {
     return [...this.pending.values()];
+  }
+  /** The batch's pending writes as the store hands them to the writer (do not change). */
+  get opMap(): OpMap {
+    return this.pending;
+  }
+  /**
+   * Adds rows already encoded ({@link encodeOps} layout, written before this batch's own ops),
+   * with `bytes` of keys and values. Rows nobody reads back while the batch is built: a decode
+   * worker's chain records and stateless projection rows.
+   */
+  addPart(part: ArrayBuffer): void {
+    this.parts.push(part);
+    this.pendingBytes += part.byteLength;
+    if (!this.undo) return;
+    // A live block's undo: an inserted row is deleted; a put restores its prior value.
+    const puts: Buffer[] = [];
+    eachOp(part, (key, _value, insert) => {
+      if (insert) this.undo!.push({ key: Buffer.from(key), prior: null });
+      else puts.push(Buffer.from(key));
+    });
+    this.prefetchRaw(puts);
+    for (const key of puts) this.undo.push({ key, prior: this.getRaw(key) ?? null });
   }
   /** Approximate bytes of the pending writes (keys and values). */
   get bytes(): number {
@@ -409,6 +433,14 @@ const CHANGELOG_SEQ = 'changelog:seq';
 const REPLICA_APPLIED = 'replica:applied';
 /** Deletions per write while wiping (bounds the batch's memory). */
 const WIPE_CHUNK_ROWS = 10_000;
+/** A committed batch of at most this many keys leaves its small values cached (live blocks). */
+const PROMOTE_MAX_OPS = 20_000;
+/** Ops by latin1 key (the last op on a key wins). */
+const opMapOf = (ops: readonly WriteOp[]): OpMap => {
+  const m: OpMap = new Map();
+  for (const op of ops) m.set(op.key.toString('latin1'), op);
+  return m;
+};
 /** Default bound of the ingest's state cache (StoreOptions.cacheBytes). */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -457,27 +489,38 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
    * @throws StoreWriteError when an earlier batch was refused, or (sync writer) this one is.
    */
   const write = (
-    ops: WriteOp[],
+    ops: WriteOp[] | OpMap,
     kind: ChangeKind,
     headAfter: BlockRef | null = head,
     onCommitted?: () => void,
     logged = true,
+    parts: ArrayBuffer[] = [],
   ) => {
     if (lastWriteError) throw lastWriteError;
     let seq = 0;
-    let batchOps = ops;
+    // Readable by ingest at once (an overlay of the state cache) until RocksDB holds it.
+    const map: OpMap = Array.isArray(ops) ? opMapOf(ops) : ops;
     if (logOn && logged) {
       seq = logSeq + 1;
-      const entry = encodeChange({ kind, seq, committedAtMs: Date.now(), head: headAfter, ops });
-      batchOps = [...ops, { key: CHANGELOG.key(seq), value: entry }, metaOp(CHANGELOG_SEQ, seq)];
+      const listed: WriteOp[] = [];
+      for (const p of parts) eachOp(p, (key, value) => listed.push({ key: Buffer.from(key), value: value && Buffer.from(value) }));
+      for (const op of map.values()) listed.push(op);
+      const entry = encodeChange({ kind, seq, committedAtMs: Date.now(), head: headAfter, ops: listed });
+      map.set(CHANGELOG.key(seq).toString('latin1'), { key: CHANGELOG.key(seq), value: entry });
+      const seqOp = metaOp(CHANGELOG_SEQ, seq);
+      map.set(seqOp.key.toString('latin1'), seqOp);
       logSeq = seq;
     }
     const id = ++writeIds;
-    cache.write(id, batchOps);
+    // Small batches (live blocks, process rows) stay cached once committed; segments do not.
+    cache.write(id, map, map.size <= PROMOTE_MAX_OPS);
     let refused: StoreWriteError | null = null;
     const done = (err: Error | null) => {
       if (err) {
-        refused = err instanceof StoreWriteError ? err : new StoreWriteError(`RocksDB refused the batch: ${err.message}`, { cause: err });
+        refused =
+          err instanceof StoreWriteError
+            ? err
+            : new StoreWriteError(`RocksDB refused the batch: ${err.message}`, { cause: err });
         if (!lastWriteError) {
           lastWriteError = refused;
           // What the cache holds beyond RocksDB was never written: RocksDB is the truth again.
@@ -495,7 +538,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       onCommitted?.();
     };
     try {
-      queue.submit(batchOps, done);
+      queue.submit(map, done, parts);
     } catch (err) {
       // A sync writer's refusal (typed above); anything else is the caller's callback failing.
       throw refused ?? err;
@@ -588,17 +631,21 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     newBatch: (o) => new BlockBatch(rocks, cache, o),
     commitBatch(ref, batch, extraMeta, onCommitted) {
       batch.insert(CANON, [ref.number], ref.hash);
-      const ops = batch.ops;
       if (batch.undo) {
-        ops.push({ key: UNDO.key(ref.number), value: encodeUndo(batch.undo) });
+        batch.raw(UNDO.key(ref.number), encodeUndo(batch.undo));
         // Undo is kept for the last `unfinalisedWindow` blocks (a reorg that deep is rolled back).
         const pruned = ref.number - opts.unfinalisedWindow;
-        if (pruned >= 0) ops.push({ key: UNDO.key(pruned), value: null });
+        if (pruned >= 0) batch.raw(UNDO.key(pruned), null);
       }
-      ops.push(metaOp(CHECKPOINT, ref));
-      if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
+      const cp = metaOp(CHECKPOINT, ref);
+      batch.raw(cp.key, cp.value);
+      if (extraMeta)
+        for (const [k, v] of Object.entries(extraMeta)) {
+          const op = metaOp(k, v);
+          batch.raw(op.key, op.value);
+        }
       const next = { number: ref.number, hash: ref.hash };
-      write(ops, 'block', next, onCommitted);
+      write(batch.opMap, 'block', next, onCommitted, true, batch.parts);
       head = next;
     },
     rollbackHead(extraMeta, extraOps, onCommitted) {
@@ -622,11 +669,14 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     commitLate(n, build, extraMeta) {
       const batch = new BlockBatch(rocks, cache);
       build(batch);
-      const ops = batch.ops;
       const record = readRaw(UNDO.key(n));
-      if (record && batch.undo?.length) ops.push({ key: UNDO.key(n), value: appendUndo(record, batch.undo) });
-      if (extraMeta) for (const [k, v] of Object.entries(extraMeta)) ops.push(metaOp(k, v));
-      write(ops, 'late');
+      if (record && batch.undo?.length) batch.raw(UNDO.key(n), appendUndo(record, batch.undo));
+      if (extraMeta)
+        for (const [k, v] of Object.entries(extraMeta)) {
+          const op = metaOp(k, v);
+          batch.raw(op.key, op.value);
+        }
+      write(batch.opMap, 'late', head, undefined, true, batch.parts);
     },
     wipeTables(tables) {
       for (const t of tables) wipeRange(rangeOf(t, {}), 'reset');
@@ -661,7 +711,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
           return true;
         });
         // Through the write queue: it must not overtake the entries it prunes.
-        if (ops.length) queue.submit(ops, () => undefined);
+        if (ops.length) write(ops, 'reset', head, undefined, false);
       },
       onAppend(listener) {
         logListeners.add(listener);

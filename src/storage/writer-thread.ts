@@ -20,13 +20,15 @@ const native = createRequire(import.meta.url)('@nxtedition/rocksdb/binding.js') 
 const db = native.db_init(BigInt((workerData as { handle: bigint }).handle));
 const NO_OPTIONS = {};
 
-parentPort!.on('message', (m: { id: number; ab: ArrayBuffer }) => {
+parentPort!.on('message', (m: { id: number; abs: ArrayBuffer[] }) => {
   const batch = native.batch_init();
   try {
-    eachOp(m.ab, (key, value) => {
-      if (value === null) native.batch_del(batch, key, NO_OPTIONS);
-      else native.batch_put(batch, key, value, NO_OPTIONS);
-    });
+    // One atomic batch from every part, in order (a later op on the same key wins).
+    for (const ab of m.abs)
+      eachOp(ab, (key, value) => {
+        if (value === null) native.batch_del(batch, key, NO_OPTIONS);
+        else native.batch_put(batch, key, value, NO_OPTIONS);
+      });
     native.batch_write(db, batch, NO_OPTIONS);
     parentPort!.postMessage({ id: m.id });
   } catch (err) {

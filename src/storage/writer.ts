@@ -16,17 +16,24 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Rocks, WriteOp } from './binding.js';
 
+/** The ops of one batch: a list, or a batch's key → op map (each key once). */
+export type Ops = readonly WriteOp[] | ReadonlyMap<string, WriteOp>;
+const opsOf = (ops: Ops): Iterable<WriteOp> => (Array.isArray(ops) ? ops : (ops as ReadonlyMap<string, WriteOp>).values());
+const countOf = (ops: Ops): number => (Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, WriteOp>).size);
+
 /** Called once per submitted batch: null when committed, the error when RocksDB refused it. */
 export type WriteDone = (err: Error | null) => void;
 
 export interface WriteQueue {
   readonly mode: 'thread' | 'sync';
   /**
-   * Commits `ops` atomically after every batch submitted before. `done` runs on the main thread
-   * once the batch is visible to reads (or refused).
+   * Commits `ops` atomically after every batch submitted before, together with `parts`: ops
+   * already encoded ({@link encodeOps} layout, e.g. rows a decode worker built), applied before
+   * `ops` in the same atomic batch (so `ops` win on a key both write). `done` runs on the main
+   * thread once the batch is visible to reads (or refused). The parts' buffers are transferred.
    * @throws Error synchronously in `sync` mode when RocksDB refuses the batch (`done` also runs).
    */
-  submit(ops: WriteOp[], done: WriteDone): void;
+  submit(ops: Ops, done: WriteDone, parts?: readonly ArrayBuffer[]): void;
   /** Batches submitted and not yet committed. */
   inFlight(): number;
   /** Bytes of ops submitted and not yet committed. */
@@ -38,16 +45,18 @@ export interface WriteQueue {
 }
 
 /**
- * Op layout in a batch buffer: u32 count, then per op u8 kind (0 put, 1 delete), u32 key length,
- * key, and for a put u32 value length and the value.
+ * Op layout in a batch buffer: u32 count, then per op u8 kind (0 put, 1 delete, 2 insert: a put
+ * of a key known to be absent before, which a live block's undo record turns into a delete
+ * without reading a prior), u32 key length, key, and for a put or insert u32 value length and
+ * the value. Built by {@link encodeOps} and by {@link RowWriter} (decode workers).
  */
-export function encodeOps(ops: readonly WriteOp[]): ArrayBuffer {
+export function encodeOps(ops: Ops): ArrayBuffer {
   let size = 4;
-  for (const op of ops) size += 5 + op.key.length + (op.value ? 4 + op.value.length : 0);
+  for (const op of opsOf(ops)) size += 5 + op.key.length + (op.value ? 4 + op.value.length : 0);
   const ab = new ArrayBuffer(size);
   const buf = Buffer.from(ab);
-  let off = buf.writeUInt32LE(ops.length, 0);
-  for (const op of ops) {
+  let off = buf.writeUInt32LE(countOf(ops), 0);
+  for (const op of opsOf(ops)) {
     buf[off++] = op.value ? 0 : 1;
     off = buf.writeUInt32LE(op.key.length, off);
     off += op.key.copy(buf, off);
@@ -59,32 +68,92 @@ export function encodeOps(ops: readonly WriteOp[]): ArrayBuffer {
   return ab;
 }
 
-/** Visits the ops of a batch buffer (keys and values are views into it, not copies). */
-export function eachOp(ab: ArrayBuffer, visit: (key: Buffer, value: Buffer | null) => void): number {
+/**
+ * Visits the ops of a batch buffer (keys and values are views into it, not copies); `insert` is
+ * true for a put of a key absent before.
+ */
+export function eachOp(
+  ab: ArrayBuffer,
+  visit: (key: Buffer, value: Buffer | null, insert: boolean) => void,
+): number {
   const buf = Buffer.from(ab);
   const count = buf.readUInt32LE(0);
   let off = 4;
   for (let i = 0; i < count; i++) {
-    const del = buf[off++] === 1;
+    const kind = buf[off++];
+    const del = kind === 1;
     const kl = buf.readUInt32LE(off);
     off += 4;
     const key = buf.subarray(off, off + kl);
     off += kl;
     if (del) {
-      visit(key, null);
+      visit(key, null, false);
       continue;
     }
     const vl = buf.readUInt32LE(off);
     off += 4;
-    visit(key, buf.subarray(off, off + vl));
+    visit(key, buf.subarray(off, off + vl), kind === 2);
     off += vl;
   }
   return count;
 }
 
-const opBytes = (ops: readonly WriteOp[]) => {
+/**
+ * Builds a batch buffer row by row without a Buffer per row (decode workers encode a block's
+ * stateless rows with it; the buffer is then transferred, not copied).
+ */
+export class RowWriter {
+  private buf: Buffer;
+  private off = 4;
+  private count = 0;
+  constructor(initialBytes = 64 * 1024) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
+  private ensure(more: number): void {
+    if (this.off + more <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.off + more) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.off);
+    this.buf = next;
+  }
+  private head(kind: number, key: Buffer): void {
+    this.ensure(9 + key.length);
+    this.buf[this.off++] = kind;
+    this.off = this.buf.writeUInt32LE(key.length, this.off);
+    this.off += key.copy(this.buf, this.off);
+    this.count++;
+  }
+  /** A put (`insert`: the key is absent before this block). */
+  bytes(key: Buffer, value: Buffer, insert = true): void {
+    this.head(insert ? 2 : 0, key);
+    this.ensure(4 + value.length);
+    this.off = this.buf.writeUInt32LE(value.length, this.off);
+    this.off += value.copy(this.buf, this.off);
+  }
+  /** A put of `text` as UTF-8, written in place. */
+  text(key: Buffer, text: string, insert = true): void {
+    this.head(insert ? 2 : 0, key);
+    const max = text.length * 3;
+    this.ensure(4 + max);
+    const at = this.off;
+    const n = this.buf.write(text, at + 4, 'utf8');
+    this.buf.writeUInt32LE(n, at);
+    this.off = at + 4 + n;
+  }
+  /** The buffer (an ArrayBuffer of its own, ready to transfer). */
+  done(): ArrayBuffer {
+    this.buf.writeUInt32LE(this.count, 0);
+    const ab = new ArrayBuffer(this.off);
+    this.buf.copy(Buffer.from(ab), 0, 0, this.off);
+    return ab;
+  }
+}
+
+const opBytes = (ops: Ops, parts: readonly ArrayBuffer[]) => {
   let n = 0;
-  for (const op of ops) n += op.key.length + (op.value ? op.value.length : 0);
+  for (const op of opsOf(ops)) n += op.key.length + (op.value ? op.value.length : 0);
+  for (const p of parts) n += p.byteLength;
   return n;
 };
 
@@ -108,13 +177,16 @@ export function createSyncWriter(rocks: Rocks): WriteQueue {
   let failed: Error | null = null;
   return {
     mode: 'sync',
-    submit(ops, done) {
+    submit(ops, done, parts = []) {
       if (failed) {
         done(failed);
         throw failed;
       }
       try {
-        rocks.write(ops);
+        const all: WriteOp[] = [];
+        for (const p of parts) eachOp(p, (key, value) => all.push({ key, value }));
+        for (const op of opsOf(ops)) all.push(op);
+        rocks.write(all);
       } catch (err) {
         failed = err as Error;
         done(failed);
@@ -173,16 +245,16 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
   });
   return {
     mode: 'thread',
-    submit(ops, done) {
+    submit(ops, done, parts = []) {
       if (failed || closing) {
         done(failed ?? new Error('writer closed'));
         return;
       }
-      const p: Pending = { id: nextId++, bytes: opBytes(ops), done };
+      const p: Pending = { id: nextId++, bytes: opBytes(ops, parts), done };
       pending.push(p);
       bytes += p.bytes;
-      const ab = encodeOps(ops);
-      worker.postMessage({ id: p.id, ab }, [ab]);
+      const abs = [...parts, encodeOps(ops)];
+      worker.postMessage({ id: p.id, abs }, abs);
     },
     inFlight: () => pending.length,
     inFlightBytes: () => bytes,

@@ -15,6 +15,7 @@ import type {
 } from '../../ingest/delta.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
 import { probeTokenMetadataOrAbsent } from '../../tokens/metadata.js';
+import { type BlockTexts, chainRows, decodedViewRows } from './rows.js';
 
 type Json = Record<string, unknown>;
 const toHex = (n: number) => `0x${n.toString(16)}`;
@@ -165,7 +166,12 @@ export async function probeBlock(rpc: Rpc, d: BlockDelta): Promise<void> {
  * (`missingFrom`), which is a node behind us — never a reorg.
  * @throws RpcError when the node keeps failing past the retry budget.
  */
-export async function fetchBlocks(rpc: Rpc, from: number, to: number): Promise<FetchResult> {
+export async function fetchBlocks(
+  rpc: Rpc,
+  from: number,
+  to: number,
+  opts: { rows?: boolean; texts?: boolean } = {},
+): Promise<FetchResult> {
   const numbers: number[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
   const raw = await Promise.all(
@@ -184,7 +190,37 @@ export async function fetchBlocks(rpc: Rpc, from: number, to: number): Promise<F
   const receipts = await Promise.all(present.map((b) => receiptsOf(rpc, b)));
   for (let i = 0; i < present.length; i++) blocks.push(shapeBlock(present[i], receipts[i]));
   await Promise.all(blocks.map((b) => probeBlock(rpc, b)));
+  if (opts.rows) for (const d of blocks) encodeRows(d, opts.texts ?? true);
   return { blocks, missingFrom };
+}
+
+/**
+ * Encodes the stateless rows of `d` into `d.parts` (see rows.ts). Without `texts`, the JSON
+ * strings the rows now hold are dropped from the delta (the ingest thread needs them only for
+ * stream frames), so the hand-over carries little more than the buffers.
+ */
+export function encodeRows(d: BlockDelta, texts: boolean): void {
+  const t: BlockTexts = {
+    header: d.header,
+    txs: d.txs.map((x) => x.json),
+    receipts: d.txs.map((x) => x.receipt),
+    logs: d.logs.map((l) => l.json),
+    decodedLogs: d.logs.map((l) => l.decoded),
+    decodedTxs: d.txs.map((x) => x.decoded),
+  };
+  d.parts = { chain: chainRows(d, t), decodedViews: decodedViewRows(d, t) };
+  d.partProbes = Object.keys(d.probes).length;
+  if (texts) return;
+  d.header = '';
+  for (const x of d.txs) x.json = x.receipt = x.decoded = '';
+  for (const l of d.logs) l.json = l.decoded = '';
+}
+
+/** ArrayBuffers of a fetch result's rows, to transfer with it. */
+export function transferablesOf(r: FetchResult): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const d of r.blocks) if (d.parts) out.push(d.parts.chain, d.parts.decodedViews);
+  return out;
 }
 
 /** Raw stored records of one block, as strings (what the store holds). */

@@ -4,13 +4,20 @@
  */
 import type { BlockDelta, FetchResult } from '../../ingest/delta.js';
 import { createRpc, type Rpc } from '../../rpc/client.js';
-import { fetchBlocks, restoreBlock, type StoredBlock, warmDecoders } from './fetch-blocks.js';
+import { Piscina } from 'piscina';
+import { fetchBlocks, restoreBlock, type StoredBlock, transferablesOf, warmDecoders } from './fetch-blocks.js';
 
-/** A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`. */
+/**
+ * A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`; with `rows`, encode
+ * each block's stateless rows (rows.ts) and hand them over by transfer; `texts: false` drops the
+ * JSON strings from the deltas (history blocks whose frames are not made).
+ */
 export interface DecodeTask {
   rpcUrl: string;
   from: number;
   to: number;
+  rows?: boolean;
+  texts?: boolean;
 }
 
 const clients = new Map<string, Rpc>();
@@ -25,7 +32,13 @@ function clientOf(rpcUrl: string): Rpc {
 }
 
 export default async function decode(task: DecodeTask): Promise<FetchResult> {
-  return fetchBlocks(clientOf(task.rpcUrl), task.from, task.to);
+  const r = await fetchBlocks(clientOf(task.rpcUrl), task.from, task.to, task);
+  if (!task.rows) return r;
+  // Transferred, not cloned: the row buffers move to the ingest thread (piscina's Transferable).
+  return Piscina.move({
+    [Piscina.transferableSymbol]: transferablesOf(r),
+    [Piscina.valueSymbol]: r,
+  } as never) as unknown as FetchResult;
 }
 
 /**
