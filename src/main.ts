@@ -7,6 +7,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { VERSION } from '@chain-indexer/platform/version.js';
 import { pino } from 'pino';
 import { type Config, loadConfig, printable } from './config/index.js';
 import { createMetrics } from './metrics/index.js';
@@ -24,8 +26,6 @@ import { createServer } from './server/index.js';
 import { responseCacheOf } from './server/invoke.js';
 import { buildOpenApi } from './server/openapi.js';
 import { routes } from './server/routes/index.js';
-import { uwsIsNative } from './server/uws.js';
-import { VERSION } from './version.js';
 
 /** Entity overrides (wallets screened out of cohorts) and address labels from their files. */
 function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string | null) {

@@ -3,9 +3,10 @@
  * `npm run client` writes to src/client/openapi.json and src/client/schema.d.ts, and what the
  * staleness test compares them with.
  */
+
+import { VERSION } from '@chain-indexer/platform/version.js';
 import { buildOpenApi } from '../server/openapi.js';
 import { routes } from '../server/routes/index.js';
-import { VERSION } from '../version.js';
 
 /** The OpenAPI 3.1 document as pretty JSON with a trailing newline (stable for diffs). */
 export function contractJson(): string {

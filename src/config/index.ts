@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { envInt as int } from '@chain-indexer/platform/env.js';
 import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
 
 /** An embedded devnet (anvil with the project's deployment and traffic). */
@@ -89,15 +90,6 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   if (!(allowed as readonly string[]).includes(raw))
     throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
-}
-
-function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^[0-9]+$/.test(raw)) throw new Error(`${name} must be an integer, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new Error(`${name} must be in ${min}..${max}, got ${n}`);
-  return n;
 }
 
 /** A chain name: the `{chain}` path segment. */

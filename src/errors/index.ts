@@ -3,8 +3,10 @@
  * status and meaning, and the error base class. Domains raise {@link DomainError} with a code of
  * the registry; the server maps every {@link ServiceError} to the envelope `{error, detail, ...}`
  * by this table, in one place (src/server/index.ts). Whether a failure is retryable is decided
- * here, once: only 429 and 503 are.
+ * here, once: only 429 and 503 are (the registry's shape and the base class are the platform's,
+ * packages/platform/src/errors.ts).
  */
+import { ServiceError as BaseServiceError } from '@chain-indexer/platform/errors.js';
 
 /** Every machine code the API answers, with its HTTP status and a one-line meaning. */
 export const ERRORS = {
@@ -72,28 +74,14 @@ export type DomainErrorCode = Exclude<
   | 'internal'
 >;
 
-/** An error with a stable machine `code` from {@link ERRORS}, a short human `detail` and extra fields. */
-export class ServiceError extends Error {
-  override readonly name: string = 'ServiceError';
-  readonly status: number;
-  /** Extra response headers (Retry-After, RateLimit-*). */
-  headers: Array<[string, string]> = [];
-  constructor(
-    readonly code: ErrorCode,
-    readonly detail: string,
-    readonly extra?: Record<string, unknown>,
-    options?: ErrorOptions,
-  ) {
-    super(`${code}: ${detail}`, options);
-    this.status = ERRORS[code].status;
-  }
-  /** Only 429 and 503 may be retried (429 after Retry-After, 503 with backoff and jitter). */
-  get retryable(): boolean {
-    return this.status === 429 || this.status === 503;
-  }
-  /** The envelope `{error, detail, ...extra}`. */
-  toJSON(): Record<string, unknown> {
-    return { error: this.code, detail: this.detail, ...this.extra };
+/**
+ * An error with a stable machine `code` from {@link ERRORS}, a short human `detail` and extra fields
+ * (the registry-independent part — status, headers, retryable, the envelope `{error, detail,
+ * ...extra}` — is the platform's {@link BaseServiceError}, which the scanner reads).
+ */
+export class ServiceError extends BaseServiceError<ErrorCode> {
+  constructor(code: ErrorCode, detail: string, extra?: Record<string, unknown>, options?: ErrorOptions) {
+    super(ERRORS, code, detail, extra, options);
   }
 }
 

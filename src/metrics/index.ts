@@ -2,11 +2,12 @@
  * Metrics (prom-client), exposed only on a separate loopback listener (`METRICS_PORT`), never on
  * the public port. Names follow `indexer_<subsystem>_<what>_<unit>`.
  */
+
+import { type us_listen_socket, uws } from '@chain-indexer/platform/uws.js';
 import client from 'prom-client';
 import { openGaps } from '../ingest/gaps.js';
 import type { Ingest } from '../ingest/index.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
-import { type us_listen_socket, uws } from '../server/uws.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { Store } from '../storage/index.js';
 

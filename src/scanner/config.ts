@@ -5,6 +5,7 @@
  * in-process.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { envInt as int } from '@chain-indexer/platform/env.js';
 import { parseCidr } from './cidr.js';
 
 export interface ScannerConfig {
@@ -36,15 +37,6 @@ export interface ScannerConfig {
   natsUrl: string | null;
   /** Name prefix of the shared KV buckets (SCANNER_KV_BUCKET, default `scanner`). */
   kvBucket: string;
-}
-
-function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^[0-9]+$/.test(raw)) throw new Error(`${name} must be an integer, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new Error(`${name} must be in ${min}..${max}, got ${n}`);
-  return n;
 }
 
 /**

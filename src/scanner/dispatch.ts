@@ -8,8 +8,14 @@
  * synchronous step. Nothing is sent before the batch is durable; a batch is only written with
  * the answer in hand; a client that went away before the answer was ready is charged nothing.
  */
+import {
+  corkedSend,
+  type HttpRequest,
+  type HttpResponse,
+  send,
+  type TemplatedApp,
+} from '@chain-indexer/platform/uws.js';
 import type { Logger } from 'pino';
-import { corkedSend, type HttpRequest, type HttpResponse, send, type TemplatedApp } from '../server/uws.js';
 import type { Cidr } from './cidr.js';
 import type { Endpoint, HandlerCtx, KeyCaller, Services, SessionCaller } from './endpoint.js';
 import { ScannerError } from './errors.js';

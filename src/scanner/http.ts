@@ -5,7 +5,8 @@
  * all header values (repeats kept, to count credentials), the client IP; and reads bodies.
  */
 import { randomBytes } from 'node:crypto';
-import type { HttpRequest, HttpResponse } from '../server/uws.js';
+import { readBody } from '@chain-indexer/platform/body.js';
+import type { HttpRequest, HttpResponse } from '@chain-indexer/platform/uws.js';
 import { type Cidr, cidrContains, formatIp, type IpAddress, parseCidr, parseIp } from './cidr.js';
 import { ScannerError } from './errors.js';
 
@@ -126,37 +127,19 @@ export function decodeParams(raw: Record<string, string>): Record<string, string
 }
 
 /**
- * Reads a JSON request body (up to {@link MAX_BODY_BYTES}). Registers `onAborted` first: the
- * response outlives this call.
+ * Reads a JSON request body (up to {@link MAX_BODY_BYTES}; the platform's body reader). Registers
+ * `onAborted` first: the response outlives this call. An empty body is `undefined`.
  * @throws ScannerError INVALID_INPUT for an oversized or non-JSON body; Error('aborted').
  */
 export function readJsonBody(res: HttpResponse, state: ResState): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    state.hasAbortHandler = true;
-    res.onAborted(() => {
-      state.aborted = true;
-      reject(new Error('aborted'));
-    });
-    res.onData((ab, last) => {
-      if (size < 0) return;
-      size += ab.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        size = -1;
-        reject(new ScannerError('INVALID_INPUT', `request body exceeds ${MAX_BODY_BYTES} bytes`));
-        return;
-      }
-      chunks.push(Buffer.from(new Uint8Array(ab.slice(0))));
-      if (!last) return;
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (text.trim() === '') return resolve(undefined);
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        reject(new ScannerError('INVALID_INPUT', 'request body is not valid JSON'));
-      }
-    });
+  return readBody(res, state, MAX_BODY_BYTES, (m) => new ScannerError('INVALID_INPUT', m)).then((buf) => {
+    const text = buf.toString('utf8');
+    if (text.trim() === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ScannerError('INVALID_INPUT', 'request body is not valid JSON');
+    }
   });
 }
 

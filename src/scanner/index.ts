@@ -15,10 +15,10 @@
  * admin.ts + commands.ts + cli.ts (operator CLI), config.ts, main.ts.
  */
 
+import { type us_listen_socket, uws } from '@chain-indexer/platform/uws.js';
+import { VERSION } from '@chain-indexer/platform/version.js';
 import { Type } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import { type us_listen_socket, uws } from '../server/uws.js';
-import { VERSION } from '../version.js';
 import { startAdminSocket } from './admin.js';
 import type { ScannerConfig } from './config.js';
 import { openScannerCore, type ScannerCore, type Seams } from './core.js';

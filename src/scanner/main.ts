@@ -5,8 +5,9 @@
  * plans, limits, credits, whoami and usage all work; scan endpoints need the in-process mode
  * (they answer 404 CHAIN_NOT_CONFIGURED here, `missing: "index"`).
  */
+
+import { uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
-import { uwsIsNative } from '../server/uws.js';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';
 

@@ -3,6 +3,15 @@
  * anchors and dispatches. Handlers are synchronous where they read storage, so every read of a
  * request happens between two committed blocks (R1).
  */
+import { readBody } from '@chain-indexer/platform/body.js';
+import {
+  corkedSend,
+  type HttpRequest,
+  type HttpResponse,
+  send,
+  type us_listen_socket,
+  uws,
+} from '@chain-indexer/platform/uws.js';
 import type { Logger } from 'pino';
 import { type Auth, type Principal, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
@@ -11,7 +20,6 @@ import { createRateLimiter } from './rate-limit.js';
 import type { ChainContext, Reply, Route } from './route.js';
 import { openSse } from './sse.js';
 import { cookieValue, registerConsole } from './static.js';
-import { corkedSend, type HttpRequest, type HttpResponse, send, type us_listen_socket, uws } from './uws.js';
 import { parseQuery } from './validate.js';
 
 export interface ServerOptions {
@@ -53,34 +61,6 @@ function errorReply(err: ServiceError): { status: number; headers: Array<[string
     headers: [...JSON_HEADERS, ...err.headers],
     body: JSON.stringify(err.toJSON()),
   };
-}
-
-/** Reads a request body up to `max` bytes. Registers onAborted (required before async work). */
-function readBody(
-  res: HttpResponse,
-  state: { aborted: boolean; hasAbortHandler?: boolean },
-  max: number,
-): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    state.hasAbortHandler = true;
-    res.onAborted(() => {
-      state.aborted = true;
-      reject(new Error('aborted'));
-    });
-    res.onData((ab, last) => {
-      if (size < 0) return;
-      size += ab.byteLength;
-      if (size > max) {
-        size = -1;
-        reject(new ApiError('payload_too_large', `request body exceeds ${max} bytes`));
-        return;
-      }
-      chunks.push(Buffer.from(new Uint8Array(ab.slice(0))));
-      if (last) resolve(Buffer.concat(chunks));
-    });
-  });
 }
 
 /**
@@ -185,7 +165,7 @@ export function createServer(opts: ServerOptions): Server {
             services,
           });
         if (route.method === 'POST') {
-          readBody(res, state, MAX_BODY_BYTES)
+          readBody(res, state, MAX_BODY_BYTES, (m) => new ApiError('payload_too_large', m))
             .then((buf) => {
               let body: unknown;
               try {

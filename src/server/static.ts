@@ -18,9 +18,15 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import {
+  type HttpRequest,
+  type HttpResponse,
+  remoteAddress,
+  send,
+  type TemplatedApp,
+} from '@chain-indexer/platform/uws.js';
 import { type Auth, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
-import { type HttpRequest, type HttpResponse, remoteAddress, send, type TemplatedApp } from './uws.js';
 
 /** Where `npm run build` puts the console: dist/console beside dist/src. */
 export const DEFAULT_CONSOLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../console');

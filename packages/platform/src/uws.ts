@@ -10,6 +10,12 @@ import { createRequire } from 'node:module';
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 export { uws };
 
+/** Per-response state of the send helpers: whether the client went away, whether `onAborted` is registered. */
+export interface ResponseState {
+  aborted: boolean;
+  hasAbortHandler?: boolean;
+}
+
 /**
  * True when the native uWS binary serves, false when the package fell back to its pure-JS
  * server (which it does silently when the binary does not load). Checked at start-up: the
@@ -50,7 +56,7 @@ export function send(
   status: number,
   headers: Array<[string, string]>,
   body: string | Buffer,
-  state: { aborted: boolean; hasAbortHandler?: boolean },
+  state: ResponseState,
 ): void {
   if (state.aborted) return;
   res.writeStatus(STATUS_TEXT[status] ?? `${status} Unknown`);
@@ -84,7 +90,7 @@ export function corkedSend(
   status: number,
   headers: Array<[string, string]>,
   body: string,
-  state: { aborted: boolean; hasAbortHandler?: boolean },
+  state: ResponseState,
 ): void {
   if (state.aborted) return;
   res.cork(() => send(res, status, headers, body, state));
