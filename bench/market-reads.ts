@@ -29,8 +29,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Abi, type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
-import { erc20Abi, modifyLiquidityTestAbi, poolManagerAbi, poolSwapTestAbi } from '../src/devnet/abis.js';
+import {
+  erc20Abi,
+  modifyLiquidityTestAbi,
+  poolManagerAbi,
+  poolSwapTestAbi,
+} from '@chain-indexer/devnet/abis.js';
 import {
   alignTick,
   liquidityFor,
@@ -41,9 +45,10 @@ import {
   sqrtPriceX96,
   usdToRaw,
   v4PoolId,
-} from '../src/devnet/math.js';
-import { devAccount } from '../src/devnet/signer.js';
-import type { TokenInfo } from '../src/devnet/types.js';
+} from '@chain-indexer/devnet/math.js';
+import { devAccount } from '@chain-indexer/devnet/signer.js';
+import type { TokenInfo } from '@chain-indexer/devnet/types.js';
+import { type Abi, type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../test/harness/devnet.js';
 import { type ProfileWindow, samplesIn, topSelf, topTotal } from './cpuprofile.js';
 import {

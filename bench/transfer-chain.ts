@@ -11,8 +11,9 @@
  * logs. Senders are impersonated (`anvil_autoImpersonateAccount`) and given ether with
  * `anvil_setBalance`; nonces are explicit because anvil runs a JSON-RPC batch concurrently.
  */
+
+import { compileContracts } from '@chain-indexer/devnet/compile.js';
 import { encodeDeployData } from 'viem';
-import { compileContracts } from '../src/devnet/compile.js';
 import { type AnvilNode, startAnvilNode } from './chain.js';
 import { hex, log, rpc, rpcBatch } from './lib.js';
 

@@ -20,7 +20,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevnet } from '../src/devnet/index.js';
+import { startDevnet } from '@chain-indexer/devnet';
 import { freePort } from '../test/harness/anvil.js';
 import {
   cleanupAll,

@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     }
     // A signal during start-up: the node of a devnet still being set up is not in a runtime yet.
     if (!keepNode && config.chainsSource === 'embedded_devnet')
-      await (await import('./devnet/index.js')).killNodesStartedHere().catch(() => undefined);
+      await (await import('@chain-indexer/devnet')).killNodesStartedHere().catch(() => undefined);
     await nats?.close().catch(() => undefined);
     // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
     // error); every committed block is already in the WAL, so say so and exit non-zero.
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       for (const r of runtimes) await r.close();
       // A devnet that failed half-way (e.g. its deployment) leaves no node behind.
       if (process.env.DEVNET_KEEP !== '1' && config.chainsSource === 'embedded_devnet')
-        await (await import('./devnet/index.js')).killNodesStartedHere().catch(() => undefined);
+        await (await import('@chain-indexer/devnet')).killNodesStartedHere().catch(() => undefined);
       throw new Error(`chain ${c.name}: ${(err as Error).message}`, { cause: err });
     }
   }

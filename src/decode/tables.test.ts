@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { launchpadAbi } from '@chain-indexer/devnet/abis.js';
 import { type AbiEvent, type AbiFunction, type AbiParameter, parseAbi, parseAbiItem } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { launchpadAbi } from '../devnet/abis.js';
 import { canonicalSignature } from './codec.js';
 import { EVENT_TABLES, FUNCTION_TABLES } from './tables.js';
 

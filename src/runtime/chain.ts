@@ -63,7 +63,7 @@ export interface ChainRuntime {
   readonly traces: TracesLane;
   readonly rpc: Rpc;
   /** The embedded devnet's handle, when this chain is one. */
-  readonly devnet: import('../devnet/index.js').DevnetHandle | null;
+  readonly devnet: import('@chain-indexer/devnet').DevnetHandle | null;
   /** Starts following (ingest, traces lane, reconciler). */
   start(): void;
   /** Stops following and releases the chain's resources; the embedded devnet's node too unless `keepNode`. */
@@ -108,7 +108,7 @@ function readersFor(o: {
 }
 
 /** Devnet markets and launchpad: the deployment's own factories, stablecoins and pad. */
-function devnetMarkets(dep: import('../devnet/index.js').DevnetDeployment): {
+function devnetMarkets(dep: import('@chain-indexer/devnet').DevnetDeployment): {
   markets: MarketsConfig;
   launchpads: LaunchpadDeployments;
 } {
@@ -155,7 +155,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name)
     : new Map();
   if (cfg.devnet) {
-    const { startDevnet } = await import('../devnet/index.js');
+    const { startDevnet } = await import('@chain-indexer/devnet');
     devnet = await startDevnet({
       port: cfg.devnet.port,
       blockTimeMs: cfg.devnet.blockTimeMs,

@@ -51,7 +51,7 @@ export interface ChainContext {
    */
   writer?: { status(): import('../replication/publisher.js').PublisherStatus | null };
   /** Set when this chain is the embedded devnet: its node and traffic generator state (/health). */
-  devnet?: { status(): import('../devnet/index.js').DevnetStatus };
+  devnet?: { status(): import('@chain-indexer/devnet').DevnetStatus };
 }
 
 /**

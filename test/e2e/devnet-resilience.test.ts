@@ -18,11 +18,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startDevnet } from '@chain-indexer/devnet';
+import { probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
+import { compileContracts } from '@chain-indexer/devnet/compile.js';
 import { type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { probeChainId, rpc } from '../../src/devnet/anvil.js';
-import { compileContracts } from '../../src/devnet/compile.js';
-import { startDevnet } from '../../src/devnet/index.js';
 import { anvilBinary, freePort } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 

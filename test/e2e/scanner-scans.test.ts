@@ -12,11 +12,11 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { poolSwapTestAbi } from '@chain-indexer/devnet/abis.js';
+import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '@chain-indexer/devnet/math.js';
 import { Value } from '@sinclair/typebox/value';
 import { encodeFunctionData, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { poolSwapTestAbi } from '../../src/devnet/abis.js';
-import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '../../src/devnet/math.js';
 import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';

@@ -1,6 +1,6 @@
 import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTestDevnet, type TestDevnet } from '../../test/harness/devnet.js';
+import { startTestDevnet, type TestDevnet } from '../../../test/harness/devnet.js';
 import { v2PairAbi, v3PoolAbi } from './abis.js';
 import { rpc } from './anvil.js';
 

@@ -1,5 +1,5 @@
 /**
- * Compiles the project's test contracts (`src/devnet/contracts/*.sol`) with solc-js, caching
+ * Compiles the project's test contracts (`packages/devnet/src/contracts/*.sol`) with solc-js, caching
  * the output in `<stateDir>/solc-cache-<sha256>.json` keyed by the hash of every source and
  * the compiler version, so restarts skip the compile (solc-js takes several seconds).
  */
@@ -16,10 +16,10 @@ export interface CompiledContract {
 }
 export type CompiledContracts = Record<string, CompiledContract>;
 
-/** Locates the `.sol` sources both from `src/devnet` (vitest) and from `dist/src/devnet` (built). */
+/** Locates the `.sol` sources both from `packages/devnet/src` (vitest) and from `packages/devnet/dist` (built). */
 export function contractsDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'contracts'), resolve(here, '../../../src/devnet/contracts')];
+  const candidates = [join(here, 'contracts'), resolve(here, '../src/contracts')];
   for (const c of candidates) if (existsSync(c)) return c;
   throw new Error(`devnet: contract sources not found (looked in ${candidates.join(', ')})`);
 }
