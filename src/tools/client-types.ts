@@ -1,12 +1,12 @@
 /**
- * `node dist/src/tools/client-types.js`: regenerates src/client/openapi.json and
- * src/client/schema.d.ts from the route list (run by `npm run client`).
+ * `node dist/src/tools/client-types.js`: regenerates the typed client's openapi.json and
+ * schema.d.ts (packages/client/generated/) from the route list (run by `npm run client`).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { clientTypes, contractJson } from '../client/contract.js';
+import { CLIENT_GENERATED, clientTypes, contractJson } from './contract.js';
 
-const dir = fileURLToPath(new URL('../../../src/client/', import.meta.url));
+const dir = fileURLToPath(CLIENT_GENERATED);
 const doc = contractJson();
 writeFileSync(`${dir}openapi.json`, doc);
 writeFileSync(`${dir}schema.d.ts`, await clientTypes(doc));

@@ -1,10 +1,10 @@
 /**
  * `node dist/src/tools/openapi.js [out.json]`: writes the published contract (the same document
  * the service serves at GET /index/v1/openapi.json) without starting anything. `npm run client`
- * feeds it to openapi-typescript to regenerate the typed client in src/client/.
+ * feeds it to openapi-typescript to regenerate the typed client in packages/client/generated/.
  */
 import { writeFileSync } from 'node:fs';
-import { contractJson } from '../client/contract.js';
+import { contractJson } from './contract.js';
 
 const out = process.argv[2];
 if (out) writeFileSync(out, contractJson());

@@ -3,7 +3,7 @@
  * suites. Every response it receives is validated against its route's schema, exactly like
  * `idx.get` (test/harness/contract.ts): a body that breaks its contract fails the caller.
  */
-import { createIndexerClient, type IndexerClient } from '../../src/client/index.js';
+import { createIndexerClient, type IndexerClient } from '@chain-indexer/client';
 import { assertContract } from './contract.js';
 import { type IndexerProcess, TEST_KEY } from './indexer.js';
 

@@ -4,10 +4,11 @@
  * contract (src/client) and a small hook that loads an answer, refreshes it and keeps the error
  * envelope intact (a 503 names its projection; nothing is turned into zeros).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { createIndexerClient, type IndexerClient } from '../../src/client/index.js';
 
-export type { components } from '../../src/client/index.js';
+import { createIndexerClient, type IndexerClient } from '@chain-indexer/client';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+export type { components } from '@chain-indexer/client';
 
 const KEY_SLOT = 'indexer-console.key';
 

@@ -1,6 +1,6 @@
 /**
  * The typed client of the indexer API, generated from the published contract
- * (src/client/schema.d.ts by openapi-typescript; calls through openapi-fetch). Regenerate with
+ * (generated/schema.d.ts by openapi-typescript; calls through openapi-fetch). Regenerate with
  * `npm run client`; a test fails when the generated files are stale.
  *
  * ```ts
@@ -11,9 +11,9 @@
  * ```
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema.js';
+import type { paths } from '../generated/schema.js';
 
-export type { components, operations, paths } from './schema.js';
+export type { components, operations, paths } from '../generated/schema.js';
 
 export interface IndexerClientOptions {
   /** Origin of the public listener, e.g. `http://127.0.0.1:8080`. */
