@@ -32,7 +32,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'suite',
-          include: ['src/**/*.test.ts', 'test/e2e/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
           fileParallelism: true,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },

@@ -763,11 +763,14 @@ async function main(): Promise<number> {
     if (dirty && !process.env.INDEXER_MAIN)
       notes.push(`working tree has uncommitted changes on top of ${commit}: the figures are of that tree`);
     const mainSha = execSync('git rev-parse --short main', { cwd: ROOT, encoding: 'utf8' }).trim();
-    const srcDiff = execSync(`git diff --stat ${mainSha} -- src`, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const srcDiff = execSync(`git diff --stat ${mainSha} -- app packages`, {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
     notes.push(
       srcDiff
-        ? `src/ differs from main (${mainSha}): ${srcDiff.split('\n').pop()}`
-        : `src/ is identical to main (${mainSha}): the figures are of main's service code`,
+        ? `app/ and packages/ differ from main (${mainSha}): ${srcDiff.split('\n').pop()}`
+        : `app/ and packages/ are identical to main (${mainSha}): the figures are of main's service code`,
     );
   } catch {}
   if (process.env.INDEXER_MAIN) {

@@ -302,7 +302,7 @@ describe('Ctrl-C during start-up', () => {
   test('(c) SIGINT while the devnet deploys stops the anvil already started', async () => {
     const dataDir = newDataDir();
     const port = await freePort();
-    const main = new URL('../../dist/src/main.js', import.meta.url).pathname;
+    const main = new URL('../../dist/app/main.js', import.meta.url).pathname;
     const child = spawn(process.execPath, [main], {
       env: {
         ...process.env,

@@ -21,7 +21,7 @@ import { freePortRun } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { httpRequest } from '../harness/scanner.js';
 
-const CLI = new URL('../../dist/src/scanner/cli.js', import.meta.url).pathname;
+const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const hex = (n: number) => `0x${n.toString(16)}`;
 

@@ -14,17 +14,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { poolSwapTestAbi } from '@chain-indexer/devnet/abis.js';
 import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '@chain-indexer/devnet/math.js';
+import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { Value } from '@sinclair/typebox/value';
 import { encodeFunctionData, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { type Answer, httpRequest, startScanner } from '../harness/scanner.js';
 
-const CLI = new URL('../../dist/src/scanner/cli.js', import.meta.url).pathname;
+const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const PAD_ABI = parseAbi([
   'function createLaunch(string name, string symbol, string metadataUri, string imageUri) returns (address)',

@@ -4,9 +4,10 @@
  * (scanner-charged-endpoint.ts), so the charging batch can be crashed before phase 2's scan
  * endpoints exist. Logs `scanner API listening on http://host:port/v1` on stdout when it listens.
  */
+
+import { createScannerService, loadScannerConfig } from '@chain-indexer/scanner';
+import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { pino } from 'pino';
-import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
-import { createScannerService, loadScannerConfig } from '../../src/scanner/index.js';
 import { chargedTestEndpoint } from './scanner-charged-endpoint.js';
 
 const config = loadScannerConfig(process.env);
