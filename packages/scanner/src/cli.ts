@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * The operator CLI: `node packages/scanner/dist/cli.js <command> [--flag value ...]` (the scanner
  * package's `chain-scanner` bin).
