@@ -2,7 +2,7 @@
  * Entry point. With no configuration: starts the embedded devnet (anvil + real Uniswap V2/V3/V4
  * + test contracts + traffic; DEVNET_CHAINS=2 starts a second one), indexes it as chain `devnet`
  * and serves it. With `RPC_URL` and `CHAIN`, or a `CHAINS_FILE`: indexes those nodes instead and
- * starts no devnet. Every chain has its own follower and RocksDB directory (src/runtime/chain.ts).
+ * starts no devnet. Every chain has its own follower and RocksDB directory (packages/indexer/src/runtime/chain.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';

@@ -1,11 +1,11 @@
 /**
  * The scanner's {@link IndexPort} over the chains this process serves (the in-process scanner of
- * src/main.ts). A read opens one anchored view of the chain's store (its committed head), checks
+ * app/main.ts). A read opens one anchored view of the chain's store (its committed head), checks
  * what the indexer's anchored routes check — something indexed, ingest not halted past a deep
  * reorg, a replica within its lag, the projections scans read (tokens, markets, wallets) ready —
  * then hands the view and the chain's domain readers to the scan and closes the view when the
  * scan's synchronous part returns. Refusals are the indexer's own typed errors (ApiError); the
- * scanner maps them to its codes (src/scanner/scan/read.ts).
+ * scanner maps them to its codes (packages/scanner/src/scan/read.ts).
  */
 import { defaultVerifiedAbisDir } from '@chain-indexer/indexer/decode/abis-dir.js';
 import { loadVerifiedAbis } from '@chain-indexer/indexer/decode/index.js';
@@ -19,7 +19,7 @@ import type { IndexedChain, IndexPort } from '@chain-indexer/scanner/index-port.
 /** Projections every scan reads (the wallets projection joins markets' swaps and tokens' balances). */
 const SCAN_REQUIRES = ['tokens', 'markets', 'wallets'];
 
-/** Refuses a read the chain cannot vouch for (the checks of src/server/invoke.ts for anchored routes). */
+/** Refuses a read the chain cannot vouch for (the checks of packages/indexer/src/server/invoke.ts for anchored routes). */
 function vouch(c: ChainContext, hasHead: boolean): void {
   if (!hasHead) throw new ApiError('not_ready', `nothing indexed yet for chain ${c.name}; retry shortly`);
   const s = c.ingest.status();
@@ -41,7 +41,7 @@ function vouch(c: ChainContext, hasHead: boolean): void {
 
 /**
  * Builds the port over `chains` (in serving order) with their scanner roles.
- * @param roles chain name → scanner role (src/scanner/index-port.ts chainRoles).
+ * @param roles chain name → scanner role (packages/scanner/src/index-port.ts chainRoles).
  */
 export function createScannerIndexPort(
   chains: readonly ChainContext[],

@@ -15,7 +15,7 @@
  * Run: `npm run build && node dist/bench/market-reads.js [--quick] [--profile | --profile-only]
  *   [--pools 520] [--transfers 10200] [--seed 1] [--out bench/results]`
  *   (`npm run bench:market-reads -- --quick`); `--render <result.json>` re-renders a result's
- *   markdown (and re-judges its ratios) without a run. INDEXER_MAIN=<other build>/dist/src/main.js measures
+ *   markdown (and re-judges its ratios) without a run. INDEXER_MAIN=<other build>/dist/app/main.js measures
  *   another build (INDEXER_COMMIT names it in the report).
  * Writes bench/results/market-reads-<date>-<commit>[-quick].{md,json}. Not timed tests: the
  * machine is shared (os.loadavg() is recorded with every route), so figures carry that noise.

@@ -1,6 +1,6 @@
 /**
  * A transfer-heavy bench chain: one plain ERC-20 (the devnet's `SimpleToken`, compiled from
- * src/devnet/contracts with solc-js) and `txPerBlock` `transfer(to, amount)` calls per block among
+ * packages/devnet/src/contracts with solc-js) and `txPerBlock` `transfer(to, amount)` calls per block among
  * many wallets, on a fresh anvil with automine off.
  *
  * Block 1 deploys the token (the whole supply to anvil's first account). The first

@@ -1,5 +1,5 @@
 /**
- * Build of the browser console (served by the indexer at `/`, src/server/static.ts): Preact with
+ * Build of the browser console (served by the indexer at `/`, packages/indexer/src/server/static.ts): Preact with
  * plain JSX through Vite's own transformer, no plugin; output in dist/console at the repository
  * root (where the indexer serves it from). The typed client is the @chain-indexer/client package
  * (its dist/, built by `tsc -b` before this).

@@ -235,7 +235,7 @@ describe('batch', () => {
 });
 
 /**
- * Routes whose 200 schema is still open (src/server/contract.pending.json, the contract test's
+ * Routes whose 200 schema is still open (packages/indexer/src/server/contract.pending.json, the contract test's
  * ratchet: it only shrinks as domains migrate). Their 200 bodies are not validated here yet; their
  * errors are (the envelope, and a code the route declares). Every other route is validated whole.
  */

@@ -1,6 +1,6 @@
 /**
  * The embedded devnet keeps going (issue M part 4), on real anvil with the real indexer process
- * (`node dist/src/main.js` with no RPC_URL: the embedded devnet):
+ * (`node dist/app/main.js` with no RPC_URL: the embedded devnet):
  *  (a) an `anvil_reorg` of depth 10 right after the traffic set-up drops funding and airdrops (and
  *      at 500 ms blocks the tail of the deployment): the generator notices, redoes the set-up
  *      (/health devnet.traffic.setupRedone ≥ 1) and new Swap logs follow the reorg;

@@ -1,6 +1,6 @@
 /**
  * The scanner's scan endpoints end to end, on a real embedded-style devnet (anvil, the project's
- * launchpad) indexed by the real indexer (`node dist/src/main.js`) with the scanner in-process
+ * launchpad) indexed by the real indexer (`node dist/app/main.js`) with the scanner in-process
  * (SCANNER=on): a scripted funding chain ending at a wallet labelled `exchange`, and a launch
  * whose buyers include a bundle (two wallets funded by one funder buying in one block). The node
  * is frozen after the script (no interval mining), so every answer is read at the same anchor as

@@ -1,5 +1,5 @@
 /**
- * Runs the real indexer (`node dist/src/main.js`) as a child process against a node, for
+ * Runs the real indexer (`node dist/app/main.js`) as a child process against a node, for
  * end-to-end tests: HTTP helpers, kill -9 and restart on the same data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * A scanner service process for the kill -9 test: the real service (config from the environment,
- * like `node dist/src/scanner/main.js`) with the test's credit-consuming endpoint registered
+ * like `node packages/scanner/dist/main.js`) with the test's credit-consuming endpoint registered
  * (scanner-charged-endpoint.ts), so the charging batch can be crashed before phase 2's scan
  * endpoints exist. Logs `scanner API listening on http://host:port/v1` on stdout when it listens.
  */

@@ -1,7 +1,7 @@
 /**
  * The console's link to the indexer: the API key (kept in this tab's sessionStorage only), the
  * console session (chains, scopes, stream cookie for EventSource), the typed client of the
- * contract (src/client) and a small hook that loads an answer, refreshes it and keeps the error
+ * contract (packages/client) and a small hook that loads an answer, refreshes it and keeps the error
  * envelope intact (a 503 names its projection; nothing is turned into zeros).
  */
 

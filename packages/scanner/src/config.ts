@@ -1,7 +1,7 @@
 /**
  * The scanner's configuration: optional environment variables resolved once, at start-up, into
  * required fields, validated, and printed with secrets masked. Used both by the standalone
- * entry (`node dist/src/scanner/main.js`) and by the indexer when it starts the scanner
+ * entry (`node packages/scanner/dist/main.js`) and by the indexer when it starts the scanner
  * in-process.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';

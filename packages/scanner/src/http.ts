@@ -1,5 +1,5 @@
 /**
- * The scanner's side of the uWS adapter (src/server/uws.ts keeps the uWS rules: write inside a
+ * The scanner's side of the uWS adapter (packages/platform/src/uws.ts keeps the uWS rules: write inside a
  * cork, `onAborted` before any await, backpressure). This module reads everything a request
  * needs synchronously (uWS's request object dies at the first await): method, path, raw query,
  * all header values (repeats kept, to count credentials), the client IP; and reads bodies.

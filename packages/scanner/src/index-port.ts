@@ -10,8 +10,8 @@
  * scan/read.ts, which also maps the indexer's refusals to the scanner's codes.
  *
  * Implementations: the indexer builds one over its chains when it starts the scanner in-process
- * (src/runtime/scanner-port.ts, from src/main.ts); the standalone scanner
- * (`node dist/src/scanner/main.js`) runs with {@link NO_INDEX}: no chains, and every scan
+ * (app/scanner-port.ts, from app/main.ts); the standalone scanner
+ * (`node packages/scanner/dist/main.js`) runs with {@link NO_INDEX}: no chains, and every scan
  * endpoint refuses with 404 CHAIN_NOT_CONFIGURED (it has no index to read).
  */
 import type { AddressesReader } from '@chain-indexer/indexer/addresses/index.js';
@@ -104,7 +104,7 @@ export interface IndexPort {
    * node read such as an address's runtime code), only its synchronous prefix may use the view.
    * @throws ScannerError CHAIN_NOT_CONFIGURED when the chain is not served; the indexer's own typed
    *   refusals (ServiceError: not_ready, ingest_halted, replica_lagging, projection_unavailable)
-   *   otherwise — the scan layer maps them (src/scanner/scan/read.ts).
+   *   otherwise — the scan layer maps them (packages/scanner/src/scan/read.ts).
    */
   read<T>(chain: string, fn: (ctx: ReadCtx) => T): Anchored<T>;
 }

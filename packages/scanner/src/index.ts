@@ -2,7 +2,7 @@
  * The companion scanner API (spec, "Companion scanner API" and "Scanner API keys"; design card
  * ../shared/design/SCANNER.md): its own uWS listener, its own durable store, its own keys,
  * accounts, plans, rate limits and credits. `createScannerService(deps)` is the one factory; the
- * indexer starts it in-process beside itself (src/main.ts), and `node dist/src/scanner/main.js`
+ * indexer starts it in-process beside itself (app/main.ts), and `node packages/scanner/dist/main.js`
  * runs it alone.
  *
  * Layout of this folder: endpoint.ts (the endpoint-definition API), endpoints/ (one file per

@@ -1,5 +1,5 @@
 /**
- * Standalone entry: `node dist/src/scanner/main.js` runs the scanner service alone, configured
+ * Standalone entry: `node packages/scanner/dist/main.js` runs the scanner service alone, configured
  * from the environment (config.ts: SCANNER_PORT, SCANNER_DATA_DIR, SMTP_URL, SCANNER_OUTBOX_DIR,
  * SCANNER_UPGRADE_URL, …). No index is attached in this mode (index-port.ts): key management,
  * plans, limits, credits, whoami and usage all work; scan endpoints need the in-process mode

@@ -2,7 +2,7 @@
  * Provenance of the hand-written tables: every built-in event / function is checked against the
  * published artifact in the @uniswap npm packages (devDependencies), input by input (type,
  * `indexed`, and name where the artifact names it), and Router02 coverage is checked complete.
- * Launchpad entries are checked against the devnet contract's ABI (src/devnet/abis.ts).
+ * Launchpad entries are checked against the devnet contract's ABI (packages/devnet/src/abis.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
 /**
- * `node dist/src/tools/client-types.js`: regenerates the typed client's openapi.json and
+ * `node packages/indexer/dist/tools/client-types.js`: regenerates the typed client's openapi.json and
  * schema.d.ts (packages/client/generated/) from the route list (run by `npm run client`).
  */
 import { writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * `node dist/src/tools/digest.js <DATA_DIR>`: prints the projection digest of a stopped indexer's
+ * `node packages/indexer/dist/tools/digest.js <DATA_DIR>`: prints the projection digest of a stopped indexer's
  * store as JSON `{head, all, tables}`. Used by the reorg-convergence and crash tests.
  */
 import { join } from 'node:path';

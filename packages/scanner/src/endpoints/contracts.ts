@@ -1,7 +1,7 @@
 /**
  * GET /v1/contracts?address= and /v1/rh/contracts — the contract scan (1 scan): runtime code
  * hash, EIP-1967 proxy slots, creator and creation coordinate, verified ABI present or not,
- * privileged selectors, authority events. Findings: src/scanner/scan/contract.ts.
+ * privileged selectors, authority events. Findings: packages/scanner/src/scan/contract.ts.
  */
 import { Type } from '@sinclair/typebox';
 import { defineEndpoint, type Endpoint } from '../endpoint.js';

@@ -1,7 +1,7 @@
 /**
  * GET /v1/explorer?q= and /v1/rh/explorer — resolves an address, transaction hash, block number
  * or token symbol to a summary (free); GET /v1/cross-chain?address= — the address on every
- * served chain (free). Findings: src/scanner/scan/explorer.ts, cross-chain.ts.
+ * served chain (free). Findings: packages/scanner/src/scan/explorer.ts, cross-chain.ts.
  */
 import { Type } from '@sinclair/typebox';
 import { defineEndpoint, type Endpoint } from '../endpoint.js';

@@ -1,6 +1,6 @@
 /**
  * GET /v1/funding-chain?address=&depth= — funder hops of an address, closest first (free).
- * Rule: src/scanner/scan/funding.ts.
+ * Rule: packages/scanner/src/scan/funding.ts.
  */
 import { Type } from '@sinclair/typebox';
 import { defineEndpoint } from '../endpoint.js';

@@ -1,6 +1,6 @@
 /**
  * The free lookups of the main chain: GET /v1/holdings, /v1/bundles, /v1/detect, /v1/identities.
- * Each reads at one anchor and carries it; findings and their rules: src/scanner/scan/.
+ * Each reads at one anchor and carries it; findings and their rules: packages/scanner/src/scan/.
  */
 import { Type } from '@sinclair/typebox';
 import { defineEndpoint } from '../endpoint.js';

@@ -1,6 +1,6 @@
 /**
  * Wallet lists and the analysis: GET /v1/kol, /v1/alpha, /v1/wallet-finder (+ /v1/rh/wallet-finder)
- * (free) and POST /v1/analyze (1 scan per analysis). Findings: src/scanner/scan/people.ts,
+ * (free) and POST /v1/analyze (1 scan per analysis). Findings: packages/scanner/src/scan/people.ts,
  * analyze.ts.
  */
 import { Type } from '@sinclair/typebox';

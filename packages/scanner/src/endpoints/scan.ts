@@ -1,7 +1,7 @@
 /**
  * POST /v1/scan and /v1/rh/scan `{address, depth}` — the wallet scan or, when the address is a
  * token indexed at the anchor, the token scan. Credits: wallet quick 1, deep 2, max 4; token 1.
- * Findings: src/scanner/scan/wallet.ts and token-scan.ts.
+ * Findings: packages/scanner/src/scan/wallet.ts and token-scan.ts.
  */
 import { Type } from '@sinclair/typebox';
 import { defineEndpoint, type Endpoint } from '../endpoint.js';
