@@ -1,7 +1,6 @@
-#!/usr/bin/env node
 /**
  * The operator CLI: `node packages/scanner/dist/cli.js <command> [--flag value ...]` (the scanner
- * package's `chain-scanner` bin).
+ * package's `chain-scanner` bin, bin/chain-scanner.js).
  *
  *   create-account  --email <address> [--name <name>]
  *   set-plan        --account <id> --plan scale|enterprise|none [--days <n> | --period-end <ISO>]
