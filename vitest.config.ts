@@ -1,4 +1,36 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * Workspace packages run from their TypeScript sources (no build needed for unit tests):
+ * `@chain-indexer/<pkg>/<path>.js` → `packages/<pkg>/src/<path>.ts`, `@chain-indexer/<pkg>` →
+ * `packages/<pkg>/src/index.ts`.
+ */
+const alias = [
+  { find: /^@chain-indexer\/([a-z-]+)\/(.+)\.js$/, replacement: `${ROOT}packages/$1/src/$2.ts` },
+  { find: /^@chain-indexer\/([a-z-]+)$/, replacement: `${ROOT}packages/$1/src/index.ts` },
+];
+
+/**
+ * Test files colocated with the sources (and the scanner suites under test/e2e that run the
+ * scanner in-process) that nevertheless start a node: anvil. They run with the end-to-end files.
+ */
+const STARTS_A_NODE = [
+  'packages/devnet/src/devnet.test.ts',
+  'packages/indexer/src/ingest/heads.test.ts',
+  'packages/indexer/src/workers/replay/trace-block.test.ts',
+];
+/**
+ * Files under test/e2e that start no anvil, node, NATS server, browser or child process: the
+ * scanner service in-process (real uWS listener, RocksDB in a temp dir, in-process SMTP server).
+ */
+const IN_PROCESS_E2E = [
+  'test/e2e/scanner-keys.test.ts',
+  'test/e2e/scanner-limits.test.ts',
+  'test/e2e/scanner-credits.test.ts',
+];
 
 const shared = {
   exclude: ['**/node_modules/**', '**/dist/**', '**/*.tmp.test.ts'],
@@ -7,23 +39,47 @@ const shared = {
   pool: 'forks' as const,
 };
 
+/**
+ * Three projects, run in this order by `npm test` (build, then `vitest run`):
+ *  - `unit` (`npm run test:unit`, no build needed): every file that starts no anvil, node, NATS
+ *    server or browser — the colocated *.test.ts of packages/, bench/, and the in-process scanner
+ *    suites above. Under a minute on two cores.
+ *  - `e2e` and `faults` (`npm run test:e2e`, after a build: they start dist/app/main.js and the
+ *    scanner's dist/ entry points).
+ */
 export default defineConfig({
+  resolve: { alias },
   test: {
     projects: [
       {
-        // Unit and end-to-end suites: e2e files each start their own anvil and indexer process and
-        // spend most of their time waiting on blocks, so two files run at a time (CI stays under
-        // 20 minutes on two cores). No test asserts a timing (speed lives in bench/).
+        extends: true,
         test: {
           ...shared,
-          name: 'suite',
-          include: ['src/**/*.test.ts', 'test/e2e/**/*.test.ts', 'console/src/**/*.test.ts', 'bench/**/*.test.ts'],
+          name: 'unit',
+          include: ['packages/*/src/**/*.test.ts', 'bench/**/*.test.ts', ...IN_PROCESS_E2E],
+          exclude: [...shared.exclude, ...STARTS_A_NODE],
           fileParallelism: true,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
       {
+        extends: true,
+        // End-to-end suites: e2e files each start their own anvil and indexer process and spend
+        // most of their time waiting on blocks, so two files run at a time (CI stays under 20
+        // minutes on two cores). No test asserts a timing (speed lives in bench/).
+        test: {
+          ...shared,
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts', ...STARTS_A_NODE],
+          exclude: [...shared.exclude, ...IN_PROCESS_E2E],
+          fileParallelism: true,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
         // Fault campaigns (kill -9 mid-rollback, SSE churn with memory bounds, hostile input) run
         // after the rest, one file at a time, with the machine to themselves.
         test: {
@@ -31,7 +87,7 @@ export default defineConfig({
           name: 'faults',
           include: ['test/faults/**/*.test.ts', 'test/*.test.ts'],
           fileParallelism: false,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

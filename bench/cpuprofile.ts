@@ -111,10 +111,10 @@ export function callersOf(profilePath: string, name: string, depth = 3, n = 15):
 }
 
 /**
- * The `n` project functions (source under `dist/src/` or `dist/bench/`) with the most total
- * (inclusive) time: self time plus everything they called, each function counted once per sample
- * even when recursive, only samples inside `window` when given. One line each: share,
- * milliseconds, name and source line.
+ * The `n` project functions (source under `packages/<pkg>/dist/`, `dist/app/` or `dist/bench/`)
+ * with the most total (inclusive) time: self time plus everything they called, each function
+ * counted once per sample even when recursive, only samples inside `window` when given. One line
+ * each: share, milliseconds, name and source line.
  */
 export function topTotal(profilePath: string, n: number, window?: ProfileWindow): string {
   const p = load(profilePath, window);
@@ -129,8 +129,8 @@ export function topTotal(profilePath: string, n: number, window?: ProfileWindow)
     const seen = new Set<string>();
     for (let id: number | undefined = p.samples[i]; id !== undefined; id = parent.get(id)) {
       const f = byId.get(id)?.callFrame;
-      if (!f || !/\/dist\/(src|bench)\//.test(f.url)) continue;
-      const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*\/dist\//, 'dist/')}:${f.lineNumber + 1}`;
+      if (!f || !/\/(packages\/[a-z-]+\/dist|dist\/(app|bench))\//.test(f.url)) continue;
+      const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*?\/((packages\/[a-z-]+\/)?dist\/)/, '$1')}:${f.lineNumber + 1}`;
       if (seen.has(key)) continue;
       seen.add(key);
       total.set(key, (total.get(key) ?? 0) + dt);

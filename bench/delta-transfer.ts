@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import v8 from 'node:v8';
-import { shapeBlock } from '../src/workers/decode/fetch-blocks.js';
+import { shapeBlock } from '@chain-indexer/indexer/workers/decode/fetch-blocks.js';
 import { FIXTURES_DIR } from '../test/fixtures/index.js';
 
 const FIXTURES = FIXTURES_DIR;

@@ -11,7 +11,7 @@
  * counter; builds without it show "n/a").
  *
  * Usage: node dist/bench/ingest-transfers.js [--blocks 1000] [--tx 50] [--senders 500]
- *          [--wallets 5000] [--main label=/path/to/dist/src/main.js]… [--rounds 1] [--prof]
+ *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1] [--prof]
  *          [--peer ponder] [--out report.md]
  * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
  * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
@@ -26,7 +26,7 @@ import { buildTransferChain, type TransferChain } from './transfer-chain.js';
 
 /** Task sizes the raw fetch ceiling tries (its best counts): the indexer's default and a larger one. */
 const CEILING_TASK_SIZES = [5, 20];
-/** The indexer's default decode threads (src/config). */
+/** The indexer's default decode threads (packages/indexer/src/config). */
 const DECODE_THREADS = 2;
 
 export interface IngestRun {

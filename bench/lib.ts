@@ -136,7 +136,7 @@ export function promValue(text: string, name: string): number | null {
  * The indexer entry point measured: this tree's build, or `INDEXER_MAIN` (e.g. the build of a clean
  * `git archive` of the release commit while the working tree is mid-edit).
  */
-export const INDEXER_MAIN = process.env.INDEXER_MAIN ?? new URL('../src/main.js', import.meta.url).pathname;
+export const INDEXER_MAIN = process.env.INDEXER_MAIN ?? new URL('../app/main.js', import.meta.url).pathname;
 const MAIN = INDEXER_MAIN;
 export const BENCH_KEY = 'bench-key-all-scopes';
 

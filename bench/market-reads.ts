@@ -15,7 +15,7 @@
  * Run: `npm run build && node dist/bench/market-reads.js [--quick] [--profile | --profile-only]
  *   [--pools 520] [--transfers 10200] [--seed 1] [--out bench/results]`
  *   (`npm run bench:market-reads -- --quick`); `--render <result.json>` re-renders a result's
- *   markdown (and re-judges its ratios) without a run. INDEXER_MAIN=<other build>/dist/src/main.js measures
+ *   markdown (and re-judges its ratios) without a run. INDEXER_MAIN=<other build>/dist/app/main.js measures
  *   another build (INDEXER_COMMIT names it in the report).
  * Writes bench/results/market-reads-<date>-<commit>[-quick].{md,json}. Not timed tests: the
  * machine is shared (os.loadavg() is recorded with every route), so figures carry that noise.
@@ -29,8 +29,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Abi, type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
-import { erc20Abi, modifyLiquidityTestAbi, poolManagerAbi, poolSwapTestAbi } from '../src/devnet/abis.js';
+import {
+  erc20Abi,
+  modifyLiquidityTestAbi,
+  poolManagerAbi,
+  poolSwapTestAbi,
+} from '@chain-indexer/devnet/abis.js';
 import {
   alignTick,
   liquidityFor,
@@ -41,9 +45,10 @@ import {
   sqrtPriceX96,
   usdToRaw,
   v4PoolId,
-} from '../src/devnet/math.js';
-import { devAccount } from '../src/devnet/signer.js';
-import type { TokenInfo } from '../src/devnet/types.js';
+} from '@chain-indexer/devnet/math.js';
+import { devAccount } from '@chain-indexer/devnet/signer.js';
+import type { TokenInfo } from '@chain-indexer/devnet/types.js';
+import { type Abi, type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../test/harness/devnet.js';
 import { type ProfileWindow, samplesIn, topSelf, topTotal } from './cpuprofile.js';
 import {
@@ -758,11 +763,14 @@ async function main(): Promise<number> {
     if (dirty && !process.env.INDEXER_MAIN)
       notes.push(`working tree has uncommitted changes on top of ${commit}: the figures are of that tree`);
     const mainSha = execSync('git rev-parse --short main', { cwd: ROOT, encoding: 'utf8' }).trim();
-    const srcDiff = execSync(`git diff --stat ${mainSha} -- src`, { cwd: ROOT, encoding: 'utf8' }).trim();
+    const srcDiff = execSync(`git diff --stat ${mainSha} -- app packages`, {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
     notes.push(
       srcDiff
-        ? `src/ differs from main (${mainSha}): ${srcDiff.split('\n').pop()}`
-        : `src/ is identical to main (${mainSha}): the figures are of main's service code`,
+        ? `app/ and packages/ differ from main (${mainSha}): ${srcDiff.split('\n').pop()}`
+        : `app/ and packages/ are identical to main (${mainSha}): the figures are of main's service code`,
     );
   } catch {}
   if (process.env.INDEXER_MAIN) {

@@ -2,7 +2,7 @@
  * Raw fetch ceiling of a node: the same JSON-RPC calls the indexer's backfill makes, with the same
  * concurrency, and no processing.
  *
- * The indexer (src/ingest/index.ts, src/workers/decode/fetch-blocks.ts) runs up to
+ * The indexer (packages/indexer/src/ingest/index.ts, packages/indexer/src/workers/decode/fetch-blocks.ts) runs up to
  * `2 × DECODE_THREADS` tasks of `BLOCKS_PER_TASK` blocks; each task sends one JSON-RPC batch of
  * `eth_getBlockByNumber(n, true)` and then one batch of `eth_getBlockReceipts(hash)` for the blocks
  * that have transactions (viem's http transport batches calls of the same tick). Here the response

@@ -14,7 +14,7 @@
  * of a block) would disagree.
  *
  * Usage: node dist/bench/reads-during-backfill.js [--blocks 400] [--tx 50] [--senders 500]
- *          [--wallets 5000] [--main label=/path/to/dist/src/main.js]… [--rounds 1]
+ *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1]
  *          [--idle-seconds 15] [--reconcile 300] [--out report.md]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

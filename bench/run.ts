@@ -608,7 +608,7 @@ async function main(): Promise<number> {
     for (const [k, v] of Object.entries(body ?? {})) {
       if (Array.isArray(v) && rows < 0) rows = v.length;
       if (/cursor/i.test(k) && typeof v === 'string') next = v;
-      // PAGE envelope: {page: {count, stoppedBy, nextCursor}} (src/server/page.ts).
+      // PAGE envelope: {page: {count, stoppedBy, nextCursor}} (packages/indexer/src/server/page.ts).
       const nc = (v as { nextCursor?: unknown } | null)?.nextCursor;
       if (k === 'page' && typeof nc === 'string') next = nc;
     }

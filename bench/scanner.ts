@@ -30,12 +30,12 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startDevnet } from '@chain-indexer/devnet';
+import { createScannerService, loadScannerConfig } from '@chain-indexer/scanner';
+import { parseIp } from '@chain-indexer/scanner/cidr.js';
+import { createGate } from '@chain-indexer/scanner/gate.js';
+import { createRateWindows } from '@chain-indexer/scanner/windows.js';
 import { pino } from 'pino';
-import { startDevnet } from '../src/devnet/index.js';
-import { parseIp } from '../src/scanner/cidr.js';
-import { createGate } from '../src/scanner/gate.js';
-import { createScannerService, loadScannerConfig } from '../src/scanner/index.js';
-import { createRateWindows } from '../src/scanner/windows.js';
 import { freePort } from '../test/harness/anvil.js';
 import { httpRequest } from '../test/harness/scanner.js';
 import { topSelf } from './cpuprofile.js';
@@ -44,7 +44,7 @@ import { cleanupAll, log, percentile, round, rpc, sleep, startIndexerChild } fro
 const TRAFFIC_S = Number(process.env.TRAFFIC_S ?? 40);
 const SAMPLES_A = Number(process.env.SAMPLES_A ?? 5000);
 const SAMPLES_B = Number(process.env.SAMPLES_B ?? 300);
-const CLI = new URL('../src/scanner/cli.js', import.meta.url).pathname;
+const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -3,7 +3,7 @@
  *
  * Chain: the transfer chain of bench/transfer-chain.ts (`--blocks` × `--tx` plain ERC-20 transfers).
  * 1. Trace ceiling: `debug_traceBlockByNumber(n, {tracer: 'callTracer'})` for every block, with the
- *    lane's own concurrency (4 blocks in flight, src/ingest/traces.ts IN_FLIGHT), bodies read as
+ *    lane's own concurrency (4 blocks in flight, packages/indexer/src/ingest/traces.ts IN_FLIGHT), bodies read as
  *    text and not parsed: what the node and the loopback can give. Measured before and after the
  *    indexer runs (best pass).
  * 2. Per round, one indexer with TRACES=on and one with TRACES=off (fresh data directories, the
@@ -25,7 +25,7 @@ import { cpuSeconds } from './ingest-transfers.js';
 import { benchArgs, cleanupAll, hex, log, onCleanup, sleep, startIndexerChild } from './lib.js';
 import { buildTransferChain, type TransferChain } from './transfer-chain.js';
 
-/** Blocks the traces lane traces concurrently (src/ingest/traces.ts IN_FLIGHT). */
+/** Blocks the traces lane traces concurrently (packages/indexer/src/ingest/traces.ts IN_FLIGHT). */
 const LANE_IN_FLIGHT = 4;
 
 /** The node's trace ceiling: every block of 0..head traced by callTracer, `concurrency` in flight. */

@@ -1,6 +1,6 @@
 /**
  * A transfer-heavy bench chain: one plain ERC-20 (the devnet's `SimpleToken`, compiled from
- * src/devnet/contracts with solc-js) and `txPerBlock` `transfer(to, amount)` calls per block among
+ * packages/devnet/src/contracts with solc-js) and `txPerBlock` `transfer(to, amount)` calls per block among
  * many wallets, on a fresh anvil with automine off.
  *
  * Block 1 deploys the token (the whole supply to anvil's first account). The first
@@ -11,8 +11,9 @@
  * logs. Senders are impersonated (`anvil_autoImpersonateAccount`) and given ether with
  * `anvil_setBalance`; nonces are explicit because anvil runs a JSON-RPC batch concurrently.
  */
+
+import { compileContracts } from '@chain-indexer/devnet/compile.js';
 import { encodeDeployData } from 'viem';
-import { compileContracts } from '../src/devnet/compile.js';
 import { type AnvilNode, startAnvilNode } from './chain.js';
 import { hex, log, rpc, rpcBatch } from './lib.js';
 

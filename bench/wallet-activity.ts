@@ -5,7 +5,7 @@
  * walked with cursors (limit 100, both orders) and its first and last pages are sampled at c=1.
  *
  * Run: `npm run build && node dist/bench/wallet-activity.js` (env TRAFFIC_S, default 40;
- * BASELINE_MAIN=<other build>/dist/src/main.js also measures that build on the same chain).
+ * BASELINE_MAIN=<other build>/dist/app/main.js also measures that build on the same chain).
  *
  * Recorded on the dev machine (2 cores shared with other jobs, load 6–14, so p99s are noisy), 40 s
  * of traffic, busiest wallet the airdrop treasury (391 parents, up to ~100 transfers per block),
@@ -20,7 +20,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevnet } from '../src/devnet/index.js';
+import { startDevnet } from '@chain-indexer/devnet';
 import { freePort } from '../test/harness/anvil.js';
 import {
   cleanupAll,

@@ -6,7 +6,7 @@
 // RSS, the libuv threadpool and V8 heap are per binding. Each child works in a fresh temp dir that
 // is removed afterwards. The parent prints a table and writes bench/storage/results.json.
 //
-// Both packages ship no TypeScript types the bench can use (src/storage has a narrow ambient
+// Both packages ship no TypeScript types the bench can use (packages/indexer/src/storage has a narrow ambient
 // declaration for @nxtedition/rocksdb that omits the async/iterator APIs measured here), so they
 // are loaded with createRequire and typed locally below.
 

@@ -7,9 +7,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../../src/server/errors.js';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { assertContract } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
@@ -235,13 +235,18 @@ describe('batch', () => {
 });
 
 /**
- * Routes whose 200 schema is still open (src/server/contract.pending.json, the contract test's
+ * Routes whose 200 schema is still open (packages/indexer/src/server/contract.pending.json, the contract test's
  * ratchet: it only shrinks as domains migrate). Their 200 bodies are not validated here yet; their
  * errors are (the envelope, and a code the route declares). Every other route is validated whole.
  */
 const OPEN_ROUTES = new Set<string>(
   (
-    JSON.parse(readFileSync(new URL('../../src/server/contract.pending.json', import.meta.url), 'utf8')) as {
+    JSON.parse(
+      readFileSync(
+        new URL('../../packages/indexer/src/server/contract.pending.json', import.meta.url),
+        'utf8',
+      ),
+    ) as {
       openRoutes: string[];
     }
   ).openRoutes,

@@ -1,6 +1,6 @@
 /**
  * The embedded devnet keeps going (issue M part 4), on real anvil with the real indexer process
- * (`node dist/src/main.js` with no RPC_URL: the embedded devnet):
+ * (`node dist/app/main.js` with no RPC_URL: the embedded devnet):
  *  (a) an `anvil_reorg` of depth 10 right after the traffic set-up drops funding and airdrops (and
  *      at 500 ms blocks the tail of the deployment): the generator notices, redoes the set-up
  *      (/health devnet.traffic.setupRedone ≥ 1) and new Swap logs follow the reorg;
@@ -18,11 +18,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startDevnet } from '@chain-indexer/devnet';
+import { probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
+import { compileContracts } from '@chain-indexer/devnet/compile.js';
 import { type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { probeChainId, rpc } from '../../src/devnet/anvil.js';
-import { compileContracts } from '../../src/devnet/compile.js';
-import { startDevnet } from '../../src/devnet/index.js';
 import { anvilBinary, freePort } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 
@@ -302,7 +302,7 @@ describe('Ctrl-C during start-up', () => {
   test('(c) SIGINT while the devnet deploys stops the anvil already started', async () => {
     const dataDir = newDataDir();
     const port = await freePort();
-    const main = new URL('../../dist/src/main.js', import.meta.url).pathname;
+    const main = new URL('../../dist/app/main.js', import.meta.url).pathname;
     const child = spawn(process.execPath, [main], {
       env: {
         ...process.env,

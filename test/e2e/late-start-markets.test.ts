@@ -7,9 +7,10 @@
  * the index reaches the head, every pool's reserves / slot0 / liquidity equal the node's answers at
  * the anchor block (V4 read with extsload of the PoolManager's Pool.State words).
  */
+
+import { modifyLiquidityTestAbi, npmAbi } from '@chain-indexer/devnet/abis.js';
 import { encodeAbiParameters, encodeFunctionData, keccak256, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modifyLiquidityTestAbi, npmAbi } from '../../src/devnet/abis.js';
 import { typedClient, walkTyped } from '../harness/client.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';

@@ -35,7 +35,7 @@ const signed24 = (x: bigint) => Number(BigInt.asIntN(24, x));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const chainHead = async () => Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
 
-// ---- exact rationals, written independently of src/markets/rational.ts ----
+// ---- exact rationals, written independently of packages/indexer/src/markets/rational.ts ----
 type Q = [bigint, bigint];
 const gcd = (a: bigint, b: bigint): bigint => (b ? gcd(b, a % b) : a < 0n ? -a : a);
 const red = (n: bigint, d: bigint): Q => {

@@ -7,8 +7,8 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createStore } from '@chain-indexer/indexer/storage/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../../src/storage/index.js';
 import { differing, digestOf, tempDir } from '../faults/lib.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';

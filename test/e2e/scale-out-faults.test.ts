@@ -17,10 +17,11 @@
  * writer's. "No response mixes two blocks" = every body the replica served, sampled all along,
  * is anchored on the node's canonical block at that height.
  */
+
+import { streamOf } from '@chain-indexer/indexer/replication/names.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamOf } from '../../src/replication/names.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';

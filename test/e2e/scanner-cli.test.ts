@@ -9,15 +9,15 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createScannerService, loadScannerConfig } from '@chain-indexer/scanner';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createScannerService, loadScannerConfig } from '../../src/scanner/index.js';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { httpRequest } from '../harness/scanner.js';
 
-const CLI = new URL('../../dist/src/scanner/cli.js', import.meta.url).pathname;
-const MAIN = new URL('../../dist/src/scanner/main.js', import.meta.url).pathname;
+const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
+const MAIN = new URL('../../packages/scanner/dist/main.js', import.meta.url).pathname;
 const dirs: string[] = [];
 const tempDir = () => {
   const d = mkdtempSync(join(tmpdir(), 'scanner-cli-'));
@@ -48,7 +48,7 @@ function cli(dataDir: string, ...args: string[]) {
   });
 }
 
-/** Starts `node dist/src/scanner/main.js` on `dataDir`; resolves with its port once it listens. */
+/** Starts `node packages/scanner/dist/main.js` on `dataDir`; resolves with its port once it listens. */
 function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number; log: () => string }> {
   return new Promise((resolve, reject) => {
     let out = '';

@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadScannerConfig } from '@chain-indexer/scanner/config.js';
+import { checkStore, openScannerCore } from '@chain-indexer/scanner/core.js';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadScannerConfig } from '../../src/scanner/config.js';
-import { checkStore, openScannerCore } from '../../src/scanner/core.js';
 
 const MAIN = new URL('../../dist/test/harness/scanner-charging-main.js', import.meta.url).pathname;
 const CONNECTIONS = 8;

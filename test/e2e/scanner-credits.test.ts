@@ -7,8 +7,8 @@
  * before its answer is not charged.
  */
 import { request } from 'node:http';
+import { dayOf } from '@chain-indexer/scanner/model.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dayOf } from '../../src/scanner/model.js';
 import { type Answer, createClock, type ScannerHarness, startScanner } from '../harness/scanner.js';
 import { chargedTestEndpoint } from '../harness/scanner-charged-endpoint.js';
 

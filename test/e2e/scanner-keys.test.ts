@@ -6,10 +6,10 @@
  * key-hygiene check over everything the run produced (logs, store files, outbox, e-mails, bodies).
  */
 import { rmSync } from 'node:fs';
+import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
+import { generateKey } from '@chain-indexer/scanner/secrets.js';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
-import { generateKey } from '../../src/scanner/secrets.js';
 import {
   type Answer,
   createClock,

@@ -5,12 +5,13 @@
  * invalid keys per IP, a key directory out of contact (503), whoami and usage, and the OpenAPI
  * document against the registered endpoints.
  */
+
+import { createEmbeddedDirectory, type KeyDirectory } from '@chain-indexer/scanner/directory.js';
+import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
+import { SCANNER_ERRORS } from '@chain-indexer/scanner/errors.js';
+import { generateKey } from '@chain-indexer/scanner/secrets.js';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddedDirectory, type KeyDirectory } from '../../src/scanner/directory.js';
-import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
-import { SCANNER_ERRORS } from '../../src/scanner/errors.js';
-import { generateKey } from '../../src/scanner/secrets.js';
 import { type Answer, createClock, type ScannerHarness, startScanner } from '../harness/scanner.js';
 
 const T0 = Date.parse('2026-02-02T10:00:00Z');

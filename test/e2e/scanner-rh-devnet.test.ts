@@ -1,5 +1,5 @@
 /**
- * The /rh/ family on the embedded default path (`node dist/src/main.js` with no RPC_URL and no
+ * The /rh/ family on the embedded default path (`node dist/app/main.js` with no RPC_URL and no
  * CHAINS_FILE, SCANNER=on): with DEVNET_CHAINS=2 the second embedded devnet (chain `devnet2`, its
  * own anvil) is the chain configured as `rh` without any SCANNER_* variable;
  * /rh/ endpoints answer from that node (anchors, funding transactions, code), unprefixed ones from
@@ -11,17 +11,17 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DevnetDeployment } from '@chain-indexer/devnet';
+import { rpc } from '@chain-indexer/devnet/anvil.js';
+import { compileContracts } from '@chain-indexer/devnet/compile.js';
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpc } from '../../src/devnet/anvil.js';
-import { compileContracts } from '../../src/devnet/compile.js';
-import type { DevnetDeployment } from '../../src/devnet/index.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { freePortRun } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { httpRequest } from '../harness/scanner.js';
 
-const CLI = new URL('../../dist/src/scanner/cli.js', import.meta.url).pathname;
+const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const hex = (n: number) => `0x${n.toString(16)}`;
 
@@ -124,7 +124,7 @@ describe('embedded default with DEVNET_CHAINS=2: the second devnet is the rh cha
   it('health names devnet main and devnet2 rh (each with its node’s chain id) with no SCANNER_* variable set', async () => {
     const r = await httpRequest(h.url, 'GET', '/v1/health');
     expect(r.status, r.text).toBe(200);
-    // (Both embedded devnets run anvil's chain id 31337 today: src/devnet hard-codes it, the
+    // (Both embedded devnets run anvil's chain id 31337 today: packages/devnet hard-codes it, the
     // config's per-devnet chain id 31337 + i is not passed to anvil.)
     const ids = await Promise.all(
       [main, rh].map(async (u) => Number(await rpc<string>(u, 'eth_chainId', []))),

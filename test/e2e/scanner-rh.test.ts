@@ -15,7 +15,7 @@ import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { httpRequest } from '../harness/scanner.js';
 
-const CLI = new URL('../../dist/src/scanner/cli.js', import.meta.url).pathname;
+const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const [DEV0] = DEV_ACCOUNTS;
 /** Init code returning a 10-byte runtime (`return 42`): deployed by DEV0 at nonce 0 on both chains. */
 const INIT = '0x600a600c600039600a6000f3602a60005260206000f3';

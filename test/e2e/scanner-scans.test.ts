@@ -1,6 +1,6 @@
 /**
  * The scanner's scan endpoints end to end, on a real embedded-style devnet (anvil, the project's
- * launchpad) indexed by the real indexer (`node dist/src/main.js`) with the scanner in-process
+ * launchpad) indexed by the real indexer (`node dist/app/main.js`) with the scanner in-process
  * (SCANNER=on): a scripted funding chain ending at a wallet labelled `exchange`, and a launch
  * whose buyers include a bundle (two wallets funded by one funder buying in one block). The node
  * is frozen after the script (no interval mining), so every answer is read at the same anchor as
@@ -12,19 +12,19 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { poolSwapTestAbi } from '@chain-indexer/devnet/abis.js';
+import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '@chain-indexer/devnet/math.js';
+import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { Value } from '@sinclair/typebox/value';
 import { encodeFunctionData, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { poolSwapTestAbi } from '../../src/devnet/abis.js';
-import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '../../src/devnet/math.js';
-import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { type Answer, httpRequest, startScanner } from '../harness/scanner.js';
 
-const CLI = new URL('../../dist/src/scanner/cli.js', import.meta.url).pathname;
+const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const PAD_ABI = parseAbi([
   'function createLaunch(string name, string symbol, string metadataUri, string imageUri) returns (address)',

@@ -20,12 +20,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sendAdminCommand } from '@chain-indexer/scanner/admin.js';
+import type { LedgerEntry } from '@chain-indexer/scanner/model.js';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendAdminCommand } from '../../src/scanner/admin.js';
-import type { LedgerEntry } from '../../src/scanner/model.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
 import { type Answer, httpRequest, type RequestOptions } from '../harness/scanner.js';
 

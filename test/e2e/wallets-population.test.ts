@@ -18,9 +18,10 @@
  *  3. The activity feed of the busiest wallets, paged with small pages in both orders, equals the
  *     unpaged merge of the wallet's transactions, transfers and trades.
  */
+
+import type { FundingChainRecord } from '@chain-indexer/devnet/traffic.js';
 import { decodeEventLog, type Hex, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FundingChainRecord } from '../../src/devnet/traffic.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';

@@ -20,8 +20,8 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../../src/server/errors.js';
 import { scriptCohort } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';

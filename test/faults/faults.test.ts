@@ -14,8 +14,8 @@
  */
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../../src/server/errors.js';
 import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { FAULT_KINDS, mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';

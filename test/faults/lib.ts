@@ -1,5 +1,5 @@
 /**
- * Shared helpers of the fault and convergence suites: store digests (dist/src/tools/digest.js), a
+ * Shared helpers of the fault and convergence suites: store digests (packages/indexer/dist/tools/digest.js), a
  * fresh clean index of the same chain for comparison, a log-emitting contract and seeded traffic.
  */
 import { execFile } from 'node:child_process';
@@ -11,7 +11,7 @@ import { type Anvil, DEV_ACCOUNTS } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import type { ProxyStats } from '../harness/rpc-proxy.js';
 
-const DIGEST = new URL('../../dist/src/tools/digest.js', import.meta.url).pathname;
+const DIGEST = new URL('../../packages/indexer/dist/tools/digest.js', import.meta.url).pathname;
 const run = promisify(execFile);
 export const hex = (n: number) => `0x${n.toString(16)}`;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,7 +108,7 @@ export async function waitConverged(
   }
 }
 
-const BINDING = new URL('../../dist/src/storage/binding.js', import.meta.url).pathname;
+const BINDING = new URL('../../packages/indexer/dist/storage/binding.js', import.meta.url).pathname;
 
 /** One row that differs between two stores (value null: absent on that side). */
 export interface RowDiff {
@@ -165,7 +165,7 @@ export const describeDiff = (rows: RowDiff[], n = 4): string =>
 
 /**
  * Tables that record the process's history rather than the chain: the stream logs (0x70 frames,
- * reorg frames included; 0x71 sequences, see src/streams/log.ts). A store that lived through
+ * reorg frames included; 0x71 sequences, see packages/indexer/src/streams/log.ts). A store that lived through
  * reorgs has reorg frames a fresh index never has, so they cannot be equal. The digest tool does
  * not exclude them yet (reported); the comparisons here leave them out.
  */
@@ -304,7 +304,7 @@ export async function nodeTotals(
   return { txs, logs, hashes };
 }
 
-/** Table ids of the chain records (see src/storage/tables.ts). */
+/** Table ids of the chain records (see packages/indexer/src/storage/tables.ts). */
 export const TABLES = { CANON: '0x02', HEADER: '0x04', TX: '0x05', RECEIPT: '0x07', LOG: '0x08' } as const;
 
 /**

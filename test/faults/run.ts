@@ -163,7 +163,7 @@ function commitOf(dir: string): string {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir }).toString().trim();
     const dirty = execFileSync(
       'git',
-      ['status', '--porcelain', '--', 'src', 'test', 'package.json', ':!test/faults/REPORT.md'],
+      ['status', '--porcelain', '--', 'app', 'packages', 'test', 'package.json', ':!test/faults/REPORT.md'],
       { cwd: dir },
     )
       .toString()

@@ -22,9 +22,9 @@
  *
  * Found by this test: a consumer that overflowed its queue during the synchronous catch-up replay
  * left its hub subscription registered for ever (the close callback was registered after the
- * stream had ended; fixed in src/server/sse.ts); and every RocksDB iterator and write batch stayed
+ * stream had ended; fixed in packages/indexer/src/server/sse.ts); and every RocksDB iterator and write batch stayed
  * referenced by the binding's resource set after its synchronous close (about 10 KB of heap per
- * committed block plus one object per read scan; fixed in src/storage/binding.ts).
+ * committed block plus one object per read scan; fixed in packages/indexer/src/storage/binding.ts).
  */
 import {
   appendFileSync,

@@ -1,9 +1,9 @@
 /**
- * The typed client (src/client, generated from the contract) pointed at a test indexer, for the e2e
+ * The typed client (packages/client, generated from the contract) pointed at a test indexer, for the e2e
  * suites. Every response it receives is validated against its route's schema, exactly like
  * `idx.get` (test/harness/contract.ts): a body that breaks its contract fails the caller.
  */
-import { createIndexerClient, type IndexerClient } from '../../src/client/index.js';
+import { createIndexerClient, type IndexerClient } from '@chain-indexer/client';
 import { assertContract } from './contract.js';
 import { type IndexerProcess, TEST_KEY } from './indexer.js';
 

@@ -5,12 +5,13 @@
  * schema does not name on a closed object, a wrong type, an undeclared error code — fails the test
  * that received it. Batch items are checked against their own route's schema too.
  */
+
+import { fullPath } from '@chain-indexer/indexer/server/index.js';
+import { declaredErrors } from '@chain-indexer/indexer/server/openapi.js';
+import type { Route } from '@chain-indexer/indexer/server/route.js';
+import { routes } from '@chain-indexer/indexer/server/routes/index.js';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
-import { fullPath } from '../../src/server/index.js';
-import { declaredErrors } from '../../src/server/openapi.js';
-import type { Route } from '../../src/server/route.js';
-import { routes } from '../../src/server/routes/index.js';
 
 interface Matcher {
   route: Route;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DevnetDeployment, startDevnet, type TrafficHandle } from '../../src/devnet/index.js';
+import { type DevnetDeployment, startDevnet, type TrafficHandle } from '@chain-indexer/devnet';
 
 export interface TestDevnet {
   rpcUrl: string;
@@ -75,7 +75,7 @@ export async function startTestDevnet(
     log: o.log ?? (() => undefined),
   }).catch(async (e) => {
     // startDevnet may have spawned anvil before failing: kill it before rethrowing.
-    const { killAnvil } = await import('../../src/devnet/anvil.js');
+    const { killAnvil } = await import('@chain-indexer/devnet/anvil.js');
     await killAnvil(stateDir);
     throw e;
   });

@@ -1,5 +1,5 @@
 /**
- * Runs the real indexer (`node dist/src/main.js`) as a child process against a node, for
+ * Runs the real indexer (`node dist/app/main.js`) as a child process against a node, for
  * end-to-end tests: HTTP helpers, kill -9 and restart on the same data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -11,9 +11,9 @@ import { addTraceGate } from './trace-gate.js';
 
 export const TEST_KEY = 'test-key-all-scopes';
 // From the sources (vitest) the build is ../../dist; from the build itself (bench/scale-out.ts
-// imports this harness compiled) it is ../../src beside it.
+// imports this harness compiled) it is ../../app beside it.
 const MAIN = new URL(
-  import.meta.url.includes('/dist/test/') ? '../../src/main.js' : '../../dist/src/main.js',
+  import.meta.url.includes('/dist/test/') ? '../../app/main.js' : '../../dist/app/main.js',
   import.meta.url,
 ).pathname;
 

@@ -10,9 +10,10 @@
  * one; `fail` makes the handler throw (`error`: an unexpected Error → 500, `not_found`: a typed
  * 404), `delayMs` makes it asynchronous.
  */
+
+import { defineEndpoint } from '@chain-indexer/scanner/endpoint.js';
+import { ScannerError } from '@chain-indexer/scanner/errors.js';
 import { Type } from '@sinclair/typebox';
-import { defineEndpoint } from '../../src/scanner/endpoint.js';
-import { ScannerError } from '../../src/scanner/errors.js';
 
 const PRICE = { quick: 1, deep: 2, max: 4 } as const;
 let answers = 0;

@@ -1,12 +1,13 @@
 /**
  * A scanner service process for the kill -9 test: the real service (config from the environment,
- * like `node dist/src/scanner/main.js`) with the test's credit-consuming endpoint registered
+ * like `node packages/scanner/dist/main.js`) with the test's credit-consuming endpoint registered
  * (scanner-charged-endpoint.ts), so the charging batch can be crashed before phase 2's scan
  * endpoints exist. Logs `scanner API listening on http://host:port/v1` on stdout when it listens.
  */
+
+import { createScannerService, loadScannerConfig } from '@chain-indexer/scanner';
+import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { pino } from 'pino';
-import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
-import { createScannerService, loadScannerConfig } from '../../src/scanner/index.js';
 import { chargedTestEndpoint } from './scanner-charged-endpoint.js';
 
 const config = loadScannerConfig(process.env);

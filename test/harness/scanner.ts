@@ -9,12 +9,12 @@ import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createScannerService, loadScannerConfig, type ScannerService } from '@chain-indexer/scanner';
+import type { Seams } from '@chain-indexer/scanner/core.js';
+import type { Endpoint } from '@chain-indexer/scanner/endpoint.js';
+import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
-import type { Seams } from '../../src/scanner/core.js';
-import type { Endpoint } from '../../src/scanner/endpoint.js';
-import { ENDPOINTS } from '../../src/scanner/endpoints/index.js';
-import { createScannerService, loadScannerConfig, type ScannerService } from '../../src/scanner/index.js';
 
 /** A message the SMTP server received. */
 export interface ReceivedMail {

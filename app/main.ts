@@ -1,0 +1,232 @@
+/**
+ * Entry point. With no configuration: starts the embedded devnet (anvil + real Uniswap V2/V3/V4
+ * + test contracts + traffic; DEVNET_CHAINS=2 starts a second one), indexes it as chain `devnet`
+ * and serves it. With `RPC_URL` and `CHAIN`, or a `CHAINS_FILE`: indexes those nodes instead and
+ * starts no devnet. Every chain has its own follower and RocksDB directory (packages/indexer/src/runtime/chain.ts).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Config, loadConfig, printable } from '@chain-indexer/indexer/config/index.js';
+import { createMetrics } from '@chain-indexer/indexer/metrics/index.js';
+import { type ChainRuntime, openChain, openReplicaChain } from '@chain-indexer/indexer/runtime/chain.js';
+import {
+  ALL_SCOPES,
+  createAuth,
+  hashKey,
+  type KeyConfig,
+  loadKeysFile,
+} from '@chain-indexer/indexer/server/auth.js';
+import { createServer } from '@chain-indexer/indexer/server/index.js';
+import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
+import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
+import { routes } from '@chain-indexer/indexer/server/routes/index.js';
+import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { VERSION } from '@chain-indexer/platform/version.js';
+import {
+  chainRoles,
+  createScannerService,
+  loadScannerConfig,
+  printableScannerConfig,
+  scannerEnabled,
+} from '@chain-indexer/scanner';
+import { pino } from 'pino';
+import { createScannerIndexPort } from './scanner-port.js';
+
+/** Entity overrides (wallets screened out of cohorts) and address labels from their files. */
+function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string | null) {
+  const overrides = new Set<string>();
+  let overridesVersion = '0';
+  if (overridesFile) {
+    const text = readFileSync(overridesFile, 'utf8');
+    for (const a of JSON.parse(text) as string[]) overrides.add(a.toLowerCase());
+    overridesVersion = createHash('sha256').update(text).digest('hex').slice(0, 12);
+  }
+  const labels = new Map<string, string[]>();
+  if (labelsFile)
+    for (const [a, ls] of Object.entries(
+      JSON.parse(readFileSync(labelsFile, 'utf8')) as Record<string, string[]>,
+    ))
+      labels.set(a.toLowerCase(), ls);
+  return { overrides, overridesVersion, labels };
+}
+
+async function main(): Promise<void> {
+  const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
+  const log = pino({ level: config.logLevel });
+  if (!uwsIsNative()) {
+    log.fatal(
+      'uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start',
+    );
+    process.exit(1);
+  }
+  log.info({ config: printable(config) }, 'configuration');
+  mkdirSync(config.dataDir, { recursive: true });
+
+  const runtimes: ChainRuntime[] = [];
+  const metrics = createMetrics({
+    chains: () =>
+      runtimes.map((r) => ({
+        name: r.name,
+        store: r.store,
+        ingest: r.ingest,
+        hubSubscribers: () => r.ctx.streams.hub.size(),
+        responseCache: () => responseCacheOf(r.ctx),
+      })),
+  });
+  const nats =
+    config.role === 'all'
+      ? null
+      : await (await import('@chain-indexer/indexer/replication/index.js')).connectNats(config.natsUrl!, log);
+  // Signals are handled from here on, start-up included: Ctrl-C while the embedded devnet deploys
+  // stops the anvil this process started (unless DEVNET_KEEP=1) instead of leaving it behind.
+  let server: ReturnType<typeof createServer> | null = null;
+  let scanner: Awaited<ReturnType<typeof createScannerService>> | null = null;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, starting: server === null }, 'shutting down');
+    let code = 0;
+    server?.close();
+    metrics.close();
+    await scanner?.close().catch((err: Error) => {
+      log.error({ err: err.message }, 'scanner did not close cleanly');
+      code = 1;
+    });
+    // DEVNET_KEEP=1 leaves an embedded devnet's node running for the next start.
+    const keepNode = process.env.DEVNET_KEEP === '1';
+    for (const r of [...runtimes]) {
+      try {
+        await r.stop({ keepNode });
+      } catch (err) {
+        log.error(
+          { chain: r.name, err: (err as Error)?.stack ?? String(err) },
+          'shutdown step failed; closing the store anyway',
+        );
+        code = 1;
+      }
+    }
+    // A signal during start-up: the node of a devnet still being set up is not in a runtime yet.
+    if (!keepNode && config.chainsSource === 'embedded_devnet')
+      await (await import('@chain-indexer/devnet')).killNodesStartedHere().catch(() => undefined);
+    await nats?.close().catch(() => undefined);
+    // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
+    // error); every committed block is already in the WAL, so say so and exit non-zero.
+    for (const r of [...runtimes]) {
+      const closed = await r.close();
+      if (closed) {
+        log.error(
+          { chain: r.name, err: closed.message, cause: String(closed.cause ?? '') },
+          'store did not close cleanly',
+        );
+        code = 1;
+      }
+    }
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const shared = {
+    log,
+    metrics,
+    writerNats: config.role === 'writer' ? nats : null,
+    snapshotSeconds: config.snapshotSeconds,
+    cursorSecret: config.cursorSecret,
+    blocksPerTask: config.blocksPerTask,
+    decodeThreads: config.decodeThreads,
+    reconcileIntervalMs: config.reconcileIntervalMs,
+    storageTuning: config.storageTuning,
+    ingestTuning: config.ingestTuning,
+    ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
+  };
+  // Chains open one after another (each may start a devnet and check its node); a chain that
+  // cannot open stops the start-up with its reason, after closing the ones already open.
+  for (const c of config.chains) {
+    try {
+      runtimes.push(
+        config.role === 'replica'
+          ? await openReplicaChain(c, { ...shared, nats: nats!, maxLagSeconds: config.replicaMaxLagSeconds })
+          : await openChain(c, shared),
+      );
+    } catch (err) {
+      if (stopping) return; // a signal interrupted the start-up: shutdown() exits
+      for (const r of runtimes) await r.stop({ keepNode: false }).catch(() => undefined);
+      for (const r of runtimes) await r.close();
+      // A devnet that failed half-way (e.g. its deployment) leaves no node behind.
+      if (process.env.DEVNET_KEEP !== '1' && config.chainsSource === 'embedded_devnet')
+        await (await import('@chain-indexer/devnet')).killNodesStartedHere().catch(() => undefined);
+      throw new Error(`chain ${c.name}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  if (stopping) return;
+
+  const keys: KeyConfig[] = config.keysFile ? loadKeysFile(config.keysFile) : [];
+  if (config.devApiKey)
+    keys.push({ name: 'dev', sha256: hashKey(config.devApiKey), scopes: [...ALL_SCOPES] });
+  server = createServer({
+    routes,
+    chains: new Map(runtimes.map((r) => [r.name, r.ctx])),
+    auth: createAuth(keys),
+    log,
+    openapiJson: JSON.stringify(buildOpenApi(routes, VERSION)),
+    observe: (route, status, s) => metrics.httpDuration.observe({ route, status: String(status) }, s),
+    // The console's dev-key offer: only the embedded devnet's key, only to loopback peers.
+    console: { devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null },
+  });
+  const port = await server.listen(config.host, config.port);
+  const metricsPort = await metrics.listen(config.metricsPort);
+  // The companion scanner API: its own listener and store (DATA_DIR/scanner, beside the chains'
+  // directories, so an index reset or rebuild never touches it); it reads the chains' heads.
+  const embedded = config.chainsSource === 'embedded_devnet';
+  if (scannerEnabled(process.env, embedded)) {
+    const scannerConfig = loadScannerConfig(process.env, {
+      dataDir: join(config.dataDir, 'scanner'),
+      indexDataDirs: config.chains.map((c) => join(c.dataDir, 'rocks')),
+    });
+    const roles = chainRoles(
+      runtimes.map((r) => r.name),
+      process.env,
+      embedded,
+    );
+    log.info({ scanner: printableScannerConfig(scannerConfig) }, 'scanner configuration');
+    scanner = await createScannerService({
+      config: scannerConfig,
+      log: log.child({ component: 'scanner' }),
+      index: createScannerIndexPort(
+        runtimes.map((r) => r.ctx),
+        roles,
+      ),
+    });
+    await scanner.listen();
+  }
+  for (const r of runtimes) r.start();
+
+  for (const r of runtimes)
+    log.info(
+      { port, metricsPort, chain: r.name },
+      `serving http://${config.host}:${port}/index/v1/${r.name}`,
+    );
+  if (config.devApiKeyGenerated && config.devApiKey) {
+    // Printed once, to stdout only; it is never logged through the logger.
+    process.stdout.write(
+      `\nDEV_API_KEY=${config.devApiKey}\n(generated for this run; set DEV_API_KEY to choose your own)\n\n`,
+    );
+  }
+
+  // A stray rejection from a library's background work (e.g. a WebSocket transport reconnecting
+  // to a restarted node) must not take the index down: every store write is one atomic batch, so
+  // no state is half-done. Logged with its stack for a fix; synchronous exceptions still crash.
+  process.on('unhandledRejection', (reason) => {
+    log.error(
+      { err: (reason as Error)?.stack ?? String(reason) },
+      'unhandled rejection (process kept running)',
+    );
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+/**
+ * The typed client of the indexer API, generated from the published contract
+ * (generated/schema.d.ts by openapi-typescript; calls through openapi-fetch). Regenerate with
+ * `npm run client`; a test fails when the generated files are stale.
+ *
+ * ```ts
+ * const api = createIndexerClient({ baseUrl: 'http://127.0.0.1:8080', apiKey, chain: 'devnet' });
+ * const { data, error } = await api.GET('/index/v1/{chain}/tokens/{address}', {
+ *   params: { path: { chain: api.chain, address } },
+ * });
+ * ```
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../generated/schema.js';
+
+export type { components, operations, paths } from '../generated/schema.js';
+
+export interface IndexerClientOptions {
+  /** Origin of the public listener, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** Sent as `x-api-key` on every request (omit for the public monitoring routes). */
+  apiKey?: string;
+  /** Default chain name for callers that fill `{chain}` from `client.chain`. */
+  chain?: string;
+  /** fetch implementation (defaults to the global one). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** An openapi-fetch client over the contract's paths, plus the chain it was created for. */
+export type IndexerClient = Client<paths> & { chain: string };
+
+/** Creates a typed client. Network and HTTP errors surface as openapi-fetch's `{error}`. */
+export function createIndexerClient(o: IndexerClientOptions): IndexerClient {
+  const client = createClient<paths>({
+    baseUrl: o.baseUrl,
+    headers: o.apiKey ? { 'x-api-key': o.apiKey } : {},
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+  });
+  return Object.assign(client, { chain: o.chain ?? 'devnet' });
+}

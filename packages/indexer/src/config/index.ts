@@ -1,0 +1,311 @@
+/**
+ * Configuration: user-facing optional environment variables resolved once, at start-up, into
+ * required fields, validated, and printed (secrets masked).
+ */
+
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { envInt as int } from '@chain-indexer/platform/env.js';
+import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
+
+/** An embedded devnet (anvil with the project's deployment and traffic). */
+export interface DevnetConfig {
+  port: number;
+  /** anvil --chain-id (31337 for the first devnet, then 31338, …). */
+  chainId: number;
+  blockTimeMs: number;
+  seed: number;
+  txPerSecond: number;
+}
+
+/** One served chain, resolved: everything its follower, store and routes need. */
+export interface ChainConfig {
+  /** Chain name served under /index/v1/{chain}. */
+  name: string;
+  /** JSON-RPC URL of the node; null = the embedded devnet `devnet` describes. */
+  rpcUrl: string | null;
+  /** WebSocket URL for newHeads; null = derived from the RPC URL; 'off' = polling only. */
+  wsUrl: string | null;
+  /** The chain's own data directory (RocksDB under `rocks/`, devnet state under `devnet/`). */
+  dataDir: string;
+  startBlock: number;
+  /** Blocks of undo data kept: the deepest reorg that can be rolled back. */
+  unfinalisedWindow: number;
+  /** Whether the traces lane replays blocks (debug_trace*). */
+  traces: boolean;
+  pollMs: number;
+  /** Pool factories and quote assets (JSON file); null = built-in defaults for the chain id. */
+  marketsFile: string | null;
+  /** Launchpad deployments (JSON file); null = none (the devnet registers its own). */
+  launchpadsFile: string | null;
+  devnet: DevnetConfig | null;
+}
+
+/** What this process does (scale-out, ops/SCALE-OUT.md). */
+export type Role = 'all' | 'writer' | 'replica';
+
+export interface Config {
+  /**
+   * `all` (default): follow the nodes and serve, no NATS. `writer`: the same, and publish every
+   * chain's change log and snapshots on NATS. `replica`: no node for ingest; apply the writers'
+   * logs from NATS and serve REST, batch and streams.
+   */
+  role: Role;
+  /** NATS servers (comma list); required for writer and replica. */
+  natsUrl: string | null;
+  /** Writer: seconds between snapshots (replicas join from the newest). */
+  snapshotSeconds: number;
+  /** Replica: lag past which anchored routes answer 503 replica_lagging, seconds. */
+  replicaMaxLagSeconds: number;
+  /** Every served chain, in configuration order (the first answers the root routes' defaults). */
+  chains: ChainConfig[];
+  /** Where the chains came from: CHAINS_FILE, the single-chain variables, or the embedded devnet. */
+  chainsSource: 'chains_file' | 'single_chain_env' | 'embedded_devnet';
+  host: string;
+  port: number;
+  metricsPort: number;
+  dataDir: string;
+  /** Dev key with every scope (embedded default), from DEV_API_KEY or generated. */
+  devApiKey: string | null;
+  devApiKeyGenerated: boolean;
+  keysFile: string | null;
+  /** JSON array of wallets screened out of cohorts (entity overrides). */
+  overridesFile: string | null;
+  /** JSON object address → labels. */
+  labelsFile: string | null;
+  /** Hex secret for cursor MACs; null = generated once and kept in the data directory. */
+  cursorSecret: string | null;
+  blocksPerTask: number;
+  decodeThreads: number;
+  logLevel: string;
+  /** Period of the balance/supply reconciliation against the node, milliseconds. */
+  reconcileIntervalMs: number;
+  /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB, ROCKSDB_INDEX_IN_CACHE). */
+  storageTuning: RocksTuning;
+  /** The two ingest modes and the write side (see src/ingest/stages.ts). */
+  ingestTuning: IngestTuning;
+}
+
+/** Ingest's write side: history segments, the state cache and the writer thread. */
+export interface IngestTuning {
+  /** History segment bound, bytes of pending writes (SEGMENT_MB, MiB). */
+  segmentBytes: number;
+  /** History segment bound, blocks (SEGMENT_BLOCKS). */
+  segmentBlocks: number;
+  /** Blocks before the hand-over whose stream frames history mode still makes (HISTORY_FRAME_BLOCKS). */
+  historyFrameBlocks: number;
+  /** Bound of the ingest's state cache, bytes (STATE_CACHE_MB, MiB). */
+  stateCacheBytes: number;
+  /** Who commits writes: the writer thread (default) or the main thread (STORAGE_WRITER=sync). */
+  writer: 'thread' | 'sync';
+  /**
+   * What makes a block history (FINALITY): `tag` — final by the node's `finalized` tag and below
+   * the window; `window` — below the window alone.
+   */
+  finality: 'tag' | 'window';
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+/** A chain name: the `{chain}` path segment. */
+const CHAIN_NAME = /^[a-z0-9-]{1,32}$/;
+/** Embedded devnets at most (DEVNET_CHAINS): each is an anvil process with its own traffic. */
+const MAX_DEVNETS = 4;
+
+/** One entry of CHAINS_FILE (JSON array). */
+interface ChainsFileEntry {
+  name: string;
+  rpcUrl?: string;
+  wsUrl?: string;
+  startBlock?: number;
+  unfinalisedWindow?: number;
+  traces?: boolean;
+  pollMs?: number;
+  marketsFile?: string;
+  launchpadsFile?: string;
+}
+
+function chainsFromFile(file: string, dataDir: string, replica: boolean): ChainConfig[] {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new Error(`CHAINS_FILE ${file}: expected a non-empty JSON array`);
+  const known = new Set([
+    'name',
+    'rpcUrl',
+    'wsUrl',
+    'startBlock',
+    'unfinalisedWindow',
+    'traces',
+    'pollMs',
+    'marketsFile',
+    'launchpadsFile',
+  ]);
+  return raw.map((e: ChainsFileEntry, i) => {
+    const where = `CHAINS_FILE ${file} [${i}]`;
+    for (const k of Object.keys(e)) if (!known.has(k)) throw new Error(`${where}: unknown field "${k}"`);
+    if (!CHAIN_NAME.test(e.name ?? '')) throw new Error(`${where}: name must match [a-z0-9-]{1,32}`);
+    if (!e.rpcUrl && !replica) throw new Error(`${where}: rpcUrl is required`);
+    const num = (v: number | undefined, name: string, def: number, min: number) => {
+      if (v === undefined) return def;
+      if (!Number.isSafeInteger(v) || v < min)
+        throw new Error(`${where}: ${name} must be an integer ≥ ${min}`);
+      return v;
+    };
+    return {
+      name: e.name,
+      rpcUrl: e.rpcUrl ?? null,
+      wsUrl: e.wsUrl ?? null,
+      dataDir: join(dataDir, 'chains', e.name),
+      startBlock: num(e.startBlock, 'startBlock', 0, 0),
+      unfinalisedWindow: num(e.unfinalisedWindow, 'unfinalisedWindow', 128, 2),
+      traces: e.traces ?? true,
+      pollMs: num(e.pollMs, 'pollMs', 500, 10),
+      marketsFile: e.marketsFile ? resolve(e.marketsFile) : null,
+      launchpadsFile: e.launchpadsFile ? resolve(e.launchpadsFile) : null,
+      devnet: null,
+    };
+  });
+}
+
+/** Resolves the configuration from `env`. @throws Error naming the bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const rpcUrl = env.RPC_URL || null;
+  const role = (env.ROLE || 'all') as Role;
+  if (!['all', 'writer', 'replica'].includes(role))
+    throw new Error(`ROLE must be all, writer or replica, got "${role}"`);
+  const natsUrl = env.NATS_URL || null;
+  if (role !== 'all' && !natsUrl) throw new Error(`ROLE=${role} needs NATS_URL (the NATS servers)`);
+  if (env.CHAINS_FILE && (rpcUrl || env.CHAIN))
+    throw new Error('CHAINS_FILE and RPC_URL/CHAIN are exclusive: describe every chain in the file');
+  let chains: ChainConfig[];
+  let chainsSource: Config['chainsSource'];
+  const perChain = {
+    startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),
+    unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
+    traces: (env.TRACES ?? 'on') !== 'off',
+    wsUrl: env.WS_URL || null,
+  };
+  if (env.CHAINS_FILE) {
+    chains = chainsFromFile(resolve(env.CHAINS_FILE), dataDir, role === 'replica');
+    chainsSource = 'chains_file';
+  } else if (rpcUrl || role === 'replica') {
+    const chain = env.CHAIN || '';
+    if (!chain) throw new Error('CHAIN (the chain name to serve) is required with RPC_URL or ROLE=replica');
+    if (!CHAIN_NAME.test(chain)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${chain}"`);
+    chains = [
+      {
+        name: chain,
+        rpcUrl,
+        dataDir,
+        ...perChain,
+        pollMs: int(env, 'POLL_MS', 500, 10, 60_000),
+        marketsFile: env.MARKETS_FILE || null,
+        launchpadsFile: env.LAUNCHPADS_FILE || null,
+        devnet: null,
+      },
+    ];
+    chainsSource = 'single_chain_env';
+  } else {
+    const n = int(env, 'DEVNET_CHAINS', 1, 1, MAX_DEVNETS);
+    const port = int(env, 'DEVNET_PORT', 8545, 1, 65535 - MAX_DEVNETS);
+    const seed = int(env, 'DEVNET_SEED', 1, 0, 2 ** 31);
+    const name0 = env.CHAIN || 'devnet';
+    if (!CHAIN_NAME.test(name0)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${name0}"`);
+    chains = Array.from({ length: n }, (_, i) => ({
+      name: i === 0 ? name0 : `${name0}${i + 1}`,
+      rpcUrl: null,
+      // The first devnet keeps the single-chain layout (DATA_DIR/rocks, DATA_DIR/devnet).
+      dataDir: i === 0 ? dataDir : join(dataDir, 'chains', `${name0}${i + 1}`),
+      ...perChain,
+      wsUrl: null,
+      pollMs: int(env, 'POLL_MS', 100, 10, 60_000),
+      marketsFile: null,
+      launchpadsFile: null,
+      devnet: {
+        port: port + i,
+        chainId: 31337 + i,
+        blockTimeMs: int(env, 'DEVNET_BLOCK_TIME_MS', 1000, 100, 60_000),
+        seed: seed + i,
+        txPerSecond: int(env, 'DEVNET_TX_PER_SECOND', 15, 0, 10_000),
+      },
+    }));
+    chainsSource = 'embedded_devnet';
+  }
+  const names = new Set<string>();
+  for (const c of chains) {
+    if (names.has(c.name)) throw new Error(`chain "${c.name}" is configured twice`);
+    names.add(c.name);
+  }
+  const devApiKey =
+    env.DEV_API_KEY || (chainsSource !== 'embedded_devnet' && env.KEYS_FILE ? null : generateKey());
+  return {
+    role,
+    natsUrl,
+    snapshotSeconds: int(env, 'SNAPSHOT_SECONDS', 600, 5, 86_400 * 7),
+    replicaMaxLagSeconds: int(env, 'REPLICA_MAX_LAG_SECONDS', 10, 1, 86_400),
+    chains,
+    chainsSource,
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', 8080, 0, 65535),
+    metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
+    dataDir,
+    devApiKey,
+    devApiKeyGenerated: !env.DEV_API_KEY && devApiKey !== null,
+    keysFile: env.KEYS_FILE || null,
+    overridesFile: env.ENTITY_OVERRIDES_FILE || null,
+    labelsFile: env.LABELS_FILE || null,
+    cursorSecret: env.CURSOR_SECRET || null,
+    blocksPerTask: int(env, 'BLOCKS_PER_TASK', 5, 1, 1000),
+    decodeThreads: int(env, 'DECODE_THREADS', 2, 1, 64),
+    logLevel: env.LOG_LEVEL || 'info',
+    reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
+    storageTuning: {
+      compression: oneOf(
+        env,
+        'ROCKSDB_COMPRESSION',
+        ['zstd', 'bottom', 'off'] as const,
+        DEFAULT_ROCKS_TUNING.compression,
+      ),
+      cacheMb: int(env, 'ROCKSDB_CACHE_MB', DEFAULT_ROCKS_TUNING.cacheMb, 8, 65_536),
+      indexInCache:
+        oneOf(
+          env,
+          'ROCKSDB_INDEX_IN_CACHE',
+          ['on', 'off'] as const,
+          DEFAULT_ROCKS_TUNING.indexInCache ? 'on' : 'off',
+        ) === 'on',
+    },
+    ingestTuning: {
+      segmentBytes: int(env, 'SEGMENT_MB', 64, 1, 4_096) * 1024 * 1024,
+      segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
+      historyFrameBlocks: int(env, 'HISTORY_FRAME_BLOCKS', 256, 0, 1_000_000),
+      stateCacheBytes: int(env, 'STATE_CACHE_MB', 96, 1, 65_536) * 1024 * 1024,
+      writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
+      finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
+    },
+  };
+}
+
+const mask = (url: string) =>
+  url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](key|apikey|token)=)[^&]+/i, '$1***');
+
+/** The config as printed at boot: secrets masked. */
+export function printable(c: Config): Record<string, unknown> {
+  return {
+    ...c,
+    devApiKey: c.devApiKey ? `(masked, ${c.devApiKey.length} chars)` : null,
+    cursorSecret: c.cursorSecret ? '(set)' : '(generated, kept in data dir)',
+    chains: c.chains.map((ch) => ({
+      ...ch,
+      rpcUrl: ch.rpcUrl ? mask(ch.rpcUrl) : null,
+      wsUrl: ch.wsUrl ? mask(ch.wsUrl) : null,
+    })),
+  };
+}

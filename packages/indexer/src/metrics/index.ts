@@ -1,0 +1,320 @@
+/**
+ * Metrics (prom-client), exposed only on a separate loopback listener (`METRICS_PORT`), never on
+ * the public port. Names follow `indexer_<subsystem>_<what>_<unit>`.
+ */
+
+import { type us_listen_socket, uws } from '@chain-indexer/platform/uws.js';
+import client from 'prom-client';
+import { openGaps } from '../ingest/gaps.js';
+import type { Ingest } from '../ingest/index.js';
+import { lagDisconnectCount, openConnections } from '../server/sse.js';
+import { blockTimestamp } from '../storage/headers.js';
+import type { Store } from '../storage/index.js';
+
+/** The per-chain instruments a chain's follower and RPC client record into (label `chain`). */
+export interface ChainMetrics {
+  rpcDuration: client.Histogram<'chain' | 'method' | 'outcome'>;
+  rpcRetries: client.Counter<'chain' | 'method'>;
+  blocksCommitted: client.Counter<'chain'>;
+  eventsCommitted: client.Counter<'chain'>;
+  /** Main-thread seconds spent committing blocks, by stage (chain records, each projection, write). */
+  commitStageSeconds: client.Counter<'chain' | 'stage'>;
+  /**
+   * Main-thread time of one block's commit (every stage, pauses excluded), seconds, by the block's
+   * transaction count class (`size`: `0-49`, `50-149`, `150+`).
+   */
+  blockCommitSeconds: client.Histogram<'chain' | 'size'>;
+  reorgs: client.Histogram<'chain'>;
+  /** History segments committed. */
+  segmentsCommitted: client.Counter<'chain'>;
+  /** Blocks and transactions committed, by mode (`history` segments or the `live` window). */
+  modeBlocks: client.Counter<'chain' | 'mode'>;
+  modeTransactions: client.Counter<'chain' | 'mode'>;
+  /** Pools first seen after START_BLOCK, by protocol and outcome (`registered` or why not). */
+  marketsFirstSight: client.Counter<'chain' | 'protocol' | 'outcome'>;
+}
+
+export interface Metrics extends ChainMetrics {
+  registry: client.Registry;
+  httpDuration: client.Histogram<'route' | 'status'>;
+  /** Starts the loopback listener; resolves with the bound port. */
+  listen(port: number): Promise<number>;
+  close(): void;
+}
+
+/** What the gauges read of one served chain. */
+export interface ChainGaugeSource {
+  name: string;
+  store: Store;
+  ingest: Ingest;
+  /** Live subscribers of the chain's stream hub (one per open stream; a leaked one never goes away). */
+  hubSubscribers(): number;
+  /** Hits and misses of the chain's response cache (src/server/response-cache.ts). */
+  responseCache?(): { hits: number; misses: number };
+}
+
+export function createMetrics(deps: {
+  /** The served chains (read at every scrape: chains opened later appear). */
+  chains: () => readonly ChainGaugeSource[];
+}): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'indexer_process_' });
+  const rpcDuration = new client.Histogram({
+    name: 'indexer_rpc_request_duration_seconds',
+    help: 'JSON-RPC request latency by chain, method and outcome',
+    labelNames: ['chain', 'method', 'outcome'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
+    registers: [registry],
+  });
+  const rpcRetries = new client.Counter({
+    name: 'indexer_rpc_retries_total',
+    help: 'JSON-RPC retries (429, 5xx, timeouts, dropped connections) by chain and method',
+    labelNames: ['chain', 'method'],
+    registers: [registry],
+  });
+  const blocksCommitted = new client.Counter({
+    name: 'indexer_ingest_blocks_total',
+    help: 'Blocks committed',
+    labelNames: ['chain'],
+    registers: [registry],
+  });
+  const eventsCommitted = new client.Counter({
+    name: 'indexer_ingest_events_total',
+    help: 'Logs committed',
+    labelNames: ['chain'],
+    registers: [registry],
+  });
+  const commitStageSeconds = new client.Counter({
+    name: 'indexer_ingest_commit_stage_seconds_total',
+    help: 'Main-thread time of block commits by stage (chain, one per projection, write), seconds',
+    labelNames: ['chain', 'stage'],
+    registers: [registry],
+  });
+  const blockCommitSeconds = new client.Histogram({
+    name: 'indexer_ingest_block_commit_seconds',
+    help: 'Main-thread time of one block commit (all stages, pauses excluded) by transaction count class, seconds',
+    labelNames: ['chain', 'size'],
+    buckets: [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5],
+    registers: [registry],
+  });
+  const segmentsCommitted = new client.Counter({
+    name: 'indexer_ingest_segments_total',
+    help: 'History segments committed (many final blocks in one write, no undo)',
+    labelNames: ['chain'],
+    registers: [registry],
+  });
+  const modeBlocks = new client.Counter({
+    name: 'indexer_ingest_mode_blocks_total',
+    help: 'Blocks committed by ingest mode: history (segments) or live (block by block)',
+    labelNames: ['chain', 'mode'],
+    registers: [registry],
+  });
+  const modeTransactions = new client.Counter({
+    name: 'indexer_ingest_mode_transactions_total',
+    help: 'Transactions committed by ingest mode: history (segments) or live (block by block)',
+    labelNames: ['chain', 'mode'],
+    registers: [registry],
+  });
+  const reorgs = new client.Histogram({
+    name: 'indexer_ingest_reorg_depth_blocks',
+    help: 'Reorgs by depth (blocks rolled back)',
+    labelNames: ['chain'],
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  const marketsFirstSight = new client.Counter({
+    name: 'indexer_markets_first_sight_pools_total',
+    help: 'Pools first seen after START_BLOCK by protocol and outcome (registered, not_a_pool, not_configured_factory, factory_mismatch, no_initialize_log, node_error)',
+    labelNames: ['chain', 'protocol', 'outcome'],
+    registers: [registry],
+  });
+  const httpDuration = new client.Histogram({
+    name: 'indexer_http_request_duration_seconds',
+    help: 'HTTP request latency by route and status',
+    labelNames: ['route', 'status'],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25],
+    registers: [registry],
+  });
+  new client.Gauge({
+    name: 'indexer_ingest_head_lag_blocks',
+    help: 'Blocks between the node head and the indexed head',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) {
+        const s = c.ingest.status();
+        const h = c.store.head();
+        this.set({ chain: c.name }, s.nodeHead != null && h ? Math.max(0, s.nodeHead - h.number) : 0);
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_ingest_head_lag_seconds',
+    help: 'Seconds between now and the indexed head block timestamp',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) {
+        const h = c.store.head();
+        const ts = h ? blockTimestamp(c.store, h.number) : null;
+        this.set({ chain: c.name }, ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts));
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_decode_pool_queue_depth',
+    help: 'Decode tasks waiting for a worker thread',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.ingest.poolStats().queueSize);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_decode_pool_utilization_ratio',
+    help: 'Decode pool utilisation (0..1)',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.ingest.poolStats().utilization);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_decode_pool_task_seconds',
+    help: 'Decode task run time percentiles',
+    labelNames: ['chain', 'quantile'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) {
+        const p = c.ingest.poolStats();
+        this.set({ chain: c.name, quantile: '0.5' }, p.runTimeP50Ms / 1000);
+        this.set({ chain: c.name, quantile: '0.99' }, p.runTimeP99Ms / 1000);
+      }
+    },
+  });
+  new client.Counter({
+    name: 'indexer_response_cache_requests_total',
+    help: 'Requests of cacheable routes by outcome: hit (served again until the next store write) or miss (handler ran)',
+    labelNames: ['chain', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of deps.chains()) {
+        const r = c.responseCache?.();
+        if (!r) continue;
+        this.inc({ chain: c.name, outcome: 'hit' }, r.hits);
+        this.inc({ chain: c.name, outcome: 'miss' }, r.misses);
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_ingest_head_block',
+    help: 'Indexed head block number',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.store.head()?.number ?? -1);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_storage_live_data_bytes',
+    help: 'RocksDB estimated live data size',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains())
+        this.set({ chain: c.name }, Number(c.store.property('rocksdb.estimate-live-data-size')) || 0);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_storage_memory_bytes',
+    help: 'RocksDB memory by kind: memtables (cur-size-all-mem-tables), table_readers (index and filter blocks outside the block cache), block_cache (usage)',
+    labelNames: ['chain', 'kind'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) {
+        const prop = (name: string) => Number(c.store.property(name)) || 0;
+        this.set({ chain: c.name, kind: 'memtables' }, prop('rocksdb.cur-size-all-mem-tables'));
+        this.set({ chain: c.name, kind: 'table_readers' }, prop('rocksdb.estimate-table-readers-mem'));
+        this.set({ chain: c.name, kind: 'block_cache' }, prop('rocksdb.block-cache-usage'));
+      }
+    },
+  });
+
+  new client.Gauge({
+    name: 'indexer_streams_open_connections',
+    help: 'Open SSE connections',
+    registers: [registry],
+    collect() {
+      this.set(openConnections());
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_streams_hub_subscribers',
+    help: 'Subscribers registered with the live stream hub (equals open streams unless one leaked)',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.hubSubscribers());
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_streams_lag_disconnects',
+    help: 'SSE consumers disconnected for overflowing their bounded queue (since start)',
+    registers: [registry],
+    collect() {
+      this.set(lagDisconnectCount());
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_ingest_open_gaps',
+    help: 'Open ingest gaps (all lanes)',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) this.set({ chain: c.name }, openGaps(c.store).length);
+    },
+  });
+  let sock: us_listen_socket | null = null;
+  return {
+    registry,
+    rpcDuration,
+    rpcRetries,
+    blocksCommitted,
+    eventsCommitted,
+    commitStageSeconds,
+    blockCommitSeconds,
+    reorgs,
+    segmentsCommitted,
+    modeBlocks,
+    modeTransactions,
+    marketsFirstSight,
+    httpDuration,
+    listen(port) {
+      const app = uws.App();
+      app.get('/metrics', (res) => {
+        let aborted = false;
+        res.onAborted(() => {
+          aborted = true;
+        });
+        registry.metrics().then((text) => {
+          if (aborted) return;
+          res.cork(() => res.writeHeader('content-type', registry.contentType).end(text));
+        });
+      });
+      app.any('/*', (res) => {
+        res.writeStatus('404 Not Found').end('not found');
+      });
+      return new Promise((resolve, reject) =>
+        app.listen('127.0.0.1', port, (s) => {
+          if (!s) return reject(new Error(`metrics: cannot listen on 127.0.0.1:${port}`));
+          sock = s;
+          resolve(uws.us_socket_local_port(s));
+        }),
+      );
+    },
+    close() {
+      if (sock) uws.us_listen_socket_close(sock);
+    },
+  };
+}

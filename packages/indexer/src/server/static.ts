@@ -1,0 +1,223 @@
+/**
+ * The browser console on the public listener: its static files (built by `npm run build` with
+ * Vite into dist/console), the loopback-only dev-key offer and the console session that lets
+ * `EventSource` open streams (it cannot send `x-api-key`).
+ *
+ *  - `GET /` → index.html (`no-cache`: it names the hashed bundles of this build);
+ *    `GET /assets/*` → hashed bundles (`immutable`, a year), gzip when the client accepts it.
+ *    No key is needed for static files; every API route keeps its `x-api-key` check.
+ *  - `GET /console/dev-key` → `{key}` only when the process serves the embedded devnet with its dev
+ *    key AND the peer is loopback AND the Host header names loopback (no DNS-rebinding page can
+ *    read it) AND no proxy header (`forwarded`, `x-forwarded-for`) says the request came from
+ *    elsewhere; otherwise `404 not_found` like any unknown path.
+ *  - `POST /console/session` with `x-api-key` → `{chains, scopes, stream}`; when the key holds the
+ *    `stream` scope it sets the HttpOnly, SameSite=Strict cookie `ix_stream` (path `/index/v1/`,
+ *    10 minutes) that stream routes accept in place of the header. See docs/contract-choices.md.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import {
+  type HttpRequest,
+  type HttpResponse,
+  remoteAddress,
+  send,
+  type TemplatedApp,
+} from '@chain-indexer/platform/uws.js';
+import { type Auth, STREAM_SESSION_COOKIE } from './auth.js';
+import { ApiError, ServiceError } from './errors.js';
+
+/**
+ * Where `npm run build` puts the console: dist/console at the repository root (this module is
+ * packages/indexer/dist/server/static.js, or its source beside it).
+ */
+export const DEFAULT_CONSOLE_DIR = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '../../../../dist/console',
+);
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Security headers of every console document and asset. */
+const SECURITY_HEADERS: Array<[string, string]> = [
+  ['x-content-type-options', 'nosniff'],
+  ['referrer-policy', 'no-referrer'],
+  ['x-frame-options', 'DENY'],
+];
+const CSP =
+  "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  /** gzip of `body` when that is smaller (text types). */
+  gzip: Buffer | null;
+  cache: string;
+}
+
+/** Reads a built console directory into memory: `index.html` and everything under `assets/`. */
+export function loadConsoleAssets(dir: string): Map<string, Asset> | null {
+  let index: Buffer;
+  try {
+    index = readFileSync(join(dir, 'index.html'));
+  } catch {
+    return null;
+  }
+  const out = new Map<string, Asset>();
+  const add = (urlPath: string, body: Buffer, cache: string) => {
+    const type = TYPES[extname(urlPath)] ?? 'application/octet-stream';
+    const z = /^(text|application\/json|image\/svg)/.test(type) ? gzipSync(body, { level: 9 }) : null;
+    out.set(urlPath, { type, body, gzip: z && z.length < body.length ? z : null, cache });
+  };
+  add('/index.html', index, 'no-cache');
+  const walk = (d: string) => {
+    let names: string[] = [];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else
+        add(
+          `/${relative(dir, p).replaceAll('\\', '/')}`,
+          readFileSync(p),
+          'public, max-age=31536000, immutable',
+        );
+    }
+  };
+  walk(join(dir, 'assets'));
+  return out;
+}
+
+/** Whether a peer address is loopback (IPv4 127/8, `::1` in any spelling, IPv4-mapped 127/8). */
+export function isLoopbackAddress(addr: string): boolean {
+  const a = addr.toLowerCase();
+  if (/^127\.\d+\.\d+\.\d+$/.test(a)) return true;
+  if (/^(::ffff:|0000:0000:0000:0000:0000:ffff:)127\.\d+\.\d+\.\d+$/.test(a)) return true;
+  if (a === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(a)) return true;
+  // uWS spells IPv4-mapped peers in hex: 0000:…:ffff:7f00:0001.
+  return /^(0{4}:){5}ffff:7f[0-9a-f]{2}:[0-9a-f]{4}$/.test(a);
+}
+
+/** Whether a Host header names loopback (`localhost`, `127.x.y.z`, `[::1]`, with any port). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/:\d+$/, '');
+  return h === 'localhost' || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/**
+ * The dev-key decision: the key, or null when it must not be offered.
+ * @param devKey the embedded devnet's dev key, null when the process does not run one.
+ */
+export function devKeyFor(
+  devKey: string | null,
+  req: { remote: string; host: string; forwarded: boolean },
+): string | null {
+  if (!devKey || req.forwarded) return null;
+  return isLoopbackAddress(req.remote) && isLoopbackHost(req.host) ? devKey : null;
+}
+
+/** Value of cookie `name` in a Cookie header, or null. */
+export function cookieValue(header: string, name: string): string | null {
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim() || null;
+  }
+  return null;
+}
+
+export interface ConsoleOptions {
+  auth: Auth;
+  /** Names of the chains served (the console's chain picker). */
+  chains: string[];
+  /** The embedded devnet's dev key (offered on loopback), or null. */
+  devKey: string | null;
+  /** Built console directory (default {@link DEFAULT_CONSOLE_DIR}). */
+  dir?: string;
+  /** Turns a refusal into the API's JSON error reply. */
+  errorReply(err: ServiceError): { status: number; headers: Array<[string, string]>; body: string };
+}
+
+const JSON_NO_STORE: Array<[string, string]> = [
+  ['content-type', 'application/json; charset=utf-8'],
+  ['cache-control', 'no-store'],
+];
+
+/** Registers `/`, `/assets/*`, `/console/dev-key` and `/console/session` on the app. */
+export function registerConsole(app: TemplatedApp, o: ConsoleOptions): void {
+  const assets = loadConsoleAssets(o.dir ?? DEFAULT_CONSOLE_DIR);
+  const fail = (res: HttpResponse, err: ServiceError) => {
+    const e = o.errorReply(err);
+    send(res, e.status, e.headers, e.body, { aborted: false });
+  };
+  const serve = (res: HttpResponse, req: HttpRequest, path: string) => {
+    const a = assets?.get(path);
+    if (!a) {
+      const hint = assets ? '' : ' (the console is not built: run `npm run build`)';
+      return fail(res, new ApiError('not_found', `no file ${path.slice(0, 200)}${hint}`));
+    }
+    const gz = a.gzip && /\bgzip\b/.test(req.getHeader('accept-encoding'));
+    const headers: Array<[string, string]> = [
+      ['content-type', a.type],
+      ['cache-control', a.cache],
+      ['vary', 'accept-encoding'],
+      ...SECURITY_HEADERS,
+    ];
+    if (path === '/index.html') headers.push(['content-security-policy', CSP]);
+    if (gz) headers.push(['content-encoding', 'gzip']);
+    send(res, 200, headers, gz ? a.gzip! : a.body, { aborted: false });
+  };
+  app.get('/', (res, req) => serve(res, req, '/index.html'));
+  app.get('/index.html', (res, req) => serve(res, req, '/index.html'));
+  app.get('/assets/*', (res, req) => serve(res, req, req.getUrl()));
+
+  app.get('/console/dev-key', (res, req) => {
+    const key = devKeyFor(o.devKey, {
+      remote: remoteAddress(res),
+      host: req.getHeader('host'),
+      forwarded: !!(req.getHeader('forwarded') || req.getHeader('x-forwarded-for')),
+    });
+    if (!key) return fail(res, new ApiError('not_found', 'no route GET /console/dev-key'));
+    send(res, 200, JSON_NO_STORE, JSON.stringify({ key, note: 'embedded devnet dev key, loopback only' }), {
+      aborted: false,
+    });
+  });
+
+  app.post('/console/session', (res, req) => {
+    try {
+      const p = o.auth.authenticate(req.getHeader('x-api-key') || undefined);
+      const https = req.getHeader('x-forwarded-proto') === 'https';
+      const headers = [...JSON_NO_STORE];
+      let stream: { expiresInSeconds: number } | null = null;
+      if (p.scopes.has('stream')) {
+        const s = o.auth.issueStreamSession(p);
+        stream = { expiresInSeconds: s.expiresInSeconds };
+        headers.push([
+          'set-cookie',
+          `${STREAM_SESSION_COOKIE}=${s.token}; Path=/index/v1/; Max-Age=${s.expiresInSeconds}; HttpOnly; SameSite=Strict${https ? '; Secure' : ''}`,
+        ]);
+      }
+      const body = { chains: o.chains, scopes: [...p.scopes].sort(), stream };
+      // The body is not read: uWS needs no onData for a POST whose body is ignored.
+      send(res, 200, headers, JSON.stringify(body), { aborted: false });
+    } catch (err) {
+      fail(res, err instanceof ServiceError ? err : new ApiError('internal', 'unexpected failure'));
+    }
+  });
+}

@@ -1,0 +1,13 @@
+/**
+ * `node packages/indexer/dist/tools/client-types.js`: regenerates the typed client's openapi.json and
+ * schema.d.ts (packages/client/generated/) from the route list (run by `npm run client`).
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CLIENT_GENERATED, clientTypes, contractJson } from './contract.js';
+
+const dir = fileURLToPath(CLIENT_GENERATED);
+const doc = contractJson();
+writeFileSync(`${dir}openapi.json`, doc);
+writeFileSync(`${dir}schema.d.ts`, await clientTypes(doc));
+process.stdout.write(`wrote ${dir}openapi.json and ${dir}schema.d.ts\n`);

@@ -1,0 +1,151 @@
+/**
+ * The scanner's side of the uWS adapter (packages/platform/src/uws.ts keeps the uWS rules: write inside a
+ * cork, `onAborted` before any await, backpressure). This module reads everything a request
+ * needs synchronously (uWS's request object dies at the first await): method, path, raw query,
+ * all header values (repeats kept, to count credentials), the client IP; and reads bodies.
+ */
+import { randomBytes } from 'node:crypto';
+import { readBody } from '@chain-indexer/platform/body.js';
+import type { HttpRequest, HttpResponse } from '@chain-indexer/platform/uws.js';
+import { type Cidr, cidrContains, formatIp, type IpAddress, parseCidr, parseIp } from './cidr.js';
+import { ScannerError } from './errors.js';
+
+/** Largest request body accepted, bytes (dashboard bodies are a few hundred bytes). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A request as read synchronously from uWS. */
+export interface RequestInfo {
+  method: string;
+  /** The URL path, still percent-encoded. */
+  path: string;
+  /** The raw query string (no `?`). */
+  rawQuery: string;
+  /** Raw path parameters by name, in path order. */
+  rawParams: Record<string, string>;
+  /** Lower-case header name → every value sent, in order. */
+  headers: Map<string, string[]>;
+  /** The client IP (see {@link clientIp}), null when the peer address does not parse. */
+  ip: IpAddress | null;
+  /** Canonical text of {@link ip}, or `unknown`. */
+  ipText: string;
+}
+
+/** Mutable per-response state shared with the uWS adapter's send helpers. */
+export interface ResState {
+  aborted: boolean;
+  hasAbortHandler?: boolean;
+}
+
+/** First value of a header, or undefined. */
+export const header = (r: RequestInfo, name: string): string | undefined => r.headers.get(name)?.[0];
+
+/**
+ * The client IP: the socket peer, unless the peer is a trusted proxy (SCANNER_TRUSTED_PROXIES),
+ * in which case the rightmost X-Forwarded-For address that is not itself a trusted proxy. Without
+ * trusted proxies, X-Forwarded-For is ignored (a client could otherwise pick its own IP and
+ * walk past an allowlist).
+ */
+export function clientIp(
+  peer: IpAddress | null,
+  xff: string[] | undefined,
+  trusted: readonly Cidr[],
+): IpAddress | null {
+  const isTrusted = (ip: IpAddress) => trusted.some((c) => cidrContains(c, ip));
+  if (!peer || trusted.length === 0 || !xff || !isTrusted(peer)) return peer;
+  const hops = xff
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const ip = parseIp(hops[i]);
+    if (!ip) return peer; // a malformed hop: do not guess past it
+    if (!isTrusted(ip)) return ip;
+  }
+  return peer;
+}
+
+/** Compiles the trusted-proxy list once. */
+export function compileTrusted(list: readonly string[]): Cidr[] {
+  return list.map((s) => {
+    const r = parseCidr(s);
+    if ('error' in r) throw new Error(r.error);
+    return r.cidr;
+  });
+}
+
+/** Reads a uWS request synchronously (call before anything async). */
+export function readRequest(
+  res: HttpResponse,
+  req: HttpRequest,
+  paramNames: readonly string[],
+  trusted: readonly Cidr[],
+): RequestInfo {
+  const headers = new Map<string, string[]>();
+  req.forEach((k, v) => {
+    const list = headers.get(k);
+    if (list) list.push(v);
+    else headers.set(k, [v]);
+  });
+  const rawParams: Record<string, string> = {};
+  for (let i = 0; i < paramNames.length; i++) rawParams[paramNames[i]] = req.getParameter(i) ?? '';
+  const peer = parseIp(Buffer.from(res.getRemoteAddressAsText()).toString('latin1'));
+  const ip = clientIp(peer, headers.get('x-forwarded-for'), trusted);
+  return {
+    method: req.getMethod().toUpperCase(),
+    path: req.getUrl(),
+    rawQuery: req.getQuery() ?? '',
+    rawParams,
+    headers,
+    ip,
+    ipText: ip ? formatIp(ip) : 'unknown',
+  };
+}
+
+/** Parses a raw query string; a repeated parameter is refused (ambiguous). */
+export function parseQuery(q: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!q) return out;
+  for (const [k, v] of new URLSearchParams(q)) {
+    if (k in out)
+      throw new ScannerError('INVALID_INPUT', `query parameter "${k.slice(0, 64)}" given more than once`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Percent-decodes path parameters; malformed encoding is 400 INVALID_INPUT. */
+export function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    try {
+      out[k] = decodeURIComponent(v);
+    } catch {
+      throw new ScannerError('INVALID_INPUT', `path parameter "${k}" is not valid percent-encoding`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads a JSON request body (up to {@link MAX_BODY_BYTES}; the platform's body reader). Registers
+ * `onAborted` first: the response outlives this call. An empty body is `undefined`.
+ * @throws ScannerError INVALID_INPUT for an oversized or non-JSON body; Error('aborted').
+ */
+export function readJsonBody(res: HttpResponse, state: ResState): Promise<unknown> {
+  return readBody(res, state, MAX_BODY_BYTES, (m) => new ScannerError('INVALID_INPUT', m)).then((buf) => {
+    const text = buf.toString('utf8');
+    if (text.trim() === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ScannerError('INVALID_INPUT', 'request body is not valid JSON');
+    }
+  });
+}
+
+/** Request ids: a per-process random prefix and a counter (unique, cheap, not guessable across runs). */
+export function createRequestIds(): () => string {
+  const prefix = randomBytes(6).toString('hex');
+  let n = 0;
+  return () => `req_${prefix}${(++n).toString(36).padStart(6, '0')}`;
+}

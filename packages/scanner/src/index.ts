@@ -1,0 +1,173 @@
+/**
+ * The companion scanner API (spec, "Companion scanner API" and "Scanner API keys"; design card
+ * ../shared/design/SCANNER.md): its own uWS listener, its own durable store, its own keys,
+ * accounts, plans, rate limits and credits. `createScannerService(deps)` is the one factory; the
+ * indexer starts it in-process beside itself (app/main.ts), and `node packages/scanner/dist/main.js`
+ * runs it alone.
+ *
+ * Layout of this folder: endpoint.ts (the endpoint-definition API), endpoints/ (one file per
+ * endpoint family), scan/ (the scan findings, each with its rule, read through index-port.ts at
+ * one anchor per answer), dispatch.ts (the framework steps around handlers),
+ * gate.ts (credential, key, plan and rate checks), directory.ts / windows.ts / ledger.ts (the
+ * three seams), shared/ (their shared implementations on NATS JetStream KV, used when
+ * SCANNER_NATS_URL or NATS_URL is set), accounts.ts (key and account rules), store.ts (the
+ * only file that touches storage), mailer.ts, cidr.ts, secrets.ts, plans.ts, openapi.ts,
+ * admin.ts + commands.ts + cli.ts (operator CLI), config.ts, main.ts.
+ */
+
+import { type us_listen_socket, uws } from '@chain-indexer/platform/uws.js';
+import { VERSION } from '@chain-indexer/platform/version.js';
+import { Type } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+import { startAdminSocket } from './admin.js';
+import type { ScannerConfig } from './config.js';
+import { openScannerCore, type ScannerCore, type Seams } from './core.js';
+import { mountEndpoints } from './dispatch.js';
+import { defineEndpoint, type Endpoint } from './endpoint.js';
+import { ENDPOINTS } from './endpoints/index.js';
+import { createGate } from './gate.js';
+import { compileTrusted, createRequestIds } from './http.js';
+import { type IndexPort, NO_INDEX } from './index-port.js';
+import { buildScannerOpenApi } from './openapi.js';
+import { openShared } from './shared/index.js';
+import { createRateWindows, type RateWindows } from './windows.js';
+
+export type { ScannerConfig } from './config.js';
+export { loadScannerConfig, printableScannerConfig, scannerEnabled } from './config.js';
+export { defineEndpoint } from './endpoint.js';
+export type { IndexPort } from './index-port.js';
+export { chainRoles } from './index-port.js';
+
+/** What the scanner service is built from. */
+export interface ScannerDeps {
+  config: ScannerConfig;
+  log: Logger;
+  /** The index scan endpoints read (phase 2); default: none attached. */
+  index?: IndexPort;
+  /** Endpoints to register; default: every endpoint of endpoints/index.ts. */
+  endpoints?: readonly Endpoint[];
+  /** Service clock (ms); tests pass a controllable one. */
+  now?: () => number;
+  /** The rate windows; default: the embedded sliding logs. */
+  windows?: RateWindows;
+  /**
+   * The key directory and ledger implementations; default: the shared ones (shared/) when the
+   * config names NATS servers, else the embedded ones over the store.
+   */
+  seams?: Seams;
+  /** Whether to open the admin socket for the CLI (default true). */
+  adminSocket?: boolean;
+}
+
+/** A running (or ready to listen) scanner service. */
+export interface ScannerService {
+  /** Starts the listener on config.host:config.port; resolves to the bound port. */
+  listen(): Promise<number>;
+  /** Stops the listener and the admin socket, flushes e-mails, closes the store. */
+  close(): Promise<void>;
+  /** The OpenAPI 3.1 document served at GET /v1/openapi.json. */
+  readonly openapi: Record<string, unknown>;
+  /** Method and path of every registered endpoint. */
+  registered(): Array<{ method: string; path: string }>;
+  /** The service's state (accounts, directory, ledger, notifier, store) for in-process callers. */
+  readonly core: ScannerCore;
+}
+
+/** Period of the housekeeping sweep (idle rate windows, expired cached answers), ms. */
+const SWEEP_MS = 60_000;
+
+/** Opens the store and builds the service. Call `listen()` to serve. */
+export async function createScannerService(deps: ScannerDeps): Promise<ScannerService> {
+  const { config, log } = deps;
+  const now = deps.now ?? Date.now;
+  // Shared mode: the three seams on NATS JetStream KV (several servers, one account space).
+  const shared = config.natsUrl && !deps.seams ? await openShared(config, log, now) : null;
+  let core: ScannerCore;
+  try {
+    core = await openScannerCore(config, log, now, shared?.seams ?? deps.seams);
+  } catch (err) {
+    await shared?.close();
+    throw err;
+  }
+  await shared?.start();
+  const windows = deps.windows ?? shared?.windows ?? createRateWindows();
+  const endpoints = [...(deps.endpoints ?? ENDPOINTS)];
+  const openapiEndpoint = defineEndpoint({
+    id: 'openapi',
+    method: 'GET',
+    path: '/v1/openapi.json',
+    auth: 'public',
+    tag: 'Service',
+    summary: 'This OpenAPI 3.1 document (no key)',
+    response: Type.Object({}, { additionalProperties: true, description: 'an OpenAPI 3.1 document' }),
+    handler: () => openapi,
+  });
+  endpoints.push(openapiEndpoint);
+  const openapi = buildScannerOpenApi(endpoints, VERSION);
+
+  let open = true;
+  const app = uws.App();
+  mountEndpoints(app, endpoints, {
+    gate: createGate({ directory: core.directory, windows, upgradeUrl: config.upgradeUrl }),
+    ledger: core.ledger,
+    index: deps.index ?? NO_INDEX,
+    services: {
+      accounts: core.accounts,
+      directory: core.directory,
+      ledger: core.ledger,
+      upgradeUrl: config.upgradeUrl,
+    },
+    log,
+    now,
+    cacheMs: config.cacheMs,
+    trusted: compileTrusted(config.trustedProxies),
+    requestId: createRequestIds(),
+    isOpen: () => open,
+  });
+
+  const admin =
+    deps.adminSocket === false
+      ? null
+      : await startAdminSocket(config.dataDir, { ...core, sessionHours: config.sessionHours }, log, () =>
+          core.notifier.flush(),
+        );
+  const sweep = setInterval(() => {
+    const t = now();
+    windows.sweep(t);
+    try {
+      core.ledger.sweep(t);
+    } catch (err) {
+      log.error({ err: String(err) }, 'cache sweep failed');
+    }
+  }, SWEEP_MS);
+  sweep.unref();
+
+  let socket: us_listen_socket | null = null;
+  return {
+    core,
+    openapi,
+    registered: () => endpoints.map((e) => ({ method: e.spec.method, path: e.spec.path })),
+    listen() {
+      return new Promise((resolve, reject) => {
+        app.listen(config.host, config.port, (s) => {
+          if (!s) return reject(new Error(`scanner cannot listen on ${config.host}:${config.port}`));
+          socket = s;
+          const port = uws.us_socket_local_port(s);
+          // Not "serving http://…": tools find the indexer's port by that phrase, and in-process
+          // the scanner starts listening before the indexer logs it.
+          log.info({ port }, `scanner API listening on http://${config.host}:${port}/v1`);
+          resolve(port);
+        });
+      });
+    },
+    async close() {
+      open = false;
+      clearInterval(sweep);
+      if (socket) uws.us_listen_socket_close(socket);
+      socket = null;
+      await admin?.close();
+      await shared?.close();
+      await core.close();
+    },
+  };
+}

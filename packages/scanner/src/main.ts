@@ -1,0 +1,43 @@
+/**
+ * Standalone entry: `node packages/scanner/dist/main.js` runs the scanner service alone, configured
+ * from the environment (config.ts: SCANNER_PORT, SCANNER_DATA_DIR, SMTP_URL, SCANNER_OUTBOX_DIR,
+ * SCANNER_UPGRADE_URL, …). No index is attached in this mode (index-port.ts): key management,
+ * plans, limits, credits, whoami and usage all work; scan endpoints need the in-process mode
+ * (they answer 404 CHAIN_NOT_CONFIGURED here, `missing: "index"`).
+ */
+
+import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { pino } from 'pino';
+import { loadScannerConfig, printableScannerConfig } from './config.js';
+import { createScannerService } from './index.js';
+
+async function main(): Promise<void> {
+  const config = loadScannerConfig(process.env);
+  const log = pino({ level: config.logLevel, base: { component: 'scanner' } });
+  if (!uwsIsNative()) {
+    log.fatal('uWebSockets.js native binary did not load (pure-JS fallback); refusing to start');
+    process.exit(1);
+  }
+  log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
+  const service = await createScannerService({ config, log });
+  await service.listen();
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'scanner shutting down');
+    const err = await service.close().then(
+      () => null,
+      (e: Error) => e,
+    );
+    if (err) log.error({ err: err.message }, 'scanner store did not close cleanly');
+    process.exit(err ? 1 : 0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});
