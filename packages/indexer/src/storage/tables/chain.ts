@@ -172,10 +172,12 @@ export const UNDO = defineTable({
   invariants: [
     {
       name: 'checkpoint_has_undo',
-      doc: 'the checkpoint block has an undo record',
+      doc: 'the checkpoint block has an undo record, unless it was committed as history (final: at or below META ingest:historyEnd, no undo kept)',
       check(r): string | null {
         const head = r.head();
-        return !head || r.get(UNDO, head.number) !== undefined
+        if (!head || r.get(UNDO, head.number) !== undefined) return null;
+        const historyEnd = r.get(META, 'ingest:historyEnd') as number | undefined;
+        return historyEnd !== undefined && head.number <= historyEnd
           ? null
           : `no undo record for the checkpoint block ${head.number}`;
       },
