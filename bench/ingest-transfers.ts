@@ -16,6 +16,7 @@
  * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
  * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
  */
+import { tableSizes, type TableSize } from '@chain-indexer/indexer/tools/table-sizes.js';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,8 @@ const CEILING_TASK_SIZES = [5, 20];
 const DECODE_THREADS = 2;
 
 export interface IngestRun {
+  /** Logical bytes per table of the store at head (when asked for). */
+  tables?: TableSize[];
   label: string;
   main: string;
   /** Seconds from spawn until the anchor reached the chain head. */
@@ -142,7 +145,7 @@ export async function runIndexer(
   chain: { rpcUrl: string; head: number; txCount: number; logCount: number },
   label: string,
   main: string,
-  o: { prof?: boolean; env?: Record<string, string> } = {},
+  o: { prof?: boolean; env?: Record<string, string>; tables?: boolean } = {},
 ): Promise<IngestRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-data-'));
   const profDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-prof-'));
@@ -217,9 +220,12 @@ export async function runIndexer(
     for (const w of workers.slice(0, 4))
       profileTop = `${profileTop ?? ''}\n\nWorker thread ${w.split('.')[4]} self time (top 15):\n${topSelf(join(profDir, w), 15)}`;
   }
+  // Logical bytes per table (keys and values as stored), from the stopped store.
+  const tables = o.tables ? await tableSizes(dataDir) : undefined;
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(profDir, { recursive: true, force: true });
   return {
+    tables,
     label,
     main,
     toHeadSeconds: (tHead - t0) / 1000,

@@ -67,7 +67,7 @@ const qty = (n: number) => `0x${n.toString(16)}`;
 export function writeMainnetChain(
   file: string,
   blocks: number,
-): { txs: number; logs: number; sources: number[] } {
+): { txs: number; logs: number; sources: number[]; rpcBytes: number } {
   const fx = fixtureBlocks();
   if (!fx.length) throw new Error('no usable mainnet fixture block');
   // Written line by line: a 1M-transaction chain is gigabytes, past one string's length limit.
@@ -75,6 +75,9 @@ export function writeMainnetChain(
   let parent = `0x${'0'.repeat(64)}`;
   let txs = 0;
   let logs = 0;
+  // JSON-RPC payload bytes the node serves for the chain: each block with full transactions and
+  // its receipts, as the replay server sends them (the `result` values).
+  let rpcBytes = 0;
   const t0 = 1_700_000_000;
   for (let k = 0; k < blocks; k++) {
     const src = fx[k % fx.length];
@@ -108,14 +111,27 @@ export function writeMainnetChain(
     }));
     txs += block.transactions.length;
     for (const r of receipts) logs += r.logs.length;
-    writeSync(fd, `${k}\t${hash}\t${JSON.stringify(block)}\t${JSON.stringify(receipts)}\n`);
+    const bj = JSON.stringify(block);
+    const rj = JSON.stringify(receipts);
+    rpcBytes += Buffer.byteLength(bj) + Buffer.byteLength(rj);
+    writeSync(fd, `${k}\t${hash}\t${bj}\t${rj}\n`);
     parent = hash;
   }
   closeSync(fd);
-  return { txs, logs, sources: fx.map((f) => f.n) };
+  return { txs, logs, sources: fx.map((f) => f.n), rpcBytes };
 }
 
 const f0 = (x: number) => x.toFixed(0);
+/** `--env KEY=VALUE` (repeatable): configuration for every indexer of the run. */
+const envArgs = (argv: string[]): Record<string, string> => {
+  const env: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++)
+    if (argv[i] === '--env' && argv[i + 1]?.includes('=')) {
+      const [k, ...v] = argv[i + 1].split('=');
+      env[k] = v.join('=');
+    }
+  return env;
+};
 const f1 = (x: number) => x.toFixed(1);
 
 async function main(): Promise<void> {
@@ -145,6 +161,8 @@ async function main(): Promise<void> {
         main,
         {
           prof: argv.includes('--prof'),
+          tables: true,
+          env: envArgs(argv),
         },
       );
       log(
@@ -201,6 +219,32 @@ async function main(): Promise<void> {
         (r) =>
           `| ${r.label} | ${stageNames.map((n) => r.stageMsPerBlock?.[n]?.toFixed(2) ?? 'n/a').join(' | ')} |`,
       ),
+    );
+  lines.push(
+    '',
+    `Disk: the node's JSON-RPC bytes for this chain (blocks with full transactions and receipts, as served) are ${f0(c.rpcBytes / 2 ** 20)} MiB = ${f0(c.rpcBytes / c.txs)} bytes/tx.`,
+    '',
+    '| build | data dir on disk | ÷ JSON-RPC bytes | logical bytes (keys + values) | ÷ JSON-RPC bytes |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...runs.map((r) => {
+      const logical = (r.tables ?? []).reduce((a, t) => a + t.keyBytes + t.valueBytes, 0);
+      return `| ${r.label} | ${f0(r.diskMiB)} MiB | ${((r.diskMiB * 2 ** 20) / c.rpcBytes).toFixed(2)} | ${f0(logical / 2 ** 20)} MiB | ${(logical / c.rpcBytes).toFixed(2)} |`;
+    }),
+  );
+  const first = runs.find((r) => r.tables);
+  if (first?.tables)
+    lines.push(
+      '',
+      `Logical bytes per transaction by table (${first.label}; keys and values as stored, before RocksDB's block format and compression):`,
+      '',
+      '| id | table | owner | rows | bytes/tx |',
+      '| --- | --- | --- | ---: | ---: |',
+      ...first.tables
+        .filter((t) => t.keyBytes + t.valueBytes > 0)
+        .map(
+          (t) =>
+            `| 0x${t.id.toString(16).padStart(2, '0')} | ${t.name} | ${t.owner} | ${t.rows} | ${((t.keyBytes + t.valueBytes) / c.txs).toFixed(1)} |`,
+        ),
     );
   for (const r of runs)
     if (r.profileTop)
