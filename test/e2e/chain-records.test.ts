@@ -415,7 +415,15 @@ describe('timestamps and monitoring', () => {
     expect(h.traces.behindBlocks).toBeGreaterThanOrEqual(0);
     expect(h.traces.behindBlocks).toBe(h.anchor.block - h.traces.checkpoint);
     expect(h.streams.topics.find((t: any) => t.topic === 'blocks').lastSequence).toBeGreaterThan(0);
-    expect(h.storage).toEqual({ writable: true, writeError: null });
+    expect(h.storage).toMatchObject({ writable: true, writeError: null });
+    // The writer thread has committed everything by now (the node stands still), and the state
+    // cache holds what ingest read and wrote, within its bound.
+    expect(h.storage.writesInFlight).toBe(0);
+    expect(h.storage.stateCache.bytes).toBeGreaterThan(0);
+    expect(h.storage.stateCache.bytes).toBeLessThanOrEqual(h.storage.stateCache.maxBytes);
+    // A short chain stays inside the unfinalised window: every block went through live mode.
+    expect(h.ingest).toMatchObject({ historyEnd: -1, mode: null });
+    expect(h.ingest.rates.live.blocksPerSecond).toBeGreaterThanOrEqual(0);
     expect(h.openGaps).toBe(0);
   });
 

@@ -10,7 +10,7 @@ import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import { LOG } from '../storage/tables/chain.js';
 import { DECODED_LOG, DECODED_TX } from '../storage/tables/traces.js';
-import { envelopeAt, header, txLocation } from './records.js';
+import { envelopeAt, header, logTexts, txLocation } from './records.js';
 import type { DecodedCallRecord, DecodedLogRow, NotDecoded } from './types.js';
 import { walkPage } from './walk.js';
 
@@ -56,7 +56,8 @@ function decodedLogRow(view: View, n: number, i: number, raw: string): DecodedLo
  */
 export function blockLogsDecoded(view: View, n: number, q: PageQuery, sink: PageSink<DecodedLogRow>): void {
   header(view, q.at, n);
-  walkPage(view, LOG, [n], { prefix: [n] }, q, sink, (raw, [, i]) => decodedLogRow(view, n, i, raw));
+  const text = logTexts(view, n);
+  walkPage(view, LOG, [n], { prefix: [n] }, q, sink, (row, [, i]) => decodedLogRow(view, n, i, text(row, i)));
 }
 
 /**
@@ -75,7 +76,8 @@ export function transactionLogsDecoded(
     gte: [n, loc.firstLogIndex] as [number, number],
     lt: [n, loc.firstLogIndex + loc.logCount] as [number, number],
   };
-  walkPage(view, LOG, [n], range, q, sink, (raw, [, i]) => decodedLogRow(view, n, i, raw));
+  const text = logTexts(view, n);
+  walkPage(view, LOG, [n], range, q, sink, (row, [, i]) => decodedLogRow(view, n, i, text(row, i)));
 }
 
 /**

@@ -56,7 +56,17 @@ beforeAll(async () => {
           value: '0x10',
         };
         b.insert(TX, [n, i], JSON.stringify(tx));
-        b.insert(RECEIPT, [n, i], JSON.stringify({ transactionHash: tx.hash, status: '0x1' }));
+        // Even blocks: the log rows name their transaction and the logs live in its receipt (the
+        // current layout); odd blocks: the log rows hold their own JSON (stores written before it).
+        const logs = Array.from({ length: LOGS_PER_TX }, (_, k) => ({
+          logIndex: `0x${(logIndex + k).toString(16)}`,
+          tx: i,
+        }));
+        b.insert(
+          RECEIPT,
+          [n, i],
+          JSON.stringify({ transactionHash: tx.hash, status: '0x1', ...(n % 2 === 0 ? { logs } : {}) }),
+        );
         b.insert(TX_BY_HASH, [tx.hash], {
           number: n,
           txIndex: i,
@@ -64,7 +74,13 @@ beforeAll(async () => {
           logCount: LOGS_PER_TX,
         });
         for (let k = 0; k < LOGS_PER_TX; k++, logIndex++) {
-          b.insert(LOG, [n, logIndex], JSON.stringify({ logIndex: `0x${logIndex.toString(16)}`, tx: i }));
+          b.insert(
+            LOG,
+            [n, logIndex],
+            n % 2 === 0
+              ? { txIndex: i }
+              : { json: JSON.stringify({ logIndex: `0x${logIndex.toString(16)}`, tx: i }) },
+          );
           // The last log of each block has no decoded row (the typed not_decoded fallback).
           if (logIndex < TXS_PER_BLOCK * LOGS_PER_TX - 1)
             b.insert(

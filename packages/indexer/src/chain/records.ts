@@ -6,6 +6,7 @@
  */
 import { DomainError } from '../errors/index.js';
 import type { BlockRef, View } from '../storage/index.js';
+import type { LogRow } from '../storage/tables/chain.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import {
   CANON,
@@ -105,7 +106,33 @@ export function blockTransactions(view: View, n: number, q: PageQuery, sink: Pag
  */
 export function blockLogs(view: View, n: number, q: PageQuery, sink: PageSink<string>): void {
   header(view, q.at, n);
-  walkPage(view, LOG, [n], { prefix: [n] }, q, sink, (v) => v);
+  const text = logTexts(view, n);
+  walkPage(view, LOG, [n], { prefix: [n] }, q, sink, (v, [, i]) => text(v, i));
+}
+
+/**
+ * The JSON of the logs of block `n`, as the node sent them: a log row names the transaction whose
+ * receipt holds the log, and the log is that receipt's entry re-serialised exactly as it was when
+ * the receipt was stored (same parse, same key order: the bytes the log rows of older stores
+ * hold). Receipts are parsed once per transaction per walk.
+ */
+export function logTexts(view: View, n: number): (row: LogRow, logIndex: number) => string {
+  let memoTx = -1;
+  let memo = new Map<number, string>();
+  return (row, logIndex) => {
+    if (row.json !== undefined) return row.json;
+    if (row.txIndex !== memoTx) {
+      memoTx = row.txIndex;
+      memo = new Map();
+      const raw = view.get(RECEIPT, n, row.txIndex);
+      if (raw === undefined) throw new Error(`log ${n}/${logIndex}: no receipt ${row.txIndex} stored`);
+      for (const l of (JSON.parse(raw) as { logs?: Array<{ logIndex: string }> }).logs ?? [])
+        memo.set(Number.parseInt(l.logIndex, 16), JSON.stringify(l));
+    }
+    const text = memo.get(logIndex);
+    if (text === undefined) throw new Error(`log ${n}/${logIndex}: not in receipt ${row.txIndex}`);
+    return text;
+  };
 }
 
 /**
@@ -172,5 +199,6 @@ export function transactionLogs(view: View, hash: string, q: PageQuery, sink: Pa
     gte: [loc.number, loc.firstLogIndex] as [number, number],
     lt: [loc.number, loc.firstLogIndex + loc.logCount] as [number, number],
   };
-  walkPage(view, LOG, [loc.number], range, q, sink, (v) => v);
+  const text = logTexts(view, loc.number);
+  walkPage(view, LOG, [loc.number], range, q, sink, (v, [, i]) => text(v, i));
 }

@@ -281,6 +281,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
           ['on', 'off'] as const,
           DEFAULT_ROCKS_TUNING.indexInCache ? 'on' : 'off',
         ) === 'on',
+      compaction: oneOf(
+        env,
+        'ROCKSDB_COMPACTION',
+        ['default', 'level', 'universal'] as const,
+        DEFAULT_ROCKS_TUNING.compaction ?? 'default',
+      ),
+      memtableMb: envMemtable(env),
     },
     ingestTuning: {
       segmentBytes: int(env, 'SEGMENT_MB', 64, 1, 4_096) * 1024 * 1024,
@@ -308,4 +315,14 @@ export function printable(c: Config): Record<string, unknown> {
       wsUrl: ch.wsUrl ? mask(ch.wsUrl) : null,
     })),
   };
+}
+
+/** ROCKSDB_MEMTABLE_MB (the default tuning's when unset). */
+function envMemtable(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.ROCKSDB_MEMTABLE_MB;
+  if (raw === undefined || raw === '') return DEFAULT_ROCKS_TUNING.memtableMb;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 8 || n > 65_536)
+    throw new Error(`ROCKSDB_MEMTABLE_MB must be an integer from 8 to 65536, got "${raw}"`);
+  return n;
 }

@@ -5,11 +5,10 @@
  */
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
-import { BLOCK_TS, CANON } from '../storage/tables/chain.js';
+import { BLOCK_TS, CANON, LOG } from '../storage/tables/chain.js';
 import {
   hashKey,
   headerKey,
-  logKey,
   probeKey,
   receiptKey,
   timeKey,
@@ -79,7 +78,7 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
       }),
     );
   }
-  for (const log of d.logs) batch.insertRaw(logKey(d.number, log.logIndex), Buffer.from(log.json));
+  for (const log of d.logs) batch.insert(LOG, [d.number, log.logIndex], { txIndex: log.txIndex });
   if (Object.keys(d.probes).length)
     batch.insertRaw(probeKey(d.number), Buffer.from(JSON.stringify(d.probes)));
 }

@@ -114,6 +114,15 @@ export interface RocksTuning {
   compression: 'zstd' | 'bottom' | 'off';
   cacheMb: number;
   indexInCache: boolean;
+  /**
+   * Compaction style: `level` (the binding's level setup: L0→L1 early, L1 the size of the
+   * memtable budget), `universal` (fewer rewrites of each byte: less CPU and I/O per written byte,
+   * more space while compactions run), or `default` (RocksDB's own defaults). `bottom`
+   * compression implies `level` unless `universal` is asked for.
+   */
+  compaction?: 'default' | 'level' | 'universal';
+  /** Memtable memory budget for `level`/`universal`, MiB (the binding splits it in 4 buffers, up to 6 alive). */
+  memtableMb?: number;
 }
 
 /**
@@ -123,6 +132,17 @@ export interface RocksTuning {
  * (bench/results/ingest-budgets-2026-11-25.md has the figures and the disk sizes).
  */
 export const DEFAULT_ROCKS_TUNING: RocksTuning = { compression: 'off', cacheMb: 64, indexInCache: false };
+
+/** The binding's compaction options for `tuning`. */
+function compactionOf(tuning: RocksTuning): Record<string, unknown> {
+  const style = tuning.compaction ?? 'default';
+  const chosen = style === 'default' && tuning.compression === 'bottom' ? 'level' : style;
+  if (chosen === 'default') return {};
+  return {
+    compaction: chosen,
+    ...(tuning.memtableMb ? { memtableMemoryBudget: tuning.memtableMb * 1024 * 1024 } : {}),
+  };
+}
 
 /**
  * Opens (creating if missing) the RocksDB database at `path`.
@@ -135,8 +155,8 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
     cacheSize: tuning.cacheMb * 1024 * 1024,
     compression: tuning.compression !== 'off',
     walCompression: tuning.compression === 'zstd',
-    // `bottom`: the binding's level style — 64 MiB memtables, L0 and L1 stored plain, ZSTD from L2.
-    ...(tuning.compression === 'bottom' ? { compaction: 'level' } : {}),
+    // `bottom`: the binding's level style — L0 and L1 stored plain, ZSTD from L2.
+    ...compactionOf(tuning),
     cacheIndexAndFilterBlocks: tuning.indexInCache,
   } as never);
 

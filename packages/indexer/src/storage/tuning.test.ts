@@ -8,7 +8,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
-import { openRocks, type RocksTuning } from './binding.js';
+import { DEFAULT_ROCKS_TUNING, openRocks, type RocksTuning } from './binding.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -26,11 +26,23 @@ describe('RocksDB tuning', () => {
     for (const [i, compression] of modes.entries()) {
       const dir = mkdtempSync(join(os.tmpdir(), `tuning-${compression}-`));
       dirs.push(dir);
-      const a = await openRocks(dir, { compression, cacheMb: 8, indexInCache: i % 2 === 0 });
+      const compactions: Array<RocksTuning['compaction']> = ['default', 'level', 'universal'];
+      const a = await openRocks(dir, {
+        compression,
+        cacheMb: 8,
+        indexInCache: i % 2 === 0,
+        compaction: compactions[i],
+        memtableMb: 16,
+      });
       a.write(rows);
       await a.close();
       const next = modes[(i + 1) % modes.length];
-      const b = await openRocks(dir, { compression: next, cacheMb: 16, indexInCache: i % 2 === 1 });
+      const b = await openRocks(dir, {
+        compression: next,
+        cacheMb: 16,
+        indexInCache: i % 2 === 1,
+        compaction: compactions[(i + 1) % compactions.length],
+      });
       const back: string[] = [];
       b.each({}, (k, v) => {
         back.push(`${Buffer.from(k).toString()}=${Buffer.from(v).toString()}`);
@@ -44,15 +56,21 @@ describe('RocksDB tuning', () => {
   it('config: defaults, every accepted value, and a typed refusal of anything else', () => {
     const key = () => 'k';
     expect(loadConfig({}, key).storageTuning).toEqual({
-      compression: 'off',
+      compression: DEFAULT_ROCKS_TUNING.compression,
       cacheMb: 64,
       indexInCache: false,
+      compaction: DEFAULT_ROCKS_TUNING.compaction ?? 'default',
+      memtableMb: DEFAULT_ROCKS_TUNING.memtableMb,
     });
     const c = loadConfig(
       { ROCKSDB_COMPRESSION: 'bottom', ROCKSDB_CACHE_MB: '256', ROCKSDB_INDEX_IN_CACHE: 'on' },
       key,
     );
-    expect(c.storageTuning).toEqual({ compression: 'bottom', cacheMb: 256, indexInCache: true });
+    expect(c.storageTuning).toMatchObject({ compression: 'bottom', cacheMb: 256, indexInCache: true });
+    const u = loadConfig({ ROCKSDB_COMPACTION: 'universal', ROCKSDB_MEMTABLE_MB: '32' }, key).storageTuning;
+    expect(u).toMatchObject({ compaction: 'universal', memtableMb: 32 });
+    expect(() => loadConfig({ ROCKSDB_COMPACTION: 'fifo' }, key)).toThrow(/ROCKSDB_COMPACTION/);
+    expect(() => loadConfig({ ROCKSDB_MEMTABLE_MB: '2' }, key)).toThrow(/ROCKSDB_MEMTABLE_MB/);
     expect(loadConfig({ ROCKSDB_COMPRESSION: 'zstd' }, key).storageTuning.compression).toBe('zstd');
     expect(() => loadConfig({ ROCKSDB_COMPRESSION: 'lz4' }, key)).toThrow(
       /ROCKSDB_COMPRESSION must be one of/,

@@ -145,14 +145,33 @@ export const RECEIPT = defineTable({
   value: V.text,
 });
 
+/**
+ * A log row: the index of the transaction whose receipt holds the log (the log itself is served
+ * from that receipt, byte-exact: stored once, not twice), or — in stores written before that
+ * layout — the log's own JSON.
+ */
+export type LogRow = { txIndex: number; json?: undefined } | { txIndex?: undefined; json: string };
+
+const logRow = V.binary<LogRow>(
+  'LogRow',
+  (r) => {
+    if (r.txIndex === undefined) return Buffer.from(r.json);
+    const b = Buffer.allocUnsafe(4);
+    b.writeUInt32BE(r.txIndex, 0);
+    return b;
+  },
+  // A JSON log is never 4 bytes long ("{}" is the shortest object and a log has fields).
+  (b) => (b.length === 4 ? { txIndex: b.readUInt32BE(0) } : { json: b.toString('utf8') }),
+);
+
 export const LOG = defineTable({
   id: 0x08,
   owner: 'chain',
   name: 'log',
-  doc: 'log JSON as the node sent it',
+  doc: 'per log: the index of the transaction whose receipt holds it (4 bytes; served from the receipt byte-exact), or its JSON in older stores',
   key: [K.u64, K.u32],
   keyNames: ['number', 'logIndex'],
-  value: V.text,
+  value: logRow,
 });
 
 /** Undo records are binary (src/storage/undo.ts); only the store reads and writes them. */

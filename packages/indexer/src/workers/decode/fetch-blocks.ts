@@ -204,7 +204,6 @@ export function encodeRows(d: BlockDelta, texts: boolean): void {
     header: d.header,
     txs: d.txs.map((x) => x.json),
     receipts: d.txs.map((x) => x.receipt),
-    logs: d.logs.map((l) => l.json),
     decodedLogs: d.logs.map((l) => l.decoded),
     decodedTxs: d.txs.map((x) => x.decoded),
   };

@@ -3,8 +3,8 @@
  * layout) and handed to the ingest thread by transfer: it adds them to the block's (or history
  * segment's) batch without touching a row, and the writer thread commits them.
  *
- *  - chain records: header, transactions, receipts, logs as the node sent them (re-serialised
- *    JSON, key order kept), the canonical row, block and transaction hash indices, the timestamp
+ *  - chain records: header, transactions and receipts as the node sent them (re-serialised
+ *    JSON, key order kept), per log the transaction whose receipt holds it, the canonical row, block and transaction hash indices, the timestamp
  *    indices and the metadata probed at the block;
  *  - decoded views: every log and transaction input decoded (or its typed reason).
  *
@@ -32,7 +32,6 @@ export interface BlockTexts {
   header: string;
   txs: string[];
   receipts: string[];
-  logs: string[];
   decodedLogs: string[];
   decodedTxs: string[];
 }
@@ -44,7 +43,7 @@ export function chainRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
   let size = 1024 + t.header.length;
   for (const s of t.txs) size += 64 + s.length;
   for (const s of t.receipts) size += 64 + s.length;
-  for (const s of t.logs) size += 32 + s.length;
+  size += d.logs.length * 24;
   const w = new RowWriter(Math.ceil(size * 1.1));
   const n = d.number;
   w.bytes(HASH_TO_NUMBER.key(d.hash), HASH_TO_NUMBER.value.encode(n), false);
@@ -62,7 +61,8 @@ export function chainRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
       false,
     );
   }
-  for (let i = 0; i < d.logs.length; i++) w.text(LOG.key(n, d.logs[i].logIndex), t.logs[i]);
+  // A log row names its transaction: the log's JSON is served from that receipt (stored once).
+  for (const l of d.logs) w.bytes(LOG.key(n, l.logIndex), LOG.value.encode({ txIndex: l.txIndex }));
   if (Object.keys(d.probes).length) w.text(PROBE.key(n), JSON.stringify(d.probes));
   return w.done();
 }
