@@ -38,7 +38,7 @@ import { startReplayServer } from './replay-server.js';
 type Json = Record<string, any>;
 
 /** The recorded Ethereum blocks that carry full transaction objects and a receipts file. */
-function fixtureBlocks(): Array<{ n: number; block: Json; receipts: Json[] }> {
+export function fixtureBlocks(): Array<{ n: number; block: Json; receipts: Json[] }> {
   const here = dirname(fileURLToPath(import.meta.url));
   const root = [join(here, '../../test/fixtures/ethereum'), join(here, '../test/fixtures/ethereum')].find(
     existsSync,

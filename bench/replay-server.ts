@@ -13,7 +13,12 @@
  *
  * Runs in its own process (so it does not share an event loop with the bench's clients):
  *   node dist/bench/replay-server.js <recording> [chainIdHex] [upstreamUrl]
- * prints `replay listening http://127.0.0.1:<port>` once ready.
+ * prints `replay listening http://127.0.0.1:<port> head <n> t0 <ms>` once ready.
+ *
+ * A moving chain (REPLAY_START=s, REPLAY_CADENCE_MS=c in its environment): blocks 0..s are
+ * there from the start and block s+k appears at t0 + k·c (unix ms; t0 is printed), like a node
+ * following a chain with that block time; blocks not there yet answer null, `latest` is the last
+ * one there, `safe` 32 blocks below it and `finalized` 64 below (Ethereum's shape).
  */
 import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
@@ -67,15 +72,30 @@ async function serve(file: string, chainId: string, upstream: string | null): Pr
     byNumber[n] = { hash, block: line.slice(t2 + 1, t3), receipts: line.slice(t3 + 1) };
     byHash.set(hash, n);
   }
-  const head = byNumber.length - 1;
-  const headHex = `0x${head.toString(16)}`;
+  const last = byNumber.length - 1;
+  const start = process.env.REPLAY_START ? Number(process.env.REPLAY_START) : null;
+  const cadence = Number(process.env.REPLAY_CADENCE_MS ?? 0);
+  // The clock starts at once, or (REPLAY_PAUSED=1) when a client calls `replay_go` (the bench
+  // lets the indexer catch up with the history first); `replay_go` answers t0.
+  let t0 = process.env.REPLAY_PAUSED === '1' ? null : Date.now();
+  /** The last block that is there now. */
+  const there = (): number =>
+    start === null || !cadence
+      ? last
+      : t0 === null
+        ? start
+        : Math.min(last, start + Math.floor((Date.now() - t0) / cadence));
+  const head = last;
 
   const blockNumberOf = (tag: unknown): number | null => {
-    if (tag === 'latest' || tag === 'safe' || tag === 'finalized' || tag === 'pending') return head;
+    const h = there();
+    if (tag === 'latest' || tag === 'pending') return h;
+    if (tag === 'safe') return start === null ? h : Math.max(0, h - 32);
+    if (tag === 'finalized') return start === null ? h : Math.max(0, h - 64);
     if (tag === 'earliest') return 0;
     if (typeof tag === 'string' && tag.startsWith('0x')) {
-      if (tag.length === 66) return byHash.get(tag.toLowerCase()) ?? null;
-      return Number.parseInt(tag, 16);
+      const n = tag.length === 66 ? (byHash.get(tag.toLowerCase()) ?? null) : Number.parseInt(tag, 16);
+      return n !== null && n <= h ? n : null;
     }
     return null;
   };
@@ -94,8 +114,11 @@ async function serve(file: string, chainId: string, upstream: string | null): Pr
     switch (method) {
       case 'eth_chainId':
         return { result: JSON.stringify(chainId) };
+      case 'replay_go':
+        t0 ??= Date.now();
+        return { result: String(t0) };
       case 'eth_blockNumber':
-        return { result: JSON.stringify(headHex) };
+        return { result: JSON.stringify(`0x${there().toString(16)}`) };
       case 'net_version':
         return { result: JSON.stringify(String(Number.parseInt(chainId, 16))) };
       case 'eth_getBlockByNumber':
@@ -151,7 +174,7 @@ async function serve(file: string, chainId: string, upstream: string | null): Pr
   });
   server.listen(0, '127.0.0.1', () => {
     const port = (server.address() as { port: number }).port;
-    process.stdout.write(`replay listening http://127.0.0.1:${port} head ${head}\n`);
+    process.stdout.write(`replay listening http://127.0.0.1:${port} head ${head} t0 ${t0 ?? 0}\n`);
   });
   process.on('SIGTERM', () => {
     process.stderr.write(
@@ -166,7 +189,9 @@ export async function startReplayServer(
   file: string,
   chainId: string,
   upstream?: string,
-): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  /** A moving chain: blocks above `start` appear one per `cadenceMs` (see the module doc). */
+  moving?: { start: number; cadenceMs: number; paused?: boolean },
+): Promise<{ url: string; pid: number; t0: number; stop(): Promise<void> }> {
   const c = track(
     spawn(
       process.execPath,
@@ -177,17 +202,31 @@ export async function startReplayServer(
         chainId,
         ...(upstream ? [upstream] : []),
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: {
+          ...process.env,
+          ...(moving
+            ? {
+                REPLAY_START: String(moving.start),
+                REPLAY_CADENCE_MS: String(moving.cadenceMs),
+                REPLAY_PAUSED: moving.paused ? '1' : '0',
+              }
+            : {}),
+        },
+      },
     ),
   );
+  let t0 = 0;
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('replay server did not start')), 120_000);
     c.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /replay listening (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const m = /replay listening (http:\/\/127\.0\.0\.1:\d+) head \d+ t0 (\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
+        t0 = Number(m[2]);
         resolve(m[1]);
       }
     });
@@ -196,7 +235,7 @@ export async function startReplayServer(
       reject(new Error(`replay server exited with ${code}`));
     });
   });
-  return { url, pid: c.pid!, stop: () => stopChild(c, 2000) };
+  return { url, pid: c.pid!, t0, stop: () => stopChild(c, 2000) };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

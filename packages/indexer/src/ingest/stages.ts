@@ -101,6 +101,10 @@ class Clock {
   private t = performance.now();
   private slice = this.t;
   private stage = 0;
+  /** Starts (again) counting from now: time spent awaiting the node in `prepare` is not build time. */
+  resume(): void {
+    this.t = this.slice = performance.now();
+  }
   /** Gives the thread back when the current slice is over budget; pauses are not stage time. */
   async pause(): Promise<void> {
     const now = performance.now();
@@ -220,6 +224,7 @@ export function createStages(deps: StageDeps) {
       const frames: PendingFrame[] = u.mode === 'history' ? [] : block!.frames;
       const emit = deps.streams && u.frames ? (f: PendingFrame) => frames.push(f) : undefined;
       const head = store.head();
+      clock.resume();
       applyChainRecords(batch, u.d);
       if (emit) chainFrames(u.d, emit);
       await clock.lap('chain');

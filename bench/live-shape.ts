@@ -1,0 +1,300 @@
+/**
+ * Reads on a moving chain (issue T part 5): the market maker's real situation. The replay server
+ * (bench/replay-server.ts, moving-chain mode) serves recorded Ethereum mainnet transactions packed
+ * into blocks of a given size, with a history that is there at the start and then one new block
+ * per cadence. The indexer backfills the history, then follows the head; while it follows, the
+ * bench reads token routes (detail, overview, holders, transfers, stats) and wallet routes
+ * (overview, activity, transfers, first-seen, assets) at c=1 (closed-loop precise sampler) and c=32
+ * (autocannon), with the response cache at its default. The same reads then run on the same
+ * indexer once the chain has stopped (idle): the baseline of the same run.
+ *
+ * Reported per shape: c=1 p50/p99 following vs idle (and their ratio: the budget is p99 ≤ 2× idle),
+ * c=32 req/s following vs idle, head-to-queryable (from the moment a block appears at the node to
+ * the first response anchored at it; p50/p99), and the main-thread time of live blocks by size
+ * (indexer_ingest_block_commit_seconds; the budget is p99 ≤ 15 ms for 150-transaction blocks).
+ *
+ * Usage: node dist/bench/live-shape.js [--shapes 2s,12s] [--follow-blocks 60] [--history 400]
+ *          [--slice-seconds 5] [--out report.md]
+ * Shapes: `2s` = a block every 2 s of ~200 transactions; `12s` = every 12 s of ~150.
+ */
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import {
+  benchArgs,
+  cannon,
+  cannonFigures,
+  cleanupAll,
+  latencyFigures,
+  log,
+  onCleanup,
+  percentile,
+  promValue,
+  rpc,
+  sampleLatency,
+  sleep,
+  startIndexerChild,
+} from './lib.js';
+import { fixtureBlocks } from './mainnet-replay.js';
+import { startReplayServer } from './replay-server.js';
+
+type Json = Record<string, any>;
+const qty = (n: number) => `0x${n.toString(16)}`;
+const h32 = (s: string) => `0x${Buffer.from(s).toString('hex').padEnd(64, '0').slice(0, 64)}`;
+
+interface Shape {
+  name: string;
+  cadenceMs: number;
+  txPerBlock: number;
+}
+const SHAPES: Record<string, Shape> = {
+  '2s': { name: '2 s blocks of ~200 transactions', cadenceMs: 2_000, txPerBlock: 200 },
+  '12s': { name: '12 s blocks of ~150 transactions', cadenceMs: 12_000, txPerBlock: 150 },
+};
+
+/**
+ * Writes a replay recording of `blocks` blocks of `txPerBlock` recorded mainnet transactions each
+ * (the fixture blocks' transactions in order, cycled), renumbered and re-linked: fresh block and
+ * transaction hashes, transaction and log indices rewritten; payloads otherwise as recorded.
+ */
+function writeShapedChain(file: string, blocks: number, txPerBlock: number): { txs: number; logs: number } {
+  const fx = fixtureBlocks();
+  const pairs: Array<{ tx: Json; rc: Json }> = [];
+  for (const f of fx) for (let i = 0; i < f.block.transactions.length; i++) pairs.push({ tx: f.block.transactions[i], rc: f.receipts[i] });
+  const template = fx[0].block;
+  const fd = openSync(file, 'w');
+  let parent = `0x${'0'.repeat(64)}`;
+  let next = 0;
+  let logs = 0;
+  for (let k = 0; k < blocks; k++) {
+    const hash = h32(`live-block:${k}`);
+    const num = qty(k);
+    const ts = qty(1_700_000_000 + 2 * k);
+    const txs: Json[] = [];
+    const rcs: Json[] = [];
+    let logIndex = 0;
+    for (let i = 0; i < txPerBlock; i++, next++) {
+      const { tx, rc } = pairs[next % pairs.length];
+      const th = h32(`live-tx:${k}:${i}`);
+      txs.push({ ...tx, hash: th, blockHash: hash, blockNumber: num, transactionIndex: qty(i) });
+      rcs.push({
+        ...rc,
+        transactionHash: th,
+        transactionIndex: qty(i),
+        blockHash: hash,
+        blockNumber: num,
+        logs: (rc.logs as Json[]).map((l) => ({
+          ...l,
+          blockHash: hash,
+          blockNumber: num,
+          transactionHash: th,
+          transactionIndex: qty(i),
+          logIndex: qty(logIndex++),
+        })),
+      });
+    }
+    logs += logIndex;
+    const block = { ...template, number: num, hash, parentHash: parent, timestamp: ts, transactions: txs };
+    writeSync(fd, `${k}\t${hash}\t${JSON.stringify(block)}\t${JSON.stringify(rcs)}\n`);
+    parent = hash;
+  }
+  closeSync(fd);
+  return { txs: blocks * txPerBlock, logs };
+}
+
+interface Reads {
+  c1: ReturnType<typeof latencyFigures>;
+  c32: ReturnType<typeof cannonFigures>;
+}
+
+/** One slice of c=1 then one of c=32 on `paths`. */
+async function readSlice(base: string, paths: string[], seconds: number): Promise<Reads> {
+  const c1 = latencyFigures(await sampleLatency({ base, paths, connections: 1, durationS: seconds }));
+  const c32 = cannonFigures(await cannon({ url: base, paths, connections: 32, durationS: seconds }));
+  return { c1, c32 };
+}
+
+interface ShapeResult {
+  shape: Shape;
+  txs: number;
+  following: Record<string, Reads>;
+  idle: Record<string, Reads>;
+  headToQueryable: { n: number; p50: number; p99: number; max: number };
+  commitP99: Record<string, string>;
+  blocksFollowed: number;
+}
+
+/** The histogram bucket bound that p-quantile of `indexer_ingest_block_commit_seconds{size}` falls in. */
+function bucketQuantile(metrics: string, size: string, q: number): string {
+  const rows = metrics
+    .split('\n')
+    .filter((l) => l.startsWith('indexer_ingest_block_commit_seconds_bucket') && l.includes(`size="${size}"`))
+    .map((l) => ({ le: /le="([^"]+)"/.exec(l)![1], n: Number(l.split(' ').pop()) }));
+  const total = rows.find((r) => r.le === '+Inf')?.n ?? 0;
+  if (!total) return 'n/a (no block of that size)';
+  const hit = rows.find((r) => r.n >= q * total)!;
+  return `≤ ${hit.le === '+Inf' ? '∞' : `${Number(hit.le) * 1000} ms`} (${total} blocks)`;
+}
+
+async function runShape(shape: Shape, history: number, follow: number, slice: number): Promise<ShapeResult> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'live-shape-'));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'chain.tsv');
+  const c = writeShapedChain(file, history + follow, shape.txPerBlock);
+  log(`${shape.name}: ${history} history + ${follow} following blocks, ${c.txs} txs, ${c.logs} logs`);
+  const replay = await startReplayServer(file, '0x1', undefined, {
+    start: history - 1,
+    cadenceMs: shape.cadenceMs,
+    paused: true,
+  });
+  onCleanup(() => replay.stop());
+  let t0 = 0;
+  const reveal = (n: number) => t0 + (n - (history - 1)) * shape.cadenceMs;
+  const ix = await startIndexerChild({
+    rpcUrl: replay.url,
+    chain: 'live',
+    dataDir: join(dir, 'data'),
+    // The replay server has no newHeads: the follower polls its node every 10 ms.
+    env: { POLL_MS: '10', TRACES: 'off', VERIFY_ROOTS: 'off' },
+  });
+  onCleanup(() => ix.stop());
+  while ((await ix.anchor()) < history - 1) await sleep(100);
+  // The chain starts moving once the history is indexed.
+  t0 = Number(await rpc<string>(replay.url, 'replay_go'));
+  log(`${shape.name}: history indexed; following`);
+  // Subjects: the busiest tokens and wallets of the history.
+  // Mainnet's busiest tokens (USDT, USDC, WETH) when the recording holds them, else the first listed.
+  const busiest = [
+    '0xdac17f958d2ee523a2206206994597c13d831ec7',
+    '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+    '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+  ];
+  let tokens: string[] = [];
+  for (const t of busiest) if ((await ix.get(`/tokens/${t}`)).status === 200) tokens.push(t);
+  if (!tokens.length) tokens = ((await ix.get('/tokens?limit=3')).body?.data ?? []).map((t: Json) => t.address);
+  const holders = tokens.length ? (await ix.get(`/tokens/${tokens[0]}/holders?limit=5`)).body?.data ?? [] : [];
+  const wallets: string[] = holders.map((h: Json) => h.wallet).filter(Boolean);
+  if (!tokens.length || !wallets.length) throw new Error(`${shape.name}: no subjects (${tokens.length} tokens)`);
+  const groups: Record<string, string[]> = {
+    token: tokens.flatMap((t: string) => [
+      `/tokens/${t}`,
+      `/tokens/${t}/overview`,
+      `/tokens/${t}/holders?limit=20`,
+      `/tokens/${t}/transfers?limit=20`,
+      `/tokens/${t}/stats`,
+    ]),
+    wallet: wallets.flatMap((w) => [
+      `/wallets/${w}/overview`,
+      `/wallets/${w}/activity?limit=20`,
+      `/wallets/${w}/transfers?limit=20`,
+      `/wallets/${w}/first-seen`,
+      `/wallets/${w}/assets?limit=20`,
+    ]),
+  };
+  // Head-to-queryable: the first response anchored at n, from the moment n is at the node.
+  const last = history + follow - 1;
+  const lags: number[] = [];
+  let watching = true;
+  const watcher = (async () => {
+    let seen = await ix.anchor();
+    while (watching && seen < last) {
+      const a = await ix.anchor();
+      const now = Date.now();
+      for (let n = seen + 1; n <= a; n++) if (n >= history) lags.push(now - reveal(n));
+      if (a > seen) seen = a;
+      await sleep(2);
+    }
+  })();
+  const following: Record<string, Reads> = {};
+  const acc: Record<string, Reads[]> = { token: [], wallet: [] };
+  while (Date.now() < reveal(last)) for (const [g, paths] of Object.entries(groups)) acc[g].push(await readSlice(ix.base, paths, slice));
+  for (const [g, list] of Object.entries(acc)) following[g] = merge(list);
+  while ((await ix.anchor()) < last) await sleep(50);
+  watching = false;
+  await watcher;
+  const metrics = await ix.metrics();
+  const idle: Record<string, Reads> = {};
+  for (const [g, paths] of Object.entries(groups)) idle[g] = merge([await readSlice(ix.base, paths, slice), await readSlice(ix.base, paths, slice)]);
+  const sorted = [...lags].sort((a, b) => a - b);
+  const commitP99 = Object.fromEntries(['50-149', '150+'].map((s) => [s, bucketQuantile(metrics, s, 0.99)]));
+  void promValue;
+  await ix.stop();
+  await replay.stop();
+  return {
+    shape,
+    txs: c.txs,
+    following,
+    idle,
+    headToQueryable: {
+      n: sorted.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted[sorted.length - 1] ?? Number.NaN,
+    },
+    commitP99,
+    blocksFollowed: follow,
+  };
+}
+
+/** Slices of one group folded: worst p99, mean p50, mean req/s (the conservative reading). */
+function merge(list: Reads[]): Reads {
+  const mean = (f: (r: Reads) => number) => list.reduce((a, r) => a + f(r), 0) / list.length;
+  const max = (f: (r: Reads) => number) => Math.max(...list.map(f));
+  return {
+    c1: { ...list[0].c1, p50ms: mean((r) => r.c1.p50ms), p99ms: max((r) => r.c1.p99ms) },
+    c32: { ...list[0].c32, reqPerSec: mean((r) => r.c32.reqPerSec), p99ms: max((r) => r.c32.p99ms) },
+  };
+}
+
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const { arg } = benchArgs(argv);
+  const names = arg('--shapes', '2s,12s').split(',');
+  const history = Number(arg('--history', '400'));
+  const slice = Number(arg('--slice-seconds', '5'));
+  const results: ShapeResult[] = [];
+  for (const n of names) {
+    const shape = SHAPES[n];
+    if (!shape) throw new Error(`unknown shape ${n} (2s, 12s)`);
+    // Enough blocks to read for at least 6 slice pairs, at least 20 blocks.
+    const follow = Number(arg('--follow-blocks', String(Math.max(20, Math.ceil((6 * 4 * slice * 1000) / shape.cadenceMs)))));
+    results.push(await runShape(shape, history, follow, slice));
+  }
+  const lines = [
+    '# Reads on a moving chain',
+    '',
+    `Recorded Ethereum mainnet transactions packed into blocks, served by bench/replay-server.ts as a moving chain (${history} blocks there at the start, then one per cadence); the indexer follows with POLL_MS=10 (the replay server offers no newHeads). Reads: closed-loop c=1 (precise sampler) and autocannon c=32, ${slice} s slices alternating token and wallet routes, with the response cache at its default; idle = the same reads on the same indexer after the chain stopped. Budget: following p99 ≤ 2 × idle p99.`,
+  ];
+  for (const r of results) {
+    lines.push(
+      '',
+      `## ${r.shape.name} (${r.blocksFollowed} blocks followed)`,
+      '',
+      '| routes | c=1 p50 following / idle ms | c=1 p99 following / idle ms | p99 ÷ idle | ≤ 2× | c=32 req/s following / idle | c=32 p99 following / idle ms |',
+      '| --- | ---: | ---: | ---: | --- | ---: | ---: |',
+      ...Object.keys(r.following).map((g) => {
+        const f = r.following[g];
+        const i = r.idle[g];
+        const ratio = f.c1.p99ms / i.c1.p99ms;
+        return `| ${g} | ${f2(f.c1.p50ms)} / ${f2(i.c1.p50ms)} | ${f2(f.c1.p99ms)} / ${f2(i.c1.p99ms)} | ${f2(ratio)} | ${ratio <= 2 ? 'yes' : 'no'} | ${f2(f.c32.reqPerSec)} / ${f2(i.c32.reqPerSec)} | ${f2(f.c32.p99ms)} / ${f2(i.c32.p99ms)} |`;
+      }),
+      '',
+      `Head-to-queryable (block at the node → first response anchored at it, ${r.headToQueryable.n} blocks): p50 ${f2(r.headToQueryable.p50)} ms, p99 ${f2(r.headToQueryable.p99)} ms, max ${f2(r.headToQueryable.max)} ms (budget at the 2 s cadence: p99 ≤ 50 ms).`,
+      '',
+      `Live block main-thread time p99 (indexer_ingest_block_commit_seconds, histogram bucket): 50–149 txs ${r.commitP99['50-149']}; 150+ txs ${r.commitP99['150+']} (budget for 150 transactions: p99 ≤ 15 ms).`,
+    );
+  }
+  const md = lines.join('\n');
+  process.stdout.write(`${md}\n`);
+  const out = arg('--out', '');
+  if (out) writeFileSync(out, `${md}\n`);
+}
+
+main()
+  .catch((err) => {
+    process.stderr.write(`${(err as Error).stack ?? err}\n`);
+    process.exitCode = 1;
+  })
+  .finally(cleanupAll);
