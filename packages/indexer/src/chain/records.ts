@@ -5,8 +5,6 @@
  * accounting, timestamp bounds. Everything reads through the request's {@link View}.
  */
 import { DomainError } from '../errors/index.js';
-import type { BlockRef, View } from '../storage/index.js';
-import type { PageQuery, PageSink } from '../storage/page.js';
 import {
   CANON,
   HASH_TO_NUMBER,
@@ -17,7 +15,9 @@ import {
   TX,
   TX_BY_HASH,
   type TxLocation,
-} from '../storage/tables/chain.js';
+} from '../schema/tables/chain.js';
+import type { BlockRef, View } from '../storage/index.js';
+import type { PageQuery, PageSink } from '../storage/page.js';
 import { l1GasOfRaw } from './l1-gas.js';
 import type { ReceiptRecord, TimestampBounds, TransactionRecord } from './types.js';
 import { walkPage } from './walk.js';

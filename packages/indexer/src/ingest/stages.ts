@@ -20,11 +20,12 @@
 import type { Logger } from 'pino';
 import type { Projection, Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
+import type { BlockDelta } from '../schema/delta.js';
+import { type PendingFrame, TOPIC_NAMES } from '../schema/rows/streams.js';
 import { type BlockBatch, type BlockRef, batchView, type Store } from '../storage/index.js';
 import type { Hub } from '../streams/hub.js';
-import { type Frame, type PendingFrame, type StreamLog, TOPIC_NAMES } from '../streams/log.js';
+import type { Frame, StreamLog } from '../streams/log.js';
 import { applyChainRecords } from './apply.js';
-import type { BlockDelta } from './delta.js';
 import { chainFrames } from './frames.js';
 import { recordGap } from './gaps.js';
 

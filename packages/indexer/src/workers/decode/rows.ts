@@ -11,7 +11,7 @@
  * Every row but the two hash indices is keyed by the block's number, so it is an *insert* (absent
  * before the block); the hash indices are puts (a transaction re-mined after a reorg had a row).
  */
-import type { BlockDelta } from '../../ingest/delta.js';
+import type { BlockDelta } from '../../schema/delta.js';
 import {
   BLOCK_TS,
   CANON,
@@ -23,8 +23,8 @@ import {
   TIME,
   TX,
   TX_BY_HASH,
-} from '../../storage/tables/chain.js';
-import { DECODED_LOG, DECODED_TX } from '../../storage/tables/traces.js';
+} from '../../schema/tables/chain.js';
+import { DECODED_LOG, DECODED_TX } from '../../schema/tables/traces.js';
 import { RowWriter } from '../../storage/writer.js';
 
 /** The JSON text of a block's records (what the node sent, re-serialised with its key order). */

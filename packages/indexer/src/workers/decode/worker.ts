@@ -2,9 +2,10 @@
  * Decode pool worker (Piscina). Runs fetch, JSON parsing, shaping and log decoding off the main
  * thread and answers compact per-block deltas by structured clone.
  */
-import type { BlockDelta, FetchResult } from '../../ingest/delta.js';
-import { createRpc, type Rpc } from '../../rpc/client.js';
+
 import { Piscina } from 'piscina';
+import { createRpc, type Rpc } from '../../rpc/client.js';
+import type { BlockDelta, FetchResult } from '../../schema/delta.js';
 import { fetchBlocks, restoreBlock, type StoredBlock, transferablesOf, warmDecoders } from './fetch-blocks.js';
 
 /**
