@@ -16,10 +16,11 @@
  * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
  * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
  */
-import { tableSizes, type TableSize } from '@chain-indexer/indexer/tools/table-sizes.js';
+
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { type TableSize, tableSizes } from '@chain-indexer/indexer/tools/table-sizes.js';
 import { callersOf, topSelf } from './cpuprofile.js';
 import { benchArgs, cleanupAll, log, onCleanup, rssMiB, sleep, startIndexerChild } from './lib.js';
 import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';

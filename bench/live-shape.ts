@@ -60,7 +60,9 @@ const SHAPES: Record<string, Shape> = {
 function writeShapedChain(file: string, blocks: number, txPerBlock: number): { txs: number; logs: number } {
   const fx = fixtureBlocks();
   const pairs: Array<{ tx: Json; rc: Json }> = [];
-  for (const f of fx) for (let i = 0; i < f.block.transactions.length; i++) pairs.push({ tx: f.block.transactions[i], rc: f.receipts[i] });
+  for (const f of fx)
+    for (let i = 0; i < f.block.transactions.length; i++)
+      pairs.push({ tx: f.block.transactions[i], rc: f.receipts[i] });
   const template = fx[0].block;
   const fd = openSync(file, 'w');
   let parent = `0x${'0'.repeat(64)}`;
@@ -171,10 +173,14 @@ async function runShape(shape: Shape, history: number, follow: number, slice: nu
   ];
   let tokens: string[] = [];
   for (const t of busiest) if ((await ix.get(`/tokens/${t}`)).status === 200) tokens.push(t);
-  if (!tokens.length) tokens = ((await ix.get('/tokens?limit=3')).body?.data ?? []).map((t: Json) => t.address);
-  const holders = tokens.length ? (await ix.get(`/tokens/${tokens[0]}/holders?limit=5`)).body?.data ?? [] : [];
+  if (!tokens.length)
+    tokens = ((await ix.get('/tokens?limit=3')).body?.data ?? []).map((t: Json) => t.address);
+  const holders = tokens.length
+    ? ((await ix.get(`/tokens/${tokens[0]}/holders?limit=5`)).body?.data ?? [])
+    : [];
   const wallets: string[] = holders.map((h: Json) => h.wallet).filter(Boolean);
-  if (!tokens.length || !wallets.length) throw new Error(`${shape.name}: no subjects (${tokens.length} tokens)`);
+  if (!tokens.length || !wallets.length)
+    throw new Error(`${shape.name}: no subjects (${tokens.length} tokens)`);
   const groups: Record<string, string[]> = {
     token: tokens.flatMap((t: string) => [
       `/tokens/${t}`,
@@ -207,14 +213,16 @@ async function runShape(shape: Shape, history: number, follow: number, slice: nu
   })();
   const following: Record<string, Reads> = {};
   const acc: Record<string, Reads[]> = { token: [], wallet: [] };
-  while (Date.now() < reveal(last)) for (const [g, paths] of Object.entries(groups)) acc[g].push(await readSlice(ix.base, paths, slice));
+  while (Date.now() < reveal(last))
+    for (const [g, paths] of Object.entries(groups)) acc[g].push(await readSlice(ix.base, paths, slice));
   for (const [g, list] of Object.entries(acc)) following[g] = merge(list);
   while ((await ix.anchor()) < last) await sleep(50);
   watching = false;
   await watcher;
   const metrics = await ix.metrics();
   const idle: Record<string, Reads> = {};
-  for (const [g, paths] of Object.entries(groups)) idle[g] = merge([await readSlice(ix.base, paths, slice), await readSlice(ix.base, paths, slice)]);
+  for (const [g, paths] of Object.entries(groups))
+    idle[g] = merge([await readSlice(ix.base, paths, slice), await readSlice(ix.base, paths, slice)]);
   const sorted = [...lags].sort((a, b) => a - b);
   const commitP99 = Object.fromEntries(['50-149', '150+'].map((s) => [s, bucketQuantile(metrics, s, 0.99)]));
   void promValue;
@@ -259,7 +267,9 @@ async function main(): Promise<void> {
     const shape = SHAPES[n];
     if (!shape) throw new Error(`unknown shape ${n} (2s, 12s)`);
     // Enough blocks to read for at least 6 slice pairs, at least 20 blocks.
-    const follow = Number(arg('--follow-blocks', String(Math.max(20, Math.ceil((6 * 4 * slice * 1000) / shape.cadenceMs)))));
+    const follow = Number(
+      arg('--follow-blocks', String(Math.max(20, Math.ceil((6 * 4 * slice * 1000) / shape.cadenceMs)))),
+    );
     results.push(await runShape(shape, history, follow, slice));
   }
   const lines = [

@@ -27,8 +27,8 @@ import {
 import { startAnvil } from '../harness/anvil.js';
 import { devnetIndexerEnv, startTestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { mulberry32 } from '../harness/rpc-proxy.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
+import { mulberry32 } from '../harness/rpc-proxy.js';
 
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
 afterAll(async () => {
@@ -68,7 +68,10 @@ describe('ingest modes', () => {
       BLOCKS_PER_TASK: '5',
     };
     // A late start: the first ~150 blocks are history by the time the indexer comes up.
-    for (const t0 = Date.now(); (await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber', []).then(Number)) < 170; ) {
+    for (
+      const t0 = Date.now();
+      (await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber', []).then(Number)) < 170;
+    ) {
       if (Date.now() - t0 > 120_000) throw new Error('devnet did not reach block 170');
       await sleep(200);
     }
@@ -114,7 +117,9 @@ describe('ingest modes', () => {
     }
     const final = await freezeNode(dev.rpcUrl);
     await dev.traffic?.stop();
-    const finalHash = (await jsonRpc<{ hash: string }>(dev.rpcUrl, 'eth_getBlockByNumber', [hex(final), false])).hash;
+    const finalHash = (
+      await jsonRpc<{ hash: string }>(dev.rpcUrl, 'eth_getBlockByNumber', [hex(final), false])
+    ).hash;
     await idx.waitForHead(final, 120_000);
     await waitConverged(idx, final, finalHash);
     const end = await health(idx);

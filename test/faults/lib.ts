@@ -304,7 +304,7 @@ export async function nodeTotals(
   return { txs, logs, hashes };
 }
 
-/** Table ids of the chain records (see packages/indexer/src/storage/tables.ts). */
+/** Table ids of the chain records (see packages/indexer/src/schema/tables/chain.ts). */
 export const TABLES = { CANON: '0x02', HEADER: '0x04', TX: '0x05', RECEIPT: '0x07', LOG: '0x08' } as const;
 
 /**

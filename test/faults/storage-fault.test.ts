@@ -55,7 +55,7 @@ const STATS = process.env.FAULTS_STATS;
 const ROUNDS = LONG ? 3 : 1;
 /** Headroom above the WAL's size when the limit is set: a handful of blocks fit, then EFBIG. */
 const WAL_HEADROOM_BYTES = 24 * 1024;
-/** Trace tables (packages/indexer/src/ingest/traces.ts TraceTable): written by the traces lane behind the blocks lane. */
+/** Trace tables (packages/indexer/src/schema/tables/traces.ts): written by the traces lane behind the blocks lane. */
 const TRACE_TABLES = ['0x50', '0x51', '0x52', '0x53'];
 
 const cleanup: Array<() => Promise<unknown> | unknown> = [];

@@ -1,12 +1,21 @@
 /**
- * The layering rules of the read side, enforced on the indexer's source tree (packages/indexer/src;
- * paths below are relative to it):
+ * The layering rules of the indexer's source tree (packages/indexer/src; paths below are relative
+ * to it). Every rule counts type imports too (`import type`, `import('x').T`): a type edge is a
+ * dependency a maintainer has to follow just the same.
+ *  - the folder matrix: each folder imports only the folders {@link MAY_IMPORT} lists for it. The
+ *    matrix is a layering (checked acyclic), so no folder cycle can form; the ground floor,
+ *    `schema` (the table registry, row types and the ingest→projection delta contract), imports
+ *    no other folder and no package but node's own;
+ *  - domains (tokens, markets, wallets, chain, cohorts, addresses, screener, streams) reach each
+ *    other only through the other domain's `index.ts`, and never import src/server;
  *  - route files never import storage internals (no runtime import of src/storage at all, nor any
- *    table layout; a type-only import of src/storage/index.ts is allowed) and never reach `.rocks`;
- *  - domains (tokens, markets, wallets, chain, cohorts, addresses, screener, streams) never import src/server;
+ *    table layout: src/schema/tables, table.ts, codec.ts; a type-only import of src/storage/index.ts
+ *    is allowed) and never reach `.rocks`;
+ *  - no raw key outside src/storage: nothing else calls a batch's raw methods (getRaw, putRaw,
+ *    insertRaw, delRaw, prefetchRaw, raw): reads and writes name a table of the registry;
  *  - `.rocks` (the RocksDB binding) is reachable only inside src/storage, and only
  *    src/storage/binding.ts imports the binding package (in every workspace package);
- *  - no runtime import cycle anywhere in src.
+ *  - no import cycle between files at runtime, and none between folders, type imports included.
  * And the rule of the workspace packages (packages/*): no package imports a package above it —
  * platform ← devnet ← indexer ← scanner (← the composition root, app/), client ← console — type
  * imports included, nor reaches into another package by a relative path; each package.json
@@ -43,7 +52,7 @@ interface Import {
 /** Static and dynamic imports of a file, with whether each is type-only (erased at runtime). */
 function importsOf(text: string): Import[] {
   const out: Import[] = [];
-  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?([\s\S]*?)\s+from\s+['"]([^'"]+)['"]/g;
+  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?([^;]*?)\s+from\s+['"]([^'"]+)['"]/g;
   for (const m of text.matchAll(re)) {
     const clause = m[3];
     const named = /^\{([\s\S]*)\}$/.exec(clause.trim());
@@ -89,8 +98,10 @@ function routeStorageImports(): string[] {
   for (const [f, edges] of graph) {
     if (!f.startsWith('server/routes/')) continue;
     for (const e of edges) {
-      // Table layouts (src/storage/tables, and any domain's old tables.ts) are storage internals too.
-      if (!e.to.startsWith('storage/') && !e.to.endsWith('/tables.ts')) continue;
+      // Table layouts (src/schema/tables, the table and codec primitives) are storage internals too.
+      const layout =
+        e.to.startsWith('schema/tables/') || e.to === 'schema/table.ts' || e.to === 'schema/codec.ts';
+      if (!e.to.startsWith('storage/') && !layout) continue;
       if (e.typeOnly && e.to === 'storage/index.ts') continue;
       bad.push(`${f} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
     }
@@ -124,9 +135,178 @@ function bindingReach(): string[] {
 }
 
 /**
- * Violations left by the migration to domain readers (issue K), removed file by file as each
- * domain moves onto its reader: the test fails on any violation not listed here AND on any entry
- * that no longer occurs, so the list can only shrink. It is empty when the migration is done.
+ * The folder matrix: what each top-level folder of src may import (type imports included). Read
+ * bottom-up: the ground floor `schema` first, then the node client and decoders, storage, the
+ * projection contract, the domains (each above the domains it builds on), the write side (ingest,
+ * replication), the HTTP server and the composition root (runtime).
+ */
+const MAY_IMPORT_FOLDERS: Record<string, string[]> = {
+  schema: [],
+  errors: [],
+  decode: [],
+  rpc: ['schema'],
+  storage: ['schema', 'rpc'],
+  config: ['storage'],
+  cursor: ['errors', 'storage'],
+  projections: ['schema', 'storage', 'rpc'],
+  workers: ['schema', 'storage', 'rpc', 'decode'],
+  tokens: ['schema', 'storage', 'projections', 'rpc', 'errors'],
+  markets: ['schema', 'storage', 'projections', 'rpc', 'errors', 'decode', 'tokens'],
+  chain: ['schema', 'storage', 'projections', 'rpc', 'errors', 'decode'],
+  cohorts: ['schema', 'storage', 'errors'],
+  wallets: ['schema', 'storage', 'projections', 'errors', 'tokens', 'markets', 'chain', 'cohorts'],
+  addresses: ['schema', 'storage', 'chain', 'markets', 'tokens'],
+  screener: ['schema', 'storage', 'errors', 'markets', 'tokens'],
+  streams: ['schema', 'storage', 'errors', 'markets'],
+  ingest: ['schema', 'storage', 'projections', 'rpc', 'streams', 'workers'],
+  replication: ['storage', 'ingest'],
+  server: [
+    'schema',
+    'storage',
+    'rpc',
+    'errors',
+    'cursor',
+    'projections',
+    'tokens',
+    'markets',
+    'chain',
+    'cohorts',
+    'wallets',
+    'addresses',
+    'screener',
+    'streams',
+    'ingest',
+    'replication',
+  ],
+  metrics: ['storage', 'ingest', 'server'],
+  tools: ['schema', 'storage', 'server'],
+  runtime: [
+    'schema',
+    'storage',
+    'rpc',
+    'decode',
+    'config',
+    'cursor',
+    'projections',
+    'workers',
+    'tokens',
+    'markets',
+    'chain',
+    'cohorts',
+    'wallets',
+    'addresses',
+    'screener',
+    'streams',
+    'ingest',
+    'replication',
+    'server',
+    'metrics',
+  ],
+};
+
+const folderOf = (f: string) => (f.includes('/') ? f.split('/')[0] : '');
+
+/** Folder→folder imports the matrix does not allow (and packages the floor imports). */
+function folderImports(): string[] {
+  const bad: string[] = [];
+  for (const [f, edges] of graph) {
+    const from = folderOf(f);
+    if (!from) continue;
+    const allowed = MAY_IMPORT_FOLDERS[from];
+    for (const e of edges) {
+      const kind = e.typeOnly ? ' (type)' : '';
+      if (e.to.startsWith('pkg:')) {
+        if (from === 'schema' && !e.to.startsWith('pkg:node:')) bad.push(`${f} → ${e.to.slice(4)}${kind}`);
+        continue;
+      }
+      const to = folderOf(e.to);
+      if (to === from || !to) continue;
+      if (!allowed?.includes(to)) bad.push(`${f} → ${e.to}${kind}`);
+    }
+  }
+  return bad.sort();
+}
+
+/** Domain files importing another domain's module other than its index.ts (type imports included). */
+function domainInternalImports(): string[] {
+  const bad: string[] = [];
+  for (const [f, edges] of graph) {
+    const from = folderOf(f);
+    if (!DOMAINS.includes(from)) continue;
+    for (const e of edges) {
+      const to = folderOf(e.to);
+      if (!DOMAINS.includes(to) || to === from || e.to === `${to}/index.ts`) continue;
+      bad.push(`${f} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
+    }
+  }
+  return bad.sort();
+}
+
+/** Calls of a batch's raw-key methods outside src/storage. */
+function rawKeyCalls(): string[] {
+  const bad: string[] = [];
+  const re = /\.(getRaw|putRaw|insertRaw|delRaw|prefetchRaw)\(|\bbatch\.raw\(/g;
+  for (const f of files) {
+    const r = rel(f);
+    if (r.startsWith('storage/')) continue;
+    for (const m of readFileSync(f, 'utf8').matchAll(re)) bad.push(`${r}: ${m[0]}`);
+  }
+  return bad.sort();
+}
+
+/** Strongly connected groups of folders (type imports included), each listed once. */
+function folderCycles(): string[][] {
+  const edges = new Map<string, Set<string>>();
+  for (const [f, es] of graph)
+    for (const e of es) {
+      const a = folderOf(f);
+      const b = folderOf(e.to);
+      if (!a || !b || a === b || e.to.startsWith('pkg:')) continue;
+      if (!edges.has(a)) edges.set(a, new Set());
+      edges.get(a)!.add(b);
+    }
+  return stronglyConnected(edges);
+}
+
+/** Tarjan's strongly connected components of size > 1. */
+function stronglyConnected(edges: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  let n = 0;
+  const visit = (v: string) => {
+    index.set(v, n);
+    low.set(v, n++);
+    stack.push(v);
+    on.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        c.push(w);
+      } while (w !== v);
+      if (c.length > 1) out.push(c.sort());
+    }
+  };
+  const nodes = new Set([...edges.keys(), ...[...edges.values()].flatMap((s) => [...s])]);
+  for (const v of nodes) if (!index.has(v)) visit(v);
+  return out;
+}
+
+/**
+ * Violations still being migrated, per rule: the test fails on any violation not listed here AND
+ * on any entry that no longer occurs, so the list can only shrink. It is empty (issue W's ground
+ * floor and registry finished every migration), and stays so: a new violation is fixed, not listed.
  */
 const PENDING: Record<string, string[]> = JSON.parse(
   readFileSync(new URL('./layering.pending.json', import.meta.url), 'utf8'),
@@ -143,6 +323,33 @@ describe('layering', () => {
 
   it('only src/storage reaches the RocksDB binding', () => {
     expect(bindingReach()).toEqual(PENDING.bindingReach.sort());
+  });
+
+  it('every folder imports only what the folder matrix allows (type imports included)', () => {
+    expect(folderImports()).toEqual(PENDING.folderImports.sort());
+  });
+
+  it('the folder matrix lists every folder and is a layering (acyclic)', () => {
+    const dirs = readdirSync(SRC).filter((d) => statSync(join(SRC, d)).isDirectory());
+    expect(dirs.sort()).toEqual(Object.keys(MAY_IMPORT_FOLDERS).sort());
+    const edges = new Map(Object.entries(MAY_IMPORT_FOLDERS).map(([a, bs]) => [a, new Set(bs)]));
+    expect(stronglyConnected(edges)).toEqual([]);
+  });
+
+  it('has no folder cycle, type imports included', () => {
+    expect(folderCycles()).toEqual([]);
+  });
+
+  it('domains reach each other only through index.ts', () => {
+    expect(domainInternalImports()).toEqual(PENDING.domainInternalImports.sort());
+  });
+
+  it('builds no raw key outside src/storage (typed get/put/scan only)', () => {
+    expect(rawKeyCalls()).toEqual(PENDING.rawKeyCalls.sort());
+  });
+
+  it('the pending list is empty', () => {
+    expect(Object.values(PENDING).flat()).toEqual([]);
   });
 
   it('has no runtime import cycle', () => {
@@ -173,7 +380,18 @@ describe('layering', () => {
       const { writeFileSync } = await import('node:fs');
       writeFileSync(
         new URL('./layering.pending.json', import.meta.url),
-        `${JSON.stringify({ routeStorageImports: routeStorageImports(), domainServerImports: domainServerImports(), bindingReach: bindingReach() }, null, 2)}\n`,
+        `${JSON.stringify(
+          {
+            routeStorageImports: routeStorageImports(),
+            domainServerImports: domainServerImports(),
+            bindingReach: bindingReach(),
+            folderImports: folderImports(),
+            domainInternalImports: domainInternalImports(),
+            rawKeyCalls: rawKeyCalls(),
+          },
+          null,
+          2,
+        )}\n`,
       );
     });
 });

@@ -10,16 +10,16 @@
  * Sources: the wallets projection's address observations and first-seen rows, the tokens
  * registry, the markets pool registry; the node for recipient-only addresses.
  */
-import type { LiveReader } from '../chain/live.js';
-import type { MarketsConfig } from '../markets/config.js';
-import { poolAt } from '../markets/read.js';
-import { poolKeyOf } from '../markets/tables.js';
+import type { LiveReader } from '../chain/index.js';
+import type { MarketsConfig } from '../markets/index.js';
+import { poolAt } from '../markets/index.js';
+import type { WalletFirstSeen } from '../schema/rows/wallets.js';
+import { poolKeyOf } from '../schema/tables/markets.js';
+import { CREATOR_TOKEN } from '../schema/tables/tokens.js';
+import { ADDRESS, FIRST_SEEN } from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
-import { CREATOR_TOKEN } from '../storage/tables/tokens.js';
-import { ADDRESS, FIRST_SEEN } from '../storage/tables/wallets.js';
-import type { LaunchpadDeployments } from '../tokens/launchpads.js';
-import { tokenAt } from '../tokens/read.js';
-import type { WalletFirstSeen } from '../wallets/model.js';
+import type { LaunchpadDeployments } from '../tokens/index.js';
+import { tokenAt } from '../tokens/index.js';
 
 type Hex = `0x${string}`;
 const K = (a: string) => a.toLowerCase() as Hex;

@@ -5,9 +5,10 @@
  * and inputs are stored with their typed reason, never omitted (R10). A new decoder or ABI is a
  * version bump: the projection re-decodes from the stored blocks.
  */
-import type { BlockDelta } from '../ingest/delta.js';
+
 import type { Projection } from '../projections/index.js';
-import { DECODED_LOG, DECODED_TX } from '../storage/tables/traces.js';
+import type { BlockDelta } from '../schema/delta.js';
+import { DECODED_LOG, DECODED_TX } from '../schema/tables/traces.js';
 
 export function createDecodedViewsProjection(): Projection {
   return {

@@ -6,10 +6,10 @@
  */
 import type { CallUnknownReason, LogUnknownReason } from '../decode/index.js';
 import { EVENT_TABLES, FUNCTION_TABLES } from '../decode/tables.js';
+import { LOG } from '../schema/tables/chain.js';
+import { DECODED_LOG, DECODED_TX } from '../schema/tables/traces.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { LOG } from '../storage/tables/chain.js';
-import { DECODED_LOG, DECODED_TX } from '../storage/tables/traces.js';
 import { envelopeAt, header, logTexts, txLocation } from './records.js';
 import type { DecodedCallRecord, DecodedLogRow, NotDecoded } from './types.js';
 import { walkPage } from './walk.js';

@@ -3,9 +3,10 @@
  * give, a reorg deeper than the unfinalised window), open or resolved, written by src/ingest/gaps.ts
  * outside block batches (process rows: they describe the follower, not the chain).
  */
+
+import { GAP, type GapRecord } from '../schema/tables/chain.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { GAP, type GapRecord } from '../storage/tables/chain.js';
 import type { GapRow } from './types.js';
 import { walkPage } from './walk.js';
 

@@ -7,4 +7,5 @@ export { CALL_DECODERS, CALL_UNKNOWN_REASONS, LOG_STANDARDS, LOG_UNKNOWN_REASONS
 export { createDecodedViewsProjection } from './decoded-views.js';
 export type { LiveReader, ObservedHead } from './live.js';
 export { type ChainReader, type ChainReaderDeps, createChainReader, type TracePage } from './reader.js';
+export { internalRowOf } from './traces.js';
 export type * from './types.js';

@@ -9,8 +9,9 @@
 import { type Hex, keccak256 } from 'viem';
 import { DomainError } from '../errors/index.js';
 import { type Rpc, RpcError } from '../rpc/client.js';
+import { probeTokenMetadata } from '../rpc/token-metadata.js';
+import type { TokenMetadata } from '../schema/rows/tokens.js';
 import type { BlockRef, View } from '../storage/index.js';
-import { probeTokenMetadata, type TokenMetadata } from '../tokens/metadata.js';
 import { canonicalAt } from './records.js';
 import type { CodeObservation } from './types.js';
 
@@ -30,7 +31,7 @@ export interface LiveReader {
   balance(address: string): Promise<{ anchor: BlockRef; address: string; balance: bigint }>;
   /** Runtime code of `address` at the observed block. */
   code(address: string): Promise<{ anchor: BlockRef; code: CodeObservation }>;
-  /** ERC-20 metadata probe of `address` at the observed block (src/tokens/metadata.ts). */
+  /** ERC-20 metadata probe of `address` at the observed block (src/rpc/token-metadata.ts). */
   tokenMetadata(address: string): Promise<{ anchor: BlockRef; address: string; metadata: TokenMetadata }>;
   /**
    * Runtime code of `address` at canonical block `n` of the index (anchor `at`). The canonical hash

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TracesLaneStatus } from '../ingest/traces.js';
+import type { TracesLaneStatus } from '../schema/rows/traces.js';
+import { GAP, HASH_TO_NUMBER, HEADER, LOG, RECEIPT, TIME, TX, TX_BY_HASH } from '../schema/tables/chain.js';
+import { DECODED_LOG, TRACE_FRAME, TRACE_STATUS } from '../schema/tables/traces.js';
 import { createStore, type Store } from '../storage/index.js';
 import type { PageQuery } from '../storage/page.js';
-import { GAP, HASH_TO_NUMBER, HEADER, LOG, RECEIPT, TIME, TX, TX_BY_HASH } from '../storage/tables/chain.js';
-import { DECODED_LOG, TRACE_FRAME, TRACE_STATUS } from '../storage/tables/traces.js';
 import { createChainReader } from './reader.js';
 
 type Hex = `0x${string}`;

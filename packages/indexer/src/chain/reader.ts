@@ -6,11 +6,12 @@
  * Sources: eth_getBlockByNumber / eth_getBlockReceipts stored by ingest (src/ingest/apply.ts), the
  * decoded-views projection (src/chain/decoded-views.ts), the traces lane (src/ingest/traces.ts).
  */
-import type { TracesLaneStatus } from '../ingest/traces.js';
+
 import type { Rpc } from '../rpc/client.js';
+import type { TracesLaneStatus } from '../schema/rows/traces.js';
+import type { TxLocation } from '../schema/tables/chain.js';
 import type { BlockRef, View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import type { TxLocation } from '../storage/tables/chain.js';
 import * as decoded from './decoded.js';
 import * as gaps from './gaps.js';
 import { createLiveReader, type LiveReader } from './live.js';

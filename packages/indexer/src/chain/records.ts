@@ -5,9 +5,7 @@
  * accounting, timestamp bounds. Everything reads through the request's {@link View}.
  */
 import { DomainError } from '../errors/index.js';
-import type { BlockRef, View } from '../storage/index.js';
-import type { LogRow } from '../storage/tables/chain.js';
-import type { PageQuery, PageSink } from '../storage/page.js';
+import type { LogRow } from '../schema/tables/chain.js';
 import {
   CANON,
   HASH_TO_NUMBER,
@@ -18,7 +16,9 @@ import {
   TX,
   TX_BY_HASH,
   type TxLocation,
-} from '../storage/tables/chain.js';
+} from '../schema/tables/chain.js';
+import type { BlockRef, View } from '../storage/index.js';
+import type { PageQuery, PageSink } from '../storage/page.js';
 import { l1GasOfRaw } from './l1-gas.js';
 import type { ReceiptRecord, TimestampBounds, TransactionRecord } from './types.js';
 import { walkPage } from './walk.js';

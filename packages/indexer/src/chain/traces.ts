@@ -6,17 +6,11 @@
  * give, is `not_available` with a reason from {@link CoverageReason}, never an empty list.
  */
 import { DomainError } from '../errors/index.js';
-import type { TracesLaneStatus } from '../ingest/traces.js';
+import type { StoredFrame, StoredInternal, TracesLaneStatus } from '../schema/rows/traces.js';
+import type { TxLocation } from '../schema/tables/chain.js';
+import { TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import type { TxLocation } from '../storage/tables/chain.js';
-import {
-  type StoredFrame,
-  type StoredInternal,
-  TRACE_FRAME,
-  TRACE_INTERNAL,
-  TRACE_STATUS,
-} from '../storage/tables/traces.js';
 import type { CallFrameRow, InternalRow, TraceCoverage } from './types.js';
 import { walkPage } from './walk.js';
 

@@ -5,8 +5,8 @@
  * decimal strings, timestamps in unix seconds, addresses lowercase 0x hex.
  */
 import type { CallDecoderName, CallUnknownReason, LogStandard, LogUnknownReason } from '../decode/index.js';
+import type { FrameKind } from '../schema/rows/traces.js';
 import type { BlockRef } from '../storage/index.js';
-import type { FrameKind } from '../workers/replay/frames.js';
 import type { L1Gas, L1GasReason } from './l1-gas.js';
 
 type Hex = `0x${string}`;

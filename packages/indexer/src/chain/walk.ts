@@ -17,7 +17,7 @@ export function walkPage<K extends unknown[], V, R>(
   view: View,
   t: Table<K, V>,
   prefix: Prefix<K>,
-  range: Omit<Bounds<K>, 'after' | 'reverse' | 'limit'>,
+  range: Omit<Bounds<K>, 'after' | 'resume' | 'reverse' | 'limit'>,
   q: PageQuery,
   sink: PageSink<R>,
   row: (value: V, key: K) => R | null,
@@ -28,7 +28,7 @@ export function walkPage<K extends unknown[], V, R>(
     t,
     {
       ...range,
-      after: q.after ? Buffer.concat([head, q.after]) : null,
+      resume: { under: prefix, suffix: q.after },
       reverse: q.order === 'desc',
     },
     // The raw key is only valid inside the callback: the sink may keep the resume key.

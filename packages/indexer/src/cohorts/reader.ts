@@ -9,12 +9,19 @@
  * cohorts-by-token cursor is bound to it.
  */
 import { DomainError } from '../errors/index.js';
+import type { CohortCandidate } from '../schema/rows/wallets.js';
+import {
+  COHORT_CAND,
+  COHORT_ID,
+  COHORT_RULE_VERSION,
+  cohortIdOf,
+  EDGE_IN,
+  GENERATION,
+  NATIVE_ASSET,
+  WALLET_COHORT,
+} from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { COHORT_CAND, COHORT_ID, EDGE_IN, GENERATION, WALLET_COHORT } from '../storage/tables/wallets.js';
-import type { CohortCandidate } from '../wallets/model.js';
-import { COHORT_RULE_VERSION, cohortIdOf } from '../wallets/projection.js';
-import { NATIVE_ASSET } from '../wallets/tables.js';
 
 type Hex = `0x${string}`;
 const K = (a: string) => a.toLowerCase() as Hex;
@@ -180,7 +187,7 @@ const membersOf = (view: View, token: string, funder: string, at: number): Membe
 
 /** The first native transfer funder → wallet (the funding signal's evidence), or null. */
 const fundingOf = (view: View, wallet: string, funder: string): FundingEvidence | null =>
-  view.get(EDGE_IN, K(wallet), K(funder), NATIVE_ASSET as Hex)?.first ?? null;
+  view.get(EDGE_IN, K(wallet), K(funder), NATIVE_ASSET)?.first ?? null;
 
 /** Cohorts of `token` at `at` (≥ 2 members), by ascending id. */
 function cohortsOfToken(view: View, token: string, at: number) {

@@ -8,7 +8,7 @@
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { ApiError } from '../server/errors.js';
+import { DomainError } from '../errors/index.js';
 import type { BlockRef } from '../storage/index.js';
 
 const VERSION = 1;
@@ -35,7 +35,7 @@ export interface CursorCodec {
   encode(state: CursorState): string;
   /**
    * Decodes and authenticates a cursor for `expect.route` on `expect.chainId`.
-   * @throws ApiError `bad_cursor` (400) when malformed, forged or minted for another chain/route/order.
+   * @throws DomainError `bad_cursor` (400) when malformed, forged or minted for another chain/route/order.
    */
   decode(cursor: string, expect: { chainId: number; route: string; order?: 'asc' | 'desc' }): CursorState;
 }
@@ -58,7 +58,7 @@ export function createCursorCodec(secret: Uint8Array): CursorCodec {
       return buf.toString('base64url');
     },
     decode(cursor, expect) {
-      const bad = (why: string) => new ApiError('bad_cursor', `cursor refused: ${why}`);
+      const bad = (why: string) => new DomainError('bad_cursor', `cursor refused: ${why}`);
       if (cursor.length > 1024 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad('not a cursor of this service');
       const buf = Buffer.from(cursor, 'base64url');
       if (buf.length < FIXED + MAC_BYTES) throw bad('truncated');

@@ -2,8 +2,9 @@
  * Frames of the raw chain topics (blocks, heads, transactions, logs, top-level creations) of one
  * block: the same records the chain routes serve, already serialised.
  */
-import type { PendingFrame } from '../streams/log.js';
-import type { BlockDelta } from './delta.js';
+
+import type { BlockDelta } from '../schema/delta.js';
+import type { PendingFrame } from '../schema/rows/streams.js';
 
 /** Emits the raw chain topics' frames of block `d`, in block order. */
 export function chainFrames(d: BlockDelta, emit: (f: PendingFrame) => void): void {

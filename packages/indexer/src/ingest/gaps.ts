@@ -2,8 +2,9 @@
  * Ingest gaps: ranges a lane could not fill (a trace the node cannot give, a reorg deeper than
  * the unfinalised window). Open gaps are retried; resolved gaps stay listed for audit.
  */
+
+import { GAP, type GapRecord } from '../schema/tables/chain.js';
 import type { Store } from '../storage/index.js';
-import { GAP, type GapRecord } from '../storage/tables/chain.js';
 
 /** One gap row as served by `/gaps`. Block numbers inclusive. */
 export interface Gap {

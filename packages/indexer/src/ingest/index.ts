@@ -15,14 +15,14 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
+import type { BlockDelta, FetchResult } from '../schema/delta.js';
+import { HEADER, PROBE, RECEIPT, TX } from '../schema/tables/chain.js';
 import type { Store } from '../storage/index.js';
 import { StoreWriteError } from '../storage/index.js';
-import { HEADER, PROBE, RECEIPT, TX } from '../storage/tables/chain.js';
 import type { Hub } from '../streams/hub.js';
 import type { StreamLog } from '../streams/log.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
-import type { BlockDelta, FetchResult } from './delta.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
 import { type CommitEvent, createStages, type Mode } from './stages.js';
@@ -210,7 +210,13 @@ export function createIngest(opts: IngestOptions): Ingest {
       if (e.kind === 'segment') {
         count('history', e.to - e.from + 1, e.txs, e.logs);
         status.segments.committed++;
-        status.segments.last = { from: e.from, to: e.to, blocks: e.to - e.from + 1, txs: e.txs, bytes: e.bytes };
+        status.segments.last = {
+          from: e.from,
+          to: e.to,
+          blocks: e.to - e.from + 1,
+          txs: e.txs,
+          bytes: e.bytes,
+        };
       }
       opts.onCommit?.(e);
     },

@@ -12,59 +12,21 @@
  * R10: these records come from node re-execution and are not verifiable against a block root.
  */
 import type { Logger } from 'pino';
+import type { TraceStatus, TracesLaneStatus } from '../schema/rows/traces.js';
+import { GAP, TX } from '../schema/tables/chain.js';
+import { TRACE_BY_ADDRESS, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
 import type { Store } from '../storage/index.js';
-import { KeyBuilder } from '../storage/keys.js';
-import { GAP, TX } from '../storage/tables/chain.js';
 import type { ReplayPool, TxTrace, TxTraceGap } from '../workers/replay/index.js';
 import { type Gap, recordGap, resolveGap } from './gaps.js';
 
-export const TraceTable = {
-  /** u64 number, u32 txIndex → TraceStatus JSON. */
-  STATUS: 0x50,
-  /** u64 number, u32 txIndex, u32 ordinal → frame JSON (decoded calldata included). */
-  FRAME: 0x51,
-  /** u64 number, u32 txIndex, u32 ordinal → internal transfer JSON. */
-  INTERNAL: 0x52,
-  /** address, u64 number, u32 txIndex, u32 ordinal, u8 role → ∅. Internal activity by address. */
-  BY_ADDRESS: 0x53,
-} as const;
-
-/** Per-transaction retention and reconciliation state. */
-export type TraceStatus =
-  | {
-      status: 'retained';
-      source: string;
-      frames: number;
-      internalTransfers: number;
-      creations: number;
-      /** The root frame's from/to/value equal the envelope's (the re-execution matches the record). */
-      rootMatchesEnvelope: boolean;
-    }
-  | { status: 'not_available'; reason: string; retryable: boolean };
-
-export const traceStatusKey = (n: number, i: number) =>
-  new KeyBuilder(13).u8(TraceTable.STATUS).u64(n).u32(i).done();
-export const frameKey = (n: number, i: number, o: number) =>
-  new KeyBuilder(17).u8(TraceTable.FRAME).u64(n).u32(i).u32(o).done();
-export const internalKey = (n: number, i: number, o: number) =>
-  new KeyBuilder(17).u8(TraceTable.INTERNAL).u64(n).u32(i).u32(o).done();
-/** Roles in BY_ADDRESS: 1 sender, 2 recipient, 3 creator, 4 created. */
-export const byAddressKey = (a: string, n: number, i: number, o: number, role: number) =>
-  new KeyBuilder(38).u8(TraceTable.BY_ADDRESS).hex(a).u64(n).u32(i).u32(o).u8(role).done();
-
+/** Lowercase 0x address (trace rows key addresses lowercase). */
+const lower = (a: string) => a.toLowerCase() as `0x${string}`;
 const CHECKPOINT = 'checkpoint:traces';
 const LANE = 'traces';
 /** Blocks traced concurrently (bounded: each holds a block's traces in memory). */
 const IN_FLIGHT = 4;
 /** Period of gap healing attempts, milliseconds. */
 const HEAL_MS = 15_000;
-
-export interface TracesLaneStatus {
-  enabled: boolean;
-  state: 'following' | 'disabled' | 'not_supported';
-  reason: string | null;
-  checkpoint: number | null;
-}
 
 export interface TracesLane {
   status(): TracesLaneStatus;
@@ -127,12 +89,11 @@ export function createTracesLane(o: {
         for (let i = 0; i < txs.length; i++) {
           const t = txs[i];
           if (t.status !== 'ok') {
-            batch.putRaw(
-              traceStatusKey(n, i),
-              Buffer.from(
-                JSON.stringify({ status: 'not_available', reason: t.reason, retryable: t.retryable }),
-              ),
-            );
+            batch.put(TRACE_STATUS, [n, i], {
+              status: 'not_available',
+              reason: t.reason,
+              retryable: t.retryable,
+            });
             continue;
           }
           const env = JSON.parse(txAt(n, i)) as {
@@ -154,37 +115,27 @@ export function createTracesLane(o: {
             creations: t.creations.length,
             rootMatchesEnvelope: rootMatches,
           };
-          batch.putRaw(traceStatusKey(n, i), Buffer.from(JSON.stringify(status)));
-          for (const f of t.frames) batch.putRaw(frameKey(n, i, f.ordinal), Buffer.from(JSON.stringify(f)));
+          batch.put(TRACE_STATUS, [n, i], status);
+          for (const f of t.frames) batch.put(TRACE_FRAME, [n, i, f.ordinal], f);
           for (const x of t.internalTransfers) {
-            batch.putRaw(
-              internalKey(n, i, x.ordinal),
-              Buffer.from(JSON.stringify({ ...x, kind: x.kind, type: 'transfer' })),
-            );
-            batch.putRaw(byAddressKey(x.from.toLowerCase(), n, i, x.ordinal, 1), Buffer.alloc(0));
-            if (x.to) batch.putRaw(byAddressKey(x.to.toLowerCase(), n, i, x.ordinal, 2), Buffer.alloc(0));
+            batch.put(TRACE_INTERNAL, [n, i, x.ordinal], { ...x, kind: x.kind, type: 'transfer' });
+            batch.put(TRACE_BY_ADDRESS, [lower(x.from), n, i, x.ordinal, 1], null);
+            if (x.to) batch.put(TRACE_BY_ADDRESS, [lower(x.to), n, i, x.ordinal, 2], null);
           }
           for (const c of t.creations) {
             if (c.ordinal === 0) continue; // top-level creation: the receipt already records it
-            if (!batch.getRaw(internalKey(n, i, c.ordinal))) {
-              batch.putRaw(
-                internalKey(n, i, c.ordinal),
-                Buffer.from(
-                  JSON.stringify({
-                    ordinal: c.ordinal,
-                    from: c.creator,
-                    to: c.address,
-                    value: '0',
-                    kind: 'create',
-                    effective: c.effective,
-                    type: 'creation',
-                  }),
-                ),
-              );
-            }
-            batch.putRaw(byAddressKey(c.creator.toLowerCase(), n, i, c.ordinal, 3), Buffer.alloc(0));
-            if (c.address)
-              batch.putRaw(byAddressKey(c.address.toLowerCase(), n, i, c.ordinal, 4), Buffer.alloc(0));
+            if (!batch.has(TRACE_INTERNAL, n, i, c.ordinal))
+              batch.put(TRACE_INTERNAL, [n, i, c.ordinal], {
+                ordinal: c.ordinal,
+                from: c.creator,
+                to: c.address,
+                value: '0',
+                kind: 'create',
+                effective: c.effective,
+                type: 'creation',
+              });
+            batch.put(TRACE_BY_ADDRESS, [lower(c.creator), n, i, c.ordinal, 3], null);
+            if (c.address) batch.put(TRACE_BY_ADDRESS, [lower(c.address), n, i, c.ordinal, 4], null);
           }
         }
       },

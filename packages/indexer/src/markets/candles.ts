@@ -4,10 +4,10 @@
  * extremes. Every stored candle is cut at the anchor (candleAtBlock, R2).
  */
 import { DomainError } from '../errors/index.js';
+import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../schema/rows/markets.js';
+import { CANDLE } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { CANDLE } from '../storage/tables/markets.js';
-import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from './model.js';
 import { cmp, invert, type Rational, ratJson, ratParse } from './rational.js';
 import { candleAtBlock, candlesIn, extreme } from './read.js';
 import { orientCandle, tokenIsBase } from './venue.js';
@@ -67,7 +67,7 @@ export function walkPoolCandles(
       gte: [k, f, r.from],
       lte: [k, f, hiT],
       reverse: page.order === 'desc',
-      after: page.after ? Buffer.concat([CANDLE.prefix(k, f), page.after]) : null,
+      resume: { under: [k, f], suffix: page.after },
     },
     (stored) => {
       const c = candleAtBlock(view, p.key, stored, FRAMES[r.frame], page.at);

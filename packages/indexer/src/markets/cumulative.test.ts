@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { poolCumCodec } from '../storage/tables/markets.js';
-import type { PoolCum } from './model.js';
+import type { PoolCum } from '../schema/rows/markets.js';
+import { poolCumCodec } from '../schema/tables/markets.js';
 
 const u256 = fc.bigInt({ min: 0n, max: (1n << 300n) - 1n });
 const price = fc

@@ -9,7 +9,8 @@
  * anchor, the last before the window's first block) — a constant number of seeks whatever the
  * pool's volume, instead of a walk over up to 1,440 one-minute candles.
  */
-import type { BlockBatch, View } from '../storage/index.js';
+
+import type { PoolCum } from '../schema/rows/markets.js';
 import {
   MINUTE_BLOCK,
   POOL_CUM,
@@ -17,8 +18,8 @@ import {
   TOKEN_POOL_BY_LAST,
   TRADER_BY_LAST,
   TRADER_LAST,
-} from '../storage/tables/markets.js';
-import type { PoolCum } from './model.js';
+} from '../schema/tables/markets.js';
+import type { BlockBatch, View } from '../storage/index.js';
 
 type Hex = `0x${string}`;
 

@@ -17,16 +17,15 @@
  */
 import { keccak256, toFunctionSelector } from 'viem';
 import { decodeLog, TOPIC0 } from '../decode/logs.js';
-import type { BlockDelta, EventDelta } from '../ingest/delta.js';
 import type { Rpc } from '../rpc/client.js';
+import type { BlockDelta, EventDelta } from '../schema/delta.js';
+import { emptyPoolState, type PoolRow, type PoolState } from '../schema/rows/markets.js';
+import type { Coordinate } from '../schema/rows/tokens.js';
+import { SEED } from '../schema/tables/chain.js';
+import { POOL, POOL_BY_ADDRESS, poolKeyOf } from '../schema/tables/markets.js';
 import type { BlockBatch, Store } from '../storage/index.js';
-import { SEED } from '../storage/tables/chain.js';
-import { POOL, POOL_BY_ADDRESS } from '../storage/tables/markets.js';
-import type { Coordinate } from '../tokens/model.js';
 import type { MarketsConfig } from './config.js';
-import { emptyPoolState, type PoolRow, type PoolState } from './model.js';
 import { fromSqrtPriceX96, rational, ratStr } from './rational.js';
-import { poolKeyOf } from './tables.js';
 
 type Hex = `0x${string}`;
 type Protocol = 'v2' | 'v3' | 'v4';

@@ -3,10 +3,7 @@
  * liquidity events, and the token market views over them (quote rule, default venue, windows).
  * Exports the projection factory and the reader.
  */
-export type { OrientedCandle, TokenExtreme } from './candles.js';
-export { alignRange, MAX_SPAN_BUCKETS, orientedCandleJson, poolCandleJson } from './candles.js';
-export { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './config.js';
-export { SEARCH_SCAN_CEILING } from './lists.js';
+
 export type {
   CandleRow,
   Frame,
@@ -16,10 +13,24 @@ export type {
   PoolState,
   Protocol,
   SwapRow,
-} from './model.js';
+} from '../schema/rows/markets.js';
+export type { OrientedCandle, TokenExtreme } from './candles.js';
+export { alignRange, MAX_SPAN_BUCKETS, orientedCandleJson, poolCandleJson } from './candles.js';
+export { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './config.js';
+export { SEARCH_SCAN_CEILING } from './lists.js';
 export { createMarketsProjection } from './projection.js';
-export type { Rational } from './rational.js';
-export { provenanceOf } from './read.js';
+export {
+  add,
+  cmp,
+  invert,
+  type Rational,
+  rational,
+  ratJson,
+  ratParse,
+  ratStr,
+  sub,
+} from './rational.js';
+export { candleAtBlock, poolAt, provenanceOf, stateAt } from './read.js';
 export {
   createMarketsReader,
   type MarketsReader,
@@ -44,10 +55,19 @@ export {
 export type { Quote, TokenWindow } from './token-market.js';
 export { AGGREGATE_POOLS, type RankedPool } from './token-pools.js';
 export type { UsdMark } from './usd.js';
-export { VENUE_RULE, type VenueChoice } from './venue.js';
+export {
+  chooseVenue,
+  orient,
+  orientCandle,
+  resolveQuote,
+  tokenPools,
+  VENUE_RULE,
+  type VenueChoice,
+} from './venue.js';
 export {
   DISTINCT_SCAN_LIMIT,
   type DistinctCount,
+  scanWindowSwaps,
   WINDOW_ALIGNMENT,
   WINDOW_NAMES,
   WINDOW_SECONDS,

@@ -1,7 +1,7 @@
 /** Liquidity amounts and their USD value: exact by construction, checked on hand-computed cases. */
 import { describe, expect, it } from 'vitest';
+import { emptyPoolState, type PoolRow, type PoolState } from '../schema/rows/markets.js';
 import { liquidityAmounts, liquidityUsd } from './liquidity.js';
-import { emptyPoolState, type PoolRow, type PoolState } from './model.js';
 import { fromSqrtPriceX96, type Rational, rational } from './rational.js';
 
 const pool = (protocol: PoolRow['protocol']): PoolRow => ({

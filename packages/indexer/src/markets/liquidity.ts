@@ -13,7 +13,7 @@
  * the same: reserve1 = reserve0·P for V2 by definition of P, and amount0·P = L·2^96/√P·√P²/2^192 =
  * amount1 for V3/V4. So a pool with one USD-marked side is worth twice that side.
  */
-import type { PoolRow, PoolState } from './model.js';
+import type { PoolRow, PoolState } from '../schema/rows/markets.js';
 import { add, type Rational, rational } from './rational.js';
 
 export type LiquidityBasis = 'reserves' | 'in_range_virtual_reserves';

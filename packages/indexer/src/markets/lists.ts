@@ -3,10 +3,10 @@
  * order) and the bounded pool search anchored on a currency.
  */
 import { DomainError } from '../errors/index.js';
+import type { PoolRow, Protocol } from '../schema/rows/markets.js';
+import { POOL_BY_COORD, POOL_BY_CURRENCY } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { POOL_BY_COORD, POOL_BY_CURRENCY } from '../storage/tables/markets.js';
-import type { PoolRow, Protocol } from './model.js';
 import { poolAt } from './read.js';
 
 type Hex = `0x${string}`;
@@ -18,7 +18,7 @@ export function walkNewPools(view: View, page: PageQuery, sink: PageSink<PoolRow
     {
       lte: [page.at],
       reverse: page.order === 'desc',
-      after: page.after ? Buffer.concat([Buffer.from([POOL_BY_COORD.id]), page.after]) : null,
+      resume: { under: [], suffix: page.after },
     },
     (_v, [, , key], raw) => {
       const p = poolAt(view, key, page.at);
@@ -43,7 +43,7 @@ function eachCurrencyPool(
     {
       prefix: [c],
       reverse: walk.reverse,
-      after: walk.after ? Buffer.concat([POOL_BY_CURRENCY.prefix(c), walk.after]) : null,
+      resume: { under: [c], suffix: walk.after },
     },
     (_v, [, key], raw) => visit(poolAt(view, key, walk.at), Buffer.from(raw.subarray(21))),
   );

@@ -8,10 +8,11 @@
  * Prices are exact rationals: currency1 base units per currency0 base unit — V2 and curves from
  * reserves after the trade, V3/V4 from sqrtPriceX96² / 2^192.
  */
-import type { BlockDelta } from '../ingest/delta.js';
+
 import type { Emit, Projection } from '../projections/index.js';
+import type { BlockDelta } from '../schema/delta.js';
 import type { BlockBatch } from '../storage/index.js';
-import type { LaunchpadDeployments } from '../tokens/launchpads.js';
+import type { LaunchpadDeployments } from '../tokens/index.js';
 import { FAMILIES, type FamilyConfig, openBlock } from './apply/index.js';
 import type { MarketsConfig } from './config.js';
 import { createFirstSight, type FirstSightOutcome, marketSeedsOf } from './first-sight.js';

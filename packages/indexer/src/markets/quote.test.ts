@@ -1,6 +1,6 @@
 /** The quote rules and the windows rule, on hand-built pools (pure functions, no store). */
 import { describe, expect, it } from 'vitest';
-import type { PoolRow } from './model.js';
+import type { PoolRow } from '../schema/rows/markets.js';
 import { quoteCandidates, resolveFirstPaintQuote, resolveQuote } from './venue.js';
 import { WINDOWS, windowFrom } from './windows.js';
 

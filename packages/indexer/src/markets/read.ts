@@ -1,8 +1,9 @@
 /** Reads of the markets projection as of an anchor block. */
+
+import type { CandleRow, PoolProvenance, PoolRow, PoolState } from '../schema/rows/markets.js';
+import { FRAME_IDS } from '../schema/rows/markets.js';
+import { CANDLE, POOL, STATE_HIST, SWAP } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
-import { CANDLE, POOL, STATE_HIST, SWAP } from '../storage/tables/markets.js';
-import type { CandleRow, PoolProvenance, PoolRow, PoolState } from './model.js';
-import { FRAME_IDS } from './model.js';
 import { cmp, type Rational, ratParse } from './rational.js';
 
 type Hex = `0x${string}`;

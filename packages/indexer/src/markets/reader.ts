@@ -13,10 +13,18 @@
  * tokens reader. Units: base units as decimal strings or bigints, prices exact rationals.
  */
 import { DomainError } from '../errors/index.js';
+import type {
+  CandleRow,
+  Frame,
+  LiquidityEventRow,
+  PoolRow,
+  PoolState,
+  SwapRow,
+} from '../schema/rows/markets.js';
+import { LIQ_EVENT, poolKeyOf } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { LIQ_EVENT } from '../storage/tables/markets.js';
 import type { BalanceFidelity, OverviewHolderCount, TokensReader } from '../tokens/index.js';
 import type { OrientedCandle, TokenExtreme } from './candles.js';
 import {
@@ -34,7 +42,6 @@ import {
   walkSearch,
   walkTokenPoolsByCurrency,
 } from './lists.js';
-import type { CandleRow, Frame, LiquidityEventRow, PoolRow, PoolState, SwapRow } from './model.js';
 import { type Rational, ratParse } from './rational.js';
 import { type At, extreme, poolAt, stateAt } from './read.js';
 import {
@@ -49,7 +56,6 @@ import {
   walkTokenTrades,
   walkTraders,
 } from './swaps.js';
-import { poolKeyOf } from './tables.js';
 import {
   openTokenMarket,
   poolsWithQuote,
@@ -430,7 +436,7 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
           prefix: [k],
           lte: [k, page.at],
           reverse: page.order === 'desc',
-          after: page.after ? Buffer.concat([LIQ_EVENT.prefix(k), page.after]) : null,
+          resume: { under: [k], suffix: page.after },
         },
         (e, _key, raw) => sink(e, Buffer.from(raw.subarray(53))),
       );

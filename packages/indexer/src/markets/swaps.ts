@@ -4,10 +4,10 @@
  * by quote volume in a window.
  */
 import { DomainError } from '../errors/index.js';
+import type { PoolRow, SwapRow } from '../schema/rows/markets.js';
+import { SWAP, TOKEN_SWAP } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { SWAP, TOKEN_SWAP } from '../storage/tables/markets.js';
-import type { PoolRow, SwapRow } from './model.js';
 import { cmp, invert, type Rational, ratParse } from './rational.js';
 import { counterOf, tokenIsBase } from './venue.js';
 import { WINDOW_SECONDS, type WindowName, windowFrom } from './windows.js';
@@ -27,7 +27,7 @@ export function walkPoolSwaps(view: View, p: PoolRow, page: PageQuery, sink: Pag
       prefix: [k],
       lte: [k, page.at],
       reverse: page.order === 'desc',
-      after: page.after ? Buffer.concat([SWAP.prefix(k), page.after]) : null,
+      resume: { under: [k], suffix: page.after },
     },
     (s, _key, raw) => sink(s, Buffer.from(raw.subarray(POOL_PREFIX_LEN))),
   );
@@ -100,7 +100,7 @@ export function walkBars(
     {
       prefix: [k],
       lte: [k, page.at],
-      after: page.after ? Buffer.concat([SWAP.prefix(k), page.after]) : null,
+      resume: { under: [k], suffix: page.after },
     },
     (s) => {
       if (++seen > MAX_TICKS_PER_PAGE) return false;
@@ -204,7 +204,7 @@ function eachTokenSwap(
       prefix: [t],
       lte: [t, walk.at],
       reverse: walk.reverse,
-      after: walk.after ? Buffer.concat([TOKEN_SWAP.prefix(t), walk.after]) : null,
+      resume: { under: [t], suffix: walk.after },
     },
     (poolKey, [, block, logIndex], raw) => {
       const p = byKey.get(poolKey);

@@ -5,10 +5,10 @@
  * and pool listing share them.
  */
 import { DomainError } from '../errors/index.js';
+import type { PoolRow } from '../schema/rows/markets.js';
+import type { TokenRow } from '../schema/rows/tokens.js';
 import type { View } from '../storage/index.js';
 import type { TokensReader } from '../tokens/index.js';
-import type { TokenRow } from '../tokens/model.js';
-import type { PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
 import { type At, stateAt } from './read.js';
 import {

@@ -3,9 +3,10 @@
  * counter currency, and the ranked pools (by trailing-24h volume or by liquidityUsd) whose first
  * rows are the overview's pool listing.
  */
+
+import type { PoolRow, PoolState } from '../schema/rows/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import type { PoolRow, PoolState } from './model.js';
 import { cmp, type Rational } from './rational.js';
 import { stateAt } from './read.js';
 import { poolsWithQuote, type TokenMarket } from './token-market.js';

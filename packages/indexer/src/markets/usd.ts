@@ -5,8 +5,9 @@
  * `in_range_virtual_reserves` (V3/V4). Both sides stablecoins: the sum; one side: twice that side;
  * neither: null with `side_unpriced`. Exact rationals in USD, never floats.
  */
+
+import type { PoolRow, PoolState } from '../schema/rows/markets.js';
 import { type LiquidityAmounts, liquidityAmounts, liquidityUsd } from './liquidity.js';
-import type { PoolRow, PoolState } from './model.js';
 import type { Rational } from './rational.js';
 
 /** USD mark of one currency: decimals of a configured stablecoin, or null with the reason. */

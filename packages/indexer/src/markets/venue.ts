@@ -16,9 +16,10 @@
  * Orientation: prices are quote base units per token base unit; a pool listing the token as
  * currency1 is inverted (and its highs become lows).
  */
+
+import type { CandleRow, PoolRow } from '../schema/rows/markets.js';
+import { POOL, POOL_BY_CURRENCY } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
-import { POOL, POOL_BY_CURRENCY } from '../storage/tables/markets.js';
-import type { CandleRow, PoolRow } from './model.js';
 import { invert, type Rational, ratParse } from './rational.js';
 import type { At } from './read.js';
 import { dayWindow, idleDay, tradedInDay, type WindowStats, windowStats } from './windows.js';

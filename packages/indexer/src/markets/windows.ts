@@ -5,8 +5,10 @@
  * the same rule for volumes, counts, prices and distinct traders on every route (pool stats,
  * token stats, overview, detail, traders, screener).
  */
+
+import type { SwapRow } from '../schema/rows/markets.js';
+import { SWAP } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
-import { SWAP } from '../storage/tables/markets.js';
 import {
   type CumRow,
   cumAt,
@@ -15,7 +17,6 @@ import {
   firstCumIn,
   poolsTradedSince,
 } from './cumulative.js';
-import type { SwapRow } from './model.js';
 import { type Rational, ratParse } from './rational.js';
 import type { At } from './read.js';
 

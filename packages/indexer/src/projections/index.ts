@@ -8,10 +8,10 @@
  * the raw blocks, receipts and probes already in RocksDB (never re-fetched from the node). While
  * its checkpoint is behind the head it is `building` (with progress) and its routes answer 503.
  */
-import type { BlockDelta } from '../ingest/delta.js';
+import type { BlockDelta } from '../schema/delta.js';
+import type { PendingFrame } from '../schema/rows/streams.js';
+import { tablesOf } from '../schema/tables/index.js';
 import type { BlockBatch, Store } from '../storage/index.js';
-import { tablesOf } from '../storage/tables/index.js';
-import type { PendingFrame } from '../streams/log.js';
 
 /** Emits a stream frame from a live commit (absent during rebuilds: frames were emitted once). */
 export type Emit = (frame: PendingFrame) => void;
@@ -106,7 +106,7 @@ export function createRegistry(
       continue;
     }
     if (s) log(`projection ${p.name}: version ${s.version} → ${p.version}; rebuilding from stored blocks`);
-    // Its tables are those of the registry it owns (src/storage/tables: owner = projection name).
+    // Its tables are those of the registry it owns (src/schema/tables: owner = projection name).
     store.wipeTables(tablesOf(p.name));
     const fresh: ProjectionState = { version: p.version, checkpoint: first - 1 >= 0 ? first - 1 : null };
     store.putMeta(key(p.name), fresh);

@@ -78,7 +78,7 @@ export interface ChainRuntime {
 function readersFor(o: {
   launchpads: LaunchpadDeployments;
   markets: MarketsConfig;
-  traces: () => import('../ingest/traces.js').TracesLaneStatus;
+  traces: () => import('../schema/rows/traces.js').TracesLaneStatus;
   /** Live reads' node client; null on a replica without a node (live reads answer 503). */
   node: Rpc | null;
   overrides: ReadonlySet<string>;

@@ -7,13 +7,20 @@
  */
 
 import { DomainError } from '../errors/index.js';
-import type { CandleRow, PoolRow } from '../markets/model.js';
-import { candleAtBlock, poolAt, stateAt } from '../markets/read.js';
-import { scanWindowSwaps, WINDOW_SECONDS, type WindowName, windowFrom } from '../markets/windows.js';
+import {
+  candleAtBlock,
+  poolAt,
+  scanWindowSwaps,
+  stateAt,
+  WINDOW_SECONDS,
+  type WindowName,
+  windowFrom,
+} from '../markets/index.js';
+import type { CandleRow, PoolRow } from '../schema/rows/markets.js';
+import { TIME } from '../schema/tables/chain.js';
+import { CANDLE, POOL_BY_CURRENCY } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { View } from '../storage/index.js';
-import { TIME } from '../storage/tables/chain.js';
-import { CANDLE, POOL_BY_CURRENCY } from '../storage/tables/markets.js';
 import type { HolderCount, TokensReader } from '../tokens/index.js';
 
 type Hex = `0x${string}`;

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { META } from '../schema/tables/chain.js';
+import { BALANCE, STATS } from '../schema/tables/tokens.js';
 import type { Rocks } from './binding.js';
 import { createStore, type Store } from './index.js';
-import { META } from './tables/chain.js';
-import { BALANCE, STATS } from './tables/tokens.js';
 
 const dirs: string[] = [];
 const open: Store[] = [];

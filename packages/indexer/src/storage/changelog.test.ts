@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CHANGELOG, HEADER, META } from '../schema/tables/chain.js';
+import { BALANCE, STATS } from '../schema/tables/tokens.js';
 import type { Rocks } from './binding.js';
 import { decodeChange, encodeChange } from './changelog.js';
 import { createStore, type Store } from './index.js';
-import { CHANGELOG, HEADER, META } from './tables/chain.js';
-import { BALANCE, STATS } from './tables/tokens.js';
 
 const dirs: string[] = [];
 const open: Store[] = [];

@@ -6,10 +6,13 @@
  * whatever reorgs or crashes one of them went through.
  */
 import { createHash } from 'node:crypto';
-import type { Rocks } from './binding.js';
-import { Table } from './tables.js';
+import { join } from 'node:path';
+import { GAP, META, UNDO } from '../schema/tables/chain.js';
+import { STREAM_FRAME, STREAM_SEQ } from '../schema/tables/streams.js';
+import { RECON } from '../schema/tables/tokens.js';
+import { openRocks, type Rocks } from './binding.js';
 
-const EXCLUDED = new Set<number>([Table.META, Table.UNDO, Table.GAP]);
+const EXCLUDED = new Set<number>([META.id, UNDO.id, GAP.id]);
 
 /** Digest per table id (hex) and overall. */
 export function digestStore(
@@ -48,4 +51,26 @@ export function digestStore(
     tables[`0x${t.toString(16).padStart(2, '0')}`] = { rows: e.rows, sha256: e.h.digest('hex') };
   }
   return { all: all.digest('hex'), tables };
+}
+
+/**
+ * The projection digest of a stopped indexer's store in `dataDir` (its `rocks` directory), with
+ * the blocks checkpoint it was taken at: `{head, all, tables}` (see {@link digestStore}). Excluded
+ * beside META/UNDO/GAP: reconciliation verdicts (node observations made on a timer) and the stream
+ * logs (frames and sequences: they record the process's reorg history). Used by the
+ * reorg-convergence and crash tests through `tools/digest`.
+ */
+export async function digestDataDir(dataDir: string): Promise<{
+  head: unknown;
+  all: string;
+  tables: Record<string, { rows: number; sha256: string }>;
+}> {
+  const rocks = await openRocks(join(dataDir, 'rocks'));
+  try {
+    const head = rocks.get(META.key('checkpoint:blocks'));
+    const d = digestStore(rocks, [RECON.id, STREAM_FRAME.id, STREAM_SEQ.id]);
+    return { head: head ? META.value.decode(head) : null, ...d };
+  } finally {
+    await rocks.close();
+  }
 }

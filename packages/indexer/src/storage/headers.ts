@@ -1,7 +1,8 @@
 /** Reads of the stored block headers shared by every subsystem. */
+
+import { BLOCK_TS, HEADER } from '../schema/tables/chain.js';
 import type { Rocks } from './binding.js';
 import type { Store } from './index.js';
-import { BLOCK_TS, HEADER } from './tables/chain.js';
 import type { View } from './view.js';
 
 /**

@@ -4,22 +4,22 @@
  * crash at any instant leaves exactly "all of block N" or "none of it".
  */
 import { randomBytes } from 'node:crypto';
+import { prefixEnd } from '../schema/codec.js';
+import type { AnyTable, InvariantReader, Table } from '../schema/table.js';
+import { CANON, CHANGELOG, META, UNDO } from '../schema/tables/chain.js';
+import { ALL_TABLES } from '../schema/tables/index.js';
 import { openRocks, type Rocks, type RocksTuning, type ScanRange, type WriteOp } from './binding.js';
-import { type ChangeEntry, type ChangeKind, decodeChange, encodeChange } from './changelog.js';
-import { prefixEnd } from './codec.js';
-import type { AnyTable, InvariantReader, Table } from './table.js';
-import { CANON, CHANGELOG, META, UNDO } from './tables/chain.js';
-import { ALL_TABLES } from './tables/index.js';
 import { HOT_VALUE_MAX_BYTES, type OpMap, StateCache } from './cache.js';
+import { type ChangeEntry, type ChangeKind, decodeChange, encodeChange } from './changelog.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
-import { createSyncWriter, createThreadWriter, eachOp, type WriteQueue } from './writer.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
+import { createSyncWriter, createThreadWriter, eachOp, type WriteQueue } from './writer.js';
 
+export { K, type KeyPart, type Prefix, prefixEnd, V, type ValueCodec } from '../schema/codec.js';
+export { type AnyTable, defineTable, type Invariant, type Table } from '../schema/table.js';
 export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
 export { DEFAULT_ROCKS_TUNING } from './binding.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
-export { K, type KeyPart, type Prefix, prefixEnd, V, type ValueCodec } from './codec.js';
-export { type AnyTable, defineTable, type Invariant, type Table } from './table.js';
 export type { Bounds, View } from './view.js';
 
 /** A canonical block coordinate: number and 0x-prefixed 32-byte hash. */
@@ -503,7 +503,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     if (logOn && logged) {
       seq = logSeq + 1;
       const listed: WriteOp[] = [];
-      for (const p of parts) eachOp(p, (key, value) => listed.push({ key: Buffer.from(key), value: value && Buffer.from(value) }));
+      for (const p of parts)
+        eachOp(p, (key, value) => listed.push({ key: Buffer.from(key), value: value && Buffer.from(value) }));
       for (const op of map.values()) listed.push(op);
       const entry = encodeChange({ kind, seq, committedAtMs: Date.now(), head: headAfter, ops: listed });
       map.set(CHANGELOG.key(seq).toString('latin1'), { key: CHANGELOG.key(seq), value: entry });

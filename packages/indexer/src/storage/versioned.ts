@@ -5,7 +5,7 @@
  * fromBlock ≤ A < toBlock (current rows: toBlock = ∞). Reading both in sort-key order and merging
  * gives the exact order of block A, whatever happened since (R2: a walk keeps its anchor).
  */
-import type { Table } from './table.js';
+import type { Table } from '../schema/table.js';
 import type { View } from './view.js';
 
 /** A row valid at the anchor: its sort key (raw bytes after the prefix) and its value. */

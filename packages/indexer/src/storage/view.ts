@@ -11,11 +11,12 @@
  * If one landed (rare: a request takes well under a millisecond, a block commits every second or
  * so), the server drops the answer and runs the request again on a new view.
  */
+
+import { type Prefix, prefixEnd } from '../schema/codec.js';
+import type { Table } from '../schema/table.js';
+import { CANON, META } from '../schema/tables/chain.js';
 import type { Rocks, ScanRange } from './binding.js';
-import { type Prefix, prefixEnd } from './codec.js';
 import type { BlockRef } from './index.js';
-import type { Table } from './table.js';
-import { CANON, META } from './tables/chain.js';
 
 /**
  * A key range of one table. Bounds name leading key parts (a prefix tuple):
@@ -31,6 +32,13 @@ export interface Bounds<K extends unknown[]> {
   lte?: Prefix<K>;
   /** Raw full key (table id first) the walk resumes after (forward) or before (reverse). */
   after?: Buffer | null;
+  /**
+   * A page cursor's resume point: the walk resumes after (forward) or before (reverse) the key
+   * made of the leading parts `under` followed by the cursor's key bytes `suffix` (what the
+   * walk handed its sink as the row's resume key: the row key past those parts). A null suffix
+   * starts at the beginning. Cursors carry key suffixes so no reader builds a raw key.
+   */
+  resume?: { under: Prefix<K>; suffix: Buffer | null };
   /**
    * Raw byte bounds inside the table (table id first): `from` inclusive, `to` exclusive. For a
    * prefix of a variable-width part (a search term), which no tuple prefix can name.
@@ -107,11 +115,12 @@ export function rangeOf<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): S
   if (b.from) lo = later(lo, b.from);
   if (b.to) hi = earlier(hi, b.to);
   const range: ScanRange = { gte: lo, lt: hi, reverse: b.reverse ?? false, limit: b.limit ?? -1 };
-  if (b.after) {
-    if (b.reverse) range.lt = earlier(hi, b.after);
-    else if (Buffer.compare(b.after, lo) >= 0) {
+  const after = b.resume?.suffix ? Buffer.concat([pre(b.resume.under), b.resume.suffix]) : b.after;
+  if (after) {
+    if (b.reverse) range.lt = earlier(hi, after);
+    else if (Buffer.compare(after, lo) >= 0) {
       delete range.gte;
-      range.gt = b.after;
+      range.gt = after;
     }
   }
   return range;

@@ -9,14 +9,19 @@
  */
 
 import { DomainError } from '../errors/index.js';
-import { orientedCandleJson, poolCandleJson } from '../markets/candles.js';
-import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../markets/model.js';
-import { poolAt } from '../markets/read.js';
-import { poolKeyOf } from '../markets/tables.js';
-import { chooseVenue, orientCandle, resolveQuote, tokenPools } from '../markets/venue.js';
+import {
+  chooseVenue,
+  orientCandle,
+  orientedCandleJson,
+  poolAt,
+  poolCandleJson,
+  resolveQuote,
+  tokenPools,
+} from '../markets/index.js';
+import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../schema/rows/markets.js';
+import { CANDLE, poolKeyOf } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { Store, View } from '../storage/index.js';
-import { CANDLE } from '../storage/tables/markets.js';
 import type { StreamSink } from './sink.js';
 
 /** Minimum spacing of update frames per series, milliseconds (Limits). */

@@ -2,7 +2,8 @@
  * Live fan-out of committed frames to connected subscribers. Publishing happens after the batch
  * that wrote the frames committed, so a subscriber never sees a frame that is not durable.
  */
-import type { Frame, Topic } from './log.js';
+import type { Topic } from '../schema/rows/streams.js';
+import type { Frame } from './log.js';
 
 export interface Subscriber {
   /** Topics this subscriber listens to. */

@@ -6,22 +6,17 @@
  * Ids are `v1.<topic>-<storeGeneration>.<seq>`: bound to topic and store generation, so an id
  * from another topic or from a wiped store is recognised and refused.
  */
-import type { BlockBatch, Store, WriteOp } from '../storage/index.js';
-import { STREAM_FRAME, STREAM_SEQ } from '../storage/tables/streams.js';
 
-export const TOPICS = {
-  amm_events: 1,
-  blocks: 2,
-  transactions: 3,
-  logs: 4,
-  transfers: 5,
-  creations: 6,
-  launches: 7,
-  heads: 8,
-  pools: 9,
-} as const;
-export type Topic = keyof typeof TOPICS;
-export const TOPIC_NAMES = Object.keys(TOPICS) as Topic[];
+import {
+  type FrameKeys,
+  type PendingFrame,
+  TOPIC_NAMES,
+  TOPICS,
+  type Topic,
+} from '../schema/rows/streams.js';
+import { STREAM_FRAME, STREAM_SEQ } from '../schema/tables/streams.js';
+import type { BlockBatch, Store, WriteOp } from '../storage/index.js';
+
 const TOPIC_BY_ID = new Map<number, Topic>(TOPIC_NAMES.map((t) => [TOPICS[t], t]));
 
 /**
@@ -29,20 +24,6 @@ const TOPIC_BY_ID = new Map<number, Topic>(TOPIC_NAMES.map((t) => [TOPICS[t], t]
  * Older consumers get a lag event. 50,000 frames covers well over an hour of a busy chain's blocks.
  */
 export const RING_FRAMES = Number(process.env.STREAM_RING_FRAMES ?? 50_000);
-
-/** Selector values a frame can be matched on (lowercase). */
-export type FrameKeys = Partial<
-  Record<'tokens' | 'pools' | 'wallets' | 'launchpads' | 'addresses' | 'topics' | 'contracts', string[]>
->;
-
-export interface PendingFrame {
-  topic: Topic;
-  /** SSE event name. */
-  event: string;
-  /** The frame's data, already serialized JSON (the same record the read routes serve). */
-  json: string;
-  keys: FrameKeys;
-}
 
 export interface Frame extends PendingFrame {
   seq: number;
@@ -84,8 +65,10 @@ export function createStreamLog(store: Store): StreamLog {
     }
   }
   const ns = (t: Topic) => `${t}-${store.generation}`;
+  /** The rows appending `frames`: frame rows (null: a frame pruned from the ring) and sequences. */
   const build = (block: number, frames: PendingFrame[]) => {
-    const ops: WriteOp[] = [];
+    const rows: Array<{ frame: [number, number]; text: string | null } | { seq: [number]; last: number }> =
+      [];
     const out: Frame[] = [];
     const next = new Map<Topic, number>();
     for (const f of frames) {
@@ -93,20 +76,16 @@ export function createStreamLog(store: Store): StreamLog {
       next.set(f.topic, seq);
       const fr: Frame = { ...f, seq, id: `v1.${ns(f.topic)}.${seq}`, block };
       out.push(fr);
-      ops.push({
-        key: STREAM_FRAME.key(TOPICS[f.topic], seq),
+      rows.push({
+        frame: [TOPICS[f.topic], seq],
         // Stored as a header line and the frame's JSON verbatim (no second escaping pass): the
         // header is JSON.stringify output, which never holds a raw newline.
-        value: Buffer.from(
-          `{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)}}\n${f.json}`,
-        ),
+        text: `{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)}}\n${f.json}`,
       });
-      if (seq > RING_FRAMES)
-        ops.push({ key: STREAM_FRAME.key(TOPICS[f.topic], seq - RING_FRAMES), value: null });
+      if (seq > RING_FRAMES) rows.push({ frame: [TOPICS[f.topic], seq - RING_FRAMES], text: null });
     }
-    for (const [t, seq] of next)
-      ops.push({ key: STREAM_SEQ.key(TOPICS[t]), value: STREAM_SEQ.value.encode(seq) });
-    return { ops, out, next };
+    for (const [t, seq] of next) rows.push({ seq: [TOPICS[t]], last: seq });
+    return { rows, out, next };
   };
   return {
     last: (t) => last.get(t)!,
@@ -120,14 +99,24 @@ export function createStreamLog(store: Store): StreamLog {
       return { topic: m[1] as Topic, seq: Number(m[3]) };
     },
     append(batch, block, frames) {
-      const { ops, out, next } = build(block, frames);
-      for (const op of ops) batch.raw(op.key, op.value);
+      const { rows, out, next } = build(block, frames);
+      for (const r of rows)
+        if ('frame' in r) batch.append(STREAM_FRAME, r.frame, r.text);
+        else batch.append(STREAM_SEQ, r.seq, r.last);
       for (const [t, seq] of next) last.set(t, seq);
       return out;
     },
     appendOps(block, frames) {
-      const { ops, out, next } = build(block, frames);
+      const { rows, out, next } = build(block, frames);
       for (const [t, seq] of next) last.set(t, seq);
+      const ops: WriteOp[] = rows.map((r) =>
+        'frame' in r
+          ? {
+              key: STREAM_FRAME.key(...r.frame),
+              value: r.text === null ? null : STREAM_FRAME.value.encode(r.text),
+            }
+          : { key: STREAM_SEQ.key(...r.seq), value: STREAM_SEQ.value.encode(r.last) },
+      );
       return { ops, frames: out };
     },
     read(topic, after, max) {

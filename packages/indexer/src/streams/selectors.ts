@@ -1,6 +1,7 @@
 /** Selector parsing and frame matching for the stream routes. */
 import { DomainError } from '../errors/index.js';
-import type { Frame, FrameKeys } from './log.js';
+import type { FrameKeys } from '../schema/rows/streams.js';
+import type { Frame } from './log.js';
 
 export type Dimension = keyof FrameKeys;
 

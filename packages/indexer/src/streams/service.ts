@@ -8,9 +8,10 @@
  * a consumer further behind gets a `lag` event and must backfill through REST.
  */
 import { DomainError } from '../errors/index.js';
+import type { Topic } from '../schema/rows/streams.js';
 import { type ConnectionRegistry, createConnectionRegistry } from './connections.js';
 import type { Hub } from './hub.js';
-import { type Frame, RING_FRAMES, type StreamLog, type Topic } from './log.js';
+import { type Frame, RING_FRAMES, type StreamLog } from './log.js';
 import { matches, type Selection } from './selectors.js';
 import type { StreamRequest, StreamSink, StreamStart } from './sink.js';
 

@@ -12,7 +12,7 @@
  * - `not_yet_checked`: no reconciliation has run for this token yet;
  * - `not_checkable`: the node could answer neither `totalSupply()` nor any `balanceOf()`.
  */
-import type { Reconciliation } from './reconcile.js';
+import type { Reconciliation } from '../schema/rows/tokens.js';
 
 export type FidelityStatus = 'exact' | 'diverges' | 'not_yet_checked' | 'not_checkable';
 

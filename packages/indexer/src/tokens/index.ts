@@ -2,8 +2,11 @@
  * The tokens domain: registry, balances (R9), holders, transfers, authority events, launches and
  * reconciliation against the node. Exports the projection factory and the reader.
  */
+export { transferOf } from './apply/transfers.js';
 export { type BalanceFidelity, fidelityFrom } from './fidelity.js';
+export type { LaunchpadDeployments } from './launchpads.js';
 export { createTokensProjection, type TokensProjectionDeps } from './projection.js';
+export { balanceAt, tokenAt } from './read.js';
 export {
   type BalanceWithCoverage,
   createTokensReader,

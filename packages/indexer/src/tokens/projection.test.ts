@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../test/fixtures/index.js';
+import { ZERO } from '../schema/rows/tokens.js';
 import { createStore, type Store } from '../storage/index.js';
 import { shapeBlock } from '../workers/decode/fetch-blocks.js';
-import { ZERO } from './model.js';
 import { createTokensProjection } from './projection.js';
 import { balanceAt, statsAt } from './read.js';
 

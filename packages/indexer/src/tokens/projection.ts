@@ -12,10 +12,12 @@
  * `Deposit(address,uint256)`, `Withdrawal(address,uint256)`, `OwnershipTransferred(address,address)`,
  * and the launchpad's `LaunchCreated`, `GraduationStarted`, `Graduated`.
  */
-import type { BlockDelta, EventDelta } from '../ingest/delta.js';
+
 import { drain, type Emit, type Projection } from '../projections/index.js';
+import { probeTokenMetadataOrAbsent } from '../rpc/token-metadata.js';
+import type { BlockDelta, EventDelta } from '../schema/delta.js';
+import { TOKEN } from '../schema/tables/tokens.js';
 import type { BlockBatch } from '../storage/index.js';
-import { TOKEN } from '../storage/tables/tokens.js';
 import { onOwnershipTransferred } from './apply/authority.js';
 import { newBlock } from './apply/block.js';
 import {
@@ -30,7 +32,6 @@ import { registerCreations } from './apply/registry.js';
 import { gatherSeeds, seedsOf } from './apply/seeds.js';
 import { flushBalanceSteps, newTally, onTransfer, transferOf } from './apply/transfers.js';
 import type { LaunchpadDeployments } from './launchpads.js';
-import { probeTokenMetadataOrAbsent } from './metadata.js';
 
 /** Events per slice of a live commit (the commit may yield to HTTP reads between slices). */
 const SLICE_EVENTS = 16;

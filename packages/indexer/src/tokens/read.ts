@@ -3,9 +3,10 @@
  * Mutable state is read through per-block history rows (latest row ≤ anchor), so a walk at an
  * older anchor sees that block.
  */
+
+import type { LaunchRow, TokenRow, TokenStats } from '../schema/rows/tokens.js';
+import { BALANCE_HIST, LAUNCH_HIST, STATS_HIST, TOKEN } from '../schema/tables/tokens.js';
 import type { View } from '../storage/index.js';
-import { BALANCE_HIST, LAUNCH_HIST, STATS_HIST, TOKEN } from '../storage/tables/tokens.js';
-import type { LaunchRow, TokenRow, TokenStats } from './model.js';
 
 type Hex = `0x${string}`;
 

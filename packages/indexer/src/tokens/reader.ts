@@ -9,8 +9,7 @@
  * reconciliation verdicts by eth_call `totalSupply()`/`balanceOf()` (src/tokens/reconcile.ts).
  */
 import { DomainError } from '../errors/index.js';
-import { prefixEnd, type View } from '../storage/index.js';
-import type { PageQuery, PageSink } from '../storage/page.js';
+import type { AuthorityEvent, LaunchRow, TokenRow, TokenStats, TransferRow } from '../schema/rows/tokens.js';
 import {
   AUTHORITY,
   BALANCE_HIST,
@@ -23,15 +22,18 @@ import {
   RECON,
   SEARCH,
   STATS,
+  searchTermRange,
   TOKEN,
   TOKEN_BY_COORD,
   TRANSFER,
+  tokenAddressRange,
   WALLET_BY_ID,
-} from '../storage/tables/tokens.js';
+} from '../schema/tables/tokens.js';
+import type { View } from '../storage/index.js';
+import type { PageQuery, PageSink } from '../storage/page.js';
 import { walkVersioned } from '../storage/versioned.js';
 import { type BalanceFidelity, fidelityFrom } from './fidelity.js';
 import { LAUNCHPADS, type LaunchpadDeployment, type LaunchpadDeployments } from './launchpads.js';
-import type { AuthorityEvent, LaunchRow, TokenRow, TokenStats, TransferRow } from './model.js';
 import { balanceAt, launchAt, statsAt, tokenAt } from './read.js';
 
 type Hex = `0x${string}`;
@@ -234,13 +236,12 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
     page: PageQuery,
     visit: (v: V, resume: Buffer) => boolean,
   ) => {
-    const pre = (t.prefix as (...k: unknown[]) => Buffer)(...prefix);
     view.each(
       t,
       {
         prefix: prefix as never,
         reverse: page.order === 'desc',
-        after: page.after ? Buffer.concat([pre, page.after]) : null,
+        resume: { under: prefix as never, suffix: page.after },
       },
       (v, k, raw) => {
         if (blockAt(k) > page.at) return true;
@@ -401,7 +402,7 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
         {
           prefix: [K(deployer)],
           reverse: page.order === 'desc',
-          after: page.after ? Buffer.concat([CREATOR_TOKEN.prefix(K(deployer)), page.after]) : null,
+          resume: { under: [K(deployer)], suffix: page.after },
         },
         (_v, [, block, , token], raw) => {
           if (block > page.at) return true;
@@ -415,7 +416,7 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
         TOKEN_BY_COORD,
         {
           reverse: page.order === 'desc',
-          after: page.after ? Buffer.concat([TOKEN_BY_COORD.prefix(), page.after]) : null,
+          resume: { under: [], suffix: page.after },
         },
         (_v, [block, , , token], raw) => {
           if (block > page.at) return true;
@@ -436,10 +437,8 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
         if (t) found.set(addr, { t, cls });
       };
       const byTerm = (kind: 1 | 2, exactCls: number, prefixCls: number) => {
-        // Terms are NUL-terminated in the key: a term prefix is a raw byte range of the table.
-        const lo = Buffer.concat([SEARCH.prefix(kind), Buffer.from(q)]);
         let n = 0;
-        view.each(SEARCH, { from: lo, to: prefixEnd(lo) }, (_v, [, term, token]) => {
+        view.each(SEARCH, searchTermRange(kind, q), (_v, [, term, token]) => {
           consider(token, term === q ? exactCls : prefixCls);
           return ++n < SEARCH_SCAN_ROWS;
         });
@@ -447,12 +446,8 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
       byTerm(1, MATCH_CLASSES.exact_symbol, MATCH_CLASSES.symbol_prefix);
       byTerm(2, MATCH_CLASSES.exact_name, MATCH_CLASSES.name_prefix);
       if (/^0x[0-9a-f]{0,40}$/.test(q)) {
-        const hex = q.slice(2);
-        // An odd number of hex digits names half a byte: the range of both nibbles' bytes.
-        const lo = Buffer.concat([TOKEN.prefix(), Buffer.from(hex.length % 2 ? `${hex}0` : hex, 'hex')]);
-        const hi = Buffer.concat([TOKEN.prefix(), Buffer.from(hex.length % 2 ? `${hex}f` : hex, 'hex')]);
         let n = 0;
-        view.eachValue(TOKEN, { from: lo, to: prefixEnd(hi) }, (_v, raw) => {
+        view.eachValue(TOKEN, tokenAddressRange(q.slice(2)), (_v, raw) => {
           consider(`0x${raw.toString('hex', 1, 21)}`, MATCH_CLASSES.address_prefix);
           return ++n < SEARCH_SCAN_ROWS;
         });
@@ -489,7 +484,7 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
         {
           prefix: [pad.index],
           reverse: page.order === 'desc',
-          after: page.after ? Buffer.concat([PAD_LAUNCH.prefix(pad.index), page.after]) : null,
+          resume: { under: [pad.index], suffix: page.after },
         },
         (token, [, block], raw) => {
           if (block > page.at) return true;

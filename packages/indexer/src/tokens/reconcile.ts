@@ -10,29 +10,11 @@
  */
 import type { Logger } from 'pino';
 import type { Rpc } from '../rpc/client.js';
+import { probeTokenMetadata } from '../rpc/token-metadata.js';
+import { type Reconciliation, ZERO } from '../schema/rows/tokens.js';
+import { HOLDER_CUR, HOLDER_ID_CUR, RECON, STATS, TRANSFER, WALLET_BY_ID } from '../schema/tables/tokens.js';
 import type { Store, View } from '../storage/index.js';
-import { HOLDER_CUR, HOLDER_ID_CUR, RECON, STATS, TRANSFER, WALLET_BY_ID } from '../storage/tables/tokens.js';
-import { probeTokenMetadata } from './metadata.js';
-import { ZERO } from './model.js';
 import { balanceAt, statsAt, tokenAt } from './read.js';
-
-/** Verdict of the last check of a token. */
-export interface Reconciliation {
-  status: 'consistent' | 'mismatch' | 'not_checkable';
-  checkedAtBlock: number;
-  /** totalSupply() at that block, base units; null when the call failed (reason in `reason`). */
-  supplyOnChain: string | null;
-  supplyFromTransfers: string;
-  holdersChecked: number;
-  holdersMismatched: number;
-  reason: string | null;
-  /**
-   * Metadata re-probed at the check block (eth_call name/symbol/decimals), and whether it differs
-   * from what was probed when the token was first seen (metadata "on change").
-   */
-  metadataNow: { name: string | null; symbol: string | null; decimals: number | null } | null;
-  metadataChanged: boolean;
-}
 
 type Hex = `0x${string}`;
 

@@ -1,5 +1,5 @@
 /** JSON renderings of token rows shared by the token routes (amounts as decimal strings). */
-import type { LaunchRow, TokenRow } from './model.js';
+import type { LaunchRow, TokenRow } from '../schema/rows/tokens.js';
 
 /** Compact catalogue row. */
 export function tokenListRow(t: TokenRow): Record<string, unknown> {

@@ -5,8 +5,8 @@
  * table of bytes per transaction (docs/read-model.md) and the ingest bench.
  */
 import { join } from 'node:path';
+import { ALL_TABLES } from '../schema/tables/index.js';
 import { openRocks } from '../storage/binding.js';
-import { ALL_TABLES } from '../storage/tables/index.js';
 
 /** One table's figures. */
 export interface TableSize {
@@ -28,7 +28,14 @@ export async function tableSizes(dataDir: string): Promise<TableSize[]> {
       let s = by.get(id);
       if (!s) {
         const t = ALL_TABLES.find((x) => x.id === id);
-        s = { id, name: t?.name ?? `0x${id.toString(16)}`, owner: t?.owner ?? '?', rows: 0, keyBytes: 0, valueBytes: 0 };
+        s = {
+          id,
+          name: t?.name ?? `0x${id.toString(16)}`,
+          owner: t?.owner ?? '?',
+          rows: 0,
+          keyBytes: 0,
+          valueBytes: 0,
+        };
         by.set(id, s);
       }
       s.rows++;

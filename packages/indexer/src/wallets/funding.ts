@@ -3,11 +3,11 @@
  * funding), every funder edge in both directions, and the siblings of a wallet (wallets sharing its
  * first native funder). An edge exists at the anchor when its first transfer is at or before it.
  */
+
+import type { FirstFunding, FundingEdge } from '../schema/rows/wallets.js';
+import { EDGE_IN, EDGE_OUT, FIRST_FUNDING, NATIVE_ASSET } from '../schema/tables/wallets.js';
 import type { Table, View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { EDGE_IN, EDGE_OUT, FIRST_FUNDING } from '../storage/tables/wallets.js';
-import type { FirstFunding, FundingEdge } from './model.js';
-import { NATIVE_ASSET } from './tables.js';
 import { boundedList, type Hex, hexOf, WALLET_PREFIX_LEN } from './walk.js';
 
 /** Edges listed at most by the unpaged funding answers (bounded aggregates). */
@@ -44,13 +44,12 @@ function walkByFirstAddress<K extends [Hex, ...unknown[]], V>(
   sink: PageSink<V>,
 ): void {
   const a = hexOf(address);
-  const pre = (t.prefix as (...k: unknown[]) => Buffer)(a);
   view.each(
     t,
     {
       prefix: [a] as never,
       reverse: page.order === 'desc',
-      after: page.after ? Buffer.concat([pre, page.after]) : null,
+      resume: { under: [a] as never, suffix: page.after },
     },
     (v, _k, raw) => (blockOf(v) > page.at ? true : sink(v, Buffer.from(raw.subarray(WALLET_PREFIX_LEN)))),
   );
@@ -80,7 +79,7 @@ export function fundedByAll(view: View, wallet: string, at: number): FundedByAll
  */
 export function fundedSiblings(view: View, wallet: string, at: number): FundedSiblings {
   const w = hexOf(wallet);
-  const first = view.get(FIRST_FUNDING, w, NATIVE_ASSET as `0x${string}`);
+  const first = view.get(FIRST_FUNDING, w, NATIVE_ASSET);
   const sharedAsset = { assetKind: 'native', asset: null } as const;
   if (!first || first.block > at)
     return {

@@ -4,15 +4,16 @@
  * (one parent per (block, txIndex)). Rules held here once: the trade's token/quote sides (the
  * configured quote priority), the trader's perspective of pool amounts, and the activity merge.
  */
-import type { PoolRow, SwapRow } from '../markets/model.js';
-import { invert, ratJson, ratParse } from '../markets/rational.js';
+
+import { invert, ratJson, ratParse } from '../markets/index.js';
+import type { PoolRow, SwapRow } from '../schema/rows/markets.js';
+import type { WalletTransferRow } from '../schema/rows/wallets.js';
+import { TX } from '../schema/tables/chain.js';
+import { POOL, SWAP } from '../schema/tables/markets.js';
+import { ACTIVITY, WALLET_TRADE, WALLET_TRANSFER, WALLET_TX } from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { TX } from '../storage/tables/chain.js';
-import { POOL, SWAP } from '../storage/tables/markets.js';
-import { ACTIVITY, WALLET_TRADE, WALLET_TRANSFER, WALLET_TX } from '../storage/tables/wallets.js';
-import { tokenAt } from '../tokens/read.js';
-import type { WalletTransferRow } from './model.js';
+import { tokenAt } from '../tokens/index.js';
 import { type Hex, hexOf, walletWalk } from './walk.js';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';

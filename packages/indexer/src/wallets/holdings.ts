@@ -4,14 +4,12 @@
  * (bounded by {@link SORT_BUDGET}) and the portfolio net worth with its coverage.
  */
 
-import { type Rational, rational, ratJson } from '../markets/rational.js';
-import { tokenPools } from '../markets/venue.js';
+import { type Rational, rational, ratJson, tokenPools } from '../markets/index.js';
+import { AUTHORITY, RECON } from '../schema/tables/tokens.js';
+import { HOLDING } from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { AUTHORITY, RECON } from '../storage/tables/tokens.js';
-import { HOLDING } from '../storage/tables/wallets.js';
-import { type BalanceFidelity, fidelityFrom } from '../tokens/fidelity.js';
-import { balanceAt, tokenAt } from '../tokens/read.js';
+import { type BalanceFidelity, balanceAt, fidelityFrom, tokenAt } from '../tokens/index.js';
 import type { PriceRational } from './pnl.js';
 import { type Hex, hexOf } from './walk.js';
 

@@ -4,6 +4,12 @@
  * the projection factory and the reader.
  */
 
+export type {
+  FirstFunding,
+  FundingEdge,
+  WalletFirstSeen,
+  WalletTransferRow,
+} from '../schema/rows/wallets.js';
 export { EDGE_LIST_BOUND, type FundedByAll, type FundedEdge, type FundedSiblings } from './funding.js';
 export type { ActivityEvent, ActivityRow, TradeRow, WalletTxRow } from './history.js';
 export {
@@ -13,7 +19,6 @@ export {
   type PortfolioPredicate,
   SORT_BUDGET,
 } from './holdings.js';
-export type { FirstFunding, FundingEdge, WalletFirstSeen, WalletTransferRow } from './model.js';
 export {
   type DailyPnl,
   PNL_SCAN_BOUND,
@@ -23,7 +28,7 @@ export {
   type QuoteSum,
   type RationalWithFloor,
 } from './pnl.js';
-export { COHORT_RULE_VERSION, cohortIdOf, createWalletsProjection } from './projection.js';
+export { createWalletsProjection } from './projection.js';
 export {
   type AddressInternalRow,
   createWalletsReader,

@@ -5,16 +5,23 @@
  * realised series. All figures are exact rationals in quote base units.
  */
 
-import { add, type Rational, rational, ratJson, ratParse } from '../markets/rational.js';
-import { stateAt } from '../markets/read.js';
-import { chooseVenue, orient, tokenPools } from '../markets/venue.js';
+import {
+  add,
+  chooseVenue,
+  orient,
+  type Rational,
+  rational,
+  ratJson,
+  ratParse,
+  stateAt,
+  tokenPools,
+} from '../markets/index.js';
+import type { Position } from '../schema/rows/wallets.js';
+import { RECON } from '../schema/tables/tokens.js';
+import { DAILY, POSITION } from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { RECON } from '../storage/tables/tokens.js';
-import { DAILY, POSITION } from '../storage/tables/wallets.js';
-import { type BalanceFidelity, fidelityFrom } from '../tokens/fidelity.js';
-import { tokenAt } from '../tokens/read.js';
-import type { Position } from './model.js';
+import { type BalanceFidelity, fidelityFrom, tokenAt } from '../tokens/index.js';
 import { boundedList, hexOf } from './walk.js';
 
 /** Positions read by the PnL aggregate at most (bounded aggregate). */
@@ -189,14 +196,13 @@ export function walkPositions(
   sink: PageSink<PositionView>,
 ): { filteredOut: number } {
   const w = hexOf(wallet);
-  const pre = POSITION.prefix(w);
   let filteredOut = 0;
   view.each(
     POSITION,
     {
       prefix: [w],
       reverse: page.order === 'desc',
-      after: page.after ? Buffer.concat([pre, page.after]) : null,
+      resume: { under: [w], suffix: page.after },
     },
     (p, _k, raw) => {
       if (p.firstBlock > page.at) return true;
@@ -262,7 +268,7 @@ export function walkDaily(
       gte: [...k, q.fromDay],
       lte: [...k, q.toDay],
       reverse: page.order === 'desc',
-      after: page.after ? Buffer.concat([DAILY.prefix(...k), page.after]) : null,
+      resume: { under: [...k], suffix: page.after },
     },
     (v, key, raw) => {
       const day = key[3] as number;

@@ -7,54 +7,45 @@
  * directions), cohort candidates (wallets funded by one funder that bought the same token), and
  * address observations (origin, created, emitted logs).
  */
-import keccak from 'node:crypto';
-import type { BlockDelta } from '../ingest/delta.js';
-import type { PoolRow } from '../markets/model.js';
-import { add, rational, ratParse, ratStr, sub } from '../markets/rational.js';
+
+import { add, rational, ratParse, ratStr, sub } from '../markets/index.js';
 import { drain, type Projection } from '../projections/index.js';
-import type { BlockBatch } from '../storage/index.js';
-import { KeyBuilder, readU64 as readU64At } from '../storage/keys.js';
-import { BLOCK_SWAP, POOL, SWAP } from '../storage/tables/markets.js';
-
-const readU64 = (b: Buffer) => readU64At(b, 0);
-
-import { transferOf } from '../tokens/apply/transfers.js';
-import { ZERO } from '../tokens/model.js';
-import type { FundingEdge, Position } from './model.js';
+import type { BlockDelta } from '../schema/delta.js';
+import type { PoolRow } from '../schema/rows/markets.js';
+import { ZERO } from '../schema/rows/tokens.js';
+import type { FundingEdge, Position, WalletFirstSeen } from '../schema/rows/wallets.js';
+import { BLOCK_SWAP, POOL, SWAP } from '../schema/tables/markets.js';
 import {
-  addressKey,
-  cohortCandKey,
-  cohortIdKey,
-  dailyKey,
-  edgeInKey,
-  edgeOutKey,
-  encodeActivity,
-  firstFundingKey,
-  firstSeenKey,
-  generationKey,
-  holdingKey,
+  ACTIVITY,
+  ADDRESS,
+  COHORT_CAND,
+  COHORT_ID,
+  COHORT_RULE_VERSION,
+  cohortIdOf,
+  DAILY,
+  EDGE_IN,
+  EDGE_OUT,
+  FIRST_FUNDING,
+  FIRST_SEEN,
+  GENERATION,
+  HOLDING,
   NATIVE_ASSET,
-  positionKey,
-  walletActivityKey,
-  walletCohortKey,
-  walletTradeKey,
-  walletTransferKey,
-  walletTxKey,
-} from './tables.js';
+  POSITION,
+  WALLET_COHORT,
+  WALLET_TRADE,
+  WALLET_TRANSFER,
+  WALLET_TX,
+} from '../schema/tables/wallets.js';
+import type { BlockBatch } from '../storage/index.js';
+import { transferOf } from '../tokens/index.js';
 
-const json = (v: unknown) => Buffer.from(JSON.stringify(v));
-const EMPTY = Buffer.alloc(0);
-const u64 = (n: number) => new KeyBuilder(8).u64(n).done();
+type Hex = `0x${string}`;
+/** Addresses in this projection's rows and keys are lowercase 0x hex. */
+const hx = (s: string) => s as Hex;
 /** Rows (transactions, transfer events, trades, activity rows) per slice of a live commit. */
 const SLICE_ROWS = 16;
 /** Native transfer ordinals sort after every log index of the block. */
 const NATIVE_ORD = 0x8000_0000;
-
-/** Cohort id: first 8 bytes of sha256(token ‖ funder ‖ rule version), 16 hex digits. */
-export function cohortIdOf(token: string, funder: string, ruleVersion: number): string {
-  return keccak.createHash('sha256').update(`${token}:${funder}:${ruleVersion}`).digest('hex').slice(0, 16);
-}
-export const COHORT_RULE_VERSION = 1;
 
 export function createWalletsProjection(deps: { quoteAssets: string[] }): Projection {
   const priority = new Map(deps.quoteAssets.map((a, i) => [a, i]));
@@ -73,29 +64,45 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
    * per key was the projection's main cost.
    */
   const prefetchState = (batch: BlockBatch, d: BlockDelta) => {
-    const keys: Buffer[] = [];
+    const firstFunding: Array<[Hex, Hex]> = [];
+    const edgeIn: Array<[Hex, Hex, Hex]> = [];
+    const edgeOut: Array<[Hex, Hex, Hex]> = [];
+    const firstSeen: Array<[Hex]> = [];
+    const address: Array<[Hex]> = [];
+    const holding: Array<[Hex, Hex]> = [];
     const funding = (w: string, funder: string, a: string) => {
       if (funder === ZERO || w === funder) return;
-      keys.push(firstFundingKey(w, a), edgeInKey(w, funder, a), edgeOutKey(funder, w, a));
+      firstFunding.push([hx(w), hx(a)]);
+      edgeIn.push([hx(w), hx(funder), hx(a)]);
+      edgeOut.push([hx(funder), hx(w), hx(a)]);
     };
     for (const tx of d.txs) {
-      keys.push(firstSeenKey(tx.from), addressKey(tx.from));
-      if (tx.contractAddress && tx.status === 1) keys.push(addressKey(tx.contractAddress));
+      firstSeen.push([tx.from]);
+      address.push([tx.from]);
+      if (tx.contractAddress && tx.status === 1) address.push([tx.contractAddress]);
       if (tx.status === 1 && tx.to && BigInt(tx.value) > 0n) {
-        keys.push(firstSeenKey(tx.to));
+        firstSeen.push([tx.to]);
         funding(tx.to, tx.from, NATIVE_ASSET);
       }
     }
     let lastEmitter = '';
-    for (const l of d.logs) if (l.address !== lastEmitter) keys.push(addressKey((lastEmitter = l.address)));
+    for (const l of d.logs) if (l.address !== lastEmitter) address.push([(lastEmitter = l.address)]);
     for (const e of d.events) {
       const m = transferOf(e);
       if (!m) continue;
-      if (m.from !== ZERO) keys.push(holdingKey(m.from, e.address));
-      if (m.to !== ZERO) keys.push(holdingKey(m.to, e.address), firstSeenKey(m.to));
+      if (m.from !== ZERO) holding.push([hx(m.from), e.address]);
+      if (m.to !== ZERO) {
+        holding.push([hx(m.to), e.address]);
+        firstSeen.push([hx(m.to)]);
+      }
       funding(m.to, m.from, e.address);
     }
-    batch.prefetchRaw(keys);
+    batch.prefetch(FIRST_SEEN, firstSeen);
+    batch.prefetch(ADDRESS, address);
+    batch.prefetch(HOLDING, holding);
+    batch.prefetch(FIRST_FUNDING, firstFunding);
+    batch.prefetch(EDGE_IN, edgeIn);
+    batch.prefetch(EDGE_OUT, edgeOut);
   };
 
   /**
@@ -124,31 +131,26 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     const firstSeen = (w: string, evidence: string, txIndex: number, logIndex: number | null) => {
       if (w === ZERO || seen.has(w)) return;
       seen.add(w);
-      const k = firstSeenKey(w);
-      if (!batch.getRaw(k))
-        batch.putRaw(
-          k,
-          json({
-            block: d.number,
-            txIndex,
-            logIndex,
-            txHash: d.txs[txIndex].hash,
-            timestamp: d.timestamp,
-            evidence,
-          }),
-        );
+      if (!batch.has(FIRST_SEEN, hx(w)))
+        batch.put(FIRST_SEEN, [hx(w)], {
+          block: d.number,
+          txIndex,
+          logIndex,
+          txHash: d.txs[txIndex].hash,
+          timestamp: d.timestamp,
+          evidence,
+        } as WalletFirstSeen);
     };
     const addrFlags = new Map<string, { origin?: number; created?: number; emitted?: number }>();
     const flag = (a: string, f: 'origin' | 'created' | 'emitted') => {
       let cur = addrFlags.get(a);
       if (!cur) {
-        const v = batch.getRaw(addressKey(a));
-        cur = v ? JSON.parse(v.toString()) : {};
+        cur = batch.get(ADDRESS, hx(a)) ?? {};
         addrFlags.set(a, cur!);
       }
       if (cur![f] === undefined) {
         cur![f] = d.number;
-        batch.putRaw(addressKey(a), json(cur));
+        batch.put(ADDRESS, [hx(a)], cur!);
       }
     };
 
@@ -170,19 +172,22 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         txHash: d.txs[txIndex].hash,
         value: value.toString(),
       };
-      const fk = firstFundingKey(w, a);
-      if (!batch.getRaw(fk)) batch.putRaw(fk, json({ funder, assetKind, asset, ...first }));
-      const ek = edgeInKey(w, funder, a);
-      const have = batch.getRaw(ek);
-      const edge: FundingEdge = have
-        ? JSON.parse(have.toString())
-        : { funder, assetKind, asset, first, lastBlock: d.number, count: 0, total: '0' };
+      if (!batch.has(FIRST_FUNDING, hx(w), hx(a)))
+        batch.put(FIRST_FUNDING, [hx(w), hx(a)], { funder, assetKind, asset, ...first });
+      const edge: FundingEdge = batch.get(EDGE_IN, hx(w), hx(funder), hx(a)) ?? {
+        funder,
+        assetKind,
+        asset,
+        first,
+        lastBlock: d.number,
+        count: 0,
+        total: '0',
+      };
       edge.count++;
       edge.lastBlock = d.number;
       edge.total = (BigInt(edge.total) + value).toString();
-      const v = json(edge);
-      batch.putRaw(ek, v);
-      batch.putRaw(edgeOutKey(funder, w, a), json({ ...edge, wallet: w }));
+      batch.put(EDGE_IN, [hx(w), hx(funder), hx(a)], edge);
+      batch.put(EDGE_OUT, [hx(funder), hx(w), hx(a)], { ...edge, wallet: w });
     };
 
     // Transactions: origin and recipient; native value transfers; address observations.
@@ -190,13 +195,13 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       if (++rows % SLICE_ROWS === 0) yield;
       const tx = d.txs[i];
       // Rows keyed by this block's number are absent before it: insert (no undo read).
-      batch.insertRaw(walletTxKey(tx.from, d.number, i), Buffer.from([1]));
+      batch.insert(WALLET_TX, [tx.from, d.number, i], 1);
       act(tx.from, i).roles |= 1;
       firstSeen(tx.from, 'transaction_origin', i, null);
       flag(tx.from, 'origin');
       if (tx.to && tx.to !== tx.from) {
         // (tx.to, block, i) is written by no other role of this block: to ≠ from.
-        batch.insertRaw(walletTxKey(tx.to, d.number, i), Buffer.from([2]));
+        batch.insert(WALLET_TX, [tx.to, d.number, i], 2);
         act(tx.to, i).roles |= 2;
       }
       if (tx.contractAddress && tx.status === 1) flag(tx.contractAddress, 'created');
@@ -207,20 +212,14 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
           txIndex: i,
           logIndex: null,
           txHash: tx.hash,
-          assetKind: 'native',
+          assetKind: 'native' as const,
           asset: null,
           from: tx.from,
           to: tx.to,
           value: value.toString(),
         };
-        batch.insertRaw(
-          walletTransferKey(tx.from, d.number, NATIVE_ORD + i),
-          json({ ...row, direction: 'out' }),
-        );
-        batch.insertRaw(
-          walletTransferKey(tx.to, d.number, NATIVE_ORD + i),
-          json({ ...row, direction: 'in' }),
-        );
+        batch.insert(WALLET_TRANSFER, [tx.from, d.number, NATIVE_ORD + i], { ...row, direction: 'out' });
+        batch.insert(WALLET_TRANSFER, [tx.to, d.number, NATIVE_ORD + i], { ...row, direction: 'in' });
         act(tx.from, i).transfers.add(NATIVE_ORD + i);
         act(tx.to, i).transfers.add(NATIVE_ORD + i);
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
@@ -249,27 +248,24 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         txIndex: e.txIndex,
         logIndex: e.logIndex,
         txHash: d.txs[e.txIndex].hash,
-        assetKind: 'erc20',
+        assetKind: 'erc20' as const,
         asset: e.address,
         from,
         to,
         value: value.toString(),
       };
       if (from !== ZERO) {
-        batch.insertRaw(
-          walletTransferKey(from, d.number, e.logIndex),
-          json({ ...row, direction: from === to ? 'self' : 'out' }),
-        );
+        batch.insert(WALLET_TRANSFER, [hx(from), d.number, e.logIndex], {
+          ...row,
+          direction: from === to ? 'self' : 'out',
+        });
         act(from, e.txIndex).transfers.add(e.logIndex);
-        const hk = holdingKey(from, e.address);
-        if (!batch.getRaw(hk)) batch.putRaw(hk, EMPTY);
+        if (!batch.has(HOLDING, hx(from), e.address)) batch.put(HOLDING, [hx(from), e.address], null);
       }
-      if (to !== ZERO) {
-        const hk = holdingKey(to, e.address);
-        if (!batch.getRaw(hk)) batch.putRaw(hk, EMPTY);
-      }
+      if (to !== ZERO && !batch.has(HOLDING, hx(to), e.address))
+        batch.put(HOLDING, [hx(to), e.address], null);
       if (to !== ZERO && to !== from) {
-        batch.insertRaw(walletTransferKey(to, d.number, e.logIndex), json({ ...row, direction: 'in' }));
+        batch.insert(WALLET_TRANSFER, [hx(to), d.number, e.logIndex], { ...row, direction: 'in' });
         act(to, e.txIndex).transfers.add(e.logIndex);
       }
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
@@ -294,17 +290,16 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     for (const s of swaps) {
       if (++rows % SLICE_ROWS === 0) yield;
       const w = s.row.origin;
-      batch.putRaw(walletTradeKey(w, d.number, s.row.logIndex), Buffer.from(s.poolKey.slice(2), 'hex'));
+      batch.put(WALLET_TRADE, [hx(w), d.number, s.row.logIndex], hx(s.poolKey));
       act(w, s.row.txIndex).trades.push(s.row.logIndex);
       const { token, quote } = sidesOf(s.pool);
       const tokenIs0 = s.pool.currency0 === token;
       // Pool perspective → trader perspective: the trader receives −amount.
       const gotToken = -BigInt(tokenIs0 ? s.row.amount0 : s.row.amount1);
       const gotQuote = -BigInt(tokenIs0 ? s.row.amount1 : s.row.amount0);
-      const pk = positionKey(w, token, quote);
-      const have = batch.getRaw(pk);
+      const have = batch.get(POSITION, hx(w), hx(token), hx(quote));
       const pos: Position = have
-        ? JSON.parse(have.toString())
+        ? { ...have }
         : {
             token,
             quote,
@@ -329,29 +324,22 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         pos.boughtQty = (BigInt(pos.boughtQty) + gotToken).toString();
         qty += gotToken;
         cost = add(cost, rational(-gotQuote, 1n));
-        if (!have || BigInt(JSON.parse(have.toString()).boughtQty) === 0n) {
+        if (!have || BigInt(have.boughtQty) === 0n) {
           // First buy of this token: a cohort candidate under the wallet's first native funder.
-          const f = batch.getRaw(firstFundingKey(w, NATIVE_ASSET));
+          const f = batch.get(FIRST_FUNDING, hx(w), NATIVE_ASSET);
           if (f) {
-            const funder = (JSON.parse(f.toString()) as { funder: string }).funder;
-            const ck = cohortCandKey(token, funder, w);
-            if (!batch.getRaw(ck)) {
-              batch.putRaw(
-                ck,
-                json({
-                  block: d.number,
-                  txIndex: s.row.txIndex,
-                  logIndex: s.row.logIndex,
-                  txHash: s.row.txHash,
-                }),
-              );
-              const gk = generationKey(token);
-              const g = batch.getRaw(gk);
-              batch.putRaw(gk, u64((g ? readU64(g) : 0) + 1));
-              batch.putRaw(walletCohortKey(w, token, funder), EMPTY);
-              const id = cohortIdOf(token, funder, COHORT_RULE_VERSION);
-              const ik = cohortIdKey(id);
-              if (!batch.getRaw(ik)) batch.putRaw(ik, json({ token, funder }));
+            const funder = hx(f.funder);
+            if (!batch.has(COHORT_CAND, hx(token), funder, hx(w))) {
+              batch.put(COHORT_CAND, [hx(token), funder, hx(w)], {
+                block: d.number,
+                txIndex: s.row.txIndex,
+                logIndex: s.row.logIndex,
+                txHash: s.row.txHash,
+              });
+              batch.put(GENERATION, [hx(token)], (batch.get(GENERATION, hx(token)) ?? 0) + 1);
+              batch.put(WALLET_COHORT, [hx(w), hx(token), funder], null);
+              const id = hx(`0x${cohortIdOf(token, funder, COHORT_RULE_VERSION)}`);
+              if (!batch.has(COHORT_ID, id)) batch.put(COHORT_ID, [id], { token, funder });
             }
           }
         }
@@ -370,14 +358,11 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       pos.qty = qty.toString();
       pos.cost = ratStr(cost);
       pos.realised = ratStr(add(ratParse(pos.realised), realisedDelta));
-      batch.putRaw(pk, json(pos));
+      batch.put(POSITION, [hx(w), hx(token), hx(quote)], pos);
       if (realisedDelta.n !== 0n) {
-        const dk = dailyKey(w, token, quote, day);
-        const prev = batch.getRaw(dk);
-        batch.putRaw(
-          dk,
-          Buffer.from(ratStr(add(prev ? ratParse(prev.toString()) : rational(0n, 1n), realisedDelta))),
-        );
+        const key: [Hex, Hex, Hex, number] = [hx(w), hx(token), hx(quote), day];
+        const prev = batch.get(DAILY, ...key);
+        batch.put(DAILY, key, ratStr(add(prev ? ratParse(prev) : rational(0n, 1n), realisedDelta)));
       }
     }
 
@@ -386,10 +371,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       if (++rows % SLICE_ROWS === 0) yield;
       const transfers = [...a.transfers].sort((x, y) => x - y);
       const trades = [...new Set(a.trades)].sort((x, y) => x - y);
-      batch.insertRaw(
-        walletActivityKey(a.w, d.number, a.i),
-        encodeActivity({ roles: a.roles, transfers, trades }),
-      );
+      batch.insert(ACTIVITY, [hx(a.w), d.number, a.i], { roles: a.roles, transfers, trades });
     }
   }
 

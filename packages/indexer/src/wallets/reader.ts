@@ -10,16 +10,18 @@
  * markets projection's swaps (the wallet is the transaction origin), and the traces lane's
  * internal transfers (callTracer replay).
  */
-import { internalRowOf } from '../chain/traces.js';
-import type { InternalRow } from '../chain/types.js';
+
+import type { InternalRow } from '../chain/index.js';
+import { internalRowOf } from '../chain/index.js';
 import type { CohortsReader, WalletCohorts } from '../cohorts/index.js';
 import { DomainError } from '../errors/index.js';
-import type { TracesLaneStatus } from '../ingest/traces.js';
+import type { TracesLaneStatus } from '../schema/rows/traces.js';
+import type { FirstFunding, WalletFirstSeen, WalletTransferRow } from '../schema/rows/wallets.js';
+import { TRACE_BY_ADDRESS, TRACE_INTERNAL } from '../schema/tables/traces.js';
+import { FIRST_SEEN } from '../schema/tables/wallets.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { TRACE_BY_ADDRESS, TRACE_INTERNAL } from '../storage/tables/traces.js';
-import { FIRST_SEEN } from '../storage/tables/wallets.js';
 import {
   type FundedByAll,
   type FundedEdge,
@@ -47,7 +49,6 @@ import {
   topHoldings,
   walkAssets,
 } from './holdings.js';
-import type { FirstFunding, WalletFirstSeen, WalletTransferRow } from './model.js';
 import {
   type DailyPnl,
   type PnlAggregate,
@@ -237,7 +238,7 @@ export function createWalletsReader(deps: WalletsReaderDeps): WalletsReader {
           prefix: [a],
           lte: [a, covered],
           reverse: page.order === 'desc',
-          after: page.after ? Buffer.concat([TRACE_BY_ADDRESS.prefix(a), page.after]) : null,
+          resume: { under: [a], suffix: page.after },
         },
         (_v, key, raw) => {
           const [, block, txIndex, ordinal, role] = key as [string, number, number, number, number];

@@ -26,14 +26,13 @@ export function walletWalk<K extends [Hex, number, ...unknown[]], V>(
   visit: (value: V, key: K, resume: Buffer) => boolean,
 ): void {
   const w = hexOf(wallet);
-  const pre = (t.prefix as (...k: unknown[]) => Buffer)(w);
   view.each(
     t,
     {
       prefix: [w] as never,
       lte: [w, page.at] as never,
       reverse: page.order === 'desc',
-      after: page.after ? Buffer.concat([pre, page.after]) : null,
+      resume: { under: [w] as never, suffix: page.after },
     },
     (v, k, raw) => visit(v, k, Buffer.from(raw.subarray(WALLET_PREFIX_LEN))),
   );

@@ -4,8 +4,9 @@
  * of supply with evidence, the first buyers, and venues and liquidity with the USD mark. Read
  * through the tokens, cohorts, addresses and markets readers at the answer's anchor.
  */
+
+import type { AuthorityEvent, LaunchRow } from '@chain-indexer/indexer/schema/rows/tokens.js';
 import type { HolderCount, HolderRow, TokenListRow } from '@chain-indexer/indexer/tokens/index.js';
-import type { AuthorityEvent, LaunchRow } from '@chain-indexer/indexer/tokens/model.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect, isVenueLabel, type Share, shareOf } from './common.js';
 import { BUY_RULE, type Bundles, type Buy, bundlesOf, firstBuys } from './token.js';

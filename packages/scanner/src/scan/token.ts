@@ -5,7 +5,7 @@
  */
 import type { CohortRow, MemberRow } from '@chain-indexer/indexer/cohorts/index.js';
 import type { PoolRow } from '@chain-indexer/indexer/markets/index.js';
-import type { TransferRow } from '@chain-indexer/indexer/tokens/model.js';
+import type { TransferRow } from '@chain-indexer/indexer/schema/rows/tokens.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect, isVenueLabel, type Share, shareOf } from './common.js';
 import { firstFunding } from './funding.js';

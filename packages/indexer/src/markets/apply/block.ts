@@ -3,37 +3,40 @@
  * its trades for the window state, and the helpers every event family uses (registration, swaps,
  * liquidity events). `finish` writes what the block changed.
  */
-import type { BlockDelta, EventDelta } from '../../ingest/delta.js';
+
 import type { Emit } from '../../projections/index.js';
-import type { BlockBatch } from '../../storage/index.js';
-import { type BlockTrades, writeWindowState } from '../cumulative.js';
+import type { BlockDelta, EventDelta } from '../../schema/delta.js';
 import {
   type CandleRow,
   emptyPoolState,
   FRAME_IDS,
   FRAMES,
   type Frame,
+  type LiquidityEventRow,
   type PoolRow,
   type PoolState,
   type SwapRow,
-} from '../model.js';
-import { cmp, type Rational, ratParse, ratStr } from '../rational.js';
+} from '../../schema/rows/markets.js';
 import {
-  blockSwapKey,
-  candleKey,
-  liqKey,
-  poolByAddressKey,
-  poolByCoordKey,
-  poolByCurrencyKey,
-  poolKey,
-  stateHistKey,
-  stateKey,
-  swapKey,
-  tokenSwapKey,
-} from '../tables.js';
+  BLOCK_SWAP,
+  CANDLE,
+  LIQ_EVENT,
+  POOL,
+  POOL_BY_ADDRESS,
+  POOL_BY_COORD,
+  POOL_BY_CURRENCY,
+  STATE,
+  STATE_HIST,
+  SWAP,
+  TOKEN_SWAP,
+} from '../../schema/tables/markets.js';
+import type { BlockBatch } from '../../storage/index.js';
+import { type BlockTrades, writeWindowState } from '../cumulative.js';
+import { cmp, type Rational, ratParse, ratStr } from '../rational.js';
 
-const EMPTY = Buffer.alloc(0);
-const json = (v: unknown) => Buffer.from(JSON.stringify(v));
+type Hex = `0x${string}`;
+/** Pool keys, addresses and currencies of this projection are lowercase 0x hex. */
+const hx = (s: string) => s as Hex;
 const abs = (x: bigint) => (x < 0n ? -x : x);
 
 /** The helpers of one block (see the module note). */
@@ -84,20 +87,17 @@ export function openBlock(
 
   const pool = (k: string): PoolRow | null => {
     if (!pools.has(k)) {
-      const v = batch.getRaw(poolKey(k));
-      pools.set(k, v ? (JSON.parse(v.toString()) as PoolRow) : null);
+      pools.set(k, batch.get(POOL, hx(k)) ?? null);
     }
     return pools.get(k)!;
   };
   const keyOfAddress = (a: string): string | null => {
-    const v = batch.getRaw(poolByAddressKey(a));
-    return v ? `0x${v.toString('hex')}` : null;
+    return batch.get(POOL_BY_ADDRESS, hx(a)) ?? null;
   };
   const state = (k: string): PoolState => {
     let st = states.get(k);
     if (!st) {
-      const v = batch.getRaw(stateKey(k));
-      st = v ? (JSON.parse(v.toString()) as PoolState) : emptyPoolState();
+      st = batch.get(STATE, hx(k)) ?? emptyPoolState();
       states.set(k, st);
     }
     return st;
@@ -131,12 +131,12 @@ export function openBlock(
       },
     };
     pools.set(row.key, full);
-    batch.putRaw(poolKey(row.key), json(full));
-    batch.putRaw(poolByCoordKey(d.number, at.logIndex, row.key), EMPTY);
-    batch.putRaw(poolByCurrencyKey(row.currency0, row.key), EMPTY);
-    if (row.currency1 !== row.currency0) batch.putRaw(poolByCurrencyKey(row.currency1, row.key), EMPTY);
-    if (row.protocol === 'v2' || row.protocol === 'v3')
-      batch.putRaw(poolByAddressKey(row.contract), Buffer.from(row.key.slice(2), 'hex'));
+    const key = hx(row.key);
+    batch.put(POOL, [key], full);
+    batch.put(POOL_BY_COORD, [d.number, at.logIndex, key], null);
+    batch.put(POOL_BY_CURRENCY, [hx(row.currency0), key], null);
+    if (row.currency1 !== row.currency0) batch.put(POOL_BY_CURRENCY, [hx(row.currency1), key], null);
+    if (row.protocol === 'v2' || row.protocol === 'v3') batch.put(POOL_BY_ADDRESS, [hx(row.contract)], key);
     emit?.({
       topic: 'pools',
       event: 'pool_new',
@@ -159,8 +159,7 @@ export function openBlock(
     const id = `${k}:${frame}:${t}`;
     let c = candles.get(id);
     if (!c) {
-      const v = batch.getRaw(candleKey(k, FRAME_IDS[frame], t));
-      c = v ? (JSON.parse(v.toString()) as CandleRow) : undefined;
+      c = batch.get(CANDLE, hx(k), FRAME_IDS[frame], t);
       if (c) candles.set(id, c);
     }
     return c as CandleRow;
@@ -193,7 +192,7 @@ export function openBlock(
       tick: extra.tick ?? null,
       sqrtPriceX96: extra.sqrtPriceX96 ?? null,
     };
-    batch.putRaw(swapKey(k, d.number, e.logIndex), json(row));
+    batch.put(SWAP, [hx(k), d.number, e.logIndex], row);
     if (emit) {
       const pl = pool(k)!;
       emit({
@@ -214,11 +213,10 @@ export function openBlock(
       });
     }
     const pr = pool(k)!;
-    const kb = Buffer.from(k.slice(2), 'hex');
-    batch.putRaw(blockSwapKey(d.number, e.logIndex), kb);
+    batch.put(BLOCK_SWAP, [d.number, e.logIndex], hx(k));
     ((d.derived ??= {}).swaps ??= []).push({ poolKey: k, row, pool: pr });
-    batch.putRaw(tokenSwapKey(pr.currency0, d.number, e.logIndex), kb);
-    if (pr.currency1 !== pr.currency0) batch.putRaw(tokenSwapKey(pr.currency1, d.number, e.logIndex), kb);
+    batch.put(TOKEN_SWAP, [hx(pr.currency0), d.number, e.logIndex], hx(k));
+    if (pr.currency1 !== pr.currency0) batch.put(TOKEN_SWAP, [hx(pr.currency1), d.number, e.logIndex], hx(k));
     const p = ratStr(price);
     let traded = blockTrades.get(k);
     if (!traded) blockTrades.set(k, (traded = []));
@@ -265,7 +263,7 @@ export function openBlock(
     st.tick !== null && lower <= st.tick && st.tick < upper;
   const liqEvent = (k: string, e: EventDelta, kind: string, fields: Record<string, unknown>) => {
     const row = { kind, ...coord(e), origin: d.txs[e.txIndex].from, ...fields };
-    batch.putRaw(liqKey(k, d.number, e.logIndex), json(row));
+    batch.put(LIQ_EVENT, [hx(k), d.number, e.logIndex], row as LiquidityEventRow);
     const pl = pool(k)!;
     emit?.({
       topic: 'amm_events',
@@ -295,13 +293,12 @@ export function openBlock(
     },
     finish() {
       for (const [k, st] of states) {
-        const v = json(st);
-        batch.putRaw(stateKey(k), v);
-        batch.putRaw(stateHistKey(k, d.number), v);
+        batch.put(STATE, [hx(k)], st);
+        batch.put(STATE_HIST, [hx(k), d.number], st);
       }
       for (const [id, c] of candles) {
         const [k, frame] = id.split(':') as [string, Frame];
-        batch.putRaw(candleKey(k, FRAME_IDS[frame], c.t), json(c));
+        batch.put(CANDLE, [hx(k), FRAME_IDS[frame], c.t], c);
       }
       writeWindowState(batch, d.number, d.timestamp, blockTrades, (k) => {
         const p = pool(k);

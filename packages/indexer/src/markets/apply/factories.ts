@@ -1,8 +1,8 @@
 /**
  * Uniswap V2 and V3 factories: pool registration (PairCreated, PoolCreated).
  */
-import type { EventDelta } from '../../ingest/delta.js';
-import { poolKeyOf } from '../tables.js';
+import type { EventDelta } from '../../schema/delta.js';
+import { poolKeyOf } from '../../schema/tables/markets.js';
 import type { BlockCtx } from './block.js';
 
 /** The configured contracts event families answer for. */

@@ -2,7 +2,7 @@
  * The markets projection's event families, one module each, dispatched by the decoded event's
  * standard. Each handler reads and writes through the block's context (block.ts).
  */
-import type { EventDelta } from '../../ingest/delta.js';
+import type { EventDelta } from '../../schema/delta.js';
 import type { BlockCtx } from './block.js';
 import { type FamilyConfig, onV2Factory, onV3Factory } from './factories.js';
 import { onLaunchpad } from './launchpad.js';

@@ -1,10 +1,10 @@
 /**
  * Launchpad bonding curves: LaunchCreated registers the curve pool, CurveTrade trades on it.
  */
-import type { EventDelta } from '../../ingest/delta.js';
-import type { Protocol } from '../model.js';
+import type { EventDelta } from '../../schema/delta.js';
+import type { Protocol } from '../../schema/rows/markets.js';
+import { poolKeyOf } from '../../schema/tables/markets.js';
 import { rational, ratStr } from '../rational.js';
-import { poolKeyOf } from '../tables.js';
 import type { BlockCtx } from './block.js';
 import type { FamilyConfig } from './factories.js';
 

@@ -1,7 +1,7 @@
 /**
  * Uniswap V2 pairs: Sync reserves and price, Swap, Mint/Burn.
  */
-import type { EventDelta } from '../../ingest/delta.js';
+import type { EventDelta } from '../../schema/delta.js';
 import { rational, ratParse, ratStr } from '../rational.js';
 import type { BlockCtx } from './block.js';
 import type { FamilyConfig } from './factories.js';

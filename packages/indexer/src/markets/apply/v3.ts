@@ -1,7 +1,7 @@
 /**
  * Uniswap V3 pools: Initialize, Swap (sqrtPriceX96, tick, active liquidity), in-range Mint/Burn, Collect.
  */
-import type { EventDelta } from '../../ingest/delta.js';
+import type { EventDelta } from '../../schema/delta.js';
 import { fromSqrtPriceX96, ratStr } from '../rational.js';
 import type { BlockCtx } from './block.js';
 import type { FamilyConfig } from './factories.js';

@@ -1,9 +1,9 @@
 /**
  * Uniswap V4 PoolManager: Initialize (registration with hooks), Swap, ModifyLiquidity.
  */
-import type { EventDelta } from '../../ingest/delta.js';
+import type { EventDelta } from '../../schema/delta.js';
+import { poolKeyOf } from '../../schema/tables/markets.js';
 import { fromSqrtPriceX96, ratStr } from '../rational.js';
-import { poolKeyOf } from '../tables.js';
 import type { BlockCtx } from './block.js';
 import type { FamilyConfig } from './factories.js';
 

@@ -3,9 +3,9 @@
  * `OwnershipTransferred(previousOwner, newOwner)` emitted by a registered token, and mints outside
  * the token's creation transaction (`Transfer(0x0, to, value)` after creation).
  */
-import type { EventDelta } from '../../ingest/delta.js';
-import { AUTHORITY } from '../../storage/tables/tokens.js';
-import type { TokenRow } from '../model.js';
+import type { EventDelta } from '../../schema/delta.js';
+import type { TokenRow } from '../../schema/rows/tokens.js';
+import { AUTHORITY } from '../../schema/tables/tokens.js';
 import { coordOf, type TokensBlock, tokenOf } from './block.js';
 
 type Hex = `0x${string}`;

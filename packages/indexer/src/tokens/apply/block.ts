@@ -4,11 +4,12 @@
  * coordinate helper. Families write only through the batch (typed tables), so the block's undo
  * record covers every change.
  */
-import type { BlockDelta } from '../../ingest/delta.js';
+
 import type { Emit } from '../../projections/index.js';
+import type { BlockDelta } from '../../schema/delta.js';
+import type { Coordinate, TokenRow } from '../../schema/rows/tokens.js';
+import { TOKEN } from '../../schema/tables/tokens.js';
 import type { BlockBatch } from '../../storage/index.js';
-import { TOKEN } from '../../storage/tables/tokens.js';
-import type { Coordinate, TokenRow } from '../model.js';
 
 type Hex = `0x${string}`;
 

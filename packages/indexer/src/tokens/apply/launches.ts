@@ -5,10 +5,10 @@
  * block that changed it (LAUNCH_HIST), a `launch_<state>` frame and, for a new launch, a
  * `creation` frame.
  */
-import type { EventDelta } from '../../ingest/delta.js';
-import { LAUNCH_HIST, LAUNCH_LAST, PAD_LAUNCH } from '../../storage/tables/tokens.js';
+import type { EventDelta } from '../../schema/delta.js';
+import type { LaunchRow, TokenRow } from '../../schema/rows/tokens.js';
+import { LAUNCH_HIST, LAUNCH_LAST, PAD_LAUNCH } from '../../schema/tables/tokens.js';
 import { LAUNCHPADS, type LaunchpadDeployments, normaliseUri } from '../launchpads.js';
-import type { LaunchRow, TokenRow } from '../model.js';
 import { launchJson } from '../render.js';
 import { coordOf, type TokensBlock } from './block.js';
 import { register } from './registry.js';

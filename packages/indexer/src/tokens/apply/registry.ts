@@ -4,8 +4,9 @@
  * WETH Deposit log. Metadata comes from the probe made at that block (eth_call name, symbol,
  * decimals, totalSupply; stored with the block so rebuilds never call the node).
  */
-import { CREATOR_TOKEN, SEARCH, TOKEN_BY_COORD } from '../../storage/tables/tokens.js';
-import type { Coordinate, TokenRow } from '../model.js';
+
+import type { Coordinate, TokenRow } from '../../schema/rows/tokens.js';
+import { CREATOR_TOKEN, SEARCH, TOKEN_BY_COORD } from '../../schema/tables/tokens.js';
 import { coordOf, saveToken, type TokensBlock, tokenOf } from './block.js';
 
 type Hex = `0x${string}`;

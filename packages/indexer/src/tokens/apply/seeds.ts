@@ -7,12 +7,13 @@
  * events). The observations are stored with the block (SEED table, owner `tokens`) so a rebuild
  * replays them without the node. Tokens created inside the indexed range need no seed.
  */
-import type { BlockDelta } from '../../ingest/delta.js';
+
 import type { Rpc } from '../../rpc/client.js';
+import type { BlockDelta } from '../../schema/delta.js';
+import { ZERO } from '../../schema/rows/tokens.js';
+import { SEED } from '../../schema/tables/chain.js';
+import { BALANCE_HIST, STATS, TOKEN } from '../../schema/tables/tokens.js';
 import type { BlockBatch, Store } from '../../storage/index.js';
-import { SEED } from '../../storage/tables/chain.js';
-import { BALANCE_HIST, STATS, TOKEN } from '../../storage/tables/tokens.js';
-import { ZERO } from '../model.js';
 import { transferOf } from './transfers.js';
 
 type Hex = `0x${string}`;

@@ -9,7 +9,8 @@
  * v)` is a mint to the zero address (Uniswap V2's MINIMUM_LIQUIDITY lock), which credits the zero
  * address like any recipient — it stays a burn sink, excluded from holder rankings.
  */
-import type { EventDelta } from '../../ingest/delta.js';
+import type { EventDelta } from '../../schema/delta.js';
+import { BURN_SINKS, type TokenStats, type TransferRow, ZERO } from '../../schema/rows/tokens.js';
 import {
   BALANCE,
   BALANCE_HIST,
@@ -23,8 +24,7 @@ import {
   TRANSFER,
   WALLET_BY_ID,
   WALLET_ID,
-} from '../../storage/tables/tokens.js';
-import { BURN_SINKS, type TokenStats, type TransferRow, ZERO } from '../model.js';
+} from '../../schema/tables/tokens.js';
 import { checkPostCreationMint } from './authority.js';
 import { coordOf, saveToken, type TokensBlock, tokenOf } from './block.js';
 import { register } from './registry.js';
@@ -77,7 +77,7 @@ export function onTransfer(
   e: EventDelta,
   m: NonNullable<ReturnType<typeof transferOf>>,
   tally: TransferTally,
-  creationOf: (token: string) => import('../model.js').TokenRow['creation'],
+  creationOf: (token: string) => import('../../schema/rows/tokens.js').TokenRow['creation'],
 ): void {
   const at = coordOf(b, e.txIndex, e.logIndex);
   const token = e.address;
@@ -97,13 +97,11 @@ export function onTransfer(
     value: value.toString(),
     kind: m.kind,
   };
-  // Serialised once: the stored row (V.json of `tr`) and the frame ({token, ...tr}) share the text.
-  const trJson = JSON.stringify(tr);
-  b.batch.insertRaw(TRANSFER.key(token as Hex, b.d.number, e.logIndex), Buffer.from(trJson));
+  b.batch.insert(TRANSFER, [token, b.d.number, e.logIndex], tr);
   b.emit?.({
     topic: 'transfers',
     event: 'transfer',
-    json: `{"token":${JSON.stringify(token)},${trJson.slice(1)}`,
+    json: JSON.stringify({ token, ...tr }),
     keys: { tokens: [token], wallets: [from, to] },
   });
   let t = tally.touched.get(token);
@@ -142,8 +140,9 @@ function internWallet(b: TokensBlock, w: string): number {
 }
 
 /**
- * Reads every row {@link flushBalanceSteps} reads, in two multi-gets instead of one native call per
- * row: the token stats, balances and wallet ids first, then the current holder rows those name.
+ * Reads every row {@link flushBalanceSteps} reads, in one multi-get per table instead of one native
+ * call per row: the token stats, balances and wallet ids first, then the current holder rows those
+ * name.
  */
 function prefetchBalances(b: TokensBlock, tally: TransferTally): void {
   const stats: Array<[Hex]> = [];
@@ -157,21 +156,23 @@ function prefetchBalances(b: TokensBlock, tally: TransferTally): void {
       ids.add(w);
     }
   }
-  b.batch.prefetchRaw([
-    ...stats.map((k) => STATS.key(...k)),
-    ...balances.map((k) => BALANCE.key(...k)),
-    ...[...ids].map((w) => WALLET_ID.key(w as Hex)),
-    COUNTER.key('wallet'),
-  ]);
-  const holderRows: Buffer[] = [];
+  b.batch.prefetch(STATS, stats);
+  b.batch.prefetch(BALANCE, balances);
+  b.batch.prefetch(
+    WALLET_ID,
+    [...ids].map((w) => [w as Hex]),
+  );
+  b.batch.prefetch(COUNTER, [['wallet']]);
+  const holders: Array<[Hex, bigint, Hex]> = [];
+  const holderIds: Array<[Hex, number]> = [];
   for (const [tk, w] of balances) {
     const before = b.batch.get(BALANCE, tk, w);
-    if (before !== undefined && before > 0n && !BURN_SINKS.has(w))
-      holderRows.push(HOLDER_CUR.key(tk, before, w));
+    if (before !== undefined && before > 0n && !BURN_SINKS.has(w)) holders.push([tk, before, w]);
     const wid = b.batch.get(WALLET_ID, w);
-    if (wid !== undefined) holderRows.push(HOLDER_ID_CUR.key(tk, wid));
+    if (wid !== undefined) holderIds.push([tk, wid]);
   }
-  b.batch.prefetchRaw(holderRows);
+  b.batch.prefetch(HOLDER_CUR, holders);
+  b.batch.prefetch(HOLDER_ID_CUR, holderIds);
 }
 
 /** Wallet balance changes per slice of {@link flushBalanceSteps}. */

@@ -5,6 +5,8 @@
  */
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
+import { type Rpc, RpcError } from '../../rpc/client.js';
+import { probeTokenMetadataOrAbsent } from '../../rpc/token-metadata.js';
 import type {
   BlockDelta,
   EventDelta,
@@ -12,9 +14,7 @@ import type {
   LogDelta,
   MetadataProbes,
   TxDelta,
-} from '../../ingest/delta.js';
-import { type Rpc, RpcError } from '../../rpc/client.js';
-import { probeTokenMetadataOrAbsent } from '../../tokens/metadata.js';
+} from '../../schema/delta.js';
 import { type BlockTexts, chainRows, decodedViewRows } from './rows.js';
 
 type Json = Record<string, unknown>;

@@ -11,7 +11,7 @@
  * Every row but the two hash indices is keyed by the block's number, so it is an *insert* (absent
  * before the block); the hash indices are puts (a transaction re-mined after a reorg had a row).
  */
-import type { BlockDelta } from '../../ingest/delta.js';
+import type { BlockDelta } from '../../schema/delta.js';
 import {
   BLOCK_TS,
   CANON,
@@ -23,8 +23,8 @@ import {
   TIME,
   TX,
   TX_BY_HASH,
-} from '../../storage/tables/chain.js';
-import { DECODED_LOG, DECODED_TX } from '../../storage/tables/traces.js';
+} from '../../schema/tables/chain.js';
+import { DECODED_LOG, DECODED_TX } from '../../schema/tables/traces.js';
 import { RowWriter } from '../../storage/writer.js';
 
 /** The JSON text of a block's records (what the node sent, re-serialised with its key order). */
@@ -57,7 +57,12 @@ export function chainRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
     w.text(RECEIPT.key(n, i), t.receipts[i]);
     w.bytes(
       TX_BY_HASH.key(tx.hash),
-      TX_BY_HASH.value.encode({ number: n, txIndex: i, firstLogIndex: tx.firstLogIndex, logCount: tx.logCount }),
+      TX_BY_HASH.value.encode({
+        number: n,
+        txIndex: i,
+        firstLogIndex: tx.firstLogIndex,
+        logCount: tx.logCount,
+      }),
       false,
     );
   }
@@ -73,7 +78,8 @@ export function decodedViewRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
   for (const s of t.decodedLogs) size += 32 + s.length;
   for (const s of t.decodedTxs) size += 32 + s.length;
   const w = new RowWriter(Math.ceil(size * 1.1));
-  for (let i = 0; i < d.logs.length; i++) w.text(DECODED_LOG.key(d.number, d.logs[i].logIndex), t.decodedLogs[i]);
+  for (let i = 0; i < d.logs.length; i++)
+    w.text(DECODED_LOG.key(d.number, d.logs[i].logIndex), t.decodedLogs[i]);
   for (let i = 0; i < d.txs.length; i++) w.text(DECODED_TX.key(d.number, i), t.decodedTxs[i]);
   return w.done();
 }

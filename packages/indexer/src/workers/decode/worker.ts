@@ -2,10 +2,17 @@
  * Decode pool worker (Piscina). Runs fetch, JSON parsing, shaping and log decoding off the main
  * thread and answers compact per-block deltas by structured clone.
  */
-import type { BlockDelta, FetchResult } from '../../ingest/delta.js';
-import { createRpc, type Rpc } from '../../rpc/client.js';
+
 import { Piscina } from 'piscina';
-import { fetchBlocks, restoreBlock, type StoredBlock, transferablesOf, warmDecoders } from './fetch-blocks.js';
+import { createRpc, type Rpc } from '../../rpc/client.js';
+import type { BlockDelta, FetchResult } from '../../schema/delta.js';
+import {
+  fetchBlocks,
+  restoreBlock,
+  type StoredBlock,
+  transferablesOf,
+  warmDecoders,
+} from './fetch-blocks.js';
 
 /**
  * A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`; with `rows`, encode

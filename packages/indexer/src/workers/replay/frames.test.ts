@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../../test/fixtures/index.js';
-import { type CallTracerFrame, flattenCallTrace, MalformedTraceError, type TraceResult } from './frames.js';
+import type { TraceResult } from '../../schema/rows/traces.js';
+import { type CallTracerFrame, flattenCallTrace, MalformedTraceError } from './frames.js';
 
 const FIXTURES = FIXTURES_DIR;
 const readJson = (p: string) => JSON.parse(readFileSync(join(FIXTURES, p), 'utf8'));

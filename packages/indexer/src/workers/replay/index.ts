@@ -9,7 +9,6 @@ import { RpcError } from '../../rpc/client.js';
 import type { BlockTraceResult } from './trace-block.js';
 import type { ReplayTask, SerializedRpcError } from './worker.js';
 
-export type { CallFrame, Creation, InternalTransfer, TraceResult } from './frames.js';
 export type { BlockTraceResult, TxTrace, TxTraceGap, TxTraceOk } from './trace-block.js';
 
 export interface ReplayPoolOptions {

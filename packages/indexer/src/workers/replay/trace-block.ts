@@ -6,7 +6,8 @@
  * block's transactions. Every requested transaction gets an entry: a trace, or a typed gap.
  */
 import { type Rpc, RpcError } from '../../rpc/client.js';
-import { type CallTracerFrame, flattenCallTrace, type TraceResult } from './frames.js';
+import type { TraceResult } from '../../schema/rows/traces.js';
+import { type CallTracerFrame, flattenCallTrace } from './frames.js';
 
 /** A transaction whose frames were obtained and flattened (wei as decimal strings). */
 export interface TxTraceOk extends TraceResult {

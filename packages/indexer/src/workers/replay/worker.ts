@@ -34,7 +34,7 @@ export interface SerializedRpcError {
 }
 
 /** A frame with its decoded calldata (src/decode DecodedCall). */
-export type DecodedFrame = import('./frames.js').CallFrame & {
+export type DecodedFrame = import('../../schema/rows/traces.js').CallFrame & {
   decoded: import('../../decode/index.js').DecodedCall;
 };
 

@@ -6,7 +6,7 @@
  * gaps) goes through the chain reader and the request's view.
  */
 
-import { TOPIC_NAMES } from '../../../streams/log.js';
+import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
 import type { Ctx } from '../../route.js';
 import { lagDisconnectCount, openConnections } from '../../sse.js';
@@ -50,7 +50,10 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
           blocksPerSecond: rate(s.rates.history.blocksPerSecond),
           txPerSecond: rate(s.rates.history.txPerSecond),
         },
-        live: { blocksPerSecond: rate(s.rates.live.blocksPerSecond), txPerSecond: rate(s.rates.live.txPerSecond) },
+        live: {
+          blocksPerSecond: rate(s.rates.live.blocksPerSecond),
+          txPerSecond: rate(s.rates.live.txPerSecond),
+        },
       },
     },
     projections: projectionsOf(ctx.chain).map(

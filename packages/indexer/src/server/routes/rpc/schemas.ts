@@ -6,7 +6,7 @@
  * has not followed yet. `source: "node"` says so on every body.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { AbsenceReason } from '../../../tokens/metadata.js';
+import type { AbsenceReason } from '../../../schema/rows/tokens.js';
 import { Enum, Hash, Nullable, Obj, ReasonOf } from '../../schemas.js';
 
 /** The node block a live answer was pinned to. */
@@ -32,7 +32,7 @@ export const Live = (data: TSchema) =>
     data,
   });
 
-/** The typed absence vocabulary of token metadata (src/tokens/metadata.ts), indexed and live alike. */
+/** The typed absence vocabulary of token metadata (src/rpc/token-metadata.ts), indexed and live alike. */
 export const ABSENCE = [
   'no_code',
   'reverted',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { TOPICS, type Topic } from '../../../schema/rows/streams.js';
 import { MAX_SERIES, parseCandleSelect, runCandles, seriesId } from '../../../streams/candles.js';
-import { TOPICS, type Topic } from '../../../streams/log.js';
 import { type Dimension, parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { SseEvents } from '../../openapi.js';

@@ -4,7 +4,7 @@
  * `Last-Event-ID` header. Reorgs arrive as `reorg` frames naming the removed blocks.
  */
 import { type TObject, Type } from '@sinclair/typebox';
-import type { Topic } from '../../../streams/log.js';
+import type { Topic } from '../../../schema/rows/streams.js';
 import { parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { SseEvents } from '../../openapi.js';

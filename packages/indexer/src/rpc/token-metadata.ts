@@ -6,37 +6,9 @@
  * A field is `{value, reason, encoding}`: `value` null always carries a reason (R7).
  */
 import { decodeAbiParameters, type Hex, hexToBytes, keccak256 } from 'viem';
-import type { Rpc } from '../rpc/client.js';
-import { RpcError } from '../rpc/client.js';
-
-/** Why a metadata field has no value. */
-export type AbsenceReason =
-  | 'no_code' // the address holds no contract at that block
-  | 'reverted' // the call reverted (method missing without fallback, or failing)
-  | 'empty_return' // the call succeeded but returned no data (method missing, fallback accepted)
-  | 'undecodable' // returned data fits neither ABI string nor bytes32
-  | 'non_utf8' // a string whose bytes are not valid UTF-8 (raw kept in `raw`)
-  | 'out_of_range' // decimals above 255
-  | 'node_state_unavailable'; // the node cannot answer calls at that block (pruned history)
-
-export interface MetaField<T> {
-  value: T | null;
-  reason: AbsenceReason | null;
-  /** How a string was encoded: ABI `string`, or `bytes32` (e.g. MKR); null for non-strings. */
-  encoding: 'string' | 'bytes32' | null;
-  /** Raw return data when the value could not be decoded. */
-  raw?: Hex;
-}
-
-export interface TokenMetadata {
-  name: MetaField<string>;
-  symbol: MetaField<string>;
-  decimals: MetaField<number>;
-  /** Exact total supply in base units, decimal string. */
-  totalSupply: MetaField<string>;
-  /** keccak256 of the runtime code at the probed block, or null with `codeReason`. */
-  codeHash: Hex | null;
-}
+import type { AbsenceReason, MetaField, TokenMetadata } from '../schema/rows/tokens.js';
+import type { Rpc } from './client.js';
+import { RpcError } from './client.js';
 
 const SELECTORS = {
   name: '0x06fdde03',

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, createStore } from '../index.js';
-import { CANON, HEADER, META } from './chain.js';
-import { ALL_TABLES } from './index.js';
-import { BALANCE, HOLDER_CUR, SEARCH, TOKEN_BY_COORD } from './tokens.js';
+import { CANON, HEADER, META } from '../schema/tables/chain.js';
+import { ALL_TABLES } from '../schema/tables/index.js';
+import { BALANCE, HOLDER_CUR, SEARCH, TOKEN_BY_COORD } from '../schema/tables/tokens.js';
+import { checkInvariants, createStore } from './index.js';
 
 describe('table registry', () => {
   it('ids and names are unique', () => {

@@ -1,5 +1,4 @@
 /** Row shapes of the tokens projection (stored as JSON; amounts as decimal strings). */
-import type { TokenMetadata } from './metadata.js';
 
 /** A chain coordinate: block, transaction index, and log index (null for a creation). */
 export interface Coordinate {
@@ -97,3 +96,50 @@ export type AuthorityEvent = Coordinate &
     | { kind: 'ownership_transferred'; previousOwner: string; newOwner: string }
     | { kind: 'post_creation_mint'; to: string; value: string }
   );
+
+/** Why a metadata field has no value. */
+export type AbsenceReason =
+  | 'no_code' // the address holds no contract at that block
+  | 'reverted' // the call reverted (method missing without fallback, or failing)
+  | 'empty_return' // the call succeeded but returned no data (method missing, fallback accepted)
+  | 'undecodable' // returned data fits neither ABI string nor bytes32
+  | 'non_utf8' // a string whose bytes are not valid UTF-8 (raw kept in `raw`)
+  | 'out_of_range' // decimals above 255
+  | 'node_state_unavailable'; // the node cannot answer calls at that block (pruned history)
+
+export interface MetaField<T> {
+  value: T | null;
+  reason: AbsenceReason | null;
+  /** How a string was encoded: ABI `string`, or `bytes32` (e.g. MKR); null for non-strings. */
+  encoding: 'string' | 'bytes32' | null;
+  /** Raw return data when the value could not be decoded. */
+  raw?: `0x${string}`;
+}
+
+export interface TokenMetadata {
+  name: MetaField<string>;
+  symbol: MetaField<string>;
+  decimals: MetaField<number>;
+  /** Exact total supply in base units, decimal string. */
+  totalSupply: MetaField<string>;
+  /** keccak256 of the runtime code at the probed block, or null with `codeReason`. */
+  codeHash: `0x${string}` | null;
+}
+
+/** Verdict of the last check of a token. */
+export interface Reconciliation {
+  status: 'consistent' | 'mismatch' | 'not_checkable';
+  checkedAtBlock: number;
+  /** totalSupply() at that block, base units; null when the call failed (reason in `reason`). */
+  supplyOnChain: string | null;
+  supplyFromTransfers: string;
+  holdersChecked: number;
+  holdersMismatched: number;
+  reason: string | null;
+  /**
+   * Metadata re-probed at the check block (eth_call name/symbol/decimals), and whether it differs
+   * from what was probed when the token was first seen (metadata "on change").
+   */
+  metadataNow: { name: string | null; symbol: string | null; decimals: number | null } | null;
+  metadataChanged: boolean;
+}

@@ -1,6 +1,6 @@
 /**
  * A table: one-byte id, name, owner, key layout and value codec, declared once in
- * src/storage/tables/ (the registry). Everything that reads or writes RocksDB names a table;
+ * src/schema/tables/ (the registry). Everything that reads or writes RocksDB names a table;
  * nothing builds keys by hand outside this module.
  */
 import type { KeyPart, KeyTuple, Prefix, ValueCodec } from './codec.js';

@@ -7,8 +7,9 @@
  *  - UNDO holds a record for the checkpoint block (every commit writes one), so the head can be
  *    rolled back if the node reorganised while the indexer was down.
  */
-import type { MetadataProbes } from '../../ingest/delta.js';
+
 import { K, V } from '../codec.js';
+import type { MetadataProbes } from '../delta.js';
 import { defineTable } from '../table.js';
 
 /** Where a transaction is: block number, index in block, and its log index range. */

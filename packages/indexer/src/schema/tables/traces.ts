@@ -2,28 +2,10 @@
  * Tables of the decoded views (0x40–0x41) and the traces lane (0x50–0x53). Decoded views are
  * written with each block; trace rows are appended to the block's undo record by the traces lane.
  */
-import type { CallFrame } from '../../workers/replay/frames.js';
+
 import { K, V } from '../codec.js';
+import type { StoredFrame, StoredInternal, TraceStatus } from '../rows/traces.js';
 import { defineTable } from '../table.js';
-
-/** Per-transaction retention and reconciliation state of the traces lane. */
-export type TraceStatus =
-  | {
-      status: 'retained';
-      source: string;
-      frames: number;
-      internalTransfers: number;
-      creations: number;
-      /** The root frame's from/to/value equal the envelope's (the re-execution matches the record). */
-      rootMatchesEnvelope: boolean;
-    }
-  | { status: 'not_available'; reason: string; retryable: boolean };
-
-/** A stored call frame: the flattened frame plus its decoded calldata (src/decode DecodedCall). */
-export type StoredFrame = CallFrame & { decoded?: unknown };
-
-/** A stored internal value transfer or creation of one transaction (see src/ingest/traces.ts). */
-export type StoredInternal = Record<string, unknown> & { ordinal: number; kind: string };
 
 export const DECODED_LOG = defineTable({
   id: 0x40,

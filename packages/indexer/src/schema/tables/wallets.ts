@@ -2,6 +2,9 @@
  * Tables of the wallets projection (ids 0x80–0x8f). Wallet first in every key, so a wallet's rows
  * are one contiguous range in chain-coordinate order.
  */
+
+import { createHash } from 'node:crypto';
+import { K, V } from '../codec.js';
 import type {
   ActivityRefs,
   AddressFlags,
@@ -11,8 +14,7 @@ import type {
   Position,
   WalletFirstSeen,
   WalletTransferRow,
-} from '../../wallets/model.js';
-import { K, V } from '../codec.js';
+} from '../rows/wallets.js';
 import { defineTable } from '../table.js';
 
 /** {@link ActivityRefs} as u8 roles, u32 n, n × u32 transfer ordinals, u32 m, m × u32 trade log indexes. */
@@ -47,6 +49,20 @@ const roleBits = V.binary<number>(
   (v) => Buffer.from([v]),
   (b) => b[0] ?? 0,
 );
+
+/** The reserved asset id of native currency in keys (rows say assetKind: native, asset: null). */
+export const NATIVE_ASSET = `0x${'00'.repeat(20)}` as const;
+
+/** Version of the cohort admission rule; part of every cohort id (see src/cohorts). */
+export const COHORT_RULE_VERSION = 1;
+
+/**
+ * Cohort id (the COHORT_ID key): the first 8 bytes of sha256(`token:funder:ruleVersion`), as 16
+ * lowercase hex digits without `0x`.
+ */
+export function cohortIdOf(token: string, funder: string, ruleVersion: number): string {
+  return createHash('sha256').update(`${token}:${funder}:${ruleVersion}`).digest('hex').slice(0, 16);
+}
 
 const O = 'wallets';
 

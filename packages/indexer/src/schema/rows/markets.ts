@@ -1,5 +1,5 @@
 /** Row shapes of the markets projection (JSON; amounts as decimal strings in base units). */
-import type { Coordinate } from '../tokens/model.js';
+import type { Coordinate } from './tokens.js';
 
 export type Protocol = 'v2' | 'v3' | 'v4' | 'launchpad';
 

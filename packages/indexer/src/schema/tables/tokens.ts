@@ -8,9 +8,15 @@
  * fromBlock ≤ A < toBlock.
  */
 
-import type { AuthorityEvent, LaunchRow, TokenRow, TokenStats, TransferRow } from '../../tokens/model.js';
-import type { Reconciliation } from '../../tokens/reconcile.js';
-import { K, V } from '../codec.js';
+import { K, prefixEnd, V } from '../codec.js';
+import type {
+  AuthorityEvent,
+  LaunchRow,
+  Reconciliation,
+  TokenRow,
+  TokenStats,
+  TransferRow,
+} from '../rows/tokens.js';
 import { defineTable } from '../table.js';
 
 /** A versioned balance: u64 block (fromBlock of a current row, toBlock of a history row) + decimal balance. */
@@ -223,6 +229,27 @@ export const RECON = defineTable({
   value: V.json<Reconciliation>(),
   kind: 'observation',
 });
+
+/**
+ * Raw key bounds (`from` inclusive, `to` exclusive) of the SEARCH rows of `kind` whose term starts
+ * with `termPrefix` (lowercase). Terms are NUL-terminated in the key, so no key-tuple prefix names
+ * a term prefix: this byte range does.
+ */
+export function searchTermRange(kind: 1 | 2, termPrefix: string): { from: Buffer; to: Buffer } {
+  const from = Buffer.concat([SEARCH.prefix(kind), Buffer.from(termPrefix)]);
+  return { from, to: prefixEnd(from) };
+}
+
+/**
+ * Raw key bounds of the TOKEN rows whose address starts with the hex digits `hex` (lowercase, no
+ * `0x`, at most 40). An odd number of digits names half a byte: the range covers both nibbles.
+ */
+export function tokenAddressRange(hex: string): { from: Buffer; to: Buffer } {
+  const odd = hex.length % 2 === 1;
+  const from = Buffer.concat([TOKEN.prefix(), Buffer.from(odd ? `${hex}0` : hex, 'hex')]);
+  const hi = Buffer.concat([TOKEN.prefix(), Buffer.from(odd ? `${hex}f` : hex, 'hex')]);
+  return { from, to: prefixEnd(hi) };
+}
 
 export const TOKENS_TABLES = [
   TOKEN,

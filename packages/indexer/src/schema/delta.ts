@@ -51,7 +51,7 @@ export interface EventDelta {
 }
 
 /** Token metadata probed at this block (eth_call), keyed by lowercase address. */
-export type MetadataProbes = Record<string, import('../tokens/metadata.js').TokenMetadata>;
+export type MetadataProbes = Record<string, import('./rows/tokens.js').TokenMetadata>;
 
 /** Everything about block `number` the writer commits atomically. */
 export interface BlockDelta {
@@ -88,8 +88,8 @@ export interface BlockDelta {
   derived?: {
     swaps?: Array<{
       poolKey: string;
-      row: import('../markets/model.js').SwapRow;
-      pool: import('../markets/model.js').PoolRow;
+      row: import('./rows/markets.js').SwapRow;
+      pool: import('./rows/markets.js').PoolRow;
     }>;
   };
 }

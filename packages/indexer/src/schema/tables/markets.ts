@@ -3,19 +3,27 @@
  * sorts as bytes: v2/v3 = pool address + 32 zero bytes; v4 = PoolManager + poolId;
  * launchpad curve = curve address + token address + 12 zero bytes.
  */
-import type {
-  CandleRow,
-  LiquidityEventRow,
-  PoolCum,
-  PoolRow,
-  PoolState,
-  SwapRow,
-} from '../../markets/model.js';
+
 import { K, V } from '../codec.js';
+import type { CandleRow, LiquidityEventRow, PoolCum, PoolRow, PoolState, SwapRow } from '../rows/markets.js';
 import { defineTable } from '../table.js';
 
+/** Byte width of a pool key. */
+export const POOL_KEY_BYTES = 52;
 /** 52-byte pool key as 0x hex. */
-export const POOL_KEY = K.bytes(52);
+export const POOL_KEY = K.bytes(POOL_KEY_BYTES);
+
+/**
+ * The pool key of a pool (lowercase 0x hex, {@link POOL_KEY_BYTES} bytes): v2/v3 = pool address +
+ * 32 zero bytes; v4 = PoolManager + poolId (`b`); launchpad curve = curve address + token address
+ * (`b`) + 12 zero bytes.
+ */
+export function poolKeyOf(protocol: 'v2' | 'v3' | 'v4' | 'launchpad', a: string, b?: string): string {
+  const x = a.slice(2).toLowerCase();
+  if (protocol === 'v4') return `0x${x}${b!.slice(2).toLowerCase()}`;
+  if (protocol === 'launchpad') return `0x${x}${b!.slice(2).toLowerCase()}${'00'.repeat(12)}`;
+  return `0x${x}${'00'.repeat(32)}`;
+}
 const O = 'markets';
 
 export const POOL = defineTable({
