@@ -75,10 +75,11 @@ export interface BlockDelta {
   seeds?: Record<string, unknown>;
   /**
    * Stateless rows the decode worker encoded (storage/writer.ts op layout), transferred with the
-   * delta: `chain` (the raw records, hash and time indices, probes as the worker found them) and
-   * `decodedViews`. Absent on a rebuild from stored blocks (rows are then written one by one).
+   * delta: `chain` (the raw records, hash and time indices, probes as the worker found them),
+   * `decodedViews`, and the stateless rows of the tokens and wallets projections
+   * (schema/stateless.ts). Absent on a rebuild from stored blocks (rows are then written one by one).
    */
-  parts?: { chain: ArrayBuffer; decodedViews: ArrayBuffer };
+  parts?: { chain: ArrayBuffer; decodedViews: ArrayBuffer; tokens: ArrayBuffer; wallets: ArrayBuffer };
   /** Probes the worker's `chain` part holds (a `prepare` that adds one rewrites the probe row). */
   partProbes?: number;
   /**

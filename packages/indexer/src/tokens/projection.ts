@@ -16,6 +16,7 @@
 import { drain, type Emit, type Projection } from '../projections/index.js';
 import { probeTokenMetadataOrAbsent } from '../rpc/token-metadata.js';
 import type { BlockDelta, EventDelta } from '../schema/delta.js';
+import { tokenRows } from '../schema/stateless.js';
 import { TOKEN } from '../schema/tables/tokens.js';
 import type { BlockBatch } from '../storage/index.js';
 import { onOwnershipTransferred } from './apply/authority.js';
@@ -46,6 +47,9 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   /** The block's writes, yielding every {@link SLICE_EVENTS} events and inside the balance flush. */
   function* steps(batch: BlockBatch, d: BlockDelta, emit?: Emit): Generator<void, void, void> {
     const b = newBlock(batch, d, seedsOf(batch, d), emit);
+    // Stateless rows (a TRANSFER per transfer-family log): encoded by the decode worker, or here.
+    if (d.parts?.tokens) batch.addPart(d.parts.tokens);
+    else tokenRows(d, (t, key, value) => batch.insert(t, key, value));
     // Tokens launched in this block: their constructor mints (Transfer from 0x0) precede the
     // LaunchCreated log, so creation provenance must be known when the first transfer registers them.
     const launched = launchedIn(b, pads);

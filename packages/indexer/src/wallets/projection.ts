@@ -14,6 +14,7 @@ import type { BlockDelta } from '../schema/delta.js';
 import type { PoolRow } from '../schema/rows/markets.js';
 import { ZERO } from '../schema/rows/tokens.js';
 import type { FundingEdge, Position, WalletFirstSeen } from '../schema/rows/wallets.js';
+import { NATIVE_ORD, transferOf, walletRows } from '../schema/stateless.js';
 import { BLOCK_SWAP, POOL, SWAP } from '../schema/tables/markets.js';
 import {
   ACTIVITY,
@@ -33,11 +34,8 @@ import {
   POSITION,
   WALLET_COHORT,
   WALLET_TRADE,
-  WALLET_TRANSFER,
-  WALLET_TX,
 } from '../schema/tables/wallets.js';
 import type { BlockBatch } from '../storage/index.js';
-import { transferOf } from '../tokens/index.js';
 
 type Hex = `0x${string}`;
 /** Addresses in this projection's rows and keys are lowercase 0x hex. */
@@ -45,7 +43,6 @@ const hx = (s: string) => s as Hex;
 /** Rows (transactions, transfer events, trades, activity rows) per slice of a live commit. */
 const SLICE_ROWS = 16;
 /** Native transfer ordinals sort after every log index of the block. */
-const NATIVE_ORD = 0x8000_0000;
 
 export function createWalletsProjection(deps: { quoteAssets: string[] }): Projection {
   const priority = new Map(deps.quoteAssets.map((a, i) => [a, i]));
@@ -110,6 +107,9 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
    * activity rows (a 150-transaction block would otherwise hold the thread for one long stage).
    */
   function* steps(batch: BlockBatch, d: BlockDelta): Generator<void, void, void> {
+    // Stateless rows (transactions and transfers by wallet): encoded by the decode worker, or here.
+    if (d.parts?.wallets) batch.addPart(d.parts.wallets);
+    else walletRows(d, (t, key, value) => batch.insert(t, key, value));
     prefetchState(batch, d);
     let rows = 0;
     // Activity parents of this block: (wallet, txIndex) → roles and child row references. Every
@@ -194,32 +194,13 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     for (let i = 0; i < d.txs.length; i++) {
       if (++rows % SLICE_ROWS === 0) yield;
       const tx = d.txs[i];
-      // Rows keyed by this block's number are absent before it: insert (no undo read).
-      batch.insert(WALLET_TX, [tx.from, d.number, i], 1);
       act(tx.from, i).roles |= 1;
       firstSeen(tx.from, 'transaction_origin', i, null);
       flag(tx.from, 'origin');
-      if (tx.to && tx.to !== tx.from) {
-        // (tx.to, block, i) is written by no other role of this block: to ≠ from.
-        batch.insert(WALLET_TX, [tx.to, d.number, i], 2);
-        act(tx.to, i).roles |= 2;
-      }
+      if (tx.to && tx.to !== tx.from) act(tx.to, i).roles |= 2;
       if (tx.contractAddress && tx.status === 1) flag(tx.contractAddress, 'created');
       const value = BigInt(tx.value);
       if (tx.status === 1 && value > 0n && tx.to) {
-        const row = {
-          block: d.number,
-          txIndex: i,
-          logIndex: null,
-          txHash: tx.hash,
-          assetKind: 'native' as const,
-          asset: null,
-          from: tx.from,
-          to: tx.to,
-          value: value.toString(),
-        };
-        batch.insert(WALLET_TRANSFER, [tx.from, d.number, NATIVE_ORD + i], { ...row, direction: 'out' });
-        batch.insert(WALLET_TRANSFER, [tx.to, d.number, NATIVE_ORD + i], { ...row, direction: 'in' });
         act(tx.from, i).transfers.add(NATIVE_ORD + i);
         act(tx.to, i).transfers.add(NATIVE_ORD + i);
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
@@ -231,43 +212,16 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     // ERC-20 transfers (and WETH deposits/withdrawals) by direction.
     for (const e of d.events) {
       if (++rows % SLICE_ROWS === 0) yield;
-      let from: string;
-      let to: string;
-      let value: bigint;
-      if (e.standard === 'erc20' && e.event === 'Transfer') {
-        from = String(e.args.from);
-        to = String(e.args.to);
-        value = BigInt(String(e.args.value));
-      } else if (e.standard === 'weth' && (e.event === 'Deposit' || e.event === 'Withdrawal')) {
-        const who = String(e.event === 'Deposit' ? e.args.dst : e.args.src);
-        value = BigInt(String(e.args.wad));
-        [from, to] = e.event === 'Deposit' ? [ZERO, who] : [who, ZERO];
-      } else continue;
-      const row = {
-        block: d.number,
-        txIndex: e.txIndex,
-        logIndex: e.logIndex,
-        txHash: d.txs[e.txIndex].hash,
-        assetKind: 'erc20' as const,
-        asset: e.address,
-        from,
-        to,
-        value: value.toString(),
-      };
+      const m = transferOf(e);
+      if (!m) continue;
+      const { from, to, value } = m;
       if (from !== ZERO) {
-        batch.insert(WALLET_TRANSFER, [hx(from), d.number, e.logIndex], {
-          ...row,
-          direction: from === to ? 'self' : 'out',
-        });
         act(from, e.txIndex).transfers.add(e.logIndex);
         if (!batch.has(HOLDING, hx(from), e.address)) batch.put(HOLDING, [hx(from), e.address], null);
       }
       if (to !== ZERO && !batch.has(HOLDING, hx(to), e.address))
         batch.put(HOLDING, [hx(to), e.address], null);
-      if (to !== ZERO && to !== from) {
-        batch.insert(WALLET_TRANSFER, [hx(to), d.number, e.logIndex], { ...row, direction: 'in' });
-        act(to, e.txIndex).transfers.add(e.logIndex);
-      }
+      if (to !== ZERO && to !== from) act(to, e.txIndex).transfers.add(e.logIndex);
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
       recordFunding(to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
     }

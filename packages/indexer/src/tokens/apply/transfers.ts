@@ -9,8 +9,10 @@
  * v)` is a mint to the zero address (Uniswap V2's MINIMUM_LIQUIDITY lock), which credits the zero
  * address like any recipient — it stays a burn sink, excluded from holder rankings.
  */
+
 import type { EventDelta } from '../../schema/delta.js';
 import { BURN_SINKS, type TokenStats, type TransferRow, ZERO } from '../../schema/rows/tokens.js';
+import { transferOf, transferRowOf } from '../../schema/stateless.js';
 import {
   BALANCE,
   BALANCE_HIST,
@@ -21,7 +23,6 @@ import {
   HOLDER_ID_HIST,
   STATS,
   STATS_HIST,
-  TRANSFER,
   WALLET_BY_ID,
   WALLET_ID,
 } from '../../schema/tables/tokens.js';
@@ -47,26 +48,8 @@ function holderClass(wallet: string, bal: bigint): 'none' | 'holder' | 'sink' | 
   return bal > 0n ? 'holder' : 'negative';
 }
 
-/** The (from, to, value, kind) a transfer-family log moves, or null for other logs. */
-export function transferOf(
-  e: EventDelta,
-): { from: string; to: string; value: bigint; kind: TransferRow['kind'] } | null {
-  if (e.standard === 'erc20' && e.event === 'Transfer')
-    return {
-      from: String(e.args.from),
-      to: String(e.args.to),
-      value: BigInt(String(e.args.value)),
-      kind: 'transfer',
-    };
-  if (e.standard === 'weth' && (e.event === 'Deposit' || e.event === 'Withdrawal')) {
-    const who = String(e.event === 'Deposit' ? e.args.dst : e.args.src);
-    const value = BigInt(String(e.args.wad));
-    return e.event === 'Deposit'
-      ? { from: ZERO, to: who, value, kind: 'mint' }
-      : { from: who, to: ZERO, value, kind: 'burn' };
-  }
-  return null;
-}
+/** The (from, to, value, kind) a transfer-family log moves (schema/stateless.ts). */
+export { transferOf };
 
 /**
  * Applies one transfer-family log: registers or confirms the token, records the transfer row and
@@ -87,23 +70,17 @@ export function onTransfer(
   if (!row.confirmedAt) saveToken(b, { ...row, confirmedAt: at });
   const { from, to, value } = m;
   if (from === ZERO) checkPostCreationMint(b, row, e, to, value);
-  const tr: TransferRow = {
-    block: b.d.number,
-    txIndex: e.txIndex,
-    logIndex: e.logIndex,
-    txHash: at.txHash,
-    from,
-    to,
-    value: value.toString(),
-    kind: m.kind,
-  };
-  b.batch.insert(TRANSFER, [token, b.d.number, e.logIndex], tr);
-  b.emit?.({
-    topic: 'transfers',
-    event: 'transfer',
-    json: JSON.stringify({ token, ...tr }),
-    keys: { tokens: [token], wallets: [from, to] },
-  });
+  // The TRANSFER row is stateless (schema/stateless.ts): the decode worker encoded it with the
+  // block's rows, or the projection writes them all at the block's start (tokens/projection.ts).
+  if (b.emit) {
+    const tr: TransferRow = transferRowOf(b.d, e, m);
+    b.emit({
+      topic: 'transfers',
+      event: 'transfer',
+      json: JSON.stringify({ token, ...tr }),
+      keys: { tokens: [token], wallets: [from, to] },
+    });
+  }
   let t = tally.touched.get(token);
   if (!t) tally.touched.set(token, (t = { transfers: 0, minted: 0n, burned: 0n }));
   t.transfers++;

@@ -15,7 +15,8 @@ import type {
   MetadataProbes,
   TxDelta,
 } from '../../schema/delta.js';
-import { type BlockTexts, chainRows, decodedViewRows } from './rows.js';
+import { tokenRows, walletRows } from '../../schema/stateless.js';
+import { type BlockTexts, chainRows, decodedViewRows, statelessRows } from './rows.js';
 
 type Json = Record<string, unknown>;
 const toHex = (n: number) => `0x${n.toString(16)}`;
@@ -207,7 +208,12 @@ export function encodeRows(d: BlockDelta, texts: boolean): void {
     decodedLogs: d.logs.map((l) => l.decoded),
     decodedTxs: d.txs.map((x) => x.decoded),
   };
-  d.parts = { chain: chainRows(d, t), decodedViews: decodedViewRows(d, t) };
+  d.parts = {
+    chain: chainRows(d, t),
+    decodedViews: decodedViewRows(d, t),
+    tokens: statelessRows(d, tokenRows),
+    wallets: statelessRows(d, walletRows),
+  };
   d.partProbes = Object.keys(d.probes).length;
   if (texts) return;
   d.header = '';
@@ -218,7 +224,7 @@ export function encodeRows(d: BlockDelta, texts: boolean): void {
 /** ArrayBuffers of a fetch result's rows, to transfer with it. */
 export function transferablesOf(r: FetchResult): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
-  for (const d of r.blocks) if (d.parts) out.push(d.parts.chain, d.parts.decodedViews);
+  for (const d of r.blocks) if (d.parts) out.push(...Object.values(d.parts));
   return out;
 }
 

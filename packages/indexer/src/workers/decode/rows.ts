@@ -12,6 +12,7 @@
  * before the block); the hash indices are puts (a transaction re-mined after a reorg had a row).
  */
 import type { BlockDelta } from '../../schema/delta.js';
+import type { RowSink } from '../../schema/stateless.js';
 import {
   BLOCK_TS,
   CANON,
@@ -81,5 +82,12 @@ export function decodedViewRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
   for (let i = 0; i < d.logs.length; i++)
     w.text(DECODED_LOG.key(d.number, d.logs[i].logIndex), t.decodedLogs[i]);
   for (let i = 0; i < d.txs.length; i++) w.text(DECODED_TX.key(d.number, i), t.decodedTxs[i]);
+  return w.done();
+}
+
+/** A projection's stateless rows (schema/stateless.ts) of `d`, encoded. */
+export function statelessRows(d: BlockDelta, rows: (d: BlockDelta, put: RowSink) => void): ArrayBuffer {
+  const w = new RowWriter(16 * 1024 + d.events.length * 400 + d.txs.length * 120);
+  rows(d, (t, key, value) => w.bytes(t.key(...key), t.value.encode(value)));
   return w.done();
 }
