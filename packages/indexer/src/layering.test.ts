@@ -8,7 +8,8 @@
  *    src/storage/binding.ts imports the binding package (in every workspace package);
  *  - no runtime import cycle anywhere in src.
  * And the rule of the workspace packages (packages/*): no package imports a package above it —
- * platform ← devnet ← indexer ← scanner (← the composition root, app/), client ← console — type
+ * platform ← devnet ← indexer ← scanner (← the composition root, app/), proofs ← indexer,
+ * proofs ← client ← console — type
  * imports included, nor reaches into another package by a relative path; each package.json
  * declares only packages below it.
  */
@@ -183,9 +184,10 @@ const PACKAGES_DIR = resolve(SRC, '../..');
 const MAY_IMPORT: Record<string, string[]> = {
   platform: [],
   devnet: ['platform'],
-  indexer: ['platform', 'devnet'],
-  scanner: ['platform', 'devnet', 'indexer'],
-  client: [],
+  proofs: [],
+  indexer: ['platform', 'devnet', 'proofs'],
+  scanner: ['platform', 'devnet', 'proofs', 'indexer'],
+  client: ['proofs'],
   console: ['client'],
 };
 const SCOPE = '@chain-indexer/';

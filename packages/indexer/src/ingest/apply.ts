@@ -5,7 +5,7 @@
  */
 import type { BlockBatch } from '../storage/index.js';
 import { KeyBuilder } from '../storage/keys.js';
-import { BLOCK_TS, CANON } from '../storage/tables/chain.js';
+import { BLOCK_TS, CANON, ROOTS } from '../storage/tables/chain.js';
 import {
   hashKey,
   headerKey,
@@ -82,4 +82,5 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
   for (const log of d.logs) batch.insertRaw(logKey(d.number, log.logIndex), Buffer.from(log.json));
   if (Object.keys(d.probes).length)
     batch.insertRaw(probeKey(d.number), Buffer.from(JSON.stringify(d.probes)));
+  if (d.roots) batch.insert(ROOTS, [d.number], d.roots);
 }

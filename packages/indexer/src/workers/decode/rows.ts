@@ -5,7 +5,7 @@
  *
  *  - chain records: header, transactions, receipts, logs as the node sent them (re-serialised
  *    JSON, key order kept), the canonical row, block and transaction hash indices, the timestamp
- *    indices and the metadata probed at the block;
+ *    indices, the metadata probed at the block and its roots check (VERIFY_ROOTS);
  *  - decoded views: every log and transaction input decoded (or its typed reason).
  *
  * Every row but the two hash indices is keyed by the block's number, so it is an *insert* (absent
@@ -20,6 +20,7 @@ import {
   LOG,
   PROBE,
   RECEIPT,
+  ROOTS,
   TIME,
   TX,
   TX_BY_HASH,
@@ -64,6 +65,7 @@ export function chainRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
   }
   for (let i = 0; i < d.logs.length; i++) w.text(LOG.key(n, d.logs[i].logIndex), t.logs[i]);
   if (Object.keys(d.probes).length) w.text(PROBE.key(n), JSON.stringify(d.probes));
+  if (d.roots) w.text(ROOTS.key(n), JSON.stringify(d.roots));
   return w.done();
 }
 
