@@ -277,6 +277,52 @@ export function encodeReceipt(rc: Json): Uint8Array | null {
   return type === 0 ? RLP.encode(fields) : typed(type, fields);
 }
 
+/**
+ * Header JSON fields this module knows: in the header RLP, or known to be outside it (hash,
+ * size, totalDifficulty, the transaction and uncle lists, withdrawals; Arbitrum's l1BlockNumber,
+ * sendCount and sendRoot, which extraData and mixHash carry).
+ */
+const HEADER_FIELDS = new Set([
+  'hash',
+  'parentHash',
+  'sha3Uncles',
+  'miner',
+  'stateRoot',
+  'transactionsRoot',
+  'receiptsRoot',
+  'logsBloom',
+  'difficulty',
+  'number',
+  'gasLimit',
+  'gasUsed',
+  'timestamp',
+  'extraData',
+  'mixHash',
+  'nonce',
+  'baseFeePerGas',
+  'withdrawalsRoot',
+  'blobGasUsed',
+  'excessBlobGas',
+  'parentBeaconBlockRoot',
+  'requestsHash',
+  'totalDifficulty',
+  'size',
+  'transactions',
+  'uncles',
+  'withdrawals',
+  'l1BlockNumber',
+  'sendCount',
+  'sendRoot',
+]);
+
+/**
+ * Fields of a header JSON this module does not know: a fork's new header field may be among
+ * them, so {@link encodeHeader} of such a header may not hash to the block hash.
+ */
+export function unknownHeaderFields(h: Json): string[] {
+  return Object.keys(h).filter((k) => !HEADER_FIELDS.has(k));
+}
+
 /** Header fields after `nonce`, in order: each is appended when present (fork by fork). */
 const HEADER_TAIL: Array<[string, 'q' | 'd']> = [
   ['baseFeePerGas', 'q'],

@@ -12,9 +12,17 @@ export {
   KNOWN_TX_TYPES,
   typeName,
   typeOf,
+  unknownHeaderFields,
 } from './encode.js';
 export { bytesToHex, equalBytes, HexError, hexToBytes } from './hex.js';
-export { EMPTY_TRIE_ROOT, indexKey, type OrderedTrie, orderedTrie, orderedTrieRoot } from './trie.js';
+export {
+  EMPTY_TRIE_ROOT,
+  indexKey,
+  type OrderedTrie,
+  orderedTrie,
+  orderedTrieProof,
+  orderedTrieRoot,
+} from './trie.js';
 export {
   type Failure,
   proofKey,

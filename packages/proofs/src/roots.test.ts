@@ -7,12 +7,13 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { verifyMerkleProof } from '@ethereumjs/mpt';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../test/fixtures/index.js';
 import { encodeHeader, encodeReceipt, encodeTransaction, type Json, typeOf } from './encode.js';
 import { bytesToHex } from './hex.js';
-import { EMPTY_TRIE_ROOT, orderedTrie, orderedTrieRoot } from './trie.js';
+import { EMPTY_TRIE_ROOT, indexKey, orderedTrie, orderedTrieProof, orderedTrieRoot } from './trie.js';
 
 const read = (rel: string): unknown => JSON.parse(readFileSync(join(FIXTURES_DIR, rel), 'utf8'));
 
@@ -140,4 +141,27 @@ describe('one-pass root = @ethereumjs/mpt root', () => {
       }
     });
   }
+});
+
+describe('one-pass proofs = @ethereumjs/mpt proofs', () => {
+  const items = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      Uint8Array.from({ length: 1 + ((i * 13) % 90) }, (_, j) => (i * 7 + j) & 255),
+    );
+  for (const n of [1, 2, 3, 17, 128, 129, 300]) {
+    it(`${n} items: every index`, async () => {
+      const xs = items(n);
+      const ref = await orderedTrie(xs);
+      for (let i = 0; i < n; i += n > 50 ? 7 : 1) {
+        const p = orderedTrieProof(xs, i);
+        expect(hex(p.root)).toBe(hex(ref.root));
+        expect(p.nodes.map(hex)).toEqual((await ref.prove(i)).map(hex));
+        const v = await verifyMerkleProof(indexKey(i), p.nodes, { root: ref.root });
+        expect(v && hex(v)).toBe(hex(xs[i]));
+      }
+    });
+  }
+  it('an index outside the items is refused', () => {
+    expect(() => orderedTrieProof(items(3), 3)).toThrow(RangeError);
+  });
 });

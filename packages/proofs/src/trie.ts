@@ -4,12 +4,15 @@
  * (go-ethereum `DeriveSha`).
  *
  * Two builders, one trie:
- *  - {@link orderedTrie} builds it with `@ethereumjs/mpt` and proves items (the proof routes);
- *  - {@link orderedTrieRoot} computes only the root, bottom-up over the sorted keys in one pass
- *    (one keccak per node, nothing stored): the ingest check runs it on every block, where the
- *    library's insert-by-insert build costs about ten times more (bench/roots.ts). The tests
- *    hold both to the same roots on every recorded block and on generated lists of every size
- *    up to a few thousand items.
+ *  - {@link orderedTrie} builds it with `@ethereumjs/mpt` (the reference; the client verifies
+ *    proofs with the same library);
+ *  - {@link orderedTrieRoot} and {@link orderedTrieProof} compute the root (and one item's
+ *    proof) bottom-up over the sorted keys in one pass, synchronously, one keccak per node and
+ *    nothing stored: the ingest check runs it on every block, where the library's
+ *    insert-by-insert build costs several times more (bench/roots.ts), and the chain routes,
+ *    which answer within one turn of the event loop, prove with it. The tests hold both to the
+ *    same roots and the same proofs on every recorded block and on generated lists of every
+ *    size up to a thousand items and more.
  */
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
@@ -56,29 +59,53 @@ function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean)
   return out;
 }
 
-/** How a node is referenced by its parent: inline when its RLP is under 32 bytes, else its hash. */
-function ref(node: Node[]): Node {
+/** Where {@link build} records the nodes on one key's path: each node's RLP with its level. */
+interface PathSink {
+  /** Sorted position of the proved item. */
+  at: number;
+  nodes: Array<{ level: number; rlp: Uint8Array }>;
+}
+
+/**
+ * How a node is referenced by its parent: inline when its RLP is under 32 bytes, else its hash.
+ * A node on the proved path is recorded (embedded ones too, as @ethereumjs/mpt's proofs hold them).
+ */
+function ref(node: Node[], level: number, path: PathSink | null): Node {
   const enc = RLP.encode(node);
+  if (path) path.nodes.push({ level, rlp: enc });
   return enc.length < 32 ? node : keccak_256(enc);
 }
 
 /**
  * The node over sorted keys [lo, hi) that share their first `depth` nibbles. Keys rlp(i) are
- * prefix-free (RLP is self-delimiting), so no branch holds a value.
+ * prefix-free (RLP is self-delimiting), so no branch holds a value. With `path`, the nodes of the
+ * subtree holding `path.at` are recorded (`level`: this node's depth in nodes).
  */
-function build(keys: Uint8Array[], values: Uint8Array[], lo: number, hi: number, depth: number): Node[] {
+function build(
+  keys: Uint8Array[],
+  values: Uint8Array[],
+  lo: number,
+  hi: number,
+  depth: number,
+  level: number,
+  path: PathSink | null,
+): Node[] {
   const first = keys[lo];
   if (hi - lo === 1) return [hexPrefix(first, depth, first.length, true), values[lo]];
   const last = keys[hi - 1];
   let cp = depth;
   while (first[cp] === last[cp]) cp++; // sorted: the first and last keys bound the common prefix
-  if (cp > depth) return [hexPrefix(first, depth, cp, false), ref(build(keys, values, lo, hi, cp))];
+  if (cp > depth) {
+    const child = build(keys, values, lo, hi, cp, level + 1, path);
+    return [hexPrefix(first, depth, cp, false), ref(child, level + 1, path)];
+  }
   const branch: Node[] = new Array(17).fill(new Uint8Array(0));
   for (let i = lo; i < hi; ) {
     const nib = keys[i][depth];
     let j = i + 1;
     while (j < hi && keys[j][depth] === nib) j++;
-    branch[nib] = ref(build(keys, values, i, j, depth + 1));
+    const sub = path && path.at >= i && path.at < j ? path : null;
+    branch[nib] = ref(build(keys, values, i, j, depth + 1, level + 1, sub), level + 1, sub);
     i = j;
   }
   return branch;
@@ -106,9 +133,36 @@ const compare = (a: Uint8Array, b: Uint8Array): number => {
  */
 export function orderedTrieRoot(items: readonly Uint8Array[]): Uint8Array {
   if (items.length === 0) return EMPTY_TRIE_ROOT;
-  const order = items.map((_, i) => ({ key: nibblesOf(indexKey(i)), value: items[i] }));
+  const { keys, values } = sorted(items);
+  return keccak_256(RLP.encode(build(keys, values, 0, keys.length, 0, 0, null)));
+}
+
+/** Items with their keys' nibbles, in key order. */
+function sorted(items: readonly Uint8Array[]): { keys: Uint8Array[]; values: Uint8Array[]; index: number[] } {
+  const order = items.map((_, i) => ({ key: nibblesOf(indexKey(i)), i }));
   order.sort((a, b) => compare(a.key, b.key));
-  const keys = order.map((o) => o.key);
-  const values = order.map((o) => o.value);
-  return keccak_256(RLP.encode(build(keys, values, 0, keys.length, 0)));
+  return {
+    keys: order.map((o) => o.key),
+    values: order.map((o) => items[o.i]),
+    index: order.map((o) => o.i),
+  };
+}
+
+/**
+ * Root and proof of item `index` of the ordered trie of `items`, synchronously (the chain
+ * routes answer within one turn of the event loop): the nodes from the root down to the item's
+ * leaf, each node's RLP — what @ethereumjs/mpt's createMerkleProof gives for the same trie.
+ * @throws RangeError when `index` is not an item's index.
+ */
+export function orderedTrieProof(
+  items: readonly Uint8Array[],
+  index: number,
+): { root: Uint8Array; nodes: Uint8Array[] } {
+  if (!Number.isInteger(index) || index < 0 || index >= items.length)
+    throw new RangeError(`no item ${index} among ${items.length}`);
+  const { keys, values, index: original } = sorted(items);
+  const path: PathSink = { at: original.indexOf(index), nodes: [] };
+  const rootRlp = RLP.encode(build(keys, values, 0, keys.length, 0, 0, path));
+  path.nodes.sort((a, b) => a.level - b.level);
+  return { root: keccak_256(rootRlp), nodes: [rootRlp, ...path.nodes.map((n) => n.rlp)] };
 }

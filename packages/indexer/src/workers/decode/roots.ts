@@ -22,6 +22,7 @@ import {
   orderedTrieRoot,
   typeName,
   typeOf,
+  unknownHeaderFields,
 } from '@chain-indexer/proofs';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
@@ -80,44 +81,6 @@ export function rootsMismatchOf(err: unknown): RootsMismatchCause | null {
   return c && c.kind === 'roots_mismatch' ? (c as RootsMismatchCause) : null;
 }
 
-/**
- * Header JSON fields known to be outside the header RLP or inside it (encodeHeader): a header
- * with any other field may carry a fork's new header field, so its hash is not checkable.
- */
-const HEADER_FIELDS = new Set([
-  'hash',
-  'parentHash',
-  'sha3Uncles',
-  'miner',
-  'stateRoot',
-  'transactionsRoot',
-  'receiptsRoot',
-  'logsBloom',
-  'difficulty',
-  'number',
-  'gasLimit',
-  'gasUsed',
-  'timestamp',
-  'extraData',
-  'mixHash',
-  'nonce',
-  'baseFeePerGas',
-  'withdrawalsRoot',
-  'blobGasUsed',
-  'excessBlobGas',
-  'parentBeaconBlockRoot',
-  'requestsHash',
-  'totalDifficulty',
-  'size',
-  'transactions',
-  'uncles',
-  'withdrawals',
-  // Arbitrum: derived from extraData and mixHash, which the RLP holds.
-  'l1BlockNumber',
-  'sendCount',
-  'sendRoot',
-]);
-
 const lower = (v: unknown) => String(v).toLowerCase();
 
 /**
@@ -132,7 +95,7 @@ export function checkRoots(
   const mismatches: RootsMismatchDetail[] = [];
   const unknown = new Set<string>();
   const unchecked = new Set<'header' | 'transactions' | 'receipts'>();
-  const extra = Object.keys(block).filter((k) => !HEADER_FIELDS.has(k));
+  const extra = unknownHeaderFields(block);
   if (extra.length) {
     for (const k of extra) unknown.add(`header:${k}`);
     unchecked.add('header');
