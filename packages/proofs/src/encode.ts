@@ -240,6 +240,30 @@ export function encodeTransaction(tx: Json): Uint8Array | null {
 }
 
 /**
+ * The transactions-trie leaf of a transaction: its canonical envelope ({@link encodeTransaction}),
+ * except for an EIP-4844 transaction served with its blob sidecar in the block JSON (`blobs`,
+ * `commitments`, `proofs`, as anvil serves them): anvil commits such a transaction in its network
+ * form, `0x03 ‖ rlp([fields, blobs, commitments, proofs])` (recorded in devnet/tx-types). Nodes
+ * that serve no sidecar commit the envelope (EIP-4844). The transaction hash is keccak256 of the
+ * envelope either way.
+ * @returns null when the type is not one this module encodes.
+ * @throws HexError when a field is missing or not hex.
+ */
+export function encodeTransactionLeaf(tx: Json): Uint8Array | null {
+  const env = encodeTransaction(tx);
+  if (!env || env[0] !== 0x03) return env;
+  const { blobs, commitments, proofs } = tx as { blobs?: unknown; commitments?: unknown; proofs?: unknown };
+  if (!Array.isArray(blobs) || !Array.isArray(commitments) || !Array.isArray(proofs)) return env;
+  const list = (xs: unknown[], k: string) => xs.map((x) => hexToBytes(x, k));
+  return typed(0x03, [
+    RLP.decode(env.subarray(1)) as Item[],
+    list(blobs, 'blobs'),
+    list(commitments, 'commitments'),
+    list(proofs, 'proofs'),
+  ]);
+}
+
+/**
  * Receipt types whose consensus encoding is known: every encoded transaction type but Arbitrum
  * classic 0x78 (pre-Nitro receipts were committed by classic ArbOS in another form: the JSON's
  * `cumulativeGasUsed` is even below its `gasUsed`).

@@ -7,6 +7,7 @@ export {
   encodeHeader,
   encodeReceipt,
   encodeTransaction,
+  encodeTransactionLeaf,
   type Json,
   KNOWN_RECEIPT_TYPES,
   KNOWN_TX_TYPES,

@@ -11,9 +11,24 @@ import { verifyMerkleProof } from '@ethereumjs/mpt';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../test/fixtures/index.js';
-import { encodeHeader, encodeReceipt, encodeTransaction, type Json, typeOf } from './encode.js';
+import {
+  encodeHeader,
+  encodeReceipt,
+  encodeTransaction,
+  encodeTransactionLeaf,
+  type Json,
+  KNOWN_TX_TYPES,
+  typeOf,
+} from './encode.js';
 import { bytesToHex } from './hex.js';
 import { EMPTY_TRIE_ROOT, indexKey, orderedTrie, orderedTrieProof, orderedTrieRoot } from './trie.js';
+import {
+  proofKey,
+  type RecordProof,
+  verifyLogsProof,
+  verifyReceiptProof,
+  verifyTransactionProof,
+} from './verify.js';
 
 const read = (rel: string): unknown => JSON.parse(readFileSync(join(FIXTURES_DIR, rel), 'utf8'));
 
@@ -67,8 +82,9 @@ describe('recorded blocks rebuild their hash, transaction hashes and transaction
         expect(envs[i], `type ${txs[i].type}`).not.toBeNull();
         expect(hex(keccak_256(envs[i] as Uint8Array))).toBe(txs[i].hash);
       }
-      expect(hex(orderedTrieRoot(envs as Uint8Array[]))).toBe(b.transactionsRoot);
-      expect(hex((await orderedTrie(envs as Uint8Array[])).root)).toBe(b.transactionsRoot);
+      const leaves = txs.map((t) => encodeTransactionLeaf(t) as Uint8Array);
+      expect(hex(orderedTrieRoot(leaves))).toBe(b.transactionsRoot);
+      expect(hex((await orderedTrie(leaves)).root)).toBe(b.transactionsRoot);
     });
   }
 });
@@ -105,15 +121,30 @@ describe('recorded receipt lists rebuild their receipts root', () => {
 });
 
 describe('recorded data covers the types the encoder claims', () => {
-  it('every encoded type but 0x3 and 0x65/0x66 appears in a recorded block', () => {
+  it('every encoded type appears in a recorded block (devnet/tx-types: one of each standard type)', () => {
     const seen = new Set<number>();
     for (const f of blockFiles()) {
       const b = read(f) as Json;
       if (fullTxs(b)) for (const t of b.transactions as Json[]) seen.add(typeOf(t));
     }
-    // 0x3 (EIP-4844) is covered by the devnet block test (devnet-types.test.ts).
-    for (const t of [0x0, 0x1, 0x2, 0x4, 0x7e, 0x64, 0x68, 0x69, 0x6a, 0x78])
-      expect(seen.has(t), `0x${t.toString(16)}`).toBe(true);
+    for (const t of KNOWN_TX_TYPES) expect(seen.has(t), `0x${t.toString(16)}`).toBe(true);
+  });
+
+  it('anvil commits a blob transaction served with its sidecar in its network form (devnet/tx-types)', () => {
+    const b = read('devnet/tx-types/block.json') as Json;
+    const txs = b.transactions as Json[];
+    const blob = txs.find((t) => t.type === '0x3') as Json;
+    expect(Array.isArray(blob.blobs)).toBe(true);
+    const env = encodeTransaction(blob) as Uint8Array;
+    const leaf = encodeTransactionLeaf(blob) as Uint8Array;
+    expect(leaf.length).toBeGreaterThan(131072); // one blob
+    expect(hex(keccak_256(env))).toBe(blob.hash);
+    // The envelope alone does not rebuild anvil's root; without the sidecar the leaf is the envelope.
+    expect(hex(orderedTrieRoot(txs.map((t) => encodeTransaction(t) as Uint8Array)))).not.toBe(
+      b.transactionsRoot,
+    );
+    const { blobs: _b, commitments: _c, proofs: _p, ...bare } = blob;
+    expect(hex(encodeTransactionLeaf(bare) as Uint8Array)).toBe(hex(env));
   });
 
   it('an unknown type is not encoded', () => {
@@ -165,3 +196,60 @@ describe('one-pass proofs = @ethereumjs/mpt proofs', () => {
     expect(() => orderedTrieProof(items(3), 3)).toThrow(RangeError);
   });
 });
+
+describe('proofs of recorded blocks verify against the block hash; one flipped byte does not', () => {
+  const proofOf = (
+    b: Json,
+    items: Uint8Array[],
+    i: number,
+    trie: 'transactions' | 'receipts',
+  ): RecordProof => ({
+    blockHash: b.hash as string,
+    headerRlp: hex(encodeHeader(b)),
+    trie,
+    key: proofKey(i),
+    nodes: orderedTrieProof(items, i).nodes.map(hex),
+  });
+  for (const set of ['devnet/tx-types', 'ethereum/18000000', 'arbitrum/150000000']) {
+    it(`${set}: every transaction, receipt and log`, async () => {
+      const b = read(`${set}/block.json`) as Json;
+      const rs = read(`${set}/receipts.json`) as Json[];
+      const txs = b.transactions as Json[];
+      const leaves = txs.map((t) => encodeTransactionLeaf(t) as Uint8Array);
+      const rcs = rs.map((r) => encodeReceipt(r) as Uint8Array);
+      let first = 0;
+      for (let i = 0; i < txs.length; i += set.startsWith('ethereum') ? 9 : 1) {
+        const tp = proofOf(b, leaves, i, 'transactions');
+        expect(await verifyTransactionProof(txs[i], tp, b.hash as string)).toMatchObject({
+          ok: true,
+          transactionIndex: i,
+        });
+        const rp = proofOf(b, rcs, i, 'receipts');
+        expect(await verifyReceiptProof(rs[i], rp, b.hash as string)).toMatchObject({ ok: true });
+        first = Number(rs[i].logs.length ? (rs[i].logs as Json[])[0].logIndex : first);
+        if ((rs[i].logs as Json[]).length)
+          expect(await verifyLogsProof(rs[i].logs as Json[], rp, first, b.hash as string)).toMatchObject({
+            ok: true,
+          });
+        // One flipped byte in the leaf node, in the header, in the record, or another block: refused.
+        const leafFlipped = { ...rp, nodes: [...rp.nodes] };
+        const last = leafFlipped.nodes.length - 1;
+        leafFlipped.nodes[last] = flipLast(leafFlipped.nodes[last]);
+        expect((await verifyReceiptProof(rs[i], leafFlipped, b.hash as string)).ok).toBe(false);
+        expect(
+          (await verifyReceiptProof(rs[i], { ...rp, headerRlp: flipLast(rp.headerRlp) }, b.hash as string))
+            .ok,
+        ).toBe(false);
+        expect(
+          (await verifyTransactionProof({ ...txs[i], input: `${txs[i].input}00` }, tp, b.hash as string)).ok,
+        ).toBe(false);
+        expect((await verifyTransactionProof(txs[i], tp, b.parentHash as string)).ok).toBe(false);
+      }
+    });
+  }
+});
+
+function flipLast(h: string): string {
+  const i = h.length - 3;
+  return h.slice(0, i) + (h[i] === '0' ? '1' : '0') + h.slice(i + 1);
+}

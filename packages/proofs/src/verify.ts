@@ -13,7 +13,7 @@
 import { verifyMerkleProof } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { encodeReceipt, encodeTransaction, type Json } from './encode.js';
+import { encodeReceipt, encodeTransaction, encodeTransactionLeaf, type Json } from './encode.js';
 import { bytesToHex, equalBytes, hexToBytes } from './hex.js';
 import { indexKey } from './trie.js';
 
@@ -109,13 +109,16 @@ export async function verifyTransactionProof(
   const p = await provedValue(proof, trustedBlockHash);
   if (!p.ok) return p;
   let enc: Uint8Array | null;
+  let leaf: Uint8Array | null;
   try {
     enc = encodeTransaction(tx);
+    leaf = encodeTransactionLeaf(tx);
   } catch (err) {
     return fail(`record_malformed: ${(err as Error).message}`);
   }
-  if (!enc) return fail(`type_not_encodable: transaction type ${tx.type}`);
-  if (!equalBytes(enc, p.value)) return fail('record_mismatch: the served transaction is not the proved one');
+  if (!enc || !leaf) return fail(`type_not_encodable: transaction type ${tx.type}`);
+  if (!equalBytes(leaf, p.value))
+    return fail('record_mismatch: the served transaction is not the proved one');
   if (bytesToHex(keccak_256(enc)) !== String(tx.hash).toLowerCase())
     return fail('hash_mismatch: keccak256 of the envelope is not the served hash');
   if (idx(tx.transactionIndex) !== p.transactionIndex)

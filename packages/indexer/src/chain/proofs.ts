@@ -10,7 +10,7 @@ import {
   bytesToHex,
   encodeHeader,
   encodeReceipt,
-  encodeTransaction,
+  encodeTransactionLeaf,
   indexKey,
   type Json,
   orderedTrieProof,
@@ -81,7 +81,7 @@ export function recordProof(
   let bad: string | null = null;
   view.eachValue(table, { prefix: [n] }, (raw) => {
     const rec = JSON.parse(raw) as Json;
-    const enc = trie === 'transactions' ? encodeTransaction(rec) : encodeReceipt(rec);
+    const enc = trie === 'transactions' ? encodeTransactionLeaf(rec) : encodeReceipt(rec);
     if (!enc) {
       bad = typeName(typeOf(rec));
       return false;

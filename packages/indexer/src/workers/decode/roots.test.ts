@@ -20,6 +20,7 @@ const SETS = [
   'ethereum/18500000',
   'arbitrum/150000000',
   'devnet/v2-first-mint',
+  'devnet/tx-types',
 ];
 
 describe('checkRoots', () => {

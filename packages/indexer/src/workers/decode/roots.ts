@@ -19,6 +19,7 @@ import {
   encodeHeader,
   encodeReceipt,
   encodeTransaction,
+  encodeTransactionLeaf,
   orderedTrieRoot,
   typeName,
   typeOf,
@@ -105,6 +106,7 @@ export function checkRoots(
   }
   const txs = block.transactions as Json[];
   const envelopes = txs.map((t) => encodeTransaction(t));
+  const leaves = txs.map((t, i) => (envelopes[i]?.[0] === 0x03 ? encodeTransactionLeaf(t) : envelopes[i]));
   if (envelopes.some((e) => e === null)) {
     for (let i = 0; i < txs.length; i++) if (envelopes[i] === null) unknown.add(typeName(typeOf(txs[i])));
     unchecked.add('transactions');
@@ -114,7 +116,7 @@ export function checkRoots(
       if (got !== lower(txs[i].hash))
         mismatches.push({ what: 'transaction_hash', index: i, expected: lower(txs[i].hash), got });
     }
-    const got = bytesToHex(orderedTrieRoot(envelopes as Uint8Array[]));
+    const got = bytesToHex(orderedTrieRoot(leaves as Uint8Array[]));
     if (got !== lower(block.transactionsRoot))
       mismatches.push({ what: 'transactions_root', expected: lower(block.transactionsRoot), got });
   }
