@@ -28,7 +28,12 @@ async function main(): Promise<void> {
   const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 20);
   const dir = join(FIXTURES_DIR, 'ethereum');
   const sets = readdirSync(dir)
-    .filter((n) => /^\d+$/.test(n) && existsSync(join(dir, n, 'receipts.json')))
+    .filter(
+      (n) =>
+        /^\d+$/.test(n) &&
+        existsSync(join(dir, n, 'receipts.json')) &&
+        existsSync(join(dir, n, 'block.json')),
+    )
     .map((n) => ({
       n,
       block: readFileSync(join(dir, n, 'block.json'), 'utf8'),
