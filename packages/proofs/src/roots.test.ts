@@ -210,7 +210,7 @@ describe('proofs of recorded blocks verify against the block hash; one flipped b
     key: proofKey(i),
     nodes: orderedTrieProof(items, i).nodes.map(hex),
   });
-  for (const set of ['devnet/tx-types', 'ethereum/18000000', 'arbitrum/150000000']) {
+  for (const set of ['devnet/tx-types', 'ethereum/18000000', 'arbitrum/150000000', 'optimism/154497277']) {
     it(`${set}: every transaction, receipt and log`, async () => {
       const b = read(`${set}/block.json`) as Json;
       const rs = read(`${set}/receipts.json`) as Json[];

@@ -21,6 +21,7 @@ const SETS = [
   'arbitrum/150000000',
   'devnet/v2-first-mint',
   'devnet/tx-types',
+  'optimism/154497277',
 ];
 
 describe('checkRoots', () => {
