@@ -29,7 +29,10 @@ type Json = Record<string, any>;
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, txPerSecond: 20 });
   proxy = await startRpcProxy({ upstream: dev.rpcUrl });
-  idx = await startIndexer({ rpcUrl: proxy.url, env: { ...devnetIndexerEnv(dev, { chain: 'testnet' }), TRACES: 'off' } });
+  idx = await startIndexer({
+    rpcUrl: proxy.url,
+    env: { ...devnetIndexerEnv(dev, { chain: 'testnet' }), TRACES: 'off' },
+  });
 });
 
 afterAll(async () => {
