@@ -7,6 +7,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../../test/fixtures/index.js';
+import { loadConfig } from '../../config/index.js';
+import type { Rpc } from '../../rpc/client.js';
+import { ROOTS } from '../../storage/tables/chain.js';
+import { eachOp } from '../../storage/writer.js';
+import { fetchBlocks } from './fetch-blocks.js';
 import { checkRoots, RootsMismatchError, rootsMismatchOf, verifyBlocks } from './roots.js';
 
 type Json = Record<string, any>;
@@ -129,5 +134,65 @@ describe('verifyBlocks', () => {
     const [b, rs] = load('ethereum/17000000');
     rs[2].logs = [];
     expect(await verifyBlocks([b], [rs], false, async () => null)).toEqual([{ status: 'unchecked' }]);
+  });
+});
+
+describe('VERIFY_ROOTS', () => {
+  it('is on by default, off when asked, and refuses anything else', () => {
+    const key = () => 'k';
+    expect(loadConfig({}, key).ingestTuning.verifyRoots).toBe(true);
+    expect(loadConfig({ VERIFY_ROOTS: 'on' }, key).ingestTuning.verifyRoots).toBe(true);
+    expect(loadConfig({ VERIFY_ROOTS: 'off' }, key).ingestTuning.verifyRoots).toBe(false);
+    expect(() => loadConfig({ VERIFY_ROOTS: 'no' }, key)).toThrow(/VERIFY_ROOTS must be one of on, off/);
+  });
+});
+
+describe('fetchBlocks holds every block to its header before rows are encoded', () => {
+  /** A node answering block 17,000,000 from the recording; `tamper` alters the receipts it serves. */
+  const node = (tamper: (rs: Json[]) => Json[]) => {
+    const [b, rs] = load('ethereum/17000000');
+    const calls: string[] = [];
+    const rpc: Rpc = {
+      async call<T>(method: string, params: unknown[] = []): Promise<T> {
+        calls.push(method);
+        if (method === 'eth_getBlockByNumber')
+          return (params[0] === b.number ? structuredClone(b) : null) as T;
+        if (method === 'eth_getBlockReceipts') return tamper(structuredClone(rs)) as T;
+        throw new Error(`unexpected ${method}`);
+      },
+    };
+    return { rpc, calls, block: b };
+  };
+
+  it('a matching block carries roots: verified, and its ROOTS row is among the encoded rows', async () => {
+    const { rpc, block } = node((rs) => rs);
+    const r = await fetchBlocks(rpc, 17_000_000, 17_000_000, { rows: true, texts: false });
+    expect(r.blocks[0].roots).toEqual({ status: 'verified' });
+    let rootsRow: string | null = null;
+    eachOp(r.blocks[0].parts!.chain, (key, value) => {
+      if (key[0] === ROOTS.id) rootsRow = Buffer.from(value!).toString();
+    });
+    expect(rootsRow).toBe('{"status":"verified"}');
+    expect(r.blocks[0].hash).toBe(block.hash);
+  });
+
+  it('a node that keeps altering a log fails the task with RootsMismatchError after three fetches', async () => {
+    const { rpc, calls } = node((rs) => {
+      const i = rs.findIndex((x) => x.logs.length > 0);
+      rs[i].logs[0].topics = [...rs[i].logs[0].topics].reverse();
+      return rs;
+    });
+    const err = await fetchBlocks(rpc, 17_000_000, 17_000_000, { rows: true }).catch((e) => e);
+    expect(rootsMismatchOf(err)).toMatchObject({ block: 17_000_000, attempts: 3 });
+    expect(calls.filter((c) => c === 'eth_getBlockReceipts')).toHaveLength(3);
+  });
+
+  it('with verifyRoots off the altered block passes, marked unchecked', async () => {
+    const { rpc } = node((rs) => {
+      rs[0].cumulativeGasUsed = '0x1';
+      return rs;
+    });
+    const r = await fetchBlocks(rpc, 17_000_000, 17_000_000, { verifyRoots: false });
+    expect(r.blocks[0].roots).toEqual({ status: 'unchecked' });
   });
 });
