@@ -21,6 +21,9 @@
  *                  transaction the node cannot re-execute for a while: the indexer records a gap
  *                  and must heal it later).
  *
+ * Besides faults, {@link RpcProxy.setRewrite} alters the node's answers to chosen calls (a node
+ * serving records that do not match the block header: the roots-check tests).
+ *
  * JSON-RPC batch arrays (viem's http transport batches) are handled item by item: whole-request
  * faults hit the whole HTTP exchange, item faults hit one item of the batch. Every injected fault is
  * counted. Nothing leaves 127.0.0.1.
@@ -97,7 +100,15 @@ export interface ProxyStats {
   restarts: number;
   /** Counts per JSON-RPC method. */
   methods: Record<string, number>;
+  /** Answers altered by the rewrite hook (see {@link RpcProxy.setRewrite}). */
+  rewrites: number;
 }
+
+/**
+ * Rewrites the node's `result` of one JSON-RPC call: return the result to send (a changed copy),
+ * or undefined to send the node's answer untouched.
+ */
+export type RpcRewrite = (method: string, params: unknown[], result: unknown) => unknown;
 
 export interface RpcProxy {
   url: string;
@@ -112,6 +123,8 @@ export interface RpcProxy {
    * `eth_getBlockByNumber` above n (and any tag) answers null / block n.
    */
   setStaleHead(n: number | null): void;
+  /** Alters the node's answers with `fn` (null: answers pass untouched again). */
+  setRewrite(fn: RpcRewrite | null): void;
   /** Delays every request by `ms` (null: off). Not counted as a fault: a slow node. */
   setLatency(ms: number | null): void;
   /** Refuses connections for `ms` (closes the listener, drops open sockets), then listens again. */
@@ -151,7 +164,9 @@ export async function startRpcProxy(o: {
     totalFaults: 0,
     restarts: 0,
     methods: {},
+    rewrites: 0,
   };
+  let rewrite: RpcRewrite | null = null;
   let sched: FaultSchedule | null = o.schedule ?? null;
   let rand = mulberry32(sched?.seed ?? 1);
   const forced: FaultKind[] = [];
@@ -313,6 +328,11 @@ export async function startRpcProxy(o: {
           out[i] = { ...a, result: traces };
           count('traceItemError');
           applied = true;
+        } else if (rewrite && a.result !== undefined) {
+          const p = item as { method?: string; params?: unknown[] };
+          const changed = rewrite(String(p.method), p.params ?? [], a.result);
+          if (changed !== undefined) stats.rewrites++;
+          out[i] = changed === undefined ? a : { ...a, result: changed };
         } else out[i] = a;
       }
     }
@@ -472,6 +492,9 @@ export async function startRpcProxy(o: {
     },
     setLatency(ms) {
       latency = ms;
+    },
+    setRewrite(fn) {
+      rewrite = fn;
     },
     async restartUpstream(ms) {
       if (refusing || closed) return refusing ?? undefined;

@@ -1269,7 +1269,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Transaction envelope (byte-exact) with block coordinate and origin fields from, to, value. */
+        /** Transaction envelope (byte-exact) with block coordinate and origin fields from, to, value; ?proof=true adds its Merkle proof against the block header. */
         get: operations["chain.transaction"];
         put?: never;
         post?: never;
@@ -1286,7 +1286,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Receipt (byte-exact) with normalised L1 gas accounting (OP Stack, Arbitrum; null with a reason elsewhere). */
+        /** Receipt (byte-exact) with normalised L1 gas accounting (OP Stack, Arbitrum; null with a reason elsewhere); ?proof=true adds its Merkle proof against the block header. */
         get: operations["chain.receipt"];
         put?: never;
         post?: never;
@@ -1303,7 +1303,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Logs of one transaction by log index (byte-exact node records). PAGE, limit 1..1000 default 100. */
+        /** Logs of one transaction by log index (byte-exact node records); ?proof=true adds the Merkle proof of their receipt against the block header. PAGE, limit 1..1000 default 100. */
         get: operations["chain.transactionLogs"];
         put?: never;
         post?: never;
@@ -8578,6 +8578,38 @@ export interface components {
                 value: string;
                 /** @description full: from, to and value are all answered from the envelope; partial: from is null (see fromReason) */
                 originCoverage: "full" | "partial";
+                /** @description with ?proof=true: the envelope proved in the transactions trie of its block */
+                proof?: {
+                    /** @description hash of the block the proof is for: compare it with a block hash you trust */
+                    blockHash: string;
+                    /** @description block number */
+                    blockNumber: number;
+                    /** @description RLP of the block header: keccak256(headerRlp) must equal the trusted block hash */
+                    headerRlp: string;
+                    /** @description the header root the nodes lead from: transactionsRoot (RLP field 4) or receiptsRoot (field 5) */
+                    trie: "transactions" | "receipts";
+                    /** @description trie key: rlp(transactionIndex) */
+                    key: string;
+                    /** @description the trie nodes from the root down to the record's leaf: the first hashes (keccak256) to the root, each next one is referenced by its parent (by hash, or inline when under 32 bytes); the leaf's value is the record's canonical encoding */
+                    nodes: string[];
+                    /** @description how ingest checked this block; null for a block stored before the check existed */
+                    rootsCheck: ({
+                        /** @constant */
+                        status: "verified";
+                    } | {
+                        /** @constant */
+                        status: "not_checkable";
+                        /** @description transaction types (0x65) or header fields (header:<name>) the encoder does not know */
+                        types: string[];
+                        /** @description the checks left undone */
+                        unchecked: ("header" | "transactions" | "receipts")[];
+                    } | {
+                        /** @constant */
+                        status: "unchecked";
+                    }) | null;
+                } | null;
+                /** @description why proof is null: type_not_encodable — the block holds a transaction type the encoder does not know (its trie cannot be rebuilt); header_not_encodable — the header has a field the encoder does not know; null when proof is set. Both fields are present only with ?proof=true */
+                proofReason?: "type_not_encodable" | "header_not_encodable" | null;
             };
         };
         "chain.receipt": {
@@ -8681,6 +8713,38 @@ export interface components {
                 }) | null;
                 /** @description not_an_l2_receipt: the receipt carries no L1 accounting (an L1 chain); op_stack_deposit_transaction: deposits pay no L1 fee; null when l1Gas is set */
                 l1GasReason: "not_an_l2_receipt" | "op_stack_deposit_transaction" | null;
+                /** @description with ?proof=true: the receipt proved in the receipts trie of its block */
+                proof?: {
+                    /** @description hash of the block the proof is for: compare it with a block hash you trust */
+                    blockHash: string;
+                    /** @description block number */
+                    blockNumber: number;
+                    /** @description RLP of the block header: keccak256(headerRlp) must equal the trusted block hash */
+                    headerRlp: string;
+                    /** @description the header root the nodes lead from: transactionsRoot (RLP field 4) or receiptsRoot (field 5) */
+                    trie: "transactions" | "receipts";
+                    /** @description trie key: rlp(transactionIndex) */
+                    key: string;
+                    /** @description the trie nodes from the root down to the record's leaf: the first hashes (keccak256) to the root, each next one is referenced by its parent (by hash, or inline when under 32 bytes); the leaf's value is the record's canonical encoding */
+                    nodes: string[];
+                    /** @description how ingest checked this block; null for a block stored before the check existed */
+                    rootsCheck: ({
+                        /** @constant */
+                        status: "verified";
+                    } | {
+                        /** @constant */
+                        status: "not_checkable";
+                        /** @description transaction types (0x65) or header fields (header:<name>) the encoder does not know */
+                        types: string[];
+                        /** @description the checks left undone */
+                        unchecked: ("header" | "transactions" | "receipts")[];
+                    } | {
+                        /** @constant */
+                        status: "unchecked";
+                    }) | null;
+                } | null;
+                /** @description why proof is null: type_not_encodable — the block holds a transaction type the encoder does not know (its trie cannot be rebuilt); header_not_encodable — the header has a field the encoder does not know; null when proof is set. Both fields are present only with ?proof=true */
+                proofReason?: "type_not_encodable" | "header_not_encodable" | null;
             };
         };
         "chain.transactionLogs": {
@@ -8724,6 +8788,40 @@ export interface components {
                 /** @description null when stoppedBy is exhausted */
                 nextCursor: string | null;
             };
+            /** @description with ?proof=true: the proof of the logs' receipt in the receipts trie of its block (each log is the receipt's log at logIndex − firstLogIndex) */
+            proof?: {
+                /** @description hash of the block the proof is for: compare it with a block hash you trust */
+                blockHash: string;
+                /** @description block number */
+                blockNumber: number;
+                /** @description RLP of the block header: keccak256(headerRlp) must equal the trusted block hash */
+                headerRlp: string;
+                /** @description the header root the nodes lead from: transactionsRoot (RLP field 4) or receiptsRoot (field 5) */
+                trie: "transactions" | "receipts";
+                /** @description trie key: rlp(transactionIndex) */
+                key: string;
+                /** @description the trie nodes from the root down to the record's leaf: the first hashes (keccak256) to the root, each next one is referenced by its parent (by hash, or inline when under 32 bytes); the leaf's value is the record's canonical encoding */
+                nodes: string[];
+                /** @description how ingest checked this block; null for a block stored before the check existed */
+                rootsCheck: ({
+                    /** @constant */
+                    status: "verified";
+                } | {
+                    /** @constant */
+                    status: "not_checkable";
+                    /** @description transaction types (0x65) or header fields (header:<name>) the encoder does not know */
+                    types: string[];
+                    /** @description the checks left undone */
+                    unchecked: ("header" | "transactions" | "receipts")[];
+                } | {
+                    /** @constant */
+                    status: "unchecked";
+                }) | null;
+                /** @description block-wide logIndex of the receipt's first log: a log's position in the proved receipt is logIndex − firstLogIndex (the position is proved, the block-wide index is not) */
+                firstLogIndex: number;
+            } | null;
+            /** @description why proof is null: type_not_encodable — the block holds a transaction type the encoder does not know (its trie cannot be rebuilt); header_not_encodable — the header has a field the encoder does not know; null when proof is set. Both fields are present only with ?proof=true */
+            proofReason?: "type_not_encodable" | "header_not_encodable" | null;
         };
         "chain.blockLogsDecoded": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -12384,8 +12482,30 @@ export interface components {
             ingest: {
                 /** @description starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps) */
                 state: "starting" | "backfilling" | "following" | "halted";
-                /** @description why ingest halted (reorg_beyond_window, storage_write_failed, …); null unless halted */
+                /** @description why ingest halted (reorg_beyond_window, storage_write_failed, roots_mismatch: a block's records kept disagreeing with its header after refetches — nothing of it was committed, the follower keeps fetching it and resumes by itself once they match, reads go on; …); null unless halted */
                 haltReason: string | null;
+                /** @description what the halt is about (roots_mismatch: the block, what mismatched — header_hash, transaction_hash, transactions_root or receipts_root — and both values); null unless halted */
+                haltDetail: string | null;
+                /** @description the roots check of the decode workers: every block held to its header's roots before it is committed (docs/guide.md, Verifiable records) */
+                roots: {
+                    /** @description VERIFY_ROOTS (on by default) */
+                    enabled: boolean;
+                    /** @description blocks whose header hash, transaction hashes, transactions root and receipts root were rebuilt from the node's records and matched, since start */
+                    verified: number;
+                    /** @description blocks holding a transaction type (or a header field) the encoder does not know: that part left unchecked, not a failure; since start */
+                    notCheckable: number;
+                    /** @description blocks fetched with VERIFY_ROOTS=off, since start */
+                    unchecked: number;
+                    /** @description decode tasks failed by a block whose records kept disagreeing with its header (each halts ingest with roots_mismatch), since start */
+                    mismatches: number;
+                    /** @description the last not-checkable block; null before any */
+                    lastNotCheckable: {
+                        /** @description block number */
+                        block: number;
+                        /** @description transaction types (0x65) or header fields (header:<name>) the encoder does not know */
+                        types: string[];
+                    } | null;
+                };
                 /** @description the node's latest block; null before the first observation */
                 nodeHead: number | null;
                 /** @description node head minus the indexed head, blocks; null while either is unknown */
@@ -21972,7 +22092,10 @@ export interface operations {
     };
     "chain.transaction": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: add `proof` — the block header's RLP, the trie key and the trie nodes proving the record against the header's root — and `proofReason` */
+                proof?: boolean;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -22079,7 +22202,10 @@ export interface operations {
     };
     "chain.receipt": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: add `proof` — the block header's RLP, the trie key and the trie nodes proving the record against the header's root — and `proofReason` */
+                proof?: boolean;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -22191,6 +22317,8 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 order?: "asc" | "desc";
+                /** @description true: add `proof` — the block header's RLP, the trie key and the trie nodes proving the record against the header's root — and `proofReason` */
+                proof?: boolean;
             };
             header?: never;
             path: {

@@ -9,11 +9,21 @@
  *   params: { path: { chain: api.chain, address } },
  * });
  * ```
+ *
+ * Records served with `?proof=true` are checked against a block hash the caller trusts with
+ * {@link verifyTransaction}, {@link verifyReceipt} and {@link verifyLog} (verify.ts).
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/schema.js';
 
 export type { components, operations, paths } from '../generated/schema.js';
+export {
+  type RecordProof,
+  type Verification,
+  verifyLog,
+  verifyReceipt,
+  verifyTransaction,
+} from './verify.js';
 
 export interface IndexerClientOptions {
   /** Origin of the public listener, e.g. `http://127.0.0.1:8080`. */

@@ -17,7 +17,8 @@
  *    src/storage/binding.ts imports the binding package (in every workspace package);
  *  - no import cycle between files at runtime, and none between folders, type imports included.
  * And the rule of the workspace packages (packages/*): no package imports a package above it —
- * platform ← devnet ← indexer ← scanner (← the composition root, app/), client ← console — type
+ * platform ← devnet ← indexer ← scanner (← the composition root, app/), proofs ← indexer,
+ * proofs ← client ← console — type
  * imports included, nor reaches into another package by a relative path; each package.json
  * declares only packages below it.
  */
@@ -401,9 +402,10 @@ const PACKAGES_DIR = resolve(SRC, '../..');
 const MAY_IMPORT: Record<string, string[]> = {
   platform: [],
   devnet: ['platform'],
-  indexer: ['platform', 'devnet'],
-  scanner: ['platform', 'devnet', 'indexer'],
-  client: [],
+  proofs: [],
+  indexer: ['platform', 'devnet', 'proofs'],
+  scanner: ['platform', 'devnet', 'proofs', 'indexer'],
+  client: ['proofs'],
   console: ['client'],
 };
 const SCOPE = '@chain-indexer/';

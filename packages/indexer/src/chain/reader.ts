@@ -15,6 +15,7 @@ import type { PageQuery, PageSink } from '../storage/page.js';
 import * as decoded from './decoded.js';
 import * as gaps from './gaps.js';
 import { createLiveReader, type LiveReader } from './live.js';
+import { type ProofAnswer, recordProof } from './proofs.js';
 import * as records from './records.js';
 import * as traces from './traces.js';
 import type {
@@ -58,6 +59,11 @@ export interface ChainReader {
   transaction(view: View, at: number, hash: string): TransactionRecord;
   /** Receipt (byte-exact) with normalised L1 gas accounting. */
   receipt(view: View, at: number, hash: string): ReceiptRecord;
+  /**
+   * The Merkle proof of transaction `hash` (trie `transactions`) or of its receipt (trie
+   * `receipts`) against its block header, or why there is none (proofs.ts).
+   */
+  proof(view: View, at: number, hash: string, trie: 'transactions' | 'receipts'): ProofAnswer;
   /** Logs of transaction `hash` by log index (byte-exact JSON). */
   transactionLogs(view: View, hash: string, q: PageQuery, sink: PageSink<string>): void;
   /** Logs of transaction `hash` with their decodings. */
@@ -117,6 +123,7 @@ export function createChainReader(deps: ChainReaderDeps): ChainReader {
     txLocation: records.txLocation,
     transaction: records.transaction,
     receipt: records.receipt,
+    proof: recordProof,
     transactionLogs: records.transactionLogs,
     transactionLogsDecoded: decoded.transactionLogsDecoded,
     decodedCalldata: decoded.decodedCalldata,

@@ -103,6 +103,11 @@ export interface IngestTuning {
    * the window; `window` — below the window alone.
    */
   finality: 'tag' | 'window';
+  /**
+   * Whether the decode workers hold every block to its header's roots before it is committed
+   * (VERIFY_ROOTS=on|off, on by default; src/workers/decode/roots.ts).
+   */
+  verifyRoots: boolean;
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], def: T): T {
@@ -296,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
       stateCacheBytes: int(env, 'STATE_CACHE_MB', 96, 1, 65_536) * 1024 * 1024,
       writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
       finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
+      verifyRoots: oneOf(env, 'VERIFY_ROOTS', ['on', 'off'] as const, 'on') === 'on',
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   LOG,
   PROBE,
   RECEIPT,
+  ROOTS,
   TIME,
   TX,
   TX_BY_HASH,
@@ -59,4 +60,5 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
   }
   for (const log of d.logs) batch.insert(LOG, [d.number, log.logIndex], { txIndex: log.txIndex });
   if (Object.keys(d.probes).length) batch.insert(PROBE, [d.number], d.probes);
+  if (d.roots) batch.insert(ROOTS, [d.number], d.roots);
 }

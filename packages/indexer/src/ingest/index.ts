@@ -22,6 +22,7 @@ import { StoreWriteError } from '../storage/index.js';
 import type { Hub } from '../streams/hub.js';
 import type { StreamLog } from '../streams/log.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
+import { type RootsCheck, rootsMismatchOf } from '../workers/decode/roots.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
@@ -64,6 +65,24 @@ export interface IngestOptions {
   historyFrameBlocks: number;
   /** What makes a block history: the node's tag capped by the window, or the window (FINALITY). */
   finality?: 'tag' | 'window';
+  /** Hold every block to its header's roots in the decode workers (VERIFY_ROOTS; default true). */
+  verifyRoots?: boolean;
+}
+
+/** The roots check of ingest (workers/decode/roots.ts), counted since start. */
+export interface RootsStatus {
+  /** VERIFY_ROOTS. */
+  enabled: boolean;
+  /** Blocks whose header hash, transaction hashes and both roots were rebuilt and matched. */
+  verified: number;
+  /** Blocks with a transaction type (or header field) the encoder does not know. */
+  notCheckable: number;
+  /** Blocks fetched with VERIFY_ROOTS=off. */
+  unchecked: number;
+  /** Decode tasks failed by a block that kept mismatching its header (each halts ingest). */
+  mismatches: number;
+  /** The last not-checkable block and what made it so; null before any. */
+  lastNotCheckable: { block: number; types: string[] } | null;
 }
 
 /** Rates of one mode over the last progress interval. */
@@ -76,6 +95,10 @@ export interface ModeRate {
 export interface IngestStatus {
   state: 'starting' | 'backfilling' | 'following' | 'halted';
   haltReason: string | null;
+  /** What the halt is about (roots_mismatch: the block, what mismatched, the values); null unless halted. */
+  haltDetail: string | null;
+  /** The roots check: enabled, and blocks by outcome. */
+  roots: RootsStatus;
   nodeHead: number | null;
   /** Blocks per second over the last progress interval. */
   blocksPerSecond: number;
@@ -146,6 +169,15 @@ export function createIngest(opts: IngestOptions): Ingest {
   const status: IngestStatus = {
     state: 'starting',
     haltReason: null,
+    haltDetail: null,
+    roots: {
+      enabled: opts.verifyRoots ?? true,
+      verified: 0,
+      notCheckable: 0,
+      unchecked: 0,
+      mismatches: 0,
+      lastNotCheckable: null,
+    },
     nodeHead: null,
     blocksPerSecond: 0,
     eventsPerSecond: 0,
@@ -173,10 +205,29 @@ export function createIngest(opts: IngestOptions): Ingest {
   const fresh = () => ({ t: performance.now(), blocks: 0, events: 0, history: [0, 0], live: [0, 0] });
   let progress = fresh();
 
-  const halt = (reason: string) => {
+  const halt = (reason: string, detail: string | null = null) => {
     status.state = 'halted';
     status.haltReason = reason;
-    log.error({ chain: opts.chain, reason }, 'ingest halted');
+    status.haltDetail = detail;
+    log.error({ chain: opts.chain, reason, detail }, 'ingest halted');
+  };
+  /**
+   * A roots mismatch halts ingest until the node serves the block's records matching its header
+   * again: the loop keeps fetching it (with backoff) and resumes on the first task that passes.
+   * Every other halt stays until an operator acts.
+   */
+  const rootsHalted = () => status.state === 'halted' && status.haltReason === 'roots_mismatch';
+  const hardHalted = () => status.state === 'halted' && status.haltReason !== 'roots_mismatch';
+  const countRoots = (blocks: BlockDelta[]) => {
+    for (const d of blocks) {
+      const r: RootsCheck | undefined = d.roots;
+      if (r?.status === 'verified') status.roots.verified++;
+      else if (r?.status === 'unchecked') status.roots.unchecked++;
+      else if (r?.status === 'not_checkable') {
+        status.roots.notCheckable++;
+        status.roots.lastNotCheckable = { block: d.number, types: r.types };
+      }
+    }
   };
   store.onWriteError((err) => {
     status.lastError = err.message;
@@ -264,7 +315,14 @@ export function createIngest(opts: IngestOptions): Ingest {
         const to = Math.min(target, from + per - 1);
         // Stateless rows come encoded from the worker; the JSON texts only where frames are made.
         const texts = mode === 'live' || to > handOver - opts.historyFrameBlocks;
-        const task: DecodeTask = { rpcUrl: opts.rpcUrl, from, to, rows: true, texts };
+        const task: DecodeTask = {
+          rpcUrl: opts.rpcUrl,
+          from,
+          to,
+          rows: true,
+          texts,
+          verifyRoots: status.roots.enabled,
+        };
         const p = pool.run(task) as Promise<FetchResult>;
         p.catch(() => {}); // surfaced when awaited in order
         queue.push({ from, to, p });
@@ -273,12 +331,18 @@ export function createIngest(opts: IngestOptions): Ingest {
     };
     schedule();
     try {
-      while (queue.length && !stopped && status.state !== 'halted') {
+      while (queue.length && !stopped && !hardHalted()) {
         const item = queue.shift()!;
         let res: FetchResult;
         try {
           res = await item.p;
           if (taskBlocks < opts.blocksPerTask) taskBlocks++;
+          if (rootsHalted()) {
+            log.info({ chain: opts.chain, from: item.from }, 'roots match again: ingest resumes');
+            status.state = mode === 'history' ? 'backfilling' : 'following';
+            status.haltReason = status.haltDetail = null;
+          }
+          countRoots(res.blocks);
         } catch (err) {
           if (isSizeError(err) && taskBlocks > 1) {
             taskBlocks = Math.max(1, Math.floor(taskBlocks / 2));
@@ -291,7 +355,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         }
         for (let i = 0; i < res.blocks.length; i++) {
           const d = res.blocks[i];
-          if (stopped || (status.state as IngestStatus['state']) === 'halted') return;
+          if (stopped || hardHalted()) return;
           status.mode = mode;
           // Backpressure: the writer thread keeps up, or the build waits for it (bounded memory).
           await store.settled(mode === 'history' ? SEGMENTS_IN_FLIGHT : LIVE_IN_FLIGHT);
@@ -388,7 +452,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     let backoff = 100;
     while (!stopped) {
       try {
-        if (status.state === 'halted') {
+        if (hardHalted()) {
           await sleep(1_000);
           continue;
         }
@@ -401,7 +465,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         const head = store.head();
         const next = head ? head.number + 1 : opts.startBlock;
         if (nodeHead < next) {
-          status.state = 'following';
+          if (!rootsHalted()) status.state = 'following';
           status.mode = null;
           status.etaSeconds = 0;
           // At or past the node's head: confirm our head is still the node's block at that height.
@@ -409,7 +473,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           await heads.wait(opts.pollMs);
           continue;
         }
-        status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
+        if (!rootsHalted()) status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
         // History first (final blocks in segments), then the live window block by block.
         if (next <= historyTarget) await follow(next, historyTarget, 'history', historyTarget);
         else await follow(next, nodeHead, 'live', historyTarget);
@@ -422,7 +486,12 @@ export function createIngest(opts: IngestOptions): Ingest {
           continue;
         }
         status.lastError = (err as Error).message;
-        log.warn({ err: (err as Error).message }, 'ingest step failed; retrying');
+        const mismatch = rootsMismatchOf(err);
+        if (mismatch) {
+          // Nothing of the block was committed (the task failed before it was applied).
+          status.roots.mismatches++;
+          halt('roots_mismatch', (err as Error).message);
+        } else log.warn({ err: (err as Error).message }, 'ingest step failed; retrying');
         await sleep(backoff + Math.random() * backoff);
         backoff = Math.min(backoff * 2, 10_000);
       }

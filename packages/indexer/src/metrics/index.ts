@@ -266,6 +266,38 @@ export function createMetrics(deps: {
       this.set(lagDisconnectCount());
     },
   });
+  new client.Counter({
+    name: 'indexer_ingest_roots_blocks_total',
+    help: 'Blocks by roots-check outcome (VERIFY_ROOTS): verified (header hash, transaction hashes and both roots rebuilt and matched), not_checkable (a transaction type or header field the encoder does not know), unchecked (VERIFY_ROOTS=off), mismatch (decode tasks failed by a block that kept disagreeing with its header: ingest halts)',
+    labelNames: ['chain', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of deps.chains()) {
+        const r = c.ingest.status().roots;
+        this.inc({ chain: c.name, outcome: 'verified' }, r.verified);
+        this.inc({ chain: c.name, outcome: 'not_checkable' }, r.notCheckable);
+        this.inc({ chain: c.name, outcome: 'unchecked' }, r.unchecked);
+        this.inc({ chain: c.name, outcome: 'mismatch' }, r.mismatches);
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_ingest_halted',
+    help: 'Whether ingest is halted (1) and why (reason: reorg_beyond_window, storage_write_failed, roots_mismatch, …); 0 with reason none while it runs',
+    labelNames: ['chain', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of deps.chains()) {
+        const s = c.ingest.status();
+        this.set(
+          { chain: c.name, reason: s.state === 'halted' ? (s.haltReason ?? 'unknown') : 'none' },
+          s.state === 'halted' ? 1 : 0,
+        );
+      }
+    },
+  });
   new client.Gauge({
     name: 'indexer_ingest_open_gaps',
     help: 'Open ingest gaps (all lanes)',

@@ -211,6 +211,16 @@ export function replicaIngest(r: Replica): Ingest {
       return {
         state: s.state === 'failed' ? 'halted' : s.state === 'following' ? 'following' : 'backfilling',
         haltReason: s.state === 'failed' ? `replica_failed: ${s.lastError}` : null,
+        haltDetail: null,
+        // A replica fetches nothing from a node: the writer checked the roots of what it applies.
+        roots: {
+          enabled: false,
+          verified: 0,
+          notCheckable: 0,
+          unchecked: 0,
+          mismatches: 0,
+          lastNotCheckable: null,
+        },
         nodeHead: s.writerHead,
         blocksPerSecond: 0,
         eventsPerSecond: 0,

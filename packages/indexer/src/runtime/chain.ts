@@ -255,6 +255,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     segmentBlocks: deps.ingestTuning?.segmentBlocks ?? 1_000,
     historyFrameBlocks: deps.ingestTuning?.historyFrameBlocks ?? 256,
     finality: deps.ingestTuning?.finality ?? 'tag',
+    verifyRoots: deps.ingestTuning?.verifyRoots ?? true,
     onReorg: (depth) => m.reorgs.observe({ chain: cfg.name }, depth),
     onCommit(e) {
       if (e.kind === 'segment') {

@@ -68,6 +68,8 @@ export interface BlockDelta {
   events: EventDelta[];
   /** Metadata of contracts first seen in this block (top-level creations, launch tokens), probed at this block. */
   probes: MetadataProbes;
+  /** How the decode worker held the block to its header's roots (absent on a rebuild from stored blocks). */
+  roots?: import('./rows/chain.js').RootsCheck;
   /**
    * First-sight node observations gathered by projections' `prepare` (live ingest only), by
    * projection name; each projection stores its own in the SEED table so rebuilds replay them.

@@ -132,8 +132,13 @@ function run(
       // can be vouched for, so anchored routes refuse; monitoring and live RPC keep serving.
       const s = chain.ingest.status();
       // A storage write failure halts ingest but the committed data is still canonical: reads go on
-      // (health says writes are refused). Only a reorg past the window leaves no anchor to vouch for.
-      if (s.state === 'halted' && s.haltReason !== 'storage_write_failed') {
+      // (health says writes are refused); so does a roots mismatch (the bad block was never
+      // committed). Only a reorg past the window leaves no anchor to vouch for.
+      if (
+        s.state === 'halted' &&
+        s.haltReason !== 'storage_write_failed' &&
+        s.haltReason !== 'roots_mismatch'
+      ) {
         throw new ApiError(
           'ingest_halted',
           `ingest for chain ${chain.name} halted (${s.haltReason}); see /gaps and /health`,

@@ -1,5 +1,5 @@
 /**
- * Tables of the raw chain (ids 0x01–0x0c): records as the node sent them, the canonical
+ * Tables of the raw chain (ids 0x01–0x10): records as the node sent them, the canonical
  * number ↔ hash tables, timestamps, per-block undo, gaps and metadata probes.
  *
  * Invariants (checked at start-up, see `invariants` below):
@@ -7,9 +7,9 @@
  *  - UNDO holds a record for the checkpoint block (every commit writes one), so the head can be
  *    rolled back if the node reorganised while the indexer was down.
  */
-
 import { K, V } from '../codec.js';
 import type { MetadataProbes } from '../delta.js';
+import type { RootsCheck } from '../rows/chain.js';
 import { defineTable } from '../table.js';
 
 /** Where a transaction is: block number, index in block, and its log index range. */
@@ -277,6 +277,21 @@ export const SEED = defineTable({
   value: V.json<unknown>(),
 });
 
+/**
+ * How ingest held each block to its header's roots (src/workers/decode/roots.ts): `verified`,
+ * `not_checkable` with the transaction types (or header fields) the encoder does not know, or
+ * `unchecked` (VERIFY_ROOTS=off). Written with the block's records; proofs and /health read it.
+ */
+export const ROOTS = defineTable({
+  id: 0x10,
+  owner: 'chain',
+  name: 'roots_check',
+  doc: "how ingest checked the block against its header's roots: verified, not_checkable (types named) or unchecked (JSON)",
+  key: [K.u64],
+  keyNames: ['number'],
+  value: V.json<RootsCheck>(),
+});
+
 export const CHAIN_TABLES = [
   META,
   CANON,
@@ -293,4 +308,5 @@ export const CHAIN_TABLES = [
   BLOCK_TS,
   CHANGELOG,
   SEED,
+  ROOTS,
 ];

@@ -16,6 +16,7 @@ import type {
   TxDelta,
 } from '../../schema/delta.js';
 import { tokenRows, walletRows } from '../../schema/stateless.js';
+import { verifyBlocks } from './roots.js';
 import { type BlockTexts, chainRows, decodedViewRows, statelessRows } from './rows.js';
 
 type Json = Record<string, unknown>;
@@ -164,14 +165,16 @@ export async function probeBlock(rpc: Rpc, d: BlockDelta): Promise<void> {
 
 /**
  * Fetches blocks `from..to` (inclusive). Stops at the first block the node does not have yet
- * (`missingFrom`), which is a node behind us — never a reorg.
+ * (`missingFrom`), which is a node behind us — never a reorg. With `verifyRoots` (default) every
+ * block is held to its header's roots first (roots.ts).
  * @throws RpcError when the node keeps failing past the retry budget.
+ * @throws RootsMismatchError when a block's records still do not match its header after refetches.
  */
 export async function fetchBlocks(
   rpc: Rpc,
   from: number,
   to: number,
-  opts: { rows?: boolean; texts?: boolean } = {},
+  opts: { rows?: boolean; texts?: boolean; verifyRoots?: boolean } = {},
 ): Promise<FetchResult> {
   const numbers: number[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
@@ -189,7 +192,13 @@ export async function fetchBlocks(
     present.push(raw[i] as Json);
   }
   const receipts = await Promise.all(present.map((b) => receiptsOf(rpc, b)));
-  for (let i = 0; i < present.length; i++) blocks.push(shapeBlock(present[i], receipts[i]));
+  // Held to the header's roots before anything is shaped (roots.ts; throws RootsMismatchError).
+  const roots = await verifyBlocks(present, receipts, opts.verifyRoots ?? true, async (n) => {
+    const b = await rpc.call<Json | null>('eth_getBlockByNumber', [n, true]);
+    return b && { block: b, receipts: await receiptsOf(rpc, b) };
+  });
+  for (let i = 0; i < present.length; i++)
+    blocks.push({ ...shapeBlock(present[i], receipts[i]), roots: roots[i] });
   await Promise.all(blocks.map((b) => probeBlock(rpc, b)));
   if (opts.rows) for (const d of blocks) encodeRows(d, opts.texts ?? true);
   return { blocks, missingFrom };

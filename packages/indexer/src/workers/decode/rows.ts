@@ -4,8 +4,9 @@
  * segment's) batch without touching a row, and the writer thread commits them.
  *
  *  - chain records: header, transactions and receipts as the node sent them (re-serialised
- *    JSON, key order kept), per log the transaction whose receipt holds it, the canonical row, block and transaction hash indices, the timestamp
- *    indices and the metadata probed at the block;
+ *    JSON, key order kept), per log the transaction whose receipt holds it, the canonical row,
+ *    block and transaction hash indices, the timestamp indices, the metadata probed at the block
+ *    and its roots check (VERIFY_ROOTS);
  *  - decoded views: every log and transaction input decoded (or its typed reason).
  *
  * Every row but the two hash indices is keyed by the block's number, so it is an *insert* (absent
@@ -21,6 +22,7 @@ import {
   LOG,
   PROBE,
   RECEIPT,
+  ROOTS,
   TIME,
   TX,
   TX_BY_HASH,
@@ -70,6 +72,7 @@ export function chainRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
   // A log row names its transaction: the log's JSON is served from that receipt (stored once).
   for (const l of d.logs) w.bytes(LOG.key(n, l.logIndex), LOG.value.encode({ txIndex: l.txIndex }));
   if (Object.keys(d.probes).length) w.text(PROBE.key(n), JSON.stringify(d.probes));
+  if (d.roots) w.text(ROOTS.key(n), JSON.stringify(d.roots));
   return w.done();
 }
 

@@ -17,7 +17,8 @@ import {
 /**
  * A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`; with `rows`, encode
  * each block's stateless rows (rows.ts) and hand them over by transfer; `texts: false` drops the
- * JSON strings from the deltas (history blocks whose frames are not made).
+ * JSON strings from the deltas (history blocks whose frames are not made). A block whose records
+ * do not match its header fails the task with a RootsMismatchError (roots.ts).
  */
 export interface DecodeTask {
   rpcUrl: string;
@@ -25,6 +26,8 @@ export interface DecodeTask {
   to: number;
   rows?: boolean;
   texts?: boolean;
+  /** Hold every block to its header's roots (VERIFY_ROOTS; default true). */
+  verifyRoots?: boolean;
 }
 
 const clients = new Map<string, Rpc>();

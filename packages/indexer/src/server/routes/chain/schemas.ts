@@ -362,3 +362,85 @@ export const TraceNotAvailable = {
 };
 
 export { Anchor, PageInfo, UnixSeconds };
+
+const HexBytes = (description: string) => Type.String({ pattern: '^0x([0-9a-f]{2})*$', description });
+
+/** How ingest checked a block against its header's roots (the ROOTS row; workers/decode/roots.ts). */
+export const RootsCheck = Type.Union(
+  [
+    Obj(
+      { status: Type.Literal('verified') },
+      { description: 'header hash, transaction hashes and both roots rebuilt and matched' },
+    ),
+    Obj(
+      {
+        status: Type.Literal('not_checkable'),
+        types: Type.Array(Type.String(), {
+          description: 'transaction types (0x65) or header fields (header:<name>) the encoder does not know',
+        }),
+        unchecked: Type.Array(Enum(['header', 'transactions', 'receipts']), {
+          description: 'the checks left undone',
+        }),
+      },
+      { description: 'a part of the block could not be checked (not a failure)' },
+    ),
+    Obj({ status: Type.Literal('unchecked') }, { description: 'indexed with VERIFY_ROOTS=off' }),
+  ],
+  { description: "how ingest held the block to its header's roots" },
+);
+
+const proofProps = {
+  blockHash: Hash32('hash of the block the proof is for: compare it with a block hash you trust'),
+  blockNumber: Type.Integer({ minimum: 0, description: 'block number' }),
+  headerRlp: HexBytes('RLP of the block header: keccak256(headerRlp) must equal the trusted block hash'),
+  trie: Enum(
+    ['transactions', 'receipts'],
+    'the header root the nodes lead from: transactionsRoot (RLP field 4) or receiptsRoot (field 5)',
+  ),
+  key: HexBytes('trie key: rlp(transactionIndex)'),
+  nodes: Type.Array(HexBytes('a trie node (its RLP)'), {
+    description:
+      "the trie nodes from the root down to the record's leaf: the first hashes (keccak256) to the root, each next one is referenced by its parent (by hash, or inline when under 32 bytes); the leaf's value is the record's canonical encoding",
+  }),
+  rootsCheck: Nullable(
+    RootsCheck,
+    'how ingest checked this block; null for a block stored before the check existed',
+  ),
+};
+
+const VERIFY =
+  'Verify: (1) keccak256(headerRlp) = a block hash you trust (from your own node); (2) walk `nodes` from the header root at `trie` along `key`; (3) the leaf value equals the canonical encoding of the served record (EIP-2718 envelope; receipt: type byte ‖ rlp([status, cumulativeGasUsed, logsBloom, logs])). The typed client does it: verifyTransaction, verifyReceipt, verifyLog. Receipt fields outside the consensus encoding (gasUsed, effectiveGasPrice, contractAddress, L1 fees) are not covered.';
+
+/** The Merkle proof of a transaction or a receipt (`?proof=true`). */
+export const RecordProof = Obj(proofProps, {
+  description: `Merkle proof of the record against its block header. ${VERIFY}`,
+});
+
+/** The Merkle proof of a transaction's logs: their receipt's proof, and where its logs start in the block. */
+export const LogsProof = Obj(
+  {
+    ...proofProps,
+    firstLogIndex: Type.Integer({
+      minimum: 0,
+      description:
+        "block-wide logIndex of the receipt's first log: a log's position in the proved receipt is logIndex − firstLogIndex (the position is proved, the block-wide index is not)",
+    }),
+  },
+  { description: `Merkle proof of the logs' receipt against its block header. ${VERIFY}` },
+);
+
+/** Why `proof` is null. */
+export const ProofReason = ReasonOf(
+  ['type_not_encodable', 'header_not_encodable'],
+  'why proof is null: type_not_encodable — the block holds a transaction type the encoder does not know (its trie cannot be rebuilt); header_not_encodable — the header has a field the encoder does not know; null when proof is set. Both fields are present only with ?proof=true',
+);
+
+/** The `proof` query parameter of the record routes. */
+export const proofQuery = {
+  proof: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: add `proof` — the block header's RLP, the trie key and the trie nodes proving the record against the header's root — and `proofReason`",
+    }),
+  ),
+};

@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, single } from '../../route.js';
 import { Address, Amount, Enum, Hash, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
-import { TransactionEnvelope } from './schemas.js';
+import { proofFields } from './proof.js';
+import { ProofReason, proofQuery, RecordProof, TransactionEnvelope } from './schemas.js';
 
 /**
  * GET /transactions/{hash}: the envelope byte-exact as the node sent it, plus its coordinate and
  * the origin fields `from`, `to`, `value`. Origin comes from the envelope itself (the node
- * recovers `from` from the signature), so coverage is every indexed block.
+ * recovers `from` from the signature), so coverage is every indexed block. With `?proof=true`,
+ * the envelope's Merkle proof against its block header (proof.ts).
  */
 export const transactionRoute = defineRoute({
   id: 'chain.transaction',
@@ -15,8 +17,10 @@ export const transactionRoute = defineRoute({
   path: '/transactions/{hash}',
   scope: 'read',
   group: 'Chain',
-  summary: 'Transaction envelope (byte-exact) with block coordinate and origin fields from, to, value.',
+  summary:
+    'Transaction envelope (byte-exact) with block coordinate and origin fields from, to, value; ?proof=true adds its Merkle proof against the block header.',
   params: { hash: Hash },
+  query: proofQuery,
   response: Single(
     Obj({
       transaction: TransactionEnvelope,
@@ -34,6 +38,10 @@ export const transactionRoute = defineRoute({
         ['full', 'partial'],
         'full: from, to and value are all answered from the envelope; partial: from is null (see fromReason)',
       ),
+      proof: Type.Optional(
+        Nullable(RecordProof, 'with ?proof=true: the envelope proved in the transactions trie of its block'),
+      ),
+      proofReason: Type.Optional(ProofReason),
     }),
   ),
   errors: ['not_found'],
@@ -41,6 +49,7 @@ export const transactionRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const { raw, ...origin } = ctx.readers.chain.transaction(ctx.view, ctx.anchor.number, ctx.params.hash);
-    return single(ctx.anchor, `{"transaction":${raw},${JSON.stringify(origin).slice(1)}`);
+    const rest = ctx.query.proof ? { ...origin, ...proofFields(ctx, 'transactions') } : origin;
+    return single(ctx.anchor, `{"transaction":${raw},${JSON.stringify(rest).slice(1)}`);
   },
 });

@@ -11,7 +11,40 @@ const Ingest = Obj(
     ),
     haltReason: Nullable(
       Type.String(),
-      'why ingest halted (reorg_beyond_window, storage_write_failed, …); null unless halted',
+      "why ingest halted (reorg_beyond_window, storage_write_failed, roots_mismatch: a block's records kept disagreeing with its header after refetches — nothing of it was committed, the follower keeps fetching it and resumes by itself once they match, reads go on; …); null unless halted",
+    ),
+    haltDetail: Nullable(
+      Type.String(),
+      'what the halt is about (roots_mismatch: the block, what mismatched — header_hash, transaction_hash, transactions_root or receipts_root — and both values); null unless halted',
+    ),
+    roots: Obj(
+      {
+        enabled: Type.Boolean({ description: 'VERIFY_ROOTS (on by default)' }),
+        verified: Count(
+          "blocks whose header hash, transaction hashes, transactions root and receipts root were rebuilt from the node's records and matched, since start",
+        ),
+        notCheckable: Count(
+          'blocks holding a transaction type (or a header field) the encoder does not know: that part left unchecked, not a failure; since start',
+        ),
+        unchecked: Count('blocks fetched with VERIFY_ROOTS=off, since start'),
+        mismatches: Count(
+          'decode tasks failed by a block whose records kept disagreeing with its header (each halts ingest with roots_mismatch), since start',
+        ),
+        lastNotCheckable: Nullable(
+          Obj({
+            block: Count('block number'),
+            types: Type.Array(Type.String(), {
+              description:
+                'transaction types (0x65) or header fields (header:<name>) the encoder does not know',
+            }),
+          }),
+          'the last not-checkable block; null before any',
+        ),
+      },
+      {
+        description:
+          "the roots check of the decode workers: every block held to its header's roots before it is committed (docs/guide.md, Verifiable records)",
+      },
     ),
     nodeHead: Nullable(
       Type.Integer({ minimum: 0 }),

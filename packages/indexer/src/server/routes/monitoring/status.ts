@@ -31,6 +31,8 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
     ingest: {
       state: s.state,
       haltReason: s.haltReason,
+      haltDetail: s.haltDetail,
+      roots: s.roots,
       nodeHead: s.nodeHead,
       lagBlocks: s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null,
       blocksPerSecond: rate(s.blocksPerSecond),
