@@ -19,13 +19,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeRows, shapeBlock } from '@chain-indexer/indexer/workers/decode/fetch-blocks.js';
 import { checkRoots } from '@chain-indexer/indexer/workers/decode/roots.js';
-import { encodeReceipt, encodeTransaction, orderedTrie } from '@chain-indexer/proofs';
+import { encodeReceipt, encodeTransaction, orderedTrie, useWasmKeccak } from '@chain-indexer/proofs';
 import { FIXTURES_DIR } from '../test/fixtures/index.js';
 
 type Json = Record<string, unknown>;
 
 async function main(): Promise<void> {
-  const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 20);
+  const at = process.argv.indexOf('--rounds');
+  const rounds = at > 0 ? Number(process.argv[at + 1]) : 20;
   const dir = join(FIXTURES_DIR, 'ethereum');
   const sets = readdirSync(dir)
     .filter(
@@ -70,6 +71,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < rounds; i++) f();
     return (performance.now() - t0) / rounds / sets.length;
   };
+  // The check with the JS keccak (@noble/hashes), then with the WebAssembly one the decode
+  // workers use (hash-wasm).
+  let checkJs = Number.POSITIVE_INFINITY;
+  for (let trial = 0; trial < 3; trial++) checkJs = Math.min(checkJs, time(checkOnly));
+  await useWasmKeccak();
   let without = Number.POSITIVE_INFINITY;
   let withCheck = Number.POSITIVE_INFINITY;
   let check = Number.POSITIVE_INFINITY;
@@ -98,6 +104,7 @@ async function main(): Promise<void> {
   console.log(
     `roots check in the decode worker — ${sets.length} mainnet blocks (${sets.map((s) => s.n).join(', ')}), ${txs} transactions`,
   );
+  console.log('  (WebAssembly keccak from here on, as in the decode workers)');
   console.log(`  decode work without the check: ${f(without)} ms/block`);
   console.log(
     `  decode work with the check:    ${f(withCheck)} ms/block (+${f(withCheck - without)} ms, ×${(withCheck / without).toFixed(2)})`,
@@ -105,6 +112,7 @@ async function main(): Promise<void> {
   console.log(
     `  the check alone:               ${f(check)} ms/block (${f((check / txs) * sets.length * 1000)} µs/transaction)`,
   );
+  console.log(`  the check alone with the JS keccak (@noble/hashes): ${f(checkJs)} ms/block`);
   console.log(`  @ethereumjs/mpt build of both tries (insert by insert), for comparison: ${f(lib)} ms/block`);
 }
 

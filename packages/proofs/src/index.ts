@@ -15,6 +15,7 @@ export {
   typeOf,
   unknownHeaderFields,
 } from './encode.js';
+export { keccak, useWasmKeccak } from './hash.js';
 export { bytesToHex, equalBytes, HexError, hexToBytes } from './hex.js';
 export {
   EMPTY_TRIE_ROOT,

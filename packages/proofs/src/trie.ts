@@ -16,13 +16,13 @@
  */
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak } from './hash.js';
 
 /** The trie key of item `index`: `rlp(index)` (0 → 0x80). */
 export const indexKey = (index: number): Uint8Array => RLP.encode(index);
 
 /** keccak256(rlp('')): the root of a trie with no items. */
-export const EMPTY_TRIE_ROOT = keccak_256(RLP.encode(new Uint8Array(0)));
+export const EMPTY_TRIE_ROOT = keccak(RLP.encode(new Uint8Array(0)));
 
 /** A block's ordered trie, built from its items' encodings. */
 export interface OrderedTrie {
@@ -73,7 +73,7 @@ interface PathSink {
 function ref(node: Node[], level: number, path: PathSink | null): Node {
   const enc = RLP.encode(node);
   if (path) path.nodes.push({ level, rlp: enc });
-  return enc.length < 32 ? node : keccak_256(enc);
+  return enc.length < 32 ? node : keccak(enc);
 }
 
 /**
@@ -134,7 +134,7 @@ const compare = (a: Uint8Array, b: Uint8Array): number => {
 export function orderedTrieRoot(items: readonly Uint8Array[]): Uint8Array {
   if (items.length === 0) return EMPTY_TRIE_ROOT;
   const { keys, values } = sorted(items);
-  return keccak_256(RLP.encode(build(keys, values, 0, keys.length, 0, 0, null)));
+  return keccak(RLP.encode(build(keys, values, 0, keys.length, 0, 0, null)));
 }
 
 /** Items with their keys' nibbles, in key order. */
@@ -164,5 +164,5 @@ export function orderedTrieProof(
   const path: PathSink = { at: original.indexOf(index), nodes: [] };
   const rootRlp = RLP.encode(build(keys, values, 0, keys.length, 0, 0, path));
   path.nodes.sort((a, b) => a.level - b.level);
-  return { root: keccak_256(rootRlp), nodes: [rootRlp, ...path.nodes.map((n) => n.rlp)] };
+  return { root: keccak(rootRlp), nodes: [rootRlp, ...path.nodes.map((n) => n.rlp)] };
 }

@@ -19,9 +19,9 @@ import {
   unknownHeaderFields,
 } from '@chain-indexer/proofs';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { RootsCheck } from '../schema/rows/chain.js';
 import { RECEIPT, ROOTS, TX } from '../schema/tables/chain.js';
 import type { View } from '../storage/index.js';
-import type { RootsCheck } from '../schema/rows/chain.js';
 import { header, txLocation } from './records.js';
 
 /** The proof of one record, as served. */

@@ -25,7 +25,7 @@ import {
   typeOf,
   unknownHeaderFields,
 } from '@chain-indexer/proofs';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak } from '@chain-indexer/proofs/hash.js';
 
 type Json = Record<string, unknown>;
 
@@ -94,7 +94,7 @@ export function checkRoots(
     for (const k of extra) unknown.add(`header:${k}`);
     unchecked.add('header');
   } else {
-    const got = bytesToHex(keccak_256(encodeHeader(block)));
+    const got = bytesToHex(keccak(encodeHeader(block)));
     if (got !== lower(block.hash)) mismatches.push({ what: 'header_hash', expected: lower(block.hash), got });
   }
   const txs = block.transactions as Json[];
@@ -105,7 +105,7 @@ export function checkRoots(
     unchecked.add('transactions');
   } else {
     for (let i = 0; i < txs.length; i++) {
-      const got = bytesToHex(keccak_256(envelopes[i] as Uint8Array));
+      const got = bytesToHex(keccak(envelopes[i] as Uint8Array));
       if (got !== lower(txs[i].hash))
         mismatches.push({ what: 'transaction_hash', index: i, expected: lower(txs[i].hash), got });
     }

@@ -3,6 +3,7 @@
  * thread and answers compact per-block deltas by structured clone.
  */
 
+import { useWasmKeccak } from '@chain-indexer/proofs';
 import { Piscina } from 'piscina';
 import { createRpc, type Rpc } from '../../rpc/client.js';
 import type { BlockDelta, FetchResult } from '../../schema/delta.js';
@@ -41,7 +42,16 @@ function clientOf(rpcUrl: string): Rpc {
   return rpc;
 }
 
+/**
+ * Keccak for the roots check: hash-wasm's WebAssembly build in this thread (the JS one is ~10×
+ * slower and the check hashes every envelope and receipt); if it cannot load, the JS one stays.
+ */
+const keccakReady = useWasmKeccak().catch((err: Error) => {
+  process.emitWarning(`decode worker: WebAssembly keccak unavailable, using JS (${err.message})`);
+});
+
 export default async function decode(task: DecodeTask): Promise<FetchResult> {
+  await keccakReady;
   const r = await fetchBlocks(clientOf(task.rpcUrl), task.from, task.to, task);
   if (!task.rows) return r;
   // Transferred, not cloned: the row buffers move to the ingest thread (piscina's Transferable).
