@@ -107,7 +107,8 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
     // 3: Transfer(0x0, 0x0, v) is a mint to the zero address (supply and its balance go up).
     // 4: typed tables; search terms never hold a NUL byte; tokens older than START_BLOCK seeded.
     // 5: LAUNCH_LAST (ingest reads the latest launch row by a point read).
-    version: 5,
+    // 6: TRANSFER rows packed (binary codec, schema/pack.ts).
+    version: 6,
     backs: ['Tokens (registry, balances, holders, transfers, authority events, launches)'],
     apply: (batch, d, emit) => drain(steps(batch, d, emit)),
     steps,

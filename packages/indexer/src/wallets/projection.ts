@@ -332,7 +332,8 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
   return {
     name: 'wallets',
     // 2: ACTIVITY index (one row per activity parent, so the feed pages in O(page)).
-    version: 2,
+    // 3: WALLET_TRANSFER rows packed (binary codec, schema/pack.ts).
+    version: 3,
     backs: ['Wallets', 'Cohorts', 'Addresses'],
     apply: (batch, d) => drain(steps(batch, d)),
     steps,

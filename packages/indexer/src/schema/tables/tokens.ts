@@ -17,6 +17,7 @@ import type {
   TokenStats,
   TransferRow,
 } from '../rows/tokens.js';
+import { Packer, Unpacker } from '../pack.js';
 import { defineTable } from '../table.js';
 
 /** A versioned balance: u64 block (fromBlock of a current row, toBlock of a history row) + decimal balance. */
@@ -138,6 +139,38 @@ export const HOLDER_ID_HIST = defineTable({
   keyNames: ['token', 'walletId', 'fromBlock'],
   value: versionedBalance,
 });
+const TRANSFER_KINDS = ['transfer', 'mint', 'burn'] as const;
+/**
+ * TransferRow packed (schema/pack.ts): block u64, txIndex u32, logIndex u32, txHash 32 bytes,
+ * from and to 20 bytes each, kind u8, value (length-prefixed big-endian) — about 100 bytes instead
+ * of ~270 of JSON.
+ */
+const transferRow = V.binary<TransferRow>(
+  'TransferRow',
+  (r) =>
+    new Packer(8 + 4 + 4 + 32 + 40 + 1 + 33)
+      .u64(r.block)
+      .u32(r.txIndex)
+      .u32(r.logIndex)
+      .hex(r.txHash, 32)
+      .hex(r.from, 20)
+      .hex(r.to, 20)
+      .u8(TRANSFER_KINDS.indexOf(r.kind))
+      .uint(BigInt(r.value))
+      .done(),
+  (b) => {
+    const u = new Unpacker(b);
+    const block = u.u64();
+    const txIndex = u.u32();
+    const logIndex = u.u32();
+    const txHash = u.hex(32);
+    const from = u.hex(20);
+    const to = u.hex(20);
+    const kind = TRANSFER_KINDS[u.u8()];
+    return { block, txIndex, logIndex, txHash, from, to, value: u.uint(), kind };
+  },
+);
+
 export const TRANSFER = defineTable({
   id: 0x2b,
   owner: O,
@@ -145,7 +178,7 @@ export const TRANSFER = defineTable({
   doc: 'transfers of a token in chain order',
   key: [K.address, K.u64, K.u32],
   keyNames: ['token', 'block', 'logIndex'],
-  value: V.json<TransferRow>(),
+  value: transferRow,
 });
 export const AUTHORITY = defineTable({
   id: 0x2c,

@@ -15,6 +15,7 @@ import type {
   WalletFirstSeen,
   WalletTransferRow,
 } from '../rows/wallets.js';
+import { Packer, Unpacker } from '../pack.js';
 import { defineTable } from '../table.js';
 
 /** {@link ActivityRefs} as u8 roles, u32 n, n × u32 transfer ordinals, u32 m, m × u32 trade log indexes. */
@@ -75,6 +76,52 @@ export const WALLET_TX = defineTable({
   keyNames: ['wallet', 'block', 'txIndex'],
   value: roleBits,
 });
+const DIRECTIONS = ['in', 'out', 'self'] as const;
+/**
+ * WalletTransferRow packed (schema/pack.ts): block u64, txIndex u32, logIndex u32 (0xffffffff:
+ * native), txHash 32 bytes, flags u8 (bit 0 erc20, bits 1–2 direction), asset 20 bytes (ERC-20
+ * only), from and to 20 bytes each, value (length-prefixed big-endian) — about 130 bytes instead
+ * of ~420 of JSON.
+ */
+const walletTransferRow = V.binary<WalletTransferRow>(
+  'WalletTransferRow',
+  (r) => {
+    const p = new Packer(8 + 4 + 4 + 32 + 1 + 60 + 33)
+      .u64(r.block)
+      .u32(r.txIndex)
+      .u32(r.logIndex ?? 0xffff_ffff)
+      .hex(r.txHash, 32)
+      .u8((r.assetKind === 'erc20' ? 1 : 0) | (DIRECTIONS.indexOf(r.direction) << 1));
+    if (r.assetKind === 'erc20') p.hex(r.asset as string, 20);
+    return p.hex(r.from, 20).hex(r.to, 20).uint(BigInt(r.value)).done();
+  },
+  (b) => {
+    const u = new Unpacker(b);
+    const block = u.u64();
+    const txIndex = u.u32();
+    const li = u.u32();
+    const txHash = u.hex(32);
+    const flags = u.u8();
+    const erc20 = (flags & 1) === 1;
+    const asset = erc20 ? u.hex(20) : null;
+    const from = u.hex(20);
+    const to = u.hex(20);
+    const value = u.uint();
+    return {
+      block,
+      txIndex,
+      logIndex: li === 0xffff_ffff ? null : li,
+      txHash,
+      assetKind: erc20 ? 'erc20' : 'native',
+      asset,
+      from,
+      to,
+      value,
+      direction: DIRECTIONS[(flags >> 1) & 3],
+    };
+  },
+);
+
 export const WALLET_TRANSFER = defineTable({
   id: 0x81,
   owner: O,
@@ -82,7 +129,7 @@ export const WALLET_TRANSFER = defineTable({
   doc: 'direction-aware transfers; ordinal = ERC-20 log index, or 2^31 + txIndex for native value',
   key: [K.address, K.u64, K.u32],
   keyNames: ['wallet', 'block', 'ordinal'],
-  value: V.json<WalletTransferRow>(),
+  value: walletTransferRow,
 });
 export const WALLET_TRADE = defineTable({
   id: 0x82,
