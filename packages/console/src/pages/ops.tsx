@@ -47,6 +47,25 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
               ['node head', h.ingest.nodeHead ?? '—', 'ops-node-head'],
               ['lag', h.ingest.lagBlocks === null ? '—' : `${h.ingest.lagBlocks} blocks`, 'ops-lag'],
               ['rate', `${h.ingest.blocksPerSecond} blocks/s, ${h.ingest.eventsPerSecond} events/s`],
+              [
+                'mode',
+                `${h.ingest.mode ?? 'idle at the head'}; history ends at ${h.ingest.historyEnd < 0 ? '— (none yet)' : h.ingest.historyEnd}${h.ingest.finalized === null ? '' : ` (node finalized ${h.ingest.finalized})`}`,
+                'ops-mode',
+              ],
+              [
+                'history segments',
+                `${h.ingest.segments.committed} committed (≤ ${h.ingest.segments.maxBlocks} blocks / ${Math.round(h.ingest.segments.maxBytes / 2 ** 20)} MiB each)${h.ingest.segments.last ? `; last ${h.ingest.segments.last.from}–${h.ingest.segments.last.to}: ${h.ingest.segments.last.blocks} blocks, ${h.ingest.segments.last.txs} txs, ${(h.ingest.segments.last.bytes / 2 ** 20).toFixed(1)} MiB` : ''}${h.ingest.segments.open ? `; building ${h.ingest.segments.open.blocks} blocks from ${h.ingest.segments.open.from}` : ''}`,
+                'ops-segments',
+              ],
+              [
+                'rate by mode',
+                `history ${h.ingest.rates.history.blocksPerSecond} blocks/s (${h.ingest.rates.history.txPerSecond} tx/s); live ${h.ingest.rates.live.blocksPerSecond} blocks/s (${h.ingest.rates.live.txPerSecond} tx/s)`,
+                'ops-mode-rates',
+              ],
+              [
+                'writer',
+                `${h.storage.writesInFlight} writes in flight (${(h.storage.bytesInFlight / 2 ** 20).toFixed(1)} MiB); state cache ${(h.storage.stateCache.bytes / 2 ** 20).toFixed(1)} / ${Math.round(h.storage.stateCache.maxBytes / 2 ** 20)} MiB`,
+              ],
               ['head source', h.ingest.headSource],
               ['reorgs', `${h.ingest.reorgs} (last depth ${h.ingest.lastReorgDepth})`, 'ops-reorgs'],
               ['halt', h.ingest.haltReason ?? '—'],
