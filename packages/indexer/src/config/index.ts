@@ -295,10 +295,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
       memtableMb: envMemtable(env),
     },
     ingestTuning: {
-      segmentBytes: int(env, 'SEGMENT_MB', 64, 1, 4_096) * 1024 * 1024,
+      segmentBytes: int(env, 'SEGMENT_MB', 32, 1, 4_096) * 1024 * 1024,
       segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
       historyFrameBlocks: int(env, 'HISTORY_FRAME_BLOCKS', 256, 0, 1_000_000),
-      stateCacheBytes: int(env, 'STATE_CACHE_MB', 96, 1, 65_536) * 1024 * 1024,
+      stateCacheBytes: int(env, 'STATE_CACHE_MB', 48, 1, 65_536) * 1024 * 1024,
       writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
       finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
       verifyRoots: oneOf(env, 'VERIFY_ROOTS', ['on', 'off'] as const, 'on') === 'on',

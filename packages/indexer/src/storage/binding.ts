@@ -126,12 +126,19 @@ export interface RocksTuning {
 }
 
 /**
- * Defaults. Compression off: on the 2-core bench machine, ZSTD with dictionary training (the
- * binding's default) cost a third of the process CPU of a mainnet-shaped backfill (127 → 85 ms per
- * block, 1,728 → 2,212 tx/s) and 280 MiB of RSS, for a smaller data directory
- * (bench/results/ingest-budgets-2026-11-25.md has the figures and the disk sizes).
+ * Defaults. `bottom` compression with the level style and a 64 MiB memtable budget: now that
+ * history is written once per segment (no per-block rewrites of state rows), ZSTD below L1 costs
+ * little CPU and brings the data directory of a mainnet-shaped backfill to about the node's own
+ * JSON-RPC bytes (2.2× without compression); the memtable budget bounds RocksDB's share of RSS.
+ * Figures: bench/results/ingest-two-modes-*.md.
  */
-export const DEFAULT_ROCKS_TUNING: RocksTuning = { compression: 'off', cacheMb: 64, indexInCache: false };
+export const DEFAULT_ROCKS_TUNING: RocksTuning = {
+  compression: 'bottom',
+  cacheMb: 64,
+  indexInCache: false,
+  compaction: 'level',
+  memtableMb: 64,
+};
 
 /** The binding's compaction options for `tuning`. */
 function compactionOf(tuning: RocksTuning): Record<string, unknown> {
