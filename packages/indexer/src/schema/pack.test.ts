@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TRANSFER } from './tables/tokens.js';
-import { WALLET_TRANSFER } from './tables/wallets.js';
+import { EDGE_IN, WALLET_TRANSFER } from './tables/wallets.js';
 
 const hex = (bytes: number) =>
   fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => `0x${Buffer.from(b).toString('hex')}`);
@@ -69,6 +69,34 @@ describe('packed row codecs', () => {
           } as Parameters<typeof WALLET_TRANSFER.value.encode>[0];
           const back = WALLET_TRANSFER.value.decode(WALLET_TRANSFER.value.encode(row));
           expect(JSON.stringify(back)).toBe(JSON.stringify(row));
+        },
+      ),
+    );
+  });
+  it('FundingEdge round-trips (native and ERC-20), keys in order', () => {
+    fc.assert(
+      fc.property(
+        hex(20),
+        fc.boolean(),
+        hex(20),
+        block,
+        u32,
+        hex(32),
+        uint256,
+        block,
+        u32,
+        uint256,
+        (f, erc20, a, b, t, h, v, last, n, total) => {
+          const edge = {
+            funder: f,
+            assetKind: erc20 ? 'erc20' : 'native',
+            asset: erc20 ? a : null,
+            first: { block: b, txIndex: t, logIndex: erc20 ? t : null, txHash: h, value: v },
+            lastBlock: last,
+            count: n,
+            total,
+          } as Parameters<typeof EDGE_IN.value.encode>[0];
+          expect(JSON.stringify(EDGE_IN.value.decode(EDGE_IN.value.encode(edge)))).toBe(JSON.stringify(edge));
         },
       ),
     );

@@ -60,9 +60,24 @@ export function walkFundedBy(view: View, wallet: string, page: PageQuery, sink: 
   walkByFirstAddress(view, FIRST_FUNDING, wallet, (f) => f.block, page, sink);
 }
 
+/** The edge (funder → wallet, asset) from funding_edge_in, naming the funded wallet. */
+function fundedEdge(view: View, funder: Hex, wallet: Hex, asset: Hex): FundedEdge {
+  const e = view.get(EDGE_IN, wallet, funder, asset);
+  if (!e) throw new Error(`funding index: edge ${funder} → ${wallet} (${asset}) has no funding_edge_in row`);
+  return { ...e, wallet };
+}
+
 /** Everything `funder` funded: edges by (wallet, asset). */
 export function walkFunderOf(view: View, funder: string, page: PageQuery, sink: PageSink<FundedEdge>) {
-  walkByFirstAddress(view, EDGE_OUT, funder, (e) => e.first.block, page, sink);
+  const f = hexOf(funder);
+  view.each(
+    EDGE_OUT,
+    { prefix: [f], reverse: page.order === 'desc', resume: { under: [f], suffix: page.after } },
+    (_v, [, wallet, asset], raw) => {
+      const e = fundedEdge(view, f, wallet, asset);
+      return e.first.block > page.at ? true : sink(e, Buffer.from(raw.subarray(WALLET_PREFIX_LEN)));
+    },
+  );
 }
 
 /** Every funder edge into `wallet` by (funder, asset), at most {@link EDGE_LIST_BOUND}. */
@@ -90,9 +105,12 @@ export function fundedSiblings(view: View, wallet: string, at: number): FundedSi
       truncated: false,
       bound: EDGE_LIST_BOUND,
     };
-  const { rows, truncated } = boundedList(view, EDGE_OUT, [hexOf(first.funder)], EDGE_LIST_BOUND, (e) =>
-    e.first.block <= at && e.wallet !== w && e.assetKind === 'native' ? e : null,
-  );
+  const funder = hexOf(first.funder);
+  const { rows, truncated } = boundedList(view, EDGE_OUT, [funder], EDGE_LIST_BOUND, (_v, [, sib, asset]) => {
+    if (sib === w || asset !== NATIVE_ASSET) return null;
+    const e = fundedEdge(view, funder, sib, asset);
+    return e.first.block <= at ? e : null;
+  });
   return {
     funder: first.funder,
     funderReason: null,

@@ -174,7 +174,8 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       };
       if (!batch.has(FIRST_FUNDING, hx(w), hx(a)))
         batch.put(FIRST_FUNDING, [hx(w), hx(a)], { funder, assetKind, asset, ...first });
-      const edge: FundingEdge = batch.get(EDGE_IN, hx(w), hx(funder), hx(a)) ?? {
+      const have = batch.get(EDGE_IN, hx(w), hx(funder), hx(a));
+      const edge: FundingEdge = have ?? {
         funder,
         assetKind,
         asset,
@@ -187,7 +188,8 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       edge.lastBlock = d.number;
       edge.total = (BigInt(edge.total) + value).toString();
       batch.put(EDGE_IN, [hx(w), hx(funder), hx(a)], edge);
-      batch.put(EDGE_OUT, [hx(funder), hx(w), hx(a)], { ...edge, wallet: w });
+      // The edge by funder is an index row, written once when the edge appears.
+      if (!have) batch.put(EDGE_OUT, [hx(funder), hx(w), hx(a)], null);
     };
 
     // Transactions: origin and recipient; native value transfers; address observations.
