@@ -353,6 +353,8 @@ export function createIngest(opts: IngestOptions): Ingest {
           }
           throw err;
         }
+        // Every state row the task's blocks read first, in one multi-get (the workers listed them).
+        store.prefetchEncoded(res.blocks.flatMap((b) => (b.stateKeys ? [b.stateKeys] : [])));
         for (let i = 0; i < res.blocks.length; i++) {
           const d = res.blocks[i];
           if (stopped || hardHalted()) return;

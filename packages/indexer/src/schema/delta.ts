@@ -82,6 +82,12 @@ export interface BlockDelta {
    * (schema/stateless.ts). Absent on a rebuild from stored blocks (rows are then written one by one).
    */
   parts?: { chain: ArrayBuffer; decodedViews: ArrayBuffer; tokens: ArrayBuffer; wallets: ArrayBuffer };
+  /**
+   * The state rows the block's projections read first (schema/stateless.ts `stateKeys`), listed by
+   * the decode worker as an encoded key list (storage `encodeKeyList`): ingest reads every miss of
+   * a decode task in one multi-get before applying its blocks.
+   */
+  stateKeys?: ArrayBuffer;
   /** Probes the worker's `chain` part holds (a `prepare` that adds one rewrites the probe row). */
   partProbes?: number;
   /**

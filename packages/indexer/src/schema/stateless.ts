@@ -13,8 +13,17 @@ import type { TransferRow } from './rows/tokens.js';
 import { ZERO } from './rows/tokens.js';
 import type { WalletTransferRow } from './rows/wallets.js';
 import type { Table } from './table.js';
-import { TRANSFER } from './tables/tokens.js';
-import { WALLET_TRANSFER, WALLET_TX } from './tables/wallets.js';
+import { BALANCE, COUNTER, STATS, TOKEN, TRANSFER, WALLET_ID } from './tables/tokens.js';
+import {
+  ADDRESS,
+  EDGE_IN,
+  FIRST_FUNDING,
+  FIRST_SEEN,
+  HOLDING,
+  NATIVE_ASSET,
+  WALLET_TRANSFER,
+  WALLET_TX,
+} from './tables/wallets.js';
 
 type Hex = `0x${string}`;
 
@@ -134,4 +143,51 @@ export function walletRows(d: BlockDelta, put: RowSink): void {
         direction: 'in',
       } as WalletTransferRow);
   }
+}
+
+/** Where a state key goes: a batch's prefetch, or a worker's key list. */
+export type KeySink = <K extends unknown[], V>(t: Table<K, V>, key: K) => void;
+
+/**
+ * The state rows the tokens and wallets projections read first for block `d` (before any write of
+ * the block): the token rows and counters, the balances and wallet ids of every transfer party,
+ * and the wallets' first-seen rows, address flags, holdings, first fundings and funding edges.
+ * The decode worker lists them for each block so ingest reads every miss of a decode task in one
+ * multi-get; the projections prefetch the same list when they run without it (rebuilds).
+ */
+export function stateKeys(d: BlockDelta, add: KeySink): void {
+  const funding = (w: string, funder: string, a: string) => {
+    if (funder === ZERO || w === funder) return;
+    add(FIRST_FUNDING, [w as Hex, a as Hex]);
+    add(EDGE_IN, [w as Hex, funder as Hex, a as Hex]);
+  };
+  for (const tx of d.txs) {
+    add(FIRST_SEEN, [tx.from]);
+    add(ADDRESS, [tx.from]);
+    if (tx.contractAddress && tx.status === 1) add(ADDRESS, [tx.contractAddress]);
+    if (tx.status === 1 && tx.to && BigInt(tx.value) > 0n) {
+      add(FIRST_SEEN, [tx.to]);
+      funding(tx.to, tx.from, NATIVE_ASSET);
+    }
+  }
+  let lastEmitter = '';
+  for (const l of d.logs) if (l.address !== lastEmitter) add(ADDRESS, [(lastEmitter = l.address)]);
+  let counter = false;
+  for (const e of d.events) {
+    const m = transferOf(e);
+    if (!m) continue;
+    const token = e.address;
+    add(TOKEN, [token]);
+    add(STATS, [token]);
+    for (const w of [m.from, m.to]) {
+      if (w === ZERO) continue;
+      add(HOLDING, [w as Hex, token]);
+      add(BALANCE, [token, w as Hex]);
+      add(WALLET_ID, [w as Hex]);
+      counter = true;
+    }
+    if (m.to !== ZERO) add(FIRST_SEEN, [m.to as Hex]);
+    funding(m.to, m.from, token);
+  }
+  if (counter) add(COUNTER, ['wallet']);
 }

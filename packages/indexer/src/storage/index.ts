@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { prefixEnd } from '../schema/codec.js';
+import type { KeySink } from '../schema/stateless.js';
 import type { AnyTable, InvariantReader, Table } from '../schema/table.js';
 import { CANON, CHANGELOG, META, UNDO } from '../schema/tables/chain.js';
 import { ALL_TABLES } from '../schema/tables/index.js';
@@ -163,6 +164,12 @@ export class BlockBatch {
     if (!want.length) return;
     const got = this.rocks.getMany(want);
     for (let i = 0; i < ids.length; i++) this.remember(ids[i], got[i] ?? null);
+  }
+  /** {@link prefetchRaw} of the rows `fill` names, of any tables, in one multi-get. */
+  prefetchKeys(fill: (add: KeySink) => void): void {
+    const keys: Buffer[] = [];
+    fill((t, key) => keys.push((t.key as (...k: unknown[]) => Buffer)(...key)));
+    this.prefetchRaw(keys);
   }
   /** {@link prefetchRaw} of rows of table `t` by key. */
   prefetch<K extends unknown[], V>(t: Table<K, V>, keys: readonly K[]): void {
@@ -323,6 +330,12 @@ export interface Store {
    * observations, process rows). Two reads at the same value saw the same contents.
    */
   writes(): number;
+  /**
+   * Reads the rows of encoded key lists ({@link encodeKeyList}: a decode worker's list of the state
+   * a block reads) that neither an in-flight write nor the state cache holds, in one multi-get,
+   * into the state cache (small values). Purely an optimisation.
+   */
+  prefetchEncoded(lists: readonly ArrayBuffer[]): void;
   /** Resolves once at most `max` write batches are in flight (0: every write committed). */
   settled(max?: number): Promise<void>;
   /** Write batches and bytes submitted to the writer and not committed yet. */
@@ -616,6 +629,22 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     property: (name) => rocks.property(name),
     writes: () => rocks.sequence(),
+    prefetchEncoded(lists) {
+      const want: Buffer[] = [];
+      const ids: string[] = [];
+      const asked = new Set<string>();
+      for (const ab of lists)
+        eachKey(ab, (key) => {
+          const k = key.toString('latin1');
+          if (asked.has(k) || cache.get(k) !== undefined) return;
+          asked.add(k);
+          want.push(key);
+          ids.push(k);
+        });
+      if (!want.length) return;
+      const got = rocks.getMany(want);
+      for (let i = 0; i < ids.length; i++) cache.fill(ids[i], got[i] ?? null);
+    },
     settled: (max = 0) => queue.drain(max),
     inFlight: () => ({ batches: queue.inFlight(), bytes: queue.inFlightBytes() }),
     cacheStats: () => cache.stats(),
@@ -815,4 +844,40 @@ export function checkInvariants(store: Store): string[] {
     view.close();
   }
   return checked;
+}
+
+/** A list of keys as one transferable buffer: u32 count, then per key u16 length and the key. */
+export function encodeKeyList(fill: (add: KeySink) => void): ArrayBuffer {
+  const keys: Buffer[] = [];
+  const seen = new Set<string>();
+  fill((t, key) => {
+    const k = (t.key as (...k: unknown[]) => Buffer)(...key);
+    const id = k.toString('latin1');
+    if (seen.has(id)) return;
+    seen.add(id);
+    keys.push(k);
+  });
+  let size = 4;
+  for (const k of keys) size += 2 + k.length;
+  const ab = new ArrayBuffer(size);
+  const buf = Buffer.from(ab);
+  let off = buf.writeUInt32LE(keys.length, 0);
+  for (const k of keys) {
+    off = buf.writeUInt16LE(k.length, off);
+    off += k.copy(buf, off);
+  }
+  return ab;
+}
+
+/** Visits the keys of an {@link encodeKeyList} buffer (views into it). */
+function eachKey(ab: ArrayBuffer, visit: (key: Buffer) => void): void {
+  const buf = Buffer.from(ab);
+  const n = buf.readUInt32LE(0);
+  let off = 4;
+  for (let i = 0; i < n; i++) {
+    const len = buf.readUInt16LE(off);
+    off += 2;
+    visit(buf.subarray(off, off + len));
+    off += len;
+  }
 }

@@ -14,7 +14,7 @@ import type { BlockDelta } from '../schema/delta.js';
 import type { PoolRow } from '../schema/rows/markets.js';
 import { ZERO } from '../schema/rows/tokens.js';
 import type { FundingEdge, Position, WalletFirstSeen } from '../schema/rows/wallets.js';
-import { NATIVE_ORD, transferOf, walletRows } from '../schema/stateless.js';
+import { NATIVE_ORD, stateKeys, transferOf, walletRows } from '../schema/stateless.js';
 import { BLOCK_SWAP, POOL, SWAP } from '../schema/tables/markets.js';
 import {
   ACTIVITY,
@@ -61,45 +61,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
    * per key was the projection's main cost.
    */
   const prefetchState = (batch: BlockBatch, d: BlockDelta) => {
-    const firstFunding: Array<[Hex, Hex]> = [];
-    const edgeIn: Array<[Hex, Hex, Hex]> = [];
-    const edgeOut: Array<[Hex, Hex, Hex]> = [];
-    const firstSeen: Array<[Hex]> = [];
-    const address: Array<[Hex]> = [];
-    const holding: Array<[Hex, Hex]> = [];
-    const funding = (w: string, funder: string, a: string) => {
-      if (funder === ZERO || w === funder) return;
-      firstFunding.push([hx(w), hx(a)]);
-      edgeIn.push([hx(w), hx(funder), hx(a)]);
-      edgeOut.push([hx(funder), hx(w), hx(a)]);
-    };
-    for (const tx of d.txs) {
-      firstSeen.push([tx.from]);
-      address.push([tx.from]);
-      if (tx.contractAddress && tx.status === 1) address.push([tx.contractAddress]);
-      if (tx.status === 1 && tx.to && BigInt(tx.value) > 0n) {
-        firstSeen.push([tx.to]);
-        funding(tx.to, tx.from, NATIVE_ASSET);
-      }
-    }
-    let lastEmitter = '';
-    for (const l of d.logs) if (l.address !== lastEmitter) address.push([(lastEmitter = l.address)]);
-    for (const e of d.events) {
-      const m = transferOf(e);
-      if (!m) continue;
-      if (m.from !== ZERO) holding.push([hx(m.from), e.address]);
-      if (m.to !== ZERO) {
-        holding.push([hx(m.to), e.address]);
-        firstSeen.push([hx(m.to)]);
-      }
-      funding(m.to, m.from, e.address);
-    }
-    batch.prefetch(FIRST_SEEN, firstSeen);
-    batch.prefetch(ADDRESS, address);
-    batch.prefetch(HOLDING, holding);
-    batch.prefetch(FIRST_FUNDING, firstFunding);
-    batch.prefetch(EDGE_IN, edgeIn);
-    batch.prefetch(EDGE_OUT, edgeOut);
+    batch.prefetchKeys((add) => stateKeys(d, add));
   };
 
   /**

@@ -9,6 +9,7 @@
  */
 
 import { K, prefixEnd, V } from '../codec.js';
+import { Packer, Unpacker } from '../pack.js';
 import type {
   AuthorityEvent,
   LaunchRow,
@@ -17,7 +18,6 @@ import type {
   TokenStats,
   TransferRow,
 } from '../rows/tokens.js';
-import { Packer, Unpacker } from '../pack.js';
 import { defineTable } from '../table.js';
 
 /** A versioned balance: u64 block (fromBlock of a current row, toBlock of a history row) + decimal balance. */

@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { K, V } from '../codec.js';
+import { Packer, Unpacker } from '../pack.js';
 import type {
   ActivityRefs,
   AddressFlags,
@@ -15,7 +16,6 @@ import type {
   WalletFirstSeen,
   WalletTransferRow,
 } from '../rows/wallets.js';
-import { Packer, Unpacker } from '../pack.js';
 import { defineTable } from '../table.js';
 
 /** {@link ActivityRefs} as u8 roles, u32 n, n × u32 transfer ordinals, u32 m, m × u32 trade log indexes. */

@@ -15,7 +15,8 @@ import type {
   MetadataProbes,
   TxDelta,
 } from '../../schema/delta.js';
-import { tokenRows, walletRows } from '../../schema/stateless.js';
+import { stateKeys, tokenRows, walletRows } from '../../schema/stateless.js';
+import { encodeKeyList } from '../../storage/index.js';
 import { verifyBlocks } from './roots.js';
 import { type BlockTexts, chainRows, decodedViewRows, statelessRows } from './rows.js';
 
@@ -224,6 +225,7 @@ export function encodeRows(d: BlockDelta, texts: boolean): void {
     wallets: statelessRows(d, walletRows),
   };
   d.partProbes = Object.keys(d.probes).length;
+  d.stateKeys = encodeKeyList((add) => stateKeys(d, add));
   if (texts) return;
   d.header = '';
   for (const x of d.txs) x.json = x.receipt = x.decoded = '';
@@ -233,7 +235,10 @@ export function encodeRows(d: BlockDelta, texts: boolean): void {
 /** ArrayBuffers of a fetch result's rows, to transfer with it. */
 export function transferablesOf(r: FetchResult): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
-  for (const d of r.blocks) if (d.parts) out.push(...Object.values(d.parts));
+  for (const d of r.blocks) {
+    if (d.parts) out.push(...Object.values(d.parts));
+    if (d.stateKeys) out.push(d.stateKeys);
+  }
   return out;
 }
 
