@@ -37,6 +37,15 @@ describe('checkRoots', () => {
     });
   }
 
+  it('an unsigned (impersonated) transaction leaves the transactions unchecked, not a mismatch', () => {
+    const [b, rs] = load('devnet/tx-types');
+    // What anvil serves for an anvil_impersonateAccount send: r = s = 0, a hash of its own.
+    b.transactions[0] = { ...b.transactions[0], r: '0x0', s: '0x0', hash: `0x${'ab'.repeat(32)}` };
+    const r = checkRoots(b, rs);
+    expect(r.mismatches).toEqual([]);
+    expect(r.check).toEqual({ status: 'not_checkable', types: ['unsigned'], unchecked: ['transactions'] });
+  });
+
   it("one altered byte of a log's data is a receipts_root mismatch", () => {
     const [b, rs] = load('ethereum/18000000');
     const i = rs.findIndex((r) => r.logs.length > 0);
