@@ -21,6 +21,7 @@ import { createServer } from '@chain-indexer/indexer/server/index.js';
 import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
 import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
 import { routes } from '@chain-indexer/indexer/server/routes/index.js';
+import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
 import {
@@ -53,7 +54,7 @@ function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string
 
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
-  const log = pino({ level: config.logLevel });
+  const log = pino({ level: config.logLevel, ...redactingLoggerOptions() });
   if (!uwsIsNative()) {
     log.fatal(
       'uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start',
@@ -227,6 +228,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+  process.stderr.write(`fatal: ${redact(String((err as Error).stack ?? err))}\n`);
   process.exit(1);
 });

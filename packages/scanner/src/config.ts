@@ -6,6 +6,7 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { redact } from '@chain-indexer/platform/redact.js';
 import { parseCidr } from './cidr.js';
 
 export interface ScannerConfig {
@@ -97,10 +98,10 @@ export function loadScannerConfig(
   };
 }
 
-/** The configuration as printed at boot: the SMTP URL's credentials masked. */
+/** The configuration as printed at boot: URLs through the one redaction, secrets named only as set. */
 export function printableScannerConfig(c: ScannerConfig): Record<string, unknown> {
-  const mask = (u: string | null) => (u ? u.replace(/\/\/[^@/]*@/g, '//***@') : null);
-  return { ...c, smtpUrl: mask(c.smtpUrl), natsUrl: mask(c.natsUrl) };
+  const mask = (u: string | null) => (u ? redact(u) : null);
+  return { ...c, smtpUrl: mask(c.smtpUrl), natsUrl: mask(c.natsUrl), upgradeUrl: redact(c.upgradeUrl) };
 }
 
 /**

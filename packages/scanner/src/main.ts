@@ -6,6 +6,7 @@
  * (they answer 404 CHAIN_NOT_CONFIGURED here, `missing: "index"`).
  */
 
+import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
@@ -13,7 +14,7 @@ import { createScannerService } from './index.js';
 
 async function main(): Promise<void> {
   const config = loadScannerConfig(process.env);
-  const log = pino({ level: config.logLevel, base: { component: 'scanner' } });
+  const log = pino({ level: config.logLevel, base: { component: 'scanner' }, ...redactingLoggerOptions() });
   if (!uwsIsNative()) {
     log.fatal('uWebSockets.js native binary did not load (pure-JS fallback); refusing to start');
     process.exit(1);
@@ -38,6 +39,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+  process.stderr.write(`fatal: ${redact(String((err as Error).stack ?? err))}\n`);
   process.exit(1);
 });

@@ -4,7 +4,6 @@
  * {@link ChainContext} its routes read. Chains share nothing but the process: a halt, reset or
  * rebuild of one never touches another (ARCHITECTURE "Several chains in one process").
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createAddressesReader } from '../addresses/index.js';
@@ -33,6 +32,7 @@ import { createTokensProjection, createTokensReader, startReconciler } from '../
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
 import { createWalletsProjection, createWalletsReader } from '../wallets/index.js';
 import { createReplayPool, type ReplayPool } from '../workers/replay/index.js';
+import { resolveCursorSecret } from './cursor-secret.js';
 
 /** What every chain of the process shares. */
 export interface SharedDeps {
@@ -198,11 +198,13 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   });
   log.info({ head: store.head(), invariants: checkInvariants(store) }, 'storage invariants hold');
 
-  let secretHex = deps.cursorSecret ?? store.getMeta<string>('cursorSecret');
-  if (!secretHex) {
-    secretHex = randomBytes(32).toString('hex');
-    store.putMeta('cursorSecret', secretHex);
-  }
+  // Never in the store (and so never in the change log or a snapshot): runtime/cursor-secret.ts.
+  const secretHex = resolveCursorSecret({
+    configured: deps.cursorSecret,
+    dataDir: cfg.dataDir,
+    store,
+    generate: true,
+  });
   markets ??= marketsConfigFor(identity.chainId, cfg.marketsFile);
   const registry = createRegistry(
     store,
@@ -418,8 +420,13 @@ export async function openReplicaChain(
   );
   const identity = store.getMeta<{ chainId: number }>('identity');
   if (!identity) throw new Error(`replica of ${cfg.name}: the writer's store has no chain identity yet`);
-  const secretHex = deps.cursorSecret ?? store.getMeta<string>('cursorSecret');
-  if (!secretHex) throw new Error(`replica of ${cfg.name}: the writer's store has no cursor secret`);
+  // The writer's secret comes from this process's config (CURSOR_SECRET), never from the log.
+  const secretHex = resolveCursorSecret({
+    configured: deps.cursorSecret,
+    dataDir: cfg.dataDir,
+    store,
+    generate: false,
+  });
   const launchpads = cfg.launchpadsFile ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name) : new Map();
   const markets = marketsConfigFor(identity.chainId, cfg.marketsFile);
   registry = createRegistry(

@@ -6,6 +6,7 @@
  * gaps) goes through the chain reader and the request's view.
  */
 
+import { redact } from '@chain-indexer/platform/redact.js';
 import { TOPIC_NAMES } from '../../../streams/log.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
 import type { Ctx } from '../../route.js';
@@ -50,7 +51,10 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
           blocksPerSecond: rate(s.rates.history.blocksPerSecond),
           txPerSecond: rate(s.rates.history.txPerSecond),
         },
-        live: { blocksPerSecond: rate(s.rates.live.blocksPerSecond), txPerSecond: rate(s.rates.live.txPerSecond) },
+        live: {
+          blocksPerSecond: rate(s.rates.live.blocksPerSecond),
+          txPerSecond: rate(s.rates.live.txPerSecond),
+        },
       },
     },
     projections: projectionsOf(ctx.chain).map(
@@ -85,8 +89,13 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
     openGaps: ctx.readers.chain.openGapCount(ctx.view),
     storage: storageRecord(store),
     replication: replicationRecord(ctx),
-    ...(ctx.chain.devnet ? { devnet: ctx.chain.devnet.status() } : {}),
+    ...(ctx.chain.devnet ? { devnet: devnetRecord(ctx.chain.devnet.status()) } : {}),
   };
+}
+
+/** The devnet block of /health, its node URL through the one redaction (a URL never shows a key). */
+function devnetRecord<T extends { rpcUrl: string }>(s: T): T {
+  return { ...s, rpcUrl: redact(s.rpcUrl) };
 }
 
 /**
