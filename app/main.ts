@@ -172,7 +172,10 @@ async function main(): Promise<void> {
     auth: createAuth(keys),
     log,
     openapiJson: JSON.stringify(buildOpenApi(routes, VERSION)),
-    observe: (route, status, s) => metrics.httpDuration.observe({ route, status: String(status) }, s),
+    observe: (route, status, s, rows) => {
+      metrics.httpDuration.observe({ route, status: String(status) }, s);
+      metrics.httpRowsRead.observe({ route }, rows);
+    },
     // The console's dev-key offer: only the embedded devnet's key, only to loopback peers.
     console: { devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null },
   });

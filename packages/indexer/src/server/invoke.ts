@@ -9,6 +9,7 @@ import type { Principal } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
 import { requireProjection } from './projections.js';
 import type { RateLimiter } from './rate-limit.js';
+import { meteredView, type ReadMeter } from './read-meter.js';
 import { cacheKey, ResponseCache, responseCacheOn } from './response-cache.js';
 import type { ChainContext, Ctx, Reply, Route } from './route.js';
 import { type CompiledObject, compileObject } from './validate.js';
@@ -51,6 +52,8 @@ export interface InvokeInput {
   services?: Record<string, unknown>;
   /** Set by {@link invoke}: the outcome of the route's declared charges (see Route.charges). */
   charged?: ReadonlyArray<ServiceError | null>;
+  /** Counts the rows this request reads (read-meter.ts); omitted: not counted. */
+  meter?: ReadMeter;
 }
 
 /** Each chain's response cache (see response-cache.ts). */
@@ -86,7 +89,8 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
   // if no write landed while the handler read (see storage/view.ts), else it runs again.
   if (input.view) return run(c, input, query, params, input.view, rateHeaders);
   for (let attempt = 1; ; attempt++) {
-    const view = input.chain.store.view();
+    const opened = input.chain.store.view();
+    const view = input.meter ? meteredView(opened, input.meter) : opened;
     let out: Reply | Promise<Reply>;
     try {
       out = run(c, input, query, params, view, rateHeaders);

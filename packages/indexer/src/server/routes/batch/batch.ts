@@ -166,7 +166,7 @@ export const batchRoute = defineRoute({
       { description: 'one result per request item, in request order' },
     ),
   }),
-  errors: ['bad_request', 'invalid_json_body', 'payload_too_large', 'not_ready', 'rate_limited'],
+  errors: ['bad_request', 'invalid_json_body', 'payload_too_large', 'not_ready'],
   anchored: true,
   // Each item is charged to its own route's class (a key limited on `wallet` pays a wallet item as
   // one wallet request); an item the key may not call, or of no batchable route, is not charged.
