@@ -177,7 +177,10 @@ async function main(): Promise<void> {
       metrics.httpRowsRead.observe({ route }, rows);
     },
     // The console's dev-key offer: only the embedded devnet's key, only to loopback peers.
-    console: { devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null },
+    console: {
+      devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null,
+      trustedProxies: config.trustedProxies,
+    },
   });
   const port = await server.listen(config.host, config.port);
   const metricsPort = await metrics.listen(config.metricsPort);

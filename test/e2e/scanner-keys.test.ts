@@ -455,12 +455,14 @@ describe('IP allowlists', () => {
     expect((await whoami(h, k.secret, '198.51.100.1')).status).toBe(200);
   });
 
-  it('without a trusted proxy the socket peer is the IP: X-Forwarded-For cannot walk past an allowlist', async () => {
+  it('without a trusted proxy the socket peer is the IP: X-Forwarded-For cannot walk past an allowlist, and a same-host proxy is not loopback', async () => {
     const acc = account(plain, 'peer@example.com');
     const onlyDoc = await createKey(plain, acc.session, 'doc', { allowlist: ['203.0.113.0/24'] });
     expectEnvelope(await whoami(plain, onlyDoc.secret, '203.0.113.5'), 403, 'API_KEY_IP_NOT_ALLOWED');
     const loop = await createKey(plain, acc.session, 'loopback', { allowlist: ['127.0.0.1'] });
-    expect((await whoami(plain, loop.secret, '203.0.113.5')).status).toBe(200);
+    // A loopback peer that forwards is an undeclared proxy on this host: its client is unknown,
+    // never 127.0.0.1, so a loopback allowlist does not let the whole internet in.
+    expectEnvelope(await whoami(plain, loop.secret, '203.0.113.5'), 403, 'API_KEY_IP_NOT_ALLOWED');
     expect((await whoami(plain, loop.secret)).status).toBe(200);
   });
 });

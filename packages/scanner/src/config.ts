@@ -6,8 +6,9 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
 import { redact } from '@chain-indexer/platform/redact.js';
-import { parseCidr } from './cidr.js';
+import { type Cidr, formatCidr } from './cidr.js';
 
 export interface ScannerConfig {
   host: string;
@@ -23,8 +24,11 @@ export interface ScannerConfig {
   mailFrom: string;
   /** Where a lapsed account is sent to renew (SCANNER_UPGRADE_URL); in every API_PLAN_REQUIRED body. */
   upgradeUrl: string;
-  /** Socket peers trusted to set X-Forwarded-For (SCANNER_TRUSTED_PROXIES, CIDR list; default none). */
-  trustedProxies: string[];
+  /**
+   * Socket peers trusted to say who the client is (TRUSTED_PROXIES, shared with the indexer; CIDR
+   * list; default none), with Forwarded / X-Forwarded-For semantics (platform/src/proxy.ts).
+   */
+  trustedProxies: Cidr[];
   /** How long a charged result is served again for free, milliseconds (SCANNER_CACHE_SECONDS). */
   cacheMs: number;
   /** Dashboard session lifetime given by the CLI by default, hours (SCANNER_SESSION_HOURS). */
@@ -63,14 +67,7 @@ export function loadScannerConfig(
   }
   const host = env.SCANNER_HOST || env.HOST || '127.0.0.1';
   const port = int(env, 'SCANNER_PORT', 8090, 0, 65535);
-  const trustedProxies = (env.SCANNER_TRUSTED_PROXIES ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const p of trustedProxies) {
-    const r = parseCidr(p);
-    if ('error' in r) throw new Error(`SCANNER_TRUSTED_PROXIES: ${r.error}`);
-  }
+  const trustedProxies = trustedProxiesFromEnv(env);
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl))
     throw new Error('SMTP_URL must be an smtp:// or smtps:// URL');
@@ -101,7 +98,13 @@ export function loadScannerConfig(
 /** The configuration as printed at boot: URLs through the one redaction, secrets named only as set. */
 export function printableScannerConfig(c: ScannerConfig): Record<string, unknown> {
   const mask = (u: string | null) => (u ? redact(u) : null);
-  return { ...c, smtpUrl: mask(c.smtpUrl), natsUrl: mask(c.natsUrl), upgradeUrl: redact(c.upgradeUrl) };
+  return {
+    ...c,
+    smtpUrl: mask(c.smtpUrl),
+    natsUrl: mask(c.natsUrl),
+    upgradeUrl: redact(c.upgradeUrl),
+    trustedProxies: c.trustedProxies.map(formatCidr),
+  };
 }
 
 /**

@@ -5,7 +5,9 @@
 
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type Cidr, formatCidr } from '@chain-indexer/platform/cidr.js';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
 import { redact } from '@chain-indexer/platform/redact.js';
 import { CURSOR_SECRET_RE } from '../runtime/cursor-secret.js';
 import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
@@ -89,6 +91,11 @@ export interface Config {
   storageTuning: RocksTuning;
   /** The two ingest modes and the write side (see src/ingest/stages.ts). */
   ingestTuning: IngestTuning;
+  /**
+   * TRUSTED_PROXIES, shared with the scanner (platform/src/proxy.ts): peers whose Forwarded /
+   * X-Forwarded-* headers are believed. Default none.
+   */
+  trustedProxies: Cidr[];
 }
 
 /** Ingest's write side: history segments, the state cache and the writer thread. */
@@ -302,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
           DEFAULT_ROCKS_TUNING.indexInCache ? 'on' : 'off',
         ) === 'on',
     },
+    trustedProxies: trustedProxiesFromEnv(env),
     ingestTuning: {
       segmentBytes: int(env, 'SEGMENT_MB', 64, 1, 4_096) * 1024 * 1024,
       segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
@@ -321,6 +329,7 @@ export function printable(c: Config): Record<string, unknown> {
   return {
     ...c,
     natsUrl: c.natsUrl ? redact(c.natsUrl) : null,
+    trustedProxies: c.trustedProxies.map(formatCidr),
     devApiKey: c.devApiKey ? `(masked, ${c.devApiKey.length} chars)` : null,
     cursorSecret: c.cursorSecret ? '(set)' : '(generated, kept in data dir)',
     chains: c.chains.map((ch) => ({

@@ -4,6 +4,7 @@
  * request happens between two committed blocks (R1).
  */
 import { readBody } from '@chain-indexer/platform/body.js';
+import type { Cidr } from '@chain-indexer/platform/cidr.js';
 import {
   corkedSend,
   type HttpRequest,
@@ -39,7 +40,7 @@ export interface ServerOptions {
    * Serves the browser console (src/server/static.ts) at `/`. `devKey`: the embedded devnet's dev
    * key, offered to loopback peers only (null: never offered). `dir`: the built console.
    */
-  console?: { devKey: string | null; dir?: string };
+  console?: { devKey: string | null; dir?: string; trustedProxies?: readonly Cidr[] };
 }
 
 export interface Server {
