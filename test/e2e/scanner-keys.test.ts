@@ -6,6 +6,7 @@
  * key-hygiene check over everything the run produced (logs, store files, outbox, e-mails, bodies).
  */
 import { rmSync } from 'node:fs';
+import { runCommand } from '@chain-indexer/scanner/commands.js';
 import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { generateKey } from '@chain-indexer/scanner/secrets.js';
 import { Value } from '@sinclair/typebox/value';
@@ -464,6 +465,55 @@ describe('IP allowlists', () => {
     // never 127.0.0.1, so a loopback allowlist does not let the whole internet in.
     expectEnvelope(await whoami(plain, loop.secret, '203.0.113.5'), 403, 'API_KEY_IP_NOT_ALLOWED');
     expect((await whoami(plain, loop.secret)).status).toBe(200);
+  });
+});
+
+describe('dashboard sessions', () => {
+  const cmd = (command: string, args: Record<string, string | boolean>) =>
+    runCommand({ ...h.service.core, sessionHours: 24 }, command, args) as Record<string, any>;
+
+  it('expiry is capped: a session lasts at most 30 days, whatever --hours says', () => {
+    const acc = account(h, 'cap@example.com');
+    expect(() => cmd('create-session', { account: acc.id, hours: String(24 * 30 + 1) })).toThrow(/720 hours/);
+    expect(() => cmd('create-session', { account: acc.id, hours: '999999999999999' })).toThrow(/720 hours/);
+    const ok = cmd('create-session', { account: acc.id, hours: String(24 * 30) });
+    secrets.add(ok.session);
+    expect(Date.parse(ok.expiresAt) - h.clock.now()).toBe(30 * 24 * HOUR);
+  });
+
+  it('revoke-session ends one session (by prefix) or all of them, on the next request', async () => {
+    const acc = account(h, 'revoke-sess@example.com');
+    const other = cmd('create-session', { account: acc.id, hours: '2' });
+    secrets.add(other.session);
+    expect((await h.request('GET', '/v1/account', { bearer: acc.session })).status).toBe(200);
+    expect((await h.request('GET', '/v1/account', { bearer: other.session })).status).toBe(200);
+    const prefix = h.service.core.directory
+      .sessionsOf(acc.id)
+      .find((s) => other.session.startsWith(s.prefix))!.prefix;
+    expect(cmd('revoke-session', { account: acc.id, session: prefix }).revoked).toEqual([prefix]);
+    expectEnvelope(await h.request('GET', '/v1/account', { bearer: other.session }), 401, 'SESSION_INVALID');
+    expect((await h.request('GET', '/v1/account', { bearer: acc.session })).status).toBe(200);
+    expect(() => cmd('revoke-session', { account: acc.id, session: prefix })).toThrow(/no standing session/);
+    expect(cmd('revoke-session', { account: acc.id, all: true }).revoked).toHaveLength(1);
+    expectEnvelope(await h.request('GET', '/v1/account', { bearer: acc.session }), 401, 'SESSION_INVALID');
+    const listed = cmd('list', { account: acc.id }).accounts[0].sessions.map((s: any) => s.state);
+    expect(listed.sort()).toEqual(['revoked', 'revoked']);
+  });
+
+  it('expired and revoked sessions are pruned a day later, from memory and the store', () => {
+    const acc = account(h, 'prune@example.com');
+    const short = cmd('create-session', { account: acc.id, hours: '1' });
+    secrets.add(short.session);
+    const { directory } = h.service.core;
+    const before = directory.sessionsOf(acc.id).length;
+    expect(before).toBe(2);
+    h.clock.advance(HOUR + 24 * HOUR - 1);
+    directory.pruneSessions(h.clock.now()); // other tests' revoked sessions may go now
+    expect(directory.sessionsOf(acc.id)).toHaveLength(2);
+    h.clock.advance(1);
+    expect(directory.pruneSessions(h.clock.now())).toBe(1);
+    expect(directory.sessionsOf(acc.id)).toHaveLength(1);
+    expect(cmd('list', { account: acc.id }).accounts[0].sessions).toHaveLength(1);
   });
 });
 

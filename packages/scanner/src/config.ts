@@ -8,6 +8,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envInt as int } from '@chain-indexer/platform/env.js';
 import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
 import { redact } from '@chain-indexer/platform/redact.js';
+import { MAX_SESSION_HOURS } from './accounts.js';
 import { type Cidr, formatCidr } from './cidr.js';
 
 export interface ScannerConfig {
@@ -88,7 +89,7 @@ export function loadScannerConfig(
     upgradeUrl: env.SCANNER_UPGRADE_URL || `http://${host}:${port}/v1/account/plan`,
     trustedProxies,
     cacheMs: int(env, 'SCANNER_CACHE_SECONDS', 60, 0, 86_400) * 1000,
-    sessionHours: int(env, 'SCANNER_SESSION_HOURS', 24, 1, 24 * 90),
+    sessionHours: int(env, 'SCANNER_SESSION_HOURS', 24, 1, MAX_SESSION_HOURS),
     logLevel: env.LOG_LEVEL || 'info',
     natsUrl: natsUrl || null,
     kvBucket,

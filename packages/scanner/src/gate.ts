@@ -21,7 +21,8 @@
  * 10. the key's or the account's 60 s window full → 429 API_KEY_RATE_LIMITED (Retry-After)
  *
  * Dashboard endpoints: any key credential → 403 API_KEY_ROUTE_NOT_ALLOWED; then a session token
- * (`Authorization: Bearer ds_…`) that exists and has not expired, else 401 SESSION_INVALID.
+ * (`Authorization: Bearer ds_…`) that exists, has not expired and was not revoked, else 401
+ * SESSION_INVALID.
  */
 import { compileAllowlist } from './cidr.js';
 import { type KeyDirectory, MAX_CONTACT_GAP_MS } from './directory.js';
@@ -208,8 +209,8 @@ export function createGate(o: { directory: KeyDirectory; windows: RateWindows; u
         );
       const hash = hashSecret(token);
       const s = dir.session(hash);
-      if (!s || !sameHash(Buffer.from(s.hash, 'hex'), hash) || s.expiresAt <= now)
-        throw new ScannerError('SESSION_INVALID', 'the session does not exist or has expired');
+      if (!s || !sameHash(Buffer.from(s.hash, 'hex'), hash) || s.expiresAt <= now || s.revokedAt)
+        throw new ScannerError('SESSION_INVALID', 'the session does not exist, has expired or was revoked');
       const account = dir.account(s.accountId);
       if (!account) throw new ScannerError('SESSION_INVALID', 'the session does not exist or has expired');
       return { account, session: s };

@@ -139,6 +139,12 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
     } catch (err) {
       log.error({ err: String(err) }, 'cache sweep failed');
     }
+    try {
+      const n = core.directory.pruneSessions(t);
+      if (n) log.info({ sessions: n }, 'pruned expired and revoked dashboard sessions');
+    } catch (err) {
+      log.warn({ err: String(err) }, 'session pruning deferred');
+    }
   }, SWEEP_MS);
   sweep.unref();
 

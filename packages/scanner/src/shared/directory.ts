@@ -73,6 +73,11 @@ export function createSharedDirectory(
 
   const publish = async (rec: OutboxRecord): Promise<number> => {
     const { kv, serverId } = shared;
+    // A pruned session: purged from the bucket too (every server prunes its own copy by time).
+    if (rec.value === null) {
+      await kv.purge(rec.key);
+      return 0;
+    }
     if (!rec.key.startsWith('key.')) return kv.put(rec.key, envelope(serverId, rec.value));
     let value = rec.value as KeyRecord;
     let rev = revs.get(rec.key) ?? rec.rev;
@@ -120,6 +125,9 @@ export function createSharedDirectory(
   const outbox = (change: DirectoryChange) => {
     const records =
       (change.accounts?.length ?? 0) + (change.keys?.length ?? 0) + (change.sessions?.length ?? 0);
+    // Pruning is housekeeping: out of contact it waits (nothing is refused, nothing published).
+    if (change.prunedSessions?.length && now() - shared.lastContact() > MAX_CONTACT_GAP_MS)
+      throw new ScannerError('INTERNAL_ERROR', 'the shared key directory is briefly out of contact');
     if (records > 0 && now() - shared.lastContact() > MAX_CONTACT_GAP_MS)
       throw new ScannerError(
         'INTERNAL_ERROR',
@@ -130,6 +138,7 @@ export function createSharedDirectory(
     for (const a of change.accounts ?? []) rec(`acct.${a.id}`, a);
     for (const k of change.keys ?? []) rec(`key.${k.id}`, k);
     for (const s of change.sessions ?? []) rec(`sess.${s.hash}`, s);
+    for (const h of change.prunedSessions ?? []) rec(`sess.${h}`, null);
     for (const a of change.activity ?? [])
       rec(`act.${a.accountId}.${shared.serverId}-${actSeq++}`, a satisfies ActivityValue);
     const entries = recs.map((r) => ({ seq: nextSeq++, rec: r }));
