@@ -5,7 +5,7 @@
  * starts no devnet. Every chain has its own follower and RocksDB directory (packages/indexer/src/runtime/chain.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Config, loadConfig, printable } from '@chain-indexer/indexer/config/index.js';
 import { createMetrics } from '@chain-indexer/indexer/metrics/index.js';
@@ -21,6 +21,7 @@ import { createServer } from '@chain-indexer/indexer/server/index.js';
 import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
 import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
 import { routes } from '@chain-indexer/indexer/server/routes/index.js';
+import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
@@ -62,7 +63,12 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   log.info({ config: printable(config) }, 'configuration');
-  mkdirSync(config.dataDir, { recursive: true });
+  // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.
+  restrictUmask();
+  privateDir(config.dataDir);
+  const tightened = tightenTree(config.dataDir);
+  if (tightened)
+    log.info({ entries: tightened }, 'data directory made private (files 0600, directories 0700)');
 
   const runtimes: ChainRuntime[] = [];
   const metrics = createMetrics({

@@ -5,7 +5,9 @@
  * request, keys in URLs, the browser rule, IP allowlists, dashboard sessions; and last, the
  * key-hygiene check over everything the run produced (logs, store files, outbox, e-mails, bodies).
  */
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { restrictUmask } from '@chain-indexer/platform/private-files.js';
 import { runCommand } from '@chain-indexer/scanner/commands.js';
 import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { generateKey } from '@chain-indexer/scanner/secrets.js';
@@ -76,7 +78,9 @@ const activity = async (hh: ScannerHarness, session: string) =>
     detail: string | null;
   }>;
 
+let previousUmask = 0;
 beforeAll(async () => {
+  previousUmask = restrictUmask(); // as the services' entry points do (SECURITY.md, "Files")
   smtp = await startSmtp();
   h = await startScanner({ clock: createClock(T0), smtp });
   plain = await startScanner({ clock: createClock(T0), smtp: null, trustLoopbackProxy: false });
@@ -86,6 +90,7 @@ afterAll(async () => {
   await h?.close();
   await plain?.close();
   await smtp?.close();
+  process.umask(previousUmask);
 });
 
 describe('keys: create, roll, revoke', () => {
@@ -551,9 +556,19 @@ describe('key hygiene', () => {
 
     const logs = [...h.logs, ...plain.logs].join('\n');
     const mails = smtp.messages.map((m) => m.raw).join('\n');
+    // The admin socket is the owner's only, and so is every file and directory the services wrote
+    // (RocksDB's own files, the outbox's e-mails).
+    for (const dir of [h.dataDir, plain.dataDir]) {
+      const sock = join(dir, 'admin.sock');
+      expect(statSync(sock).isSocket()).toBe(true);
+      expect(statSync(sock).mode & 0o777, sock).toBe(0o600);
+    }
     await h.close(true);
     await plain.close(true);
     const files = [...filesUnder(h.dataDir), ...filesUnder(plain.dataDir)];
+    for (const f of files) expect(statSync(f.path).mode & 0o777, f.path).toBe(0o600);
+    const dirs = new Set(files.map((f) => dirname(f.path)));
+    for (const d of dirs) expect(statSync(d).mode & 0o777, d).toBe(0o700);
     const eml = files.filter((f) => f.path.endsWith('.eml'));
     expect(eml.length).toBe(5); // peer@: 2 creates; outbox@: create, roll, revoke
     expect(files.some((f) => f.path.endsWith('.log'))).toBe(true); // RocksDB's WAL is searched too

@@ -6,6 +6,7 @@
  * (they answer 404 CHAIN_NOT_CONFIGURED here, `missing: "index"`).
  */
 
+import { restrictUmask } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
+  restrictUmask(); // the store, the outbox, the admin socket: 0600 files, 0700 directories
   const service = await createScannerService({ config, log });
   await service.listen();
   let stopping = false;
