@@ -21,6 +21,7 @@ import { createServer } from '@chain-indexer/indexer/server/index.js';
 import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
 import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
 import { routes } from '@chain-indexer/indexer/server/routes/index.js';
+import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
 import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { uwsIsNative } from '@chain-indexer/platform/uws.js';
@@ -146,6 +147,8 @@ async function main(): Promise<void> {
     reconcileIntervalMs: config.reconcileIntervalMs,
     storageTuning: config.storageTuning,
     ingestTuning: config.ingestTuning,
+    // One set of stream slots for every chain: a key's ceiling is per key, not per (key, chain).
+    streamSlots: createStreamSlots(),
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
   // Chains open one after another (each may start a devnet and check its node); a chain that

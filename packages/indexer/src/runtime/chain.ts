@@ -27,7 +27,7 @@ import { checkChainIdentity } from '../storage/identity.js';
 import { checkInvariants, createStore, type RocksTuning, type Store } from '../storage/index.js';
 import { createHub } from '../streams/hub.js';
 import { createStreamLog } from '../streams/log.js';
-import { createStreams } from '../streams/service.js';
+import { createStreams, type StreamSlots } from '../streams/service.js';
 import { createTokensProjection, createTokensReader, startReconciler } from '../tokens/index.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
 import { createWalletsProjection, createWalletsReader } from '../wallets/index.js';
@@ -54,6 +54,8 @@ export interface SharedDeps {
   overrides: ReadonlySet<string>;
   overridesVersion: string;
   labels: ReadonlyMap<string, string[]>;
+  /** The process's open-stream slots: a key's ceiling counts its streams on every chain. */
+  streamSlots?: StreamSlots;
 }
 
 /** A running chain. */
@@ -237,6 +239,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     createHub((err) =>
       log.error({ err: (err as Error).message }, 'streams: a subscriber threw and was removed'),
     ),
+    deps.streamSlots,
   );
   const ingest = createIngest({
     registry,
@@ -417,6 +420,7 @@ export async function openReplicaChain(
     createHub((err) =>
       log.error({ err: (err as Error).message }, 'streams: a subscriber threw and was removed'),
     ),
+    deps.streamSlots,
   );
   const identity = store.getMeta<{ chainId: number }>('identity');
   if (!identity) throw new Error(`replica of ${cfg.name}: the writer's store has no chain identity yet`);
