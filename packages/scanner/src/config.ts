@@ -43,6 +43,12 @@ export interface ScannerConfig {
   natsUrl: string | null;
   /** Name prefix of the shared KV buckets (SCANNER_KV_BUCKET, default `scanner`). */
   kvBucket: string;
+  /**
+   * SCANNER_KV_SECRET (hex, ≥ 32 bytes), required with a NATS URL: the key of the MAC every KV
+   * record carries (shared/state.ts). Only scanner servers hold it; a NATS user who may write the
+   * buckets without it cannot mint keys, sessions or credits. Null without NATS.
+   */
+  kvSecret: string | null;
 }
 
 /**
@@ -77,6 +83,15 @@ export function loadScannerConfig(
     if (!/^(nats|tls):\/\/[^\s]+$/.test(u.trim()))
       throw new Error(`SCANNER_NATS_URL / NATS_URL: "${u.trim()}" is not a nats:// URL`);
   const kvBucket = env.SCANNER_KV_BUCKET || 'scanner';
+  const kvSecret = env.SCANNER_KV_SECRET || null;
+  if (kvSecret !== null && !/^(?:[0-9a-fA-F]{2}){32,}$/.test(kvSecret))
+    throw new Error(
+      'SCANNER_KV_SECRET must be hex of at least 32 bytes (64 hex digits), e.g. `openssl rand -hex 32`',
+    );
+  if (natsUrl && kvSecret === null)
+    throw new Error(
+      'SCANNER_KV_SECRET is required with a NATS URL (the shared state): the same value on every scanner server; see ops/SCALE-OUT.md "Secrets"',
+    );
   if (!/^[A-Za-z0-9_-]{1,48}$/.test(kvBucket))
     throw new Error('SCANNER_KV_BUCKET is 1..48 letters, digits, - or _');
   return {
@@ -93,6 +108,7 @@ export function loadScannerConfig(
     logLevel: env.LOG_LEVEL || 'info',
     natsUrl: natsUrl || null,
     kvBucket,
+    kvSecret,
   };
 }
 
@@ -104,6 +120,7 @@ export function printableScannerConfig(c: ScannerConfig): Record<string, unknown
     smtpUrl: mask(c.smtpUrl),
     natsUrl: mask(c.natsUrl),
     upgradeUrl: redact(c.upgradeUrl),
+    kvSecret: c.kvSecret ? '(set)' : null,
     trustedProxies: c.trustedProxies.map(formatCidr),
   };
 }

@@ -30,7 +30,7 @@ import {
 import { ScannerError } from '../errors.js';
 import type { AccountRecord, ActivityEntry, KeyRecord, SessionRecord } from '../model.js';
 import { del, type Op, type OutboxRecord, put, type ScannerStore, TABLES } from '../store.js';
-import { type Change, envelope, isCasConflict, type SharedState } from './state.js';
+import { type Change, isCasConflict, type SharedState } from './state.js';
 
 /** Back-off of the outbox after a failed publish: from, to (ms). */
 const RETRY_MS = [100, 2_000] as const;
@@ -72,23 +72,25 @@ export function createSharedDirectory(
   let draining = false;
 
   const publish = async (rec: OutboxRecord): Promise<number> => {
-    const { kv, serverId } = shared;
+    const { kv } = shared;
     // A pruned session: purged from the bucket too (every server prunes its own copy by time).
     if (rec.value === null) {
       await kv.purge(rec.key);
       return 0;
     }
-    if (!rec.key.startsWith('key.')) return kv.put(rec.key, envelope(serverId, rec.value));
+    if (!rec.key.startsWith('key.')) return kv.put(rec.key, shared.seal(rec.key, rec.value));
     let value = rec.value as KeyRecord;
     let rev = revs.get(rec.key) ?? rec.rev;
     for (;;) {
       try {
-        return await kv.put(rec.key, envelope(serverId, value), { previousSeq: rev });
+        return await kv.put(rec.key, shared.seal(rec.key, value), { previousSeq: rev });
       } catch (err) {
         if (!isCasConflict(err)) throw err;
         const cur = await kv.get(rec.key);
         rev = cur?.revision ?? 0;
-        if (cur && cur.operation === 'PUT') value = mergeKey(value, cur.json<{ v: KeyRecord }>().v);
+        // A forged current version is overwritten, never merged into ours.
+        const theirs = cur && cur.operation === 'PUT' ? shared.open(rec.key, cur.value) : null;
+        if (theirs) value = mergeKey(value, theirs.v as KeyRecord);
       }
     }
   };
