@@ -6,6 +6,7 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
 import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
 import { redact } from '@chain-indexer/platform/redact.js';
 import { MAX_SESSION_HOURS } from './accounts.js';
@@ -79,9 +80,12 @@ export function loadScannerConfig(
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl))
     throw new Error('SMTP_URL must be an smtp:// or smtps:// URL');
   const natsUrl = (env.SCANNER_NATS_URL || env.NATS_URL || '').trim();
-  for (const u of natsUrl ? natsUrl.split(',') : [])
-    if (!/^(nats|tls):\/\/[^\s]+$/.test(u.trim()))
-      throw new Error(`SCANNER_NATS_URL / NATS_URL: "${u.trim()}" is not a nats:// URL`);
+  if (natsUrl)
+    try {
+      natsConnectOptions(natsUrl);
+    } catch (err) {
+      throw new Error(`SCANNER_NATS_URL / NATS_URL: ${(err as Error).message}`);
+    }
   const kvBucket = env.SCANNER_KV_BUCKET || 'scanner';
   const kvSecret = env.SCANNER_KV_SECRET || null;
   if (kvSecret !== null && !/^(?:[0-9a-fA-F]{2}){32,}$/.test(kvSecret))

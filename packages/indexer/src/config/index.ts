@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Cidr, formatCidr } from '@chain-indexer/platform/cidr.js';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
 import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
 import { redact } from '@chain-indexer/platform/redact.js';
 import { CURSOR_SECRET_RE } from '../runtime/cursor-secret.js';
@@ -194,6 +195,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     throw new Error(`ROLE must be all, writer or replica, got "${role}"`);
   const natsUrl = env.NATS_URL || null;
   if (role !== 'all' && !natsUrl) throw new Error(`ROLE=${role} needs NATS_URL (the NATS servers)`);
+  if (natsUrl) {
+    try {
+      natsConnectOptions(natsUrl);
+    } catch (err) {
+      throw new Error(`NATS_URL: ${(err as Error).message}`);
+    }
+  }
   if (env.CHAINS_FILE && (rpcUrl || env.CHAIN))
     throw new Error('CHAINS_FILE and RPC_URL/CHAIN are exclusive: describe every chain in the file');
   let chains: ChainConfig[];

@@ -24,6 +24,7 @@
  */
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
 import { JetStreamApiError, jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm, type KvWatchEntry } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -151,7 +152,8 @@ export async function openSharedState(o: {
     return { key: e.key, revision: e.revision, value: open(e.key, e.value) };
   };
   const nc: NatsConnection = await connect({
-    servers: o.servers.split(',').map((s) => s.trim()),
+    // Credentials in the URLs (nats://user:password@host) become the client's options.
+    ...natsConnectOptions(o.servers),
     reconnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
