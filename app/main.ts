@@ -24,7 +24,7 @@ import { routes } from '@chain-indexer/indexer/server/routes/index.js';
 import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
 import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { uwsBinaryCheck, uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
 import {
   chainRoles,
@@ -60,6 +60,15 @@ async function main(): Promise<void> {
   if (!uwsIsNative()) {
     log.fatal(
       'uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start',
+    );
+    process.exit(1);
+  }
+  // The HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
+  const uwsBinary = uwsBinaryCheck();
+  if (!uwsBinary.ok) {
+    log.fatal(
+      uwsBinary,
+      'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
     );
     process.exit(1);
   }

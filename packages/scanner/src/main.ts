@@ -8,7 +8,7 @@
 
 import { restrictUmask } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { uwsBinaryCheck, uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';
@@ -18,6 +18,15 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel, base: { component: 'scanner' }, ...redactingLoggerOptions() });
   if (!uwsIsNative()) {
     log.fatal('uWebSockets.js native binary did not load (pure-JS fallback); refusing to start');
+    process.exit(1);
+  }
+  // The HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
+  const uwsBinary = uwsBinaryCheck();
+  if (!uwsBinary.ok) {
+    log.fatal(
+      uwsBinary,
+      'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+    );
     process.exit(1);
   }
   log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
