@@ -27,8 +27,8 @@ const WALK_BUDGET = 150;
 const MAX_LIMIT = 20;
 /** Rows a holders page may read beyond the walk budget: point reads per row and the page's own. */
 const HOLDERS_EXTRA = 40 * (MAX_LIMIT + 1) + 200;
-/** Rows any other request may read on this devnet (screener, markets, wallets pages of ≤ 20 rows). */
-const ROW_CEILING = 60_000;
+/** Rows any other request may read on this devnet (screener, markets, wallets pages of ≤ 20 rows; a run reads a few hundred at most). */
+const ROW_CEILING = 10_000;
 const RUNS = { first: 250, replay: 250 };
 
 let dev: TestDevnet;
@@ -160,8 +160,12 @@ beforeAll(async () => {
     .filter((o) => o.method === 'get' && o.path.startsWith('/index/v1/{chain}/'))
     .filter((o) => !o.path.includes('/stream/') && !o.path.includes('/rpc/'))
     .map((o) => ({ path: o.path, id: o.op.operationId, params: o.op.parameters ?? [] }));
-  // Real subjects of the chain: tokens, pools, holders and transactions.
-  subjects.token = ((await idx.get('/tokens?limit=20')).body?.data ?? []).map((t: any) => t.address);
+  // Real subjects of the chain: tokens, pools, holders and transactions (once the projections serve).
+  for (const t0 = Date.now(); Date.now() - t0 < 120_000; await new Promise((r) => setTimeout(r, 250))) {
+    const r = await idx.get('/tokens?limit=20');
+    subjects.token = r.status === 200 ? r.body.data.map((t: any) => t.address) : [];
+    if (subjects.token.length && (await idx.get('/pools/new?limit=1')).status === 200) break;
+  }
   subjects.pool = ((await idx.get('/pools/new?limit=20')).body?.data ?? []).map((p: any) => p.address);
   for (const t of subjects.token.slice(0, 5))
     for (const h of (await idx.get(`/tokens/${t}/holders?limit=10`)).body?.data ?? [])

@@ -102,7 +102,7 @@ describe('rate charging', () => {
   });
 
   it('charges each batch item to its own class, once, even when the batch runs again', () => {
-    const { compiled, routes, run, charges, views } = setup(2);
+    const { compiled, run, charges, views } = setup(2);
     const body = {
       requests: [
         { route: '/w' },

@@ -200,7 +200,9 @@ export function registerConsole(app: TemplatedApp, o: ConsoleOptions): void {
 
   app.get('/console/dev-key', (res, req) => {
     const headerNames: string[] = [];
-    req.forEach((k) => void headerNames.push(k));
+    req.forEach((k) => {
+      headerNames.push(k);
+    });
     const key = devKeyFor(o.devKey, { remote: remoteAddress(res), host: req.getHeader('host'), headerNames });
     if (!key) return fail(res, new ApiError('not_found', 'no route GET /console/dev-key'));
     send(res, 200, JSON_NO_STORE, JSON.stringify({ key, note: 'embedded devnet dev key, loopback only' }), {
