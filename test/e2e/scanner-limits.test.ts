@@ -95,7 +95,7 @@ describe('plans and API access', () => {
 
   it('a cancelled plan works until the paid period ends, with no grace (cancelled from the dashboard)', async () => {
     const a = await accountWithKey(h, 'cancel@example.com');
-    const { token } = h.service.core.accounts.createSession(a.id, 60 * DAY);
+    const { token } = h.service.core.accounts.createSession(a.id, 30 * DAY);
     const c = await h.request('POST', '/v1/account/plan/cancel', { bearer: token });
     expect(c.status, c.text).toBe(200);
     expect(Value.Check(schemaOf('account.plan.cancel'), c.body)).toBe(true);
