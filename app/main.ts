@@ -5,7 +5,7 @@
  * starts no devnet. Every chain has its own follower and RocksDB directory (packages/indexer/src/runtime/chain.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Config, loadConfig, printable } from '@chain-indexer/indexer/config/index.js';
 import { createMetrics } from '@chain-indexer/indexer/metrics/index.js';
@@ -21,7 +21,10 @@ import { createServer } from '@chain-indexer/indexer/server/index.js';
 import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
 import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
 import { routes } from '@chain-indexer/indexer/server/routes/index.js';
-import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
+import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
+import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
+import { uwsBinaryCheck, uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
 import {
   chainRoles,
@@ -53,15 +56,29 @@ function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string
 
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
-  const log = pino({ level: config.logLevel });
+  const log = pino({ level: config.logLevel, ...redactingLoggerOptions() });
   if (!uwsIsNative()) {
     log.fatal(
       'uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start',
     );
     process.exit(1);
   }
+  // The HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
+  const uwsBinary = uwsBinaryCheck();
+  if (!uwsBinary.ok) {
+    log.fatal(
+      uwsBinary,
+      'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+    );
+    process.exit(1);
+  }
   log.info({ config: printable(config) }, 'configuration');
-  mkdirSync(config.dataDir, { recursive: true });
+  // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.
+  restrictUmask();
+  privateDir(config.dataDir);
+  const tightened = tightenTree(config.dataDir);
+  if (tightened)
+    log.info({ entries: tightened }, 'data directory made private (files 0600, directories 0700)');
 
   const runtimes: ChainRuntime[] = [];
   const metrics = createMetrics({
@@ -139,6 +156,8 @@ async function main(): Promise<void> {
     reconcileIntervalMs: config.reconcileIntervalMs,
     storageTuning: config.storageTuning,
     ingestTuning: config.ingestTuning,
+    // One set of stream slots for every chain: a key's ceiling is per key, not per (key, chain).
+    streamSlots: createStreamSlots(),
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
   // Chains open one after another (each may start a devnet and check its node); a chain that
@@ -171,9 +190,15 @@ async function main(): Promise<void> {
     auth: createAuth(keys),
     log,
     openapiJson: JSON.stringify(buildOpenApi(routes, VERSION)),
-    observe: (route, status, s) => metrics.httpDuration.observe({ route, status: String(status) }, s),
+    observe: (route, status, s, rows) => {
+      metrics.httpDuration.observe({ route, status: String(status) }, s);
+      metrics.httpRowsRead.observe({ route }, rows);
+    },
     // The console's dev-key offer: only the embedded devnet's key, only to loopback peers.
-    console: { devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null },
+    console: {
+      devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null,
+      trustedProxies: config.trustedProxies,
+    },
   });
   const port = await server.listen(config.host, config.port);
   const metricsPort = await metrics.listen(config.metricsPort);
@@ -227,6 +252,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+  process.stderr.write(`fatal: ${redact(String((err as Error).stack ?? err))}\n`);
   process.exit(1);
 });

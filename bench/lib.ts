@@ -196,6 +196,8 @@ export async function startIndexerChild(o: {
         CHAIN: o.chain,
         DATA_DIR: o.dataDir,
         DEV_API_KEY: BENCH_KEY,
+        // A writer and its replicas share one cursor secret from their config (never from NATS).
+        CURSOR_SECRET: BENCH_CURSOR_SECRET,
         PORT: '0',
         METRICS_PORT: '0',
         HOST: '127.0.0.1',
@@ -343,6 +345,9 @@ export function cannonFigures(r: CannonResult) {
 // (node:http, performance.now() around each request, body fully read).
 
 import { Agent, request } from 'node:http';
+
+/** The cursor secret every test process shares (CURSOR_SECRET: hex, ≥ 32 bytes). */
+export const BENCH_CURSOR_SECRET = '5e'.repeat(32);
 
 export interface Sampled {
   latenciesMs: number[];

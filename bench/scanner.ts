@@ -105,6 +105,7 @@ async function gateOverhead(): Promise<void> {
       headers: new Map([['x-api-key', [key]]]),
       ip: parseIp('203.0.113.7'),
       ipText: '203.0.113.7',
+      blockKey: '203.0.113.7',
     };
     const direct: number[] = [];
     for (let i = 0; i < SAMPLES_A; i++) {

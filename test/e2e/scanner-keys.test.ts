@@ -5,7 +5,10 @@
  * request, keys in URLs, the browser rule, IP allowlists, dashboard sessions; and last, the
  * key-hygiene check over everything the run produced (logs, store files, outbox, e-mails, bodies).
  */
-import { rmSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { restrictUmask } from '@chain-indexer/platform/private-files.js';
+import { runCommand } from '@chain-indexer/scanner/commands.js';
 import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
 import { generateKey } from '@chain-indexer/scanner/secrets.js';
 import { Value } from '@sinclair/typebox/value';
@@ -75,7 +78,9 @@ const activity = async (hh: ScannerHarness, session: string) =>
     detail: string | null;
   }>;
 
+let previousUmask = 0;
 beforeAll(async () => {
+  previousUmask = restrictUmask(); // as the services' entry points do (SECURITY.md, "Files")
   smtp = await startSmtp();
   h = await startScanner({ clock: createClock(T0), smtp });
   plain = await startScanner({ clock: createClock(T0), smtp: null, trustLoopbackProxy: false });
@@ -85,6 +90,7 @@ afterAll(async () => {
   await h?.close();
   await plain?.close();
   await smtp?.close();
+  process.umask(previousUmask);
 });
 
 describe('keys: create, roll, revoke', () => {
@@ -455,13 +461,64 @@ describe('IP allowlists', () => {
     expect((await whoami(h, k.secret, '198.51.100.1')).status).toBe(200);
   });
 
-  it('without a trusted proxy the socket peer is the IP: X-Forwarded-For cannot walk past an allowlist', async () => {
+  it('without a trusted proxy the socket peer is the IP: X-Forwarded-For cannot walk past an allowlist, and a same-host proxy is not loopback', async () => {
     const acc = account(plain, 'peer@example.com');
     const onlyDoc = await createKey(plain, acc.session, 'doc', { allowlist: ['203.0.113.0/24'] });
     expectEnvelope(await whoami(plain, onlyDoc.secret, '203.0.113.5'), 403, 'API_KEY_IP_NOT_ALLOWED');
     const loop = await createKey(plain, acc.session, 'loopback', { allowlist: ['127.0.0.1'] });
-    expect((await whoami(plain, loop.secret, '203.0.113.5')).status).toBe(200);
+    // A loopback peer that forwards is an undeclared proxy on this host: its client is unknown,
+    // never 127.0.0.1, so a loopback allowlist does not let the whole internet in.
+    expectEnvelope(await whoami(plain, loop.secret, '203.0.113.5'), 403, 'API_KEY_IP_NOT_ALLOWED');
     expect((await whoami(plain, loop.secret)).status).toBe(200);
+  });
+});
+
+describe('dashboard sessions', () => {
+  const cmd = (command: string, args: Record<string, string | boolean>) =>
+    runCommand({ ...h.service.core, sessionHours: 24 }, command, args) as Record<string, any>;
+
+  it('expiry is capped: a session lasts at most 30 days, whatever --hours says', () => {
+    const acc = account(h, 'cap@example.com');
+    expect(() => cmd('create-session', { account: acc.id, hours: String(24 * 30 + 1) })).toThrow(/720 hours/);
+    expect(() => cmd('create-session', { account: acc.id, hours: '999999999999999' })).toThrow(/720 hours/);
+    const ok = cmd('create-session', { account: acc.id, hours: String(24 * 30) });
+    secrets.add(ok.session);
+    expect(Date.parse(ok.expiresAt) - h.clock.now()).toBe(30 * 24 * HOUR);
+  });
+
+  it('revoke-session ends one session (by prefix) or all of them, on the next request', async () => {
+    const acc = account(h, 'revoke-sess@example.com');
+    const other = cmd('create-session', { account: acc.id, hours: '2' });
+    secrets.add(other.session);
+    expect((await h.request('GET', '/v1/account', { bearer: acc.session })).status).toBe(200);
+    expect((await h.request('GET', '/v1/account', { bearer: other.session })).status).toBe(200);
+    const prefix = h.service.core.directory
+      .sessionsOf(acc.id)
+      .find((s) => other.session.startsWith(s.prefix))!.prefix;
+    expect(cmd('revoke-session', { account: acc.id, session: prefix }).revoked).toEqual([prefix]);
+    expectEnvelope(await h.request('GET', '/v1/account', { bearer: other.session }), 401, 'SESSION_INVALID');
+    expect((await h.request('GET', '/v1/account', { bearer: acc.session })).status).toBe(200);
+    expect(() => cmd('revoke-session', { account: acc.id, session: prefix })).toThrow(/no standing session/);
+    expect(cmd('revoke-session', { account: acc.id, all: true }).revoked).toHaveLength(1);
+    expectEnvelope(await h.request('GET', '/v1/account', { bearer: acc.session }), 401, 'SESSION_INVALID');
+    const listed = cmd('list', { account: acc.id }).accounts[0].sessions.map((s: any) => s.state);
+    expect(listed.sort()).toEqual(['revoked', 'revoked']);
+  });
+
+  it('expired and revoked sessions are pruned a day later, from memory and the store', () => {
+    const acc = account(h, 'prune@example.com');
+    const short = cmd('create-session', { account: acc.id, hours: '1' });
+    secrets.add(short.session);
+    const { directory } = h.service.core;
+    const before = directory.sessionsOf(acc.id).length;
+    expect(before).toBe(2);
+    h.clock.advance(HOUR + 24 * HOUR - 1);
+    directory.pruneSessions(h.clock.now()); // other tests' revoked sessions may go now
+    expect(directory.sessionsOf(acc.id)).toHaveLength(2);
+    h.clock.advance(1);
+    expect(directory.pruneSessions(h.clock.now())).toBe(1);
+    expect(directory.sessionsOf(acc.id)).toHaveLength(1);
+    expect(cmd('list', { account: acc.id }).accounts[0].sessions).toHaveLength(1);
   });
 });
 
@@ -499,9 +556,19 @@ describe('key hygiene', () => {
 
     const logs = [...h.logs, ...plain.logs].join('\n');
     const mails = smtp.messages.map((m) => m.raw).join('\n');
+    // The admin socket is the owner's only, and so is every file and directory the services wrote
+    // (RocksDB's own files, the outbox's e-mails).
+    for (const dir of [h.dataDir, plain.dataDir]) {
+      const sock = join(dir, 'admin.sock');
+      expect(statSync(sock).isSocket()).toBe(true);
+      expect(statSync(sock).mode & 0o777, sock).toBe(0o600);
+    }
     await h.close(true);
     await plain.close(true);
     const files = [...filesUnder(h.dataDir), ...filesUnder(plain.dataDir)];
+    for (const f of files) expect(statSync(f.path).mode & 0o777, f.path).toBe(0o600);
+    const dirs = new Set(files.map((f) => dirname(f.path)));
+    for (const d of dirs) expect(statSync(d).mode & 0o777, d).toBe(0o700);
     const eml = files.filter((f) => f.path.endsWith('.eml'));
     expect(eml.length).toBe(5); // peer@: 2 creates; outbox@: create, roll, revoke
     expect(files.some((f) => f.path.endsWith('.log'))).toBe(true); // RocksDB's WAL is searched too

@@ -95,7 +95,7 @@ describe('plans and API access', () => {
 
   it('a cancelled plan works until the paid period ends, with no grace (cancelled from the dashboard)', async () => {
     const a = await accountWithKey(h, 'cancel@example.com');
-    const { token } = h.service.core.accounts.createSession(a.id, 60 * DAY);
+    const { token } = h.service.core.accounts.createSession(a.id, 30 * DAY);
     const c = await h.request('POST', '/v1/account/plan/cancel', { bearer: token });
     expect(c.status, c.text).toBe(200);
     expect(Value.Check(schemaOf('account.plan.cancel'), c.body)).toBe(true);
@@ -186,7 +186,7 @@ describe('rate limits', () => {
     expect(counts).toEqual({ '/v1/whoami 2xx': 101, '/v1/whoami 4xx': 1, '/v1/usage 2xx': 20 });
   });
 
-  it('30 invalid keys per minute from one IP: then 429 RATE_LIMITED with Retry-After, even for a valid key; other IPs unaffected', async () => {
+  it('30 invalid keys per minute from one IP: then 429 RATE_LIMITED with Retry-After for invalid keys; a valid key is never blocked; other IPs unaffected', async () => {
     h.clock.set(T0 + 3000 * DAY);
     const a = await accountWithKey(h, 'ipban@example.com');
     const ip = '198.51.100.99';
@@ -197,10 +197,29 @@ describe('rate limits', () => {
     const blocked = await whoami(h, generateKey().secret, ip);
     expectEnvelope(blocked, 429, 'RATE_LIMITED');
     expect(blocked.headers['retry-after']).toBe('30');
-    expectEnvelope(await whoami(h, a.key, ip), 429, 'RATE_LIMITED');
-    expect((await whoami(h, a.key, '198.51.100.100')).status).toBe(200);
-    h.clock.advance(30_000);
+    expectEnvelope(await whoami(h, 'not-a-key', ip), 429, 'RATE_LIMITED');
+    // Behind one proxy address, or one NAT, other clients' valid keys still pass.
     expect((await whoami(h, a.key, ip)).status).toBe(200);
+    expect((await whoami(h, a.key, '198.51.100.100')).status).toBe(200);
+    expectEnvelope(await whoami(h, generateKey().secret, '198.51.100.100'), 401, 'API_KEY_INVALID');
+    h.clock.advance(30_000);
+    expectEnvelope(await whoami(h, generateKey().secret, ip), 401, 'API_KEY_INVALID');
+  });
+
+  it('an IPv6 client is counted by its /64: rotating addresses inside it does not reset the count', async () => {
+    h.clock.set(T0 + 3500 * DAY);
+    const a = await accountWithKey(h, 'ipv6ban@example.com');
+    for (let i = 0; i < 30; i++) {
+      const ip = `2001:db8:1:2:${(i + 1).toString(16)}::${(i * 7 + 3).toString(16)}`;
+      expectEnvelope(await whoami(h, generateKey().secret, ip), 401, 'API_KEY_INVALID');
+      h.clock.advance(500);
+    }
+    const blocked = await whoami(h, generateKey().secret, '2001:db8:1:2:ffff:ffff:ffff:fffe');
+    expectEnvelope(blocked, 429, 'RATE_LIMITED');
+    expect(blocked.body.error).toMatch(/\/64/);
+    // The next /64 is another subscriber; a valid key inside the blocked /64 still passes.
+    expectEnvelope(await whoami(h, generateKey().secret, '2001:db8:1:3::1'), 401, 'API_KEY_INVALID');
+    expect((await whoami(h, a.key, '2001:db8:1:2::99')).status).toBe(200);
   });
 
   it('a revoked key counts as an invalid key for its IP', async () => {

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sendAdminCommand } from '@chain-indexer/scanner/admin.js';
 import type { LedgerEntry } from '@chain-indexer/scanner/model.js';
+import { generateKey } from '@chain-indexer/scanner/secrets.js';
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
@@ -31,6 +32,8 @@ import { type Answer, httpRequest, type RequestOptions } from '../harness/scanne
 
 const MAIN = new URL('../../dist/test/harness/scanner-charging-main.js', import.meta.url).pathname;
 const BUCKET = 'scanner-e2e';
+/** The scanner servers' MAC key of every KV record (SCANNER_KV_SECRET): writers only. */
+const KV_SECRET = '3c'.repeat(32);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Server {
@@ -61,6 +64,7 @@ function startServer(
         SCANNER_PORT: '0',
         NATS_URL: nats.url,
         SCANNER_KV_BUCKET: BUCKET,
+        SCANNER_KV_SECRET: KV_SECRET,
         SCANNER_CACHE_SECONDS: '60',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -222,6 +226,48 @@ describe('one account space on two servers', () => {
       expect((await s.req('GET', '/v1/account', { bearer: a.session })).body?.remainingScans).toBe(
         CREDITS - n,
       );
+  });
+
+  it('records written to the bucket without SCANNER_KV_SECRET are refused and counted: no key, no credit is minted', async () => {
+    const a = await account(A, 'forge@example.com', 'enterprise', 3);
+    await until('B sees the key and the grant', 5_000, async () => {
+      return (await whoami(B, a.secret)).status === 200 && (await remaining(B, a.acc)) === 3;
+    });
+    const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
+    const forged = generateKey();
+    const nc = await connect({ servers: nats.url });
+    try {
+      const kv = await new Kvm(jetstream(nc)).open(BUCKET);
+      // Someone who may write the bucket (a NATS credential) but does not hold the secret:
+      // a million scans for the account, a key of their own on it, and a sealed key record moved
+      // to another id.
+      const bal = (await kv.get(`bal.${a.acc}`))!.json<{ v: Record<string, unknown> }>().v;
+      await kv.put(`bal.${a.acc}`, enc({ o: 'srv_forger', v: { ...bal, balance: 1_000_000 } }));
+      const real = await kv.get(`key.${a.keyId}`);
+      const rec = real!.json<{ v: Record<string, unknown> }>().v;
+      await kv.put(
+        'key.key_forged',
+        enc({
+          o: 'srv_forger',
+          v: { ...rec, id: 'key_forged', hash: forged.hash.toString('hex'), prefix: forged.prefix },
+        }),
+      );
+      await kv.put('key.key_moved', real!.value);
+    } finally {
+      await nc.close();
+    }
+    await until('both servers refuse and count the forged records', 5_000, async () =>
+      [A, B].every((s) => /failed its MAC/.test(s.out())),
+    );
+    for (const s of [A, B]) {
+      expect((await whoami(s, forged.secret)).body.code).toBe('API_KEY_INVALID');
+      expect(await remaining(s, a.acc)).toBe(3);
+      expect((await whoami(s, a.secret)).status).toBe(200);
+    }
+    // The next real movement overwrites the forged balance (compare-and-set past it).
+    await A.cli('grant-credits', { account: a.acc, scans: '1' });
+    await until('B sees the grant on the true balance', 5_000, async () => (await remaining(B, a.acc)) === 4);
+    expect(await remaining(A, a.acc)).toBe(4);
   });
 
   it("the plan's 60 s limit holds across the two servers", async () => {

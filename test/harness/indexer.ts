@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { assertContract } from './contract.js';
 import { addTraceGate } from './trace-gate.js';
 
+/** The cursor secret every test process shares (CURSOR_SECRET: hex, ≥ 32 bytes). */
+export const TEST_CURSOR_SECRET = '5e'.repeat(32);
+
 export const TEST_KEY = 'test-key-all-scopes';
 // From the sources (vitest) the build is ../../dist; from the build itself (bench/scale-out.ts
 // imports this harness compiled) it is ../../app beside it.
@@ -74,6 +77,8 @@ export async function startIndexer(o: {
           ...(o.chainsFile ? { CHAINS_FILE: o.chainsFile } : { RPC_URL: o.rpcUrl, CHAIN: chain }),
           DATA_DIR: dataDir,
           DEV_API_KEY: TEST_KEY,
+          // A writer and its replicas share one cursor secret from their config (never from NATS).
+          CURSOR_SECRET: TEST_CURSOR_SECRET,
           PORT: '0',
           METRICS_PORT: '0',
           POLL_MS: '50',

@@ -4,7 +4,7 @@
  * CI they are skipped with the same message, never passed silently.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,15 +58,31 @@ const waitPort = async (port: number, ms: number) => {
   }
 };
 
-/** Starts nats-server -js on a free loopback port with a temp store. @throws when it is absent. */
-export async function startNats(): Promise<NatsServer> {
+/**
+ * Starts nats-server -js on a free loopback port with a temp store. @throws when it is absent.
+ * @param o.config a configuration file's text (accounts, users, permissions); the command line's
+ *   port, address and store directory take precedence over it.
+ * @param o.env variables the configuration refers to (`$NAME`), e.g. passwords.
+ */
+export async function startNats(
+  o: { config?: string; env?: Record<string, string> } = {},
+): Promise<NatsServer> {
   const bin = natsServerBinary();
   if (!bin) throw new Error(NATS_MISSING);
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'nats-js-'));
+  const confArgs: string[] = [];
+  if (o.config !== undefined) {
+    const file = join(storeDir, 'nats-server.conf');
+    writeFileSync(file, o.config);
+    confArgs.push('-c', file);
+  }
   let child: ChildProcess | null = null;
   const launch = async () => {
-    child = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: 'ignore' });
+    child = spawn(bin, [...confArgs, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+      stdio: 'ignore',
+      env: { ...process.env, ...o.env },
+    });
     await waitPort(port, 10_000);
   };
   const exited = (c: ChildProcess) =>

@@ -188,7 +188,7 @@ export async function startScanner(o: {
     SCANNER_PORT: '0',
     SCANNER_UPGRADE_URL: 'https://billing.example/upgrade',
     ...(o.smtp ? { SMTP_URL: o.smtp.url } : {}),
-    ...(o.trustLoopbackProxy === false ? {} : { SCANNER_TRUSTED_PROXIES: '127.0.0.1,::1' }),
+    ...(o.trustLoopbackProxy === false ? {} : { TRUSTED_PROXIES: '127.0.0.1,::1' }),
     ...o.env,
   });
   const service = await createScannerService({

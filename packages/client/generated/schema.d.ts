@@ -1592,7 +1592,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: total_volume_quote, buy_volume_quote, sell_volume_quote, trades, buys, sells, distinct_traders, holders (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top 100 by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond 2000 candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock. */
+        /** Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: total_volume_quote, buy_volume_quote, sell_volume_quote, trades, buys, sells, distinct_traders, holders (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top 100 by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond 2000 candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock. The candidate walk reads the quote's pools (with base: the side with fewer pools); more than 8000 pools there: 422 query_too_broad before any pool is read. */
         get: operations["screener.screener"];
         put?: never;
         post?: never;
@@ -1989,8 +1989,10 @@ export interface components {
             lagBlocks?: number;
             /** @description replica_lagging: the replica state */
             state?: string;
-            /** @description stale_cursor: the cursor's anchor block */
+            /** @description stale_cursor, walk_budget_exceeded: the cursor's anchor block */
             anchorBlock?: number;
+            /** @description walk_budget_exceeded: rows one request may examine in versioned walks */
+            budgetRows?: number;
             /** @description stale_cursor: the cursor's anchor hash */
             anchorHash?: string;
             /** @description screener candidate-set 503 */
@@ -2004,7 +2006,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ErrorCodes: "bad_request" | "bad_cursor" | "unauthorized" | "insufficient_scope" | "connection_not_owned" | "quote_ambiguous" | "not_found" | "unknown_chain" | "method_not_allowed" | "stale_cursor" | "cursor_history_pruned" | "quote_not_admitted" | "payload_too_large" | "invalid_json_body" | "query_too_broad" | "rate_limited" | "not_ready" | "projection_unavailable" | "ingest_halted" | "replica_lagging" | "node_unavailable" | "internal";
+        ErrorCodes: "bad_request" | "bad_cursor" | "unauthorized" | "insufficient_scope" | "connection_not_owned" | "quote_ambiguous" | "not_found" | "unknown_chain" | "method_not_allowed" | "stale_cursor" | "cursor_history_pruned" | "quote_not_admitted" | "walk_budget_exceeded" | "payload_too_large" | "invalid_json_body" | "query_too_broad" | "rate_limited" | "not_ready" | "projection_unavailable" | "ingest_halted" | "replica_lagging" | "node_unavailable" | "internal";
         "tokens.list": {
             /** @description canonical (block, hash) every row of the response was read at */
             anchor: {
@@ -12437,8 +12439,10 @@ export interface components {
                     lagBlocks?: number;
                     /** @description replica_lagging: the replica state */
                     state?: string;
-                    /** @description stale_cursor: the cursor's anchor block */
+                    /** @description stale_cursor, walk_budget_exceeded: the cursor's anchor block */
                     anchorBlock?: number;
+                    /** @description walk_budget_exceeded: rows one request may examine in versioned walks */
+                    budgetRows?: number;
                     /** @description stale_cursor: the cursor's anchor hash */
                     anchorHash?: string;
                     /** @description screener candidate-set 503 */
@@ -13698,7 +13702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13706,7 +13710,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "walk_budget_exceeded" | "stale_cursor";
                     };
                 };
             };
@@ -13834,7 +13838,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13842,7 +13846,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "walk_budget_exceeded" | "stale_cursor";
                     };
                 };
             };

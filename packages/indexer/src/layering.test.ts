@@ -146,7 +146,7 @@ const MAY_IMPORT_FOLDERS: Record<string, string[]> = {
   errors: [],
   decode: [],
   rpc: ['schema'],
-  storage: ['schema', 'rpc'],
+  storage: ['schema', 'rpc', 'errors'],
   config: ['storage'],
   cursor: ['errors', 'storage'],
   projections: ['schema', 'storage', 'rpc'],

@@ -5,7 +5,10 @@
  */
 
 import uws from 'uWebSockets.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 export { uws };
@@ -18,13 +21,62 @@ export interface ResponseState {
 
 /**
  * True when the native uWS binary serves, false when the package fell back to its pure-JS
- * server (which it does silently when the binary does not load). Checked at start-up: the
- * service refuses to start on the fallback so no benchmark measures it by accident.
+ * server (which it does silently when the binary does not load, or with UWS_USE_FALLBACK set).
+ * Checked at start-up: the service refuses to start on the fallback, so the fallback — and the
+ * `ws` package it is built on — never serves. The fallback module is not even loaded to tell.
  */
 export function uwsIsNative(): boolean {
+  return String(uws.App).includes('[native code]');
+}
+
+/**
+ * SHA-256 of every native binary of the HTTP core this build ships with
+ * (`uWebSockets.js` = `@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0`, its `binaries/`),
+ * by `<platform>_<arch>_<ABI>`. The service refuses to start on any other binary
+ * ({@link uwsBinaryCheck}); SECURITY.md says how these were taken and how to move to another build.
+ */
+export const UWS_BINARY_SHA256: Readonly<Record<string, string>> = {
+  darwin_arm64_108: '3e5d284ef20c3a641e3e1e4571f983d56869fb5cc8c037242c3edc6e83d4d86b',
+  darwin_arm64_115: '2a3aff854929518a3bc066527340ab0fc47c970cda4cdbb86f5d65b03ee83885',
+  darwin_arm64_93: 'cbf5a7dd9270b57044e5d4439d64cc3073067be3a29578ddb4e2c84417ec851e',
+  darwin_x64_108: '35bf16c62269afbafc6c91c06b9c3e690bdba7357b2ce0e2c34bc37f8c053a38',
+  darwin_x64_115: 'cdb95fb0b602155506b5430791c0dce4341ec1268ff23bdace8f1c77e306e4f7',
+  darwin_x64_93: 'a173ecd15cff580dcc63bb173d7ee0370b2dee9e573a3bd1ddf1ebc67f69a379',
+  linux_arm64_108: '44f342406e3d2378a195b322d8b19ee0a766e33a19e6db424914a0b02eb05190',
+  linux_arm64_115: 'fa46518766a985c6a79daef039f40cccd8e98e9a288f2ceaf31a0a18901bbfd5',
+  linux_arm64_93: '9262dcb6a48abf7927ed9e0af590ee953c8823af5e16108b56f6c2cce070ac64',
+  linux_arm_108: '9fd6ab892105269ea41a0a6cddc401f14f35c4c555dfdfc6714d14174d49771b',
+  linux_arm_115: 'e1c6907fe5877bfdc3bcaa29fa78ab9dd142c4ca8d65102fbc18c9a47e478d31',
+  linux_arm_93: '58f0ccf097eea0015a7ece9ead82a9b756f7d904ccba53e589b9dcf30c2fb2ee',
+  linux_x64_108: 'a2d801a6ff997af0f6ee079abd1d5f8ae74f355c91f106e985e74876a78d34d9',
+  linux_x64_115: 'f158fb441f7e2e37b3ab9a56782fe37f4c0d33b5cd32e96ee5c0120ce7db7ced',
+  linux_x64_93: 'cc7f24ca9321fa29a9f1be0fa000c1d868d189bd300a16812b5cce0c147a27d6',
+  win32_x64_108: 'b31ee017129b11990e8b45f1feeda5caf6cdab386e6c4f4a6432495b8404b9fd',
+  win32_x64_115: '6dd62494c776ba94a1265969caaa1cc88d02a9a3efb14ef35ef2a1215393cdd9',
+  win32_x64_93: '5831a8c685bef8a155b7cc05894567cf9095fca4ac5f034dfea23302ac653f41',
+};
+
+/**
+ * The native binary this process loads (by platform, architecture and Node ABI) against
+ * {@link UWS_BINARY_SHA256}.
+ * @returns its path, its SHA-256 and whether it is the pinned one (`ok`).
+ */
+export function uwsBinaryCheck(): {
+  file: string;
+  sha256: string | null;
+  expected: string | null;
+  ok: boolean;
+} {
   const require = createRequire(import.meta.url);
-  const fallback = require('uWebSockets.js/dist/index') as unknown;
-  return uws !== fallback && String(uws.App).includes('[native code]');
+  const id = `${process.platform}_${process.arch}_${process.versions.modules}`;
+  const pkg = dirname(require.resolve('uWebSockets.js/package.json'));
+  const file = join(pkg, 'binaries', `uws_${id}.node`);
+  let sha256: string | null = null;
+  try {
+    sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {}
+  const expected = UWS_BINARY_SHA256[id] ?? null;
+  return { file, sha256, expected, ok: sha256 !== null && sha256 === expected };
 }
 
 const STATUS_TEXT: Record<number, string> = {

@@ -29,6 +29,8 @@ import { generateKey, generateSessionToken, randomBase62 } from './secrets.js';
 
 /** Active keys an account may hold at once. */
 export const MAX_ACTIVE_KEYS = 5;
+/** Longest dashboard session an operator may issue, hours (30 days): a leaked token ends by itself. */
+export const MAX_SESSION_HOURS = 24 * 30;
 /** How long a rolled key keeps working when the caller keeps it. */
 export const ROLL_GRACE_MS = 24 * 3_600_000;
 /** 1..64 characters, none of them a control character (Unicode category Cc). */
@@ -60,7 +62,16 @@ export interface Accounts {
   /** The account cancels: the plan keeps working until its paid period ends, without grace. */
   cancelPlan(accountId: string): AccountRecord;
   setApiAccess(accountId: string, on: boolean): AccountRecord;
+  /**
+   * Issues a dashboard session valid `ttlMs` (at most {@link MAX_SESSION_HOURS}).
+   * @throws ScannerError INVALID_INPUT past the cap; NOT_FOUND for an unknown account.
+   */
   createSession(accountId: string, ttlMs: number): { token: string; session: SessionRecord };
+  /**
+   * Revokes the account's sessions that stand: the one whose prefix is `prefix`, or every one.
+   * @returns the sessions revoked. @throws ScannerError NOT_FOUND (account, or no such session).
+   */
+  revokeSessions(accountId: string, prefix: string | null): SessionRecord[];
   createKey(
     accountId: string,
     o: { name: string; allowlist?: string[] },
@@ -209,6 +220,11 @@ export function createAccounts(o: {
     },
     createSession(accountId, ttlMs) {
       account(accountId);
+      if (!(ttlMs > 0) || ttlMs > MAX_SESSION_HOURS * 3_600_000)
+        throw new ScannerError(
+          'INVALID_INPUT',
+          `a dashboard session lasts 1 to ${MAX_SESSION_HOURS} hours (${MAX_SESSION_HOURS / 24} days)`,
+        );
       const t = generateSessionToken();
       const at = o.now();
       const session: SessionRecord = {
@@ -220,6 +236,18 @@ export function createAccounts(o: {
       };
       dir.commit({ sessions: [session] });
       return { token: t.secret, session };
+    },
+    revokeSessions(accountId, prefix) {
+      account(accountId);
+      const at = o.now();
+      const standing = dir
+        .sessionsOf(accountId)
+        .filter((s) => !s.revokedAt && s.expiresAt > at && (prefix === null || s.prefix === prefix));
+      if (prefix !== null && standing.length === 0)
+        throw new ScannerError('NOT_FOUND', 'no standing session of this account has that prefix');
+      const revoked = standing.map((s) => ({ ...s, revokedAt: at }));
+      if (revoked.length) dir.commit({ sessions: revoked });
+      return revoked;
     },
     createKey(accountId, { name, allowlist = [] }, actor) {
       const a = account(accountId);

@@ -11,6 +11,7 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
+import { withUmask } from '@chain-indexer/platform/private-files.js';
 import type { Logger } from 'pino';
 import { type Args, type CommandDeps, runCommand } from './commands.js';
 import { ScannerError } from './errors.js';
@@ -81,7 +82,9 @@ export async function startAdminSocket(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(path, () => resolve());
+    // The socket file is created by the bind inside listen(): under umask 0177 it is 0600 from
+    // its first instant (a chmod after listen leaves a window in which anyone may connect).
+    withUmask(0o177, () => server.listen(path, () => resolve()));
   });
   chmodSync(path, 0o600);
   log.info({ path }, 'admin socket listening (the operator CLI uses it while the service runs)');

@@ -33,6 +33,10 @@ const ok = (s: string) => {
   if ('error' in r) throw new Error(`${s}: ${r.error}`);
   return r.cidr;
 };
+const MAPPED = 0xffffn << 32n;
+/** Whether the IPv6 range net/p holds all of ::ffff:0:0/96 (every IPv4 client, mapped). */
+const holdsAllV4 = (net: bigint, p: number) =>
+  p <= 96 && net >> BigInt(128 - p) === MAPPED >> BigInt(128 - p);
 
 describe('IP text forms', () => {
   it('IPv4 round-trips and agrees with node:net', () => {
@@ -168,6 +172,7 @@ describe('CIDR normalisation', () => {
     );
     fc.assert(
       fc.property(v6, fc.integer({ min: 1, max: 128 }), (n, p) => {
+        if (holdsAllV4(mask(n, 128, p), p)) return; // refused (covers all of IPv4)
         const c = ok(`${formatIp({ v: 6, n })}/${p}`);
         expect(c.prefix).toBe(p);
         expect(c.network).toBe(mask(n, 128, p));
@@ -194,6 +199,16 @@ describe('CIDR normalisation', () => {
       '2001:db8::/0',
       '::ffff:0:0/96',
       '::ffff:10.0.0.0/96',
+      // IPv6 ranges holding every IPv4 client's mapped form, in several spellings
+      '::/1',
+      '::/64',
+      '::/80',
+      '::ffff:0:0/95',
+      '::ffff:0:0/81',
+      '0:0:0:0:0:ffff:0:0/90',
+      '0000:0000:0000:0000:0000:ffff:0000:0000/96',
+      '::ffff:127.0.0.1/95',
+      '7fff:ffff::/1',
       '1.2.3.4/33',
       '::1/129',
       '1.2.3.4/',
@@ -203,6 +218,19 @@ describe('CIDR normalisation', () => {
       '1.2.3.4/ 8',
     ])
       expect('error' in parseCidr(bad), bad).toBe(true);
+  });
+
+  it('refuses exactly the ranges that cover all of IPv4 or all of IPv6', () => {
+    fc.assert(
+      fc.property(v6, fc.integer({ min: 1, max: 128 }), (net, p) => {
+        const r = parseCidr(`${formatIp({ v: 6, n: net })}/${p}`);
+        expect('error' in r).toBe(holdsAllV4(mask(net, 128, p), p));
+      }),
+      RUNS,
+    );
+    // Wide ranges that miss the mapped block stay valid.
+    for (const good of ['8000::/1', '2000::/3', '::/97', '64:ff9b::/96', '::ffff:0:0/97'])
+      expect('error' in parseCidr(good), good).toBe(false);
   });
 
   it('an allowlist is normalised, de-duplicated, and capped at 50 entries', () => {
@@ -240,6 +268,7 @@ describe('CIDR matching', () => {
   it('agrees with net.BlockList for IPv6 ranges and addresses', () => {
     fc.assert(
       fc.property(v6, fc.integer({ min: 1, max: 128 }), v6, fc.boolean(), (net, p, other, near) => {
+        if (holdsAllV4(mask(net, 128, p), p)) return; // refused at parse (tested below)
         const c = ok(`${formatIp({ v: 6, n: net })}/${p}`);
         // Half the probes land inside or next to the range, the rest anywhere.
         const ip = near ? c.network + (other % (1n << BigInt(Math.min(128 - p + 1, 127)))) : other;
@@ -264,9 +293,11 @@ describe('CIDR matching', () => {
           const client = parseIp(`::ffff:${v4Text(ip)}`)!;
           expect(client.v).toBe(4);
           expect(cidrContains(v4Range, client)).toBe(cidrContains(v4Range, { v: 4, n: ip }));
-          // A wide IPv6 range: holds the mapped block iff its network agrees on the top p6 bits.
-          const wide = ok(`::ffff:0:0/${p6}`);
+          // A wide IPv6 range holding the mapped block matches every IPv4 client (which is why
+          // parseCidr refuses it as an allowlist entry).
+          const wide = { v: 6 as const, network: mask(MAPPED, 128, p6), prefix: p6 };
           expect(cidrContains(wide, client)).toBe(true);
+          expect('error' in parseCidr(`::ffff:0:0/${p6}`)).toBe(true);
           const bl = new BlockList();
           bl.addSubnet(formatIp({ v: 6, n: wide.network }), p6, 'ipv6');
           expect(bl.check(`::ffff:${v4Text(ip)}`, 'ipv6')).toBe(true);

@@ -18,6 +18,8 @@
  * If the store is held by a process that does not answer on the socket, it refuses with a
  * message saying so and exits 2. Output is JSON on stdout; errors go to stderr with exit 1.
  */
+
+import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { pino } from 'pino';
 import { sendAdminCommand } from './admin.js';
 import { type Args, COMMAND_HELP, runCommand } from './commands.js';
@@ -76,7 +78,7 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const log = pino({ level: 'warn' }, pino.destination(2));
+  const log = pino({ level: 'warn', ...redactingLoggerOptions() }, pino.destination(2));
   let core: Awaited<ReturnType<typeof openScannerCore>>;
   try {
     core = await openScannerCore(config, log);
@@ -95,7 +97,7 @@ async function main(): Promise<number> {
     return 0;
   } catch (err) {
     const code = (err as { code?: string }).code;
-    process.stderr.write(`error${code ? ` (${code})` : ''}: ${(err as Error).message}\n`);
+    process.stderr.write(`error${code ? ` (${code})` : ''}: ${redact((err as Error).message)}\n`);
     return 1;
   } finally {
     await core.close();
@@ -105,7 +107,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+    process.stderr.write(`fatal: ${redact(String((err as Error).stack ?? err))}\n`);
     process.exit(1);
   },
 );

@@ -4,6 +4,7 @@
  * the running service's admin socket (admin.ts) — the same function in both cases, so the rules
  * are the same. Secrets (session tokens, keys) are in the result once and nowhere else.
  */
+import { MAX_SESSION_HOURS } from './accounts.js';
 import type { ScannerCore } from './core.js';
 import { ScannerError } from './errors.js';
 import { keyState } from './model.js';
@@ -42,7 +43,8 @@ export const COMMAND_HELP: Record<string, string> = {
     '--account <id> --plan scale|enterprise|none [--days <n> | --period-end <ISO time>] [--status active|cancelled] [--rate <req/min> | --rate default]',
   'set-api-access': '--account <id> --on | --off',
   'grant-credits': '--account <id> --scans <n> [--note <text>]',
-  'create-session': '--account <id> [--hours <n>]   (prints the session token once)',
+  'create-session': `--account <id> [--hours <n ≤ ${MAX_SESSION_HOURS}>]   (prints the session token once)`,
+  'revoke-session': '--account <id> --session <prefix> | --all',
   'create-key': '--account <id> --name <name> [--allow <cidr,cidr,...>]   (prints the key once)',
   list: '[--account <id>]',
 };
@@ -112,6 +114,15 @@ export function runCommand(d: CommandDeps, command: string, args: Args): unknown
         expiresAt: new Date(session.expiresAt).toISOString(),
       };
     }
+    case 'revoke-session': {
+      const accountId = need(args, 'account');
+      const all = args.all === true;
+      const prefix = typeof args.session === 'string' ? args.session : null;
+      if (all === (prefix !== null))
+        throw new ScannerError('INVALID_INPUT', 'give exactly one of --session <prefix> or --all');
+      const revoked = d.accounts.revokeSessions(accountId, prefix);
+      return { account: accountId, revoked: revoked.map((s) => s.prefix) };
+    }
     case 'create-key': {
       const allow =
         typeof args.allow === 'string'
@@ -146,6 +157,11 @@ export function runCommand(d: CommandDeps, command: string, args: Args): unknown
             prefix: k.prefix,
             state: keyState(k, now),
             allowlist: k.allowlist,
+          })),
+          sessions: d.directory.sessionsOf(a.id).map((s) => ({
+            prefix: s.prefix,
+            expiresAt: new Date(s.expiresAt).toISOString(),
+            state: s.revokedAt ? 'revoked' : s.expiresAt <= now ? 'expired' : 'active',
           })),
         })),
       };

@@ -6,7 +6,11 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envInt as int } from '@chain-indexer/platform/env.js';
-import { parseCidr } from './cidr.js';
+import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
+import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
+import { redact } from '@chain-indexer/platform/redact.js';
+import { MAX_SESSION_HOURS } from './accounts.js';
+import { type Cidr, formatCidr } from './cidr.js';
 
 export interface ScannerConfig {
   host: string;
@@ -22,8 +26,11 @@ export interface ScannerConfig {
   mailFrom: string;
   /** Where a lapsed account is sent to renew (SCANNER_UPGRADE_URL); in every API_PLAN_REQUIRED body. */
   upgradeUrl: string;
-  /** Socket peers trusted to set X-Forwarded-For (SCANNER_TRUSTED_PROXIES, CIDR list; default none). */
-  trustedProxies: string[];
+  /**
+   * Socket peers trusted to say who the client is (TRUSTED_PROXIES, shared with the indexer; CIDR
+   * list; default none), with Forwarded / X-Forwarded-For semantics (platform/src/proxy.ts).
+   */
+  trustedProxies: Cidr[];
   /** How long a charged result is served again for free, milliseconds (SCANNER_CACHE_SECONDS). */
   cacheMs: number;
   /** Dashboard session lifetime given by the CLI by default, hours (SCANNER_SESSION_HOURS). */
@@ -37,6 +44,12 @@ export interface ScannerConfig {
   natsUrl: string | null;
   /** Name prefix of the shared KV buckets (SCANNER_KV_BUCKET, default `scanner`). */
   kvBucket: string;
+  /**
+   * SCANNER_KV_SECRET (hex, ≥ 32 bytes), required with a NATS URL: the key of the MAC every KV
+   * record carries (shared/state.ts). Only scanner servers hold it; a NATS user who may write the
+   * buckets without it cannot mint keys, sessions or credits. Null without NATS.
+   */
+  kvSecret: string | null;
 }
 
 /**
@@ -62,22 +75,27 @@ export function loadScannerConfig(
   }
   const host = env.SCANNER_HOST || env.HOST || '127.0.0.1';
   const port = int(env, 'SCANNER_PORT', 8090, 0, 65535);
-  const trustedProxies = (env.SCANNER_TRUSTED_PROXIES ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const p of trustedProxies) {
-    const r = parseCidr(p);
-    if ('error' in r) throw new Error(`SCANNER_TRUSTED_PROXIES: ${r.error}`);
-  }
+  const trustedProxies = trustedProxiesFromEnv(env);
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl))
     throw new Error('SMTP_URL must be an smtp:// or smtps:// URL');
   const natsUrl = (env.SCANNER_NATS_URL || env.NATS_URL || '').trim();
-  for (const u of natsUrl ? natsUrl.split(',') : [])
-    if (!/^(nats|tls):\/\/[^\s]+$/.test(u.trim()))
-      throw new Error(`SCANNER_NATS_URL / NATS_URL: "${u.trim()}" is not a nats:// URL`);
+  if (natsUrl)
+    try {
+      natsConnectOptions(natsUrl);
+    } catch (err) {
+      throw new Error(`SCANNER_NATS_URL / NATS_URL: ${(err as Error).message}`);
+    }
   const kvBucket = env.SCANNER_KV_BUCKET || 'scanner';
+  const kvSecret = env.SCANNER_KV_SECRET || null;
+  if (kvSecret !== null && !/^(?:[0-9a-fA-F]{2}){32,}$/.test(kvSecret))
+    throw new Error(
+      'SCANNER_KV_SECRET must be hex of at least 32 bytes (64 hex digits), e.g. `openssl rand -hex 32`',
+    );
+  if (natsUrl && kvSecret === null)
+    throw new Error(
+      'SCANNER_KV_SECRET is required with a NATS URL (the shared state): the same value on every scanner server; see ops/SCALE-OUT.md "Secrets"',
+    );
   if (!/^[A-Za-z0-9_-]{1,48}$/.test(kvBucket))
     throw new Error('SCANNER_KV_BUCKET is 1..48 letters, digits, - or _');
   return {
@@ -90,17 +108,25 @@ export function loadScannerConfig(
     upgradeUrl: env.SCANNER_UPGRADE_URL || `http://${host}:${port}/v1/account/plan`,
     trustedProxies,
     cacheMs: int(env, 'SCANNER_CACHE_SECONDS', 60, 0, 86_400) * 1000,
-    sessionHours: int(env, 'SCANNER_SESSION_HOURS', 24, 1, 24 * 90),
+    sessionHours: int(env, 'SCANNER_SESSION_HOURS', 24, 1, MAX_SESSION_HOURS),
     logLevel: env.LOG_LEVEL || 'info',
     natsUrl: natsUrl || null,
     kvBucket,
+    kvSecret,
   };
 }
 
-/** The configuration as printed at boot: the SMTP URL's credentials masked. */
+/** The configuration as printed at boot: URLs through the one redaction, secrets named only as set. */
 export function printableScannerConfig(c: ScannerConfig): Record<string, unknown> {
-  const mask = (u: string | null) => (u ? u.replace(/\/\/[^@/]*@/g, '//***@') : null);
-  return { ...c, smtpUrl: mask(c.smtpUrl), natsUrl: mask(c.natsUrl) };
+  const mask = (u: string | null) => (u ? redact(u) : null);
+  return {
+    ...c,
+    smtpUrl: mask(c.smtpUrl),
+    natsUrl: mask(c.natsUrl),
+    upgradeUrl: redact(c.upgradeUrl),
+    kvSecret: c.kvSecret ? '(set)' : null,
+    trustedProxies: c.trustedProxies.map(formatCidr),
+  };
 }
 
 /**

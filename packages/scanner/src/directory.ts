@@ -12,18 +12,22 @@
  */
 import type { AccountRecord, ActivityEntry, KeyRecord, SessionRecord } from './model.js';
 import { BLOCKED_KINDS } from './model.js';
-import { type Op, put, type ScannerStore, TABLES } from './store.js';
+import { del, type Op, put, type ScannerStore, TABLES } from './store.js';
 
 /** Blocked attempts of one kind are recorded at most once per this interval per key. */
 export const ACTIVITY_DEDUP_MS = 10 * 60_000;
 /** How long a directory may be out of contact before keys stop being honoured. */
 export const MAX_CONTACT_GAP_MS = 5_000;
+/** How long an expired or revoked session is kept before it is pruned (so `list` can show it). */
+export const SESSION_RETAIN_MS = 24 * 3_600_000;
 
 /** A set of record changes committed together (one atomic write). */
 export interface DirectoryChange {
   accounts?: AccountRecord[];
   keys?: KeyRecord[];
   sessions?: SessionRecord[];
+  /** Hashes of sessions pruned (expired or revoked past {@link SESSION_RETAIN_MS}): deleted. */
+  prunedSessions?: string[];
   activity?: Array<{ accountId: string; entry: ActivityEntry }>;
 }
 
@@ -40,6 +44,13 @@ export interface KeyDirectory {
   accounts(): AccountRecord[];
   /** The session whose token hashes to `hash`; undefined when none (expiry is the caller's check). */
   session(hash: Buffer): SessionRecord | undefined;
+  /** Every session of an account (any state). */
+  sessionsOf(accountId: string): SessionRecord[];
+  /**
+   * Deletes sessions expired or revoked more than {@link SESSION_RETAIN_MS} before `now`.
+   * @returns how many were pruned.
+   */
+  pruneSessions(now: number): number;
   /** The account's activity, newest first, at most `limit` entries. */
   activity(accountId: string, limit: number): ActivityEntry[];
   /** Commits `change` atomically. @throws on a storage failure (nothing changed). */
@@ -118,6 +129,7 @@ export function createEmbeddedDirectory(
     for (const a of change.accounts ?? []) ops.push(put(TABLES.account, [a.id], a));
     for (const k of change.keys ?? []) ops.push(put(TABLES.key, [k.id], k));
     for (const s of change.sessions ?? []) ops.push(put(TABLES.session, [s.hash], s));
+    for (const h of change.prunedSessions ?? []) ops.push(del(TABLES.session, [h]));
     const seqs: Array<[string, number]> = [];
     for (const { accountId, entry } of change.activity ?? []) {
       const seq = activitySeq(accountId);
@@ -134,6 +146,7 @@ export function createEmbeddedDirectory(
     for (const a of change.accounts ?? []) accounts.set(a.id, a);
     for (const k of change.keys ?? []) indexKey(k);
     for (const s of change.sessions ?? []) sessions.set(s.hash, s);
+    for (const h of change.prunedSessions ?? []) sessions.delete(h);
     box?.after();
   };
 
@@ -149,6 +162,16 @@ export function createEmbeddedDirectory(
     account: (id) => accounts.get(id),
     accounts: () => [...accounts.values()],
     session: (hash) => sessions.get(hash.toString('hex')),
+    sessionsOf: (accountId) => [...sessions.values()].filter((s) => s.accountId === accountId),
+    pruneSessions(at) {
+      const gone = [...sessions.values()]
+        .filter(
+          (s) => Math.min(s.expiresAt, s.revokedAt ?? Number.POSITIVE_INFINITY) + SESSION_RETAIN_MS <= at,
+        )
+        .map((s) => s.hash);
+      if (gone.length) commit({ prunedSessions: gone });
+      return gone.length;
+    },
     activity(accountId, limit) {
       return store.scan(TABLES.activity, [accountId], { reverse: true, limit }).map(([, e]) => e);
     },

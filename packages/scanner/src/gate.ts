@@ -8,18 +8,21 @@
  *  2. a browser request (Origin with Sec-Fetch-Mode cors/navigate, or any Sec-Fetch-Site)
  *     → 403 API_KEY_BROWSER_NOT_ALLOWED (a server's own Origin alone passes)
  *  3. no credential → 401 API_KEY_INVALID
- *  4. this IP presented 30 invalid keys in the last 60 s → 429 RATE_LIMITED (Retry-After)
- *  5. malformed key or bad checksum (no lookup) → 401 API_KEY_INVALID, counted for the IP
- *  6. key directory out of contact > 5 s → 503 INTERNAL_ERROR (never honour a maybe-revoked key)
- *  7. unknown key → 401 API_KEY_INVALID, counted; revoked or grace over → 401 API_KEY_REVOKED,
+ *  4. malformed key or bad checksum (no lookup) → 401 API_KEY_INVALID, counted for the IP
+ *  5. key directory out of contact > 5 s → 503 INTERNAL_ERROR (never honour a maybe-revoked key)
+ *  6. unknown key → 401 API_KEY_INVALID, counted; revoked or grace over → 401 API_KEY_REVOKED,
  *     counted and recorded
+ *  7. an invalid key (4, 6) from an IP (an IPv6 client: its /64) that presented 30 invalid keys in
+ *     the last 60 s → 429 RATE_LIMITED (Retry-After), not counted. A valid key is never blocked:
+ *     behind a proxy, or on a shared /64, one client's junk keys must not lock out the others.
  *  8. IP not on the key's allowlist → 403 API_KEY_IP_NOT_ALLOWED, recorded
  *  9. API access off → 403 FORBIDDEN; plan none or lapsed → 403 API_PLAN_REQUIRED with
  *     `upgradeUrl`; both recorded as `no_api_access`
  * 10. the key's or the account's 60 s window full → 429 API_KEY_RATE_LIMITED (Retry-After)
  *
  * Dashboard endpoints: any key credential → 403 API_KEY_ROUTE_NOT_ALLOWED; then a session token
- * (`Authorization: Bearer ds_…`) that exists and has not expired, else 401 SESSION_INVALID.
+ * (`Authorization: Bearer ds_…`) that exists, has not expired and was not revoked, else 401
+ * SESSION_INVALID.
  */
 import { compileAllowlist } from './cidr.js';
 import { type KeyDirectory, MAX_CONTACT_GAP_MS } from './directory.js';
@@ -97,10 +100,23 @@ export function createGate(o: { directory: KeyDirectory; windows: RateWindows; u
     error,
     accountId,
   });
-  const invalidKey = (r: RequestInfo, now: number, message: string) => {
-    windows.noteInvalidKey(r.ipText, now);
-    return refuse(new ScannerError('API_KEY_INVALID', message));
+  /** An invalid key: refused 429 while its IP block holds, else counted toward it and refused with `error`. */
+  const invalidKey = (r: RequestInfo, now: number, error: ScannerError, accountId: string | null = null) => {
+    const blockMs = windows.invalidKeyBlock(r.blockKey, now);
+    if (blockMs > 0)
+      return refuse(
+        retryLater(
+          'RATE_LIMITED',
+          `too many invalid keys from this ${r.blockKey.includes('/') ? 'network (/64)' : 'IP'} (30 per minute)`,
+          blockMs,
+        ),
+        accountId,
+      );
+    windows.noteInvalidKey(r.blockKey, now);
+    return refuse(error, accountId);
   };
+  const noSuchKey = (r: RequestInfo, now: number, message: string) =>
+    invalidKey(r, now, new ScannerError('API_KEY_INVALID', message));
 
   return {
     checkKey(r, now) {
@@ -126,30 +142,24 @@ export function createGate(o: { directory: KeyDirectory; windows: RateWindows; u
             'no API key: send Authorization: Bearer <key> or x-api-key: <key>',
           ),
         );
-      const blockMs = windows.invalidKeyBlock(r.ipText, now);
-      if (blockMs > 0)
-        return refuse(
-          retryLater('RATE_LIMITED', 'too many invalid keys from this IP (30 per minute)', blockMs),
-        );
       const secret = apiKey.length ? apiKey[0].trim() : bearer(auth[0]);
-      if (secret === null) return invalidKey(r, now, 'the Authorization header must be "Bearer <key>"');
+      if (secret === null) return noSuchKey(r, now, 'the Authorization header must be "Bearer <key>"');
       if (!keyWellFormed(secret))
-        return invalidKey(r, now, `not a valid key (a key is ${KEY_PREFIX} and 43 letters and digits)`);
+        return noSuchKey(r, now, `not a valid key (a key is ${KEY_PREFIX} and 43 letters and digits)`);
       if (now - dir.lastContact() > MAX_CONTACT_GAP_MS)
         return refuse(
           new ScannerError('INTERNAL_ERROR', 'key verification is briefly unavailable; retry shortly'),
         );
       const hash = hashSecret(secret);
       const k = dir.keyByHash(hash);
-      if (!k || !sameHash(Buffer.from(k.hash, 'hex'), hash)) return invalidKey(r, now, 'no such key');
+      if (!k || !sameHash(Buffer.from(k.hash, 'hex'), hash)) return noSuchKey(r, now, 'no such key');
       const account = dir.account(k.accountId);
-      if (!account) return invalidKey(r, now, 'no such key');
+      if (!account) return noSuchKey(r, now, 'no such key');
       if (keyState(k, now) === 'revoked') {
-        windows.noteInvalidKey(r.ipText, now);
         blocked(k, 'revoked_key_used', r, now, 'API_KEY_REVOKED');
         const why =
           k.revokedAt !== null ? 'the key was revoked' : 'the key was rolled and its 24-hour grace has ended';
-        return refuse(new ScannerError('API_KEY_REVOKED', why), k.accountId);
+        return invalidKey(r, now, new ScannerError('API_KEY_REVOKED', why), k.accountId);
       }
       if (!allowlistOf(k).allows(r.ip)) {
         blocked(k, 'ip_not_allowed', r, now, 'API_KEY_IP_NOT_ALLOWED');
@@ -199,8 +209,8 @@ export function createGate(o: { directory: KeyDirectory; windows: RateWindows; u
         );
       const hash = hashSecret(token);
       const s = dir.session(hash);
-      if (!s || !sameHash(Buffer.from(s.hash, 'hex'), hash) || s.expiresAt <= now)
-        throw new ScannerError('SESSION_INVALID', 'the session does not exist or has expired');
+      if (!s || !sameHash(Buffer.from(s.hash, 'hex'), hash) || s.expiresAt <= now || s.revokedAt)
+        throw new ScannerError('SESSION_INVALID', 'the session does not exist, has expired or was revoked');
       const account = dir.account(s.accountId);
       if (!account) throw new ScannerError('SESSION_INVALID', 'the session does not exist or has expired');
       return { account, session: s };

@@ -6,8 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readBody } from '@chain-indexer/platform/body.js';
+import { clientAddress } from '@chain-indexer/platform/proxy.js';
 import type { HttpRequest, HttpResponse } from '@chain-indexer/platform/uws.js';
-import { type Cidr, cidrContains, formatIp, type IpAddress, parseCidr, parseIp } from './cidr.js';
+import { type Cidr, formatCidr, formatIp, type IpAddress, parseIp } from './cidr.js';
 import { ScannerError } from './errors.js';
 
 /** Largest request body accepted, bytes (dashboard bodies are a few hundred bytes). */
@@ -24,10 +25,18 @@ export interface RequestInfo {
   rawParams: Record<string, string>;
   /** Lower-case header name → every value sent, in order. */
   headers: Map<string, string[]>;
-  /** The client IP (see {@link clientIp}), null when the peer address does not parse. */
+  /**
+   * The client IP (platform/src/proxy.ts `clientAddress`: the socket peer, or what trusted proxies
+   * say), null when unknown.
+   */
   ip: IpAddress | null;
   /** Canonical text of {@link ip}, or `unknown`. */
   ipText: string;
+  /**
+   * The bucket of the invalid-key block: the IPv4 address, the /64 of an IPv6 address (one
+   * subscriber's allocation: rotating inside it must not reset the count), or `unknown`.
+   */
+  blockKey: string;
 }
 
 /** Mutable per-response state shared with the uWS adapter's send helpers. */
@@ -39,38 +48,11 @@ export interface ResState {
 /** First value of a header, or undefined. */
 export const header = (r: RequestInfo, name: string): string | undefined => r.headers.get(name)?.[0];
 
-/**
- * The client IP: the socket peer, unless the peer is a trusted proxy (SCANNER_TRUSTED_PROXIES),
- * in which case the rightmost X-Forwarded-For address that is not itself a trusted proxy. Without
- * trusted proxies, X-Forwarded-For is ignored (a client could otherwise pick its own IP and
- * walk past an allowlist).
- */
-export function clientIp(
-  peer: IpAddress | null,
-  xff: string[] | undefined,
-  trusted: readonly Cidr[],
-): IpAddress | null {
-  const isTrusted = (ip: IpAddress) => trusted.some((c) => cidrContains(c, ip));
-  if (!peer || trusted.length === 0 || !xff || !isTrusted(peer)) return peer;
-  const hops = xff
-    .flatMap((v) => v.split(','))
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const ip = parseIp(hops[i]);
-    if (!ip) return peer; // a malformed hop: do not guess past it
-    if (!isTrusted(ip)) return ip;
-  }
-  return peer;
-}
-
-/** Compiles the trusted-proxy list once. */
-export function compileTrusted(list: readonly string[]): Cidr[] {
-  return list.map((s) => {
-    const r = parseCidr(s);
-    if ('error' in r) throw new Error(r.error);
-    return r.cidr;
-  });
+/** The invalid-key block bucket of a client address (see {@link RequestInfo.blockKey}). */
+export function blockKeyOf(ip: IpAddress | null): string {
+  if (!ip) return 'unknown';
+  if (ip.v === 4) return formatIp(ip);
+  return formatCidr({ v: 6, network: (ip.n >> 64n) << 64n, prefix: 64 });
 }
 
 /** Reads a uWS request synchronously (call before anything async). */
@@ -89,7 +71,7 @@ export function readRequest(
   const rawParams: Record<string, string> = {};
   for (let i = 0; i < paramNames.length; i++) rawParams[paramNames[i]] = req.getParameter(i) ?? '';
   const peer = parseIp(Buffer.from(res.getRemoteAddressAsText()).toString('latin1'));
-  const ip = clientIp(peer, headers.get('x-forwarded-for'), trusted);
+  const ip = clientAddress(peer, (name) => headers.get(name), headers.keys(), trusted);
   return {
     method: req.getMethod().toUpperCase(),
     path: req.getUrl(),
@@ -98,6 +80,7 @@ export function readRequest(
     headers,
     ip,
     ipText: ip ? formatIp(ip) : 'unknown',
+    blockKey: blockKeyOf(ip),
   };
 }
 

@@ -26,7 +26,7 @@ import { mountEndpoints } from './dispatch.js';
 import { defineEndpoint, type Endpoint } from './endpoint.js';
 import { ENDPOINTS } from './endpoints/index.js';
 import { createGate } from './gate.js';
-import { compileTrusted, createRequestIds } from './http.js';
+import { createRequestIds } from './http.js';
 import { type IndexPort, NO_INDEX } from './index-port.js';
 import { buildScannerOpenApi } from './openapi.js';
 import { openShared } from './shared/index.js';
@@ -120,7 +120,7 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
     log,
     now,
     cacheMs: config.cacheMs,
-    trusted: compileTrusted(config.trustedProxies),
+    trusted: config.trustedProxies,
     requestId: createRequestIds(),
     isOpen: () => open,
   });
@@ -138,6 +138,12 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
       core.ledger.sweep(t);
     } catch (err) {
       log.error({ err: String(err) }, 'cache sweep failed');
+    }
+    try {
+      const n = core.directory.pruneSessions(t);
+      if (n) log.info({ sessions: n }, 'pruned expired and revoked dashboard sessions');
+    } catch (err) {
+      log.warn({ err: String(err) }, 'session pruning deferred');
     }
   }, SWEEP_MS);
   sweep.unref();

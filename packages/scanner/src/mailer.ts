@@ -8,8 +8,9 @@
  * fails the change itself: the change is already committed; a failed send is logged.
  * Messages carry the key's display prefix, never the secret.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FILE_MODE, privateDir } from '@chain-indexer/platform/private-files.js';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 
@@ -80,7 +81,7 @@ export function createNotifier(o: {
     ? nodemailer.createTransport(o.smtpUrl)
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   if (!o.smtpUrl) {
-    mkdirSync(o.outboxDir, { recursive: true });
+    privateDir(o.outboxDir);
     o.log.info(
       { outbox: o.outboxDir },
       `SMTP_URL is unset: key notifications are written to ${o.outboxDir} as .eml files`,
@@ -94,7 +95,7 @@ export function createNotifier(o: {
         o.outboxDir,
         `${new Date(n.at).toISOString().replace(/[:.]/g, '-')}-${process.pid}-${++seq}-${n.kind}.eml`,
       );
-      writeFileSync(file, (info as unknown as { message: Buffer }).message);
+      writeFileSync(file, (info as unknown as { message: Buffer }).message, { mode: FILE_MODE });
     }
   };
   return {

@@ -6,19 +6,31 @@
  * (they answer 404 CHAIN_NOT_CONFIGURED here, `missing: "index"`).
  */
 
-import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { restrictUmask } from '@chain-indexer/platform/private-files.js';
+import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
+import { uwsBinaryCheck, uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';
 
 async function main(): Promise<void> {
   const config = loadScannerConfig(process.env);
-  const log = pino({ level: config.logLevel, base: { component: 'scanner' } });
+  const log = pino({ level: config.logLevel, base: { component: 'scanner' }, ...redactingLoggerOptions() });
   if (!uwsIsNative()) {
     log.fatal('uWebSockets.js native binary did not load (pure-JS fallback); refusing to start');
     process.exit(1);
   }
+  // The HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
+  const uwsBinary = uwsBinaryCheck();
+  if (!uwsBinary.ok) {
+    log.fatal(
+      uwsBinary,
+      'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+    );
+    process.exit(1);
+  }
   log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
+  restrictUmask(); // the store, the outbox, the admin socket: 0600 files, 0700 directories
   const service = await createScannerService({ config, log });
   await service.listen();
   let stopping = false;
@@ -38,6 +50,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`fatal: ${(err as Error).stack ?? err}\n`);
+  process.stderr.write(`fatal: ${redact(String((err as Error).stack ?? err))}\n`);
   process.exit(1);
 });

@@ -67,6 +67,8 @@ export interface SessionRecord {
   accountId: string;
   createdAt: number;
   expiresAt: number;
+  /** When an operator revoked it (revoke-session); absent or null while it stands. */
+  revokedAt?: number | null;
 }
 
 /**

@@ -8,8 +8,9 @@
  * a 0x00 terminator (no stored string contains NUL), a number part is 8 bytes big-endian, so keys
  * sort as their parts do. Values are JSON.
  */
-import { mkdirSync } from 'node:fs';
+
 import { openRocks, type Rocks, type WriteOp } from '@chain-indexer/indexer/storage/binding.js';
+import { privateDir, tightenTree } from '@chain-indexer/platform/private-files.js';
 import type {
   AccountRecord,
   ActivityEntry,
@@ -185,7 +186,8 @@ const decodeValue = (v: Buffer): unknown => JSON.parse(v.toString('utf8'));
  *   database that is not a scanner store (e.g. an index), or a newer schema.
  */
 export async function openScannerStore(dir: string): Promise<ScannerStore> {
-  mkdirSync(dir, { recursive: true });
+  privateDir(dir);
+  tightenTree(dir);
   let db: Rocks;
   try {
     db = await openRocks(dir);

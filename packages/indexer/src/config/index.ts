@@ -5,9 +5,15 @@
 
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type Cidr, formatCidr } from '@chain-indexer/platform/cidr.js';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
+import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
+import { redact } from '@chain-indexer/platform/redact.js';
 import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
 
+/** A cursor secret: hex of at least 32 bytes. */
+export const CURSOR_SECRET_RE = /^(?:[0-9a-fA-F]{2}){32,}$/;
 /** An embedded devnet (anvil with the project's deployment and traffic). */
 export interface DevnetConfig {
   port: number;
@@ -73,7 +79,10 @@ export interface Config {
   overridesFile: string | null;
   /** JSON object address → labels. */
   labelsFile: string | null;
-  /** Hex secret for cursor MACs; null = generated once and kept in the data directory. */
+  /**
+   * Hex secret (≥ 32 bytes) of cursor MACs; null = generated once per chain and kept in its data
+   * directory (ROLE=all only: a writer and its replicas share CURSOR_SECRET).
+   */
   cursorSecret: string | null;
   blocksPerTask: number;
   decodeThreads: number;
@@ -84,6 +93,11 @@ export interface Config {
   storageTuning: RocksTuning;
   /** The two ingest modes and the write side (see src/ingest/stages.ts). */
   ingestTuning: IngestTuning;
+  /**
+   * TRUSTED_PROXIES, shared with the scanner (platform/src/proxy.ts): peers whose Forwarded /
+   * X-Forwarded-* headers are believed. Default none.
+   */
+  trustedProxies: Cidr[];
 }
 
 /** Ingest's write side: history segments, the state cache and the writer thread. */
@@ -187,6 +201,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     throw new Error(`ROLE must be all, writer or replica, got "${role}"`);
   const natsUrl = env.NATS_URL || null;
   if (role !== 'all' && !natsUrl) throw new Error(`ROLE=${role} needs NATS_URL (the NATS servers)`);
+  if (natsUrl) {
+    try {
+      natsConnectOptions(natsUrl);
+    } catch (err) {
+      throw new Error(`NATS_URL: ${(err as Error).message}`);
+    }
+  }
   if (env.CHAINS_FILE && (rpcUrl || env.CHAIN))
     throw new Error('CHAINS_FILE and RPC_URL/CHAIN are exclusive: describe every chain in the file');
   let chains: ChainConfig[];
@@ -248,8 +269,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     if (names.has(c.name)) throw new Error(`chain "${c.name}" is configured twice`);
     names.add(c.name);
   }
-  const devApiKey =
-    env.DEV_API_KEY || (chainsSource !== 'embedded_devnet' && env.KEYS_FILE ? null : generateKey());
+  // An all-scope key is generated (and printed) only for the embedded devnet. On a real chain the
+  // operator names the keys (KEYS_FILE) or, knowingly, one all-scope key (DEV_API_KEY).
+  if (chainsSource !== 'embedded_devnet' && !env.KEYS_FILE && !env.DEV_API_KEY)
+    throw new Error(
+      'no API keys: a real chain needs KEYS_FILE (keys with their scopes), or DEV_API_KEY set explicitly to one all-scope key; no key is generated outside the embedded devnet',
+    );
+  const devApiKey = env.DEV_API_KEY || (chainsSource === 'embedded_devnet' ? generateKey() : null);
+  const cursorSecret = env.CURSOR_SECRET || null;
+  if (cursorSecret !== null && !CURSOR_SECRET_RE.test(cursorSecret))
+    throw new Error(
+      'CURSOR_SECRET must be hex of at least 32 bytes (64 hex digits), e.g. `openssl rand -hex 32`',
+    );
+  // The writer and its replicas share one secret from their config; it never travels on NATS.
+  if (role !== 'all' && cursorSecret === null)
+    throw new Error(
+      `ROLE=${role} needs CURSOR_SECRET (the same on the writer and every replica; see ops/SCALE-OUT.md "Secrets")`,
+    );
   return {
     role,
     natsUrl,
@@ -266,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     keysFile: env.KEYS_FILE || null,
     overridesFile: env.ENTITY_OVERRIDES_FILE || null,
     labelsFile: env.LABELS_FILE || null,
-    cursorSecret: env.CURSOR_SECRET || null,
+    cursorSecret,
     blocksPerTask: int(env, 'BLOCKS_PER_TASK', 5, 1, 1000),
     decodeThreads: int(env, 'DECODE_THREADS', 2, 1, 64),
     logLevel: env.LOG_LEVEL || 'info',
@@ -294,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
       ),
       memtableMb: envMemtable(env),
     },
+    trustedProxies: trustedProxiesFromEnv(env),
     ingestTuning: {
       segmentBytes: int(env, 'SEGMENT_MB', 32, 1, 4_096) * 1024 * 1024,
       segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
@@ -306,19 +343,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
   };
 }
 
-const mask = (url: string) =>
-  url.replace(/\/\/[^@/]*@/, '//***@').replace(/([?&](key|apikey|token)=)[^&]+/i, '$1***');
-
-/** The config as printed at boot: secrets masked. */
+/**
+ * The config as printed at boot: every URL through the one redaction ({@link redact}: path keys of
+ * node providers, userinfo, query values), keys and secrets named only by whether they are set.
+ */
 export function printable(c: Config): Record<string, unknown> {
   return {
     ...c,
+    natsUrl: c.natsUrl ? redact(c.natsUrl) : null,
+    trustedProxies: c.trustedProxies.map(formatCidr),
     devApiKey: c.devApiKey ? `(masked, ${c.devApiKey.length} chars)` : null,
     cursorSecret: c.cursorSecret ? '(set)' : '(generated, kept in data dir)',
     chains: c.chains.map((ch) => ({
       ...ch,
-      rpcUrl: ch.rpcUrl ? mask(ch.rpcUrl) : null,
-      wsUrl: ch.wsUrl ? mask(ch.wsUrl) : null,
+      rpcUrl: ch.rpcUrl ? redact(ch.rpcUrl) : null,
+      wsUrl: ch.wsUrl ? redact(ch.wsUrl) : null,
     })),
   };
 }

@@ -37,6 +37,11 @@ export const ERRORS = {
     meaning: 'the cursor is older than retained history: restart from page one',
   },
   quote_not_admitted: { status: 409, meaning: 'the named quote is not admissible for this token' },
+  walk_budget_exceeded: {
+    status: 409,
+    meaning:
+      "the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one",
+  },
   payload_too_large: { status: 413, meaning: 'request body or batch item past its size budget' },
   invalid_json_body: { status: 422, meaning: 'JSON body of the wrong shape' },
   query_too_broad: { status: 422, meaning: 'a query too broad to serve as asked' },

@@ -10,6 +10,7 @@
  * a failure closes it and the next attempt waits 2 s, doubling to {@link MAX_RETRY_MS}, logged once
  * per outage.
  */
+import { redact } from '@chain-indexer/platform/redact.js';
 import type { Logger } from 'pino';
 import { createClient, webSocket } from 'viem';
 
@@ -45,7 +46,7 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
   let retryTimer: NodeJS.Timeout | null = null;
   /** Tears down the current client (subscription and socket), if any. */
   let teardown: (() => void) | null = null;
-  const safeUrl = wsUrl?.replace(/\/\/[^@/]*@/, '//***@');
+  const safeUrl = wsUrl ? redact(wsUrl) : null;
 
   const retry = () => {
     teardown?.();

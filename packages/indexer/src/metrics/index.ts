@@ -37,6 +37,8 @@ export interface ChainMetrics {
 export interface Metrics extends ChainMetrics {
   registry: client.Registry;
   httpDuration: client.Histogram<'route' | 'status'>;
+  /** Rows one request read through its views (server/read-meter.ts), by route. */
+  httpRowsRead: client.Histogram<'route'>;
   /** Starts the loopback listener; resolves with the bound port. */
   listen(port: number): Promise<number>;
   close(): void;
@@ -133,6 +135,13 @@ export function createMetrics(deps: {
     help: 'HTTP request latency by route and status',
     labelNames: ['route', 'status'],
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25],
+    registers: [registry],
+  });
+  const httpRowsRead = new client.Histogram({
+    name: 'indexer_http_request_rows_read',
+    help: 'Rows one request read through its storage views (walked rows, skipped ones included; point reads), by route',
+    labelNames: ['route'],
+    buckets: [10, 100, 1_000, 10_000, 50_000, 100_000, 1_000_000],
     registers: [registry],
   });
   new client.Gauge({
@@ -322,6 +331,7 @@ export function createMetrics(deps: {
     modeTransactions,
     marketsFirstSight,
     httpDuration,
+    httpRowsRead,
     listen(port) {
       const app = uws.App();
       app.get('/metrics', (res) => {

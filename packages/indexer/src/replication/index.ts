@@ -3,6 +3,8 @@
  * publishes its change log and periodic snapshots; read replicas join from a snapshot and apply
  * the log. See ops/SCALE-OUT.md for the deployment and names.ts for streams, subjects, buckets.
  */
+
+import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -32,7 +34,8 @@ export interface Nats {
  */
 export async function connectNats(servers: string, log: Logger): Promise<Nats> {
   const nc = await connect({
-    servers: servers.split(',').map((s) => s.trim()),
+    // Credentials in the URLs (nats://user:password@host) become the client's options.
+    ...natsConnectOptions(servers),
     reconnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

@@ -4,7 +4,6 @@
  * {@link ChainContext} its routes read. Chains share nothing but the process: a halt, reset or
  * rebuild of one never touches another (ARCHITECTURE "Several chains in one process").
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createAddressesReader } from '../addresses/index.js';
@@ -28,11 +27,12 @@ import { checkChainIdentity } from '../storage/identity.js';
 import { checkInvariants, createStore, type RocksTuning, type Store } from '../storage/index.js';
 import { createHub } from '../streams/hub.js';
 import { createStreamLog } from '../streams/log.js';
-import { createStreams } from '../streams/service.js';
+import { createStreams, type StreamSlots } from '../streams/service.js';
 import { createTokensProjection, createTokensReader, startReconciler } from '../tokens/index.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
 import { createWalletsProjection, createWalletsReader } from '../wallets/index.js';
 import { createReplayPool, type ReplayPool } from '../workers/replay/index.js';
+import { resolveCursorSecret } from './cursor-secret.js';
 
 /** What every chain of the process shares. */
 export interface SharedDeps {
@@ -54,6 +54,8 @@ export interface SharedDeps {
   overrides: ReadonlySet<string>;
   overridesVersion: string;
   labels: ReadonlyMap<string, string[]>;
+  /** The process's open-stream slots: a key's ceiling counts its streams on every chain. */
+  streamSlots?: StreamSlots;
 }
 
 /** A running chain. */
@@ -198,11 +200,13 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   });
   log.info({ head: store.head(), invariants: checkInvariants(store) }, 'storage invariants hold');
 
-  let secretHex = deps.cursorSecret ?? store.getMeta<string>('cursorSecret');
-  if (!secretHex) {
-    secretHex = randomBytes(32).toString('hex');
-    store.putMeta('cursorSecret', secretHex);
-  }
+  // Never in the store (and so never in the change log or a snapshot): runtime/cursor-secret.ts.
+  const secretHex = resolveCursorSecret({
+    configured: deps.cursorSecret,
+    dataDir: cfg.dataDir,
+    store,
+    generate: true,
+  });
   markets ??= marketsConfigFor(identity.chainId, cfg.marketsFile);
   const registry = createRegistry(
     store,
@@ -235,6 +239,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     createHub((err) =>
       log.error({ err: (err as Error).message }, 'streams: a subscriber threw and was removed'),
     ),
+    deps.streamSlots,
   );
   const ingest = createIngest({
     registry,
@@ -416,11 +421,17 @@ export async function openReplicaChain(
     createHub((err) =>
       log.error({ err: (err as Error).message }, 'streams: a subscriber threw and was removed'),
     ),
+    deps.streamSlots,
   );
   const identity = store.getMeta<{ chainId: number }>('identity');
   if (!identity) throw new Error(`replica of ${cfg.name}: the writer's store has no chain identity yet`);
-  const secretHex = deps.cursorSecret ?? store.getMeta<string>('cursorSecret');
-  if (!secretHex) throw new Error(`replica of ${cfg.name}: the writer's store has no cursor secret`);
+  // The writer's secret comes from this process's config (CURSOR_SECRET), never from the log.
+  const secretHex = resolveCursorSecret({
+    configured: deps.cursorSecret,
+    dataDir: cfg.dataDir,
+    store,
+    generate: false,
+  });
   const launchpads = cfg.launchpadsFile ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name) : new Map();
   const markets = marketsConfigFor(identity.chainId, cfg.marketsFile);
   registry = createRegistry(

@@ -30,6 +30,13 @@ export { WINDOW_SECONDS, type WindowName };
 /** Subjects the enumerator examines at most before refusing with suggestions (SCREENER_CEILING overrides, for tests). */
 export const CANDIDATE_CEILING = Number(process.env.SCREENER_CEILING ?? 2_000);
 /**
+ * Pools the candidate walk examines at most (SCREENER_POOL_CEILING overrides, for tests): the walk
+ * reads every pool of the walked currency (two point reads each) before the subject ceiling can be
+ * checked, so the pool count is checked first, by a bounded count of the index, and a currency
+ * with more pools is refused before any pool is read. Four pools per candidate subject.
+ */
+export const POOL_WALK_CEILING = Number(process.env.SCREENER_POOL_CEILING ?? 4 * CANDIDATE_CEILING);
+/**
  * Size of the candidate set of sort=holders: the top subjects by total_volume_quote (spec: 100).
  * SCREENER_HOLDERS_PREFILTER overrides, for tests only (so the cut can be exercised on a devnet).
  */
@@ -198,15 +205,37 @@ function poolFigures(view: View, p: PoolRow, base: string, start: number, to: nu
 type Member = { p: PoolRow; last: number; base: string };
 
 /**
+ * The currency whose pools the candidate walk reads: the quote, or with `base` the side with fewer
+ * pools (a base trades against few quotes; WETH or a stablecoin has thousands of pools). Counted
+ * first, each count bounded by {@link POOL_WALK_CEILING} + 1 index rows.
+ * @throws DomainError query_too_broad when the walked side has more pools than the ceiling.
+ */
+function walkedCurrency(view: View, q: ScreenerQuery, anchor: number): Hex {
+  const poolsOf = (c: string) => view.count(POOL_BY_CURRENCY, { prefix: [c as Hex] }, POOL_WALK_CEILING + 1);
+  const nQuote = poolsOf(q.quote);
+  const nBase = q.base && nQuote > 0 ? poolsOf(q.base) : Number.POSITIVE_INFINITY;
+  const [walked, n] = nBase < nQuote ? [q.base!, nBase] : [q.quote, nQuote];
+  if (n > POOL_WALK_CEILING)
+    throw new DomainError(
+      'query_too_broad',
+      `the screener walks at most ${POOL_WALK_CEILING} pools per request and ${walked} holds more; name a base (its pools are walked instead when fewer) or use a quote with fewer pools`,
+      { ceiling: POOL_WALK_CEILING, rankedAtBlock: anchor },
+    );
+  return walked as Hex;
+}
+
+/**
  * The subjects trading against the quote at `anchor` (a pool, or a base token's pools), filtered
  * by base and recency floor.
  * @throws DomainError projection_unavailable with the candidate-set ceiling fields past the ceiling.
  */
 function subjects(view: View, q: ScreenerQuery, anchor: number): Map<string, Member[]> {
   const all = new Map<string, Member[]>();
-  view.each(POOL_BY_CURRENCY, { prefix: [q.quote as Hex] }, (_v, [, key]) => {
+  view.each(POOL_BY_CURRENCY, { prefix: [walkedCurrency(view, q, anchor)] }, (_v, [, key]) => {
     const p = poolAt(view, key, anchor);
     if (!p) return true;
+    // Walking the base's pools: only those against the quote.
+    if (p.currency0 !== q.quote && p.currency1 !== q.quote) return true;
     const base = p.currency0 === q.quote ? p.currency1 : p.currency0;
     if (q.base && base !== q.base) return true;
     // Last trade as of the anchor (the current state may already hold later trades).

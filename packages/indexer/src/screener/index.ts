@@ -7,6 +7,7 @@ export {
   FILTER_NAMES,
   type Filters,
   HOLDERS_PREFILTER,
+  POOL_WALK_CEILING,
   type ScreenerQuery,
   SORTS,
   type Sort,

@@ -75,7 +75,12 @@ export function loadKeysFile(path: string): KeyConfig[] {
     rateLimits?: Partial<Record<Scope, RateLimit>>;
     maxStreams?: number;
   }>;
+  const names = new Set<string>();
   return rows.map((r) => {
+    // A key's name is its identity for rate limits and the open-stream ceiling: one key per name.
+    if (typeof r.name !== 'string' || r.name === '') throw new Error('keys file: every key needs a name');
+    if (names.has(r.name)) throw new Error(`keys file: the name "${r.name}" is given to two keys`);
+    names.add(r.name);
     const scopes = r.scopes ?? ['read'];
     for (const s of scopes)
       if (!ALL_SCOPES.includes(s)) throw new Error(`keys file: unknown scope ${s} for key ${r.name}`);
@@ -86,9 +91,17 @@ export function loadKeysFile(path: string): KeyConfig[] {
   });
 }
 
+/**
+ * The key lookup over `keys`.
+ * @throws Error when two keys share a name (DEV_API_KEY is named `dev`) or a key is given twice.
+ */
 export function createAuth(keys: KeyConfig[]): Auth {
   const byHash = new Map<string, Principal>();
+  const names = new Set<string>();
   for (const k of keys) {
+    if (names.has(k.name)) throw new Error(`two keys are named "${k.name}" (DEV_API_KEY is named "dev")`);
+    if (byHash.has(k.sha256)) throw new Error(`the key named "${k.name}" is the same key as another`);
+    names.add(k.name);
     byHash.set(k.sha256, {
       name: k.name,
       scopes: new Set(k.scopes),

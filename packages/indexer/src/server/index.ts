@@ -4,6 +4,7 @@
  * request happens between two committed blocks (R1).
  */
 import { readBody } from '@chain-indexer/platform/body.js';
+import type { Cidr } from '@chain-indexer/platform/cidr.js';
 import {
   corkedSend,
   type HttpRequest,
@@ -17,6 +18,7 @@ import { type Auth, type Principal, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
 import { type CompiledRoute, compileRoute, invoke } from './invoke.js';
 import { createRateLimiter } from './rate-limit.js';
+import type { ReadMeter } from './read-meter.js';
 import type { ChainContext, Reply, Route } from './route.js';
 import { openSse } from './sse.js';
 import { cookieValue, registerConsole } from './static.js';
@@ -29,13 +31,16 @@ export interface ServerOptions {
   log: Logger;
   /** The contract document served at GET /index/v1/openapi.json (no key needed). */
   openapiJson?: string;
-  /** Called after each request with route id, HTTP status and seconds. */
-  observe?: (routeId: string, status: number, seconds: number) => void;
+  /**
+   * Called after each request with route id, HTTP status, seconds and the rows it read through
+   * its views (read-meter.ts; the synchronous part of node routes).
+   */
+  observe?: (routeId: string, status: number, seconds: number, rowsRead: number) => void;
   /**
    * Serves the browser console (src/server/static.ts) at `/`. `devKey`: the embedded devnet's dev
    * key, offered to loopback peers only (null: never offered). `dir`: the built console.
    */
-  console?: { devKey: string | null; dir?: string };
+  console?: { devKey: string | null; dir?: string; trustedProxies?: readonly Cidr[] };
 }
 
 export interface Server {
@@ -102,9 +107,10 @@ export function createServer(opts: ServerOptions): Server {
     const handle = (res: HttpResponse, req: HttpRequest) => {
       const state: { aborted: boolean; hasAbortHandler?: boolean } = { aborted: false };
       const t0 = performance.now();
+      const meter: ReadMeter = { rows: 0 };
       const finish = (status: number, headers: Array<[string, string]>, body: string, late: boolean) => {
         (late ? corkedSend : send)(res, status, headers, body, state);
-        opts.observe?.(route.id, status, (performance.now() - t0) / 1000);
+        opts.observe?.(route.id, status, (performance.now() - t0) / 1000, meter.rows);
       };
       const fail = (err: unknown, late: boolean) => {
         if ((err as Error)?.message === 'aborted' && state.aborted) return;
@@ -122,7 +128,7 @@ export function createServer(opts: ServerOptions): Server {
           const start = () => r.sse!(openSse(res));
           if (late) res.cork(start);
           else start();
-          opts.observe?.(route.id, 200, (performance.now() - t0) / 1000);
+          opts.observe?.(route.id, 200, (performance.now() - t0) / 1000, meter.rows);
           return;
         }
         finish(r.status ?? 200, r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS, r.json, late);
@@ -163,6 +169,7 @@ export function createServer(opts: ServerOptions): Server {
             body,
             limiter,
             services,
+            meter,
           });
         if (route.method === 'POST') {
           readBody(res, state, MAX_BODY_BYTES, (m) => new ApiError('payload_too_large', m))

@@ -6,9 +6,10 @@
 
 import type { View } from '../storage/index.js';
 import type { Principal } from './auth.js';
-import { ApiError } from './errors.js';
+import { ApiError, ServiceError } from './errors.js';
 import { requireProjection } from './projections.js';
 import type { RateLimiter } from './rate-limit.js';
+import { meteredView, type ReadMeter } from './read-meter.js';
 import { cacheKey, ResponseCache, responseCacheOn } from './response-cache.js';
 import type { ChainContext, Ctx, Reply, Route } from './route.js';
 import { type CompiledObject, compileObject } from './validate.js';
@@ -45,10 +46,14 @@ export interface InvokeInput {
   allChains: ReadonlyMap<string, ChainContext>;
   /** View (and with it the anchor) shared by all items of a batch; otherwise one is opened here. */
   view?: View;
-  /** Rate limiter; omitted for batch items (the batch itself was charged). */
+  /** Rate limiter; omitted for batch items (the batch charged each item to its class). */
   limiter?: RateLimiter;
   /** Extra values handlers may need (batch: the route table). */
   services?: Record<string, unknown>;
+  /** Set by {@link invoke}: the outcome of the route's declared charges (see Route.charges). */
+  charged?: ReadonlyArray<ServiceError | null>;
+  /** Counts the rows this request reads (read-meter.ts); omitted: not counted. */
+  meter?: ReadMeter;
 }
 
 /** Each chain's response cache (see response-cache.ts). */
@@ -68,26 +73,24 @@ export function responseCacheOf(chain: ChainContext): ResponseCache {
 export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Reply> {
   const { route } = c;
   let rateHeaders: Array<[string, string]> = [];
+  let charged: Array<ServiceError | null> | undefined;
   if (route.scope) {
     if (!input.principal) throw new ApiError('unauthorized', 'missing x-api-key header');
     if (!input.principal.scopes.has(route.scope)) {
       throw new ApiError('insufficient_scope', `this route needs scope "${route.scope}"`);
     }
-    if (input.limiter) {
-      rateHeaders = input.limiter.charge(
-        input.principal.name,
-        route.scope,
-        input.principal.rateLimits,
-      ).headers;
-    }
+    // Charged here, once, before the run loop below: a run repeated on a new view is not a new request.
+    if (input.limiter) ({ rateHeaders, charged } = charge(route, input, input.limiter, input.principal));
   }
   const query = c.query.parse(input.rawQuery);
   const params = c.params.parse(input.rawParams);
+  if (charged) input = { ...input, charged };
   // A batch item shares the batch's view (the batch checks it); otherwise the answer stands only
   // if no write landed while the handler read (see storage/view.ts), else it runs again.
   if (input.view) return run(c, input, query, params, input.view, rateHeaders);
   for (let attempt = 1; ; attempt++) {
-    const view = input.chain.store.view();
+    const opened = input.chain.store.view();
+    const view = input.meter ? meteredView(opened, input.meter) : opened;
     let out: Reply | Promise<Reply>;
     try {
       out = run(c, input, query, params, view, rateHeaders);
@@ -102,6 +105,35 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS) return out;
     if (out instanceof Promise) out.catch(() => undefined);
   }
+}
+
+/**
+ * Charges one request to the rate limiter: each class of `route.charges` (default: the route's
+ * scope). A route without `charges` is refused whole when over its limit; with `charges`, each
+ * refused charge is handed to the handler (`ctx.charged`) and the others stand.
+ * @throws ApiError rate_limited (429) for a route without `charges`.
+ */
+function charge(
+  route: Route,
+  input: InvokeInput,
+  limiter: RateLimiter,
+  principal: Principal,
+): { rateHeaders: Array<[string, string]>; charged?: Array<ServiceError | null> } {
+  if (!route.charges)
+    return { rateHeaders: limiter.charge(principal.name, route.scope!, principal.rateLimits).headers };
+  const plan = route.charges({ body: input.body, scopes: principal.scopes, services: input.services });
+  let rateHeaders: Array<[string, string]> = [];
+  const charged = plan.map((scope) => {
+    if (!scope) return null;
+    try {
+      rateHeaders = limiter.charge(principal.name, scope, principal.rateLimits).headers;
+      return null;
+    } catch (err) {
+      if (err instanceof ServiceError) return err;
+      throw err;
+    }
+  });
+  return { rateHeaders, charged };
 }
 
 /**
@@ -171,6 +203,7 @@ function run(
       principal: input.principal
         ? { name: input.principal.name, maxStreams: input.principal.maxStreams }
         : null,
+      charged: input.charged,
       services: input.services,
     };
     // Cacheable answers (batch items excepted: they share the batch's view) are served again

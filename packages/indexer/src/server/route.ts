@@ -92,6 +92,12 @@ export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
   scopes: ReadonlySet<Scope>;
   /** The calling key (null on public routes). */
   principal: { name: string; maxStreams: number } | null;
+  /**
+   * The outcome of each charge the route declared with {@link RouteSpecBase.charges}, in its order:
+   * null when charged, the refusal (429 rate_limited) when not. Decided once per request, before
+   * the first run (a request re-run on a new view is not charged again). Absent otherwise.
+   */
+  charged?: ReadonlyArray<import('../errors/index.js').ServiceError | null>;
 }
 
 /** A handler's answer: status (default 200) and an already serialized JSON body. */
@@ -137,6 +143,16 @@ interface RouteSpecBase<P extends TProperties, Q extends TProperties> {
   errors: ErrorCode[];
   /** Whether the route can be an item of POST /batch. */
   batchable?: boolean;
+  /**
+   * The route classes one request is charged to, in an order the handler knows (its
+   * `ctx.charged`), decided before the request runs; a null entry is not charged. Default: one
+   * charge of `scope`. POST /batch charges each item to the item route's own class.
+   */
+  charges?(req: {
+    body: unknown;
+    scopes: ReadonlySet<Scope>;
+    services?: Record<string, unknown>;
+  }): Array<Scope | null>;
   /** Whether the route needs an anchor (an indexed head). */
   anchored?: boolean;
   /**

@@ -132,7 +132,12 @@ export const ErrorEnvelope = Type.Object(
     lagSeconds: Type.Optional(Type.Number({ description: 'replica_lagging: seconds behind the writer' })),
     lagBlocks: Type.Optional(Type.Integer({ description: 'replica_lagging: blocks behind the writer' })),
     state: Type.Optional(Type.String({ description: 'replica_lagging: the replica state' })),
-    anchorBlock: Type.Optional(Type.Integer({ description: "stale_cursor: the cursor's anchor block" })),
+    anchorBlock: Type.Optional(
+      Type.Integer({ description: "stale_cursor, walk_budget_exceeded: the cursor's anchor block" }),
+    ),
+    budgetRows: Type.Optional(
+      Type.Integer({ description: 'walk_budget_exceeded: rows one request may examine in versioned walks' }),
+    ),
     anchorHash: Type.Optional(Type.String({ description: "stale_cursor: the cursor's anchor hash" })),
     suggestedRecencyFloorBlock: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),
     candidatesScanned: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),

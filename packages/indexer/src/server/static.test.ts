@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PROXY_HEADERS } from '@chain-indexer/platform/proxy.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAuth, hashKey } from './auth.js';
@@ -27,19 +28,35 @@ describe('console: loopback and cookie rules', () => {
       '',
     ])
       expect(isLoopbackAddress(a), a).toBe(false);
-    for (const h of ['localhost', 'localhost:8080', '127.0.0.1:8080', '[::1]:8080', 'LOCALHOST'])
+    for (const h of ['127.0.0.1', '127.0.0.1:8080', '127.9.8.7:1', '[::1]', '[::1]:8080'])
       expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ['evil.example', 'localhost.evil.example', '10.0.0.1:8080', ''])
+    // Names are not literals: a resolver, a hosts file or a proxy can map them anywhere.
+    for (const h of [
+      'localhost',
+      'localhost:8080',
+      'LOCALHOST',
+      'evil.example',
+      'localhost.evil.example',
+      '127.0.0.1.nip.io',
+      '127.0.0.1:8080@evil.example',
+      '127.0.0.256',
+      '[::2]:8080',
+      '10.0.0.1:8080',
+      '',
+    ])
       expect(isLoopbackHost(h), h).toBe(false);
   });
 
-  it('offers the dev key only to a loopback peer naming a loopback host, unproxied, when there is one', () => {
-    const ok = { remote: '127.0.0.1', host: '127.0.0.1:8080', forwarded: false };
+  it('offers the dev key only to a loopback peer naming a loopback literal, with no proxy header, when there is one', () => {
+    const ok = { remote: '127.0.0.1', host: '127.0.0.1:8080', headerNames: ['host', 'accept', 'user-agent'] };
     expect(devKeyFor('k', ok)).toBe('k');
     expect(devKeyFor(null, ok)).toBeNull();
     expect(devKeyFor('k', { ...ok, remote: '10.1.1.1' })).toBeNull();
     expect(devKeyFor('k', { ...ok, host: 'rebound.example:8080' })).toBeNull();
-    expect(devKeyFor('k', { ...ok, forwarded: true })).toBeNull();
+    expect(devKeyFor('k', { ...ok, host: 'localhost:8080' })).toBeNull();
+    for (const h of PROXY_HEADERS)
+      expect(devKeyFor('k', { ...ok, headerNames: [...ok.headerNames, h] }), h).toBeNull();
+    expect(devKeyFor('k', { ...ok, headerNames: [...ok.headerNames, 'x-forwarded-anything'] })).toBeNull();
   });
 
   it('reads one cookie out of a Cookie header', () => {
@@ -119,8 +136,21 @@ describe('console: served by the uWS server', () => {
       });
     };
     expect(await raw('Host: 127.0.0.1\r\n')).toMatch(/^HTTP\/1\.1 200/);
+    expect(await raw('Host: [::1]:8080\r\n')).toMatch(/^HTTP\/1\.1 200/);
     expect(await raw('Host: rebound.example\r\n')).toMatch(/^HTTP\/1\.1 404/);
-    expect(await raw('Host: 127.0.0.1\r\nX-Forwarded-For: 203.0.113.9\r\n')).toMatch(/^HTTP\/1\.1 404/);
+    expect(await raw('Host: localhost\r\n')).toMatch(/^HTTP\/1\.1 404/);
+    expect(await raw('')).not.toMatch(/^HTTP\/1\.1 200/); // no Host at all (uWS closes)
+    // Each proxy header alone (as a bare `proxy_pass http://127.0.0.1:8080` on this host adds one).
+    for (const [name, value] of [
+      ['Forwarded', 'for=203.0.113.9'],
+      ['X-Forwarded-For', '203.0.113.9'],
+      ['X-Forwarded-Host', 'console.example'],
+      ['X-Forwarded-Proto', 'https'],
+      ['X-Forwarded-Port', '443'],
+      ['X-Real-IP', '203.0.113.9'],
+      ['Via', '1.1 nginx'],
+    ])
+      expect(await raw(`Host: 127.0.0.1\r\n${name}: ${value}\r\n`), name).toMatch(/^HTTP\/1\.1 404/);
   });
 
   it('opens a console session: chains, scopes and an HttpOnly stream cookie for stream-scoped keys only', async () => {

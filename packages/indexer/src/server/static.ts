@@ -7,9 +7,11 @@
  *    `GET /assets/*` → hashed bundles (`immutable`, a year), gzip when the client accepts it.
  *    No key is needed for static files; every API route keeps its `x-api-key` check.
  *  - `GET /console/dev-key` → `{key}` only when the process serves the embedded devnet with its dev
- *    key AND the peer is loopback AND the Host header names loopback (no DNS-rebinding page can
- *    read it) AND no proxy header (`forwarded`, `x-forwarded-for`) says the request came from
- *    elsewhere; otherwise `404 not_found` like any unknown path.
+ *    key AND the peer is loopback AND the Host header is a loopback literal (`127.x.y.z` or
+ *    `[::1]`, any port: no DNS-rebinding page, and no name a proxy may forward under, can read it)
+ *    AND the request carries no proxy header of any kind (`Forwarded`, `X-Forwarded-*`,
+ *    `X-Real-IP`, `Via`, …: platform/src/proxy.ts); otherwise `404 not_found` like any unknown
+ *    path. A proxy on this host (`proxy_pass http://127.0.0.1:8080`) adds at least one of them.
  *  - `POST /console/session` with `x-api-key` → `{chains, scopes, stream}`; when the key holds the
  *    `stream` scope it sets the HttpOnly, SameSite=Strict cookie `ix_stream` (path `/index/v1/`,
  *    10 minutes) that stream routes accept in place of the header. See docs/contract-choices.md.
@@ -18,6 +20,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { type Cidr, cidrContains, parseIp } from '@chain-indexer/platform/cidr.js';
+import { isProxyHeader } from '@chain-indexer/platform/proxy.js';
 import {
   type HttpRequest,
   type HttpResponse,
@@ -115,21 +119,26 @@ export function isLoopbackAddress(addr: string): boolean {
   return /^(0{4}:){5}ffff:7f[0-9a-f]{2}:[0-9a-f]{4}$/.test(a);
 }
 
-/** Whether a Host header names loopback (`localhost`, `127.x.y.z`, `[::1]`, with any port). */
+/**
+ * Whether a Host header is a loopback literal: `127.x.y.z` or `[::1]`, with an optional port. A
+ * name (`localhost`, or anything a resolver or a proxy could map) is not.
+ */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/:\d+$/, '');
-  return h === 'localhost' || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
+  const m = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(?::\d{1,5})?$/.exec(host);
+  return m !== null && (m[1] === '[::1]' || m[1].split('.').every((o) => Number(o) <= 255));
 }
 
 /**
  * The dev-key decision: the key, or null when it must not be offered.
  * @param devKey the embedded devnet's dev key, null when the process does not run one.
+ * @param req.headerNames the lower-case names of every header of the request (any proxy header refuses).
  */
 export function devKeyFor(
   devKey: string | null,
-  req: { remote: string; host: string; forwarded: boolean },
+  req: { remote: string; host: string; headerNames: Iterable<string> },
 ): string | null {
-  if (!devKey || req.forwarded) return null;
+  if (!devKey) return null;
+  for (const n of req.headerNames) if (isProxyHeader(n)) return null;
   return isLoopbackAddress(req.remote) && isLoopbackHost(req.host) ? devKey : null;
 }
 
@@ -150,6 +159,8 @@ export interface ConsoleOptions {
   devKey: string | null;
   /** Built console directory (default {@link DEFAULT_CONSOLE_DIR}). */
   dir?: string;
+  /** TRUSTED_PROXIES: peers whose X-Forwarded-Proto marks the session cookie Secure. */
+  trustedProxies?: readonly Cidr[];
   /** Turns a refusal into the API's JSON error reply. */
   errorReply(err: ServiceError): { status: number; headers: Array<[string, string]>; body: string };
 }
@@ -188,11 +199,11 @@ export function registerConsole(app: TemplatedApp, o: ConsoleOptions): void {
   app.get('/assets/*', (res, req) => serve(res, req, req.getUrl()));
 
   app.get('/console/dev-key', (res, req) => {
-    const key = devKeyFor(o.devKey, {
-      remote: remoteAddress(res),
-      host: req.getHeader('host'),
-      forwarded: !!(req.getHeader('forwarded') || req.getHeader('x-forwarded-for')),
+    const headerNames: string[] = [];
+    req.forEach((k) => {
+      headerNames.push(k);
     });
+    const key = devKeyFor(o.devKey, { remote: remoteAddress(res), host: req.getHeader('host'), headerNames });
     if (!key) return fail(res, new ApiError('not_found', 'no route GET /console/dev-key'));
     send(res, 200, JSON_NO_STORE, JSON.stringify({ key, note: 'embedded devnet dev key, loopback only' }), {
       aborted: false,
@@ -202,7 +213,12 @@ export function registerConsole(app: TemplatedApp, o: ConsoleOptions): void {
   app.post('/console/session', (res, req) => {
     try {
       const p = o.auth.authenticate(req.getHeader('x-api-key') || undefined);
-      const https = req.getHeader('x-forwarded-proto') === 'https';
+      // The proxy's word that the client used https counts only from a trusted proxy.
+      const peer = parseIp(remoteAddress(res));
+      const https =
+        req.getHeader('x-forwarded-proto') === 'https' &&
+        peer !== null &&
+        (o.trustedProxies ?? []).some((c) => cidrContains(c, peer));
       const headers = [...JSON_NO_STORE];
       let stream: { expiresInSeconds: number } | null = null;
       if (p.scopes.has('stream')) {

@@ -351,6 +351,8 @@ export interface Store {
   canonicalHash(n: number): `0x${string}` | undefined;
   getMeta<T>(name: string): T | undefined;
   putMeta(name: string, value: unknown): void;
+  /** Deletes a META record (through the change log, so replicas drop it too). */
+  deleteMeta(name: string): void;
   /**
    * Writes rows of an observation table (node observations made outside block batches, such as
    * reconciliation verdicts), atomically.
@@ -618,6 +620,9 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     getMeta: readMeta,
     putMeta(name, value) {
       write([metaOp(name, value)], 'meta');
+    },
+    deleteMeta(name) {
+      write([{ key: META.key(name), value: null }], 'meta');
     },
     putObservation(t, key, value) {
       if (t.kind !== 'observation') throw new Error(`${t.name} is not an observation table`);

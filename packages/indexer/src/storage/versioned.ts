@@ -5,8 +5,32 @@
  * fromBlock ≤ A < toBlock (current rows: toBlock = ∞). Reading both in sort-key order and merging
  * gives the exact order of block A, whatever happened since (R2: a walk keeps its anchor).
  */
+import { DomainError } from '../errors/index.js';
 import type { Table } from '../schema/table.js';
 import type { View } from './view.js';
+
+/**
+ * Rows one request may examine in versioned walks, skipped ones included (VERSIONED_WALK_BUDGET
+ * overrides, for tests). A cursor replayed long after its anchor walks every version written since
+ * without returning it; past this many rows the request is refused with `walk_budget_exceeded`
+ * (restart from page one, at the head, where no history row is walked). 50,000 rows are tens of
+ * milliseconds of synchronous reads.
+ */
+export const VERSIONED_WALK_BUDGET_ROWS = Number(process.env.VERSIONED_WALK_BUDGET ?? 50_000);
+/** Rows examined so far by the request reading through each view (a view is one request's). */
+const examined = new WeakMap<View, number>();
+
+/** Counts one examined row against the request's budget. @throws DomainError walk_budget_exceeded. */
+function examine(view: View, anchor: number): void {
+  const n = (examined.get(view) ?? 0) + 1;
+  examined.set(view, n);
+  if (n > VERSIONED_WALK_BUDGET_ROWS)
+    throw new DomainError(
+      'walk_budget_exceeded',
+      `this page would examine more than ${VERSIONED_WALK_BUDGET_ROWS} rows to read as of the cursor's anchor block ${anchor} (rows changed since are skipped one by one); restart the walk from page one`,
+      { anchorBlock: anchor, budgetRows: VERSIONED_WALK_BUDGET_ROWS },
+    );
+}
 
 /** A row valid at the anchor: its sort key (raw bytes after the prefix) and its value. */
 export interface VersionedRow<V> {
@@ -37,7 +61,9 @@ export interface VersionedWalk<KC extends unknown[], VC, KH extends unknown[], V
 
 /**
  * Rows valid at `w.anchor`, merged in sort-key order, at most `w.want`. Current and history
- * values are returned as their tables decode them (`VC | VH`).
+ * values are returned as their tables decode them (`VC | VH`). Every row examined (kept or
+ * skipped) counts against the request's {@link VERSIONED_WALK_BUDGET_ROWS}.
+ * @throws DomainError walk_budget_exceeded (409) past the budget.
  */
 export function walkVersioned<KC extends unknown[], VC, KH extends unknown[], VH>(
   view: View,
@@ -55,6 +81,7 @@ export function walkVersioned<KC extends unknown[], VC, KH extends unknown[], VH
   const cur: Array<VersionedRow<VC>> = [];
   const pl = curPrefix.length;
   view.eachValue(w.cur, bounds(curPrefix, false), (v, k) => {
+    examine(view, w.anchor);
     if (w.fromOf(v) > w.anchor) return true;
     cur.push({ sortKey: Buffer.from(k.subarray(pl, pl + w.sortKeyLen)), value: v });
     return cur.length < w.want;
@@ -63,6 +90,7 @@ export function walkVersioned<KC extends unknown[], VC, KH extends unknown[], VH
   const hist: Array<VersionedRow<VH>> = [];
   const hl = histPrefix.length;
   view.eachValue(w.hist, bounds(histPrefix, true), (v, k) => {
+    examine(view, w.anchor);
     const from = k.readUInt32BE(hl + w.sortKeyLen) * 0x1_0000_0000 + k.readUInt32BE(hl + w.sortKeyLen + 4);
     if (from > w.anchor || w.toOf(v) <= w.anchor) return true;
     hist.push({ sortKey: Buffer.from(k.subarray(hl, hl + w.sortKeyLen)), value: v });

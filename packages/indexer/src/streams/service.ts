@@ -44,28 +44,49 @@ export interface Streams {
   openCount(key: string): number;
 }
 
-export function createStreams(log: StreamLog, hub: Hub): Streams {
-  const open = new Map<string, number>();
+/**
+ * The open streams of each key, across every chain the process serves: the ceiling is per key,
+ * not per (key, chain). Key names are unique (duplicates are refused when keys load, auth.ts), so
+ * counting by name counts one key.
+ */
+export interface StreamSlots {
+  /** Takes a slot of `key` (ceiling `max`). @returns its release. @throws DomainError rate_limited. */
+  take(key: string, max: number): () => void;
+  open(key: string): number;
+}
 
-  const reserve = (req: StreamRequest) => {
-    const key = req.principal?.name ?? 'anonymous';
-    const max = req.principal?.maxStreams ?? 8;
-    const n = open.get(key) ?? 0;
-    if (n >= max)
-      throw new DomainError(
-        'rate_limited',
-        `open-stream ceiling reached: ${max} streams per key; close one first`,
-      );
-    open.set(key, n + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const m = (open.get(key) ?? 1) - 1;
-      if (m <= 0) open.delete(key);
-      else open.set(key, m);
-    };
+/** Creates the process's stream slots (one per process, shared by every chain's {@link Streams}). */
+export function createStreamSlots(): StreamSlots {
+  const open = new Map<string, number>();
+  return {
+    take(key, max) {
+      const n = open.get(key) ?? 0;
+      if (n >= max)
+        throw new DomainError(
+          'rate_limited',
+          `open-stream ceiling reached: ${max} streams per key, on every chain together; close one first`,
+        );
+      open.set(key, n + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const m = (open.get(key) ?? 1) - 1;
+        if (m <= 0) open.delete(key);
+        else open.set(key, m);
+      };
+    },
+    open: (key) => open.get(key) ?? 0,
   };
+}
+
+/**
+ * A chain's stream service.
+ * @param slots the process's {@link StreamSlots} (default: slots of this chain alone, for tests).
+ */
+export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = createStreamSlots()): Streams {
+  const reserve = (req: StreamRequest) =>
+    slots.take(req.principal?.name ?? 'anonymous', req.principal?.maxStreams ?? 8);
 
   /** Replays (after, last] of a topic; false when the consumer is behind the ring (lag sent, closed). */
   const catchUp = (
@@ -177,7 +198,7 @@ export function createStreams(log: StreamLog, hub: Hub): Streams {
     hub,
     connections: createConnectionRegistry(),
     reserve,
-    openCount: (k) => open.get(k) ?? 0,
+    openCount: (k) => slots.open(k),
     openTopic(req, topic, sel, afterSequence) {
       let after = afterSequence;
       if (after === undefined) {

@@ -30,7 +30,7 @@ import {
 import { ScannerError } from '../errors.js';
 import type { AccountRecord, ActivityEntry, KeyRecord, SessionRecord } from '../model.js';
 import { del, type Op, type OutboxRecord, put, type ScannerStore, TABLES } from '../store.js';
-import { type Change, envelope, isCasConflict, type SharedState } from './state.js';
+import { type Change, isCasConflict, type SharedState } from './state.js';
 
 /** Back-off of the outbox after a failed publish: from, to (ms). */
 const RETRY_MS = [100, 2_000] as const;
@@ -72,18 +72,25 @@ export function createSharedDirectory(
   let draining = false;
 
   const publish = async (rec: OutboxRecord): Promise<number> => {
-    const { kv, serverId } = shared;
-    if (!rec.key.startsWith('key.')) return kv.put(rec.key, envelope(serverId, rec.value));
+    const { kv } = shared;
+    // A pruned session: purged from the bucket too (every server prunes its own copy by time).
+    if (rec.value === null) {
+      await kv.purge(rec.key);
+      return 0;
+    }
+    if (!rec.key.startsWith('key.')) return kv.put(rec.key, shared.seal(rec.key, rec.value));
     let value = rec.value as KeyRecord;
     let rev = revs.get(rec.key) ?? rec.rev;
     for (;;) {
       try {
-        return await kv.put(rec.key, envelope(serverId, value), { previousSeq: rev });
+        return await kv.put(rec.key, shared.seal(rec.key, value), { previousSeq: rev });
       } catch (err) {
         if (!isCasConflict(err)) throw err;
         const cur = await kv.get(rec.key);
         rev = cur?.revision ?? 0;
-        if (cur && cur.operation === 'PUT') value = mergeKey(value, cur.json<{ v: KeyRecord }>().v);
+        // A forged current version is overwritten, never merged into ours.
+        const theirs = cur && cur.operation === 'PUT' ? shared.open(rec.key, cur.value) : null;
+        if (theirs) value = mergeKey(value, theirs.v as KeyRecord);
       }
     }
   };
@@ -120,6 +127,9 @@ export function createSharedDirectory(
   const outbox = (change: DirectoryChange) => {
     const records =
       (change.accounts?.length ?? 0) + (change.keys?.length ?? 0) + (change.sessions?.length ?? 0);
+    // Pruning is housekeeping: out of contact it waits (nothing is refused, nothing published).
+    if (change.prunedSessions?.length && now() - shared.lastContact() > MAX_CONTACT_GAP_MS)
+      throw new ScannerError('INTERNAL_ERROR', 'the shared key directory is briefly out of contact');
     if (records > 0 && now() - shared.lastContact() > MAX_CONTACT_GAP_MS)
       throw new ScannerError(
         'INTERNAL_ERROR',
@@ -130,6 +140,7 @@ export function createSharedDirectory(
     for (const a of change.accounts ?? []) rec(`acct.${a.id}`, a);
     for (const k of change.keys ?? []) rec(`key.${k.id}`, k);
     for (const s of change.sessions ?? []) rec(`sess.${s.hash}`, s);
+    for (const h of change.prunedSessions ?? []) rec(`sess.${h}`, null);
     for (const a of change.activity ?? [])
       rec(`act.${a.accountId}.${shared.serverId}-${actSeq++}`, a satisfies ActivityValue);
     const entries = recs.map((r) => ({ seq: nextSeq++, rec: r }));

@@ -37,8 +37,15 @@ export interface Shared {
  * @throws when NATS does not answer or JetStream is not enabled.
  */
 export async function openShared(config: ScannerConfig, log: Logger, now: () => number): Promise<Shared> {
-  if (!config.natsUrl) throw new Error('openShared needs a NATS URL');
-  const state = await openSharedState({ servers: config.natsUrl, bucket: config.kvBucket, log, now });
+  if (!config.natsUrl || !config.kvSecret)
+    throw new Error('openShared needs a NATS URL and SCANNER_KV_SECRET');
+  const state = await openSharedState({
+    servers: config.natsUrl,
+    bucket: config.kvBucket,
+    secret: Buffer.from(config.kvSecret, 'hex'),
+    log,
+    now,
+  });
   const windows = createSharedWindows(state, log, now);
   return {
     state,

@@ -26,7 +26,7 @@ import { ScannerError } from '../errors.js';
 import { createEmbeddedLedger, type Hold, type Ledger } from '../ledger.js';
 import type { LedgerEntry } from '../model.js';
 import { put, type ScannerStore, TABLES } from '../store.js';
-import { type Change, envelope, isCasConflict, type SharedState } from './state.js';
+import { type Change, isCasConflict, type SharedState } from './state.js';
 
 /** The value of `bal.<accountId>`. */
 export interface SharedBalance {
@@ -72,8 +72,15 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
     );
   const refresh = async (accountId: string) => {
     const e = await shared.kv.get(`bal.${accountId}`);
-    if (e && e.operation === 'PUT') see(accountId, e.json<{ v: SharedBalance }>().v, e.revision);
-    return e;
+    const env = e && e.operation === 'PUT' ? shared.open(e.key, e.value) : null;
+    // A forged balance is never believed; its revision still orders our compare-and-set.
+    if (env) see(accountId, env.v as SharedBalance, e!.revision);
+    else if (e) {
+      const cur = mirror.get(accountId);
+      if (cur) cur.rev = Math.max(cur.rev, e.revision);
+      else mirror.set(accountId, { balance: 0, seq: 0, rev: e.revision });
+    }
+    return env ? e : null;
   };
 
   // Movements of one account on this server run one after another: they would only lose
@@ -113,12 +120,13 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
       if (!Number.isSafeInteger(row.balance)) throw new Error('balance would exceed 2^53 scans');
       const next: SharedBalance = { balance: row.balance, seq: cur.seq + 1, last: row };
       try {
-        const rev = await shared.kv.put(`bal.${accountId}`, envelope(shared.serverId, next), {
+        const rev = await shared.kv.put(`bal.${accountId}`, shared.seal(`bal.${accountId}`, next), {
           previousSeq: cur.rev,
         });
         see(accountId, next, rev);
+        const rowKey = `led.${accountId}.${pad(cur.seq)}`;
         shared.kv
-          .put(`led.${accountId}.${pad(cur.seq)}`, envelope(shared.serverId, row))
+          .put(rowKey, shared.seal(rowKey, row))
           .catch((err) =>
             log.warn(
               { accountId, err: String(err) },
@@ -135,7 +143,8 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
         }
         // Unacknowledged: it may have been applied. Read it back; ours if the row is this request's.
         const e = await refresh(accountId).catch(() => null);
-        const last = e?.operation === 'PUT' ? e.json<{ v: SharedBalance }>().v.last : null;
+        const env = e?.operation === 'PUT' ? shared.open(e.key, e.value) : null;
+        const last = env ? (env.v as SharedBalance).last : null;
         if (last && entry.requestId !== null && last.requestId === entry.requestId) return last;
         log.warn({ accountId, err: String(err) }, 'shared ledger: movement failed');
         throw unavailable();

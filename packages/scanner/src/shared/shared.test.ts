@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { KeyRecord } from '../model.js';
 import { mergeKey } from './directory.js';
-import type { Change, SharedState } from './state.js';
+import { type Change, createKvSeal, type SharedState } from './state.js';
 import { createSharedWindows } from './windows.js';
 
 const key = (o: Partial<KeyRecord>): KeyRecord => ({
@@ -58,6 +58,7 @@ function twoServers(clock: () => number) {
         },
       },
       onRate: (h: (c: Change) => void) => void handlers.push(h),
+      seal: (_key: string, v: unknown) => new TextEncoder().encode(JSON.stringify({ o: serverId, v })),
     }) as unknown as SharedState;
   const log = pino({ level: 'silent' });
   return [createSharedWindows(state('srv_a'), log, clock), createSharedWindows(state('srv_b'), log, clock)];
@@ -84,5 +85,32 @@ describe('shared windows', () => {
     expect(b.admit('key_1', 'acc_1', 10, t).ok).toBe(true);
     a.close();
     b.close();
+  });
+});
+
+describe('KV records are sealed under the writers’ secret', () => {
+  const secret = Buffer.alloc(32, 7);
+  const kv = createKvSeal(secret);
+  const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
+
+  it('opens what it sealed, for the key it was sealed for', () => {
+    const data = kv.seal('key.key_a', 'srv_a', key({ name: 'x' }));
+    expect(kv.open('key.key_a', data)).toEqual({ o: 'srv_a', v: key({ name: 'x' }) });
+  });
+
+  it('refuses a forged, altered, moved or foreign record', () => {
+    const data = kv.seal('bal.acc_a', 'srv_a', { balance: 5, seq: 1, last: null });
+    // Unsealed, as written by anyone with write access to the bucket but not the secret.
+    expect(kv.open('bal.acc_a', enc({ o: 'srv_x', v: { balance: 1e9, seq: 1, last: null } }))).toBeNull();
+    // Altered after sealing.
+    const text = new TextDecoder().decode(data).replace('"balance":5', '"balance":9');
+    expect(kv.open('bal.acc_a', new TextEncoder().encode(text))).toBeNull();
+    // Moved to another account's key.
+    expect(kv.open('bal.acc_b', data)).toBeNull();
+    // Sealed under another secret.
+    expect(createKvSeal(Buffer.alloc(32, 8)).open('bal.acc_a', data)).toBeNull();
+    // Junk.
+    expect(kv.open('bal.acc_a', new TextEncoder().encode('{'))).toBeNull();
+    expect(kv.open('bal.acc_a', enc({ o: 'srv_a', v: 1, m: 'zz' }))).toBeNull();
   });
 });

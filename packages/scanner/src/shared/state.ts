@@ -9,7 +9,12 @@
  *   `led.<accountId>.<seq, 12 digits>` (ledger rows), `hb.<serverId>` (heartbeats).
  * - `<prefix>-rate` (history 1, entries expire after 120 s): `rate.<serverId>.<k|a>.<id>`, each
  *   server's admissions per second of the last 60 s (shared/windows.ts).
- * Every value is JSON `{o: serverId, v: record}`, so a server can tell its own writes.
+ * Every value is JSON `{o: serverId, v: record, m: mac}`, so a server can tell its own writes;
+ * `m` is HMAC-SHA256 under SCANNER_KV_SECRET (a key only the scanner servers hold, never NATS
+ * users that may merely write the bucket) over the KV key and `{o, v}`: a record that fails it —
+ * forged, moved to another key, or altered — is refused (never applied, never believed) and
+ * counted ({@link SharedState.rejected}). Whoever can write the bucket without the secret cannot
+ * mint keys, sessions or credits.
  *
  * Contact: every second the server puts `hb.<serverId>` carrying the instant it was sent; when
  * its own watcher delivers it back, every change committed to the bucket before that instant has
@@ -17,6 +22,9 @@
  * instant — {@link SharedState.lastContact}. A server whose heartbeat does not come back (NATS
  * down, partition, stalled watcher) stops advancing it and, 5 s later, refuses keys (gate.ts).
  */
+
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
 import { JetStreamApiError, jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm, type KvWatchEntry } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -28,10 +36,47 @@ export const HEARTBEAT_MS = 1_000;
 /** Timeout of one KV request, ms (a request past it is retried or refused, never waited on). */
 export const KV_TIMEOUT_MS = 2_000;
 
-/** A value as stored: the writing server and the record. */
+/** A value as stored: the writing server and the record (the MAC is checked and dropped on read). */
 export interface Envelope<T = unknown> {
   o: string;
   v: T;
+}
+
+/**
+ * Seals and opens KV values under the writers' secret.
+ * @param secret SCANNER_KV_SECRET (≥ 32 bytes).
+ */
+export function createKvSeal(secret: Uint8Array): {
+  seal(key: string, o: string, v: unknown): Uint8Array;
+  /** The envelope of `data` stored at `key`, or null when it is not sealed under the secret. */
+  open(key: string, data: Uint8Array): Envelope | null;
+} {
+  const mac = (key: string, body: string) => createHmac('sha256', secret).update(`${key}\n${body}`).digest();
+  return {
+    seal(key, o, v) {
+      const body = JSON.stringify({ o, v } satisfies Envelope);
+      return new TextEncoder().encode(`${body.slice(0, -1)},"m":"${mac(key, body).toString('hex')}"}`);
+    },
+    open(key, data) {
+      let parsed: { o?: unknown; v?: unknown; m?: unknown };
+      try {
+        parsed = JSON.parse(new TextDecoder().decode(data));
+      } catch {
+        return null;
+      }
+      if (
+        !parsed ||
+        typeof parsed !== 'object' ||
+        typeof parsed.o !== 'string' ||
+        typeof parsed.m !== 'string'
+      )
+        return null;
+      const given = Buffer.from(parsed.m, 'hex');
+      const want = mac(key, JSON.stringify({ o: parsed.o, v: parsed.v }));
+      if (given.length !== want.length || !timingSafeEqual(given, want)) return null;
+      return { o: parsed.o, v: parsed.v };
+    },
+  };
 }
 
 /** One watched change of the state bucket. */
@@ -51,6 +96,15 @@ export interface SharedState {
   lastContact(): number;
   /** True once {@link close} was called (background loops stop). */
   closed(): boolean;
+  /** `v` sealed for KV key `key` as written by this server (see the module's MAC rule). */
+  seal(key: string, v: unknown): Uint8Array;
+  /**
+   * The envelope of a value read at `key` (a watch, a get), or null — counted and logged — when
+   * its MAC fails (forged or altered: never applied).
+   */
+  open(key: string, data: Uint8Array): Envelope | null;
+  /** Records refused so far because their MAC failed. */
+  rejected(): number;
   /** Registers a handler of every change of keys starting with `prefix` (e.g. `key.`). */
   on(prefix: string, handler: (c: Change) => void): void;
   /** Registers a handler of every change of the rate bucket. */
@@ -60,23 +114,10 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-/** Encodes a record with this server's id. */
-export const envelope = (o: string, v: unknown): Uint8Array =>
-  new TextEncoder().encode(JSON.stringify({ o, v } satisfies Envelope));
-
 /** True when `err` is JetStream's "wrong last sequence" (a compare-and-set lost to another write). */
 export function isCasConflict(err: unknown): boolean {
   return err instanceof JetStreamApiError && (err.code === 10071 || err.code === 10164);
 }
-
-const decode = (e: KvWatchEntry): Change => {
-  if (e.operation !== 'PUT') return { key: e.key, revision: e.revision, value: null };
-  try {
-    return { key: e.key, revision: e.revision, value: e.json<Envelope>() };
-  } catch {
-    return { key: e.key, revision: e.revision, value: null };
-  }
-};
 
 /**
  * Connects to `servers` (comma list) and opens (creating when absent) the buckets.
@@ -85,13 +126,34 @@ const decode = (e: KvWatchEntry): Change => {
 export async function openSharedState(o: {
   servers: string;
   bucket: string;
+  /** SCANNER_KV_SECRET: the writers' key of every record's MAC. */
+  secret: Uint8Array;
   log: Logger;
   now: () => number;
 }): Promise<SharedState> {
   const { log, now } = o;
   const serverId = `srv_${randomBase62(12)}`;
+  const kvSeal = createKvSeal(o.secret);
+  let rejected = 0;
+  const open = (key: string, data: Uint8Array): Envelope | null => {
+    const env = kvSeal.open(key, data);
+    if (env) return env;
+    rejected++;
+    // Every one is refused; the log says so for the first and then every hundredth.
+    if (rejected === 1 || rejected % 100 === 0)
+      log.warn(
+        { key: key.slice(0, 80), rejected },
+        'shared state: a record failed its MAC (forged or altered, or written without SCANNER_KV_SECRET); refused',
+      );
+    return null;
+  };
+  const decode = (e: KvWatchEntry): Change => {
+    if (e.operation !== 'PUT') return { key: e.key, revision: e.revision, value: null };
+    return { key: e.key, revision: e.revision, value: open(e.key, e.value) };
+  };
   const nc: NatsConnection = await connect({
-    servers: o.servers.split(',').map((s) => s.trim()),
+    // Credentials in the URLs (nats://user:password@host) become the client's options.
+    ...natsConnectOptions(o.servers),
     reconnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -144,7 +206,7 @@ export async function openSharedState(o: {
     while (!stopped) {
       const t = now();
       try {
-        await kv.put(`hb.${serverId}`, envelope(serverId, t));
+        await kv.put(`hb.${serverId}`, kvSeal.seal(`hb.${serverId}`, serverId, t));
       } catch (err) {
         log.warn({ err: String(err) }, 'shared state: heartbeat failed');
       }
@@ -158,6 +220,9 @@ export async function openSharedState(o: {
     rateKv,
     lastContact: () => contact,
     closed: () => stopped,
+    seal: (key, v) => kvSeal.seal(key, serverId, v),
+    open,
+    rejected: () => rejected,
     on: (prefix, h) => void handlers.push([prefix, h]),
     onRate: (h) => void rateHandlers.push(h),
     async start(waitMs) {

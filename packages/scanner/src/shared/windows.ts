@@ -17,7 +17,7 @@
  */
 import type { Logger } from 'pino';
 import { createRateWindows, type RateWindows, SlidingLog, WINDOW_MS } from '../windows.js';
-import { type Change, envelope, type SharedState } from './state.js';
+import type { Change, SharedState } from './state.js';
 
 /** How often a server publishes its admission counts, ms. */
 export const PUBLISH_MS = 250;
@@ -85,10 +85,8 @@ export function createSharedWindows(
         if (!b) return;
         for (const sec of b.keys()) if (!live(sec, now)) b.delete(sec);
         try {
-          await shared.rateKv.put(
-            `rate.${shared.serverId}.${id}`,
-            envelope(shared.serverId, [...b.entries()]),
-          );
+          const key = `rate.${shared.serverId}.${id}`;
+          await shared.rateKv.put(key, shared.seal(key, [...b.entries()]));
         } catch (err) {
           dirty.add(id);
           log.debug({ err: String(err) }, 'shared windows: publish failed');

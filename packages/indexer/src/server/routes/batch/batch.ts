@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError, ServiceError } from '../../errors.js';
 import { type CompiledRoute, invoke } from '../../invoke.js';
 import { MAX_PAGE_BYTES } from '../../page.js';
-import { anchorJson, defineRoute, type Reply, type Route } from '../../route.js';
+import { anchorJson, defineRoute, type Reply, type Route, type Scope } from '../../route.js';
 import { Anchor, ErrorEnvelope, Obj } from '../../schemas.js';
 
 /** Batch items per request (Limits). */
@@ -49,6 +49,83 @@ const ItemBody = Type.Unknown({
   'x-batch-item-body': true,
 });
 
+/** One item of a batch, shape-checked, with its route when that is batchable. */
+interface BatchItem {
+  id: string | number;
+  route: string;
+  raw: Record<string, string>;
+  c: CompiledRoute | undefined;
+}
+
+/** Batchable routes by path template and by id, from the server's compiled route table. */
+const byNameCache = new WeakMap<Map<Route, CompiledRoute>, Map<string, CompiledRoute>>();
+function byNameOf(services: Record<string, unknown> | undefined): Map<string, CompiledRoute> {
+  const compiled = (services as { compiled?: Map<Route, CompiledRoute> } | undefined)?.compiled;
+  if (!compiled) return new Map();
+  let byName = byNameCache.get(compiled);
+  if (!byName) {
+    byName = new Map();
+    for (const c of compiled.values()) {
+      if (!c.route.batchable) continue;
+      byName.set(c.route.path, c);
+      byName.set(c.route.id, c);
+    }
+    byNameCache.set(compiled, byName);
+  }
+  return byName;
+}
+
+/**
+ * The items of a batch body, every one shape-checked first (a malformed item fails the whole
+ * request with 422 and nothing runs).
+ * @throws ApiError invalid_json_body, bad_request (more than {@link MAX_BATCH_ITEMS}).
+ */
+function batchItems(bodyIn: unknown, byName: Map<string, CompiledRoute>): BatchItem[] {
+  const body = bodyIn as { requests?: unknown } | null;
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ApiError('invalid_json_body', 'body must be {requests:[...]}');
+  for (const k of Object.keys(body))
+    if (k !== 'requests') throw new ApiError('invalid_json_body', `unknown body field "${k}"`);
+  const reqs = body.requests;
+  if (!Array.isArray(reqs)) throw new ApiError('invalid_json_body', 'requests must be an array');
+  if (reqs.length > MAX_BATCH_ITEMS)
+    throw new ApiError('bad_request', `at most ${MAX_BATCH_ITEMS} items per batch, got ${reqs.length}`);
+  return reqs.map((r, i) => {
+    if (!r || typeof r !== 'object' || Array.isArray(r))
+      throw new ApiError('invalid_json_body', `requests[${i}] must be an object`);
+    for (const k of Object.keys(r))
+      if (!['id', 'route', 'params'].includes(k))
+        throw new ApiError('invalid_json_body', `requests[${i}]: unknown field "${k}"`);
+    const { id, route, params } = r as { id?: unknown; route?: unknown; params?: unknown };
+    if (typeof route !== 'string')
+      throw new ApiError('invalid_json_body', `requests[${i}].route must be a string`);
+    if (id !== undefined && typeof id !== 'string' && !Number.isInteger(id))
+      throw new ApiError('invalid_json_body', `requests[${i}].id must be a string or integer`);
+    if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+      throw new ApiError('invalid_json_body', `requests[${i}].params must be an object`);
+    }
+    const raw: Record<string, string> = {};
+    for (const [k, v] of Object.entries((params as Record<string, unknown>) ?? {})) {
+      if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
+        throw new ApiError(
+          'invalid_json_body',
+          `requests[${i}].params.${k} must be a string, number or boolean`,
+        );
+      }
+      raw[k] = String(v);
+    }
+    const c = byName.get(route);
+    if (c) {
+      const known = new Set([...c.paramNames, ...Object.keys(c.route.query ?? {})]);
+      for (const k of Object.keys(raw)) {
+        if (!known.has(k))
+          throw new ApiError('invalid_json_body', `requests[${i}].params: unknown field "${k}" for ${route}`);
+      }
+    }
+    return { id: (id as string | number | undefined) ?? i, route, raw, c };
+  });
+}
+
 /**
  * POST /batch: up to 20 reads answered from one snapshot with one shared anchor. Every item runs
  * synchronously in one turn of the event loop, so no block can commit between two items. An item
@@ -91,72 +168,39 @@ export const batchRoute = defineRoute({
   }),
   errors: ['bad_request', 'invalid_json_body', 'payload_too_large', 'not_ready'],
   anchored: true,
-  handler(ctx) {
-    const body = ctx.body as { requests?: unknown } | null;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new ApiError('invalid_json_body', 'body must be {requests:[...]}');
-    for (const k of Object.keys(body))
-      if (k !== 'requests') throw new ApiError('invalid_json_body', `unknown body field "${k}"`);
-    const reqs = body.requests;
-    if (!Array.isArray(reqs)) throw new ApiError('invalid_json_body', 'requests must be an array');
-    if (reqs.length > MAX_BATCH_ITEMS)
-      throw new ApiError('bad_request', `at most ${MAX_BATCH_ITEMS} items per batch, got ${reqs.length}`);
-    const compiled = (ctx as unknown as { services: { compiled: Map<Route, CompiledRoute> } }).services
-      .compiled;
-    const byName = new Map<string, CompiledRoute>();
-    for (const c of compiled.values()) {
-      if (!c.route.batchable) continue;
-      byName.set(c.route.path, c);
-      byName.set(c.route.id, c);
+  // Each item is charged to its own route's class (a key limited on `wallet` pays a wallet item as
+  // one wallet request); an item the key may not call, or of no batchable route, is not charged.
+  // The last entry is the batch's own: one `read` when no item was charged, else none. invoke.ts
+  // charges once, before any run, and hands the outcomes to the handler (ctx.charged).
+  charges({ body, scopes, services }) {
+    let plan: Array<Scope | null>;
+    try {
+      plan = batchItems(body, byNameOf(services)).map((it) => {
+        const scope = it.c?.route.scope;
+        return scope && scopes.has(scope) ? scope : null;
+      });
+    } catch {
+      return ['read']; // a malformed body: answered 422 by the handler
     }
-    // Shape check first: a malformed item fails the whole request with 422 (nothing ran).
-    const items = reqs.map((r, i) => {
-      if (!r || typeof r !== 'object' || Array.isArray(r))
-        throw new ApiError('invalid_json_body', `requests[${i}] must be an object`);
-      for (const k of Object.keys(r))
-        if (!['id', 'route', 'params'].includes(k))
-          throw new ApiError('invalid_json_body', `requests[${i}]: unknown field "${k}"`);
-      const { id, route, params } = r as { id?: unknown; route?: unknown; params?: unknown };
-      if (typeof route !== 'string')
-        throw new ApiError('invalid_json_body', `requests[${i}].route must be a string`);
-      if (id !== undefined && typeof id !== 'string' && !Number.isInteger(id))
-        throw new ApiError('invalid_json_body', `requests[${i}].id must be a string or integer`);
-      if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
-        throw new ApiError('invalid_json_body', `requests[${i}].params must be an object`);
-      }
-      const raw: Record<string, string> = {};
-      for (const [k, v] of Object.entries((params as Record<string, unknown>) ?? {})) {
-        if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') {
-          throw new ApiError(
-            'invalid_json_body',
-            `requests[${i}].params.${k} must be a string, number or boolean`,
-          );
-        }
-        raw[k] = String(v);
-      }
-      const c = byName.get(route);
-      if (c) {
-        const known = new Set([...c.paramNames, ...Object.keys(c.route.query ?? {})]);
-        for (const k of Object.keys(raw)) {
-          if (!known.has(k))
-            throw new ApiError(
-              'invalid_json_body',
-              `requests[${i}].params: unknown field "${k}" for ${route}`,
-            );
-        }
-      }
-      return { id: (id as string | number | undefined) ?? i, route, raw, c };
-    });
+    return [...plan, plan.some((x) => x !== null) ? null : 'read'];
+  },
+  handler(ctx) {
+    const items = batchItems(ctx.body, byNameOf((ctx as { services?: Record<string, unknown> }).services));
+    // The batch's own charge (when no item was chargeable) refuses the whole batch.
+    const own = ctx.charged?.[items.length];
+    if (own) throw own;
     const anchor = ctx.anchor;
     const view = ctx.view;
     const principal = { name: 'batch', scopes: ctx.scopes, maxStreams: 0 };
     const parts: string[] = [];
     let bytes = 0;
-    for (const it of items) {
+    for (const [i, it] of items.entries()) {
       let status: number;
       let payload: string;
       try {
         if (!it.c) throw new ApiError('not_found', `no batchable route "${it.route.slice(0, 128)}"`);
+        const refused = ctx.charged?.[i];
+        if (refused) throw refused;
         const rawParams: Record<string, string> = {};
         const rawQuery: Record<string, string> = {};
         for (const [k, v] of Object.entries(it.raw))

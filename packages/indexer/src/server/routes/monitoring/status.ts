@@ -6,6 +6,7 @@
  * gaps) goes through the chain reader and the request's view.
  */
 
+import { redact } from '@chain-indexer/platform/redact.js';
 import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
 import type { Ctx } from '../../route.js';
@@ -90,8 +91,13 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
     openGaps: ctx.readers.chain.openGapCount(ctx.view),
     storage: storageRecord(store),
     replication: replicationRecord(ctx),
-    ...(ctx.chain.devnet ? { devnet: ctx.chain.devnet.status() } : {}),
+    ...(ctx.chain.devnet ? { devnet: devnetRecord(ctx.chain.devnet.status()) } : {}),
   };
+}
+
+/** The devnet block of /health, its node URL through the one redaction (a URL never shows a key). */
+function devnetRecord<T extends { rpcUrl: string }>(s: T): T {
+  return { ...s, rpcUrl: redact(s.rpcUrl) };
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   CANDIDATE_CEILING,
   FILTER_NAMES,
   HOLDERS_PREFILTER,
+  POOL_WALK_CEILING,
   type ScreenerQuery,
   type ScreenerRow,
   SORTS,
@@ -220,13 +221,15 @@ export const screenerRoute = defineRoute({
   path: '/screener',
   scope: 'read',
   group: 'Screener and rankings',
-  summary: `Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: ${SORTS.join(', ')} (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top ${HOLDERS_PREFILTER} by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond ${CANDIDATE_CEILING} candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock.`,
+  summary: `Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: ${SORTS.join(', ')} (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top ${HOLDERS_PREFILTER} by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond ${CANDIDATE_CEILING} candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock. The candidate walk reads the quote's pools (with base: the side with fewer pools); more than ${POOL_WALK_CEILING} pools there: 422 query_too_broad before any pool is read.`,
   query: { ...screenerQueryProps, sort: Type.Optional(Type.String({ maxLength: 32 })), ...filterProps },
   response: Paged(ScreenerRowSchema, screenerPageProps),
-  errors: ['bad_request', 'bad_cursor', 'stale_cursor'],
+  errors: ['bad_request', 'bad_cursor', 'stale_cursor', 'query_too_broad'],
   requires: SCREENER_REQUIRES,
   batchable: true,
   anchored: true,
+  // The body is a function of the query and the store: served again until the next write.
+  cached: true,
   handler(ctx) {
     const sort = (ctx.query.sort ?? 'total_volume_quote') as Sort;
     if (!SORTS.includes(sort))

@@ -39,7 +39,7 @@ export const tokenHoldersRoute = defineRoute({
       reconciliation: BalanceFidelity,
     },
   ),
-  errors: ['bad_request', 'not_found'],
+  errors: ['bad_request', 'not_found', 'walk_budget_exceeded'],
   requires: [TOKENS],
   batchable: true,
   anchored: true,

@@ -34,7 +34,7 @@ export const tokenTopHoldersRoute = defineRoute({
     }),
     { holderCount: HolderCount, supplyFromTransfers: Amount, reconciliation: BalanceFidelity },
   ),
-  errors: ['bad_request', 'not_found'],
+  errors: ['bad_request', 'not_found', 'walk_budget_exceeded'],
   requires: [TOKENS],
   batchable: true,
   anchored: true,

@@ -1,0 +1,79 @@
+/**
+ * Configuration rules of SECURITY.md: no all-scope key is generated outside the embedded devnet
+ * (a real chain needs KEYS_FILE or an explicit DEV_API_KEY), CURSOR_SECRET is hex of ≥ 32 bytes
+ * and required of writers and replicas, and the printed config shows no secret.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadConfig, printable } from './index.js';
+
+const gen = () => 'dev_generated_key_0123456789';
+const ALCHEMY = 'https://eth-mainnet.g.alchemy.com/v2/aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY';
+
+describe('config: keys', () => {
+  it('refuses a real chain with neither KEYS_FILE nor DEV_API_KEY', () => {
+    expect(() => loadConfig({ RPC_URL: 'http://127.0.0.1:8545', CHAIN: 'eth' }, gen)).toThrow(/KEYS_FILE/);
+    expect(() => loadConfig({ ROLE: 'replica', CHAIN: 'eth', NATS_URL: 'nats://h:4222' }, gen)).toThrow(
+      /KEYS_FILE/,
+    );
+  });
+
+  it('never generates an all-scope key outside the embedded devnet', () => {
+    const withFile = loadConfig({ RPC_URL: 'http://n:8545', CHAIN: 'eth', KEYS_FILE: '/k.json' }, gen);
+    expect(withFile.devApiKey).toBeNull();
+    expect(withFile.devApiKeyGenerated).toBe(false);
+    const explicit = loadConfig({ RPC_URL: 'http://n:8545', CHAIN: 'eth', DEV_API_KEY: 'mine' }, gen);
+    expect(explicit.devApiKey).toBe('mine');
+    expect(explicit.devApiKeyGenerated).toBe(false);
+    const devnet = loadConfig({}, gen);
+    expect(devnet.devApiKey).toBe(gen());
+    expect(devnet.devApiKeyGenerated).toBe(true);
+  });
+});
+
+describe('config: cursor secret', () => {
+  const base = { RPC_URL: 'http://n:8545', CHAIN: 'eth', DEV_API_KEY: 'k' };
+  it('must be hex of at least 32 bytes', () => {
+    for (const bad of ['changeme', 'ab'.repeat(31), `${'ab'.repeat(32)}a`, `${'zz'.repeat(32)}`])
+      expect(() => loadConfig({ ...base, CURSOR_SECRET: bad }, gen), bad).toThrow(/CURSOR_SECRET/);
+    expect(loadConfig({ ...base, CURSOR_SECRET: 'Ab'.repeat(32) }, gen).cursorSecret).toBe('Ab'.repeat(32));
+  });
+
+  it('is required of writers and replicas (they share it from config, never over NATS)', () => {
+    const nats = { NATS_URL: 'nats://h:4222' };
+    expect(() => loadConfig({ ...base, ...nats, ROLE: 'writer' }, gen)).toThrow(/CURSOR_SECRET/);
+    expect(() => loadConfig({ CHAIN: 'eth', DEV_API_KEY: 'k', ...nats, ROLE: 'replica' }, gen)).toThrow(
+      /CURSOR_SECRET/,
+    );
+    expect(loadConfig({ ...base, ...nats, ROLE: 'writer', CURSOR_SECRET: 'ab'.repeat(32) }, gen).role).toBe(
+      'writer',
+    );
+  });
+});
+
+describe('config: printed at boot', () => {
+  it('shows no node key, NATS credential, dev key or cursor secret', () => {
+    const c = loadConfig(
+      {
+        RPC_URL: ALCHEMY,
+        WS_URL: 'wss://mainnet.infura.io/ws/v3/9aa3d95b3bc440fa88ea12eaa4456161',
+        CHAIN: 'eth',
+        DEV_API_KEY: 'super-secret-dev-key',
+        ROLE: 'writer',
+        NATS_URL: 'nats://writer:s3cret-Pa55@nats-1:4222,nats://writer:s3cret-Pa55@nats-2:4222',
+        CURSOR_SECRET: 'ef'.repeat(32),
+      },
+      gen,
+    );
+    const text = JSON.stringify(printable(c));
+    for (const secret of [
+      'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY',
+      '9aa3d95b3bc440fa88ea12eaa4456161',
+      's3cret-Pa55',
+      'super-secret-dev-key',
+      'ef'.repeat(32),
+    ])
+      expect(text).not.toContain(secret);
+    expect(text).toContain('https://eth-mainnet.g.alchemy.com/v2/***');
+    expect(text).toContain('nats://***@nats-1:4222,nats://***@nats-2:4222');
+  });
+});

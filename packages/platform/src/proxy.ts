@@ -1,0 +1,156 @@
+/**
+ * Reverse proxies, understood once for the indexer and the scanner (SECURITY.md, "Proxies").
+ *
+ * One setting, `TRUSTED_PROXIES`: a comma list of CIDR ranges whose socket peers may say who the
+ * client is. Semantics are those of RFC 7239 `Forwarded` (its `for=` nodes) and, when a request
+ * carries no `Forwarded`, `X-Forwarded-For`: each proxy appends the address it received the
+ * request from, so the list is read from the right, skipping trusted proxies; the first address
+ * that is not a trusted proxy is the client. Everything left of it is the client's own claim and
+ * is never read.
+ *
+ * Defaults keep a same-host proxy from looking like loopback: with no trusted proxies, a request
+ * whose socket peer is loopback but which carries any proxy header (`Forwarded`,
+ * `X-Forwarded-*`, `X-Real-IP`, `Via`, …) has an unknown client (null), never 127.0.0.1: it was
+ * relayed by a proxy on this host that no one declared. Declare it (`TRUSTED_PROXIES=127.0.0.1,::1`)
+ * to read the client from its headers.
+ */
+import { type Cidr, cidrContains, type IpAddress, parseCidr, parseIp } from './cidr.js';
+
+/** Request headers a proxy may add to say that a request came from elsewhere (lower case). */
+export const PROXY_HEADERS: readonly string[] = [
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-forwarded-prefix',
+  'x-forwarded-server',
+  'x-real-ip',
+  'via',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-original-forwarded-for',
+];
+
+/** Whether a header name says the request was relayed: one of {@link PROXY_HEADERS} or any `X-Forwarded-*`. */
+export const isProxyHeader = (name: string): boolean => {
+  const n = name.toLowerCase();
+  return n.startsWith('x-forwarded-') || PROXY_HEADERS.includes(n);
+};
+
+/**
+ * Parses a TRUSTED_PROXIES value (comma list of addresses or CIDR ranges; empty: none).
+ * @throws Error naming the variable and the bad entry (ranges covering all of IPv4 or IPv6 are refused).
+ */
+export function parseTrustedProxies(text: string | undefined, name = 'TRUSTED_PROXIES'): Cidr[] {
+  return (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const r = parseCidr(s);
+      if ('error' in r) throw new Error(`${name}: ${r.error}`);
+      return r.cidr;
+    });
+}
+
+/**
+ * The trusted proxies of the process, from `TRUSTED_PROXIES` (shared by the indexer and the
+ * scanner). The scanner's former `SCANNER_TRUSTED_PROXIES` is refused with the new name, so a
+ * deployment never runs with a setting it believes is in force.
+ * @throws Error on a bad entry or the former variable.
+ */
+export function trustedProxiesFromEnv(env: NodeJS.ProcessEnv): Cidr[] {
+  if (env.SCANNER_TRUSTED_PROXIES !== undefined)
+    throw new Error(
+      'SCANNER_TRUSTED_PROXIES is now TRUSTED_PROXIES (one setting for the indexer and the scanner); rename it',
+    );
+  return parseTrustedProxies(env.TRUSTED_PROXIES);
+}
+
+/** The node of a `for=` parameter or an X-Forwarded-For hop as an address; null for `unknown`, `_obfuscated` or junk. */
+export function parseNode(raw: string): IpAddress | null {
+  let s = raw.trim();
+  if (s.startsWith('"') && s.endsWith('"') && s.length >= 2) s = s.slice(1, -1);
+  // [2001:db8::1]:4711 or [2001:db8::1]
+  const bracket = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(s);
+  if (bracket) return parseIp(bracket[1]);
+  // 192.0.2.60:8080 (one colon: IPv4 with a port)
+  const v4port = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(s);
+  if (v4port) return parseIp(v4port[1]);
+  return parseIp(s);
+}
+
+/** The `for=` nodes of `Forwarded` header values (RFC 7239), in order; '' where an element has none. */
+export function forwardedFor(values: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const v of values)
+    for (const element of splitOutsideQuotes(v, ',')) {
+      let node = '';
+      for (const pair of splitOutsideQuotes(element, ';')) {
+        const eq = pair.indexOf('=');
+        if (eq > 0 && pair.slice(0, eq).trim().toLowerCase() === 'for') node = pair.slice(eq + 1).trim();
+      }
+      out.push(node);
+    }
+  return out;
+}
+
+function splitOutsideQuotes(s: string, sep: string): string[] {
+  const parts: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (ch === '"' && s[i - 1] !== '\\') quoted = !quoted;
+    if (ch === sep && !quoted) {
+      parts.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  parts.push(cur);
+  return parts.map((p) => p.trim()).filter((p) => p !== '');
+}
+
+const isLoopback = (ip: IpAddress) => (ip.v === 4 ? ip.n >> 24n === 127n : ip.n === 1n);
+
+/**
+ * The client address of a request.
+ * @param peer the socket peer (null when it does not parse).
+ * @param header every value of a request header by lower-case name (repeats kept), or undefined.
+ * @param headerNames the lower-case names of every header the request carries.
+ * @param trusted the trusted proxies ({@link trustedProxiesFromEnv}).
+ * @returns the client per the module rules; null when unknown (an unparsable or `unknown` hop
+ *   written by a trusted proxy, or an undeclared proxy on this host).
+ */
+export function clientAddress(
+  peer: IpAddress | null,
+  header: (name: string) => readonly string[] | undefined,
+  headerNames: Iterable<string>,
+  trusted: readonly Cidr[],
+): IpAddress | null {
+  if (!peer) return null;
+  const isTrusted = (ip: IpAddress) => trusted.some((c) => cidrContains(c, ip));
+  if (!isTrusted(peer)) {
+    for (const n of headerNames) if (isProxyHeader(n) && isLoopback(peer)) return null;
+    return peer;
+  }
+  const fwd = header('forwarded');
+  const hops = fwd?.length
+    ? forwardedFor(fwd)
+    : (header('x-forwarded-for') ?? [])
+        .flatMap((v) => v.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
+  let client: IpAddress = peer;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const ip = parseNode(hops[i]);
+    if (!ip) return null; // written by a trusted proxy, yet not an address: do not guess past it
+    client = ip;
+    if (!isTrusted(ip)) return ip;
+  }
+  return client;
+}
