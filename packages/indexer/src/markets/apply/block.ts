@@ -304,10 +304,6 @@ export function openBlock(
         const p = pool(k);
         return p ? [p.currency0, p.currency1] : [];
       });
-      writeWindowState(batch, d.number, d.timestamp, blockTrades, (k) => {
-        const p = pool(k);
-        return p ? [p.currency0, p.currency1] : [];
-      });
     },
   };
 }
