@@ -4,6 +4,8 @@
  * and serves it. With `RPC_URL` and `CHAIN`, or a `CHAINS_FILE`: indexes those nodes instead and
  * starts no devnet. Every chain has its own follower and RocksDB directory (packages/indexer/src/runtime/chain.ts).
  */
+// First: the native-module check runs before any module that loads a native binary is evaluated.
+import './native-check.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +23,6 @@ import { createServer } from '@chain-indexer/indexer/server/index.js';
 import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
 import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
 import { routes } from '@chain-indexer/indexer/server/routes/index.js';
-import { uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
 import {
   chainRoles,
@@ -31,6 +32,7 @@ import {
   scannerEnabled,
 } from '@chain-indexer/scanner';
 import { pino } from 'pino';
+import { uwsNotice } from './native.js';
 import { createScannerIndexPort } from './scanner-port.js';
 
 /** Entity overrides (wallets screened out of cohorts) and address labels from their files. */
@@ -54,12 +56,8 @@ function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
   const log = pino({ level: config.logLevel });
-  if (!uwsIsNative()) {
-    log.fatal(
-      'uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start',
-    );
-    process.exit(1);
-  }
+  const uwsWarning = uwsNotice();
+  if (uwsWarning) log.warn(uwsWarning);
   log.info({ config: printable(config) }, 'configuration');
   mkdirSync(config.dataDir, { recursive: true });
 

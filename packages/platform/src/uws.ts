@@ -4,11 +4,47 @@
  * any await, corks late writes, and honours backpressure with `tryEnd` / `onWritable`.
  */
 
-import uws from 'uWebSockets.js';
 import { createRequire } from 'node:module';
+import type * as UWS from 'uWebSockets.js';
+import { nodeHttpUws } from './uws-node.js';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-export { uws };
+
+/** Which uWS serves: the native binary, or the node:http stand-in (`uws-node.ts`) when it did not load. */
+export interface UwsBinding {
+  uws: typeof UWS;
+  native: boolean;
+  /** The binary looked for (`uWebSockets.js/binaries/uws_<platform>_<arch>_<abi>.node`). */
+  binary: string;
+  /** Why the binary did not load (first line of the loader's error); null when native. */
+  reason: string | null;
+}
+
+/**
+ * Loads the uWebSockets.js binary of this platform and Node ABI (`process.versions.modules`);
+ * when it does not load, answers the node:http stand-in instead, with the reason. The package
+ * (`@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0`) ships linux-x64 binaries for ABIs 93,
+ * 108 and 115 (Node 16, 18, 20) only: on Node 22 (ABI 127) and 24 (ABI 137) the stand-in serves.
+ * `load` is the module loader (injectable so a test can simulate a missing binary).
+ */
+export function loadUws(load: (id: string) => unknown = createRequire(import.meta.url)): UwsBinding {
+  const binary = `uWebSockets.js/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  try {
+    return { uws: load(binary) as typeof UWS, native: true, binary, reason: null };
+  } catch (err) {
+    const reason = String((err as Error)?.message ?? err).split('\n')[0];
+    return { uws: nodeHttpUws(), native: false, binary, reason };
+  }
+}
+
+const binding = loadUws();
+/** The uWS module in use (native, or the node:http stand-in: see {@link uwsBinding}). */
+export const uws: typeof UWS = binding.uws;
+
+/** What {@link loadUws} found at start-up: native or not, the binary and the reason. */
+export function uwsBinding(): Readonly<UwsBinding> {
+  return binding;
+}
 
 /** Per-response state of the send helpers: whether the client went away, whether `onAborted` is registered. */
 export interface ResponseState {
@@ -17,14 +53,11 @@ export interface ResponseState {
 }
 
 /**
- * True when the native uWS binary serves, false when the package fell back to its pure-JS
- * server (which it does silently when the binary does not load). Checked at start-up: the
- * service refuses to start on the fallback so no benchmark measures it by accident.
+ * True when the native uWS binary serves, false when the node:http stand-in does. The service
+ * warns at start-up on the stand-in; the benchmarks refuse to measure it.
  */
 export function uwsIsNative(): boolean {
-  const require = createRequire(import.meta.url);
-  const fallback = require('uWebSockets.js/dist/index') as unknown;
-  return uws !== fallback && String(uws.App).includes('[native code]');
+  return binding.native;
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -52,7 +85,7 @@ const STREAM_THRESHOLD_BYTES = 64 * 1024;
  * corked by uWS; late writes go through {@link corkedSend}).
  */
 export function send(
-  res: uws.HttpResponse,
+  res: UWS.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
   body: string | Buffer,
@@ -86,7 +119,7 @@ export function send(
 
 /** {@link send} from outside the handler's synchronous part. */
 export function corkedSend(
-  res: uws.HttpResponse,
+  res: UWS.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
   body: string,
@@ -100,6 +133,6 @@ export function corkedSend(
  * The peer's IP address as text (`127.0.0.1`, `::1`, or uWS's expanded IPv6 form). Read it in the
  * handler's synchronous part.
  */
-export function remoteAddress(res: uws.HttpResponse): string {
+export function remoteAddress(res: UWS.HttpResponse): string {
   return Buffer.from(res.getRemoteAddressAsText()).toString();
 }

@@ -6,7 +6,7 @@
  * (they answer 404 CHAIN_NOT_CONFIGURED here, `missing: "index"`).
  */
 
-import { uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { uwsBinding } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';
@@ -14,10 +14,12 @@ import { createScannerService } from './index.js';
 async function main(): Promise<void> {
   const config = loadScannerConfig(process.env);
   const log = pino({ level: config.logLevel, base: { component: 'scanner' } });
-  if (!uwsIsNative()) {
-    log.fatal('uWebSockets.js native binary did not load (pure-JS fallback); refusing to start');
-    process.exit(1);
-  }
+  const uws = uwsBinding();
+  if (!uws.native)
+    log.warn(
+      { binary: uws.binary, reason: uws.reason },
+      'uWebSockets.js: no native binary for this Node; serving through the node:http stand-in (lower throughput)',
+    );
   log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
   const service = await createScannerService({ config, log });
   await service.listen();
