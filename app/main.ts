@@ -33,6 +33,7 @@ import {
 } from '@chain-indexer/scanner';
 import { pino } from 'pino';
 import { uwsNotice } from './native.js';
+import { opsGaugeSource } from './ops-gauges.js';
 import { createScannerIndexPort } from './scanner-port.js';
 
 /** Entity overrides (wallets screened out of cohorts) and address labels from their files. */
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
         hubSubscribers: () => r.ctx.streams.hub.size(),
         responseCache: () => responseCacheOf(r.ctx),
       })),
+    ops: () => runtimes.map((r) => opsGaugeSource(r, config.dataDir)),
   });
   const nats =
     config.role === 'all'

@@ -54,9 +54,14 @@ function rank(pattern: string[], path: string[], params: string[]): number[] | n
   return pattern.length === path.length ? out : null;
 }
 
+/** Whether rank `a` beats rank `b`; a pattern that ended (exact match) beats a trailing `*` there. */
 function better(a: number[], b: number[]): boolean {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] > b[i];
-  return a.length > b.length;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? 4;
+    const y = b[i] ?? 4;
+    if (x !== y) return x > y;
+  }
+  return false;
 }
 
 class ShimRequest {
