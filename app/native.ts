@@ -48,7 +48,11 @@ export function checkNativeModules(
     try {
       load(m.entry);
     } catch (err) {
-      failed.push({ name: m.name, reason: String((err as Error)?.message ?? err).split('\n')[0], fix: m.fix });
+      failed.push({
+        name: m.name,
+        reason: String((err as Error)?.message ?? err).split('\n')[0],
+        fix: m.fix,
+      });
     }
   }
   return failed;

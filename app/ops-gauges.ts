@@ -12,9 +12,9 @@ const NATIVE = '0x0000000000000000000000000000000000000000';
 
 /** The standard tokens of a chain: its USD stablecoins and ERC-20 quote assets (wrapped native). */
 export function standardTokensOf(markets: { usdStablecoins: string[]; quoteAssets?: string[] }): string[] {
-  return [...new Set([...markets.usdStablecoins, ...(markets.quoteAssets ?? [])].map((a) => a.toLowerCase()))].filter(
-    (a) => a !== NATIVE,
-  );
+  return [
+    ...new Set([...markets.usdStablecoins, ...(markets.quoteAssets ?? [])].map((a) => a.toLowerCase())),
+  ].filter((a) => a !== NATIVE);
 }
 
 /** The ops gauge source of runtime `r`, whose store lives under `dataDir`. */

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBody } from './body.js';
-import { loadUws, send, type us_listen_socket, uws as loaded } from './uws.js';
+import { uws as loaded, loadUws, send, type us_listen_socket } from './uws.js';
 import { nodeHttpUws } from './uws-node.js';
 
 const shim = nodeHttpUws();
@@ -27,13 +27,16 @@ function call(
   opts: { method?: string; body?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
-    const r = request({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => {
-        text += d.toString();
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
-    });
+    const r = request(
+      { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: opts.headers },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => {
+          text += d.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
     r.on('error', reject);
     r.end(opts.body);
   });
@@ -68,7 +71,9 @@ describe('node:http uWS stand-in', () => {
       res.writeStatus('404 Not Found').end('nf');
     });
     app.get('/a/:id/x', (res, req) => {
-      seen.push(`param ${req.getParameter(0)} q=${req.getQuery()} k=${req.getQuery('k')} h=${req.getHeader('x-k')}`);
+      seen.push(
+        `param ${req.getParameter(0)} q=${req.getQuery()} k=${req.getQuery('k')} h=${req.getHeader('x-k')}`,
+      );
       res.end('param');
     });
     app.get('/a/fixed/x', (res) => res.end('static'));

@@ -7,9 +7,10 @@
  * scanner run unchanged; it is slower, and the start-up says so. WebSockets, pub/sub, TLS and
  * server names are not part of it (the project uses none): they throw.
  */
+
+import type * as UWS from 'uWebSockets.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type * as UWS from 'uWebSockets.js';
 
 type Handler = (res: UWS.HttpResponse, req: UWS.HttpRequest) => void | Promise<void>;
 
@@ -176,7 +177,11 @@ class ShimResponse {
     if (this.ended) return this;
     this.flushHead();
     const buf =
-      body === undefined ? Buffer.alloc(0) : typeof body === 'string' ? Buffer.from(body) : Buffer.from(body as Uint8Array);
+      body === undefined
+        ? Buffer.alloc(0)
+        : typeof body === 'string'
+          ? Buffer.from(body)
+          : Buffer.from(body as Uint8Array);
     this.offset += buf.length;
     this.ended = true;
     if (closeConnection) this.res.setHeader('connection', 'close');

@@ -4,8 +4,8 @@
  * any await, corks late writes, and honours backpressure with `tryEnd` / `onWritable`.
  */
 
-import { createRequire } from 'node:module';
 import type * as UWS from 'uWebSockets.js';
+import { createRequire } from 'node:module';
 import { nodeHttpUws } from './uws-node.js';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';

@@ -13,8 +13,19 @@ import type { FidelityStatus } from '../tokens/fidelity.js';
 
 export const INGEST_STATES = ['starting', 'backfilling', 'following', 'halted'] as const;
 export const PROJECTION_STATUSES = ['building', 'ready', 'stale', 'disabled'] as const;
-export const REPLICA_STATES = ['bootstrapping', 'catching_up', 'following', 'disconnected', 'failed'] as const;
-export const FIDELITY_STATUSES: readonly FidelityStatus[] = ['exact', 'diverges', 'not_yet_checked', 'not_checkable'];
+export const REPLICA_STATES = [
+  'bootstrapping',
+  'catching_up',
+  'following',
+  'disconnected',
+  'failed',
+] as const;
+export const FIDELITY_STATUSES: readonly FidelityStatus[] = [
+  'exact',
+  'diverges',
+  'not_yet_checked',
+  'not_checkable',
+];
 
 /** What the ops gauges read of one chain; every field but `name` and `ingest` is optional. */
 export interface OpsGaugeSource {
