@@ -2324,6 +2324,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2331,6 +2346,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2338,6 +2368,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -2366,6 +2411,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2373,6 +2433,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2380,6 +2455,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -2408,6 +2498,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2415,6 +2520,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2422,6 +2542,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -2450,6 +2585,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2457,6 +2607,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2464,6 +2629,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3061,6 +3241,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description price: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description see reason */
                     marketCap: {
@@ -3068,6 +3263,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description market cap = price × supplyFromTransfers: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description why the sibling value is null: quote_ambiguous, no_registered_pools, venue_has_no_price_yet; null when it is present */
                     reason: "quote_ambiguous" | "no_registered_pools" | "venue_has_no_price_yet" | null;
@@ -3097,6 +3307,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3104,6 +3329,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3111,6 +3351,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3139,6 +3394,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3146,6 +3416,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3153,6 +3438,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3181,6 +3481,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3188,6 +3503,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3195,6 +3525,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3223,6 +3568,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3230,6 +3590,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3237,6 +3612,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3412,6 +3802,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3419,6 +3824,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3426,6 +3846,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3454,6 +3889,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3461,6 +3911,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3468,6 +3933,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3496,6 +3976,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3503,6 +3998,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3510,6 +4020,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3538,6 +4063,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3545,6 +4085,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3552,6 +4107,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3586,6 +4156,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: quote base units per token base unit */
                 high: {
@@ -3593,6 +4178,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: quote base units per token base unit */
                 low: {
@@ -3600,6 +4200,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: quote base units per token base unit */
                 close: {
@@ -3607,11 +4222,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (quote base units per token base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of the token, base units */
                 volumeBase: string;
                 /** @description Σ volume of the quote, base units */
@@ -3692,6 +4337,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: quote base units per token base unit */
                 high: {
@@ -3699,6 +4359,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: quote base units per token base unit */
                 low: {
@@ -3706,6 +4381,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: quote base units per token base unit */
                 close: {
@@ -3713,11 +4403,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (quote base units per token base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of the token, base units */
                 volumeBase: string;
                 /** @description Σ volume of the quote, base units */
@@ -3822,6 +4542,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description see marketCapReason */
                 marketCap: {
@@ -3829,6 +4564,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description market cap: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: venue_has_no_price_yet; null when it is present */
                 marketCapReason: "venue_has_no_price_yet" | null;
@@ -3864,6 +4614,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: quote base units (market cap = price × supplyFromTransfers) */
                 high: {
@@ -3871,6 +4636,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: quote base units (market cap = price × supplyFromTransfers) */
                 low: {
@@ -3878,6 +4658,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: quote base units (market cap = price × supplyFromTransfers) */
                 close: {
@@ -3885,11 +4680,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (quote base units (market cap = price × supplyFromTransfers)): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of the token, base units */
                 volumeBase: string;
                 /** @description Σ volume of the quote, base units */
@@ -3977,6 +4802,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_trades; null when it is present */
                 priceReason: "no_trades" | null;
@@ -4023,6 +4863,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_trades; null when it is present */
                 priceReason: "no_trades" | null;
@@ -4342,6 +5197,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description USD (whole dollars): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (whole dollars), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
                 liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
@@ -4355,6 +5225,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /**
                  * @description unit of quoteSideAmount
@@ -4547,6 +5432,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: venue_has_no_price_yet; null when it is present */
                 priceReason: "venue_has_no_price_yet" | null;
@@ -4592,6 +5492,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -4695,6 +5610,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -4941,6 +5871,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -4948,6 +5893,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -4955,6 +5915,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -4981,6 +5956,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -4988,6 +5978,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -4995,6 +6000,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -5021,6 +6041,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -5028,6 +6063,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -5035,6 +6085,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -5061,6 +6126,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -5068,6 +6148,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -5075,6 +6170,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -5114,6 +6224,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time extreme price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description no_trades: the pool has no trade at the anchor; null when price is set */
                 priceReason: "no_trades" | null;
@@ -5152,6 +6277,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time extreme price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description no_trades: the pool has no trade at the anchor; null when price is set */
                 priceReason: "no_trades" | null;
@@ -5221,6 +6361,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description USD (whole dollars): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (whole dollars), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
                 liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
@@ -5236,6 +6391,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency0 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency0 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description exact rational: currency1 base units */
                     amount1: {
@@ -5243,6 +6413,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency1 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency1 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /**
                      * @description unit of the amounts
@@ -5408,6 +6593,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -5415,6 +6615,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -5422,6 +6637,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -5429,11 +6659,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (currency1 base units per currency0 base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of currency0, base units */
                 volumeBase: string;
                 /** @description Σ volume of currency1, base units */
@@ -5521,6 +6781,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5528,6 +6803,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5535,6 +6825,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5568,6 +6873,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5575,6 +6895,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5582,6 +6917,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5615,6 +6965,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5622,6 +6987,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5629,6 +7009,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5662,6 +7057,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5669,6 +7079,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5676,6 +7101,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5739,6 +7179,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -5788,6 +7243,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description tick after the swap (v3/v4); null otherwise */
                 tick: number | null;
             }[];
@@ -5839,6 +7309,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description first price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description highest price, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -5846,6 +7331,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description highest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description lowest price, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -5853,6 +7353,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description lowest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description last price, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -5860,6 +7375,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description last price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description Σ|amount0|, currency0 base units */
                 volumeBase: string;
@@ -6191,6 +7721,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6198,6 +7743,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6205,6 +7765,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6231,6 +7806,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6238,6 +7828,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6245,6 +7850,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6271,6 +7891,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6278,6 +7913,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6285,6 +7935,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6311,6 +7976,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6318,6 +7998,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6325,6 +8020,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6395,6 +8105,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description USD (whole dollars): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (whole dollars), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
                 liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
@@ -6410,6 +8135,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency0 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency0 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description exact rational: currency1 base units */
                     amount1: {
@@ -6417,6 +8157,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency1 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency1 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /**
                      * @description unit of the amounts
@@ -6463,6 +8218,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -6470,6 +8240,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -6477,6 +8262,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -6484,11 +8284,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (currency1 base units per currency0 base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of currency0, base units */
                 volumeBase: string;
                 /** @description Σ volume of currency1, base units */
@@ -6576,6 +8406,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6583,6 +8428,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6590,6 +8450,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6623,6 +8498,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6630,6 +8520,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6637,6 +8542,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6670,6 +8590,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6677,6 +8612,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6684,6 +8634,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6717,6 +8682,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6724,6 +8704,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6731,6 +8726,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6794,6 +8804,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -6843,6 +8868,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description tick after the swap (v3/v4); null otherwise */
                 tick: number | null;
             }[];
@@ -6894,6 +8934,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description first price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description highest price, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -6901,6 +8956,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description highest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description lowest price, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -6908,6 +8978,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description lowest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description last price, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -6915,6 +9000,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description last price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description Σ|amount0|, currency0 base units */
                 volumeBase: string;
@@ -7084,6 +9184,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description price after the trade: denominator */
                     priceDenominator: string;
+                    /** @description price after the trade, quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description price after the trade, quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     quote: {
                         /** @description quote asset (the zero address is native currency) */
                         address: string;
@@ -7137,6 +9252,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description USD (stablecoins at par): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description USD (stablecoins at par), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
                     reason: "decimals_unknown" | "no_usd_route" | null;
@@ -7543,6 +9673,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description USD (stablecoins at par): decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description USD (stablecoins at par), rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
                         reason: "decimals_unknown" | "no_usd_route" | null;
@@ -7611,6 +9756,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description realised PnL: denominator */
                         priceDenominator: string;
+                        /** @description realised PnL, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description realised PnL, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                         /** @description positions without a mark (not in the unrealised sum) */
                         unpricedPositions: number;
                     };
@@ -7622,6 +9782,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description unrealised PnL of marked positions: denominator */
                         priceDenominator: string;
+                        /** @description unrealised PnL of marked positions, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description unrealised PnL of marked positions, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                         /** @description positions without a mark (not in the unrealised sum) */
                         unpricedPositions: number;
                     };
@@ -7659,6 +9834,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description realised PnL of the day, quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description realised PnL of the day, quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
             }[];
             page: {
@@ -7710,6 +9900,21 @@ export interface components {
                         denominator: string;
                         /** @description ⌊numerator / denominator⌋, for convenience */
                         floor: string;
+                        /** @description cost of the held quantity, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description cost of the held quantity, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description null when nothing is held (quantity 0) */
                     averageCost: {
@@ -7717,6 +9922,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description realised PnL: exact rational, quote base units */
                     realised: {
@@ -7726,6 +9946,21 @@ export interface components {
                         denominator: string;
                         /** @description ⌊numerator / denominator⌋, for convenience */
                         floor: string;
+                        /** @description realised PnL, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description realised PnL, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description see unrealisedReason */
                     unrealised: {
@@ -7735,6 +9970,21 @@ export interface components {
                         denominator: string;
                         /** @description ⌊numerator / denominator⌋, for convenience */
                         floor: string;
+                        /** @description mark value minus cost (0 when nothing is held), quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description mark value minus cost (0 when nothing is held), quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description why the sibling value is null: no_price_on_default_venue; null when it is present */
                     unrealisedReason: "no_price_on_default_venue" | null;
@@ -7744,6 +9994,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per token base unit on the default venue at the anchor: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per token base unit on the default venue at the anchor, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description pool key of the default venue; see markReason */
                     markVenue: string | null;
@@ -7808,6 +10073,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description USD (stablecoins at par): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (stablecoins at par), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description what the sum covers */
                 netWorthUsdNote: string;
@@ -7875,6 +10155,21 @@ export interface components {
                     denominator: string;
                     /** @description ⌊numerator / denominator⌋, for convenience */
                     floor: string;
+                    /** @description cost of the held quantity, quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description cost of the held quantity, quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description null when nothing is held (quantity 0) */
                 averageCost: {
@@ -7882,6 +10177,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description realised PnL: exact rational, quote base units */
                 realised: {
@@ -7891,6 +10201,21 @@ export interface components {
                     denominator: string;
                     /** @description ⌊numerator / denominator⌋, for convenience */
                     floor: string;
+                    /** @description realised PnL, quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description realised PnL, quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description see unrealisedReason */
                 unrealised: {
@@ -7900,6 +10225,21 @@ export interface components {
                     denominator: string;
                     /** @description ⌊numerator / denominator⌋, for convenience */
                     floor: string;
+                    /** @description mark value minus cost (0 when nothing is held), quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description mark value minus cost (0 when nothing is held), quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_price_on_default_venue; null when it is present */
                 unrealisedReason: "no_price_on_default_venue" | null;
@@ -7909,6 +10249,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit on the default venue at the anchor: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit on the default venue at the anchor, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description pool key of the default venue; see markReason */
                 markVenue: string | null;
@@ -8003,6 +10358,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator */
                 priceDenominator: string;
+                /** @description price after the trade, quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description price after the trade, quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 quote: {
                     /** @description quote asset (the zero address is native currency) */
                     address: string;
@@ -10158,6 +12528,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -10165,6 +12550,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -10172,6 +12572,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -10179,11 +12594,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -10221,6 +12666,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -10228,6 +12688,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -10235,6 +12710,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -10242,11 +12732,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -10285,6 +12805,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -10292,6 +12827,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -10299,6 +12849,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -10306,11 +12871,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -11231,6 +13826,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -11238,6 +13848,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -11245,6 +13870,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -11252,11 +13892,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -11294,6 +13964,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -11301,6 +13986,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -11308,6 +14008,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -11315,11 +14030,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -11358,6 +14103,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -11365,6 +14125,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -11372,6 +14147,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -11379,11 +14169,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */

@@ -5,7 +5,8 @@
  * configured quote priority), the trader's perspective of pool amounts, and the activity merge.
  */
 import type { PoolRow, SwapRow } from '../markets/model.js';
-import { invert, ratJson, ratParse } from '../markets/rational.js';
+import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
+import { invert, priceFieldsJson, ratParse } from '../markets/rational.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import { TX } from '../storage/tables/chain.js';
@@ -47,6 +48,7 @@ export interface TradeRow {
   /** Price after the trade: quote base units per token base unit. */
   priceNumerator: string;
   priceDenominator: string;
+  priceApprox: ApproxDecimal;
   quote: {
     address: string;
     decimals: number | null;
@@ -107,7 +109,7 @@ export function tradeRow(
     token,
     amountToken: (gotToken < 0n ? -gotToken : gotToken).toString(),
     amountQuote: (gotQuote < 0n ? -gotQuote : gotQuote).toString(),
-    ...ratJson(price),
+    ...priceFieldsJson(price),
     quote: {
       address: quote,
       decimals,

@@ -5,6 +5,7 @@
  * realised series. All figures are exact rationals in quote base units.
  */
 
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import { add, type Rational, rational, ratJson, ratParse } from '../markets/rational.js';
 import { stateAt } from '../markets/read.js';
 import { chooseVenue, orient, tokenPools } from '../markets/venue.js';
@@ -26,11 +27,15 @@ export interface RationalWithFloor {
   denominator: string;
   /** ⌊numerator / denominator⌋, for convenience. */
   floor: string;
+  /** The decimal sibling (rounded, approximate). */
+  approx: ApproxDecimal;
 }
 /** An exact rational price `{priceNumerator, priceDenominator}` (decimal strings). */
 export interface PriceRational {
   priceNumerator: string;
   priceDenominator: string;
+  /** The decimal sibling (rounded, approximate). */
+  approx: ApproxDecimal;
 }
 
 /** A position valued at an anchor (quote base units; token quantities in token base units). */
@@ -90,7 +95,7 @@ export interface DailyPnl {
   /** UTC day index (unix seconds / 86400, floored). */
   day: number;
   dayStartUnix: number;
-  realised: { numerator: string; denominator: string };
+  realised: { numerator: string; denominator: string; approx: ApproxDecimal };
 }
 
 /** Position filters applied after paging (filtered rows still advance the cursor). */
@@ -108,6 +113,7 @@ const withFloor = (r: Rational): RationalWithFloor => ({
   numerator: r.n.toString(),
   denominator: r.d.toString(),
   floor: floorOf(r).toString(),
+  approx: approxDecimal(r.n, r.d),
 });
 
 /**
@@ -271,7 +277,7 @@ export function walkDaily(
         {
           day,
           dayStartUnix: day * 86400,
-          realised: { numerator: r.n.toString(), denominator: r.d.toString() },
+          realised: { numerator: r.n.toString(), denominator: r.d.toString(), approx: approxDecimal(r.n, r.d) },
         },
         Buffer.from(raw.subarray(61)),
       );

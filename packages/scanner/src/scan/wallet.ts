@@ -9,6 +9,7 @@
  * exact rationals; every mark lists its method and legs, every unmarked holding its reason.
  */
 import type { Rational } from '@chain-indexer/indexer/markets/index.js';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import {
   type AssetRow,
   type PnlAggregate,
@@ -45,6 +46,8 @@ export interface HeldAsset {
   balanceUnit: 'token base units';
   /** balance × mark.usdPerBaseUnit in USD (exact); null when unmarked (see reason). */
   valueUsd: Fraction | null;
+  /** valueUsd as a decimal, approximate; null when unmarked (see unmarkedReason). */
+  valueUsdApprox: ApproxDecimal | null;
   mark: UsdMark | null;
   unmarkedReason: UnmarkedReason | null;
 }
@@ -58,6 +61,8 @@ export interface Holdings {
   limit: number;
   /** Sum of the marked holdings' values, USD, exact. */
   netWorthUsd: Fraction;
+  /** netWorthUsd as a decimal, approximate. */
+  netWorthUsdApprox: ApproxDecimal;
   coverage: {
     marked: Array<{ token: string; method: MarkMethod }>;
     unmarked: Array<{
@@ -109,6 +114,7 @@ export function holdingsOf(rc: ReadCtx, address: string, limit = HOLDINGS_LIMIT)
       balance: r.balance,
       balanceUnit: 'token base units',
       valueUsd: value ? frac(value) : null,
+      valueUsdApprox: value ? approxDecimal(value.n, value.d) : null,
       mark: m.marked ? m.mark : null,
       unmarkedReason: m.marked ? null : m.reason,
     };
@@ -127,6 +133,7 @@ export function holdingsOf(rc: ReadCtx, address: string, limit = HOLDINGS_LIMIT)
     more: held.length > limit || more,
     limit,
     netWorthUsd: frac(total),
+    netWorthUsdApprox: approxDecimal(total.n, total.d),
     coverage,
     pricing: {
       rule: USD_MARK_RULE,
