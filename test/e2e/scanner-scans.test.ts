@@ -587,7 +587,10 @@ describe('wallet findings', () => {
       const [n, d] = [BigInt(p.body.data.price.priceNumerator), BigInt(p.body.data.price.priceDenominator)];
       expect(BigInt(m.legs[0].price.numerator) * d).toBe(n * BigInt(m.legs[0].price.denominator));
       // The whole-unit price: USDC (6 decimals) per token (18): n/d × 10^12, within 12 digits.
-      expect(Number(m.legs[0].priceApprox.decimal)).toBeCloseTo(Number((n * 10n ** 12n * 10n ** 6n) / d) / 1e6, 4);
+      expect(Number(m.legs[0].priceApprox.decimal)).toBeCloseTo(
+        Number((n * 10n ** 12n * 10n ** 6n) / d) / 1e6,
+        4,
+      );
       // value = balance × price / 10^6 (exact)
       const v = { n: BigInt(by[t].balance) * n, d: d * 10n ** 6n };
       expect(BigInt(by[t].valueUsd.numerator) * v.d).toBe(v.n * BigInt(by[t].valueUsd.denominator));

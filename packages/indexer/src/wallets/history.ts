@@ -4,8 +4,9 @@
  * (one parent per (block, txIndex)). Rules held here once: the trade's token/quote sides (the
  * configured quote priority), the trader's perspective of pool amounts, and the activity merge.
  */
-import type { PoolRow, SwapRow } from '../markets/model.js';
+
 import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
+import type { PoolRow, SwapRow } from '../markets/model.js';
 import { invert, priceFieldsJson, ratParse } from '../markets/rational.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';

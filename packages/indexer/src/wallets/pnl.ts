@@ -277,7 +277,11 @@ export function walkDaily(
         {
           day,
           dayStartUnix: day * 86400,
-          realised: { numerator: r.n.toString(), denominator: r.d.toString(), approx: approxDecimal(r.n, r.d) },
+          realised: {
+            numerator: r.n.toString(),
+            denominator: r.d.toString(),
+            approx: approxDecimal(r.n, r.d),
+          },
         },
         Buffer.from(raw.subarray(61)),
       );

@@ -107,17 +107,24 @@ export const ApproxSchema = (unit: string) =>
       approximate: Type.Literal(true),
       significantDigits: Type.Literal(12),
     },
-    { additionalProperties: false, description: `${unit}: the exact rational beside it, rounded (approximate)` },
+    {
+      additionalProperties: false,
+      description: `${unit}: the exact rational beside it, rounded (approximate)`,
+    },
   );
 const ApproxReasonSchema = Nullable(Lit(['decimals_unknown']));
 
 /** A venue as people look it up (20-byte pool, 32-byte V4 pool id) and the indexer's pool key. */
 const VenueIdentityProps = {
-  pool: Nullable(Address('V2/V3 pool contract (20 bytes); null for V4 (see poolId) and launchpad curves (see contract)')),
+  pool: Nullable(
+    Address('V2/V3 pool contract (20 bytes); null for V4 (see poolId) and launchpad curves (see contract)'),
+  ),
   poolId: Nullable(Hash('V4 pool id (32 bytes); null otherwise')),
   contract: Address('pool contract (V2/V3), V4 PoolManager, or launchpad curve'),
   protocol: Type.String(),
-  poolKey: Type.String({ description: "the indexer's pool key (hex), as in /index/v1/{chain}/pools/{poolKey}" }),
+  poolKey: Type.String({
+    description: "the indexer's pool key (hex), as in /index/v1/{chain}/pools/{poolKey}",
+  }),
 };
 
 const MarkMethodSchema = Lit([

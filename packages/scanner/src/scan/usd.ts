@@ -47,9 +47,20 @@ export interface VenueIdentity {
 }
 
 /** The {@link VenueIdentity} of a pool row of the markets reader. */
-export function venueIdentity(p: { key: string; protocol: string; contract: string; poolId: string | null }): VenueIdentity {
+export function venueIdentity(p: {
+  key: string;
+  protocol: string;
+  contract: string;
+  poolId: string | null;
+}): VenueIdentity {
   const v2v3 = p.protocol === 'v2' || p.protocol === 'v3';
-  return { pool: v2v3 ? p.contract : null, poolId: p.poolId, contract: p.contract, protocol: p.protocol, poolKey: p.key };
+  return {
+    pool: v2v3 ? p.contract : null,
+    poolId: p.poolId,
+    contract: p.contract,
+    protocol: p.protocol,
+    poolKey: p.key,
+  };
 }
 
 /** One venue price a mark multiplies by. */
@@ -117,7 +128,10 @@ export const frac = (r: Rational): Fraction => {
 const NATIVE_DECIMALS = 18;
 
 /** USD per whole unit of a token with `decimals`, approximate, or null with its reason. */
-function perUnit(usdPerBase: Rational, decimals: number | null): Pick<UsdMark, 'usdPerUnitApprox' | 'usdPerUnitApproxReason'> {
+function perUnit(
+  usdPerBase: Rational,
+  decimals: number | null,
+): Pick<UsdMark, 'usdPerUnitApprox' | 'usdPerUnitApproxReason'> {
   return decimals === null
     ? { usdPerUnitApprox: null, usdPerUnitApproxReason: 'decimals_unknown' }
     : { usdPerUnitApprox: approxDecimal(usdPerBase.n, usdPerBase.d, decimals), usdPerUnitApproxReason: null };

@@ -6,8 +6,9 @@
  * pools listed with their active liquidity and price), the quote reserve marked in USD where a
  * mark exists (./usd.ts); and the token's own USD mark.
  */
-import type { ReadCtx } from '../index-port.js';
+
 import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
+import type { ReadCtx } from '../index-port.js';
 import {
   type ApproxReason,
   type Fraction,

@@ -9,7 +9,6 @@
  * exact rationals; every mark lists its method and legs, every unmarked holding its reason.
  */
 import type { Rational } from '@chain-indexer/indexer/markets/index.js';
-import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import {
   type AssetRow,
   type PnlAggregate,
@@ -17,6 +16,7 @@ import {
   type WalletFirstSeen,
   type WalletTransferRow,
 } from '@chain-indexer/indexer/wallets/index.js';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 import { type FundingChain, fundingChain } from './funding.js';

@@ -6,7 +6,18 @@
 // biome-ignore lint/correctness/noUnusedImports: named so the emitted .d.ts can name TypeBox's symbol keys (TS4023)
 import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { type TSchema, Type } from '@sinclair/typebox';
-import { Address, Amount, Approx, Count, Enum, Hash, Nullable, Obj, ReasonOf, UnixSeconds } from '../../schemas.js';
+import {
+  Address,
+  Amount,
+  Approx,
+  Count,
+  Enum,
+  Hash,
+  Nullable,
+  Obj,
+  ReasonOf,
+  UnixSeconds,
+} from '../../schemas.js';
 import { InternalTransfer, TransactionEnvelope } from '../chain/schemas.js';
 import { BalanceFidelity } from '../tokens/schemas.js';
 
