@@ -336,6 +336,15 @@ describe('browser console', () => {
       expect(await cell.textContent()).toBe(unitsText(shownRaw, meta));
       expect(await cell.getAttribute('title')).toBe(`${shownRaw} base units`);
     }
+    // Pools ranked: each 24h volume in its own quote's units with the symbol.
+    const ranked = await api(`/tokens/${subject.token}/pools/ranked?limit=10`);
+    const volumes = page.getByTestId('token-pools').getByTestId('ranked-volume');
+    await expect.poll(() => volumes.count(), { timeout: 20_000 }).toBe(ranked.data.length);
+    for (let i = 0; i < ranked.data.length; i++) {
+      const r = ranked.data[i];
+      const meta = await metaOf(r.quoteAsset);
+      await expect.poll(() => volumes.nth(i).textContent()).toBe(unitsText(r.rankedVolume24hQuote, meta));
+    }
     const holders = await api(`/tokens/${subject.token}/top-holders?limit=10`);
     expect(await anchorOf('token-holders')).toBe(holders.anchor.block);
     expect(await page.getByTestId('token-holders').locator('tbody tr').count()).toBe(holders.data.length);

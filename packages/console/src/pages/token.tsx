@@ -46,9 +46,13 @@ export function TokenPage({ session, chain, address, renew }: Props) {
   const stat = stats.kind === 'ok' ? (stats.body.data as unknown as StatsData) : null;
   const tokenMeta: TokenMeta | null =
     token.kind === 'ok' ? { symbol: token.body.data.symbol, decimals: token.body.data.decimals } : null;
-  const quoteMeta = useTokenMetas(session, chain, stat ? [stat.quote] : []).get(
-    stat?.quote.toLowerCase() ?? '',
-  );
+  const ranked = pools.kind === 'ok' ? (pools.body.data as unknown as RankedPool[]) : [];
+  const metas = useTokenMetas(session, chain, [
+    ...(stat ? [stat.quote] : []),
+    ...ranked.flatMap((p) => [p.currency0, p.currency1]),
+  ]);
+  const meta = (a: string) => metas.get(a.toLowerCase());
+  const quoteMeta = stat ? meta(stat.quote) : undefined;
   return (
     <div class="page">
       <h1>
@@ -190,11 +194,18 @@ export function TokenPage({ session, chain, address, renew }: Props) {
                     </td>
                     <td>{p.protocol}</td>
                     <td>
-                      <a href={href(chain, 'token', p.currency0)}>{short(p.currency0, 4)}</a> /{' '}
-                      <a href={href(chain, 'token', p.currency1)}>{short(p.currency1, 4)}</a>
+                      <a href={href(chain, 'token', p.currency0)} title={p.currency0}>
+                        {meta(p.currency0)?.symbol ?? short(p.currency0, 4)}
+                      </a>{' '}
+                      /{' '}
+                      <a href={href(chain, 'token', p.currency1)} title={p.currency1}>
+                        {meta(p.currency1)?.symbol ?? short(p.currency1, 4)}
+                      </a>
                     </td>
                     <td>{p.fee === null ? '—' : `${p.fee / 10_000}%`}</td>
-                    <td class="num">{p.rankedVolume24hQuote}</td>
+                    <td class="num">
+                      <Units raw={p.rankedVolume24hQuote} meta={meta(p.quoteAsset)} testid="ranked-volume" />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -241,6 +252,7 @@ interface RankedPool {
   currency0: string;
   currency1: string;
   fee: number | null;
+  quoteAsset: string;
   rankedVolume24hQuote: string;
 }
 

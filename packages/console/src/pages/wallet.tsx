@@ -6,7 +6,7 @@
  */
 import { api, type Session, useApi } from '../api.js';
 import { short } from '../format.js';
-import { Addr, Answered, href, KV } from '../ui.js';
+import { Answered, href, KV } from '../ui.js';
 import { QuoteUnits, Units, Usd, useTokenMetas } from '../units.js';
 
 interface Props {
@@ -142,7 +142,9 @@ export function WalletPage({ session, chain, address }: Props) {
                   return (
                     <tr data-quote={q}>
                       <td>
-                        <Addr chain={chain} a={q} page="token" />
+                        <a href={href(chain, 'token', q)} title={q}>
+                          {meta(q)?.symbol ?? short(q)}
+                        </a>
                       </td>
                       <td class="num">
                         <QuoteUnits
@@ -187,7 +189,9 @@ export function WalletPage({ session, chain, address }: Props) {
                     <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
                   </td>
                   <td>
-                    <Addr chain={chain} a={p.quote} page="token" />
+                    <a href={href(chain, 'token', p.quote)} title={p.quote}>
+                      {meta(p.quote)?.symbol ?? short(p.quote)}
+                    </a>
                   </td>
                   <td class="num">
                     <Units
