@@ -130,7 +130,7 @@ class ShimResponse {
     });
     res.on('drain', () => {
       const h = this.writableHandler;
-      if (h && h(this.offset)) this.writableHandler = null;
+      if (h?.(this.offset)) this.writableHandler = null;
     });
     req.on('data', (b: Buffer) => this.deliver(b, false));
     req.on('end', () => this.deliver(Buffer.alloc(0), true));
