@@ -56,7 +56,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'bench/**/*.test.ts', ...IN_PROCESS_E2E],
+          include: ['packages/*/src/**/*.test.ts', 'app/**/*.test.ts', 'bench/**/*.test.ts', 'ops/**/*.test.ts', ...IN_PROCESS_E2E],
           exclude: [...shared.exclude, ...STARTS_A_NODE],
           fileParallelism: true,
           maxWorkers: 2,

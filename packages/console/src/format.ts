@@ -79,3 +79,40 @@ export const pct = (x: number | null | undefined): string =>
 
 /** Native currency of the chain (the zero address as a quote). */
 export const NATIVE = '0x0000000000000000000000000000000000000000';
+
+/** What a token amount is shown in: its symbol and decimals (null: unknown, shown in base units). */
+export interface TokenMeta {
+  symbol: string | null;
+  decimals: number | null;
+}
+
+/** `1,234.5 USDC` from base units; base units in the title. Unknown decimals: base units, said so. */
+export function unitsText(raw: string, meta: TokenMeta | null | undefined): string {
+  if (!meta || meta.decimals === null) return formatUnits(raw, null);
+  return `${formatUnits(raw, meta.decimals)}${meta.symbol ? ` ${meta.symbol}` : ''}`;
+}
+
+/** `n/d` quote base units as quote units (12 significant digits) with the symbol. */
+export function quoteText(n: string, d: string, meta: TokenMeta | null | undefined): string {
+  if (!meta || meta.decimals === null) return `${ratioToDecimal(n, d, 0, 12)} (quote base units)`;
+  return `${ratioToDecimal(n, d, -meta.decimals, 12)}${meta.symbol ? ` ${meta.symbol}` : ''}`;
+}
+
+/**
+ * `$1,234.57` from an exact USD rational: whole cents (rounded half up) from one dollar, four
+ * significant digits below (`$0.0001234`).
+ */
+export function usdText(num: string, den: string): string {
+  let n = BigInt(num);
+  let d = BigInt(den);
+  if (d < 0n) {
+    n = -n;
+    d = -d;
+  }
+  const neg = n < 0n;
+  const a = neg ? -n : n;
+  if (a < d) return `${neg ? '-' : ''}$${ratioToDecimal(a, d, 0, 4)}`;
+  const cents = (a * 200n + d) / (2n * d);
+  const int = (cents / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${neg ? '-' : ''}$${int}.${(cents % 100n).toString().padStart(2, '0')}`;
+}

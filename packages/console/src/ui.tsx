@@ -147,17 +147,44 @@ export function KV({ rows }: { rows: Array<[string, ComponentChildren, string?]>
 }
 
 /**
- * Link to a pool's page from its key (`0x<contract><poolId|zeros>`, 106 hex digits): V2/V3 by
- * address, V4 by manager and pool id.
+ * The pool a key names (52 bytes: V2/V3 address + 32 zero bytes; V4 PoolManager + pool id;
+ * launchpad curve + token + 12 zero bytes), as people know it: a V2/V3 pool by its 20-byte
+ * address, a V4 pool by its 32-byte id (and its PoolManager), a launchpad curve by its contract and
+ * token. The key's zero padding is never shown.
  */
-export function PoolLink({ chain, k, label }: { chain: string; k: string; label?: string }) {
+export function poolOfKey(k: string): {
+  kind: 'v2v3' | 'v4' | 'curve';
+  contract: string;
+  poolId: string | null;
+  token: string | null;
+  shown: string;
+} {
   const contract = k.slice(0, 42);
   const id = k.slice(42);
-  const v4 = id.length === 64 && !/^0+$/.test(id);
-  const to = v4 ? href(chain, 'pool', 'v4', contract, `0x${id}`) : href(chain, 'pool', contract);
+  if (/^0*$/.test(id)) return { kind: 'v2v3', contract, poolId: null, token: null, shown: contract };
+  if (id.endsWith('0'.repeat(24)))
+    return { kind: 'curve', contract, poolId: null, token: `0x${id.slice(0, 40)}`, shown: contract };
+  return { kind: 'v4', contract, poolId: `0x${id}`, token: null, shown: `0x${id}` };
+}
+
+/** Link to a pool's page from its key: V2/V3 by address, V4 by manager and pool id; the full id in the title. */
+export function PoolLink({ chain, k, label }: { chain: string; k: string; label?: string }) {
+  const p = poolOfKey(k);
+  const v4 = p.kind === 'v4';
+  const to =
+    p.kind === 'curve'
+      ? href(chain, 'token', p.token!)
+      : v4
+        ? href(chain, 'pool', 'v4', p.contract, p.poolId!)
+        : href(chain, 'pool', p.contract);
+  const title = v4
+    ? `V4 pool id ${p.poolId} (PoolManager ${p.contract})`
+    : p.kind === 'curve'
+      ? `launchpad curve ${p.contract} of token ${p.token}`
+      : `pool ${p.contract}`;
   return (
-    <a href={to} title={k}>
-      <code>{label ?? (v4 ? `v4 ${short(`0x${id}`)}` : short(contract))}</code>
+    <a href={to} title={title} data-pool={p.shown}>
+      <code>{label ?? (v4 ? `v4 ${short(p.poolId)}` : short(p.contract))}</code>
     </a>
   );
 }

@@ -179,7 +179,7 @@ const MAY_IMPORT_FOLDERS: Record<string, string[]> = {
     'ingest',
     'replication',
   ],
-  metrics: ['storage', 'ingest', 'server'],
+  metrics: ['storage', 'ingest', 'server', 'tokens'],
   tools: ['schema', 'storage', 'server'],
   runtime: [
     'schema',

@@ -4,14 +4,50 @@
  * any await, corks late writes, and honours backpressure with `tryEnd` / `onWritable`.
  */
 
-import uws from 'uWebSockets.js';
+import type * as UWS from 'uWebSockets.js';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { nodeHttpUws } from './uws-node.js';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-export { uws };
+
+/** Which uWS serves: the native binary, or the node:http stand-in (`uws-node.ts`) when it did not load. */
+export interface UwsBinding {
+  uws: typeof UWS;
+  native: boolean;
+  /** The binary looked for (`uWebSockets.js/binaries/uws_<platform>_<arch>_<abi>.node`). */
+  binary: string;
+  /** Why the binary did not load (first line of the loader's error); null when native. */
+  reason: string | null;
+}
+
+/**
+ * Loads the uWebSockets.js binary of this platform and Node ABI (`process.versions.modules`);
+ * when it does not load, answers the node:http stand-in instead, with the reason. The package
+ * (`@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0`) ships linux-x64 binaries for ABIs 93,
+ * 108 and 115 (Node 16, 18, 20) only: on Node 22 (ABI 127) and 24 (ABI 137) the stand-in serves.
+ * `load` is the module loader (injectable so a test can simulate a missing binary).
+ */
+export function loadUws(load: (id: string) => unknown = createRequire(import.meta.url)): UwsBinding {
+  const binary = `uWebSockets.js/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  try {
+    return { uws: load(binary) as typeof UWS, native: true, binary, reason: null };
+  } catch (err) {
+    const reason = String((err as Error)?.message ?? err).split('\n')[0];
+    return { uws: nodeHttpUws(), native: false, binary, reason };
+  }
+}
+
+const binding = loadUws();
+/** The uWS module in use (native, or the node:http stand-in: see {@link uwsBinding}). */
+export const uws: typeof UWS = binding.uws;
+
+/** What {@link loadUws} found at start-up: native or not, the binary and the reason. */
+export function uwsBinding(): Readonly<UwsBinding> {
+  return binding;
+}
 
 /** Per-response state of the send helpers: whether the client went away, whether `onAborted` is registered. */
 export interface ResponseState {
@@ -20,20 +56,18 @@ export interface ResponseState {
 }
 
 /**
- * True when the native uWS binary serves, false when the package fell back to its pure-JS
- * server (which it does silently when the binary does not load, or with UWS_USE_FALLBACK set).
- * Checked at start-up: the service refuses to start on the fallback, so the fallback — and the
- * `ws` package it is built on — never serves. The fallback module is not even loaded to tell.
+ * True when the native uWS binary serves, false when the node:http stand-in does. The service
+ * warns at start-up on the stand-in; the benchmarks refuse to measure it.
  */
 export function uwsIsNative(): boolean {
-  return String(uws.App).includes('[native code]');
+  return binding.native;
 }
 
 /**
  * SHA-256 of every native binary of the HTTP core this build ships with
  * (`uWebSockets.js` = `@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0`, its `binaries/`),
- * by `<platform>_<arch>_<ABI>`. The service refuses to start on any other binary
- * ({@link uwsBinaryCheck}); SECURITY.md says how these were taken and how to move to another build.
+ * by `<platform>_<arch>_<ABI>`. When a native binary loads, the service refuses to start unless it is
+ * the pinned one ({@link uwsBinaryCheck}); SECURITY.md says how these were taken and how to move to another build.
  */
 export const UWS_BINARY_SHA256: Readonly<Record<string, string>> = {
   darwin_arm64_108: '3e5d284ef20c3a641e3e1e4571f983d56869fb5cc8c037242c3edc6e83d4d86b',
@@ -104,7 +138,7 @@ const STREAM_THRESHOLD_BYTES = 64 * 1024;
  * corked by uWS; late writes go through {@link corkedSend}).
  */
 export function send(
-  res: uws.HttpResponse,
+  res: UWS.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
   body: string | Buffer,
@@ -138,7 +172,7 @@ export function send(
 
 /** {@link send} from outside the handler's synchronous part. */
 export function corkedSend(
-  res: uws.HttpResponse,
+  res: UWS.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
   body: string,
@@ -152,6 +186,6 @@ export function corkedSend(
  * The peer's IP address as text (`127.0.0.1`, `::1`, or uWS's expanded IPv6 form). Read it in the
  * handler's synchronous part.
  */
-export function remoteAddress(res: uws.HttpResponse): string {
+export function remoteAddress(res: UWS.HttpResponse): string {
   return Buffer.from(res.getRemoteAddressAsText()).toString();
 }

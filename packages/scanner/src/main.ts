@@ -8,7 +8,7 @@
 
 import { restrictUmask } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { uwsBinaryCheck, uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { uwsBinaryCheck, uwsBinding } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';
@@ -16,18 +16,22 @@ import { createScannerService } from './index.js';
 async function main(): Promise<void> {
   const config = loadScannerConfig(process.env);
   const log = pino({ level: config.logLevel, base: { component: 'scanner' }, ...redactingLoggerOptions() });
-  if (!uwsIsNative()) {
-    log.fatal('uWebSockets.js native binary did not load (pure-JS fallback); refusing to start');
-    process.exit(1);
-  }
-  // The HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
-  const uwsBinary = uwsBinaryCheck();
-  if (!uwsBinary.ok) {
-    log.fatal(
-      uwsBinary,
-      'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+  const uws = uwsBinding();
+  if (!uws.native)
+    log.warn(
+      { binary: uws.binary, reason: uws.reason },
+      'uWebSockets.js: no native binary for this Node; serving through the node:http stand-in (lower throughput)',
     );
-    process.exit(1);
+  else {
+    // A native HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
+    const uwsBinary = uwsBinaryCheck();
+    if (!uwsBinary.ok) {
+      log.fatal(
+        uwsBinary,
+        'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+      );
+      process.exit(1);
+    }
   }
   log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
   restrictUmask(); // the store, the outbox, the admin socket: 0600 files, 0700 directories

@@ -2,11 +2,13 @@
  * A pool (V2, V3 or V4): identity, state and liquidity, window stats, candles with frame switching
  * 1s … 1d (history from `/ohlcv`, then live from `/stream/candles`), and the latest ticks.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, type Session, useApi } from '../api.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
-import { formatUnits, ratioToDecimal, short } from '../format.js';
+import { ratioToDecimal, short } from '../format.js';
 import { Addr, Answered, KV } from '../ui.js';
+import { Units, Usd, useTokenMetas } from '../units.js';
 import { useDecimals } from './token.js';
 
 interface Props {
@@ -51,6 +53,10 @@ export function PoolPage({ session, chain, args, renew }: Props) {
   const baseDec = useDecimals(session, chain, base || '0x0000000000000000000000000000000000000000');
   const quoteDec = useDecimals(session, chain, quote || '0x0000000000000000000000000000000000000000');
   const shift = p && baseDec !== null && quoteDec !== null ? baseDec - quoteDec : null;
+  // currency0 / currency1 amounts in token units with their symbols (base units on hover).
+  const metas = useTokenMetas(session, chain, p ? [p.currency0, p.currency1] : []);
+  const m0 = p ? metas.get(p.currency0.toLowerCase()) : undefined;
+  const m1 = p ? metas.get(p.currency1.toLowerCase()) : undefined;
   const [frame, setFrame] = useState<Frame>('1s');
   const streamId = v4 ? `${manager}:${poolId}` : address;
   return (
@@ -86,9 +92,15 @@ export function PoolPage({ session, chain, args, renew }: Props) {
                       ] as Array<[string, string | number, string]>)
                     : s
                       ? ([
-                          ['reserve0', s.reserve0 ?? '—', 'pool-reserve0'],
-                          ['reserve1', s.reserve1 ?? '—', 'pool-reserve1'],
-                        ] as Array<[string, string, string]>)
+                          [
+                            'reserve0',
+                            s.reserve0 ? <Units raw={s.reserve0} meta={m0} testid="pool-reserve0" /> : '—',
+                          ],
+                          [
+                            'reserve1',
+                            s.reserve1 ? <Units raw={s.reserve1} meta={m1} testid="pool-reserve1" /> : '—',
+                          ],
+                        ] as Array<[string, ComponentChildren]>)
                       : []),
                   ['swaps', s?.swaps ?? '—', 'pool-swaps'],
                   ['last swap block', s?.lastSwapBlock ?? '—'],
@@ -113,9 +125,16 @@ export function PoolPage({ session, chain, args, renew }: Props) {
                   ],
                   [
                     'liquidity (USD)',
-                    d.liquidityUsd
-                      ? `$${ratioToDecimal(d.liquidityUsd.numerator, d.liquidityUsd.denominator, -6, 8)}`
-                      : `— (${d.liquidityUsdReason})`,
+                    d.liquidityUsd ? (
+                      <Usd
+                        n={d.liquidityUsd.numerator}
+                        d={d.liquidityUsd.denominator}
+                        approx={d.liquidityUsd.approx}
+                        testid="pool-liq-usd"
+                      />
+                    ) : (
+                      `— (${d.liquidityUsdReason})`
+                    ),
                   ],
                   ['method', d.liquidityUsdMethod ?? '—'],
                 ]}
@@ -153,8 +172,12 @@ export function PoolPage({ session, chain, args, renew }: Props) {
                     <td class="num">
                       {x.buys} / {x.sells}
                     </td>
-                    <td class="num">{x.volume0}</td>
-                    <td class="num">{x.volume1}</td>
+                    <td class="num">
+                      <Units raw={x.volume0} meta={m0} />
+                    </td>
+                    <td class="num">
+                      <Units raw={x.volume1} meta={m1} />
+                    </td>
                     <td class="num">
                       {x.close && shift !== null
                         ? ratioToDecimal(x.close.priceNumerator, x.close.priceDenominator, shift)
@@ -219,8 +242,12 @@ export function PoolPage({ session, chain, args, renew }: Props) {
                 <tr>
                   <td>{t.block}</td>
                   <td>{t.side}</td>
-                  <td class="num">{baseDec !== null ? formatUnits(t.amount0, baseDec) : t.amount0}</td>
-                  <td class="num">{t.amount1}</td>
+                  <td class="num">
+                    <Units raw={t.amount0} meta={m0} />
+                  </td>
+                  <td class="num">
+                    <Units raw={t.amount1} meta={m1} />
+                  </td>
                   <td class="num">
                     {shift !== null ? ratioToDecimal(t.priceNumerator, t.priceDenominator, shift) : '—'}
                   </td>
@@ -281,7 +308,7 @@ interface PoolAnswer {
 interface LiqAnswer {
   anchor: Anchor;
   data: {
-    liquidityUsd: { numerator: string; denominator: string } | null;
+    liquidityUsd: { numerator: string; denominator: string; approx: { decimal: string } } | null;
     liquidityUsdReason: string | null;
     liquidityUsdMethod: string | null;
   };

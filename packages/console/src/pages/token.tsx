@@ -9,6 +9,7 @@ import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js
 import { AmmFeed } from '../feed.js';
 import { formatUnits, NATIVE, ratioToDecimal, short } from '../format.js';
 import { Addr, Answered, href, KV, PoolLink } from '../ui.js';
+import { type TokenMeta, Units, useTokenMetas } from '../units.js';
 
 interface Props {
   session: Session;
@@ -43,6 +44,15 @@ export function TokenPage({ session, chain, address, renew }: Props) {
   );
   const decimals = token.kind === 'ok' ? token.body.data.decimals : null;
   const stat = stats.kind === 'ok' ? (stats.body.data as unknown as StatsData) : null;
+  const tokenMeta: TokenMeta | null =
+    token.kind === 'ok' ? { symbol: token.body.data.symbol, decimals: token.body.data.decimals } : null;
+  const ranked = pools.kind === 'ok' ? (pools.body.data as unknown as RankedPool[]) : [];
+  const metas = useTokenMetas(session, chain, [
+    ...(stat ? [stat.quote] : []),
+    ...ranked.flatMap((p) => [p.currency0, p.currency1]),
+  ]);
+  const meta = (a: string) => metas.get(a.toLowerCase());
+  const quoteMeta = stat ? meta(stat.quote) : undefined;
   return (
     <div class="page">
       <h1>
@@ -108,7 +118,9 @@ export function TokenPage({ session, chain, address, renew }: Props) {
         title="Window stats (default venue)"
         answer={stats}
         testid="token-stats"
-        render={(b) => <StatsTable chain={chain} s={b.data as unknown as StatsData} />}
+        render={(b) => (
+          <StatsTable chain={chain} s={b.data as unknown as StatsData} token={tokenMeta} quote={quoteMeta} />
+        )}
       />
       {stat && (
         <TokenCandles
@@ -182,11 +194,18 @@ export function TokenPage({ session, chain, address, renew }: Props) {
                     </td>
                     <td>{p.protocol}</td>
                     <td>
-                      <a href={href(chain, 'token', p.currency0)}>{short(p.currency0, 4)}</a> /{' '}
-                      <a href={href(chain, 'token', p.currency1)}>{short(p.currency1, 4)}</a>
+                      <a href={href(chain, 'token', p.currency0)} title={p.currency0}>
+                        {meta(p.currency0)?.symbol ?? short(p.currency0, 4)}
+                      </a>{' '}
+                      /{' '}
+                      <a href={href(chain, 'token', p.currency1)} title={p.currency1}>
+                        {meta(p.currency1)?.symbol ?? short(p.currency1, 4)}
+                      </a>
                     </td>
                     <td>{p.fee === null ? '—' : `${p.fee / 10_000}%`}</td>
-                    <td class="num">{p.rankedVolume24hQuote}</td>
+                    <td class="num">
+                      <Units raw={p.rankedVolume24hQuote} meta={meta(p.quoteAsset)} testid="ranked-volume" />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -233,10 +252,18 @@ interface RankedPool {
   currency0: string;
   currency1: string;
   fee: number | null;
+  quoteAsset: string;
   rankedVolume24hQuote: string;
 }
 
-function StatsTable({ chain, s }: { chain: string; s: StatsData }) {
+/** Window stats: volumes in token units and quote units with their symbols (base units on hover). */
+function StatsTable(p: {
+  chain: string;
+  s: StatsData;
+  token: TokenMeta | null;
+  quote: TokenMeta | undefined;
+}) {
+  const { chain, s } = p;
   return (
     <>
       <div class="muted">
@@ -250,8 +277,8 @@ function StatsTable({ chain, s }: { chain: string; s: StatsData }) {
             <th>trades</th>
             <th>buys / sells</th>
             <th>traders</th>
-            <th>volume (base units)</th>
-            <th>volume (quote units)</th>
+            <th>volume (token)</th>
+            <th>volume (quote)</th>
             <th>price change</th>
           </tr>
         </thead>
@@ -267,8 +294,12 @@ function StatsTable({ chain, s }: { chain: string; s: StatsData }) {
                 {x.distinctTraders.exact ? '' : '≥'}
                 {x.distinctTraders.lowerBound}
               </td>
-              <td class="num">{x.volumeBase}</td>
-              <td class="num">{x.volumeQuote}</td>
+              <td class="num">
+                <Units raw={x.volumeBase} meta={p.token} testid="window-volume-base" />
+              </td>
+              <td class="num">
+                <Units raw={x.volumeQuote} meta={p.quote} testid="window-volume-quote" />
+              </td>
               <td class="num">
                 {x.priceChange
                   ? `${ratioToDecimal(x.priceChange.priceNumerator, x.priceChange.priceDenominator, 2, 4)}%`

@@ -1,10 +1,13 @@
 /**
  * A wallet: overview, PnL totals per quote, positions with realised / unrealised PnL, recent
  * activity, and its funding graph (who funded it, whom it funded) drawn as a small SVG graph.
+ * Amounts in human units (token units with the symbol, native in ETH, USD where the API marks a
+ * holding); the exact base units or rational is in each figure's title.
  */
 import { api, type Session, useApi } from '../api.js';
-import { formatUnits, ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, href, KV } from '../ui.js';
+import { short } from '../format.js';
+import { Answered, href, KV } from '../ui.js';
+import { QuoteUnits, Units, Usd, useTokenMetas } from '../units.js';
 
 interface Props {
   session: Session;
@@ -48,6 +51,14 @@ export function WalletPage({ session, chain, address }: Props) {
     () => c.GET('/index/v1/{chain}/wallets/{address}/funder-of', { params: { path, query: { limit: 20 } } }),
     [address],
   );
+  // Symbols and decimals of every token and quote the PnL and the positions name.
+  const metas = useTokenMetas(session, chain, [
+    ...(pnl.kind === 'ok' ? Object.keys(pnl.body.data.realisedByQuote) : []),
+    ...(positions.kind === 'ok'
+      ? (positions.body.data as Position[]).flatMap((p) => [p.token, p.quote])
+      : []),
+  ]);
+  const meta = (a: string) => metas.get(a.toLowerCase());
   return (
     <div class="page">
       <h1>
@@ -75,6 +86,7 @@ export function WalletPage({ session, chain, address }: Props) {
                   <tr>
                     <th>token</th>
                     <th>balance</th>
+                    <th>USD</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -83,7 +95,27 @@ export function WalletPage({ session, chain, address }: Props) {
                       <td>
                         <a href={href(chain, 'token', h.token)}>{h.symbol ?? short(h.token)}</a>
                       </td>
-                      <td class="num">{formatUnits(h.balance, h.decimals)}</td>
+                      <td class="num">
+                        <Units
+                          raw={h.balance}
+                          meta={{ symbol: h.symbol, decimals: h.decimals }}
+                          testid="holding-balance"
+                        />
+                      </td>
+                      <td class="num">
+                        {h.balanceUsd.value ? (
+                          <Usd
+                            n={h.balanceUsd.value.priceNumerator}
+                            d={h.balanceUsd.value.priceDenominator}
+                            approx={h.balanceUsd.value.approx}
+                            testid="holding-usd"
+                          />
+                        ) : (
+                          <span class="muted" title={h.balanceUsd.reason ?? ''}>
+                            —
+                          </span>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -100,8 +132,8 @@ export function WalletPage({ session, chain, address }: Props) {
               <thead>
                 <tr>
                   <th>quote</th>
-                  <th>realised (quote base units)</th>
-                  <th>unrealised (quote base units)</th>
+                  <th>realised</th>
+                  <th>unrealised</th>
                 </tr>
               </thead>
               <tbody>
@@ -110,17 +142,20 @@ export function WalletPage({ session, chain, address }: Props) {
                   return (
                     <tr data-quote={q}>
                       <td>
-                        <Addr chain={chain} a={q} page="token" />
+                        <a href={href(chain, 'token', q)} title={q}>
+                          {meta(q)?.symbol ?? short(q)}
+                        </a>
                       </td>
-                      <td
-                        class="num"
-                        data-testid="pnl-realised"
-                        title={`${r.priceNumerator}/${r.priceDenominator}`}
-                      >
-                        {ratioToDecimal(r.priceNumerator, r.priceDenominator, 0, 12)}
+                      <td class="num">
+                        <QuoteUnits
+                          n={r.priceNumerator}
+                          d={r.priceDenominator}
+                          meta={meta(q)}
+                          testid="pnl-realised"
+                        />
                       </td>
-                      <td class="num" title={u ? `${u.priceNumerator}/${u.priceDenominator}` : ''}>
-                        {u ? ratioToDecimal(u.priceNumerator, u.priceDenominator, 0, 12) : '—'}
+                      <td class="num">
+                        {u ? <QuoteUnits n={u.priceNumerator} d={u.priceDenominator} meta={meta(q)} /> : '—'}
                       </td>
                     </tr>
                   );
@@ -141,8 +176,8 @@ export function WalletPage({ session, chain, address }: Props) {
                 <th>token</th>
                 <th>quote</th>
                 <th>quantity</th>
-                <th>realised (floor)</th>
-                <th>unrealised (floor)</th>
+                <th>realised</th>
+                <th>unrealised</th>
                 <th>buys / sells</th>
                 <th>note</th>
               </tr>
@@ -154,23 +189,35 @@ export function WalletPage({ session, chain, address }: Props) {
                     <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
                   </td>
                   <td>
-                    <Addr chain={chain} a={p.quote} page="token" />
+                    <a href={href(chain, 'token', p.quote)} title={p.quote}>
+                      {meta(p.quote)?.symbol ?? short(p.quote)}
+                    </a>
                   </td>
-                  <td class="num" data-testid="position-quantity">
-                    {p.quantity}
+                  <td class="num">
+                    <Units
+                      raw={p.quantity}
+                      meta={meta(p.token) ?? { symbol: p.symbol, decimals: null }}
+                      testid="position-quantity"
+                    />
                   </td>
-                  <td
-                    class="num"
-                    data-testid="position-realised"
-                    title={`${p.realised.numerator}/${p.realised.denominator}`}
-                  >
-                    {p.realised.floor}
+                  <td class="num">
+                    <QuoteUnits
+                      n={p.realised.numerator}
+                      d={p.realised.denominator}
+                      meta={meta(p.quote)}
+                      testid="position-realised"
+                    />
                   </td>
-                  <td
-                    class="num"
-                    title={p.unrealised ? `${p.unrealised.numerator}/${p.unrealised.denominator}` : ''}
-                  >
-                    {p.unrealised ? p.unrealised.floor : `— (${p.unrealisedReason})`}
+                  <td class="num">
+                    {p.unrealised ? (
+                      <QuoteUnits
+                        n={p.unrealised.numerator}
+                        d={p.unrealised.denominator}
+                        meta={meta(p.quote)}
+                      />
+                    ) : (
+                      `— (${p.unrealisedReason})`
+                    )}
                   </td>
                   <td class="num">
                     {p.buys} / {p.sells}

@@ -8,7 +8,7 @@ import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../
 import { CANDLE } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { cmp, invert, type Rational, ratJson, ratParse } from './rational.js';
+import { cmp, invert, priceFieldsJson, type Rational, ratJson, ratParse } from './rational.js';
 import { candleAtBlock, candlesIn, extreme } from './read.js';
 import { orientCandle, tokenIsBase } from './venue.js';
 
@@ -184,7 +184,7 @@ export function orientedCandleJson(c: Omit<OrientedCandle, 'first' | 'last'>): s
     high: ratJson(c.high),
     low: ratJson(c.low),
     close: ratJson(c.close),
-    ...ratJson(c.close),
+    ...priceFieldsJson(c.close),
     volumeBase: c.volumeBase,
     volumeQuote: c.volumeQuote,
     trades: c.trades,

@@ -23,6 +23,7 @@ export {
   add,
   cmp,
   invert,
+  priceFieldsJson,
   type Rational,
   rational,
   ratJson,

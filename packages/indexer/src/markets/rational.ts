@@ -1,3 +1,5 @@
+import { approxDecimal } from '@chain-indexer/platform/decimal.js';
+
 /**
  * Exact rational prices: numerator/denominator bigints in lowest terms, denominator > 0. No float
  * ever carries a price. Units are stated by the caller (e.g. quote base units per base base unit).
@@ -38,10 +40,18 @@ export const invert = (x: Rational): Rational => rational(x.d, x.n);
 export const fromSqrtPriceX96 = (sqrtPriceX96: bigint): Rational =>
   rational(sqrtPriceX96 * sqrtPriceX96, 1n << 192n);
 
-/** JSON form used on the wire: decimal strings. */
+/** JSON form used on the wire: decimal strings, and the rounded decimal sibling (`approx`). */
 export const ratJson = (x: Rational) => ({
   priceNumerator: x.n.toString(),
   priceDenominator: x.d.toString(),
+  approx: approxDecimal(x.n, x.d),
+});
+
+/** The price fields spread into a row: `{priceNumerator, priceDenominator, priceApprox}`. */
+export const priceFieldsJson = (x: Rational) => ({
+  priceNumerator: x.n.toString(),
+  priceDenominator: x.d.toString(),
+  priceApprox: approxDecimal(x.n, x.d),
 });
 
 /** Stored form: "n/d". */

@@ -10,6 +10,9 @@ import type { Ingest } from '../ingest/index.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { Store } from '../storage/index.js';
+import { type OpsGaugeSource, registerOpsGauges } from './ops.js';
+
+export type { OpsGaugeSource } from './ops.js';
 
 /** The per-chain instruments a chain's follower and RPC client record into (label `chain`). */
 export interface ChainMetrics {
@@ -58,8 +61,11 @@ export interface ChainGaugeSource {
 export function createMetrics(deps: {
   /** The served chains (read at every scrape: chains opened later appear). */
   chains: () => readonly ChainGaugeSource[];
+  /** What the alerting gauges read (metrics/ops.ts); none when absent. */
+  ops?: () => readonly OpsGaugeSource[];
 }): Metrics {
   const registry = new client.Registry();
+  registerOpsGauges(registry, deps.ops ?? (() => []));
   client.collectDefaultMetrics({ register: registry, prefix: 'indexer_process_' });
   const rpcDuration = new client.Histogram({
     name: 'indexer_rpc_request_duration_seconds',

@@ -28,12 +28,31 @@ export const Enum = (values: readonly string[], description?: string) =>
     description ? { description } : {},
   );
 
-/** An exact rational price `{priceNumerator, priceDenominator}` (decimal strings; see the unit). */
+/**
+ * The decimal sibling of an exact rational (R6: approximate values say so): the rational beside it,
+ * in the same unit, rounded to 12 significant digits half away from zero, plain notation
+ * (`packages/platform/src/decimal.ts`). The rational stays the exact figure.
+ */
+export const Approx = (unit: string) =>
+  Obj(
+    {
+      decimal: Type.String({
+        pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$',
+        description: `${unit}, rounded to significantDigits significant digits`,
+      }),
+      approximate: Type.Literal(true, { description: 'always true: a rounded form of the exact rational' }),
+      significantDigits: Type.Literal(12, { description: 'precision of decimal' }),
+    },
+    { description: `${unit}: decimal of the exact rational beside it (approximate)` },
+  );
+
+/** An exact rational price `{priceNumerator, priceDenominator}` (decimal strings; see the unit) and its decimal. */
 export const RationalPrice = (unit: string) =>
   Obj(
     {
       priceNumerator: Type.String({ pattern: '^-?(0|[1-9][0-9]*)$' }),
       priceDenominator: Type.String({ pattern: '^[1-9][0-9]*$' }),
+      approx: Approx(unit),
     },
     { description: `exact rational: ${unit}` },
   );

@@ -3,7 +3,7 @@
  * reconciliation against the node. Exports the projection factory and the reader.
  */
 export { transferOf } from './apply/transfers.js';
-export { type BalanceFidelity, fidelityFrom } from './fidelity.js';
+export { type BalanceFidelity, type FidelityStatus, fidelityFrom } from './fidelity.js';
 export type { LaunchpadDeployments } from './launchpads.js';
 export { createTokensProjection, type TokensProjectionDeps } from './projection.js';
 export { balanceAt, tokenAt } from './read.js';

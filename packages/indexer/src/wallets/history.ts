@@ -5,7 +5,8 @@
  * configured quote priority), the trader's perspective of pool amounts, and the activity merge.
  */
 
-import { invert, ratJson, ratParse } from '../markets/index.js';
+import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
+import { invert, priceFieldsJson, ratJson, ratParse } from '../markets/index.js';
 import type { PoolRow, SwapRow } from '../schema/rows/markets.js';
 import type { WalletTransferRow } from '../schema/rows/wallets.js';
 import { TX } from '../schema/tables/chain.js';
@@ -48,6 +49,7 @@ export interface TradeRow {
   /** Price after the trade: quote base units per token base unit. */
   priceNumerator: string;
   priceDenominator: string;
+  priceApprox: ApproxDecimal;
   quote: {
     address: string;
     decimals: number | null;
@@ -108,7 +110,7 @@ export function tradeRow(
     token,
     amountToken: (gotToken < 0n ? -gotToken : gotToken).toString(),
     amountQuote: (gotQuote < 0n ? -gotQuote : gotQuote).toString(),
-    ...ratJson(price),
+    ...priceFieldsJson(price),
     quote: {
       address: quote,
       decimals,

@@ -5,6 +5,7 @@
  * realised series. All figures are exact rationals in quote base units.
  */
 
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import {
   add,
   chooseVenue,
@@ -33,11 +34,15 @@ export interface RationalWithFloor {
   denominator: string;
   /** ⌊numerator / denominator⌋, for convenience. */
   floor: string;
+  /** The decimal sibling (rounded, approximate). */
+  approx: ApproxDecimal;
 }
 /** An exact rational price `{priceNumerator, priceDenominator}` (decimal strings). */
 export interface PriceRational {
   priceNumerator: string;
   priceDenominator: string;
+  /** The decimal sibling (rounded, approximate). */
+  approx: ApproxDecimal;
 }
 
 /** A position valued at an anchor (quote base units; token quantities in token base units). */
@@ -97,7 +102,7 @@ export interface DailyPnl {
   /** UTC day index (unix seconds / 86400, floored). */
   day: number;
   dayStartUnix: number;
-  realised: { numerator: string; denominator: string };
+  realised: { numerator: string; denominator: string; approx: ApproxDecimal };
 }
 
 /** Position filters applied after paging (filtered rows still advance the cursor). */
@@ -115,6 +120,7 @@ const withFloor = (r: Rational): RationalWithFloor => ({
   numerator: r.n.toString(),
   denominator: r.d.toString(),
   floor: floorOf(r).toString(),
+  approx: approxDecimal(r.n, r.d),
 });
 
 /**
@@ -277,7 +283,11 @@ export function walkDaily(
         {
           day,
           dayStartUnix: day * 86400,
-          realised: { numerator: r.n.toString(), denominator: r.d.toString() },
+          realised: {
+            numerator: r.n.toString(),
+            denominator: r.d.toString(),
+            approx: approxDecimal(r.n, r.d),
+          },
         },
         Buffer.from(raw.subarray(61)),
       );

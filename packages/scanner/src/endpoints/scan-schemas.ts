@@ -95,6 +95,38 @@ export const WalletFirstSeenSchema = Type.Object({
 const FractionSchema = (description: string) =>
   Type.Object({ numerator: Amount('numerator'), denominator: Amount('denominator') }, { description });
 
+/**
+ * The decimal sibling of an exact rational (R6: approximate values say so): the rational in
+ * `unit`, rounded to 12 significant digits half away from zero, plain notation
+ * (packages/platform/src/decimal.ts).
+ */
+export const ApproxSchema = (unit: string) =>
+  Type.Object(
+    {
+      decimal: Type.String({ pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: unit }),
+      approximate: Type.Literal(true),
+      significantDigits: Type.Literal(12),
+    },
+    {
+      additionalProperties: false,
+      description: `${unit}: the exact rational beside it, rounded (approximate)`,
+    },
+  );
+const ApproxReasonSchema = Nullable(Lit(['decimals_unknown']));
+
+/** A venue as people look it up (20-byte pool, 32-byte V4 pool id) and the indexer's pool key. */
+const VenueIdentityProps = {
+  pool: Nullable(
+    Address('V2/V3 pool contract (20 bytes); null for V4 (see poolId) and launchpad curves (see contract)'),
+  ),
+  poolId: Nullable(Hash('V4 pool id (32 bytes); null otherwise')),
+  contract: Address('pool contract (V2/V3), V4 PoolManager, or launchpad curve'),
+  protocol: Type.String(),
+  poolKey: Type.String({
+    description: "the indexer's pool key (hex), as in /index/v1/{chain}/pools/{poolKey}",
+  }),
+};
+
 const MarkMethodSchema = Lit([
   'usd_stablecoin_par',
   'venue_price_in_usd_stablecoin',
@@ -111,6 +143,8 @@ const UnmarkedReasonSchema = Lit([
 export const UsdMarkSchema = Type.Object({
   method: MarkMethodSchema,
   usdPerBaseUnit: FractionSchema('USD per token base unit, exact'),
+  usdPerUnitApprox: Nullable(ApproxSchema('USD per whole token')),
+  usdPerUnitApproxReason: ApproxReasonSchema,
   stablecoin: Type.Object(
     { address: Address(), decimals: Int() },
     { description: 'the USD stablecoin the mark ends in (1 whole unit = 1 USD by convention)' },
@@ -119,11 +153,12 @@ export const UsdMarkSchema = Type.Object({
     Type.Object({
       base: Address('the currency priced (0x0…0 = native)'),
       quote: Address('the currency it is priced in'),
-      pool: Type.String({ description: 'the default venue of (base, quote) at the anchor: pool key (hex)' }),
-      protocol: Type.String(),
+      ...VenueIdentityProps,
       price: FractionSchema(
         'quote base units per base base unit, after the venue’s last trade at the anchor',
       ),
+      priceApprox: Nullable(ApproxSchema('whole quote units per whole base unit')),
+      priceApproxReason: ApproxReasonSchema,
     }),
     { description: 'venue prices multiplied, token first; empty for a stablecoin at par' },
   ),
@@ -137,6 +172,7 @@ export const AssetSchema = Type.Object({
   balance: Amount('transfer-sum balance, token base units (negative when transfers never credited it)'),
   balanceUnit: Type.Literal('token base units'),
   valueUsd: Nullable(FractionSchema('balance × mark.usdPerBaseUnit, USD, exact')),
+  valueUsdApprox: Nullable(ApproxSchema('USD (null when unmarked: see unmarkedReason)')),
   mark: Nullable(UsdMarkSchema),
   unmarkedReason: Nullable(UnmarkedReasonSchema),
 });
@@ -149,6 +185,7 @@ export const HoldingsSchema = Type.Object({
   more: Type.Boolean({ description: 'more holdings than listed' }),
   limit: Int('holdings listed at most'),
   netWorthUsd: FractionSchema('sum of the marked holdings’ USD values, exact'),
+  netWorthUsdApprox: ApproxSchema('USD'),
   coverage: Type.Object({
     marked: Type.Array(Type.Object({ token: Address(), method: MarkMethodSchema })),
     unmarked: Type.Array(
@@ -348,15 +385,12 @@ export const TokenVenuesSchema = Type.Object({
   quotes: Type.Array(
     Type.Object({
       quote: Address('a currency the token trades against (0x0…0 = native)'),
-      venue: Type.Object({
-        pool: Type.String({ description: 'pool key (hex)' }),
-        protocol: Type.String(),
-        contract: Address('pool contract, V4 PoolManager, or launchpad curve'),
-        poolId: Nullable(Hash('V4 pool id')),
-      }),
+      venue: Type.Object(VenueIdentityProps),
       price: Nullable(
         FractionSchema('quote base units per token base unit on the venue; null before any trade'),
       ),
+      priceApprox: Nullable(ApproxSchema('whole quote units per whole token')),
+      priceApproxReason: Nullable(Lit(['no_trade_yet', 'decimals_unknown'])),
       candidates: Type.Array(
         Type.Object({
           pool: Type.String(),
@@ -372,6 +406,7 @@ export const TokenVenuesSchema = Type.Object({
         quoteReserve: Amount('Σ quote reserves of the V2 pools and curves, base units'),
         reservesPools: Type.Array(Type.String()),
         quoteReserveUsd: Nullable(FractionSchema('quoteReserve in USD through the quote’s mark')),
+        quoteReserveUsdApprox: Nullable(ApproxSchema('USD (null when quoteReserveUsd is)')),
         concentratedPools: Type.Array(
           Type.Object({
             pool: Type.String(),

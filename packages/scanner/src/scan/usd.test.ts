@@ -15,12 +15,19 @@ const NATIVE = A(0);
 const [USDC, DAI, WETH, LINK, MEME, ODD, DUST, NOPRICE] = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => A(0x100 + n));
 
 /** (base, quote) → price (null: a venue before its first trade). */
+/** The V2 pool contract of pair `k` in the table (its key is the address + 32 zero bytes, as the indexer's). */
+const poolOf = (prices: Record<string, unknown>, k: string) => A(0x900 + Object.keys(prices).indexOf(k));
+
 function ctx(prices: Record<string, Rational | null>, decimals: Record<string, number>): ReadCtx {
   const markets = {
     pairPrice: (_v: unknown, base: string, quote: string) => {
       const k = `${base}/${quote}`;
       if (!(k in prices)) return null;
-      return { venue: { pool: { key: `pool:${k}`, protocol: 'v2' } }, price: prices[k] };
+      const contract = poolOf(prices, k);
+      return {
+        venue: { pool: { key: `${contract}${'0'.repeat(64)}`, protocol: 'v2', contract, poolId: null } },
+        price: prices[k],
+      };
     },
   };
   const tokens = {
@@ -44,21 +51,20 @@ const decimals = { [USDC]: 6, [DAI]: 18, [WETH]: 18, [LINK]: 18 };
 
 describe('usdMarker', () => {
   it('marks a stablecoin at par, a token through a stablecoin venue, and one through a quote', () => {
-    const mark = usdMarker(
-      ctx(
-        {
-          [`${LINK}/${USDC}`]: { n: 15n, d: 10n ** 12n }, // 15 USDC (6 dec) per LINK (18 dec)
-          [`${MEME}/${NATIVE}`]: { n: 1n, d: 1000n },
-          [`${NATIVE}/${USDC}`]: { n: 3000n, d: 10n ** 12n },
-        },
-        decimals,
-      ),
-    );
+    const prices = {
+      [`${LINK}/${USDC}`]: { n: 15n, d: 10n ** 12n }, // 15 USDC (6 dec) per LINK (18 dec)
+      [`${MEME}/${NATIVE}`]: { n: 1n, d: 1000n },
+      [`${NATIVE}/${USDC}`]: { n: 3000n, d: 10n ** 12n },
+    };
+    const mark = usdMarker(ctx(prices, decimals));
+    const approx = (decimal: string) => ({ decimal, approximate: true, significantDigits: 12 });
     expect(mark(USDC)).toEqual({
       marked: true,
       mark: {
         method: 'usd_stablecoin_par',
         usdPerBaseUnit: { numerator: '1', denominator: '1000000' },
+        usdPerUnitApprox: approx('1'),
+        usdPerUnitApproxReason: null,
         stablecoin: { address: USDC, decimals: 6 },
         legs: [],
       },
@@ -69,16 +75,39 @@ describe('usdMarker', () => {
       mark: {
         method: 'venue_price_in_usd_stablecoin',
         usdPerBaseUnit: { numerator: '3', denominator: (2n * 10n ** 17n).toString() }, // 15 / 10^18
+        usdPerUnitApprox: approx('15'),
       },
     });
+    if (!link.marked) throw new Error('unreachable');
+    // The leg names the 20-byte V2 pool (not its 52-byte key) and the price in whole units.
+    expect(link.mark.legs).toEqual([
+      {
+        base: LINK,
+        quote: USDC,
+        pool: poolOf(prices, `${LINK}/${USDC}`),
+        poolId: null,
+        contract: poolOf(prices, `${LINK}/${USDC}`),
+        protocol: 'v2',
+        poolKey: `${poolOf(prices, `${LINK}/${USDC}`)}${'0'.repeat(64)}`,
+        price: { numerator: '3', denominator: (2n * 10n ** 11n).toString() }, // 15 / 10^12, reduced
+        priceApprox: approx('15'),
+        priceApproxReason: null,
+      },
+    ]);
     const meme = mark(MEME);
     expect(meme).toMatchObject({ marked: true, mark: { method: 'venue_price_via_quote' } });
     if (!meme.marked) throw new Error('unreachable');
     // 1/1000 native per token × 3000/10^12 USDC per wei / 10^6 = 3 / 10^18 USD per base unit.
     expect(meme.mark.usdPerBaseUnit).toEqual({ numerator: '3', denominator: (10n ** 18n).toString() });
     expect(meme.mark.legs.map((l) => [l.base, l.quote, l.pool])).toEqual([
-      [MEME, NATIVE, `pool:${MEME}/${NATIVE}`],
-      [NATIVE, USDC, `pool:${NATIVE}/${USDC}`],
+      [MEME, NATIVE, poolOf(prices, `${MEME}/${NATIVE}`)],
+      [NATIVE, USDC, poolOf(prices, `${NATIVE}/${USDC}`)],
+    ]);
+    // MEME's decimals are unknown: no whole-unit figures for it, each with the reason; ETH at 3000 USDC.
+    expect(meme.mark).toMatchObject({ usdPerUnitApprox: null, usdPerUnitApproxReason: 'decimals_unknown' });
+    expect(meme.mark.legs.map((l) => [l.priceApprox?.decimal ?? null, l.priceApproxReason])).toEqual([
+      [null, 'decimals_unknown'],
+      ['3000', null],
     ]);
   });
 

@@ -17,6 +17,7 @@
  * be recomputed from the indexer's routes at the same anchor.
  */
 import type { Rational } from '@chain-indexer/indexer/markets/index.js';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import type { ReadCtx } from '../index-port.js';
 
 /** An exact rational as published: numerator and denominator decimal strings. */
@@ -25,17 +26,54 @@ export interface Fraction {
   denominator: string;
 }
 
+/** Why a decimal sibling in whole units is null. */
+export type ApproxReason = 'decimals_unknown';
+
+/**
+ * A venue as people look it up: the 20-byte pool contract of a V2/V3 pool, the 32-byte pool id of
+ * a V4 pool (with its PoolManager as `contract`), the curve contract of a launchpad, and the
+ * indexer's pool key (the `/pools/{key}` path segment).
+ */
+export interface VenueIdentity {
+  /** V2/V3 pool contract (20 bytes); null for V4 (see poolId) and launchpad curves (see contract). */
+  pool: string | null;
+  /** V4 pool id (32 bytes); null otherwise. */
+  poolId: string | null;
+  /** Pool contract (V2/V3), PoolManager (V4), curve (launchpad). */
+  contract: string;
+  protocol: string;
+  /** The indexer's pool key (hex; `/index/v1/{chain}/pools/{poolKey}`). */
+  poolKey: string;
+}
+
+/** The {@link VenueIdentity} of a pool row of the markets reader. */
+export function venueIdentity(p: {
+  key: string;
+  protocol: string;
+  contract: string;
+  poolId: string | null;
+}): VenueIdentity {
+  const v2v3 = p.protocol === 'v2' || p.protocol === 'v3';
+  return {
+    pool: v2v3 ? p.contract : null,
+    poolId: p.poolId,
+    contract: p.contract,
+    protocol: p.protocol,
+    poolKey: p.key,
+  };
+}
+
 /** One venue price a mark multiplies by. */
-export interface MarkLeg {
+export interface MarkLeg extends VenueIdentity {
   /** The currency priced (0x0…0 = native). */
   base: string;
   /** The currency it is priced in. */
   quote: string;
-  /** The default venue of (base, quote) at the anchor: pool key and protocol. */
-  pool: string;
-  protocol: string;
   /** Quote base units per base base unit, exact, after the venue's last trade at the anchor. */
   price: Fraction;
+  /** The price in whole units (quote per base), approximate; null when a decimals is unknown. */
+  priceApprox: ApproxDecimal | null;
+  priceApproxReason: ApproxReason | null;
 }
 
 export type MarkMethod = 'usd_stablecoin_par' | 'venue_price_in_usd_stablecoin' | 'venue_price_via_quote';
@@ -51,6 +89,9 @@ export interface UsdMark {
   method: MarkMethod;
   /** USD per base unit of the token, exact. */
   usdPerBaseUnit: Fraction;
+  /** USD per whole token (usdPerBaseUnit × 10^decimals), approximate; null when its decimals is unknown. */
+  usdPerUnitApprox: ApproxDecimal | null;
+  usdPerUnitApproxReason: ApproxReason | null;
   /** The stablecoin the mark ends in (1 whole unit = 1 USD by convention) and its decimals. */
   stablecoin: { address: string; decimals: number };
   legs: MarkLeg[];
@@ -83,6 +124,19 @@ export const frac = (r: Rational): Fraction => {
   return { numerator: x.n.toString(), denominator: x.d.toString() };
 };
 
+/** Decimals of the native currency (0x0…0) of every EVM chain served. */
+const NATIVE_DECIMALS = 18;
+
+/** USD per whole unit of a token with `decimals`, approximate, or null with its reason. */
+function perUnit(
+  usdPerBase: Rational,
+  decimals: number | null,
+): Pick<UsdMark, 'usdPerUnitApprox' | 'usdPerUnitApproxReason'> {
+  return decimals === null
+    ? { usdPerUnitApprox: null, usdPerUnitApproxReason: 'decimals_unknown' }
+    : { usdPerUnitApprox: approxDecimal(usdPerBase.n, usdPerBase.d, decimals), usdPerUnitApproxReason: null };
+}
+
 /** The USD leg of a quote asset: USD per base unit, the stablecoin and the legs (none for a stablecoin). */
 type QuoteUsd =
   | { ok: true; usd: Rational; stablecoin: { address: string; decimals: number }; legs: MarkLeg[] }
@@ -102,7 +156,7 @@ export function usdMarker(rc: ReadCtx): (token: string) => MarkOutcome {
     ...rc.config.usdStablecoins.filter((s) => !quotes.includes(s)),
   ];
   const decimals = (c: string): number | null => {
-    if (/^0x0{40}$/.test(c)) return null;
+    if (/^0x0{40}$/.test(c)) return NATIVE_DECIMALS;
     return rc.readers.tokens.find(rc.view, c, at)?.metadata?.decimals.value ?? null;
   };
   const leg = (
@@ -112,14 +166,18 @@ export function usdMarker(rc: ReadCtx): (token: string) => MarkOutcome {
     const pp = rc.readers.markets.pairPrice(rc.view, base, quote, at);
     if (!pp) return { reason: 'no_pool_against_a_quote_asset' };
     if (!pp.price || pp.price.n <= 0n) return { reason: 'venue_has_no_price_yet' };
+    const db = decimals(base);
+    const dq = decimals(quote);
+    const known = db !== null && dq !== null;
     return {
       price: pp.price,
       leg: {
         base,
         quote,
-        pool: pp.venue.pool.key,
-        protocol: pp.venue.pool.protocol,
+        ...venueIdentity(pp.venue.pool),
         price: frac(pp.price),
+        priceApprox: known ? approxDecimal(pp.price.n, pp.price.d, db - dq) : null,
+        priceApproxReason: known ? null : 'decimals_unknown',
       },
     };
   };
@@ -163,6 +221,7 @@ export function usdMarker(rc: ReadCtx): (token: string) => MarkOutcome {
             mark: {
               method: 'usd_stablecoin_par',
               usdPerBaseUnit: frac(p.usd),
+              ...perUnit(p.usd, p.stablecoin.decimals),
               stablecoin: p.stablecoin,
               legs: [],
             },
@@ -195,6 +254,7 @@ export function usdMarker(rc: ReadCtx): (token: string) => MarkOutcome {
         mark: {
           method: stables.has(q) ? 'venue_price_in_usd_stablecoin' : 'venue_price_via_quote',
           usdPerBaseUnit: frac(mul(l.price, qu.usd)),
+          ...perUnit(mul(l.price, qu.usd), decimals(t)),
           stablecoin: qu.stablecoin,
           legs: [l.leg, ...qu.legs],
         },

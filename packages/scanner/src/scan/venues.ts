@@ -6,17 +6,31 @@
  * pools listed with their active liquidity and price), the quote reserve marked in USD where a
  * mark exists (./usd.ts); and the token's own USD mark.
  */
+
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import type { ReadCtx } from '../index-port.js';
-import { type Fraction, frac, type MarkOutcome, mul, usdMarker } from './usd.js';
+import {
+  type ApproxReason,
+  type Fraction,
+  frac,
+  type MarkOutcome,
+  mul,
+  usdMarker,
+  type VenueIdentity,
+  venueIdentity,
+} from './usd.js';
 
 /** Candidate pools listed per quote at most (the count is always given). */
 export const VENUE_CANDIDATES = 20;
 
 export interface TokenVenue {
   quote: string;
-  venue: { pool: string; protocol: string; contract: string; poolId: string | null };
+  venue: VenueIdentity;
   /** Quote base units per token base unit on the venue after its last trade; null before any. */
   price: Fraction | null;
+  /** The price in whole units (quote per token), approximate; null before any trade or when a decimals is unknown. */
+  priceApprox: ApproxDecimal | null;
+  priceApproxReason: 'no_trade_yet' | ApproxReason | null;
   candidates: Array<{ pool: string; protocol: string; volume24hQuote: string; trades24h: number }>;
   candidatesCount: number;
   liquidity: {
@@ -26,6 +40,8 @@ export interface TokenVenue {
     reservesPools: string[];
     /** quoteReserve in USD through the quote's mark; null when the quote is unmarked. */
     quoteReserveUsd: Fraction | null;
+    /** quoteReserveUsd as a decimal, approximate; null when quoteReserveUsd is. */
+    quoteReserveUsdApprox: ApproxDecimal | null;
     concentratedPools: Array<{
       pool: string;
       protocol: string;
@@ -53,6 +69,9 @@ export function tokenVenues(rc: ReadCtx, token: string): TokenVenues {
   const at = rc.anchor.block;
   const mark = usdMarker(rc);
   const v = m.tokenVenues(rc.view, t, undefined, at);
+  const decimals = (c: string): number | null =>
+    /^0x0{40}$/.test(c) ? 18 : (rc.readers.tokens.find(rc.view, c, at)?.metadata?.decimals.value ?? null);
+  const dt = decimals(t);
   const quotes = v.quotes.map(({ quote, venue }): TokenVenue => {
     const price = m.tokenPrice(rc.view, t, quote, at).price;
     const liq = m.tokenLiquidity(rc.view, t, quote, at).liquidity;
@@ -63,22 +82,22 @@ export function tokenVenues(rc: ReadCtx, token: string): TokenVenues {
           { n: BigInt(qm.mark.usdPerBaseUnit.numerator), d: BigInt(qm.mark.usdPerBaseUnit.denominator) },
         )
       : null;
+    const dq = decimals(quote);
+    const usdShown = usd && liq.reservesPools.length ? usd : null;
     return {
       quote,
-      venue: {
-        pool: venue.pool.key,
-        protocol: venue.pool.protocol,
-        contract: venue.pool.contract,
-        poolId: venue.pool.poolId,
-      },
+      venue: venueIdentity(venue.pool),
       price: price ? frac(price) : null,
+      priceApprox: price && dt !== null && dq !== null ? approxDecimal(price.n, price.d, dt - dq) : null,
+      priceApproxReason: !price ? 'no_trade_yet' : dt === null || dq === null ? 'decimals_unknown' : null,
       candidates: venue.candidates.slice(0, VENUE_CANDIDATES),
       candidatesCount: venue.candidates.length,
       liquidity: {
         tokenReserve: liq.tokenReserve.toString(),
         quoteReserve: liq.quoteReserve.toString(),
         reservesPools: liq.reservesPools,
-        quoteReserveUsd: usd && liq.reservesPools.length ? frac(usd) : null,
+        quoteReserveUsd: usdShown ? frac(usdShown) : null,
+        quoteReserveUsdApprox: usdShown ? approxDecimal(usdShown.n, usdShown.d) : null,
         concentratedPools: liq.concentrated.map((c) => ({
           pool: c.pool.key,
           protocol: c.pool.protocol,

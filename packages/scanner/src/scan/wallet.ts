@@ -16,6 +16,7 @@ import {
   type WalletFirstSeen,
   type WalletTransferRow,
 } from '@chain-indexer/indexer/wallets/index.js';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 import { type FundingChain, fundingChain } from './funding.js';
@@ -45,6 +46,8 @@ export interface HeldAsset {
   balanceUnit: 'token base units';
   /** balance × mark.usdPerBaseUnit in USD (exact); null when unmarked (see reason). */
   valueUsd: Fraction | null;
+  /** valueUsd as a decimal, approximate; null when unmarked (see unmarkedReason). */
+  valueUsdApprox: ApproxDecimal | null;
   mark: UsdMark | null;
   unmarkedReason: UnmarkedReason | null;
 }
@@ -58,6 +61,8 @@ export interface Holdings {
   limit: number;
   /** Sum of the marked holdings' values, USD, exact. */
   netWorthUsd: Fraction;
+  /** netWorthUsd as a decimal, approximate. */
+  netWorthUsdApprox: ApproxDecimal;
   coverage: {
     marked: Array<{ token: string; method: MarkMethod }>;
     unmarked: Array<{
@@ -109,6 +114,7 @@ export function holdingsOf(rc: ReadCtx, address: string, limit = HOLDINGS_LIMIT)
       balance: r.balance,
       balanceUnit: 'token base units',
       valueUsd: value ? frac(value) : null,
+      valueUsdApprox: value ? approxDecimal(value.n, value.d) : null,
       mark: m.marked ? m.mark : null,
       unmarkedReason: m.marked ? null : m.reason,
     };
@@ -127,6 +133,7 @@ export function holdingsOf(rc: ReadCtx, address: string, limit = HOLDINGS_LIMIT)
     more: held.length > limit || more,
     limit,
     netWorthUsd: frac(total),
+    netWorthUsdApprox: approxDecimal(total.n, total.d),
     coverage,
     pricing: {
       rule: USD_MARK_RULE,

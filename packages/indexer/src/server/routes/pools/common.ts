@@ -1,5 +1,6 @@
 /** Shared by the pool routes: addressing (address or V4 manager + poolId) and renderings of the reader's objects. */
 
+import { approxDecimal } from '@chain-indexer/platform/decimal.js';
 import {
   type PoolRef,
   type PoolRow,
@@ -21,19 +22,30 @@ export type Variant = 'address' | 'v4';
 export const refOf = (variant: Variant, params: Record<string, string>): PoolRef =>
   variant === 'v4' ? { manager: params.manager, poolId: params.pool_id } : { address: params.address };
 
-/** `{priceNumerator, priceDenominator}`. */
+/** `{priceNumerator, priceDenominator, approx}` (approx: the decimal sibling, schemas.ts `Approx`). */
 export const ratJson = (x: Rational) => ({
   priceNumerator: x.n.toString(),
   priceDenominator: x.d.toString(),
+  approx: approxDecimal(x.n, x.d),
 });
-/** `{numerator, denominator}`. */
-export const fracJson = (x: Rational) => ({ numerator: x.n.toString(), denominator: x.d.toString() });
+/** `{numerator, denominator, approx}`. */
+export const fracJson = (x: Rational) => ({
+  numerator: x.n.toString(),
+  denominator: x.d.toString(),
+  approx: approxDecimal(x.n, x.d),
+});
 const parse = (s: string): Rational => {
   const i = s.indexOf('/');
   return { n: BigInt(s.slice(0, i)), d: BigInt(s.slice(i + 1)) };
 };
-/** A stored "n/d" price as `{priceNumerator, priceDenominator}`. */
+/** A stored "n/d" price as `{priceNumerator, priceDenominator, approx}`. */
 export const priceJson = (s: string) => ratJson(parse(s));
+/** The price fields spread into a row: `{priceNumerator, priceDenominator, priceApprox}`. */
+export const priceFieldsJson = (x: Rational) => ({
+  priceNumerator: x.n.toString(),
+  priceDenominator: x.d.toString(),
+  priceApprox: approxDecimal(x.n, x.d),
+});
 
 export function poolIdentity(p: PoolRow) {
   return {
@@ -78,7 +90,7 @@ export function liquidityJson(p: PoolRow, st: PoolState | null): Record<string, 
 
 export function swapJson(s: SwapRow): Record<string, unknown> {
   const { price, ...rest } = s;
-  return { ...rest, ...priceJson(price) };
+  return { ...rest, ...priceFieldsJson(parse(price)) };
 }
 
 /** Window statistics at the anchor: volumes, counts and exact price change per window. */

@@ -11,6 +11,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import {
   Address,
   Amount,
+  Approx,
   Coordinate,
   Count,
   Enum,
@@ -42,6 +43,7 @@ export const Price = (unit: string, what = 'price') =>
     {
       priceNumerator: { ...Int, description: `${what}: numerator, decimal string` },
       priceDenominator: { ...Positive, description: `${what}: denominator (> 0), decimal string` },
+      approx: Approx(unit),
     },
     { description: `${what}, exact rational: ${unit}` },
   );
@@ -49,6 +51,7 @@ export const Price = (unit: string, what = 'price') =>
 export const priceFields = (unit: string, what = 'price') => ({
   priceNumerator: { ...Int, description: `${what} (${unit}): numerator, decimal string` },
   priceDenominator: { ...Positive, description: `${what}: denominator (> 0), decimal string` },
+  priceApprox: Approx(unit),
 });
 /** An exact rational `{numerator, denominator}` in `unit`. */
 export const Fraction = (unit: string) =>
@@ -56,6 +59,7 @@ export const Fraction = (unit: string) =>
     {
       numerator: { ...Int, description: 'numerator, decimal string' },
       denominator: { ...Positive, description: 'denominator (> 0), decimal string' },
+      approx: Approx(unit),
     },
     { description: `exact rational: ${unit}` },
   );

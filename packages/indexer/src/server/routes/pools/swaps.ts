@@ -15,8 +15,8 @@ const extra = (p: { key: string; currency0: string; currency1: string }) =>
   `"pool":"${p.key}","base":"${p.currency0}","quote":"${p.currency1}"`;
 
 const tickJson = (s: SwapRow) => {
-  const p = swapJson(s) as { priceNumerator: string; priceDenominator: string };
-  return `{"block":${s.block},"timestamp":${s.timestamp},"txIndex":${s.txIndex},"logIndex":${s.logIndex},"txHash":"${s.txHash}","origin":"${s.origin}","side":"${s.side}","amount0":"${s.amount0}","amount1":"${s.amount1}","priceNumerator":"${p.priceNumerator}","priceDenominator":"${p.priceDenominator}","tick":${s.tick}}`;
+  const p = swapJson(s) as { priceNumerator: string; priceDenominator: string; priceApprox: unknown };
+  return `{"block":${s.block},"timestamp":${s.timestamp},"txIndex":${s.txIndex},"logIndex":${s.logIndex},"txHash":"${s.txHash}","origin":"${s.origin}","side":"${s.side}","amount0":"${s.amount0}","amount1":"${s.amount1}","priceNumerator":"${p.priceNumerator}","priceDenominator":"${p.priceDenominator}","priceApprox":${JSON.stringify(p.priceApprox)},"tick":${s.tick}}`;
 };
 
 const barJson = (b: Bar) =>

@@ -4,7 +4,17 @@ import { type DailyPnl, PNL_SCAN_BOUND, type PositionView } from '../../../walle
 import { ApiError } from '../../errors.js';
 import { PageBuilder, pageQueryOf, pageRequest, ROWS_SEPARATE_MARKS } from '../../page.js';
 import { defineRoute, single } from '../../route.js';
-import { Address, AmountQuery, Count, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
+import {
+  Address,
+  AmountQuery,
+  Approx,
+  Count,
+  Obj,
+  Paged,
+  pageQuery,
+  ReasonOf,
+  Single,
+} from '../../schemas.js';
 import { ByQuote, Position, RationalWithFloor, WALLETS, WalletExtra } from './schemas.js';
 
 const W = { address: Address };
@@ -145,6 +155,7 @@ export const walletPnlDailyRoute = defineRoute({
         {
           numerator: RationalWithFloor('').properties.numerator,
           denominator: RationalWithFloor('').properties.denominator,
+          approx: Approx('realised PnL of the day, quote base units'),
         },
         { description: 'realised PnL of the day: exact rational, quote base units' },
       ),

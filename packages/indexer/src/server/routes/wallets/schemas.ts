@@ -6,7 +6,18 @@
 // biome-ignore lint/correctness/noUnusedImports: named so the emitted .d.ts can name TypeBox's symbol keys (TS4023)
 import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { type TSchema, Type } from '@sinclair/typebox';
-import { Address, Amount, Count, Enum, Hash, Nullable, Obj, ReasonOf, UnixSeconds } from '../../schemas.js';
+import {
+  Address,
+  Amount,
+  Approx,
+  Count,
+  Enum,
+  Hash,
+  Nullable,
+  Obj,
+  ReasonOf,
+  UnixSeconds,
+} from '../../schemas.js';
 import { InternalTransfer, TransactionEnvelope } from '../chain/schemas.js';
 import { BalanceFidelity } from '../tokens/schemas.js';
 
@@ -25,6 +36,7 @@ export const RationalWithFloor = (what: string) =>
       numerator: { ...Int, description: 'numerator, decimal string' },
       denominator: { ...Positive, description: 'denominator (> 0), decimal string' },
       floor: { ...Int, description: '⌊numerator / denominator⌋, for convenience' },
+      approx: Approx(`${what}, quote base units`),
     },
     { description: `${what}: exact rational, quote base units` },
   );
@@ -35,6 +47,7 @@ export const PriceRational = (unit: string) =>
     {
       priceNumerator: { ...Int, description: 'numerator, decimal string' },
       priceDenominator: { ...Positive, description: 'denominator (> 0), decimal string' },
+      approx: Approx(unit),
     },
     { description: `exact rational: ${unit}` },
   );
@@ -85,6 +98,7 @@ const tradeProps = {
     description: 'price after the trade, quote base units per token base unit: numerator',
   },
   priceDenominator: { ...Positive, description: 'price after the trade: denominator' },
+  priceApprox: Approx('price after the trade, quote base units per token base unit'),
   quote: Obj({
     address: { ...Address, description: 'quote asset (the zero address is native currency)' },
     decimals: Nullable(Type.Integer({ minimum: 0 }), 'null when decimalsProvenance is unavailable'),
@@ -219,6 +233,7 @@ export const ByQuote = (what: string) =>
     Obj({
       priceNumerator: { ...Int, description: `${what}: numerator, quote base units` },
       priceDenominator: { ...Positive, description: `${what}: denominator` },
+      approx: Approx(`${what}, quote base units`),
       unpricedPositions: Count('positions without a mark (not in the unrealised sum)'),
     }),
     { additionalProperties: false, description: `${what} per quote asset (never blended across quotes)` },

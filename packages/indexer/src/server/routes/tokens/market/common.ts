@@ -11,7 +11,7 @@ import type {
 } from '../../../../markets/index.js';
 import { orientedCandleJson } from '../../../../markets/index.js';
 import type { ErrorCode } from '../../../errors.js';
-import { ratJson } from '../../pools/common.js';
+import { priceFieldsJson, ratJson } from '../../pools/common.js';
 
 /** Projections the token market routes read. */
 export const TOKEN_MARKET = ['tokens', 'markets'] as const;
@@ -82,7 +82,7 @@ export const statsBodyJson = (s: {
 
 export const tradeJson = (t: TokenTrade): string => {
   const { price, ...rest } = t;
-  return JSON.stringify({ ...rest, ...ratJson(price) });
+  return JSON.stringify({ ...rest, ...priceFieldsJson(price) });
 };
 
 export const orientedJson = (c: OrientedCandle): string => orientedCandleJson(c);

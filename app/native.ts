@@ -1,0 +1,78 @@
+/**
+ * Native modules the service cannot run without, checked before anything imports them (main.ts
+ * imports `native-check.ts` first), so a missing or wrong-ABI binary gives one clear error naming
+ * the module and the fix instead of a loader stack from deep inside the storage layer.
+ */
+import { createRequire } from 'node:module';
+import { type UwsBinding, uwsBinding } from '@chain-indexer/platform/uws.js';
+
+/** A native module the service loads, and how to repair it when its binary does not load. */
+export interface NativeModule {
+  /** npm package name. */
+  name: string;
+  /** What is required to load its binary. */
+  entry: string;
+  /** The fix, shown to the operator. */
+  fix: string;
+}
+
+/** The ones whose absence stops the service (uWebSockets.js has a stand-in: see {@link uwsNotice}). */
+export const REQUIRED_NATIVE_MODULES: readonly NativeModule[] = [
+  {
+    name: '@nxtedition/rocksdb',
+    entry: '@nxtedition/rocksdb/binding.js',
+    fix:
+      'reinstall it for this Node and platform: `npm ci` runs its install script (approved in package.json ' +
+      '`allowScripts`), which uses the prebuilt binary (linux-x64 glibc, darwin-arm64; N-API, any Node ≥ 22) ' +
+      'or builds one with node-gyp (needs python3, make and a C++ compiler); or `npm rebuild @nxtedition/rocksdb`',
+  },
+];
+
+/** One module that did not load: its name, the loader's reason (first line) and the fix. */
+export interface NativeFailure {
+  name: string;
+  reason: string;
+  fix: string;
+}
+
+/**
+ * Loads each module's binary through `load` (the CommonJS loader by default; a test passes one that
+ * throws to simulate a missing build) and returns the ones that failed, in order. Never throws.
+ */
+export function checkNativeModules(
+  load: (id: string) => unknown = createRequire(import.meta.url),
+  modules: readonly NativeModule[] = REQUIRED_NATIVE_MODULES,
+): NativeFailure[] {
+  const failed: NativeFailure[] = [];
+  for (const m of modules) {
+    try {
+      load(m.entry);
+    } catch (err) {
+      failed.push({
+        name: m.name,
+        reason: String((err as Error)?.message ?? err).split('\n')[0],
+        fix: m.fix,
+      });
+    }
+  }
+  return failed;
+}
+
+/** The one start-up error line for a failed module: `native module X did not load (reason); fix: …`. */
+export function nativeFailureMessage(f: NativeFailure): string {
+  return `native module ${f.name} did not load on Node ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules}): ${f.reason}; fix: ${f.fix}`;
+}
+
+/**
+ * The start-up warning when uWebSockets.js serves through its node:http stand-in (no binary for
+ * this Node's ABI), or null when the native binary loaded.
+ */
+export function uwsNotice(b: Readonly<UwsBinding> = uwsBinding()): string | null {
+  if (b.native) return null;
+  return (
+    `uWebSockets.js: no native binary for Node ${process.version} (${b.binary}: ${b.reason}); serving through ` +
+    'the node:http stand-in (same routes and streams, lower throughput). The package ships linux-x64 binaries ' +
+    'for ABI 115 (Node 20) only, and no npm-registry build of uWS for ABI 127/137 loads on glibc < 2.38: ' +
+    'run the benchmarks on a Node whose binary loads'
+  );
+}

@@ -1,0 +1,342 @@
+/**
+ * The uWS API subset this project uses, served by `node:http` — used only when the uWebSockets.js
+ * binary does not load on this Node (see {@link loadUws} in `uws.ts`: the package ships binaries
+ * for Node 20's ABI only). Same call shapes and semantics as the native binding for what the
+ * service calls (routing with uWS patterns, headers, query, body chunks, corked writes,
+ * backpressure via `write` / `onWritable`, aborts, listen/close), so every route, stream and the
+ * scanner run unchanged; it is slower, and the start-up says so. WebSockets, pub/sub, TLS and
+ * server names are not part of it (the project uses none): they throw.
+ */
+
+import type * as UWS from 'uWebSockets.js';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type Handler = (res: UWS.HttpResponse, req: UWS.HttpRequest) => void | Promise<void>;
+
+interface RouteEntry {
+  method: string; // lower-case, or '*' for any
+  segments: string[];
+  handler: Handler;
+  order: number;
+}
+
+/** Listen socket of the node:http shim (what `us_socket_local_port` / `us_listen_socket_close` take). */
+export interface NodeListenSocket {
+  server: Server;
+  port: number;
+}
+
+function splitPath(path: string): string[] {
+  const s = path.startsWith('/') ? path.slice(1) : path;
+  return s === '' ? [] : s.split('/');
+}
+
+/**
+ * Match rank of `pattern` against `path` segments: per segment 3 static, 2 `:param`, 1 for the
+ * trailing `*`; null when it does not match. Higher ranks win segment by segment (uWS's order:
+ * static before parameter before wildcard, whatever the registration order).
+ */
+function rank(pattern: string[], path: string[], params: string[]): number[] | null {
+  const out: number[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i];
+    if (p === '*' && i === pattern.length - 1) {
+      out.push(1);
+      return out;
+    }
+    if (i >= path.length) return null;
+    if (p.startsWith(':')) {
+      params.push(path[i]);
+      out.push(2);
+    } else if (p === path[i]) out.push(3);
+    else return null;
+  }
+  return pattern.length === path.length ? out : null;
+}
+
+/** Whether rank `a` beats rank `b`; a pattern that ended (exact match) beats a trailing `*` there. */
+function better(a: number[], b: number[]): boolean {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? 4;
+    const y = b[i] ?? 4;
+    if (x !== y) return x > y;
+  }
+  return false;
+}
+
+class ShimRequest {
+  private readonly path: string;
+  private readonly query: string;
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly params: string[],
+  ) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    this.path = q < 0 ? url : url.slice(0, q);
+    this.query = q < 0 ? '' : url.slice(q + 1);
+  }
+  getHeader(lowerCaseKey: string): string {
+    const v = this.req.headers[lowerCaseKey];
+    return Array.isArray(v) ? v.join(', ') : (v ?? '');
+  }
+  getUrl(): string {
+    return this.path;
+  }
+  getMethod(): string {
+    return (this.req.method ?? 'GET').toLowerCase();
+  }
+  getCaseSensitiveMethod(): string {
+    return this.req.method ?? 'GET';
+  }
+  getQuery(key?: string): string | undefined {
+    if (key === undefined) return this.query;
+    return new URLSearchParams(this.query).get(key) ?? undefined;
+  }
+  getParameter(index: number): string | undefined {
+    return this.params[index];
+  }
+  forEach(cb: (key: string, value: string) => void): void {
+    const raw = this.req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2) cb(raw[i].toLowerCase(), raw[i + 1]);
+  }
+  setYield(): this {
+    throw new Error('setYield is not supported by the node:http uWS shim');
+  }
+}
+
+class ShimResponse {
+  private abortHandler: (() => void) | null = null;
+  private writableHandler: ((offset: number) => boolean) | null = null;
+  private dataHandler: ((chunk: ArrayBuffer, isLast: boolean) => void) | null = null;
+  private pending: Array<[ArrayBuffer, boolean]> = [];
+  private offset = 0;
+  private ended = false;
+  private statusCode = 200;
+  private statusText: string | undefined;
+  private headersOut: Array<[string, string]> = [];
+  private headersSent = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    req: IncomingMessage,
+  ) {
+    res.on('close', () => {
+      if (!this.ended && !res.writableFinished) {
+        this.ended = true;
+        this.abortHandler?.();
+      }
+    });
+    res.on('drain', () => {
+      const h = this.writableHandler;
+      if (h?.(this.offset)) this.writableHandler = null;
+    });
+    req.on('data', (b: Buffer) => this.deliver(b, false));
+    req.on('end', () => this.deliver(Buffer.alloc(0), true));
+  }
+
+  private deliver(b: Buffer, last: boolean): void {
+    const ab = b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+    if (this.dataHandler) this.dataHandler(ab, last);
+    else this.pending.push([ab, last]);
+  }
+
+  private flushHead(): void {
+    if (this.headersSent) return;
+    this.headersSent = true;
+    const res = this.res;
+    res.statusCode = this.statusCode;
+    if (this.statusText) res.statusMessage = this.statusText;
+    for (const [k, v] of this.headersOut) res.appendHeader(k, v);
+  }
+
+  writeStatus(status: string | ArrayBuffer): this {
+    const s = typeof status === 'string' ? status : Buffer.from(status).toString();
+    const m = /^(\d{3})\s*(.*)$/.exec(s);
+    if (m) {
+      this.statusCode = Number(m[1]);
+      this.statusText = m[2] || undefined;
+    }
+    return this;
+  }
+  writeHeader(key: string | ArrayBuffer, value: string | ArrayBuffer): this {
+    const k = typeof key === 'string' ? key : Buffer.from(key).toString();
+    const v = typeof value === 'string' ? value : Buffer.from(value).toString();
+    this.headersOut.push([k, v]);
+    return this;
+  }
+  write(chunk: string | ArrayBuffer | Uint8Array): boolean {
+    if (this.ended) return false;
+    this.flushHead();
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+    this.offset += buf.length;
+    return this.res.write(buf);
+  }
+  end(body?: string | ArrayBuffer | Uint8Array, closeConnection?: boolean): this {
+    if (this.ended) return this;
+    this.flushHead();
+    const buf =
+      body === undefined
+        ? Buffer.alloc(0)
+        : typeof body === 'string'
+          ? Buffer.from(body)
+          : Buffer.from(body as Uint8Array);
+    this.offset += buf.length;
+    this.ended = true;
+    if (closeConnection) this.res.setHeader('connection', 'close');
+    this.res.end(buf);
+    return this;
+  }
+  endWithoutBody(): this {
+    return this.end();
+  }
+  /** Node buffers what the socket cannot take yet, so the whole rest is always accepted. */
+  tryEnd(body: string | ArrayBuffer | Uint8Array, _totalSize: number): [boolean, boolean] {
+    this.end(body);
+    return [true, true];
+  }
+  getWriteOffset(): number {
+    return this.offset;
+  }
+  onWritable(handler: (offset: number) => boolean): this {
+    this.writableHandler = handler;
+    return this;
+  }
+  onAborted(handler: () => void): this {
+    this.abortHandler = handler;
+    return this;
+  }
+  onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): this {
+    this.dataHandler = handler;
+    const queued = this.pending;
+    this.pending = [];
+    for (const [ab, last] of queued) handler(ab, last);
+    return this;
+  }
+  cork(cb: () => void): this {
+    cb();
+    return this;
+  }
+  close(): this {
+    this.res.destroy();
+    return this;
+  }
+  pause(): void {
+    this.res.req.pause();
+  }
+  resume(): void {
+    this.res.req.resume();
+  }
+  getRemoteAddressAsText(): ArrayBuffer {
+    const ip = (this.res.socket?.remoteAddress ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+    const b = Buffer.from(ip);
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+  getProxiedRemoteAddressAsText(): ArrayBuffer {
+    return new ArrayBuffer(0);
+  }
+}
+
+class ShimApp {
+  private readonly routes: RouteEntry[] = [];
+  private server: Server | null = null;
+
+  private add(method: string, pattern: string, handler: Handler): this {
+    this.routes.push({ method, segments: splitPath(pattern), handler, order: this.routes.length });
+    return this;
+  }
+  get(p: string, h: Handler) {
+    return this.add('get', p, h);
+  }
+  post(p: string, h: Handler) {
+    return this.add('post', p, h);
+  }
+  put(p: string, h: Handler) {
+    return this.add('put', p, h);
+  }
+  del(p: string, h: Handler) {
+    return this.add('delete', p, h);
+  }
+  patch(p: string, h: Handler) {
+    return this.add('patch', p, h);
+  }
+  options(p: string, h: Handler) {
+    return this.add('options', p, h);
+  }
+  head(p: string, h: Handler) {
+    return this.add('head', p, h);
+  }
+  any(p: string, h: Handler) {
+    return this.add('*', p, h);
+  }
+
+  /** The best route: highest segment ranks, then a method-specific one over `any`, then first registered. */
+  private dispatch(req: IncomingMessage, res: ServerResponse): void {
+    const method = (req.method ?? 'GET').toLowerCase();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = splitPath(q < 0 ? url : url.slice(0, q));
+    let best: { r: RouteEntry; rank: number[]; params: string[] } | null = null;
+    for (const r of this.routes) {
+      if (r.method !== method && r.method !== '*') continue;
+      const params: string[] = [];
+      const k = rank(r.segments, path, params);
+      if (!k) continue;
+      if (
+        !best ||
+        better(k, best.rank) ||
+        (!better(best.rank, k) && best.r.method === '*' && r.method !== '*')
+      )
+        best = { r, rank: k, params };
+    }
+    const response = new ShimResponse(res, req);
+    if (!best) {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    const out = best.r.handler(
+      response as unknown as UWS.HttpResponse,
+      new ShimRequest(req, best.params) as unknown as UWS.HttpRequest,
+    );
+    if (out instanceof Promise) out.catch(() => res.destroy());
+  }
+
+  listen(host: string, port: number, cb: (sock: UWS.us_listen_socket | false) => void): this {
+    const server = createServer((req, res) => this.dispatch(req, res));
+    server.keepAliveTimeout = 10_000;
+    this.server = server;
+    server.once('error', () => cb(false));
+    server.listen({ host, port, exclusive: true }, () => {
+      const sock: NodeListenSocket = { server, port: (server.address() as AddressInfo).port };
+      cb(sock as unknown as UWS.us_listen_socket);
+    });
+    return this;
+  }
+
+  ws(): this {
+    throw new Error('WebSockets are not supported by the node:http uWS shim');
+  }
+  close(): this {
+    this.server?.closeAllConnections();
+    this.server?.close();
+    return this;
+  }
+}
+
+/**
+ * The node:http stand-in for the `uWebSockets.js` module: `App()`, `us_socket_local_port(sock)`,
+ * `us_listen_socket_close(sock)` (closes the listener and its idle and active connections).
+ */
+export function nodeHttpUws(): typeof UWS {
+  return {
+    App: () => new ShimApp() as unknown as UWS.TemplatedApp,
+    us_socket_local_port: (sock: UWS.us_listen_socket) => (sock as unknown as NodeListenSocket).port,
+    us_listen_socket_close: (sock: UWS.us_listen_socket) => {
+      const { server } = sock as unknown as NodeListenSocket;
+      server.close();
+      server.closeAllConnections();
+    },
+  } as unknown as typeof UWS;
+}
