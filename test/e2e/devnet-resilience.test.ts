@@ -323,7 +323,7 @@ describe('Ctrl-C during start-up', () => {
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    await until('anvil started', async () => /devnet: started anvil/.test(out), 30_000);
+    await until('anvil started', async () => /devnet: started the devnet node/.test(out), 30_000);
     const pid = markerPid(dataDir);
     expect(alive(pid)).toBe(true);
     child.kill('SIGINT');
