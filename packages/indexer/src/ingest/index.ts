@@ -25,6 +25,7 @@ import type { DecodeTask } from '../workers/decode/worker.js';
 import type { BlockDelta, FetchResult } from './delta.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
+import { createPauses } from './pause.js';
 import { type CommitEvent, createStages, type Mode } from './stages.js';
 
 export type { CommitEvent, Mode } from './stages.js';
@@ -121,7 +122,6 @@ export interface Ingest {
   stop(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
 /** Write batches in flight while the live window is built (the next block's reads see them cached). */
@@ -168,6 +168,8 @@ export function createIngest(opts: IngestOptions): Ingest {
   };
   let stopped = false;
   let loop: Promise<void> | null = null;
+  /** The loop's pauses, cut short by stop(). */
+  const { pause, wake } = createPauses();
   const heads = watchHeads(opts.wsUrl, log);
   const finality = createFinality(rpc, opts.unfinalisedWindow, opts.finality);
   const fresh = () => ({ t: performance.now(), blocks: 0, events: 0, history: [0, 0], live: [0, 0] });
@@ -383,7 +385,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     while (!stopped) {
       try {
         if (status.state === 'halted') {
-          await sleep(1_000);
+          await pause(1_000);
           continue;
         }
         await rebuildStep();
@@ -415,9 +417,10 @@ export function createIngest(opts: IngestOptions): Ingest {
           halt('storage_write_failed');
           continue;
         }
+        if (stopped) break; // a call or task abandoned by the shutdown
         status.lastError = (err as Error).message;
         log.warn({ err: (err as Error).message }, 'ingest step failed; retrying');
-        await sleep(backoff + Math.random() * backoff);
+        await pause(backoff + Math.random() * backoff);
         backoff = Math.min(backoff * 2, 10_000);
       }
     }
@@ -449,9 +452,13 @@ export function createIngest(opts: IngestOptions): Ingest {
     async stop() {
       stopped = true;
       heads.stop();
+      wake();
+      // Decode tasks waiting on a node that hangs or is gone are rejected: the loop ends at once.
+      // What was committed to the writer thread is drained (the last committed block is whole).
+      const poolDown = pool.destroy();
       await loop;
       await store.settled();
-      await pool.destroy();
+      await poolDown;
     },
   };
 }
