@@ -36,6 +36,31 @@ export async function rpc<T = unknown>(
 }
 
 /**
+ * One JSON-RPC batch over fetch with a timeout: `calls` as [method, params], results in the same
+ * order. @throws Error naming the first call the node answered with an error.
+ */
+export async function rpcBatch<T = unknown>(
+  url: string,
+  calls: Array<[string, unknown[]]>,
+  timeoutMs = 10_000,
+): Promise<T[]> {
+  if (calls.length === 0) return [];
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }))),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const body = (await res.json()) as Array<{ id: number; result?: T; error?: { message: string } }>;
+  const byId = new Map(body.map((a) => [a.id, a]));
+  return calls.map(([method], id) => {
+    const a = byId.get(id);
+    if (!a || a.error) throw new Error(`${method}: ${a?.error?.message ?? 'no answer in the batch'}`);
+    return a.result as T;
+  });
+}
+
+/**
  * The marker of a node this devnet started: `<stateDir>/anvil.json`. A node answering on the port
  * is "ours" when its block-0 hash equals the marker's (anvil's genesis hash includes its start
  * time, so two anvils never share one) — whatever happened to the process that started it.
@@ -256,6 +281,25 @@ export function runningAnvilPid(stateDir: string): number | null {
 }
 
 /**
+ * Whether pid runs: it exists and, where /proc tells, is no zombie (a node whose starter exited is
+ * reaped by init, which can take a while; it runs nothing and holds no port meanwhile).
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; the command may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/**
  * Kills the devnet node's process group started for stateDir (pid from anvil.json / anvil.pid, or
  * `pid`; the group holds anvil too): SIGTERM, then SIGKILL after 3 s. A pid that no longer runs
  * that node is left alone.
@@ -266,14 +310,7 @@ export async function killAnvil(stateDir: string, pid?: number): Promise<void> {
   if (!Number.isFinite(p) || p <= 0) return;
   spawnedHere.delete(p);
   if (!isOurAnvil(p, stateDir)) return;
-  const alive = () => {
-    try {
-      process.kill(p, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const alive = () => isRunning(p);
   try {
     process.kill(-p, 'SIGTERM');
   } catch {

@@ -20,12 +20,14 @@ import {
 } from './anvil.js';
 import { compileContracts } from './compile.js';
 import { deployAll } from './deploy.js';
+import { noRefusals } from './funds.js';
 import type { SignedTx } from './signer.js';
 import { startTraffic, type TrafficHandle } from './traffic.js';
 import type { DevnetDeployment, DevnetStatus, TrafficStatus } from './types.js';
 
 export { DEVNET_CHAIN_ID, killNodesStartedHere, killNodesStartedHereNow } from './anvil.js';
 export type { FrontStatus } from './front.js';
+export type { RefusalCause, RefusedBy } from './funds.js';
 export { startTraffic, type TrafficHandle, type TrafficOptions, type TrafficStats } from './traffic.js';
 export type {
   DevnetContracts,
@@ -220,6 +222,8 @@ function disabledTraffic(since: string): TrafficStatus {
     sent: 0,
     swaps: 0,
     refused: 0,
+    refusedBy: noRefusals(),
+    failedActions: 0,
     restarts: 0,
     setupRedone: 0,
     reorgsDetected: 0,

@@ -71,8 +71,14 @@ async function main(): Promise<void> {
   const stop = async (why: string, code: number) => {
     if (stopping) return;
     stopping = true;
+    const t0 = Date.now();
     log(`node: stopping (${why})`);
-    await front?.close().catch(() => undefined);
+    // Whatever the front or anvil do, both are gone within the grace period (and a bit).
+    setTimeout(() => {
+      anvil.kill('SIGKILL');
+      process.exit(code);
+    }, ANVIL_STOP_GRACE_MS + 500).unref();
+    const frontDown = front?.close().catch(() => undefined);
     if (anvil.exitCode === null && anvil.signalCode === null) {
       const exited = new Promise((r) => anvil.once('exit', r));
       anvil.kill('SIGTERM');
@@ -80,6 +86,8 @@ async function main(): Promise<void> {
       await exited;
       clearTimeout(t);
     }
+    await Promise.race([frontDown, new Promise((r) => setTimeout(r, 250))]);
+    log(`node: stopped in ${Date.now() - t0} ms`);
     process.exit(code);
   };
   anvil.once('exit', (c, s) => void stop(`anvil exited (${c ?? s})`, 1));

@@ -20,13 +20,17 @@ function gate(log: string[], name: string) {
 }
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** A serialiser and gated calls named `names`, logging their starts (+name) and ends (-name). */
+function fixture(...names: string[]) {
+  const log: string[] = [];
+  const g = Object.fromEntries(names.map((n) => [n, gate(log, n)]));
+  return { q: new ChainSerialiser(), log, g };
+}
+
 describe('ChainSerialiser', () => {
   test('an exclusive call runs alone; shared calls run together', async () => {
-    const q = new ChainSerialiser();
-    const log: string[] = [];
-    const t1 = gate(log, 't1');
-    const t2 = gate(log, 't2');
-    const mine = gate(log, 'mine');
+    const { q, log, g } = fixture('t1', 't2', 'mine');
+    const { t1, t2, mine } = g;
     const p1 = q.run('shared', t1.f);
     const p2 = q.run('shared', t2.f);
     const pm = q.run('exclusive', mine.f);
@@ -47,11 +51,8 @@ describe('ChainSerialiser', () => {
   });
 
   test('arrival order: a shared call behind a waiting exclusive one waits for it (no starvation)', async () => {
-    const q = new ChainSerialiser();
-    const log: string[] = [];
-    const t1 = gate(log, 't1');
-    const reorg = gate(log, 'reorg');
-    const t2 = gate(log, 't2');
+    const { q, log, g } = fixture('t1', 'reorg', 't2');
+    const { t1, reorg, t2 } = g;
     const all = [q.run('shared', t1.f), q.run('exclusive', reorg.f), q.run('shared', t2.f)];
     await tick();
     expect(log).toEqual(['+t1']);
@@ -89,9 +90,8 @@ describe('ChainSerialiser', () => {
   });
 
   test('a caller that goes away while queued is dropped; a started call runs to its end', async () => {
-    const q = new ChainSerialiser();
-    const log: string[] = [];
-    const mine = gate(log, 'mine');
+    const { q, g } = fixture('mine');
+    const { mine } = g;
     const started = q.run('exclusive', mine.f);
     const ac = new AbortController();
     const dropped = q.run('exclusive', async () => 'never', ac.signal);
@@ -105,23 +105,27 @@ describe('ChainSerialiser', () => {
 
 describe('what the front orders', () => {
   test('mining, reorgs and snapshots alone; traces and sends shared; reads pass; mining modes in the front', () => {
-    for (const m of ['evm_mine', 'anvil_mine', 'anvil_reorg', 'anvil_rollback', 'evm_revert', 'evm_snapshot'])
-      expect(handlingOf(m), m).toBe('exclusive');
-    for (const m of [
-      'debug_traceBlockByNumber',
-      'debug_traceTransaction',
-      'trace_block',
-      'eth_sendRawTransaction',
-    ])
-      expect(handlingOf(m), m).toBe('shared');
-    for (const m of [
-      'evm_setIntervalMining',
-      'anvil_setIntervalMining',
-      'evm_setAutomine',
-      'anvil_getAutomine',
-    ])
-      expect(handlingOf(m), m).toBe('front');
-    for (const m of ['eth_blockNumber', 'eth_getBlockByNumber', 'eth_call', 'eth_getLogs', 'eth_subscribe'])
-      expect(handlingOf(m), m).toBe('pass');
+    const expected: Record<string, ReturnType<typeof handlingOf>> = {
+      evm_mine: 'exclusive',
+      anvil_mine: 'exclusive',
+      anvil_reorg: 'exclusive',
+      anvil_rollback: 'exclusive',
+      evm_revert: 'exclusive',
+      evm_snapshot: 'exclusive',
+      debug_traceBlockByNumber: 'shared',
+      debug_traceTransaction: 'shared',
+      trace_block: 'shared',
+      eth_sendRawTransaction: 'shared',
+      evm_setIntervalMining: 'front',
+      anvil_setIntervalMining: 'front',
+      evm_setAutomine: 'front',
+      anvil_getAutomine: 'front',
+      eth_blockNumber: 'pass',
+      eth_getBlockByNumber: 'pass',
+      eth_call: 'pass',
+      eth_getLogs: 'pass',
+      eth_subscribe: 'pass',
+    };
+    for (const [method, how] of Object.entries(expected)) expect(handlingOf(method), method).toBe(how);
   });
 });

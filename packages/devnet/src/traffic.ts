@@ -4,6 +4,7 @@
  * the worker gets a tiny module hook that transpiles `.ts` with the `typescript` package.
  */
 import type { Worker } from 'node:worker_threads';
+import { addRefusals, noRefusals, type RefusedBy } from './funds.js';
 import type { SignedTx } from './signer.js';
 import { spawnModuleWorker } from './ts-loader.js';
 import type { DevnetDeployment, TrafficState, TrafficStatus } from './types.js';
@@ -64,8 +65,12 @@ export interface FundingChainRecord {
 export interface TrafficStats {
   /** Txs accepted by the node. */
   sent: number;
-  /** Txs the node refused (nonce/balance); the generator resyncs and continues. */
+  /** Txs the node refused (nonce, balance, fee, gas); the generator resyncs and continues. */
   sendErrors: number;
+  /** The same, by cause. */
+  refusedBy: RefusedBy;
+  /** Actions that failed before sending anything (a read that reverted, …). */
+  failedActions: number;
   /** Sent txs per action name. */
   byAction: Record<string, number>;
   /** Wallets currently active. */
@@ -105,6 +110,8 @@ const WORKER_RESTART_MAX_MS = 60_000;
 const emptyStats = (): TrafficStats => ({
   sent: 0,
   sendErrors: 0,
+  refusedBy: noRefusals(),
+  failedActions: 0,
   byAction: {},
   wallets: 0,
   bootstrapped: false,
@@ -130,7 +137,16 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
     reorgsDetected: 0,
   };
   // Counters of earlier workers (a restarted worker counts from zero).
-  const base = { sent: 0, refused: 0, swaps: 0, restarts: 0, setupRedone: 0, reorgsDetected: 0 };
+  const base = {
+    sent: 0,
+    refused: 0,
+    refusedBy: noRefusals(),
+    failedActions: 0,
+    swaps: 0,
+    restarts: 0,
+    setupRedone: 0,
+    reorgsDetected: 0,
+  };
   let stopReason: string | null = null;
   let stopping = false;
   let worker: Worker | null = null;
@@ -177,6 +193,8 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
         // Fold this worker's counters into the totals before a new one starts from zero.
         base.sent += stats.sent;
         base.refused += stats.sendErrors;
+        base.refusedBy = addRefusals(base.refusedBy, stats.refusedBy);
+        base.failedActions += stats.failedActions;
         base.swaps += ws.swaps;
         base.restarts += ws.restarts;
         base.setupRedone += ws.setupRedone;
@@ -214,6 +232,8 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
       sent: base.sent + stats.sent,
       swaps: base.swaps + ws.swaps,
       refused: base.refused + stats.sendErrors,
+      refusedBy: addRefusals(base.refusedBy, stats.refusedBy),
+      failedActions: base.failedActions + stats.failedActions,
       restarts: base.restarts + ws.restarts,
       setupRedone: base.setupRedone + ws.setupRedone,
       reorgsDetected: base.reorgsDetected + ws.reorgsDetected,
