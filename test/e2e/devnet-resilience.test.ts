@@ -17,16 +17,16 @@
  *      generator tops its wallets up before they run dry), refusals by cause in /health.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet } from '@chain-indexer/devnet';
 import { isRunning, probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
-import { compileContracts } from '@chain-indexer/devnet/compile.js';
 import { type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { anvilBinary, freePort } from '../harness/anvil.js';
-import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { embeddedDataDir, startEmbeddedIndexer } from '../harness/devnet.js';
+import type { IndexerProcess } from '../harness/indexer.js';
 
 const SWAP_TOPICS = [
   keccak256(toHex('Swap(address,uint256,uint256,uint256,uint256,address)')), // V2
@@ -34,34 +34,16 @@ const SWAP_TOPICS = [
   keccak256(toHex('Swap(bytes32,address,int128,int128,uint160,uint128,int24,uint24)')), // V4
 ];
 
-/** solc output compiled once, copied into each devnet state dir (the compile takes seconds). */
-let solcCacheDir = '';
 const dirs: string[] = [];
 const procs: ChildProcess[] = [];
 
 function newDataDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'devnet-resilience-'));
+  const d = embeddedDataDir('devnet-resilience-');
   dirs.push(d);
-  mkdirSync(join(d, 'devnet'), { recursive: true });
-  for (const f of readdirSync(solcCacheDir).filter((x) => x.startsWith('solc-cache-')))
-    copyFileSync(join(solcCacheDir, f), join(d, 'devnet', f));
   return d;
 }
 
-function startEmbedded(dataDir: string, port: number, env: Record<string, string> = {}) {
-  return startIndexer({
-    chain: 'devnet',
-    dataDir,
-    env: {
-      DEVNET_PORT: String(port),
-      DEVNET_BLOCK_TIME_MS: '500',
-      DEVNET_TX_PER_SECOND: '10',
-      TRACES: 'off',
-      SCANNER: 'off',
-      ...env,
-    },
-  });
-}
+const startEmbedded = startEmbeddedIndexer;
 
 const markerPid = (dataDir: string): number =>
   (JSON.parse(readFileSync(join(dataDir, 'devnet', 'anvil.json'), 'utf8')) as { pid: number }).pid;
@@ -102,12 +84,6 @@ const traffic = async (ix: IndexerProcess): Promise<Traffic> => {
   expect(r.body.devnet).toBeDefined();
   return r.body.devnet.traffic as Traffic;
 };
-
-beforeAll(() => {
-  solcCacheDir = mkdtempSync(join(tmpdir(), 'devnet-solc-'));
-  dirs.push(solcCacheDir);
-  compileContracts(solcCacheDir, () => undefined);
-});
 
 afterAll(() => {
   for (const p of procs) if (p.exitCode === null) p.kill('SIGKILL');

@@ -14,14 +14,12 @@
  *    follows the node to its head.
  * No hang or loss is tolerated: there is no retry that could hide one.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { compileContracts } from '@chain-indexer/devnet/compile.js';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { freePort } from '../harness/anvil.js';
-import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { embeddedDataDir, startEmbeddedIndexer } from '../harness/devnet.js';
+import type { IndexerProcess } from '../harness/indexer.js';
 
 /** The longest any call may take before it counts as a hang, ms (a deadlocked anvil never answers). */
 const CALL_BOUND_MS = 30_000;
@@ -83,28 +81,12 @@ describe('the devnet front serialises mining, reorgs and traces (real anvil, rea
   const hex = (n: number) => `0x${n.toString(16)}`;
 
   beforeAll(async () => {
-    const solc = mkdtempSync(join(tmpdir(), 'devnet-solc-'));
-    const dataDir = mkdtempSync(join(tmpdir(), 'devnet-serialiser-'));
-    dirs.push(solc, dataDir);
-    compileContracts(solc, () => undefined);
-    mkdirSync(join(dataDir, 'devnet'), { recursive: true });
-    for (const f of readdirSync(solc).filter((x) => x.startsWith('solc-cache-')))
-      copyFileSync(join(solc, f), join(dataDir, 'devnet', f));
+    const dataDir = embeddedDataDir('devnet-serialiser-');
+    dirs.push(dataDir);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     wsUrl = `ws://127.0.0.1:${port}`;
-    ix = await startIndexer({
-      chain: 'devnet',
-      dataDir,
-      env: {
-        DEVNET_PORT: String(port),
-        DEVNET_BLOCK_TIME_MS: '500',
-        DEVNET_TX_PER_SECOND: '10',
-        TRACES: 'on',
-        SCANNER: 'off',
-        DEVNET_KEEP: '0',
-      },
-    });
+    ix = await startEmbeddedIndexer(dataDir, port, { TRACES: 'on' });
   }, 120_000);
   afterAll(async () => {
     await ix?.stop();

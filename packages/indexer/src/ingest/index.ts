@@ -10,7 +10,6 @@
  * reorg: ingest just waits. A reorg deeper than the unfinalised window, or below the end of
  * history, halts ingest and records a gap; the server keeps serving what it has.
  */
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Registry } from '../projections/index.js';
@@ -25,6 +24,7 @@ import type { DecodeTask } from '../workers/decode/worker.js';
 import type { BlockDelta, FetchResult } from './delta.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
+import { esmWorker } from '../workers/esm-worker.js';
 import { createPauses } from './pause.js';
 import { type CommitEvent, createStages, type Mode } from './stages.js';
 
@@ -134,7 +134,7 @@ const REBUILD_STEP_BLOCKS = 200;
 export function createIngest(opts: IngestOptions): Ingest {
   const { store, rpc, log, registry } = opts;
   const pool = new Piscina({
-    filename: fileURLToPath(new URL('../workers/decode/worker.js', import.meta.url)),
+    ...esmWorker(new URL('../workers/decode/worker.js', import.meta.url)),
     // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
     // (idleTimeout 0), and every respawn recompiles the decode modules (~0.3 s of CPU each).
     minThreads: opts.decodeThreads,
