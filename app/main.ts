@@ -58,6 +58,12 @@ function loadOverridesAndLabels(overridesFile: string | null, labelsFile: string
   return { overrides, overridesVersion, labels };
 }
 
+/**
+ * Longest a shutdown may take from SIGTERM/SIGINT, ms: past it the process exits anyway, with the
+ * reason logged (the issue's bound is 5 s measured from outside; this leaves room for the exit).
+ */
+const SHUTDOWN_DEADLINE_MS = 4_500;
+
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
   const log = pino({ level: config.logLevel, ...redactingLoggerOptions() });
@@ -103,36 +109,63 @@ async function main(): Promise<void> {
   let server: ReturnType<typeof createServer> | null = null;
   let scanner: Awaited<ReturnType<typeof createScannerService>> | null = null;
   let stopping = false;
+  /** The shutdown step in progress (named in the deadline's log line). */
+  let step = 'starting';
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal, starting: server === null }, 'shutting down');
+    // DEVNET_KEEP=1 leaves an embedded devnet's node running for the next start.
+    const keepNode = process.env.DEVNET_KEEP === '1';
+    const embedded = config.chainsSource === 'embedded_devnet';
+    let devnetModule: typeof import('@chain-indexer/devnet') | null = null;
+    // The deadline: whatever the node does (hangs, is gone), the process exits within
+    // SHUTDOWN_DEADLINE_MS of the signal. Every committed block is already in RocksDB's write-ahead
+    // log, so exiting here loses nothing committed; the next start opens the store as it was.
+    setTimeout(() => {
+      log.error(
+        { signal, deadlineMs: SHUTDOWN_DEADLINE_MS, step },
+        'shutdown deadline passed: graceful close is late (a node that hangs?); exiting now',
+      );
+      if (embedded && !keepNode) {
+        for (const r of runtimes) r.devnet?.killNodeNow();
+        devnetModule?.killNodesStartedHereNow();
+      }
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    if (embedded) devnetModule = await import('@chain-indexer/devnet');
     let code = 0;
+    step = 'closing the listeners';
     server?.close();
     metrics.close();
+    step = 'closing the scanner';
     await scanner?.close().catch((err: Error) => {
       log.error({ err: err.message }, 'scanner did not close cleanly');
       code = 1;
     });
-    // DEVNET_KEEP=1 leaves an embedded devnet's node running for the next start.
-    const keepNode = process.env.DEVNET_KEEP === '1';
-    for (const r of [...runtimes]) {
-      try {
-        await r.stop({ keepNode });
-      } catch (err) {
-        log.error(
-          { chain: r.name, err: (err as Error)?.stack ?? String(err) },
-          'shutdown step failed; closing the store anyway',
-        );
-        code = 1;
-      }
-    }
+    // The chains stop together: each abandons its node calls and drains its committed writes.
+    await Promise.all(
+      [...runtimes].map(async (r) => {
+        try {
+          step = `stopping chain ${r.name}`;
+          await r.stop({ keepNode });
+        } catch (err) {
+          log.error(
+            { chain: r.name, err: (err as Error)?.stack ?? String(err) },
+            'shutdown step failed; closing the store anyway',
+          );
+          code = 1;
+        }
+      }),
+    );
     // A signal during start-up: the node of a devnet still being set up is not in a runtime yet.
-    if (!keepNode && config.chainsSource === 'embedded_devnet')
-      await (await import('@chain-indexer/devnet')).killNodesStartedHere().catch(() => undefined);
+    step = 'stopping devnet nodes';
+    if (!keepNode && embedded) await devnetModule?.killNodesStartedHere().catch(() => undefined);
+    step = 'closing NATS';
     await nats?.close().catch(() => undefined);
     // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
     // error); every committed block is already in the WAL, so say so and exit non-zero.
+    step = 'closing the stores';
     for (const r of [...runtimes]) {
       const closed = await r.close();
       if (closed) {

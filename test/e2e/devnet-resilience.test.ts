@@ -12,19 +12,21 @@
  *  (c) SIGTERM of the indexer stops the anvil it started; with DEVNET_KEEP=1 the node stays and
  *      the next start reuses it; SIGINT during start-up (while deploying) stops it too;
  *  (d) a foreign anvil on DEVNET_PORT: start-up refuses with what it found and what to do, exit
- *      code non-zero, and the foreign node is left alone.
+ *      code non-zero, and the foreign node is left alone;
+ *  (e) 90 s of traffic after those minutes of it: no send refused for insufficient funds (the
+ *      generator tops its wallets up before they run dry), refusals by cause in /health.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet } from '@chain-indexer/devnet';
-import { probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
-import { compileContracts } from '@chain-indexer/devnet/compile.js';
+import { isRunning, probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
 import { type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { anvilBinary, freePort } from '../harness/anvil.js';
-import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { embeddedDataDir, startEmbeddedIndexer } from '../harness/devnet.js';
+import type { IndexerProcess } from '../harness/indexer.js';
 
 const SWAP_TOPICS = [
   keccak256(toHex('Swap(address,uint256,uint256,uint256,uint256,address)')), // V2
@@ -32,46 +34,22 @@ const SWAP_TOPICS = [
   keccak256(toHex('Swap(bytes32,address,int128,int128,uint160,uint128,int24,uint24)')), // V4
 ];
 
-/** solc output compiled once, copied into each devnet state dir (the compile takes seconds). */
-let solcCacheDir = '';
 const dirs: string[] = [];
 const procs: ChildProcess[] = [];
 
 function newDataDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'devnet-resilience-'));
+  const d = embeddedDataDir('devnet-resilience-');
   dirs.push(d);
-  mkdirSync(join(d, 'devnet'), { recursive: true });
-  for (const f of readdirSync(solcCacheDir).filter((x) => x.startsWith('solc-cache-')))
-    copyFileSync(join(solcCacheDir, f), join(d, 'devnet', f));
   return d;
 }
 
-function startEmbedded(dataDir: string, port: number, env: Record<string, string> = {}) {
-  return startIndexer({
-    chain: 'devnet',
-    dataDir,
-    env: {
-      DEVNET_PORT: String(port),
-      DEVNET_BLOCK_TIME_MS: '500',
-      DEVNET_TX_PER_SECOND: '10',
-      TRACES: 'off',
-      SCANNER: 'off',
-      ...env,
-    },
-  });
-}
+const startEmbedded = startEmbeddedIndexer;
 
 const markerPid = (dataDir: string): number =>
   (JSON.parse(readFileSync(join(dataDir, 'devnet', 'anvil.json'), 'utf8')) as { pid: number }).pid;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+/** Whether pid runs (a zombie waiting for init to reap it does not). */
+const alive = (pid: number) => isRunning(pid);
 
 async function until<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs: number) {
   const t0 = Date.now();
@@ -92,6 +70,9 @@ type Traffic = {
   state: string;
   lastError: { message: string; at: string } | null;
   sent: number;
+  refused: number;
+  refusedBy: Record<'insufficientFunds' | 'nonce' | 'fee' | 'gas' | 'other', number>;
+  failedActions: number;
   swaps: number;
   restarts: number;
   setupRedone: number;
@@ -103,12 +84,6 @@ const traffic = async (ix: IndexerProcess): Promise<Traffic> => {
   expect(r.body.devnet).toBeDefined();
   return r.body.devnet.traffic as Traffic;
 };
-
-beforeAll(() => {
-  solcCacheDir = mkdtempSync(join(tmpdir(), 'devnet-solc-'));
-  dirs.push(solcCacheDir);
-  compileContracts(solcCacheDir, () => undefined);
-});
 
 afterAll(() => {
   for (const p of procs) if (p.exitCode === null) p.kill('SIGKILL');
@@ -214,6 +189,27 @@ describe('embedded devnet resilience (real anvil, real indexer)', () => {
     expect(back.lastError).not.toBeNull();
     expect(ix.logs()).toMatch(/does not answer|node still unavailable/);
   }, 120_000);
+
+  test('(e) 90 s of traffic: no send refused for insufficient funds; refusals by cause in /health', async () => {
+    const from = await until(
+      'traffic running',
+      async () => {
+        const t = await traffic(ix);
+        return t.state === 'running' ? t : null;
+      },
+      60_000,
+    );
+    let last = from;
+    // Every /health answer is validated against its schema (the new refusedBy object included).
+    for (const t0 = Date.now(); Date.now() - t0 < 90_000; ) {
+      await new Promise((r) => setTimeout(r, 5_000));
+      last = await traffic(ix);
+      expect(last.refused).toBe(Object.values(last.refusedBy).reduce((a, b) => a + b, 0));
+    }
+    expect(last.state).toBe('running');
+    expect(last.sent - from.sent, 'traffic kept going').toBeGreaterThan(500);
+    expect(last.refusedBy.insufficientFunds - from.refusedBy.insufficientFunds, 'refused for funds').toBe(0);
+  }, 150_000);
 
   test('(c) SIGTERM of the indexer stops the anvil it started', async () => {
     const pid = markerPid(dataDir);
@@ -323,7 +319,7 @@ describe('Ctrl-C during start-up', () => {
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-    await until('anvil started', async () => /devnet: started anvil/.test(out), 30_000);
+    await until('anvil started', async () => /devnet: started the devnet node/.test(out), 30_000);
     const pid = markerPid(dataDir);
     expect(alive(pid)).toBe(true);
     child.kill('SIGINT');

@@ -3,11 +3,13 @@
  * `stop()` stops traffic and kills anvil's process group for sure.
  * Tests may call anvil_reorg, evm_mine, evm_setIntervalMining, ... on `rpcUrl`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DevnetDeployment, startDevnet, type TrafficHandle } from '@chain-indexer/devnet';
+import { compileContracts } from '@chain-indexer/devnet/compile.js';
+import { startIndexer } from './indexer.js';
 
 export interface TestDevnet {
   rpcUrl: string;
@@ -145,4 +147,44 @@ export function devnetIndexerEnv(
     }),
   );
   return { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads };
+}
+
+/** solc output compiled once per test process (the compile takes seconds); removed at exit. */
+let solcCache: string | null = null;
+
+/**
+ * A fresh data directory (`<tmp>/<prefix>…`) for an indexer with its embedded devnet, with the
+ * compiled contracts already in its devnet state dir. The caller removes it.
+ */
+export function embeddedDataDir(prefix: string): string {
+  if (!solcCache) {
+    const dir = mkdtempSync(join(tmpdir(), 'devnet-solc-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    compileContracts(dir, () => undefined);
+    solcCache = dir;
+  }
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(join(d, 'devnet'), { recursive: true });
+  for (const f of readdirSync(solcCache).filter((x) => x.startsWith('solc-cache-')))
+    copyFileSync(join(solcCache, f), join(d, 'devnet', f));
+  return d;
+}
+
+/**
+ * The real indexer (`dist/app/main.js`) with its embedded devnet on `port` as chain `devnet`:
+ * 500 ms blocks, 10 tx/s, traces and scanner off unless `env` says otherwise.
+ */
+export function startEmbeddedIndexer(dataDir: string, port: number, env: Record<string, string> = {}) {
+  return startIndexer({
+    chain: 'devnet',
+    dataDir,
+    env: {
+      DEVNET_PORT: String(port),
+      DEVNET_BLOCK_TIME_MS: '500',
+      DEVNET_TX_PER_SECOND: '10',
+      TRACES: 'off',
+      SCANNER: 'off',
+      ...env,
+    },
+  });
 }

@@ -42,6 +42,12 @@ export interface IndexerProcess {
   /** Resolves once the indexed head of `chain` (default: the process's default chain) is ≥ n. */
   waitForHead(n: number, timeoutMs?: number, chain?: string): Promise<number>;
   kill9(): Promise<void>;
+  /**
+   * SIGTERM, then waits for the exit (SIGKILL after 30 s): how long it took from the signal, ms,
+   * and the exit code or signal. Unlike {@link stop} it never kills early: shutdown deadlines are
+   * measured with it.
+   */
+  sigterm(): Promise<{ ms: number; code: number | null; signal: string | null }>;
   restart(): Promise<void>;
   stop(): Promise<void>;
   logs(): string;
@@ -188,6 +194,21 @@ export async function startIndexer(o: {
       c.kill('SIGKILL');
       await exited(c);
       port = 0;
+    },
+    async sigterm() {
+      const c = child!;
+      const t0 = Date.now();
+      const done = new Promise<{ ms: number; code: number | null; signal: string | null }>((r) =>
+        c.exitCode !== null || c.signalCode !== null
+          ? r({ ms: 0, code: c.exitCode, signal: c.signalCode })
+          : c.once('exit', (code, signal) => r({ ms: Date.now() - t0, code, signal })),
+      );
+      c.kill('SIGTERM');
+      const killer = setTimeout(() => c.kill('SIGKILL'), 30_000);
+      const res = await done;
+      clearTimeout(killer);
+      port = 0;
+      return res;
     },
     async restart() {
       port = 0;

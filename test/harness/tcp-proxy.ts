@@ -15,8 +15,12 @@ export interface StallingProxy {
   close(): Promise<void>;
 }
 
-/** Starts a proxy on a free loopback port to `127.0.0.1:targetPort`. */
-export async function startStallingProxy(targetPort: number): Promise<StallingProxy> {
+/**
+ * Starts a proxy on a loopback port (`port`, default a free one) to `127.0.0.1:targetPort`. Closing
+ * it cuts every connection and refuses new ones (a node that is gone); a new proxy on the same
+ * port brings the node back at the same address.
+ */
+export async function startStallingProxy(targetPort: number, port = 0): Promise<StallingProxy> {
   let stalled = false;
   const held: Array<{ to: Socket; data: Buffer }> = [];
   const sockets = new Set<Socket>();
@@ -36,7 +40,7 @@ export async function startStallingProxy(targetPort: number): Promise<StallingPr
     pipe(client, upstream);
     pipe(upstream, client);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   const addr = server.address();
   if (!addr || typeof addr === 'string') throw new Error('proxy did not bind');
   return {

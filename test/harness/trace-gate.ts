@@ -7,8 +7,9 @@
  * `replay_tx_with_inspector` takes it again while `do_mine_block` waits for the write lock; gdb
  * stacks of such a hang are what test/harness/anvil.ts dumps to test-output/hangs/). Every RPC to
  * that anvil then hangs, the indexer's included. A real node has no such lock; this gate only
- * keeps the test harness from being the writer that meets the lane. Interval mining inside
- * anvil (the devnet's) cannot be gated; there the window is microseconds a second.
+ * keeps the test harness from being the writer that meets the lane on a bare anvil. The embedded
+ * devnet needs no gate: its JSON-RPC front orders every mine, reorg and trace itself
+ * (packages/devnet/src/front.ts); an anvil's own interval miner (`--block-time`) cannot be gated.
  */
 
 /** Methods that produce or replace blocks (they take anvil's chain-storage write lock). */

@@ -15520,7 +15520,7 @@ export interface components {
                 /** @description the devnet node's JSON-RPC URL */
                 rpcUrl: string;
                 node: {
-                    /** @description anvil process id; null when it no longer runs */
+                    /** @description process id of the devnet node (anvil behind the JSON-RPC front that orders mining, reorgs and traces); null when it no longer runs */
                     pid: number | null;
                     /** @description true when the node was already running (left by a crash or DEVNET_KEEP=1) and reused */
                     reused: boolean;
@@ -15544,8 +15544,23 @@ export interface components {
                     sent: number;
                     /** @description of which swaps (V2, V3, V4, graduated launch tokens) */
                     swaps: number;
-                    /** @description transactions the node refused (nonce, balance) since start */
+                    /** @description transactions the node refused (nonce, balance, fee, gas) since start: the sum of refusedBy */
                     refused: number;
+                    /** @description refused transactions by cause, from the node's error message, since start */
+                    refusedBy: {
+                        /** @description "Insufficient funds for gas * price + value": stays 0 while the generator tops its wallets up (from funded dev accounts) before their next send could fail */
+                        insufficientFunds: number;
+                        /** @description nonce too low or too high (after dropped transactions or a reorg; the nonces are resynced) */
+                        nonce: number;
+                        /** @description fee cap or priority fee refused (underpriced, below the base fee) */
+                        fee: number;
+                        /** @description gas limit refused (intrinsic gas, over the block gas limit) */
+                        gas: number;
+                        /** @description any other refusal */
+                        other: number;
+                    };
+                    /** @description actions that failed before sending anything (a read that reverted, …) since start */
+                    failedActions: number;
                     /** @description times its loop restarted after an outage or a failure */
                     restarts: number;
                     /** @description times it found part of its set-up (deployment, funding, airdrops, ownership) gone, typically dropped by a reorg, and redid it */

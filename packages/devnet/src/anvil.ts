@@ -1,18 +1,20 @@
 /**
- * Anvil process management: probe a port, spawn a detached anvil (own process group, stdio
- * to `<stateDir>/anvil.log`, unref'd) so it outlives a crash of the indexer, record it in
- * `<stateDir>/anvil.json` (the marker that tells our node from a foreign one), and kill it.
+ * Devnet node process management: probe a port, spawn the detached devnet node (node-main.ts:
+ * anvil behind the JSON-RPC front, one process group, output to `<stateDir>/anvil.log`, unref'd)
+ * so it outlives a crash of the indexer, record it in `<stateDir>/anvil.json` (the marker that
+ * tells our node from a foreign one), and kill it.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { moduleProcessArgs } from './ts-loader.js';
 
 /** Chain id every devnet uses (anvil's default). */
 export const DEVNET_CHAIN_ID = 31337;
 /** Native balance of each anvil dev account, in ETH: deep enough for all seeded liquidity. */
 export const DEV_ACCOUNT_BALANCE_ETH = 10_000_000;
-/** How long to wait for a freshly spawned anvil to answer, in ms. */
+/** How long to wait for a freshly spawned devnet node to answer, in ms. */
 const ANVIL_START_TIMEOUT_MS = 20_000;
 
 /** JSON-RPC call over fetch with a timeout; throws on RPC error. */
@@ -34,19 +36,47 @@ export async function rpc<T = unknown>(
 }
 
 /**
+ * One JSON-RPC batch over fetch with a timeout: `calls` as [method, params], results in the same
+ * order. @throws Error naming the first call the node answered with an error.
+ */
+export async function rpcBatch<T = unknown>(
+  url: string,
+  calls: Array<[string, unknown[]]>,
+  timeoutMs = 10_000,
+): Promise<T[]> {
+  if (calls.length === 0) return [];
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }))),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const body = (await res.json()) as Array<{ id: number; result?: T; error?: { message: string } }>;
+  const byId = new Map(body.map((a) => [a.id, a]));
+  return calls.map(([method], id) => {
+    const a = byId.get(id);
+    if (!a || a.error) throw new Error(`${method}: ${a?.error?.message ?? 'no answer in the batch'}`);
+    return a.result as T;
+  });
+}
+
+/**
  * The marker of a node this devnet started: `<stateDir>/anvil.json`. A node answering on the port
  * is "ours" when its block-0 hash equals the marker's (anvil's genesis hash includes its start
  * time, so two anvils never share one) — whatever happened to the process that started it.
  */
 export interface NodeMarker {
-  /** Process id of anvil (its own process group leader). */
+  /** Process id of the devnet node (node-main.ts; its process group holds anvil too). */
   pid: number;
+  /** The devnet port (the front). */
   port: number;
   chainId: number;
   /** Hash of block 0 of the node as started. */
   genesisHash: string;
   /** ISO time the node was started. */
   startedAt: string;
+  /** True for a node with the JSON-RPC front (absent: a bare anvil an earlier version started). */
+  front?: boolean;
 }
 
 const markerFile = (stateDir: string) => join(stateDir, 'anvil.json');
@@ -84,12 +114,12 @@ export async function nodeFacts(url: string): Promise<NodeFacts> {
   };
 }
 
-/** Pids of anvil processes this process spawned and has not killed yet (stateDir by pid). */
+/** Pids of devnet nodes this process spawned and has not killed yet (stateDir by pid). */
 const spawnedHere = new Map<number, string>();
 
 /**
- * Kills every anvil this process spawned and did not kill yet (start-up interrupted by a signal
- * before the chain runtime that owns the node existed).
+ * Kills every devnet node this process spawned and did not kill yet (start-up interrupted by a
+ * signal before the chain runtime that owns the node existed).
  */
 export async function killNodesStartedHere(): Promise<void> {
   for (const [pid, stateDir] of [...spawnedHere]) await killAnvil(stateDir, pid);
@@ -104,6 +134,7 @@ export async function probeChainId(url: string): Promise<number | null> {
   }
 }
 
+/** The anvil binary: ANVIL_BIN, else the one the @foundry-rs/anvil-linux-amd64 package ships, else `anvil`. */
 export function anvilBinary(): string {
   if (process.env.ANVIL_BIN) return process.env.ANVIL_BIN;
   const require = createRequire(import.meta.url);
@@ -117,35 +148,16 @@ export function anvilBinary(): string {
   return 'anvil';
 }
 
-export interface SpawnAnvilOptions {
-  port: number;
-  stateDir: string;
-  /** Extra CLI args (e.g. `--block-time`); automine is the default. */
-  extraArgs?: string[];
-}
-
-/** The last lines of a log file, on one line (for an error message); '' when unreadable. */
-function logTail(path: string, lines = 5): string {
-  try {
-    return readFileSync(path, 'utf8').trim().split('\n').slice(-lines).join(' | ');
-  } catch {
-    return '';
-  }
-}
-
 /** Where the devnet's anvil keeps its persisted-state cache (inside the devnet state dir). */
-const anvilCacheDir = (stateDir: string) => join(stateDir, 'anvil-cache');
+export const anvilCacheDir = (stateDir: string) => join(stateDir, 'anvil-cache');
 
 /**
- * Spawns anvil detached on 127.0.0.1:port with chain id 31337 and automine, waits until it
- * answers, and writes its pid to `<stateDir>/anvil.pid`. Returns the pid.
+ * anvil's command line for the devnet (without the mining mode): 127.0.0.1:port, chain id 31337,
+ * 10 dev accounts of {@link DEV_ACCOUNT_BALANCE_ETH}, a 60M block gas limit, its state cache in
+ * `cachePath`.
  */
-export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
-  mkdirSync(o.stateDir, { recursive: true });
-  rmSync(anvilCacheDir(o.stateDir), { recursive: true, force: true });
-  mkdirSync(anvilCacheDir(o.stateDir), { recursive: true });
-  const logFd = openSync(join(o.stateDir, 'anvil.log'), 'a');
-  const args = [
+export function anvilArgs(o: { port: number; cachePath: string }): string[] {
+  return [
     '--host',
     '127.0.0.1',
     '--port',
@@ -162,16 +174,57 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
     // anvil's persisted-state cache would go to ~/.foundry/anvil/tmp and is never removed, not
     // even on a graceful exit: keep it in the state dir, cleared at each start.
     '--cache-path',
+    o.cachePath,
+  ];
+}
+
+export interface SpawnNodeOptions {
+  /** The devnet port (the JSON-RPC front). */
+  port: number;
+  stateDir: string;
+  /** The front's block period, ms (0 = no interval mining). */
+  blockTimeMs: number;
+  /** Extra anvil arguments. */
+  extraArgs?: string[];
+}
+
+/** The last lines of a log file, on one line (for an error message); '' when unreadable. */
+function logTail(path: string, lines = 5): string {
+  try {
+    return readFileSync(path, 'utf8').trim().split('\n').slice(-lines).join(' | ');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Spawns the devnet node detached (node-main.ts: anvil on an internal port with mining off, and
+ * the JSON-RPC front on 127.0.0.1:port whose miner mines every `blockTimeMs`; own process group,
+ * output to `<stateDir>/anvil.log`, unref'd), waits until the front answers, and records it in
+ * `<stateDir>/anvil.json` and `anvil.pid`. Returns the node process's pid.
+ * @throws Error when the node exits or does not answer within 20 s (with the log's last lines).
+ */
+export async function spawnNode(o: SpawnNodeOptions): Promise<number> {
+  mkdirSync(o.stateDir, { recursive: true });
+  rmSync(anvilCacheDir(o.stateDir), { recursive: true, force: true });
+  mkdirSync(anvilCacheDir(o.stateDir), { recursive: true });
+  const logFile = join(o.stateDir, 'anvil.log');
+  const logFd = openSync(logFile, 'a');
+  const args = [
+    ...moduleProcessArgs('node-main'),
+    '--port',
+    String(o.port),
+    '--block-time-ms',
+    String(o.blockTimeMs),
+    '--cache-path',
     anvilCacheDir(o.stateDir),
+    '--',
     ...(o.extraArgs ?? []),
   ];
-  const child = spawn(anvilBinary(), args, {
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-  });
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd] });
   child.unref();
   const pid = child.pid;
-  if (pid === undefined) throw new Error('devnet: failed to spawn anvil');
+  if (pid === undefined) throw new Error('devnet: failed to spawn the devnet node');
   spawnedHere.set(pid, o.stateDir);
   writeFileSync(join(o.stateDir, 'anvil.pid'), String(pid));
   const url = `http://127.0.0.1:${o.port}`;
@@ -182,8 +235,9 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
   });
   while (Date.now() < deadline) {
     if (exited !== null) {
+      spawnedHere.delete(pid);
       throw new Error(
-        `devnet: anvil exited with ${exited} (port ${o.port}); last log lines: ${logTail(join(o.stateDir, 'anvil.log'))}`,
+        `devnet: the devnet node exited with ${exited} (port ${o.port}); last log lines: ${logTail(logFile)}`,
       );
     }
     if ((await probeChainId(url)) !== null) {
@@ -194,19 +248,20 @@ export async function spawnAnvil(o: SpawnAnvilOptions): Promise<number> {
         chainId: facts.chainId,
         genesisHash: facts.genesisHash,
         startedAt: new Date().toISOString(),
+        front: true,
       };
       writeFileSync(markerFile(o.stateDir), `${JSON.stringify(marker, null, 2)}\n`);
       return pid;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`devnet: anvil did not answer on ${url} within ${ANVIL_START_TIMEOUT_MS} ms`);
+  throw new Error(`devnet: the devnet node did not answer on ${url} within ${ANVIL_START_TIMEOUT_MS} ms`);
 }
 
 /**
- * Whether pid still runs anvil as started for stateDir: on Linux its command line must name the
- * state dir's cache path (a recycled pid of another program is never signalled); elsewhere the
- * pid is trusted.
+ * Whether pid still runs the devnet node (or, from an earlier version, the bare anvil) started for
+ * stateDir: on Linux its command line must name the state dir's cache path (a recycled pid of
+ * another program is never signalled); elsewhere the pid is trusted.
  */
 function isOurAnvil(pid: number, stateDir: string): boolean {
   const cmdline = `/proc/${pid}/cmdline`;
@@ -218,7 +273,7 @@ function isOurAnvil(pid: number, stateDir: string): boolean {
   }
 }
 
-/** Pid of the anvil started for stateDir (anvil.json, else anvil.pid) if it still runs; else null. */
+/** Pid of the devnet node started for stateDir (anvil.json, else anvil.pid) if it still runs; else null. */
 export function runningAnvilPid(stateDir: string): number | null {
   const pidFile = join(stateDir, 'anvil.pid');
   const p = readMarker(stateDir)?.pid ?? (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : NaN);
@@ -226,8 +281,28 @@ export function runningAnvilPid(stateDir: string): number | null {
 }
 
 /**
- * Kills the anvil process group started for stateDir (pid from anvil.json / anvil.pid, or `pid`):
- * SIGTERM, then SIGKILL after 3 s. A pid that no longer runs that anvil is left alone.
+ * Whether pid runs: it exists and, where /proc tells, is no zombie (a node whose starter exited is
+ * reaped by init, which can take a while; it runs nothing and holds no port meanwhile).
+ */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state …"; the command may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Kills the devnet node's process group started for stateDir (pid from anvil.json / anvil.pid, or
+ * `pid`; the group holds anvil too): SIGTERM, then SIGKILL after 3 s. A pid that no longer runs
+ * that node is left alone.
  */
 export async function killAnvil(stateDir: string, pid?: number): Promise<void> {
   const p = pid ?? runningAnvilPid(stateDir) ?? NaN;
@@ -235,14 +310,7 @@ export async function killAnvil(stateDir: string, pid?: number): Promise<void> {
   if (!Number.isFinite(p) || p <= 0) return;
   spawnedHere.delete(p);
   if (!isOurAnvil(p, stateDir)) return;
-  const alive = () => {
-    try {
-      process.kill(p, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const alive = () => isRunning(p);
   try {
     process.kill(-p, 'SIGTERM');
   } catch {
@@ -260,4 +328,24 @@ export async function killAnvil(stateDir: string, pid?: number): Promise<void> {
       /* already gone */
     }
   }
+}
+
+/**
+ * SIGKILLs the devnet node's process group started for stateDir at once, synchronously (a
+ * shutdown past its deadline). A pid that no longer runs that node is left alone.
+ */
+export function killNodeNow(stateDir: string): void {
+  const p = runningAnvilPid(stateDir);
+  if (p === null) return;
+  spawnedHere.delete(p);
+  try {
+    process.kill(-p, 'SIGKILL');
+  } catch {
+    /* already gone */
+  }
+}
+
+/** {@link killNodeNow} for every devnet node this process spawned and did not kill yet. */
+export function killNodesStartedHereNow(): void {
+  for (const stateDir of [...spawnedHere.values()]) killNodeNow(stateDir);
 }

@@ -29,8 +29,10 @@ import type { CompiledContracts } from './compile.js';
 import {
   alignTick,
   amountsFor,
+  ETH_USD,
   FAR_DEADLINE,
   liquidityFor,
+  NATIVE_ETH,
   priceToTick,
   rawPrice,
   sortPair,
@@ -48,7 +50,6 @@ export const GRADUATION_TARGET_WEI = 3_000_000_000_000_000_000n;
 const MAX = 2n ** 256n - 1n;
 /** Sum of gas limits sent before waiting for them to be mined (anvil is started with a 60M block gas limit). */
 const BATCH_GAS = 50_000_000n;
-const ETH_USD = 3000;
 
 interface TokenSpec {
   key: string;
@@ -491,15 +492,7 @@ export async function deployAll(
   }
 
   // --- V4 -----------------------------------------------------------------------------------
-  const eth: TokenInfo = {
-    key: 'ETH',
-    address: zeroAddress,
-    name: 'Ether',
-    symbol: 'ETH',
-    decimals: 18,
-    kind: 'weth',
-    usdPrice: ETH_USD,
-  };
+  const eth: TokenInfo = NATIVE_ETH;
   for (const [ka, kb, fee, tickSpacing, usd] of V4_POOLS) {
     const ta = ka === 'ETH' ? eth : tok(ka);
     const tb = kb === 'ETH' ? eth : tok(kb);

@@ -1,5 +1,6 @@
 /**
- * The embedded devnet: a detached anvil (chain id 31337) with real Uniswap V2/V3/V4 bytecode,
+ * The embedded devnet: a detached devnet node (anvil, chain id 31337, behind a JSON-RPC front
+ * that serialises mining, reorgs and traces; see front.ts) with real Uniswap V2/V3/V4 bytecode,
  * WETH9, test tokens, a launchpad and a value forwarder, plus a traffic generator running in a
  * worker thread. See README.md in this folder for what is deployed and the emitted events.
  */
@@ -9,20 +10,24 @@ import type { Hex } from 'viem';
 import {
   DEVNET_CHAIN_ID,
   killAnvil,
+  killNodeNow,
   nodeFacts,
   probeChainId,
   readMarker,
   rpc,
   runningAnvilPid,
-  spawnAnvil,
+  spawnNode,
 } from './anvil.js';
 import { compileContracts } from './compile.js';
 import { deployAll } from './deploy.js';
+import { noRefusals } from './funds.js';
 import type { SignedTx } from './signer.js';
 import { startTraffic, type TrafficHandle } from './traffic.js';
 import type { DevnetDeployment, DevnetStatus, TrafficStatus } from './types.js';
 
-export { DEVNET_CHAIN_ID, killNodesStartedHere } from './anvil.js';
+export { DEVNET_CHAIN_ID, killNodesStartedHere, killNodesStartedHereNow } from './anvil.js';
+export type { FrontStatus } from './front.js';
+export type { RefusalCause, RefusedBy } from './funds.js';
 export { startTraffic, type TrafficHandle, type TrafficOptions, type TrafficStats } from './traffic.js';
 export type {
   DevnetContracts,
@@ -40,7 +45,7 @@ export type {
 export interface DevnetOptions {
   /** TCP port on 127.0.0.1 (env DEVNET_PORT, default 8545). */
   port: number;
-  /** Interval-mining period in ms (default 1000; fractions of a second are fine on a fresh anvil). */
+  /** Block period of the devnet's miner in ms (default 1000; any number of ms). */
   blockTimeMs: number;
   /** Seed of the traffic generator's PRNG and of its wallet keys. */
   seed: number;
@@ -60,10 +65,12 @@ export interface DevnetHandle {
   deployment: DevnetDeployment;
   /** True when an already running node of ours with a matching deployment.json was reused. */
   reused: boolean;
-  /** Stops the traffic generator only; anvil keeps running (it is detached). */
+  /** Stops the traffic generator only; the node keeps running (it is detached). */
   stop(): Promise<void>;
-  /** Kills the anvil process group (if this process or an earlier one spawned it). */
+  /** Kills the devnet node's process group, anvil included (if this process or an earlier one spawned it). */
   killNode(): Promise<void>;
+  /** SIGKILLs the devnet node's process group now, synchronously (a shutdown past its deadline). */
+  killNodeNow(): void;
   traffic: TrafficHandle | null;
   /** Node and traffic generator state (served in /health as `devnet`). */
   status(): DevnetStatus;
@@ -123,14 +130,16 @@ async function reusableDeployment(
 }
 
 /**
- * Starts (or reuses) anvil on 127.0.0.1:port, deploys (or reuses) the contracts, starts traffic.
+ * Starts (or reuses) the devnet node on 127.0.0.1:port (anvil behind the JSON-RPC front, whose
+ * miner mines a block every `blockTimeMs`), deploys (or reuses) the contracts, starts traffic.
  * Reuse rule: a node already answering on the port is reused only when it is ours (see
- * {@link checkOurs}: a node left by a crash or kept with DEVNET_KEEP=1); its deployment is reused
+ * {@link checkOurs}: a node left by a crash or kept with DEVNET_KEEP=1); its block period is set to
+ * `blockTimeMs`; a bare anvil an earlier version started (no front) is replaced; its deployment is reused
  * when `<stateDir>/deployment.json` has the node's block-0 hash and the contracts have code.
  * The deployment's signed transactions are kept in `<stateDir>/deployment-txs.json` so the
  * traffic generator can send them again after a reorg dropped them.
- * @throws ForeignNodeError when another node answers on the port; Error when anvil does not start
- *   or the deployment fails.
+ * @throws ForeignNodeError when another node answers on the port; Error when the node does not
+ *   start or the deployment fails.
  */
 export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   const rpcUrl = `http://127.0.0.1:${opts.port}`;
@@ -138,22 +147,23 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   const depFile = join(opts.stateDir, 'deployment.json');
   const txsFile = join(opts.stateDir, 'deployment-txs.json');
   let spawned = false;
+  if ((await probeChainId(rpcUrl)) !== null) {
+    await checkOurs(rpcUrl, opts.port, opts.stateDir);
+    if (readMarker(opts.stateDir)?.front) {
+      opts.log(`devnet: reusing the node this data directory started, still answering on ${rpcUrl}`);
+      await rpc(rpcUrl, 'evm_setIntervalMining', [opts.blockTimeMs / 1000]);
+    } else {
+      // A bare anvil an earlier version started (no front: its mining races reorgs and traces).
+      opts.log(`devnet: the node on ${rpcUrl} predates the devnet front; replacing it with a new one`);
+      await killAnvil(opts.stateDir);
+    }
+  }
   if ((await probeChainId(rpcUrl)) === null) {
-    await spawnAnvil({
-      port: opts.port,
-      stateDir: opts.stateDir,
-      extraArgs: ['--block-time', String(opts.blockTimeMs / 1000)],
-    });
+    await spawnNode({ port: opts.port, stateDir: opts.stateDir, blockTimeMs: opts.blockTimeMs });
     spawned = true;
     opts.log(
-      `devnet: started anvil on ${rpcUrl} (block time ${opts.blockTimeMs} ms, log ${join(opts.stateDir, 'anvil.log')})`,
+      `devnet: started the devnet node on ${rpcUrl} (anvil behind the front, block time ${opts.blockTimeMs} ms, log ${join(opts.stateDir, 'anvil.log')})`,
     );
-  } else {
-    await checkOurs(rpcUrl, opts.port, opts.stateDir);
-    opts.log(`devnet: reusing the node this data directory started, still answering on ${rpcUrl}`);
-    // Keep the requested period when it is whole seconds (the RPC takes integer seconds).
-    if (opts.blockTimeMs % 1000 === 0)
-      await rpc(rpcUrl, 'evm_setIntervalMining', [opts.blockTimeMs / 1000]).catch(() => undefined);
   }
 
   let deployment = spawned ? null : await reusableDeployment(rpcUrl, depFile, opts.log);
@@ -193,6 +203,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
       await traffic?.stop();
       await killAnvil(opts.stateDir);
     },
+    killNodeNow: () => killNodeNow(opts.stateDir),
     status: () => ({
       rpcUrl,
       node: { pid: runningAnvilPid(opts.stateDir), reused: !spawned },
@@ -211,6 +222,8 @@ function disabledTraffic(since: string): TrafficStatus {
     sent: 0,
     swaps: 0,
     refused: 0,
+    refusedBy: noRefusals(),
+    failedActions: 0,
     restarts: 0,
     setupRedone: 0,
     reorgsDetected: 0,

@@ -15,6 +15,19 @@ export const MAX_SQRT_PRICE_MINUS_1 = 146144670348521010328727305220398882237872
 /** Deadline far in the future (2100-01-01), seconds. */
 export const FAR_DEADLINE = 4_102_444_800n;
 const Q96 = 2 ** 96;
+/** Reference USD price of ETH the devnet seeds its pools with. */
+export const ETH_USD = 3000;
+
+/** Native ETH as a token (V4 pools use the zero address for it). */
+export const NATIVE_ETH = {
+  key: 'ETH',
+  address: '0x0000000000000000000000000000000000000000',
+  name: 'Ether',
+  symbol: 'ETH',
+  decimals: 18,
+  kind: 'weth',
+  usdPrice: ETH_USD,
+} as const satisfies import('./types.js').TokenInfo;
 
 /** Raw amount of a token worth `usd` at `usdPrice` with `decimals`. */
 export function usdToRaw(usd: number, usdPrice: number, decimals: number): bigint {

@@ -34,10 +34,19 @@ import {
   v2RouterAbi,
   wethAbi,
 } from './abis.js';
-import { rpc } from './anvil.js';
-import { alignTick, FAR_DEADLINE, MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1, usdToRaw } from './math.js';
+import { rpc, rpcBatch } from './anvil.js';
+import { FundsBook, noRefusals, type RefusedBy, refusalCause, worstCaseCost } from './funds.js';
+import {
+  alignTick,
+  FAR_DEADLINE,
+  MAX_SQRT_PRICE_MINUS_1,
+  MIN_SQRT_PRICE_PLUS_1,
+  NATIVE_ETH,
+  usdToRaw,
+} from './math.js';
 import {
   devAccount,
+  MAX_FEE_PER_GAS,
   NonceWallet,
   type ReceiptLite,
   replayDeployment,
@@ -79,6 +88,12 @@ const MIN_NATIVE = E18;
 const MAX_BACKOFF_MS = 30_000;
 /** Refused sends in a row after which the set-up is checked (balances may be gone). */
 const REFUSALS_BEFORE_CHECK = 100;
+/** A wallet whose spendable balance falls below this is topped up (wei): above any one send's worst case. */
+const LOW_WATER = 50n * E18;
+/** What a top-up sends (wei), from a funded dev account. */
+const TOP_UP = 200n * E18;
+/** Period of the balance reads behind the top-ups, ms. */
+const FUNDS_READ_MS = 2_000;
 
 /**
  * Whether an error means the node did not answer (refused connection, reset, timeout) rather than
@@ -124,6 +139,8 @@ const CHILD_ABI = [
 
 interface Wallet {
   w: NonceWallet;
+  /** What it can spend, worst case (see funds.ts). */
+  funds: FundsBook;
   approved: Set<string>;
   v3Ids: bigint[];
   v4: { pool: PoolInfo; tl: number; tu: number; liq: bigint }[];
@@ -150,7 +167,12 @@ class Generator {
   pending: Pending[] = [];
   stopped = false;
   sent = 0;
-  sendErrors = 0;
+  /** Sends the node refused, by cause (their sum is `refused`). */
+  refusedBy: RefusedBy = noRefusals();
+  /** Actions that failed before sending anything (a read that reverted, a missing receipt). */
+  failedActions = 0;
+  /** Top-ups sent so far (wallets funded before they run dry). */
+  topUps = 0;
   byAction: Record<string, number> = {};
   bootstrapped = false;
   childBytecode: Hex | null = null;
@@ -215,7 +237,9 @@ class Generator {
       state,
       stats: {
         sent: this.sent,
-        sendErrors: this.sendErrors,
+        sendErrors: this.refused(),
+        refusedBy: this.refusedBy,
+        failedActions: this.failedActions,
         byAction: this.byAction,
         wallets: this.wallets.length,
         bootstrapped: this.bootstrapped,
@@ -231,7 +255,19 @@ class Generator {
     return lo + this.rnd() * (hi - lo);
   }
 
-  /** Sends one tx; counts it; throws only when the node does not answer (see {@link isNodeDown}). */
+  /** Sends refused by the node so far (all causes). */
+  refused(): number {
+    return Object.values(this.refusedBy).reduce((a, b) => a + b, 0);
+  }
+
+  /** The traffic wallet sending from `w`, if it is one (funding-chain hops and dev accounts are not). */
+  booked = new Map<NonceWallet, Wallet>();
+
+  /**
+   * Sends one tx; counts it; throws only when the node does not answer (see {@link isNodeDown}).
+   * A traffic wallet that could not pay the send's worst case is not asked to (null; a top-up is
+   * on its way, or its balance is read first); one that falls below {@link LOW_WATER} is topped up.
+   */
   async tx(
     label: string,
     w: NonceWallet,
@@ -241,67 +277,125 @@ class Generator {
     value = 0n,
     onReceipt?: (r: ReceiptLite) => void,
   ): Promise<Hex | null> {
+    const wallet = this.booked.get(w);
+    const cost = worstCaseCost(gas, MAX_FEE_PER_GAS, value);
+    if (wallet && !wallet.funds.canPay(cost)) {
+      // Not read yet: the next read decides; known and short: a top-up.
+      if (wallet.funds.spendable() !== null) await this.topUp(wallet);
+      return null;
+    }
+    const nonce = w.nonce;
     try {
       const hash = await w.send({ to, data, gas, value });
+      wallet?.funds.spend(nonce, cost);
       this.sent++;
       this.refusalsInARow = 0;
       this.byAction[label] = (this.byAction[label] ?? 0) + 1;
       if (onReceipt) this.pending.push({ hash, onReceipt });
-      if (this.sent % this.input.logEveryTxs === 0) {
-        const top = Object.entries(this.byAction)
-          .sort((a, b) => b[1] - a[1])
-          .map(([k, v]) => `${k}=${v}`)
-          .join(' ');
-        this.log(
-          `traffic: sent=${this.sent} refused=${this.sendErrors} wallets=${this.wallets.length} launches=${this.openLaunches.length}/${this.graduated.length} | ${top}`,
-        );
-      }
+      if (this.sent % this.input.logEveryTxs === 0) this.logProgress();
+      if (wallet && (wallet.funds.spendable() ?? 0n) < LOW_WATER) await this.topUp(wallet);
       return hash;
     } catch (e) {
       if (isNodeDown(e)) throw e;
-      this.sendErrors++;
+      const cause = refusalCause((e as Error).message);
+      this.refusedBy[cause]++;
       if (++this.refusalsInARow >= REFUSALS_BEFORE_CHECK) {
         this.refusalsInARow = 0;
         this.suspect = true;
       }
-      if (this.sendErrors <= 20 || this.sendErrors % 100 === 0)
+      const n = this.refused();
+      if (n <= 20 || n % 100 === 0)
         this.log(
-          `traffic: ${label} refused by node (${this.sendErrors} so far): ${(e as Error).message.slice(0, 160)}`,
+          `traffic: ${label} refused by node (${cause}; ${n} so far): ${(e as Error).message.slice(0, 160)}`,
         );
       return null;
     }
   }
 
+  logProgress() {
+    const top = Object.entries(this.byAction)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    this.log(
+      `traffic: sent=${this.sent} refused=${this.refused()} (funds ${this.refusedBy.insufficientFunds}) top-ups=${this.topUps} wallets=${this.wallets.length} launches=${this.openLaunches.length}/${this.graduated.length} | ${top}`,
+    );
+  }
+
+  /** Sends {@link TOP_UP} to `x` from a funded dev account, unless one is already on its way. */
+  async topUp(x: Wallet) {
+    if (x.funds.topUpPending) return;
+    x.funds.topUpPending = true;
+    const from = this.funders[this.topUps++ % this.funders.length];
+    const h = await this.tx('top-up', from, x.w.address, '0x', 21_000n, TOP_UP, () => {
+      x.funds.topUpPending = false;
+      x.funds.touch();
+    });
+    if (!h) x.funds.topUpPending = false;
+  }
+
+  /**
+   * Reads the native balance and mined nonce (at one block) of every wallet whose book is due
+   * (`all`: every wallet), and tops up those under {@link LOW_WATER}.
+   */
+  async readFunds(all = false) {
+    const due = this.wallets.filter((x) => all || x.funds.needsRead());
+    for (let i = 0; i < due.length; i += 50) {
+      const part = due.slice(i, i + 50);
+      const at = await rpc<Hex>(this.url, 'eth_blockNumber');
+      const out = await rpcBatch<Hex>(
+        this.url,
+        part.flatMap(
+          (x): Array<[string, unknown[]]> => [
+            ['eth_getBalance', [x.w.address, at]],
+            ['eth_getTransactionCount', [x.w.address, at]],
+          ],
+        ),
+      );
+      for (const [k, x] of part.entries())
+        x.funds.read(BigInt(out[2 * k]), Number(out[2 * k + 1]), x.w.nonce);
+    }
+    for (const x of due) if ((x.funds.spendable() ?? LOW_WATER) < LOW_WATER) await this.topUp(x);
+  }
+
+  /** Makes `xs` active traffic wallets (their funds are read before they send). */
+  addWallets(...xs: Wallet[]) {
+    for (const x of xs) {
+      this.booked.set(x.w, x);
+      this.wallets.push(x);
+    }
+  }
+
+  /** {@link tx} of a contract call: `functionName(...args)` of `abi` on `to`. */
   call(
     label: string,
     w: NonceWallet,
     to: Address,
-    abi: Abi,
+    abi: Abi | readonly unknown[],
     functionName: string,
     args: unknown[],
     gas: bigint,
     value = 0n,
     onReceipt?: (r: ReceiptLite) => void,
   ) {
-    return this.tx(
-      label,
-      w,
-      to,
-      encodeFunctionData({ abi, functionName, args } as never),
-      gas,
-      value,
-      onReceipt,
-    );
+    const data = encodeFunctionData({ abi, functionName, args } as never);
+    return this.tx(label, w, to, data, gas, value, onReceipt);
   }
 
+  /** Approves `spender` for all of `token` (once per wallet; native ETH needs none). */
   async ensureApproval(wal: Wallet, token: Address, spender: Address) {
     const k = `${token}:${spender}`;
-    if (wal.approved.has(k)) return;
+    if (token === zeroAddress || wal.approved.has(k)) return;
     wal.approved.add(k);
-    await this.call('approve', wal.w, token, erc20Abi as Abi, 'approve', [spender, MAX], 80_000n);
+    await this.call('approve', wal.w, token, erc20Abi, 'approve', [spender, MAX], 80_000n);
   }
 
-  async read<T>(to: Address, abi: Abi, functionName: string, args: unknown[]): Promise<T> {
+  async read<T>(
+    to: Address,
+    abi: Abi | readonly unknown[],
+    functionName: string,
+    args: unknown[],
+  ): Promise<T> {
     const { decodeFunctionResult } = await import('viem');
     const data = encodeFunctionData({ abi, functionName, args } as never);
     const out = await rpc<Hex>(this.url, 'eth_call', [{ to, data }, 'latest']);
@@ -312,6 +406,7 @@ class Generator {
     const acc = trafficAccount(this.input.seed, this.nextWalletIndex++);
     return {
       w: new NonceWallet(acc, this.url),
+      funds: new FundsBook(),
       approved: new Set(),
       v3Ids: [],
       v4: [],
@@ -334,6 +429,7 @@ class Generator {
    */
   async bootstrap() {
     this.wallets.length = 0;
+    this.booked.clear();
     this.nextWalletIndex = 0;
     const refs = [await this.headRef()];
     this.seen = refs[0];
@@ -349,10 +445,14 @@ class Generator {
     const balances = await Promise.all(
       ws.map((x) => rpc<Hex>(this.url, 'eth_getBalance', [x.w.address, 'latest']).then(BigInt)),
     );
-    const needsFunding = balances.some((b) => b < 10n * E18);
-    // Funding chains funder → A → B → C → D (real transfers, so a funding graph can be recovered).
+    // Funding chains funder → A → B → C → D (real transfers, so a funding graph can be recovered)
+    // on a fresh node; on a reused one, wallets that ran low are topped up directly instead (a
+    // chain hop from a wallet that spent its funds would be refused).
+    const needsFunding = balances.every((b) => b < 10n * E18);
     if (needsFunding) {
       for (let hop = 0; hop < chainLen; hop++) {
+        // Stopped, or a reorg may have dropped the last hop: the set-up check funds what is missing.
+        if (this.stopped || this.reorgPending) break;
         const hashes: Hex[] = [];
         for (let c = 0; c < chains; c++) {
           const idx = c * chainLen + hop;
@@ -366,12 +466,14 @@ class Generator {
         refs.push(await this.headRef());
       }
       // Airdrop every token (≈ $20k each) from the admin treasury; wrap some ETH.
+      if (this.stopped) return;
       const hashes: Hex[] = [];
       for (const x of ws) hashes.push(...(await this.airdrop(x)));
       await this.waitFor(hashes);
       refs.push(await this.headRef());
     }
-    this.wallets.push(...ws);
+    this.addWallets(...ws);
+    await this.readFunds(true);
     await this.ensureGov();
     this.openLaunches = [];
     this.graduated = [];
@@ -395,7 +497,7 @@ class Generator {
     const gov = this.tok.get('GOV');
     this.govOwnerPending = false;
     if (!gov || this.wallets.length === 0) return 0;
-    const owner = (await this.read<Address>(gov.address, erc20Abi as Abi, 'owner', [])).toLowerCase();
+    const owner = (await this.read<Address>(gov.address, erc20Abi, 'owner', [])).toLowerCase();
     const known = this.wallets.find((x) => x.w.address.toLowerCase() === owner);
     this.govOwner = known ?? null;
     if (known || owner !== this.admin.address.toLowerCase()) return 0;
@@ -403,7 +505,7 @@ class Generator {
       'gov-transfer-ownership',
       this.admin,
       gov.address,
-      erc20Abi as Abi,
+      erc20Abi,
       'transferOwnership',
       [this.wallets[0].w.address],
       100_000n,
@@ -497,9 +599,7 @@ class Generator {
     const tokenBals = await pmap(
       this.wallets,
       (x) =>
-        Promise.all(
-          drops.map((t) => this.read<bigint>(t.address, erc20Abi as Abi, 'balanceOf', [x.w.address])),
-        ),
+        Promise.all(drops.map((t) => this.read<bigint>(t.address, erc20Abi, 'balanceOf', [x.w.address]))),
       8,
     );
     const hashes: Hex[] = [];
@@ -515,15 +615,7 @@ class Generator {
       for (const [k, t] of drops.entries()) {
         if (tokenBals[i][k] > 0n) continue;
         needed = true;
-        const h = await this.call(
-          'airdrop',
-          this.admin,
-          t.address,
-          erc20Abi as Abi,
-          'transfer',
-          [x.w.address, this.usdAmount(t, 20_000)],
-          120_000n,
-        );
+        const h = await this.airdropToken(x, t);
         if (h) hashes.push(h);
       }
       if (needed) touched++;
@@ -557,6 +649,7 @@ class Generator {
    */
   forgetDropped() {
     for (const x of this.wallets) {
+      x.funds.forget();
       x.approved.clear();
       x.v3Ids = [];
       x.v4 = [];
@@ -595,6 +688,7 @@ class Generator {
     await this.syncDevNonces();
     await pmap(this.wallets, (x) => x.w.syncNonce());
     const funded = await this.ensureFundsVerified();
+    await this.readFunds(true);
     const gov = await this.ensureGov();
     if (reorg || this.openLaunches.length + this.graduated.length === 0) {
       this.openLaunches = [];
@@ -612,19 +706,24 @@ class Generator {
     else this.log(`traffic: set-up checked after ${why}: nothing missing`);
   }
 
+  /** ≈ $20k of token `t` to `x`, from the admin's treasury. */
+  airdropToken(x: Wallet, t: TokenInfo) {
+    return this.call(
+      'airdrop',
+      this.admin,
+      t.address,
+      erc20Abi,
+      'transfer',
+      [x.w.address, this.usdAmount(t, 20_000)],
+      120_000n,
+    );
+  }
+
+  /** {@link airdropToken} of every token but WETH. @returns the hashes of the sends accepted. */
   async airdrop(x: Wallet): Promise<Hex[]> {
     const hashes: Hex[] = [];
     for (const t of this.tokens) {
-      if (t.kind === 'weth') continue;
-      const h = await this.call(
-        'airdrop',
-        this.admin,
-        t.address,
-        erc20Abi as Abi,
-        'transfer',
-        [x.w.address, this.usdAmount(t, 20_000)],
-        120_000n,
-      );
+      const h = t.kind === 'weth' ? null : await this.airdropToken(x, t);
       if (h) hashes.push(h);
     }
     return hashes;
@@ -719,15 +818,15 @@ class Generator {
   async refreshLaunches(initial = false) {
     const lp = this.d.launchpad.address;
     if (initial) {
-      const n = Number(await this.read<bigint>(lp, launchpadAbi as Abi, 'launchesLength', []));
+      const n = Number(await this.read<bigint>(lp, launchpadAbi, 'launchesLength', []));
       for (let i = Math.max(0, n - 30); i < n; i++) {
-        const t = await this.read<Address>(lp, launchpadAbi as Abi, 'launches', [BigInt(i)]);
+        const t = await this.read<Address>(lp, launchpadAbi, 'launches', [BigInt(i)]);
         this.openLaunches.push(t);
       }
     }
     const still: Address[] = [];
     for (const t of this.openLaunches) {
-      const c = await this.read<[bigint, bigint, boolean, Address]>(lp, launchpadAbi as Abi, 'curves', [t]);
+      const c = await this.read<[bigint, bigint, boolean, Address]>(lp, launchpadAbi, 'curves', [t]);
       if (c[2]) this.graduated.push({ token: t });
       else still.push(t);
     }
@@ -739,77 +838,46 @@ class Generator {
     return this.d.pools.filter((p) => p.protocol === protocol);
   }
   info(key: string): TokenInfo {
-    if (key === 'ETH')
-      return {
-        key: 'ETH',
-        address: zeroAddress,
-        name: 'Ether',
-        symbol: 'ETH',
-        decimals: 18,
-        kind: 'weth',
-        usdPrice: 3000,
-      };
-    return this.tok.get(key)!;
+    return key === 'ETH' ? NATIVE_ETH : this.tok.get(key)!;
   }
+  /** A random active wallet: one with funds to spare when there is one (the others await a top-up). */
   wallet(): Wallet {
-    return this.r(this.wallets);
+    const ready = this.wallets.filter((x) => (x.funds.spendable() ?? 0n) >= LOW_WATER);
+    return this.r(ready.length > 0 ? ready : this.wallets);
   }
   other(not: Wallet): Wallet {
     const o = this.wallet();
     return o === not && this.wallets.length > 1 ? this.other(not) : o;
   }
 
-  async v2Swap() {
-    const p = this.r(this.pools('uniswap-v2'));
+  /**
+   * The common draw of a swap on `protocol`: a pool, a wallet, a direction, and an amount in worth
+   * $20 to `maxUsd` of the input token.
+   */
+  swapDraw(protocol: PoolInfo['protocol'], maxUsd: number) {
+    const p = this.r(this.pools(protocol));
     const x = this.wallet();
     const zeroIn = this.rnd() < 0.5;
     const tin = this.info(zeroIn ? p.token0Key : p.token1Key);
     const tout = this.info(zeroIn ? p.token1Key : p.token0Key);
-    const amountIn = this.usdAmount(tin, this.range(20, 3000));
+    return { p, x, zeroIn, tin, tout, amountIn: this.usdAmount(tin, this.range(20, maxUsd)) };
+  }
+
+  async v2Swap() {
+    const { x, tin, tout, amountIn } = this.swapDraw('uniswap-v2', 3000);
     const router = this.d.contracts.uniswapV2Router02;
-    const path = [tin.address, tout.address];
-    if (tin.kind === 'weth' && this.rnd() < 0.6) {
-      return this.call(
-        'v2-swap-eth-in',
-        x.w,
-        router,
-        v2RouterAbi as Abi,
-        'swapExactETHForTokensSupportingFeeOnTransferTokens',
-        [0n, path, x.w.address, FAR_DEADLINE],
-        300_000n,
-        amountIn,
-      );
-    }
-    await this.ensureApproval(x, tin.address, router);
-    if (tout.kind === 'weth' && this.rnd() < 0.5) {
-      return this.call(
-        'v2-swap-eth-out',
-        x.w,
-        router,
-        v2RouterAbi as Abi,
-        'swapExactTokensForETHSupportingFeeOnTransferTokens',
-        [amountIn, 0n, path, x.w.address, FAR_DEADLINE],
-        300_000n,
-      );
-    }
-    return this.call(
-      'v2-swap',
-      x.w,
-      router,
-      v2RouterAbi as Abi,
-      'swapExactTokensForTokensSupportingFeeOnTransferTokens',
-      [amountIn, 0n, path, x.w.address, FAR_DEADLINE],
-      300_000n,
-    );
+    const tail = [[tin.address, tout.address], x.w.address, FAR_DEADLINE];
+    const ethIn = tin.kind === 'weth' && this.rnd() < 0.6;
+    if (!ethIn) await this.ensureApproval(x, tin.address, router);
+    const ethOut = !ethIn && tout.kind === 'weth' && this.rnd() < 0.5;
+    const label = ethIn ? 'v2-swap-eth-in' : ethOut ? 'v2-swap-eth-out' : 'v2-swap';
+    const fn = `swapExact${ethIn ? 'ETH' : 'Tokens'}For${ethOut ? 'ETH' : 'Tokens'}SupportingFeeOnTransferTokens`;
+    const [args, value] = ethIn ? [[0n, ...tail], amountIn] : [[amountIn, 0n, ...tail], 0n];
+    return this.call(label, x.w, router, v2RouterAbi, fn, args, 300_000n, value);
   }
 
   async v3Swap() {
-    const p = this.r(this.pools('uniswap-v3'));
-    const x = this.wallet();
-    const zeroIn = this.rnd() < 0.5;
-    const tin = this.info(zeroIn ? p.token0Key : p.token1Key);
-    const tout = this.info(zeroIn ? p.token1Key : p.token0Key);
-    const amountIn = this.usdAmount(tin, this.range(20, 5000));
+    const { p, x, tin, tout, amountIn } = this.swapDraw('uniswap-v3', 5000);
     const router = this.d.contracts.swapRouter;
     const params = {
       tokenIn: tin.address,
@@ -821,20 +889,10 @@ class Generator {
       amountOutMinimum: 0n,
       sqrtPriceLimitX96: 0n,
     };
-    if (tin.kind === 'weth' && this.rnd() < 0.5) {
-      return this.call(
-        'v3-swap-eth-in',
-        x.w,
-        router,
-        swapRouterAbi as Abi,
-        'exactInputSingle',
-        [params],
-        350_000n,
-        amountIn,
-      );
-    }
-    await this.ensureApproval(x, tin.address, router);
-    return this.call('v3-swap', x.w, router, swapRouterAbi as Abi, 'exactInputSingle', [params], 350_000n);
+    const ethIn = tin.kind === 'weth' && this.rnd() < 0.5;
+    if (!ethIn) await this.ensureApproval(x, tin.address, router);
+    const [label, value] = ethIn ? ['v3-swap-eth-in', amountIn] : ['v3-swap', 0n];
+    return this.call(label, x.w, router, swapRouterAbi, 'exactInputSingle', [params], 350_000n, value);
   }
 
   key(p: PoolInfo) {
@@ -848,11 +906,7 @@ class Generator {
   }
 
   async v4Swap() {
-    const p = this.r(this.pools('uniswap-v4'));
-    const x = this.wallet();
-    const zeroForOne = this.rnd() < 0.5;
-    const tin = this.info(zeroForOne ? p.token0Key : p.token1Key);
-    const amountIn = this.usdAmount(tin, this.range(20, 3000));
+    const { p, x, zeroIn: zeroForOne, tin, amountIn } = this.swapDraw('uniswap-v4', 3000);
     const router = this.d.contracts.poolSwapTest;
     const native = tin.address === zeroAddress;
     if (!native) await this.ensureApproval(x, tin.address, router);
@@ -860,7 +914,7 @@ class Generator {
       'v4-swap',
       x.w,
       router,
-      poolSwapTestAbi as Abi,
+      poolSwapTestAbi,
       'swap',
       [
         this.key(p),
@@ -877,72 +931,43 @@ class Generator {
     );
   }
 
-  async v2Add() {
-    const p = this.r(this.pools('uniswap-v2'));
+  /** The common draw of a liquidity change on `protocol`: a pool and a wallet that approved `spender` for both tokens. */
+  async liquidityDraw(protocol: PoolInfo['protocol'], spender: Address) {
+    const p = this.r(this.pools(protocol));
     const x = this.wallet();
-    const t0 = this.info(p.token0Key);
-    const t1 = this.info(p.token1Key);
+    const [t0, t1] = [this.info(p.token0Key), this.info(p.token1Key)];
+    await this.ensureApproval(x, t0.address, spender);
+    await this.ensureApproval(x, t1.address, spender);
+    return { p, x, t0, t1 };
+  }
+
+  async v2Add() {
     const router = this.d.contracts.uniswapV2Router02;
-    await this.ensureApproval(x, t0.address, router);
-    await this.ensureApproval(x, t1.address, router);
+    const { x, t0, t1 } = await this.liquidityDraw('uniswap-v2', router);
     const usd = this.range(200, 4000);
-    return this.call(
-      'v2-add-liquidity',
-      x.w,
-      router,
-      v2RouterAbi as Abi,
-      'addLiquidity',
-      [
-        t0.address,
-        t1.address,
-        this.usdAmount(t0, usd),
-        this.usdAmount(t1, usd),
-        0n,
-        0n,
-        x.w.address,
-        FAR_DEADLINE,
-      ],
-      400_000n,
-    );
+    const [a0, a1] = [this.usdAmount(t0, usd), this.usdAmount(t1, usd)];
+    const args = [t0.address, t1.address, a0, a1, 0n, 0n, x.w.address, FAR_DEADLINE];
+    return this.call('v2-add-liquidity', x.w, router, v2RouterAbi, 'addLiquidity', args, 400_000n);
   }
 
   async v2Remove() {
     const p = this.r(this.pools('uniswap-v2'));
     const x = this.wallet();
-    const lp = await this.read<bigint>(p.address, v2PairAbi as Abi, 'balanceOf', [x.w.address]);
+    const lp = await this.read<bigint>(p.address, v2PairAbi, 'balanceOf', [x.w.address]);
     if (lp === 0n) return this.v2Add();
     const router = this.d.contracts.uniswapV2Router02;
     await this.ensureApproval(x, p.address, router);
-    return this.call(
-      'v2-remove-liquidity',
-      x.w,
-      router,
-      v2RouterAbi as Abi,
-      'removeLiquidity',
-      [
-        p.token0,
-        p.token1,
-        (lp * BigInt(Math.floor(this.range(20, 100)))) / 100n,
-        0n,
-        0n,
-        x.w.address,
-        FAR_DEADLINE,
-      ],
-      400_000n,
-    );
+    const share = (lp * BigInt(Math.floor(this.range(20, 100)))) / 100n;
+    const args = [p.token0, p.token1, share, 0n, 0n, x.w.address, FAR_DEADLINE];
+    return this.call('v2-remove-liquidity', x.w, router, v2RouterAbi, 'removeLiquidity', args, 400_000n);
   }
 
   async v3Mint() {
-    const p = this.r(this.pools('uniswap-v3'));
-    const x = this.wallet();
-    const t0 = this.info(p.token0Key);
-    const t1 = this.info(p.token1Key);
     const npm = this.d.contracts.nonfungiblePositionManager;
-    await this.ensureApproval(x, t0.address, npm);
-    await this.ensureApproval(x, t1.address, npm);
+    const { p, x, t0, t1 } = await this.liquidityDraw('uniswap-v3', npm);
     const slot = await this.read<[bigint, number]>(
       p.address,
-      (await import('./abis.js')).v3PoolAbi as Abi,
+      (await import('./abis.js')).v3PoolAbi,
       'slot0',
       [],
     );
@@ -955,7 +980,7 @@ class Generator {
       'v3-mint',
       x.w,
       npm,
-      npmAbi as Abi,
+      npmAbi,
       'mint',
       [
         {
@@ -997,7 +1022,7 @@ class Generator {
     const id = x.v3Ids[Math.floor(this.rnd() * x.v3Ids.length)];
     const pos = await this.read<readonly unknown[]>(
       this.d.contracts.nonfungiblePositionManager,
-      npmAbi as Abi,
+      npmAbi,
       'positions',
       [id],
     );
@@ -1024,17 +1049,11 @@ class Generator {
       }),
     );
     if (full) x.v3Ids = x.v3Ids.filter((i) => i !== id);
-    return this.call('v3-decrease-collect', x.w, npm, npmAbi as Abi, 'multicall', [calls], 500_000n);
+    return this.call('v3-decrease-collect', x.w, npm, npmAbi, 'multicall', [calls], 500_000n);
   }
 
   async v4Add() {
-    const p = this.r(this.pools('uniswap-v4'));
-    const x = this.wallet();
-    const router = this.d.contracts.poolModifyLiquidityTest;
-    const t0 = this.info(p.token0Key);
-    const t1 = this.info(p.token1Key);
-    if (t0.address !== zeroAddress) await this.ensureApproval(x, t0.address, router);
-    await this.ensureApproval(x, t1.address, router);
+    const { p, x, t0, t1 } = await this.liquidityDraw('uniswap-v4', this.d.contracts.poolModifyLiquidityTest);
     // Small full-ish range position around the seeded price: amounts stay well under balances.
     const { amountsFor, liquidityFor, priceToTick, rawPrice } = await import('./math.js');
     const price = rawPrice(t0.usdPrice, t0.decimals, t1.usdPrice, t1.decimals);
@@ -1048,19 +1067,33 @@ class Generator {
     if (liq <= 0n) return null;
     const [need0] = amountsFor(price, tl, tu, Number(liq));
     const value = t0.address === zeroAddress ? BigInt(Math.ceil(need0 * 3)) + 10n ** 15n : 0n;
+    return this.modifyV4('v4-add-liquidity', x, { pool: p, tl, tu, liq }, value, (r) => {
+      if (r.status === '0x1') x.v4.push({ pool: p, tl, tu, liq });
+    });
+  }
+
+  /** A V4 liquidity change of `x`'s position `pos` (salt = the wallet) by `pos.liq` (negative: removal). */
+  modifyV4(
+    label: string,
+    x: Wallet,
+    pos: Wallet['v4'][number],
+    value = 0n,
+    onReceipt?: (r: ReceiptLite) => void,
+  ) {
     const salt = toHex(BigInt(x.w.address), { size: 32 });
+    const change = { tickLower: pos.tl, tickUpper: pos.tu, liquidityDelta: pos.liq, salt };
+    const router = this.d.contracts.poolModifyLiquidityTest;
+    const args = [this.key(pos.pool), change, '0x'];
     return this.call(
-      'v4-add-liquidity',
+      label,
       x.w,
       router,
-      modifyLiquidityTestAbi as Abi,
+      modifyLiquidityTestAbi,
       'modifyLiquidity',
-      [this.key(p), { tickLower: tl, tickUpper: tu, liquidityDelta: liq, salt }, '0x'],
+      args,
       700_000n,
       value,
-      (r) => {
-        if (r.status === '0x1') x.v4.push({ pool: p, tl, tu, liq });
-      },
+      onReceipt,
     );
   }
 
@@ -1070,16 +1103,7 @@ class Generator {
       this.wallets.find((w) => w.v4.length > 0);
     if (!x) return this.v4Add();
     const pos = x.v4.shift()!;
-    const salt = toHex(BigInt(x.w.address), { size: 32 });
-    return this.call(
-      'v4-remove-liquidity',
-      x.w,
-      this.d.contracts.poolModifyLiquidityTest,
-      modifyLiquidityTestAbi as Abi,
-      'modifyLiquidity',
-      [this.key(pos.pool), { tickLower: pos.tl, tickUpper: pos.tu, liquidityDelta: -pos.liq, salt }, '0x'],
-      700_000n,
-    );
+    return this.modifyV4('v4-remove-liquidity', x, { ...pos, liq: -pos.liq });
   }
 
   async tokenTransfer() {
@@ -1090,7 +1114,7 @@ class Generator {
       `transfer-${t.kind}`,
       x.w,
       t.address,
-      erc20Abi as Abi,
+      erc20Abi,
       'transfer',
       [to.w.address, this.usdAmount(t, this.range(1, 500))],
       120_000n,
@@ -1116,7 +1140,7 @@ class Generator {
     return this.tx('fund-new-wallet', x.w, fresh.w.address, '0x', 21_000n, 30n * E18, (r) => {
       if (r.status !== '0x1') return;
       fresh.w.nonce = 0;
-      this.wallets.push(fresh);
+      this.addWallets(fresh);
       this.airdrop(fresh).catch((e) =>
         this.log(`traffic: airdrop failed: ${(e as Error).message.slice(0, 200)}`),
       );
@@ -1158,7 +1182,7 @@ class Generator {
     const settle = (complete: boolean) => {
       rec.complete = complete;
       rec.settled = true;
-      this.wallets.push(...fresh.slice(0, rec.hops.length));
+      this.addWallets(...fresh.slice(0, rec.hops.length));
     };
     const hop = async (k: number, from: Wallet): Promise<unknown> => {
       const to = fresh[k];
@@ -1188,7 +1212,7 @@ class Generator {
         'funding-chain',
         from.w,
         t.address,
-        erc20Abi as Abi,
+        erc20Abi,
         'transfer',
         [to.w.address, amounts[k]],
         120_000n,
@@ -1215,7 +1239,7 @@ class Generator {
         'gov-transfer-ownership',
         o.w,
         gov.address,
-        erc20Abi as Abi,
+        erc20Abi,
         'transferOwnership',
         [next.w.address],
         100_000n,
@@ -1230,7 +1254,7 @@ class Generator {
       'gov-owner-mint',
       o.w,
       gov.address,
-      erc20Abi as Abi,
+      erc20Abi,
       'mint',
       [this.wallet().w.address, this.usdAmount(gov, this.range(100, 10_000))],
       120_000n,
@@ -1243,7 +1267,7 @@ class Generator {
       'rebase',
       this.admin,
       t.address,
-      erc20Abi as Abi,
+      erc20Abi,
       'rebase',
       [BigInt(1 + Math.floor(this.rnd() * 50))],
       80_000n,
@@ -1254,36 +1278,27 @@ class Generator {
     const x = this.wallet();
     const kind = Math.floor(this.rnd() * 4);
     const fwd = this.d.contracts.valueForwarder;
+    const send = (
+      label: string,
+      to: Address,
+      abi: readonly unknown[],
+      fn: string,
+      args: unknown[],
+      gas: bigint,
+      value = 0n,
+    ) => this.call(label, x.w, to, abi, fn, args, gas, value);
     if (kind === 0)
-      return this.call(
-        'revert-fail',
-        x.w,
-        fwd,
-        forwarderAbi as Abi,
-        'fail',
-        ['devnet: deliberate revert'],
-        60_000n,
-      );
+      return send('revert-fail', fwd, forwarderAbi, 'fail', ['devnet: deliberate revert'], 60_000n);
     if (kind === 1) {
       const recips = [this.other(x).w.address, this.other(x).w.address];
-      return this.call(
-        'revert-split',
-        x.w,
-        fwd,
-        forwarderAbi as Abi,
-        'splitThenRevert',
-        [recips],
-        150_000n,
-        10n ** 16n,
-      );
+      return send('revert-split', fwd, forwarderAbi, 'splitThenRevert', [recips], 150_000n, 10n ** 16n);
     }
     if (kind === 2) {
       const t = this.r(this.tokens.filter((t) => t.kind !== 'weth'));
-      return this.call(
+      return send(
         'revert-overdraw',
-        x.w,
         t.address,
-        erc20Abi as Abi,
+        erc20Abi,
         'transfer',
         [this.other(x).w.address, 2n ** 200n],
         100_000n,
@@ -1292,15 +1307,16 @@ class Generator {
     const p = this.r(this.pools('uniswap-v2'));
     const weth = this.tok.get('WETH')!;
     const other = p.token0 === weth.address ? p.token1 : p.token1 === weth.address ? p.token0 : null;
-    if (!other)
-      return this.call('revert-fail', x.w, fwd, forwarderAbi as Abi, 'fail', ['devnet: no pair'], 60_000n);
-    return this.call(
+    if (!other) return send('revert-fail', fwd, forwarderAbi, 'fail', ['devnet: no pair'], 60_000n);
+    const path = [weth.address, other];
+    const fn = 'swapExactETHForTokensSupportingFeeOnTransferTokens';
+    const router = this.d.contracts.uniswapV2Router02;
+    return send(
       'revert-slippage',
-      x.w,
-      this.d.contracts.uniswapV2Router02,
-      v2RouterAbi as Abi,
-      'swapExactETHForTokensSupportingFeeOnTransferTokens',
-      [MAX, [weth.address, other], x.w.address, FAR_DEADLINE],
+      router,
+      v2RouterAbi,
+      fn,
+      [MAX, path, x.w.address, FAR_DEADLINE],
       300_000n,
       10n ** 16n,
     );
@@ -1314,7 +1330,7 @@ class Generator {
       'forwarder-split',
       x.w,
       this.d.contracts.valueForwarder,
-      forwarderAbi as Abi,
+      forwarderAbi,
       'split',
       [recips],
       60_000n + 40_000n * BigInt(n),
@@ -1332,7 +1348,7 @@ class Generator {
       'forwarder-spawn',
       x.w,
       this.d.contracts.valueForwarder,
-      forwarderAbi as Abi,
+      forwarderAbi,
       'spawn',
       [salt, this.other(x).w.address],
       400_000n,
@@ -1378,7 +1394,7 @@ class Generator {
       'launch-create',
       x.w,
       lp,
-      launchpadAbi as Abi,
+      launchpadAbi,
       'createLaunch',
       [name, symbol, this.r(forms), this.r(forms)],
       3_000_000n,
@@ -1420,7 +1436,7 @@ class Generator {
       'curve-buy',
       x.w,
       this.d.launchpad.address,
-      launchpadAbi as Abi,
+      launchpadAbi,
       'buy',
       [token, 0n],
       4_000_000n,
@@ -1435,14 +1451,14 @@ class Generator {
     if (holders.length === 0) return this.curveBuy();
     const x = this.r(holders);
     const token = this.r([...x.launchHoldings].filter((t) => this.openLaunches.includes(t)));
-    const bal = await this.read<bigint>(token, erc20Abi as Abi, 'balanceOf', [x.w.address]);
+    const bal = await this.read<bigint>(token, erc20Abi, 'balanceOf', [x.w.address]);
     if (bal === 0n) return this.curveBuy();
     await this.ensureApproval(x, token, this.d.launchpad.address);
     return this.call(
       'curve-sell',
       x.w,
       this.d.launchpad.address,
-      launchpadAbi as Abi,
+      launchpadAbi,
       'sell',
       [token, (bal * BigInt(Math.floor(this.range(20, 90)))) / 100n, 0n],
       200_000n,
@@ -1458,7 +1474,7 @@ class Generator {
       'graduated-v2-buy',
       x.w,
       this.d.contracts.uniswapV2Router02,
-      v2RouterAbi as Abi,
+      v2RouterAbi,
       'swapExactETHForTokensSupportingFeeOnTransferTokens',
       [0n, [weth.address, g.token], x.w.address, FAR_DEADLINE],
       300_000n,
@@ -1474,7 +1490,7 @@ class Generator {
         'weth-deposit',
         x.w,
         weth.address,
-        wethAbi as Abi,
+        wethAbi,
         'deposit',
         [],
         80_000n,
@@ -1484,7 +1500,7 @@ class Generator {
       'weth-withdraw',
       x.w,
       weth.address,
-      wethAbi as Abi,
+      wethAbi,
       'withdraw',
       [BigInt(Math.floor(this.range(0.05, 1) * 1e6)) * 10n ** 12n],
       80_000n,
@@ -1530,7 +1546,7 @@ class Generator {
         } catch (e) {
           if (isNodeDown(e)) throw e;
           if (isMissingCode(e)) this.suspect = true;
-          this.sendErrors++;
+          this.failedActions++;
           this.log(`traffic: action failed: ${(e as Error).message.slice(0, 200)}`);
         }
         return;
@@ -1606,6 +1622,7 @@ class Generator {
     let lastStats = 0;
     let lastHeal = Date.now();
     let lastChainCheck = Date.now();
+    let lastFunds = Date.now();
     while (!this.stopped) {
       const now = Date.now();
       budget = Math.min(budget + ((now - last) / 1000) * this.input.txPerSecond, this.input.txPerSecond * 2);
@@ -1647,6 +1664,12 @@ class Generator {
       if (now - lastHeal > Math.max(3000, this.input.blockTimeMs * 4)) {
         lastHeal = now;
         await this.healNonces().catch((e) => {
+          if (isNodeDown(e)) throw e;
+        });
+      }
+      if (now - lastFunds > FUNDS_READ_MS) {
+        lastFunds = now;
+        await this.readFunds().catch((e) => {
           if (isNodeDown(e)) throw e;
         });
       }

@@ -3,8 +3,10 @@
  * loop only receives small stats/log messages. When running from TypeScript sources (vitest),
  * the worker gets a tiny module hook that transpiles `.ts` with the `typescript` package.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { addRefusals, noRefusals, type RefusedBy } from './funds.js';
 import type { SignedTx } from './signer.js';
+import { spawnModuleWorker } from './ts-loader.js';
 import type { DevnetDeployment, TrafficState, TrafficStatus } from './types.js';
 
 export interface TrafficOptions {
@@ -63,8 +65,12 @@ export interface FundingChainRecord {
 export interface TrafficStats {
   /** Txs accepted by the node. */
   sent: number;
-  /** Txs the node refused (nonce/balance); the generator resyncs and continues. */
+  /** Txs the node refused (nonce, balance, fee, gas); the generator resyncs and continues. */
   sendErrors: number;
+  /** The same, by cause. */
+  refusedBy: RefusedBy;
+  /** Actions that failed before sending anything (a read that reverted, …). */
+  failedActions: number;
   /** Sent txs per action name. */
   byAction: Record<string, number>;
   /** Wallets currently active. */
@@ -96,46 +102,16 @@ export interface TrafficHandle {
   stop(reason?: string): Promise<void>;
 }
 
-const LOADER = `
-import { readFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-let ts;
-export async function resolve(spec, ctx, next) {
-  if (ctx.parentURL && ctx.parentURL.endsWith('.ts') && spec.startsWith('.') && spec.endsWith('.js')) {
-    const url = new URL(spec.slice(0, -3) + '.ts', ctx.parentURL);
-    if (existsSync(fileURLToPath(url))) return { url: url.href, shortCircuit: true, format: 'module' };
-  }
-  return next(spec, ctx);
-}
-export async function load(url, ctx, next) {
-  if (url.startsWith('file:') && url.endsWith('.ts')) {
-    ts ??= createRequire(url)('typescript');
-    const file = fileURLToPath(url);
-    const out = ts.transpileModule(readFileSync(file, 'utf8'), {
-      fileName: file,
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, sourceMap: false },
-    }).outputText;
-    return { format: 'module', source: out, shortCircuit: true };
-  }
-  return next(url, ctx);
-}`;
-
-function spawnWorker(workerData: unknown): Worker {
-  const fromTs = import.meta.url.endsWith('.ts');
-  const url = new URL(fromTs ? './traffic-worker.ts' : './traffic-worker.js', import.meta.url);
-  if (!fromTs) return new Worker(url, { workerData });
-  const loader = `data:text/javascript,${encodeURIComponent(LOADER)}`;
-  const boot = `require('node:module').register(${JSON.stringify(loader)}); import(${JSON.stringify(url.href)}).catch((e) => { console.error(e); process.exit(1); });`;
-  return new Worker(boot, { eval: true, workerData, execArgv: [] });
-}
-
+/** How long a stopping worker may take to finish before it is terminated, ms (shutdown has a deadline). */
+const STOP_GRACE_MS = 1_000;
 /** Backoff before restarting a worker that exited unexpectedly: 1 s doubling to 60 s. */
 const WORKER_RESTART_MAX_MS = 60_000;
 
 const emptyStats = (): TrafficStats => ({
   sent: 0,
   sendErrors: 0,
+  refusedBy: noRefusals(),
+  failedActions: 0,
   byAction: {},
   wallets: 0,
   bootstrapped: false,
@@ -146,7 +122,7 @@ const emptyStats = (): TrafficStats => ({
  * Starts the generator in a worker thread. The worker retries node failures by itself (see
  * traffic-worker.ts); should it still exit (a bug, out of memory), this logs why and starts a new
  * one after a backoff (1 s doubling to 60 s), counted in `restarts`. `stop()` asks it to finish
- * and terminates it after 5 s; the state is then `stopped` with the reason.
+ * and terminates it after 1 s; the state is then `stopped` with the reason.
  */
 export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
   let stats = emptyStats();
@@ -161,7 +137,16 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
     reorgsDetected: 0,
   };
   // Counters of earlier workers (a restarted worker counts from zero).
-  const base = { sent: 0, refused: 0, swaps: 0, restarts: 0, setupRedone: 0, reorgsDetected: 0 };
+  const base = {
+    sent: 0,
+    refused: 0,
+    refusedBy: noRefusals(),
+    failedActions: 0,
+    swaps: 0,
+    restarts: 0,
+    setupRedone: 0,
+    reorgsDetected: 0,
+  };
   let stopReason: string | null = null;
   let stopping = false;
   let worker: Worker | null = null;
@@ -175,7 +160,7 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
   ready.catch(() => undefined);
 
   const launch = () => {
-    const w = spawnWorker({
+    const w = spawnModuleWorker('traffic-worker', {
       rpcUrl: o.rpcUrl,
       deployment: o.deployment,
       deploymentTxs: o.deploymentTxs ?? [],
@@ -208,6 +193,8 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
         // Fold this worker's counters into the totals before a new one starts from zero.
         base.sent += stats.sent;
         base.refused += stats.sendErrors;
+        base.refusedBy = addRefusals(base.refusedBy, stats.refusedBy);
+        base.failedActions += stats.failedActions;
         base.swaps += ws.swaps;
         base.restarts += ws.restarts;
         base.setupRedone += ws.setupRedone;
@@ -245,6 +232,8 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
       sent: base.sent + stats.sent,
       swaps: base.swaps + ws.swaps,
       refused: base.refused + stats.sendErrors,
+      refusedBy: addRefusals(base.refusedBy, stats.refusedBy),
+      failedActions: base.failedActions + stats.failedActions,
       restarts: base.restarts + ws.restarts,
       setupRedone: base.setupRedone + ws.setupRedone,
       reorgsDetected: base.reorgsDetected + ws.reorgsDetected,
@@ -263,7 +252,7 @@ export async function startTraffic(o: TrafficOptions): Promise<TrafficHandle> {
         return;
       }
       w.postMessage({ type: 'stop' });
-      const t = setTimeout(() => void w.terminate(), 5_000);
+      const t = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
       await exitP;
       clearTimeout(t);
     },

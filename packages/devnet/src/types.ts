@@ -114,8 +114,12 @@ export interface TrafficStatus {
   sent: number;
   /** Of which swaps (V2/V3/V4/graduated), since start. */
   swaps: number;
-  /** Transactions the node refused (nonce, balance), since start. */
+  /** Transactions the node refused (nonce, balance, fee, gas), since start. */
   refused: number;
+  /** The same by cause: `insufficientFunds` stays 0 while the generator tops its wallets up in time. */
+  refusedBy: import('./funds.js').RefusedBy;
+  /** Actions that failed before sending anything (a read that reverted, …), since start. */
+  failedActions: number;
   /** Times its loop restarted after an outage or failure. */
   restarts: number;
   /** Times it found its set-up (deployment, funding, airdrops, ownership) gone after a reorg and redid it. */
@@ -129,7 +133,7 @@ export interface TrafficStatus {
 /** The embedded devnet's state for /health. */
 export interface DevnetStatus {
   rpcUrl: string;
-  /** The anvil process (pid null when it no longer runs); reused: it was running before this start. */
+  /** The devnet node process, anvil behind the front (pid null when it no longer runs); reused: it was running before this start. */
   node: { pid: number | null; reused: boolean };
   traffic: TrafficStatus;
 }

@@ -10,7 +10,6 @@
  * reorg: ingest just waits. A reorg deeper than the unfinalised window, or below the end of
  * history, halts ingest and records a gap; the server keeps serving what it has.
  */
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Registry } from '../projections/index.js';
@@ -24,8 +23,10 @@ import type { StreamLog } from '../streams/log.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
 import { type RootsCheck, rootsMismatchOf } from '../workers/decode/roots.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
+import { esmWorker } from '../workers/esm-worker.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
+import { createPauses } from './pause.js';
 import { type CommitEvent, createStages, type Mode } from './stages.js';
 
 export type { CommitEvent, Mode } from './stages.js';
@@ -144,7 +145,6 @@ export interface Ingest {
   stop(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
 /** Write batches in flight while the live window is built (the next block's reads see them cached). */
@@ -157,7 +157,7 @@ const REBUILD_STEP_BLOCKS = 200;
 export function createIngest(opts: IngestOptions): Ingest {
   const { store, rpc, log, registry } = opts;
   const pool = new Piscina({
-    filename: fileURLToPath(new URL('../workers/decode/worker.js', import.meta.url)),
+    ...esmWorker(new URL('../workers/decode/worker.js', import.meta.url)),
     // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
     // (idleTimeout 0), and every respawn recompiles the decode modules (~0.3 s of CPU each).
     minThreads: opts.decodeThreads,
@@ -200,6 +200,8 @@ export function createIngest(opts: IngestOptions): Ingest {
   };
   let stopped = false;
   let loop: Promise<void> | null = null;
+  /** The loop's pauses, cut short by stop(). */
+  const { pause, wake } = createPauses();
   const heads = watchHeads(opts.wsUrl, log);
   const finality = createFinality(rpc, opts.unfinalisedWindow, opts.finality);
   const fresh = () => ({ t: performance.now(), blocks: 0, events: 0, history: [0, 0], live: [0, 0] });
@@ -455,7 +457,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     while (!stopped) {
       try {
         if (hardHalted()) {
-          await sleep(1_000);
+          await pause(1_000);
           continue;
         }
         await rebuildStep();
@@ -487,6 +489,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           halt('storage_write_failed');
           continue;
         }
+        if (stopped) break; // a call or task abandoned by the shutdown
         status.lastError = (err as Error).message;
         const mismatch = rootsMismatchOf(err);
         if (mismatch) {
@@ -494,7 +497,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           status.roots.mismatches++;
           halt('roots_mismatch', (err as Error).message);
         } else log.warn({ err: (err as Error).message }, 'ingest step failed; retrying');
-        await sleep(backoff + Math.random() * backoff);
+        await pause(backoff + Math.random() * backoff);
         backoff = Math.min(backoff * 2, 10_000);
       }
     }
@@ -526,9 +529,13 @@ export function createIngest(opts: IngestOptions): Ingest {
     async stop() {
       stopped = true;
       heads.stop();
+      wake();
+      // Decode tasks waiting on a node that hangs or is gone are rejected: the loop ends at once.
+      // What was committed to the writer thread is drained (the last committed block is whole).
+      const poolDown = pool.destroy();
       await loop;
       await store.settled();
-      await pool.destroy();
+      await poolDown;
     },
   };
 }

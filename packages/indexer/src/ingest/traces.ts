@@ -18,6 +18,7 @@ import { TRACE_BY_ADDRESS, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../
 import type { Store } from '../storage/index.js';
 import type { ReplayPool, TxTrace, TxTraceGap } from '../workers/replay/index.js';
 import { type Gap, recordGap, resolveGap } from './gaps.js';
+import { createPauses } from './pause.js';
 
 /** Lowercase 0x address (trace rows key addresses lowercase). */
 const lower = (a: string) => a.toLowerCase() as `0x${string}`;
@@ -61,6 +62,8 @@ export function createTracesLane(o: {
   let stopped = false;
   let loop: Promise<void> | null = null;
   let lastHeal = 0;
+  /** The loop's pauses, cut short by stop(). */
+  const { pause, wake } = createPauses();
 
   const txHashesOf = (n: number): string[] => {
     const v = store.view();
@@ -186,7 +189,7 @@ export function createTracesLane(o: {
     while (!stopped) {
       try {
         if (o.mainLanesBackfilling?.()) {
-          await new Promise((r) => setTimeout(r, 250));
+          await pause(250);
           continue;
         }
         // Blocks RocksDB holds (the lane reads them through views), not those still in flight.
@@ -197,7 +200,7 @@ export function createTracesLane(o: {
             lastHeal = Date.now();
             await heal();
           }
-          await new Promise((r) => setTimeout(r, 100));
+          await pause(100);
           continue;
         }
         const to = Math.min(head.number, next + IN_FLIGHT - 1);
@@ -238,8 +241,9 @@ export function createTracesLane(o: {
         }
         backoff = 200;
       } catch (err) {
+        if (stopped) break; // a task abandoned by the shutdown
         log.warn({ err: (err as Error).message }, 'traces lane step failed; retrying');
-        await new Promise((r) => setTimeout(r, backoff + Math.random() * backoff));
+        await pause(backoff + Math.random() * backoff);
         backoff = Math.min(backoff * 2, 10_000);
       }
     }
@@ -259,6 +263,7 @@ export function createTracesLane(o: {
     },
     async stop() {
       stopped = true;
+      wake();
       await loop;
     },
   };

@@ -17,6 +17,11 @@ export interface RpcOptions {
   onRetry?: (method: string, err: unknown) => void;
   /** Called with each request's duration in seconds, for metrics. */
   onTiming?: (method: string, seconds: number, ok: boolean) => void;
+  /**
+   * Aborts every call of this client, in flight or waiting to retry, and every later one (shutdown):
+   * they reject at once with a non-retryable {@link RpcError}, whatever the node does.
+   */
+  signal?: AbortSignal;
 }
 
 /** Backoff ceiling: long enough for a rate limiter to refill, short enough to keep up with a chain. */
@@ -72,7 +77,18 @@ export function isRetryable(err: unknown): boolean {
   return /fetch failed|ECONNRESET|ECONNREFUSED|socket|JSON|Unexpected|terminated|aborted/i.test(msg);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Sleeps `ms`, or less when `signal` aborts first. */
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((r) => {
+    if (signal?.aborted) return r();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      r();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 /** Creates a raw JSON-RPC caller over HTTP (batching concurrent calls into one HTTP request). */
 export function createRpc(opts: RpcOptions): Rpc {
@@ -82,13 +98,26 @@ export function createRpc(opts: RpcOptions): Rpc {
       timeout: opts.timeoutMs ?? 30_000,
       retryCount: 0,
       batch: { batchSize: 100, wait: 0 },
+      ...(opts.signal ? { fetchOptions: { signal: opts.signal } } : {}),
     }),
   });
   const maxAttempts = opts.maxAttempts ?? 6;
   const base = opts.baseDelayMs ?? 100;
+  const signal = opts.signal;
+  const aborted = (method: string, cause?: unknown) =>
+    new RpcError(
+      `${method} abandoned: ${String(signal?.reason?.message ?? signal?.reason ?? 'aborted')}`,
+      method,
+      false,
+      undefined,
+      {
+        cause,
+      },
+    );
   return {
     async call<T>(method: string, params: unknown[] = []): Promise<T> {
       for (let attempt = 1; ; attempt++) {
+        if (signal?.aborted) throw aborted(method);
         const t0 = performance.now();
         try {
           // biome-ignore lint/suspicious/noExplicitAny: raw request, result typed by caller
@@ -97,6 +126,7 @@ export function createRpc(opts: RpcOptions): Rpc {
           return result;
         } catch (err) {
           opts.onTiming?.(method, (performance.now() - t0) / 1000, false);
+          if (signal?.aborted) throw aborted(method, err);
           const retryable = isRetryable(err);
           if (!retryable || attempt >= maxAttempts) {
             const code = rpcCodeOf(err);
@@ -112,7 +142,7 @@ export function createRpc(opts: RpcOptions): Rpc {
           }
           opts.onRetry?.(method, err);
           const cap = Math.min(MAX_BACKOFF_MS, base * 2 ** (attempt - 1));
-          await sleep(Math.random() * cap);
+          await sleep(Math.random() * cap, signal);
         }
       }
     },

@@ -175,8 +175,11 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   if (!rpcUrl) throw new Error(`chain ${cfg.name}: no RPC URL and no devnet`);
 
   const m = deps.metrics;
+  // Aborted by stop(): every node call of the main thread is abandoned at once (shutdown deadline).
+  const abandon = new AbortController();
   const rpc = createRpc({
     url: rpcUrl,
+    signal: abandon.signal,
     onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
     onTiming: (method, s, ok) =>
       m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
@@ -314,6 +317,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
         url: rpcUrl,
         timeoutMs: LIVE_RPC_TIMEOUT_MS,
         maxAttempts: 1,
+        signal: abandon.signal,
         onTiming: (method, s, ok) =>
           m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
       }),
@@ -362,12 +366,18 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       });
     },
     async stop({ keepNode }) {
+      // Node calls in flight are abandoned, not awaited: a node that hangs or is gone cannot hold
+      // the shutdown. The replay pool goes first (a trace waiting on the node is rejected), then
+      // the lanes end; ingest drains the writes already committed to the writer thread.
+      abandon.abort(new Error('shutting down'));
       stopReconciler?.();
+      const replayDown = replayPool.destroy();
+      const devnetDown = devnet?.stop();
       await replication?.stop();
       await traces.stop();
       await ingest.stop();
-      await replayPool.destroy();
-      await devnet?.stop();
+      await replayDown;
+      await devnetDown;
       if (devnet && !keepNode) await devnet.killNode();
     },
     close: () =>

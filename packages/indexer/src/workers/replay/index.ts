@@ -3,9 +3,9 @@
  * frames, internal native transfers and contract creations (see `frames.ts` for the shapes;
  * wei as decimal strings). Source RPC: `debug_traceBlockByNumber`, else `debug_traceTransaction`.
  */
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { RpcError } from '../../rpc/client.js';
+import { esmWorker } from '../esm-worker.js';
 import type { BlockTraceResult } from './trace-block.js';
 import type { ReplayTask, SerializedRpcError } from './worker.js';
 
@@ -34,7 +34,7 @@ export interface ReplayPool {
 export function createReplayPool(opts: ReplayPoolOptions): ReplayPool {
   // The worker exists only compiled (dist/…/worker.js): the pool is exercised by end-to-end tests.
   const pool = new Piscina({
-    filename: fileURLToPath(new URL('./worker.js', import.meta.url)),
+    ...esmWorker(new URL('./worker.js', import.meta.url)),
     // Long-lived workers (see the decode pool): no respawn and module recompile per idle spell.
     minThreads: 1,
     maxThreads: opts.threads,

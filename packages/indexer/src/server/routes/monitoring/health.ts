@@ -243,7 +243,24 @@ const TrafficStatus = Obj(
     ),
     sent: Count('transactions the node accepted since start'),
     swaps: Count('of which swaps (V2, V3, V4, graduated launch tokens)'),
-    refused: Count('transactions the node refused (nonce, balance) since start'),
+    refused: Count(
+      'transactions the node refused (nonce, balance, fee, gas) since start: the sum of refusedBy',
+    ),
+    refusedBy: Obj(
+      {
+        insufficientFunds: Count(
+          '"Insufficient funds for gas * price + value": stays 0 while the generator tops its wallets up (from funded dev accounts) before their next send could fail',
+        ),
+        nonce: Count(
+          'nonce too low or too high (after dropped transactions or a reorg; the nonces are resynced)',
+        ),
+        fee: Count('fee cap or priority fee refused (underpriced, below the base fee)'),
+        gas: Count('gas limit refused (intrinsic gas, over the block gas limit)'),
+        other: Count('any other refusal'),
+      },
+      { description: "refused transactions by cause, from the node's error message, since start" },
+    ),
+    failedActions: Count('actions that failed before sending anything (a read that reverted, …) since start'),
     restarts: Count('times its loop restarted after an outage or a failure'),
     setupRedone: Count(
       'times it found part of its set-up (deployment, funding, airdrops, ownership) gone, typically dropped by a reorg, and redid it',
@@ -258,7 +275,10 @@ const Devnet = Obj(
   {
     rpcUrl: Type.String({ description: "the devnet node's JSON-RPC URL" }),
     node: Obj({
-      pid: Nullable(Type.Integer({ minimum: 1 }), 'anvil process id; null when it no longer runs'),
+      pid: Nullable(
+        Type.Integer({ minimum: 1 }),
+        'process id of the devnet node (anvil behind the JSON-RPC front that orders mining, reorgs and traces); null when it no longer runs',
+      ),
       reused: Type.Boolean({
         description: 'true when the node was already running (left by a crash or DEVNET_KEEP=1) and reused',
       }),
