@@ -1,5 +1,5 @@
 import type { DecodedLogRow as Row } from '../../../chain/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { BlockNumber, Paged, pageQuery } from '../../schemas.js';
 import { DecodedLogRow } from './schemas.js';
@@ -28,10 +28,14 @@ export const blockLogsDecodedRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.number}`);
-    const page = new PageBuilder(ctx, req);
     const n = Number(ctx.params.number);
-    ctx.readers.chain.blockLogsDecoded(ctx.view, n, pageQueryOf(req), page.sink(decodedLogJson));
-    return page.finish();
+    return paged(
+      ctx,
+      `${this.id}:${n}`,
+      (q, sink) => {
+        ctx.readers.chain.blockLogsDecoded(ctx.view, n, q, sink);
+      },
+      decodedLogJson,
+    );
   },
 });

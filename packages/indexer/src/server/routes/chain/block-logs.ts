@@ -1,4 +1,4 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { BlockNumber, Paged, pageQuery } from '../../schemas.js';
 import { LogRecord } from './schemas.js';
@@ -21,9 +21,14 @@ export const blockLogsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.number}`);
-    const page = new PageBuilder(ctx, req);
-    ctx.readers.chain.blockLogs(ctx.view, Number(ctx.params.number), pageQueryOf(req), page.sink(raw));
-    return page.finish();
+    const n = Number(ctx.params.number);
+    return paged(
+      ctx,
+      `${this.id}:${n}`,
+      (q, sink) => {
+        ctx.readers.chain.blockLogs(ctx.view, n, q, sink);
+      },
+      raw,
+    );
   },
 });

@@ -1,4 +1,4 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { BlockNumber, Paged, pageQuery } from '../../schemas.js';
 import { TransactionEnvelope } from './schemas.js';
@@ -21,14 +21,14 @@ export const blockTransactionsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.number}`);
-    const page = new PageBuilder(ctx, req);
-    ctx.readers.chain.blockTransactions(
-      ctx.view,
-      Number(ctx.params.number),
-      pageQueryOf(req),
-      page.sink(raw),
+    const n = Number(ctx.params.number);
+    return paged(
+      ctx,
+      `${this.id}:${n}`,
+      (q, sink) => {
+        ctx.readers.chain.blockTransactions(ctx.view, n, q, sink);
+      },
+      raw,
     );
-    return page.finish();
   },
 });

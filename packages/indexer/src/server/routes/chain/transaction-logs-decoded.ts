@@ -1,4 +1,4 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Hash, Paged, pageQuery } from '../../schemas.js';
 import { decodedLogJson } from './block-logs-decoded.js';
@@ -21,10 +21,13 @@ export const transactionLogsDecodedRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`);
-    const page = new PageBuilder(ctx, req);
-    const q = pageQueryOf(req);
-    ctx.readers.chain.transactionLogsDecoded(ctx.view, ctx.params.hash, q, page.sink(decodedLogJson));
-    return page.finish();
+    return paged(
+      ctx,
+      `${this.id}:${ctx.params.hash.toLowerCase()}`,
+      (q, sink) => {
+        ctx.readers.chain.transactionLogsDecoded(ctx.view, ctx.params.hash, q, sink);
+      },
+      decodedLogJson,
+    );
   },
 });

@@ -1,4 +1,4 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Hash, Paged, pageQuery } from '../../schemas.js';
 import { LogRecord } from './schemas.js';
@@ -20,9 +20,13 @@ export const transactionLogsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`);
-    const page = new PageBuilder(ctx, req);
-    ctx.readers.chain.transactionLogs(ctx.view, ctx.params.hash, pageQueryOf(req), page.sink(raw));
-    return page.finish();
+    return paged(
+      ctx,
+      `${this.id}:${ctx.params.hash.toLowerCase()}`,
+      (q, sink) => {
+        ctx.readers.chain.transactionLogs(ctx.view, ctx.params.hash, q, sink);
+      },
+      raw,
+    );
   },
 });

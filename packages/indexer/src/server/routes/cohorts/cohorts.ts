@@ -3,8 +3,8 @@
  * cursor is bound to the token's funding generation (409 stale_cursor once it moves).
  */
 import { Type } from '@sinclair/typebox';
-import { ADMISSION_RULE, type CohortPageExtras as Extras } from '../../../cohorts/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { ADMISSION_RULE } from '../../../cohorts/index.js';
+import { paged } from '../../page.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, CohortId, Count, Paged, Single } from '../../schemas.js';
 import {
@@ -21,7 +21,6 @@ const cursorQ = {
   cursor: Type.Optional(Type.String({ maxLength: 1024, description: 'opaque cursor from page.nextCursor' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 };
-const extrasJson = (e: Extras) => JSON.stringify(e).slice(1, -1);
 
 export const cohortsByTokenRoute = defineRoute({
   id: 'cohorts.byToken',
@@ -42,12 +41,10 @@ export const cohortsByTokenRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const token = ctx.query.token.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${token}`, { limit: 100 });
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.cohorts.byToken(ctx.view, token, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(
-      `"token":"${token}","admissionRule":${JSON.stringify(ADMISSION_RULE)},"fundingGeneration":${r.fundingGeneration}`,
-    );
+    return paged(ctx, `${this.id}:${token}`, (q, sink) => {
+      const r = ctx.readers.cohorts.byToken(ctx.view, token, q, sink);
+      return { token, admissionRule: ADMISSION_RULE, fundingGeneration: r.fundingGeneration };
+    });
   },
 });
 
@@ -87,10 +84,9 @@ export const cohortMembersRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.id}`, { limit: 100 });
-    const b = new PageBuilder(ctx, req);
-    const e = ctx.readers.cohorts.members(ctx.view, ctx.params.id, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extrasJson(e));
+    return paged(ctx, `${this.id}:${ctx.params.id}`, (q, sink) =>
+      ctx.readers.cohorts.members(ctx.view, ctx.params.id, q, sink),
+    );
   },
 });
 
@@ -110,9 +106,8 @@ export const cohortEdgesRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.id}`, { limit: 100 });
-    const b = new PageBuilder(ctx, req);
-    const e = ctx.readers.cohorts.edges(ctx.view, ctx.params.id, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extrasJson(e));
+    return paged(ctx, `${this.id}:${ctx.params.id}`, (q, sink) =>
+      ctx.readers.cohorts.edges(ctx.view, ctx.params.id, q, sink),
+    );
   },
 });

@@ -1,10 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { GapRow } from '../../../chain/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Enum, Nullable, Obj, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
-
-const gapJson = (g: GapRow) => JSON.stringify(g);
 
 /** GET /index/v1/{chain}/gaps (PAGE): open and resolved ingest gaps, by lane then first block. */
 export const gapsRoute = defineRoute({
@@ -32,9 +29,8 @@ export const gapsRoute = defineRoute({
   errors: [],
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, this.id);
-    const page = new PageBuilder(ctx, req);
-    ctx.readers.chain.gaps(ctx.view, pageQueryOf(req), page.sink(gapJson));
-    return page.finish();
+    return paged(ctx, this.id, (q, sink) => {
+      ctx.readers.chain.gaps(ctx.view, q, sink);
+    });
   },
 });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { liquidityJson, poolIdentity, poolStatsJson } from '../../../markets/index.js';
 import { defineRoute, type Route, single } from '../../route.js';
 import { Obj, Single } from '../../schemas.js';
-import { ByAddress, ByV4, liquidityJson, poolIdentity, refOf, statsJson, type Variant } from './common.js';
+import { ByAddress, ByV4, refOf, type Variant } from './common.js';
 import { MARKETS, PoolStateSchema, PoolWindowStats, poolIdentityProps, poolStatsProps } from './schemas.js';
 
 const make = (variant: Variant): Route =>
@@ -33,7 +34,7 @@ const make = (variant: Variant): Route =>
             swaps: d.state?.swaps ?? 0,
             lastSwapBlock: d.state?.lastSwapBlock ?? null,
           },
-          stats: statsJson(d.pool, d.stats),
+          stats: poolStatsJson(d.pool, d.stats),
         }),
       );
     },
@@ -70,7 +71,7 @@ const makeStats = (variant: Variant): Route =>
         ctx.anchor,
         JSON.stringify({
           pool: s.pool.key,
-          ...statsJson(s.pool, s.stats),
+          ...poolStatsJson(s.pool, s.stats),
           distinctTradersBasis: 'transaction origin',
         }),
       );

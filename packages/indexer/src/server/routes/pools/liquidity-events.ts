@@ -1,5 +1,5 @@
 import { poolRefKey } from '../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Paged, pageQuery } from '../../schemas.js';
 import { ByAddress, refOf } from './common.js';
@@ -23,9 +23,8 @@ export const poolLiquidityEventsRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const ref = refOf('address', ctx.params);
-    const req = pageRequest(ctx, `${this.id}:${poolRefKey(ref)}`);
-    const b = new PageBuilder(ctx, req);
-    const p = ctx.readers.markets.liquidityEvents(ctx.view, ref, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(`"pool":"${p.key}"`);
+    return paged(ctx, `${this.id}:${poolRefKey(ref)}`, (q, sink) => ({
+      pool: ctx.readers.markets.liquidityEvents(ctx.view, ref, q, sink).key,
+    }));
   },
 });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { liquidityJson, ratJson, usdJson } from '../../../markets/index.js';
 import { defineRoute, type Route, single } from '../../route.js';
 import { Address, Nullable, Obj, Single } from '../../schemas.js';
-import { ByAddress, ByV4, liquidityJson, ratJson, refOf, usdJson, type Variant } from './common.js';
+import { ByAddress, ByV4, refOf, type Variant } from './common.js';
 import {
   LiquidityUsdAmounts,
   liquidityUsdProps,

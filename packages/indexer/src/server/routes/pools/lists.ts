@@ -1,10 +1,10 @@
 /** Pool lists: the new-pools feed, pools by currency, and bounded pool search. */
 import { Type } from '@sinclair/typebox';
-import { type PoolRow, SEARCH_SCAN_CEILING } from '../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { type PoolRow, poolIdentity, SEARCH_SCAN_CEILING } from '../../../markets/index.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Count, Paged, pageQuery } from '../../schemas.js';
-import { poolIdentity } from './common.js';
+
 import { MARKETS, PoolIdentity } from './schemas.js';
 
 const row = (p: PoolRow) => JSON.stringify(poolIdentity(p));
@@ -24,10 +24,15 @@ export const newPoolsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, this.id, { order: 'desc' });
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.markets.newPools(ctx.view, pageQueryOf(req), b.sink(row));
-    return b.finish();
+    return paged(
+      ctx,
+      this.id,
+      (q, sink) => {
+        ctx.readers.markets.newPools(ctx.view, q, sink);
+      },
+      row,
+      { order: 'desc' },
+    );
   },
 });
 
@@ -48,10 +53,14 @@ export const currencyPoolsRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const c = ctx.params.currency.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${c}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.markets.currencyPools(ctx.view, c, pageQueryOf(req), b.sink(row));
-    return b.finish();
+    return paged(
+      ctx,
+      `${this.id}:${c}`,
+      (q, sink) => {
+        ctx.readers.markets.currencyPools(ctx.view, c, q, sink);
+      },
+      row,
+    );
   },
 });
 
@@ -89,14 +98,20 @@ export const poolSearchRoute = defineRoute({
   handler(ctx) {
     const q = ctx.query;
     const tag = [(q.token ?? q.quote)?.toLowerCase(), q.token && q.quote ? q.quote.toLowerCase() : null];
-    const req = pageRequest(
+    const route = `${this.id}:${JSON.stringify([...tag, q.fee_tier, q.protocol, q.created_from, q.created_to])}`;
+    return paged(
       ctx,
-      `${this.id}:${JSON.stringify([...tag, q.fee_tier, q.protocol, q.created_from, q.created_to])}`,
-    );
-    const b = new PageBuilder(ctx, req);
-    const s = ctx.readers.markets.searchPools(ctx.view, q, pageQueryOf(req), b.sink(row));
-    return b.finish(
-      `"sort":"pool_identity","anchorCurrency":"${s.anchorCurrency}","scanned":${s.scanned},"allowScan":${q.allowScan === true}`,
+      route,
+      (page, sink) => {
+        const s = ctx.readers.markets.searchPools(ctx.view, q, page, sink);
+        return {
+          sort: 'pool_identity',
+          anchorCurrency: s.anchorCurrency,
+          scanned: s.scanned,
+          allowScan: q.allowScan === true,
+        };
+      },
+      row,
     );
   },
 });

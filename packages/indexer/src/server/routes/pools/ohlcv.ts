@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import {
   alignRange,
-  type CandleRow,
   type Frame,
   MAX_SPAN_BUCKETS,
   poolCandleJson,
   poolRefKey,
 } from '../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, FrameQuery, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
 import { ByAddress, ByV4, refOf, type Variant } from './common.js';
@@ -45,12 +44,24 @@ const make = (variant: Variant): Route =>
       const frame = ctx.query.frame as Frame;
       // The cursor is bound to the aligned range (bad_request before any read).
       const r = alignRange(frame, ctx.query.from, ctx.query.to);
-      const req = pageRequest(ctx, `${this.id}:${poolRefKey(ref)}:${frame}:${r.from}:${r.to}`);
-      const b = new PageBuilder(ctx, req);
-      const render = b.sink((c: CandleRow) => poolCandleJson(c));
-      const { pool: p, range } = ctx.readers.markets.poolCandles(ctx.view, ref, r, pageQueryOf(req), render);
-      return b.finish(
-        `"pool":"${p.key}","frame":"${frame}","from":${range.from},"to":${range.to},"base":"${p.currency0}","quote":"${p.currency1}","priceUnit":"${POOL_PRICE_UNIT}","fineSeriesAvailable":true`,
+      return paged(
+        ctx,
+        `${this.id}:${poolRefKey(ref)}:${frame}:${r.from}:${r.to}`,
+        (q, sink) => {
+          const { pool: p, range } = ctx.readers.markets.poolCandles(ctx.view, ref, r, q, sink);
+          const [base, quote] = [p.currency0, p.currency1];
+          return {
+            pool: p.key,
+            frame,
+            from: range.from,
+            to: range.to,
+            base,
+            quote,
+            priceUnit: POOL_PRICE_UNIT,
+            fineSeriesAvailable: true,
+          };
+        },
+        poolCandleJson,
       );
     },
   });

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { type Bar, poolRefKey, type SwapRow } from '../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { type Bar, poolRefKey, ratJson, type SwapRow, swapJson } from '../../../markets/index.js';
+import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, AmountQuery, Paged, pageQuery } from '../../schemas.js';
-import { ByAddress, ByV4, ratJson, refOf, swapJson, type Variant } from './common.js';
+import { ByAddress, ByV4, refOf, type Variant } from './common.js';
 import { BarSchema, MARKETS, PoolKey, SwapSchema, TickSchema } from './schemas.js';
 
 const PageExtra = {
@@ -11,8 +11,11 @@ const PageExtra = {
   base: { ...Address, description: 'currency0' },
   quote: { ...Address, description: 'currency1' },
 };
-const extra = (p: { key: string; currency0: string; currency1: string }) =>
-  `"pool":"${p.key}","base":"${p.currency0}","quote":"${p.currency1}"`;
+const extra = (p: { key: string; currency0: string; currency1: string }) => ({
+  pool: p.key,
+  base: p.currency0,
+  quote: p.currency1,
+});
 
 const tickJson = (s: SwapRow) => {
   const p = swapJson(s) as { priceNumerator: string; priceDenominator: string };
@@ -55,11 +58,13 @@ const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
       const ref = refOf(variant, ctx.params);
       // Ticks and bars share one cursor coordinate: a tick cursor resumes bars and vice versa.
       const tag = kind === 'ticks' ? 'pools.tickCoordinate' : this.id;
-      const req = pageRequest(ctx, `${tag}:${poolRefKey(ref)}`);
-      const b = new PageBuilder(ctx, req);
       const render = kind === 'swaps' ? (s: SwapRow) => JSON.stringify(swapJson(s)) : tickJson;
-      const p = ctx.readers.markets.poolSwaps(ctx.view, ref, pageQueryOf(req), b.sink(render));
-      return b.finish(extra(p));
+      return paged(
+        ctx,
+        `${tag}:${poolRefKey(ref)}`,
+        (q, sink) => extra(ctx.readers.markets.poolSwaps(ctx.view, ref, q, sink)),
+        render,
+      );
     },
   });
 
@@ -97,19 +102,17 @@ const barsRoute = (variant: Variant): Route =>
     anchored: true,
     handler(ctx) {
       const ref = refOf(variant, ctx.params);
+      const { rule } = ctx.query;
       const size = BigInt(ctx.query.size);
-      const req = pageRequest(ctx, `pools.tickCoordinate:${poolRefKey(ref)}`, { order: 'asc' });
-      const b = new PageBuilder(ctx, req);
-      const p = ctx.readers.markets.poolBars(
-        ctx.view,
-        ref,
-        ctx.query.rule,
-        size,
-        pageQueryOf(req),
-        b.sink(barJson),
-      );
-      return b.finish(
-        `"pool":"${p.key}","rule":"${ctx.query.rule}","size":"${size}","volumeSide":"quote (currency1, |amount1|)"`,
+      return paged(
+        ctx,
+        `pools.tickCoordinate:${poolRefKey(ref)}`,
+        (q, sink) => {
+          const p = ctx.readers.markets.poolBars(ctx.view, ref, rule, size, q, sink);
+          return { pool: p.key, rule, size: size.toString(), volumeSide: 'quote (currency1, |amount1|)' };
+        },
+        barJson,
+        { order: 'asc' },
       );
     },
   });

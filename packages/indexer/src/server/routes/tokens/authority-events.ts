@@ -1,4 +1,4 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -21,11 +21,8 @@ export const tokenAuthorityEventsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.address.toLowerCase()}`);
-    const r = ctx.readers.tokens;
-    const t = r.token(ctx.view, ctx.params.address, req.anchor.number);
-    const b = new PageBuilder(ctx, req);
-    r.authorityEvents(ctx.view, t.address, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish();
+    return paged(ctx, `${this.id}:${ctx.params.address.toLowerCase()}`, (q, sink) => {
+      ctx.readers.tokens.authorityPage(ctx.view, ctx.params.address, q, sink);
+    });
   },
 });

@@ -33,22 +33,12 @@ export const tokenBalanceRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const r = ctx.readers.tokens;
-    const at = ctx.anchor.number;
-    const t = r.token(ctx.view, ctx.params.address, at);
-    const wallet = ctx.params.wallet.toLowerCase();
-    const b = r.balanceCoverage(ctx.view, t, wallet, at);
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: t.address,
-        wallet,
-        balance: b.balance === null ? null : b.balance.toString(),
-        balanceReason: b.balanceReason,
-        coverage: b.coverage,
-        source: 'transfer_events',
-        reconciliation: r.fidelityOf(ctx.view, t.address),
-      }),
+    const b = ctx.readers.tokens.balanceOf(
+      ctx.view,
+      ctx.params.address,
+      ctx.params.wallet,
+      ctx.anchor.number,
     );
+    return single(ctx.anchor, JSON.stringify(b));
   },
 });

@@ -1,4 +1,4 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Paged, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -21,9 +21,15 @@ export const creatorTokensRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.address.toLowerCase()}`, { order: 'desc' });
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.tokens.creatorTokens(ctx.view, ctx.params.address, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish();
+    const route = `${this.id}:${ctx.params.address.toLowerCase()}`;
+    return paged(
+      ctx,
+      route,
+      (q, sink) => {
+        ctx.readers.tokens.creatorTokens(ctx.view, ctx.params.address, q, sink);
+      },
+      JSON.stringify,
+      { order: 'desc' },
+    );
   },
 });

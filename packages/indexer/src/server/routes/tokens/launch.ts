@@ -1,4 +1,3 @@
-import { ApiError } from '../../errors.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Single } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -20,10 +19,9 @@ export const tokenLaunchRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const r = ctx.readers.tokens;
-    const t = r.token(ctx.view, ctx.params.address, ctx.anchor.number);
-    const l = r.launch(ctx.view, t.address, ctx.anchor.number);
-    if (!l) throw new ApiError('not_found', `token ${t.address} was not launched by a registered launchpad`);
-    return single(ctx.anchor, JSON.stringify(l));
+    return single(
+      ctx.anchor,
+      JSON.stringify(ctx.readers.tokens.launchOf(ctx.view, ctx.params.address, ctx.anchor.number)),
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Paged, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -24,9 +24,9 @@ export const launchpadLaunchesRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.pad}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.tokens.padLaunches(ctx.view, ctx.params.pad, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish('"orderedBy":"chain_coordinate"');
+    return paged(ctx, `${this.id}:${ctx.params.pad}`, (q, sink) => {
+      ctx.readers.tokens.padLaunches(ctx.view, ctx.params.pad, q, sink);
+      return { orderedBy: 'chain_coordinate' };
+    });
   },
 });

@@ -1,4 +1,4 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Paged, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -20,9 +20,8 @@ export const tokensListRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, this.id);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.tokens.catalogue(ctx.view, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish();
+    return paged(ctx, this.id, (q, sink) => {
+      ctx.readers.tokens.catalogue(ctx.view, q, sink);
+    });
   },
 });

@@ -1,7 +1,7 @@
 /** Funding graph routes: funded-by, funded-by-all, funded-siblings, funder-of. */
 import { Type } from '@sinclair/typebox';
 import { EDGE_LIST_BOUND } from '../../../wallets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Count, Nullable, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
 import { FirstFunding, FundedEdge, FundingEdge, WALLETS, WalletExtra } from './schemas.js';
@@ -27,10 +27,10 @@ export const walletFundedByRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.fundedBy(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(`"wallet":"${w}"`);
+    return paged(ctx, `${this.id}:${w}`, (q, sink) => {
+      ctx.readers.wallets.fundedBy(ctx.view, w, q, sink);
+      return { wallet: w };
+    });
   },
 });
 
@@ -73,10 +73,10 @@ export const walletFunderOfRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.funderOf(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(`"funder":"${w}"`);
+    return paged(ctx, `${this.id}:${w}`, (q, sink) => {
+      ctx.readers.wallets.funderOf(ctx.view, w, q, sink);
+      return { funder: w };
+    });
   },
 });
 

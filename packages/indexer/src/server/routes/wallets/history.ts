@@ -1,6 +1,6 @@
 /** Wallet history routes: transactions, transfers, trades, activity, first seen. */
 import type { ActivityEvent, ActivityRow, WalletTxRow } from '../../../wallets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Obj, Paged, pageQuery, Single } from '../../schemas.js';
 import {
@@ -14,7 +14,6 @@ import {
 } from './schemas.js';
 
 const W = { address: Address };
-const extra = (w: string) => `"wallet":"${w}"`;
 
 /** A transaction row; the envelope is embedded as stored (byte-exact). */
 const txJson = (t: WalletTxRow) =>
@@ -41,10 +40,15 @@ export const walletTransactionsRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.transactions(ctx.view, w, pageQueryOf(req), b.sink(txJson));
-    return b.finish(extra(w));
+    return paged(
+      ctx,
+      `${this.id}:${w}`,
+      (q, sink) => {
+        ctx.readers.wallets.transactions(ctx.view, w, q, sink);
+        return { wallet: w };
+      },
+      txJson,
+    );
   },
 });
 
@@ -65,10 +69,10 @@ export const walletTransfersRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.transfers(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extra(w));
+    return paged(ctx, `${this.id}:${w}`, (q, sink) => {
+      ctx.readers.wallets.transfers(ctx.view, w, q, sink);
+      return { wallet: w };
+    });
   },
 });
 
@@ -89,10 +93,10 @@ export const walletTradesRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.trades(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extra(w));
+    return paged(ctx, `${this.id}:${w}`, (q, sink) => {
+      ctx.readers.wallets.trades(ctx.view, w, q, sink);
+      return { wallet: w };
+    });
   },
 });
 
@@ -114,10 +118,15 @@ export const walletActivityRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.activity(ctx.view, w, pageQueryOf(req), b.sink(activityJson));
-    return b.finish(extra(w));
+    return paged(
+      ctx,
+      `${this.id}:${w}`,
+      (q, sink) => {
+        ctx.readers.wallets.activity(ctx.view, w, q, sink);
+        return { wallet: w };
+      },
+      activityJson,
+    );
   },
 });
 

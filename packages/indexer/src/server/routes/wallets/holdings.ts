@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { type AssetRow, SORT_BUDGET } from '../../../wallets/index.js';
 import { ApiError } from '../../errors.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { type PageSink, paged } from '../../page.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, Count, Enum, Nullable, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
 import { ScreenedCohort, WalletCohort } from '../cohorts/schemas.js';
@@ -38,20 +38,16 @@ export const walletAssetsRoute = defineRoute({
     const sort = ctx.query.sort ?? 'token';
     if (sort !== 'token' && ctx.query.order === 'asc')
       throw new ApiError('bad_request', 'ranked sorts are descending only');
-    const req = pageRequest(ctx, `${this.id}:${w}:${sort}`, {
-      order: sort === 'token' ? 'asc' : 'desc',
-      limit: 50,
-    });
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.wallets.assets(
-      ctx.view,
-      w,
-      sort,
-      pageQueryOf(req),
-      b.sink<AssetRow>(JSON.stringify),
-    );
-    return b.finish(
-      `"wallet":"${w}","sort":"${sort}","sortBudget":${r.sortBudget},"sortTruncated":${r.sortTruncated}`,
+    const order = sort === 'token' ? 'asc' : 'desc';
+    return paged(
+      ctx,
+      `${this.id}:${w}:${sort}`,
+      (q, sink: PageSink<AssetRow>) => {
+        const r = ctx.readers.wallets.assets(ctx.view, w, sort, q, sink);
+        return { wallet: w, sort, sortBudget: r.sortBudget, sortTruncated: r.sortTruncated };
+      },
+      JSON.stringify,
+      { order, limit: 50 },
     );
   },
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AddressInternalRow } from '../../../wallets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { anchorJson, defineRoute } from '../../route.js';
+import { type PageSink, paged, Unpaged } from '../../page.js';
+import { defineRoute } from '../../route.js';
 import { Address, Anchor, Enum, Nullable, Obj, PageInfo, pageQuery } from '../../schemas.js';
 import { AddressInternal } from './schemas.js';
 
@@ -57,24 +57,17 @@ export const walletInternalRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const a = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${a}`);
-    const b = new PageBuilder(ctx, req);
-    const c = ctx.readers.wallets.internal(
-      ctx.view,
-      a,
-      pageQueryOf(req),
-      b.sink<AddressInternalRow>(JSON.stringify),
-    );
-    if (c.coverage === 'not_available') {
-      const body = JSON.stringify({
-        wallet: a,
-        coverage: c.coverage,
-        reason: c.reason,
-        detail: c.detail,
-        data: null,
-      });
-      return { json: `{"anchor":${anchorJson(req.anchor)},${body.slice(1)}` };
-    }
-    return b.finish(`"wallet":"${a}","coverage":"retained","coveredToBlock":${c.coveredToBlock}`);
+    return paged(ctx, `${this.id}:${a}`, (q, sink: PageSink<AddressInternalRow>) => {
+      const c = ctx.readers.wallets.internal(ctx.view, a, q, sink);
+      if (c.coverage === 'not_available')
+        return new Unpaged({
+          wallet: a,
+          coverage: c.coverage,
+          reason: c.reason,
+          detail: c.detail,
+          data: null,
+        });
+      return { wallet: a, coverage: 'retained', coveredToBlock: c.coveredToBlock };
+    });
   },
 });

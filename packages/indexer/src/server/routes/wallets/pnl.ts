@@ -1,8 +1,8 @@
 /** Positions and PnL routes (weighted-average cost; exact rationals in quote base units). */
 import { Type } from '@sinclair/typebox';
-import { type DailyPnl, PNL_SCAN_BOUND, type PositionView } from '../../../wallets/index.js';
+import { PNL_SCAN_BOUND, type PositionView } from '../../../wallets/index.js';
 import { ApiError } from '../../errors.js';
-import { PageBuilder, pageQueryOf, pageRequest, ROWS_SEPARATE_MARKS } from '../../page.js';
+import { type PageSink, paged, ROWS_SEPARATE_MARKS } from '../../page.js';
 import { defineRoute, single } from '../../route.js';
 import { Address, AmountQuery, Count, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
 import { ByQuote, Position, RationalWithFloor, WALLETS, WalletExtra } from './schemas.js';
@@ -42,21 +42,21 @@ export const walletPositionsRoute = defineRoute({
         'positions have a fixed ordering (token, quote); sort is not supported',
       );
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req, Math.min(req.limit, ROWS_SEPARATE_MARKS), 'rows_separate_marks');
     const filter = {
       minQuantity: ctx.query.hide_small !== undefined ? BigInt(ctx.query.hide_small) : null,
       sellout: ctx.query.sellout === true,
       hideAbnormal: ctx.query.hide_abnormal === true,
     };
-    const { filteredOut } = ctx.readers.wallets.positions(
-      ctx.view,
-      w,
-      filter,
-      pageQueryOf(req),
-      b.sink<PositionView>(JSON.stringify),
+    return paged(
+      ctx,
+      `${this.id}:${w}`,
+      (q, sink: PageSink<PositionView>) => {
+        const { filteredOut } = ctx.readers.wallets.positions(ctx.view, w, filter, q, sink);
+        return { wallet: w, filteredOut, asOfNote: POSITIONS_NOTE };
+      },
+      JSON.stringify,
+      { rowCap: ROWS_SEPARATE_MARKS, capReason: 'rows_separate_marks' },
     );
-    return b.finish(`"wallet":"${w}","filteredOut":${filteredOut},"asOfNote":"${POSITIONS_NOTE}"`);
   },
 });
 
@@ -115,8 +115,6 @@ export const walletPnlTokenRoute = defineRoute({
   },
 });
 
-const dailyJson = (d: DailyPnl) => JSON.stringify(d);
-
 export const walletPnlDailyRoute = defineRoute({
   id: 'wallets.pnlDaily',
   method: 'GET',
@@ -167,14 +165,10 @@ export const walletPnlDailyRoute = defineRoute({
     const fromDay = ctx.query.from_day ?? 0;
     const toDay = ctx.query.to_day ?? 1_000_000;
     if (fromDay > toDay) throw new ApiError('bad_request', 'from_day must be ≤ to_day');
-    const req = pageRequest(ctx, `${this.id}:${w}:${token}:${quote}:${fromDay}:${toDay}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.pnlDaily(
-      ctx.view,
-      { wallet: w, token, quote, fromDay, toDay },
-      pageQueryOf(req),
-      b.sink(dailyJson),
-    );
-    return b.finish(`"wallet":"${w}","token":"${token}","quote":"${quote}","unit":"quote base units"`);
+    const range = { wallet: w, token, quote, fromDay, toDay };
+    return paged(ctx, `${this.id}:${w}:${token}:${quote}:${fromDay}:${toDay}`, (q, sink) => {
+      ctx.readers.wallets.pnlDaily(ctx.view, range, q, sink);
+      return { wallet: w, token, quote, unit: 'quote base units' };
+    });
   },
 });

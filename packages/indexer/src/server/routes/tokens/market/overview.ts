@@ -1,12 +1,20 @@
 import { Type } from '@sinclair/typebox';
-import { OVERVIEW_POOLS, type RankedPool } from '../../../../markets/index.js';
-import { tokenIdentity } from '../../../../tokens/render.js';
+import {
+  membershipJson,
+  OVERVIEW_POOLS,
+  poolIdentity,
+  type RankedPool,
+  ratJson,
+  venueJson,
+  windowsJson,
+} from '../../../../markets/index.js';
+import { tokenIdentity } from '../../../../tokens/index.js';
 import { defineRoute, single } from '../../../route.js';
 import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
-import { poolIdentity, ratJson } from '../../pools/common.js';
+
 import { Price, poolIdentityProps } from '../../pools/schemas.js';
 import { BalanceFidelity, OverviewHolderCount, TokenIdentity } from '../schemas.js';
-import { membershipJson, TOKEN_MARKET, venueJson, windowsJson } from './common.js';
+import { TOKEN_MARKET } from './common.js';
 import {
   Candidates,
   membershipProps,

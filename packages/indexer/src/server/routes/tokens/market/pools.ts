@@ -1,8 +1,16 @@
 /** A token's pools: pair liquidity, pools grouped by counter currency, ranked pools, pools by currency. */
 import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../../../errors/index.js';
-import { AGGREGATE_POOLS, type PoolRow, type RankedPool } from '../../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../../page.js';
+import {
+  AGGREGATE_POOLS,
+  fracJson,
+  liquidityJson,
+  membershipJson,
+  type PoolRow,
+  poolIdentity,
+  type RankedPool,
+} from '../../../../markets/index.js';
+import { paged } from '../../../page.js';
 import { defineRoute, single } from '../../../route.js';
 import {
   Address,
@@ -17,7 +25,7 @@ import {
   ReasonOf,
   Single,
 } from '../../../schemas.js';
-import { fracJson, liquidityJson, poolIdentity } from '../../pools/common.js';
+
 import {
   concentratedProps,
   Fraction,
@@ -27,7 +35,7 @@ import {
   Protocol,
   poolIdentityProps,
 } from '../../pools/schemas.js';
-import { membershipJson, PAGED_MARKET_ERRORS, TOKEN_MARKET } from './common.js';
+import { PAGED_MARKET_ERRORS, TOKEN_MARKET } from './common.js';
 import { membershipProps, rankedPoolProps } from './schemas.js';
 
 const Params = { address: Address };
@@ -258,31 +266,27 @@ export const tokenPoolsRankedRoute = defineRoute({
     const sort = ctx.query.sort ?? 'volume_24h';
     const address = ctx.params.address.toLowerCase();
     // The cursor's route tag carries the sort and quote: a cursor of another sort is refused (bad_cursor).
-    const req = pageRequest(ctx, `${this.id}:${address}:${sort}:${ctx.query.quote ?? ''}`, {
-      order: 'desc',
-      limit: 32,
-    });
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.markets.tokenPoolsRanked(
-      ctx.view,
-      address,
-      sort,
-      ctx.query.quote,
-      pageQueryOf(req),
-      b.sink(rankedJson),
-    );
+    const route = `${this.id}:${address}:${sort}:${ctx.query.quote ?? ''}`;
     const basis =
       sort === 'liquidity'
         ? 'liquidityUsd desc (USD stablecoins at par; reserves for V2/curves, in_range_virtual_reserves for V3/V4); unpriced pools last, grouped by quote, then quoteSideAmount desc; ties by pool key'
         : 'trailing-24h quote-side volume desc (USD at par without quote, unpriced quotes last grouped by quote); ties by pool key';
-    const extra = {
-      sort,
-      quote: r.quote,
-      rankingBasis: basis,
-      membershipSource: 'the bounded set of ≤ 2048 registered pools used by overview, mcap and ohlcv',
-      ...membershipJson(r.membership),
-    };
-    return b.finish(JSON.stringify(extra).slice(1, -1));
+    return paged(
+      ctx,
+      route,
+      (q, sink) => {
+        const r = ctx.readers.markets.tokenPoolsRanked(ctx.view, address, sort, ctx.query.quote, q, sink);
+        return {
+          sort,
+          quote: r.quote,
+          rankingBasis: basis,
+          membershipSource: 'the bounded set of ≤ 2048 registered pools used by overview, mcap and ohlcv',
+          ...membershipJson(r.membership),
+        };
+      },
+      rankedJson,
+      { order: 'desc', limit: 32 },
+    );
   },
 });
 
@@ -306,10 +310,15 @@ export const tokenPoolsByCurrencyRoute = defineRoute({
   handler(ctx) {
     const address = ctx.params.address.toLowerCase();
     const currency = ctx.params.currency.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${address}:${currency}`);
-    const b = new PageBuilder(ctx, req);
     const row = (p: PoolRow) => JSON.stringify(poolIdentity(p));
-    ctx.readers.markets.tokenPoolsByCurrency(ctx.view, address, currency, pageQueryOf(req), b.sink(row));
-    return b.finish(`"token":"${address}","currency":"${currency}"`);
+    return paged(
+      ctx,
+      `${this.id}:${address}:${currency}`,
+      (q, sink) => {
+        ctx.readers.markets.tokenPoolsByCurrency(ctx.view, address, currency, q, sink);
+        return { token: address, currency };
+      },
+      row,
+    );
   },
 });

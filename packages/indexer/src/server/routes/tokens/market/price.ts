@@ -1,11 +1,11 @@
 /** Token price, market cap, all-time extremes and venue resolution (quote rule, default venue). */
 import { Type } from '@sinclair/typebox';
-import { VENUE_RULE } from '../../../../markets/index.js';
+import { membershipJson, ratJson, VENUE_RULE, venueJson } from '../../../../markets/index.js';
 import { defineRoute, type Route, single } from '../../../route.js';
 import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
-import { ratJson } from '../../pools/common.js';
+
 import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
-import { membershipJson, TOKEN_MARKET, venueJson } from './common.js';
+import { TOKEN_MARKET } from './common.js';
 import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './schemas.js';
 
 const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;

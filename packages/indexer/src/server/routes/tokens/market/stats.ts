@@ -1,7 +1,8 @@
 import { DomainError } from '../../../../errors/index.js';
+import { statsBodyJson } from '../../../../markets/index.js';
 import { defineRoute, single } from '../../../route.js';
 import { Address, QuoteQuery, Single } from '../../../schemas.js';
-import { statsBodyJson, TOKEN_MARKET } from './common.js';
+import { TOKEN_MARKET } from './common.js';
 import { TokenStats } from './schemas.js';
 
 export const tokenStatsRoute = defineRoute({

@@ -1,11 +1,11 @@
 /** A token's trades across its pools, ticks on the default venue, and traders ranked in a window. */
 import { Type } from '@sinclair/typebox';
-import { TRADERS_SCAN_LIMIT, type TraderRow } from '../../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../../page.js';
+import { TRADERS_SCAN_LIMIT, type TraderRow, tradeJson, venueJson } from '../../../../markets/index.js';
+import { type PageSink, paged } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
 import { Address, Amount, Count, Enum, Obj, Paged, pageQuery, QuoteQuery, Window } from '../../../schemas.js';
 import { DistinctCount } from '../../pools/schemas.js';
-import { PAGED_MARKET_ERRORS, TOKEN_MARKET, tradeJson, venueJson } from './common.js';
+import { PAGED_MARKET_ERRORS, TOKEN_MARKET } from './common.js';
 import { QuoteResolution, TokenTradeSchema, Venue } from './schemas.js';
 
 const Params = { address: Address };
@@ -28,16 +28,15 @@ export const tokenSwapsRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const address = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${address}:${ctx.query.quote ?? ''}`);
-    const b = new PageBuilder(ctx, req);
-    const q = ctx.readers.markets.tokenSwaps(
-      ctx.view,
-      address,
-      ctx.query.quote,
-      pageQueryOf(req),
-      b.sink(tradeJson),
+    return paged(
+      ctx,
+      `${this.id}:${address}:${ctx.query.quote ?? ''}`,
+      (page, sink) => {
+        const q = ctx.readers.markets.tokenSwaps(ctx.view, address, ctx.query.quote, page, sink);
+        return { token: address, quote: q.quote, quoteResolution: q.how };
+      },
+      tradeJson,
     );
-    return b.finish(`"token":"${address}","quote":"${q.quote}","quoteResolution":"${q.how}"`);
   },
 });
 
@@ -58,17 +57,14 @@ export const tokenTicksRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const address = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${address}:${ctx.query.quote ?? ''}`);
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.markets.tokenTicks(
-      ctx.view,
-      address,
-      ctx.query.quote,
-      pageQueryOf(req),
-      b.sink(tradeJson),
-    );
-    return b.finish(
-      `"token":"${address}","quote":"${r.quote.quote}","venue":${JSON.stringify(venueJson(r.venue))}`,
+    return paged(
+      ctx,
+      `${this.id}:${address}:${ctx.query.quote ?? ''}`,
+      (q, sink) => {
+        const r = ctx.readers.markets.tokenTicks(ctx.view, address, ctx.query.quote, q, sink);
+        return { token: address, quote: r.quote.quote, venue: venueJson(r.venue) };
+      },
+      tradeJson,
     );
   },
 });
@@ -106,18 +102,16 @@ export const tokenTradersRoute: Route = defineRoute({
   handler(ctx) {
     const address = ctx.params.address.toLowerCase();
     const w = ctx.query.window ?? '24h';
-    const req = pageRequest(ctx, `${this.id}:${address}:${ctx.query.quote ?? ''}:${w}`, { order: 'desc' });
-    const b = new PageBuilder(ctx, req);
-    const s = ctx.readers.markets.tokenTraders(
-      ctx.view,
-      address,
-      ctx.query.quote,
-      w as '24h',
-      pageQueryOf(req),
-      b.sink((r: TraderRow) => JSON.stringify(r)),
-    );
-    return b.finish(
-      `"token":"${address}","quote":"${s.quote.quote}","window":"${w}","distinctTraders":${JSON.stringify(s.distinctTraders)},"swapsScanned":${s.swapsScanned}`,
+    return paged(
+      ctx,
+      `${this.id}:${address}:${ctx.query.quote ?? ''}:${w}`,
+      (q, sink: PageSink<TraderRow>) => {
+        const s = ctx.readers.markets.tokenTraders(ctx.view, address, ctx.query.quote, w as '24h', q, sink);
+        const { distinctTraders, swapsScanned } = s;
+        return { token: address, quote: s.quote.quote, window: w, distinctTraders, swapsScanned };
+      },
+      JSON.stringify,
+      { order: 'desc' },
     );
   },
 });
