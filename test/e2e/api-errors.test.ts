@@ -272,7 +272,13 @@ describe('property: generated requests for every contract route', () => {
     const doc = (await idx.get('/index/v1/openapi.json', { key: null })).body as {
       paths: Record<
         string,
-        Record<string, { parameters?: Array<{ name: string; in: string; required: boolean; schema: any }> }>
+        Record<
+          string,
+          {
+            operationId: string;
+            parameters?: Array<{ name: string; in: string; required: boolean; schema: any }>;
+          }
+        >
       >;
     };
     const ops = Object.entries(doc.paths)

@@ -215,8 +215,8 @@ describe('candles recomputed from the raw swap logs', () => {
           }
           if (ev.eventName === 'Sync') reserves = [ev.args.reserve0, ev.args.reserve1];
           else if (ev.eventName === 'Swap' && reserves) {
-            const a0 = ev.args.amount0In - ev.args.amount0Out;
-            const a1 = ev.args.amount1In - ev.args.amount1Out;
+            const a0 = (ev.args.amount0In as bigint) - (ev.args.amount0Out as bigint);
+            const a1 = (ev.args.amount1In as bigint) - (ev.args.amount1Out as bigint);
             trades.push({
               t,
               price: red(reserves[1], reserves[0]),

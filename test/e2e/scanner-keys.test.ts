@@ -395,7 +395,7 @@ describe('credentials', () => {
       { origin: 'https://app.example', 'sec-fetch-mode': 'navigate' },
       { 'sec-fetch-site': 'same-origin' },
       { 'sec-fetch-site': 'none' },
-    ])
+    ] as Record<string, string>[])
       expectEnvelope(
         await h.request('GET', '/v1/whoami', { key, headers }),
         403,

@@ -42,7 +42,7 @@ afterEach(() => {
 
 const url = (path: string) => `http://127.0.0.1:${idx.port}/index/v1/testnet${path}`;
 const withKey = (extra: Record<string, string> = {}) => ({
-  fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+  fetch: (input: string | URL | Request, init?: RequestInit) =>
     fetch(input, {
       ...init,
       headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY, ...extra },

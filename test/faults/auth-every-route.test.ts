@@ -398,7 +398,10 @@ describe('auth on every route of the contract', () => {
 
   it('public routes answer without a key (and ignore any key)', async () => {
     for (const o of ops.filter((x) => x.scope === null && x.template !== '/metrics')) {
-      for (const h of [{}, { 'x-api-key': 'nope' }, { 'x-api-key': SCANNER_KEY }]) {
+      for (const h of [{}, { 'x-api-key': 'nope' }, { 'x-api-key': SCANNER_KEY }] as Record<
+        string,
+        string
+      >[]) {
         const r = await count(request(o, h));
         expect({ route: o.template, status: r.status }).toEqual({ route: o.template, status: 200 });
       }
@@ -408,7 +411,10 @@ describe('auth on every route of the contract', () => {
   it('/metrics: 404 envelope on the public port whatever the key; served by the loopback listener', async () => {
     const o = ops.find((x) => x.template === '/metrics')!;
     expect(o).toBeDefined();
-    for (const h of [{}, { 'x-api-key': TEST_KEY }, { 'x-api-key': SCANNER_KEY }]) {
+    for (const h of [{}, { 'x-api-key': TEST_KEY }, { 'x-api-key': SCANNER_KEY }] as Record<
+      string,
+      string
+    >[]) {
       const r = await count(request(o, h));
       expect({ status: r.status, envelope: isEnvelope(r.body, 'not_found') }).toEqual({
         status: 404,
