@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { paged } from '../../page.js';
-import { defineRoute } from '../../route.js';
+import { pagedRoute } from '../../route-shapes.js';
 import { Enum, Nullable, Obj, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
 
 /** GET /index/v1/{chain}/gaps (PAGE): open and resolved ingest gaps, by lane then first block. */
-export const gapsRoute = defineRoute({
+export const gapsRoute = pagedRoute({
   id: 'monitoring.gaps',
-  method: 'GET',
   path: '/gaps',
   scope: 'monitoring',
+  batchable: false,
   group: 'Monitoring',
   summary: 'Open and resolved ingest gaps per lane (PAGE, by lane and first block).',
   query: pageQuery(),
@@ -27,10 +26,5 @@ export const gapsRoute = defineRoute({
     }),
   ),
   errors: [],
-  anchored: true,
-  handler(ctx) {
-    return paged(ctx, this.id, (q, sink) => {
-      ctx.readers.chain.gaps(ctx.view, q, sink);
-    });
-  },
+  walk: (ctx, q, sink) => ctx.readers.chain.gaps(ctx.view, q, sink),
 });

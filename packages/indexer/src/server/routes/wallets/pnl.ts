@@ -1,10 +1,12 @@
 /** Positions and PnL routes (weighted-average cost; exact rationals in quote base units). */
+
 import { Type } from '@sinclair/typebox';
 import { PNL_SCAN_BOUND, type PositionView } from '../../../wallets/index.js';
 import { ApiError } from '../../errors.js';
 import { type PageSink, paged, ROWS_SEPARATE_MARKS } from '../../page.js';
-import { defineRoute, single } from '../../route.js';
-import { Address, AmountQuery, Count, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
+import { defineRoute } from '../../route.js';
+import { singleRoute } from '../../route-shapes.js';
+import { Address, AmountQuery, Count, Obj, Paged, pageQuery, ReasonOf } from '../../schemas.js';
 import { ByQuote, Position, RationalWithFloor, WALLETS, WalletExtra } from './schemas.js';
 
 const W = { address: Address };
@@ -60,58 +62,50 @@ export const walletPositionsRoute = defineRoute({
   },
 });
 
-export const walletPnlRoute = defineRoute({
+export const walletPnlRoute = singleRoute({
   id: 'wallets.pnl',
-  method: 'GET',
   path: '/wallets/{address}/pnl',
   scope: 'wallet',
   group: 'Wallets',
   summary: `Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals in quote base units; publishes its scan bounds (at most ${PNL_SCAN_BOUND} positions) and completeness.`,
   params: W,
-  response: Single(
-    Obj({
-      wallet: Address,
-      realisedByQuote: ByQuote('realised PnL'),
-      unrealisedByQuote: ByQuote('unrealised PnL of marked positions'),
-      scanBounds: Obj({
-        positionsScanned: Count('positions read'),
-        positionBound: Count('positions read at most'),
-      }),
-      complete: Type.Boolean({ description: 'every position was read' }),
-      incompleteReason: ReasonOf(['position_bound_reached'], 'why complete is false; null when complete'),
-      units: Type.Literal('quote base units per quote asset'),
+  data: Obj({
+    wallet: Address,
+    realisedByQuote: ByQuote('realised PnL'),
+    unrealisedByQuote: ByQuote('unrealised PnL of marked positions'),
+    scanBounds: Obj({
+      positionsScanned: Count('positions read'),
+      positionBound: Count('positions read at most'),
     }),
-  ),
+    complete: Type.Boolean({ description: 'every position was read' }),
+    incompleteReason: ReasonOf(['position_bound_reached'], 'why complete is false; null when complete'),
+    units: Type.Literal('quote base units per quote asset'),
+  }),
   errors: [],
   requires: [WALLETS, 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const p = ctx.readers.wallets.pnl(ctx.view, w, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...p, units: 'quote base units per quote asset' }));
+    return { wallet: w, ...p, units: 'quote base units per quote asset' };
   },
 });
 
-export const walletPnlTokenRoute = defineRoute({
+export const walletPnlTokenRoute = singleRoute({
   id: 'wallets.pnlToken',
-  method: 'GET',
   path: '/wallets/{address}/pnl/{token}',
   scope: 'wallet',
   group: 'Wallets',
   summary:
     'PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals, quote base units).',
   params: { address: Address, token: Address },
-  response: Single(Obj({ wallet: Address, token: Address, positions: Type.Array(Position) })),
+  data: Obj({ wallet: Address, token: Address, positions: Type.Array(Position) }),
   errors: ['not_found'],
   requires: [WALLETS, 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const t = ctx.params.token.toLowerCase();
     const positions = ctx.readers.wallets.pnlToken(ctx.view, w, t, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, token: t, positions }));
+    return { wallet: w, token: t, positions };
   },
 });
 

@@ -1,4 +1,5 @@
 /** A token's pools: pair liquidity, pools grouped by counter currency, ranked pools, pools by currency. */
+
 import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../../../errors/index.js';
 import {
@@ -11,7 +12,8 @@ import {
   type RankedPool,
 } from '../../../../markets/index.js';
 import { paged } from '../../../page.js';
-import { defineRoute, single } from '../../../route.js';
+import { defineRoute } from '../../../route.js';
+import { pagedRoute, singleRoute } from '../../../route-shapes.js';
 import {
   Address,
   Amount,
@@ -23,7 +25,6 @@ import {
   pageQuery,
   QuoteQuery,
   ReasonOf,
-  Single,
 } from '../../../schemas.js';
 
 import {
@@ -40,9 +41,8 @@ import { membershipProps, rankedPoolProps } from './schemas.js';
 
 const Params = { address: Address };
 
-export const tokenLiquidityRoute = defineRoute({
+export const tokenLiquidityRoute = singleRoute({
   id: 'tokens.liquidity',
-  method: 'GET',
   path: '/tokens/{address}/liquidity',
   scope: 'read',
   group: 'Tokens',
@@ -50,43 +50,39 @@ export const tokenLiquidityRoute = defineRoute({
     'Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves.',
   params: Params,
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      token: { ...Address, description: 'the token' },
-      quote: { ...Address, description: 'the resolved quote' },
-      reserves: Obj({
-        tokenReserve: {
-          ...Amount,
-          description: 'Σ token reserves of the reserves pools (V2, curves), base units',
-        },
-        quoteReserve: { ...Amount, description: 'Σ quote reserves of the reserves pools, base units' },
-        pools: Type.Array(PoolKey, {
-          description: 'the reserves pools summed (with reserves at the anchor)',
-        }),
+  data: Obj({
+    token: { ...Address, description: 'the token' },
+    quote: { ...Address, description: 'the resolved quote' },
+    reserves: Obj({
+      tokenReserve: {
+        ...Amount,
+        description: 'Σ token reserves of the reserves pools (V2, curves), base units',
+      },
+      quoteReserve: { ...Amount, description: 'Σ quote reserves of the reserves pools, base units' },
+      pools: Type.Array(PoolKey, {
+        description: 'the reserves pools summed (with reserves at the anchor)',
       }),
-      concentrated: Type.Array(
-        Obj({
-          pool: PoolKey,
-          protocol: Protocol,
-          tokenIsCurrency0: Type.Boolean({ description: 'whether the token is currency0 of the pool' }),
-          ...concentratedProps,
-        }),
-        { description: 'V3/V4 pools one by one: state as on the pool liquidity route' },
-      ),
-      note: Type.Literal(
-        'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
-        {
-          description: 'why the two lists are separate',
-        },
-      ),
-      ...membershipProps,
     }),
-  ),
+    concentrated: Type.Array(
+      Obj({
+        pool: PoolKey,
+        protocol: Protocol,
+        tokenIsCurrency0: Type.Boolean({ description: 'whether the token is currency0 of the pool' }),
+        ...concentratedProps,
+      }),
+      { description: 'V3/V4 pools one by one: state as on the pool liquidity route' },
+    ),
+    note: Type.Literal(
+      'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
+      {
+        description: 'why the two lists are separate',
+      },
+    ),
+    ...membershipProps,
+  }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const r = ctx.readers.markets.tokenLiquidity(
       ctx.view,
       ctx.params.address,
@@ -94,89 +90,78 @@ export const tokenLiquidityRoute = defineRoute({
       ctx.anchor.number,
     );
     const l = r.liquidity;
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: r.token,
-        quote: r.quote,
-        reserves: {
-          tokenReserve: l.tokenReserve.toString(),
-          quoteReserve: l.quoteReserve.toString(),
-          pools: l.reservesPools,
-        },
-        concentrated: l.concentrated.map((c) => ({
-          pool: c.pool.key,
-          protocol: c.pool.protocol,
-          tokenIsCurrency0: c.tokenIsCurrency0,
-          ...liquidityJson(c.pool, c.state),
-        })),
-        note: 'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
-        ...membershipJson(r.membership),
-      }),
-    );
+    return {
+      token: r.token,
+      quote: r.quote,
+      reserves: {
+        tokenReserve: l.tokenReserve.toString(),
+        quoteReserve: l.quoteReserve.toString(),
+        pools: l.reservesPools,
+      },
+      concentrated: l.concentrated.map((c) => ({
+        pool: c.pool.key,
+        protocol: c.pool.protocol,
+        tokenIsCurrency0: c.tokenIsCurrency0,
+        ...liquidityJson(c.pool, c.state),
+      })),
+      note: 'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
+      ...membershipJson(r.membership),
+    };
   },
 });
 
-export const tokenPoolsAggregateRoute = defineRoute({
+export const tokenPoolsAggregateRoute = singleRoute({
   id: 'tokens.poolsAggregate',
-  method: 'GET',
   path: '/tokens/{address}/pools/aggregate',
   scope: 'read',
   group: 'Tokens',
   summary: `Registered pools grouped by counter-currency (V4 rows keep contract + poolId); beyond ${AGGREGATE_POOLS} pools the busiest ${AGGREGATE_POOLS} by trailing-24h volume (in each pool's own quote units) are grouped, with poolsTruncated and poolsConsidered.`,
   params: Params,
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      token: { ...Address, description: 'the token' },
-      groups: Type.Array(
-        Obj({
-          counterCurrency: { ...Address, description: 'the counter currency of the group' },
-          pools: Type.Array(
-            Obj({
-              ...poolIdentityProps,
-              volume24hQuote: {
-                ...Amount,
-                description: 'trailing-24h volume on the pool’s quote side, quote base units',
-              },
-              trades24h: Count('trades in the trailing 24h'),
-            }),
-          ),
-        }),
-      ),
-      poolsTruncated: Type.Boolean({
-        description: `more than ${AGGREGATE_POOLS} pools, or the membership bound was reached`,
+  data: Obj({
+    token: { ...Address, description: 'the token' },
+    groups: Type.Array(
+      Obj({
+        counterCurrency: { ...Address, description: 'the counter currency of the group' },
+        pools: Type.Array(
+          Obj({
+            ...poolIdentityProps,
+            volume24hQuote: {
+              ...Amount,
+              description: 'trailing-24h volume on the pool’s quote side, quote base units',
+            },
+            trades24h: Count('trades in the trailing 24h'),
+          }),
+        ),
       }),
-      poolsConsidered: Count('pools considered before the cut'),
+    ),
+    poolsTruncated: Type.Boolean({
+      description: `more than ${AGGREGATE_POOLS} pools, or the membership bound was reached`,
     }),
-  ),
+    poolsConsidered: Count('pools considered before the cut'),
+  }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const r = ctx.readers.markets.tokenPoolsAggregate(
       ctx.view,
       ctx.params.address,
       ctx.query.quote,
       ctx.anchor.number,
     );
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: r.token,
-        groups: r.groups.map((g) => ({
-          counterCurrency: g.counterCurrency,
-          pools: g.pools.map((x) => ({
-            ...poolIdentity(x.pool),
-            volume24hQuote: x.volume24hQuote.toString(),
-            trades24h: x.trades24h,
-          })),
+    return {
+      token: r.token,
+      groups: r.groups.map((g) => ({
+        counterCurrency: g.counterCurrency,
+        pools: g.pools.map((x) => ({
+          ...poolIdentity(x.pool),
+          volume24hQuote: x.volume24hQuote.toString(),
+          trades24h: x.trades24h,
         })),
-        poolsTruncated: r.truncated,
-        poolsConsidered: r.considered,
-      }),
-    );
+      })),
+      poolsTruncated: r.truncated,
+      poolsConsidered: r.considered,
+    };
   },
 });
 
@@ -290,35 +275,25 @@ export const tokenPoolsRankedRoute = defineRoute({
   },
 });
 
-export const tokenPoolsByCurrencyRoute = defineRoute({
+export const tokenPoolsByCurrencyRoute = pagedRoute({
   id: 'tokens.poolsByCurrency',
-  method: 'GET',
   path: '/tokens/{address}/pools/by-currency/{currency}',
   scope: 'read',
   group: 'Tokens',
   summary: "The token's pools against one counter currency (PAGE, pool-key order).",
   params: { address: Address, currency: Address },
-  query: pageQuery(),
-  response: Paged(PoolIdentity, {
+  row: PoolIdentity,
+  extra: {
     token: { ...Address, description: 'the token' },
     currency: { ...Address, description: 'the counter currency' },
-  }),
+  },
   errors: ['not_found', 'bad_cursor', 'stale_cursor'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const address = ctx.params.address.toLowerCase();
-    const currency = ctx.params.currency.toLowerCase();
-    const row = (p: PoolRow) => JSON.stringify(poolIdentity(p));
-    return paged(
-      ctx,
-      `${this.id}:${address}:${currency}`,
-      (q, sink) => {
-        ctx.readers.markets.tokenPoolsByCurrency(ctx.view, address, currency, q, sink);
-        return { token: address, currency };
-      },
-      row,
-    );
+  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.params.currency.toLowerCase()}`,
+  walk(ctx, q, sink) {
+    const [token, currency] = [ctx.params.address.toLowerCase(), ctx.params.currency.toLowerCase()];
+    ctx.readers.markets.tokenPoolsByCurrency(ctx.view, token, currency, q, sink);
+    return { token, currency };
   },
+  render: (p: PoolRow) => JSON.stringify(poolIdentity(p)),
 });
