@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { short } from './format.js';
+import { liveStream } from './stream.js';
 import { PoolLink } from './ui.js';
 
 interface AmmEvent {
@@ -23,49 +24,26 @@ export function AmmFeed(p: { chain: string; filter: string; renew(): Promise<unk
   const [rows, setRows] = useState<AmmEvent[]>([]);
   const [state, setState] = useState('connecting');
   useEffect(() => {
-    let stopped = false;
-    let es: EventSource | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    let backoff = 2000;
-    const connect = () => {
-      es = new EventSource(`/index/v1/${encodeURIComponent(p.chain)}/stream/amm-events?${p.filter}`);
-      es.onopen = () => {
-        backoff = 2000;
-        setState('live');
-      };
-      const on = (ev: MessageEvent) => {
-        const d = JSON.parse(ev.data) as Omit<AmmEvent, 'id'>;
-        setRows((r) =>
-          [
-            {
-              ...d,
-              kind: ev.type === 'liquidity' ? `liquidity ${d.kind}` : (d.kind ?? ev.type),
-              id: ev.lastEventId,
-            },
-            ...r,
-          ].slice(0, 25),
-        );
-      };
-      for (const t of ['swap', 'liquidity', 'pool_created', 'initialize']) es.addEventListener(t, on);
-      es.onerror = () => {
-        if (es?.readyState !== EventSource.CLOSED) return setState('reconnecting');
-        setState('stream refused; renewing session');
-        retry = setTimeout(() => {
-          if (stopped) return;
-          p.renew().then(
-            () => !stopped && connect(),
-            (e: Error) => setState(`no live stream: ${e.message}`),
-          );
-        }, backoff);
-        backoff = Math.min(backoff * 2, 30_000);
-      };
+    const on = (ev: MessageEvent) => {
+      const d = JSON.parse(ev.data) as Omit<AmmEvent, 'id'>;
+      setRows((r) =>
+        [
+          {
+            ...d,
+            kind: ev.type === 'liquidity' ? `liquidity ${d.kind}` : (d.kind ?? ev.type),
+            id: ev.lastEventId,
+          },
+          ...r,
+        ].slice(0, 25),
+      );
     };
-    connect();
-    return () => {
-      stopped = true;
-      clearTimeout(retry);
-      es?.close();
-    };
+    return liveStream(`/index/v1/${encodeURIComponent(p.chain)}/stream/amm-events?${p.filter}`, {
+      attach(es) {
+        for (const t of ['swap', 'liquidity', 'pool_created', 'initialize']) es.addEventListener(t, on);
+      },
+      setState,
+      renew: () => p.renew(),
+    });
   }, [p.chain, p.filter]);
   return (
     <div data-testid="amm-feed" data-rows={rows.length}>

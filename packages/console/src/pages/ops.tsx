@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session, useApi } from '../api.js';
 import { pct } from '../format.js';
+import { liveStream } from '../stream.js';
 import { Answered, KV, Panel } from '../ui.js';
 
 export function OpsPage({ session, renew }: { session: Session; renew(): Promise<unknown> }) {
@@ -221,60 +222,37 @@ function ReorgFeed(p: {
   const [seen, setSeen] = useState<SeenReorg[]>([]);
   const [state, setState] = useState('connecting');
   useEffect(() => {
-    let stopped = false;
-    let es: EventSource | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    let backoff = 2000;
     /** True while the frames arriving belong to the reorg at the top of the list. */
     let open = false;
-    const connect = () => {
-      es = new EventSource(`/index/v1/${encodeURIComponent(p.chain)}/stream/heads`);
-      es.onopen = () => {
-        backoff = 2000;
-        setState('live');
-      };
-      es.addEventListener('reorg', (ev: MessageEvent) => {
-        const d = JSON.parse(ev.data) as ReorgFrame;
-        const removed = d.removedBlocks.map((b) => b.number);
-        const continues = open;
-        open = true;
-        setSeen((all) => {
-          if (continues && all.length) {
-            const [top, ...rest] = all;
-            return [{ ...top, removed: [...top.removed, ...removed], ancestor: d.newHead }, ...rest];
-          }
-          const r: SeenReorg = {
-            id: ev.lastEventId,
-            seenAt: new Date(),
-            removed,
-            ancestor: d.newHead,
-          };
-          return [r, ...all].slice(0, 20);
+    return liveStream(`/index/v1/${encodeURIComponent(p.chain)}/stream/heads`, {
+      attach(es) {
+        es.addEventListener('reorg', (ev: MessageEvent) => {
+          const d = JSON.parse(ev.data) as ReorgFrame;
+          const removed = d.removedBlocks.map((b) => b.number);
+          const continues = open;
+          open = true;
+          setSeen((all) => {
+            if (continues && all.length) {
+              const [top, ...rest] = all;
+              return [{ ...top, removed: [...top.removed, ...removed], ancestor: d.newHead }, ...rest];
+            }
+            const r: SeenReorg = {
+              id: ev.lastEventId,
+              seenAt: new Date(),
+              removed,
+              ancestor: d.newHead,
+            };
+            return [r, ...all].slice(0, 20);
+          });
         });
-      });
-      // A head frame ends the reorg: the next reorg frame starts a new one.
-      es.addEventListener('head', () => {
-        open = false;
-      });
-      es.onerror = () => {
-        if (es?.readyState !== EventSource.CLOSED) return setState('reconnecting');
-        setState('stream refused; renewing session');
-        retry = setTimeout(() => {
-          if (stopped) return;
-          p.renew().then(
-            () => !stopped && connect(),
-            (e: Error) => setState(`no live stream: ${e.message}`),
-          );
-        }, backoff);
-        backoff = Math.min(backoff * 2, 30_000);
-      };
-    };
-    connect();
-    return () => {
-      stopped = true;
-      clearTimeout(retry);
-      es?.close();
-    };
+        // A head frame ends the reorg: the next reorg frame starts a new one.
+        es.addEventListener('head', () => {
+          open = false;
+        });
+      },
+      setState,
+      renew: () => p.renew(),
+    });
   }, [p.chain]);
   return (
     <Panel title="Reorgs" testid="ops-reorg-feed">
