@@ -36,8 +36,5 @@ export const blockAtRoute = singleRoute({
     ),
   }),
   errors: ['bad_request'],
-  read(ctx) {
-    const b = ctx.readers.chain.timestampBounds(ctx.view, ctx.anchor.number, ctx.query.timestamp);
-    return b;
-  },
+  read: (ctx) => ctx.readers.chain.timestampBounds(ctx.view, ctx.anchor.number, ctx.query.timestamp),
 });
