@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { assertContract } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess;
@@ -39,10 +40,12 @@ beforeAll(async () => {
   await idx.waitForHead(2);
 });
 
-afterAll(async () => {
-  await idx?.stop();
-  await anvil?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => anvil,
+  ),
+);
 
 const envelope = (body: any) => {
   expect(typeof body?.error).toBe('string');

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertFrame } from '../harness/contract.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
@@ -115,10 +116,12 @@ describe('live candle stream (traffic running)', () => {
   });
 });
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('pool state reconciles with the pool contracts at the anchor block', () => {
   beforeAll(settle, 180_000);

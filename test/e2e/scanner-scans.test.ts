@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { type Answer, httpRequest, startScanner } from '../harness/scanner.js';
 
@@ -274,10 +275,12 @@ beforeAll(async () => {
   await idx.waitForHead(head, 120_000);
 }, 400_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('funding chain', () => {
   it('hops closest first with tx, block, asset and amount; stops at the exchange label; equals funded-by', async () => {

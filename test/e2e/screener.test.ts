@@ -2,6 +2,7 @@ import { decodeEventLog, encodeEventTopics, encodeFunctionData, parseAbi } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
@@ -578,10 +579,12 @@ beforeAll(async () => {
   }
 }, 600_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Tests

@@ -20,6 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertFrame } from '../harness/contract.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 
 const OTHER_KEY = 'other-stream-key';
 const READ_KEY = 'read-only-key';
@@ -135,10 +136,12 @@ beforeAll(async () => {
   expect(pools.filter((p) => p.protocol === 'v4').length).toBeGreaterThan(0);
 }, 300_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('mutable candle selectors on /stream/subscribe', () => {
   it('add: selection_changed then the snapshots, then updates; remove: nothing more; blocks run on', async () => {

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { assertFrame } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess;
@@ -28,10 +29,12 @@ beforeAll(async () => {
   await idx.waitForHead(5);
 });
 
-afterAll(async () => {
-  await idx?.stop();
-  await anvil?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => anvil,
+  ),
+);
 
 /** Frames that broke their route's published frame schema (checked after every test). */
 const violations: string[] = [];

@@ -24,6 +24,7 @@ import { decodeEventLog, type Hex, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 
 /** Seconds of random traffic after bootstrap (≈ 15 tx/s). */
@@ -474,10 +475,12 @@ beforeAll(async () => {
   await Promise.all([readChain(), idx.waitForHead(head, 120_000)]);
 }, 240_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('population PnL', () => {
   it('every trader’s positions, per-token PnL and PnL aggregate equal a recomputation from the raw swap logs', async () => {

@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptCohort } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { sleep } from './lib.js';
 
@@ -123,10 +124,12 @@ beforeAll(async () => {
   ops = await buildOps();
 }, 240_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 /** Valid sample values for every path and required query parameter, read from the indexed devnet. */
 async function buildOps(): Promise<Op[]> {

@@ -14,7 +14,7 @@ import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../s
 
 import { Price, poolIdentityProps } from '../../pools/schemas.js';
 import { BalanceFidelity, OverviewHolderCount, TokenIdentity } from '../schemas.js';
-import { TOKEN_MARKET } from './common.js';
+import { quoted, TOKEN_MARKET } from './common.js';
 import {
   Candidates,
   membershipProps,
@@ -79,12 +79,7 @@ export const tokenOverviewRoute = singleRoute({
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const o = ctx.readers.markets.tokenOverview(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+    const o = ctx.readers.markets.tokenOverview(...quoted(ctx));
     const m = o.market;
     const address = o.token.address;
     // The listing continues on the ranked-pools route: a cursor of that route at rank 32.

@@ -36,7 +36,7 @@ import {
   Protocol,
   poolIdentityProps,
 } from '../../pools/schemas.js';
-import { PAGED_MARKET_ERRORS, TOKEN_MARKET } from './common.js';
+import { PAGED_MARKET_ERRORS, quoted, TOKEN_MARKET } from './common.js';
 import { membershipProps, rankedPoolProps } from './schemas.js';
 
 const Params = { address: Address };
@@ -83,12 +83,7 @@ export const tokenLiquidityRoute = singleRoute({
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const r = ctx.readers.markets.tokenLiquidity(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+    const r = ctx.readers.markets.tokenLiquidity(...quoted(ctx));
     const l = r.liquidity;
     return {
       token: r.token,
@@ -143,12 +138,7 @@ export const tokenPoolsAggregateRoute = singleRoute({
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const r = ctx.readers.markets.tokenPoolsAggregate(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+    const r = ctx.readers.markets.tokenPoolsAggregate(...quoted(ctx));
     return {
       token: r.token,
       groups: r.groups.map((g) => ({

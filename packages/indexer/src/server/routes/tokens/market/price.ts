@@ -7,7 +7,7 @@ import { singleRoute } from '../../../route-shapes.js';
 import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
 
 import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
-import { TOKEN_MARKET } from './common.js';
+import { quoted, TOKEN_MARKET } from './common.js';
 import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './schemas.js';
 
 const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;
@@ -35,12 +35,7 @@ export const tokenPriceRoute = singleRoute({
   errors: [...ERRORS],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const p = ctx.readers.markets.tokenPrice(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+    const p = ctx.readers.markets.tokenPrice(...quoted(ctx));
     return {
       token: p.token,
       quote: p.quote.quote,
@@ -80,7 +75,7 @@ export const tokenMcapRoute = singleRoute({
   errors: [...ERRORS],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const m = ctx.readers.markets.tokenMcap(ctx.view, ctx.params.address, ctx.query.quote, ctx.anchor.number);
+    const m = ctx.readers.markets.tokenMcap(...quoted(ctx));
     return {
       token: m.token,
       quote: m.quote.quote,
@@ -135,13 +130,7 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
     batchable: true,
     anchored: true,
     handler(ctx) {
-      const r = ctx.readers.markets.tokenExtreme(
-        ctx.view,
-        ctx.params.address,
-        ctx.query.quote,
-        ctx.anchor.number,
-        which,
-      );
+      const r = ctx.readers.markets.tokenExtreme(...quoted(ctx), which);
       const x = r.extreme;
       return single(
         ctx.anchor,
@@ -194,12 +183,7 @@ export const tokenVenueRoute = singleRoute({
   errors: ['not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const r = ctx.readers.markets.tokenVenues(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+    const r = ctx.readers.markets.tokenVenues(...quoted(ctx));
     return {
       token: r.token,
       rule: r.rule,

@@ -2,7 +2,7 @@ import { DomainError } from '../../../../errors/index.js';
 import { statsBodyJson } from '../../../../markets/index.js';
 import { singleRoute } from '../../../route-shapes.js';
 import { Address, QuoteQuery } from '../../../schemas.js';
-import { TOKEN_MARKET } from './common.js';
+import { quoted, TOKEN_MARKET } from './common.js';
 import { TokenStats } from './schemas.js';
 
 export const tokenStatsRoute = singleRoute({
@@ -19,12 +19,7 @@ export const tokenStatsRoute = singleRoute({
   errors: ['bad_request', 'quote_ambiguous', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const s = ctx.readers.markets.tokenStats(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+    const s = ctx.readers.markets.tokenStats(...quoted(ctx));
     if (s.quote === null)
       throw new DomainError(
         'quote_ambiguous',
