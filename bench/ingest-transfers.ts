@@ -16,13 +16,13 @@
  * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
  * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { callersOf, topSelf } from './cpuprofile.js';
-import { benchArgs, cleanupAll, log, onCleanup, rssMiB, sleep, startIndexerChild } from './lib.js';
+import { benchArgs, cleanupAll, log, rssMiB, sleep, startIndexerChild } from './lib.js';
 import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';
-import { buildTransferChain, type TransferChain } from './transfer-chain.js';
+import { type TransferChain, transferChainFromArgs } from './transfer-chain.js';
 
 /** Task sizes the raw fetch ceiling tries (its best counts): the indexer's default and a larger one. */
 const CEILING_TASK_SIZES = [5, 20];
@@ -322,18 +322,8 @@ export function report(chain: TransferChain, raw: RawFetchResult[], runs: Ingest
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const { arg, mains } = benchArgs(argv);
-  const spec = {
-    seed: Number(arg('--seed', '1')),
-    blocks: Number(arg('--blocks', '1000')),
-    txPerBlock: Number(arg('--tx', '50')),
-    senders: Number(arg('--senders', '500')),
-    wallets: Number(arg('--wallets', '5000')),
-  };
   const prof = argv.includes('--prof');
-  const stateDir = join(os.tmpdir(), 'indexer-bench-solc');
-  mkdirSync(stateDir, { recursive: true });
-  const chain = await buildTransferChain(spec, stateDir);
-  onCleanup(() => chain.node.stop());
+  const chain = await transferChainFromArgs(arg, 1000);
   const raw: RawFetchResult[] = [];
   raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
   log(`raw fetch: ${f0(raw[0].blocksPerSecond)} blocks/s`);

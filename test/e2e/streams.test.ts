@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
-import { assertFrame } from '../harness/contract.js';
+import { checkFrames } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 
@@ -61,16 +61,9 @@ interface Got {
 function open(path: string, events: string[], extra: Record<string, string> = {}) {
   const es = new EventSource(url(path), withKey(extra));
   const got: Got[] = [];
-  for (const e of events)
-    es.addEventListener(e, (m: MessageEvent) => {
-      const data = JSON.parse(m.data);
-      try {
-        assertFrame(`/index/v1/testnet${path}`, e, m.lastEventId || null, data);
-      } catch (err) {
-        violations.push((err as Error).message);
-      }
-      got.push({ event: e, id: m.lastEventId || undefined, data });
-    });
+  checkFrames(es, path, events, violations, (event, data, m) =>
+    got.push({ event, id: m.lastEventId || undefined, data }),
+  );
   const until = async (pred: () => boolean, ms = 15_000) => {
     const t0 = Date.now();
     while (!pred()) {

@@ -4,7 +4,7 @@
  * e-mails, an HTTP client on node:http (not fetch: fetch adds `Sec-Fetch-Mode: cors`, which the
  * browser rule refuses), and capture of every log line and response body for the hygiene checks.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -270,3 +270,27 @@ export function spawnScanner(
     child.on('exit', (code) => reject(new Error(`scanner exited ${code}:\n${out}`)));
   });
 }
+
+/**
+ * The scanner operator CLI (`node <cli> …args`) on the store in `dataDir` (a directory, or a getter
+ * for one known only once the suite has started): each call resolves with the CLI's JSON output,
+ * rejects with its stderr when it fails.
+ */
+export const scannerCli =
+  (cli: string, dataDir: string | (() => string)) =>
+  (...args: string[]): Promise<any> =>
+    new Promise((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [cli, ...args],
+        {
+          env: {
+            ...process.env,
+            SCANNER_DATA_DIR: typeof dataDir === 'string' ? dataDir : dataDir(),
+            SMTP_URL: '',
+          },
+        },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+      ),
+    );
