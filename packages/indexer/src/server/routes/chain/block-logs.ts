@@ -1,21 +1,13 @@
-import { pagedRoute } from '../../route-shapes.js';
-import { BlockNumber } from '../../schemas.js';
+import { blockPage, raw } from './record-pages.js';
 import { LogRecord } from './schemas.js';
 
-const raw = (json: string) => json;
-
 /** GET /blocks/{number}/logs (PAGE, key: log index): logs as the node sent them (receipts' logs). */
-export const blockLogsRoute = pagedRoute({
+export const blockLogsRoute = blockPage({
   id: 'chain.blockLogs',
   path: '/blocks/{number}/logs',
-  scope: 'read',
-  group: 'Chain',
   summary:
     'Logs emitted in a canonical block, by log index (byte-exact node records). PAGE, limit 1..1000 default 100.',
-  params: { number: BlockNumber },
   row: LogRecord,
-  errors: ['not_found'],
-  subject: (ctx) => ctx.params.number,
-  walk: (ctx, q, sink) => ctx.readers.chain.blockLogs(ctx.view, Number(ctx.params.number), q, sink),
+  walk: (ctx, n, q, sink) => ctx.readers.chain.blockLogs(ctx.view, n, q, sink),
   render: raw,
 });

@@ -1,21 +1,13 @@
-import { pagedRoute } from '../../route-shapes.js';
-import { BlockNumber } from '../../schemas.js';
+import { blockPage, raw } from './record-pages.js';
 import { TransactionEnvelope } from './schemas.js';
 
-const raw = (json: string) => json;
-
 /** GET /blocks/{number}/transactions (PAGE, key: transaction index): transactions as the node sent them. */
-export const blockTransactionsRoute = pagedRoute({
+export const blockTransactionsRoute = blockPage({
   id: 'chain.blockTransactions',
   path: '/blocks/{number}/transactions',
-  scope: 'read',
-  group: 'Chain',
   summary:
     'Transactions of a canonical block in index order (byte-exact node records). PAGE, limit 1..1000 default 100.',
-  params: { number: BlockNumber },
   row: TransactionEnvelope,
-  errors: ['not_found'],
-  subject: (ctx) => ctx.params.number,
-  walk: (ctx, q, sink) => ctx.readers.chain.blockTransactions(ctx.view, Number(ctx.params.number), q, sink),
+  walk: (ctx, n, q, sink) => ctx.readers.chain.blockTransactions(ctx.view, n, q, sink),
   render: raw,
 });

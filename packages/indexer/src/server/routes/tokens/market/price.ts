@@ -2,9 +2,9 @@
 
 import { Type } from '@sinclair/typebox';
 import { membershipJson, ratJson, VENUE_RULE, venueJson } from '../../../../markets/index.js';
-import { defineRoute, type Route, single } from '../../../route.js';
+import type { Route } from '../../../route.js';
 import { singleRoute } from '../../../route-shapes.js';
-import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
+import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../schemas.js';
 
 import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
 import { quoted, TOKEN_MARKET } from './common.js';
@@ -93,59 +93,51 @@ export const tokenMcapRoute = singleRoute({
 });
 
 const extremeRoute = (which: 'high' | 'low'): Route =>
-  defineRoute({
+  singleRoute({
     id: which === 'high' ? 'tokens.ath' : 'tokens.atl',
-    method: 'GET',
     path: which === 'high' ? '/tokens/{address}/ath' : '/tokens/{address}/atl',
     scope: 'read',
     group: 'Tokens',
     summary: `All-time ${which} price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated.`,
     params: Params,
     query: QuoteQuery,
-    response: Single(
-      Obj({
-        token: { ...Address, description: 'the token' },
-        quote: { ...Address, description: 'the resolved quote' },
-        kind: Type.Literal(which === 'high' ? 'ath' : 'atl', { description: 'all-time high or low' }),
-        price: Nullable(Price(TOKEN_PRICE_UNIT, `all-time ${which}`), 'see priceReason'),
-        priceReason: ReasonOf(['no_trades']),
-        provenance: Nullable(
-          Obj({
-            pool: PoolKey,
-            dayBucket: Type.Integer({
-              minimum: 0,
-              description: 'start of the UTC day of the extreme, unix seconds',
-            }),
-            invertedFromCounterOrientation: Type.Boolean({
-              description: 'true when the pool lists the token as currency1 (its price was inverted)',
-            }),
+    data: Obj({
+      token: { ...Address, description: 'the token' },
+      quote: { ...Address, description: 'the resolved quote' },
+      kind: Type.Literal(which === 'high' ? 'ath' : 'atl', { description: 'all-time high or low' }),
+      price: Nullable(Price(TOKEN_PRICE_UNIT, `all-time ${which}`), 'see priceReason'),
+      priceReason: ReasonOf(['no_trades']),
+      provenance: Nullable(
+        Obj({
+          pool: PoolKey,
+          dayBucket: Type.Integer({
+            minimum: 0,
+            description: 'start of the UTC day of the extreme, unix seconds',
           }),
-          'null without trades',
-        ),
-        ...membershipProps,
-      }),
-    ),
+          invertedFromCounterOrientation: Type.Boolean({
+            description: 'true when the pool lists the token as currency1 (its price was inverted)',
+          }),
+        }),
+        'null without trades',
+      ),
+      ...membershipProps,
+    }),
     errors: [...ERRORS],
     requires: TOKEN_MARKET,
-    batchable: true,
-    anchored: true,
-    handler(ctx) {
+    read(ctx) {
       const r = ctx.readers.markets.tokenExtreme(...quoted(ctx), which);
       const x = r.extreme;
-      return single(
-        ctx.anchor,
-        JSON.stringify({
-          token: r.token,
-          quote: r.quote,
-          kind: which === 'high' ? 'ath' : 'atl',
-          price: x ? ratJson(x.price) : null,
-          priceReason: x ? null : 'no_trades',
-          provenance: x
-            ? { pool: x.pool, dayBucket: x.bucket, invertedFromCounterOrientation: x.inverted }
-            : null,
-          ...membershipJson(r.membership),
-        }),
-      );
+      return {
+        token: r.token,
+        quote: r.quote,
+        kind: which === 'high' ? 'ath' : 'atl',
+        price: x ? ratJson(x.price) : null,
+        priceReason: x ? null : 'no_trades',
+        provenance: x
+          ? { pool: x.pool, dayBucket: x.bucket, invertedFromCounterOrientation: x.inverted }
+          : null,
+        ...membershipJson(r.membership),
+      };
     },
   });
 
