@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { short } from './format.js';
 import { liveStream } from './stream.js';
-import { PoolLink } from './ui.js';
+import { PoolLink, Table } from './ui.js';
 
 interface AmmEvent {
   kind: string;
@@ -50,36 +50,23 @@ export function AmmFeed(p: { chain: string; filter: string; renew(): Promise<unk
       <div class="muted">
         <span class={`dot ${state === 'live' ? 'on' : ''}`} /> amm-events stream ({p.filter}) — {state}
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th>block</th>
-            <th>event</th>
-            <th>pool</th>
-            <th>side</th>
-            <th>amount0</th>
-            <th>amount1</th>
-            <th>tx</th>
+      <Table head={['block', 'event', 'pool', 'side', 'amount0', 'amount1', 'tx']}>
+        {rows.map((r) => (
+          <tr key={r.id}>
+            <td>{r.block}</td>
+            <td>{r.kind}</td>
+            <td>
+              <PoolLink chain={p.chain} k={r.pool} /> {r.protocol}
+            </td>
+            <td>{r.side ?? ''}</td>
+            <td class="num">{r.amount0 ?? ''}</td>
+            <td class="num">{r.amount1 ?? ''}</td>
+            <td>
+              <code>{short(r.txHash)}</code>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id}>
-              <td>{r.block}</td>
-              <td>{r.kind}</td>
-              <td>
-                <PoolLink chain={p.chain} k={r.pool} /> {r.protocol}
-              </td>
-              <td>{r.side ?? ''}</td>
-              <td class="num">{r.amount0 ?? ''}</td>
-              <td class="num">{r.amount1 ?? ''}</td>
-              <td>
-                <code>{short(r.txHash)}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       {!rows.length && <div class="muted">no event since the page opened</div>}
     </div>
   );

@@ -4,7 +4,7 @@
  */
 import { api, type Session, useApi } from '../api.js';
 import { formatUnits, ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, href, KV } from '../ui.js';
+import { Addr, Answered, href, KV, Table } from '../ui.js';
 
 interface Props {
   session: Session;
@@ -70,24 +70,16 @@ export function WalletPage({ session, chain, address }: Props) {
                   ],
                 ]}
               />
-              <table>
-                <thead>
+              <Table head={['token', 'balance']}>
+                {b.data.topHoldings.map((h) => (
                   <tr>
-                    <th>token</th>
-                    <th>balance</th>
+                    <td>
+                      <a href={href(chain, 'token', h.token)}>{h.symbol ?? short(h.token)}</a>
+                    </td>
+                    <td class="num">{formatUnits(h.balance, h.decimals)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {b.data.topHoldings.map((h) => (
-                    <tr>
-                      <td>
-                        <a href={href(chain, 'token', h.token)}>{h.symbol ?? short(h.token)}</a>
-                      </td>
-                      <td class="num">{formatUnits(h.balance, h.decimals)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             </>
           )}
         />
@@ -96,37 +88,28 @@ export function WalletPage({ session, chain, address }: Props) {
           answer={pnl}
           testid="wallet-pnl"
           render={(b) => (
-            <table>
-              <thead>
-                <tr>
-                  <th>quote</th>
-                  <th>realised (quote base units)</th>
-                  <th>unrealised (quote base units)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(b.data.realisedByQuote).map(([q, r]) => {
-                  const u = b.data.unrealisedByQuote[q];
-                  return (
-                    <tr data-quote={q}>
-                      <td>
-                        <Addr chain={chain} a={q} page="token" />
-                      </td>
-                      <td
-                        class="num"
-                        data-testid="pnl-realised"
-                        title={`${r.priceNumerator}/${r.priceDenominator}`}
-                      >
-                        {ratioToDecimal(r.priceNumerator, r.priceDenominator, 0, 12)}
-                      </td>
-                      <td class="num" title={u ? `${u.priceNumerator}/${u.priceDenominator}` : ''}>
-                        {u ? ratioToDecimal(u.priceNumerator, u.priceDenominator, 0, 12) : '—'}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <Table head={['quote', 'realised (quote base units)', 'unrealised (quote base units)']}>
+              {Object.entries(b.data.realisedByQuote).map(([q, r]) => {
+                const u = b.data.unrealisedByQuote[q];
+                return (
+                  <tr data-quote={q}>
+                    <td>
+                      <Addr chain={chain} a={q} page="token" />
+                    </td>
+                    <td
+                      class="num"
+                      data-testid="pnl-realised"
+                      title={`${r.priceNumerator}/${r.priceDenominator}`}
+                    >
+                      {ratioToDecimal(r.priceNumerator, r.priceDenominator, 0, 12)}
+                    </td>
+                    <td class="num" title={u ? `${u.priceNumerator}/${u.priceDenominator}` : ''}>
+                      {u ? ratioToDecimal(u.priceNumerator, u.priceDenominator, 0, 12) : '—'}
+                    </td>
+                  </tr>
+                );
+              })}
+            </Table>
           )}
         />
       </div>
@@ -135,51 +118,48 @@ export function WalletPage({ session, chain, address }: Props) {
         answer={positions}
         testid="wallet-positions"
         render={(b) => (
-          <table>
-            <thead>
-              <tr>
-                <th>token</th>
-                <th>quote</th>
-                <th>quantity</th>
-                <th>realised (floor)</th>
-                <th>unrealised (floor)</th>
-                <th>buys / sells</th>
-                <th>note</th>
+          <Table
+            head={[
+              'token',
+              'quote',
+              'quantity',
+              'realised (floor)',
+              'unrealised (floor)',
+              'buys / sells',
+              'note',
+            ]}
+          >
+            {(b.data as Position[]).map((p) => (
+              <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
+                <td>
+                  <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
+                </td>
+                <td>
+                  <Addr chain={chain} a={p.quote} page="token" />
+                </td>
+                <td class="num" data-testid="position-quantity">
+                  {p.quantity}
+                </td>
+                <td
+                  class="num"
+                  data-testid="position-realised"
+                  title={`${p.realised.numerator}/${p.realised.denominator}`}
+                >
+                  {p.realised.floor}
+                </td>
+                <td
+                  class="num"
+                  title={p.unrealised ? `${p.unrealised.numerator}/${p.unrealised.denominator}` : ''}
+                >
+                  {p.unrealised ? p.unrealised.floor : `— (${p.unrealisedReason})`}
+                </td>
+                <td class="num">
+                  {p.buys} / {p.sells}
+                </td>
+                <td class="muted">{[p.markReason, p.abnormalReason].filter(Boolean).join(', ')}</td>
               </tr>
-            </thead>
-            <tbody>
-              {(b.data as Position[]).map((p) => (
-                <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
-                  <td>
-                    <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
-                  </td>
-                  <td>
-                    <Addr chain={chain} a={p.quote} page="token" />
-                  </td>
-                  <td class="num" data-testid="position-quantity">
-                    {p.quantity}
-                  </td>
-                  <td
-                    class="num"
-                    data-testid="position-realised"
-                    title={`${p.realised.numerator}/${p.realised.denominator}`}
-                  >
-                    {p.realised.floor}
-                  </td>
-                  <td
-                    class="num"
-                    title={p.unrealised ? `${p.unrealised.numerator}/${p.unrealised.denominator}` : ''}
-                  >
-                    {p.unrealised ? p.unrealised.floor : `— (${p.unrealisedReason})`}
-                  </td>
-                  <td class="num">
-                    {p.buys} / {p.sells}
-                  </td>
-                  <td class="muted">{[p.markReason, p.abnormalReason].filter(Boolean).join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       />
       <div class="grid">
@@ -211,32 +191,23 @@ export function WalletPage({ session, chain, address }: Props) {
           answer={activity}
           testid="wallet-activity"
           render={(b) => (
-            <table>
-              <thead>
+            <Table head={['block', 'tx', 'events']}>
+              {b.data.map((a) => (
                 <tr>
-                  <th>block</th>
-                  <th>tx</th>
-                  <th>events</th>
+                  <td>{a.block}</td>
+                  <td>
+                    <a href={a.txHash ? href(chain, 'tx', a.txHash) : undefined}>
+                      <code>{short(a.txHash)}</code>
+                    </a>
+                  </td>
+                  <td>
+                    {(a.events as Array<{ type: string; direction?: string }>)
+                      .map((e) => e.type + (e.direction ? ` ${e.direction}` : ''))
+                      .join(', ')}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {b.data.map((a) => (
-                  <tr>
-                    <td>{a.block}</td>
-                    <td>
-                      <a href={a.txHash ? href(chain, 'tx', a.txHash) : undefined}>
-                        <code>{short(a.txHash)}</code>
-                      </a>
-                    </td>
-                    <td>
-                      {(a.events as Array<{ type: string; direction?: string }>)
-                        .map((e) => e.type + (e.direction ? ` ${e.direction}` : ''))
-                        .join(', ')}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
         />
       </div>

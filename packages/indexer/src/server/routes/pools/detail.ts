@@ -3,21 +3,19 @@ import { liquidityJson, poolIdentity, poolStatsJson } from '../../../markets/ind
 import type { Route } from '../../route.js';
 import { singleRoute } from '../../route-shapes.js';
 import { Obj } from '../../schemas.js';
-import { ByAddress, ByV4, refOf, type Variant } from './common.js';
+import { poolRouteOf, refOf, type Variant } from './common.js';
 import { MARKETS, PoolStateSchema, PoolWindowStats, poolIdentityProps, poolStatsProps } from './schemas.js';
 
 const make = (variant: Variant): Route =>
   singleRoute({
-    id: variant === 'v4' ? 'pools.v4Detail' : 'pools.detail',
+    ...poolRouteOf(variant, 'detail', ''),
     cached: true,
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}' : '/pools/{address}',
     scope: 'read',
     group: 'Pools',
     summary:
       variant === 'v4'
         ? 'V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats.'
         : 'V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}.',
-    params: variant === 'v4' ? ByV4 : ByAddress,
     data: Obj({ ...poolIdentityProps, state: PoolStateSchema, stats: PoolWindowStats }),
     errors: ['not_found'],
     requires: [MARKETS],
@@ -40,14 +38,12 @@ export const v4PoolDetailRoute = make('v4');
 
 const makeStats = (variant: Variant): Route =>
   singleRoute({
-    id: variant === 'v4' ? 'pools.v4Stats' : 'pools.stats',
+    ...poolRouteOf(variant, 'stats', '/stats'),
     cached: true,
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/stats' : '/pools/{address}/stats',
     scope: 'read',
     group: 'Pools',
     summary:
       'Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window).',
-    params: variant === 'v4' ? ByV4 : ByAddress,
     data: Obj({
       pool: Type.String({ pattern: '^0x[0-9a-f]{104}$', description: 'pool key' }),
       ...poolStatsProps,

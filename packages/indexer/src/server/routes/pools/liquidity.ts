@@ -3,7 +3,7 @@ import { liquidityJson, ratJson, usdJson } from '../../../markets/index.js';
 import type { Route } from '../../route.js';
 import { singleRoute } from '../../route-shapes.js';
 import { Address, Nullable, Obj } from '../../schemas.js';
-import { ByAddress, ByV4, refOf, type Variant } from './common.js';
+import { ByAddress, poolRouteOf, refOf, type Variant } from './common.js';
 import {
   LiquidityUsdAmounts,
   liquidityUsdProps,
@@ -18,13 +18,11 @@ import {
 
 const make = (variant: Variant): Route =>
   singleRoute({
-    id: variant === 'v4' ? 'pools.v4Liquidity' : 'pools.liquidity',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/liquidity' : '/pools/{address}/liquidity',
+    ...poolRouteOf(variant, 'liquidity', '/liquidity'),
     scope: 'read',
     group: 'Pools',
     summary:
       'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance.',
-    params: variant === 'v4' ? ByV4 : ByAddress,
     data: Obj({
       pool: PoolKey,
       protocol: Protocol,

@@ -9,18 +9,16 @@ import {
 import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, FrameQuery, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
-import { ByAddress, ByV4, refOf, type Variant } from './common.js';
+import { poolRouteOf, refOf, type Variant } from './common.js';
 import { candleSchema, MARKETS, POOL_PRICE_UNIT, PoolKey } from './schemas.js';
 
 const make = (variant: Variant): Route =>
   defineRoute({
-    id: variant === 'v4' ? 'pools.v4Ohlcv' : 'pools.ohlcv',
+    ...poolRouteOf(variant, 'ohlcv', '/ohlcv'),
     method: 'GET',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/ohlcv' : '/pools/{address}/ohlcv',
     scope: 'read',
     group: 'Pools',
     summary: `Candles at pool grain (base = currency0, quote = currency1): rational OHLC (currency1 per currency0 base units), volumeBase, volumeQuote, trades, buys, sells. frame 1s|30s|1m|1h|1d (all pools keep fine series: fineSeriesAvailable true); from/to unix seconds inclusive, aligned down; span ≤ ${MAX_SPAN_BUCKETS} buckets; empty buckets absent. PAGE by bucket start.`,
-    params: variant === 'v4' ? ByV4 : ByAddress,
     query: { ...FrameQuery, ...pageQuery() },
     response: Paged(candleSchema(POOL_PRICE_UNIT, 'currency0', 'currency1'), {
       pool: PoolKey,

@@ -3,7 +3,7 @@ import { type Bar, poolRefKey, ratJson, type SwapRow, swapJson } from '../../../
 import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, AmountQuery, Paged, pageQuery } from '../../schemas.js';
-import { ByAddress, ByV4, refOf, type Variant } from './common.js';
+import { poolRouteOf, refOf, type Variant } from './common.js';
 import { BarSchema, MARKETS, PoolKey, SwapSchema, TickSchema } from './schemas.js';
 
 const PageExtra = {
@@ -38,16 +38,14 @@ const barJson = (b: Bar) =>
 
 const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
   defineRoute({
-    id: `pools.${variant === 'v4' ? 'v4' : ''}${variant === 'v4' ? (kind === 'swaps' ? 'Swaps' : 'Ticks') : kind}`,
+    ...poolRouteOf(variant, kind, `/${kind}`),
     method: 'GET',
-    path: variant === 'v4' ? `/pools/v4/{manager}/{pool_id}/${kind}` : `/pools/{address}/${kind}`,
     scope: 'read',
     group: 'Pools',
     summary:
       kind === 'swaps'
         ? 'Exact swaps in pool perspective (amount0/amount1 signed base units: positive = the pool received), with block, transaction and log coordinates, origin (transaction sender), sender/recipient, side, and the price after the trade as a rational (currency1 per currency0, base units). PAGE by (block, log index).'
         : 'Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE.',
-    params: variant === 'v4' ? ByV4 : ByAddress,
     query: pageQuery(),
     response: Paged(kind === 'swaps' ? SwapSchema : TickSchema, PageExtra),
     errors: ['not_found', 'bad_cursor', 'stale_cursor'],
@@ -75,14 +73,12 @@ export const v4PoolTicksRoute = swapsRoute('v4', 'ticks');
 
 const barsRoute = (variant: Variant): Route =>
   defineRoute({
-    id: variant === 'v4' ? 'pools.v4Bars' : 'pools.bars',
+    ...poolRouteOf(variant, 'bars', '/ticks/bars'),
     method: 'GET',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/ticks/bars' : '/pools/{address}/ticks/bars',
     scope: 'read',
     group: 'Pools',
     summary:
       "Bars folded over the tick sequence: rule=trade closes a bar every `size` trades; rule=volume closes it when the bar's quote volume (|amount1|, base units) reaches `size`. Rows {first, last (tick coordinates), trades, open/high/low/close rationals, volumeBase, volumeQuote, complete}. The cursor is the tick coordinate (block, log index) where the next bar starts. Ascending only.",
-    params: variant === 'v4' ? ByV4 : ByAddress,
     query: {
       rule: Type.Union([Type.Literal('trade'), Type.Literal('volume')], {
         description: 'trade: every `size` trades; volume: when Σ|amount1| reaches `size`',
