@@ -23,7 +23,11 @@ export interface Finality {
  * @param source `tag`: the node's `finalized` tag capped by the window; `window`: the window alone
  * (FINALITY=window, e.g. to take a devnet's short chain through history mode).
  */
-export function createFinality(rpc: Rpc, unfinalisedWindow: number, source: 'tag' | 'window' = 'tag'): Finality {
+export function createFinality(
+  rpc: Rpc,
+  unfinalisedWindow: number,
+  source: 'tag' | 'window' = 'tag',
+): Finality {
   let supported = source === 'tag';
   let last: number | null = null;
   return {

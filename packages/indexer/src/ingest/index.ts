@@ -210,7 +210,13 @@ export function createIngest(opts: IngestOptions): Ingest {
       if (e.kind === 'segment') {
         count('history', e.to - e.from + 1, e.txs, e.logs);
         status.segments.committed++;
-        status.segments.last = { from: e.from, to: e.to, blocks: e.to - e.from + 1, txs: e.txs, bytes: e.bytes };
+        status.segments.last = {
+          from: e.from,
+          to: e.to,
+          blocks: e.to - e.from + 1,
+          txs: e.txs,
+          bytes: e.bytes,
+        };
       }
       opts.onCommit?.(e);
     },

@@ -252,10 +252,12 @@ export function createStages(deps: StageDeps) {
     segment = null;
     const last = s.last!;
     const meta: Record<string, unknown> = { [HISTORY_END_META]: last.number };
-    for (const p of s.live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: last.number };
+    for (const p of s.live)
+      meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: last.number };
     const t = performance.now();
     const committed: Frame[] = [];
-    if (deps.streams) for (const [n, fs] of s.frames) committed.push(...deps.streams.log.append(s.batch, n, fs));
+    if (deps.streams)
+      for (const [n, fs] of s.frames) committed.push(...deps.streams.log.append(s.batch, n, fs));
     const bytes = s.batch.bytes;
     store.commitBatch(last, s.batch, meta, () => {
       deps.streams?.hub.publish(committed);
@@ -295,7 +297,14 @@ export function createStages(deps: StageDeps) {
       clock.busy += performance.now() - t;
       if (clock.busy > SLOW_BLOCK_MS)
         log.warn(
-          { chain: deps.chain, block: d.number, txs: d.txs.length, logs: d.logs.length, ms: Math.round(clock.busy), stages: clock.stages },
+          {
+            chain: deps.chain,
+            block: d.number,
+            txs: d.txs.length,
+            logs: d.logs.length,
+            ms: Math.round(clock.busy),
+            stages: clock.stages,
+          },
           'slow block build (thread time; the build yields between stages)',
         );
       for (const p of live) registry.setCheckpoint(p.name, d.number);
@@ -329,7 +338,12 @@ export function createStages(deps: StageDeps) {
           if (!deps.streams) return [];
           // Reorgs are explicit on every topic: a frame naming the removed block and the new head.
           const json = JSON.stringify({ removedBlocks: [{ number: gone.number, hash: gone.hash }], newHead });
-          const pending: PendingFrame[] = TOPIC_NAMES.map((topic) => ({ topic, event: 'reorg', json, keys: {} }));
+          const pending: PendingFrame[] = TOPIC_NAMES.map((topic) => ({
+            topic,
+            event: 'reorg',
+            json,
+            keys: {},
+          }));
           const r = deps.streams.log.appendOps(gone.number, pending);
           reorgFrames = r.frames;
           return r.ops;
@@ -344,7 +358,10 @@ export function createStages(deps: StageDeps) {
   };
 
   const nodeHashAt = async (n: number): Promise<`0x${string}` | null> => {
-    const b = await deps.rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]);
+    const b = await deps.rpc.call<{ hash: `0x${string}` } | null>('eth_getBlockByNumber', [
+      `0x${n.toString(16)}`,
+      false,
+    ]);
     return b ? b.hash : null;
   };
 
@@ -410,7 +427,8 @@ export function createStages(deps: StageDeps) {
     discard: discardSegment,
     historyEnd,
     /** The open segment's size, for /health. */
-    openSegment: () => (segment ? { from: segment.from, blocks: segment.blocks, bytes: segment.batch.bytes } : null),
+    openSegment: () =>
+      segment ? { from: segment.from, blocks: segment.blocks, bytes: segment.batch.bytes } : null,
   };
 }
 

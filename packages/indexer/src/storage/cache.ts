@@ -112,7 +112,8 @@ export class StateCache {
     const out = new Set<string>();
     const inRange = (k: string) => k >= lo && (hi === null || k < hi);
     for (const [k, e] of this.map) if (e.v !== null && inRange(k)) out.add(k);
-    for (const o of this.overlays) for (const [k, op] of o.ops) if (op.value !== null && inRange(k)) out.add(k);
+    for (const o of this.overlays)
+      for (const [k, op] of o.ops) if (op.value !== null && inRange(k)) out.add(k);
     return [...out];
   }
 

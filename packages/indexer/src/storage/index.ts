@@ -503,7 +503,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     if (logOn && logged) {
       seq = logSeq + 1;
       const listed: WriteOp[] = [];
-      for (const p of parts) eachOp(p, (key, value) => listed.push({ key: Buffer.from(key), value: value && Buffer.from(value) }));
+      for (const p of parts)
+        eachOp(p, (key, value) => listed.push({ key: Buffer.from(key), value: value && Buffer.from(value) }));
       for (const op of map.values()) listed.push(op);
       const entry = encodeChange({ kind, seq, committedAtMs: Date.now(), head: headAfter, ops: listed });
       map.set(CHANGELOG.key(seq).toString('latin1'), { key: CHANGELOG.key(seq), value: entry });

@@ -18,8 +18,10 @@ import type { Rocks, WriteOp } from './binding.js';
 
 /** The ops of one batch: a list, or a batch's key → op map (each key once). */
 export type Ops = readonly WriteOp[] | ReadonlyMap<string, WriteOp>;
-const opsOf = (ops: Ops): Iterable<WriteOp> => (Array.isArray(ops) ? ops : (ops as ReadonlyMap<string, WriteOp>).values());
-const countOf = (ops: Ops): number => (Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, WriteOp>).size);
+const opsOf = (ops: Ops): Iterable<WriteOp> =>
+  Array.isArray(ops) ? ops : (ops as ReadonlyMap<string, WriteOp>).values();
+const countOf = (ops: Ops): number =>
+  Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, WriteOp>).size;
 
 /** Called once per submitted batch: null when committed, the error when RocksDB refused it. */
 export type WriteDone = (err: Error | null) => void;
@@ -166,8 +168,7 @@ function waiters() {
       return new Promise((resolve) => list.push({ max, resolve }));
     },
     settle(inFlight: number) {
-      for (let i = list.length - 1; i >= 0; i--)
-        if (inFlight <= list[i].max) list.splice(i, 1)[0].resolve();
+      for (let i = list.length - 1; i >= 0; i--) if (inFlight <= list[i].max) list.splice(i, 1)[0].resolve();
     },
   };
 }

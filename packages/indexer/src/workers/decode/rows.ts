@@ -58,7 +58,12 @@ export function chainRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
     w.text(RECEIPT.key(n, i), t.receipts[i]);
     w.bytes(
       TX_BY_HASH.key(tx.hash),
-      TX_BY_HASH.value.encode({ number: n, txIndex: i, firstLogIndex: tx.firstLogIndex, logCount: tx.logCount }),
+      TX_BY_HASH.value.encode({
+        number: n,
+        txIndex: i,
+        firstLogIndex: tx.firstLogIndex,
+        logCount: tx.logCount,
+      }),
       false,
     );
   }
@@ -73,7 +78,8 @@ export function decodedViewRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
   for (const s of t.decodedLogs) size += 32 + s.length;
   for (const s of t.decodedTxs) size += 32 + s.length;
   const w = new RowWriter(Math.ceil(size * 1.1));
-  for (let i = 0; i < d.logs.length; i++) w.text(DECODED_LOG.key(d.number, d.logs[i].logIndex), t.decodedLogs[i]);
+  for (let i = 0; i < d.logs.length; i++)
+    w.text(DECODED_LOG.key(d.number, d.logs[i].logIndex), t.decodedLogs[i]);
   for (let i = 0; i < d.txs.length; i++) w.text(DECODED_TX.key(d.number, i), t.decodedTxs[i]);
   return w.done();
 }

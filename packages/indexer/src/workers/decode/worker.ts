@@ -6,7 +6,13 @@
 import { Piscina } from 'piscina';
 import { createRpc, type Rpc } from '../../rpc/client.js';
 import type { BlockDelta, FetchResult } from '../../schema/delta.js';
-import { fetchBlocks, restoreBlock, type StoredBlock, transferablesOf, warmDecoders } from './fetch-blocks.js';
+import {
+  fetchBlocks,
+  restoreBlock,
+  type StoredBlock,
+  transferablesOf,
+  warmDecoders,
+} from './fetch-blocks.js';
 
 /**
  * A decode task: fetch blocks `from..to` inclusive from the node at `rpcUrl`; with `rows`, encode
