@@ -17,7 +17,7 @@
  *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1]
  *          [--idle-seconds 15] [--reconcile 300] [--out report.md]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -27,13 +27,12 @@ import {
   cleanupAll,
   hex,
   log,
-  onCleanup,
   percentile,
   rpc,
   sleep,
   startIndexerChild,
 } from './lib.js';
-import { buildTransferChain, type TransferChain } from './transfer-chain.js';
+import { type TransferChain, transferChainFromArgs } from './transfer-chain.js';
 
 interface Sample {
   ms: number;
@@ -257,17 +256,7 @@ export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const { arg, mains } = benchArgs(argv);
-  const spec = {
-    seed: Number(arg('--seed', '1')),
-    blocks: Number(arg('--blocks', '400')),
-    txPerBlock: Number(arg('--tx', '50')),
-    senders: Number(arg('--senders', '500')),
-    wallets: Number(arg('--wallets', '5000')),
-  };
-  const stateDir = join(os.tmpdir(), 'indexer-bench-solc');
-  mkdirSync(stateDir, { recursive: true });
-  const chain = await buildTransferChain(spec, stateDir);
-  onCleanup(() => chain.node.stop());
+  const chain = await transferChainFromArgs(arg, 400);
   const o = {
     idleSeconds: Number(arg('--idle-seconds', '15')),
     reconcile: Number(arg('--reconcile', '300')),

@@ -18,12 +18,12 @@
  * Usage: node dist/bench/traces-lane.js [--blocks 300] [--tx 50] [--senders 500] [--wallets 5000]
  *          [--rounds 2] [--out report.md]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { cpuSeconds } from './ingest-transfers.js';
-import { benchArgs, cleanupAll, hex, log, onCleanup, sleep, startIndexerChild } from './lib.js';
-import { buildTransferChain, type TransferChain } from './transfer-chain.js';
+import { benchArgs, cleanupAll, hex, log, sleep, startIndexerChild } from './lib.js';
+import { type TransferChain, transferChainFromArgs } from './transfer-chain.js';
 
 /** Blocks the traces lane traces concurrently (packages/indexer/src/ingest/traces.ts IN_FLIGHT). */
 const LANE_IN_FLIGHT = 4;
@@ -178,17 +178,7 @@ export function laneReport(
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const { arg, mains } = benchArgs(argv);
-  const spec = {
-    seed: Number(arg('--seed', '1')),
-    blocks: Number(arg('--blocks', '300')),
-    txPerBlock: Number(arg('--tx', '50')),
-    senders: Number(arg('--senders', '500')),
-    wallets: Number(arg('--wallets', '5000')),
-  };
-  const stateDir = join(os.tmpdir(), 'indexer-bench-solc');
-  mkdirSync(stateDir, { recursive: true });
-  const chain = await buildTransferChain(spec, stateDir);
-  onCleanup(() => chain.node.stop());
+  const chain = await transferChainFromArgs(arg, 300);
   const [, main] = mains[0];
   const ceilings = [await traceCeiling(chain.node.rpcUrl, chain.head)];
   log(`trace ceiling: ${ceilings[0].blocksPerSecond.toFixed(1)} blocks/s`);

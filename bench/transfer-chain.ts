@@ -12,10 +12,13 @@
  * `anvil_setBalance`; nonces are explicit because anvil runs a JSON-RPC batch concurrently.
  */
 
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
 import { compileContracts } from '@chain-indexer/devnet/compile.js';
 import { encodeDeployData } from 'viem';
 import { type AnvilNode, startAnvilNode } from './chain.js';
-import { hex, log, rpc, rpcBatch } from './lib.js';
+import { hex, log, onCleanup, rpc, rpcBatch } from './lib.js';
 
 export interface TransferChainSpec {
   seed: number;
@@ -171,4 +174,27 @@ export async function buildTransferChain(spec: TransferChainSpec, stateDir: stri
     logCount,
     generationSeconds,
   };
+}
+
+/**
+ * The transfer chain a bench's command line asks for (`--seed`, `--blocks` (default
+ * `defaultBlocks`), `--tx`, `--senders`, `--wallets`), built on a fresh anvil (contracts compiled
+ * once into the shared solc cache directory); the node is stopped by the bench's cleanup.
+ */
+export async function transferChainFromArgs(
+  arg: (name: string, fallback: string) => string,
+  defaultBlocks: number,
+): Promise<TransferChain> {
+  const spec: TransferChainSpec = {
+    seed: Number(arg('--seed', '1')),
+    blocks: Number(arg('--blocks', String(defaultBlocks))),
+    txPerBlock: Number(arg('--tx', '50')),
+    senders: Number(arg('--senders', '500')),
+    wallets: Number(arg('--wallets', '5000')),
+  };
+  const stateDir = join(os.tmpdir(), 'indexer-bench-solc');
+  mkdirSync(stateDir, { recursive: true });
+  const chain = await buildTransferChain(spec, stateDir);
+  onCleanup(() => chain.node.stop());
+  return chain;
 }

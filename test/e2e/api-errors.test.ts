@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { assertContract } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess;
@@ -39,10 +40,12 @@ beforeAll(async () => {
   await idx.waitForHead(2);
 });
 
-afterAll(async () => {
-  await idx?.stop();
-  await anvil?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => anvil,
+  ),
+);
 
 const envelope = (body: any) => {
   expect(typeof body?.error).toBe('string');
@@ -272,7 +275,13 @@ describe('property: generated requests for every contract route', () => {
     const doc = (await idx.get('/index/v1/openapi.json', { key: null })).body as {
       paths: Record<
         string,
-        Record<string, { parameters?: Array<{ name: string; in: string; required: boolean; schema: any }> }>
+        Record<
+          string,
+          {
+            operationId: string;
+            parameters?: Array<{ name: string; in: string; required: boolean; schema: any }>;
+          }
+        >
       >;
     };
     const ops = Object.entries(doc.paths)

@@ -42,7 +42,13 @@ let idx: IndexerProcess;
 let browser: Browser;
 let page: Page;
 /** The most traded token (and its quote) while traffic runs: the live-candle subject. */
-let subject: { token: string; quote: string; pool: string; symbol: string };
+type Subject = { token: string; quote: string; pool: string; symbol: string };
+let subject: Subject;
+
+/** The browser globals the page callbacks read (they run in Chromium, not in node). */
+declare const sessionStorage: { getItem(key: string): string | null };
+declare const localStorage: { length: number };
+declare const document: { cookie: string };
 let base = '';
 
 const api = async (path: string) => {
@@ -146,7 +152,7 @@ beforeAll(async () => {
   const deadline = Date.now() + 60_000;
   while (!subject && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 2000));
-    let best: { trades: number; s: typeof subject } | null = null;
+    let best: { trades: number; s: Subject } | null = null;
     for (const t of dev.deployment.tokens.filter((x) => x.kind === 'standard' || x.kind === 'ownable')) {
       const r = await idx.get(`/tokens/${t.address}/stats`);
       if (r.status !== 200 || !r.body.data.venue) continue;

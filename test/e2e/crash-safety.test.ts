@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess | null = null;
@@ -30,10 +31,12 @@ beforeAll(async () => {
   await anvil.mine(1500);
 });
 
-afterAll(async () => {
-  await idx?.stop();
-  await anvil?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => anvil,
+  ),
+);
 
 /** Digest of the indexed chain through the API: every header hash and transaction list. */
 async function digestOf(get: IndexerProcess['get'], head: number): Promise<string> {

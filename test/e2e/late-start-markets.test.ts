@@ -15,6 +15,7 @@ import { typedClient, walkTyped } from '../harness/client.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 const topic = (sig: string) => keccak256(new TextEncoder().encode(sig));
@@ -88,10 +89,12 @@ beforeAll(async () => {
   await idx.waitForHead(quietHead, 60_000);
 }, 300_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 type PoolDetail = {
   key: string;

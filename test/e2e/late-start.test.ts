@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typedClient, walkTyped } from '../harness/client.js';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
@@ -35,10 +36,12 @@ beforeAll(async () => {
   await idx.waitForHead(quietHead, 60_000);
 }, 300_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('indexing from a late START_BLOCK', () => {
   it('balances and supplies of tokens older than the start equal the node at the anchor', async () => {

@@ -19,6 +19,7 @@ import { decodeEventLog, encodeAbiParameters, keccak256, parseAbi, toEventSelect
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
@@ -105,10 +106,12 @@ beforeAll(async () => {
   await idx.waitForHead(await chainHead(), 120_000);
 }, 240_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 /** decimals() of every configured stablecoin read from the node (the only USD marks). */
 async function stableDecimals(A: number): Promise<Map<string, number>> {

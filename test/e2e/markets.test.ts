@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertFrame } from '../harness/contract.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
@@ -115,10 +116,12 @@ describe('live candle stream (traffic running)', () => {
   });
 });
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('pool state reconciles with the pool contracts at the anchor block', () => {
   beforeAll(settle, 180_000);
@@ -215,8 +218,8 @@ describe('candles recomputed from the raw swap logs', () => {
           }
           if (ev.eventName === 'Sync') reserves = [ev.args.reserve0, ev.args.reserve1];
           else if (ev.eventName === 'Swap' && reserves) {
-            const a0 = ev.args.amount0In - ev.args.amount0Out;
-            const a1 = ev.args.amount1In - ev.args.amount1Out;
+            const a0 = (ev.args.amount0In as bigint) - (ev.args.amount0Out as bigint);
+            const a1 = (ev.args.amount1In as bigint) - (ev.args.amount1Out as bigint);
             trades.push({
               t,
               price: red(reserves[1], reserves[0]),

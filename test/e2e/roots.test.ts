@@ -190,7 +190,7 @@ describe('a node that alters one receipt log', () => {
       await sleep(500);
     }
     expect(target).not.toBeNull();
-    const T = target as number;
+    const T = target as unknown as number;
     expect(health.ingest.state).toBe('halted');
     expect(health.ingest.haltReason).toBe('roots_mismatch');
     expect(health.ingest.haltDetail).toContain(`block ${T} `);

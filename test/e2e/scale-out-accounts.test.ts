@@ -107,8 +107,9 @@ describe('NATS accounts of ops/SCALE-OUT.md', () => {
       // No message it sent is in the stream: every entry's payload is a change-log entry, never
       // the bytes it tried to publish.
       const last = await wjsm.streams.getMessage(STREAM, { last_by_subj: SUBJECT });
-      expect(new TextDecoder().decode(last.data)).not.toBe('forged entry');
-      expect(last.header?.get('Idx-Seq')).toMatch(/^\d+$/);
+      expect(last).not.toBeNull();
+      expect(new TextDecoder().decode(last!.data)).not.toBe('forged entry');
+      expect(last!.header?.get('Idx-Seq')).toMatch(/^\d+$/);
     } finally {
       await nc.close();
       await watcher.close();

@@ -15,6 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
 import { atOneChangeLogPosition, okBody } from '../harness/replication.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
@@ -52,12 +53,14 @@ beforeAll(async () => {
   });
 }, 300_000);
 
-afterAll(async () => {
-  await replica?.stop();
-  await writer?.stop();
-  await dev?.stop();
-  await nats?.stop();
-});
+afterAll(
+  stopAll(
+    () => replica,
+    () => writer,
+    () => dev,
+    () => nats,
+  ),
+);
 
 describe('scale-out on NATS JetStream', () => {
   it('a replica serves the writer’s anchors and bodies at the same head, and cursors cross', async () => {

@@ -5,7 +5,7 @@
  * kill -9, SIGTERM shutdown, and the scanner started in-process beside the indexer (its own
  * listener and store, the index's head through the IndexPort).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { httpRequest } from '../harness/scanner.js';
+import { httpRequest, spawnScanner } from '../harness/scanner.js';
 
 const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const MAIN = new URL('../../packages/scanner/dist/main.js', import.meta.url).pathname;
@@ -49,26 +49,7 @@ function cli(dataDir: string, ...args: string[]) {
 }
 
 /** Starts `node packages/scanner/dist/main.js` on `dataDir`; resolves with its port once it listens. */
-function startMain(dataDir: string): Promise<{ child: ChildProcess; port: number; log: () => string }> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, SCANNER_DATA_DIR: dataDir, SCANNER_PORT: '0', SMTP_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const timer = setTimeout(() => reject(new Error(`scanner did not start:\n${out}`)), 30_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(m[1]), log: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-  });
-}
+const startMain = (dataDir: string) => spawnScanner(MAIN, { SCANNER_DATA_DIR: dataDir, SMTP_URL: '' });
 const exited = (c: ChildProcess) =>
   new Promise<number | null>((resolve) =>
     c.exitCode !== null ? resolve(c.exitCode) : c.once('exit', (code) => resolve(code)),

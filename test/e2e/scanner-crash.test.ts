@@ -1,12 +1,3 @@
-/**
- * Credits under kill -9: a real scanner process answers credit-consuming requests from several
- * connections and is killed with SIGKILL at a random instant, five times; after each kill the
- * store is reopened and compared with what the clients received. Every delivered answer has its
- * charge in the ledger (never an answer without a charge), the charges not delivered are at most
- * one per connection (the answer committed and written when the process died), the balance equals
- * the ledger, and usage counts equal the charges (written in the same batch).
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -15,6 +6,7 @@ import { loadScannerConfig } from '@chain-indexer/scanner/config.js';
 import { checkStore, openScannerCore } from '@chain-indexer/scanner/core.js';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnScanner } from '../harness/scanner.js';
 
 const MAIN = new URL('../../dist/test/harness/scanner-charging-main.js', import.meta.url).pathname;
 const CONNECTIONS = 8;
@@ -25,27 +17,7 @@ const silent = pino({ level: 'silent' });
 const config = loadScannerConfig({ SCANNER_DATA_DIR: dir });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function startService(): Promise<{ child: ChildProcess; port: number; out: () => string }> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, SCANNER_DATA_DIR: dir, SCANNER_PORT: '0', SCANNER_CACHE_SECONDS: '60' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const timer = setTimeout(() => reject(new Error(`scanner did not start:\n${out}`)), 30_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(m[1]), out: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`scanner exited ${code}:\n${out}`)));
-  });
-}
+const startService = () => spawnScanner(MAIN, { SCANNER_DATA_DIR: dir, SCANNER_CACHE_SECONDS: '60' });
 
 /** One POST; resolves with status, request id and charge, or null when the connection died. */
 function post(port: number, agent: Agent, key: string, body: unknown) {

@@ -401,7 +401,7 @@ describe('credentials', () => {
       { origin: 'https://app.example', 'sec-fetch-mode': 'navigate' },
       { 'sec-fetch-site': 'same-origin' },
       { 'sec-fetch-site': 'none' },
-    ])
+    ] as Record<string, string>[])
       expectEnvelope(
         await h.request('GET', '/v1/whoami', { key, headers }),
         403,
@@ -474,7 +474,7 @@ describe('IP allowlists', () => {
 });
 
 describe('dashboard sessions', () => {
-  const cmd = (command: string, args: Record<string, string | boolean>) =>
+  const cmd = (command: string, args: Record<string, string | true>) =>
     runCommand({ ...h.service.core, sessionHours: 24 }, command, args) as Record<string, any>;
 
   it('expiry is capped: a session lasts at most 30 days, whatever --hours says', () => {

@@ -1,13 +1,3 @@
-/**
- * The /rh/ family on the embedded default path (`node dist/app/main.js` with no RPC_URL and no
- * CHAINS_FILE, SCANNER=on): with DEVNET_CHAINS=2 the second embedded devnet (chain `devnet2`, its
- * own anvil) is the chain configured as `rh` without any SCANNER_* variable;
- * /rh/ endpoints answer from that node (anchors, funding transactions, code), unprefixed ones from
- * the first, and /cross-chain finds the deterministic deployment at the same addresses on both.
- * With DEVNET_CHAINS=1 the /rh/ family answers the typed refusal naming the missing
- * configuration, and nothing is charged.
- */
-import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAndWait } from '../harness/cohort.js';
 import { freePortRun } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { httpRequest } from '../harness/scanner.js';
+import { httpRequest, scannerCli } from '../harness/scanner.js';
 
 const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
@@ -60,16 +50,7 @@ async function startEmbedded(chains: 1 | 2) {
   });
   procs.push(idx);
   const url = `http://127.0.0.1:${/scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(idx.logs())?.[1]}`;
-  const cli = (...args: string[]): Promise<any> =>
-    new Promise((resolve, reject) =>
-      execFile(
-        process.execPath,
-        [CLI, ...args],
-        { env: { ...process.env, SCANNER_DATA_DIR: join(idx.dataDir, 'scanner'), SMTP_URL: '' } },
-        (err, stdout, stderr) =>
-          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-      ),
-    );
+  const cli = scannerCli(CLI, join(idx.dataDir, 'scanner'));
   const acc = (await cli('create-account', '--email', `rh${chains}@example.com`)).account.id;
   await cli('set-plan', '--account', acc, '--plan', 'scale');
   await cli('grant-credits', '--account', acc, '--scans', '10');

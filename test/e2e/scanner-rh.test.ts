@@ -1,11 +1,3 @@
-/**
- * The scanner's /rh/ family and /cross-chain over two chains in one indexer process (CHAINS_FILE
- * with two real anvil nodes of different chain ids; SCANNER_RH_CHAIN names the second): /rh/
- * endpoints answer from the rh chain (anchors, hashes and transactions of that node, never the
- * other), unprefixed ones from the main chain, and /cross-chain lists the address on both with
- * one shared runtime code hash for a contract deployed at the same address on both.
- */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +5,7 @@ import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { httpRequest } from '../harness/scanner.js';
+import { httpRequest, scannerCli } from '../harness/scanner.js';
 
 const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const [DEV0] = DEV_ACCOUNTS;
@@ -31,16 +23,7 @@ let contract = '';
 /** Per chain: the deployment tx and a funding transfer to a fresh wallet. */
 const made: Record<string, { deployTx: string; fundTx: string; wallet: string }> = {};
 
-const cli = (...args: string[]): Promise<any> =>
-  new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, SCANNER_DATA_DIR: join(idx.dataDir, 'scanner'), SMTP_URL: '' } },
-      (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-    ),
-  );
+const cli = scannerCli(CLI, () => join(idx.dataDir, 'scanner'));
 const ask = (method: 'GET' | 'POST', path: string, body?: unknown) =>
   httpRequest(url, method, path, { key, body });
 

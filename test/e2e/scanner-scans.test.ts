@@ -1,15 +1,3 @@
-/**
- * The scanner's scan endpoints end to end, on a real embedded-style devnet (anvil, the project's
- * launchpad) indexed by the real indexer (`node dist/app/main.js`) with the scanner in-process
- * (SCANNER=on): a scripted funding chain ending at a wallet labelled `exchange`, and a launch
- * whose buyers include a bundle (two wallets funded by one funder buying in one block). The node
- * is frozen after the script (no interval mining), so every answer is read at the same anchor as
- * the indexer routes and the node reads it is checked against: anchor hashes against the node,
- * balances and supply against eth_call at the anchor block, funding and first-seen against the
- * indexer's own routes, credits against the ledger headers. Every body is checked against the
- * endpoint's published response schema.
- */
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { poolSwapTestAbi } from '@chain-indexer/devnet/abis.js';
@@ -21,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
-import { type Answer, httpRequest, startScanner } from '../harness/scanner.js';
+import { type Answer, httpRequest, scannerCli, startScanner } from '../harness/scanner.js';
 
 const CLI = new URL('../../packages/scanner/dist/cli.js', import.meta.url).pathname;
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
@@ -80,17 +69,7 @@ const totalSupply = (token: string, block: number) =>
   call(token, encodeFunctionData({ abi: ERC20, functionName: 'totalSupply' }), block);
 
 /** Runs the operator CLI on the in-process scanner's store (through its admin socket). */
-function cli(...args: string[]): Promise<any> {
-  return new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, SCANNER_DATA_DIR: join(idx.dataDir, 'scanner'), SMTP_URL: '' } },
-      (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-    ),
-  );
-}
+const cli = scannerCli(CLI, () => join(idx.dataDir, 'scanner'));
 
 const published = new Map(ENDPOINTS.map((e) => [`${e.spec.method} ${e.spec.path}`, e.publishedResponse]));
 /** A scanner request; a 200 body must match the endpoint's published response schema. */
@@ -274,10 +253,12 @@ beforeAll(async () => {
   await idx.waitForHead(head, 120_000);
 }, 400_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('funding chain', () => {
   it('hops closest first with tx, block, asset and amount; stops at the exchange label; equals funded-by', async () => {

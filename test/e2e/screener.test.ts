@@ -2,6 +2,7 @@ import { decodeEventLog, encodeEventTopics, encodeFunctionData, parseAbi } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
@@ -155,8 +156,8 @@ async function loadModel(head: number): Promise<Model> {
         key: `${low(l.address)}${'00'.repeat(32)}`,
         block: Number.parseInt(l.blockNumber, 16),
         logIndex: Number.parseInt(l.logIndex, 16),
-        a0: a.amount0In - a.amount0Out,
-        a1: a.amount1In - a.amount1Out,
+        a0: (a.amount0In as bigint) - (a.amount0Out as bigint),
+        a1: (a.amount1In as bigint) - (a.amount1Out as bigint),
       },
       l,
     );
@@ -182,8 +183,8 @@ async function loadModel(head: number): Promise<Model> {
         key: `${low(c.poolManager)}${low(a.id).slice(2)}`,
         block: Number.parseInt(l.blockNumber, 16),
         logIndex: Number.parseInt(l.logIndex, 16),
-        a0: -a.amount0,
-        a1: -a.amount1,
+        a0: -(a.amount0 as bigint),
+        a1: -(a.amount1 as bigint),
       },
       l,
     );
@@ -201,7 +202,7 @@ async function loadModel(head: number): Promise<Model> {
   for (const l of await logs({ topics: [topic0(ABI.erc20, 'Transfer')] }, head)) {
     if (l.topics.length !== 3) continue; // ERC-721 Transfer has the amount indexed too
     const a = (decodeEventLog({ abi: ABI.erc20, data: l.data, topics: l.topics }) as any).args;
-    add(low(l.address), low(a.from), -a.value);
+    add(low(l.address), low(a.from), -(a.value as bigint));
     add(low(l.address), low(a.to), a.value);
   }
   for (const l of await logs(
@@ -210,7 +211,7 @@ async function loadModel(head: number): Promise<Model> {
   )) {
     const e = decodeEventLog({ abi: ABI.erc20, data: l.data, topics: l.topics }) as any;
     if (e.eventName === 'Deposit') add(weth, low(e.args.dst), e.args.wad);
-    else add(weth, low(e.args.src), -e.args.wad);
+    else add(weth, low(e.args.src), -(e.args.wad as bigint));
   }
   const holders = new Map<string, { holders: number; burnSinkHolders: number }>();
   for (const [t, m] of bal) {
@@ -578,10 +579,12 @@ beforeAll(async () => {
   }
 }, 600_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Tests

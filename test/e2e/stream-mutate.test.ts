@@ -17,9 +17,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertFrame } from '../harness/contract.js';
+import { checkFrames } from '../harness/contract.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 
 const OTHER_KEY = 'other-stream-key';
 const READ_KEY = 'read-only-key';
@@ -61,16 +62,7 @@ function open(path: string) {
       }),
   });
   const got: Got[] = [];
-  for (const e of EVENTS)
-    es.addEventListener(e, (m: MessageEvent) => {
-      const data = JSON.parse(m.data);
-      try {
-        assertFrame(`/index/v1/testnet${path}`, e, m.lastEventId || null, data);
-      } catch (err) {
-        violations.push((err as Error).message);
-      }
-      got.push({ event: e, data, at: Date.now() });
-    });
+  checkFrames(es, path, EVENTS, violations, (event, data) => got.push({ event, data, at: Date.now() }));
   const until = async (pred: () => boolean, ms = 30_000, what = 'frames') => {
     const t0 = Date.now();
     while (!pred()) {
@@ -135,10 +127,12 @@ beforeAll(async () => {
   expect(pools.filter((p) => p.protocol === 'v4').length).toBeGreaterThan(0);
 }, 300_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('mutable candle selectors on /stream/subscribe', () => {
   it('add: selection_changed then the snapshots, then updates; remove: nothing more; blocks run on', async () => {

@@ -11,8 +11,9 @@ import { connect } from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
-import { assertFrame } from '../harness/contract.js';
+import { checkFrames } from '../harness/contract.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess;
@@ -28,10 +29,12 @@ beforeAll(async () => {
   await idx.waitForHead(5);
 });
 
-afterAll(async () => {
-  await idx?.stop();
-  await anvil?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => anvil,
+  ),
+);
 
 /** Frames that broke their route's published frame schema (checked after every test). */
 const violations: string[] = [];
@@ -42,7 +45,7 @@ afterEach(() => {
 
 const url = (path: string) => `http://127.0.0.1:${idx.port}/index/v1/testnet${path}`;
 const withKey = (extra: Record<string, string> = {}) => ({
-  fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+  fetch: (input: string | URL | Request, init?: RequestInit) =>
     fetch(input, {
       ...init,
       headers: { ...(init?.headers as Record<string, string>), 'x-api-key': TEST_KEY, ...extra },
@@ -58,16 +61,9 @@ interface Got {
 function open(path: string, events: string[], extra: Record<string, string> = {}) {
   const es = new EventSource(url(path), withKey(extra));
   const got: Got[] = [];
-  for (const e of events)
-    es.addEventListener(e, (m: MessageEvent) => {
-      const data = JSON.parse(m.data);
-      try {
-        assertFrame(`/index/v1/testnet${path}`, e, m.lastEventId || null, data);
-      } catch (err) {
-        violations.push((err as Error).message);
-      }
-      got.push({ event: e, id: m.lastEventId || undefined, data });
-    });
+  checkFrames(es, path, events, violations, (event, data, m) =>
+    got.push({ event, id: m.lastEventId || undefined, data }),
+  );
   const until = async (pred: () => boolean, ms = 15_000) => {
     const t0 = Date.now();
     while (!pred()) {

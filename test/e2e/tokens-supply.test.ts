@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typedClient, walkTyped } from '../harness/client.js';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
 let dev: TestDevnet;
@@ -27,10 +28,12 @@ beforeAll(async () => {
   await idx.waitForHead(quietHead, 60_000);
 }, 240_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('exact supply for every ERC-20', () => {
   it('equals totalSupply() at the anchor block, V2 LP tokens included, unless the reconciliation says diverges', async () => {

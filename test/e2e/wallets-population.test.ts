@@ -25,6 +25,7 @@ import { decodeEventLog, type Hex, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 
 /** Seconds of random traffic after bootstrap (≈ 15 tx/s). */
@@ -68,6 +69,8 @@ const gcd = (a: bigint, b: bigint): bigint => {
   while (b) [a, b] = [b, a % b];
   return a;
 };
+/** x² of a bigint (the decoded event arguments are untyped). */
+const sq = (x: bigint) => x * x;
 const rat = (n: bigint, d = 1n): Rat => {
   if (d < 0n) [n, d] = [-n, -d];
   const g = gcd(n, d) || 1n;
@@ -263,7 +266,7 @@ async function readChain() {
           currency0: a.currency0.toLowerCase(),
           currency1: a.currency1.toLowerCase(),
           created: [block, logIndex],
-          price: rat(a.sqrtPriceX96 * a.sqrtPriceX96, 1n << 192n),
+          price: rat(sq(a.sqrtPriceX96), 1n << 192n),
         },
         null,
       );
@@ -283,19 +286,23 @@ async function readChain() {
       const p = byAddress.get(address)!;
       p.price = a.reserve0 > 0n ? rat(a.reserve1, a.reserve0) : null;
     } else if (ev.eventName === 'Swap' && 'amount0In' in a && byAddress.get(address)?.protocol === 'v2') {
-      swap(byAddress.get(address)!, a.amount0In - a.amount0Out, a.amount1In - a.amount1Out);
+      swap(
+        byAddress.get(address)!,
+        (a.amount0In as bigint) - (a.amount0Out as bigint),
+        (a.amount1In as bigint) - (a.amount1Out as bigint),
+      );
     } else if (ev.eventName === 'Initialize' && !('id' in a) && byAddress.get(address)?.protocol === 'v3') {
-      byAddress.get(address)!.price = rat(a.sqrtPriceX96 * a.sqrtPriceX96, 1n << 192n);
+      byAddress.get(address)!.price = rat(sq(a.sqrtPriceX96), 1n << 192n);
     } else if (ev.eventName === 'Swap' && 'recipient' in a && byAddress.get(address)?.protocol === 'v3') {
       const p = byAddress.get(address)!;
-      p.price = rat(a.sqrtPriceX96 * a.sqrtPriceX96, 1n << 192n);
+      p.price = rat(sq(a.sqrtPriceX96), 1n << 192n);
       swap(p, a.amount0, a.amount1);
     } else if (ev.eventName === 'Swap' && 'id' in a && address === pm) {
       const p = node.pools.get(`${pm}${a.id.slice(2)}`);
       if (!p) continue;
-      p.price = rat(a.sqrtPriceX96 * a.sqrtPriceX96, 1n << 192n);
+      p.price = rat(sq(a.sqrtPriceX96), 1n << 192n);
       // V4 reports the swapper's balance deltas: the pool's are their negation.
-      swap(p, -a.amount0, -a.amount1);
+      swap(p, -(a.amount0 as bigint), -(a.amount1 as bigint));
     } else if (ev.eventName === 'CurveTrade' && address === pad) {
       const p = node.pools.get(`${pad}${a.token.slice(2).toLowerCase()}${'00'.repeat(12)}`);
       // A curve with no token reserve has no price (degenerate; never seen on the devnet).
@@ -471,10 +478,12 @@ beforeAll(async () => {
   await Promise.all([readChain(), idx.waitForHead(head, 120_000)]);
 }, 240_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 describe('population PnL', () => {
   it('every trader’s positions, per-token PnL and PnL aggregate equal a recomputation from the raw swap logs', async () => {

@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptCohort } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { sleep } from './lib.js';
 
@@ -123,10 +124,12 @@ beforeAll(async () => {
   ops = await buildOps();
 }, 240_000);
 
-afterAll(async () => {
-  await idx?.stop();
-  await dev?.stop();
-});
+afterAll(
+  stopAll(
+    () => idx,
+    () => dev,
+  ),
+);
 
 /** Valid sample values for every path and required query parameter, read from the indexed devnet. */
 async function buildOps(): Promise<Op[]> {
@@ -398,7 +401,10 @@ describe('auth on every route of the contract', () => {
 
   it('public routes answer without a key (and ignore any key)', async () => {
     for (const o of ops.filter((x) => x.scope === null && x.template !== '/metrics')) {
-      for (const h of [{}, { 'x-api-key': 'nope' }, { 'x-api-key': SCANNER_KEY }]) {
+      for (const h of [{}, { 'x-api-key': 'nope' }, { 'x-api-key': SCANNER_KEY }] as Record<
+        string,
+        string
+      >[]) {
         const r = await count(request(o, h));
         expect({ route: o.template, status: r.status }).toEqual({ route: o.template, status: 200 });
       }
@@ -408,7 +414,10 @@ describe('auth on every route of the contract', () => {
   it('/metrics: 404 envelope on the public port whatever the key; served by the loopback listener', async () => {
     const o = ops.find((x) => x.template === '/metrics')!;
     expect(o).toBeDefined();
-    for (const h of [{}, { 'x-api-key': TEST_KEY }, { 'x-api-key': SCANNER_KEY }]) {
+    for (const h of [{}, { 'x-api-key': TEST_KEY }, { 'x-api-key': SCANNER_KEY }] as Record<
+      string,
+      string
+    >[]) {
       const r = await count(request(o, h));
       expect({ status: r.status, envelope: isEnvelope(r.body, 'not_found') }).toEqual({
         status: 404,

@@ -168,3 +168,27 @@ function assertBatchItems(b: BatchBody): void {
     }
   }
 }
+
+/**
+ * Listens for `events` on a stream opened on `/index/v1/testnet<path>`: each frame's data is
+ * parsed and checked with {@link assertFrame} (a broken frame's message goes to `violations`, so a
+ * suite reports every one at its end), then handed to `take` with the message.
+ */
+export function checkFrames(
+  es: { addEventListener(type: string, listener: (m: MessageEvent) => void): void },
+  path: string,
+  events: readonly string[],
+  violations: string[],
+  take: (event: string, data: any, m: MessageEvent) => void,
+): void {
+  for (const e of events)
+    es.addEventListener(e, (m: MessageEvent) => {
+      const data = JSON.parse(m.data);
+      try {
+        assertFrame(`/index/v1/testnet${path}`, e, m.lastEventId || null, data);
+      } catch (err) {
+        violations.push((err as Error).message);
+      }
+      take(e, data, m);
+    });
+}

@@ -4,6 +4,7 @@
  * e-mails, an HTTP client on node:http (not fetch: fetch adds `Sec-Fetch-Mode: cors`, which the
  * browser rule refuses), and capture of every log line and response body for the hygiene checks.
  */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -239,3 +240,57 @@ export function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> 
 export function secretsIn(text: string): string[] {
   return [...text.matchAll(/(sk_live_[0-9A-Za-z]{43}|ds_[0-9A-Za-z]{43})/g)].map((m) => m[1]);
 }
+
+/**
+ * Spawns a scanner process (`node <main>`, e.g. packages/scanner/dist/main.js) with `env` over the
+ * parent's and SCANNER_PORT=0; resolves with its port once it logs that it listens (its output so
+ * far through `log`), rejects when it exits first or does not listen within 30 s.
+ */
+export function spawnScanner(
+  main: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number; log: () => string }> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const child = spawn(process.execPath, [main], {
+      env: { ...process.env, SCANNER_PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => reject(new Error(`scanner did not start:\n${out}`)), 30_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]), log: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`scanner exited ${code}:\n${out}`)));
+  });
+}
+
+/**
+ * The scanner operator CLI (`node <cli> …args`) on the store in `dataDir` (a directory, or a getter
+ * for one known only once the suite has started): each call resolves with the CLI's JSON output,
+ * rejects with its stderr when it fails.
+ */
+export const scannerCli =
+  (cli: string, dataDir: string | (() => string)) =>
+  (...args: string[]): Promise<any> =>
+    new Promise((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [cli, ...args],
+        {
+          env: {
+            ...process.env,
+            SCANNER_DATA_DIR: typeof dataDir === 'string' ? dataDir : dataDir(),
+            SMTP_URL: '',
+          },
+        },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+      ),
+    );

@@ -4,9 +4,11 @@
  * API's exact rationals (quote base units per base unit) shifted by the decimals difference and
  * turned into doubles only here, for plotting.
  */
+
 import { type CandlestickData, CandlestickSeries, createChart, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ratioToNumber } from './format.js';
+import { liveStream } from './stream.js';
 
 export const FRAMES = ['1s', '30s', '1m', '1h', '1d'] as const;
 export type Frame = (typeof FRAMES)[number];
@@ -123,46 +125,28 @@ export function CandleChart(p: {
       },
       () => undefined,
     );
-    let es: EventSource | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    let backoff = 2000;
-    const connect = () => {
-      es = new EventSource(
-        `/index/v1/${encodeURIComponent(p.chain)}/stream/candles?select=${encodeURIComponent(p.select)}`,
-      );
-      es.onopen = () => {
-        backoff = 2000;
-        setState('live');
-      };
-      const on = (isLive: boolean) => (ev: MessageEvent) => {
-        const d = JSON.parse(ev.data) as { candle: CandleRow | null };
-        if (!d.candle) return;
-        put(d.candle);
-        // A live update: a traded bucket changed or closed after the snapshot.
-        if (isLive) setLive((n) => n + 1);
-      };
-      es.addEventListener('snapshot', on(false));
-      es.addEventListener('update', on(true));
-      es.addEventListener('close', on(true));
-      es.onerror = () => {
-        if (es?.readyState !== EventSource.CLOSED) return setState('reconnecting');
-        // Refused (session expired, or no stream scope): renew, then reconnect with backoff.
-        setState('stream refused; renewing session');
-        retry = setTimeout(() => {
-          if (stopped) return;
-          p.renew().then(
-            () => !stopped && connect(),
-            (e: Error) => setState(`no live stream: ${e.message}`),
-          );
-        }, backoff);
-        backoff = Math.min(backoff * 2, 30_000);
-      };
+    const on = (isLive: boolean) => (ev: MessageEvent) => {
+      const d = JSON.parse(ev.data) as { candle: CandleRow | null };
+      if (!d.candle) return;
+      put(d.candle);
+      // A live update: a traded bucket changed or closed after the snapshot.
+      if (isLive) setLive((n) => n + 1);
     };
-    connect();
+    const stop = liveStream(
+      `/index/v1/${encodeURIComponent(p.chain)}/stream/candles?select=${encodeURIComponent(p.select)}`,
+      {
+        attach(es) {
+          es.addEventListener('snapshot', on(false));
+          es.addEventListener('update', on(true));
+          es.addEventListener('close', on(true));
+        },
+        setState,
+        renew: () => p.renew(),
+      },
+    );
     return () => {
       stopped = true;
-      clearTimeout(retry);
-      es?.close();
+      stop();
       chart.remove();
     };
   }, [p.chain, p.select, p.shift]);

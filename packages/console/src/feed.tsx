@@ -4,7 +4,8 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { short } from './format.js';
-import { PoolLink } from './ui.js';
+import { liveStream } from './stream.js';
+import { PoolLink, Table } from './ui.js';
 
 interface AmmEvent {
   kind: string;
@@ -23,85 +24,49 @@ export function AmmFeed(p: { chain: string; filter: string; renew(): Promise<unk
   const [rows, setRows] = useState<AmmEvent[]>([]);
   const [state, setState] = useState('connecting');
   useEffect(() => {
-    let stopped = false;
-    let es: EventSource | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    let backoff = 2000;
-    const connect = () => {
-      es = new EventSource(`/index/v1/${encodeURIComponent(p.chain)}/stream/amm-events?${p.filter}`);
-      es.onopen = () => {
-        backoff = 2000;
-        setState('live');
-      };
-      const on = (ev: MessageEvent) => {
-        const d = JSON.parse(ev.data) as Omit<AmmEvent, 'id'>;
-        setRows((r) =>
-          [
-            {
-              ...d,
-              kind: ev.type === 'liquidity' ? `liquidity ${d.kind}` : (d.kind ?? ev.type),
-              id: ev.lastEventId,
-            },
-            ...r,
-          ].slice(0, 25),
-        );
-      };
-      for (const t of ['swap', 'liquidity', 'pool_created', 'initialize']) es.addEventListener(t, on);
-      es.onerror = () => {
-        if (es?.readyState !== EventSource.CLOSED) return setState('reconnecting');
-        setState('stream refused; renewing session');
-        retry = setTimeout(() => {
-          if (stopped) return;
-          p.renew().then(
-            () => !stopped && connect(),
-            (e: Error) => setState(`no live stream: ${e.message}`),
-          );
-        }, backoff);
-        backoff = Math.min(backoff * 2, 30_000);
-      };
+    const on = (ev: MessageEvent) => {
+      const d = JSON.parse(ev.data) as Omit<AmmEvent, 'id'>;
+      setRows((r) =>
+        [
+          {
+            ...d,
+            kind: ev.type === 'liquidity' ? `liquidity ${d.kind}` : (d.kind ?? ev.type),
+            id: ev.lastEventId,
+          },
+          ...r,
+        ].slice(0, 25),
+      );
     };
-    connect();
-    return () => {
-      stopped = true;
-      clearTimeout(retry);
-      es?.close();
-    };
+    return liveStream(`/index/v1/${encodeURIComponent(p.chain)}/stream/amm-events?${p.filter}`, {
+      attach(es) {
+        for (const t of ['swap', 'liquidity', 'pool_created', 'initialize']) es.addEventListener(t, on);
+      },
+      setState,
+      renew: () => p.renew(),
+    });
   }, [p.chain, p.filter]);
   return (
     <div data-testid="amm-feed" data-rows={rows.length}>
       <div class="muted">
         <span class={`dot ${state === 'live' ? 'on' : ''}`} /> amm-events stream ({p.filter}) — {state}
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th>block</th>
-            <th>event</th>
-            <th>pool</th>
-            <th>side</th>
-            <th>amount0</th>
-            <th>amount1</th>
-            <th>tx</th>
+      <Table head={['block', 'event', 'pool', 'side', 'amount0', 'amount1', 'tx']}>
+        {rows.map((r) => (
+          <tr key={r.id}>
+            <td>{r.block}</td>
+            <td>{r.kind}</td>
+            <td>
+              <PoolLink chain={p.chain} k={r.pool} /> {r.protocol}
+            </td>
+            <td>{r.side ?? ''}</td>
+            <td class="num">{r.amount0 ?? ''}</td>
+            <td class="num">{r.amount1 ?? ''}</td>
+            <td>
+              <code>{short(r.txHash)}</code>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id}>
-              <td>{r.block}</td>
-              <td>{r.kind}</td>
-              <td>
-                <PoolLink chain={p.chain} k={r.pool} /> {r.protocol}
-              </td>
-              <td>{r.side ?? ''}</td>
-              <td class="num">{r.amount0 ?? ''}</td>
-              <td class="num">{r.amount1 ?? ''}</td>
-              <td>
-                <code>{short(r.txHash)}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       {!rows.length && <div class="muted">no event since the page opened</div>}
     </div>
   );

@@ -188,3 +188,19 @@ export function PoolLink({ chain, k, label }: { chain: string; k: string; label?
     </a>
   );
 }
+
+/** A table with one header row of `head` labels; the children are its body rows. */
+export function Table(p: { head: string[]; children: ComponentChildren }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          {p.head.map((h) => (
+            <th>{h}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{p.children}</tbody>
+    </table>
+  );
+}

@@ -76,9 +76,15 @@ describe('node:http uWS stand-in', () => {
       );
       res.end('param');
     });
-    app.get('/a/fixed/x', (res) => res.end('static'));
-    app.get('/assets/*', (res, req) => res.end(`wild ${req.getUrl()}`));
-    app.get('/', (res) => res.end('root'));
+    app.get('/a/fixed/x', (res) => {
+      res.end('static');
+    });
+    app.get('/assets/*', (res, req) => {
+      res.end(`wild ${req.getUrl()}`);
+    });
+    app.get('/', (res) => {
+      res.end('root');
+    });
     const port = await listen(app);
     expect((await call(port, '/a/fixed/x')).text).toBe('static');
     expect((await call(port, '/')).text).toBe('root');

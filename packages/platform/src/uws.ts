@@ -1,5 +1,5 @@
 /**
- * The one module that touches uWebSockets.js (CONVENTIONS habit 9). Route code never sees the raw
+ * The one module that touches uWebSockets.js (docs/CONTRIBUTING.md habit 9). Route code never sees the raw
  * request or response: this adapter reads the request synchronously, registers `onAborted` before
  * any await, corks late writes, and honours backpressure with `tryEnd` / `onWritable`.
  */

@@ -36,7 +36,7 @@ export interface ScannerCore {
 }
 
 /**
- * Start-up invariants of the store (CONVENTIONS 6): every key belongs to an existing account and
+ * Start-up invariants of the store (docs/CONTRIBUTING.md habit 6): every key belongs to an existing account and
  * has a valid stored allowlist; the ledger sums to the balances. Returns the violations.
  */
 export function checkStore(store: ScannerStore, o: { ledger?: boolean } = {}): string[] {

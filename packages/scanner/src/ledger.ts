@@ -28,6 +28,28 @@ export interface Hold {
   readonly amount: number;
 }
 
+/**
+ * Scans held by in-flight requests, per account (in memory: a hold lives as long as its request):
+ * `reserve` holds `amount` when the balance minus what is already held covers it (else null),
+ * `release` returns a hold.
+ */
+export function createHolds(balance: (accountId: string) => number): Pick<Ledger, 'reserve' | 'release'> {
+  const held = new Map<string, number>();
+  return {
+    reserve(accountId, amount) {
+      const h = held.get(accountId) ?? 0;
+      if (balance(accountId) - h < amount) return null;
+      held.set(accountId, h + amount);
+      return { accountId, amount };
+    },
+    release(hold) {
+      const h = (held.get(hold.accountId) ?? 0) - hold.amount;
+      if (h <= 0) held.delete(hold.accountId);
+      else held.set(hold.accountId, h);
+    },
+  };
+}
+
 /** What one answered request writes. */
 export interface Settlement {
   accountId: string;
@@ -95,7 +117,6 @@ export interface EmbeddedLedger extends Ledger {
 /** The embedded ledger over the scanner store. */
 export function createEmbeddedLedger(store: ScannerStore): EmbeddedLedger {
   const balances = new Map<string, number>();
-  const held = new Map<string, number>();
   const nextSeq = new Map<string, number>();
 
   const balanceOf = (accountId: string) => {
@@ -124,20 +145,12 @@ export function createEmbeddedLedger(store: ScannerStore): EmbeddedLedger {
     return { ops, row, apply };
   };
 
-  const release = (hold: Hold) => {
-    const h = (held.get(hold.accountId) ?? 0) - hold.amount;
-    if (h <= 0) held.delete(hold.accountId);
-    else held.set(hold.accountId, h);
-  };
+  const holds = createHolds(balanceOf);
+  const release = holds.release;
 
   return {
     balance: balanceOf,
-    reserve(accountId, amount) {
-      const h = held.get(accountId) ?? 0;
-      if (balanceOf(accountId) - h < amount) return null;
-      held.set(accountId, h + amount);
-      return { accountId, amount };
-    },
+    reserve: holds.reserve,
     release,
     settle(s) {
       const ops: Op[] = [];

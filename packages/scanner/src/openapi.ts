@@ -3,11 +3,11 @@
  * same list the router mounts) and the error registry: it lists exactly what is registered.
  * Served at GET /v1/openapi.json without a key.
  */
-import { type TSchema, Type } from '@sinclair/typebox';
+
+import { routeParameters, strip } from '@chain-indexer/platform/openapi.js';
+import { Type } from '@sinclair/typebox';
 import type { AuthKind, Endpoint } from './endpoint.js';
 import { SCANNER_ERRORS, type ScannerErrorCode } from './errors.js';
-
-const strip = (s: TSchema): unknown => JSON.parse(JSON.stringify(s));
 
 /** The error envelope every error answers. */
 export const ErrorEnvelope = Type.Object(
@@ -50,22 +50,7 @@ export function frameworkCodes(auth: AuthKind, credits: boolean, hasInput: boole
   return codes;
 }
 
-function parameters(ep: Endpoint) {
-  const out: unknown[] = [];
-  for (const [name, s] of Object.entries(ep.spec.params ?? {}))
-    out.push({ name, in: 'path', required: true, schema: strip(s) });
-  for (const [name, s] of Object.entries(ep.spec.query ?? {})) {
-    const optional = (s as unknown as Record<symbol, unknown>)[Symbol.for('TypeBox.Optional')] === 'Optional';
-    out.push({
-      name,
-      in: 'query',
-      required: !optional,
-      schema: strip(s),
-      description: (s as { description?: string }).description,
-    });
-  }
-  return out;
-}
+const parameters = (ep: Endpoint) => routeParameters(ep.spec.params, ep.spec.query);
 
 const SECURITY: Record<AuthKind, unknown[]> = {
   key: [{ bearerKey: [] }, { apiKeyHeader: [] }],

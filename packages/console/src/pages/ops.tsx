@@ -6,7 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Session, useApi } from '../api.js';
 import { pct } from '../format.js';
-import { Answered, KV, Panel } from '../ui.js';
+import { liveStream } from '../stream.js';
+import { Answered, KV, Panel, Table } from '../ui.js';
 
 export function OpsPage({ session, renew }: { session: Session; renew(): Promise<unknown> }) {
   return (
@@ -93,44 +94,32 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
       {health.kind === 'ok' && (
         <>
           <Panel title="Projections" anchor={health.body.anchor} testid="ops-projections">
-            <table>
-              <thead>
-                <tr>
-                  <th>projection</th>
-                  <th>version</th>
-                  <th>status</th>
-                  <th>checkpoint</th>
-                  <th>lag</th>
-                  <th>progress</th>
-                  <th>reason</th>
-                  <th>backs</th>
+            <Table
+              head={['projection', 'version', 'status', 'checkpoint', 'lag', 'progress', 'reason', 'backs']}
+            >
+              {health.body.projections.map((p) => (
+                <tr data-projection={p.name} data-status={p.status}>
+                  <td>{p.name}</td>
+                  <td>{p.version}</td>
+                  <td>
+                    <span class={`state ${p.status}`}>{p.status}</span>
+                  </td>
+                  <td>{p.checkpoint ?? '—'}</td>
+                  <td>{p.lagBlocks ?? '—'}</td>
+                  <td>
+                    {p.progress === null ? (
+                      '—'
+                    ) : (
+                      <>
+                        <progress max={1} value={p.progress} /> {pct(p.progress)}
+                      </>
+                    )}
+                  </td>
+                  <td>{p.reason ?? ''}</td>
+                  <td class="muted">{p.backs.join(', ')}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {health.body.projections.map((p) => (
-                  <tr data-projection={p.name} data-status={p.status}>
-                    <td>{p.name}</td>
-                    <td>{p.version}</td>
-                    <td>
-                      <span class={`state ${p.status}`}>{p.status}</span>
-                    </td>
-                    <td>{p.checkpoint ?? '—'}</td>
-                    <td>{p.lagBlocks ?? '—'}</td>
-                    <td>
-                      {p.progress === null ? (
-                        '—'
-                      ) : (
-                        <>
-                          <progress max={1} value={p.progress} /> {pct(p.progress)}
-                        </>
-                      )}
-                    </td>
-                    <td>{p.reason ?? ''}</td>
-                    <td class="muted">{p.backs.join(', ')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           </Panel>
           <Panel title="Traces lane and streams" anchor={health.body.anchor} testid="ops-streams">
             <KV
@@ -147,24 +136,15 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
                 ['lag disconnects', health.body.streams.lagDisconnects],
               ]}
             />
-            <table>
-              <thead>
+            <Table head={['topic', 'last sequence', 'oldest kept']}>
+              {health.body.streams.topics.map((t) => (
                 <tr>
-                  <th>topic</th>
-                  <th>last sequence</th>
-                  <th>oldest kept</th>
+                  <td>{t.topic}</td>
+                  <td class="num">{t.lastSequence}</td>
+                  <td class="num">{t.oldestSequence}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {health.body.streams.topics.map((t) => (
-                  <tr>
-                    <td>{t.topic}</td>
-                    <td class="num">{t.lastSequence}</td>
-                    <td class="num">{t.oldestSequence}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           </Panel>
         </>
       )}
@@ -174,32 +154,20 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
         testid="ops-gaps"
         render={(g) =>
           g.data.length ? (
-            <table>
-              <thead>
-                <tr>
-                  <th>lane</th>
-                  <th>blocks</th>
-                  <th>status</th>
-                  <th>reason</th>
-                  <th>opened at</th>
-                  <th>resolved at</th>
+            <Table head={['lane', 'blocks', 'status', 'reason', 'opened at', 'resolved at']}>
+              {g.data.map((x) => (
+                <tr data-status={x.status}>
+                  <td>{x.lane}</td>
+                  <td>
+                    {x.fromBlock}…{x.toBlock}
+                  </td>
+                  <td>{x.status}</td>
+                  <td>{x.reason}</td>
+                  <td>{x.openedAt}</td>
+                  <td>{x.resolvedAt ?? '—'}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {g.data.map((x) => (
-                  <tr data-status={x.status}>
-                    <td>{x.lane}</td>
-                    <td>
-                      {x.fromBlock}…{x.toBlock}
-                    </td>
-                    <td>{x.status}</td>
-                    <td>{x.reason}</td>
-                    <td>{x.openedAt}</td>
-                    <td>{x.resolvedAt ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           ) : (
             <div class="muted">no gap recorded</div>
           )
@@ -240,60 +208,37 @@ function ReorgFeed(p: {
   const [seen, setSeen] = useState<SeenReorg[]>([]);
   const [state, setState] = useState('connecting');
   useEffect(() => {
-    let stopped = false;
-    let es: EventSource | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    let backoff = 2000;
     /** True while the frames arriving belong to the reorg at the top of the list. */
     let open = false;
-    const connect = () => {
-      es = new EventSource(`/index/v1/${encodeURIComponent(p.chain)}/stream/heads`);
-      es.onopen = () => {
-        backoff = 2000;
-        setState('live');
-      };
-      es.addEventListener('reorg', (ev: MessageEvent) => {
-        const d = JSON.parse(ev.data) as ReorgFrame;
-        const removed = d.removedBlocks.map((b) => b.number);
-        const continues = open;
-        open = true;
-        setSeen((all) => {
-          if (continues && all.length) {
-            const [top, ...rest] = all;
-            return [{ ...top, removed: [...top.removed, ...removed], ancestor: d.newHead }, ...rest];
-          }
-          const r: SeenReorg = {
-            id: ev.lastEventId,
-            seenAt: new Date(),
-            removed,
-            ancestor: d.newHead,
-          };
-          return [r, ...all].slice(0, 20);
+    return liveStream(`/index/v1/${encodeURIComponent(p.chain)}/stream/heads`, {
+      attach(es) {
+        es.addEventListener('reorg', (ev: MessageEvent) => {
+          const d = JSON.parse(ev.data) as ReorgFrame;
+          const removed = d.removedBlocks.map((b) => b.number);
+          const continues = open;
+          open = true;
+          setSeen((all) => {
+            if (continues && all.length) {
+              const [top, ...rest] = all;
+              return [{ ...top, removed: [...top.removed, ...removed], ancestor: d.newHead }, ...rest];
+            }
+            const r: SeenReorg = {
+              id: ev.lastEventId,
+              seenAt: new Date(),
+              removed,
+              ancestor: d.newHead,
+            };
+            return [r, ...all].slice(0, 20);
+          });
         });
-      });
-      // A head frame ends the reorg: the next reorg frame starts a new one.
-      es.addEventListener('head', () => {
-        open = false;
-      });
-      es.onerror = () => {
-        if (es?.readyState !== EventSource.CLOSED) return setState('reconnecting');
-        setState('stream refused; renewing session');
-        retry = setTimeout(() => {
-          if (stopped) return;
-          p.renew().then(
-            () => !stopped && connect(),
-            (e: Error) => setState(`no live stream: ${e.message}`),
-          );
-        }, backoff);
-        backoff = Math.min(backoff * 2, 30_000);
-      };
-    };
-    connect();
-    return () => {
-      stopped = true;
-      clearTimeout(retry);
-      es?.close();
-    };
+        // A head frame ends the reorg: the next reorg frame starts a new one.
+        es.addEventListener('head', () => {
+          open = false;
+        });
+      },
+      setState,
+      renew: () => p.renew(),
+    });
   }, [p.chain]);
   return (
     <Panel title="Reorgs" testid="ops-reorg-feed">
@@ -301,39 +246,29 @@ function ReorgFeed(p: {
         <span class={`dot ${state === 'live' ? 'on' : ''}`} /> heads stream — {state}; the follower counted{' '}
         {p.total ?? '—'} reorgs (last depth {p.lastDepth ?? '—'})
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th>seen at</th>
-            <th>depth</th>
-            <th>removed blocks</th>
-            <th>common ancestor</th>
-          </tr>
-        </thead>
-        <tbody>
-          {seen.map((r) => {
-            const lo = Math.min(...r.removed);
-            const hi = Math.max(...r.removed);
-            return (
-              <tr
-                key={r.id}
-                data-testid="reorg-row"
-                data-depth={r.removed.length}
-                data-from={lo}
-                data-to={hi}
-                data-ancestor={r.ancestor?.number}
-              >
-                <td>{r.seenAt.toISOString().slice(11, 23)}</td>
-                <td class="num">{r.removed.length}</td>
-                <td>{lo === hi ? lo : `${lo}…${hi}`}</td>
-                <td title={r.ancestor?.hash}>
-                  {r.ancestor ? r.ancestor.number : '— (rolled back to nothing)'}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table head={['seen at', 'depth', 'removed blocks', 'common ancestor']}>
+        {seen.map((r) => {
+          const lo = Math.min(...r.removed);
+          const hi = Math.max(...r.removed);
+          return (
+            <tr
+              key={r.id}
+              data-testid="reorg-row"
+              data-depth={r.removed.length}
+              data-from={lo}
+              data-to={hi}
+              data-ancestor={r.ancestor?.number}
+            >
+              <td>{r.seenAt.toISOString().slice(11, 23)}</td>
+              <td class="num">{r.removed.length}</td>
+              <td>{lo === hi ? lo : `${lo}…${hi}`}</td>
+              <td title={r.ancestor?.hash}>
+                {r.ancestor ? r.ancestor.number : '— (rolled back to nothing)'}
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
       {!seen.length && <div class="muted">no reorg since the page opened</div>}
     </Panel>
   );

@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type components, type ErrorBody, type Session } from '../api.js';
-import { ErrorView, href, Panel } from '../ui.js';
+import { ErrorView, href, Panel, Table } from '../ui.js';
 
 export function SearchBox({ chain }: { chain: string }) {
   const [q, setQ] = useState('');
@@ -97,30 +97,20 @@ export function SearchPage({ session, chain, q }: { session: Session; chain: str
       {r.kind === 'error' && <ErrorView status={r.status} body={r.body} />}
       {r.kind === 'list' && (
         <Panel title="Tokens" anchor={r.anchor}>
-          <table>
-            <thead>
+          <Table head={['symbol', 'name', 'address', 'kind']}>
+            {r.rows.map((t) => (
               <tr>
-                <th>symbol</th>
-                <th>name</th>
-                <th>address</th>
-                <th>kind</th>
+                <td>
+                  <a href={href(chain, 'token', t.address)}>{t.symbol ?? '—'}</a>
+                </td>
+                <td>{t.name ?? '—'}</td>
+                <td>
+                  <code>{t.address}</code>
+                </td>
+                <td>{t.kind}</td>
               </tr>
-            </thead>
-            <tbody>
-              {r.rows.map((t) => (
-                <tr>
-                  <td>
-                    <a href={href(chain, 'token', t.address)}>{t.symbol ?? '—'}</a>
-                  </td>
-                  <td>{t.name ?? '—'}</td>
-                  <td>
-                    <code>{t.address}</code>
-                  </td>
-                  <td>{t.kind}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </Panel>
       )}
     </div>

@@ -1,7 +1,7 @@
 /** A transaction (decoded) and a block: the search targets for hashes and numbers. */
 import { api, type Session, useApi } from '../api.js';
 import { short } from '../format.js';
-import { Addr, Answered, href, KV } from '../ui.js';
+import { Addr, Answered, href, KV, Table } from '../ui.js';
 
 const hexNum = (x: unknown): string =>
   typeof x === 'string' && x.startsWith('0x') ? String(BigInt(x)) : String(x ?? '—');
@@ -45,32 +45,21 @@ export function TxPage({ session, chain, hash }: { session: Session; chain: stri
         title="Decoded logs"
         answer={logs}
         render={(b) => (
-          <table>
-            <thead>
+          <Table head={['#', 'address', 'event']}>
+            {(b.data as Array<Record<string, unknown>>).map((l, i) => (
               <tr>
-                <th>#</th>
-                <th>address</th>
-                <th>event</th>
+                <td>{i}</td>
+                <td>
+                  <Addr chain={chain} a={(l.address as string) ?? null} />
+                </td>
+                <td>
+                  <code>
+                    {String((l.decoded as { name?: string } | null)?.name ?? l.eventName ?? l.status ?? '—')}
+                  </code>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {(b.data as Array<Record<string, unknown>>).map((l, i) => (
-                <tr>
-                  <td>{i}</td>
-                  <td>
-                    <Addr chain={chain} a={(l.address as string) ?? null} />
-                  </td>
-                  <td>
-                    <code>
-                      {String(
-                        (l.decoded as { name?: string } | null)?.name ?? l.eventName ?? l.status ?? '—',
-                      )}
-                    </code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       />
     </div>

@@ -21,8 +21,8 @@ function gapRow(g: GapRecord): GapRow {
     toBlock: g.toBlock,
     status: g.status,
     reason: g.reason,
-    openedAt: (g.openedAt as number | undefined) ?? 0,
-    resolvedAt: (g.resolvedAt as number | null | undefined) ?? null,
+    openedAt: g.openedAt ?? 0,
+    resolvedAt: g.resolvedAt ?? null,
   };
 }
 

@@ -15,6 +15,7 @@ import { DECODED_LOG, TRACE_FRAME, TRACE_STATUS } from '../schema/tables/traces.
 import { createStore, type Store } from '../storage/index.js';
 import type { PageQuery } from '../storage/page.js';
 import { createChainReader } from './reader.js';
+import type { DecodedLogRow } from './types.js';
 
 type Hex = `0x${string}`;
 const h = (n: number, tag = 'b') => `0x${tag.repeat(2)}${n.toString(16).padStart(62, '0')}` as Hex;
@@ -284,7 +285,11 @@ describe('chain reader', () => {
   });
 
   it('decoded logs never omit a log: a missing decoded row is typed not_decoded', () => {
-    const rows = walkAll((q, sink) => read((v) => reader.blockLogsDecoded(v, 0, q, sink)), 'asc', 100).flat();
+    const rows = walkAll<DecodedLogRow>(
+      (q, sink) => read((v) => reader.blockLogsDecoded(v, 0, q, sink)),
+      'asc',
+      100,
+    ).flat();
     expect(rows).toHaveLength(TXS_PER_BLOCK * LOGS_PER_TX);
     expect(JSON.parse(rows.at(-1)!.decoded)).toEqual({
       status: 'unknown',

@@ -5,7 +5,7 @@
  * decimal strings, timestamps in unix seconds, addresses lowercase 0x hex.
  */
 import type { CallDecoderName, CallUnknownReason, LogStandard, LogUnknownReason } from '../decode/index.js';
-import type { FrameKind } from '../schema/rows/traces.js';
+import type { CallFrame } from '../schema/rows/traces.js';
 import type { BlockRef } from '../storage/index.js';
 import type { L1Gas, L1GasReason } from './l1-gas.js';
 
@@ -114,31 +114,16 @@ export type TraceCoverage =
       retryable: boolean;
     };
 
-/** One call frame of a retained tree, in depth-first pre-order. */
-export interface CallFrameRow {
-  ordinal: number;
-  /** Parent ordinal; null for the root (depth 0). */
-  parent: number | null;
-  depth: number;
-  kind: FrameKind;
-  from: string;
-  to: string | null;
+/**
+ * One call frame of a retained tree, in depth-first pre-order: the stored frame
+ * (src/schema/rows/traces.ts CallFrame) with the reasons of its nulls and its decoded calldata.
+ */
+export type CallFrameRow = CallFrame & {
   toReason: 'creation_failed' | null;
-  /** Wei, decimal string; for delegatecall the tracer's quantity, not value moved (see movesValue). */
-  value: string;
-  movesValue: boolean;
-  input: string;
   /** DecodedCall of `input` (unknown with a reason when no decoder applies). */
   decoded: unknown;
-  output: string | null;
   outputReason: 'not_reported_by_tracer' | null;
-  /** Gas used by the frame and its children, decimal string. */
-  gasUsed: string;
-  reverted: boolean;
-  revertedByAncestor: boolean;
-  error: string | null;
-  revertReason: string | null;
-}
+};
 
 /** One internal value transfer or creation of a transaction (callTracer replay). */
 export interface InternalRow {
@@ -154,16 +139,8 @@ export interface InternalRow {
   type: 'transfer' | 'creation';
 }
 
-/** An ingest gap: a range a lane could not fill. Block numbers inclusive; times in unix seconds. */
-export interface GapRow {
-  lane: string;
-  fromBlock: number;
-  toBlock: number;
-  status: 'open' | 'resolved';
-  reason: string;
-  openedAt: number;
-  resolvedAt: number | null;
-}
+/** An ingest gap as `/gaps` serves it (src/schema/tables/chain.ts). */
+export type GapRow = import('../schema/tables/chain.js').Gap;
 
 /** A runtime-code observation at one block (eth_getCode). */
 export interface CodeObservation {

@@ -1,5 +1,5 @@
 /**
- * The one error registry of the service (CONVENTIONS habit 3): every machine code with its HTTP
+ * The one error registry of the service (docs/CONTRIBUTING.md habit 3): every machine code with its HTTP
  * status and meaning, and the error base class. Domains raise {@link DomainError} with a code of
  * the registry; the server maps every {@link ServiceError} to the envelope `{error, detail, ...}`
  * by this table, in one place (src/server/index.ts). Whether a failure is retryable is decided

@@ -3,34 +3,24 @@
  * the unfinalised window). Open gaps are retried; resolved gaps stay listed for audit.
  */
 
-import { GAP, type GapRecord } from '../schema/tables/chain.js';
+import { GAP, type Gap } from '../schema/tables/chain.js';
 import type { Store } from '../storage/index.js';
 
-/** One gap row as served by `/gaps`. Block numbers inclusive. */
-export interface Gap {
-  lane: string;
-  fromBlock: number;
-  toBlock: number;
-  status: 'open' | 'resolved';
-  reason: string;
-  /** Unix seconds. */
-  openedAt: number;
-  resolvedAt: number | null;
-}
+export type { Gap };
 
 export function recordGap(store: Store, gap: Omit<Gap, 'status' | 'openedAt' | 'resolvedAt'>): Gap {
   const row: Gap = { ...gap, status: 'open', openedAt: Math.floor(Date.now() / 1000), resolvedAt: null };
-  store.putProcess(GAP, [gap.lane, gap.fromBlock], row as unknown as GapRecord);
+  store.putProcess(GAP, [gap.lane, gap.fromBlock], row);
   return row;
 }
 
 export function resolveGap(store: Store, lane: string, fromBlock: number): void {
   const view = store.view();
-  const v = view.get(GAP, lane, fromBlock) as unknown as Gap | undefined;
+  const v = view.get(GAP, lane, fromBlock) as Gap | undefined;
   view.close();
   if (!v) return;
   const row: Gap = { ...v, status: 'resolved', resolvedAt: Math.floor(Date.now() / 1000) };
-  store.putProcess(GAP, [lane, fromBlock], row as unknown as GapRecord);
+  store.putProcess(GAP, [lane, fromBlock], row);
 }
 
 export function openGaps(store: Store): Gap[] {

@@ -47,12 +47,27 @@ export {
   type TokenStatsResult,
 } from './reader.js';
 export {
+  fracJson,
+  liquidityJson,
+  membershipJson,
+  poolIdentity,
+  poolStatsJson,
+  priceJson,
+  statsBodyJson,
+  swapJson,
+  tradeJson,
+  usdJson,
+  venueJson,
+  windowsJson,
+} from './render.js';
+export {
   type Bar,
   MAX_TICKS_PER_PAGE,
   type TokenTrade,
   TRADERS_SCAN_LIMIT,
   type TraderRow,
 } from './swaps.js';
+export type { EmbeddedStats } from './token-detail.js';
 export type { Quote, TokenWindow } from './token-market.js';
 export { AGGREGATE_POOLS, type RankedPool } from './token-pools.js';
 export type { UsdMark } from './usd.js';

@@ -25,7 +25,7 @@ import { LIQ_EVENT, poolKeyOf } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import type { BalanceFidelity, OverviewHolderCount, TokensReader } from '../tokens/index.js';
+import type { BalanceFidelity, OverviewHolderCount, TokenDetail, TokensReader } from '../tokens/index.js';
 import type { OrientedCandle, TokenExtreme } from './candles.js';
 import {
   alignRange,
@@ -56,6 +56,7 @@ import {
   walkTokenTrades,
   walkTraders,
 } from './swaps.js';
+import { type EmbeddedStats, tokenDetailWithStats } from './token-detail.js';
 import {
   openTokenMarket,
   poolsWithQuote,
@@ -271,6 +272,17 @@ export interface MarketsReader {
   tokenVenues(view: View, token: string, quote: string | undefined, at: number): TokenVenues;
   /** Stats on the default venue (first-paint quote rule). */
   tokenStats(view: View, token: string, quote: string | undefined, at: number): TokenStatsResult;
+  /**
+   * The token detail with its market stats block (./token-detail.ts); `marketsReady` says whether
+   * the markets projection is ready (else the block is null with its reason).
+   */
+  tokenDetail(
+    view: View,
+    token: string,
+    quote: string | undefined,
+    at: number,
+    marketsReady: boolean,
+  ): TokenDetail & EmbeddedStats;
   /** The overview's market part (first-paint quote rule), window stats computed once. */
   tokenOverview(view: View, token: string, quote: string | undefined, at: number): TokenOverview;
   /** Protocol-native liquidity of (token, quote). */
@@ -497,6 +509,10 @@ function tokenMethods(
   market: OpenMarket,
   decimals: (view: View, at: number) => (c: string) => number | null,
 ): Omit<MarketsReader, PoolMethods | WalkMethods> {
+  const tokenStats: MarketsReader['tokenStats'] = (view, token, named, at) => {
+    const m = market(view, token, at);
+    return { token: m.address, ...tokenStatsOf(view, m, named, stables) };
+  };
   return {
     tokenPrice: (view, token, named, at) => priced(view, market(view, token, at), named),
     tokenMcap(view, token, named, at) {
@@ -527,10 +543,9 @@ function tokenMethods(
         });
       return { token: m.address, rule: VENUE_RULE, quotes: list, membership: m.pools };
     },
-    tokenStats(view, token, named, at) {
-      const m = market(view, token, at);
-      return { token: m.address, ...tokenStatsOf(view, m, named, stables) };
-    },
+    tokenStats,
+    tokenDetail: (view, token, named, at, ready) =>
+      tokenDetailWithStats(deps.tokens, tokenStats, view, token, named, at, ready),
     tokenOverview: (view, token, named, at) => overview(view, deps, stables, market(view, token, at), named),
     tokenLiquidity(view, token, named, at) {
       const m = market(view, token, at);

@@ -6,7 +6,7 @@
  * token stats, overview, detail, traders, screener).
  */
 
-import type { SwapRow } from '../schema/rows/markets.js';
+import { NO_TRADES, type SwapRow, type TradeFigures } from '../schema/rows/markets.js';
 import { SWAP } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import {
@@ -52,17 +52,9 @@ export const windowFrom = (nowTs: number, secs: number): number => Math.floor((n
 export const DISTINCT_SCAN_LIMIT = Number(process.env.DISTINCT_SCAN_LIMIT ?? 20_000);
 
 /** Rolling window figures of one pool (pool perspective: currency0/currency1, base units). */
-export interface WindowStats {
+export interface WindowStats extends TradeFigures {
   window: WindowName;
   seconds: number;
-  volume0: string;
-  volume1: string;
-  trades: number;
-  buys: number;
-  sells: number;
-  /** |amount0| and |amount1| of buy trades (trader received currency0), base units. */
-  buyVolume0: string;
-  buyVolume1: string;
   /** First and last trade price of the window (currency1 per currency0), null without trades. */
   open: Rational | null;
   close: Rational | null;
@@ -82,13 +74,7 @@ function startsOf(view: View, at: At): Array<number | undefined> {
 const emptyWindow = (name: WindowName, secs: number): WindowStats => ({
   window: name,
   seconds: secs,
-  volume0: '0',
-  volume1: '0',
-  trades: 0,
-  buys: 0,
-  sells: 0,
-  buyVolume0: '0',
-  buyVolume1: '0',
+  ...NO_TRADES,
   open: null,
   close: null,
 });

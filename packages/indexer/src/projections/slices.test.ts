@@ -85,7 +85,7 @@ describe('sliced projection builds', () => {
         expect(v.head).toEqual({ number: first.number, hash: first.hash });
         v.close();
         const prior = new Map<string, Buffer | null>();
-        for (const u of batch.undo) {
+        for (const u of batch.undo ?? []) {
           const k = u.key.toString('latin1');
           if (!prior.has(k)) prior.set(k, u.prior);
         }

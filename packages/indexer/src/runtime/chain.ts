@@ -111,6 +111,60 @@ function readersFor(o: {
   };
 }
 
+/**
+ * The projections of a chain, in dependency order. A writer passes the markets projection its
+ * first-sight hooks; a replica (which applies the writer's entries and never prepares) passes none.
+ */
+function projectionsFor(
+  markets: MarketsConfig,
+  launchpads: LaunchpadDeployments,
+  firstSight: Pick<Parameters<typeof createMarketsProjection>[0], 'log' | 'onFirstSight'> = {},
+) {
+  return [
+    createDecodedViewsProjection(),
+    createTokensProjection({ launchpads }),
+    createMarketsProjection({ config: markets, launchpads, ...firstSight }),
+    createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
+  ];
+}
+
+/**
+ * The context routes see of a chain: what both a writer and a replica serve (store, ingest,
+ * cursors, registry, readers over the given live-read node) plus the role's own fields (`extra`).
+ */
+function chainContextOf(
+  o: Pick<
+    ChainContext,
+    | 'name'
+    | 'chainId'
+    | 'store'
+    | 'ingest'
+    | 'rpc'
+    | 'registry'
+    | 'launchpads'
+    | 'traces'
+    | 'streams'
+    | 'markets'
+  > & { secretHex: string; node: Rpc | null; deps: SharedDeps },
+  extra: Pick<ChainContext, 'devnet' | 'replica'>,
+): ChainContext {
+  const { secretHex, node, deps, ...base } = o;
+  const shared = { overrides: deps.overrides, overridesVersion: deps.overridesVersion, labels: deps.labels };
+  return {
+    ...base,
+    cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
+    readers: readersFor({
+      launchpads: o.launchpads,
+      markets: o.markets,
+      ...shared,
+      traces: () => o.traces.status(),
+      node,
+    }),
+    ...shared,
+    ...extra,
+  };
+}
+
 /** Devnet markets and launchpad: the deployment's own factories, stablecoins and pad. */
 function devnetMarkets(dep: import('@chain-indexer/devnet').DevnetDeployment): {
   markets: MarketsConfig;
@@ -213,17 +267,10 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   markets ??= marketsConfigFor(identity.chainId, cfg.marketsFile);
   const registry = createRegistry(
     store,
-    [
-      createDecodedViewsProjection(),
-      createTokensProjection({ launchpads }),
-      createMarketsProjection({
-        config: markets,
-        launchpads,
-        log: (msg, fields) => log.warn({ component: 'markets', ...fields }, msg),
-        onFirstSight: (protocol, outcome) => m.marketsFirstSight.inc({ chain: cfg.name, protocol, outcome }),
-      }),
-      createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
-    ],
+    projectionsFor(markets, launchpads, {
+      log: (msg, fields) => log.warn({ component: 'markets', ...fields }, msg),
+      onFirstSight: (protocol, outcome) => m.marketsFirstSight.inc({ chain: cfg.name, protocol, outcome }),
+    }),
     (msg) => log.warn(msg),
   );
   const replayPool: ReplayPool = createReplayPool({ threads: 1 });
@@ -292,25 +339,20 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       }
     },
   });
-  const ctx: ChainContext = {
-    name: cfg.name,
-    chainId: identity.chainId,
-    store,
-    ingest,
-    rpc,
-    cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
-    registry,
-    launchpads,
-    traces,
-    streams,
-    markets,
-    readers: readersFor({
+  const ctx = chainContextOf(
+    {
+      name: cfg.name,
+      chainId: identity.chainId,
+      store,
+      ingest,
+      rpc,
+      registry,
       launchpads,
+      traces,
+      streams,
       markets,
-      overrides: deps.overrides,
-      overridesVersion: deps.overridesVersion,
-      labels: deps.labels,
-      traces: () => traces.status(),
+      secretHex,
+      deps,
       // Live RPC routes answer while a client waits: one attempt with a short timeout (a typed
       // 503 after it), not the follower's patient retries.
       node: createRpc({
@@ -321,12 +363,9 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
         onTiming: (method, s, ok) =>
           m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
       }),
-    }),
-    overrides: deps.overrides,
-    overridesVersion: deps.overridesVersion,
-    labels: deps.labels,
-    ...(devnet ? { devnet: { status: devnet.status } } : {}),
-  };
+    },
+    devnet ? { devnet: { status: devnet.status } } : {},
+  );
 
   let stopReconciler: (() => void) | null = null;
   let replication: import('../replication/index.js').WriterReplication | null = null;
@@ -444,18 +483,9 @@ export async function openReplicaChain(
   });
   const launchpads = cfg.launchpadsFile ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name) : new Map();
   const markets = marketsConfigFor(identity.chainId, cfg.marketsFile);
-  registry = createRegistry(
-    store,
-    [
-      createDecodedViewsProjection(),
-      createTokensProjection({ launchpads }),
-      // A replica never prepares (it applies the writer's entries): no first-sight hooks.
-      createMarketsProjection({ config: markets, launchpads }),
-      createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
-    ],
-    (msg) => log.warn(msg),
-    { readOnly: true },
-  );
+  registry = createRegistry(store, projectionsFor(markets, launchpads), (msg) => log.warn(msg), {
+    readOnly: true,
+  });
   const rpc = createRpc({ url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica' });
   const ingest = replicaIngest(replica);
   const traces: TracesLane = {
@@ -469,35 +499,27 @@ export async function openReplicaChain(
     start() {},
     stop: async () => {},
   };
-  const ctx: ChainContext = {
-    name: cfg.name,
-    chainId: identity.chainId,
-    store,
-    ingest,
-    rpc,
-    cursors: createCursorCodec(Buffer.from(secretHex, 'hex')),
-    registry,
-    launchpads,
-    traces,
-    streams,
-    markets,
-    readers: readersFor({
+  const ctx = chainContextOf(
+    {
+      name: cfg.name,
+      chainId: identity.chainId,
+      store,
+      ingest,
+      rpc,
+      registry,
       launchpads,
+      traces,
+      streams,
       markets,
-      overrides: deps.overrides,
-      overridesVersion: deps.overridesVersion,
-      labels: deps.labels,
-      traces: () => traces.status(),
+      secretHex,
+      deps,
       node: cfg.rpcUrl
         ? createRpc({ url: cfg.rpcUrl, timeoutMs: LIVE_RPC_TIMEOUT_MS, maxAttempts: 1 })
         : null,
-    }),
+    },
+    { replica: { status: () => replica.status(), maxLagSeconds: deps.maxLagSeconds } },
+  );
 
-    overrides: deps.overrides,
-    overridesVersion: deps.overridesVersion,
-    labels: deps.labels,
-    replica: { status: () => replica.status(), maxLagSeconds: deps.maxLagSeconds },
-  };
   return {
     name: cfg.name,
     ctx,

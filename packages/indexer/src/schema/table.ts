@@ -5,7 +5,7 @@
  */
 import type { KeyPart, KeyTuple, Prefix, ValueCodec } from './codec.js';
 
-/** A start-up check of stored state (CONVENTIONS habit 6): null when it holds, else what is broken. */
+/** A start-up check of stored state (docs/CONTRIBUTING.md habit 6): null when it holds, else what is broken. */
 export interface Invariant {
   name: string;
   /** The invariant in words (it is also the comment beside the table). */

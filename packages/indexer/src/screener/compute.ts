@@ -16,7 +16,7 @@ import {
   type WindowName,
   windowFrom,
 } from '../markets/index.js';
-import type { CandleRow, PoolRow } from '../schema/rows/markets.js';
+import { NO_TRADES, type PoolRow, type TradeFigures } from '../schema/rows/markets.js';
 import { TIME } from '../schema/tables/chain.js';
 import { CANDLE, POOL_BY_CURRENCY } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
@@ -149,23 +149,6 @@ export function coverageOf(view: View, anchor: number, window: WindowName): Cove
   };
 }
 
-/** The figures of one 1-minute candle the screener sums (pool perspective, base units). */
-type BucketFigures = Pick<
-  CandleRow,
-  'volume0' | 'volume1' | 'trades' | 'buys' | 'sells' | 'buyVolume0' | 'buyVolume1'
->;
-
-/** A bucket with no trade at or before the anchor. */
-const EMPTY_BUCKET: BucketFigures = {
-  volume0: '0',
-  volume1: '0',
-  trades: 0,
-  buys: 0,
-  sells: 0,
-  buyVolume0: '0',
-  buyVolume1: '0',
-};
-
 /**
  * Window figures of one pool at `anchor`, oriented for `base`/`quote`: trades with timestamp in
  * [start, to] (`start` from {@link windowStartOf}, `to` the anchor's timestamp). Volumes and
@@ -182,7 +165,7 @@ function poolFigures(view: View, p: PoolRow, base: string, start: number, to: nu
   let sells = 0;
   view.eachValue(CANDLE, { gte: [k, 3, start], lte: [k, 3, to] }, (row) => {
     // The bucket as of the anchor: a stored candle may already hold trades of later blocks (R1).
-    const c: BucketFigures = candleAtBlock(view, p.key, row, 60, anchor) ?? EMPTY_BUCKET;
+    const c: TradeFigures = candleAtBlock(view, p.key, row, 60, anchor) ?? NO_TRADES;
     const vq = BigInt(baseIs0 ? c.volume1 : c.volume0);
     const bq = baseIs0 ? BigInt(c.buyVolume1 ?? '0') : vq - BigInt(c.buyVolume0 ?? '0');
     total += vq;

@@ -7,6 +7,8 @@
  * the route's codes at that status as an enum over the shared envelope; streams are published as
  * `text/event-stream` with their events as the item schema.
  */
+
+import { routeParameters, strip } from '@chain-indexer/platform/openapi.js';
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { fullPath } from './index.js';
@@ -56,23 +58,10 @@ export function SseEvent(
 export const SseEvents = (events: TObject[], description = 'one Server-Sent Event of this stream') =>
   Type.Union(events, { description, 'x-sse-events': true });
 
-const strip = (s: TSchema): unknown => JSON.parse(JSON.stringify(s));
-
 function parameters(r: Route) {
   const out: unknown[] = [];
   if (!r.root) out.push({ name: 'chain', in: 'path', required: true, schema: strip(Chain) });
-  for (const [name, s] of Object.entries(r.params ?? {}))
-    out.push({ name, in: 'path', required: true, schema: strip(s) });
-  for (const [name, s] of Object.entries(r.query ?? {})) {
-    const optional = (s as unknown as Record<symbol, unknown>)[Symbol.for('TypeBox.Optional')] === 'Optional';
-    out.push({
-      name,
-      in: 'query',
-      required: !optional,
-      schema: strip(s),
-      description: (s as { description?: string }).description,
-    });
-  }
+  out.push(...routeParameters(r.params, r.query));
   if (r.mediaType === EVENT_STREAM)
     out.push({
       name: 'Last-Event-ID',

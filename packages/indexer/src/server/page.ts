@@ -5,6 +5,9 @@
 
 import type { BlockRef } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
+
+export type { PageQuery, PageSink };
+
 import { ApiError } from './errors.js';
 import { anchorJson, type Ctx, type Reply } from './route.js';
 
@@ -138,4 +141,46 @@ export class PageBuilder {
       json: `{"anchor":${anchorJson(this.req.anchor)},"data":[${this.rows.join(',')}],"page":${page}${extraJson ? `,${extraJson}` : ''}}`,
     };
   }
+}
+
+/**
+ * What a walk returns when it has no page to show (a trace the node could not give): the whole
+ * body, rendered after `anchor` instead of `{data, page, …}`.
+ */
+export class Unpaged {
+  constructor(readonly body: Record<string, unknown>) {}
+}
+
+/** A route's PAGE options: default order and limit, and a row cap below the limit with its reason. */
+export interface PageOptions {
+  order?: Order;
+  limit?: number;
+  rowCap?: number;
+  capReason?: StoppedBy;
+}
+
+/**
+ * Answers a PAGE route with one reader walk: resolves the PAGE parameters with the cursor bound to
+ * `route` (the route id and the walk's subject, e.g. `tokens.transfers:0x…`), lets `walk` push the
+ * page's rows into the sink (each serialized by `render`), and renders `{anchor, data, page, …}`
+ * with the fields `walk` returns after `page`, in their order (an {@link Unpaged} body instead of
+ * a page when the walk has none).
+ * @throws ApiError bad_cursor, bad_request, stale_cursor (see {@link pageRequest}), query_too_broad;
+ * whatever the walk throws (e.g. DomainError not_found).
+ */
+export function paged<R>(
+  ctx: Ctx<unknown, { cursor?: string; limit?: number; order?: Order }>,
+  route: string,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a walk with no extra fields returns nothing
+  walk: (q: PageQuery, sink: PageSink<R>, req: PageRequest) => object | Unpaged | undefined | void,
+  render: (row: R) => string = JSON.stringify,
+  opts: PageOptions = {},
+): Reply {
+  const req = pageRequest(ctx, route, opts);
+  const cap = opts.rowCap === undefined ? req.limit : Math.min(req.limit, opts.rowCap);
+  const b = new PageBuilder(ctx, req, cap, opts.capReason);
+  const extra = walk(pageQueryOf(req), b.sink(render), req);
+  if (extra instanceof Unpaged)
+    return { json: `{"anchor":${anchorJson(req.anchor)},${JSON.stringify(extra.body).slice(1)}` };
+  return b.finish(extra ? JSON.stringify(extra).slice(1, -1) : '');
 }

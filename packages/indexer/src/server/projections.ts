@@ -89,6 +89,17 @@ export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
   return [raw, ...built];
 }
 
+/** Whether projection `name` is ready (see {@link requireProjection}; no view: the in-memory checkpoint). */
+export function projectionReady(chain: ChainContext, name: string): boolean {
+  try {
+    requireProjection(chain, name);
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'projection_unavailable') return false;
+    throw e;
+  }
+}
+
 /**
  * Fails closed unless projection `name` is ready — and, given the request's view, unless the
  * projection's rows as that view holds them cover its anchor (a rebuild step or a block may be

@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events over uWS, behind the adapter (CONVENTIONS habit 9): correct
+ * Server-Sent Events over uWS, behind the adapter (docs/CONTRIBUTING.md habit 9): correct
  * `text/event-stream` framing, `id:` lines carrying the durable id, CR/LF refused in `event`/`id`,
  * keep-alive comments on idle streams, backpressure honoured with a bounded per-connection queue
  * (a consumer that lets it overflow gets a `lag` event and is disconnected), clean close on abort.

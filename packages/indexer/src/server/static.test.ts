@@ -118,7 +118,7 @@ describe('console: served by the uWS server', () => {
   it('offers the dev key to loopback naming a loopback host; refuses a foreign Host or a proxied request', async () => {
     const r = await fetch(`${base}/console/dev-key`);
     expect(r.status).toBe(200);
-    expect((await r.json()).key).toBe('the-dev-key');
+    expect(((await r.json()) as { key: string }).key).toBe('the-dev-key');
     expect(r.headers.get('cache-control')).toBe('no-store');
     // fetch cannot forge Host; a raw request can.
     const raw = async (headers: string) => {

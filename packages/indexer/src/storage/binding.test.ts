@@ -79,6 +79,7 @@ describe('Rocks read walks (pooled iterators)', () => {
               expect(rocks.scan({ ...r, limit: 2 }).map(([x]) => hex(x))).toEqual(
                 expected(data, { ...r, limit: 2 }),
               );
+              return true;
             });
             expect(outer).toEqual(expected(data, r));
           }

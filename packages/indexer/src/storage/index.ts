@@ -826,7 +826,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
 }
 
 /**
- * Start-up invariant checks (CONVENTIONS habit 6): runs every invariant declared by a table of the
+ * Start-up invariant checks (docs/CONTRIBUTING.md habit 6): runs every invariant declared by a table of the
  * registry and returns their names; refuses to start (throws) on the first broken one.
  * @throws Error naming the invariant and what is broken.
  */

@@ -1,7 +1,7 @@
 /**
  * Per-block undo records. Every write a block makes is recorded with the value the key held
  * before (or its absence), so rolling a block back is replaying its record in reverse — one
- * mechanism for every projection (CONVENTIONS habit 4: every forward write has an inverse).
+ * mechanism for every projection (docs/CONTRIBUTING.md habit 4: every forward write has an inverse).
  *
  * Layout: u32 count, then per op: u16 keyLen, key, u8 hadPrior, [u32 valLen, value].
  */

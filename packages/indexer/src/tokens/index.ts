@@ -15,8 +15,18 @@ export {
   type HolderRow,
   type OverviewHolderCount,
   type TokenCoverage,
-  type TokenListRow,
+  type TokensPrimitives,
   type TokensReader,
-  tokenListRow,
 } from './reader.js';
 export { startReconciler } from './reconcile.js';
+export { type TokenIdentity, type TokenListRow, tokenIdentity, tokenListRow } from './render.js';
+export type {
+  HolderSort,
+  HoldersPageExtras,
+  HoldersPageRow,
+  TokenBalance,
+  TokenDetail,
+  TokenResponses,
+  TopHolderRow,
+  TopHoldersExtras,
+} from './responses.js';

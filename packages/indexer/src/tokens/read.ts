@@ -44,16 +44,3 @@ export function launchAt(view: View, token: string, anchor: number): LaunchRow |
     null
   );
 }
-
-/** holderCount in the uniform shape of every holder-bearing route. */
-export function holderCountJson(
-  stats: TokenStats | null,
-  token: TokenRow | null,
-  anchor: number,
-  fullCoverage: boolean,
-): string {
-  if (!token)
-    return `{"value":null,"status":"token_not_indexed","asOfBlock":${anchor},"burnSinkHolders":null}`;
-  const status = !token.predatesIndexedRange || fullCoverage ? 'exact' : 'backfilling';
-  return `{"value":${stats?.holders ?? 0},"status":"${status}","asOfBlock":${anchor},"burnSinkHolders":${stats?.burnSinkHolders ?? 0}}`;
-}

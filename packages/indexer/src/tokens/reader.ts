@@ -35,6 +35,8 @@ import { walkVersioned } from '../storage/versioned.js';
 import { type BalanceFidelity, fidelityFrom } from './fidelity.js';
 import { LAUNCHPADS, type LaunchpadDeployment, type LaunchpadDeployments } from './launchpads.js';
 import { balanceAt, launchAt, statsAt, tokenAt } from './read.js';
+import { type TokenListRow, tokenListRow } from './render.js';
+import { type TokenResponses, tokenResponses } from './responses.js';
 
 type Hex = `0x${string}`;
 const K = (a: string) => a.toLowerCase() as Hex;
@@ -63,19 +65,6 @@ export interface OverviewHolderCount {
   retainedListCap: null;
   asOfBlock: number;
   burnSinkHolders: number | null;
-}
-
-/** A catalogue row. */
-export interface TokenListRow {
-  address: string;
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  kind: 'erc20' | 'candidate';
-  confirmedErc20: boolean;
-  firstSeen: TokenRow['firstSeen'];
-  deployer: string | null;
-  deployerReason: 'creation_not_observed' | null;
 }
 
 /** A balance with what it covers (see {@link TokensReader.balanceCoverage}). */
@@ -135,7 +124,8 @@ export const MATCH_CLASSES = {
 /** Index rows examined per match class of a search (bounds the work of a broad prefix). */
 const SEARCH_SCAN_ROWS = 500;
 
-export interface TokensReader {
+/** The reader's primitives (other domains and the scanner read through these). */
+export interface TokensPrimitives {
   /** The token row at `at`, or null when it was first seen after `at`. */
   find(view: View, address: string, at: number): TokenRow | null;
   /** The token row at `at`. @throws DomainError not_found. */
@@ -200,27 +190,14 @@ export interface TokensReader {
   padLaunches(view: View, pad: string, page: PageQuery, sink: PageSink<LaunchRow>): void;
 }
 
-/** Compact catalogue row of a token. */
-export function tokenListRow(t: TokenRow): TokenListRow {
-  const m = t.metadata;
-  return {
-    address: t.address,
-    name: m?.name.value ?? null,
-    symbol: m?.symbol.value ?? null,
-    decimals: m?.decimals.value ?? null,
-    kind: t.confirmedAt ? 'erc20' : 'candidate',
-    confirmedErc20: t.confirmedAt !== null,
-    firstSeen: t.firstSeen,
-    deployer: t.creation?.deployer ?? null,
-    deployerReason: t.creation ? null : t.creationReason,
-  };
-}
-
 const u32 = (n: number) => {
   const b = Buffer.allocUnsafe(4);
   b.writeUInt32BE(n, 0);
   return b;
 };
+
+/** The tokens reader: its primitives and the token routes' one-call answers (./responses.ts). */
+export type TokensReader = TokensPrimitives & TokenResponses;
 
 /** Creates the tokens reader (stateless; `launchpads` are this chain's registered deployments). */
 export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): TokensReader {
@@ -250,7 +227,7 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
     );
   };
 
-  const reader: TokensReader = {
+  const reader: TokensPrimitives = {
     find: (view, address, at) => tokenAt(view, K(address), at),
     token(view, address, at) {
       const t = tokenAt(view, K(address), at);
@@ -494,5 +471,5 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
       );
     },
   };
-  return reader;
+  return { ...reader, ...tokenResponses(reader) };
 }

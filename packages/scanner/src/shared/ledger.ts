@@ -23,7 +23,7 @@
  */
 import type { Logger } from 'pino';
 import { ScannerError } from '../errors.js';
-import { createEmbeddedLedger, type Hold, type Ledger } from '../ledger.js';
+import { createEmbeddedLedger, createHolds, type Ledger } from '../ledger.js';
 import type { LedgerEntry } from '../model.js';
 import { put, type ScannerStore, TABLES } from '../store.js';
 import { type Change, isCasConflict, type SharedState } from './state.js';
@@ -45,7 +45,6 @@ const pad = (n: number) => String(n).padStart(12, '0');
 export function createSharedLedger(store: ScannerStore, shared: SharedState, log: Logger): Ledger {
   const local = createEmbeddedLedger(store);
   const mirror = new Map<string, { balance: number; seq: number; rev: number }>();
-  const held = new Map<string, number>();
 
   const writeRow = (accountId: string, seq: number, row: LedgerEntry) => {
     if (store.get(TABLES.ledger, [accountId, seq]) === undefined)
@@ -153,21 +152,13 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
     throw unavailable();
   };
 
-  const release = (hold: Hold) => {
-    const h = (held.get(hold.accountId) ?? 0) - hold.amount;
-    if (h <= 0) held.delete(hold.accountId);
-    else held.set(hold.accountId, h);
-  };
   const balance = (accountId: string) => mirror.get(accountId)?.balance ?? 0;
+  const holds = createHolds(balance);
+  const release = holds.release;
 
   return {
     balance,
-    reserve(accountId, amount) {
-      const h = held.get(accountId) ?? 0;
-      if (balance(accountId) - h < amount) return null;
-      held.set(accountId, h + amount);
-      return { accountId, amount };
-    },
+    reserve: holds.reserve,
     release,
     settle(s) {
       const hold = s.hold;

@@ -96,14 +96,9 @@ export interface SwapRow {
   sqrtPriceX96: string | null;
 }
 
-/** One candle bucket at pool grain: base = currency0, quote = currency1. */
-export interface CandleRow {
-  t: number;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  /** Sum of |amount0| and |amount1| over the bucket's swaps (base units). */
+/** Trade figures of a span of one pool (pool perspective: currency0/currency1, base units). */
+export interface TradeFigures {
+  /** Sum of |amount0| and |amount1| over the span's swaps (base units). */
   volume0: string;
   volume1: string;
   trades: number;
@@ -112,6 +107,26 @@ export interface CandleRow {
   /** |amount0| and |amount1| of buy trades only (trader received currency0), base units. */
   buyVolume0: string;
   buyVolume1: string;
+}
+
+/** The figures of a span without trades. */
+export const NO_TRADES: Readonly<TradeFigures> = {
+  volume0: '0',
+  volume1: '0',
+  trades: 0,
+  buys: 0,
+  sells: 0,
+  buyVolume0: '0',
+  buyVolume1: '0',
+};
+
+/** One candle bucket at pool grain: base = currency0, quote = currency1. */
+export interface CandleRow extends TradeFigures {
+  t: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
   /** Chain coordinates (block, logIndex) of the bucket's first and last trade: exact merging across pools. */
   first: [number, number];
   last: [number, number];

@@ -39,15 +39,25 @@ const txLocation = V.binary<TxLocation>(
   }),
 );
 
-/** An ingest gap record (see src/ingest/gaps.ts). */
-export interface GapRecord {
+/**
+ * An ingest gap: a range a lane could not fill (a trace the node cannot give, a reorg deeper than
+ * the unfinalised window), as written by src/ingest/gaps.ts and served by `/gaps`. Block numbers
+ * inclusive; times in unix seconds.
+ */
+export type Gap = {
   lane: string;
   fromBlock: number;
   toBlock: number;
-  reason: string;
   status: 'open' | 'resolved';
-  [k: string]: unknown;
-}
+  reason: string;
+  openedAt: number;
+  resolvedAt: number | null;
+};
+
+/** A stored gap record: a {@link Gap} (records written before `openedAt` existed lack the times). */
+export type GapRecord = Omit<Gap, 'openedAt' | 'resolvedAt'> &
+  Partial<Pick<Gap, 'openedAt' | 'resolvedAt'>> &
+  Record<string, unknown>;
 
 export const META = defineTable({
   id: 0x01,

@@ -4,8 +4,10 @@
  * reader (src/addresses/reader.ts); a recipient-only address is typed by its runtime code at the
  * anchor block (eth_getCode by block hash), and the answer says so.
  */
+
 import { Type } from '@sinclair/typebox';
 import { defineRoute, single } from '../../route.js';
+import { singleRoute } from '../../route-shapes.js';
 import { Address, Enum, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
 import { FirstSeen } from '../wallets/schemas.js';
 
@@ -49,24 +51,21 @@ export const addressTypeRoute = defineRoute({
   },
 });
 
-export const addressLabelRoute = defineRoute({
+export const addressLabelRoute = singleRoute({
   id: 'addresses.label',
-  method: 'GET',
   path: '/address/{address}/label',
   scope: 'read',
   group: 'Addresses',
   summary:
     'Labels published only where evidence exists: LABELS_FILE entries, and what the index proves (token, pool, launchpad, pool factory/manager, deployer), each with its evidence. An empty list means no evidence, not a verdict.',
   params: { address: Address },
-  response: Single(Obj({ address: Address, labels: Type.Array(Label) })),
+  data: Obj({ address: Address, labels: Type.Array(Label) }),
   errors: [],
   requires: [WALLETS, 'tokens', 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const a = ctx.params.address.toLowerCase();
     const labels = ctx.readers.addresses.labels(ctx.view, a, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ address: a, labels }));
+    return { address: a, labels };
   },
 });
 

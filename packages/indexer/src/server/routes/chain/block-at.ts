@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, single } from '../../route.js';
-import { Hash, Nullable, Obj, ReasonOf, Single, UnixSeconds } from '../../schemas.js';
+import { singleRoute } from '../../route-shapes.js';
+import { Hash, Nullable, Obj, ReasonOf, UnixSeconds } from '../../schemas.js';
 
 const Bound = Obj({
   number: Type.Integer({ minimum: 0, description: 'block number' }),
@@ -12,9 +12,8 @@ const Bound = Obj({
  * GET /blocks/at?timestamp=T: both named bounds of T against one snapshot — the last block with
  * timestamp ≤ T and the first block with timestamp ≥ T. A missing bound is null with a reason.
  */
-export const blockAtRoute = defineRoute({
+export const blockAtRoute = singleRoute({
   id: 'chain.blockAt',
-  method: 'GET',
   path: '/blocks/at',
   scope: 'read',
   group: 'Chain',
@@ -23,26 +22,19 @@ export const blockAtRoute = defineRoute({
   query: {
     timestamp: Type.Integer({ minimum: 0, maximum: 2 ** 53 - 1, description: 'unix seconds (required)' }),
   },
-  response: Single(
-    Obj({
-      timestamp: UnixSeconds('the timestamp asked for'),
-      lastAtOrBefore: Nullable(Bound),
-      lastAtOrBeforeReason: ReasonOf(
-        ['before_first_indexed_block'],
-        'before_first_indexed_block: every indexed block is later than T; null when lastAtOrBefore is set',
-      ),
-      firstAtOrAfter: Nullable(Bound),
-      firstAtOrAfterReason: ReasonOf(
-        ['after_anchor_block'],
-        'after_anchor_block: T is later than the anchor block; null when firstAtOrAfter is set',
-      ),
-    }),
-  ),
+  data: Obj({
+    timestamp: UnixSeconds('the timestamp asked for'),
+    lastAtOrBefore: Nullable(Bound),
+    lastAtOrBeforeReason: ReasonOf(
+      ['before_first_indexed_block'],
+      'before_first_indexed_block: every indexed block is later than T; null when lastAtOrBefore is set',
+    ),
+    firstAtOrAfter: Nullable(Bound),
+    firstAtOrAfterReason: ReasonOf(
+      ['after_anchor_block'],
+      'after_anchor_block: T is later than the anchor block; null when firstAtOrAfter is set',
+    ),
+  }),
   errors: ['bad_request'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const b = ctx.readers.chain.timestampBounds(ctx.view, ctx.anchor.number, ctx.query.timestamp);
-    return single(ctx.anchor, JSON.stringify(b));
-  },
+  read: (ctx) => ctx.readers.chain.timestampBounds(ctx.view, ctx.anchor.number, ctx.query.timestamp),
 });

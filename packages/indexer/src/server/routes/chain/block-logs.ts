@@ -1,29 +1,13 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { BlockNumber, Paged, pageQuery } from '../../schemas.js';
+import { blockPage, raw } from './record-pages.js';
 import { LogRecord } from './schemas.js';
 
-const raw = (json: string) => json;
-
 /** GET /blocks/{number}/logs (PAGE, key: log index): logs as the node sent them (receipts' logs). */
-export const blockLogsRoute = defineRoute({
+export const blockLogsRoute = blockPage({
   id: 'chain.blockLogs',
-  method: 'GET',
   path: '/blocks/{number}/logs',
-  scope: 'read',
-  group: 'Chain',
   summary:
     'Logs emitted in a canonical block, by log index (byte-exact node records). PAGE, limit 1..1000 default 100.',
-  params: { number: BlockNumber },
-  query: pageQuery(),
-  response: Paged(LogRecord),
-  errors: ['not_found'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.number}`);
-    const page = new PageBuilder(ctx, req);
-    ctx.readers.chain.blockLogs(ctx.view, Number(ctx.params.number), pageQueryOf(req), page.sink(raw));
-    return page.finish();
-  },
+  row: LogRecord,
+  walk: (ctx, n, q, sink) => ctx.readers.chain.blockLogs(ctx.view, n, q, sink),
+  render: raw,
 });

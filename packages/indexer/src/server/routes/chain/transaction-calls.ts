@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { CallFrameRow } from '../../../chain/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { anchorJson, defineRoute } from '../../route.js';
+import { paged, Unpaged } from '../../page.js';
+import { defineRoute } from '../../route.js';
 import { Anchor, Count, Hash, Obj, PageInfo } from '../../schemas.js';
 import { CallFrame, TraceNotAvailable, TraceSource } from './schemas.js';
 
@@ -62,21 +62,19 @@ export const transactionCallsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`, {
-      limit: DEFAULT_FRAMES_PER_PAGE,
-    });
-    const page = new PageBuilder(ctx, req);
-    const { coverage: c } = ctx.readers.chain.callFrames(
-      ctx.view,
-      ctx.params.hash,
-      pageQueryOf(req),
-      page.sink(frameJson),
+    const route = `${this.id}:${ctx.params.hash.toLowerCase()}`;
+    return paged(
+      ctx,
+      route,
+      (q, sink) => {
+        const { coverage: c } = ctx.readers.chain.callFrames(ctx.view, ctx.params.hash, q, sink);
+        if (c.coverage === 'retained')
+          return { coverage: 'retained', reason: null, source: c.source, frames: c.frames };
+        const { coverage, reason, detail, retryable } = c;
+        return new Unpaged({ coverage, reason, detail, retryable, data: null });
+      },
+      frameJson,
+      { limit: DEFAULT_FRAMES_PER_PAGE },
     );
-    if (c.coverage === 'not_available') {
-      const { coverage, reason, detail, retryable } = c;
-      const body = JSON.stringify({ coverage, reason, detail, retryable, data: null });
-      return { json: `{"anchor":${anchorJson(req.anchor)},${body.slice(1)}` };
-    }
-    return page.finish(`"coverage":"retained","reason":null,"source":"${c.source}","frames":${c.frames}`);
   },
 });

@@ -1,11 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { InternalRow } from '../../../chain/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { anchorJson, defineRoute } from '../../route.js';
+import { paged, Unpaged } from '../../page.js';
+import { defineRoute } from '../../route.js';
 import { Anchor, Count, Hash, Obj, PageInfo, pageQuery } from '../../schemas.js';
 import { InternalTransfer, TraceNotAvailable, TraceSource } from './schemas.js';
-
-const rowJson = (r: InternalRow) => JSON.stringify(r);
 
 const Reconciliation = Obj(
   {
@@ -70,30 +67,22 @@ export const transactionInternalRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`);
-    const page = new PageBuilder(ctx, req);
-    const q = pageQueryOf(req);
-    const { coverage: c } = ctx.readers.chain.internalTransfers(
-      ctx.view,
-      ctx.params.hash,
-      q,
-      page.sink(rowJson),
-    );
-    if (c.coverage === 'not_available') {
-      const { coverage, reason, detail, retryable } = c;
-      const retention = JSON.stringify({ coverage, reason, detail, retryable });
+    return paged(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`, (q, sink) => {
+      const { coverage: c } = ctx.readers.chain.internalTransfers(ctx.view, ctx.params.hash, q, sink);
+      if (c.coverage === 'not_available') {
+        const { coverage, reason, detail, retryable } = c;
+        const retention = { coverage, reason, detail, retryable };
+        return new Unpaged({ data: null, dataReason: 'not_available', retention });
+      }
       return {
-        json: `{"anchor":${anchorJson(req.anchor)},"data":null,"dataReason":"not_available","retention":${retention}}`,
+        retention: { coverage: 'retained', reason: null, source: c.source },
+        reconciliation: {
+          rootMatchesEnvelope: c.rootMatchesEnvelope,
+          verifiableAgainstBlockRoot: false,
+          internalTransfers: c.internalTransfers,
+          creations: c.creations,
+        },
       };
-    }
-    const reconciliation = JSON.stringify({
-      rootMatchesEnvelope: c.rootMatchesEnvelope,
-      verifiableAgainstBlockRoot: false,
-      internalTransfers: c.internalTransfers,
-      creations: c.creations,
     });
-    return page.finish(
-      `"retention":{"coverage":"retained","reason":null,"source":"${c.source}"},"reconciliation":${reconciliation}`,
-    );
   },
 });

@@ -2,11 +2,11 @@
  * Funding cohorts (admission rule and its evidence: src/cohorts/reader.ts). A cohorts-by-token
  * cursor is bound to the token's funding generation (409 stale_cursor once it moves).
  */
+
 import { Type } from '@sinclair/typebox';
-import { ADMISSION_RULE, type CohortPageExtras as Extras } from '../../../cohorts/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute, single } from '../../route.js';
-import { Address, CohortId, Count, Paged, Single } from '../../schemas.js';
+import { ADMISSION_RULE } from '../../../cohorts/index.js';
+import { pagedRoute, singleRoute } from '../../route-shapes.js';
+import { Address, CohortId, Count } from '../../schemas.js';
 import {
   AdmissionRule,
   CohortDetail,
@@ -21,59 +21,49 @@ const cursorQ = {
   cursor: Type.Optional(Type.String({ maxLength: 1024, description: 'opaque cursor from page.nextCursor' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 };
-const extrasJson = (e: Extras) => JSON.stringify(e).slice(1, -1);
 
-export const cohortsByTokenRoute = defineRoute({
+export const cohortsByTokenRoute = pagedRoute({
   id: 'cohorts.byToken',
-  method: 'GET',
   path: '/cohorts',
   scope: 'read',
   group: 'Cohorts',
   summary: `Funding cohorts seeded by members funded in this token, ascending cohort id. Admission rule v${ADMISSION_RULE.ruleVersion}: ${ADMISSION_RULE.description}; at least ${ADMISSION_RULE.thresholds.minMembers} members. The cursor is bound to the token's funding generation: 409 stale_cursor when a new generation exists. primary marks the anchor asset (native).`,
   query: { token: Address, ...cursorQ },
-  response: Paged(CohortRow, {
+  row: CohortRow,
+  extra: {
     token: Address,
     admissionRule: AdmissionRule,
     fundingGeneration: Count('funding generation of the token at the anchor'),
-  }),
+  },
   errors: ['bad_cursor', 'stale_cursor'],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  subject: (ctx) => ctx.query.token.toLowerCase(),
+  walk(ctx, q, sink) {
     const token = ctx.query.token.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${token}`, { limit: 100 });
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.cohorts.byToken(ctx.view, token, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(
-      `"token":"${token}","admissionRule":${JSON.stringify(ADMISSION_RULE)},"fundingGeneration":${r.fundingGeneration}`,
-    );
+    const { fundingGeneration } = ctx.readers.cohorts.byToken(ctx.view, token, q, sink);
+    return { token, admissionRule: ADMISSION_RULE, fundingGeneration };
   },
 });
 
-export const cohortDetailRoute = defineRoute({
+export const cohortDetailRoute = singleRoute({
   id: 'cohorts.detail',
-  method: 'GET',
   path: '/cohorts/{id}',
   scope: 'read',
   group: 'Cohorts',
   summary:
     'Cohort metadata: kind (Funding), size, primary asset, generation, freshness {ruleVersion, overridesVersion, currentRuleVersion, currentOverridesVersion, stale, staleReasons} and hoisted stale.',
   params: { id: CohortId },
-  response: Single(CohortDetail),
+  data: CohortDetail,
   errors: ['not_found'],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const d = ctx.readers.cohorts.detail(ctx.view, ctx.params.id, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify(d));
+    return d;
   },
 });
 
-export const cohortMembersRoute = defineRoute({
+export const cohortMembersRoute = pagedRoute({
   id: 'cohorts.members',
-  method: 'GET',
   path: '/cohorts/{id}/members',
   scope: 'read',
   group: 'Cohorts',
@@ -81,22 +71,16 @@ export const cohortMembersRoute = defineRoute({
     'Member wallets by address with admittedBy {signals, edge, funder, assetKind, asset, firstBlock (funding), lastBlock (first buy)} and firstBuy; screened members dropped and listed in screenedOut.',
   params: { id: CohortId },
   query: cursorQ,
-  response: Paged(MemberRow, CohortPageExtras),
+  row: MemberRow,
+  extra: CohortPageExtras,
   errors: ['not_found', 'bad_cursor', 'stale_cursor'],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.id}`, { limit: 100 });
-    const b = new PageBuilder(ctx, req);
-    const e = ctx.readers.cohorts.members(ctx.view, ctx.params.id, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extrasJson(e));
-  },
+  subject: (ctx) => ctx.params.id,
+  walk: (ctx, q, sink) => ctx.readers.cohorts.members(ctx.view, ctx.params.id, q, sink),
 });
 
-export const cohortEdgesRoute = defineRoute({
+export const cohortEdgesRoute = pagedRoute({
   id: 'cohorts.edges',
-  method: 'GET',
   path: '/cohorts/{id}/edges',
   scope: 'read',
   group: 'Cohorts',
@@ -104,15 +88,10 @@ export const cohortEdgesRoute = defineRoute({
     'Evidence edges, two per member by member address: funding (funder → member, first native transfer, value in wei) and buy (member → token, first buy coordinate); screened members’ edges withheld (screenedOut).',
   params: { id: CohortId },
   query: cursorQ,
-  response: Paged(EvidenceEdge, CohortPageExtras),
+  row: EvidenceEdge,
+  extra: CohortPageExtras,
   errors: ['not_found', 'bad_cursor', 'stale_cursor'],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.id}`, { limit: 100 });
-    const b = new PageBuilder(ctx, req);
-    const e = ctx.readers.cohorts.edges(ctx.view, ctx.params.id, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extrasJson(e));
-  },
+  subject: (ctx) => ctx.params.id,
+  walk: (ctx, q, sink) => ctx.readers.cohorts.edges(ctx.view, ctx.params.id, q, sink),
 });

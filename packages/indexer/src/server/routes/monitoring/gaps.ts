@@ -1,17 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import type { GapRow } from '../../../chain/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute } from '../../route.js';
+import { pagedRoute } from '../../route-shapes.js';
 import { Enum, Nullable, Obj, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
 
-const gapJson = (g: GapRow) => JSON.stringify(g);
-
 /** GET /index/v1/{chain}/gaps (PAGE): open and resolved ingest gaps, by lane then first block. */
-export const gapsRoute = defineRoute({
+export const gapsRoute = pagedRoute({
   id: 'monitoring.gaps',
-  method: 'GET',
   path: '/gaps',
   scope: 'monitoring',
+  batchable: false,
   group: 'Monitoring',
   summary: 'Open and resolved ingest gaps per lane (PAGE, by lane and first block).',
   query: pageQuery(),
@@ -30,11 +26,5 @@ export const gapsRoute = defineRoute({
     }),
   ),
   errors: [],
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, this.id);
-    const page = new PageBuilder(ctx, req);
-    ctx.readers.chain.gaps(ctx.view, pageQueryOf(req), page.sink(gapJson));
-    return page.finish();
-  },
+  walk: (ctx, q, sink) => ctx.readers.chain.gaps(ctx.view, q, sink),
 });

@@ -1,41 +1,35 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type Route, single } from '../../route.js';
-import { Obj, Single } from '../../schemas.js';
-import { ByAddress, ByV4, liquidityJson, poolIdentity, refOf, statsJson, type Variant } from './common.js';
+import { liquidityJson, poolIdentity, poolStatsJson } from '../../../markets/index.js';
+import type { Route } from '../../route.js';
+import { singleRoute } from '../../route-shapes.js';
+import { Obj } from '../../schemas.js';
+import { poolRouteOf, refOf, type Variant } from './common.js';
 import { MARKETS, PoolStateSchema, PoolWindowStats, poolIdentityProps, poolStatsProps } from './schemas.js';
 
 const make = (variant: Variant): Route =>
-  defineRoute({
-    id: variant === 'v4' ? 'pools.v4Detail' : 'pools.detail',
+  singleRoute({
+    ...poolRouteOf(variant, 'detail', ''),
     cached: true,
-    method: 'GET',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}' : '/pools/{address}',
     scope: 'read',
     group: 'Pools',
     summary:
       variant === 'v4'
         ? 'V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats.'
         : 'V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}.',
-    params: variant === 'v4' ? ByV4 : ByAddress,
-    response: Single(Obj({ ...poolIdentityProps, state: PoolStateSchema, stats: PoolWindowStats })),
+    data: Obj({ ...poolIdentityProps, state: PoolStateSchema, stats: PoolWindowStats }),
     errors: ['not_found'],
     requires: [MARKETS],
-    batchable: true,
-    anchored: true,
-    handler(ctx) {
+    read(ctx) {
       const d = ctx.readers.markets.poolDetail(ctx.view, refOf(variant, ctx.params), ctx.anchor.number);
-      return single(
-        ctx.anchor,
-        JSON.stringify({
-          ...poolIdentity(d.pool),
-          state: {
-            ...liquidityJson(d.pool, d.state),
-            swaps: d.state?.swaps ?? 0,
-            lastSwapBlock: d.state?.lastSwapBlock ?? null,
-          },
-          stats: statsJson(d.pool, d.stats),
-        }),
-      );
+      return {
+        ...poolIdentity(d.pool),
+        state: {
+          ...liquidityJson(d.pool, d.state),
+          swaps: d.state?.swaps ?? 0,
+          lastSwapBlock: d.state?.lastSwapBlock ?? null,
+        },
+        stats: poolStatsJson(d.pool, d.stats),
+      };
     },
   });
 
@@ -43,37 +37,27 @@ export const poolDetailRoute = make('address');
 export const v4PoolDetailRoute = make('v4');
 
 const makeStats = (variant: Variant): Route =>
-  defineRoute({
-    id: variant === 'v4' ? 'pools.v4Stats' : 'pools.stats',
+  singleRoute({
+    ...poolRouteOf(variant, 'stats', '/stats'),
     cached: true,
-    method: 'GET',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/stats' : '/pools/{address}/stats',
     scope: 'read',
     group: 'Pools',
     summary:
       'Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window).',
-    params: variant === 'v4' ? ByV4 : ByAddress,
-    response: Single(
-      Obj({
-        pool: Type.String({ pattern: '^0x[0-9a-f]{104}$', description: 'pool key' }),
-        ...poolStatsProps,
-        distinctTradersBasis: Type.Literal('transaction origin', { description: 'who counts as a trader' }),
-      }),
-    ),
+    data: Obj({
+      pool: Type.String({ pattern: '^0x[0-9a-f]{104}$', description: 'pool key' }),
+      ...poolStatsProps,
+      distinctTradersBasis: Type.Literal('transaction origin', { description: 'who counts as a trader' }),
+    }),
     errors: ['not_found'],
     requires: [MARKETS],
-    batchable: true,
-    anchored: true,
-    handler(ctx) {
+    read(ctx) {
       const s = ctx.readers.markets.poolStats(ctx.view, refOf(variant, ctx.params), ctx.anchor.number);
-      return single(
-        ctx.anchor,
-        JSON.stringify({
-          pool: s.pool.key,
-          ...statsJson(s.pool, s.stats),
-          distinctTradersBasis: 'transaction origin',
-        }),
-      );
+      return {
+        pool: s.pool.key,
+        ...poolStatsJson(s.pool, s.stats),
+        distinctTradersBasis: 'transaction origin',
+      };
     },
   });
 

@@ -1,39 +1,34 @@
 /** Pool lists: the new-pools feed, pools by currency, and bounded pool search. */
+
 import { Type } from '@sinclair/typebox';
-import { type PoolRow, SEARCH_SCAN_CEILING } from '../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { type PoolRow, poolIdentity, SEARCH_SCAN_CEILING } from '../../../markets/index.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
+import { pagedRoute } from '../../route-shapes.js';
 import { Address, Count, Paged, pageQuery } from '../../schemas.js';
-import { poolIdentity } from './common.js';
+
 import { MARKETS, PoolIdentity } from './schemas.js';
 
 const row = (p: PoolRow) => JSON.stringify(poolIdentity(p));
 
-export const newPoolsRoute = defineRoute({
+export const newPoolsRoute = pagedRoute({
   id: 'pools.new',
-  method: 'GET',
   path: '/pools/new',
   scope: 'read',
   group: 'Pools',
   summary:
     'Newest-first feed of registered pools (V2, V3, V4 with contract+poolId, launchpad curves) by creation coordinate. PAGE, desc default.',
   query: pageQuery({ orders: ['desc', 'asc'] }),
-  response: Paged(PoolIdentity),
+  row: PoolIdentity,
   errors: ['bad_cursor', 'stale_cursor'],
   requires: [MARKETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, this.id, { order: 'desc' });
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.markets.newPools(ctx.view, pageQueryOf(req), b.sink(row));
-    return b.finish();
-  },
+  walk: (ctx, q, sink) => ctx.readers.markets.newPools(ctx.view, q, sink),
+  render: row,
+  page: { order: 'desc' },
 });
 
-export const currencyPoolsRoute = defineRoute({
+export const currencyPoolsRoute = pagedRoute({
   id: 'pools.byCurrency',
-  method: 'GET',
   path: '/currencies/{currency}/pools',
   scope: 'read',
   group: 'Pools',
@@ -41,18 +36,13 @@ export const currencyPoolsRoute = defineRoute({
     'Pools holding the currency on either side (native currency = 0x0000…0000 for V4 and curves), in pool-key order. PAGE.',
   params: { currency: Address },
   query: pageQuery(),
-  response: Paged(PoolIdentity),
+  row: PoolIdentity,
   errors: ['bad_cursor', 'stale_cursor'],
   requires: [MARKETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const c = ctx.params.currency.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${c}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.markets.currencyPools(ctx.view, c, pageQueryOf(req), b.sink(row));
-    return b.finish();
-  },
+  subject: (ctx) => ctx.params.currency.toLowerCase(),
+  walk: (ctx, q, sink) =>
+    ctx.readers.markets.currencyPools(ctx.view, ctx.params.currency.toLowerCase(), q, sink),
+  render: row,
 });
 
 export const poolSearchRoute = defineRoute({
@@ -89,14 +79,20 @@ export const poolSearchRoute = defineRoute({
   handler(ctx) {
     const q = ctx.query;
     const tag = [(q.token ?? q.quote)?.toLowerCase(), q.token && q.quote ? q.quote.toLowerCase() : null];
-    const req = pageRequest(
+    const route = `${this.id}:${JSON.stringify([...tag, q.fee_tier, q.protocol, q.created_from, q.created_to])}`;
+    return paged(
       ctx,
-      `${this.id}:${JSON.stringify([...tag, q.fee_tier, q.protocol, q.created_from, q.created_to])}`,
-    );
-    const b = new PageBuilder(ctx, req);
-    const s = ctx.readers.markets.searchPools(ctx.view, q, pageQueryOf(req), b.sink(row));
-    return b.finish(
-      `"sort":"pool_identity","anchorCurrency":"${s.anchorCurrency}","scanned":${s.scanned},"allowScan":${q.allowScan === true}`,
+      route,
+      (page, sink) => {
+        const s = ctx.readers.markets.searchPools(ctx.view, q, page, sink);
+        return {
+          sort: 'pool_identity',
+          anchorCurrency: s.anchorCurrency,
+          scanned: s.scanned,
+          allowScan: q.allowScan === true,
+        };
+      },
+      row,
     );
   },
 });

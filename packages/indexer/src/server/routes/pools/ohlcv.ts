@@ -1,27 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import {
   alignRange,
-  type CandleRow,
   type Frame,
   MAX_SPAN_BUCKETS,
   poolCandleJson,
   poolRefKey,
 } from '../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, FrameQuery, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
-import { ByAddress, ByV4, refOf, type Variant } from './common.js';
+import { poolRouteOf, refOf, type Variant } from './common.js';
 import { candleSchema, MARKETS, POOL_PRICE_UNIT, PoolKey } from './schemas.js';
 
 const make = (variant: Variant): Route =>
   defineRoute({
-    id: variant === 'v4' ? 'pools.v4Ohlcv' : 'pools.ohlcv',
+    ...poolRouteOf(variant, 'ohlcv', '/ohlcv'),
     method: 'GET',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/ohlcv' : '/pools/{address}/ohlcv',
     scope: 'read',
     group: 'Pools',
     summary: `Candles at pool grain (base = currency0, quote = currency1): rational OHLC (currency1 per currency0 base units), volumeBase, volumeQuote, trades, buys, sells. frame 1s|30s|1m|1h|1d (all pools keep fine series: fineSeriesAvailable true); from/to unix seconds inclusive, aligned down; span ≤ ${MAX_SPAN_BUCKETS} buckets; empty buckets absent. PAGE by bucket start.`,
-    params: variant === 'v4' ? ByV4 : ByAddress,
     query: { ...FrameQuery, ...pageQuery() },
     response: Paged(candleSchema(POOL_PRICE_UNIT, 'currency0', 'currency1'), {
       pool: PoolKey,
@@ -45,12 +42,24 @@ const make = (variant: Variant): Route =>
       const frame = ctx.query.frame as Frame;
       // The cursor is bound to the aligned range (bad_request before any read).
       const r = alignRange(frame, ctx.query.from, ctx.query.to);
-      const req = pageRequest(ctx, `${this.id}:${poolRefKey(ref)}:${frame}:${r.from}:${r.to}`);
-      const b = new PageBuilder(ctx, req);
-      const render = b.sink((c: CandleRow) => poolCandleJson(c));
-      const { pool: p, range } = ctx.readers.markets.poolCandles(ctx.view, ref, r, pageQueryOf(req), render);
-      return b.finish(
-        `"pool":"${p.key}","frame":"${frame}","from":${range.from},"to":${range.to},"base":"${p.currency0}","quote":"${p.currency1}","priceUnit":"${POOL_PRICE_UNIT}","fineSeriesAvailable":true`,
+      return paged(
+        ctx,
+        `${this.id}:${poolRefKey(ref)}:${frame}:${r.from}:${r.to}`,
+        (q, sink) => {
+          const { pool: p, range } = ctx.readers.markets.poolCandles(ctx.view, ref, r, q, sink);
+          const [base, quote] = [p.currency0, p.currency1];
+          return {
+            pool: p.key,
+            frame,
+            from: range.from,
+            to: range.to,
+            base,
+            quote,
+            priceUnit: POOL_PRICE_UNIT,
+            fineSeriesAvailable: true,
+          };
+        },
+        poolCandleJson,
       );
     },
   });

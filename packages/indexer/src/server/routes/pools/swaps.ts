@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { type Bar, poolRefKey, type SwapRow } from '../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { type Bar, poolRefKey, ratJson, type SwapRow, swapJson } from '../../../markets/index.js';
+import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, AmountQuery, Paged, pageQuery } from '../../schemas.js';
-import { ByAddress, ByV4, ratJson, refOf, swapJson, type Variant } from './common.js';
+import { poolRouteOf, refOf, type Variant } from './common.js';
 import { BarSchema, MARKETS, PoolKey, SwapSchema, TickSchema } from './schemas.js';
 
 const PageExtra = {
@@ -11,8 +11,11 @@ const PageExtra = {
   base: { ...Address, description: 'currency0' },
   quote: { ...Address, description: 'currency1' },
 };
-const extra = (p: { key: string; currency0: string; currency1: string }) =>
-  `"pool":"${p.key}","base":"${p.currency0}","quote":"${p.currency1}"`;
+const extra = (p: { key: string; currency0: string; currency1: string }) => ({
+  pool: p.key,
+  base: p.currency0,
+  quote: p.currency1,
+});
 
 const tickJson = (s: SwapRow) => {
   const p = swapJson(s) as { priceNumerator: string; priceDenominator: string; priceApprox: unknown };
@@ -35,16 +38,14 @@ const barJson = (b: Bar) =>
 
 const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
   defineRoute({
-    id: `pools.${variant === 'v4' ? 'v4' : ''}${variant === 'v4' ? (kind === 'swaps' ? 'Swaps' : 'Ticks') : kind}`,
+    ...poolRouteOf(variant, kind, `/${kind}`),
     method: 'GET',
-    path: variant === 'v4' ? `/pools/v4/{manager}/{pool_id}/${kind}` : `/pools/{address}/${kind}`,
     scope: 'read',
     group: 'Pools',
     summary:
       kind === 'swaps'
         ? 'Exact swaps in pool perspective (amount0/amount1 signed base units: positive = the pool received), with block, transaction and log coordinates, origin (transaction sender), sender/recipient, side, and the price after the trade as a rational (currency1 per currency0, base units). PAGE by (block, log index).'
         : 'Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE.',
-    params: variant === 'v4' ? ByV4 : ByAddress,
     query: pageQuery(),
     response: Paged(kind === 'swaps' ? SwapSchema : TickSchema, PageExtra),
     errors: ['not_found', 'bad_cursor', 'stale_cursor'],
@@ -55,11 +56,13 @@ const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
       const ref = refOf(variant, ctx.params);
       // Ticks and bars share one cursor coordinate: a tick cursor resumes bars and vice versa.
       const tag = kind === 'ticks' ? 'pools.tickCoordinate' : this.id;
-      const req = pageRequest(ctx, `${tag}:${poolRefKey(ref)}`);
-      const b = new PageBuilder(ctx, req);
       const render = kind === 'swaps' ? (s: SwapRow) => JSON.stringify(swapJson(s)) : tickJson;
-      const p = ctx.readers.markets.poolSwaps(ctx.view, ref, pageQueryOf(req), b.sink(render));
-      return b.finish(extra(p));
+      return paged(
+        ctx,
+        `${tag}:${poolRefKey(ref)}`,
+        (q, sink) => extra(ctx.readers.markets.poolSwaps(ctx.view, ref, q, sink)),
+        render,
+      );
     },
   });
 
@@ -70,14 +73,12 @@ export const v4PoolTicksRoute = swapsRoute('v4', 'ticks');
 
 const barsRoute = (variant: Variant): Route =>
   defineRoute({
-    id: variant === 'v4' ? 'pools.v4Bars' : 'pools.bars',
+    ...poolRouteOf(variant, 'bars', '/ticks/bars'),
     method: 'GET',
-    path: variant === 'v4' ? '/pools/v4/{manager}/{pool_id}/ticks/bars' : '/pools/{address}/ticks/bars',
     scope: 'read',
     group: 'Pools',
     summary:
       "Bars folded over the tick sequence: rule=trade closes a bar every `size` trades; rule=volume closes it when the bar's quote volume (|amount1|, base units) reaches `size`. Rows {first, last (tick coordinates), trades, open/high/low/close rationals, volumeBase, volumeQuote, complete}. The cursor is the tick coordinate (block, log index) where the next bar starts. Ascending only.",
-    params: variant === 'v4' ? ByV4 : ByAddress,
     query: {
       rule: Type.Union([Type.Literal('trade'), Type.Literal('volume')], {
         description: 'trade: every `size` trades; volume: when Σ|amount1| reaches `size`',
@@ -97,19 +98,17 @@ const barsRoute = (variant: Variant): Route =>
     anchored: true,
     handler(ctx) {
       const ref = refOf(variant, ctx.params);
+      const { rule } = ctx.query;
       const size = BigInt(ctx.query.size);
-      const req = pageRequest(ctx, `pools.tickCoordinate:${poolRefKey(ref)}`, { order: 'asc' });
-      const b = new PageBuilder(ctx, req);
-      const p = ctx.readers.markets.poolBars(
-        ctx.view,
-        ref,
-        ctx.query.rule,
-        size,
-        pageQueryOf(req),
-        b.sink(barJson),
-      );
-      return b.finish(
-        `"pool":"${p.key}","rule":"${ctx.query.rule}","size":"${size}","volumeSide":"quote (currency1, |amount1|)"`,
+      return paged(
+        ctx,
+        `pools.tickCoordinate:${poolRefKey(ref)}`,
+        (q, sink) => {
+          const p = ctx.readers.markets.poolBars(ctx.view, ref, rule, size, q, sink);
+          return { pool: p.key, rule, size: size.toString(), volumeSide: 'quote (currency1, |amount1|)' };
+        },
+        barJson,
+        { order: 'asc' },
       );
     },
   });

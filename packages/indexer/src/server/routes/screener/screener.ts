@@ -12,7 +12,7 @@ import {
   SORTS,
   type Sort,
 } from '../../../screener/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { type Ctx, defineRoute, type Reply } from '../../route.js';
 import { Address, Amount, AmountQuery, Count, Enum, Nullable, Obj, Paged, Window } from '../../schemas.js';
 import { HolderCount } from '../tokens/schemas.js';
@@ -179,24 +179,30 @@ export function runScreener(
   q: ScreenerQuery,
   extra: Record<string, unknown> = {},
 ): Reply {
-  const req = pageRequest(ctx as never, `${routeTag}:${JSON.stringify(q)}`, { order: q.order, limit: 50 });
-  const b = new PageBuilder(ctx, req);
-  const s = ctx.readers.screener.screen(ctx.view, q, pageQueryOf(req), b.sink(rowJson));
-  const page = {
-    query: q,
-    quote: q.quote,
-    grain: q.grain,
-    window: q.window,
-    windowStart: s.coverage.windowStart,
-    sort: q.sort,
-    recencyFloorBlock: q.recency_floor_block ?? null,
-    candidatesScanned: s.candidatesScanned,
-    ceiling: s.ceiling,
-    holdersRanking: s.holdersRanking,
-    volumeUnit: 'quote base units',
-    ...extra,
-  };
-  return b.finish(JSON.stringify(page).slice(1, -1));
+  const route = `${routeTag}:${JSON.stringify(q)}`;
+  return paged(
+    ctx as never,
+    route,
+    (page, sink) => {
+      const s = ctx.readers.screener.screen(ctx.view, q, page, sink);
+      return {
+        query: q,
+        quote: q.quote,
+        grain: q.grain,
+        window: q.window,
+        windowStart: s.coverage.windowStart,
+        sort: q.sort,
+        recencyFloorBlock: q.recency_floor_block ?? null,
+        candidatesScanned: s.candidatesScanned,
+        ceiling: s.ceiling,
+        holdersRanking: s.holdersRanking,
+        volumeUnit: 'quote base units',
+        ...extra,
+      };
+    },
+    rowJson,
+    { order: q.order, limit: 50 },
+  );
 }
 
 export function screenerQueryOf(raw: Record<string, unknown>, sort: Sort): ScreenerQuery {

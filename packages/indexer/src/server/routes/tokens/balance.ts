@@ -1,54 +1,39 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, single } from '../../route.js';
-import { Address, Amount, Enum, Nullable, Obj, Single } from '../../schemas.js';
+import { singleRoute } from '../../route-shapes.js';
+import { Address, Amount, Enum, Nullable, Obj } from '../../schemas.js';
 import { TOKENS } from './common.js';
 import { BalanceFidelity } from './schemas.js';
 
 /** GET /tokens/{address}/balance/{wallet}: one wallet's transfer-sum balance at the anchor (R9). */
-export const tokenBalanceRoute = defineRoute({
+export const tokenBalanceRoute = singleRoute({
   id: 'tokens.balance',
-  method: 'GET',
   path: '/tokens/{address}/balance/{wallet}',
   scope: 'read',
   group: 'Tokens',
   summary:
     "One wallet's balance at the anchor: running signed sum of decoded transfers (token base units), never balanceOf (R9); reconciliation says whether this token's transfer sums equal the chain's balances.",
   params: { address: Address, wallet: Address },
-  response: Single(
-    Obj({
-      token: Address,
-      wallet: Address,
-      balance: Nullable(Amount, 'null when unknown: see balanceReason'),
-      balanceReason: Nullable(Type.Literal('not_observed_since_start_block')),
-      coverage: Enum(
-        ['since_creation', 'since_first_sight', 'not_observed'],
-        'since_creation: every transfer of the token was seen; since_first_sight: the token predates START_BLOCK, and this balance was seeded with balanceOf at the block before the wallet first appeared, then follows transfer events; not_observed: the token predates START_BLOCK and this wallet has not appeared since (balance unknown)',
-      ),
-      source: Type.Literal('transfer_events'),
-      reconciliation: BalanceFidelity,
-    }),
-  ),
+  data: Obj({
+    token: Address,
+    wallet: Address,
+    balance: Nullable(Amount, 'null when unknown: see balanceReason'),
+    balanceReason: Nullable(Type.Literal('not_observed_since_start_block')),
+    coverage: Enum(
+      ['since_creation', 'since_first_sight', 'not_observed'],
+      'since_creation: every transfer of the token was seen; since_first_sight: the token predates START_BLOCK, and this balance was seeded with balanceOf at the block before the wallet first appeared, then follows transfer events; not_observed: the token predates START_BLOCK and this wallet has not appeared since (balance unknown)',
+    ),
+    source: Type.Literal('transfer_events'),
+    reconciliation: BalanceFidelity,
+  }),
   errors: ['not_found'],
   requires: [TOKENS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const r = ctx.readers.tokens;
-    const at = ctx.anchor.number;
-    const t = r.token(ctx.view, ctx.params.address, at);
-    const wallet = ctx.params.wallet.toLowerCase();
-    const b = r.balanceCoverage(ctx.view, t, wallet, at);
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: t.address,
-        wallet,
-        balance: b.balance === null ? null : b.balance.toString(),
-        balanceReason: b.balanceReason,
-        coverage: b.coverage,
-        source: 'transfer_events',
-        reconciliation: r.fidelityOf(ctx.view, t.address),
-      }),
+  read(ctx) {
+    const b = ctx.readers.tokens.balanceOf(
+      ctx.view,
+      ctx.params.address,
+      ctx.params.wallet,
+      ctx.anchor.number,
     );
+    return b;
   },
 });

@@ -1,13 +1,11 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { Address, Paged, pageQuery } from '../../schemas.js';
+import { pagedRoute } from '../../route-shapes.js';
+import { Address, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
 import { TokenListRow } from './schemas.js';
 
 /** GET /creators/{address}/tokens: tokens one deployer created, newest first by default. */
-export const creatorTokensRoute = defineRoute({
+export const creatorTokensRoute = pagedRoute({
   id: 'tokens.creatorTokens',
-  method: 'GET',
   path: '/creators/{address}/tokens',
   scope: 'read',
   group: 'Tokens',
@@ -15,15 +13,10 @@ export const creatorTokensRoute = defineRoute({
     'Tokens one deployer created (top-level creations and launches), newest first (order=desc default; asc allowed).',
   params: { address: Address },
   query: pageQuery({ orders: ['desc', 'asc'] }),
-  response: Paged(TokenListRow),
+  row: TokenListRow,
   errors: [],
   requires: [TOKENS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.address.toLowerCase()}`, { order: 'desc' });
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.tokens.creatorTokens(ctx.view, ctx.params.address, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish();
-  },
+  subject: (ctx) => ctx.params.address.toLowerCase(),
+  walk: (ctx, q, sink) => ctx.readers.tokens.creatorTokens(ctx.view, ctx.params.address, q, sink),
+  page: { order: 'desc' },
 });

@@ -1,15 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import type { HolderSort } from '../../../tokens/index.js';
 import { ApiError } from '../../errors.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Amount, Enum, Obj, Paged, pageQuery } from '../../schemas.js';
 import { BALANCE_WALK, TOKENS } from './common.js';
 import { BalanceFidelity, HolderCount } from './schemas.js';
-
-const BY_BALANCE_NOTE =
-  'exact balance-descending index of positive balances; burn sinks (0x0, 0x…dead) excluded; cursor interchangeable with /top-holders';
-const BY_ID_NOTE =
-  'complete non-zero balance set including negative balances and burn sinks; wallet ids are interned in first-seen order; not a ranking';
 
 /**
  * GET /tokens/{address}/holders: `sort=balance` (default; descending only; burn sinks excluded;
@@ -48,36 +44,16 @@ export const tokenHoldersRoute = defineRoute({
     const token = ctx.params.address.toLowerCase();
     if (sort === 'balance' && ctx.query.order === 'asc')
       throw new ApiError('bad_request', 'sort=balance is descending only');
-    const req =
+    const [route, order] =
       sort === 'balance'
-        ? pageRequest(ctx, `${BALANCE_WALK}:${token}`, { order: 'desc' })
-        : pageRequest(ctx, `tokens.holders.wallet_id:${token}`, { order: 'asc' });
-    const r = ctx.readers.tokens;
-    const t = r.token(ctx.view, token, req.anchor.number);
-    const b = new PageBuilder(ctx, req);
-    const extra = (orderedBy: string, note: string) =>
-      JSON.stringify({
-        sort,
-        orderedBy,
-        orderingNote: note,
-        holderCount: r.holderCount(ctx.view, t, req.anchor.number),
-        reconciliation: r.fidelityOf(ctx.view, t.address),
-      }).slice(1, -1);
-    if (sort === 'balance') {
-      r.holdersByBalance(
-        ctx.view,
-        t.address,
-        pageQueryOf(req),
-        b.sink((h) => `{"wallet":"${h.wallet}","balance":"${h.balance}"}`),
-      );
-      return b.finish(extra('balance desc, wallet asc', BY_BALANCE_NOTE));
-    }
-    r.holdersByWalletId(
-      ctx.view,
-      t.address,
-      pageQueryOf(req),
-      b.sink((h) => `{"walletId":${h.walletId},"wallet":"${h.wallet}","balance":"${h.balance}"}`),
+        ? [`${BALANCE_WALK}:${token}`, 'desc' as const]
+        : [`tokens.holders.wallet_id:${token}`, 'asc' as const];
+    return paged(
+      ctx,
+      route,
+      (q, sink) => ctx.readers.tokens.holders(ctx.view, token, sort as HolderSort, q, sink),
+      JSON.stringify,
+      { order },
     );
-    return b.finish(extra(`interned wallet id ${req.order}`, BY_ID_NOTE));
   },
 });

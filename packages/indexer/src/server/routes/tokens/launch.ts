@@ -1,29 +1,21 @@
-import { ApiError } from '../../errors.js';
-import { defineRoute, single } from '../../route.js';
-import { Address, Single } from '../../schemas.js';
+import { singleRoute } from '../../route-shapes.js';
+import { Address } from '../../schemas.js';
 import { TOKENS } from './common.js';
 import { Launch } from './schemas.js';
 
 /** GET /tokens/{address}/launch: the launch that created the token, state as of the anchor. */
-export const tokenLaunchRoute = defineRoute({
+export const tokenLaunchRoute = singleRoute({
   id: 'tokens.launch',
-  method: 'GET',
   path: '/tokens/{address}/launch',
   scope: 'read',
   group: 'Tokens',
   summary:
     'The launch that created the token: {launchpad, state (new|graduating|graduated), metadataUri, imageUri, imageProvenance, launchSequence, coordinates}; 404 when no registered launchpad launched it.',
   params: { address: Address },
-  response: Single(Launch),
+  data: Launch,
   errors: ['not_found'],
   requires: [TOKENS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const r = ctx.readers.tokens;
-    const t = r.token(ctx.view, ctx.params.address, ctx.anchor.number);
-    const l = r.launch(ctx.view, t.address, ctx.anchor.number);
-    if (!l) throw new ApiError('not_found', `token ${t.address} was not launched by a registered launchpad`);
-    return single(ctx.anchor, JSON.stringify(l));
+  read(ctx) {
+    return ctx.readers.tokens.launchOf(ctx.view, ctx.params.address, ctx.anchor.number);
   },
 });

@@ -1,14 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
+import { pagedRoute } from '../../route-shapes.js';
+import { pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
 import { Launch } from './schemas.js';
 
 /** GET /launchpads/{pad}/launches: a pad's launches in chain order, state as of the anchor. */
-export const launchpadLaunchesRoute = defineRoute({
+export const launchpadLaunchesRoute = pagedRoute({
   id: 'tokens.launchpadLaunches',
-  method: 'GET',
   path: '/launchpads/{pad}/launches',
   scope: 'read',
   group: 'Tokens',
@@ -18,15 +16,13 @@ export const launchpadLaunchesRoute = defineRoute({
     pad: Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,47}$', description: 'canonical launchpad name' }),
   },
   query: pageQuery(),
-  response: Paged(Launch, { orderedBy: Type.Literal('chain_coordinate') }),
+  row: Launch,
+  extra: { orderedBy: Type.Literal('chain_coordinate') },
   errors: ['not_found'],
   requires: [TOKENS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.pad}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.tokens.padLaunches(ctx.view, ctx.params.pad, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish('"orderedBy":"chain_coordinate"');
+  subject: (ctx) => ctx.params.pad,
+  walk(ctx, q, sink) {
+    ctx.readers.tokens.padLaunches(ctx.view, ctx.params.pad, q, sink);
+    return { orderedBy: 'chain_coordinate' };
   },
 });

@@ -1,28 +1,19 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { Paged, pageQuery } from '../../schemas.js';
+import { pagedRoute } from '../../route-shapes.js';
+import { pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
 import { TokenListRow } from './schemas.js';
 
 /** GET /tokens: every token observed, in first-seen coordinate order. */
-export const tokensListRoute = defineRoute({
+export const tokensListRoute = pagedRoute({
   id: 'tokens.list',
-  method: 'GET',
   path: '/tokens',
   scope: 'read',
   group: 'Tokens',
   summary:
     'Every token observed, in first-seen coordinate order, including creation-only candidates never confirmed as ERC-20 (kind=candidate).',
   query: pageQuery(),
-  response: Paged(TokenListRow),
+  row: TokenListRow,
   errors: [],
   requires: [TOKENS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, this.id);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.tokens.catalogue(ctx.view, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish();
-  },
+  walk: (ctx, q, sink) => ctx.readers.tokens.catalogue(ctx.view, q, sink),
 });

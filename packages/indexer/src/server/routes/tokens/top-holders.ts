@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../errors.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
+import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Address, Amount, Nullable, Obj, Paged, pageQuery } from '../../schemas.js';
 import { BALANCE_WALK, TOKENS } from './common.js';
@@ -41,28 +41,13 @@ export const tokenTopHoldersRoute = defineRoute({
   handler(ctx) {
     if (ctx.query.order && ctx.query.order !== 'desc')
       throw new ApiError('bad_request', 'top-holders is descending only');
-    const req = pageRequest(ctx, `${BALANCE_WALK}:${ctx.params.address.toLowerCase()}`, { order: 'desc' });
-    const r = ctx.readers.tokens;
-    const at = req.anchor.number;
-    const t = r.token(ctx.view, ctx.params.address, at);
-    const supply = r.supply(ctx.view, t.address, at);
-    const b = new PageBuilder(ctx, req);
-    r.holdersByBalance(
-      ctx.view,
-      t.address,
-      pageQueryOf(req),
-      b.sink((h) =>
-        supply > 0n
-          ? `{"rank":${h.rank},"wallet":"${h.wallet}","balance":"${h.balance}","shareBps":"${(h.balance * 10000n) / supply}","shareBpsReason":null}`
-          : `{"rank":${h.rank},"wallet":"${h.wallet}","balance":"${h.balance}","shareBps":null,"shareBpsReason":"supply_not_positive"}`,
-      ),
-    );
-    return b.finish(
-      JSON.stringify({
-        holderCount: r.holderCount(ctx.view, t, at),
-        supplyFromTransfers: supply.toString(),
-        reconciliation: r.fidelityOf(ctx.view, t.address),
-      }).slice(1, -1),
+    const route = `${BALANCE_WALK}:${ctx.params.address.toLowerCase()}`;
+    return paged(
+      ctx,
+      route,
+      (q, sink) => ctx.readers.tokens.topHolders(ctx.view, ctx.params.address, q, sink),
+      JSON.stringify,
+      { order: 'desc' },
     );
   },
 });

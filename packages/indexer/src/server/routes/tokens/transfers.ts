@@ -1,31 +1,20 @@
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute } from '../../route.js';
-import { Address, Paged, pageQuery } from '../../schemas.js';
+import { pagedRoute } from '../../route-shapes.js';
+import { Address } from '../../schemas.js';
 import { TOKENS } from './common.js';
 import { TransferRow } from './schemas.js';
 
 /** GET /tokens/{address}/transfers: decoded transfers in chain-coordinate order. */
-export const tokenTransfersRoute = defineRoute({
+export const tokenTransfersRoute = pagedRoute({
   id: 'tokens.transfers',
-  method: 'GET',
   path: '/tokens/{address}/transfers',
   scope: 'read',
   group: 'Tokens',
   summary:
     'Decoded transfers of the token in chain-coordinate order: {block, txIndex, logIndex, txHash, from, to, value (token base units), kind}. WETH deposits/withdrawals appear as mint/burn.',
   params: { address: Address },
-  query: pageQuery(),
-  response: Paged(TransferRow),
+  row: TransferRow,
   errors: ['not_found'],
   requires: [TOKENS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.address.toLowerCase()}`);
-    const r = ctx.readers.tokens;
-    const t = r.token(ctx.view, ctx.params.address, req.anchor.number);
-    const b = new PageBuilder(ctx, req);
-    r.transfers(ctx.view, t.address, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish();
-  },
+  subject: (ctx) => ctx.params.address.toLowerCase(),
+  walk: (ctx, q, sink) => ctx.readers.tokens.transferPage(ctx.view, ctx.params.address, q, sink),
 });

@@ -1,116 +1,89 @@
 /** Funding graph routes: funded-by, funded-by-all, funded-siblings, funder-of. */
+
 import { Type } from '@sinclair/typebox';
 import { EDGE_LIST_BOUND } from '../../../wallets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute, single } from '../../route.js';
-import { Address, Count, Nullable, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
-import { FirstFunding, FundedEdge, FundingEdge, WALLETS, WalletExtra } from './schemas.js';
+import { pagedRoute, singleRoute } from '../../route-shapes.js';
+import { Address, Count, Nullable, Obj, ReasonOf } from '../../schemas.js';
+import { walletPage } from './history.js';
+import { FirstFunding, FundedEdge, FundingEdge, WALLETS } from './schemas.js';
 
 const W = { address: Address };
 const Truncated = Type.Boolean({ description: `the list stopped at the bound (${EDGE_LIST_BOUND} edges)` });
 const Bound = Count('edges listed at most');
 
-export const walletFundedByRoute = defineRoute({
+export const walletFundedByRoute = walletPage({
   id: 'wallets.fundedBy',
-  method: 'GET',
   path: '/wallets/{address}/funded-by',
-  scope: 'wallet',
-  group: 'Wallets',
   summary:
     'Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender; value in base units of the asset. PAGE by asset.',
-  params: W,
-  query: pageQuery(),
-  response: Paged(FirstFunding, WalletExtra),
-  errors: ['bad_cursor', 'stale_cursor'],
+  row: FirstFunding,
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.fundedBy(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(`"wallet":"${w}"`);
-  },
+  walk: (ctx, w, q, sink) => ctx.readers.wallets.fundedBy(ctx.view, w, q, sink),
 });
 
-export const walletFundedByAllRoute = defineRoute({
+export const walletFundedByAllRoute = singleRoute({
   id: 'wallets.fundedByAll',
-  method: 'GET',
   path: '/wallets/{address}/funded-by-all',
   scope: 'wallet',
   group: 'Wallets',
   summary: `Every funder edge into the wallet: {funder, assetKind, asset, first transfer, lastBlock, count, total (base units)}, by (funder, asset); bounded at ${EDGE_LIST_BOUND} edges (truncated flag).`,
   params: W,
-  response: Single(
-    Obj({ wallet: Address, edges: Type.Array(FundingEdge), truncated: Truncated, bound: Bound }),
-  ),
+  data: Obj({ wallet: Address, edges: Type.Array(FundingEdge), truncated: Truncated, bound: Bound }),
   errors: [],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const r = ctx.readers.wallets.fundedByAll(ctx.view, w, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...r }));
+    return { wallet: w, ...r };
   },
 });
 
-export const walletFunderOfRoute = defineRoute({
+export const walletFunderOfRoute = pagedRoute({
   id: 'wallets.funderOf',
-  method: 'GET',
   path: '/wallets/{address}/funder-of',
   scope: 'wallet',
   group: 'Wallets',
   summary:
     'Everything this wallet funded: edges {wallet, funder, assetKind, asset, first, lastBlock, count, total (base units)}. PAGE by (wallet, asset).',
   params: W,
-  query: pageQuery(),
-  response: Paged(FundedEdge, { funder: { ...Address, description: 'the wallet asked about' } }),
+  row: FundedEdge,
+  extra: { funder: { ...Address, description: 'the wallet asked about' } },
   errors: ['bad_cursor', 'stale_cursor'],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.funderOf(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(`"funder":"${w}"`);
+  subject: (ctx) => ctx.params.address.toLowerCase(),
+  walk(ctx, q, sink) {
+    const funder = ctx.params.address.toLowerCase();
+    ctx.readers.wallets.funderOf(ctx.view, funder, q, sink);
+    return { funder };
   },
 });
 
-export const walletFundedSiblingsRoute = defineRoute({
+export const walletFundedSiblingsRoute = singleRoute({
   id: 'wallets.fundedSiblings',
-  method: 'GET',
   path: '/wallets/{address}/funded-siblings',
   scope: 'wallet',
   group: 'Wallets',
   summary: `Wallets sharing the wallet's first native funder (the sender of its earliest incoming native transfer), each with its native edge from that funder; bounded at ${EDGE_LIST_BOUND}.`,
   params: W,
-  response: Single(
-    Obj({
-      wallet: Address,
-      funder: Nullable(Address, 'the first native funder; see funderReason'),
-      funderReason: ReasonOf(['no_incoming_native_transfer']),
-      sharedAsset: Obj({
-        assetKind: Type.Literal('native'),
-        asset: Type.Null({ description: 'native value' }),
-      }),
-      siblings: Type.Array(FundedEdge, {
-        description: "native edges from the funder, by wallet (the wallet's own excluded)",
-      }),
-      truncated: Truncated,
-      bound: Bound,
+  data: Obj({
+    wallet: Address,
+    funder: Nullable(Address, 'the first native funder; see funderReason'),
+    funderReason: ReasonOf(['no_incoming_native_transfer']),
+    sharedAsset: Obj({
+      assetKind: Type.Literal('native'),
+      asset: Type.Null({ description: 'native value' }),
     }),
-  ),
+    siblings: Type.Array(FundedEdge, {
+      description: "native edges from the funder, by wallet (the wallet's own excluded)",
+    }),
+    truncated: Truncated,
+    bound: Bound,
+  }),
   errors: [],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const r = ctx.readers.wallets.fundedSiblings(ctx.view, w, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...r }));
+    return { wallet: w, ...r };
   },
 });

@@ -1,8 +1,11 @@
 /** Wallet history routes: transactions, transfers, trades, activity, first seen. */
+
+import type { TSchema } from '@sinclair/typebox';
 import type { ActivityEvent, ActivityRow, WalletTxRow } from '../../../wallets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute, single } from '../../route.js';
-import { Address, Obj, Paged, pageQuery, Single } from '../../schemas.js';
+import type { PageQuery, PageSink } from '../../page.js';
+import type { Ctx, Route } from '../../route.js';
+import { pagedRoute, singleRoute } from '../../route-shapes.js';
+import { Address, Obj } from '../../schemas.js';
 import {
   ActivityParent,
   FirstSeenProps,
@@ -14,7 +17,6 @@ import {
 } from './schemas.js';
 
 const W = { address: Address };
-const extra = (w: string) => `"wallet":"${w}"`;
 
 /** A transaction row; the envelope is embedded as stored (byte-exact). */
 const txJson = (t: WalletTxRow) =>
@@ -24,120 +26,94 @@ const eventJson = (e: ActivityEvent) =>
 const activityJson = (a: ActivityRow) =>
   `{"block":${a.block},"txIndex":${a.txIndex},"txHash":${a.txHash ? `"${a.txHash}"` : 'null'},"events":[${a.events.map(eventJson).join(',')}]}`;
 
-export const walletTransactionsRoute = defineRoute({
+/**
+ * A PAGE route of one wallet's rows (`/wallets/{address}/…`, scope wallet): the cursor is bound
+ * to the wallet, and the page names it (`wallet`).
+ */
+export function walletPage<R>(o: {
+  id: string;
+  path: string;
+  summary: string;
+  row: TSchema;
+  requires: string[];
+  cached?: boolean;
+  walk: (ctx: Ctx<{ address: string }>, wallet: string, q: PageQuery, sink: PageSink<R>) => unknown;
+  render?: (row: R) => string;
+}): Route {
+  const { walk, ...rest } = o;
+  return pagedRoute({
+    ...rest,
+    scope: 'wallet',
+    group: 'Wallets',
+    params: W,
+    extra: WalletExtra,
+    errors: ['bad_cursor', 'stale_cursor'],
+    subject: (ctx) => ctx.params.address.toLowerCase(),
+    walk(ctx, q, sink: PageSink<R>) {
+      const wallet = ctx.params.address.toLowerCase();
+      walk(ctx, wallet, q, sink);
+      return { wallet };
+    },
+  });
+}
+
+export const walletTransactionsRoute = walletPage({
   id: 'wallets.transactions',
-  method: 'GET',
   path: '/wallets/{address}/transactions',
-  scope: 'wallet',
-  group: 'Wallets',
   summary:
     'Top-level transactions where the wallet is origin or recipient, merged and deduplicated (role: origin, recipient, origin_and_recipient), chain order; the envelope as the node sent it. PAGE.',
-  params: W,
-  query: pageQuery(),
-  response: Paged(WalletTransaction, WalletExtra),
-  errors: ['bad_cursor', 'stale_cursor'],
+  row: WalletTransaction,
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.transactions(ctx.view, w, pageQueryOf(req), b.sink(txJson));
-    return b.finish(extra(w));
-  },
+  walk: (ctx, w, q, sink) => ctx.readers.wallets.transactions(ctx.view, w, q, sink),
+  render: txJson,
 });
 
-export const walletTransfersRoute = defineRoute({
+export const walletTransfersRoute = walletPage({
   id: 'wallets.transfers',
-  method: 'GET',
   path: '/wallets/{address}/transfers',
-  scope: 'wallet',
-  group: 'Wallets',
   summary:
     'Direction-aware transfer history (direction in/out/self): ERC-20 transfers (assetKind erc20, asset = token), WETH deposits/withdrawals, and top-level native value (assetKind native, asset null — a reserved kind, not a zero address); value in base units of the asset (wei for native). Chain order. PAGE.',
-  params: W,
-  query: pageQuery(),
-  response: Paged(WalletTransfer, WalletExtra),
-  errors: ['bad_cursor', 'stale_cursor'],
+  row: WalletTransfer,
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.transfers(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extra(w));
-  },
+  walk: (ctx, w, q, sink) => ctx.readers.wallets.transfers(ctx.view, w, q, sink),
 });
 
-export const walletTradesRoute = defineRoute({
+export const walletTradesRoute = walletPage({
   id: 'wallets.trades',
-  method: 'GET',
   path: '/wallets/{address}/trades',
-  scope: 'wallet',
-  group: 'Wallets',
   summary:
     'Swap history where the wallet is the transaction origin (never the router recipient): side, token, amounts (token and quote base units), price after the trade (quote base units per token base unit, exact rational), quote {address, decimals, decimalsProvenance} (decimals from token metadata: token_metadata_fallback). PAGE.',
-  params: W,
-  query: pageQuery(),
-  response: Paged(WalletTrade, WalletExtra),
-  errors: ['bad_cursor', 'stale_cursor'],
+  row: WalletTrade,
   requires: [WALLETS, 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.trades(ctx.view, w, pageQueryOf(req), b.sink(JSON.stringify));
-    return b.finish(extra(w));
-  },
+  walk: (ctx, w, q, sink) => ctx.readers.wallets.trades(ctx.view, w, q, sink),
 });
 
-export const walletActivityRoute = defineRoute({
+export const walletActivityRoute = walletPage({
   id: 'wallets.activity',
   cached: true,
-  method: 'GET',
   path: '/wallets/{address}/activity',
-  scope: 'wallet',
-  group: 'Wallets',
   summary:
     'Unified feed: one parent entry per transaction touching the wallet (as origin, recipient, transfer party or swap origin), with typed child events {type: transaction|transfer|trade} shaped as the /transactions, /transfers and /trades rows. Chain order. PAGE by (block, txIndex); page work is proportional to the page.',
-  params: W,
-  query: pageQuery(),
-  response: Paged(ActivityParent, WalletExtra),
-  errors: ['bad_cursor', 'stale_cursor'],
+  row: ActivityParent,
   requires: [WALLETS, 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.activity(ctx.view, w, pageQueryOf(req), b.sink(activityJson));
-    return b.finish(extra(w));
-  },
+  walk: (ctx, w, q, sink) => ctx.readers.wallets.activity(ctx.view, w, q, sink),
+  render: activityJson,
 });
 
-export const walletFirstSeenRoute = defineRoute({
+export const walletFirstSeenRoute = singleRoute({
   id: 'wallets.firstSeen',
-  method: 'GET',
   path: '/wallets/{address}/first-seen',
   scope: 'wallet',
   group: 'Wallets',
   summary:
     'When the wallet was first observed: coordinate, timestamp (unix seconds) and evidence (transaction_origin, incoming_native_transfer, incoming_token_transfer).',
   params: W,
-  response: Single(Obj({ wallet: Address, ...FirstSeenProps })),
+  data: Obj({ wallet: Address, ...FirstSeenProps }),
   errors: ['not_found'],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const f = ctx.readers.wallets.firstSeen(ctx.view, w, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...f }));
+    return { wallet: w, ...f };
   },
 });

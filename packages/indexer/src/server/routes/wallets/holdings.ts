@@ -1,10 +1,12 @@
 /** Holdings routes: assets, portfolio, overview, cohorts of a wallet. */
+
 import { Type } from '@sinclair/typebox';
 import { type AssetRow, SORT_BUDGET } from '../../../wallets/index.js';
 import { ApiError } from '../../errors.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { defineRoute, single } from '../../route.js';
-import { Address, Count, Enum, Nullable, Obj, Paged, pageQuery, ReasonOf, Single } from '../../schemas.js';
+import { type PageSink, paged } from '../../page.js';
+import { defineRoute } from '../../route.js';
+import { singleRoute } from '../../route-shapes.js';
+import { Address, Count, Enum, Nullable, Obj, Paged, pageQuery, ReasonOf } from '../../schemas.js';
 import { ScreenedCohort, WalletCohort } from '../cohorts/schemas.js';
 import { Asset, FirstSeen, PriceRational, WALLETS, WalletExtra } from './schemas.js';
 
@@ -38,29 +40,24 @@ export const walletAssetsRoute = defineRoute({
     const sort = ctx.query.sort ?? 'token';
     if (sort !== 'token' && ctx.query.order === 'asc')
       throw new ApiError('bad_request', 'ranked sorts are descending only');
-    const req = pageRequest(ctx, `${this.id}:${w}:${sort}`, {
-      order: sort === 'token' ? 'asc' : 'desc',
-      limit: 50,
-    });
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.wallets.assets(
-      ctx.view,
-      w,
-      sort,
-      pageQueryOf(req),
-      b.sink<AssetRow>(JSON.stringify),
-    );
-    return b.finish(
-      `"wallet":"${w}","sort":"${sort}","sortBudget":${r.sortBudget},"sortTruncated":${r.sortTruncated}`,
+    const order = sort === 'token' ? 'asc' : 'desc';
+    return paged(
+      ctx,
+      `${this.id}:${w}:${sort}`,
+      (q, sink: PageSink<AssetRow>) => {
+        const r = ctx.readers.wallets.assets(ctx.view, w, sort, q, sink);
+        return { wallet: w, sort, sortBudget: r.sortBudget, sortTruncated: r.sortTruncated };
+      },
+      JSON.stringify,
+      { order, limit: 50 },
     );
   },
 });
 
 const Token = (extra: Record<string, ReturnType<typeof Enum>>) => Obj({ token: Address, ...extra });
 
-export const walletPortfolioRoute = defineRoute({
+export const walletPortfolioRoute = singleRoute({
   id: 'wallets.portfolio',
-  method: 'GET',
   path: '/wallets/{address}/portfolio',
   scope: 'wallet',
   group: 'Wallets',
@@ -68,114 +65,97 @@ export const walletPortfolioRoute = defineRoute({
     'Net worth in USD from holdings that can be marked (USD stablecoins at par; exact rational), with coverage (marked and unmarked assets with reasons) and the basis split (cost basis from trades vs. inventory from transfers). predicate: all (default), liquid (tokens with a registered pool), verified_contracts (tokens with a verified ABI — none registered in this build, reported in coverage), no_privileged_action_observed (tokens without authority events); any other name is refused.',
   params: W,
   query: { predicate: Type.Optional(Type.Union(PREDICATES.map((p) => Type.Literal(p)))) },
-  response: Single(
-    Obj({
-      wallet: Address,
-      predicate: Enum(PREDICATES, 'the predicate applied'),
-      netWorthUsd: PriceRational('USD (stablecoins at par)'),
-      netWorthUsdNote: Type.String({ description: 'what the sum covers' }),
-      coverage: Obj({
-        marked: Type.Array(Token({ method: Enum(['usd_stablecoin_par'], 'how the holding is marked') })),
-        unmarked: Type.Array(
-          Token({ reason: Enum(['decimals_unknown', 'no_usd_route'], 'why it has no mark') }),
-        ),
-        excludedByPredicate: Type.Array(
-          Token({
-            reason: Enum(
-              ['no_registered_pool', 'no_verified_contract_registry', 'privileged_action_observed'],
-              'why the predicate excluded it',
-            ),
-          }),
-        ),
-        assetsExamined: Count('holdings (non-zero balances) examined'),
-        complete: Type.Boolean({ description: `every holding was examined (at most ${SORT_BUDGET} tokens)` }),
-      }),
-      basisSplit: Obj({
-        method: Type.String({ description: 'how the basis is split' }),
-        holdings: Type.Array(
-          Obj({
-            token: Address,
-            balance: { ...Asset.properties.balance },
-          }),
-        ),
-      }),
+  data: Obj({
+    wallet: Address,
+    predicate: Enum(PREDICATES, 'the predicate applied'),
+    netWorthUsd: PriceRational('USD (stablecoins at par)'),
+    netWorthUsdNote: Type.String({ description: 'what the sum covers' }),
+    coverage: Obj({
+      marked: Type.Array(Token({ method: Enum(['usd_stablecoin_par'], 'how the holding is marked') })),
+      unmarked: Type.Array(
+        Token({ reason: Enum(['decimals_unknown', 'no_usd_route'], 'why it has no mark') }),
+      ),
+      excludedByPredicate: Type.Array(
+        Token({
+          reason: Enum(
+            ['no_registered_pool', 'no_verified_contract_registry', 'privileged_action_observed'],
+            'why the predicate excluded it',
+          ),
+        }),
+      ),
+      assetsExamined: Count('holdings (non-zero balances) examined'),
+      complete: Type.Boolean({ description: `every holding was examined (at most ${SORT_BUDGET} tokens)` }),
     }),
-  ),
+    basisSplit: Obj({
+      method: Type.String({ description: 'how the basis is split' }),
+      holdings: Type.Array(
+        Obj({
+          token: Address,
+          balance: { ...Asset.properties.balance },
+        }),
+      ),
+    }),
+  }),
   errors: ['bad_request'],
   requires: [WALLETS, 'tokens', 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const p = ctx.readers.wallets.portfolio(ctx.view, w, ctx.query.predicate ?? 'all', ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...p }));
+    return { wallet: w, ...p };
   },
 });
 
-export const walletCohortsRoute = defineRoute({
+export const walletCohortsRoute = singleRoute({
   id: 'wallets.cohorts',
-  method: 'GET',
   path: '/wallets/{address}/cohorts',
   scope: 'wallet',
   group: 'Wallets',
   summary:
     'Funding cohorts the wallet belongs to at the anchor (cohort id, token, shared funder, size ≥ 2); memberships dropped by a current entity override are listed in screenedOut. Bounded at 1000 memberships (complete).',
   params: W,
-  response: Single(
-    Obj({
-      wallet: Address,
-      cohorts: Type.Array(WalletCohort),
-      screenedOut: Type.Array(ScreenedCohort),
-      screened: Type.Boolean({ description: 'the wallet is screened by an entity override' }),
-      complete: Type.Boolean({ description: 'every membership was read (at most 1000)' }),
-      fundingGeneration: Count("highest funding generation among the cohorts' tokens (0 without cohorts)"),
-    }),
-  ),
+  data: Obj({
+    wallet: Address,
+    cohorts: Type.Array(WalletCohort),
+    screenedOut: Type.Array(ScreenedCohort),
+    screened: Type.Boolean({ description: 'the wallet is screened by an entity override' }),
+    complete: Type.Boolean({ description: 'every membership was read (at most 1000)' }),
+    fundingGeneration: Count("highest funding generation among the cohorts' tokens (0 without cohorts)"),
+  }),
   errors: [],
   requires: [WALLETS],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const r = ctx.readers.cohorts.walletCohorts(ctx.view, w, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...r }));
+    return { wallet: w, ...r };
   },
 });
 
-export const walletOverviewRoute = defineRoute({
+export const walletOverviewRoute = singleRoute({
   id: 'wallets.overview',
   cached: true,
-  method: 'GET',
   path: '/wallets/{address}/overview',
   scope: 'wallet',
   group: 'Wallets',
   summary:
     'First-paint composite (bounded aggregate, not a page): first seen, top holdings (≤ 10 by raw balance among the first 500), cohort memberships with cohortsComplete, cohortsIncompleteReason and fundingGeneration.',
   params: W,
-  response: Single(
-    Obj({
-      wallet: Address,
-      firstSeen: Nullable(FirstSeen, 'see firstSeenReason'),
-      firstSeenReason: ReasonOf(
-        ['not_observed'],
-        'not_observed: the wallet is not in the index at the anchor',
-      ),
-      topHoldings: Type.Array(Asset, { description: 'at most 10, largest raw balance first' }),
-      holdingsComplete: Type.Boolean({ description: 'every holding was examined (at most 500)' }),
-      cohorts: Type.Array(WalletCohort),
-      screenedOut: Type.Array(ScreenedCohort),
-      cohortsComplete: Type.Boolean({ description: 'every membership was read (at most 1000)' }),
-      cohortsIncompleteReason: ReasonOf(['membership_bound_reached']),
-      fundingGeneration: Count("highest funding generation among the cohorts' tokens (0 without cohorts)"),
-    }),
-  ),
+  data: Obj({
+    wallet: Address,
+    firstSeen: Nullable(FirstSeen, 'see firstSeenReason'),
+    firstSeenReason: ReasonOf(['not_observed'], 'not_observed: the wallet is not in the index at the anchor'),
+    topHoldings: Type.Array(Asset, { description: 'at most 10, largest raw balance first' }),
+    holdingsComplete: Type.Boolean({ description: 'every holding was examined (at most 500)' }),
+    cohorts: Type.Array(WalletCohort),
+    screenedOut: Type.Array(ScreenedCohort),
+    cohortsComplete: Type.Boolean({ description: 'every membership was read (at most 1000)' }),
+    cohortsIncompleteReason: ReasonOf(['membership_bound_reached']),
+    fundingGeneration: Count("highest funding generation among the cohorts' tokens (0 without cohorts)"),
+  }),
   errors: [],
   requires: [WALLETS, 'tokens'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const o = ctx.readers.wallets.overview(ctx.view, w, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...o }));
+    return { wallet: w, ...o };
   },
 });

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AddressInternalRow } from '../../../wallets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
-import { anchorJson, defineRoute } from '../../route.js';
-import { Address, Anchor, Enum, Nullable, Obj, PageInfo, pageQuery } from '../../schemas.js';
+import { type PageSink, Unpaged } from '../../page.js';
+import { pagedRoute } from '../../route-shapes.js';
+import { Address, Anchor, Enum, Nullable, Obj, PageInfo } from '../../schemas.js';
 import { AddressInternal } from './schemas.js';
 
 /**
@@ -11,16 +11,14 @@ import { AddressInternal } from './schemas.js';
  * call-trace replay. Covers blocks up to the traces lane checkpoint, published as `coveredToBlock`;
  * `coverage: not_available` with a reason when the lane is off or the node cannot replay.
  */
-export const walletInternalRoute = defineRoute({
+export const walletInternalRoute = pagedRoute({
   id: 'wallets.internal',
-  method: 'GET',
   path: '/wallets/{address}/internal',
   scope: 'wallet',
   group: 'Wallets',
   summary:
     'Internal value transfers and creations the address took part in (role: sender, recipient, creator, created), from callTracer replay (R10). Rows {block, txIndex, role, ordinal, from, to, value (wei), kind, effective, type}. coveredToBlock = traces lane checkpoint; coverage not_available (traces_disabled, node_lacks_debug_trace) when the lane cannot replay.',
   params: { address: Address },
-  query: pageQuery(),
   response: Type.Union([
     Obj(
       {
@@ -53,28 +51,12 @@ export const walletInternalRoute = defineRoute({
     ),
   ]),
   errors: ['bad_cursor', 'stale_cursor'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  subject: (ctx) => ctx.params.address.toLowerCase(),
+  walk(ctx, q, sink: PageSink<AddressInternalRow>) {
     const a = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${a}`);
-    const b = new PageBuilder(ctx, req);
-    const c = ctx.readers.wallets.internal(
-      ctx.view,
-      a,
-      pageQueryOf(req),
-      b.sink<AddressInternalRow>(JSON.stringify),
-    );
-    if (c.coverage === 'not_available') {
-      const body = JSON.stringify({
-        wallet: a,
-        coverage: c.coverage,
-        reason: c.reason,
-        detail: c.detail,
-        data: null,
-      });
-      return { json: `{"anchor":${anchorJson(req.anchor)},${body.slice(1)}` };
-    }
-    return b.finish(`"wallet":"${a}","coverage":"retained","coveredToBlock":${c.coveredToBlock}`);
+    const c = ctx.readers.wallets.internal(ctx.view, a, q, sink);
+    if (c.coverage === 'not_available')
+      return new Unpaged({ wallet: a, coverage: c.coverage, reason: c.reason, detail: c.detail, data: null });
+    return { wallet: a, coverage: 'retained', coveredToBlock: c.coveredToBlock };
   },
 });

@@ -1,20 +1,12 @@
 /** Positions and PnL routes (weighted-average cost; exact rationals in quote base units). */
+
 import { Type } from '@sinclair/typebox';
-import { type DailyPnl, PNL_SCAN_BOUND, type PositionView } from '../../../wallets/index.js';
+import { PNL_SCAN_BOUND, type PositionView } from '../../../wallets/index.js';
 import { ApiError } from '../../errors.js';
-import { PageBuilder, pageQueryOf, pageRequest, ROWS_SEPARATE_MARKS } from '../../page.js';
-import { defineRoute, single } from '../../route.js';
-import {
-  Address,
-  AmountQuery,
-  Approx,
-  Count,
-  Obj,
-  Paged,
-  pageQuery,
-  ReasonOf,
-  Single,
-} from '../../schemas.js';
+import { type PageSink, paged, ROWS_SEPARATE_MARKS } from '../../page.js';
+import { defineRoute } from '../../route.js';
+import { singleRoute } from '../../route-shapes.js';
+import { Address, AmountQuery, Approx, Count, Obj, Paged, pageQuery, ReasonOf } from '../../schemas.js';
 import { ByQuote, Position, RationalWithFloor, WALLETS, WalletExtra } from './schemas.js';
 
 const W = { address: Address };
@@ -52,80 +44,70 @@ export const walletPositionsRoute = defineRoute({
         'positions have a fixed ordering (token, quote); sort is not supported',
       );
     const w = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${w}`);
-    const b = new PageBuilder(ctx, req, Math.min(req.limit, ROWS_SEPARATE_MARKS), 'rows_separate_marks');
     const filter = {
       minQuantity: ctx.query.hide_small !== undefined ? BigInt(ctx.query.hide_small) : null,
       sellout: ctx.query.sellout === true,
       hideAbnormal: ctx.query.hide_abnormal === true,
     };
-    const { filteredOut } = ctx.readers.wallets.positions(
-      ctx.view,
-      w,
-      filter,
-      pageQueryOf(req),
-      b.sink<PositionView>(JSON.stringify),
+    return paged(
+      ctx,
+      `${this.id}:${w}`,
+      (q, sink: PageSink<PositionView>) => {
+        const { filteredOut } = ctx.readers.wallets.positions(ctx.view, w, filter, q, sink);
+        return { wallet: w, filteredOut, asOfNote: POSITIONS_NOTE };
+      },
+      JSON.stringify,
+      { rowCap: ROWS_SEPARATE_MARKS, capReason: 'rows_separate_marks' },
     );
-    return b.finish(`"wallet":"${w}","filteredOut":${filteredOut},"asOfNote":"${POSITIONS_NOTE}"`);
   },
 });
 
-export const walletPnlRoute = defineRoute({
+export const walletPnlRoute = singleRoute({
   id: 'wallets.pnl',
-  method: 'GET',
   path: '/wallets/{address}/pnl',
   scope: 'wallet',
   group: 'Wallets',
   summary: `Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals in quote base units; publishes its scan bounds (at most ${PNL_SCAN_BOUND} positions) and completeness.`,
   params: W,
-  response: Single(
-    Obj({
-      wallet: Address,
-      realisedByQuote: ByQuote('realised PnL'),
-      unrealisedByQuote: ByQuote('unrealised PnL of marked positions'),
-      scanBounds: Obj({
-        positionsScanned: Count('positions read'),
-        positionBound: Count('positions read at most'),
-      }),
-      complete: Type.Boolean({ description: 'every position was read' }),
-      incompleteReason: ReasonOf(['position_bound_reached'], 'why complete is false; null when complete'),
-      units: Type.Literal('quote base units per quote asset'),
+  data: Obj({
+    wallet: Address,
+    realisedByQuote: ByQuote('realised PnL'),
+    unrealisedByQuote: ByQuote('unrealised PnL of marked positions'),
+    scanBounds: Obj({
+      positionsScanned: Count('positions read'),
+      positionBound: Count('positions read at most'),
     }),
-  ),
+    complete: Type.Boolean({ description: 'every position was read' }),
+    incompleteReason: ReasonOf(['position_bound_reached'], 'why complete is false; null when complete'),
+    units: Type.Literal('quote base units per quote asset'),
+  }),
   errors: [],
   requires: [WALLETS, 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const p = ctx.readers.wallets.pnl(ctx.view, w, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, ...p, units: 'quote base units per quote asset' }));
+    return { wallet: w, ...p, units: 'quote base units per quote asset' };
   },
 });
 
-export const walletPnlTokenRoute = defineRoute({
+export const walletPnlTokenRoute = singleRoute({
   id: 'wallets.pnlToken',
-  method: 'GET',
   path: '/wallets/{address}/pnl/{token}',
   scope: 'wallet',
   group: 'Wallets',
   summary:
     'PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals, quote base units).',
   params: { address: Address, token: Address },
-  response: Single(Obj({ wallet: Address, token: Address, positions: Type.Array(Position) })),
+  data: Obj({ wallet: Address, token: Address, positions: Type.Array(Position) }),
   errors: ['not_found'],
   requires: [WALLETS, 'markets'],
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
+  read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const t = ctx.params.token.toLowerCase();
     const positions = ctx.readers.wallets.pnlToken(ctx.view, w, t, ctx.anchor.number);
-    return single(ctx.anchor, JSON.stringify({ wallet: w, token: t, positions }));
+    return { wallet: w, token: t, positions };
   },
 });
-
-const dailyJson = (d: DailyPnl) => JSON.stringify(d);
 
 export const walletPnlDailyRoute = defineRoute({
   id: 'wallets.pnlDaily',
@@ -178,14 +160,10 @@ export const walletPnlDailyRoute = defineRoute({
     const fromDay = ctx.query.from_day ?? 0;
     const toDay = ctx.query.to_day ?? 1_000_000;
     if (fromDay > toDay) throw new ApiError('bad_request', 'from_day must be ≤ to_day');
-    const req = pageRequest(ctx, `${this.id}:${w}:${token}:${quote}:${fromDay}:${toDay}`);
-    const b = new PageBuilder(ctx, req);
-    ctx.readers.wallets.pnlDaily(
-      ctx.view,
-      { wallet: w, token, quote, fromDay, toDay },
-      pageQueryOf(req),
-      b.sink(dailyJson),
-    );
-    return b.finish(`"wallet":"${w}","token":"${token}","quote":"${quote}","unit":"quote base units"`);
+    const range = { wallet: w, token, quote, fromDay, toDay };
+    return paged(ctx, `${this.id}:${w}:${token}:${quote}:${fromDay}:${toDay}`, (q, sink) => {
+      ctx.readers.wallets.pnlDaily(ctx.view, range, q, sink);
+      return { wallet: w, token, quote, unit: 'quote base units' };
+    });
   },
 });

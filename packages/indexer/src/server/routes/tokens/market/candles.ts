@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { alignRange, type Frame, type TokenSeriesKind } from '../../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../../page.js';
+import {
+  alignRange,
+  type Frame,
+  orientedCandleJson,
+  type TokenSeriesKind,
+  venueJson,
+} from '../../../../markets/index.js';
+import { paged } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
 import {
   Address,
@@ -13,7 +19,7 @@ import {
   UnixSeconds,
 } from '../../../schemas.js';
 import { candleSchema } from '../../pools/schemas.js';
-import { orientedJson, PAGED_MARKET_ERRORS, TOKEN_MARKET, venueJson } from './common.js';
+import { PAGED_MARKET_ERRORS, TOKEN_MARKET } from './common.js';
 import { QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './schemas.js';
 
 const MCAP_UNIT = 'quote base units (market cap = price × supplyFromTransfers)';
@@ -68,22 +74,29 @@ const make = (kind: TokenSeriesKind): Route =>
       const frame = ctx.query.frame as Frame;
       const r = alignRange(frame, ctx.query.from, ctx.query.to);
       const address = ctx.params.address.toLowerCase();
-      const req = pageRequest(
+      const route = `${this.id}:${address}:${ctx.query.quote ?? ''}:${frame}:${r.from}:${r.to}`;
+      const series = { quote: ctx.query.quote, frame, from: r.from, to: r.to };
+      return paged(
         ctx,
-        `${this.id}:${address}:${ctx.query.quote ?? ''}:${frame}:${r.from}:${r.to}`,
-      );
-      const b = new PageBuilder(ctx, req);
-      const q = { quote: ctx.query.quote, frame, from: r.from, to: r.to };
-      const s = ctx.readers.markets.tokenSeries(
-        ctx.view,
-        address,
-        kind,
-        q,
-        pageQueryOf(req),
-        b.sink(orientedJson),
-      );
-      return b.finish(
-        `"token":"${address}","quote":"${s.quote.quote}","quoteResolution":"${s.quote.how}","venue":${JSON.stringify(kind === 'candles' ? venueJson(s.venue) : null)},"poolsAggregated":${s.pools},"frame":"${frame}","from":${r.from},"to":${r.to},"priceUnit":"${kind === 'mcap' ? MCAP_UNIT : TOKEN_PRICE_UNIT}","fineSeriesAvailable":true,"fineSeriesColdPools":[],"finePoolsSkipped":0`,
+        route,
+        (q, sink) => {
+          const s = ctx.readers.markets.tokenSeries(ctx.view, address, kind, series, q, sink);
+          return {
+            token: address,
+            quote: s.quote.quote,
+            quoteResolution: s.quote.how,
+            venue: kind === 'candles' ? venueJson(s.venue) : null,
+            poolsAggregated: s.pools,
+            frame,
+            from: r.from,
+            to: r.to,
+            priceUnit: kind === 'mcap' ? MCAP_UNIT : TOKEN_PRICE_UNIT,
+            fineSeriesAvailable: true,
+            fineSeriesColdPools: [],
+            finePoolsSkipped: 0,
+          };
+        },
+        orientedCandleJson,
       );
     },
   });

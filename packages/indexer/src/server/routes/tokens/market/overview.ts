@@ -1,12 +1,20 @@
 import { Type } from '@sinclair/typebox';
-import { OVERVIEW_POOLS, type RankedPool } from '../../../../markets/index.js';
-import { tokenIdentity } from '../../../../tokens/render.js';
-import { defineRoute, single } from '../../../route.js';
-import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
-import { poolIdentity, ratJson } from '../../pools/common.js';
+import {
+  membershipJson,
+  OVERVIEW_POOLS,
+  poolIdentity,
+  type RankedPool,
+  ratJson,
+  venueJson,
+  windowsJson,
+} from '../../../../markets/index.js';
+import { tokenIdentity } from '../../../../tokens/index.js';
+import { singleRoute } from '../../../route-shapes.js';
+import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../schemas.js';
+
 import { Price, poolIdentityProps } from '../../pools/schemas.js';
 import { BalanceFidelity, OverviewHolderCount, TokenIdentity } from '../schemas.js';
-import { membershipJson, TOKEN_MARKET, venueJson, windowsJson } from './common.js';
+import { quoted, TOKEN_MARKET } from './common.js';
 import {
   Candidates,
   membershipProps,
@@ -24,64 +32,54 @@ const listingRow = (r: RankedPool) => ({
   rankedVolume24hQuote: r.volume24hQuote.toString(),
 });
 
-export const tokenOverviewRoute = defineRoute({
+export const tokenOverviewRoute = singleRoute({
   id: 'tokens.overview',
   cached: true,
-  method: 'GET',
   path: '/tokens/{address}/overview',
   scope: 'read',
   group: 'Tokens',
   summary: `First-paint composite at one anchor: identity, price and market cap on the default venue, window stats, pool listing (${OVERVIEW_POOLS} rows by quote-native 24h volume; poolsTruncated, poolsListedBound, poolsFanoutExceeded, poolsNextCursor/poolsNextRoute continue on /pools/ranked when a quote resolved), and holderCount {status, count, retainedListSize, retainedListCap, asOfBlock, burnSinkHolders}. Quote: named, single counter currency, or the one with the largest USD-markable volume; otherwise market fields are null with reason quote_ambiguous and the candidates.`,
   params: { address: Address },
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      ...TokenIdentity,
-      supplyFromTransfers: {
-        ...Amount,
-        description: 'supply from transfers at the anchor, token base units',
+  data: Obj({
+    ...TokenIdentity,
+    supplyFromTransfers: {
+      ...Amount,
+      description: 'supply from transfers at the anchor, token base units',
+    },
+    market: Obj(
+      {
+        quote: Nullable(Address, 'the resolved quote; null: see reason'),
+        quoteResolution: Nullable(QuoteResolution, 'null when no quote resolved'),
+        candidates: Candidates,
+        venue: Nullable(Venue, 'null when no quote resolved'),
+        price: Nullable(Price(TOKEN_PRICE_UNIT), 'see reason'),
+        marketCap: Nullable(
+          Price('quote base units', 'market cap = price × supplyFromTransfers'),
+          'see reason',
+        ),
+        reason: ReasonOf(['quote_ambiguous', 'no_registered_pools', 'venue_has_no_price_yet']),
+        stats: Nullable(TokenWindows, 'window stats on the default venue; null when no quote resolved'),
       },
-      market: Obj(
-        {
-          quote: Nullable(Address, 'the resolved quote; null: see reason'),
-          quoteResolution: Nullable(QuoteResolution, 'null when no quote resolved'),
-          candidates: Candidates,
-          venue: Nullable(Venue, 'null when no quote resolved'),
-          price: Nullable(Price(TOKEN_PRICE_UNIT), 'see reason'),
-          marketCap: Nullable(
-            Price('quote base units', 'market cap = price × supplyFromTransfers'),
-            'see reason',
-          ),
-          reason: ReasonOf(['quote_ambiguous', 'no_registered_pools', 'venue_has_no_price_yet']),
-          stats: Nullable(TokenWindows, 'window stats on the default venue; null when no quote resolved'),
-        },
-        { description: 'price, market cap and window stats on the default venue' },
-      ),
-      pools: Type.Array(Obj({ ...rankedPoolProps, ...poolIdentityProps }), {
-        description: `the first ${OVERVIEW_POOLS} pools of /pools/ranked (sort=volume_24h, the resolved quote)`,
-      }),
-      poolsListedBound: Type.Literal(OVERVIEW_POOLS, { description: 'rows of the listing at most' }),
-      ...membershipProps,
-      poolsNextCursor: Nullable(
-        Type.String(),
-        'cursor of /pools/ranked at the listing’s end; null when complete',
-      ),
-      poolsNextRoute: Nullable(Type.String(), 'the route the cursor continues; null when complete'),
-      holderCount: OverviewHolderCount,
-      reconciliation: BalanceFidelity,
+      { description: 'price, market cap and window stats on the default venue' },
+    ),
+    pools: Type.Array(Obj({ ...rankedPoolProps, ...poolIdentityProps }), {
+      description: `the first ${OVERVIEW_POOLS} pools of /pools/ranked (sort=volume_24h, the resolved quote)`,
     }),
-  ),
+    poolsListedBound: Type.Literal(OVERVIEW_POOLS, { description: 'rows of the listing at most' }),
+    ...membershipProps,
+    poolsNextCursor: Nullable(
+      Type.String(),
+      'cursor of /pools/ranked at the listing’s end; null when complete',
+    ),
+    poolsNextRoute: Nullable(Type.String(), 'the route the cursor continues; null when complete'),
+    holderCount: OverviewHolderCount,
+    reconciliation: BalanceFidelity,
+  }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const o = ctx.readers.markets.tokenOverview(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+  read(ctx) {
+    const o = ctx.readers.markets.tokenOverview(...quoted(ctx));
     const m = o.market;
     const address = o.token.address;
     // The listing continues on the ranked-pools route: a cursor of that route at rank 32.
@@ -121,6 +119,6 @@ export const tokenOverviewRoute = defineRoute({
       holderCount: o.holderCount,
       reconciliation: o.reconciliation,
     };
-    return single(ctx.anchor, JSON.stringify(body));
+    return body;
   },
 });

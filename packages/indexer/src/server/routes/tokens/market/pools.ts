@@ -1,9 +1,19 @@
 /** A token's pools: pair liquidity, pools grouped by counter currency, ranked pools, pools by currency. */
+
 import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../../../errors/index.js';
-import { AGGREGATE_POOLS, type PoolRow, type RankedPool } from '../../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../../page.js';
-import { defineRoute, single } from '../../../route.js';
+import {
+  AGGREGATE_POOLS,
+  fracJson,
+  liquidityJson,
+  membershipJson,
+  type PoolRow,
+  poolIdentity,
+  type RankedPool,
+} from '../../../../markets/index.js';
+import { paged } from '../../../page.js';
+import { defineRoute } from '../../../route.js';
+import { pagedRoute, singleRoute } from '../../../route-shapes.js';
 import {
   Address,
   Amount,
@@ -15,9 +25,8 @@ import {
   pageQuery,
   QuoteQuery,
   ReasonOf,
-  Single,
 } from '../../../schemas.js';
-import { fracJson, liquidityJson, poolIdentity } from '../../pools/common.js';
+
 import {
   concentratedProps,
   Fraction,
@@ -27,14 +36,13 @@ import {
   Protocol,
   poolIdentityProps,
 } from '../../pools/schemas.js';
-import { membershipJson, PAGED_MARKET_ERRORS, TOKEN_MARKET } from './common.js';
+import { PAGED_MARKET_ERRORS, quoted, TOKEN_MARKET } from './common.js';
 import { membershipProps, rankedPoolProps } from './schemas.js';
 
 const Params = { address: Address };
 
-export const tokenLiquidityRoute = defineRoute({
+export const tokenLiquidityRoute = singleRoute({
   id: 'tokens.liquidity',
-  method: 'GET',
   path: '/tokens/{address}/liquidity',
   scope: 'read',
   group: 'Tokens',
@@ -42,133 +50,108 @@ export const tokenLiquidityRoute = defineRoute({
     'Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves.',
   params: Params,
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      token: { ...Address, description: 'the token' },
-      quote: { ...Address, description: 'the resolved quote' },
-      reserves: Obj({
-        tokenReserve: {
-          ...Amount,
-          description: 'Σ token reserves of the reserves pools (V2, curves), base units',
-        },
-        quoteReserve: { ...Amount, description: 'Σ quote reserves of the reserves pools, base units' },
-        pools: Type.Array(PoolKey, {
-          description: 'the reserves pools summed (with reserves at the anchor)',
-        }),
+  data: Obj({
+    token: { ...Address, description: 'the token' },
+    quote: { ...Address, description: 'the resolved quote' },
+    reserves: Obj({
+      tokenReserve: {
+        ...Amount,
+        description: 'Σ token reserves of the reserves pools (V2, curves), base units',
+      },
+      quoteReserve: { ...Amount, description: 'Σ quote reserves of the reserves pools, base units' },
+      pools: Type.Array(PoolKey, {
+        description: 'the reserves pools summed (with reserves at the anchor)',
       }),
-      concentrated: Type.Array(
-        Obj({
-          pool: PoolKey,
-          protocol: Protocol,
-          tokenIsCurrency0: Type.Boolean({ description: 'whether the token is currency0 of the pool' }),
-          ...concentratedProps,
-        }),
-        { description: 'V3/V4 pools one by one: state as on the pool liquidity route' },
-      ),
-      note: Type.Literal(
-        'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
-        {
-          description: 'why the two lists are separate',
-        },
-      ),
-      ...membershipProps,
     }),
-  ),
+    concentrated: Type.Array(
+      Obj({
+        pool: PoolKey,
+        protocol: Protocol,
+        tokenIsCurrency0: Type.Boolean({ description: 'whether the token is currency0 of the pool' }),
+        ...concentratedProps,
+      }),
+      { description: 'V3/V4 pools one by one: state as on the pool liquidity route' },
+    ),
+    note: Type.Literal(
+      'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
+      {
+        description: 'why the two lists are separate',
+      },
+    ),
+    ...membershipProps,
+  }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const r = ctx.readers.markets.tokenLiquidity(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+  read(ctx) {
+    const r = ctx.readers.markets.tokenLiquidity(...quoted(ctx));
     const l = r.liquidity;
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: r.token,
-        quote: r.quote,
-        reserves: {
-          tokenReserve: l.tokenReserve.toString(),
-          quoteReserve: l.quoteReserve.toString(),
-          pools: l.reservesPools,
-        },
-        concentrated: l.concentrated.map((c) => ({
-          pool: c.pool.key,
-          protocol: c.pool.protocol,
-          tokenIsCurrency0: c.tokenIsCurrency0,
-          ...liquidityJson(c.pool, c.state),
-        })),
-        note: 'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
-        ...membershipJson(r.membership),
-      }),
-    );
+    return {
+      token: r.token,
+      quote: r.quote,
+      reserves: {
+        tokenReserve: l.tokenReserve.toString(),
+        quoteReserve: l.quoteReserve.toString(),
+        pools: l.reservesPools,
+      },
+      concentrated: l.concentrated.map((c) => ({
+        pool: c.pool.key,
+        protocol: c.pool.protocol,
+        tokenIsCurrency0: c.tokenIsCurrency0,
+        ...liquidityJson(c.pool, c.state),
+      })),
+      note: 'V2/curve reserves and concentrated liquidity are different quantities and are never merged',
+      ...membershipJson(r.membership),
+    };
   },
 });
 
-export const tokenPoolsAggregateRoute = defineRoute({
+export const tokenPoolsAggregateRoute = singleRoute({
   id: 'tokens.poolsAggregate',
-  method: 'GET',
   path: '/tokens/{address}/pools/aggregate',
   scope: 'read',
   group: 'Tokens',
   summary: `Registered pools grouped by counter-currency (V4 rows keep contract + poolId); beyond ${AGGREGATE_POOLS} pools the busiest ${AGGREGATE_POOLS} by trailing-24h volume (in each pool's own quote units) are grouped, with poolsTruncated and poolsConsidered.`,
   params: Params,
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      token: { ...Address, description: 'the token' },
-      groups: Type.Array(
-        Obj({
-          counterCurrency: { ...Address, description: 'the counter currency of the group' },
-          pools: Type.Array(
-            Obj({
-              ...poolIdentityProps,
-              volume24hQuote: {
-                ...Amount,
-                description: 'trailing-24h volume on the pool’s quote side, quote base units',
-              },
-              trades24h: Count('trades in the trailing 24h'),
-            }),
-          ),
-        }),
-      ),
-      poolsTruncated: Type.Boolean({
-        description: `more than ${AGGREGATE_POOLS} pools, or the membership bound was reached`,
+  data: Obj({
+    token: { ...Address, description: 'the token' },
+    groups: Type.Array(
+      Obj({
+        counterCurrency: { ...Address, description: 'the counter currency of the group' },
+        pools: Type.Array(
+          Obj({
+            ...poolIdentityProps,
+            volume24hQuote: {
+              ...Amount,
+              description: 'trailing-24h volume on the pool’s quote side, quote base units',
+            },
+            trades24h: Count('trades in the trailing 24h'),
+          }),
+        ),
       }),
-      poolsConsidered: Count('pools considered before the cut'),
+    ),
+    poolsTruncated: Type.Boolean({
+      description: `more than ${AGGREGATE_POOLS} pools, or the membership bound was reached`,
     }),
-  ),
+    poolsConsidered: Count('pools considered before the cut'),
+  }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const r = ctx.readers.markets.tokenPoolsAggregate(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: r.token,
-        groups: r.groups.map((g) => ({
-          counterCurrency: g.counterCurrency,
-          pools: g.pools.map((x) => ({
-            ...poolIdentity(x.pool),
-            volume24hQuote: x.volume24hQuote.toString(),
-            trades24h: x.trades24h,
-          })),
+  read(ctx) {
+    const r = ctx.readers.markets.tokenPoolsAggregate(...quoted(ctx));
+    return {
+      token: r.token,
+      groups: r.groups.map((g) => ({
+        counterCurrency: g.counterCurrency,
+        pools: g.pools.map((x) => ({
+          ...poolIdentity(x.pool),
+          volume24hQuote: x.volume24hQuote.toString(),
+          trades24h: x.trades24h,
         })),
-        poolsTruncated: r.truncated,
-        poolsConsidered: r.considered,
-      }),
-    );
+      })),
+      poolsTruncated: r.truncated,
+      poolsConsidered: r.considered,
+    };
   },
 });
 
@@ -258,58 +241,49 @@ export const tokenPoolsRankedRoute = defineRoute({
     const sort = ctx.query.sort ?? 'volume_24h';
     const address = ctx.params.address.toLowerCase();
     // The cursor's route tag carries the sort and quote: a cursor of another sort is refused (bad_cursor).
-    const req = pageRequest(ctx, `${this.id}:${address}:${sort}:${ctx.query.quote ?? ''}`, {
-      order: 'desc',
-      limit: 32,
-    });
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.markets.tokenPoolsRanked(
-      ctx.view,
-      address,
-      sort,
-      ctx.query.quote,
-      pageQueryOf(req),
-      b.sink(rankedJson),
-    );
+    const route = `${this.id}:${address}:${sort}:${ctx.query.quote ?? ''}`;
     const basis =
       sort === 'liquidity'
         ? 'liquidityUsd desc (USD stablecoins at par; reserves for V2/curves, in_range_virtual_reserves for V3/V4); unpriced pools last, grouped by quote, then quoteSideAmount desc; ties by pool key'
         : 'trailing-24h quote-side volume desc (USD at par without quote, unpriced quotes last grouped by quote); ties by pool key';
-    const extra = {
-      sort,
-      quote: r.quote,
-      rankingBasis: basis,
-      membershipSource: 'the bounded set of ≤ 2048 registered pools used by overview, mcap and ohlcv',
-      ...membershipJson(r.membership),
-    };
-    return b.finish(JSON.stringify(extra).slice(1, -1));
+    return paged(
+      ctx,
+      route,
+      (q, sink) => {
+        const r = ctx.readers.markets.tokenPoolsRanked(ctx.view, address, sort, ctx.query.quote, q, sink);
+        return {
+          sort,
+          quote: r.quote,
+          rankingBasis: basis,
+          membershipSource: 'the bounded set of ≤ 2048 registered pools used by overview, mcap and ohlcv',
+          ...membershipJson(r.membership),
+        };
+      },
+      rankedJson,
+      { order: 'desc', limit: 32 },
+    );
   },
 });
 
-export const tokenPoolsByCurrencyRoute = defineRoute({
+export const tokenPoolsByCurrencyRoute = pagedRoute({
   id: 'tokens.poolsByCurrency',
-  method: 'GET',
   path: '/tokens/{address}/pools/by-currency/{currency}',
   scope: 'read',
   group: 'Tokens',
   summary: "The token's pools against one counter currency (PAGE, pool-key order).",
   params: { address: Address, currency: Address },
-  query: pageQuery(),
-  response: Paged(PoolIdentity, {
+  row: PoolIdentity,
+  extra: {
     token: { ...Address, description: 'the token' },
     currency: { ...Address, description: 'the counter currency' },
-  }),
+  },
   errors: ['not_found', 'bad_cursor', 'stale_cursor'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const address = ctx.params.address.toLowerCase();
-    const currency = ctx.params.currency.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${address}:${currency}`);
-    const b = new PageBuilder(ctx, req);
-    const row = (p: PoolRow) => JSON.stringify(poolIdentity(p));
-    ctx.readers.markets.tokenPoolsByCurrency(ctx.view, address, currency, pageQueryOf(req), b.sink(row));
-    return b.finish(`"token":"${address}","currency":"${currency}"`);
+  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.params.currency.toLowerCase()}`,
+  walk(ctx, q, sink) {
+    const [token, currency] = [ctx.params.address.toLowerCase(), ctx.params.currency.toLowerCase()];
+    ctx.readers.markets.tokenPoolsByCurrency(ctx.view, token, currency, q, sink);
+    return { token, currency };
   },
+  render: (p: PoolRow) => JSON.stringify(poolIdentity(p)),
 });

@@ -1,20 +1,21 @@
 /** Token price, market cap, all-time extremes and venue resolution (quote rule, default venue). */
+
 import { Type } from '@sinclair/typebox';
-import { VENUE_RULE } from '../../../../markets/index.js';
-import { defineRoute, type Route, single } from '../../../route.js';
-import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf, Single } from '../../../schemas.js';
-import { ratJson } from '../../pools/common.js';
+import { membershipJson, ratJson, VENUE_RULE, venueJson } from '../../../../markets/index.js';
+import type { Route } from '../../../route.js';
+import { singleRoute } from '../../../route-shapes.js';
+import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../schemas.js';
+
 import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
-import { membershipJson, TOKEN_MARKET, venueJson } from './common.js';
+import { quoted, TOKEN_MARKET } from './common.js';
 import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './schemas.js';
 
 const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;
 const Params = { address: Address };
 
-export const tokenPriceRoute = defineRoute({
+export const tokenPriceRoute = singleRoute({
   id: 'tokens.price',
   cached: true,
-  method: 'GET',
   path: '/tokens/{address}/price',
   scope: 'read',
   group: 'Tokens',
@@ -22,46 +23,33 @@ export const tokenPriceRoute = defineRoute({
     'Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit.',
   params: Params,
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      token: { ...Address, description: 'the token' },
-      quote: { ...Address, description: 'the resolved quote' },
-      quoteResolution: QuoteResolution,
-      venue: Venue,
-      price: Nullable(Price(TOKEN_PRICE_UNIT), 'see priceReason'),
-      priceReason: ReasonOf(['venue_has_no_price_yet']),
-      priceUnit: Type.Literal(TOKEN_PRICE_UNIT, { description: 'unit of price' }),
-    }),
-  ),
+  data: Obj({
+    token: { ...Address, description: 'the token' },
+    quote: { ...Address, description: 'the resolved quote' },
+    quoteResolution: QuoteResolution,
+    venue: Venue,
+    price: Nullable(Price(TOKEN_PRICE_UNIT), 'see priceReason'),
+    priceReason: ReasonOf(['venue_has_no_price_yet']),
+    priceUnit: Type.Literal(TOKEN_PRICE_UNIT, { description: 'unit of price' }),
+  }),
   errors: [...ERRORS],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const p = ctx.readers.markets.tokenPrice(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: p.token,
-        quote: p.quote.quote,
-        quoteResolution: p.quote.how,
-        venue: venueJson(p.venue),
-        price: p.price ? ratJson(p.price) : null,
-        priceReason: p.price ? null : 'venue_has_no_price_yet',
-        priceUnit: TOKEN_PRICE_UNIT,
-      }),
-    );
+  read(ctx) {
+    const p = ctx.readers.markets.tokenPrice(...quoted(ctx));
+    return {
+      token: p.token,
+      quote: p.quote.quote,
+      quoteResolution: p.quote.how,
+      venue: venueJson(p.venue),
+      price: p.price ? ratJson(p.price) : null,
+      priceReason: p.price ? null : 'venue_has_no_price_yet',
+      priceUnit: TOKEN_PRICE_UNIT,
+    };
   },
 });
 
-export const tokenMcapRoute = defineRoute({
+export const tokenMcapRoute = singleRoute({
   id: 'tokens.mcap',
-  method: 'GET',
   path: '/tokens/{address}/mcap',
   scope: 'read',
   group: 'Tokens',
@@ -69,108 +57,87 @@ export const tokenMcapRoute = defineRoute({
     'Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated.',
   params: Params,
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      token: { ...Address, description: 'the token' },
-      quote: { ...Address, description: 'the resolved quote' },
-      quoteResolution: QuoteResolution,
-      venue: Venue,
-      supply: { ...Amount, description: 'supplyFromTransfers at the anchor, token base units' },
-      supplySource: Type.Literal('supplyFromTransfers (mints minus burns to 0x0)', {
-        description: 'supply source',
-      }),
-      price: Nullable(Price(TOKEN_PRICE_UNIT), 'null before the venue’s first trade'),
-      marketCap: Nullable(Price('quote base units', 'market cap'), 'see marketCapReason'),
-      marketCapReason: ReasonOf(['venue_has_no_price_yet']),
-      marketCapUnit: Type.Literal('quote base units', { description: 'unit of marketCap' }),
-      ...membershipProps,
+  data: Obj({
+    token: { ...Address, description: 'the token' },
+    quote: { ...Address, description: 'the resolved quote' },
+    quoteResolution: QuoteResolution,
+    venue: Venue,
+    supply: { ...Amount, description: 'supplyFromTransfers at the anchor, token base units' },
+    supplySource: Type.Literal('supplyFromTransfers (mints minus burns to 0x0)', {
+      description: 'supply source',
     }),
-  ),
+    price: Nullable(Price(TOKEN_PRICE_UNIT), 'null before the venue’s first trade'),
+    marketCap: Nullable(Price('quote base units', 'market cap'), 'see marketCapReason'),
+    marketCapReason: ReasonOf(['venue_has_no_price_yet']),
+    marketCapUnit: Type.Literal('quote base units', { description: 'unit of marketCap' }),
+    ...membershipProps,
+  }),
   errors: [...ERRORS],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const m = ctx.readers.markets.tokenMcap(ctx.view, ctx.params.address, ctx.query.quote, ctx.anchor.number);
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: m.token,
-        quote: m.quote.quote,
-        quoteResolution: m.quote.how,
-        venue: venueJson(m.venue),
-        supply: m.supply.toString(),
-        supplySource: 'supplyFromTransfers (mints minus burns to 0x0)',
-        price: m.price ? ratJson(m.price) : null,
-        marketCap: m.price ? ratJson({ n: m.price.n * m.supply, d: m.price.d }) : null,
-        marketCapReason: m.price ? null : 'venue_has_no_price_yet',
-        marketCapUnit: 'quote base units',
-        ...membershipJson(m.membership),
-      }),
-    );
+  read(ctx) {
+    const m = ctx.readers.markets.tokenMcap(...quoted(ctx));
+    return {
+      token: m.token,
+      quote: m.quote.quote,
+      quoteResolution: m.quote.how,
+      venue: venueJson(m.venue),
+      supply: m.supply.toString(),
+      supplySource: 'supplyFromTransfers (mints minus burns to 0x0)',
+      price: m.price ? ratJson(m.price) : null,
+      marketCap: m.price ? ratJson({ n: m.price.n * m.supply, d: m.price.d }) : null,
+      marketCapReason: m.price ? null : 'venue_has_no_price_yet',
+      marketCapUnit: 'quote base units',
+      ...membershipJson(m.membership),
+    };
   },
 });
 
 const extremeRoute = (which: 'high' | 'low'): Route =>
-  defineRoute({
+  singleRoute({
     id: which === 'high' ? 'tokens.ath' : 'tokens.atl',
-    method: 'GET',
     path: which === 'high' ? '/tokens/{address}/ath' : '/tokens/{address}/atl',
     scope: 'read',
     group: 'Tokens',
     summary: `All-time ${which} price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated.`,
     params: Params,
     query: QuoteQuery,
-    response: Single(
-      Obj({
-        token: { ...Address, description: 'the token' },
-        quote: { ...Address, description: 'the resolved quote' },
-        kind: Type.Literal(which === 'high' ? 'ath' : 'atl', { description: 'all-time high or low' }),
-        price: Nullable(Price(TOKEN_PRICE_UNIT, `all-time ${which}`), 'see priceReason'),
-        priceReason: ReasonOf(['no_trades']),
-        provenance: Nullable(
-          Obj({
-            pool: PoolKey,
-            dayBucket: Type.Integer({
-              minimum: 0,
-              description: 'start of the UTC day of the extreme, unix seconds',
-            }),
-            invertedFromCounterOrientation: Type.Boolean({
-              description: 'true when the pool lists the token as currency1 (its price was inverted)',
-            }),
+    data: Obj({
+      token: { ...Address, description: 'the token' },
+      quote: { ...Address, description: 'the resolved quote' },
+      kind: Type.Literal(which === 'high' ? 'ath' : 'atl', { description: 'all-time high or low' }),
+      price: Nullable(Price(TOKEN_PRICE_UNIT, `all-time ${which}`), 'see priceReason'),
+      priceReason: ReasonOf(['no_trades']),
+      provenance: Nullable(
+        Obj({
+          pool: PoolKey,
+          dayBucket: Type.Integer({
+            minimum: 0,
+            description: 'start of the UTC day of the extreme, unix seconds',
           }),
-          'null without trades',
-        ),
-        ...membershipProps,
-      }),
-    ),
+          invertedFromCounterOrientation: Type.Boolean({
+            description: 'true when the pool lists the token as currency1 (its price was inverted)',
+          }),
+        }),
+        'null without trades',
+      ),
+      ...membershipProps,
+    }),
     errors: [...ERRORS],
     requires: TOKEN_MARKET,
-    batchable: true,
-    anchored: true,
-    handler(ctx) {
-      const r = ctx.readers.markets.tokenExtreme(
-        ctx.view,
-        ctx.params.address,
-        ctx.query.quote,
-        ctx.anchor.number,
-        which,
-      );
+    read(ctx) {
+      const r = ctx.readers.markets.tokenExtreme(...quoted(ctx), which);
       const x = r.extreme;
-      return single(
-        ctx.anchor,
-        JSON.stringify({
-          token: r.token,
-          quote: r.quote,
-          kind: which === 'high' ? 'ath' : 'atl',
-          price: x ? ratJson(x.price) : null,
-          priceReason: x ? null : 'no_trades',
-          provenance: x
-            ? { pool: x.pool, dayBucket: x.bucket, invertedFromCounterOrientation: x.inverted }
-            : null,
-          ...membershipJson(r.membership),
-        }),
-      );
+      return {
+        token: r.token,
+        quote: r.quote,
+        kind: which === 'high' ? 'ath' : 'atl',
+        price: x ? ratJson(x.price) : null,
+        priceReason: x ? null : 'no_trades',
+        provenance: x
+          ? { pool: x.pool, dayBucket: x.bucket, invertedFromCounterOrientation: x.inverted }
+          : null,
+        ...membershipJson(r.membership),
+      };
     },
   });
 
@@ -185,55 +152,39 @@ const Candidate = Obj({
 });
 
 /** GET /tokens/{address}/venue: venue resolution per quote (or for the named quote). */
-export const tokenVenueRoute = defineRoute({
+export const tokenVenueRoute = singleRoute({
   id: 'tokens.venue',
-  method: 'GET',
   path: '/tokens/{address}/venue',
   scope: 'read',
   group: 'Tokens',
   summary: `Venue resolution: for each quote (or the named one) the default pool and every candidate with its 24h quote volume. Rule: ${VENUE_RULE}.`,
   params: Params,
   query: QuoteQuery,
-  response: Single(
-    Obj({
-      token: { ...Address, description: 'the token' },
-      rule: Type.String({ description: 'the default-venue rule' }),
-      quotes: Type.Array(
-        Obj({
-          quote: { ...Address, description: 'a quote of the token' },
-          venue: Obj(
-            { pool: PoolKey, protocol: Protocol },
-            { description: 'the default venue of this quote' },
-          ),
-          candidates: Type.Array(Candidate, { description: 'every pool against this quote, in venue order' }),
-        }),
-      ),
-      ...membershipProps,
-    }),
-  ),
+  data: Obj({
+    token: { ...Address, description: 'the token' },
+    rule: Type.String({ description: 'the default-venue rule' }),
+    quotes: Type.Array(
+      Obj({
+        quote: { ...Address, description: 'a quote of the token' },
+        venue: Obj({ pool: PoolKey, protocol: Protocol }, { description: 'the default venue of this quote' }),
+        candidates: Type.Array(Candidate, { description: 'every pool against this quote, in venue order' }),
+      }),
+    ),
+    ...membershipProps,
+  }),
   errors: ['not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const r = ctx.readers.markets.tokenVenues(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
-    return single(
-      ctx.anchor,
-      JSON.stringify({
-        token: r.token,
-        rule: r.rule,
-        quotes: r.quotes.map((q) => ({
-          quote: q.quote,
-          venue: { pool: q.venue.pool.key, protocol: q.venue.pool.protocol },
-          candidates: q.venue.candidates,
-        })),
-        ...membershipJson(r.membership),
-      }),
-    );
+  read(ctx) {
+    const r = ctx.readers.markets.tokenVenues(...quoted(ctx));
+    return {
+      token: r.token,
+      rule: r.rule,
+      quotes: r.quotes.map((q) => ({
+        quote: q.quote,
+        venue: { pool: q.venue.pool.key, protocol: q.venue.pool.protocol },
+        candidates: q.venue.candidates,
+      })),
+      ...membershipJson(r.membership),
+    };
   },
 });

@@ -1,13 +1,13 @@
 import { DomainError } from '../../../../errors/index.js';
-import { defineRoute, single } from '../../../route.js';
-import { Address, QuoteQuery, Single } from '../../../schemas.js';
-import { statsBodyJson, TOKEN_MARKET } from './common.js';
+import { statsBodyJson } from '../../../../markets/index.js';
+import { singleRoute } from '../../../route-shapes.js';
+import { Address, QuoteQuery } from '../../../schemas.js';
+import { quoted, TOKEN_MARKET } from './common.js';
 import { TokenStats } from './schemas.js';
 
-export const tokenStatsRoute = defineRoute({
+export const tokenStatsRoute = singleRoute({
   id: 'tokens.stats',
   cached: true,
-  method: 'GET',
   path: '/tokens/{address}/stats',
   scope: 'read',
   group: 'Tokens',
@@ -15,18 +15,11 @@ export const tokenStatsRoute = defineRoute({
     'Rolling 5m/1h/4h/24h statistics on the default venue: two-sided volume (volumeBase token, volumeQuote), buys, sells, distinctTraders {lowerBound, exact}, exact price change. Without quote and several quotes: the quote with the largest USD-markable 24h volume (configured USD stablecoins) is used and every candidate is published; quote_ambiguous (400) only when no quote has USD-markable volume.',
   params: { address: Address },
   query: QuoteQuery,
-  response: Single(TokenStats),
+  data: TokenStats,
   errors: ['bad_request', 'quote_ambiguous', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const s = ctx.readers.markets.tokenStats(
-      ctx.view,
-      ctx.params.address,
-      ctx.query.quote,
-      ctx.anchor.number,
-    );
+  read(ctx) {
+    const s = ctx.readers.markets.tokenStats(...quoted(ctx));
     if (s.quote === null)
       throw new DomainError(
         'quote_ambiguous',
@@ -35,6 +28,6 @@ export const tokenStatsRoute = defineRoute({
           candidates: s.candidates,
         },
       );
-    return single(ctx.anchor, JSON.stringify(statsBodyJson(s)));
+    return statsBodyJson(s);
   },
 });

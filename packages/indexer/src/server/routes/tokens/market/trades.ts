@@ -1,19 +1,20 @@
 /** A token's trades across its pools, ticks on the default venue, and traders ranked in a window. */
+
 import { Type } from '@sinclair/typebox';
-import { TRADERS_SCAN_LIMIT, type TraderRow } from '../../../../markets/index.js';
-import { PageBuilder, pageQueryOf, pageRequest } from '../../../page.js';
+import { TRADERS_SCAN_LIMIT, type TraderRow, tradeJson, venueJson } from '../../../../markets/index.js';
+import { type PageSink, paged } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
+import { pagedRoute } from '../../../route-shapes.js';
 import { Address, Amount, Count, Enum, Obj, Paged, pageQuery, QuoteQuery, Window } from '../../../schemas.js';
 import { DistinctCount } from '../../pools/schemas.js';
-import { PAGED_MARKET_ERRORS, TOKEN_MARKET, tradeJson, venueJson } from './common.js';
+import { PAGED_MARKET_ERRORS, TOKEN_MARKET } from './common.js';
 import { QuoteResolution, TokenTradeSchema, Venue } from './schemas.js';
 
 const Params = { address: Address };
 const Quote = { ...Address, description: 'the resolved quote' };
 
-export const tokenSwapsRoute = defineRoute({
+export const tokenSwapsRoute = pagedRoute({
   id: 'tokens.swaps',
-  method: 'GET',
   path: '/tokens/{address}/swaps',
   scope: 'read',
   group: 'Tokens',
@@ -21,29 +22,21 @@ export const tokenSwapsRoute = defineRoute({
     'Compact quote-policy trades of the token across its pools against the resolved quote (quote rule): side (token perspective), amountToken, amountQuote (base units), price (quote per token, rational), pool, executor (transaction origin), chain coordinates. Not the complete exact pool universe: other quotes are excluded by policy. PAGE.',
   params: Params,
   query: { ...QuoteQuery, ...pageQuery() },
-  response: Paged(TokenTradeSchema, { token: Address, quote: Quote, quoteResolution: QuoteResolution }),
+  row: TokenTradeSchema,
+  extra: { token: Address, quote: Quote, quoteResolution: QuoteResolution },
   errors: [...PAGED_MARKET_ERRORS],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const address = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${address}:${ctx.query.quote ?? ''}`);
-    const b = new PageBuilder(ctx, req);
-    const q = ctx.readers.markets.tokenSwaps(
-      ctx.view,
-      address,
-      ctx.query.quote,
-      pageQueryOf(req),
-      b.sink(tradeJson),
-    );
-    return b.finish(`"token":"${address}","quote":"${q.quote}","quoteResolution":"${q.how}"`);
+  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
+  walk(ctx, page, sink) {
+    const token = ctx.params.address.toLowerCase();
+    const q = ctx.readers.markets.tokenSwaps(ctx.view, token, ctx.query.quote, page, sink);
+    return { token, quote: q.quote, quoteResolution: q.how };
   },
+  render: tradeJson,
 });
 
-export const tokenTicksRoute = defineRoute({
+export const tokenTicksRoute = pagedRoute({
   id: 'tokens.ticks',
-  method: 'GET',
   path: '/tokens/{address}/ticks',
   scope: 'read',
   group: 'Tokens',
@@ -51,26 +44,17 @@ export const tokenTicksRoute = defineRoute({
     'Per-trade ticks on the default venue (named), oriented quote per token, with transaction context. PAGE by (block, log index).',
   params: Params,
   query: { ...QuoteQuery, ...pageQuery() },
-  response: Paged(TokenTradeSchema, { token: Address, quote: Quote, venue: Venue }),
+  row: TokenTradeSchema,
+  extra: { token: Address, quote: Quote, venue: Venue },
   errors: [...PAGED_MARKET_ERRORS],
   requires: TOKEN_MARKET,
-  batchable: true,
-  anchored: true,
-  handler(ctx) {
-    const address = ctx.params.address.toLowerCase();
-    const req = pageRequest(ctx, `${this.id}:${address}:${ctx.query.quote ?? ''}`);
-    const b = new PageBuilder(ctx, req);
-    const r = ctx.readers.markets.tokenTicks(
-      ctx.view,
-      address,
-      ctx.query.quote,
-      pageQueryOf(req),
-      b.sink(tradeJson),
-    );
-    return b.finish(
-      `"token":"${address}","quote":"${r.quote.quote}","venue":${JSON.stringify(venueJson(r.venue))}`,
-    );
+  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
+  walk(ctx, q, sink) {
+    const token = ctx.params.address.toLowerCase();
+    const r = ctx.readers.markets.tokenTicks(ctx.view, token, ctx.query.quote, q, sink);
+    return { token, quote: r.quote.quote, venue: venueJson(r.venue) };
   },
+  render: tradeJson,
 });
 
 const Trader = Obj({
@@ -106,18 +90,16 @@ export const tokenTradersRoute: Route = defineRoute({
   handler(ctx) {
     const address = ctx.params.address.toLowerCase();
     const w = ctx.query.window ?? '24h';
-    const req = pageRequest(ctx, `${this.id}:${address}:${ctx.query.quote ?? ''}:${w}`, { order: 'desc' });
-    const b = new PageBuilder(ctx, req);
-    const s = ctx.readers.markets.tokenTraders(
-      ctx.view,
-      address,
-      ctx.query.quote,
-      w as '24h',
-      pageQueryOf(req),
-      b.sink((r: TraderRow) => JSON.stringify(r)),
-    );
-    return b.finish(
-      `"token":"${address}","quote":"${s.quote.quote}","window":"${w}","distinctTraders":${JSON.stringify(s.distinctTraders)},"swapsScanned":${s.swapsScanned}`,
+    return paged(
+      ctx,
+      `${this.id}:${address}:${ctx.query.quote ?? ''}:${w}`,
+      (q, sink: PageSink<TraderRow>) => {
+        const s = ctx.readers.markets.tokenTraders(ctx.view, address, ctx.query.quote, w as '24h', q, sink);
+        const { distinctTraders, swapsScanned } = s;
+        return { token: address, quote: s.quote.quote, window: w, distinctTraders, swapsScanned };
+      },
+      JSON.stringify,
+      { order: 'desc' },
     );
   },
 });

@@ -1,0 +1,18 @@
+/**
+ * Suite lifecycle helpers shared by the end-to-end files.
+ */
+
+/** Something a suite started and stops at the end (an indexer, a devnet, an anvil node, …). */
+interface Stoppable {
+  stop(): Promise<unknown>;
+}
+
+/**
+ * An `afterAll` hook that stops each part in the order given (an indexer before its node); a part
+ * the suite never started (its getter answers undefined) is skipped.
+ */
+export const stopAll =
+  (...parts: Array<() => Stoppable | undefined | null>) =>
+  async (): Promise<void> => {
+    for (const part of parts) await part()?.stop();
+  };
