@@ -54,6 +54,8 @@ export async function startIndexer(o: {
   chain?: string;
   env?: Record<string, string>;
   dataDir?: string;
+  /** Every line the process writes (every run, restarts included) is also appended here. */
+  logFile?: string;
 }): Promise<IndexerProcess> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'idx-test-'));
   const chain = o.chain ?? 'testnet';
@@ -86,6 +88,7 @@ export async function startIndexer(o: {
       const timer = setTimeout(() => reject(new Error(`indexer did not start:\n${out}`)), 60_000);
       const onData = (d: Buffer) => {
         out += d.toString();
+        if (o.logFile) appendFileSync(o.logFile, d);
         if (out.length > 2_000_000) out = out.slice(-1_000_000);
         const m = /serving http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
         if (m && !port) {
