@@ -144,6 +144,9 @@ async function reorg(depth: number, txs: number): Promise<number> {
 const env = (extra: Record<string, string>) => ({
   LOG_LEVEL: 'info',
   KEYS_FILE: join(work, 'keys.json'),
+  // The node-consistency check (ingest/node-check.ts) every 5 s: under node faults and reorgs it
+  // must not take a fault or a reorg for a node that contradicts itself.
+  NODE_CHECK_INTERVAL_MS: '5000',
   ...(FINALITY === 'window' ? { FINALITY: 'window', UNFINALISED_WINDOW: String(WINDOW) } : {}),
   ...extra,
 });
@@ -532,6 +535,20 @@ async function main(): Promise<void> {
   await check(true);
 }
 
+/** Node faults each indexer logged (ingest/node-check.ts), and pauses they caused. */
+function nodeFaultsLogged(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of ixs.values()) {
+    try {
+      out[x.name] =
+        readFileSync(x.logFile, 'utf8').split('node fault: the node contradicts itself').length - 1;
+    } catch {
+      out[x.name] = 0;
+    }
+  }
+  return out;
+}
+
 /** The run's figures, as one JSON line (report.ts reads these). */
 function figures(ok: boolean, failure: SoakFailure | null) {
   const p = proxy?.stats();
@@ -555,6 +572,7 @@ function figures(ok: boolean, failure: SoakFailure | null) {
       staleWindows: counters.staleWindows,
     },
     proxyRequests: p?.requests ?? 0,
+    nodeFaultsFound: nodeFaultsLogged(),
     sseChurns: counters.sseChurns,
     sse: consumers.reduce(
       (a, c) => ({

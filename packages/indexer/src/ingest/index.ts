@@ -25,6 +25,7 @@ import type { DecodeTask } from '../workers/decode/worker.js';
 import type { BlockDelta, FetchResult } from './delta.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
+import type { NodeCheck, NodeFault } from './node-check.js';
 import { type CommitEvent, createStages, type Mode } from './stages.js';
 
 export type { CommitEvent, Mode } from './stages.js';
@@ -64,6 +65,8 @@ export interface IngestOptions {
   historyFrameBlocks: number;
   /** What makes a block history: the node's tag capped by the window, or the window (FINALITY). */
   finality?: 'tag' | 'window';
+  /** The node-consistency check (node-check.ts): nothing is built while the node contradicts itself. */
+  nodeCheck?: NodeCheck;
 }
 
 /** Rates of one mode over the last progress interval. */
@@ -74,8 +77,12 @@ export interface ModeRate {
 
 /** Live state of ingest, read by `/health` and metrics. */
 export interface IngestStatus {
-  state: 'starting' | 'backfilling' | 'following' | 'halted';
+  state: 'starting' | 'backfilling' | 'following' | 'halted' | 'paused';
   haltReason: string | null;
+  /** The node fault ingest is paused on (state `paused`, haltReason `node_inconsistent`); null: none. */
+  nodeFault: NodeFault | null;
+  /** The node ingest reads: its position in the chain's node list (0 = primary), of how many. */
+  node: { index: number; count: number };
   nodeHead: number | null;
   /** Blocks per second over the last progress interval. */
   blocksPerSecond: number;
@@ -146,6 +153,8 @@ export function createIngest(opts: IngestOptions): Ingest {
   const status: IngestStatus = {
     state: 'starting',
     haltReason: null,
+    nodeFault: null,
+    node: { index: 0, count: 1 },
     nodeHead: null,
     blocksPerSecond: 0,
     eventsPerSecond: 0,
@@ -258,7 +267,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         const to = Math.min(target, from + per - 1);
         // Stateless rows come encoded from the worker; the JSON texts only where frames are made.
         const texts = mode === 'live' || to > handOver - opts.historyFrameBlocks;
-        const task: DecodeTask = { rpcUrl: opts.rpcUrl, from, to, rows: true, texts };
+        const task: DecodeTask = { rpcUrl: opts.nodeCheck?.url() ?? opts.rpcUrl, from, to, rows: true, texts };
         const p = pool.run(task) as Promise<FetchResult>;
         p.catch(() => {}); // surfaced when awaited in order
         queue.push({ from, to, p });
@@ -285,7 +294,8 @@ export function createIngest(opts: IngestOptions): Ingest {
         }
         for (let i = 0; i < res.blocks.length; i++) {
           const d = res.blocks[i];
-          if (stopped || (status.state as IngestStatus['state']) === 'halted') return;
+          if (stopped || (status.state as IngestStatus['state']) === 'halted' || opts.nodeCheck?.faulted())
+            return;
           status.mode = mode;
           // Backpressure: the writer thread keeps up, or the build waits for it (bounded memory).
           await store.settled(mode === 'history' ? SEGMENTS_IN_FLIGHT : LIVE_IN_FLIGHT);
@@ -386,6 +396,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           await sleep(1_000);
           continue;
         }
+        if (await opts.nodeCheck?.hold(status)) continue;
         await rebuildStep();
         const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
         status.nodeHead = nodeHead;

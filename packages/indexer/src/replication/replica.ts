@@ -211,6 +211,8 @@ export function replicaIngest(r: Replica): Ingest {
       return {
         state: s.state === 'failed' ? 'halted' : s.state === 'following' ? 'following' : 'backfilling',
         haltReason: s.state === 'failed' ? `replica_failed: ${s.lastError}` : null,
+        nodeFault: null,
+        node: { index: 0, count: 1 },
         nodeHead: s.writerHead,
         blocksPerSecond: 0,
         eventsPerSecond: 0,

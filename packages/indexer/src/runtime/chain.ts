@@ -15,6 +15,7 @@ import { createCursorCodec } from '../cursor/index.js';
 import { defaultVerifiedAbisDir } from '../decode/abis-dir.js';
 import { wsUrlOf } from '../ingest/heads.js';
 import { createIngest, type Ingest } from '../ingest/index.js';
+import { createNodeCheck, createNodeSet, type NodeFault } from '../ingest/node-check.js';
 import { createTracesLane, type TracesLane } from '../ingest/traces.js';
 import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/config.js';
 import { createMarketsReader } from '../markets/index.js';
@@ -173,12 +174,16 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   if (!rpcUrl) throw new Error(`chain ${cfg.name}: no RPC URL and no devnet`);
 
   const m = deps.metrics;
-  const rpc = createRpc({
-    url: rpcUrl,
-    onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
-    onTiming: (method, s, ok) =>
-      m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
-  });
+  // The chain's nodes (chains file `rpcUrls`, the first being rpcUrl): calls go to the current one,
+  // and ingest moves to the next when its node contradicts itself (ingest/node-check.ts).
+  const rpc = createNodeSet(cfg.rpcUrls.length ? cfg.rpcUrls : [rpcUrl], (url) =>
+    createRpc({
+      url,
+      onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
+      onTiming: (method, s, ok) =>
+        m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
+    }),
+  );
   const store = await createStore({
     dataDir: join(cfg.dataDir, 'rocks'),
     unfinalisedWindow: cfg.unfinalisedWindow,
@@ -219,11 +224,19 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     ],
     (msg) => log.warn(msg),
   );
+  const nodeCheck = createNodeCheck({
+    chain: cfg.name,
+    store,
+    nodes: rpc,
+    log,
+    intervalMs: cfg.nodeCheckIntervalMs,
+    onFault: (f) => m.nodeFaults.inc({ chain: cfg.name, kind: f.kind }),
+  });
   const replayPool: ReplayPool = createReplayPool({ threads: 1 });
   const traces = createTracesLane({
     store,
     pool: replayPool,
-    rpcUrl,
+    rpcUrl: () => rpc.url(),
     log,
     enabled: cfg.traces,
     verifiedAbisDir: defaultVerifiedAbisDir(),
@@ -255,6 +268,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     segmentBlocks: deps.ingestTuning?.segmentBlocks ?? 1_000,
     historyFrameBlocks: deps.ingestTuning?.historyFrameBlocks ?? 256,
     finality: deps.ingestTuning?.finality ?? 'tag',
+    nodeCheck,
     onReorg: (depth) => m.reorgs.observe({ chain: cfg.name }, depth),
     onCommit(e) {
       if (e.kind === 'segment') {
@@ -346,6 +360,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
           })
           .catch((err) => log.error({ err: (err as Error).message }, 'replication: writer could not start'));
       ingest.start();
+      nodeCheck.start();
       traces.start();
       stopReconciler = startReconciler({
         store,
@@ -353,10 +368,17 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
         log,
         intervalMs: deps.reconcileIntervalMs,
         ready: () => registry.lagging(store.head()?.number ?? null).length === 0,
+        // A token turning to diverging may be the node contradicting itself: check it now.
+        nodeFault: async (turned) => {
+          if (turned) await nodeCheck.checkNow().catch(() => undefined);
+          const f: NodeFault | null = nodeCheck.fault();
+          return f ? `${f.kind} at block ${f.block}: ${f.detail}` : null;
+        },
       });
     },
     async stop({ keepNode }) {
       stopReconciler?.();
+      nodeCheck.stop();
       await replication?.stop();
       await traces.stop();
       await ingest.stop();

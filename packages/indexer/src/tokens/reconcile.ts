@@ -32,7 +32,20 @@ export interface Reconciliation {
    */
   metadataNow: { name: string | null; symbol: string | null; decimals: number | null } | null;
   metadataChanged: boolean;
+  /**
+   * The node fault standing when a mismatch was found (ingest/node-check.ts: the node could no
+   * longer return a block it served, or names a parent it does not have): the figures follow the
+   * blocks the node served, the node's own state does not. Absent or null: none.
+   */
+  nodeFault?: string | null;
 }
+
+/**
+ * Asked on a mismatch: the node fault standing (a description), or null. `turned`: the token's
+ * previous verdict was consistent (a standard token turning to diverging: the node is checked
+ * at once).
+ */
+export type NodeFaultProbe = (turned: boolean) => Promise<string | null>;
 
 type Hex = `0x${string}`;
 
@@ -56,6 +69,7 @@ export async function reconcileToken(
   rpc: Rpc,
   token: string,
   block: number,
+  nodeFault?: NodeFaultProbe,
 ): Promise<Reconciliation> {
   const tag = `0x${block.toString(16)}`;
   // Index figures are read through short views (no await inside one): the store may move on
@@ -137,13 +151,15 @@ export async function reconcileToken(
   } catch {
     metadataNow = null;
   }
+  const status: Reconciliation['status'] =
+    supplyOnChain === null && holders.length === 0
+      ? 'not_checkable'
+      : supplyMismatch || mismatched > 0
+        ? 'mismatch'
+        : 'consistent';
+  const before = status === 'mismatch' && nodeFault ? read((v) => v.get(RECON, token as Hex)) : undefined;
   const verdict: Reconciliation = {
-    status:
-      supplyOnChain === null && holders.length === 0
-        ? 'not_checkable'
-        : supplyMismatch || mismatched > 0
-          ? 'mismatch'
-          : 'consistent',
+    status,
     checkedAtBlock: block,
     supplyOnChain,
     supplyFromTransfers: fromTransfers,
@@ -152,6 +168,7 @@ export async function reconcileToken(
     reason,
     metadataNow,
     metadataChanged,
+    nodeFault: status === 'mismatch' && nodeFault ? await nodeFault(before?.status === 'consistent') : null,
   };
   store.putObservation(RECON, [token as Hex], verdict);
   return verdict;
@@ -167,6 +184,8 @@ export function startReconciler(o: {
   log: Logger;
   intervalMs: number;
   ready: () => boolean;
+  /** The node fault standing on a mismatch (names it in the verdict); see {@link NodeFaultProbe}. */
+  nodeFault?: NodeFaultProbe;
 }): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -198,7 +217,7 @@ export function startReconciler(o: {
       // The head may move while we await the node: each check pins its own block.
       const h = o.store.head();
       if (!h) return;
-      await reconcileToken(o.store, o.rpc, t, h.number).catch((err) =>
+      await reconcileToken(o.store, o.rpc, t, h.number, o.nodeFault).catch((err) =>
         o.log.warn({ token: t, err: (err as Error).message }, 'reconcile failed'),
       );
     }

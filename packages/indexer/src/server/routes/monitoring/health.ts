@@ -6,12 +6,42 @@ import { healthRecord } from './status.js';
 const Ingest = Obj(
   {
     state: Enum(
-      ['starting', 'backfilling', 'following', 'halted'],
-      'starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps)',
+      ['starting', 'backfilling', 'following', 'halted', 'paused'],
+      'starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps); paused: the node contradicts itself (haltReason node_inconsistent, see nodeFault): nothing is built on it until it agrees with itself again, then ingest resumes by itself',
     ),
     haltReason: Nullable(
       Type.String(),
-      'why ingest halted (reorg_beyond_window, storage_write_failed, …); null unless halted',
+      'why ingest halted (reorg_beyond_window, storage_write_failed, …) or paused (node_inconsistent); null otherwise',
+    ),
+    nodeFault: Nullable(
+      Obj({
+        kind: Enum(
+          ['block_missing', 'parent_missing'],
+          'block_missing: a stored block of the unfinalised window the node can no longer return, by number (at or below its head) nor by hash; parent_missing: a block of the node names a parent the node does not return',
+        ),
+        block: Type.Integer({
+          minimum: 0,
+          description: 'the stored block lost, or the node block whose parent is lost',
+        }),
+        hash: Type.String({ description: 'that block hash' }),
+        missingParent: Nullable(
+          Type.String(),
+          'the parent hash the node does not return; null for block_missing',
+        ),
+        detail: Type.String({ description: 'what the node answered' }),
+        node: Count('position of the node in the chain node list (0: the primary)'),
+        since: Type.String({ description: 'when the fault was first found (ISO 8601)' }),
+      }),
+      'the node fault ingest is paused on (state paused); null when none',
+    ),
+    node: Obj(
+      {
+        index: Count(
+          'position of the node ingest reads in the chain node list (chains file rpcUrls; 0: the primary)',
+        ),
+        count: Type.Integer({ minimum: 1, description: 'nodes in the list' }),
+      },
+      { description: 'the node ingest reads; it moves to the next one of the list on a node fault' },
     ),
     nodeHead: Nullable(
       Type.Integer({ minimum: 0 }),

@@ -31,6 +31,8 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
     ingest: {
       state: s.state,
       haltReason: s.haltReason,
+      nodeFault: s.nodeFault,
+      node: s.node,
       nodeHead: s.nodeHead,
       lagBlocks: s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null,
       blocksPerSecond: rate(s.blocksPerSecond),
@@ -50,7 +52,10 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
           blocksPerSecond: rate(s.rates.history.blocksPerSecond),
           txPerSecond: rate(s.rates.history.txPerSecond),
         },
-        live: { blocksPerSecond: rate(s.rates.live.blocksPerSecond), txPerSecond: rate(s.rates.live.txPerSecond) },
+        live: {
+          blocksPerSecond: rate(s.rates.live.blocksPerSecond),
+          txPerSecond: rate(s.rates.live.txPerSecond),
+        },
       },
     },
     projections: projectionsOf(ctx.chain).map(
