@@ -396,8 +396,8 @@ export function createIngest(opts: IngestOptions): Ingest {
           await sleep(1_000);
           continue;
         }
-        if (await opts.nodeCheck?.hold(status)) continue;
         await rebuildStep();
+        if (await opts.nodeCheck?.hold(status)) continue;
         const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
         status.nodeHead = nodeHead;
         const historyTarget = await finality.historyTarget(nodeHead);

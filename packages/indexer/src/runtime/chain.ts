@@ -174,15 +174,23 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   if (!rpcUrl) throw new Error(`chain ${cfg.name}: no RPC URL and no devnet`);
 
   const m = deps.metrics;
-  // The chain's nodes (chains file `rpcUrls`, the first being rpcUrl): calls go to the current one,
-  // and ingest moves to the next when its node contradicts itself (ingest/node-check.ts).
-  const rpc = createNodeSet(cfg.rpcUrls.length ? cfg.rpcUrls : [rpcUrl], (url) =>
-    createRpc({
-      url,
-      onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
-      onTiming: (method, s, ok) =>
-        m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
-    }),
+  const rpc = createRpc({
+    url: rpcUrl,
+    onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
+    onTiming: (method, s, ok) =>
+      m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
+  });
+  // The chain's nodes (chains file `rpcUrls`, the first being rpcUrl): ingest reads the current one
+  // and moves to the next when its node contradicts itself (ingest/node-check.ts).
+  const nodes = createNodeSet(cfg.rpcUrls.length ? cfg.rpcUrls : [rpcUrl], (url) =>
+    url === rpcUrl
+      ? rpc
+      : createRpc({
+          url,
+          onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
+          onTiming: (method, s, ok) =>
+            m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
+        }),
   );
   const store = await createStore({
     dataDir: join(cfg.dataDir, 'rocks'),
@@ -227,7 +235,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   const nodeCheck = createNodeCheck({
     chain: cfg.name,
     store,
-    nodes: rpc,
+    nodes,
     log,
     intervalMs: cfg.nodeCheckIntervalMs,
     onFault: (f) => m.nodeFaults.inc({ chain: cfg.name, kind: f.kind }),
@@ -236,7 +244,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   const traces = createTracesLane({
     store,
     pool: replayPool,
-    rpcUrl: () => rpc.url(),
+    rpcUrl: () => nodes.url(),
     log,
     enabled: cfg.traces,
     verifiedAbisDir: defaultVerifiedAbisDir(),
@@ -255,7 +263,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     rollbackHooks: [(dropped) => traces.onRollback(dropped)],
     chain: cfg.name,
     rpcUrl,
-    rpc,
+    rpc: nodes,
     store,
     log,
     startBlock: cfg.startBlock,
@@ -378,8 +386,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     },
     async stop({ keepNode }) {
       stopReconciler?.();
-      nodeCheck.stop();
       await replication?.stop();
+      nodeCheck.stop();
       await traces.stop();
       await ingest.stop();
       await replayPool.destroy();
