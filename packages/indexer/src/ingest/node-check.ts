@@ -82,6 +82,8 @@ export interface PausableStatus {
   haltReason: string | null;
   nodeFault: NodeFault | null;
   node: { index: number; count: number };
+  /** The node's head as the last check read it (kept current while paused). */
+  nodeHead: number | null;
 }
 
 export interface NodeCheck {
@@ -134,6 +136,7 @@ export function createNodeCheck(o: {
   let running: Promise<NodeFault | null> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  let lastNodeHead: number | null = null;
 
   const byHash = (h: string) => nodes.call<Block>('eth_getBlockByHash', [h, false]);
 
@@ -142,6 +145,7 @@ export function createNodeCheck(o: {
     const head = store.head();
     if (!head) return null;
     const nodeHead = Number.parseInt(await nodes.call<string>('eth_blockNumber'), 16);
+    lastNodeHead = nodeHead;
     const from = Math.max(0, head.number - store.unfinalisedWindow + 1);
     // One height past ours: the node's next block must link to a block it has.
     const to = Math.min(nodeHead, head.number + 1);
@@ -223,16 +227,18 @@ export function createNodeCheck(o: {
     faulted: () => standing !== null,
     checkNow,
     async hold(status) {
-      status.node = { index: nodes.index(), count: nodes.size() };
-      if (!standing) {
+      const clear = () => {
         if (status.state === 'paused') status.state = 'starting';
         if (status.haltReason === 'node_inconsistent') status.haltReason = null;
         status.nodeFault = null;
         return false;
-      }
+      };
+      status.node = { index: nodes.index(), count: nodes.size() };
+      if (!standing) return clear();
       status.state = 'paused';
       status.haltReason = 'node_inconsistent';
       status.nodeFault = standing;
+      status.nodeHead = lastNodeHead ?? status.nodeHead;
       if (nodes.size() > 1 && standing.node === nodes.index()) {
         const to = nodes.next();
         log.warn(
@@ -242,7 +248,7 @@ export function createNodeCheck(o: {
         status.node.index = to;
       } else await new Promise((r) => setTimeout(r, RECHECK_MS));
       await checkNow().catch(() => undefined);
-      return standing !== null;
+      return standing !== null || clear();
     },
     start() {
       if (!timer && o.intervalMs > 0) timer = setTimeout(tick, o.intervalMs);

@@ -372,7 +372,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       traces.start();
       stopReconciler = startReconciler({
         store,
-        rpc,
+        // The node ingest reads: balances are compared with the chain the index follows.
+        rpc: nodes,
         log,
         intervalMs: deps.reconcileIntervalMs,
         ready: () => registry.lagging(store.head()?.number ?? null).length === 0,
