@@ -56,6 +56,8 @@ export async function startIndexer(o: {
   dataDir?: string;
   /** Every line the process writes (every run, restarts included) is also appended here. */
   logFile?: string;
+  /** How long a start (or restart) may take until the process serves, ms (default 60 s). */
+  startTimeoutMs?: number;
 }): Promise<IndexerProcess> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'idx-test-'));
   const chain = o.chain ?? 'testnet';
@@ -85,7 +87,10 @@ export async function startIndexer(o: {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = c;
-      const timer = setTimeout(() => reject(new Error(`indexer did not start:\n${out}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`indexer did not start:\n${out}`)),
+        o.startTimeoutMs ?? 60_000,
+      );
       const onData = (d: Buffer) => {
         out += d.toString();
         if (o.logFile) appendFileSync(o.logFile, d);

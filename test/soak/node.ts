@@ -18,7 +18,12 @@ export class NodeRpcError extends Error {
   override readonly name = 'NodeRpcError';
 }
 
-const DEADLINE_MS = 30_000;
+/**
+ * A node that does not answer within this long is hung. A slow answer (anvil tracing a block of a
+ * few hundred transactions holds its storage lock for tens of seconds) is not: the soak's watchdog
+ * records it as a stall.
+ */
+const DEADLINE_MS = 120_000;
 
 /**
  * One JSON-RPC call to `url`.

@@ -111,6 +111,28 @@ const ixs = new Map<Target, Ix>();
 const consumers: Consumer[] = [];
 const sweepers: Sweeper[] = [];
 let devUrl = '';
+/** Node stalls the watchdog saw: eth_blockNumber unanswered for 5 s or more (count, longest ms). */
+const stalls = { count: 0, longestMs: 0 };
+let watchdog: NodeJS.Timeout | null = null;
+let watchdogStopped = false;
+
+/** Probes the node every 2 s; an answer 5 s or more late is a stall (recorded, not a failure). */
+function startWatchdog(): void {
+  const probe = async () => {
+    const t = Date.now();
+    await rpc(devUrl, 'eth_blockNumber', [], 600_000).catch(() => undefined);
+    const ms = Date.now() - t;
+    if (ms >= 5_000) {
+      stalls.count++;
+      stalls.longestMs = Math.max(stalls.longestMs, ms);
+      process.stdout.write(
+        `[${elapsed().toFixed(1)} s] node stall: eth_blockNumber answered after ${ms} ms\n`,
+      );
+    }
+    if (!watchdogStopped) watchdog = setTimeout(() => void probe(), 2_000);
+  };
+  void probe();
+}
 let proxy: RpcProxy;
 const timers = new Set<NodeJS.Timeout>();
 
@@ -202,6 +224,7 @@ async function launch(name: Target, rpcUrl: string | null, extra: Record<string,
     dataDir: dir,
     logFile,
     env: env(rpcUrl === null ? { ...extra, RPC_URL: '' } : extra),
+    startTimeoutMs: 240_000,
   });
   const x = { name, idx, dir, logFile };
   ixs.set(name, x);
@@ -501,6 +524,7 @@ async function main(): Promise<void> {
     POLL_MS: '100',
   });
   await note('devnet up: embedded devnet deployed, traffic set-up starting');
+  startWatchdog();
   proxy = await startRpcProxy({ upstream: devUrl });
   const dep = deploymentEnv();
   const proxied = await launch('proxied', proxy.url, { ...dep, WS_URL: 'off', DECODE_THREADS: '1' });
@@ -572,6 +596,7 @@ function figures(ok: boolean, failure: SoakFailure | null) {
       staleWindows: counters.staleWindows,
     },
     proxyRequests: p?.requests ?? 0,
+    nodeStalls: stalls,
     nodeFaultsFound: nodeFaultsLogged(),
     sseChurns: counters.sseChurns,
     sse: consumers.reduce(
@@ -598,6 +623,8 @@ function figures(ok: boolean, failure: SoakFailure | null) {
 }
 
 async function teardown(keep: boolean): Promise<void> {
+  watchdogStopped = true;
+  if (watchdog) clearTimeout(watchdog);
   calm();
   for (const c of consumers) c.close();
   await Promise.all(sweepers.map((s) => s.stop()));
