@@ -9,11 +9,16 @@
  * divergence the runner's own report (seed, first diverging row, block range, schedule steps) is the
  * failure message. The long campaign and its report: test/faults/SOAK.md.
  */
-import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const RUN = new URL('../../dist/test/soak/run.js', import.meta.url).pathname;
 const SEED = 17;
+let child: ChildProcess | null = null;
+// A run cut short (test timeout): SIGTERM makes the runner stop its indexers, proxy and node.
+afterAll(() => {
+  if (child && child.exitCode === null) child.kill('SIGTERM');
+});
 
 describe('short soak', () => {
   it(`seed ${SEED}: reorgs, kills and node faults under traffic, readers and a late indexer; nothing diverges`, async () => {
@@ -21,6 +26,7 @@ describe('short soak', () => {
       const c = spawn(process.execPath, [RUN, '--seed', String(SEED), '--minutes', '1.5'], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      child = c;
       let out = '';
       c.stdout.on('data', (d) => {
         out += d.toString();

@@ -28,7 +28,7 @@
  * The figures of the run (reorgs, restarts, faults, checks) are printed as one JSON line, and
  * appended to `--stats` (test/soak/report.ts turns those lines into test/faults/SOAK.md).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killAnvil } from '@chain-indexer/devnet/anvil.js';
@@ -36,7 +36,15 @@ import { dumpStacks } from '../harness/anvil.js';
 import { freePortRun } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { mulberry32, type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
-import { checkPools, checkStreams, checkTokens, type Divergence, emptyResult, merge } from './checks.js';
+import {
+  checkLaunchFrames,
+  checkPools,
+  checkStreams,
+  checkTokens,
+  type Divergence,
+  emptyResult,
+  merge,
+} from './checks.js';
 import { freeze, hashAt, headOf, NodeHung, rpc, thaw } from './node.js';
 import { createSchedule, describeStep, type Step, type Target } from './schedule.js';
 import { type Consumer, STREAMS, startConsumer } from './streams.js';
@@ -146,7 +154,9 @@ async function note(step: string): Promise<void> {
   for (const [n, x] of ixs) heads[n] = await indexedHead(x);
   const node = await headOf(devUrl).catch(() => null);
   steps.push({ t: Math.round(elapsed() * 10) / 10, node, heads, step });
-  process.stdout.write(`[${elapsed().toFixed(1)} s] node ${node} ${JSON.stringify(heads)} ${step}\n`);
+  const line = `[${elapsed().toFixed(1)} s] node ${node} ${JSON.stringify(heads)} ${step}\n`;
+  process.stdout.write(line);
+  appendFileSync(join(work, 'steps.log'), line);
 }
 
 /** Sends anvil_reorg of `depth` (capped below the head) with replacement transfers; returns the depth. */
@@ -382,14 +392,12 @@ function calm(): void {
   proxy.setStaleHead(null);
 }
 
-/** Waits until every consumer of `x` holds its topic's last sequence (per /health). */
+/** Waits until every consumer of `x` holds its topic's last sequence as /health reads it now. */
 async function streamsCaughtUp(x: Ix): Promise<void> {
   const mine = consumers.filter((c) => c.name.startsWith(`${x.name}:`));
+  const h = (await x.idx.get('/health')).body;
+  const last = new Map<string, number>((h.streams?.topics ?? []).map((t: any) => [t.topic, t.lastSequence]));
   for (const t1 = Date.now(); ; ) {
-    const h = (await x.idx.get('/health')).body;
-    const last = new Map<string, number>(
-      (h.streams?.topics ?? []).map((t: any) => [t.topic, t.lastSequence]),
-    );
     const behind = mine.filter((c) => c.lastSeq() < (last.get(c.topic) ?? 0));
     if (!behind.length) return;
     if (Date.now() - t1 > 60_000)
@@ -403,41 +411,10 @@ async function streamsCaughtUp(x: Ix): Promise<void> {
 
 let prevCheckHead = -1;
 const refs = new Map<string, Reference>();
+const consumersOf = (x: Ix) => consumers.filter((c) => c.name.startsWith(`${x.name}:`));
 
-/** One check round at a frozen node (see the file comment). */
-async function check(final: boolean): Promise<void> {
-  calm();
-  const H = await freeze(devUrl);
-  const hash = (await hashAt(devUrl, H))!;
-  counters.checks++;
-  await note(`check ${counters.checks}: node frozen at ${H}`);
-  const { waitConverged } = await import('../faults/lib.js');
-  const t = { start: Date.now(), converged: 0, state: 0, streams: 0, digest: 0 };
-  for (const x of ixs.values()) {
-    try {
-      await waitConverged(x.idx, H, hash, x.name === 'late' ? 600_000 : 240_000);
-    } catch (err) {
-      throw new SoakFailure(
-        'stuck',
-        `${x.name} did not converge on ${H} ${hash}: ${(err as Error).message.slice(0, 3000)}`,
-      );
-    }
-  }
-  t.converged = Date.now();
-  const skip = oddTokens();
-  const res = emptyResult();
-  for (const x of ixs.values()) {
-    merge(res, await checkTokens(x.name, x.idx, devUrl, skip));
-    merge(res, await checkPools(x.name, x.idx, devUrl));
-  }
-  t.state = Date.now();
-  for (const x of ixs.values()) {
-    const mine = consumers.filter((c) => c.name.startsWith(`${x.name}:`));
-    if (!mine.length) continue;
-    await streamsCaughtUp(x);
-    merge(res, await checkStreams(x.name, x.idx, mine, Math.max(0, prevCheckHead - 64), H));
-  }
-  t.streams = Date.now();
+/** Ends the soak on the check's divergences and on what the readers found (contract, streams). */
+function verdict(res: ReturnType<typeof emptyResult>): void {
   for (const [k, v] of Object.entries(res.made)) counters.made[k] = (counters.made[k] ?? 0) + v;
   if (res.divergences.length) {
     writeFileSync(join(work, 'divergences.json'), JSON.stringify(res.divergences, null, 1));
@@ -453,6 +430,67 @@ async function check(final: boolean): Promise<void> {
       problems[0].includes('breaks') || problems[0].includes('ContractViolation') ? 'contract' : 'stream',
       problems.slice(0, 5).join('\n'),
     );
+}
+
+/**
+ * One check round (see the file comment). State and streams are checked while the node keeps
+ * mining (at each response's anchor, streams up to a block every indexer holds): a frozen node
+ * would pile the traffic generator's transactions up into one huge block. The node is frozen for
+ * the rest: convergence of every lane, the launch frames, the digests.
+ */
+async function check(final: boolean): Promise<void> {
+  calm();
+  counters.checks++;
+  const t = { start: Date.now(), converged: 0, state: 0, streams: 0, digest: 0 };
+  const H0 = await headOf(devUrl);
+  await note(`check ${counters.checks}: state and streams up to block ${H0}`);
+  for (const x of ixs.values()) {
+    try {
+      await x.idx.waitForHead(H0 + 1, x.name === 'late' ? 600_000 : 240_000);
+    } catch (err) {
+      throw new SoakFailure(
+        'stuck',
+        `${x.name} did not reach block ${H0 + 1}: ${(err as Error).message.slice(0, 3000)}`,
+      );
+    }
+  }
+  t.converged = Date.now();
+  const skip = oddTokens();
+  const res = emptyResult();
+  for (const x of ixs.values()) {
+    merge(res, await checkTokens(x.name, x.idx, devUrl, skip));
+    merge(res, await checkPools(x.name, x.idx, devUrl));
+  }
+  t.state = Date.now();
+  const from = Math.max(0, prevCheckHead - 64);
+  for (const x of ixs.values()) {
+    if (!consumersOf(x).length) continue;
+    await streamsCaughtUp(x);
+    merge(res, await checkStreams(x.name, x.idx, consumersOf(x), from, H0));
+  }
+  t.streams = Date.now();
+  verdict(res);
+  const H = await freeze(devUrl);
+  const hash = (await hashAt(devUrl, H))!;
+  await note(`check ${counters.checks}: node frozen at ${H}`);
+  const { waitConverged } = await import('../faults/lib.js');
+  for (const x of ixs.values()) {
+    try {
+      await waitConverged(x.idx, H, hash, x.name === 'late' ? 600_000 : 240_000);
+    } catch (err) {
+      throw new SoakFailure(
+        'stuck',
+        `${x.name} did not converge on ${H} ${hash}: ${(err as Error).message.slice(0, 3000)}`,
+      );
+    }
+  }
+  const frozen = emptyResult();
+  for (const x of ixs.values()) {
+    if (!consumersOf(x).length) continue;
+    await streamsCaughtUp(x);
+    merge(frozen, await checkLaunchFrames(x.name, x.idx, consumersOf(x), from));
+  }
+  verdict(frozen);
   if (final || counters.checks % DIGEST_EVERY === 0) await digestRound(H, hash, final);
   t.digest = Date.now();
   for (const c of consumers) c.prune(H - 64);
@@ -460,8 +498,8 @@ async function check(final: boolean): Promise<void> {
   await thaw(devUrl, 1);
   const s = (a: number, b: number) => Math.round((b - a) / 100) / 10;
   await note(
-    `check ${counters.checks} passed in ${s(t.start, t.digest)} s (converge ${s(t.start, t.converged)}, state ${s(t.converged, t.state)}, ` +
-      `streams ${s(t.state, t.streams)}, digests ${s(t.streams, t.digest)}): ${JSON.stringify(res.made)}`,
+    `check ${counters.checks} passed in ${s(t.start, t.digest)} s (reach ${s(t.start, t.converged)}, state ${s(t.converged, t.state)}, ` +
+      `streams ${s(t.state, t.streams)}, freeze and digests ${s(t.streams, t.digest)}): ${JSON.stringify({ ...res.made, ...frozen.made })}`,
   );
 }
 
