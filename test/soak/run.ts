@@ -45,7 +45,7 @@ import {
   emptyResult,
   merge,
 } from './checks.js';
-import { freeze, hashAt, headOf, NodeHung, rpc, thaw } from './node.js';
+import { freeze, hashAt, headOf, NodeHung, NodeRpcError, rpc, thaw } from './node.js';
 import { createSchedule, describeStep, type Step, type Target } from './schedule.js';
 import { type Consumer, STREAMS, startConsumer } from './streams.js';
 import { compareDigests, type Reference, refDigest, waitLog } from './support.js';
@@ -75,7 +75,7 @@ const DEV = ['0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f', '0xa0ee7a142d267c1f36
 /** A failure that ends the soak: what it was and the row, range and detail that show it. */
 class SoakFailure extends Error {
   constructor(
-    readonly kind: 'divergence' | 'contract' | 'stream' | 'stuck' | 'node_hung' | 'crash',
+    readonly kind: 'divergence' | 'contract' | 'stream' | 'stuck' | 'node_hung' | 'node_died' | 'crash',
     message: string,
     readonly divergence?: Divergence,
   ) {
@@ -677,14 +677,31 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const)
     void teardown(true).finally(() => process.exit(130));
   });
 
-/** Whether the node still answers (a failure that is really a hung node is reported as one). */
-async function nodeAnswers(): Promise<boolean> {
-  if (!devUrl) return true;
+/**
+ * Whether the node still answers: `hung` (no answer in 10 s), `died` (connection refused: the
+ * node process is gone), else `ok`. A failure that is really the node's is reported as such.
+ */
+async function nodeState(): Promise<'ok' | 'hung' | 'died'> {
+  if (!devUrl) return 'ok';
   try {
     await rpc(devUrl, 'eth_blockNumber', [], 10_000);
-    return true;
+    return 'ok';
   } catch (err) {
-    return !(err instanceof NodeHung);
+    return err instanceof NodeHung ? 'hung' : err instanceof NodeRpcError ? 'ok' : 'died';
+  }
+}
+
+/** The last lines of the devnet node's log (anvil's panic message, the front's last words). */
+function nodeLogTail(): string {
+  try {
+    const text = readFileSync(join(work, 'devnet', 'devnet', 'anvil.log'), 'utf8').replace(
+      /\x1b\[[0-9;]*m/g,
+      '',
+    );
+    const panic = text.indexOf('The application panicked');
+    return panic >= 0 ? text.slice(panic, panic + 400) : text.slice(-600);
+  } catch {
+    return '(no node log)';
   }
 }
 const anvilPid = () => {
@@ -713,11 +730,19 @@ try {
           ? new SoakFailure('contract', (err as Error).message)
           : new SoakFailure('crash', (err as Error).stack ?? String(err));
 }
-if (failure && failure.kind !== 'node_hung' && !(await nodeAnswers()))
-  failure = new SoakFailure(
-    'node_hung',
-    `the node does not answer eth_blockNumber within 10 s (${dumpStacks(anvilPid())}); what failed first: ${failure.message}`,
-  );
+if (failure && failure.kind !== 'node_hung') {
+  const state = await nodeState();
+  if (state === 'hung')
+    failure = new SoakFailure(
+      'node_hung',
+      `the node does not answer eth_blockNumber within 10 s (${dumpStacks(anvilPid())}); what failed first: ${failure.message}`,
+    );
+  if (state === 'died')
+    failure = new SoakFailure(
+      'node_died',
+      `the devnet node refuses connections (its process is gone); its log ends: ${nodeLogTail()}\nwhat failed first: ${failure.message}`,
+    );
+}
 const fig = figures(failure === null, failure);
 if (failure) {
   const last = steps.filter((s) => s.step.startsWith('check') && s.step.includes('passed')).pop();
