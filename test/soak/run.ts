@@ -691,13 +691,13 @@ async function nodeState(): Promise<'ok' | 'hung' | 'died'> {
   }
 }
 
+/** Terminal colour codes (anvil colours its panic report). */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 /** The last lines of the devnet node's log (anvil's panic message, the front's last words). */
 function nodeLogTail(): string {
   try {
-    const text = readFileSync(join(work, 'devnet', 'devnet', 'anvil.log'), 'utf8').replace(
-      /\x1b\[[0-9;]*m/g,
-      '',
-    );
+    const text = readFileSync(join(work, 'devnet', 'devnet', 'anvil.log'), 'utf8').replace(ANSI, '');
     const panic = text.indexOf('The application panicked');
     return panic >= 0 ? text.slice(panic, panic + 400) : text.slice(-600);
   } catch {
