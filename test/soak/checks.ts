@@ -23,12 +23,16 @@ export interface Divergence {
   row: string;
   index: string;
   truth: string;
+  /** Asks the node again for the truth at the same block (see {@link confirm}). */
+  recheck?: () => Promise<string>;
 }
 
 export interface CheckResult {
   /** Comparisons made, by check. */
   made: Record<string, number>;
   divergences: Divergence[];
+  /** Mismatches the node took back when asked again about the same block (see {@link confirm}). */
+  nodeRaces?: Divergence[];
 }
 
 const result = (): CheckResult => ({ made: {}, divergences: [] });
@@ -72,6 +76,7 @@ const asWord = (r: unknown, i = 0): string =>
 /**
  * Balances and supplies of every confirmed ERC-20 the index lists, except `skip` (tokens whose
  * balances move without Transfer events by design: the devnet's fee-on-transfer and rebasing ones).
+ * Each mismatch carries its `recheck` (the same call again: see {@link confirm}).
  */
 export async function checkTokens(
   name: string,
@@ -80,39 +85,39 @@ export async function checkTokens(
   skip: ReadonlySet<string>,
 ): Promise<CheckResult> {
   const out = result();
+  const ask = async (call: { method: string; params: unknown[] }) =>
+    asWord((await rpcBatch(nodeUrl, [call]))[0]);
   const { rows: tokens } = await walk(idx, '/tokens?limit=1000');
   for (const t of tokens) {
     if (!t.confirmedErc20 || skip.has(t.address.toLowerCase())) continue;
     const d = await idx.get(`/tokens/${t.address}`);
     if (d.status !== 200) throw new Error(`/tokens/${t.address} → ${d.status}: ${d.text.slice(0, 300)}`);
     const at = d.body.anchor.block;
-    const [supply] = await rpcBatch(nodeUrl, [
-      { method: 'eth_call', params: [{ to: t.address, data: TOTAL_SUPPLY }, hex(at)] },
-    ]);
+    const supplyCall = { method: 'eth_call', params: [{ to: t.address, data: TOTAL_SUPPLY }, hex(at)] };
+    const supply = await ask(supplyCall);
     count(out, 'supply');
-    if (asWord(supply) !== d.body.data.supplyFromTransfers)
+    if (supply !== d.body.data.supplyFromTransfers)
       out.divergences.push({
         check: 'supply',
         indexer: name,
         block: at,
-        row: `token ${t.symbol ?? ''} ${t.address} supplyFromTransfers`,
+        row: `token ${t.symbol ?? ''} ${t.address} supplyFromTransfers (totalSupply)`,
         index: d.body.data.supplyFromTransfers,
-        truth: `totalSupply() = ${asWord(supply)}`,
+        truth: supply,
+        recheck: () => ask(supplyCall),
       });
     const { rows: holders, anchor } = await walk(
       idx,
       `/tokens/${t.address}/holders?sort=wallet_id&limit=1000`,
     );
-    const answers = await rpcBatch(
-      nodeUrl,
-      holders.map((h) => ({
-        method: 'eth_call',
-        params: [
-          { to: t.address, data: `${BALANCE_OF}${h.wallet.slice(2).padStart(64, '0')}` },
-          hex(anchor.block),
-        ],
-      })),
-    );
+    const calls = holders.map((h) => ({
+      method: 'eth_call',
+      params: [
+        { to: t.address, data: `${BALANCE_OF}${h.wallet.slice(2).padStart(64, '0')}` },
+        hex(anchor.block),
+      ],
+    }));
+    const answers = await rpcBatch(nodeUrl, calls);
     count(out, 'balance', holders.length);
     holders.forEach((h, i) => {
       const truth = asWord(answers[i]);
@@ -121,9 +126,10 @@ export async function checkTokens(
           check: 'balance',
           indexer: name,
           block: anchor.block,
-          row: `token ${t.symbol ?? ''} ${t.address} holder ${h.wallet}`,
+          row: `token ${t.symbol ?? ''} ${t.address} holder ${h.wallet} (balanceOf)`,
           index: h.balance,
-          truth: `balanceOf = ${truth}`,
+          truth,
+          recheck: () => ask(calls[i]),
         });
     });
   }
@@ -142,6 +148,39 @@ function v4Calls(manager: string, poolId: string, at: number) {
   return [load(slot), load(slot + 3n)];
 }
 
+/** A pool's state fields as the node answers them at block `at` (decimal strings). */
+async function poolTruth(
+  nodeUrl: string,
+  p: { protocol: string; contract: string; poolId: string | null },
+  at: number,
+): Promise<Record<string, string>> {
+  if (p.protocol === 'v2') {
+    const [r] = await rpcBatch(nodeUrl, [
+      { method: 'eth_call', params: [{ to: p.contract, data: GET_RESERVES }, hex(at)] },
+    ]);
+    return { reserve0: asWord(r, 0), reserve1: asWord(r, 1) };
+  }
+  if (p.protocol === 'v3') {
+    const [s0, liq] = await rpcBatch(nodeUrl, [
+      { method: 'eth_call', params: [{ to: p.contract, data: SLOT0 }, hex(at)] },
+      { method: 'eth_call', params: [{ to: p.contract, data: LIQUIDITY }, hex(at)] },
+    ]);
+    return {
+      sqrtPriceX96: asWord(s0, 0),
+      tick: typeof s0 === 'string' ? String(int24(word(s0, 1) ?? 0n)) : asWord(s0),
+      liquidity: asWord(liq),
+    };
+  }
+  const [s0, liq] = await rpcBatch(nodeUrl, v4Calls(p.contract, p.poolId!, at));
+  const w0 = typeof s0 === 'string' ? BigInt(s0) : null;
+  const wl = typeof liq === 'string' ? BigInt(liq) : null;
+  return {
+    sqrtPriceX96: w0 === null ? asWord(s0) : String(w0 & ((1n << 160n) - 1n)),
+    tick: w0 === null ? asWord(s0) : String(int24((w0 >> 160n) & 0xffffffn)),
+    liquidity: wl === null ? asWord(liq) : String(wl & ((1n << 128n) - 1n)),
+  };
+}
+
 /** Every V2/V3/V4 pool's state against the pool contracts at the response's anchor. */
 export async function checkPools(name: string, idx: IndexerProcess, nodeUrl: string): Promise<CheckResult> {
   const out = result();
@@ -154,48 +193,43 @@ export async function checkPools(name: string, idx: IndexerProcess, nodeUrl: str
     const at = d.body.anchor.block;
     const s = d.body.data.state;
     const label = `${p.protocol} pool ${p.contract}${p.poolId ? ` ${p.poolId}` : ''}`;
-    const fields: Array<[string, string | number, string | number]> = [];
-    if (p.protocol === 'v2') {
-      const [r] = await rpcBatch(nodeUrl, [
-        { method: 'eth_call', params: [{ to: p.contract, data: GET_RESERVES }, hex(at)] },
-      ]);
-      fields.push(['reserve0', s.reserve0, asWord(r, 0)], ['reserve1', s.reserve1, asWord(r, 1)]);
-      count(out, 'v2_reserves');
-    } else if (p.protocol === 'v3') {
-      const [s0, liq] = await rpcBatch(nodeUrl, [
-        { method: 'eth_call', params: [{ to: p.contract, data: SLOT0 }, hex(at)] },
-        { method: 'eth_call', params: [{ to: p.contract, data: LIQUIDITY }, hex(at)] },
-      ]);
-      const tick = typeof s0 === 'string' ? int24(word(s0, 1) ?? 0n) : asWord(s0);
-      fields.push(
-        ['sqrtPriceX96', s.sqrtPriceX96, asWord(s0, 0)],
-        ['tick', s.tick, tick],
-        ['liquidity', s.liquidity, asWord(liq)],
-      );
-      count(out, 'v3_slot0_liquidity');
-    } else {
-      const [s0, liq] = await rpcBatch(nodeUrl, v4Calls(p.contract, p.poolId, at));
-      const w0 = typeof s0 === 'string' ? BigInt(s0) : null;
-      const wl = typeof liq === 'string' ? BigInt(liq) : null;
-      fields.push(
-        ['sqrtPriceX96', s.sqrtPriceX96, w0 === null ? asWord(s0) : String(w0 & ((1n << 160n) - 1n))],
-        ['tick', s.tick, w0 === null ? asWord(s0) : int24((w0 >> 160n) & 0xffffffn)],
-        ['liquidity', s.liquidity, wl === null ? asWord(liq) : String(wl & ((1n << 128n) - 1n))],
-      );
-      count(out, 'v4_slot0_liquidity');
-    }
-    for (const [f, got, truth] of fields)
-      if (String(got) !== String(truth))
+    const truth = await poolTruth(nodeUrl, p, at);
+    count(out, p.protocol === 'v2' ? 'v2_reserves' : `${p.protocol}_slot0_liquidity`);
+    for (const [f, value] of Object.entries(truth))
+      if (String(s[f]) !== value)
         out.divergences.push({
           check: 'pool_state',
           indexer: name,
           block: at,
           row: `${label} ${f}`,
-          index: String(got),
-          truth: String(truth),
+          index: String(s[f]),
+          truth: value,
+          recheck: async () => (await poolTruth(nodeUrl, p, at))[f],
         });
   }
   return out;
+}
+
+/**
+ * The mismatches that stand when the node is asked again about the same block once it has moved
+ * on: the state at a past block is final, so a figure the node takes back was its own race (anvil
+ * answering a call at its head block while the next block is being mined), not the index's.
+ * `head()` reads the node's head; waits up to 15 s for it to pass the mismatches' blocks.
+ */
+export async function confirm(r: CheckResult, head: () => Promise<number>): Promise<CheckResult> {
+  const pending = r.divergences.filter((d) => d.recheck);
+  if (!pending.length) return r;
+  const past = Math.max(...pending.map((d) => d.block)) + 2;
+  for (const t0 = Date.now(); Date.now() - t0 < 15_000 && (await head()) < past; )
+    await new Promise((x) => setTimeout(x, 250));
+  const stand: Divergence[] = r.divergences.filter((d) => !d.recheck);
+  const races: Divergence[] = [];
+  for (const d of pending) {
+    const again = await d.recheck!();
+    if (again === d.index) races.push({ ...d, truth: `${d.truth}, then ${again} when asked again` });
+    else stand.push({ ...d, truth: again === d.truth ? d.truth : `${d.truth}, then ${again}` });
+  }
+  return { made: r.made, divergences: stand, nodeRaces: [...(r.nodeRaces ?? []), ...races] };
 }
 
 /** Fields both records carry differ (the first such field), or null when they agree. */
@@ -432,6 +466,7 @@ export async function checkLaunchFrames(
 export function merge(a: CheckResult, b: CheckResult): CheckResult {
   for (const [k, v] of Object.entries(b.made)) a.made[k] = (a.made[k] ?? 0) + v;
   a.divergences.push(...b.divergences);
+  if (b.nodeRaces?.length) (a.nodeRaces ??= []).push(...b.nodeRaces);
   return a;
 }
 

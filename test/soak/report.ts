@@ -39,6 +39,7 @@ interface Run {
   };
   proxyRequests: number;
   nodeStalls?: { count: number; longestMs: number };
+  nodeRaces?: number;
   nodeFaultsFound?: Record<string, number>;
   sseChurns: number;
   sse: { frames: number; reorgFrames: number; resumes: number };
@@ -93,6 +94,9 @@ L.push(
 );
 L.push(
   `| node stalls (eth_blockNumber answered ≥ 5 s late) | ${sum((r) => r.nodeStalls?.count ?? 0)}, longest ${Math.max(0, ...runs.map((r) => r.nodeStalls?.longestMs ?? 0))} ms |`,
+);
+L.push(
+  `| node races (a node figure at a block the node answered differently when asked again once past it; not divergences) | ${sum((r) => r.nodeRaces ?? 0)} |`,
 );
 L.push(
   `| node faults found by the node check | ${sum((r) => Object.values(r.nodeFaultsFound ?? {}).reduce((a, b) => a + b, 0))} |`,

@@ -41,6 +41,7 @@ import {
   checkPools,
   checkStreams,
   checkTokens,
+  confirm,
   type Divergence,
   emptyResult,
   merge,
@@ -106,6 +107,8 @@ const counters = {
   sseChurns: 0,
   checks: 0,
   digests: 0,
+  /** Mismatches the node took back when asked again about the same block (checks.ts confirm). */
+  nodeRaces: 0,
   made: {} as Record<string, number>,
 };
 
@@ -456,11 +459,19 @@ async function check(final: boolean): Promise<void> {
   }
   t.converged = Date.now();
   const skip = oddTokens();
-  const res = emptyResult();
+  const state = emptyResult();
   for (const x of ixs.values()) {
-    merge(res, await checkTokens(x.name, x.idx, devUrl, skip));
-    merge(res, await checkPools(x.name, x.idx, devUrl));
+    merge(state, await checkTokens(x.name, x.idx, devUrl, skip));
+    merge(state, await checkPools(x.name, x.idx, devUrl));
   }
+  const res = await confirm(state, () => headOf(devUrl));
+  for (const d of res.nodeRaces ?? []) {
+    counters.nodeRaces++;
+    await note(
+      `node race (not a divergence): ${d.row} at block ${d.block}: index ${d.index}, node ${d.truth}`,
+    );
+  }
+  res.nodeRaces = [];
   t.state = Date.now();
   const from = Math.max(0, prevCheckHead - 64);
   for (const x of ixs.values()) {
@@ -635,6 +646,7 @@ function figures(ok: boolean, failure: SoakFailure | null) {
     },
     proxyRequests: p?.requests ?? 0,
     nodeStalls: stalls,
+    nodeRaces: counters.nodeRaces,
     nodeFaultsFound: nodeFaultsLogged(),
     sseChurns: counters.sseChurns,
     sse: consumers.reduce(
