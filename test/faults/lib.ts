@@ -11,7 +11,9 @@ import { type Anvil, DEV_ACCOUNTS } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import type { ProxyStats } from '../harness/rpc-proxy.js';
 
-const DIGEST = new URL('../../packages/indexer/dist/tools/digest.js', import.meta.url).pathname;
+/** The repository root, from the sources (vitest) or from the build (dist/test/…: the soak runner). */
+const ROOT = import.meta.url.includes('/dist/test/') ? '../../../' : '../../';
+const DIGEST = new URL(`${ROOT}packages/indexer/dist/tools/digest.js`, import.meta.url).pathname;
 const run = promisify(execFile);
 export const hex = (n: number) => `0x${n.toString(16)}`;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,7 +110,7 @@ export async function waitConverged(
   }
 }
 
-const BINDING = new URL('../../packages/indexer/dist/storage/binding.js', import.meta.url).pathname;
+const BINDING = new URL(`${ROOT}packages/indexer/dist/storage/binding.js`, import.meta.url).pathname;
 
 /** One row that differs between two stores (value null: absent on that side). */
 export interface RowDiff {

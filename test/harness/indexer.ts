@@ -63,6 +63,10 @@ export async function startIndexer(o: {
   chain?: string;
   env?: Record<string, string>;
   dataDir?: string;
+  /** Every line the process writes (every run, restarts included) is also appended here. */
+  logFile?: string;
+  /** How long a start (or restart) may take until the process serves, ms (default 60 s). */
+  startTimeoutMs?: number;
 }): Promise<IndexerProcess> {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'idx-test-'));
   const chain = o.chain ?? 'testnet';
@@ -94,9 +98,13 @@ export async function startIndexer(o: {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = c;
-      const timer = setTimeout(() => reject(new Error(`indexer did not start:\n${out}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`indexer did not start:\n${out}`)),
+        o.startTimeoutMs ?? 60_000,
+      );
       const onData = (d: Buffer) => {
         out += d.toString();
+        if (o.logFile) appendFileSync(o.logFile, d);
         if (out.length > 2_000_000) out = out.slice(-1_000_000);
         const m = /serving http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
         if (m && !port) {

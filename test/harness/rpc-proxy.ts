@@ -27,6 +27,9 @@
  * JSON-RPC batch arrays (viem's http transport batches) are handled item by item: whole-request
  * faults hit the whole HTTP exchange, item faults hit one item of the batch. Every injected fault is
  * counted. Nothing leaves 127.0.0.1.
+ *
+ * {@link RpcProxy.dropBlocks} plays a node that lost blocks it had served: null by number and by
+ * hash while its later blocks still link to them.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -130,6 +133,13 @@ export interface RpcProxy {
   /** Refuses connections for `ms` (closes the listener, drops open sockets), then listens again. */
   restartUpstream(ms: number): Promise<void>;
   close(): Promise<void>;
+  /**
+   * A node that lost blocks it had served, the way anvil was seen to (issue U): blocks
+   * `from`..`to` answer null by number and by hash (eth_getBlockByNumber, eth_getBlockByHash,
+   * eth_getBlockReceipts), their transactions and receipts answer null and their traces an error,
+   * while the node's later blocks still name them as parents. `null`: served again.
+   */
+  dropBlocks(range: { from: number; to: number } | null): Promise<void>;
 }
 
 interface RpcItem {
@@ -176,6 +186,32 @@ export async function startRpcProxy(o: {
   /** Transaction hash → until when (ms) its debug_traceTransaction fails (traceItemError). */
   const stickyTrace = new Map<string, number>();
   let latency: number | null = null;
+  /** Blocks answered as lost (dropBlocks): their heights, hashes and transaction hashes. */
+  let lost: { from: number; to: number; hashes: Set<string>; txs: Set<string> } | null = null;
+  const isLost = (it: RpcItem): boolean => {
+    if (!lost || !Array.isArray(it.params)) return false;
+    const p0 = String(it.params[0] ?? '').toLowerCase();
+    const inRange = (x: string) =>
+      /^0x[0-9a-f]{1,16}$/.test(x) &&
+      Number.parseInt(x, 16) >= lost!.from &&
+      Number.parseInt(x, 16) <= lost!.to;
+    switch (it.method) {
+      case 'eth_getBlockByNumber':
+      case 'debug_traceBlockByNumber':
+        return inRange(p0);
+      case 'eth_getBlockByHash':
+      case 'debug_traceBlockByHash':
+        return lost.hashes.has(p0);
+      case 'eth_getBlockReceipts':
+        return inRange(p0) || lost.hashes.has(p0);
+      case 'eth_getTransactionByHash':
+      case 'eth_getTransactionReceipt':
+      case 'debug_traceTransaction':
+        return lost.txs.has(p0);
+      default:
+        return false;
+    }
+  };
   let closed = false;
   let refusing: Promise<void> | null = null;
   const sockets = new Set<Socket>();
@@ -267,6 +303,12 @@ export async function startRpcProxy(o: {
     }
     for (let i = 0; i < items.length; i++) {
       const it = items[i];
+      if (isLost(it)) {
+        out[i] = String(it.method).startsWith('debug_')
+          ? { jsonrpc: '2.0', id: it.id, error: { code: -32000, message: 'block not found' } }
+          : { jsonrpc: '2.0', id: it.id, result: null };
+        continue;
+      }
       if (i === faultAt && itemFault === 'rangeError') {
         out[i] = {
           jsonrpc: '2.0',
@@ -516,6 +558,29 @@ export async function startRpcProxy(o: {
         refusing = null;
       })();
       return refusing;
+    },
+    async dropBlocks(range) {
+      if (!range) {
+        lost = null;
+        return;
+      }
+      const hashes = new Set<string>();
+      const txs = new Set<string>();
+      for (let n = range.from; n <= range.to; n++) {
+        const r = await upstream(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: `proxy-${++upstreamId}`,
+            method: 'eth_getBlockByNumber',
+            params: [`0x${n.toString(16)}`, false],
+          }),
+        );
+        const b = JSON.parse(r.text).result as { hash: string; transactions: string[] } | null;
+        if (!b) throw new Error(`dropBlocks: the node has no block ${n}`);
+        hashes.add(b.hash.toLowerCase());
+        for (const t of b.transactions) txs.add(t.toLowerCase());
+      }
+      lost = { ...range, hashes, txs };
     },
     async close() {
       closed = true;

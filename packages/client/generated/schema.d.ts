@@ -2239,8 +2239,10 @@ export interface components {
                     holdersChecked: number;
                     /** @description of those, how many differed */
                     holdersMismatched: number;
-                    /** @description why the figures diverge or are unchecked; null when exact */
-                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                    /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                    nodeFault: string | null;
                     /** @constant */
                     basis: "transfer_events_vs_eth_call";
                 };
@@ -2799,8 +2801,10 @@ export interface components {
                     holdersChecked: number;
                     /** @description of those, how many differed */
                     holdersMismatched: number;
-                    /** @description why the figures diverge or are unchecked; null when exact */
-                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                    /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                    nodeFault: string | null;
                     /** @constant */
                     basis: "transfer_events_vs_eth_call";
                 };
@@ -2863,8 +2867,10 @@ export interface components {
                 holdersChecked: number;
                 /** @description of those, how many differed */
                 holdersMismatched: number;
-                /** @description why the figures diverge or are unchecked; null when exact */
-                reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                nodeFault: string | null;
                 /** @constant */
                 basis: "transfer_events_vs_eth_call";
             };
@@ -2923,8 +2929,10 @@ export interface components {
                 holdersChecked: number;
                 /** @description of those, how many differed */
                 holdersMismatched: number;
-                /** @description why the figures diverge or are unchecked; null when exact */
-                reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                nodeFault: string | null;
                 /** @constant */
                 basis: "transfer_events_vs_eth_call";
             };
@@ -3740,8 +3748,10 @@ export interface components {
                     holdersChecked: number;
                     /** @description of those, how many differed */
                     holdersMismatched: number;
-                    /** @description why the figures diverge or are unchecked; null when exact */
-                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                    /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                    nodeFault: string | null;
                     /** @constant */
                     basis: "transfer_events_vs_eth_call";
                 };
@@ -9287,8 +9297,10 @@ export interface components {
                     holdersChecked: number;
                     /** @description of those, how many differed */
                     holdersMismatched: number;
-                    /** @description why the figures diverge or are unchecked; null when exact */
-                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                    /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                    nodeFault: string | null;
                     /** @constant */
                     basis: "transfer_events_vs_eth_call";
                 };
@@ -9708,8 +9720,10 @@ export interface components {
                         holdersChecked: number;
                         /** @description of those, how many differed */
                         holdersMismatched: number;
-                        /** @description why the figures diverge or are unchecked; null when exact */
-                        reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                        /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                        reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                        /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                        nodeFault: string | null;
                         /** @constant */
                         basis: "transfer_events_vs_eth_call";
                     };
@@ -10048,8 +10062,10 @@ export interface components {
                         holdersChecked: number;
                         /** @description of those, how many differed */
                         holdersMismatched: number;
-                        /** @description why the figures diverge or are unchecked; null when exact */
-                        reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                        /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                        reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                        /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                        nodeFault: string | null;
                         /** @constant */
                         basis: "transfer_events_vs_eth_call";
                     };
@@ -10303,8 +10319,10 @@ export interface components {
                     holdersChecked: number;
                     /** @description of those, how many differed */
                     holdersMismatched: number;
-                    /** @description why the figures diverge or are unchecked; null when exact */
-                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | null;
+                    /** @description why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not */
+                    reason: "supply_and_balances_move_without_transfers" | "supply_moves_without_transfers" | "balances_move_without_transfers" | "total_supply_unanswerable" | "not_yet_checked" | "node_inconsistent" | null;
+                    /** @description the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise */
+                    nodeFault: string | null;
                     /** @constant */
                     basis: "transfer_events_vs_eth_call";
                 };
@@ -15304,9 +15322,9 @@ export interface components {
             anchorReason: "nothing_indexed_yet" | null;
             /** @description the follower */
             ingest: {
-                /** @description starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps) */
-                state: "starting" | "backfilling" | "following" | "halted";
-                /** @description why ingest halted (reorg_beyond_window, storage_write_failed, roots_mismatch: a block's records kept disagreeing with its header after refetches — nothing of it was committed, the follower keeps fetching it and resumes by itself once they match, reads go on; …); null unless halted */
+                /** @description starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps); paused: the node contradicts itself (haltReason node_inconsistent, see nodeFault): nothing is built on it until it agrees with itself again, then ingest resumes by itself */
+                state: "starting" | "backfilling" | "following" | "halted" | "paused";
+                /** @description why ingest halted (reorg_beyond_window, storage_write_failed, roots_mismatch: a block's records kept disagreeing with its header after refetches — nothing of it was committed, the follower keeps fetching it and resumes by itself once they match, reads go on; …) or paused (node_inconsistent: the node contradicts itself — see nodeFault); null otherwise */
                 haltReason: string | null;
                 /** @description what the halt is about (roots_mismatch: the block, what mismatched — header_hash, transaction_hash, transactions_root or receipts_root — and both values); null unless halted */
                 haltDetail: string | null;
@@ -15329,6 +15347,30 @@ export interface components {
                         /** @description transaction types (0x65) or header fields (header:<name>) the encoder does not know */
                         types: string[];
                     } | null;
+                };
+                /** @description the node fault ingest is paused on (state paused); null when none */
+                nodeFault: {
+                    /** @description block_missing: a stored block of the unfinalised window the node can no longer return, by number (at or below its head) nor by hash; parent_missing: a block of the node names a parent the node does not return */
+                    kind: "block_missing" | "parent_missing";
+                    /** @description the stored block lost, or the node block whose parent is lost */
+                    block: number;
+                    /** @description that block hash */
+                    hash: string;
+                    /** @description the parent hash the node does not return; null for block_missing */
+                    missingParent: string | null;
+                    /** @description what the node answered */
+                    detail: string;
+                    /** @description position of the node in the chain node list (0: the primary) */
+                    node: number;
+                    /** @description when the fault was first found (ISO 8601) */
+                    since: string;
+                } | null;
+                /** @description the node ingest reads; it moves to the next one of the list on a node fault */
+                node: {
+                    /** @description position of the node ingest reads in the chain node list (chains file rpcUrls; 0: the primary) */
+                    index: number;
+                    /** @description nodes in the list */
+                    count: number;
                 };
                 /** @description the node's latest block; null before the first observation */
                 nodeHead: number | null;

@@ -30,6 +30,14 @@ export interface ChainConfig {
   name: string;
   /** JSON-RPC URL of the node; null = the embedded devnet `devnet` describes. */
   rpcUrl: string | null;
+  /**
+   * Further nodes of the chain, in order (chains file `rpcUrls`: the first is `rpcUrl`, the
+   * primary): ingest moves to the next one when its node contradicts itself (ingest/node-check.ts).
+   * Empty: `rpcUrl` alone.
+   */
+  rpcUrls: string[];
+  /** Period of the node-consistency check, ms (NODE_CHECK_INTERVAL_MS; 0: on request only). */
+  nodeCheckIntervalMs: number;
   /** WebSocket URL for newHeads; null = derived from the RPC URL; 'off' = polling only. */
   wsUrl: string | null;
   /** The chain's own data directory (RocksDB under `rocks/`, devnet state under `devnet/`). */
@@ -141,6 +149,7 @@ const MAX_DEVNETS = 4;
 interface ChainsFileEntry {
   name: string;
   rpcUrl?: string;
+  rpcUrls?: string[];
   wsUrl?: string;
   startBlock?: number;
   unfinalisedWindow?: number;
@@ -150,13 +159,19 @@ interface ChainsFileEntry {
   launchpadsFile?: string;
 }
 
-function chainsFromFile(file: string, dataDir: string, replica: boolean): ChainConfig[] {
+function chainsFromFile(
+  file: string,
+  dataDir: string,
+  replica: boolean,
+  nodeCheckIntervalMs: number,
+): ChainConfig[] {
   const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
   if (!Array.isArray(raw) || raw.length === 0)
     throw new Error(`CHAINS_FILE ${file}: expected a non-empty JSON array`);
   const known = new Set([
     'name',
     'rpcUrl',
+    'rpcUrls',
     'wsUrl',
     'startBlock',
     'unfinalisedWindow',
@@ -169,7 +184,18 @@ function chainsFromFile(file: string, dataDir: string, replica: boolean): ChainC
     const where = `CHAINS_FILE ${file} [${i}]`;
     for (const k of Object.keys(e)) if (!known.has(k)) throw new Error(`${where}: unknown field "${k}"`);
     if (!CHAIN_NAME.test(e.name ?? '')) throw new Error(`${where}: name must match [a-z0-9-]{1,32}`);
-    if (!e.rpcUrl && !replica) throw new Error(`${where}: rpcUrl is required`);
+    if (e.rpcUrls !== undefined) {
+      if (
+        !Array.isArray(e.rpcUrls) ||
+        !e.rpcUrls.length ||
+        !e.rpcUrls.every((u) => typeof u === 'string' && u)
+      )
+        throw new Error(`${where}: rpcUrls must be a non-empty array of URLs (the first is the primary)`);
+      if (e.rpcUrl && e.rpcUrl !== e.rpcUrls[0])
+        throw new Error(`${where}: rpcUrl must be the first of rpcUrls (or leave rpcUrl out)`);
+    }
+    const primary = e.rpcUrl ?? e.rpcUrls?.[0];
+    if (!primary && !replica) throw new Error(`${where}: rpcUrl (or rpcUrls) is required`);
     const num = (v: number | undefined, name: string, def: number, min: number) => {
       if (v === undefined) return def;
       if (!Number.isSafeInteger(v) || v < min)
@@ -178,7 +204,9 @@ function chainsFromFile(file: string, dataDir: string, replica: boolean): ChainC
     };
     return {
       name: e.name,
-      rpcUrl: e.rpcUrl ?? null,
+      rpcUrl: primary ?? null,
+      rpcUrls: e.rpcUrls ?? [],
+      nodeCheckIntervalMs,
       wsUrl: e.wsUrl ?? null,
       dataDir: join(dataDir, 'chains', e.name),
       startBlock: num(e.startBlock, 'startBlock', 0, 0),
@@ -217,9 +245,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
     traces: (env.TRACES ?? 'on') !== 'off',
     wsUrl: env.WS_URL || null,
+    nodeCheckIntervalMs: int(env, 'NODE_CHECK_INTERVAL_MS', 30_000, 0, 3_600_000),
   };
   if (env.CHAINS_FILE) {
-    chains = chainsFromFile(resolve(env.CHAINS_FILE), dataDir, role === 'replica');
+    chains = chainsFromFile(
+      resolve(env.CHAINS_FILE),
+      dataDir,
+      role === 'replica',
+      perChain.nodeCheckIntervalMs,
+    );
     chainsSource = 'chains_file';
   } else if (rpcUrl || role === 'replica') {
     const chain = env.CHAIN || '';
@@ -229,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
       {
         name: chain,
         rpcUrl,
+        rpcUrls: [],
         dataDir,
         ...perChain,
         pollMs: int(env, 'POLL_MS', 500, 10, 60_000),
@@ -247,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     chains = Array.from({ length: n }, (_, i) => ({
       name: i === 0 ? name0 : `${name0}${i + 1}`,
       rpcUrl: null,
+      rpcUrls: [],
       // The first devnet keeps the single-chain layout (DATA_DIR/rocks, DATA_DIR/devnet).
       dataDir: i === 0 ? dataDir : join(dataDir, 'chains', `${name0}${i + 1}`),
       ...perChain,
@@ -357,6 +393,7 @@ export function printable(c: Config): Record<string, unknown> {
     chains: c.chains.map((ch) => ({
       ...ch,
       rpcUrl: ch.rpcUrl ? redact(ch.rpcUrl) : null,
+      rpcUrls: ch.rpcUrls.map(redact),
       wsUrl: ch.wsUrl ? redact(ch.wsUrl) : null,
     })),
   };

@@ -28,8 +28,9 @@ export function applyChainRecords(batch: BlockBatch, d: BlockDelta): void {
     batch.addPart(d.parts.chain);
     // The canonical row is read back while the block may be in flight (reorg checks): in the map.
     batch.insert(CANON, [d.number], d.hash);
-    // A projection's `prepare` probed more tokens than the worker: the probe row is rewritten.
-    if (Object.keys(d.probes).length !== d.partProbes) batch.append(PROBE, [d.number], d.probes);
+    // A projection's `prepare` probed more tokens than the worker: the probe row is rewritten,
+    // with its undo entry (a rollback of the block removes it).
+    if (Object.keys(d.probes).length !== d.partProbes) batch.put(PROBE, [d.number], d.probes);
     return;
   }
   // The hash rows are read for their undo priors: one multi-get per table, not one per row.

@@ -26,6 +26,7 @@ import type { DecodeTask } from '../workers/decode/worker.js';
 import { esmWorker } from '../workers/esm-worker.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
+import type { NodeCheck, NodeFault } from './node-check.js';
 import { createPauses } from './pause.js';
 import { type CommitEvent, createStages, type Mode } from './stages.js';
 
@@ -68,6 +69,8 @@ export interface IngestOptions {
   finality?: 'tag' | 'window';
   /** Hold every block to its header's roots in the decode workers (VERIFY_ROOTS; default true). */
   verifyRoots?: boolean;
+  /** The node-consistency check (node-check.ts): nothing is built while the node contradicts itself. */
+  nodeCheck?: NodeCheck;
 }
 
 /** The roots check of ingest (workers/decode/roots.ts), counted since start. */
@@ -94,12 +97,16 @@ export interface ModeRate {
 
 /** Live state of ingest, read by `/health` and metrics. */
 export interface IngestStatus {
-  state: 'starting' | 'backfilling' | 'following' | 'halted';
+  state: 'starting' | 'backfilling' | 'following' | 'halted' | 'paused';
   haltReason: string | null;
   /** What the halt is about (roots_mismatch: the block, what mismatched, the values); null unless halted. */
   haltDetail: string | null;
   /** The roots check: enabled, and blocks by outcome. */
   roots: RootsStatus;
+  /** The node fault ingest is paused on (state `paused`, haltReason `node_inconsistent`); null: none. */
+  nodeFault: NodeFault | null;
+  /** The node ingest reads: its position in the chain's node list (0 = primary), of how many. */
+  node: { index: number; count: number };
   nodeHead: number | null;
   /** Blocks per second over the last progress interval. */
   blocksPerSecond: number;
@@ -178,6 +185,8 @@ export function createIngest(opts: IngestOptions): Ingest {
       mismatches: 0,
       lastNotCheckable: null,
     },
+    nodeFault: null,
+    node: { index: 0, count: 1 },
     nodeHead: null,
     blocksPerSecond: 0,
     eventsPerSecond: 0,
@@ -318,7 +327,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         // Stateless rows come encoded from the worker; the JSON texts only where frames are made.
         const texts = mode === 'live' || to > handOver - opts.historyFrameBlocks;
         const task: DecodeTask = {
-          rpcUrl: opts.rpcUrl,
+          rpcUrl: opts.nodeCheck?.url() ?? opts.rpcUrl,
           from,
           to,
           rows: true,
@@ -359,7 +368,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         store.prefetchEncoded(res.blocks.flatMap((b) => (b.stateKeys ? [b.stateKeys] : [])));
         for (let i = 0; i < res.blocks.length; i++) {
           const d = res.blocks[i];
-          if (stopped || hardHalted()) return;
+          if (stopped || hardHalted() || opts.nodeCheck?.faulted()) return;
           status.mode = mode;
           // Backpressure: the writer thread keeps up, or the build waits for it (bounded memory).
           await store.settled(mode === 'history' ? SEGMENTS_IN_FLIGHT : LIVE_IN_FLIGHT);
@@ -461,6 +470,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           continue;
         }
         await rebuildStep();
+        if (await opts.nodeCheck?.hold(status)) continue;
         const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
         status.nodeHead = nodeHead;
         const historyTarget = await finality.historyTarget(nodeHead);

@@ -43,7 +43,8 @@ const isUnsupported = (reason: string) =>
 export function createTracesLane(o: {
   store: Store;
   pool: ReplayPool;
-  rpcUrl: string;
+  /** The node the lane replays on (a function: the chain's current node, see ingest/node-check.ts). */
+  rpcUrl: string | (() => string);
   log: Logger;
   enabled: boolean;
   verifiedAbisDir: string;
@@ -65,14 +66,23 @@ export function createTracesLane(o: {
   /** The loop's pauses, cut short by stop(). */
   const { pause, wake } = createPauses();
 
-  const txHashesOf = (n: number): string[] => {
+  /**
+   * Block n's hash and transaction hashes from one committed view. The hash must come from the same
+   * view as the transactions: the store's own canonicalHash also sees writes in flight, so right
+   * after a rollback it names the replacing block while a view still lists the dropped block's
+   * transactions — traced, they fail as unknown and their failure was kept under the new block.
+   */
+  const blockOf = (n: number): { hash: string | undefined; hashes: string[] } => {
     const v = store.view();
-    const hashes: string[] = [];
-    v.eachValue(TX, { prefix: [n] }, (t) => {
-      hashes.push((JSON.parse(t) as { hash: string }).hash);
-    });
-    v.close();
-    return hashes;
+    try {
+      const hashes: string[] = [];
+      v.eachValue(TX, { prefix: [n] }, (t) => {
+        hashes.push((JSON.parse(t) as { hash: string }).hash);
+      });
+      return { hash: v.canonicalHash(n), hashes };
+    } finally {
+      v.close();
+    }
   };
 
   /** Stored transaction `i` of block `n`, as the node sent it. @throws when it is not stored. */
@@ -150,9 +160,9 @@ export function createTracesLane(o: {
   const traceBlock = async (
     n: number,
   ): Promise<{ txs: TxTrace[]; source: string; hash: string | undefined }> => {
-    const hash = store.canonicalHash(n);
-    const hashes = txHashesOf(n);
-    const res = await o.pool.trace(o.rpcUrl, n, hashes, o.verifiedAbisDir);
+    const { hash, hashes } = blockOf(n);
+    const url = typeof o.rpcUrl === 'function' ? o.rpcUrl() : o.rpcUrl;
+    const res = await o.pool.trace(url, n, hashes, o.verifiedAbisDir);
     return { txs: res.txs, source: res.source, hash };
   };
 

@@ -35,6 +35,8 @@ export interface ChainMetrics {
   modeTransactions: client.Counter<'chain' | 'mode'>;
   /** Pools first seen after START_BLOCK, by protocol and outcome (`registered` or why not). */
   marketsFirstSight: client.Counter<'chain' | 'protocol' | 'outcome'>;
+  /** Node faults found (ingest/node-check.ts): `block_missing` or `parent_missing`. */
+  nodeFaults: client.Counter<'chain' | 'kind'>;
 }
 
 export interface Metrics extends ChainMetrics {
@@ -128,6 +130,12 @@ export function createMetrics(deps: {
     help: 'Reorgs by depth (blocks rolled back)',
     labelNames: ['chain'],
     buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [registry],
+  });
+  const nodeFaults = new client.Counter({
+    name: 'indexer_ingest_node_faults_total',
+    help: 'Node faults: the node could no longer return a block it served (block_missing) or named a parent it does not have (parent_missing); ingest pauses on each',
+    labelNames: ['chain', 'kind'],
     registers: [registry],
   });
   const marketsFirstSight = new client.Counter({
@@ -336,6 +344,7 @@ export function createMetrics(deps: {
     modeBlocks,
     modeTransactions,
     marketsFirstSight,
+    nodeFaults,
     httpDuration,
     httpRowsRead,
     listen(port) {

@@ -11,7 +11,7 @@ import { statfsSync } from 'node:fs';
 import client from 'prom-client';
 import type { FidelityStatus } from '../tokens/index.js';
 
-export const INGEST_STATES = ['starting', 'backfilling', 'following', 'halted'] as const;
+export const INGEST_STATES = ['starting', 'backfilling', 'following', 'halted', 'paused'] as const;
 export const PROJECTION_STATUSES = ['building', 'ready', 'stale', 'disabled'] as const;
 export const REPLICA_STATES = [
   'bootstrapping',

@@ -221,6 +221,8 @@ export function replicaIngest(r: Replica): Ingest {
           mismatches: 0,
           lastNotCheckable: null,
         },
+        nodeFault: null,
+        node: { index: 0, count: 1 },
         nodeHead: s.writerHead,
         blocksPerSecond: 0,
         eventsPerSecond: 0,

@@ -14,6 +14,7 @@ import { createCursorCodec } from '../cursor/index.js';
 import { defaultVerifiedAbisDir } from '../decode/abis-dir.js';
 import { wsUrlOf } from '../ingest/heads.js';
 import { createIngest, type Ingest } from '../ingest/index.js';
+import { createNodeCheck, createNodeSet, type NodeFault } from '../ingest/node-check.js';
 import { createTracesLane, type TracesLane } from '../ingest/traces.js';
 import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/config.js';
 import { createMarketsReader } from '../markets/index.js';
@@ -238,6 +239,18 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     onTiming: (method, s, ok) =>
       m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
   });
+  // The chain's nodes (chains file `rpcUrls`, the first being rpcUrl): ingest reads the current one
+  // and moves to the next when its node contradicts itself (ingest/node-check.ts).
+  const nodes = createNodeSet(cfg.rpcUrls.length ? cfg.rpcUrls : [rpcUrl], (url) =>
+    url === rpcUrl
+      ? rpc
+      : createRpc({
+          url,
+          onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
+          onTiming: (method, s, ok) =>
+            m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
+        }),
+  );
   const store = await createStore({
     dataDir: join(cfg.dataDir, 'rocks'),
     unfinalisedWindow: cfg.unfinalisedWindow,
@@ -273,11 +286,19 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     }),
     (msg) => log.warn(msg),
   );
+  const nodeCheck = createNodeCheck({
+    chain: cfg.name,
+    store,
+    nodes,
+    log,
+    intervalMs: cfg.nodeCheckIntervalMs,
+    onFault: (f) => m.nodeFaults.inc({ chain: cfg.name, kind: f.kind }),
+  });
   const replayPool: ReplayPool = createReplayPool({ threads: 1 });
   const traces = createTracesLane({
     store,
     pool: replayPool,
-    rpcUrl,
+    rpcUrl: () => nodes.url(),
     log,
     enabled: cfg.traces,
     verifiedAbisDir: defaultVerifiedAbisDir(),
@@ -297,7 +318,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     rollbackHooks: [(dropped) => traces.onRollback(dropped)],
     chain: cfg.name,
     rpcUrl,
-    rpc,
+    rpc: nodes,
     store,
     log,
     startBlock: cfg.startBlock,
@@ -311,6 +332,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     historyFrameBlocks: deps.ingestTuning?.historyFrameBlocks ?? 256,
     finality: deps.ingestTuning?.finality ?? 'tag',
     verifyRoots: deps.ingestTuning?.verifyRoots ?? true,
+    nodeCheck,
     onReorg: (depth) => m.reorgs.observe({ chain: cfg.name }, depth),
     onCommit(e) {
       if (e.kind === 'segment') {
@@ -395,13 +417,21 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
           })
           .catch((err) => log.error({ err: (err as Error).message }, 'replication: writer could not start'));
       ingest.start();
+      nodeCheck.start();
       traces.start();
       stopReconciler = startReconciler({
         store,
-        rpc,
+        // The node ingest reads: balances are compared with the chain the index follows.
+        rpc: nodes,
         log,
         intervalMs: deps.reconcileIntervalMs,
         ready: () => registry.lagging(store.head()?.number ?? null).length === 0,
+        // A token turning to diverging may be the node contradicting itself: check it now.
+        nodeFault: async (turned) => {
+          if (turned) await nodeCheck.checkNow().catch(() => undefined);
+          const f: NodeFault | null = nodeCheck.fault();
+          return f ? `${f.kind} at block ${f.block}: ${f.detail}` : null;
+        },
       });
     },
     async stop({ keepNode }) {
@@ -413,6 +443,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       const replayDown = replayPool.destroy();
       const devnetDown = devnet?.stop();
       await replication?.stop();
+      nodeCheck.stop();
       await traces.stop();
       await ingest.stop();
       await replayDown;

@@ -96,7 +96,9 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
     after: number,
     wrap: (f: Frame) => string,
     eventOf: (f: Frame) => string,
+    sent: Map<Topic, number>,
   ): boolean => {
+    sent.set(topic, after);
     const last = log.last(topic);
     if (after > last) return true;
     const oldest = log.oldest(topic);
@@ -120,6 +122,7 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
       if (!frames.length) break;
       for (const f of frames) if (matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
       from = frames[frames.length - 1].seq;
+      sent.set(topic, from);
     }
     return true;
   };
@@ -159,8 +162,13 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
         }
       }
       // Catch-up and subscription happen in one synchronous turn: no frame can be missed between them.
+      // The catch-up reads what RocksDB holds, which can include a block whose frames the hub has
+      // not published yet (the writer thread committed it, its callback has not run): the hub then
+      // delivers them again. `sent` is the last sequence sent per topic; the hub's older frames
+      // are skipped (no duplicate, and the Last-Event-ID point is never re-crossed).
+      const sent = new Map<Topic, number>();
       for (const [t, after] of resume) {
-        if (!catchUp(conn, t, topics.get(t)!, after, wrap, eventOf)) {
+        if (!catchUp(conn, t, topics.get(t)!, after, wrap, eventOf, sent)) {
           conn.close();
           return;
         }
@@ -182,7 +190,9 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
         topics: new Set(topics.keys()),
         deliver(f) {
           const sel = topics.get(f.topic);
-          if (sel && matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
+          if (!sel || f.seq <= (sent.get(f.topic) ?? 0)) return;
+          sent.set(f.topic, f.seq);
+          if (matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
         },
         onCommit: checkStalled,
       });

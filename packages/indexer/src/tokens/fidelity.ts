@@ -11,6 +11,9 @@
  *   reflection tokens, silent burns): the figures are sums of events, not the chain's balances;
  * - `not_yet_checked`: no reconciliation has run for this token yet;
  * - `not_checkable`: the node could answer neither `totalSupply()` nor any `balanceOf()`.
+ *
+ * A `diverges` verdict found while the node contradicted itself (ingest/node-check.ts) says so:
+ * reason `node_inconsistent` and the fault in `nodeFault` — the node, not the token, is at fault.
  */
 import type { Reconciliation } from '../schema/rows/tokens.js';
 
@@ -35,7 +38,10 @@ export interface BalanceFidelity {
     | 'balances_move_without_transfers'
     | 'total_supply_unanswerable'
     | 'not_yet_checked'
+    | 'node_inconsistent'
     | null;
+  /** The node fault standing at the check (reason `node_inconsistent`); null otherwise. */
+  nodeFault: string | null;
   /** The fixed rule of this field, for clients reading it for the first time. */
   basis: 'transfer_events_vs_eth_call';
 }
@@ -51,6 +57,7 @@ export function fidelityFrom(r: Reconciliation | null | undefined): BalanceFidel
       holdersChecked: 0,
       holdersMismatched: 0,
       reason: 'not_yet_checked',
+      nodeFault: null,
       basis: 'transfer_events_vs_eth_call',
     };
   const supplyDiffers = r.supplyOnChain !== null && r.supplyOnChain !== r.supplyFromTransfers;
@@ -67,13 +74,16 @@ export function fidelityFrom(r: Reconciliation | null | undefined): BalanceFidel
     reason:
       status === 'exact'
         ? null
-        : status === 'not_checkable'
-          ? 'total_supply_unanswerable'
-          : supplyDiffers && balancesDiffer
-            ? 'supply_and_balances_move_without_transfers'
-            : supplyDiffers
-              ? 'supply_moves_without_transfers'
-              : 'balances_move_without_transfers',
+        : status === 'diverges' && r.nodeFault
+          ? 'node_inconsistent'
+          : status === 'not_checkable'
+            ? 'total_supply_unanswerable'
+            : supplyDiffers && balancesDiffer
+              ? 'supply_and_balances_move_without_transfers'
+              : supplyDiffers
+                ? 'supply_moves_without_transfers'
+                : 'balances_move_without_transfers',
+    nodeFault: status === 'diverges' ? (r.nodeFault ?? null) : null,
     basis: 'transfer_events_vs_eth_call',
   };
 }

@@ -16,6 +16,13 @@ import { HOLDER_CUR, HOLDER_ID_CUR, RECON, STATS, TRANSFER, WALLET_BY_ID } from 
 import type { Store, View } from '../storage/index.js';
 import { balanceAt, statsAt, tokenAt } from './read.js';
 
+/**
+ * Asked on a mismatch: the node fault standing (a description), or null. `turned`: the token's
+ * previous verdict was consistent (a standard token turning to diverging: the node is checked
+ * at once).
+ */
+export type NodeFaultProbe = (turned: boolean) => Promise<string | null>;
+
 type Hex = `0x${string}`;
 
 /** Largest holders compared per token per check. */
@@ -38,6 +45,7 @@ export async function reconcileToken(
   rpc: Rpc,
   token: string,
   block: number,
+  nodeFault?: NodeFaultProbe,
 ): Promise<Reconciliation> {
   const tag = `0x${block.toString(16)}`;
   // Index figures are read through short views (no await inside one): the store may move on
@@ -119,13 +127,15 @@ export async function reconcileToken(
   } catch {
     metadataNow = null;
   }
+  const status: Reconciliation['status'] =
+    supplyOnChain === null && holders.length === 0
+      ? 'not_checkable'
+      : supplyMismatch || mismatched > 0
+        ? 'mismatch'
+        : 'consistent';
+  const before = status === 'mismatch' && nodeFault ? read((v) => v.get(RECON, token as Hex)) : undefined;
   const verdict: Reconciliation = {
-    status:
-      supplyOnChain === null && holders.length === 0
-        ? 'not_checkable'
-        : supplyMismatch || mismatched > 0
-          ? 'mismatch'
-          : 'consistent',
+    status,
     checkedAtBlock: block,
     supplyOnChain,
     supplyFromTransfers: fromTransfers,
@@ -134,6 +144,7 @@ export async function reconcileToken(
     reason,
     metadataNow,
     metadataChanged,
+    nodeFault: status === 'mismatch' && nodeFault ? await nodeFault(before?.status === 'consistent') : null,
   };
   store.putObservation(RECON, [token as Hex], verdict);
   return verdict;
@@ -149,6 +160,8 @@ export function startReconciler(o: {
   log: Logger;
   intervalMs: number;
   ready: () => boolean;
+  /** The node fault standing on a mismatch (names it in the verdict); see {@link NodeFaultProbe}. */
+  nodeFault?: NodeFaultProbe;
 }): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
@@ -180,7 +193,7 @@ export function startReconciler(o: {
       // The head may move while we await the node: each check pins its own block.
       const h = o.store.head();
       if (!h) return;
-      await reconcileToken(o.store, o.rpc, t, h.number).catch((err) =>
+      await reconcileToken(o.store, o.rpc, t, h.number, o.nodeFault).catch((err) =>
         o.log.warn({ token: t, err: (err as Error).message }, 'reconcile failed'),
       );
     }

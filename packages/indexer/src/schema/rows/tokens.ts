@@ -142,4 +142,10 @@ export interface Reconciliation {
    */
   metadataNow: { name: string | null; symbol: string | null; decimals: number | null } | null;
   metadataChanged: boolean;
+  /**
+   * The node fault standing when a mismatch was found (ingest/node-check.ts: the node could no
+   * longer return a block it served, or names a parent it does not have): the figures follow the
+   * blocks the node served, the node's own state does not. Absent or null: none.
+   */
+  nodeFault?: string | null;
 }

@@ -3,7 +3,7 @@
  * and its launch row; `GraduationStarted` and `Graduated` move its state. Only registered
  * deployments (LAUNCHPADS_FILE or the devnet's pad) are followed. One history row per token per
  * block that changed it (LAUNCH_HIST), a `launch_<state>` frame and, for a new launch, a
- * `creation` frame.
+ * `creation` frame naming the factory that emitted LaunchCreated.
  */
 import type { EventDelta } from '../../schema/delta.js';
 import type { LaunchRow, TokenRow } from '../../schema/rows/tokens.js';
@@ -91,6 +91,20 @@ export function onLaunchEvent(b: TokensBlock, e: EventDelta, pad: number, launch
     };
     launches.set(token, row);
     b.batch.put(PAD_LAUNCH, [pad, b.d.number, e.logIndex], token as Hex);
+    // The creation frame names the factory that emitted LaunchCreated, and is sent even when the
+    // launch graduates within its own block.
+    b.emit?.({
+      topic: 'creations',
+      event: 'creation',
+      json: JSON.stringify({
+        address: token,
+        creator: row.creator,
+        via: 'launchpad',
+        factory: e.address,
+        ...at,
+      }),
+      keys: { contracts: [token], wallets: [row.creator] },
+    });
     register(b, token, at, 'launch_event', {
       ...at,
       logIndex: null,
@@ -122,18 +136,5 @@ export function flushLaunches(b: TokensBlock, launches: Launches): void {
       json: JSON.stringify(launchJson(l)),
       keys: { tokens: [token], launchpads: [l.launchpad] },
     });
-    if (l.state === 'new' && l.created.block === b.d.number)
-      b.emit?.({
-        topic: 'creations',
-        event: 'creation',
-        json: JSON.stringify({
-          address: token,
-          creator: l.creator,
-          via: 'launchpad',
-          factory: l.launchpad,
-          ...l.created,
-        }),
-        keys: { contracts: [token], wallets: [l.creator] },
-      });
   }
 }

@@ -6,12 +6,12 @@ import { healthRecord } from './status.js';
 const Ingest = Obj(
   {
     state: Enum(
-      ['starting', 'backfilling', 'following', 'halted'],
-      'starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps)',
+      ['starting', 'backfilling', 'following', 'halted', 'paused'],
+      'starting: connecting to the node; backfilling: catching up in ranges; following: block by block at the head; halted: stopped (see haltReason, /gaps); paused: the node contradicts itself (haltReason node_inconsistent, see nodeFault): nothing is built on it until it agrees with itself again, then ingest resumes by itself',
     ),
     haltReason: Nullable(
       Type.String(),
-      "why ingest halted (reorg_beyond_window, storage_write_failed, roots_mismatch: a block's records kept disagreeing with its header after refetches — nothing of it was committed, the follower keeps fetching it and resumes by itself once they match, reads go on; …); null unless halted",
+      "why ingest halted (reorg_beyond_window, storage_write_failed, roots_mismatch: a block's records kept disagreeing with its header after refetches — nothing of it was committed, the follower keeps fetching it and resumes by itself once they match, reads go on; …) or paused (node_inconsistent: the node contradicts itself — see nodeFault); null otherwise",
     ),
     haltDetail: Nullable(
       Type.String(),
@@ -45,6 +45,36 @@ const Ingest = Obj(
         description:
           "the roots check of the decode workers: every block held to its header's roots before it is committed (docs/guide.md, Verifiable records)",
       },
+    ),
+    nodeFault: Nullable(
+      Obj({
+        kind: Enum(
+          ['block_missing', 'parent_missing'],
+          'block_missing: a stored block of the unfinalised window the node can no longer return, by number (at or below its head) nor by hash; parent_missing: a block of the node names a parent the node does not return',
+        ),
+        block: Type.Integer({
+          minimum: 0,
+          description: 'the stored block lost, or the node block whose parent is lost',
+        }),
+        hash: Type.String({ description: 'that block hash' }),
+        missingParent: Nullable(
+          Type.String(),
+          'the parent hash the node does not return; null for block_missing',
+        ),
+        detail: Type.String({ description: 'what the node answered' }),
+        node: Count('position of the node in the chain node list (0: the primary)'),
+        since: Type.String({ description: 'when the fault was first found (ISO 8601)' }),
+      }),
+      'the node fault ingest is paused on (state paused); null when none',
+    ),
+    node: Obj(
+      {
+        index: Count(
+          'position of the node ingest reads in the chain node list (chains file rpcUrls; 0: the primary)',
+        ),
+        count: Type.Integer({ minimum: 1, description: 'nodes in the list' }),
+      },
+      { description: 'the node ingest reads; it moves to the next one of the list on a node fault' },
     ),
     nodeHead: Nullable(
       Type.Integer({ minimum: 0 }),

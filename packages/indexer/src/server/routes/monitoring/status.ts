@@ -34,6 +34,8 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
       haltReason: s.haltReason,
       haltDetail: s.haltDetail,
       roots: s.roots,
+      nodeFault: s.nodeFault,
+      node: s.node,
       nodeHead: s.nodeHead,
       lagBlocks: s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null,
       blocksPerSecond: rate(s.blocksPerSecond),

@@ -102,10 +102,18 @@ export const BalanceFidelity = Obj(
           'balances_move_without_transfers',
           'total_supply_unanswerable',
           'not_yet_checked',
+          'node_inconsistent',
         ].map((r) => Type.Literal(r)),
         Type.Null(),
       ],
-      { description: 'why the figures diverge or are unchecked; null when exact' },
+      {
+        description:
+          'why the figures diverge or are unchecked; null when exact. node_inconsistent: the node contradicted itself at the check (a block it served it can no longer return, or a parent it does not have: see nodeFault and /health ingest.nodeFault) — the figures follow the blocks the node served, its state does not',
+      },
+    ),
+    nodeFault: Nullable(
+      Type.String(),
+      'the node fault standing at the check (reason node_inconsistent): which block and what the node answered; null otherwise',
     ),
     basis: Type.Literal('transfer_events_vs_eth_call'),
   },
