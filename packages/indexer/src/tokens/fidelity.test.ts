@@ -3,8 +3,8 @@
  * node contradicted itself names the node fault instead of blaming the token.
  */
 import { describe, expect, it } from 'vitest';
-import { fidelityFrom } from './fidelity.js';
 import type { Reconciliation } from '../schema/rows/tokens.js';
+import { fidelityFrom } from './fidelity.js';
 
 const verdict = (over: Partial<Reconciliation>): Reconciliation => ({
   status: 'mismatch',
