@@ -9,15 +9,27 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { UWS_BINARY_SHA256, uwsBinaryCheck, uwsIsNative } from './uws.js';
 
+/** Whether this build ships a pinned binary for this platform and Node ABI (Node 20 here; not 22/24). */
+const pinned = `${process.platform}_${process.arch}_${process.versions.modules}` in UWS_BINARY_SHA256;
+
 describe('HTTP core', () => {
-  it('serves from the native binary, never loading the fallback', () => {
+  it.runIf(!pinned)('on a Node ABI without a pinned binary, the node:http stand-in serves and no binary loads', () => {
+    expect(uwsIsNative()).toBe(false);
+    const c = uwsBinaryCheck();
+    expect(c.expected).toBeNull();
+    expect(c.ok).toBe(false);
+    const require = createRequire(import.meta.url);
+    expect(Object.keys(require.cache).some((f) => f.endsWith('.node') && f.includes('uws_'))).toBe(false);
+  });
+
+  it.runIf(pinned)('serves from the native binary, never loading the fallback', () => {
     expect(uwsIsNative()).toBe(true);
     const require = createRequire(import.meta.url);
     const fallback = require.resolve('uWebSockets.js/dist/index');
     expect(Object.keys(require.cache)).not.toContain(fallback);
   });
 
-  it('loads the binary whose SHA-256 is pinned, and the pin is what SECURITY.md records', () => {
+  it.runIf(pinned)('loads the binary whose SHA-256 is pinned, and the pin is what SECURITY.md records', () => {
     const c = uwsBinaryCheck();
     expect(c.sha256, c.file).toBe(c.expected);
     expect(c.ok).toBe(true);

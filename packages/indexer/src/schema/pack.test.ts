@@ -47,6 +47,7 @@ describe('packed row codecs', () => {
       fc.property(
         block,
         u32,
+        u32,
         fc.boolean(),
         hex(32),
         hex(20),
@@ -54,11 +55,11 @@ describe('packed row codecs', () => {
         hex(20),
         uint256,
         fc.constantFrom('in', 'out', 'self'),
-        (b, t, erc20, h, asset, f, to, v, dir) => {
+        (b, t, l, erc20, h, asset, f, to, v, dir) => {
           const row = {
             block: b,
             txIndex: t,
-            logIndex: erc20 ? t + 1 : null,
+            logIndex: erc20 ? l : null,
             txHash: h,
             assetKind: erc20 ? 'erc20' : 'native',
             asset: erc20 ? asset : null,
@@ -72,6 +73,21 @@ describe('packed row codecs', () => {
         },
       ),
     );
+  });
+  it('refuses a log index of 0xffffffff, the native marker, rather than reading it back as native', () => {
+    const row = {
+      block: 1,
+      txIndex: 0,
+      logIndex: 0xffff_ffff,
+      txHash: `0x${'11'.repeat(32)}`,
+      assetKind: 'erc20',
+      asset: `0x${'22'.repeat(20)}`,
+      from: `0x${'33'.repeat(20)}`,
+      to: `0x${'44'.repeat(20)}`,
+      value: '1',
+      direction: 'in',
+    } as Parameters<typeof WALLET_TRANSFER.value.encode>[0];
+    expect(() => WALLET_TRANSFER.value.encode(row)).toThrow(RangeError);
   });
   it('FundingEdge round-trips (native and ERC-20), keys in order', () => {
     fc.assert(

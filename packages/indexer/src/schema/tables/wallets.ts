@@ -78,6 +78,17 @@ export const WALLET_TX = defineTable({
 });
 const DIRECTIONS = ['in', 'out', 'self'] as const;
 /**
+ * A log index as its packed u32: 0xffffffff marks a native transfer (no log), so a log index of
+ * 0xffffffff cannot be stored.
+ * @throws RangeError for a log index outside 0..0xfffffffe.
+ */
+function logIndexOrNative(logIndex: number | null): number {
+  if (logIndex === null) return 0xffff_ffff;
+  if (!Number.isInteger(logIndex) || logIndex < 0 || logIndex >= 0xffff_ffff)
+    throw new RangeError(`log index ${logIndex} outside 0..0xfffffffe (0xffffffff marks a native transfer)`);
+  return logIndex;
+}
+/**
  * WalletTransferRow packed (schema/pack.ts): block u64, txIndex u32, logIndex u32 (0xffffffff:
  * native), txHash 32 bytes, flags u8 (bit 0 erc20, bits 1–2 direction), asset 20 bytes (ERC-20
  * only), from and to 20 bytes each, value (length-prefixed big-endian) — about 130 bytes instead
@@ -89,7 +100,7 @@ const walletTransferRow = V.binary<WalletTransferRow>(
     const p = new Packer(8 + 4 + 4 + 32 + 1 + 60 + 33)
       .u64(r.block)
       .u32(r.txIndex)
-      .u32(r.logIndex ?? 0xffff_ffff)
+      .u32(logIndexOrNative(r.logIndex))
       .hex(r.txHash, 32)
       .u8((r.assetKind === 'erc20' ? 1 : 0) | (DIRECTIONS.indexOf(r.direction) << 1));
     if (r.assetKind === 'erc20') p.hex(r.asset as string, 20);
@@ -183,7 +194,7 @@ const fundingEdge = V.binary<FundingEdge>(
     return p
       .u64(e.first.block)
       .u32(e.first.txIndex)
-      .u32(e.first.logIndex ?? 0xffff_ffff)
+      .u32(logIndexOrNative(e.first.logIndex))
       .hex(e.first.txHash, 32)
       .uint(BigInt(e.first.value))
       .u64(e.lastBlock)
