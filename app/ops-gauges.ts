@@ -34,7 +34,7 @@ export function opsGaugeSource(r: ChainRuntime, dataDir: string): OpsGaugeSource
       return { state: s.state, lagSeconds: s.lagSeconds, maxLagSeconds: rep.maxLagSeconds };
     },
     standardTokens: () => {
-      const head = r.store.head();
+      const head = r.store.committedHead();
       if (!head) return [];
       const view = r.store.view();
       try {

@@ -57,7 +57,7 @@ export function createScannerIndexPort(
     chains: () =>
       chains.map((c) => ({ name: c.name, chainId: c.chainId, role: roles.get(c.name) ?? 'other' })),
     head(name) {
-      const h = byName.get(name)?.store.head();
+      const h = byName.get(name)?.store.committedHead();
       return h ? { chain: name, block: h.number, hash: h.hash } : null;
     },
     read(name, fn) {

@@ -13,14 +13,17 @@ import { UWS_BINARY_SHA256, uwsBinaryCheck, uwsIsNative } from './uws.js';
 const pinned = `${process.platform}_${process.arch}_${process.versions.modules}` in UWS_BINARY_SHA256;
 
 describe('HTTP core', () => {
-  it.runIf(!pinned)('on a Node ABI without a pinned binary, the node:http stand-in serves and no binary loads', () => {
-    expect(uwsIsNative()).toBe(false);
-    const c = uwsBinaryCheck();
-    expect(c.expected).toBeNull();
-    expect(c.ok).toBe(false);
-    const require = createRequire(import.meta.url);
-    expect(Object.keys(require.cache).some((f) => f.endsWith('.node') && f.includes('uws_'))).toBe(false);
-  });
+  it.runIf(!pinned)(
+    'on a Node ABI without a pinned binary, the node:http stand-in serves and no binary loads',
+    () => {
+      expect(uwsIsNative()).toBe(false);
+      const c = uwsBinaryCheck();
+      expect(c.expected).toBeNull();
+      expect(c.ok).toBe(false);
+      const require = createRequire(import.meta.url);
+      expect(Object.keys(require.cache).some((f) => f.endsWith('.node') && f.includes('uws_'))).toBe(false);
+    },
+  );
 
   it.runIf(pinned)('serves from the native binary, never loading the fallback', () => {
     expect(uwsIsNative()).toBe(true);
@@ -29,14 +32,17 @@ describe('HTTP core', () => {
     expect(Object.keys(require.cache)).not.toContain(fallback);
   });
 
-  it.runIf(pinned)('loads the binary whose SHA-256 is pinned, and the pin is what SECURITY.md records', () => {
-    const c = uwsBinaryCheck();
-    expect(c.sha256, c.file).toBe(c.expected);
-    expect(c.ok).toBe(true);
-    const doc = readFileSync(new URL('../../../SECURITY.md', import.meta.url), 'utf8');
-    for (const [id, sha] of Object.entries(UWS_BINARY_SHA256))
-      if (id.startsWith('linux_x64')) expect(doc).toContain(sha);
-  });
+  it.runIf(pinned)(
+    'loads the binary whose SHA-256 is pinned, and the pin is what SECURITY.md records',
+    () => {
+      const c = uwsBinaryCheck();
+      expect(c.sha256, c.file).toBe(c.expected);
+      expect(c.ok).toBe(true);
+      const doc = readFileSync(new URL('../../../SECURITY.md', import.meta.url), 'utf8');
+      for (const [id, sha] of Object.entries(UWS_BINARY_SHA256))
+        if (id.startsWith('linux_x64')) expect(doc).toContain(sha);
+    },
+  );
 
   it('installs one pinned ws everywhere, at or past 8.17.1', () => {
     const lock = JSON.parse(readFileSync(new URL('../../../package-lock.json', import.meta.url), 'utf8')) as {

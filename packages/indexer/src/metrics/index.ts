@@ -166,7 +166,7 @@ export function createMetrics(deps: {
     collect() {
       for (const c of deps.chains()) {
         const s = c.ingest.status();
-        const h = c.store.head();
+        const h = c.store.committedHead();
         this.set({ chain: c.name }, s.nodeHead != null && h ? Math.max(0, s.nodeHead - h.number) : 0);
       }
     },
@@ -178,7 +178,7 @@ export function createMetrics(deps: {
     registers: [registry],
     collect() {
       for (const c of deps.chains()) {
-        const h = c.store.head();
+        const h = c.store.committedHead();
         const ts = h ? blockTimestamp(c.store, h.number) : null;
         this.set({ chain: c.name }, ts === null ? 0 : Math.max(0, Date.now() / 1000 - ts));
       }
@@ -236,7 +236,7 @@ export function createMetrics(deps: {
     labelNames: ['chain'],
     registers: [registry],
     collect() {
-      for (const c of deps.chains()) this.set({ chain: c.name }, c.store.head()?.number ?? -1);
+      for (const c of deps.chains()) this.set({ chain: c.name }, c.store.committedHead()?.number ?? -1);
     },
   });
   new client.Gauge({

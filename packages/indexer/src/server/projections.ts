@@ -31,7 +31,7 @@ function statusOf(
   checkpoint: number | null,
 ): Pick<ProjectionInfo, 'status' | 'lagBlocks' | 'progress' | 'reason'> {
   const s = chain.ingest.status();
-  const head = chain.store.head();
+  const head = chain.store.committedHead();
   const lag = s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null;
   if (!head) return { status: 'building', lagBlocks: lag, progress: 0, reason: 'nothing_indexed_yet' };
   if (checkpoint === null || checkpoint < head.number) {
@@ -60,7 +60,7 @@ function statusOf(
 }
 
 export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
-  const head = chain.store.head();
+  const head = chain.store.committedHead();
   const raw: ProjectionInfo = {
     name: 'chain_records',
     version: 1,

@@ -168,7 +168,7 @@ export function runCandles(store: Store, conn: StreamSink, series: Series[]): Ca
       .join(',')}${Object.keys(extra).length ? ',' : ''}"candle":${c ? rowJson(st.s, c) : 'null'}}`;
   /** Starts one series: snapshot of the previous and the forming bucket at the current head. */
   const start = (s: Series) => {
-    const head = store.head();
+    const head = store.committedHead();
     const nowTs = head ? tsOf(head.number) : 0;
     const st: St = { s, cur: 0, sent: '', lastAt: 0, timer: null };
     state.set(seriesId(s), st);
@@ -194,7 +194,7 @@ export function runCandles(store: Store, conn: StreamSink, series: Series[]): Ca
   const selectors = () => [...state.values()].map((st) => st.s.selector);
   return {
     onCommit() {
-      const h = store.head();
+      const h = store.committedHead();
       if (!h || conn.closed) return;
       const ts = tsOf(h.number);
       for (const st of state.values()) {

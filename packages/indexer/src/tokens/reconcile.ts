@@ -166,7 +166,7 @@ export function startReconciler(o: {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   const round = async () => {
-    const head = o.store.head();
+    const head = o.store.committedHead();
     if (!head || !o.ready()) return;
     // Due: never checked, changed since the last check, or last checked RECHECK_BLOCKS ago
     // (balances of rebasing tokens drift without any event). Stalest first, bounded per round.
@@ -191,7 +191,7 @@ export function startReconciler(o: {
     for (const { token: t } of due) {
       if (stopped) return;
       // The head may move while we await the node: each check pins its own block.
-      const h = o.store.head();
+      const h = o.store.committedHead();
       if (!h) return;
       await reconcileToken(o.store, o.rpc, t, h.number, o.nodeFault).catch((err) =>
         o.log.warn({ token: t, err: (err as Error).message }, 'reconcile failed'),
