@@ -6,7 +6,7 @@
  * names), checks that sequences arrive gap-free and without duplicates, and validates every frame
  * against its route's published frame schema (test/harness/contract.ts assertFrame).
  */
-import { assertFrame } from '../harness/contract.js';
+import { assertContract, assertFrame } from '../harness/contract.js';
 import type { IndexerProcess } from '../harness/indexer.js';
 
 /** A frame as kept by a consumer: its durable sequence, event, block and data. */
@@ -135,6 +135,11 @@ export function startConsumer(o: {
     const res = await fetch(url, { headers, signal: ctl.signal });
     if (res.status !== 200) {
       const text = await res.text();
+      try {
+        assertContract('GET', routePath, res.status, JSON.parse(text), text);
+      } catch (err) {
+        problems.push(`${o.name}: ${(err as Error).message.slice(0, 600)}`);
+      }
       // 503 while the restarted indexer opens; anything else is reported.
       if (res.status !== 503) problems.push(`${o.name}: connect → ${res.status} ${text.slice(0, 300)}`);
       return;
