@@ -162,6 +162,7 @@ export async function runIndexer(
   let tFirst: number | null = null;
   let first = { block: 0, main: 0, proc: 0 };
   let peak = 0;
+  let polls = 0;
   for (;;) {
     peak = Math.max(peak, rssMiB(ix.pid));
     const a = await ix.anchor();
@@ -171,6 +172,9 @@ export async function runIndexer(
     }
     if (a >= chain.head) break;
     if (performance.now() - t0 > 3_600_000) throw new Error(`${label}: not at head after an hour`);
+    // A halted ingest never reaches the head: say why at once instead of waiting out the hour.
+    if (++polls % 20 === 0 && /indexer_ingest_state\{[^}]*state="halted"\} 1/.test(await ix.metrics()))
+      throw new Error(`${label}: ingest halted:\n${ix.logs().slice(-2000)}`);
     await sleep(100);
   }
   const tHead = performance.now();

@@ -161,6 +161,7 @@ export function createTracesLane(o: {
     n: number,
   ): Promise<{ txs: TxTrace[]; source: string; hash: string | undefined }> => {
     const { hash, hashes } = blockOf(n);
+    if (hash === undefined) return { txs: [], source: 'none', hash }; // not (or no longer) stored
     const url = typeof o.rpcUrl === 'function' ? o.rpcUrl() : o.rpcUrl;
     const res = await o.pool.trace(url, n, hashes, o.verifiedAbisDir);
     return { txs: res.txs, source: res.source, hash };
@@ -185,7 +186,7 @@ export function createTracesLane(o: {
         continue;
       }
       const r = await traceBlock(n).catch(() => null);
-      if (!r || store.canonicalHash(n) !== r.hash) continue;
+      if (!r || r.hash === undefined || store.canonicalHash(n) !== r.hash) continue;
       if (r.txs.every((t) => t.status === 'ok')) {
         commit(n, r.txs, r.source, false);
         resolveGap(store, LANE, n);
@@ -228,7 +229,15 @@ export function createTracesLane(o: {
           await new Promise((r) => setImmediate(r));
           const r = await jobs[n - next];
           // Rolled back or replaced while tracing: discard and re-plan from the lane checkpoint.
-          if (store.canonicalHash(n) !== r.hash || (checkpoint ?? first - 1) !== n - 1) break;
+          // A block the view did not hold (a rollback committed between reading the head and
+          // opening the view) has no hash: it was not traced, and must not move the checkpoint
+          // past it while its replacement is still being built (found by the soak, seed 7).
+          if (
+            r.hash === undefined ||
+            store.canonicalHash(n) !== r.hash ||
+            (checkpoint ?? first - 1) !== n - 1
+          )
+            break;
           const gaps = r.txs.filter((t) => t.status !== 'ok');
           if (
             gaps.length &&
