@@ -103,7 +103,8 @@ function dirBytes(dir: string): number {
   let total = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    total += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+    // A compaction running meanwhile deletes table files between the listing and the stat.
+    total += e.isDirectory() ? dirBytes(p) : (statSync(p, { throwIfNoEntry: false })?.size ?? 0);
   }
   return total;
 }

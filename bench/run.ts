@@ -23,7 +23,7 @@
  * their own bench beside this one: bench/market-reads.ts (`npm run bench:market-reads`).
  * Output: bench/results/<date>-<commit>.json and .md (also printed).
  */
-import { execSync } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -1172,6 +1172,22 @@ async function main(): Promise<number> {
   process.stdout.write(
     `\n${md}\nwritten ${base}.json, ${base}.md and ${base}.html${previous ? ` (compared with ${previous.file})` : ''}\n`,
   );
+
+  // Reads on a moving chain (issue T part 5): the frozen-chain read figures above are cache hits
+  // for the most part; the live shape (2 s blocks of ~200 and 12 s blocks of ~150 mainnet
+  // transactions, followed while reading) writes its own report beside this one. Full runs only.
+  if (!quick && !process.argv.includes('--no-live-shape')) {
+    const liveOut = `${base}-live-shape.md`;
+    const child = spawn(
+      process.execPath,
+      [join(dirname(fileURLToPath(import.meta.url)), 'live-shape.js'), '--out', liveOut],
+      {
+        stdio: 'inherit',
+      },
+    );
+    const exit = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    process.stdout.write(exit === 0 ? `written ${liveOut}\n` : `live shape failed (exit ${exit})\n`);
+  }
 
   let code = hardFailures.length ? 2 : 0;
   if (args.compare) {
