@@ -8,7 +8,7 @@ import { api, type Session, useApi } from '../api.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { AmmFeed } from '../feed.js';
 import { formatUnits, NATIVE, ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, href, KV, PoolLink } from '../ui.js';
+import { Addr, Answered, href, KV, PoolLink, Table } from '../ui.js';
 import { type TokenMeta, Units, useTokenMetas } from '../units.js';
 
 interface Props {
@@ -142,30 +142,20 @@ export function TokenPage({ session, chain, address, renew }: Props) {
               <div class="muted">
                 {b.holderCount.value ?? '—'} holders ({b.holderCount.status})
               </div>
-              <table>
-                <thead>
+              <Table head={['#', 'wallet', 'balance', 'share']}>
+                {b.data.map((h) => (
                   <tr>
-                    <th>#</th>
-                    <th>wallet</th>
-                    <th>balance</th>
-                    <th>share</th>
+                    <td>{h.rank}</td>
+                    <td>
+                      <Addr chain={chain} a={h.wallet} page="wallet" />
+                    </td>
+                    <td class="num">{formatUnits(h.balance, decimals)}</td>
+                    <td class="num">
+                      {h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {b.data.map((h) => (
-                    <tr>
-                      <td>{h.rank}</td>
-                      <td>
-                        <Addr chain={chain} a={h.wallet} page="wallet" />
-                      </td>
-                      <td class="num">{formatUnits(h.balance, decimals)}</td>
-                      <td class="num">
-                        {h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             </>
           )}
         />
@@ -174,42 +164,30 @@ export function TokenPage({ session, chain, address, renew }: Props) {
           answer={pools}
           testid="token-pools"
           render={(b) => (
-            <table>
-              <thead>
+            <Table head={['#', 'pool', 'protocol', 'pair', 'fee', '24h volume (quote)']}>
+              {(b.data as unknown as RankedPool[]).map((p) => (
                 <tr>
-                  <th>#</th>
-                  <th>pool</th>
-                  <th>protocol</th>
-                  <th>pair</th>
-                  <th>fee</th>
-                  <th>24h volume (quote)</th>
+                  <td>{p.rank}</td>
+                  <td>
+                    <PoolLink chain={chain} k={p.key} />
+                  </td>
+                  <td>{p.protocol}</td>
+                  <td>
+                    <a href={href(chain, 'token', p.currency0)} title={p.currency0}>
+                      {meta(p.currency0)?.symbol ?? short(p.currency0, 4)}
+                    </a>{' '}
+                    /{' '}
+                    <a href={href(chain, 'token', p.currency1)} title={p.currency1}>
+                      {meta(p.currency1)?.symbol ?? short(p.currency1, 4)}
+                    </a>
+                  </td>
+                  <td>{p.fee === null ? '—' : `${p.fee / 10_000}%`}</td>
+                  <td class="num">
+                    <Units raw={p.rankedVolume24hQuote} meta={meta(p.quoteAsset)} testid="ranked-volume" />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {(b.data as unknown as RankedPool[]).map((p) => (
-                  <tr>
-                    <td>{p.rank}</td>
-                    <td>
-                      <PoolLink chain={chain} k={p.key} />
-                    </td>
-                    <td>{p.protocol}</td>
-                    <td>
-                      <a href={href(chain, 'token', p.currency0)} title={p.currency0}>
-                        {meta(p.currency0)?.symbol ?? short(p.currency0, 4)}
-                      </a>{' '}
-                      /{' '}
-                      <a href={href(chain, 'token', p.currency1)} title={p.currency1}>
-                        {meta(p.currency1)?.symbol ?? short(p.currency1, 4)}
-                      </a>
-                    </td>
-                    <td>{p.fee === null ? '—' : `${p.fee / 10_000}%`}</td>
-                    <td class="num">
-                      <Units raw={p.rankedVolume24hQuote} meta={meta(p.quoteAsset)} testid="ranked-volume" />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
         />
       </div>
@@ -270,45 +248,42 @@ function StatsTable(p: {
         quote <Addr chain={chain} a={s.quote} page="token" /> ({s.quoteResolution}); venue{' '}
         {s.venue ? <PoolLink chain={chain} k={s.venue.pool} /> : '—'} {s.venue?.protocol}
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th>window</th>
-            <th>trades</th>
-            <th>buys / sells</th>
-            <th>traders</th>
-            <th>volume (token)</th>
-            <th>volume (quote)</th>
-            <th>price change</th>
+      <Table
+        head={[
+          'window',
+          'trades',
+          'buys / sells',
+          'traders',
+          'volume (token)',
+          'volume (quote)',
+          'price change',
+        ]}
+      >
+        {Object.entries(s.windows).map(([w, x]) => (
+          <tr data-window={w}>
+            <td>{w}</td>
+            <td class="num">{x.trades}</td>
+            <td class="num">
+              {x.buys} / {x.sells}
+            </td>
+            <td class="num">
+              {x.distinctTraders.exact ? '' : '≥'}
+              {x.distinctTraders.lowerBound}
+            </td>
+            <td class="num">
+              <Units raw={x.volumeBase} meta={p.token} testid="window-volume-base" />
+            </td>
+            <td class="num">
+              <Units raw={x.volumeQuote} meta={p.quote} testid="window-volume-quote" />
+            </td>
+            <td class="num">
+              {x.priceChange
+                ? `${ratioToDecimal(x.priceChange.priceNumerator, x.priceChange.priceDenominator, 2, 4)}%`
+                : `— (${x.priceChangeReason})`}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {Object.entries(s.windows).map(([w, x]) => (
-            <tr data-window={w}>
-              <td>{w}</td>
-              <td class="num">{x.trades}</td>
-              <td class="num">
-                {x.buys} / {x.sells}
-              </td>
-              <td class="num">
-                {x.distinctTraders.exact ? '' : '≥'}
-                {x.distinctTraders.lowerBound}
-              </td>
-              <td class="num">
-                <Units raw={x.volumeBase} meta={p.token} testid="window-volume-base" />
-              </td>
-              <td class="num">
-                <Units raw={x.volumeQuote} meta={p.quote} testid="window-volume-quote" />
-              </td>
-              <td class="num">
-                {x.priceChange
-                  ? `${ratioToDecimal(x.priceChange.priceNumerator, x.priceChange.priceDenominator, 2, 4)}%`
-                  : `— (${x.priceChangeReason})`}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </>
   );
 }
