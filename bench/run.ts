@@ -23,7 +23,6 @@
  * their own bench beside this one: bench/market-reads.ts (`npm run bench:market-reads`).
  * Output: bench/results/<date>-<commit>.json and .md (also printed).
  */
-import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,7 +33,7 @@ import {
   BENCH_KEY,
   cannon,
   cannonFigures,
-  cleanupAll,
+  headCommit,
   INDEXER_MAIN,
   type IndexerChild,
   latencyFigures,
@@ -44,6 +43,7 @@ import {
   round,
   rpc,
   rssMiB,
+  runBench,
   sampleLatency,
   sleep,
   startIndexerChild,
@@ -262,18 +262,12 @@ async function main(): Promise<number> {
     return x;
   };
 
-  let commit = 'nocommit';
-  try {
-    commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execSync('git status --porcelain --untracked-files=no', {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).trim();
-    if (dirty && !process.env.INDEXER_MAIN)
-      notes.push(
-        `working tree has uncommitted changes on top of ${commit}: the figures are of that tree, not of the commit`,
-      );
-  } catch {}
+  const git = headCommit(ROOT);
+  let commit = git.commit;
+  if (git.dirty && !process.env.INDEXER_MAIN)
+    notes.push(
+      `working tree has uncommitted changes on top of ${commit}: the figures are of that tree, not of the commit`,
+    );
   if (process.env.INDEXER_MAIN) {
     notes.push(
       `indexer measured: INDEXER_MAIN=${INDEXER_MAIN}${process.env.INDEXER_COMMIT ? ` (commit ${process.env.INDEXER_COMMIT})` : ''}`,
@@ -1182,13 +1176,4 @@ async function main(): Promise<number> {
   return code;
 }
 
-let exitCode = 1;
-try {
-  exitCode = await main();
-} catch (e) {
-  log(`FAILED: ${(e as Error).stack ?? e}`);
-  exitCode = 1;
-} finally {
-  await cleanupAll();
-}
-process.exit(exitCode);
+await runBench(main);

@@ -105,7 +105,7 @@ export async function startTestDevnet(
  * devnet's stateDir and returns the env entries (MARKETS_FILE, and LAUNCHPADS_FILE).
  */
 export function devnetIndexerEnv(
-  dev: TestDevnet,
+  dev: Pick<TestDevnet, 'deployment' | 'stateDir'>,
   o: {
     chain?: string;
     usdStablecoins?: string[];
