@@ -31,12 +31,7 @@ beforeAll(async () => {
   await idx.waitForHead(await anvil.head());
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => anvil,
-  ),
-);
+afterAll(stopAll(() => [idx, anvil]));
 
 describe('chain records equal the node', () => {
   it('blocks by number and by hash', async () => {

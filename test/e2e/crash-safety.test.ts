@@ -31,12 +31,7 @@ beforeAll(async () => {
   await anvil.mine(1500);
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => anvil,
-  ),
-);
+afterAll(stopAll(() => [idx, anvil]));
 
 /** Digest of the indexed chain through the API: every header hash and transaction list. */
 async function digestOf(get: IndexerProcess['get'], head: number): Promise<string> {

@@ -89,12 +89,7 @@ beforeAll(async () => {
   await idx.waitForHead(quietHead, 60_000);
 }, 300_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 type PoolDetail = {
   key: string;

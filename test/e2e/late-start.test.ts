@@ -36,12 +36,7 @@ beforeAll(async () => {
   await idx.waitForHead(quietHead, 60_000);
 }, 300_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('indexing from a late START_BLOCK', () => {
   it('balances and supplies of tokens older than the start equal the node at the anchor', async () => {

@@ -116,12 +116,7 @@ describe('live candle stream (traffic running)', () => {
   });
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('pool state reconciles with the pool contracts at the anchor block', () => {
   beforeAll(settle, 180_000);

@@ -53,14 +53,7 @@ beforeAll(async () => {
   });
 }, 300_000);
 
-afterAll(
-  stopAll(
-    () => replica,
-    () => writer,
-    () => dev,
-    () => nats,
-  ),
-);
+afterAll(stopAll(() => [replica, writer, dev, nats]));
 
 describe('scale-out on NATS JetStream', () => {
   it('a replica serves the writer’s anchors and bodies at the same head, and cursors cross', async () => {

@@ -78,12 +78,7 @@ beforeAll(async () => {
   await idx.waitForHead(head + 2, 60_000);
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('balances reconcile with balanceOf at the anchor block', () => {
   it('every (token, holder) pair, odd tokens flagged', async () => {

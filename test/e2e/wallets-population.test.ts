@@ -478,12 +478,7 @@ beforeAll(async () => {
   await Promise.all([readChain(), idx.waitForHead(head, 120_000)]);
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('population PnL', () => {
   it('every trader’s positions, per-token PnL and PnL aggregate equal a recomputation from the raw swap logs', async () => {

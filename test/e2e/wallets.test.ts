@@ -67,12 +67,7 @@ beforeAll(async () => {
   idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { ...devnetIndexerEnv(dev), TRACES: 'off' } });
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('positions and PnL of a scripted trader', () => {
   it('match a weighted-average-cost recomputation from the raw swap logs, to the base unit', async () => {

@@ -27,18 +27,17 @@ import {
   digestOf,
   emitLogs,
   hex,
+  LONG,
   nodeTotals,
   onlyTraceSourceDiffers,
   recordScenario,
   rowsLostOf,
+  SEED,
   sleep,
   tempDir,
   traffic,
   waitConverged,
 } from './lib.js';
-
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const LONG = process.env.FAULTS_LONG === '1';
 
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
 afterAll(async () => {

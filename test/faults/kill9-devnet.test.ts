@@ -23,16 +23,16 @@ import {
   chainTables,
   compareWithFresh,
   hex,
+  LONG,
   nodeTotals,
   recordScenario,
   rowsLostOf,
+  SEED,
   sleep,
   tempDir,
   waitConverged,
 } from './lib.js';
 
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const LONG = process.env.FAULTS_LONG === '1';
 const KILLS = LONG ? 30 : 12;
 
 const cleanup: Array<() => Promise<unknown> | unknown> = [];

@@ -38,9 +38,12 @@ import {
   digestOf,
   freshDigest,
   hex,
+  LONG,
   nodeTotals,
   type RowDiff,
   rowsLostOf,
+  SEED,
+  STATS,
   sleep,
   TABLES,
   tempDir,
@@ -48,9 +51,6 @@ import {
   waitConverged,
 } from './lib.js';
 
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const LONG = process.env.FAULTS_LONG === '1';
-const STATS = process.env.FAULTS_STATS;
 /** Fault rounds (fault, checks, restart) on one store: long mode tears the WAL at more points. */
 const ROUNDS = LONG ? 3 : 1;
 /** Headroom above the WAL's size when the limit is set: a handful of blocks fit, then EFBIG. */

@@ -8,11 +8,10 @@ interface Stoppable {
 }
 
 /**
- * An `afterAll` hook that stops each part in the order given (an indexer before its node); a part
- * the suite never started (its getter answers undefined) is skipped.
+ * An `afterAll` hook that stops each part `parts()` lists, in that order (an indexer before its
+ * node); a part the suite never started (undefined or null) is skipped. `parts` is read when the
+ * hook runs, so it sees what `beforeAll` assigned.
  */
-export const stopAll =
-  (...parts: Array<() => Stoppable | undefined | null>) =>
-  async (): Promise<void> => {
-    for (const part of parts) await part()?.stop();
-  };
+export const stopAll = (parts: () => Array<Stoppable | undefined | null>) => async (): Promise<void> => {
+  for (const part of parts()) await part?.stop();
+};
