@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { prng } from '@chain-indexer/devnet/prng.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Anvil, startAnvil } from '../harness/anvil.js';
+import { type Anvil, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 
@@ -16,10 +16,7 @@ const KILLS = Number(process.env.CRASH_KILLS ?? 20);
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  for (let b = 0; b < 150; b++) {
-    await anvil.sendTransfers(1 + (b % 5));
-    await anvil.mine();
-  }
+  await mineTransferBlocks(anvil, 150, (b) => 1 + (b % 5));
   await anvil.mine(1500);
 });
 

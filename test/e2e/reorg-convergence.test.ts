@@ -22,7 +22,7 @@ import {
   traffic,
   waitConverged,
 } from '../faults/lib.js';
-import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
+import { type Anvil, DEV_ACCOUNTS, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { mulberry32, type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
 
@@ -192,10 +192,7 @@ describe('deep reorg', () => {
   it('a reorg deeper than UNFINALISED_WINDOW halts ingest with an open gap and keeps serving', async () => {
     const anvil: Anvil = await startAnvil();
     cleanup.push(() => anvil.stop());
-    for (let b = 0; b < 40; b++) {
-      await anvil.sendTransfers(1 + (b % 3));
-      await anvil.mine();
-    }
+    await mineTransferBlocks(anvil, 40, (b) => 1 + (b % 3));
     const idx = await startIndexer({ rpcUrl: anvil.rpcUrl, env: { UNFINALISED_WINDOW: '8' } });
     cleanup.push(() => idx.stop());
     const head = await anvil.head();
@@ -283,10 +280,7 @@ describe('deep reorg', () => {
     it(`window 8, reorg depth ${depth}: ${halts ? 'halts' : 'rolls back'}`, async () => {
       const anvil: Anvil = await startAnvil();
       cleanup.push(() => anvil.stop());
-      for (let b = 0; b < 20; b++) {
-        await anvil.sendTransfers(2);
-        await anvil.mine();
-      }
+      await mineTransferBlocks(anvil, 20, () => 2);
       const idx = await startIndexer({ rpcUrl: anvil.rpcUrl, env: { UNFINALISED_WINDOW: '8' } });
       cleanup.push(() => idx.stop());
       const head = await anvil.head();

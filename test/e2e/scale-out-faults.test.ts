@@ -24,6 +24,7 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
 import { atOneChangeLogPosition, changeLogPositions, okBody } from '../harness/replication.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
@@ -142,11 +143,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   sampling = false;
-  await replica?.stop();
-  await writer?.stop();
-  await proxy?.close();
-  await dev?.stop();
-  await nats?.stop();
+  await stopAll(() => [replica, writer, proxy, dev, nats])();
 });
 
 describe('scale-out faults', () => {

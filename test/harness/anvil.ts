@@ -80,6 +80,18 @@ export function anvilBaseArgs(port: number): { args: string[]; cacheDir: string 
   };
 }
 
+/** Mines `blocks` blocks on `anvil`, block b holding `perBlock(b)` transfers. */
+export async function mineTransferBlocks(
+  anvil: Anvil,
+  blocks: number,
+  perBlock: (b: number) => number,
+): Promise<void> {
+  for (let b = 0; b < blocks; b++) {
+    await anvil.sendTransfers(perBlock(b));
+    await anvil.mine();
+  }
+}
+
 export async function startAnvil(
   o: { blockTime?: number; args?: string[] /** Fixed port (default: a free one). */; port?: number } = {},
 ): Promise<Anvil> {
