@@ -4,7 +4,7 @@
  * by quote volume in a window.
  */
 import { DomainError } from '../errors/index.js';
-import type { PoolRow, SwapRow } from '../schema/rows/markets.js';
+import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import { SWAP, TOKEN_SWAP } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
@@ -144,12 +144,7 @@ export function walkBars(
 }
 
 /** A trade in token perspective (side, amounts, price quote per token). */
-export interface TokenTrade {
-  block: number;
-  timestamp: number;
-  txIndex: number;
-  logIndex: number;
-  txHash: string;
+export interface TokenTrade extends SwapPosition {
   pool: string;
   protocol: PoolRow['protocol'];
   /** The transaction origin. */

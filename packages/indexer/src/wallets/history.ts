@@ -7,7 +7,7 @@
 
 import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
 import { invert, priceFieldsJson, ratJson, ratParse } from '../markets/index.js';
-import type { PoolRow, SwapRow } from '../schema/rows/markets.js';
+import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import type { WalletTransferRow } from '../schema/rows/wallets.js';
 import { TX } from '../schema/tables/chain.js';
 import { POOL, SWAP } from '../schema/tables/markets.js';
@@ -30,13 +30,7 @@ export interface WalletTxRow {
 }
 
 /** A swap the wallet originated, from its perspective. */
-export interface TradeRow {
-  block: number;
-  /** Block timestamp, unix seconds. */
-  timestamp: number;
-  txIndex: number;
-  logIndex: number;
-  txHash: string;
+export interface TradeRow extends SwapPosition {
   /** Pool key (hex). */
   pool: string;
   protocol: string;

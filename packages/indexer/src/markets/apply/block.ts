@@ -165,14 +165,7 @@ export function openBlock(
     return c as CandleRow;
   };
 
-  const recordSwap = (
-    k: string,
-    e: EventDelta,
-    a0: bigint,
-    a1: bigint,
-    price: Rational,
-    extra: Partial<SwapRow>,
-  ) => {
+  const recordSwap: BlockCtx['recordSwap'] = (k, e, a0, a1, price, extra) => {
     const st = state(k);
     st.swaps++;
     st.lastSwapBlock = d.number;

@@ -25,12 +25,12 @@ export function tokenPage<R>(o: {
 }): Route {
   const { walk, ...rest } = o;
   return pagedRoute({
-    ...rest,
+    requires: [TOKENS],
+    errors: ['not_found'],
+    params: { address: Address },
     scope: 'read',
     group: 'Tokens',
-    params: { address: Address },
-    errors: ['not_found'],
-    requires: [TOKENS],
+    ...rest,
     subject: (ctx) => ctx.params.address.toLowerCase(),
     walk: (ctx, q, sink: PageSink<R>) => walk(ctx, ctx.params.address, q, sink),
   });

@@ -13,6 +13,26 @@ import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './sch
 const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;
 const Params = { address: Address };
 
+/** The leading properties of a default-venue answer: the token, the resolved quote, how, the venue. */
+const quotedVenueProps = () => ({
+  token: { ...Address, description: 'the token' },
+  quote: { ...Address, description: 'the resolved quote' },
+  quoteResolution: QuoteResolution,
+  venue: Venue,
+});
+
+/** Their values from a reader's default-venue answer. */
+const quotedVenueJson = (a: {
+  token: string;
+  quote: { quote: string; how: string };
+  venue: Parameters<typeof venueJson>[0];
+}) => ({
+  token: a.token,
+  quote: a.quote.quote,
+  quoteResolution: a.quote.how,
+  venue: venueJson(a.venue),
+});
+
 export const tokenPriceRoute = singleRoute({
   id: 'tokens.price',
   cached: true,
@@ -24,10 +44,7 @@ export const tokenPriceRoute = singleRoute({
   params: Params,
   query: QuoteQuery,
   data: Obj({
-    token: { ...Address, description: 'the token' },
-    quote: { ...Address, description: 'the resolved quote' },
-    quoteResolution: QuoteResolution,
-    venue: Venue,
+    ...quotedVenueProps(),
     price: Nullable(Price(TOKEN_PRICE_UNIT), 'see priceReason'),
     priceReason: ReasonOf(['venue_has_no_price_yet']),
     priceUnit: Type.Literal(TOKEN_PRICE_UNIT, { description: 'unit of price' }),
@@ -37,10 +54,7 @@ export const tokenPriceRoute = singleRoute({
   read(ctx) {
     const p = ctx.readers.markets.tokenPrice(...quoted(ctx));
     return {
-      token: p.token,
-      quote: p.quote.quote,
-      quoteResolution: p.quote.how,
-      venue: venueJson(p.venue),
+      ...quotedVenueJson(p),
       price: p.price ? ratJson(p.price) : null,
       priceReason: p.price ? null : 'venue_has_no_price_yet',
       priceUnit: TOKEN_PRICE_UNIT,
@@ -58,10 +72,7 @@ export const tokenMcapRoute = singleRoute({
   params: Params,
   query: QuoteQuery,
   data: Obj({
-    token: { ...Address, description: 'the token' },
-    quote: { ...Address, description: 'the resolved quote' },
-    quoteResolution: QuoteResolution,
-    venue: Venue,
+    ...quotedVenueProps(),
     supply: { ...Amount, description: 'supplyFromTransfers at the anchor, token base units' },
     supplySource: Type.Literal('supplyFromTransfers (mints minus burns to 0x0)', {
       description: 'supply source',
@@ -77,10 +88,7 @@ export const tokenMcapRoute = singleRoute({
   read(ctx) {
     const m = ctx.readers.markets.tokenMcap(...quoted(ctx));
     return {
-      token: m.token,
-      quote: m.quote.quote,
-      quoteResolution: m.quote.how,
-      venue: venueJson(m.venue),
+      ...quotedVenueJson(m),
       supply: m.supply.toString(),
       supplySource: 'supplyFromTransfers (mints minus burns to 0x0)',
       price: m.price ? ratJson(m.price) : null,
