@@ -13,9 +13,10 @@
  *    the store converges to a fresh index's, table by table.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   chainTables,
+  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   hex,
@@ -30,10 +31,7 @@ import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 type Health = { ingest: any; storage: any };
 const health = async (idx: IndexerProcess): Promise<Health | null> => {

@@ -10,9 +10,10 @@
  *    serving what it has.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   chainTables,
+  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   hex,
@@ -29,10 +30,7 @@ import { mulberry32, type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.j
 const SEED = Number(process.env.REORG_SEED ?? 20261122);
 const REORGS = Number(process.env.REORG_COUNT ?? 10);
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 interface Minted {
   block: number;

@@ -26,6 +26,7 @@ import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/d
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
+import { firstAnswerWith } from '../harness/poll.js';
 import { atOneChangeLogPosition, changeLogPositions, okBody } from '../harness/replication.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { type StallingProxy, startStallingProxy } from '../harness/tcp-proxy.js';
@@ -151,16 +152,8 @@ describe('scale-out faults', () => {
     sampling = true;
     const sampler = sampleReplica();
     proxy.stall();
-    let refused: { status: number; body: any } | null = null;
     try {
-      for (const t0 = Date.now(); Date.now() - t0 < 20_000; ) {
-        const r = await replica.get('/tokens?limit=1');
-        if (r.status === 503) {
-          refused = r;
-          break;
-        }
-        await sleep(200);
-      }
+      const refused = await firstAnswerWith(replica, '/tokens?limit=1', 503, 20_000, 200);
       expect(refused, 'the partitioned replica kept serving an aging view').not.toBeNull();
       expect(refused!.body.error).toBe('replica_lagging');
       const hr = await body(replica, '/health');

@@ -15,12 +15,13 @@
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { FAULT_KINDS, mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';
 import {
   chainTables,
+  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   describeDiff,
@@ -39,10 +40,7 @@ import {
   waitConverged,
 } from './lib.js';
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 const alive = async (idx: IndexerProcess) =>
   (await idx.get('/health/live', { key: null }).catch(() => ({ status: 0 }))).status;

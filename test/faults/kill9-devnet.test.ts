@@ -14,13 +14,14 @@
  * (`npm run faults -- --long`) runs it once per seed with more kills.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 import {
   chainTables,
+  cleanupAfterAll,
   compareWithFresh,
   hex,
   LONG,
@@ -35,10 +36,7 @@ import {
 
 const KILLS = LONG ? 30 : 12;
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 describe('kill -9 during backfill and live follow on the full devnet', () => {
   it(

@@ -24,12 +24,13 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';
 import {
   chainTables,
+  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   describeDiff,
@@ -58,10 +59,7 @@ const WAL_HEADROOM_BYTES = 24 * 1024;
 /** Trace tables (packages/indexer/src/schema/tables/traces.ts): written by the traces lane behind the blocks lane. */
 const TRACE_TABLES = ['0x50', '0x51', '0x52', '0x53'];
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 /** Size of RocksDB's current write-ahead log (the highest-numbered *.log) in a data dir, bytes. */
 function walBytes(dataDir: string): number {
