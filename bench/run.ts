@@ -96,20 +96,13 @@ function parseArgs(argv: string[]): Args {
 const CHAIN = 'bench';
 
 /** Polls /checkpoints until the anchor reaches `target`; returns the time it did (performance.now()). */
-async function waitAnchor(
-  ix: IndexerChild,
-  target: number,
-  timeoutMs: number,
-  everyMs = 20,
-): Promise<number> {
+async function waitAnchor(ix: IndexerChild, target: number, ms: number, everyMs = 20): Promise<number> {
   const t0 = performance.now();
   for (;;) {
     const a = await ix.anchor();
     if (a >= target) return performance.now();
-    if (performance.now() - t0 > timeoutMs)
-      throw new Error(
-        `indexer anchor ${a} did not reach ${target} in ${timeoutMs} ms:\n${ix.logs().slice(-3000)}`,
-      );
+    if (performance.now() - t0 > ms)
+      throw new Error(`indexer anchor ${a} did not reach ${target} in ${ms} ms:\n${ix.logs().slice(-3000)}`);
     await sleep(everyMs);
   }
 }

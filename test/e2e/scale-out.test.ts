@@ -13,6 +13,7 @@
  *    replica_lagging instead of serving an older view, and recovers when NATS is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../faults/lib.js';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
@@ -25,7 +26,6 @@ let nats: NatsServer;
 let dev: TestDevnet;
 let writer: IndexerProcess;
 let replica: IndexerProcess;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nodeHead = async () => Number.parseInt(await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber', []), 16);
 
 /** Waits until `p`'s anchored head equals `n` exactly (a replica must not run ahead either). */
