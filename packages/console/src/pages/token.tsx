@@ -8,7 +8,7 @@ import { api, type Session, useApi } from '../api.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { AmmFeed } from '../feed.js';
 import { formatUnits, NATIVE, ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, href, KV, PoolLink, Table } from '../ui.js';
+import { Addr, Answered, href, KV, PoolLink, Table, WindowCells } from '../ui.js';
 import { type TokenMeta, Units, useTokenMetas } from '../units.js';
 
 interface Props {
@@ -53,91 +53,66 @@ export function TokenPage({ session, chain, address, renew }: Props) {
   ]);
   const meta = (a: string) => metas.get(a.toLowerCase());
   const quoteMeta = stat ? meta(stat.quote) : undefined;
+  const subject = { session, chain, address, decimals };
   return (
     <div class="page">
       <h1>
         Token {token.kind === 'ok' ? (token.body.data.symbol ?? '(no symbol)') : ''} <code>{address}</code>
       </h1>
       <div class="grid">
-        <Answered
-          title="Identity"
-          answer={token}
-          testid="token-identity"
-          render={(b) => {
-            const t = b.data;
-            return (
-              <KV
-                rows={[
-                  ['name', t.name ?? `— (${t.nameReason})`, 'token-name'],
-                  ['symbol', t.symbol ?? `— (${t.symbolReason})`, 'token-symbol'],
-                  ['decimals', t.decimals ?? `— (${t.decimalsReason})`],
-                  ['kind', `${t.kind}${t.confirmedErc20 ? ', confirmed ERC-20' : ''}`],
-                  [
-                    'holders',
-                    t.holderCount.value === null ? `— (${t.holderCount.status})` : t.holderCount.value,
-                    'holder-count',
-                  ],
-                  ['holder count status', `${t.holderCount.status} at block ${t.holderCount.asOfBlock}`],
-                  ['supply (from transfers)', formatUnits(t.supplyFromTransfers, t.decimals)],
-                  ['transfers', t.transfers],
-                  [
-                    'reconciliation',
-                    `${t.reconciliation.status} (checked at ${t.reconciliation.checkedAtBlock ?? '—'})`,
-                  ],
-                  [
-                    'created',
-                    t.creation ? (
-                      <>
-                        block {t.creation.block} by{' '}
-                        <Addr chain={chain} a={t.creation.deployer} page="wallet" />
-                      </>
-                    ) : (
-                      `— (${t.creationReason})`
-                    ),
-                  ],
-                  ['first seen', `block ${t.firstSeen.block} (${t.firstSeen.evidence})`],
-                  ['launch', t.launch ? `${t.launch.launchpad}: ${t.launch.state}` : '—'],
-                ]}
-              />
-            );
-          }}
-        />
+        <Answered title="Identity" answer={token} testid="token-identity">
+          {({ data: t }) => (
+            <KV
+              rows={[
+                ['name', t.name ?? `— (${t.nameReason})`, 'token-name'],
+                ['symbol', t.symbol ?? `— (${t.symbolReason})`, 'token-symbol'],
+                ['decimals', t.decimals ?? `— (${t.decimalsReason})`],
+                ['kind', `${t.kind}${t.confirmedErc20 ? ', confirmed ERC-20' : ''}`],
+                [
+                  'holders',
+                  t.holderCount.value === null ? `— (${t.holderCount.status})` : t.holderCount.value,
+                  'holder-count',
+                ],
+                ['holder count status', `${t.holderCount.status} at block ${t.holderCount.asOfBlock}`],
+                ['supply (from transfers)', formatUnits(t.supplyFromTransfers, t.decimals)],
+                ['transfers', t.transfers],
+                [
+                  'reconciliation',
+                  `${t.reconciliation.status} (checked at ${t.reconciliation.checkedAtBlock ?? '—'})`,
+                ],
+                [
+                  'created',
+                  t.creation ? (
+                    <>
+                      block {t.creation.block} by <Addr chain={chain} a={t.creation.deployer} page="wallet" />
+                    </>
+                  ) : (
+                    `— (${t.creationReason})`
+                  ),
+                ],
+                ['first seen', `block ${t.firstSeen.block} (${t.firstSeen.evidence})`],
+                ['launch', t.launch ? `${t.launch.launchpad}: ${t.launch.state}` : '—'],
+              ]}
+            />
+          )}
+        </Answered>
         {stat ? (
-          <PricePanel
-            session={session}
-            chain={chain}
-            address={address}
-            quote={stat.quote}
-            decimals={decimals}
-          />
+          <PricePanel {...subject} quote={stat.quote} />
         ) : (
-          <Answered title="Price" answer={stats} render={() => null} />
+          <Answered title="Price" answer={stats}>
+            {() => null}
+          </Answered>
         )}
       </div>
-      <Answered
-        title="Window stats (default venue)"
-        answer={stats}
-        testid="token-stats"
-        render={(b) => (
+      <Answered title="Window stats (default venue)" answer={stats} testid="token-stats">
+        {(b) => (
           <StatsTable chain={chain} s={b.data as unknown as StatsData} token={tokenMeta} quote={quoteMeta} />
         )}
-      />
-      {stat && (
-        <TokenCandles
-          session={session}
-          chain={chain}
-          address={address}
-          quote={stat.quote}
-          decimals={decimals}
-          renew={renew}
-        />
-      )}
+      </Answered>
+      {stat && <TokenCandles {...subject} quote={stat.quote} renew={renew} />}
       <div class="grid">
-        <Answered
-          title="Top holders"
-          answer={holders}
-          testid="token-holders"
-          render={(b) => (
+        <Answered title="Top holders" answer={holders} testid="token-holders">
+          {(b) => (
             <>
               <div class="muted">
                 {b.holderCount.value ?? '—'} holders ({b.holderCount.status})
@@ -158,12 +133,9 @@ export function TokenPage({ session, chain, address, renew }: Props) {
               </Table>
             </>
           )}
-        />
-        <Answered
-          title="Pools ranked (24h quote volume)"
-          answer={pools}
-          testid="token-pools"
-          render={(b) => (
+        </Answered>
+        <Answered title="Pools ranked (24h quote volume)" answer={pools} testid="token-pools">
+          {(b) => (
             <Table head={['#', 'pool', 'protocol', 'pair', 'fee', '24h volume (quote)']}>
               {(b.data as unknown as RankedPool[]).map((p) => (
                 <tr>
@@ -189,7 +161,7 @@ export function TokenPage({ session, chain, address, renew }: Props) {
               ))}
             </Table>
           )}
-        />
+        </Answered>
       </div>
       <section class="panel">
         <header>
@@ -261,11 +233,7 @@ function StatsTable(p: {
       >
         {Object.entries(s.windows).map(([w, x]) => (
           <tr data-window={w}>
-            <td>{w}</td>
-            <td class="num">{x.trades}</td>
-            <td class="num">
-              {x.buys} / {x.sells}
-            </td>
+            <WindowCells w={w} x={x} />
             <td class="num">
               {x.distinctTraders.exact ? '' : '≥'}
               {x.distinctTraders.lowerBound}
@@ -319,11 +287,8 @@ function PricePanel(p: {
     3000,
   );
   return (
-    <Answered
-      title="Price"
-      answer={price}
-      testid="token-price"
-      render={(b) => {
+    <Answered title="Price" answer={price} testid="token-price">
+      {(b) => {
         const d = b.data as {
           price: Rational | null;
           priceReason: string | null;
@@ -354,7 +319,7 @@ function PricePanel(p: {
           />
         );
       }}
-    />
+    </Answered>
   );
 }
 

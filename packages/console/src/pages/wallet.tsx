@@ -65,11 +65,8 @@ export function WalletPage({ session, chain, address }: Props) {
         Wallet <code>{address}</code>
       </h1>
       <div class="grid">
-        <Answered
-          title="Overview"
-          answer={overview}
-          testid="wallet-overview"
-          render={(b) => (
+        <Answered title="Overview" answer={overview} testid="wallet-overview">
+          {(b) => (
             <>
               <KV
                 rows={[
@@ -113,12 +110,9 @@ export function WalletPage({ session, chain, address }: Props) {
               </Table>
             </>
           )}
-        />
-        <Answered
-          title="PnL per quote asset"
-          answer={pnl}
-          testid="wallet-pnl"
-          render={(b) => (
+        </Answered>
+        <Answered title="PnL per quote asset" answer={pnl} testid="wallet-pnl">
+          {(b) => (
             <Table head={['quote', 'realised', 'unrealised']}>
               {Object.entries(b.data.realisedByQuote).map(([q, r]) => {
                 const u = b.data.unrealisedByQuote[q];
@@ -145,13 +139,10 @@ export function WalletPage({ session, chain, address }: Props) {
               })}
             </Table>
           )}
-        />
+        </Answered>
       </div>
-      <Answered
-        title="Positions"
-        answer={positions}
-        testid="wallet-positions"
-        render={(b) => (
+      <Answered title="Positions" answer={positions} testid="wallet-positions">
+        {(b) => (
           <Table head={['token', 'quote', 'quantity', 'realised', 'unrealised', 'buys / sells', 'note']}>
             {(b.data as Position[]).map((p) => (
               <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
@@ -197,13 +188,10 @@ export function WalletPage({ session, chain, address }: Props) {
             ))}
           </Table>
         )}
-      />
+      </Answered>
       <div class="grid">
-        <Answered
-          title="Funding graph"
-          answer={fundedBy}
-          testid="wallet-funding"
-          render={(b) => (
+        <Answered title="Funding graph" answer={fundedBy} testid="wallet-funding">
+          {(b) => (
             <FundingGraph
               chain={chain}
               wallet={address}
@@ -221,12 +209,9 @@ export function WalletPage({ session, chain, address }: Props) {
               }
             />
           )}
-        />
-        <Answered
-          title="Recent activity"
-          answer={activity}
-          testid="wallet-activity"
-          render={(b) => (
+        </Answered>
+        <Answered title="Recent activity" answer={activity} testid="wallet-activity">
+          {(b) => (
             <Table head={['block', 'tx', 'events']}>
               {b.data.map((a) => (
                 <tr>
@@ -245,7 +230,7 @@ export function WalletPage({ session, chain, address }: Props) {
               ))}
             </Table>
           )}
-        />
+        </Answered>
       </div>
     </div>
   );

@@ -94,6 +94,8 @@ export const Amount = Type.String({
   pattern: '^-?(0|[1-9][0-9]*)$',
   description: 'integer in base units, decimal string',
 });
+/** A signed integer as a decimal string, no description (the parts of exact rationals). */
+export const IntString = Type.String({ pattern: '^-?(0|[1-9][0-9]*)$' });
 export const Chain = Type.String({ pattern: '^[a-z0-9-]{1,32}$', description: 'chain name' });
 
 /** The snapshot anchor every data response carries (R1): the head its storage snapshot saw. */
