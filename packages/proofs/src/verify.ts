@@ -94,6 +94,25 @@ export async function provedValue(
 
 const idx = (v: unknown) => (typeof v === 'string' ? Number(BigInt(v)) : Number.NaN);
 
+/** Why a proof of another trie fails, by the trie a record must be proved in. */
+const WRONG_TRIE: Partial<Record<RecordProof['trie'], string>> = {
+  transactions: 'a transaction is proved in the transactions trie',
+  receipts: 'logs are proved by their receipt in the receipts trie',
+};
+
+/**
+ * {@link provedValue} of a proof that must be of `trie`; a proof of another trie fails
+ * `wrong_trie: <why>` ({@link WRONG_TRIE}).
+ */
+async function provedIn(
+  trie: RecordProof['trie'],
+  proof: RecordProof,
+  trustedBlockHash: string,
+): ReturnType<typeof provedValue> {
+  if (proof.trie !== trie) return fail(`wrong_trie: ${WRONG_TRIE[trie]}`);
+  return provedValue(proof, trustedBlockHash);
+}
+
 /**
  * Verifies a transaction (the node's JSON, as `/transactions/{hash}` serves it) with its proof:
  * the proved leaf of the transactions trie is its canonical envelope, at its index, and
@@ -104,9 +123,7 @@ export async function verifyTransactionProof(
   proof: RecordProof,
   trustedBlockHash: string,
 ): Promise<Verification> {
-  if (proof.trie !== 'transactions')
-    return fail('wrong_trie: a transaction is proved in the transactions trie');
-  const p = await provedValue(proof, trustedBlockHash);
+  const p = await provedIn('transactions', proof, trustedBlockHash);
   if (!p.ok) return p;
   let enc: Uint8Array | null;
   let leaf: Uint8Array | null;
@@ -184,9 +201,7 @@ export async function verifyLogsProof(
   firstLogIndex: number,
   trustedBlockHash: string,
 ): Promise<Verification> {
-  if (proof.trie !== 'receipts')
-    return fail('wrong_trie: logs are proved by their receipt in the receipts trie');
-  const p = await provedValue(proof, trustedBlockHash);
+  const p = await provedIn('receipts', proof, trustedBlockHash);
   if (!p.ok) return p;
   let proved: Uint8Array[][];
   try {

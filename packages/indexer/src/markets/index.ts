@@ -63,6 +63,7 @@ export {
 export {
   type Bar,
   MAX_TICKS_PER_PAGE,
+  positionOf,
   type TokenTrade,
   TRADERS_SCAN_LIMIT,
   type TraderRow,

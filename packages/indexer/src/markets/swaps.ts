@@ -157,17 +157,22 @@ export interface TokenTrade extends SwapPosition {
   price: Rational;
 }
 
+/** The chain position of a swap (a fresh object: block, timestamp, txIndex, logIndex, txHash). */
+export const positionOf = (s: SwapPosition): SwapPosition => ({
+  block: s.block,
+  timestamp: s.timestamp,
+  txIndex: s.txIndex,
+  logIndex: s.logIndex,
+  txHash: s.txHash,
+});
+
 /** Orients a swap of pool `p` for `token`: a buy is the trader receiving the token. */
 export function tokenTrade(p: PoolRow, token: string, s: SwapRow): TokenTrade {
   const base = tokenIsBase(p, token);
   const amtToken = BigInt(base ? s.amount0 : s.amount1);
   const amtQuote = BigInt(base ? s.amount1 : s.amount0);
   return {
-    block: s.block,
-    timestamp: s.timestamp,
-    txIndex: s.txIndex,
-    logIndex: s.logIndex,
-    txHash: s.txHash,
+    ...positionOf(s),
     pool: p.key,
     protocol: p.protocol,
     executor: s.origin,

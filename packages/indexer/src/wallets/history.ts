@@ -6,7 +6,7 @@
  */
 
 import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
-import { invert, priceFieldsJson, ratJson, ratParse } from '../markets/index.js';
+import { invert, positionOf, priceFieldsJson, ratJson, ratParse } from '../markets/index.js';
 import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import type { WalletTransferRow } from '../schema/rows/wallets.js';
 import { TX } from '../schema/tables/chain.js';
@@ -93,11 +93,7 @@ export function tradeRow(
   const native = quote === NATIVE;
   const decimals = native ? 18 : (tokenAt(view, quote, s.block)?.metadata?.decimals.value ?? null);
   return {
-    block: s.block,
-    timestamp: s.timestamp,
-    txIndex: s.txIndex,
-    logIndex: s.logIndex,
-    txHash: s.txHash,
+    ...positionOf(s),
     pool: pool.key,
     protocol: pool.protocol,
     side: gotToken > 0n ? 'buy' : 'sell',
