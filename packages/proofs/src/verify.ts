@@ -94,6 +94,17 @@ export async function provedValue(
 
 const idx = (v: unknown) => (typeof v === 'string' ? Number(BigInt(v)) : Number.NaN);
 
+/** The success of a check of the record proved by `p` under the trusted block `trustedBlockHash`. */
+const verified = (
+  p: { blockNumber: number; transactionIndex: number },
+  trustedBlockHash: string,
+): Verification => ({
+  ok: true,
+  blockNumber: p.blockNumber,
+  blockHash: trustedBlockHash.toLowerCase(),
+  transactionIndex: p.transactionIndex,
+});
+
 /** Why a proof of another trie fails, by the trie a record must be proved in. */
 const WRONG_TRIE: Partial<Record<RecordProof['trie'], string>> = {
   transactions: 'a transaction is proved in the transactions trie',
@@ -140,12 +151,7 @@ export async function verifyTransactionProof(
     return fail('hash_mismatch: keccak256 of the envelope is not the served hash');
   if (idx(tx.transactionIndex) !== p.transactionIndex)
     return fail('index_mismatch: transactionIndex is not the proved key');
-  return {
-    ok: true,
-    blockNumber: p.blockNumber,
-    blockHash: trustedBlockHash.toLowerCase(),
-    transactionIndex: p.transactionIndex,
-  };
+  return verified(p, trustedBlockHash);
 }
 
 /**
@@ -172,12 +178,7 @@ export async function verifyReceiptProof(
   if (!equalBytes(enc, p.value)) return fail('record_mismatch: the served receipt is not the proved one');
   if (idx(receipt.transactionIndex) !== p.transactionIndex)
     return fail('index_mismatch: transactionIndex is not the proved key');
-  return {
-    ok: true,
-    blockNumber: p.blockNumber,
-    blockHash: trustedBlockHash.toLowerCase(),
-    transactionIndex: p.transactionIndex,
-  };
+  return verified(p, trustedBlockHash);
 }
 
 /** The logs of a receipt's consensus encoding: [address, topics, data] each. */
@@ -229,12 +230,7 @@ export async function verifyLogsProof(
       return fail(`record_malformed: ${(err as Error).message}`);
     }
   }
-  return {
-    ok: true,
-    blockNumber: p.blockNumber,
-    blockHash: trustedBlockHash.toLowerCase(),
-    transactionIndex: p.transactionIndex,
-  };
+  return verified(p, trustedBlockHash);
 }
 
 /** The proof key of transaction index `i` as served (hex of rlp(i)). */
