@@ -27,6 +27,7 @@ export {
   type Rational,
   rational,
   ratJson,
+  ratJsonOrNull,
   ratParse,
   ratStr,
   sub,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { liquidityJson, ratJson, usdJson } from '../../../markets/index.js';
 import type { Route } from '../../route.js';
-import { singleRoute } from '../../route-shapes.js';
+import { extremeHead, singleRoute } from '../../route-shapes.js';
 import { Address, Nullable, Obj } from '../../schemas.js';
 import { ByAddress, poolRouteOf, refOf, type Variant } from './common.js';
 import {
@@ -49,10 +49,7 @@ export const v4PoolLiquidityRoute = make('v4');
 
 const extremeRoute = (which: 'high' | 'low'): Route =>
   singleRoute({
-    id: which === 'high' ? 'pools.ath' : 'pools.atl',
-    path: which === 'high' ? '/pools/{address}/ath' : '/pools/{address}/atl',
-    scope: 'read',
-    group: 'Pools',
+    ...extremeHead('pools', which),
     summary: `All-time ${which === 'high' ? 'high' : 'low'} of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened.`,
     params: ByAddress,
     data: Obj({

@@ -5,6 +5,7 @@ import {
   poolIdentity,
   type RankedPool,
   ratJson,
+  ratJsonOrNull,
   venueJson,
   windowsJson,
 } from '../../../../markets/index.js';
@@ -103,8 +104,8 @@ export const tokenOverviewRoute = singleRoute({
         quoteResolution: m.quoteResolution,
         candidates: m.candidates,
         venue: m.venue ? venueJson(m.venue) : null,
-        price: m.price ? ratJson(m.price) : null,
-        marketCap: m.marketCap ? ratJson(m.marketCap) : null,
+        price: ratJsonOrNull(m.price),
+        marketCap: ratJsonOrNull(m.marketCap),
         reason: m.reason,
         stats: m.windows ? windowsJson(m.windows) : null,
       },

@@ -1,9 +1,9 @@
 /** Token price, market cap, all-time extremes and venue resolution (quote rule, default venue). */
 
 import { Type } from '@sinclair/typebox';
-import { membershipJson, ratJson, VENUE_RULE, venueJson } from '../../../../markets/index.js';
+import { membershipJson, ratJson, ratJsonOrNull, VENUE_RULE, venueJson } from '../../../../markets/index.js';
 import type { Route } from '../../../route.js';
-import { singleRoute } from '../../../route-shapes.js';
+import { extremeHead, singleRoute } from '../../../route-shapes.js';
 import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../schemas.js';
 
 import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
@@ -55,7 +55,7 @@ export const tokenPriceRoute = singleRoute({
     const p = ctx.readers.markets.tokenPrice(...quoted(ctx));
     return {
       ...quotedVenueJson(p),
-      price: p.price ? ratJson(p.price) : null,
+      price: ratJsonOrNull(p.price),
       priceReason: p.price ? null : 'venue_has_no_price_yet',
       priceUnit: TOKEN_PRICE_UNIT,
     };
@@ -91,7 +91,7 @@ export const tokenMcapRoute = singleRoute({
       ...quotedVenueJson(m),
       supply: m.supply.toString(),
       supplySource: 'supplyFromTransfers (mints minus burns to 0x0)',
-      price: m.price ? ratJson(m.price) : null,
+      price: ratJsonOrNull(m.price),
       marketCap: m.price ? ratJson({ n: m.price.n * m.supply, d: m.price.d }) : null,
       marketCapReason: m.price ? null : 'venue_has_no_price_yet',
       marketCapUnit: 'quote base units',
@@ -102,10 +102,7 @@ export const tokenMcapRoute = singleRoute({
 
 const extremeRoute = (which: 'high' | 'low'): Route =>
   singleRoute({
-    id: which === 'high' ? 'tokens.ath' : 'tokens.atl',
-    path: which === 'high' ? '/tokens/{address}/ath' : '/tokens/{address}/atl',
-    scope: 'read',
-    group: 'Tokens',
+    ...extremeHead('tokens', which),
     summary: `All-time ${which} price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated.`,
     params: Params,
     query: QuoteQuery,
