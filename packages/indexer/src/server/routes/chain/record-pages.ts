@@ -24,12 +24,14 @@ interface RecordPage<R, S> {
   walk: (ctx: Ctx, subject: S, q: PageQuery, sink: PageSink<R>) => void;
 }
 
+/** Every chain record route: scope read, group Chain. */
+const CHAIN_HEAD = { scope: 'read' as const, group: 'Chain' };
+
 /** A PAGE route over the records of block `{number}` (404 when it is not canonical). */
 export const blockPage = <R>(o: RecordPage<R, number>): Route =>
   pagedRoute({
     ...o,
-    scope: 'read',
-    group: 'Chain',
+    ...CHAIN_HEAD,
     params: { number: BlockNumber },
     errors: ['not_found'],
     subject: (ctx) => ctx.params.number,
@@ -40,8 +42,7 @@ export const blockPage = <R>(o: RecordPage<R, number>): Route =>
 export const transactionPage = <R>(o: RecordPage<R, string>): Route =>
   pagedRoute({
     ...o,
-    scope: 'read',
-    group: 'Chain',
+    ...CHAIN_HEAD,
     params: { hash: Hash },
     errors: ['not_found'],
     subject: (ctx) => ctx.params.hash.toLowerCase(),

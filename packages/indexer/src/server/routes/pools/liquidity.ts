@@ -19,8 +19,6 @@ import {
 const make = (variant: Variant): Route =>
   singleRoute({
     ...poolRouteOf(variant, 'liquidity', '/liquidity'),
-    scope: 'read',
-    group: 'Pools',
     summary:
       'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance.',
     data: Obj({
