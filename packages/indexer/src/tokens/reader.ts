@@ -227,6 +227,25 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
     );
   };
 
+  /** Walks a token's rows of `t` (keyed token address, block u64, …) in chain order. */
+  const byToken = <V>(
+    view: View,
+    // biome-ignore lint/suspicious/noExplicitAny: tables of different key tuples share the walk
+    t: import('../storage/index.js').Table<any, V>,
+    token: string,
+    page: PageQuery,
+    sink: (v: V, resume: Buffer) => boolean,
+  ) =>
+    chainOrder(
+      view,
+      t,
+      [K(token)],
+      (k) => k[1] as number,
+      21,
+      page,
+      (v, key) => sink(v, key),
+    );
+
   const reader: TokensPrimitives = {
     find: (view, address, at) => tokenAt(view, K(address), at),
     token(view, address, at) {
@@ -352,26 +371,10 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
       }
     },
     transfers(view, token, page, sink) {
-      chainOrder(
-        view,
-        TRANSFER,
-        [K(token)],
-        (k) => k[1] as number,
-        21,
-        page,
-        (v, key) => sink(v, key),
-      );
+      byToken(view, TRANSFER, token, page, sink);
     },
     authorityEvents(view, token, page, sink) {
-      chainOrder(
-        view,
-        AUTHORITY,
-        [K(token)],
-        (k) => k[1] as number,
-        21,
-        page,
-        (v, key) => sink(v, key),
-      );
+      byToken(view, AUTHORITY, token, page, sink);
     },
     creatorTokens(view, deployer, page, sink) {
       view.each(

@@ -23,6 +23,9 @@ const tradePage = {
   errors: [...PAGED_MARKET_ERRORS],
   requires: TOKEN_MARKET,
   render: tradeJson,
+  /** The cursor is bound to the token and the asked quote. */
+  subject: (ctx: { params: { address: string }; query: { quote?: string } }) =>
+    `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
 };
 
 export const tokenSwapsRoute = pagedRoute({
@@ -32,7 +35,6 @@ export const tokenSwapsRoute = pagedRoute({
   summary:
     'Compact quote-policy trades of the token across its pools against the resolved quote (quote rule): side (token perspective), amountToken, amountQuote (base units), price (quote per token, rational), pool, executor (transaction origin), chain coordinates. Not the complete exact pool universe: other quotes are excluded by policy. PAGE.',
   extra: { token: Address, quote: Quote, quoteResolution: QuoteResolution },
-  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
   walk(ctx, page, sink) {
     const token = ctx.params.address.toLowerCase();
     const q = ctx.readers.markets.tokenSwaps(ctx.view, token, ctx.query.quote, page, sink);
@@ -47,7 +49,6 @@ export const tokenTicksRoute = pagedRoute({
   summary:
     'Per-trade ticks on the default venue (named), oriented quote per token, with transaction context. PAGE by (block, log index).',
   extra: { token: Address, quote: Quote, venue: Venue },
-  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
   walk(ctx, q, sink) {
     const token = ctx.params.address.toLowerCase();
     const r = ctx.readers.markets.tokenTicks(ctx.view, token, ctx.query.quote, q, sink);
