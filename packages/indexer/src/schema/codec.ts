@@ -195,3 +195,6 @@ export function prefixEnd(prefix: Buffer): Buffer {
   }
   return Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
 }
+
+/** An address or hash lowercased, typed as 0x hex (the form table keys hold). */
+export const lowerHex = (a: string): `0x${string}` => a.toLowerCase() as `0x${string}`;

@@ -9,6 +9,7 @@
  * reconciliation verdicts by eth_call `totalSupply()`/`balanceOf()` (src/tokens/reconcile.ts).
  */
 import { DomainError } from '../errors/index.js';
+import { lowerHex } from '../schema/codec.js';
 import type { AuthorityEvent, LaunchRow, TokenRow, TokenStats, TransferRow } from '../schema/rows/tokens.js';
 import {
   AUTHORITY,
@@ -38,8 +39,7 @@ import { balanceAt, launchAt, statsAt, tokenAt } from './read.js';
 import { type TokenListRow, tokenListRow } from './render.js';
 import { type TokenResponses, tokenResponses } from './responses.js';
 
-type Hex = `0x${string}`;
-const K = (a: string) => a.toLowerCase() as Hex;
+const K = lowerHex;
 
 /** The uniform holder count of every holder-bearing route (spec: `{value, status, asOfBlock, burnSinkHolders}`). */
 export interface HolderCount {

@@ -6,7 +6,7 @@
  */
 
 import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
-import { invert, positionOf, priceFieldsJson, ratJson, ratParse } from '../markets/index.js';
+import { invert, positionOf, priceFieldsJson, ratParse } from '../markets/index.js';
 import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import type { WalletTransferRow } from '../schema/rows/wallets.js';
 import { TX } from '../schema/tables/chain.js';

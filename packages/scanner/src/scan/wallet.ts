@@ -20,7 +20,7 @@ import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decim
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 import { type FundingChain, fundingChain } from './funding.js';
-import { BUNDLE_RULE, type Bundle, type BundleMember, walletBundles } from './token.js';
+import { BUNDLE_RULE, type Bundle, walletBundles } from './token.js';
 import {
   addR,
   type Fraction,

@@ -39,6 +39,15 @@ type Hex = `0x${string}`;
 const hx = (s: string) => s as Hex;
 const abs = (x: bigint) => (x < 0n ? -x : x);
 
+/**
+ * The pool key of the pool contract that emitted `e` when it is a known pool of `protocol`, else
+ * null (an event of another contract or protocol is not this family's).
+ */
+export function emittingPool(c: BlockCtx, e: EventDelta, protocol: PoolRow['protocol']): string | null {
+  const k = c.keyOfAddress(e.address);
+  return k && c.pool(k)?.protocol === protocol ? k : null;
+}
+
 /** The helpers of one block (see the module note). */
 export interface BlockCtx {
   /** The pool row (this block's registrations included), null when unknown. */

@@ -4,7 +4,6 @@ import {
   OVERVIEW_POOLS,
   poolIdentity,
   type RankedPool,
-  ratJson,
   ratJsonOrNull,
   venueJson,
   windowsJson,
