@@ -5,6 +5,7 @@
  */
 
 import type { Emit } from '../../projections/index.js';
+import { asHex } from '../../schema/codec.js';
 import type { BlockDelta, EventDelta } from '../../schema/delta.js';
 import {
   type CandleRow,
@@ -34,9 +35,8 @@ import type { BlockBatch } from '../../storage/index.js';
 import { type BlockTrades, writeWindowState } from '../cumulative.js';
 import { cmp, type Rational, ratParse, ratStr } from '../rational.js';
 
-type Hex = `0x${string}`;
 /** Pool keys, addresses and currencies of this projection are lowercase 0x hex. */
-const hx = (s: string) => s as Hex;
+const hx = asHex;
 const abs = (x: bigint) => (x < 0n ? -x : x);
 
 /**
