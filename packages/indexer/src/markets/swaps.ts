@@ -18,18 +18,22 @@ const POOL_PREFIX_LEN = 53;
 /** Bytes of a per-token key prefix (table id + 20-byte address). */
 const TOKEN_PREFIX_LEN = 21;
 
+/**
+ * The range of a page over a pool's rows keyed (pool key, block, …): the pool's rows up to the
+ * page anchor, in the page's order, resuming after the page's resume key.
+ */
+export const poolPageRange = (k: Hex, page: PageQuery) => ({
+  prefix: [k] as [Hex],
+  lte: [k, page.at] as [Hex, number],
+  reverse: page.order === 'desc',
+  resume: { under: [k] as [Hex], suffix: page.after },
+});
+
 /** Swaps of pool `p` up to the page anchor, in the page's order. Resume key: (block u64, logIndex u32). */
 export function walkPoolSwaps(view: View, p: PoolRow, page: PageQuery, sink: PageSink<SwapRow>): void {
   const k = p.key as Hex;
-  view.each(
-    SWAP,
-    {
-      prefix: [k],
-      lte: [k, page.at],
-      reverse: page.order === 'desc',
-      resume: { under: [k], suffix: page.after },
-    },
-    (s, _key, raw) => sink(s, Buffer.from(raw.subarray(POOL_PREFIX_LEN))),
+  view.each(SWAP, poolPageRange(k, page), (s, _key, raw) =>
+    sink(s, Buffer.from(raw.subarray(POOL_PREFIX_LEN))),
   );
 }
 
