@@ -16,7 +16,6 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   chainTables,
-  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   hex,
@@ -28,6 +27,7 @@ import {
 import { startAnvil } from '../harness/anvil.js';
 import { devnetIndexerEnv, startTestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 

@@ -13,7 +13,6 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   chainTables,
-  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   hex,
@@ -25,6 +24,7 @@ import {
 } from '../faults/lib.js';
 import { type Anvil, DEV_ACCOUNTS, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { mulberry32, type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
 
 const SEED = Number(process.env.REORG_SEED ?? 20261122);

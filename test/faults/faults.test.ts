@@ -18,10 +18,10 @@ import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
 import { describe, expect, it } from 'vitest';
 import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { FAULT_KINDS, mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';
 import {
   chainTables,
-  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   describeDiff,

@@ -17,11 +17,11 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 import {
   chainTables,
-  cleanupAfterAll,
   compareWithFresh,
   hex,
   LONG,

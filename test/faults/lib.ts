@@ -7,22 +7,9 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll } from 'vitest';
 import { type Anvil, DEV_ACCOUNTS } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import type { ProxyStats } from '../harness/rpc-proxy.js';
-
-/**
- * A clean-up list run (in reverse, each failure ignored) by an `afterAll` this registers: push
- * what a test started as it starts it.
- */
-export function cleanupAfterAll(): Array<() => Promise<unknown> | unknown> {
-  const cleanup: Array<() => Promise<unknown> | unknown> = [];
-  afterAll(async () => {
-    for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-  });
-  return cleanup;
-}
 
 /** The fault suites' seed (FAULTS_SEED, default 7). */
 export const SEED = Number(process.env.FAULTS_SEED ?? 7);

@@ -27,10 +27,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';
 import {
   chainTables,
-  cleanupAfterAll,
   compareWithFresh,
   deployEmitter,
   describeDiff,
