@@ -13,6 +13,9 @@ import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './sch
 const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;
 const Params = { address: Address };
 
+/** What the quoted single reads of a token share: their refusals and the projection they need. */
+const QUOTED_READ = { errors: [...ERRORS], requires: TOKEN_MARKET };
+
 /** The leading properties of a default-venue answer: the token, the resolved quote, how, the venue. */
 const quotedVenueProps = () => ({
   token: { ...Address, description: 'the token' },
@@ -49,8 +52,7 @@ export const tokenPriceRoute = singleRoute({
     priceReason: ReasonOf(['venue_has_no_price_yet']),
     priceUnit: Type.Literal(TOKEN_PRICE_UNIT, { description: 'unit of price' }),
   }),
-  errors: [...ERRORS],
-  requires: TOKEN_MARKET,
+  ...QUOTED_READ,
   read(ctx) {
     const p = ctx.readers.markets.tokenPrice(...quoted(ctx));
     return {
@@ -83,8 +85,7 @@ export const tokenMcapRoute = singleRoute({
     marketCapUnit: Type.Literal('quote base units', { description: 'unit of marketCap' }),
     ...membershipProps,
   }),
-  errors: [...ERRORS],
-  requires: TOKEN_MARKET,
+  ...QUOTED_READ,
   read(ctx) {
     const m = ctx.readers.markets.tokenMcap(...quoted(ctx));
     return {
@@ -127,8 +128,7 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
       ),
       ...membershipProps,
     }),
-    errors: [...ERRORS],
-    requires: TOKEN_MARKET,
+    ...QUOTED_READ,
     read(ctx) {
       const r = ctx.readers.markets.tokenExtreme(...quoted(ctx), which);
       const x = r.extreme;
