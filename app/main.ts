@@ -26,7 +26,7 @@ import { routes } from '@chain-indexer/indexer/server/routes/index.js';
 import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
 import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { uwsBinaryCheck, uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { exitUnlessPinnedUws, uwsIsNative } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
 import {
   chainRoles,
@@ -71,14 +71,7 @@ async function main(): Promise<void> {
   if (uwsWarning) log.warn(uwsWarning);
   // A native HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
   if (uwsIsNative()) {
-    const uwsBinary = uwsBinaryCheck();
-    if (!uwsBinary.ok) {
-      log.fatal(
-        uwsBinary,
-        'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
-      );
-      process.exit(1);
-    }
+    exitUnlessPinnedUws((obj, msg) => log.fatal(obj, msg));
   }
   log.info({ config: printable(config) }, 'configuration');
   // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.

@@ -17,10 +17,11 @@
  */
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { anvilBinary, freePort } from '../test/harness/anvil.js';
+import { prng } from '@chain-indexer/devnet/prng.js';
+import { anvilBaseArgs, anvilBinary, freePort } from '../test/harness/anvil.js';
 import { hex, log, rpc, rpcBatch, sleep, stopChild, track } from './lib.js';
 
 export const EMITTER_BYTECODE =
@@ -64,27 +65,13 @@ export interface AnvilNode {
   stop(): Promise<void>;
 }
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export async function startAnvilNode(extra: string[] = []): Promise<AnvilNode> {
   const port = await freePort();
-  const cacheDir = mkdtempSync(join(tmpdir(), 'anvil-cache-'));
+  // The persisted-state cache would land in ~/.foundry/anvil/tmp and stay there (a 20,000-block
+  // chain leaves gigabytes): a temp dir removed on stop.
+  const { args: base, cacheDir } = anvilBaseArgs(port);
   const args = [
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-    '--silent',
+    ...base,
     '--no-mining',
     '--gas-limit',
     String(GAS_LIMIT),
@@ -94,10 +81,6 @@ export async function startAnvilNode(extra: string[] = []): Promise<AnvilNode> {
     String(N_ACCOUNTS),
     '--chain-id',
     '31337',
-    // The persisted-state cache would land in ~/.foundry/anvil/tmp and stay there (a 20,000-block
-    // chain leaves gigabytes): a temp dir removed on stop.
-    '--cache-path',
-    cacheDir,
     ...extra,
   ];
   const child = track(spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] }));

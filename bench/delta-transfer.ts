@@ -10,27 +10,17 @@
  *
  * Usage: node dist/bench/delta-transfer.js [--rounds 200]
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { shapeBlock } from '@chain-indexer/indexer/workers/decode/fetch-blocks.js';
-import { FIXTURES_DIR } from '../test/fixtures/index.js';
-
-const FIXTURES = FIXTURES_DIR;
+import { recordedBlocks } from '../test/fixtures/index.js';
 
 function main(): void {
   const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 200);
-  const dir = join(FIXTURES, 'ethereum');
-  const deltas = readdirSync(dir)
-    .filter(
-      (n) =>
-        /^\d+$/.test(n) &&
-        existsSync(join(dir, n, 'receipts.json')) &&
-        existsSync(join(dir, n, 'block.json')),
-    )
-    .map((n) => {
-      const block = JSON.parse(readFileSync(join(dir, n, 'block.json'), 'utf8'));
-      const receipts = JSON.parse(readFileSync(join(dir, n, 'receipts.json'), 'utf8'));
+  const deltas = recordedBlocks('ethereum')
+    .map((f) => {
+      const block = JSON.parse(readFileSync(f.block, 'utf8'));
+      const receipts = JSON.parse(readFileSync(f.receipts, 'utf8'));
       try {
         return shapeBlock(block, receipts);
       } catch {

@@ -17,12 +17,21 @@
  * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
  */
 
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { type TableSize, tableSizes } from '@chain-indexer/indexer/tools/table-sizes.js';
 import { callersOf, topSelf } from './cpuprofile.js';
-import { benchArgs, cleanupAll, log, onCleanup, rssMiB, sleep, startIndexerChild } from './lib.js';
+import {
+  benchArgs,
+  emitReport,
+  log,
+  onCleanup,
+  rssMiB,
+  runIfEntry,
+  sleep,
+  startIndexerChild,
+} from './lib.js';
 import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';
 import { buildTransferChain, type TransferChain } from './transfer-chain.js';
 
@@ -385,15 +394,7 @@ export async function main(): Promise<void> {
   }
   raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
   const md = report(chain, raw, runs);
-  process.stdout.write(`${md}\n`);
-  const out = arg('--out', '');
-  if (out) writeFileSync(out, `${md}\n`);
+  emitReport(md, arg);
 }
 
-if (process.argv[1]?.endsWith('ingest-transfers.js'))
-  main()
-    .catch((e) => {
-      process.stderr.write(`${e?.stack ?? e}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => cleanupAll());
+runIfEntry('ingest-transfers.js', main);

@@ -3,8 +3,8 @@
  * registered and killed on exit, even on failure), the indexer child with its pid and metrics
  * port, RSS and metrics sampling, raw JSON-RPC, percentiles and a typed autocannon wrapper.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -37,6 +37,72 @@ export async function cleanupAll(): Promise<void> {
     if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   }
 }
+/**
+ * Runs a bench's `main` (its exit code) as the whole process: a throw is logged as FAILED with its
+ * stack and exits 1; every tracked child and clean-up runs before the exit.
+ */
+export async function runBench(main: () => Promise<number>): Promise<never> {
+  let exitCode = 1;
+  try {
+    exitCode = await main();
+  } catch (e) {
+    log(`FAILED: ${(e as Error).stack ?? e}`);
+    exitCode = 1;
+  } finally {
+    await cleanupAll();
+  }
+  process.exit(exitCode);
+}
+/**
+ * Runs a CLI bench's `main` when this process was started as `file` (e.g. `traces-lane.js`): a
+ * throw is written to stderr and sets exit code 1; the clean-ups run either way.
+ */
+export function runIfEntry(file: string, main: () => Promise<void>): void {
+  if (!process.argv[1]?.endsWith(file)) return;
+  main()
+    .catch((e) => {
+      process.stderr.write(`${e?.stack ?? e}\n`);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanupAll());
+}
+
+/** Writes a markdown report to stdout, and to the file of `--out` when `arg` names one. */
+export function emitReport(md: string, arg: (name: string, d: string) => string): void {
+  process.stdout.write(`${md}\n`);
+  const out = arg('--out', '');
+  if (out) writeFileSync(out, `${md}\n`);
+}
+
+/**
+ * Runs `main` and exits 0 when it resolves; when it throws, logs `failed:` with the stack, runs the
+ * clean-ups and exits 1.
+ */
+export function exitAfter(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      log(`failed: ${(e as Error).stack ?? e}`);
+      void cleanupAll().then(() => process.exit(1));
+    },
+  );
+}
+
+/**
+ * The short commit of the checkout at `root` and whether its tracked files have uncommitted
+ * changes; `nocommit` (and not dirty) when git does not answer.
+ */
+export function headCommit(root: string): { commit: string; dirty: boolean } {
+  let commit = 'nocommit';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8' }).trim();
+    const dirty = execSync('git status --porcelain --untracked-files=no', { cwd: root, encoding: 'utf8' });
+    return { commit, dirty: dirty.trim() !== '' };
+  } catch {
+    return { commit, dirty: false };
+  }
+}
+
 process.once('exit', () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 });

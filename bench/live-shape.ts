@@ -17,7 +17,7 @@
  *          [--slice-seconds 5] [--out report.md]
  * Shapes: `2s` = a block every 2 s of ~200 transactions; `12s` = every 12 s of ~150.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import {
@@ -25,6 +25,7 @@ import {
   cannon,
   cannonFigures,
   cleanupAll,
+  emitReport,
   latencyFigures,
   log,
   onCleanup,
@@ -297,9 +298,7 @@ async function main(): Promise<void> {
     );
   }
   const md = lines.join('\n');
-  process.stdout.write(`${md}\n`);
-  const out = arg('--out', '');
-  if (out) writeFileSync(out, `${md}\n`);
+  emitReport(md, arg);
 }
 
 main()

@@ -17,21 +17,12 @@
  * thread and worker threads.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commitCell, type IngestRun, rawCeiling, runIndexer } from './ingest-transfers.js';
-import { benchArgs, cleanupAll, log, onCleanup } from './lib.js';
+import { benchArgs, emitReport, log, onCleanup, runIfEntry } from './lib.js';
 import type { RawFetchResult } from './rawfetch.js';
 import { startReplayServer } from './replay-server.js';
 
@@ -262,15 +253,7 @@ async function main(): Promise<void> {
         '```',
       );
   const md = lines.join('\n');
-  process.stdout.write(`${md}\n`);
-  const out = arg('--out', '');
-  if (out) writeFileSync(out, `${md}\n`);
+  emitReport(md, arg);
 }
 
-if (process.argv[1]?.endsWith('mainnet-replay.js'))
-  main()
-    .catch((e) => {
-      process.stderr.write(`${e?.stack ?? e}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => cleanupAll());
+runIfEntry('mainnet-replay.js', main);

@@ -54,7 +54,7 @@ import { type ProfileWindow, samplesIn, topSelf, topTotal } from './cpuprofile.j
 import {
   cannon,
   cannonFigures,
-  cleanupAll,
+  headCommit,
   hex,
   INDEXER_MAIN,
   type IndexerChild,
@@ -64,10 +64,12 @@ import {
   round,
   rpc,
   rpcBatch,
+  runBench,
   sampleLatency,
   sleep,
   startIndexerChild,
 } from './lib.js';
+import type { ReportHead } from './report.js';
 import { startUwsHello } from './uws-hello.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -584,13 +586,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
 const yes = (b: boolean) => (b ? 'met' : '**not met**');
 
-interface Results {
-  schema: 1;
-  date: string;
-  commit: string;
-  mode: 'quick' | 'full';
-  startedAt: string;
-  seconds: number;
+interface Results extends ReportHead {
   machine: { cpus: number; cpuModel: string; node: string; loadavgStart: number[]; loadavgEnd: number[] };
   config: { indexerMain: string; preciseSamples: number; autocannonDurationS: number; trafficMs: number };
   chain: { head: number; trafficBlocks: number };
@@ -753,15 +749,12 @@ async function main(): Promise<number> {
       ? 'RESPONSE_CACHE=off: every request runs its handler (the cold cost of each route after a block)'
       : 'response cache on (the default): a route flagged cached answers a repeated request from the answer computed since the last store write; the chain is frozen here, so after the first request every figure is a cache hit — compare with the -cache-off report for the handlers’ own cost',
   );
-  let commit = 'nocommit';
+  const git = headCommit(ROOT);
+  let commit = git.commit;
+  if (git.dirty && !process.env.INDEXER_MAIN)
+    notes.push(`working tree has uncommitted changes on top of ${commit}: the figures are of that tree`);
   try {
-    commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execSync('git status --porcelain --untracked-files=no', {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).trim();
-    if (dirty && !process.env.INDEXER_MAIN)
-      notes.push(`working tree has uncommitted changes on top of ${commit}: the figures are of that tree`);
+    if (commit === 'nocommit') throw new Error('git does not answer');
     const mainSha = execSync('git rev-parse --short main', { cwd: ROOT, encoding: 'utf8' }).trim();
     const srcDiff = execSync(`git diff --stat ${mainSha} -- app packages`, {
       cwd: ROOT,
@@ -960,13 +953,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-let exitCode = 1;
-try {
-  exitCode = await main();
-} catch (e) {
-  log(`FAILED: ${(e as Error).stack ?? e}`);
-  exitCode = 1;
-} finally {
-  await cleanupAll();
-}
-process.exit(exitCode);
+await runBench(main);

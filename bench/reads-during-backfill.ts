@@ -17,18 +17,19 @@
  *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1]
  *          [--idle-seconds 15] [--reconcile 300] [--out report.md]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import {
   BENCH_KEY,
   benchArgs,
-  cleanupAll,
+  emitReport,
   hex,
   log,
   percentile,
   rpc,
+  runIfEntry,
   sleep,
   startIndexerChild,
 } from './lib.js';
@@ -273,16 +274,8 @@ export async function main(): Promise<void> {
       runs.push(r);
     }
   const md = readsReport(chain, runs);
-  process.stdout.write(`${md}\n`);
-  const out = arg('--out', '');
-  if (out) writeFileSync(out, `${md}\n`);
+  emitReport(md, arg);
   if (runs.some((r) => r.mismatches.length)) process.exitCode = 1;
 }
 
-if (process.argv[1]?.endsWith('reads-during-backfill.js'))
-  main()
-    .catch((e) => {
-      process.stderr.write(`${e?.stack ?? e}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => cleanupAll());
+runIfEntry('reads-during-backfill.js', main);

@@ -13,24 +13,13 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Figure, Results } from './report.js';
+import { type Figure, formatFigure, metText, type Results } from './report.js';
 
 const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const fmt = (x: number | null | undefined, unit = ''): string => {
-  if (x === null || x === undefined || !Number.isFinite(x)) return '—';
-  const a = Math.abs(x);
-  const s =
-    a >= 1000
-      ? Math.round(x).toLocaleString('en-US')
-      : a >= 10
-        ? x.toFixed(1)
-        : a >= 1
-          ? x.toFixed(2)
-          : x.toFixed(3);
-  return unit ? `${s} ${unit}` : s;
-};
+const fmt = (x: number | null | undefined, unit = ''): string =>
+  x === null || x === undefined || !Number.isFinite(x) ? '—' : formatFigure(x, unit);
 
 const COLORS = ['#2f80ed', '#f2994a', '#eb5757', '#27ae60', '#9b51e0'];
 
@@ -324,16 +313,7 @@ function compareSection(prev: Results | null, cur: Results): string {
 function table(r: Results, prev: Results | null): string {
   const old = prev ? byId(prev) : new Map<string, Figure>();
   const rows = r.figures.map((f) => {
-    const met =
-      f.status === 'not built'
-        ? 'not built'
-        : f.status === 'failed'
-          ? 'FAILED'
-          : f.met === null || f.met === undefined
-            ? ''
-            : f.met
-              ? 'met'
-              : 'not met';
+    const met = metText(f, 'not met');
     const o = old.get(f.id);
     return `<tr data-figure="${esc(f.id)}" class="${met === 'not met' || met === 'FAILED' ? 'bad' : ''}"><td>${esc(f.group)}</td><td>${esc(f.label)}${f.note ? ` <span class="muted">— ${esc(f.note)}</span>` : ''}</td><td class="n">${f.status === 'not built' ? 'not built' : esc(fmt(f.value, f.unit))}</td><td class="n">${f.baseline ? esc(`${fmt(f.baseline.value, f.baseline.unit)} (${f.baseline.label})`) : ''}</td><td class="n">${f.ratio !== undefined && Number.isFinite(f.ratio) ? `${(f.ratio * 100).toFixed(1)} %` : ''}</td><td>${esc(f.budget?.text ?? '')}</td><td>${met}</td><td class="n">${o ? esc(fmt(o.value, o.unit)) : ''}</td></tr>`;
   });

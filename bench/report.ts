@@ -74,8 +74,11 @@ export function judge(f: Figure): Figure {
   return f;
 }
 
-const fmt = (x: number | null | undefined, unit = ''): string => {
-  if (x === null || x === undefined || Number.isNaN(x)) return '—';
+/**
+ * A figure's number for reading: thousands grouped and whole from 1000 up, else 1, 2 or 3 decimals
+ * by size; `unit` after a space when given. The caller handles null and non-numbers.
+ */
+export function formatFigure(x: number, unit = ''): string {
   const a = Math.abs(x);
   const s =
     a >= 1000
@@ -86,15 +89,30 @@ const fmt = (x: number | null | undefined, unit = ''): string => {
           ? x.toFixed(2)
           : x.toFixed(3);
   return unit ? `${s} ${unit}` : s;
-};
+}
 
-export interface Results {
+/** A figure's verdict for a table: `not built`, `FAILED`, empty (no budget), `met`, or `notMet`. */
+export function metText(f: Figure, notMet: string): string {
+  if (f.status === 'not built') return 'not built';
+  if (f.status === 'failed') return 'FAILED';
+  if (f.met === null || f.met === undefined) return '';
+  return f.met ? 'met' : notMet;
+}
+
+const fmt = (x: number | null | undefined, unit = ''): string =>
+  x === null || x === undefined || Number.isNaN(x) ? '—' : formatFigure(x, unit);
+
+/** What every bench report file starts with: its schema, date, commit, mode and timing. */
+export interface ReportHead {
   schema: 1;
   date: string;
   commit: string;
   mode: 'quick' | 'full';
   startedAt: string;
   seconds: number;
+}
+
+export interface Results extends ReportHead {
   machine: { cpus: number; cpuModel: string; memGiB: number; node: string; platform: string };
   config: Record<string, unknown>;
   chain: Record<string, unknown>;
@@ -123,16 +141,7 @@ export function markdown(r: Results): string {
   lines.push('| Figure | Value | Baseline | Ratio | Budget | Met |');
   lines.push('|---|---|---|---|---|---|');
   for (const f of r.figures) {
-    const met =
-      f.status === 'not built'
-        ? 'not built'
-        : f.status === 'failed'
-          ? 'FAILED'
-          : f.met === null || f.met === undefined
-            ? ''
-            : f.met
-              ? 'met'
-              : '**not met**';
+    const met = metText(f, '**not met**');
     const value = f.status === 'not built' ? 'not built' : fmt(f.value, f.unit);
     const base = f.baseline ? `${fmt(f.baseline.value, f.baseline.unit)} (${f.baseline.label})` : '';
     const ratio = f.ratio !== undefined && Number.isFinite(f.ratio) ? `${(f.ratio * 100).toFixed(1)} %` : '';

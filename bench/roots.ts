@@ -15,30 +15,22 @@
  *
  * Usage: node dist/bench/roots.js [--rounds 20]
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { encodeRows, shapeBlock } from '@chain-indexer/indexer/workers/decode/fetch-blocks.js';
 import { checkRoots } from '@chain-indexer/indexer/workers/decode/roots.js';
 import { encodeReceipt, encodeTransaction, orderedTrie, useWasmKeccak } from '@chain-indexer/proofs';
-import { FIXTURES_DIR } from '../test/fixtures/index.js';
+import { recordedBlocks } from '../test/fixtures/index.js';
 
 type Json = Record<string, unknown>;
 
 async function main(): Promise<void> {
   const at = process.argv.indexOf('--rounds');
   const rounds = at > 0 ? Number(process.argv[at + 1]) : 20;
-  const dir = join(FIXTURES_DIR, 'ethereum');
-  const sets = readdirSync(dir)
-    .filter(
-      (n) =>
-        /^\d+$/.test(n) &&
-        existsSync(join(dir, n, 'receipts.json')) &&
-        existsSync(join(dir, n, 'block.json')),
-    )
-    .map((n) => ({
-      n,
-      block: readFileSync(join(dir, n, 'block.json'), 'utf8'),
-      receipts: readFileSync(join(dir, n, 'receipts.json'), 'utf8'),
+  const sets = recordedBlocks('ethereum')
+    .map((f) => ({
+      n: f.n,
+      block: readFileSync(f.block, 'utf8'),
+      receipts: readFileSync(f.receipts, 'utf8'),
     }))
     .filter((s) => typeof (JSON.parse(s.block) as { transactions: unknown[] }).transactions[0] === 'object');
   const txs = sets.reduce(

@@ -23,7 +23,7 @@
  * their own bench beside this one: bench/market-reads.ts (`npm run bench:market-reads`).
  * Output: bench/results/<date>-<commit>.json and .md (also printed).
  */
-import { execSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,7 +34,7 @@ import {
   BENCH_KEY,
   cannon,
   cannonFigures,
-  cleanupAll,
+  headCommit,
   INDEXER_MAIN,
   type IndexerChild,
   latencyFigures,
@@ -44,6 +44,7 @@ import {
   round,
   rpc,
   rssMiB,
+  runBench,
   sampleLatency,
   sleep,
   startIndexerChild,
@@ -96,20 +97,13 @@ function parseArgs(argv: string[]): Args {
 const CHAIN = 'bench';
 
 /** Polls /checkpoints until the anchor reaches `target`; returns the time it did (performance.now()). */
-async function waitAnchor(
-  ix: IndexerChild,
-  target: number,
-  timeoutMs: number,
-  everyMs = 20,
-): Promise<number> {
+async function waitAnchor(ix: IndexerChild, target: number, ms: number, everyMs = 20): Promise<number> {
   const t0 = performance.now();
   for (;;) {
     const a = await ix.anchor();
     if (a >= target) return performance.now();
-    if (performance.now() - t0 > timeoutMs)
-      throw new Error(
-        `indexer anchor ${a} did not reach ${target} in ${timeoutMs} ms:\n${ix.logs().slice(-3000)}`,
-      );
+    if (performance.now() - t0 > ms)
+      throw new Error(`indexer anchor ${a} did not reach ${target} in ${ms} ms:\n${ix.logs().slice(-3000)}`);
     await sleep(everyMs);
   }
 }
@@ -262,18 +256,12 @@ async function main(): Promise<number> {
     return x;
   };
 
-  let commit = 'nocommit';
-  try {
-    commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execSync('git status --porcelain --untracked-files=no', {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).trim();
-    if (dirty && !process.env.INDEXER_MAIN)
-      notes.push(
-        `working tree has uncommitted changes on top of ${commit}: the figures are of that tree, not of the commit`,
-      );
-  } catch {}
+  const git = headCommit(ROOT);
+  let commit = git.commit;
+  if (git.dirty && !process.env.INDEXER_MAIN)
+    notes.push(
+      `working tree has uncommitted changes on top of ${commit}: the figures are of that tree, not of the commit`,
+    );
   if (process.env.INDEXER_MAIN) {
     notes.push(
       `indexer measured: INDEXER_MAIN=${INDEXER_MAIN}${process.env.INDEXER_COMMIT ? ` (commit ${process.env.INDEXER_COMMIT})` : ''}`,
@@ -1198,13 +1186,4 @@ async function main(): Promise<number> {
   return code;
 }
 
-let exitCode = 1;
-try {
-  exitCode = await main();
-} catch (e) {
-  log(`FAILED: ${(e as Error).stack ?? e}`);
-  exitCode = 1;
-} finally {
-  await cleanupAll();
-}
-process.exit(exitCode);
+await runBench(main);

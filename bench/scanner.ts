@@ -27,19 +27,18 @@
  *      rational reductions of the marks (gcd) ≈ 5 % of the process's time.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevnet } from '@chain-indexer/devnet';
 import { createScannerService, loadScannerConfig } from '@chain-indexer/scanner';
 import { parseIp } from '@chain-indexer/scanner/cidr.js';
 import { createGate } from '@chain-indexer/scanner/gate.js';
 import { createRateWindows } from '@chain-indexer/scanner/windows.js';
 import { pino } from 'pino';
-import { freePort } from '../test/harness/anvil.js';
 import { httpRequest } from '../test/harness/scanner.js';
 import { topSelf } from './cpuprofile.js';
-import { cleanupAll, log, percentile, round, rpc, sleep, startIndexerChild } from './lib.js';
+import { cleanupAll, exitAfter, log, percentile, round, rpc, sleep, startIndexerChild } from './lib.js';
+import { settleTraffic, startTrafficDevnet } from './traffic-devnet.js';
 
 const TRAFFIC_S = Number(process.env.TRAFFIC_S ?? 40);
 const SAMPLES_A = Number(process.env.SAMPLES_A ?? 5000);
@@ -146,35 +145,10 @@ const cli = (dir: string, ...args: string[]): Promise<any> =>
 async function scanQuick(): Promise<void> {
   const stateDir = mkdtempSync(join(tmpdir(), 'bench-scanner-devnet-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-scanner-idx-'));
-  const dev = await startDevnet({
-    port: await freePort(),
-    blockTimeMs: 500,
-    seed: 1,
-    txPerSecond: 15,
-    stateDir,
-    log: () => {},
-  });
+  const dev = await startTrafficDevnet(stateDir);
   try {
-    await dev.traffic!.ready;
-    log(`B. traffic for ${TRAFFIC_S} s`);
-    await sleep(TRAFFIC_S * 1000);
-    await dev.stop();
-    await sleep(2500);
-    await rpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
-    const head = Number.parseInt(await rpc<string>(dev.rpcUrl, 'eth_blockNumber', []), 16);
-    const c = dev.deployment.contracts;
-    const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
-    const stables = dev.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address);
-    const markets = join(stateDir, 'markets.json');
-    writeFileSync(
-      markets,
-      JSON.stringify({
-        v2Factories: [c.uniswapV2Factory],
-        v3Factories: [c.uniswapV3Factory],
-        v4Managers: [c.poolManager],
-        usdStablecoins: stables,
-        quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'],
-      }),
+    const { head, markets } = await settleTraffic(dev, stateDir, TRAFFIC_S, () =>
+      log(`B. traffic for ${TRAFFIC_S} s`),
     );
     const senders = new Set<string>();
     for (let n = 0; n <= head; n++) {
@@ -265,10 +239,4 @@ async function main() {
   await cleanupAll();
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    log(`failed: ${(e as Error).stack ?? e}`);
-    void cleanupAll().then(() => process.exit(1));
-  },
-);
+exitAfter(main);

@@ -18,11 +18,11 @@
  * Usage: node dist/bench/traces-lane.js [--blocks 300] [--tx 50] [--senders 500] [--wallets 5000]
  *          [--rounds 2] [--out report.md]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { cpuSeconds } from './ingest-transfers.js';
-import { benchArgs, cleanupAll, hex, log, sleep, startIndexerChild } from './lib.js';
+import { benchArgs, emitReport, hex, log, runIfEntry, sleep, startIndexerChild } from './lib.js';
 import { type TransferChain, transferChainFromArgs } from './transfer-chain.js';
 
 /** Blocks the traces lane traces concurrently (packages/indexer/src/ingest/traces.ts IN_FLIGHT). */
@@ -195,15 +195,7 @@ export async function main(): Promise<void> {
     }
   ceilings.push(await traceCeiling(chain.node.rpcUrl, chain.head));
   const md = laneReport(chain, ceilings, runs);
-  process.stdout.write(`${md}\n`);
-  const out = arg('--out', '');
-  if (out) writeFileSync(out, `${md}\n`);
+  emitReport(md, arg);
 }
 
-if (process.argv[1]?.endsWith('traces-lane.js'))
-  main()
-    .catch((e) => {
-      process.stderr.write(`${e?.stack ?? e}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => cleanupAll());
+runIfEntry('traces-lane.js', main);

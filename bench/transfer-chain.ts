@@ -16,6 +16,7 @@ import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { compileContracts } from '@chain-indexer/devnet/compile.js';
+import { prng } from '@chain-indexer/devnet/prng.js';
 import { encodeDeployData } from 'viem';
 import { type AnvilNode, startAnvilNode } from './chain.js';
 import { hex, log, onCleanup, rpc, rpcBatch } from './lib.js';
@@ -45,17 +46,6 @@ export interface TransferChain {
   txCount: number;
   logCount: number;
   generationSeconds: number;
-}
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const word = (h: string) => h.replace(/^0x/, '').padStart(64, '0');

@@ -17,13 +17,12 @@
  *   last page,  limit 10,  c=1:   p50 0.21 vs 1.36 ms
  * An earlier, quieter run of the same comparison: 2.9 vs 37 ms/page (limit 100, asc).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevnet } from '@chain-indexer/devnet';
-import { freePort } from '../test/harness/anvil.js';
 import {
   cleanupAll,
+  exitAfter,
   type IndexerChild,
   latencyFigures,
   log,
@@ -32,42 +31,17 @@ import {
   sleep,
   startIndexerChild,
 } from './lib.js';
+import { settleTraffic, startTrafficDevnet } from './traffic-devnet.js';
 
 const TRAFFIC_S = Number(process.env.TRAFFIC_S ?? 40);
 const SAMPLES = 200;
 
 async function main() {
   const stateDir = mkdtempSync(join(tmpdir(), 'bench-activity-'));
-  const port = await freePort();
-  const dev = await startDevnet({
-    port,
-    blockTimeMs: 500,
-    seed: 1,
-    txPerSecond: 15,
-    stateDir,
-    log: () => {},
-  });
+  const dev = await startTrafficDevnet(stateDir);
   try {
-    await dev.traffic!.ready;
-    log(`traffic for ${TRAFFIC_S} s`);
-    await sleep(TRAFFIC_S * 1000);
-    await dev.stop();
-    await sleep(2500);
-    await rpc(dev.rpcUrl, 'evm_setIntervalMining', [0]);
-    const head = Number.parseInt(await rpc<string>(dev.rpcUrl, 'eth_blockNumber', []), 16);
-    const c = dev.deployment.contracts;
-    const weth = dev.deployment.tokens.find((t) => t.kind === 'weth')!.address;
-    const stables = dev.deployment.tokens.filter((t) => t.kind === 'stable').map((t) => t.address);
-    const markets = join(stateDir, 'markets.json');
-    writeFileSync(
-      markets,
-      JSON.stringify({
-        v2Factories: [c.uniswapV2Factory],
-        v3Factories: [c.uniswapV3Factory],
-        v4Managers: [c.poolManager],
-        usdStablecoins: stables,
-        quoteAssets: [...stables, weth, '0x0000000000000000000000000000000000000000'],
-      }),
+    const { head, markets } = await settleTraffic(dev, stateDir, TRAFFIC_S, () =>
+      log(`traffic for ${TRAFFIC_S} s`),
     );
     const builds: Array<[string, string | undefined]> = [['this build', undefined]];
     if (process.env.BASELINE_MAIN) builds.push(['baseline', process.env.BASELINE_MAIN]);
@@ -145,10 +119,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    log(`failed: ${(e as Error).stack ?? e}`);
-    void cleanupAll().then(() => process.exit(1));
-  },
-);
+exitAfter(main);

@@ -384,6 +384,29 @@ const u64 = (n: number): Buffer => {
 };
 const CONSISTENCY_READS = QUICK ? 2_000 : 10_000;
 
+/**
+ * Runs {@link CONSISTENCY_READS} `reader` calls while a writer commits `writeAB(1)`, `writeAB(2)`, …
+ * (a tick between commits); returns how many reads saw a torn pair and how many commits ran.
+ */
+async function readsUnderWriter(
+  writeAB: (n: number) => Promise<void>,
+  reader: () => Promise<boolean>,
+): Promise<{ torn: number; commits: number }> {
+  let done = false;
+  let n = 1;
+  const writer = (async () => {
+    while (!done) {
+      await writeAB(n++);
+      await tick(); // like ingest between blocks; also keeps setImmediate-based readers from starving
+    }
+  })();
+  let torn = 0;
+  for (let i = 0; i < CONSISTENCY_READS; i++) if (!(await reader())) torn++;
+  done = true;
+  await writer;
+  return { torn, commits: n - 1 };
+}
+
 function nxtAdapter(): Adapter {
   const { RocksLevel } = require('@nxtedition/rocksdb') as { RocksLevel: NxCtor };
   let db!: NxDb;
@@ -494,23 +517,7 @@ function nxtAdapter(): Adapter {
       const writeAB = (n: number): Promise<void> =>
         db.batch().put(counterKeyA, u64(n)).put(counterKeyB, u64(n)).write();
       await writeAB(0);
-      const withWriter = async (
-        reader: () => Promise<boolean>,
-      ): Promise<{ torn: number; commits: number }> => {
-        let done = false;
-        let n = 1;
-        const writer = (async () => {
-          while (!done) {
-            await writeAB(n++);
-            await tick(); // like ingest between blocks; also keeps setImmediate-based readers from starving
-          }
-        })();
-        let torn = 0;
-        for (let i = 0; i < CONSISTENCY_READS; i++) if (!(await reader())) torn++;
-        done = true;
-        await writer;
-        return { torn, commits: n - 1 };
-      };
+      const withWriter = (reader: () => Promise<boolean>) => readsUnderWriter(writeAB, reader);
       results.push({
         method: 'two _getManySync() calls in one JS turn',
         reads: CONSISTENCY_READS,
@@ -680,23 +687,7 @@ function rnAdapter(): Adapter {
         return w.flush();
       };
       await writeAB(0);
-      const withWriter = async (
-        reader: () => Promise<boolean>,
-      ): Promise<{ torn: number; commits: number }> => {
-        let done = false;
-        let n = 1;
-        const writer = (async () => {
-          while (!done) {
-            await writeAB(n++);
-            await tick(); // like ingest between blocks; also keeps setImmediate-based readers from starving
-          }
-        })();
-        let torn = 0;
-        for (let i = 0; i < CONSISTENCY_READS; i++) if (!(await reader())) torn++;
-        done = true;
-        await writer;
-        return { torn, commits: n - 1 };
-      };
+      const withWriter = (reader: () => Promise<boolean>) => readsUnderWriter(writeAB, reader);
       results.push({
         method: 'two awaited db.get() calls',
         reads: CONSISTENCY_READS,

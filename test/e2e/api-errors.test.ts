@@ -40,12 +40,7 @@ beforeAll(async () => {
   await idx.waitForHead(2);
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => anvil,
-  ),
-);
+afterAll(stopAll(() => [idx, anvil]));
 
 const envelope = (body: any) => {
   expect(typeof body?.error).toBe('string');

@@ -14,7 +14,7 @@
  */
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
+import { type Anvil, DEV_ACCOUNTS, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 
@@ -23,20 +23,12 @@ let idx: IndexerProcess;
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  for (let b = 0; b < 12; b++) {
-    await anvil.sendTransfers(3 + (b % 4));
-    await anvil.mine();
-  }
+  await mineTransferBlocks(anvil, 12, (b) => 3 + (b % 4));
   idx = await startIndexer({ rpcUrl: anvil.rpcUrl });
   await idx.waitForHead(await anvil.head());
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => anvil,
-  ),
-);
+afterAll(stopAll(() => [idx, anvil]));
 
 describe('chain records equal the node', () => {
   it('blocks by number and by hash', async () => {

@@ -4,39 +4,23 @@
  * exactly once and equals the node (no gap, no duplicate, no half-written block).
  */
 import { createHash } from 'node:crypto';
+import { prng } from '@chain-indexer/devnet/prng.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Anvil, startAnvil } from '../harness/anvil.js';
+import { type Anvil, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 
 let anvil: Anvil;
 let idx: IndexerProcess | null = null;
-/** Seeded PRNG (mulberry32): the same kill schedule on every run. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  for (let b = 0; b < 150; b++) {
-    await anvil.sendTransfers(1 + (b % 5));
-    await anvil.mine();
-  }
+  await mineTransferBlocks(anvil, 150, (b) => 1 + (b % 5));
   await anvil.mine(1500);
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => anvil,
-  ),
-);
+afterAll(stopAll(() => [idx, anvil]));
 
 /** Digest of the indexed chain through the API: every header hash and transaction list. */
 async function digestOf(get: IndexerProcess['get'], head: number): Promise<string> {
@@ -64,7 +48,7 @@ async function nodeDigest(head: number): Promise<string> {
 
 describe('kill -9 during backfill and live follow', () => {
   it(`survives ${KILLS} kills with no gap and no duplicate`, async () => {
-    const rand = prng(42);
+    const rand = prng(42); // seeded (mulberry32): the same kill schedule on every run
     const target = await anvil.head();
     idx = await startIndexer({ rpcUrl: anvil.rpcUrl, env: { BLOCKS_PER_TASK: '5', DECODE_THREADS: '1' } });
     let kills = 0;

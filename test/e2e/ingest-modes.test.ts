@@ -13,7 +13,7 @@
  *    the store converges to a fresh index's, table by table.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   chainTables,
   compareWithFresh,
@@ -27,13 +27,11 @@ import {
 import { startAnvil } from '../harness/anvil.js';
 import { devnetIndexerEnv, startTestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 type Health = { ingest: any; storage: any };
 const health = async (idx: IndexerProcess): Promise<Health | null> => {

@@ -15,6 +15,7 @@ import { typedClient, walkTyped } from '../harness/client.js';
 import { sendAndWait } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { followThenQuiet, LATE_START_DEVNET, tradeBeforeStart } from '../harness/late-start.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
@@ -38,7 +39,6 @@ let dev: TestDevnet;
 let idx: IndexerProcess;
 let startBlock = 0;
 let quietHead = 0;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const head = async () => Number.parseInt(await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber', []), 16);
 const hex = (n: number) => `0x${n.toString(16)}`;
 const words = (r: string) => (r.slice(2).match(/.{64}/g) ?? []).map((w) => BigInt(`0x${w}`));
@@ -74,27 +74,16 @@ async function v4State(manager: string, poolId: `0x${string}`, at: string) {
 }
 
 beforeAll(async () => {
-  dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
-  await dev.traffic?.ready;
-  // Pools are created, seeded and traded before the indexed range starts.
-  for (const t0 = Date.now(); (await head()) < 40 && Date.now() - t0 < 120_000; ) await sleep(250);
-  startBlock = await head();
+  dev = await startTestDevnet(LATE_START_DEVNET);
+  startBlock = await tradeBeforeStart(dev);
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
     env: { START_BLOCK: String(startBlock), ...devnetIndexerEnv(dev, { launchpad: false }) },
   });
-  await idx.waitForHead(startBlock + 25, 120_000);
-  await dev.traffic?.stop();
-  quietHead = await head();
-  await idx.waitForHead(quietHead, 60_000);
+  quietHead = await followThenQuiet(dev, idx, startBlock);
 }, 300_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 type PoolDetail = {
   key: string;

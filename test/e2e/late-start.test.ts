@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typedClient, walkTyped } from '../harness/client.js';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { followThenQuiet, LATE_START_DEVNET, tradeBeforeStart } from '../harness/late-start.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 
@@ -17,31 +18,19 @@ let idx: IndexerProcess;
 let startBlock = 0;
 let quietHead = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const head = async () => Number.parseInt(await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber', []), 16);
 const word = (r: string) => BigInt(r.slice(0, 66));
 
 beforeAll(async () => {
-  dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
-  await dev.traffic?.ready;
-  // Pools are created, seeded and traded before the indexed range starts.
-  for (const t0 = Date.now(); (await head()) < 40 && Date.now() - t0 < 120_000; ) await sleep(250);
-  startBlock = await head();
+  dev = await startTestDevnet(LATE_START_DEVNET);
+  startBlock = await tradeBeforeStart(dev);
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
     env: { START_BLOCK: String(startBlock), RECONCILE_INTERVAL_MS: '300' },
   });
-  await idx.waitForHead(startBlock + 25, 120_000);
-  await dev.traffic?.stop();
-  quietHead = await head();
-  await idx.waitForHead(quietHead, 60_000);
+  quietHead = await followThenQuiet(dev, idx, startBlock);
 }, 300_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('indexing from a late START_BLOCK', () => {
   it('balances and supplies of tokens older than the start equal the node at the anchor', async () => {

@@ -106,12 +106,7 @@ beforeAll(async () => {
   await idx.waitForHead(await chainHead(), 120_000);
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 /** decimals() of every configured stablecoin read from the node (the only USD marks). */
 async function stableDecimals(A: number): Promise<Map<string, number>> {

@@ -7,6 +7,7 @@
  */
 import { decodeEventLog, encodeAbiParameters, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { walkPages } from '../harness/client.js';
 import { assertFrame } from '../harness/contract.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
@@ -23,20 +24,7 @@ const call = (to: string, data: string, block: number) =>
 const word = (hex: string, i: number) => BigInt(`0x${hex.slice(2 + 64 * i, 2 + 64 * (i + 1))}`);
 const signed24 = (x: bigint) => Number(BigInt.asIntN(24, x));
 
-async function walk(path: string): Promise<{ rows: any[]; anchor: any }> {
-  const rows: any[] = [];
-  let cursor: string | null = null;
-  let anchor: any = null;
-  do {
-    const sep = path.includes('?') ? '&' : '?';
-    const r = await idx.get(`${path}${sep}limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
-    expect(r.status, r.text).toBe(200);
-    anchor ??= r.body.anchor;
-    rows.push(...r.body.data);
-    cursor = r.body.page.nextCursor;
-  } while (cursor);
-  return { rows, anchor };
-}
+const walk = (path: string) => walkPages(idx, path);
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
@@ -116,12 +104,7 @@ describe('live candle stream (traffic running)', () => {
   });
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('pool state reconciles with the pool contracts at the anchor block', () => {
   beforeAll(settle, 180_000);

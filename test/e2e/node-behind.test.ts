@@ -8,7 +8,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../faults/lib.js';
-import { type Anvil, startAnvil } from '../harness/anvil.js';
+import { type Anvil, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
 
@@ -20,10 +20,7 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 
 beforeAll(async () => {
   anvil = await startAnvil();
-  for (let b = 0; b < 30; b++) {
-    await anvil.sendTransfers(1 + (b % 3));
-    await anvil.mine();
-  }
+  await mineTransferBlocks(anvil, 30, (b) => 1 + (b % 3));
   proxy = await startRpcProxy({ upstream: anvil.rpcUrl });
   idx = await startIndexer({ rpcUrl: proxy.url });
 });

@@ -10,7 +10,7 @@
  *    serving what it has.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   chainTables,
   compareWithFresh,
@@ -22,17 +22,15 @@ import {
   traffic,
   waitConverged,
 } from '../faults/lib.js';
-import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
+import { type Anvil, DEV_ACCOUNTS, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { mulberry32, type RpcProxy, startRpcProxy } from '../harness/rpc-proxy.js';
 
 const SEED = Number(process.env.REORG_SEED ?? 20261122);
 const REORGS = Number(process.env.REORG_COUNT ?? 10);
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 interface Minted {
   block: number;
@@ -192,10 +190,7 @@ describe('deep reorg', () => {
   it('a reorg deeper than UNFINALISED_WINDOW halts ingest with an open gap and keeps serving', async () => {
     const anvil: Anvil = await startAnvil();
     cleanup.push(() => anvil.stop());
-    for (let b = 0; b < 40; b++) {
-      await anvil.sendTransfers(1 + (b % 3));
-      await anvil.mine();
-    }
+    await mineTransferBlocks(anvil, 40, (b) => 1 + (b % 3));
     const idx = await startIndexer({ rpcUrl: anvil.rpcUrl, env: { UNFINALISED_WINDOW: '8' } });
     cleanup.push(() => idx.stop());
     const head = await anvil.head();
@@ -283,10 +278,7 @@ describe('deep reorg', () => {
     it(`window 8, reorg depth ${depth}: ${halts ? 'halts' : 'rolls back'}`, async () => {
       const anvil: Anvil = await startAnvil();
       cleanup.push(() => anvil.stop());
-      for (let b = 0; b < 20; b++) {
-        await anvil.sendTransfers(2);
-        await anvil.mine();
-      }
+      await mineTransferBlocks(anvil, 20, () => 2);
       const idx = await startIndexer({ rpcUrl: anvil.rpcUrl, env: { UNFINALISED_WINDOW: '8' } });
       cleanup.push(() => idx.stop());
       const head = await anvil.head();

@@ -21,6 +21,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
 
 /** The nats-server configuration published in ops/SCALE-OUT.md (the fenced block holding `accounts {`). */
@@ -66,12 +67,7 @@ beforeAll(async () => {
   });
 }, 300_000);
 
-afterAll(async () => {
-  await replica?.stop();
-  await writer?.stop();
-  await dev?.stop();
-  await nats?.stop();
-});
+afterAll(stopAll(() => [replica, writer, dev, nats]));
 
 describe('NATS accounts of ops/SCALE-OUT.md', () => {
   it('the writer publishes and the replica follows, each on its own credential', async () => {

@@ -24,7 +24,9 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { stopAll } from '../harness/lifecycle.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
+import { firstAnswerWith } from '../harness/poll.js';
 import { atOneChangeLogPosition, changeLogPositions, okBody } from '../harness/replication.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { type StallingProxy, startStallingProxy } from '../harness/tcp-proxy.js';
@@ -142,11 +144,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   sampling = false;
-  await replica?.stop();
-  await writer?.stop();
-  await proxy?.close();
-  await dev?.stop();
-  await nats?.stop();
+  await stopAll(() => [replica, writer, proxy, dev, nats])();
 });
 
 describe('scale-out faults', () => {
@@ -154,16 +152,8 @@ describe('scale-out faults', () => {
     sampling = true;
     const sampler = sampleReplica();
     proxy.stall();
-    let refused: { status: number; body: any } | null = null;
     try {
-      for (const t0 = Date.now(); Date.now() - t0 < 20_000; ) {
-        const r = await replica.get('/tokens?limit=1');
-        if (r.status === 503) {
-          refused = r;
-          break;
-        }
-        await sleep(200);
-      }
+      const refused = await firstAnswerWith(replica, '/tokens?limit=1', 503, 20_000, 200);
       expect(refused, 'the partitioned replica kept serving an aging view').not.toBeNull();
       expect(refused!.body.error).toBe('replica_lagging');
       const hr = await body(replica, '/health');

@@ -13,10 +13,12 @@
  *    replica_lagging instead of serving an older view, and recovers when NATS is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../faults/lib.js';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
+import { firstAnswerWith } from '../harness/poll.js';
 import { atOneChangeLogPosition, okBody } from '../harness/replication.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 
@@ -24,7 +26,6 @@ let nats: NatsServer;
 let dev: TestDevnet;
 let writer: IndexerProcess;
 let replica: IndexerProcess;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nodeHead = async () => Number.parseInt(await jsonRpc<string>(dev.rpcUrl, 'eth_blockNumber', []), 16);
 
 /** Waits until `p`'s anchored head equals `n` exactly (a replica must not run ahead either). */
@@ -53,14 +54,7 @@ beforeAll(async () => {
   });
 }, 300_000);
 
-afterAll(
-  stopAll(
-    () => replica,
-    () => writer,
-    () => dev,
-    () => nats,
-  ),
-);
+afterAll(stopAll(() => [replica, writer, dev, nats]));
 
 describe('scale-out on NATS JetStream', () => {
   it('a replica serves the writer’s anchors and bodies at the same head, and cursors cross', async () => {
@@ -195,15 +189,7 @@ describe('scale-out on NATS JetStream', () => {
     await nats.kill9();
     try {
       // The writer keeps committing (it never waits on replicas); the replica's view ages.
-      let refused: { status: number; body: any } | null = null;
-      for (const t0 = Date.now(); Date.now() - t0 < 30_000; ) {
-        const res = await replica.get('/tokens?limit=1');
-        if (res.status === 503) {
-          refused = res;
-          break;
-        }
-        await sleep(250);
-      }
+      const refused = await firstAnswerWith(replica, '/tokens?limit=1', 503, 30_000, 250);
       expect(refused, 'the replica kept serving an aging view').not.toBeNull();
       expect(refused!.body.error).toBe('replica_lagging');
       // Monitoring still answers and says why.

@@ -253,12 +253,7 @@ beforeAll(async () => {
   await idx.waitForHead(head, 120_000);
 }, 400_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('funding chain', () => {
   it('hops closest first with tx, block, asset and amount; stops at the exchange label; equals funded-by', async () => {

@@ -230,16 +230,10 @@ async function loadModel(head: number): Promise<Model> {
 type Window = '5m' | '1h' | '4h' | '24h';
 type Grain = 'pool' | 'token_pair';
 const WINDOWS: Record<Window, number> = { '5m': 300, '1h': 3600, '4h': 14400, '24h': 86400 };
-const SORTS = [
-  'total_volume_quote',
-  'buy_volume_quote',
-  'sell_volume_quote',
-  'trades',
-  'buys',
-  'sells',
-  'distinct_traders',
-  'holders',
-] as const;
+/** The screener's sorts, written out here (not imported): volumes, then counts. */
+const VOLUME_SORTS = ['total_volume_quote', 'buy_volume_quote', 'sell_volume_quote'] as const;
+const COUNT_SORTS = ['trades', 'buys', 'sells', 'distinct_traders', 'holders'] as const;
+const SORTS = [...VOLUME_SORTS, ...COUNT_SORTS] as const;
 type Sort = (typeof SORTS)[number];
 
 interface Exp {
@@ -579,12 +573,7 @@ beforeAll(async () => {
   }
 }, 600_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 // ---------------------------------------------------------------------------------------------
 // Tests

@@ -127,12 +127,7 @@ beforeAll(async () => {
   expect(pools.filter((p) => p.protocol === 'v4').length).toBeGreaterThan(0);
 }, 300_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('mutable candle selectors on /stream/subscribe', () => {
   it('add: selection_changed then the snapshots, then updates; remove: nothing more; blocks run on', async () => {

@@ -29,12 +29,7 @@ beforeAll(async () => {
   await idx.waitForHead(5);
 });
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => anvil,
-  ),
-);
+afterAll(stopAll(() => [idx, anvil]));
 
 /** Frames that broke their route's published frame schema (checked after every test). */
 const violations: string[] = [];

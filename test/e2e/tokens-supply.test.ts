@@ -28,12 +28,7 @@ beforeAll(async () => {
   await idx.waitForHead(quietHead, 60_000);
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('exact supply for every ERC-20', () => {
   it('equals totalSupply() at the anchor block, V2 LP tokens included, unless the reconciliation says diverges', async () => {

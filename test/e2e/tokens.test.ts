@@ -8,10 +8,9 @@
  *  - bytes32-symbol and reverting-metadata tokens produce typed absence;
  *  - launches are indexed with their lifecycle and normalised URIs.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { walkPages } from '../harness/client.js';
+import { startTestDevnet, type TestDevnet, writeLaunchpads } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
@@ -29,38 +28,11 @@ const balanceOf = async (token: string, wallet: string, block: number) =>
     ]),
   );
 
-async function walk(path: string, key = TEST_KEY): Promise<{ rows: any[]; anchor: any }> {
-  const rows: any[] = [];
-  let cursor: string | null = null;
-  let anchor: any = null;
-  do {
-    const sep = path.includes('?') ? '&' : '?';
-    const r = await idx.get(`${path}${sep}limit=1000${cursor ? `&cursor=${cursor}` : ''}`, { key });
-    expect(r.status, r.text).toBe(200);
-    anchor ??= r.body.anchor;
-    expect(r.body.anchor).toEqual(anchor);
-    rows.push(...r.body.data);
-    cursor = r.body.page.nextCursor;
-  } while (cursor);
-  return { rows, anchor };
-}
+const walk = (path: string, key = TEST_KEY) => walkPages(idx, path, { key, sameAnchor: true });
 
 beforeAll(async () => {
   dev = await startTestDevnet({ blockTimeMs: 500, traffic: true, txPerSecond: 25 });
-  const pads = join(dev.stateDir, 'launchpads.json');
-  const pad = dev.deployment.launchpad;
-  writeFileSync(
-    pads,
-    JSON.stringify({
-      'devnet-pad': {
-        testnet: {
-          factories: [pad.address],
-          curve: pad.address,
-          graduationTargetWei: pad.graduationTargetWei,
-        },
-      },
-    }),
-  );
+  const pads = writeLaunchpads(dev, 'testnet');
   idx = await startIndexer({
     rpcUrl: dev.rpcUrl,
     env: { LAUNCHPADS_FILE: pads, RECONCILE_INTERVAL_MS: '300' },
@@ -78,12 +50,7 @@ beforeAll(async () => {
   await idx.waitForHead(head + 2, 60_000);
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('balances reconcile with balanceOf at the anchor block', () => {
   it('every (token, holder) pair, odd tokens flagged', async () => {

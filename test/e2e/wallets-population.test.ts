@@ -20,6 +20,7 @@
  */
 
 import type { FundingChainRecord } from '@chain-indexer/devnet/traffic.js';
+import type { FundingEdge } from '@chain-indexer/indexer/schema/rows/wallets.js';
 import { approxDecimal } from '@chain-indexer/platform/decimal.js';
 import { decodeEventLog, type Hex, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -478,12 +479,7 @@ beforeAll(async () => {
   await Promise.all([readChain(), idx.waitForHead(head, 120_000)]);
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('population PnL', () => {
   it('every trader’s positions, per-token PnL and PnL aggregate equal a recomputation from the raw swap logs', async () => {
@@ -609,15 +605,8 @@ describe('population PnL', () => {
 });
 
 // ------------------------------------------------------------------------------ funding graph
-interface Edge {
-  funder: string;
-  assetKind: 'native' | 'erc20';
-  asset: string | null;
-  first: { block: number; txIndex: number; logIndex: number | null; txHash: string; value: string };
-  lastBlock: number;
-  count: number;
-  total: string;
-}
+/** A funder edge as the API serves it (the row type of the funding graph). */
+type Edge = FundingEdge;
 /** Every funder edge from the node: wallet → (funder, asset) → edge, in chain order. */
 function recomputeEdges(): Map<string, Map<string, Edge>> {
   const into = new Map<string, Map<string, Edge>>();
@@ -642,9 +631,9 @@ function recomputeEdges(): Map<string, Map<string, Edge>> {
       count: 0,
       total: '0',
     };
+    e.total = (BigInt(e.total) + value).toString();
     e.count++;
     e.lastBlock = at.block;
-    e.total = (BigInt(e.total) + value).toString();
     m.set(k, e);
   };
   // Native (top-level value of successful transactions) precedes a block's logs in the index's

@@ -9,6 +9,7 @@
  */
 import { decodeEventLog, encodeFunctionData, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchedToken } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
@@ -67,12 +68,7 @@ beforeAll(async () => {
   idx = await startIndexer({ rpcUrl: dev.rpcUrl, env: { ...devnetIndexerEnv(dev), TRACES: 'off' } });
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 describe('positions and PnL of a scripted trader', () => {
   it('match a weighted-average-cost recomputation from the raw swap logs, to the base unit', async () => {
@@ -276,16 +272,7 @@ describe('funding graph and cohorts', () => {
       }),
       gas: '0x800000',
     });
-    const created = rc.logs
-      .map((l: any) => {
-        try {
-          return decodeEventLog({ abi: padAbi, data: l.data, topics: l.topics });
-        } catch {
-          return null;
-        }
-      })
-      .find((e: any) => e?.eventName === 'LaunchCreated') as any;
-    const token = (created.args.token as string).toLowerCase();
+    const token = launchedToken(rc.logs);
     const funder = fresh(20);
     await send({ from: DEV0, to: funder, value: wei('10') });
     await rpc('anvil_impersonateAccount', [funder]);

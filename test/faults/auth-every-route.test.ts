@@ -27,10 +27,8 @@ import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/d
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
-import { sleep } from './lib.js';
+import { SEED, STATS, sleep } from './lib.js';
 
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const STATS = process.env.FAULTS_STATS;
 const SCOPES = ['read', 'wallet', 'rpc', 'monitoring', 'stream'] as const;
 type Scope = (typeof SCOPES)[number];
 /** A scanner-API secret: `sk_live_` and 43 letters and digits (spec: Scanner API keys 1). */
@@ -124,12 +122,7 @@ beforeAll(async () => {
   ops = await buildOps();
 }, 240_000);
 
-afterAll(
-  stopAll(
-    () => idx,
-    () => dev,
-  ),
-);
+afterAll(stopAll(() => [idx, dev]));
 
 /** Valid sample values for every path and required query parameter, read from the indexed devnet. */
 async function buildOps(): Promise<Op[]> {

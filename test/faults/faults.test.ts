@@ -15,9 +15,10 @@
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { FAULT_KINDS, mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';
 import {
   chainTables,
@@ -27,23 +28,19 @@ import {
   digestOf,
   emitLogs,
   hex,
+  LONG,
   nodeTotals,
   onlyTraceSourceDiffers,
   recordScenario,
   rowsLostOf,
+  SEED,
   sleep,
   tempDir,
   traffic,
   waitConverged,
 } from './lib.js';
 
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const LONG = process.env.FAULTS_LONG === '1';
-
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 const alive = async (idx: IndexerProcess) =>
   (await idx.get('/health/live', { key: null }).catch(() => ({ status: 0 }))).status;

@@ -14,31 +14,29 @@
  * (`npm run faults -- --long`) runs it once per seed with more kills.
  */
 import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 import {
   chainTables,
   compareWithFresh,
   hex,
+  LONG,
   nodeTotals,
   recordScenario,
   rowsLostOf,
+  SEED,
   sleep,
   tempDir,
   waitConverged,
 } from './lib.js';
 
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const LONG = process.env.FAULTS_LONG === '1';
 const KILLS = LONG ? 30 : 12;
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 describe('kill -9 during backfill and live follow on the full devnet', () => {
   it(

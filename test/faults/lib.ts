@@ -11,6 +11,13 @@ import { type Anvil, DEV_ACCOUNTS } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
 import type { ProxyStats } from '../harness/rpc-proxy.js';
 
+/** The fault suites' seed (FAULTS_SEED, default 7). */
+export const SEED = Number(process.env.FAULTS_SEED ?? 7);
+/** The long mode of the fault suites (FAULTS_LONG=1). */
+export const LONG = process.env.FAULTS_LONG === '1';
+/** A file the fault suites append their statistics to (FAULTS_STATS), if any. */
+export const STATS = process.env.FAULTS_STATS;
+
 /** The repository root, from the sources (vitest) or from the build (dist/test/…: the soak runner). */
 const ROOT = import.meta.url.includes('/dist/test/') ? '../../../' : '../../';
 const DIGEST = new URL(`${ROOT}packages/indexer/dist/tools/digest.js`, import.meta.url).pathname;

@@ -40,11 +40,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
-import { sleep, tempDir } from './lib.js';
+import { LONG, SEED, STATS, sleep, tempDir } from './lib.js';
 
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const LONG = process.env.FAULTS_LONG === '1';
-const STATS = process.env.FAULTS_STATS;
 /** Connect/disconnect cycles (CI: 10,000; long mode: 50,000). */
 const CYCLES = Number(process.env.SSE_CHURN_CYCLES ?? (LONG ? 50_000 : 10_000));
 /** Churn keys, each with the default 8-stream ceiling, and parallel churn workers per key. */

@@ -24,9 +24,10 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { cleanupAfterAll } from '../harness/lifecycle.js';
 import { mulberry32, startRpcProxy } from '../harness/rpc-proxy.js';
 import {
   chainTables,
@@ -38,9 +39,12 @@ import {
   digestOf,
   freshDigest,
   hex,
+  LONG,
   nodeTotals,
   type RowDiff,
   rowsLostOf,
+  SEED,
+  STATS,
   sleep,
   TABLES,
   tempDir,
@@ -48,9 +52,6 @@ import {
   waitConverged,
 } from './lib.js';
 
-const SEED = Number(process.env.FAULTS_SEED ?? 7);
-const LONG = process.env.FAULTS_LONG === '1';
-const STATS = process.env.FAULTS_STATS;
 /** Fault rounds (fault, checks, restart) on one store: long mode tears the WAL at more points. */
 const ROUNDS = LONG ? 3 : 1;
 /** Headroom above the WAL's size when the limit is set: a handful of blocks fit, then EFBIG. */
@@ -58,10 +59,7 @@ const WAL_HEADROOM_BYTES = 24 * 1024;
 /** Trace tables (packages/indexer/src/schema/tables/traces.ts): written by the traces lane behind the blocks lane. */
 const TRACE_TABLES = ['0x50', '0x51', '0x52', '0x53'];
 
-const cleanup: Array<() => Promise<unknown> | unknown> = [];
-afterAll(async () => {
-  for (const f of cleanup.reverse()) await Promise.resolve(f()).catch(() => {});
-});
+const cleanup = cleanupAfterAll();
 
 /** Size of RocksDB's current write-ahead log (the highest-numbered *.log) in a data dir, bytes. */
 function walBytes(dataDir: string): number {

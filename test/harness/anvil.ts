@@ -68,23 +68,38 @@ export const DEV_ACCOUNTS = [
   '0x15d34aaf54267db7d7c367839aaf71a00a2c6a65',
 ];
 
+/**
+ * The arguments every anvil of the tests and benches takes: `port` on 127.0.0.1, silent, and its
+ * persisted-state cache in a fresh temp dir (`cacheDir`, the caller removes it on stop).
+ */
+export function anvilBaseArgs(port: number): { args: string[]; cacheDir: string } {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'anvil-cache-'));
+  return {
+    args: ['--port', String(port), '--host', '127.0.0.1', '--silent', '--cache-path', cacheDir],
+    cacheDir,
+  };
+}
+
+/** Mines `blocks` blocks on `anvil`, block b holding `perBlock(b)` transfers. */
+export async function mineTransferBlocks(
+  anvil: Anvil,
+  blocks: number,
+  perBlock: (b: number) => number,
+): Promise<void> {
+  for (let b = 0; b < blocks; b++) {
+    await anvil.sendTransfers(perBlock(b));
+    await anvil.mine();
+  }
+}
+
 export async function startAnvil(
   o: { blockTime?: number; args?: string[] /** Fixed port (default: a free one). */; port?: number } = {},
 ): Promise<Anvil> {
   const port = o.port ?? (await freePort());
   // anvil's persisted-state cache goes to ~/.foundry/anvil/tmp unless told otherwise and is never
   // removed, even on a graceful exit: give it a temp dir and remove that on stop.
-  const cacheDir = mkdtempSync(join(tmpdir(), 'anvil-cache-'));
-  const args = [
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-    '--silent',
-    '--cache-path',
-    cacheDir,
-    ...(o.args ?? []),
-  ];
+  const { args: base, cacheDir } = anvilBaseArgs(port);
+  const args = [...base, ...(o.args ?? [])];
   if (o.blockTime) args.push('--block-time', String(o.blockTime));
   else args.push('--no-mining');
   const child: ChildProcess = spawn(anvilBinary(), args, { stdio: 'ignore' });

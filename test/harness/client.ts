@@ -4,6 +4,7 @@
  * `idx.get` (test/harness/contract.ts): a body that breaks its contract fails the caller.
  */
 import { createIndexerClient, type IndexerClient } from '@chain-indexer/client';
+import { expect } from 'vitest';
 import { assertContract } from './contract.js';
 import { type IndexerProcess, TEST_KEY } from './indexer.js';
 
@@ -52,4 +53,32 @@ export async function walkTyped<R>(
     cursor = r.data.page.nextCursor ?? undefined;
   } while (cursor);
   return rows;
+}
+
+/**
+ * Every row of a PAGE route through `idx.get`, 1000 a page, following `page.nextCursor`; expects
+ * 200 on each page. `key`: the API key (absent: the harness default). `sameAnchor`: also expect
+ * every page at the first page's anchor. Returns the rows and the first page's anchor.
+ */
+export async function walkPages(
+  idx: IndexerProcess,
+  path: string,
+  o: { key?: string; sameAnchor?: boolean } = {},
+): Promise<{ rows: any[]; anchor: any }> {
+  const rows: any[] = [];
+  let cursor: string | null = null;
+  let anchor: any = null;
+  const sep = path.includes('?') ? '&' : '?';
+  do {
+    const url: string = `${path}${sep}limit=1000${cursor ? `&cursor=${cursor}` : ''}`;
+    const r: { status: number; body: any; text: string } = await (o.key === undefined
+      ? idx.get(url)
+      : idx.get(url, { key: o.key }));
+    expect(r.status, r.text).toBe(200);
+    anchor ??= r.body.anchor;
+    if (o.sameAnchor) expect(r.body.anchor).toEqual(anchor);
+    rows.push(...r.body.data);
+    cursor = r.body.page.nextCursor;
+  } while (cursor);
+  return { rows, anchor };
 }

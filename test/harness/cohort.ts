@@ -17,6 +17,20 @@ const PAD_ABI = parseAbi([
  * Sends a transaction from an unlocked or impersonated account and waits for its receipt.
  * @throws Error when it reverts or no receipt arrives within ~30 s.
  */
+/** The token a createLaunch receipt's logs announce (its LaunchCreated event), lowercase. */
+export function launchedToken(logs: Array<{ data: string; topics: string[] }>): string {
+  const created = logs
+    .map((l: any) => {
+      try {
+        return decodeEventLog({ abi: PAD_ABI, data: l.data, topics: l.topics });
+      } catch {
+        return null;
+      }
+    })
+    .find((e: any) => e?.eventName === 'LaunchCreated') as any;
+  return (created.args.token as string).toLowerCase();
+}
+
 export async function sendAndWait(rpcUrl: string, tx: Record<string, string>): Promise<any> {
   const hash = await jsonRpc<string>(rpcUrl, 'eth_sendTransaction', [tx]);
   for (let i = 0; i < 600; i++) {
@@ -56,16 +70,7 @@ export async function scriptCohort(
     }),
     gas: '0x800000',
   });
-  const created = rc.logs
-    .map((l: any) => {
-      try {
-        return decodeEventLog({ abi: PAD_ABI, data: l.data, topics: l.topics });
-      } catch {
-        return null;
-      }
-    })
-    .find((e: any) => e?.eventName === 'LaunchCreated') as any;
-  const token = (created.args.token as string).toLowerCase();
+  const token = launchedToken(rc.logs);
   const fresh = (i: number) => `0x${(o.freshBase + i).toString(16).padStart(40, '0')}`;
   const wei = (milli: bigint) => `0x${(milli * 10n ** 15n).toString(16)}`;
   const funder = fresh(0);

@@ -105,7 +105,7 @@ export async function startTestDevnet(
  * devnet's stateDir and returns the env entries (MARKETS_FILE, and LAUNCHPADS_FILE).
  */
 export function devnetIndexerEnv(
-  dev: TestDevnet,
+  dev: Pick<TestDevnet, 'deployment' | 'stateDir'>,
   o: {
     chain?: string;
     usdStablecoins?: string[];
@@ -132,21 +132,19 @@ export function devnetIndexerEnv(
     }),
   );
   if (o.launchpad === false) return { MARKETS_FILE: markets };
+  return { MARKETS_FILE: markets, LAUNCHPADS_FILE: writeLaunchpads(dev, o.chain ?? 'testnet') };
+}
+
+/**
+ * Writes the devnet's launchpad as `devnet-pad` on chain `chain` (its factory and curve, its
+ * graduation target) into the devnet's stateDir; returns the file's path (LAUNCHPADS_FILE).
+ */
+export function writeLaunchpads(dev: Pick<TestDevnet, 'deployment' | 'stateDir'>, chain: string): string {
   const pads = join(dev.stateDir, 'launchpads.json');
   const pad = dev.deployment.launchpad;
-  writeFileSync(
-    pads,
-    JSON.stringify({
-      'devnet-pad': {
-        [o.chain ?? 'testnet']: {
-          factories: [pad.address],
-          curve: pad.address,
-          graduationTargetWei: pad.graduationTargetWei,
-        },
-      },
-    }),
-  );
-  return { MARKETS_FILE: markets, LAUNCHPADS_FILE: pads };
+  const at = { factories: [pad.address], curve: pad.address, graduationTargetWei: pad.graduationTargetWei };
+  writeFileSync(pads, JSON.stringify({ 'devnet-pad': { [chain]: at } }));
+  return pads;
 }
 
 /** solc output compiled once per test process (the compile takes seconds); removed at exit. */

@@ -38,6 +38,12 @@ const missing = (r: WithProof): Verification => ({
     : 'no_proof: the response carries no proof (request it with ?proof=true)',
 });
 
+/** `check(proof)` when the response carries its proof, else the `no_proof` failure. */
+const withProof = (
+  r: WithProof,
+  check: (proof: RecordProof & Json) => Promise<Verification>,
+): Promise<Verification> => (r.proof ? check(r.proof) : Promise.resolve(missing(r)));
+
 /**
  * Verifies the `data` of GET /transactions/{hash}?proof=true: the envelope is the transactions
  * trie's leaf at its index in the block whose hash is `trustedBlockHash`, and its hash is
@@ -50,8 +56,7 @@ export function verifyTransaction(
   data: { transaction: Json } & WithProof,
   trustedBlockHash: string,
 ): Promise<Verification> {
-  if (!data.proof) return Promise.resolve(missing(data));
-  return verifyTransactionProof(data.transaction, data.proof, trustedBlockHash);
+  return withProof(data, (proof) => verifyTransactionProof(data.transaction, proof, trustedBlockHash));
 }
 
 /**
@@ -64,8 +69,7 @@ export function verifyReceipt(
   data: { receipt: Json } & WithProof,
   trustedBlockHash: string,
 ): Promise<Verification> {
-  if (!data.proof) return Promise.resolve(missing(data));
-  return verifyReceiptProof(data.receipt, data.proof, trustedBlockHash);
+  return withProof(data, (proof) => verifyReceiptProof(data.receipt, proof, trustedBlockHash));
 }
 
 /**

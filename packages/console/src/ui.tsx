@@ -97,14 +97,16 @@ export function ErrorView({ status, body }: { status: number; body: ErrorBody })
 }
 
 /**
- * A panel over one API answer: loading, refusal, or `render(body)` with the body's anchor.
+ * A panel over one API answer: loading, refusal, or its children (a function of the body) with the
+ * body's anchor.
  */
 export function Answered<T extends { anchor?: Anchor | null }>(p: {
   title: string;
   answer: Answer<T>;
   testid?: string;
   tools?: ComponentChildren;
-  render(body: T): ComponentChildren;
+  /** The panel's content from the answer's body. */
+  children: (body: T) => ComponentChildren;
 }) {
   const a = p.answer;
   return (
@@ -116,7 +118,7 @@ export function Answered<T extends { anchor?: Anchor | null }>(p: {
     >
       {a.kind === 'loading' && <div class="muted">loading…</div>}
       {a.kind === 'error' && <ErrorView status={a.status} body={a.body} />}
-      {a.kind === 'ok' && p.render(a.body)}
+      {a.kind === 'ok' && p.children(a.body)}
     </Panel>
   );
 }
@@ -186,6 +188,19 @@ export function PoolLink({ chain, k, label }: { chain: string; k: string; label?
     <a href={to} title={title} data-pool={p.shown}>
       <code>{label ?? (v4 ? `v4 ${short(p.poolId)}` : short(p.contract))}</code>
     </a>
+  );
+}
+
+/** The leading cells of a window-stats row: the window, its trades, its buys / sells. */
+export function WindowCells({ w, x }: { w: string; x: { trades: number; buys: number; sells: number } }) {
+  return (
+    <>
+      <td>{w}</td>
+      <td class="num">{x.trades}</td>
+      <td class="num">
+        {x.buys} / {x.sells}
+      </td>
+    </>
   );
 }
 

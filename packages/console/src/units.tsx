@@ -56,6 +56,15 @@ export function Units(p: { raw: string; meta: TokenMeta | null | undefined; test
   );
 }
 
+/** A numeric table cell of {@link Units}. */
+export function UnitsCell(p: { raw: string; meta: TokenMeta | null | undefined }) {
+  return (
+    <td class="num">
+      <Units raw={p.raw} meta={p.meta} />
+    </td>
+  );
+}
+
 /** An exact rational in quote base units shown in quote units; the exact rational in the title. */
 export function QuoteUnits(p: { n: string; d: string; meta: TokenMeta | null | undefined; testid?: string }) {
   return (

@@ -61,6 +61,35 @@ interface TokenSpec {
 }
 
 /** The ERC-20s deployed besides WETH (12: two stables, six plain, four deliberately odd). */
+/**
+ * The contract of a token spec's kind and its constructor arguments (`supply` in base units,
+ * minted to `deployer`; `admin` owns the ownable and rebasing tokens).
+ */
+function tokenConstructor(
+  s: TokenSpec,
+  supply: bigint,
+  deployer: Address,
+  admin: Address,
+): [string, unknown[]] {
+  switch (s.kind) {
+    case 'ownable':
+      return ['OwnableToken', [s.name, s.symbol, supply, deployer, admin]];
+    case 'bytes32-metadata':
+      return [
+        'Bytes32MetaToken',
+        [stringToHex(s.name, { size: 32 }), stringToHex(s.symbol, { size: 32 }), supply, deployer],
+      ];
+    case 'reverting-metadata':
+      return ['RevertingMetaToken', [supply, deployer]];
+    case 'fee-on-transfer':
+      return ['FeeOnTransferToken', [s.name, s.symbol, supply, deployer, 200n]];
+    case 'rebasing':
+      return ['RebasingToken', [s.name, s.symbol, supply, deployer, admin]];
+    default:
+      return ['SimpleToken', [s.name, s.symbol, s.decimals, supply, deployer]];
+  }
+}
+
 export const TOKEN_SPECS: TokenSpec[] = [
   { key: 'USDC', name: 'USD Coin', symbol: 'USDC', decimals: 6, kind: 'stable', usd: 1 },
   { key: 'DAI', name: 'Dai Stablecoin', symbol: 'DAI', decimals: 18, kind: 'stable', usd: 1 },
@@ -282,68 +311,9 @@ export async function deployAll(
   ];
   for (const s of TOKEN_SPECS) {
     const supply = usdToRaw(5e9, s.usd, s.decimals);
-    let address: Address;
-    switch (s.kind) {
-      case 'ownable': {
-        const c = own('OwnableToken');
-        address = await create(
-          s.key,
-          c.abi,
-          c.bytecode,
-          [s.name, s.symbol, supply, deployer.address, admin.address],
-          3_000_000n,
-        );
-        break;
-      }
-      case 'bytes32-metadata': {
-        const c = own('Bytes32MetaToken');
-        address = await create(
-          s.key,
-          c.abi,
-          c.bytecode,
-          [stringToHex(s.name, { size: 32 }), stringToHex(s.symbol, { size: 32 }), supply, deployer.address],
-          3_000_000n,
-        );
-        break;
-      }
-      case 'reverting-metadata': {
-        const c = own('RevertingMetaToken');
-        address = await create(s.key, c.abi, c.bytecode, [supply, deployer.address], 3_000_000n);
-        break;
-      }
-      case 'fee-on-transfer': {
-        const c = own('FeeOnTransferToken');
-        address = await create(
-          s.key,
-          c.abi,
-          c.bytecode,
-          [s.name, s.symbol, supply, deployer.address, 200n],
-          3_000_000n,
-        );
-        break;
-      }
-      case 'rebasing': {
-        const c = own('RebasingToken');
-        address = await create(
-          s.key,
-          c.abi,
-          c.bytecode,
-          [s.name, s.symbol, supply, deployer.address, admin.address],
-          3_000_000n,
-        );
-        break;
-      }
-      default: {
-        const c = own('SimpleToken');
-        address = await create(
-          s.key,
-          c.abi,
-          c.bytecode,
-          [s.name, s.symbol, s.decimals, supply, deployer.address],
-          3_000_000n,
-        );
-      }
-    }
+    const [contract, args] = tokenConstructor(s, supply, deployer.address, admin.address);
+    const c = own(contract);
+    const address = await create(s.key, c.abi, c.bytecode, args, 3_000_000n);
     tokens.push({
       key: s.key,
       address,

@@ -57,26 +57,21 @@ describe('devnet (real anvil)', () => {
     const v2 = d.deployment.pools.find(
       (p) => (p.protocol === 'uniswap-v2' && p.token0Key === 'WETH') || p.token1Key === 'WETH',
     )!;
-    const changedV2 = await Promise.all(
-      d.deployment.pools
-        .filter((p) => p.protocol === 'uniswap-v2')
-        .map(async (p) => {
-          const a = await call<readonly bigint[]>(p.address, v2PairAbi, 'getReserves', toHex(start));
-          const b = await call<readonly bigint[]>(p.address, v2PairAbi, 'getReserves', 'latest');
-          return a[0] !== b[0];
-        }),
-    );
+    /** Per pool of `protocol`: whether the first word `fn` returns moved from `start` to latest. */
+    const moved = (protocol: string, abi: readonly unknown[], fn: string) =>
+      Promise.all(
+        d.deployment.pools
+          .filter((p) => p.protocol === protocol)
+          .map(async (p) => {
+            const a = await call<readonly bigint[]>(p.address, abi, fn, toHex(start));
+            const b = await call<readonly bigint[]>(p.address, abi, fn, 'latest');
+            return a[0] !== b[0];
+          }),
+      );
+    const changedV2 = await moved('uniswap-v2', v2PairAbi, 'getReserves');
     expect(v2).toBeDefined();
     expect(changedV2.some(Boolean)).toBe(true);
-    const changedV3 = await Promise.all(
-      d.deployment.pools
-        .filter((p) => p.protocol === 'uniswap-v3')
-        .map(async (p) => {
-          const a = await call<readonly bigint[]>(p.address, v3PoolAbi, 'slot0', toHex(start));
-          const b = await call<readonly bigint[]>(p.address, v3PoolAbi, 'slot0', 'latest');
-          return a[0] !== b[0];
-        }),
-    );
+    const changedV3 = await moved('uniswap-v3', v3PoolAbi, 'slot0');
     expect(changedV3.some(Boolean)).toBe(true);
 
     const logs = await rpc<{ topics: Hex[]; transactionHash: Hex }[]>(d.rpcUrl, 'eth_getLogs', [

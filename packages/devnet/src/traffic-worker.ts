@@ -44,6 +44,7 @@ import {
   NATIVE_ETH,
   usdToRaw,
 } from './math.js';
+import { prng } from './prng.js';
 import {
   devAccount,
   MAX_FEE_PER_GAS,
@@ -66,18 +67,6 @@ interface Input {
   walletCount: number;
   logEveryTxs: number;
   childBytecode: Hex | null;
-}
-
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const MAX = 2n ** 256n - 1n;

@@ -135,6 +135,20 @@ function bindingReach(): string[] {
   return bad.sort();
 }
 
+/** The domains, projections and replication the server and the runtime may both import. */
+const READ_SIDE = [
+  'tokens',
+  'markets',
+  'chain',
+  'cohorts',
+  'wallets',
+  'addresses',
+  'screener',
+  'streams',
+  'ingest',
+  'replication',
+];
+
 /**
  * The folder matrix: what each top-level folder of src may import (type imports included). Read
  * bottom-up: the ground floor `schema` first, then the node client and decoders, storage, the
@@ -161,24 +175,7 @@ const MAY_IMPORT_FOLDERS: Record<string, string[]> = {
   streams: ['schema', 'storage', 'errors', 'markets'],
   ingest: ['schema', 'storage', 'projections', 'rpc', 'streams', 'workers'],
   replication: ['storage', 'ingest'],
-  server: [
-    'schema',
-    'storage',
-    'rpc',
-    'errors',
-    'cursor',
-    'projections',
-    'tokens',
-    'markets',
-    'chain',
-    'cohorts',
-    'wallets',
-    'addresses',
-    'screener',
-    'streams',
-    'ingest',
-    'replication',
-  ],
+  server: ['schema', 'storage', 'rpc', 'errors', 'cursor', 'projections', ...READ_SIDE],
   metrics: ['storage', 'ingest', 'server', 'tokens'],
   tools: ['schema', 'storage', 'server'],
   runtime: [
@@ -190,16 +187,7 @@ const MAY_IMPORT_FOLDERS: Record<string, string[]> = {
     'cursor',
     'projections',
     'workers',
-    'tokens',
-    'markets',
-    'chain',
-    'cohorts',
-    'wallets',
-    'addresses',
-    'screener',
-    'streams',
-    'ingest',
-    'replication',
+    ...READ_SIDE,
     'server',
     'metrics',
   ],

@@ -113,6 +113,20 @@ export function uwsBinaryCheck(): {
   return { file, sha256, expected, ok: sha256 !== null && sha256 === expected };
 }
 
+/**
+ * Refuses to start on a native binary that is not the pinned build: logs {@link uwsBinaryCheck}'s
+ * answer as fatal through `fatal(obj, msg)` and exits the process with code 1; returns otherwise.
+ */
+export function exitUnlessPinnedUws(fatal: (obj: object, msg: string) => void): void {
+  const uwsBinary = uwsBinaryCheck();
+  if (uwsBinary.ok) return;
+  fatal(
+    uwsBinary,
+    'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+  );
+  process.exit(1);
+}
+
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK',
   201: '201 Created',

@@ -74,82 +74,50 @@ const legacyFields = (t: Json): Item[] => [
 ];
 
 /** Encoder of each transaction type, by type number. */
+/** The quantities `keys` of `t`, in order. */
+const qs = (t: Json, ...keys: string[]): Item[] => keys.map((k) => q(t, k));
+
+/** The signature of a typed transaction: y parity, r, s. */
+const signature = (t: Json): Item[] => [yParity(t), q(t, 'r'), q(t, 's')];
+
+/**
+ * The leading fields of the EIP-1559 family (types 2, 3 and 4): chain id, nonce, the two fee caps,
+ * gas, the recipient (read by `to`: required by default), value, input and access list.
+ */
+const feeMarketFields = (t: Json, to = d): Item[] => [
+  ...qs(t, 'chainId', 'nonce', 'maxPriorityFeePerGas', 'maxFeePerGas', 'gas'),
+  to(t, 'to'),
+  q(t, 'value'),
+  d(t, 'input'),
+  accessList(t),
+];
+
 const TX_ENCODERS = new Map<number, (t: Json) => Uint8Array>([
   [0x00, (t) => RLP.encode(legacyFields(t))],
   [
     0x01,
     (t) =>
       typed(0x01, [
-        q(t, 'chainId'),
-        q(t, 'nonce'),
-        q(t, 'gasPrice'),
-        q(t, 'gas'),
+        ...qs(t, 'chainId', 'nonce', 'gasPrice', 'gas'),
         optAddr(t, 'to'),
         q(t, 'value'),
         d(t, 'input'),
         accessList(t),
-        yParity(t),
-        q(t, 'r'),
-        q(t, 's'),
+        ...signature(t),
       ]),
   ],
-  [
-    0x02,
-    (t) =>
-      typed(0x02, [
-        q(t, 'chainId'),
-        q(t, 'nonce'),
-        q(t, 'maxPriorityFeePerGas'),
-        q(t, 'maxFeePerGas'),
-        q(t, 'gas'),
-        optAddr(t, 'to'),
-        q(t, 'value'),
-        d(t, 'input'),
-        accessList(t),
-        yParity(t),
-        q(t, 'r'),
-        q(t, 's'),
-      ]),
-  ],
+  [0x02, (t) => typed(0x02, [...feeMarketFields(t, optAddr), ...signature(t)])],
   [
     0x03,
     (t) =>
       typed(0x03, [
-        q(t, 'chainId'),
-        q(t, 'nonce'),
-        q(t, 'maxPriorityFeePerGas'),
-        q(t, 'maxFeePerGas'),
-        q(t, 'gas'),
-        d(t, 'to'),
-        q(t, 'value'),
-        d(t, 'input'),
-        accessList(t),
+        ...feeMarketFields(t),
         q(t, 'maxFeePerBlobGas'),
         ((t.blobVersionedHashes as string[]) ?? []).map((h) => hexToBytes(h, 'blobVersionedHashes')),
-        yParity(t),
-        q(t, 'r'),
-        q(t, 's'),
+        ...signature(t),
       ]),
   ],
-  [
-    0x04,
-    (t) =>
-      typed(0x04, [
-        q(t, 'chainId'),
-        q(t, 'nonce'),
-        q(t, 'maxPriorityFeePerGas'),
-        q(t, 'maxFeePerGas'),
-        q(t, 'gas'),
-        d(t, 'to'),
-        q(t, 'value'),
-        d(t, 'input'),
-        accessList(t),
-        authorizationList(t),
-        yParity(t),
-        q(t, 'r'),
-        q(t, 's'),
-      ]),
-  ],
+  [0x04, (t) => typed(0x04, [...feeMarketFields(t), authorizationList(t), ...signature(t)])],
   // OP Stack deposit (op-geth DepositTx): no signature; isSystemTx is a boolean (false after Regolith).
   [
     0x7e,

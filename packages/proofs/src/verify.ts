@@ -94,6 +94,36 @@ export async function provedValue(
 
 const idx = (v: unknown) => (typeof v === 'string' ? Number(BigInt(v)) : Number.NaN);
 
+/** The success of a check of the record proved by `p` under the trusted block `trustedBlockHash`. */
+const verified = (
+  p: { blockNumber: number; transactionIndex: number },
+  trustedBlockHash: string,
+): Verification => ({
+  ok: true,
+  blockNumber: p.blockNumber,
+  blockHash: trustedBlockHash.toLowerCase(),
+  transactionIndex: p.transactionIndex,
+});
+
+/** Why a proof of another trie fails, by the trie a record must be proved in. */
+const WRONG_TRIE: Partial<Record<RecordProof['trie'], string>> = {
+  transactions: 'a transaction is proved in the transactions trie',
+  receipts: 'logs are proved by their receipt in the receipts trie',
+};
+
+/**
+ * {@link provedValue} of a proof that must be of `trie`; a proof of another trie fails
+ * `wrong_trie: <why>` ({@link WRONG_TRIE}).
+ */
+async function provedIn(
+  trie: RecordProof['trie'],
+  proof: RecordProof,
+  trustedBlockHash: string,
+): ReturnType<typeof provedValue> {
+  if (proof.trie !== trie) return fail(`wrong_trie: ${WRONG_TRIE[trie]}`);
+  return provedValue(proof, trustedBlockHash);
+}
+
 /**
  * Verifies a transaction (the node's JSON, as `/transactions/{hash}` serves it) with its proof:
  * the proved leaf of the transactions trie is its canonical envelope, at its index, and
@@ -104,9 +134,7 @@ export async function verifyTransactionProof(
   proof: RecordProof,
   trustedBlockHash: string,
 ): Promise<Verification> {
-  if (proof.trie !== 'transactions')
-    return fail('wrong_trie: a transaction is proved in the transactions trie');
-  const p = await provedValue(proof, trustedBlockHash);
+  const p = await provedIn('transactions', proof, trustedBlockHash);
   if (!p.ok) return p;
   let enc: Uint8Array | null;
   let leaf: Uint8Array | null;
@@ -123,12 +151,7 @@ export async function verifyTransactionProof(
     return fail('hash_mismatch: keccak256 of the envelope is not the served hash');
   if (idx(tx.transactionIndex) !== p.transactionIndex)
     return fail('index_mismatch: transactionIndex is not the proved key');
-  return {
-    ok: true,
-    blockNumber: p.blockNumber,
-    blockHash: trustedBlockHash.toLowerCase(),
-    transactionIndex: p.transactionIndex,
-  };
+  return verified(p, trustedBlockHash);
 }
 
 /**
@@ -155,12 +178,7 @@ export async function verifyReceiptProof(
   if (!equalBytes(enc, p.value)) return fail('record_mismatch: the served receipt is not the proved one');
   if (idx(receipt.transactionIndex) !== p.transactionIndex)
     return fail('index_mismatch: transactionIndex is not the proved key');
-  return {
-    ok: true,
-    blockNumber: p.blockNumber,
-    blockHash: trustedBlockHash.toLowerCase(),
-    transactionIndex: p.transactionIndex,
-  };
+  return verified(p, trustedBlockHash);
 }
 
 /** The logs of a receipt's consensus encoding: [address, topics, data] each. */
@@ -184,9 +202,7 @@ export async function verifyLogsProof(
   firstLogIndex: number,
   trustedBlockHash: string,
 ): Promise<Verification> {
-  if (proof.trie !== 'receipts')
-    return fail('wrong_trie: logs are proved by their receipt in the receipts trie');
-  const p = await provedValue(proof, trustedBlockHash);
+  const p = await provedIn('receipts', proof, trustedBlockHash);
   if (!p.ok) return p;
   let proved: Uint8Array[][];
   try {
@@ -214,12 +230,7 @@ export async function verifyLogsProof(
       return fail(`record_malformed: ${(err as Error).message}`);
     }
   }
-  return {
-    ok: true,
-    blockNumber: p.blockNumber,
-    blockHash: trustedBlockHash.toLowerCase(),
-    transactionIndex: p.transactionIndex,
-  };
+  return verified(p, trustedBlockHash);
 }
 
 /** The proof key of transaction index `i` as served (hex of rlp(i)). */

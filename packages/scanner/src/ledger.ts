@@ -114,6 +114,16 @@ export interface EmbeddedLedger extends Ledger {
   grant(accountId: string, amount: number, note: string | null, at: number): LedgerEntry;
 }
 
+/**
+ * The ledger entry (balance aside) of a grant of `amount` scans at `at` (ms) with its note.
+ * @throws Error when `amount` is not a positive whole number.
+ */
+export function grantEntry(amount: number, note: string | null, at: number): Omit<LedgerEntry, 'balance'> {
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw new Error('a grant is a positive whole number of scans');
+  return { at, delta: amount, reason: 'grant', requestId: null, endpoint: null, note };
+}
+
 /** The embedded ledger over the scanner store. */
 export function createEmbeddedLedger(store: ScannerStore): EmbeddedLedger {
   const balances = new Map<string, number>();
@@ -187,16 +197,7 @@ export function createEmbeddedLedger(store: ScannerStore): EmbeddedLedger {
       return row && row.exp > now ? row : undefined;
     },
     grant(accountId, amount, note, at) {
-      if (!Number.isSafeInteger(amount) || amount <= 0)
-        throw new Error('a grant is a positive whole number of scans');
-      const m = movement(accountId, {
-        at,
-        delta: amount,
-        reason: 'grant',
-        requestId: null,
-        endpoint: null,
-        note,
-      });
+      const m = movement(accountId, grantEntry(amount, note, at));
       if (!Number.isSafeInteger(m.row.balance)) throw new Error('balance would exceed 2^53 scans');
       store.write(m.ops);
       m.apply();

@@ -8,7 +8,7 @@
 
 import { restrictUmask } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { uwsBinaryCheck, uwsBinding } from '@chain-indexer/platform/uws.js';
+import { exitUnlessPinnedUws, uwsBinding } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';
@@ -24,14 +24,7 @@ async function main(): Promise<void> {
     );
   else {
     // A native HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
-    const uwsBinary = uwsBinaryCheck();
-    if (!uwsBinary.ok) {
-      log.fatal(
-        uwsBinary,
-        'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
-      );
-      process.exit(1);
-    }
+    exitUnlessPinnedUws((obj, msg) => log.fatal(obj, msg));
   }
   log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
   restrictUmask(); // the store, the outbox, the admin socket: 0600 files, 0700 directories

@@ -35,11 +35,8 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
   );
   return (
     <div class="chain-ops" data-testid={`ops-${chain}`}>
-      <Answered
-        title={`Chain ${chain} — follower`}
-        answer={health}
-        testid="ops-follower"
-        render={(h) => (
+      <Answered title={`Chain ${chain} — follower`} answer={health} testid="ops-follower">
+        {(h) => (
           <KV
             rows={[
               ['chain id', h.chainId],
@@ -84,7 +81,7 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
             ]}
           />
         )}
-      />
+      </Answered>
       <ReorgFeed
         chain={chain}
         renew={renew}
@@ -148,11 +145,8 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
           </Panel>
         </>
       )}
-      <Answered
-        title="Gaps (newest first)"
-        answer={gaps}
-        testid="ops-gaps"
-        render={(g) =>
+      <Answered title="Gaps (newest first)" answer={gaps} testid="ops-gaps">
+        {(g) =>
           g.data.length ? (
             <Table head={['lane', 'blocks', 'status', 'reason', 'opened at', 'resolved at']}>
               {g.data.map((x) => (
@@ -172,7 +166,7 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
             <div class="muted">no gap recorded</div>
           )
         }
-      />
+      </Answered>
     </div>
   );
 }

@@ -7,8 +7,8 @@ import { useState } from 'preact/hooks';
 import { api, type Session, useApi } from '../api.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, KV } from '../ui.js';
-import { Units, Usd, useTokenMetas } from '../units.js';
+import { Addr, Answered, KV, Table, WindowCells } from '../ui.js';
+import { Units, UnitsCell, Usd, useTokenMetas } from '../units.js';
 import { useDecimals } from './token.js';
 
 interface Props {
@@ -65,11 +65,8 @@ export function PoolPage({ session, chain, args, renew }: Props) {
         Pool {p ? `${p.protocol}` : ''} <code>{v4 ? `${short(manager)} / ${poolId}` : address}</code>
       </h1>
       <div class="grid">
-        <Answered
-          title="Identity and state"
-          answer={pool}
-          testid="pool-identity"
-          render={(b) => {
+        <Answered title="Identity and state" answer={pool} testid="pool-identity">
+          {(b) => {
             const d = b.data;
             const s = d.state;
             return (
@@ -108,12 +105,9 @@ export function PoolPage({ session, chain, args, renew }: Props) {
               />
             );
           }}
-        />
-        <Answered
-          title="Liquidity (USD)"
-          answer={liq}
-          testid="pool-liquidity-usd"
-          render={(b) => {
+        </Answered>
+        <Answered title="Liquidity (USD)" answer={liq} testid="pool-liquidity-usd">
+          {(b) => {
             const d = b.data;
             return (
               <KV
@@ -141,7 +135,7 @@ export function PoolPage({ session, chain, args, renew }: Props) {
               />
             );
           }}
-        />
+        </Answered>
       </div>
       {p?.stats && (
         <section
@@ -153,40 +147,20 @@ export function PoolPage({ session, chain, args, renew }: Props) {
             <h2>Window stats</h2>
           </header>
           <div class="body">
-            <table>
-              <thead>
-                <tr>
-                  <th>window</th>
-                  <th>trades</th>
-                  <th>buys / sells</th>
-                  <th>volume0</th>
-                  <th>volume1</th>
-                  <th>close</th>
+            <Table head={['window', 'trades', 'buys / sells', 'volume0', 'volume1', 'close']}>
+              {Object.entries(p.stats.windows).map(([w, x]) => (
+                <tr data-window={w}>
+                  <WindowCells w={w} x={x} />
+                  <UnitsCell raw={x.volume0} meta={m0} />
+                  <UnitsCell raw={x.volume1} meta={m1} />
+                  <td class="num">
+                    {x.close && shift !== null
+                      ? ratioToDecimal(x.close.priceNumerator, x.close.priceDenominator, shift)
+                      : '—'}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {Object.entries(p.stats.windows).map(([w, x]) => (
-                  <tr data-window={w}>
-                    <td>{w}</td>
-                    <td class="num">{x.trades}</td>
-                    <td class="num">
-                      {x.buys} / {x.sells}
-                    </td>
-                    <td class="num">
-                      <Units raw={x.volume0} meta={m0} />
-                    </td>
-                    <td class="num">
-                      <Units raw={x.volume1} meta={m1} />
-                    </td>
-                    <td class="num">
-                      {x.close && shift !== null
-                        ? ratioToDecimal(x.close.priceNumerator, x.close.priceDenominator, shift)
-                        : '—'}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           </div>
         </section>
       )}
@@ -220,47 +194,27 @@ export function PoolPage({ session, chain, args, renew }: Props) {
           </div>
         </section>
       )}
-      <Answered
-        title="Latest ticks"
-        answer={ticks}
-        testid="pool-ticks"
-        render={(b) => (
-          <table>
-            <thead>
+      <Answered title="Latest ticks" answer={ticks} testid="pool-ticks">
+        {(b) => (
+          <Table head={['block', 'side', 'amount0', 'amount1', 'price', 'tick', 'origin']}>
+            {b.data.map((t) => (
               <tr>
-                <th>block</th>
-                <th>side</th>
-                <th>amount0</th>
-                <th>amount1</th>
-                <th>price</th>
-                <th>tick</th>
-                <th>origin</th>
+                <td>{t.block}</td>
+                <td>{t.side}</td>
+                <UnitsCell raw={t.amount0} meta={m0} />
+                <UnitsCell raw={t.amount1} meta={m1} />
+                <td class="num">
+                  {shift !== null ? ratioToDecimal(t.priceNumerator, t.priceDenominator, shift) : '—'}
+                </td>
+                <td>{t.tick ?? '—'}</td>
+                <td>
+                  <Addr chain={chain} a={t.origin} page="wallet" />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {b.data.map((t) => (
-                <tr>
-                  <td>{t.block}</td>
-                  <td>{t.side}</td>
-                  <td class="num">
-                    <Units raw={t.amount0} meta={m0} />
-                  </td>
-                  <td class="num">
-                    <Units raw={t.amount1} meta={m1} />
-                  </td>
-                  <td class="num">
-                    {shift !== null ? ratioToDecimal(t.priceNumerator, t.priceDenominator, shift) : '—'}
-                  </td>
-                  <td>{t.tick ?? '—'}</td>
-                  <td>
-                    <Addr chain={chain} a={t.origin} page="wallet" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
-      />
+      </Answered>
     </div>
   );
 }

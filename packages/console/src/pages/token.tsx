@@ -8,7 +8,7 @@ import { api, type Session, useApi } from '../api.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { AmmFeed } from '../feed.js';
 import { formatUnits, NATIVE, ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, href, KV, PoolLink } from '../ui.js';
+import { Addr, Answered, href, KV, PoolLink, Table, WindowCells } from '../ui.js';
 import { type TokenMeta, Units, useTokenMetas } from '../units.js';
 
 interface Props {
@@ -53,165 +53,115 @@ export function TokenPage({ session, chain, address, renew }: Props) {
   ]);
   const meta = (a: string) => metas.get(a.toLowerCase());
   const quoteMeta = stat ? meta(stat.quote) : undefined;
+  const subject = { session, chain, address, decimals };
   return (
     <div class="page">
       <h1>
         Token {token.kind === 'ok' ? (token.body.data.symbol ?? '(no symbol)') : ''} <code>{address}</code>
       </h1>
       <div class="grid">
-        <Answered
-          title="Identity"
-          answer={token}
-          testid="token-identity"
-          render={(b) => {
-            const t = b.data;
-            return (
-              <KV
-                rows={[
-                  ['name', t.name ?? `— (${t.nameReason})`, 'token-name'],
-                  ['symbol', t.symbol ?? `— (${t.symbolReason})`, 'token-symbol'],
-                  ['decimals', t.decimals ?? `— (${t.decimalsReason})`],
-                  ['kind', `${t.kind}${t.confirmedErc20 ? ', confirmed ERC-20' : ''}`],
-                  [
-                    'holders',
-                    t.holderCount.value === null ? `— (${t.holderCount.status})` : t.holderCount.value,
-                    'holder-count',
-                  ],
-                  ['holder count status', `${t.holderCount.status} at block ${t.holderCount.asOfBlock}`],
-                  ['supply (from transfers)', formatUnits(t.supplyFromTransfers, t.decimals)],
-                  ['transfers', t.transfers],
-                  [
-                    'reconciliation',
-                    `${t.reconciliation.status} (checked at ${t.reconciliation.checkedAtBlock ?? '—'})`,
-                  ],
-                  [
-                    'created',
-                    t.creation ? (
-                      <>
-                        block {t.creation.block} by{' '}
-                        <Addr chain={chain} a={t.creation.deployer} page="wallet" />
-                      </>
-                    ) : (
-                      `— (${t.creationReason})`
-                    ),
-                  ],
-                  ['first seen', `block ${t.firstSeen.block} (${t.firstSeen.evidence})`],
-                  ['launch', t.launch ? `${t.launch.launchpad}: ${t.launch.state}` : '—'],
-                ]}
-              />
-            );
-          }}
-        />
+        <Answered title="Identity" answer={token} testid="token-identity">
+          {({ data: t }) => (
+            <KV
+              rows={[
+                ['name', t.name ?? `— (${t.nameReason})`, 'token-name'],
+                ['symbol', t.symbol ?? `— (${t.symbolReason})`, 'token-symbol'],
+                ['decimals', t.decimals ?? `— (${t.decimalsReason})`],
+                ['kind', `${t.kind}${t.confirmedErc20 ? ', confirmed ERC-20' : ''}`],
+                [
+                  'holders',
+                  t.holderCount.value === null ? `— (${t.holderCount.status})` : t.holderCount.value,
+                  'holder-count',
+                ],
+                ['holder count status', `${t.holderCount.status} at block ${t.holderCount.asOfBlock}`],
+                ['supply (from transfers)', formatUnits(t.supplyFromTransfers, t.decimals)],
+                ['transfers', t.transfers],
+                [
+                  'reconciliation',
+                  `${t.reconciliation.status} (checked at ${t.reconciliation.checkedAtBlock ?? '—'})`,
+                ],
+                [
+                  'created',
+                  t.creation ? (
+                    <>
+                      block {t.creation.block} by <Addr chain={chain} a={t.creation.deployer} page="wallet" />
+                    </>
+                  ) : (
+                    `— (${t.creationReason})`
+                  ),
+                ],
+                ['first seen', `block ${t.firstSeen.block} (${t.firstSeen.evidence})`],
+                ['launch', t.launch ? `${t.launch.launchpad}: ${t.launch.state}` : '—'],
+              ]}
+            />
+          )}
+        </Answered>
         {stat ? (
-          <PricePanel
-            session={session}
-            chain={chain}
-            address={address}
-            quote={stat.quote}
-            decimals={decimals}
-          />
+          <PricePanel {...subject} quote={stat.quote} />
         ) : (
-          <Answered title="Price" answer={stats} render={() => null} />
+          <Answered title="Price" answer={stats}>
+            {() => null}
+          </Answered>
         )}
       </div>
-      <Answered
-        title="Window stats (default venue)"
-        answer={stats}
-        testid="token-stats"
-        render={(b) => (
+      <Answered title="Window stats (default venue)" answer={stats} testid="token-stats">
+        {(b) => (
           <StatsTable chain={chain} s={b.data as unknown as StatsData} token={tokenMeta} quote={quoteMeta} />
         )}
-      />
-      {stat && (
-        <TokenCandles
-          session={session}
-          chain={chain}
-          address={address}
-          quote={stat.quote}
-          decimals={decimals}
-          renew={renew}
-        />
-      )}
+      </Answered>
+      {stat && <TokenCandles {...subject} quote={stat.quote} renew={renew} />}
       <div class="grid">
-        <Answered
-          title="Top holders"
-          answer={holders}
-          testid="token-holders"
-          render={(b) => (
+        <Answered title="Top holders" answer={holders} testid="token-holders">
+          {(b) => (
             <>
               <div class="muted">
                 {b.holderCount.value ?? '—'} holders ({b.holderCount.status})
               </div>
-              <table>
-                <thead>
+              <Table head={['#', 'wallet', 'balance', 'share']}>
+                {b.data.map((h) => (
                   <tr>
-                    <th>#</th>
-                    <th>wallet</th>
-                    <th>balance</th>
-                    <th>share</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {b.data.map((h) => (
-                    <tr>
-                      <td>{h.rank}</td>
-                      <td>
-                        <Addr chain={chain} a={h.wallet} page="wallet" />
-                      </td>
-                      <td class="num">{formatUnits(h.balance, decimals)}</td>
-                      <td class="num">
-                        {h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </>
-          )}
-        />
-        <Answered
-          title="Pools ranked (24h quote volume)"
-          answer={pools}
-          testid="token-pools"
-          render={(b) => (
-            <table>
-              <thead>
-                <tr>
-                  <th>#</th>
-                  <th>pool</th>
-                  <th>protocol</th>
-                  <th>pair</th>
-                  <th>fee</th>
-                  <th>24h volume (quote)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(b.data as unknown as RankedPool[]).map((p) => (
-                  <tr>
-                    <td>{p.rank}</td>
+                    <td>{h.rank}</td>
                     <td>
-                      <PoolLink chain={chain} k={p.key} />
+                      <Addr chain={chain} a={h.wallet} page="wallet" />
                     </td>
-                    <td>{p.protocol}</td>
-                    <td>
-                      <a href={href(chain, 'token', p.currency0)} title={p.currency0}>
-                        {meta(p.currency0)?.symbol ?? short(p.currency0, 4)}
-                      </a>{' '}
-                      /{' '}
-                      <a href={href(chain, 'token', p.currency1)} title={p.currency1}>
-                        {meta(p.currency1)?.symbol ?? short(p.currency1, 4)}
-                      </a>
-                    </td>
-                    <td>{p.fee === null ? '—' : `${p.fee / 10_000}%`}</td>
+                    <td class="num">{formatUnits(h.balance, decimals)}</td>
                     <td class="num">
-                      <Units raw={p.rankedVolume24hQuote} meta={meta(p.quoteAsset)} testid="ranked-volume" />
+                      {h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
+              </Table>
+            </>
           )}
-        />
+        </Answered>
+        <Answered title="Pools ranked (24h quote volume)" answer={pools} testid="token-pools">
+          {(b) => (
+            <Table head={['#', 'pool', 'protocol', 'pair', 'fee', '24h volume (quote)']}>
+              {(b.data as unknown as RankedPool[]).map((p) => (
+                <tr>
+                  <td>{p.rank}</td>
+                  <td>
+                    <PoolLink chain={chain} k={p.key} />
+                  </td>
+                  <td>{p.protocol}</td>
+                  <td>
+                    <a href={href(chain, 'token', p.currency0)} title={p.currency0}>
+                      {meta(p.currency0)?.symbol ?? short(p.currency0, 4)}
+                    </a>{' '}
+                    /{' '}
+                    <a href={href(chain, 'token', p.currency1)} title={p.currency1}>
+                      {meta(p.currency1)?.symbol ?? short(p.currency1, 4)}
+                    </a>
+                  </td>
+                  <td>{p.fee === null ? '—' : `${p.fee / 10_000}%`}</td>
+                  <td class="num">
+                    <Units raw={p.rankedVolume24hQuote} meta={meta(p.quoteAsset)} testid="ranked-volume" />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+          )}
+        </Answered>
       </div>
       <section class="panel">
         <header>
@@ -270,45 +220,38 @@ function StatsTable(p: {
         quote <Addr chain={chain} a={s.quote} page="token" /> ({s.quoteResolution}); venue{' '}
         {s.venue ? <PoolLink chain={chain} k={s.venue.pool} /> : '—'} {s.venue?.protocol}
       </div>
-      <table>
-        <thead>
-          <tr>
-            <th>window</th>
-            <th>trades</th>
-            <th>buys / sells</th>
-            <th>traders</th>
-            <th>volume (token)</th>
-            <th>volume (quote)</th>
-            <th>price change</th>
+      <Table
+        head={[
+          'window',
+          'trades',
+          'buys / sells',
+          'traders',
+          'volume (token)',
+          'volume (quote)',
+          'price change',
+        ]}
+      >
+        {Object.entries(s.windows).map(([w, x]) => (
+          <tr data-window={w}>
+            <WindowCells w={w} x={x} />
+            <td class="num">
+              {x.distinctTraders.exact ? '' : '≥'}
+              {x.distinctTraders.lowerBound}
+            </td>
+            <td class="num">
+              <Units raw={x.volumeBase} meta={p.token} testid="window-volume-base" />
+            </td>
+            <td class="num">
+              <Units raw={x.volumeQuote} meta={p.quote} testid="window-volume-quote" />
+            </td>
+            <td class="num">
+              {x.priceChange
+                ? `${ratioToDecimal(x.priceChange.priceNumerator, x.priceChange.priceDenominator, 2, 4)}%`
+                : `— (${x.priceChangeReason})`}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {Object.entries(s.windows).map(([w, x]) => (
-            <tr data-window={w}>
-              <td>{w}</td>
-              <td class="num">{x.trades}</td>
-              <td class="num">
-                {x.buys} / {x.sells}
-              </td>
-              <td class="num">
-                {x.distinctTraders.exact ? '' : '≥'}
-                {x.distinctTraders.lowerBound}
-              </td>
-              <td class="num">
-                <Units raw={x.volumeBase} meta={p.token} testid="window-volume-base" />
-              </td>
-              <td class="num">
-                <Units raw={x.volumeQuote} meta={p.quote} testid="window-volume-quote" />
-              </td>
-              <td class="num">
-                {x.priceChange
-                  ? `${ratioToDecimal(x.priceChange.priceNumerator, x.priceChange.priceDenominator, 2, 4)}%`
-                  : `— (${x.priceChangeReason})`}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
     </>
   );
 }
@@ -344,11 +287,8 @@ function PricePanel(p: {
     3000,
   );
   return (
-    <Answered
-      title="Price"
-      answer={price}
-      testid="token-price"
-      render={(b) => {
+    <Answered title="Price" answer={price} testid="token-price">
+      {(b) => {
         const d = b.data as {
           price: Rational | null;
           priceReason: string | null;
@@ -379,7 +319,7 @@ function PricePanel(p: {
           />
         );
       }}
-    />
+    </Answered>
   );
 }
 

@@ -6,7 +6,7 @@
  */
 import { api, type Session, useApi } from '../api.js';
 import { short } from '../format.js';
-import { Answered, href, KV } from '../ui.js';
+import { Answered, href, KV, Table } from '../ui.js';
 import { QuoteUnits, Units, Usd, useTokenMetas } from '../units.js';
 
 interface Props {
@@ -65,11 +65,8 @@ export function WalletPage({ session, chain, address }: Props) {
         Wallet <code>{address}</code>
       </h1>
       <div class="grid">
-        <Answered
-          title="Overview"
-          answer={overview}
-          testid="wallet-overview"
-          render={(b) => (
+        <Answered title="Overview" answer={overview} testid="wallet-overview">
+          {(b) => (
             <>
               <KV
                 rows={[
@@ -81,160 +78,120 @@ export function WalletPage({ session, chain, address }: Props) {
                   ],
                 ]}
               />
-              <table>
-                <thead>
+              <Table head={['token', 'balance', 'USD']}>
+                {b.data.topHoldings.map((h) => (
                   <tr>
-                    <th>token</th>
-                    <th>balance</th>
-                    <th>USD</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {b.data.topHoldings.map((h) => (
-                    <tr>
-                      <td>
-                        <a href={href(chain, 'token', h.token)}>{h.symbol ?? short(h.token)}</a>
-                      </td>
-                      <td class="num">
-                        <Units
-                          raw={h.balance}
-                          meta={{ symbol: h.symbol, decimals: h.decimals }}
-                          testid="holding-balance"
+                    <td>
+                      <a href={href(chain, 'token', h.token)}>{h.symbol ?? short(h.token)}</a>
+                    </td>
+                    <td class="num">
+                      <Units
+                        raw={h.balance}
+                        meta={{ symbol: h.symbol, decimals: h.decimals }}
+                        testid="holding-balance"
+                      />
+                    </td>
+                    <td class="num">
+                      {h.balanceUsd.value ? (
+                        <Usd
+                          n={h.balanceUsd.value.priceNumerator}
+                          d={h.balanceUsd.value.priceDenominator}
+                          approx={h.balanceUsd.value.approx}
+                          testid="holding-usd"
                         />
-                      </td>
-                      <td class="num">
-                        {h.balanceUsd.value ? (
-                          <Usd
-                            n={h.balanceUsd.value.priceNumerator}
-                            d={h.balanceUsd.value.priceDenominator}
-                            approx={h.balanceUsd.value.approx}
-                            testid="holding-usd"
-                          />
-                        ) : (
-                          <span class="muted" title={h.balanceUsd.reason ?? ''}>
-                            —
-                          </span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                      ) : (
+                        <span class="muted" title={h.balanceUsd.reason ?? ''}>
+                          —
+                        </span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             </>
           )}
-        />
-        <Answered
-          title="PnL per quote asset"
-          answer={pnl}
-          testid="wallet-pnl"
-          render={(b) => (
-            <table>
-              <thead>
-                <tr>
-                  <th>quote</th>
-                  <th>realised</th>
-                  <th>unrealised</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(b.data.realisedByQuote).map(([q, r]) => {
-                  const u = b.data.unrealisedByQuote[q];
-                  return (
-                    <tr data-quote={q}>
-                      <td>
-                        <a href={href(chain, 'token', q)} title={q}>
-                          {meta(q)?.symbol ?? short(q)}
-                        </a>
-                      </td>
-                      <td class="num">
-                        <QuoteUnits
-                          n={r.priceNumerator}
-                          d={r.priceDenominator}
-                          meta={meta(q)}
-                          testid="pnl-realised"
-                        />
-                      </td>
-                      <td class="num">
-                        {u ? <QuoteUnits n={u.priceNumerator} d={u.priceDenominator} meta={meta(q)} /> : '—'}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          )}
-        />
-      </div>
-      <Answered
-        title="Positions"
-        answer={positions}
-        testid="wallet-positions"
-        render={(b) => (
-          <table>
-            <thead>
-              <tr>
-                <th>token</th>
-                <th>quote</th>
-                <th>quantity</th>
-                <th>realised</th>
-                <th>unrealised</th>
-                <th>buys / sells</th>
-                <th>note</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(b.data as Position[]).map((p) => (
-                <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
-                  <td>
-                    <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
-                  </td>
-                  <td>
-                    <a href={href(chain, 'token', p.quote)} title={p.quote}>
-                      {meta(p.quote)?.symbol ?? short(p.quote)}
-                    </a>
-                  </td>
-                  <td class="num">
-                    <Units
-                      raw={p.quantity}
-                      meta={meta(p.token) ?? { symbol: p.symbol, decimals: null }}
-                      testid="position-quantity"
-                    />
-                  </td>
-                  <td class="num">
-                    <QuoteUnits
-                      n={p.realised.numerator}
-                      d={p.realised.denominator}
-                      meta={meta(p.quote)}
-                      testid="position-realised"
-                    />
-                  </td>
-                  <td class="num">
-                    {p.unrealised ? (
+        </Answered>
+        <Answered title="PnL per quote asset" answer={pnl} testid="wallet-pnl">
+          {(b) => (
+            <Table head={['quote', 'realised', 'unrealised']}>
+              {Object.entries(b.data.realisedByQuote).map(([q, r]) => {
+                const u = b.data.unrealisedByQuote[q];
+                return (
+                  <tr data-quote={q}>
+                    <td>
+                      <a href={href(chain, 'token', q)} title={q}>
+                        {meta(q)?.symbol ?? short(q)}
+                      </a>
+                    </td>
+                    <td class="num">
                       <QuoteUnits
-                        n={p.unrealised.numerator}
-                        d={p.unrealised.denominator}
-                        meta={meta(p.quote)}
+                        n={r.priceNumerator}
+                        d={r.priceDenominator}
+                        meta={meta(q)}
+                        testid="pnl-realised"
                       />
-                    ) : (
-                      `— (${p.unrealisedReason})`
-                    )}
-                  </td>
-                  <td class="num">
-                    {p.buys} / {p.sells}
-                  </td>
-                  <td class="muted">{[p.markReason, p.abnormalReason].filter(Boolean).join(', ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                    </td>
+                    <td class="num">
+                      {u ? <QuoteUnits n={u.priceNumerator} d={u.priceDenominator} meta={meta(q)} /> : '—'}
+                    </td>
+                  </tr>
+                );
+              })}
+            </Table>
+          )}
+        </Answered>
+      </div>
+      <Answered title="Positions" answer={positions} testid="wallet-positions">
+        {(b) => (
+          <Table head={['token', 'quote', 'quantity', 'realised', 'unrealised', 'buys / sells', 'note']}>
+            {(b.data as Position[]).map((p) => (
+              <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
+                <td>
+                  <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
+                </td>
+                <td>
+                  <a href={href(chain, 'token', p.quote)} title={p.quote}>
+                    {meta(p.quote)?.symbol ?? short(p.quote)}
+                  </a>
+                </td>
+                <td class="num">
+                  <Units
+                    raw={p.quantity}
+                    meta={meta(p.token) ?? { symbol: p.symbol, decimals: null }}
+                    testid="position-quantity"
+                  />
+                </td>
+                <td class="num">
+                  <QuoteUnits
+                    n={p.realised.numerator}
+                    d={p.realised.denominator}
+                    meta={meta(p.quote)}
+                    testid="position-realised"
+                  />
+                </td>
+                <td class="num">
+                  {p.unrealised ? (
+                    <QuoteUnits
+                      n={p.unrealised.numerator}
+                      d={p.unrealised.denominator}
+                      meta={meta(p.quote)}
+                    />
+                  ) : (
+                    `— (${p.unrealisedReason})`
+                  )}
+                </td>
+                <td class="num">
+                  {p.buys} / {p.sells}
+                </td>
+                <td class="muted">{[p.markReason, p.abnormalReason].filter(Boolean).join(', ')}</td>
+              </tr>
+            ))}
+          </Table>
         )}
-      />
+      </Answered>
       <div class="grid">
-        <Answered
-          title="Funding graph"
-          answer={fundedBy}
-          testid="wallet-funding"
-          render={(b) => (
+        <Answered title="Funding graph" answer={fundedBy} testid="wallet-funding">
+          {(b) => (
             <FundingGraph
               chain={chain}
               wallet={address}
@@ -252,40 +209,28 @@ export function WalletPage({ session, chain, address }: Props) {
               }
             />
           )}
-        />
-        <Answered
-          title="Recent activity"
-          answer={activity}
-          testid="wallet-activity"
-          render={(b) => (
-            <table>
-              <thead>
+        </Answered>
+        <Answered title="Recent activity" answer={activity} testid="wallet-activity">
+          {(b) => (
+            <Table head={['block', 'tx', 'events']}>
+              {b.data.map((a) => (
                 <tr>
-                  <th>block</th>
-                  <th>tx</th>
-                  <th>events</th>
+                  <td>{a.block}</td>
+                  <td>
+                    <a href={a.txHash ? href(chain, 'tx', a.txHash) : undefined}>
+                      <code>{short(a.txHash)}</code>
+                    </a>
+                  </td>
+                  <td>
+                    {(a.events as Array<{ type: string; direction?: string }>)
+                      .map((e) => e.type + (e.direction ? ` ${e.direction}` : ''))
+                      .join(', ')}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {b.data.map((a) => (
-                  <tr>
-                    <td>{a.block}</td>
-                    <td>
-                      <a href={a.txHash ? href(chain, 'tx', a.txHash) : undefined}>
-                        <code>{short(a.txHash)}</code>
-                      </a>
-                    </td>
-                    <td>
-                      {(a.events as Array<{ type: string; direction?: string }>)
-                        .map((e) => e.type + (e.direction ? ` ${e.direction}` : ''))
-                        .join(', ')}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
-        />
+        </Answered>
       </div>
     </div>
   );

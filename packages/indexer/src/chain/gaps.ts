@@ -15,14 +15,15 @@ export const MAX_GAPS_COUNTED = 100_000;
 
 /** The served row of a stored gap record (exactly the fields the contract names). */
 function gapRow(g: GapRecord): GapRow {
+  const { lane, fromBlock, toBlock, status, reason, openedAt, resolvedAt } = g;
   return {
-    lane: g.lane,
-    fromBlock: g.fromBlock,
-    toBlock: g.toBlock,
-    status: g.status,
-    reason: g.reason,
-    openedAt: g.openedAt ?? 0,
-    resolvedAt: g.resolvedAt ?? null,
+    lane,
+    fromBlock,
+    toBlock,
+    status,
+    reason,
+    openedAt: openedAt ?? 0,
+    resolvedAt: resolvedAt ?? null,
   };
 }
 

@@ -17,6 +17,10 @@ const load = (dir: string) =>
       r: JSON.parse(readFileSync(join(FIX, dir, f), 'utf8')) as Record<string, unknown>,
     }));
 
+/** The OP Stack L1 fee fields every receipt in the fixtures converts from hex (in two halves). */
+const L1_FEE_FIELDS = ['l1Fee', 'l1GasUsed', 'l1GasPrice'] as const;
+const L1_SCALAR_FIELDS = ['l1BaseFeeScalar', 'l1BlobBaseFee', 'l1BlobBaseFeeScalar'] as const;
+
 describe('l1GasOf', () => {
   it('OP Stack receipts (Base, OP Mainnet): every hex field becomes an exact decimal string', () => {
     const all = [...load('base/receipts'), ...load('optimism/receipts')];
@@ -27,14 +31,7 @@ describe('l1GasOf', () => {
       expect(l1GasReason).toBeNull();
       expect(l1Gas?.kind).toBe('op_stack');
       if (l1Gas?.kind !== 'op_stack') continue;
-      for (const f of [
-        'l1Fee',
-        'l1GasUsed',
-        'l1GasPrice',
-        'l1BaseFeeScalar',
-        'l1BlobBaseFee',
-        'l1BlobBaseFeeScalar',
-      ] as const) {
+      for (const f of [...L1_FEE_FIELDS, ...L1_SCALAR_FIELDS]) {
         const raw = r[f];
         if (typeof raw === 'string') expect(l1Gas[f]).toBe(BigInt(raw).toString());
         else expect(l1Gas[f]).toBeNull();

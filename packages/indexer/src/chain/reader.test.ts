@@ -130,24 +130,8 @@ beforeAll(async () => {
         b.insert(TRACE_STATUS, [3, 2], { status: 'not_available', reason: 'node said no', retryable: true });
       }
       if (n === 4) {
-        b.put(GAP, ['traces', 3], {
-          lane: 'traces',
-          fromBlock: 3,
-          toBlock: 3,
-          status: 'open',
-          reason: 'x',
-          openedAt: 5,
-          resolvedAt: null,
-        });
-        b.put(GAP, ['blocks', 1], {
-          lane: 'blocks',
-          fromBlock: 1,
-          toBlock: 2,
-          status: 'resolved',
-          reason: 'y',
-          openedAt: 1,
-          resolvedAt: 2,
-        });
+        b.put(GAP, ['traces', 3], OPEN_GAP);
+        b.put(GAP, ['blocks', 1], RESOLVED_GAP);
       }
     });
   }
@@ -196,6 +180,26 @@ function walkAll<R>(
   }
   throw new Error('walk did not end');
 }
+
+/** The two gaps block 4 records: an open traces gap and a resolved blocks gap (served as stored). */
+const OPEN_GAP = {
+  lane: 'traces',
+  fromBlock: 3,
+  toBlock: 3,
+  status: 'open',
+  reason: 'x',
+  openedAt: 5,
+  resolvedAt: null,
+} as const;
+const RESOLVED_GAP = {
+  lane: 'blocks',
+  fromBlock: 1,
+  toBlock: 2,
+  status: 'resolved',
+  reason: 'y',
+  openedAt: 1,
+  resolvedAt: 2,
+} as const;
 
 describe('chain reader', () => {
   it('headers: absent above the anchor; a hash is found only while canonical', () => {
@@ -346,26 +350,7 @@ describe('chain reader', () => {
 
   it('gaps: by lane then first block, served with exactly their fields; open ones counted', () => {
     const rows = walkAll((q, sink) => read((v) => reader.gaps(v, q, sink)), 'asc', 1).flat();
-    expect(rows).toEqual([
-      {
-        lane: 'blocks',
-        fromBlock: 1,
-        toBlock: 2,
-        status: 'resolved',
-        reason: 'y',
-        openedAt: 1,
-        resolvedAt: 2,
-      },
-      {
-        lane: 'traces',
-        fromBlock: 3,
-        toBlock: 3,
-        status: 'open',
-        reason: 'x',
-        openedAt: 5,
-        resolvedAt: null,
-      },
-    ]);
+    expect(rows).toEqual([RESOLVED_GAP, OPEN_GAP]);
     expect(read((v) => reader.openGapCount(v))).toBe(1);
   });
 });

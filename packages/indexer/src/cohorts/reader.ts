@@ -9,6 +9,7 @@
  * cohorts-by-token cursor is bound to it.
  */
 import { DomainError } from '../errors/index.js';
+import { lowerHex } from '../schema/codec.js';
 import type { CohortCandidate } from '../schema/rows/wallets.js';
 import {
   COHORT_CAND,
@@ -23,8 +24,7 @@ import {
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 
-type Hex = `0x${string}`;
-const K = (a: string) => a.toLowerCase() as Hex;
+const K = lowerHex;
 /** Candidates of one (token, funder) read at most. */
 const MEMBER_SCAN_BOUND = 10_000;
 /** Cohorts of one wallet listed at most. */

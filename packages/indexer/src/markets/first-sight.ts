@@ -21,9 +21,9 @@ import type { Rpc } from '../rpc/client.js';
 import type { BlockDelta, EventDelta } from '../schema/delta.js';
 import { emptyPoolState, type PoolRow, type PoolState } from '../schema/rows/markets.js';
 import type { Coordinate } from '../schema/rows/tokens.js';
-import { SEED } from '../schema/tables/chain.js';
 import { POOL, POOL_BY_ADDRESS, poolKeyOf } from '../schema/tables/markets.js';
 import type { BlockBatch, Store } from '../storage/index.js';
+import { storedSeeds } from '../tokens/index.js';
 import type { MarketsConfig } from './config.js';
 import { fromSqrtPriceX96, rational, ratStr } from './rational.js';
 
@@ -421,10 +421,5 @@ async function verifyV4(
  * the ones stored when the block was first applied.
  */
 export function marketSeedsOf(batch: BlockBatch, d: BlockDelta): MarketSeeds | null {
-  const live = d.seeds?.markets as MarketSeeds | undefined;
-  if (live) {
-    batch.insert(SEED, [d.number, 'markets'], live);
-    return live;
-  }
-  return (batch.get(SEED, d.number, 'markets') as MarketSeeds | undefined) ?? null;
+  return storedSeeds<MarketSeeds>(batch, d, 'markets');
 }

@@ -27,6 +27,7 @@ export {
   type Rational,
   rational,
   ratJson,
+  ratJsonOrNull,
   ratParse,
   ratStr,
   sub,
@@ -63,6 +64,7 @@ export {
 export {
   type Bar,
   MAX_TICKS_PER_PAGE,
+  positionOf,
   type TokenTrade,
   TRADERS_SCAN_LIMIT,
   type TraderRow,

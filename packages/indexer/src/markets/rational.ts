@@ -47,6 +47,9 @@ export const ratJson = (x: Rational) => ({
   approx: approxDecimal(x.n, x.d),
 });
 
+/** {@link ratJson} of a rational that may be absent (null, undefined): null then. */
+export const ratJsonOrNull = (x: Rational | null | undefined) => (x ? ratJson(x) : null);
+
 /** The price fields spread into a row: `{priceNumerator, priceDenominator, priceApprox}`. */
 export const priceFieldsJson = (x: Rational) => ({
   priceNumerator: x.n.toString(),

@@ -47,6 +47,7 @@ import { type At, extreme, poolAt, stateAt } from './read.js';
 import {
   type Bar,
   checkBarSize,
+  poolPageRange,
   type TokenTrade,
   type TraderRow,
   type TradersScan,
@@ -442,16 +443,7 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
     liquidityEvents(view, ref, page, sink) {
       const p = pool(view, ref, page.at);
       const k = p.key as `0x${string}`;
-      view.each(
-        LIQ_EVENT,
-        {
-          prefix: [k],
-          lte: [k, page.at],
-          reverse: page.order === 'desc',
-          resume: { under: [k], suffix: page.after },
-        },
-        (e, _key, raw) => sink(e, Buffer.from(raw.subarray(53))),
-      );
+      view.each(LIQ_EVENT, poolPageRange(k, page), (e, _key, raw) => sink(e, Buffer.from(raw.subarray(53))));
       return p;
     },
     pairPrice(view, currency, quote, at) {

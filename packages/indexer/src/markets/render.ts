@@ -6,7 +6,7 @@
 
 import { approxDecimal } from '@chain-indexer/platform/decimal.js';
 import type { PoolRow, PoolState, SwapRow } from '../schema/rows/markets.js';
-import { priceFieldsJson, type Rational, ratJson, ratParse } from './rational.js';
+import { priceFieldsJson, type Rational, ratJson, ratJsonOrNull, ratParse } from './rational.js';
 import { provenanceOf } from './read.js';
 import type { PoolStats } from './reader.js';
 import type { TokenTrade } from './swaps.js';
@@ -82,8 +82,8 @@ export function poolStatsJson(p: PoolRow, stats: PoolStats): Record<string, unkn
       trades: w.trades,
       buys: w.buys,
       sells: w.sells,
-      open: w.open ? ratJson(w.open) : null,
-      close: w.close ? ratJson(w.close) : null,
+      open: ratJsonOrNull(w.open),
+      close: ratJsonOrNull(w.close),
       priceChange:
         w.open && w.close
           ? ratJson({ n: w.close.n * w.open.d - w.open.n * w.close.d, d: w.open.n * w.close.d })
@@ -159,9 +159,9 @@ export function windowsJson(ws: Record<WindowName, TokenWindow>): Record<string,
       buys: x.buys,
       sells: x.sells,
       distinctTraders: x.distinctTraders,
-      open: x.open ? ratJson(x.open) : null,
-      close: x.close ? ratJson(x.close) : null,
-      priceChange: x.priceChange ? ratJson(x.priceChange) : null,
+      open: ratJsonOrNull(x.open),
+      close: ratJsonOrNull(x.close),
+      priceChange: ratJsonOrNull(x.priceChange),
       priceChangeReason: x.priceChangeReason,
     };
   }

@@ -4,7 +4,7 @@
  * by quote volume in a window.
  */
 import { DomainError } from '../errors/index.js';
-import type { PoolRow, SwapRow } from '../schema/rows/markets.js';
+import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import { SWAP, TOKEN_SWAP } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
@@ -18,18 +18,22 @@ const POOL_PREFIX_LEN = 53;
 /** Bytes of a per-token key prefix (table id + 20-byte address). */
 const TOKEN_PREFIX_LEN = 21;
 
+/**
+ * The range of a page over a pool's rows keyed (pool key, block, …): the pool's rows up to the
+ * page anchor, in the page's order, resuming after the page's resume key.
+ */
+export const poolPageRange = (k: Hex, page: PageQuery) => ({
+  prefix: [k] as [Hex],
+  lte: [k, page.at] as [Hex, number],
+  reverse: page.order === 'desc',
+  resume: { under: [k] as [Hex], suffix: page.after },
+});
+
 /** Swaps of pool `p` up to the page anchor, in the page's order. Resume key: (block u64, logIndex u32). */
 export function walkPoolSwaps(view: View, p: PoolRow, page: PageQuery, sink: PageSink<SwapRow>): void {
   const k = p.key as Hex;
-  view.each(
-    SWAP,
-    {
-      prefix: [k],
-      lte: [k, page.at],
-      reverse: page.order === 'desc',
-      resume: { under: [k], suffix: page.after },
-    },
-    (s, _key, raw) => sink(s, Buffer.from(raw.subarray(POOL_PREFIX_LEN))),
+  view.each(SWAP, poolPageRange(k, page), (s, _key, raw) =>
+    sink(s, Buffer.from(raw.subarray(POOL_PREFIX_LEN))),
   );
 }
 
@@ -144,12 +148,7 @@ export function walkBars(
 }
 
 /** A trade in token perspective (side, amounts, price quote per token). */
-export interface TokenTrade {
-  block: number;
-  timestamp: number;
-  txIndex: number;
-  logIndex: number;
-  txHash: string;
+export interface TokenTrade extends SwapPosition {
   pool: string;
   protocol: PoolRow['protocol'];
   /** The transaction origin. */
@@ -162,17 +161,22 @@ export interface TokenTrade {
   price: Rational;
 }
 
+/** The chain position of a swap (a fresh object: block, timestamp, txIndex, logIndex, txHash). */
+export const positionOf = (s: SwapPosition): SwapPosition => ({
+  block: s.block,
+  timestamp: s.timestamp,
+  txIndex: s.txIndex,
+  logIndex: s.logIndex,
+  txHash: s.txHash,
+});
+
 /** Orients a swap of pool `p` for `token`: a buy is the trader receiving the token. */
 export function tokenTrade(p: PoolRow, token: string, s: SwapRow): TokenTrade {
   const base = tokenIsBase(p, token);
   const amtToken = BigInt(base ? s.amount0 : s.amount1);
   const amtQuote = BigInt(base ? s.amount1 : s.amount0);
   return {
-    block: s.block,
-    timestamp: s.timestamp,
-    txIndex: s.txIndex,
-    logIndex: s.logIndex,
-    txHash: s.txHash,
+    ...positionOf(s),
     pool: p.key,
     protocol: p.protocol,
     executor: s.origin,

@@ -104,27 +104,17 @@ export async function probeTokenMetadata(
     ),
   );
   const str = (r: typeof n) => (r.ok ? decodeStringReturn(r.data) : absent<string>('reverted'));
-  const decimals: MetaField<number> = !d.ok
-    ? absent('reverted')
-    : d.data === '0x'
-      ? absent('empty_return')
-      : (() => {
-          const v = decodeUint(d.data);
-          if (v === null) return absent<number>('undecodable', d.data);
-          return v > 255n
-            ? absent<number>('out_of_range', d.data)
-            : { value: Number(v), reason: null, encoding: null };
-        })();
-  const totalSupply: MetaField<string> = !t.ok
-    ? absent('reverted')
-    : t.data === '0x'
-      ? absent('empty_return')
-      : (() => {
-          const v = decodeUint(t.data);
-          return v === null
-            ? absent<string>('undecodable', t.data)
-            : { value: v.toString(), reason: null, encoding: null };
-        })();
+  /** A uint return as a field: absent when it reverted, returned nothing or does not decode. */
+  const uint = <T>(r: typeof d, field: (v: bigint, raw: Hex) => MetaField<T>): MetaField<T> => {
+    if (!r.ok) return absent('reverted');
+    if (r.data === '0x') return absent('empty_return');
+    const v = decodeUint(r.data);
+    return v === null ? absent<T>('undecodable', r.data) : field(v, r.data);
+  };
+  const decimals = uint<number>(d, (v, raw) =>
+    v > 255n ? absent<number>('out_of_range', raw) : { value: Number(v), reason: null, encoding: null },
+  );
+  const totalSupply = uint<string>(t, (v) => ({ value: v.toString(), reason: null, encoding: null }));
   return { name: str(n), symbol: str(s), decimals, totalSupply, codeHash: keccak256(code) };
 }
 

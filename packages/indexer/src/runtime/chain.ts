@@ -361,20 +361,12 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       }
     },
   });
+  const parts = { store, ingest, rpc, registry, launchpads, traces, streams, markets, secretHex, deps };
   const ctx = chainContextOf(
     {
       name: cfg.name,
       chainId: identity.chainId,
-      store,
-      ingest,
-      rpc,
-      registry,
-      launchpads,
-      traces,
-      streams,
-      markets,
-      secretHex,
-      deps,
+      ...parts,
       // Live RPC routes answer while a client waits: one attempt with a short timeout (a typed
       // 503 after it), not the follower's patient retries.
       node: createRpc({
@@ -530,20 +522,12 @@ export async function openReplicaChain(
     start() {},
     stop: async () => {},
   };
+  const parts = { store, ingest, rpc, registry, launchpads, traces, streams, markets, secretHex, deps };
   const ctx = chainContextOf(
     {
       name: cfg.name,
       chainId: identity.chainId,
-      store,
-      ingest,
-      rpc,
-      registry,
-      launchpads,
-      traces,
-      streams,
-      markets,
-      secretHex,
-      deps,
+      ...parts,
       node: cfg.rpcUrl
         ? createRpc({ url: cfg.rpcUrl, timeoutMs: LIVE_RPC_TIMEOUT_MS, maxAttempts: 1 })
         : null,
@@ -553,12 +537,12 @@ export async function openReplicaChain(
 
   return {
     name: cfg.name,
+    devnet: null,
     ctx,
     store,
     ingest,
     traces,
     rpc,
-    devnet: null,
     start() {},
     async stop() {
       await replica.stop();

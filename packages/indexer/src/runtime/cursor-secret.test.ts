@@ -10,20 +10,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createStore, type Store } from '../storage/index.js';
 import { CURSOR_SECRET_FILE, resolveCursorSecret } from './cursor-secret.js';
 
-const dirs: string[] = [];
-const open: Store[] = [];
+/** What a test opened: its stores (closed first after it) and temp dirs (removed then). */
+const opened = { stores: [] as Store[], dirs: [] as string[] };
 afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const s of opened.stores.splice(0)) await s.close().catch(() => undefined);
+  for (const d of opened.dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 const tmp = () => {
   const d = mkdtempSync(join(tmpdir(), 'cursor-secret-'));
-  dirs.push(d);
+  opened.dirs.push(d);
   return d;
 };
 const writerStore = async (dir: string) => {
   const s = await createStore({ dataDir: join(dir, 'rocks'), unfinalisedWindow: 4, changeLog: true });
-  open.push(s);
+  opened.stores.push(s);
   return s;
 };
 /** Every byte the change log would ship, as hex. */

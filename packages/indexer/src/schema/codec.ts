@@ -195,3 +195,9 @@ export function prefixEnd(prefix: Buffer): Buffer {
   }
   return Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
 }
+
+/** An address or hash lowercased, typed as 0x hex (the form table keys hold). */
+export const lowerHex = (a: string): `0x${string}` => a.toLowerCase() as `0x${string}`;
+
+/** A string already in lowercase 0x hex form, typed as such (no conversion). */
+export const asHex = (s: string): `0x${string}` => s as `0x${string}`;

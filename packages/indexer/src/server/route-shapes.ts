@@ -83,3 +83,13 @@ export function singleRoute<P extends TProperties = {}, Q extends TProperties = 
     handler: (ctx) => single(ctx.anchor, JSON.stringify(read(ctx))),
   });
 }
+
+/**
+ * The head of an all-time high or low route of a family (`/pools/{address}/ath`,
+ * `/tokens/{address}/atl`, …): its id `<family>.ath|atl`, path, scope read and group.
+ */
+export function extremeHead(family: 'pools' | 'tokens', which: 'high' | 'low') {
+  const kind = which === 'high' ? 'ath' : 'atl';
+  const group = family === 'pools' ? 'Pools' : 'Tokens';
+  return { id: `${family}.${kind}`, path: `/${family}/{address}/${kind}`, scope: 'read' as const, group };
+}

@@ -74,26 +74,19 @@ export const Coordinate = Obj(
   { description: 'chain coordinate' },
 );
 
+/** A string schema of `pattern` with its description. */
+const patterned = (pattern: string, description: string) => Type.String({ pattern, description });
+
 /** 0x-prefixed 20-byte hex address. */
-export const Address = Type.String({
-  pattern: '^0x[0-9a-fA-F]{40}$',
-  description: '0x-prefixed 20-byte hex address',
-});
+export const Address = patterned('^0x[0-9a-fA-F]{40}$', '0x-prefixed 20-byte hex address');
 /** 0x-prefixed 32-byte hex hash. */
-export const Hash = Type.String({
-  pattern: '^0x[0-9a-fA-F]{64}$',
-  description: '0x-prefixed 32-byte hex hash',
-});
+export const Hash = patterned('^0x[0-9a-fA-F]{64}$', '0x-prefixed 32-byte hex hash');
 /** A canonical block number as a decimal path segment. */
-export const BlockNumber = Type.String({
-  pattern: '^(0|[1-9][0-9]{0,14})$',
-  description: 'decimal block number',
-});
+export const BlockNumber = patterned('^(0|[1-9][0-9]{0,14})$', 'decimal block number');
 /** Base-unit integer amount as a decimal string (R6). */
-export const Amount = Type.String({
-  pattern: '^-?(0|[1-9][0-9]*)$',
-  description: 'integer in base units, decimal string',
-});
+export const Amount = patterned('^-?(0|[1-9][0-9]*)$', 'integer in base units, decimal string');
+/** A signed integer as a decimal string, no description (the parts of exact rationals). */
+export const IntString = Type.String({ pattern: '^-?(0|[1-9][0-9]*)$' });
 export const Chain = Type.String({ pattern: '^[a-z0-9-]{1,32}$', description: 'chain name' });
 
 /** The snapshot anchor every data response carries (R1): the head its storage snapshot saw. */
@@ -231,16 +224,10 @@ export const FrameQuery = {
   to: Type.Integer({ minimum: 0, description: 'unix seconds, inclusive' }),
 };
 /** V4 pool id: 0x-prefixed 32-byte hex. */
-export const PoolId = Type.String({
-  pattern: '^0x[0-9a-fA-F]{64}$',
-  description: 'V4 pool id (32 bytes hex)',
-});
+export const PoolId = patterned('^0x[0-9a-fA-F]{64}$', 'V4 pool id (32 bytes hex)');
 /** Cohort id: 8 bytes as 16 hex digits, no 0x. */
 export const CohortId = Type.String({ pattern: '^[0-9a-f]{16}$', description: 'cohort id, 16 hex digits' });
 /** A decimal base-unit amount given as a query string. */
-export const AmountQuery = Type.String({
-  pattern: '^(0|[1-9][0-9]{0,77})$',
-  description: 'non-negative integer, decimal string',
-});
+export const AmountQuery = patterned('^(0|[1-9][0-9]{0,77})$', 'non-negative integer, decimal string');
 /** Stats windows. */
 export const Window = Type.Union(['5m', '1h', '4h', '24h'].map((w) => Type.Literal(w)));

@@ -2,6 +2,8 @@
  * The tokens domain: registry, balances (R9), holders, transfers, authority events, launches and
  * reconciliation against the node. Exports the projection factory and the reader.
  */
+
+export { storedSeeds } from './apply/seeds.js';
 export { transferOf } from './apply/transfers.js';
 export { type BalanceFidelity, type FidelityStatus, fidelityFrom } from './fidelity.js';
 export type { LaunchpadDeployments } from './launchpads.js';

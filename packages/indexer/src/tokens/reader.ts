@@ -9,6 +9,7 @@
  * reconciliation verdicts by eth_call `totalSupply()`/`balanceOf()` (src/tokens/reconcile.ts).
  */
 import { DomainError } from '../errors/index.js';
+import { lowerHex } from '../schema/codec.js';
 import type { AuthorityEvent, LaunchRow, TokenRow, TokenStats, TransferRow } from '../schema/rows/tokens.js';
 import {
   AUTHORITY,
@@ -38,8 +39,7 @@ import { balanceAt, launchAt, statsAt, tokenAt } from './read.js';
 import { type TokenListRow, tokenListRow } from './render.js';
 import { type TokenResponses, tokenResponses } from './responses.js';
 
-type Hex = `0x${string}`;
-const K = (a: string) => a.toLowerCase() as Hex;
+const K = lowerHex;
 
 /** The uniform holder count of every holder-bearing route (spec: `{value, status, asOfBlock, burnSinkHolders}`). */
 export interface HolderCount {
@@ -227,6 +227,25 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
     );
   };
 
+  /** Walks a token's rows of `t` (keyed token address, block u64, …) in chain order. */
+  const byToken = <V>(
+    view: View,
+    // biome-ignore lint/suspicious/noExplicitAny: tables of different key tuples share the walk
+    t: import('../storage/index.js').Table<any, V>,
+    token: string,
+    page: PageQuery,
+    sink: (v: V, resume: Buffer) => boolean,
+  ) =>
+    chainOrder(
+      view,
+      t,
+      [K(token)],
+      (k) => k[1] as number,
+      21,
+      page,
+      (v, key) => sink(v, key),
+    );
+
   const reader: TokensPrimitives = {
     find: (view, address, at) => tokenAt(view, K(address), at),
     token(view, address, at) {
@@ -352,26 +371,10 @@ export function createTokensReader(deps: { launchpads: LaunchpadDeployments }): 
       }
     },
     transfers(view, token, page, sink) {
-      chainOrder(
-        view,
-        TRANSFER,
-        [K(token)],
-        (k) => k[1] as number,
-        21,
-        page,
-        (v, key) => sink(v, key),
-      );
+      byToken(view, TRANSFER, token, page, sink);
     },
     authorityEvents(view, token, page, sink) {
-      chainOrder(
-        view,
-        AUTHORITY,
-        [K(token)],
-        (k) => k[1] as number,
-        21,
-        page,
-        (v, key) => sink(v, key),
-      );
+      byToken(view, AUTHORITY, token, page, sink);
     },
     creatorTokens(view, deployer, page, sink) {
       view.each(

@@ -6,8 +6,8 @@
  */
 
 import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
-import { invert, priceFieldsJson, ratJson, ratParse } from '../markets/index.js';
-import type { PoolRow, SwapRow } from '../schema/rows/markets.js';
+import { invert, positionOf, priceFieldsJson, ratParse } from '../markets/index.js';
+import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import type { WalletTransferRow } from '../schema/rows/wallets.js';
 import { TX } from '../schema/tables/chain.js';
 import { POOL, SWAP } from '../schema/tables/markets.js';
@@ -30,13 +30,7 @@ export interface WalletTxRow {
 }
 
 /** A swap the wallet originated, from its perspective. */
-export interface TradeRow {
-  block: number;
-  /** Block timestamp, unix seconds. */
-  timestamp: number;
-  txIndex: number;
-  logIndex: number;
-  txHash: string;
+export interface TradeRow extends SwapPosition {
   /** Pool key (hex). */
   pool: string;
   protocol: string;
@@ -99,11 +93,7 @@ export function tradeRow(
   const native = quote === NATIVE;
   const decimals = native ? 18 : (tokenAt(view, quote, s.block)?.metadata?.decimals.value ?? null);
   return {
-    block: s.block,
-    timestamp: s.timestamp,
-    txIndex: s.txIndex,
-    logIndex: s.logIndex,
-    txHash: s.txHash,
+    ...positionOf(s),
     pool: pool.key,
     protocol: pool.protocol,
     side: gotToken > 0n ? 'buy' : 'sell',

@@ -10,6 +10,7 @@
 
 import { add, rational, ratParse, ratStr, sub } from '../markets/index.js';
 import { drain, type Projection } from '../projections/index.js';
+import { asHex } from '../schema/codec.js';
 import type { BlockDelta } from '../schema/delta.js';
 import type { PoolRow } from '../schema/rows/markets.js';
 import { ZERO } from '../schema/rows/tokens.js';
@@ -39,7 +40,7 @@ import type { BlockBatch } from '../storage/index.js';
 
 type Hex = `0x${string}`;
 /** Addresses in this projection's rows and keys are lowercase 0x hex. */
-const hx = (s: string) => s as Hex;
+const hx = asHex;
 /** Rows (transactions, transfer events, trades, activity rows) per slice of a live commit. */
 const SLICE_ROWS = 16;
 /** Native transfer ordinals sort after every log index of the block. */

@@ -4,6 +4,7 @@
  * walked by pages is keyed (wallet, block u64, …): the resume key is the key after the wallet
  * (table id + 20 address bytes), so cursors of the routes' earlier builds stay valid.
  */
+import { boundedRows } from '@chain-indexer/platform/bounded.js';
 import type { Table, View } from '../storage/index.js';
 import type { PageQuery } from '../storage/page.js';
 
@@ -49,17 +50,7 @@ export function boundedList<K extends unknown[], V, R>(
   bound: number,
   keep: (value: V, key: K) => R | null,
 ): { rows: R[]; truncated: boolean } {
-  const rows: R[] = [];
-  let truncated = false;
-  view.each(t, { prefix: prefix as never }, (v, k) => {
-    const r = keep(v, k);
-    if (r === null) return true;
-    if (rows.length >= bound) {
-      truncated = true;
-      return false;
-    }
-    rows.push(r);
-    return true;
-  });
-  return { rows, truncated };
+  const b = boundedRows<R>(bound);
+  view.each(t, { prefix: prefix as never }, (v, k) => b.visit(keep(v, k)));
+  return { rows: b.rows, truncated: b.cut };
 }

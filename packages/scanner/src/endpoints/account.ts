@@ -11,6 +11,9 @@ import { ActivitySchema, IsoTime, PlanViewSchema } from './schemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The query of the dashboard's newest-first lists: `limit` 1..500 (default 100). */
+const LIMIT_QUERY = { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) };
+
 export const AccountResponse = Type.Object({
   account: Type.Object({
     id: Type.String(),
@@ -112,7 +115,7 @@ export const getCredits = defineEndpoint({
   auth: 'session',
   tag: 'Dashboard',
   summary: 'Scans left and the credit ledger, newest first (dashboard session)',
-  query: { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+  query: LIMIT_QUERY,
   response: CreditsResponse,
   handler: ({ caller, query, services }) => ({
     remainingScans: services.ledger.balance(caller.account.id),
@@ -133,7 +136,7 @@ export const getActivity = defineEndpoint({
   auth: 'session',
   tag: 'Dashboard',
   summary: 'Key changes and blocked attempts (at most once per 10 minutes per key per kind), newest first',
-  query: { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+  query: LIMIT_QUERY,
   response: ActivityResponse,
   handler: ({ caller, query, services }) => ({
     activity: services.directory

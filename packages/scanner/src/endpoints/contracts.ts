@@ -7,16 +7,13 @@ import { Type } from '@sinclair/typebox';
 import { defineEndpoint, type Endpoint } from '../endpoint.js';
 import { contractScan } from '../scan/contract.js';
 import { anchorJson, readRole, type ScanRole } from '../scan/read.js';
+import { familyHead } from './heads.js';
 import { AddressInput, AnchorSchema, ContractScanSchema, INDEX_ERRORS } from './scan-schemas.js';
 
 /** The contract scan of one endpoint family (`main`: /v1/contracts, `rh`: /v1/rh/contracts). */
 export function contractsEndpoint(role: ScanRole): Endpoint {
   return defineEndpoint({
-    id: role === 'rh' ? 'rh.contracts' : 'contracts',
-    method: 'GET',
-    path: role === 'rh' ? '/v1/rh/contracts' : '/v1/contracts',
-    auth: 'key',
-    tag: role === 'rh' ? 'Scans (rh chain)' : 'Scans',
+    ...familyHead(role, 'contracts', '/v1/contracts', 'GET'),
     summary: `Contract scan: code hash, EIP-1967 proxy slots, creator, verified ABI, privileged selectors, authority events (1 scan)${role === 'rh' ? ' on the chain configured as rh' : ''}`,
     description:
       'Code and proxy slots are node reads (eth_getCode, eth_getStorageAt) pinned to the anchor block by hash; creation and authority events come from the index at the same anchor.',

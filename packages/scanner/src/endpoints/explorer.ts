@@ -8,6 +8,7 @@ import { defineEndpoint, type Endpoint } from '../endpoint.js';
 import { crossChain } from '../scan/cross-chain.js';
 import { explore } from '../scan/explorer.js';
 import { anchorJson, chainFor, readRole, type ScanRole } from '../scan/read.js';
+import { familyHead, scanHead } from './heads.js';
 import {
   AddressInput,
   AnchorSchema,
@@ -19,11 +20,7 @@ import {
 /** The explorer of one endpoint family (`main`: /v1/explorer, `rh`: /v1/rh/explorer). */
 export function explorerEndpoint(role: ScanRole): Endpoint {
   return defineEndpoint({
-    id: role === 'rh' ? 'rh.explorer' : 'explorer',
-    method: 'GET',
-    path: role === 'rh' ? '/v1/rh/explorer' : '/v1/explorer',
-    auth: 'key',
-    tag: role === 'rh' ? 'Scans (rh chain)' : 'Scans',
+    ...familyHead(role, 'explorer', '/v1/explorer', 'GET'),
     summary: `Resolves an address, transaction hash, block number or token symbol to a summary (free)${role === 'rh' ? ' on the chain configured as rh' : ''}`,
     description:
       '0x + 64 hex: a transaction, else a block by hash; 0x + 40 hex: an address (kind, labels, first seen, token row); digits: a block number; anything else: a token search by symbol, name or address prefix.',
@@ -47,11 +44,7 @@ export const explorer = explorerEndpoint('main');
 export const rhExplorer = explorerEndpoint('rh');
 
 export const crossChainEndpoint = defineEndpoint({
-  id: 'crossChain',
-  method: 'GET',
-  path: '/v1/cross-chain',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('crossChain', '/v1/cross-chain', 'GET'),
   summary:
     'The address on every configured chain: kind, first seen, activity counts, runtime code hash (free)',
   description:

@@ -6,14 +6,11 @@ import { Type } from '@sinclair/typebox';
 import { defineEndpoint } from '../endpoint.js';
 import { fundingChain } from '../scan/funding.js';
 import { anchorJson, readRole } from '../scan/read.js';
+import { scanHead } from './heads.js';
 import { AddressInput, AnchorSchema, FundingChainSchema, INDEX_ERRORS } from './scan-schemas.js';
 
 export const fundingChainEndpoint = defineEndpoint({
-  id: 'scan.fundingChain',
-  method: 'GET',
-  path: '/v1/funding-chain',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('scan.fundingChain', '/v1/funding-chain', 'GET'),
   summary: 'Funder hops of an address, closest first; stops at an exchange or bridge label (free)',
   query: {
     address: AddressInput('the wallet whose funders to trace'),

@@ -7,6 +7,7 @@ import { defineEndpoint } from '../endpoint.js';
 import { anchorJson, readRole } from '../scan/read.js';
 import { bundlesOf, detect, FRESH_BLOCKS, SNIPER_BLOCKS } from '../scan/token.js';
 import { holdingsOf } from '../scan/wallet.js';
+import { scanHead } from './heads.js';
 import {
   Address,
   AddressInput,
@@ -21,11 +22,7 @@ import {
 } from './scan-schemas.js';
 
 export const holdings = defineEndpoint({
-  id: 'scan.holdings',
-  method: 'GET',
-  path: '/v1/holdings',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('scan.holdings', '/v1/holdings', 'GET'),
   summary: 'Holdings of a wallet with USD marks and coverage (free)',
   query: { address: AddressInput('the wallet') },
   response: Type.Object({ anchor: AnchorSchema, holdings: HoldingsSchema }),
@@ -37,11 +34,7 @@ export const holdings = defineEndpoint({
 });
 
 export const bundles = defineEndpoint({
-  id: 'scan.bundles',
-  method: 'GET',
-  path: '/v1/bundles',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('scan.bundles', '/v1/bundles', 'GET'),
   summary:
     "A token's bundles (same-block buyers funded by one funder) with share of supply and evidence edges (free)",
   query: { token: AddressInput('the token') },
@@ -57,11 +50,7 @@ export const bundles = defineEndpoint({
 });
 
 export const detectEndpoint = defineEndpoint({
-  id: 'scan.detect',
-  method: 'GET',
-  path: '/v1/detect',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('scan.detect', '/v1/detect', 'GET'),
   summary:
     'Launch manipulation evidence: bundles, snipers, fresh wallets — each flag with its rule and inputs (free)',
   query: {
@@ -94,11 +83,7 @@ export const detectEndpoint = defineEndpoint({
 });
 
 export const identities = defineEndpoint({
-  id: 'scan.identities',
-  method: 'GET',
-  path: '/v1/identities',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('scan.identities', '/v1/identities', 'GET'),
   summary: 'Labels and kind of an address, each with its evidence source (free)',
   description:
     'Labels come only with evidence (LABELS_FILE, the token registry, the pool registry, launchpad and markets configuration, token creations); an empty list means no evidence, not a verdict. The kind is decided by the index (created, emitted logs, originated a transaction), or by eth_getCode at the anchor block for an address seen only as a recipient.',

@@ -9,6 +9,7 @@ import { ScannerError } from '../errors.js';
 import { analyze } from '../scan/analyze.js';
 import { alpha, kolFeed, walletFinder } from '../scan/people.js';
 import { anchorJson, readRole, type ScanRole } from '../scan/read.js';
+import { familyHead, scanHead } from './heads.js';
 import {
   AddressInput,
   AlphaSchema,
@@ -22,11 +23,7 @@ import {
 const ZERO = '0x0000000000000000000000000000000000000000';
 
 export const kol = defineEndpoint({
-  id: 'kol',
-  method: 'GET',
-  path: '/v1/kol',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('kol', '/v1/kol', 'GET'),
   summary: 'Recent trades of wallets labelled kol (LABELS_FILE), newest first (free)',
   query: {
     limit: Type.Optional(
@@ -42,11 +39,7 @@ export const kol = defineEndpoint({
 });
 
 export const alphaEndpoint = defineEndpoint({
-  id: 'alpha',
-  method: 'GET',
-  path: '/v1/alpha',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('alpha', '/v1/alpha', 'GET'),
   summary:
     'Wallets ranked by realised PnL over a window of UTC days, formula and every input published (free)',
   query: {
@@ -74,11 +67,7 @@ export const alphaEndpoint = defineEndpoint({
 /** The wallet finder of one endpoint family (`main`: /v1/wallet-finder, `rh`: /v1/rh/wallet-finder). */
 export function walletFinderEndpoint(role: ScanRole): Endpoint {
   return defineEndpoint({
-    id: role === 'rh' ? 'rh.walletFinder' : 'walletFinder',
-    method: 'GET',
-    path: role === 'rh' ? '/v1/rh/wallet-finder' : '/v1/wallet-finder',
-    auth: 'key',
-    tag: role === 'rh' ? 'Scans (rh chain)' : 'Scans',
+    ...familyHead(role, 'walletFinder', '/v1/wallet-finder', 'GET'),
     summary: `A token's buyers matching published filters: early buyers, realised PnL, win rate (free)${role === 'rh' ? ' on the chain configured as rh' : ''}`,
     query: {
       token: AddressInput('the token'),
@@ -141,11 +130,7 @@ const AnalyzeBody = Type.Union([
 ]);
 
 export const analyzeEndpoint = defineEndpoint({
-  id: 'analyze',
-  method: 'POST',
-  path: '/v1/analyze',
-  auth: 'key',
-  tag: 'Scans',
+  ...scanHead('analyze', '/v1/analyze', 'POST'),
   summary:
     'One analysis of wallets (or a token’s first buyers): shared funders, clusters, common tokens, coordinated buys, each with its evidence (1 scan)',
   body: AnalyzeBody,

@@ -245,6 +245,16 @@ const BundleMemberSchema = Type.Object({
   balance: Amount('token base units at the anchor'),
 });
 
+/** A bundle's own properties (fresh schema objects on each call): cohort, funder, first-buy block, members, balance. */
+const bundleProps = () => ({
+  cohortId: Type.String(),
+  funder: Address(),
+  block: Int('the block of every member’s first buy'),
+  size: Int(),
+  members: Type.Array(BundleMemberSchema),
+  balance: Amount("members' balance at the anchor, token base units"),
+});
+
 export const WalletScanSchema = Type.Object({
   kind: Type.Literal('wallet'),
   address: Address(),
@@ -266,12 +276,7 @@ export const WalletScanSchema = Type.Object({
     rows: Type.Array(
       Type.Object({
         token: Address(),
-        cohortId: Type.String(),
-        funder: Address(),
-        block: Int('the block of every member’s first buy'),
-        size: Int(),
-        members: Type.Array(BundleMemberSchema),
-        balance: Amount("members' balance at the anchor, token base units"),
+        ...bundleProps(),
       }),
     ),
     complete: Type.Boolean(),
@@ -298,12 +303,7 @@ export const BuySchema = Type.Object({
 });
 
 export const BundleSchema = Type.Object({
-  cohortId: Type.String(),
-  funder: Address(),
-  block: Int('the block of every member’s first buy'),
-  size: Int(),
-  members: Type.Array(BundleMemberSchema),
-  balance: Amount("members' balance at the anchor, token base units"),
+  ...bundleProps(),
   shareOfSupply: Nullable(ShareSchema),
 });
 

@@ -2,6 +2,7 @@
  * Small helpers shared by the scan findings: bounded collection of a reader's page walk, shares
  * as exact fractions, and the label rules (venues, exchanges, bridges) the findings apply.
  */
+import { boundedRows } from '@chain-indexer/platform/bounded.js';
 import type { ReadCtx, ScanPage } from '../index-port.js';
 
 /** A page walk of a reader, as a function of its page and sink. */
@@ -17,18 +18,9 @@ export function collect<R>(
   limit: number,
   order: 'asc' | 'desc' = 'asc',
 ): { rows: R[]; more: boolean } {
-  const rows: R[] = [];
-  let more = false;
-  walk({ at, after: null, order, limit: limit + 1 }, (row) => {
-    if (row === null) return true;
-    if (rows.length >= limit) {
-      more = true;
-      return false;
-    }
-    rows.push(row);
-    return true;
-  });
-  return { rows, more };
+  const b = boundedRows<R>(limit);
+  walk({ at, after: null, order, limit: limit + 1 }, (row) => b.visit(row));
+  return { rows: b.rows, more: b.cut };
 }
 
 /** An exact share `part / whole` with its value in basis points (floored); null when whole ≤ 0. */

@@ -20,7 +20,7 @@ import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decim
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 import { type FundingChain, fundingChain } from './funding.js';
-import { BUNDLE_RULE, type BundleMember, walletBundles } from './token.js';
+import { BUNDLE_RULE, type Bundle, walletBundles } from './token.js';
 import {
   addR,
   type Fraction,
@@ -210,15 +210,7 @@ export interface WalletScan {
   };
   bundles: {
     rule: string;
-    rows: Array<{
-      token: string;
-      cohortId: string;
-      funder: string;
-      block: number;
-      size: number;
-      members: BundleMember[];
-      balance: string;
-    }>;
+    rows: Array<{ token: string } & Omit<Bundle, 'shareOfSupply'>>;
     complete: boolean;
   };
   counterparties: { rows: Counterparty[]; transfersRead: number; complete: boolean };

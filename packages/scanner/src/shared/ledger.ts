@@ -23,7 +23,7 @@
  */
 import type { Logger } from 'pino';
 import { ScannerError } from '../errors.js';
-import { createEmbeddedLedger, createHolds, type Ledger } from '../ledger.js';
+import { createEmbeddedLedger, createHolds, grantEntry, type Ledger } from '../ledger.js';
 import type { LedgerEntry } from '../model.js';
 import { put, type ScannerStore, TABLES } from '../store.js';
 import { type Change, isCasConflict, type SharedState } from './state.js';
@@ -182,16 +182,7 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
     },
     cached: local.cached,
     grant(accountId, amount, note, at) {
-      if (!Number.isSafeInteger(amount) || amount <= 0)
-        throw new Error('a grant is a positive whole number of scans');
-      return movement(accountId, {
-        at,
-        delta: amount,
-        reason: 'grant',
-        requestId: null,
-        endpoint: null,
-        note,
-      });
+      return movement(accountId, grantEntry(amount, note, at));
     },
     usage: local.usage,
     entries: local.entries,

@@ -5,6 +5,7 @@
  */
 
 import type { Emit } from '../../projections/index.js';
+import { asHex } from '../../schema/codec.js';
 import type { BlockDelta, EventDelta } from '../../schema/delta.js';
 import {
   type CandleRow,
@@ -34,10 +35,18 @@ import type { BlockBatch } from '../../storage/index.js';
 import { type BlockTrades, writeWindowState } from '../cumulative.js';
 import { cmp, type Rational, ratParse, ratStr } from '../rational.js';
 
-type Hex = `0x${string}`;
 /** Pool keys, addresses and currencies of this projection are lowercase 0x hex. */
-const hx = (s: string) => s as Hex;
+const hx = asHex;
 const abs = (x: bigint) => (x < 0n ? -x : x);
+
+/**
+ * The pool key of the pool contract that emitted `e` when it is a known pool of `protocol`, else
+ * null (an event of another contract or protocol is not this family's).
+ */
+export function emittingPool(c: BlockCtx, e: EventDelta, protocol: PoolRow['protocol']): string | null {
+  const k = c.keyOfAddress(e.address);
+  return k && c.pool(k)?.protocol === protocol ? k : null;
+}
 
 /** The helpers of one block (see the module note). */
 export interface BlockCtx {
@@ -165,14 +174,7 @@ export function openBlock(
     return c as CandleRow;
   };
 
-  const recordSwap = (
-    k: string,
-    e: EventDelta,
-    a0: bigint,
-    a1: bigint,
-    price: Rational,
-    extra: Partial<SwapRow>,
-  ) => {
+  const recordSwap: BlockCtx['recordSwap'] = (k, e, a0, a1, price, extra) => {
     const st = state(k);
     st.swaps++;
     st.lastSwapBlock = d.number;

@@ -3,7 +3,7 @@
  */
 import type { EventDelta } from '../../schema/delta.js';
 import { rational, ratParse, ratStr } from '../rational.js';
-import type { BlockCtx } from './block.js';
+import { type BlockCtx, emittingPool } from './block.js';
 import type { FamilyConfig } from './factories.js';
 
 const s = (v: unknown) => String(v);
@@ -11,9 +11,9 @@ const s = (v: unknown) => String(v);
 /** A V2 pair event: reserves and price from Sync, swaps in pool perspective, liquidity events. */
 export function onV2Pair(c: BlockCtx, e: EventDelta, _cfg: FamilyConfig): void {
   const a = e.args;
-  const { state, pool, keyOfAddress, recordSwap, liqEvent } = c;
-  const k = keyOfAddress(e.address);
-  if (!k || pool(k)?.protocol !== 'v2') return;
+  const { state, recordSwap, liqEvent } = c;
+  const k = emittingPool(c, e, 'v2');
+  if (!k) return;
   const st = state(k);
   if (e.event === 'Sync') {
     st.reserve0 = s(a.reserve0);

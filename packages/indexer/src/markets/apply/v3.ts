@@ -3,7 +3,7 @@
  */
 import type { EventDelta } from '../../schema/delta.js';
 import { fromSqrtPriceX96, ratStr } from '../rational.js';
-import type { BlockCtx } from './block.js';
+import { type BlockCtx, emittingPool } from './block.js';
 import type { FamilyConfig } from './factories.js';
 
 const s = (v: unknown) => String(v);
@@ -11,9 +11,9 @@ const s = (v: unknown) => String(v);
 /** A V3 pool event (price from sqrtPriceX96² / 2^192). */
 export function onV3Pool(c: BlockCtx, e: EventDelta, _cfg: FamilyConfig): void {
   const a = e.args;
-  const { state, pool, keyOfAddress, recordSwap, liqEvent, inRange } = c;
-  const k = keyOfAddress(e.address);
-  if (!k || pool(k)?.protocol !== 'v3') return;
+  const { state, recordSwap, liqEvent, inRange } = c;
+  const k = emittingPool(c, e, 'v3');
+  if (!k) return;
   const st = state(k);
   if (e.event === 'Initialize') {
     st.sqrtPriceX96 = s(a.sqrtPriceX96);

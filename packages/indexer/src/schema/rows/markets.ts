@@ -75,12 +75,16 @@ export const emptyPoolState = (): PoolState => ({
 });
 
 /** A swap in pool perspective: positive amount = the pool received it. */
-export interface SwapRow {
+/** Where a swap stands in the chain: block, its timestamp (unix seconds), transaction and log index, hash. */
+export interface SwapPosition {
   block: number;
   timestamp: number;
   txIndex: number;
   logIndex: number;
   txHash: string;
+}
+
+export interface SwapRow extends SwapPosition {
   /** The transaction sender (origin), never the router. */
   origin: string;
   /** Event sender (router or caller) and recipient where the protocol reports them. */

@@ -10,7 +10,9 @@
 import { K, V } from '../codec.js';
 import type { MetadataProbes } from '../delta.js';
 import type { RootsCheck } from '../rows/chain.js';
-import { defineTable } from '../table.js';
+import { type Invariant, tableDeclarer } from '../table.js';
+
+const table = tableDeclarer('chain');
 
 /** Where a transaction is: block number, index in block, and its log index range. */
 export interface TxLocation {
@@ -59,102 +61,52 @@ export type GapRecord = Omit<Gap, 'openedAt' | 'resolvedAt'> &
   Partial<Pick<Gap, 'openedAt' | 'resolvedAt'>> &
   Record<string, unknown>;
 
-export const META = defineTable({
-  id: 0x01,
-  owner: 'chain',
-  name: 'meta',
-  doc: 'named process records (JSON): chain identity, checkpoints per lane and projection, store generation, cursor secret',
-  key: [K.textTail],
-  keyNames: ['name'],
-  value: V.json<unknown>(),
-  kind: 'process',
-});
+// biome-ignore format: the registry keeps one table a line
+export const META = table(0x01, 'meta', [K.textTail], ['name'], V.json<unknown>(), 'named process records (JSON): chain identity, checkpoints per lane and projection, store generation, cursor secret', { kind: 'process' });
 
-export const CANON = defineTable({
-  id: 0x02,
-  owner: 'chain',
-  name: 'canonical',
-  doc: 'canonical block hash by number, for every indexed block',
-  key: [K.u64],
-  keyNames: ['number'],
-  value: V.hex,
-  invariants: [
-    {
-      name: 'checkpoint_is_canonical',
-      doc: "the checkpoint block's canonical row holds the checkpoint's hash",
-      check(r): string | null {
-        const head = r.head();
-        if (!head) return null;
-        const canon: string | undefined = r.get(CANON, head.number);
-        return canon === head.hash
-          ? null
-          : `checkpoint ${head.number} ${head.hash} but canonical row is ${canon ?? 'missing'}`;
-      },
-    },
-  ],
-});
+/** The checkpoint block's canonical row holds the checkpoint's hash. */
+const checkpointIsCanonical: Invariant = {
+  name: 'checkpoint_is_canonical',
+  doc: "the checkpoint block's canonical row holds the checkpoint's hash",
+  check(r): string | null {
+    const head = r.head();
+    if (!head) return null;
+    const canon: string | undefined = r.get(CANON, head.number);
+    return canon === head.hash
+      ? null
+      : `checkpoint ${head.number} ${head.hash} but canonical row is ${canon ?? 'missing'}`;
+  },
+};
 
-export const HASH_TO_NUMBER = defineTable({
-  id: 0x03,
-  owner: 'chain',
-  name: 'hash_to_number',
-  doc: 'block number by canonical block hash',
-  key: [K.hash],
-  keyNames: ['hash'],
-  value: V.u64,
-});
+/** The checkpoint block has a stored header. */
+const checkpointHasHeader: Invariant = {
+  name: 'checkpoint_has_header',
+  doc: 'the checkpoint block has a stored header',
+  check(r): string | null {
+    const head = r.head();
+    return !head || r.get(HEADER, head.number) !== undefined
+      ? null
+      : `no header for checkpoint block ${head.number}`;
+  },
+};
 
-export const HEADER = defineTable({
-  id: 0x04,
-  owner: 'chain',
-  name: 'header',
-  doc: 'block header JSON as the node sent it, `transactions` reduced to hashes',
-  key: [K.u64],
-  keyNames: ['number'],
-  value: V.text,
-  invariants: [
-    {
-      name: 'checkpoint_has_header',
-      doc: 'the checkpoint block has a stored header',
-      check(r): string | null {
-        const head = r.head();
-        return !head || r.get(HEADER, head.number) !== undefined
-          ? null
-          : `no header for checkpoint block ${head.number}`;
-      },
-    },
-  ],
-});
+// biome-ignore format: the registry keeps one table a line
+export const CANON = table(0x02, 'canonical', [K.u64], ['number'], V.hex, 'canonical block hash by number, for every indexed block', { invariants: [checkpointIsCanonical] });
 
-export const TX = defineTable({
-  id: 0x05,
-  owner: 'chain',
-  name: 'transaction',
-  doc: 'transaction JSON as the node sent it',
-  key: [K.u64, K.u32],
-  keyNames: ['number', 'txIndex'],
-  value: V.text,
-});
+// biome-ignore format: the registry keeps one table a line
+export const HASH_TO_NUMBER = table(0x03, 'hash_to_number', [K.hash], ['hash'], V.u64, 'block number by canonical block hash');
 
-export const TX_BY_HASH = defineTable({
-  id: 0x06,
-  owner: 'chain',
-  name: 'tx_by_hash',
-  doc: 'location of a canonical transaction by hash',
-  key: [K.hash],
-  keyNames: ['txHash'],
-  value: txLocation,
-});
+// biome-ignore format: the registry keeps one table a line
+export const HEADER = table(0x04, 'header', [K.u64], ['number'], V.text, 'block header JSON as the node sent it, `transactions` reduced to hashes', { invariants: [checkpointHasHeader] });
 
-export const RECEIPT = defineTable({
-  id: 0x07,
-  owner: 'chain',
-  name: 'receipt',
-  doc: 'receipt JSON as the node sent it (logs included)',
-  key: [K.u64, K.u32],
-  keyNames: ['number', 'txIndex'],
-  value: V.text,
-});
+// biome-ignore format: the registry keeps one table a line
+export const TX = table(0x05, 'transaction', [K.u64, K.u32], ['number', 'txIndex'], V.text, 'transaction JSON as the node sent it');
+
+// biome-ignore format: the registry keeps one table a line
+export const TX_BY_HASH = table(0x06, 'tx_by_hash', [K.hash], ['txHash'], txLocation, 'location of a canonical transaction by hash');
+
+// biome-ignore format: the registry keeps one table a line
+export const RECEIPT = table(0x07, 'receipt', [K.u64, K.u32], ['number', 'txIndex'], V.text, 'receipt JSON as the node sent it (logs included)');
 
 /**
  * A log row: the index of the transaction whose receipt holds the log (the log itself is served
@@ -175,132 +127,82 @@ const logRow = V.binary<LogRow>(
   (b) => (b.length === 4 ? { txIndex: b.readUInt32BE(0) } : { json: b.toString('utf8') }),
 );
 
-export const LOG = defineTable({
-  id: 0x08,
-  owner: 'chain',
-  name: 'log',
-  doc: 'per log: the index of the transaction whose receipt holds it (4 bytes; served from the receipt byte-exact), or its JSON in older stores',
-  key: [K.u64, K.u32],
-  keyNames: ['number', 'logIndex'],
-  value: logRow,
-});
+// biome-ignore format: the registry keeps one table a line
+export const LOG = table(0x08, 'log', [K.u64, K.u32], ['number', 'logIndex'], logRow, 'per log: the index of the transaction whose receipt holds it (4 bytes; served from the receipt byte-exact), or its JSON in older stores');
 
 /** Undo records are binary (src/storage/undo.ts); only the store reads and writes them. */
-export const UNDO = defineTable({
-  id: 0x09,
-  owner: 'chain',
-  name: 'undo',
-  doc: 'undo record of every write block `number` made (unfinalised window only)',
-  key: [K.u64],
-  keyNames: ['number'],
-  value: V.binary<Buffer>(
+export const UNDO = table(
+  0x09,
+  'undo',
+  [K.u64],
+  ['number'],
+  V.binary<Buffer>(
     'UndoRecord',
     (b) => b,
     (b) => b,
   ),
-  kind: 'process',
-  invariants: [
-    {
-      name: 'checkpoint_has_undo',
-      doc: 'the checkpoint block has an undo record, unless it was committed as history (final: at or below META ingest:historyEnd, no undo kept)',
-      check(r): string | null {
-        const head = r.head();
-        if (!head || r.get(UNDO, head.number) !== undefined) return null;
-        const historyEnd = r.get(META, 'ingest:historyEnd') as number | undefined;
-        return historyEnd !== undefined && head.number <= historyEnd
-          ? null
-          : `no undo record for the checkpoint block ${head.number}`;
+  'undo record of every write block `number` made (unfinalised window only)',
+  {
+    kind: 'process',
+    invariants: [
+      {
+        name: 'checkpoint_has_undo',
+        doc: 'the checkpoint block has an undo record, unless it was committed as history (final: at or below META ingest:historyEnd, no undo kept)',
+        check(r): string | null {
+          const head = r.head();
+          if (!head || r.get(UNDO, head.number) !== undefined) return null;
+          const historyEnd = r.get(META, 'ingest:historyEnd') as number | undefined;
+          return historyEnd !== undefined && head.number <= historyEnd
+            ? null
+            : `no undo record for the checkpoint block ${head.number}`;
+        },
       },
-    },
-  ],
-});
+    ],
+  },
+);
 
-export const TIME = defineTable({
-  id: 0x0a,
-  owner: 'chain',
-  name: 'time',
-  doc: 'block numbers by timestamp (unix seconds), for /blocks/at',
-  key: [K.u64, K.u64],
-  keyNames: ['timestamp', 'number'],
-  value: V.empty,
-});
+// biome-ignore format: the registry keeps one table a line
+export const TIME = table(0x0a, 'time', [K.u64, K.u64], ['timestamp', 'number'], V.empty, 'block numbers by timestamp (unix seconds), for /blocks/at');
 
-export const GAP = defineTable({
-  id: 0x0b,
-  owner: 'chain',
-  name: 'gap',
-  doc: 'ingest gaps per lane (open and resolved)',
-  key: [K.textz, K.u64],
-  keyNames: ['lane', 'fromBlock'],
-  value: V.json<GapRecord>(),
-  kind: 'process',
-});
+// biome-ignore format: the registry keeps one table a line
+export const GAP = table(0x0b, 'gap', [K.textz, K.u64], ['lane', 'fromBlock'], V.json<GapRecord>(), 'ingest gaps per lane (open and resolved)', { kind: 'process' });
 
-export const PROBE = defineTable({
-  id: 0x0c,
-  owner: 'chain',
-  name: 'probe',
-  doc: 'token metadata probed by eth_call at that block (kept so projections rebuild without the node)',
-  key: [K.u64],
-  keyNames: ['number'],
-  value: V.json<MetadataProbes>(),
-});
+// biome-ignore format: the registry keeps one table a line
+export const PROBE = table(0x0c, 'probe', [K.u64], ['number'], V.json<MetadataProbes>(), 'token metadata probed by eth_call at that block (kept so projections rebuild without the node)');
 
-export const BLOCK_TS = defineTable({
-  id: 0x0d,
-  owner: 'chain',
-  name: 'block_timestamp',
-  doc: 'block timestamp (unix seconds) by number, so window reads never parse a header',
-  key: [K.u64],
-  keyNames: ['number'],
-  value: V.u64,
-});
+// biome-ignore format: the registry keeps one table a line
+export const BLOCK_TS = table(0x0d, 'block_timestamp', [K.u64], ['number'], V.u64, 'block timestamp (unix seconds) by number, so window reads never parse a header');
 
 /** Change-log entries (src/storage/changelog.ts), kept until the publisher has shipped them. */
-export const CHANGELOG = defineTable({
-  id: 0x0e,
-  owner: 'chain',
-  name: 'changelog',
-  doc: 'change-log entries by sequence (writer role only; pruned once published)',
-  key: [K.u64],
-  keyNames: ['sequence'],
-  value: V.binary<Buffer>(
+export const CHANGELOG = table(
+  0x0e,
+  'changelog',
+  [K.u64],
+  ['sequence'],
+  V.binary<Buffer>(
     'ChangeEntry',
     (b) => b,
     (b) => b,
   ),
-  kind: 'process',
-});
+  'change-log entries by sequence (writer role only; pruned once published)',
+  { kind: 'process' },
+);
 
 /**
  * Node observations a projection made at first sight of a subject (balances and supply of a token
  * created before START_BLOCK, the state of a pool first seen after it), by block and projection:
  * kept with the chain so a projection rebuild replays them without calling the node.
  */
-export const SEED = defineTable({
-  id: 0x0f,
-  owner: 'chain',
-  name: 'seed',
-  doc: 'first-sight node observations (eth_call at the block before) by block and projection, JSON',
-  key: [K.u64, K.textz],
-  keyNames: ['number', 'projection'],
-  value: V.json<unknown>(),
-});
+// biome-ignore format: the registry keeps one table a line
+export const SEED = table(0x0f, 'seed', [K.u64, K.textz], ['number', 'projection'], V.json<unknown>(), 'first-sight node observations (eth_call at the block before) by block and projection, JSON');
 
 /**
  * How ingest held each block to its header's roots (src/workers/decode/roots.ts): `verified`,
  * `not_checkable` with the transaction types (or header fields) the encoder does not know, or
  * `unchecked` (VERIFY_ROOTS=off). Written with the block's records; proofs and /health read it.
  */
-export const ROOTS = defineTable({
-  id: 0x10,
-  owner: 'chain',
-  name: 'roots_check',
-  doc: "how ingest checked the block against its header's roots: verified, not_checkable (types named) or unchecked (JSON)",
-  key: [K.u64],
-  keyNames: ['number'],
-  value: V.json<RootsCheck>(),
-});
+// biome-ignore format: the registry keeps one table a line
+export const ROOTS = table(0x10, 'roots_check', [K.u64], ['number'], V.json<RootsCheck>(), "how ingest checked the block against its header's roots: verified, not_checkable (types named) or unchecked (JSON)");
 
 export const CHAIN_TABLES = [
   META,

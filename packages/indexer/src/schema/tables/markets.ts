@@ -6,7 +6,10 @@
 
 import { K, V } from '../codec.js';
 import type { CandleRow, LiquidityEventRow, PoolCum, PoolRow, PoolState, SwapRow } from '../rows/markets.js';
-import { defineTable } from '../table.js';
+import { tableDeclarer } from '../table.js';
+
+const O = 'markets';
+const table = tableDeclarer(O);
 
 /** Byte width of a pool key. */
 export const POOL_KEY_BYTES = 52;
@@ -24,107 +27,28 @@ export function poolKeyOf(protocol: 'v2' | 'v3' | 'v4' | 'launchpad', a: string,
   if (protocol === 'launchpad') return `0x${x}${b!.slice(2).toLowerCase()}${'00'.repeat(12)}`;
   return `0x${x}${'00'.repeat(32)}`;
 }
-const O = 'markets';
 
-export const POOL = defineTable({
-  id: 0x60,
-  owner: O,
-  name: 'pool',
-  doc: 'registered pool',
-  key: [POOL_KEY],
-  keyNames: ['poolKey'],
-  value: V.json<PoolRow>(),
-});
-export const POOL_BY_COORD = defineTable({
-  id: 0x61,
-  owner: O,
-  name: 'pool_by_coordinate',
-  doc: 'new-pools feed by creation coordinate',
-  key: [K.u64, K.u32, POOL_KEY],
-  keyNames: ['block', 'logIndex', 'poolKey'],
-  value: V.empty,
-});
-export const POOL_BY_CURRENCY = defineTable({
-  id: 0x62,
-  owner: O,
-  name: 'pool_by_currency',
-  doc: 'pools holding a currency on either side',
-  key: [K.address, POOL_KEY],
-  keyNames: ['currency', 'poolKey'],
-  value: V.empty,
-});
-export const STATE = defineTable({
-  id: 0x63,
-  owner: O,
-  name: 'state',
-  doc: 'exact protocol-native pool state (current)',
-  key: [POOL_KEY],
-  keyNames: ['poolKey'],
-  value: V.json<PoolState>(),
-});
-export const STATE_HIST = defineTable({
-  id: 0x64,
-  owner: O,
-  name: 'state_history',
-  doc: 'pool state at the end of each block that changed it',
-  key: [POOL_KEY, K.u64],
-  keyNames: ['poolKey', 'block'],
-  value: V.json<PoolState>(),
-});
-export const SWAP = defineTable({
-  id: 0x65,
-  owner: O,
-  name: 'swap',
-  doc: 'swaps of a pool in chain order (pool perspective)',
-  key: [POOL_KEY, K.u64, K.u32],
-  keyNames: ['poolKey', 'block', 'logIndex'],
-  value: V.json<SwapRow>(),
-});
-export const CANDLE = defineTable({
-  id: 0x66,
-  owner: O,
-  name: 'candle',
-  doc: 'candles per frame (1 1s, 2 30s, 3 1m, 4 1h, 5 1d) by bucket start',
-  key: [POOL_KEY, K.u8, K.u64],
-  keyNames: ['poolKey', 'frame', 'bucketStart'],
-  value: V.json<CandleRow>(),
-});
-export const LIQ_EVENT = defineTable({
-  id: 0x67,
-  owner: O,
-  name: 'liquidity_event',
-  doc: 'liquidity events of a pool in chain order',
-  key: [POOL_KEY, K.u64, K.u32],
-  keyNames: ['poolKey', 'block', 'logIndex'],
-  value: V.json<LiquidityEventRow>(),
-});
-export const POOL_BY_ADDRESS = defineTable({
-  id: 0x68,
-  owner: O,
-  name: 'pool_by_address',
-  doc: 'pool key of a v2/v3 pool contract (lookup of emitters)',
-  key: [K.address],
-  keyNames: ['address'],
-  value: V.hex,
-});
-export const TOKEN_SWAP = defineTable({
-  id: 0x69,
-  owner: O,
-  name: 'token_swap',
-  doc: 'swaps of a token across its pools in chain order; value = pool key',
-  key: [K.address, K.u64, K.u32],
-  keyNames: ['token', 'block', 'logIndex'],
-  value: V.hex,
-});
-export const BLOCK_SWAP = defineTable({
-  id: 0x6a,
-  owner: O,
-  name: 'block_swap',
-  doc: 'swaps of a block; value = pool key (for projections rebuilt after markets)',
-  key: [K.u64, K.u32],
-  keyNames: ['block', 'logIndex'],
-  value: V.hex,
-});
+export const POOL = table(0x60, 'pool', [POOL_KEY], ['poolKey'], V.json<PoolRow>(), 'registered pool');
+// biome-ignore format: the registry keeps one table a line
+export const POOL_BY_COORD = table(0x61, 'pool_by_coordinate', [K.u64, K.u32, POOL_KEY], ['block', 'logIndex', 'poolKey'], V.empty, 'new-pools feed by creation coordinate');
+// biome-ignore format: the registry keeps one table a line
+export const POOL_BY_CURRENCY = table(0x62, 'pool_by_currency', [K.address, POOL_KEY], ['currency', 'poolKey'], V.empty, 'pools holding a currency on either side');
+// biome-ignore format: the registry keeps one table a line
+export const STATE = table(0x63, 'state', [POOL_KEY], ['poolKey'], V.json<PoolState>(), 'exact protocol-native pool state (current)');
+// biome-ignore format: the registry keeps one table a line
+export const STATE_HIST = table(0x64, 'state_history', [POOL_KEY, K.u64], ['poolKey', 'block'], V.json<PoolState>(), 'pool state at the end of each block that changed it');
+// biome-ignore format: the registry keeps one table a line
+export const SWAP = table(0x65, 'swap', [POOL_KEY, K.u64, K.u32], ['poolKey', 'block', 'logIndex'], V.json<SwapRow>(), 'swaps of a pool in chain order (pool perspective)');
+// biome-ignore format: the registry keeps one table a line
+export const CANDLE = table(0x66, 'candle', [POOL_KEY, K.u8, K.u64], ['poolKey', 'frame', 'bucketStart'], V.json<CandleRow>(), 'candles per frame (1 1s, 2 30s, 3 1m, 4 1h, 5 1d) by bucket start');
+// biome-ignore format: the registry keeps one table a line
+export const LIQ_EVENT = table(0x67, 'liquidity_event', [POOL_KEY, K.u64, K.u32], ['poolKey', 'block', 'logIndex'], V.json<LiquidityEventRow>(), 'liquidity events of a pool in chain order');
+// biome-ignore format: the registry keeps one table a line
+export const POOL_BY_ADDRESS = table(0x68, 'pool_by_address', [K.address], ['address'], V.hex, 'pool key of a v2/v3 pool contract (lookup of emitters)');
+// biome-ignore format: the registry keeps one table a line
+export const TOKEN_SWAP = table(0x69, 'token_swap', [K.address, K.u64, K.u32], ['token', 'block', 'logIndex'], V.hex, 'swaps of a token across its pools in chain order; value = pool key');
+// biome-ignore format: the registry keeps one table a line
+export const BLOCK_SWAP = table(0x6a, 'block_swap', [K.u64, K.u32], ['block', 'logIndex'], V.hex, 'swaps of a block; value = pool key (for projections rebuilt after markets)');
 
 /** Non-negative bigint as u8 length + big-endian magnitude. */
 const bigBytes = (v: bigint): Buffer => {
@@ -190,61 +114,19 @@ export const poolCumCodec = V.binary<PoolCum>(
   },
 );
 
-export const POOL_CUM = defineTable({
-  id: 0x6b,
-  owner: O,
-  name: 'pool_cumulative',
-  doc: 'running swap totals of a pool through each block it traded in (window stats = difference of two rows)',
-  key: [POOL_KEY, K.u64],
-  keyNames: ['poolKey', 'block'],
-  value: poolCumCodec,
-});
-export const MINUTE_BLOCK = defineTable({
-  id: 0x6c,
-  owner: O,
-  name: 'minute_first_block',
-  doc: 'first block whose timestamp falls in each 1-minute bucket (unix seconds, aligned): window starts as blocks',
-  key: [K.u64],
-  keyNames: ['minuteStart'],
-  value: V.u64,
-});
-export const TRADER_LAST = defineTable({
-  id: 0x6d,
-  owner: O,
-  name: 'pool_trader_last',
-  doc: 'block of the last swap each transaction origin made in a pool',
-  key: [POOL_KEY, K.address],
-  keyNames: ['poolKey', 'origin'],
-  value: V.u64,
-});
-export const TRADER_BY_LAST = defineTable({
-  id: 0x6e,
-  owner: O,
-  name: 'pool_trader_by_last',
-  doc: 'origins of a pool by the block of their last swap (distinct traders since a block = a range count)',
-  key: [POOL_KEY, K.u64, K.address],
-  keyNames: ['poolKey', 'block', 'origin'],
-  value: V.empty,
-});
-export const TOKEN_POOL_BY_LAST = defineTable({
-  id: 0x6f,
-  owner: O,
-  name: 'token_pool_by_last',
-  doc: 'pools of a token (either side) by the block of their last swap: the pools that traded since a block, without visiting idle ones',
-  key: [K.address, K.u64, POOL_KEY],
-  keyNames: ['token', 'block', 'poolKey'],
-  value: V.empty,
-});
+// biome-ignore format: the registry keeps one table a line
+export const POOL_CUM = table(0x6b, 'pool_cumulative', [POOL_KEY, K.u64], ['poolKey', 'block'], poolCumCodec, 'running swap totals of a pool through each block it traded in (window stats = difference of two rows)');
+// biome-ignore format: the registry keeps one table a line
+export const MINUTE_BLOCK = table(0x6c, 'minute_first_block', [K.u64], ['minuteStart'], V.u64, 'first block whose timestamp falls in each 1-minute bucket (unix seconds, aligned): window starts as blocks');
+// biome-ignore format: the registry keeps one table a line
+export const TRADER_LAST = table(0x6d, 'pool_trader_last', [POOL_KEY, K.address], ['poolKey', 'origin'], V.u64, 'block of the last swap each transaction origin made in a pool');
+// biome-ignore format: the registry keeps one table a line
+export const TRADER_BY_LAST = table(0x6e, 'pool_trader_by_last', [POOL_KEY, K.u64, K.address], ['poolKey', 'block', 'origin'], V.empty, 'origins of a pool by the block of their last swap (distinct traders since a block = a range count)');
+// biome-ignore format: the registry keeps one table a line
+export const TOKEN_POOL_BY_LAST = table(0x6f, 'token_pool_by_last', [K.address, K.u64, POOL_KEY], ['token', 'block', 'poolKey'], V.empty, 'pools of a token (either side) by the block of their last swap: the pools that traded since a block, without visiting idle ones');
 /** 0x60–0x6f is full: the markets owner grows downwards from 0x5f (0x54–0x5e are free). */
-export const POOL_CUM_LAST = defineTable({
-  id: 0x5f,
-  owner: O,
-  name: 'pool_cumulative_last',
-  doc: 'block of the latest pool_cumulative row of a pool (a point read for ingest, which never walks rows a pending write may hold)',
-  key: [POOL_KEY],
-  keyNames: ['poolKey'],
-  value: V.u64,
-});
+// biome-ignore format: the registry keeps one table a line
+export const POOL_CUM_LAST = table(0x5f, 'pool_cumulative_last', [POOL_KEY], ['poolKey'], V.u64, 'block of the latest pool_cumulative row of a pool (a point read for ingest, which never walks rows a pending write may hold)');
 
 export const MARKETS_TABLES = [
   POOL,

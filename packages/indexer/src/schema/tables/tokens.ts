@@ -18,7 +18,10 @@ import type {
   TokenStats,
   TransferRow,
 } from '../rows/tokens.js';
-import { defineTable } from '../table.js';
+import { tableDeclarer } from '../table.js';
+
+const O = 'tokens';
+const table = tableDeclarer(O);
 
 /** A versioned balance: u64 block (fromBlock of a current row, toBlock of a history row) + decimal balance. */
 export interface VersionedBalance {
@@ -38,107 +41,27 @@ const versionedBalance = V.binary<VersionedBalance>(
   (b) => ({ block: K.u64.read(b, 0, 8)[0], balance: BigInt(b.toString('latin1', 8)) }),
 );
 
-const O = 'tokens';
-
-export const TOKEN = defineTable({
-  id: 0x20,
-  owner: O,
-  name: 'token',
-  doc: 'token registry row',
-  key: [K.address],
-  keyNames: ['token'],
-  value: V.json<TokenRow>(),
-});
-export const TOKEN_BY_COORD = defineTable({
-  id: 0x21,
-  owner: O,
-  name: 'by_coordinate',
-  doc: 'catalogue order: first-seen coordinate (logIndex 0xffffffff for a creation)',
-  key: [K.u64, K.u32, K.u32, K.address],
-  keyNames: ['block', 'txIndex', 'logIndex', 'token'],
-  value: V.empty,
-});
-export const CREATOR_TOKEN = defineTable({
-  id: 0x22,
-  owner: O,
-  name: 'by_creator',
-  doc: 'tokens by deployer and creation coordinate',
-  key: [K.address, K.u64, K.u32, K.address],
-  keyNames: ['deployer', 'block', 'txIndex', 'token'],
-  value: V.empty,
-});
-export const STATS = defineTable({
-  id: 0x23,
-  owner: O,
-  name: 'stats',
-  doc: 'per-token counters (current)',
-  key: [K.address],
-  keyNames: ['token'],
-  value: V.json<TokenStats>(),
-});
-export const STATS_HIST = defineTable({
-  id: 0x24,
-  owner: O,
-  name: 'stats_history',
-  doc: 'per-token counters as of the end of each block that changed them',
-  key: [K.address, K.u64],
-  keyNames: ['token', 'block'],
-  value: V.json<TokenStats>(),
-});
-export const BALANCE = defineTable({
-  id: 0x25,
-  owner: O,
-  name: 'balance',
-  doc: 'signed running sum of transfers (R9), base units (current; absent = 0)',
-  key: [K.address, K.address],
-  keyNames: ['token', 'wallet'],
-  value: V.decimal,
-});
-export const BALANCE_HIST = defineTable({
-  id: 0x26,
-  owner: O,
-  name: 'balance_history',
-  doc: 'balance at the end of each block that changed it',
-  key: [K.address, K.address, K.u64],
-  keyNames: ['token', 'wallet', 'block'],
-  value: V.decimal,
-});
-export const HOLDER_CUR = defineTable({
-  id: 0x27,
-  owner: O,
-  name: 'holders_by_balance',
-  doc: 'positive non-sink balances, balance descending; value = fromBlock',
-  key: [K.address, K.u256Desc, K.address],
-  keyNames: ['token', 'balanceDesc', 'wallet'],
-  value: V.u64,
-});
-export const HOLDER_HIST = defineTable({
-  id: 0x28,
-  owner: O,
-  name: 'holders_by_balance_history',
-  doc: 'retired versions of holders_by_balance; value = toBlock',
-  key: [K.address, K.u256Desc, K.address, K.u64],
-  keyNames: ['token', 'balanceDesc', 'wallet', 'fromBlock'],
-  value: V.u64,
-});
-export const HOLDER_ID_CUR = defineTable({
-  id: 0x29,
-  owner: O,
-  name: 'holders_by_wallet_id',
-  doc: 'every non-zero balance in interned wallet-id order; value = fromBlock + balance',
-  key: [K.address, K.u64],
-  keyNames: ['token', 'walletId'],
-  value: versionedBalance,
-});
-export const HOLDER_ID_HIST = defineTable({
-  id: 0x2a,
-  owner: O,
-  name: 'holders_by_wallet_id_history',
-  doc: 'retired versions of holders_by_wallet_id; value = toBlock + balance',
-  key: [K.address, K.u64, K.u64],
-  keyNames: ['token', 'walletId', 'fromBlock'],
-  value: versionedBalance,
-});
+export const TOKEN = table(0x20, 'token', [K.address], ['token'], V.json<TokenRow>(), 'token registry row');
+// biome-ignore format: the registry keeps one table a line
+export const TOKEN_BY_COORD = table(0x21, 'by_coordinate', [K.u64, K.u32, K.u32, K.address], ['block', 'txIndex', 'logIndex', 'token'], V.empty, 'catalogue order: first-seen coordinate (logIndex 0xffffffff for a creation)');
+// biome-ignore format: the registry keeps one table a line
+export const CREATOR_TOKEN = table(0x22, 'by_creator', [K.address, K.u64, K.u32, K.address], ['deployer', 'block', 'txIndex', 'token'], V.empty, 'tokens by deployer and creation coordinate');
+// biome-ignore format: the registry keeps one table a line
+export const STATS = table(0x23, 'stats', [K.address], ['token'], V.json<TokenStats>(), 'per-token counters (current)');
+// biome-ignore format: the registry keeps one table a line
+export const STATS_HIST = table(0x24, 'stats_history', [K.address, K.u64], ['token', 'block'], V.json<TokenStats>(), 'per-token counters as of the end of each block that changed them');
+// biome-ignore format: the registry keeps one table a line
+export const BALANCE = table(0x25, 'balance', [K.address, K.address], ['token', 'wallet'], V.decimal, 'signed running sum of transfers (R9), base units (current; absent = 0)');
+// biome-ignore format: the registry keeps one table a line
+export const BALANCE_HIST = table(0x26, 'balance_history', [K.address, K.address, K.u64], ['token', 'wallet', 'block'], V.decimal, 'balance at the end of each block that changed it');
+// biome-ignore format: the registry keeps one table a line
+export const HOLDER_CUR = table(0x27, 'holders_by_balance', [K.address, K.u256Desc, K.address], ['token', 'balanceDesc', 'wallet'], V.u64, 'positive non-sink balances, balance descending; value = fromBlock');
+// biome-ignore format: the registry keeps one table a line
+export const HOLDER_HIST = table(0x28, 'holders_by_balance_history', [K.address, K.u256Desc, K.address, K.u64], ['token', 'balanceDesc', 'wallet', 'fromBlock'], V.u64, 'retired versions of holders_by_balance; value = toBlock');
+// biome-ignore format: the registry keeps one table a line
+export const HOLDER_ID_CUR = table(0x29, 'holders_by_wallet_id', [K.address, K.u64], ['token', 'walletId'], versionedBalance, 'every non-zero balance in interned wallet-id order; value = fromBlock + balance');
+// biome-ignore format: the registry keeps one table a line
+export const HOLDER_ID_HIST = table(0x2a, 'holders_by_wallet_id_history', [K.address, K.u64, K.u64], ['token', 'walletId', 'fromBlock'], versionedBalance, 'retired versions of holders_by_wallet_id; value = toBlock + balance');
 const TRANSFER_KINDS = ['transfer', 'mint', 'burn'] as const;
 /**
  * TransferRow packed (schema/pack.ts): block u64, txIndex u32, logIndex u32, txHash 32 bytes,
@@ -160,108 +83,40 @@ const transferRow = V.binary<TransferRow>(
       .done(),
   (b) => {
     const u = new Unpacker(b);
-    const block = u.u64();
-    const txIndex = u.u32();
-    const logIndex = u.u32();
-    const txHash = u.hex(32);
-    const from = u.hex(20);
-    const to = u.hex(20);
+    // Array elements are read left to right: the fields in their byte order.
+    const [block, txIndex, logIndex, txHash, from, to] = [
+      u.u64(),
+      u.u32(),
+      u.u32(),
+      u.hex(32),
+      u.hex(20),
+      u.hex(20),
+    ];
     const kind = TRANSFER_KINDS[u.u8()];
     return { block, txIndex, logIndex, txHash, from, to, value: u.uint(), kind };
   },
 );
 
-export const TRANSFER = defineTable({
-  id: 0x2b,
-  owner: O,
-  name: 'transfer',
-  doc: 'transfers of a token in chain order',
-  key: [K.address, K.u64, K.u32],
-  keyNames: ['token', 'block', 'logIndex'],
-  value: transferRow,
-});
-export const AUTHORITY = defineTable({
-  id: 0x2c,
-  owner: O,
-  name: 'authority_event',
-  doc: 'privileged-action log shapes of a token in chain order',
-  key: [K.address, K.u64, K.u32],
-  keyNames: ['token', 'block', 'logIndex'],
-  value: V.json<AuthorityEvent>(),
-});
-export const SEARCH = defineTable({
-  id: 0x2d,
-  owner: O,
-  name: 'search',
-  doc: 'search terms: kind 1 symbol, 2 name; lowercase term (≤ 64 bytes)',
-  key: [K.u8, K.textz, K.address],
-  keyNames: ['kind', 'term', 'token'],
-  value: V.empty,
-});
-export const WALLET_ID = defineTable({
-  id: 0x2e,
-  owner: O,
-  name: 'wallet_id',
-  doc: 'interned wallet ids in first-seen order',
-  key: [K.address],
-  keyNames: ['wallet'],
-  value: V.u64,
-});
-export const WALLET_BY_ID = defineTable({
-  id: 0x2f,
-  owner: O,
-  name: 'wallet_by_id',
-  doc: 'wallet of an interned id',
-  key: [K.u64],
-  keyNames: ['walletId'],
-  value: V.hex,
-});
-export const COUNTER = defineTable({
-  id: 0x30,
-  owner: O,
-  name: 'counter',
-  doc: 'named counters (next wallet id)',
-  key: [K.textTail],
-  keyNames: ['name'],
-  value: V.u64,
-});
-export const LAUNCH_HIST = defineTable({
-  id: 0x31,
-  owner: O,
-  name: 'launch_history',
-  doc: 'launch state as of the end of each block that changed it',
-  key: [K.address, K.u64],
-  keyNames: ['token', 'block'],
-  value: V.json<LaunchRow>(),
-});
-export const LAUNCH_LAST = defineTable({
-  id: 0x34,
-  owner: O,
-  name: 'launch_last',
-  doc: 'block of the latest launch_history row of a launched token (a point read for ingest)',
-  key: [K.address],
-  keyNames: ['token'],
-  value: V.u64,
-});
-export const PAD_LAUNCH = defineTable({
-  id: 0x32,
-  owner: O,
-  name: 'launchpad_launch',
-  doc: 'launches of a registered launchpad (by its index) in chain order',
-  key: [K.u16, K.u64, K.u32],
-  keyNames: ['launchpad', 'block', 'logIndex'],
-  value: V.hex,
-});
-export const RECON = defineTable({
-  id: 0x33,
-  owner: O,
-  name: 'reconciliation',
-  doc: 'last reconciliation verdict of a token against the node (observation, outside block batches)',
-  key: [K.address],
-  keyNames: ['token'],
-  value: V.json<Reconciliation>(),
-  kind: 'observation',
-});
+// biome-ignore format: the registry keeps one table a line
+export const TRANSFER = table(0x2b, 'transfer', [K.address, K.u64, K.u32], ['token', 'block', 'logIndex'], transferRow, 'transfers of a token in chain order');
+// biome-ignore format: the registry keeps one table a line
+export const AUTHORITY = table(0x2c, 'authority_event', [K.address, K.u64, K.u32], ['token', 'block', 'logIndex'], V.json<AuthorityEvent>(), 'privileged-action log shapes of a token in chain order');
+// biome-ignore format: the registry keeps one table a line
+export const SEARCH = table(0x2d, 'search', [K.u8, K.textz, K.address], ['kind', 'term', 'token'], V.empty, 'search terms: kind 1 symbol, 2 name; lowercase term (≤ 64 bytes)');
+// biome-ignore format: the registry keeps one table a line
+export const WALLET_ID = table(0x2e, 'wallet_id', [K.address], ['wallet'], V.u64, 'interned wallet ids in first-seen order');
+// biome-ignore format: the registry keeps one table a line
+export const WALLET_BY_ID = table(0x2f, 'wallet_by_id', [K.u64], ['walletId'], V.hex, 'wallet of an interned id');
+// biome-ignore format: the registry keeps one table a line
+export const COUNTER = table(0x30, 'counter', [K.textTail], ['name'], V.u64, 'named counters (next wallet id)');
+// biome-ignore format: the registry keeps one table a line
+export const LAUNCH_HIST = table(0x31, 'launch_history', [K.address, K.u64], ['token', 'block'], V.json<LaunchRow>(), 'launch state as of the end of each block that changed it');
+// biome-ignore format: the registry keeps one table a line
+export const LAUNCH_LAST = table(0x34, 'launch_last', [K.address], ['token'], V.u64, 'block of the latest launch_history row of a launched token (a point read for ingest)');
+// biome-ignore format: the registry keeps one table a line
+export const PAD_LAUNCH = table(0x32, 'launchpad_launch', [K.u16, K.u64, K.u32], ['launchpad', 'block', 'logIndex'], V.hex, 'launches of a registered launchpad (by its index) in chain order');
+// biome-ignore format: the registry keeps one table a line
+export const RECON = table(0x33, 'reconciliation', [K.address], ['token'], V.json<Reconciliation>(), 'last reconciliation verdict of a token against the node (observation, outside block batches)', { kind: 'observation' });
 
 /**
  * Raw key bounds (`from` inclusive, `to` exclusive) of the SEARCH rows of `kind` whose term starts

@@ -5,67 +5,28 @@
 
 import { K, V } from '../codec.js';
 import type { StoredFrame, StoredInternal, TraceStatus } from '../rows/traces.js';
-import { defineTable } from '../table.js';
+import { tableDeclarer } from '../table.js';
 
-export const DECODED_LOG = defineTable({
-  id: 0x40,
-  owner: 'decoded_views',
-  name: 'log',
-  doc: 'decoded log JSON (src/decode DecodedLog; unknown logs with their typed reason)',
-  key: [K.u64, K.u32],
-  keyNames: ['number', 'logIndex'],
-  value: V.text,
-});
+const table = tableDeclarer('traces');
+const decodedViewsTable = tableDeclarer('decoded_views');
 
-export const DECODED_TX = defineTable({
-  id: 0x41,
-  owner: 'decoded_views',
-  name: 'transaction',
-  doc: 'decoded calldata JSON (src/decode DecodedCall; unknown inputs with their typed reason)',
-  key: [K.u64, K.u32],
-  keyNames: ['number', 'txIndex'],
-  value: V.text,
-});
+// biome-ignore format: the registry keeps one table a line
+export const DECODED_LOG = decodedViewsTable(0x40, 'log', [K.u64, K.u32], ['number', 'logIndex'], V.text, 'decoded log JSON (src/decode DecodedLog; unknown logs with their typed reason)');
 
-export const TRACE_STATUS = defineTable({
-  id: 0x50,
-  owner: 'traces',
-  name: 'status',
-  doc: 'per-transaction trace retention state',
-  key: [K.u64, K.u32],
-  keyNames: ['number', 'txIndex'],
-  value: V.json<TraceStatus>(),
-});
+// biome-ignore format: the registry keeps one table a line
+export const DECODED_TX = decodedViewsTable(0x41, 'transaction', [K.u64, K.u32], ['number', 'txIndex'], V.text, 'decoded calldata JSON (src/decode DecodedCall; unknown inputs with their typed reason)');
 
-export const TRACE_FRAME = defineTable({
-  id: 0x51,
-  owner: 'traces',
-  name: 'frame',
-  doc: 'call frames of a transaction in pre-order, decoded calldata included',
-  key: [K.u64, K.u32, K.u32],
-  keyNames: ['number', 'txIndex', 'ordinal'],
-  value: V.json<StoredFrame>(),
-});
+// biome-ignore format: the registry keeps one table a line
+export const TRACE_STATUS = table(0x50, 'status', [K.u64, K.u32], ['number', 'txIndex'], V.json<TraceStatus>(), 'per-transaction trace retention state');
 
-export const TRACE_INTERNAL = defineTable({
-  id: 0x52,
-  owner: 'traces',
-  name: 'internal',
-  doc: 'internal value transfers and creations of a transaction, by frame ordinal',
-  key: [K.u64, K.u32, K.u32],
-  keyNames: ['number', 'txIndex', 'ordinal'],
-  value: V.json<StoredInternal>(),
-});
+// biome-ignore format: the registry keeps one table a line
+export const TRACE_FRAME = table(0x51, 'frame', [K.u64, K.u32, K.u32], ['number', 'txIndex', 'ordinal'], V.json<StoredFrame>(), 'call frames of a transaction in pre-order, decoded calldata included');
 
-export const TRACE_BY_ADDRESS = defineTable({
-  id: 0x53,
-  owner: 'traces',
-  name: 'by_address',
-  doc: 'internal activity by address; role 1 sender, 2 recipient, 3 creator, 4 created',
-  key: [K.address, K.u64, K.u32, K.u32, K.u8],
-  keyNames: ['address', 'number', 'txIndex', 'ordinal', 'role'],
-  value: V.empty,
-});
+// biome-ignore format: the registry keeps one table a line
+export const TRACE_INTERNAL = table(0x52, 'internal', [K.u64, K.u32, K.u32], ['number', 'txIndex', 'ordinal'], V.json<StoredInternal>(), 'internal value transfers and creations of a transaction, by frame ordinal');
+
+// biome-ignore format: the registry keeps one table a line
+export const TRACE_BY_ADDRESS = table(0x53, 'by_address', [K.address, K.u64, K.u32, K.u32, K.u8], ['address', 'number', 'txIndex', 'ordinal', 'role'], V.empty, 'internal activity by address; role 1 sender, 2 recipient, 3 creator, 4 created');
 
 export const TRACE_TABLES = [
   DECODED_LOG,

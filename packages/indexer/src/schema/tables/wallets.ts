@@ -16,7 +16,10 @@ import type {
   WalletFirstSeen,
   WalletTransferRow,
 } from '../rows/wallets.js';
-import { defineTable } from '../table.js';
+import { tableDeclarer } from '../table.js';
+
+const O = 'wallets';
+const table = tableDeclarer(O);
 
 /** {@link ActivityRefs} as u8 roles, u32 n, n × u32 transfer ordinals, u32 m, m × u32 trade log indexes. */
 const activityRefs = V.binary<ActivityRefs>(
@@ -65,17 +68,8 @@ export function cohortIdOf(token: string, funder: string, ruleVersion: number): 
   return createHash('sha256').update(`${token}:${funder}:${ruleVersion}`).digest('hex').slice(0, 16);
 }
 
-const O = 'wallets';
-
-export const WALLET_TX = defineTable({
-  id: 0x80,
-  owner: O,
-  name: 'transaction',
-  doc: 'top-level transactions of a wallet; role bits 1 origin, 2 recipient',
-  key: [K.address, K.u64, K.u32],
-  keyNames: ['wallet', 'block', 'txIndex'],
-  value: roleBits,
-});
+// biome-ignore format: the registry keeps one table a line
+export const WALLET_TX = table(0x80, 'transaction', [K.address, K.u64, K.u32], ['wallet', 'block', 'txIndex'], roleBits, 'top-level transactions of a wallet; role bits 1 origin, 2 recipient');
 const DIRECTIONS = ['in', 'out', 'self'] as const;
 /**
  * A log index as its packed u32: 0xffffffff marks a native transfer (no log), so a log index of
@@ -133,51 +127,16 @@ const walletTransferRow = V.binary<WalletTransferRow>(
   },
 );
 
-export const WALLET_TRANSFER = defineTable({
-  id: 0x81,
-  owner: O,
-  name: 'transfer',
-  doc: 'direction-aware transfers; ordinal = ERC-20 log index, or 2^31 + txIndex for native value',
-  key: [K.address, K.u64, K.u32],
-  keyNames: ['wallet', 'block', 'ordinal'],
-  value: walletTransferRow,
-});
-export const WALLET_TRADE = defineTable({
-  id: 0x82,
-  owner: O,
-  name: 'trade',
-  doc: 'swaps the wallet originated (transaction origin); value = pool key',
-  key: [K.address, K.u64, K.u32],
-  keyNames: ['wallet', 'block', 'logIndex'],
-  value: V.hex,
-});
-export const POSITION = defineTable({
-  id: 0x83,
-  owner: O,
-  name: 'position',
-  doc: 'weighted-average-cost position (exact rationals)',
-  key: [K.address, K.address, K.address],
-  keyNames: ['wallet', 'token', 'quote'],
-  value: V.json<Position>(),
-});
-export const DAILY = defineTable({
-  id: 0x84,
-  owner: O,
-  name: 'daily_pnl',
-  doc: 'realised PnL of a UTC day, quote base units, exact rational "n/d"',
-  key: [K.address, K.address, K.address, K.u32],
-  keyNames: ['wallet', 'token', 'quote', 'day'],
-  value: V.text,
-});
-export const FIRST_FUNDING = defineTable({
-  id: 0x85,
-  owner: O,
-  name: 'first_funding',
-  doc: 'first incoming value transfer per asset (native = the zero asset id)',
-  key: [K.address, K.address],
-  keyNames: ['wallet', 'asset'],
-  value: V.json<FirstFunding>(),
-});
+// biome-ignore format: the registry keeps one table a line
+export const WALLET_TRANSFER = table(0x81, 'transfer', [K.address, K.u64, K.u32], ['wallet', 'block', 'ordinal'], walletTransferRow, 'direction-aware transfers; ordinal = ERC-20 log index, or 2^31 + txIndex for native value');
+// biome-ignore format: the registry keeps one table a line
+export const WALLET_TRADE = table(0x82, 'trade', [K.address, K.u64, K.u32], ['wallet', 'block', 'logIndex'], V.hex, 'swaps the wallet originated (transaction origin); value = pool key');
+// biome-ignore format: the registry keeps one table a line
+export const POSITION = table(0x83, 'position', [K.address, K.address, K.address], ['wallet', 'token', 'quote'], V.json<Position>(), 'weighted-average-cost position (exact rationals)');
+// biome-ignore format: the registry keeps one table a line
+export const DAILY = table(0x84, 'daily_pnl', [K.address, K.address, K.address, K.u32], ['wallet', 'token', 'quote', 'day'], V.text, 'realised PnL of a UTC day, quote base units, exact rational "n/d"');
+// biome-ignore format: the registry keeps one table a line
+export const FIRST_FUNDING = table(0x85, 'first_funding', [K.address, K.address], ['wallet', 'asset'], V.json<FirstFunding>(), 'first incoming value transfer per asset (native = the zero asset id)');
 /**
  * FundingEdge packed (schema/pack.ts): funder 20 bytes, flags u8 (bit 0 erc20), asset 20 bytes
  * (ERC-20 only), first transfer (block u64, txIndex u32, logIndex u32 with 0xffffffff for native,
@@ -227,96 +186,26 @@ const fundingEdge = V.binary<FundingEdge>(
   },
 );
 
-export const EDGE_IN = defineTable({
-  id: 0x86,
-  owner: O,
-  name: 'funding_edge_in',
-  doc: 'funder edges into a wallet per asset',
-  key: [K.address, K.address, K.address],
-  keyNames: ['wallet', 'funder', 'asset'],
-  value: fundingEdge,
-});
-export const EDGE_OUT = defineTable({
-  id: 0x87,
-  owner: O,
-  name: 'funding_edge_out',
-  doc: 'the same edges by funder (everything a wallet funded): an index of funding_edge_in, which holds each edge once',
-  key: [K.address, K.address, K.address],
-  keyNames: ['funder', 'wallet', 'asset'],
-  value: V.empty,
-});
-export const FIRST_SEEN = defineTable({
-  id: 0x88,
-  owner: O,
-  name: 'first_seen',
-  doc: 'when and how a wallet was first observed',
-  key: [K.address],
-  keyNames: ['wallet'],
-  value: V.json<WalletFirstSeen>(),
-});
-export const COHORT_CAND = defineTable({
-  id: 0x89,
-  owner: O,
-  name: 'cohort_candidate',
-  doc: 'wallets funded by one funder that bought the token (first buy coordinate)',
-  key: [K.address, K.address, K.address],
-  keyNames: ['token', 'funder', 'wallet'],
-  value: V.json<CohortCandidate>(),
-});
-export const COHORT_ID = defineTable({
-  id: 0x8a,
-  owner: O,
-  name: 'cohort',
-  doc: 'cohort id (8 bytes) → its token and funder',
-  key: [K.bytes(8)],
-  keyNames: ['cohortId'],
-  value: V.json<{ token: string; funder: string }>(),
-});
-export const GENERATION = defineTable({
-  id: 0x8b,
-  owner: O,
-  name: 'funding_generation',
-  doc: 'funding generation of a token (bumps when a cohort candidate is added)',
-  key: [K.address],
-  keyNames: ['token'],
-  value: V.u64,
-});
-export const ADDRESS = defineTable({
-  id: 0x8c,
-  owner: O,
-  name: 'address',
-  doc: 'address observations: first block as origin, created, emitting logs',
-  key: [K.address],
-  keyNames: ['address'],
-  value: V.json<AddressFlags>(),
-});
-export const HOLDING = defineTable({
-  id: 0x8d,
-  owner: O,
-  name: 'holding',
-  doc: 'tokens a wallet ever moved (assets are their non-zero balances)',
-  key: [K.address, K.address],
-  keyNames: ['wallet', 'token'],
-  value: V.empty,
-});
-export const WALLET_COHORT = defineTable({
-  id: 0x8e,
-  owner: O,
-  name: 'wallet_cohort',
-  doc: 'cohort candidacies of a wallet',
-  key: [K.address, K.address, K.address],
-  keyNames: ['wallet', 'token', 'funder'],
-  value: V.empty,
-});
-export const ACTIVITY = defineTable({
-  id: 0x8f,
-  owner: O,
-  name: 'activity',
-  doc: 'one row per transaction touching the wallet, naming its child rows (activity feed parents)',
-  key: [K.address, K.u64, K.u32],
-  keyNames: ['wallet', 'block', 'txIndex'],
-  value: activityRefs,
-});
+// biome-ignore format: the registry keeps one table a line
+export const EDGE_IN = table(0x86, 'funding_edge_in', [K.address, K.address, K.address], ['wallet', 'funder', 'asset'], fundingEdge, 'funder edges into a wallet per asset');
+// biome-ignore format: the registry keeps one table a line
+export const EDGE_OUT = table(0x87, 'funding_edge_out', [K.address, K.address, K.address], ['funder', 'wallet', 'asset'], V.empty, 'the same edges by funder (everything a wallet funded): an index of funding_edge_in, which holds each edge once');
+// biome-ignore format: the registry keeps one table a line
+export const FIRST_SEEN = table(0x88, 'first_seen', [K.address], ['wallet'], V.json<WalletFirstSeen>(), 'when and how a wallet was first observed');
+// biome-ignore format: the registry keeps one table a line
+export const COHORT_CAND = table(0x89, 'cohort_candidate', [K.address, K.address, K.address], ['token', 'funder', 'wallet'], V.json<CohortCandidate>(), 'wallets funded by one funder that bought the token (first buy coordinate)');
+// biome-ignore format: the registry keeps one table a line
+export const COHORT_ID = table(0x8a, 'cohort', [K.bytes(8)], ['cohortId'], V.json<{ token: string; funder: string }>(), 'cohort id (8 bytes) → its token and funder');
+// biome-ignore format: the registry keeps one table a line
+export const GENERATION = table(0x8b, 'funding_generation', [K.address], ['token'], V.u64, 'funding generation of a token (bumps when a cohort candidate is added)');
+// biome-ignore format: the registry keeps one table a line
+export const ADDRESS = table(0x8c, 'address', [K.address], ['address'], V.json<AddressFlags>(), 'address observations: first block as origin, created, emitting logs');
+// biome-ignore format: the registry keeps one table a line
+export const HOLDING = table(0x8d, 'holding', [K.address, K.address], ['wallet', 'token'], V.empty, 'tokens a wallet ever moved (assets are their non-zero balances)');
+// biome-ignore format: the registry keeps one table a line
+export const WALLET_COHORT = table(0x8e, 'wallet_cohort', [K.address, K.address, K.address], ['wallet', 'token', 'funder'], V.empty, 'cohort candidacies of a wallet');
+// biome-ignore format: the registry keeps one table a line
+export const ACTIVITY = table(0x8f, 'activity', [K.address, K.u64, K.u32], ['wallet', 'block', 'txIndex'], activityRefs, 'one row per transaction touching the wallet, naming its child rows (activity feed parents)');
 
 export const WALLETS_TABLES = [
   WALLET_TX,

@@ -127,10 +127,18 @@ export async function gatherSeeds(d: BlockDelta, store: Pick<Store, 'view'>, rpc
  * stored when the block was first applied.
  */
 export function seedsOf(batch: BlockBatch, d: BlockDelta): TokenSeeds | null {
-  const live = d.seeds?.tokens as TokenSeeds | undefined;
+  return storedSeeds<TokenSeeds>(batch, d, 'tokens');
+}
+
+/**
+ * The seeds of `projection` for block `d`: the live ones (stored with the block as they are used)
+ * or, on a rebuild, the ones stored when the block was first applied; null when there are none.
+ */
+export function storedSeeds<T>(batch: BlockBatch, d: BlockDelta, projection: 'tokens' | 'markets'): T | null {
+  const live = d.seeds?.[projection] as T | undefined;
   if (live) {
-    batch.insert(SEED, [d.number, 'tokens'], live);
+    batch.insert(SEED, [d.number, projection], live);
     return live;
   }
-  return (batch.get(SEED, d.number, 'tokens') as TokenSeeds | undefined) ?? null;
+  return (batch.get(SEED, d.number, projection) as T | undefined) ?? null;
 }

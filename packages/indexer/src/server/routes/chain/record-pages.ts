@@ -24,14 +24,15 @@ interface RecordPage<R, S> {
   walk: (ctx: Ctx, subject: S, q: PageQuery, sink: PageSink<R>) => void;
 }
 
+/** Every chain record route: scope read, group Chain, 404 `not_found` for a subject not indexed. */
+const CHAIN_HEAD = { scope: 'read' as const, group: 'Chain', errors: ['not_found' as const] };
+
 /** A PAGE route over the records of block `{number}` (404 when it is not canonical). */
 export const blockPage = <R>(o: RecordPage<R, number>): Route =>
   pagedRoute({
     ...o,
-    scope: 'read',
-    group: 'Chain',
+    ...CHAIN_HEAD,
     params: { number: BlockNumber },
-    errors: ['not_found'],
     subject: (ctx) => ctx.params.number,
     walk: (ctx, q, sink: PageSink<R>) => o.walk(ctx as Ctx, Number(ctx.params.number), q, sink),
   });
@@ -40,10 +41,8 @@ export const blockPage = <R>(o: RecordPage<R, number>): Route =>
 export const transactionPage = <R>(o: RecordPage<R, string>): Route =>
   pagedRoute({
     ...o,
-    scope: 'read',
-    group: 'Chain',
+    ...CHAIN_HEAD,
     params: { hash: Hash },
-    errors: ['not_found'],
     subject: (ctx) => ctx.params.hash.toLowerCase(),
     walk: (ctx, q, sink: PageSink<R>) => o.walk(ctx as Ctx, ctx.params.hash, q, sink),
   });

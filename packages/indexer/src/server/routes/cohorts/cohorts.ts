@@ -3,9 +3,10 @@
  * cursor is bound to the token's funding generation (409 stale_cursor once it moves).
  */
 
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { ADMISSION_RULE } from '../../../cohorts/index.js';
-import { pagedRoute, singleRoute } from '../../route-shapes.js';
+import type { Route } from '../../route.js';
+import { type PagedRouteSpec, pagedRoute, singleRoute } from '../../route-shapes.js';
 import { Address, CohortId, Count } from '../../schemas.js';
 import {
   AdmissionRule,
@@ -21,6 +22,34 @@ const cursorQ = {
   cursor: Type.Optional(Type.String({ maxLength: 1024, description: 'opaque cursor from page.nextCursor' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 };
+
+/**
+ * A PAGE route of one cohort's rows (`/cohorts/{id}/…`): scope read, group Cohorts, the wallets
+ * projection, the cohort page extras, 404 for an unknown cohort, the cursor bound to the id.
+ */
+function cohortPage<R>(o: {
+  id: string;
+  path: string;
+  summary: string;
+  row: TSchema;
+  walk: PagedRouteSpec<{ id: typeof CohortId }, typeof cursorQ, R>['walk'];
+}): Route {
+  return pagedRoute({
+    id: o.id,
+    path: o.path,
+    scope: 'read',
+    group: 'Cohorts',
+    summary: o.summary,
+    params: { id: CohortId },
+    query: cursorQ,
+    row: o.row,
+    extra: CohortPageExtras,
+    errors: ['not_found', 'bad_cursor', 'stale_cursor'],
+    requires: [WALLETS],
+    subject: (ctx) => ctx.params.id,
+    walk: o.walk,
+  });
+}
 
 export const cohortsByTokenRoute = pagedRoute({
   id: 'cohorts.byToken',
@@ -62,36 +91,20 @@ export const cohortDetailRoute = singleRoute({
   },
 });
 
-export const cohortMembersRoute = pagedRoute({
+export const cohortMembersRoute = cohortPage({
   id: 'cohorts.members',
   path: '/cohorts/{id}/members',
-  scope: 'read',
-  group: 'Cohorts',
   summary:
     'Member wallets by address with admittedBy {signals, edge, funder, assetKind, asset, firstBlock (funding), lastBlock (first buy)} and firstBuy; screened members dropped and listed in screenedOut.',
-  params: { id: CohortId },
-  query: cursorQ,
   row: MemberRow,
-  extra: CohortPageExtras,
-  errors: ['not_found', 'bad_cursor', 'stale_cursor'],
-  requires: [WALLETS],
-  subject: (ctx) => ctx.params.id,
   walk: (ctx, q, sink) => ctx.readers.cohorts.members(ctx.view, ctx.params.id, q, sink),
 });
 
-export const cohortEdgesRoute = pagedRoute({
+export const cohortEdgesRoute = cohortPage({
   id: 'cohorts.edges',
   path: '/cohorts/{id}/edges',
-  scope: 'read',
-  group: 'Cohorts',
   summary:
     'Evidence edges, two per member by member address: funding (funder → member, first native transfer, value in wei) and buy (member → token, first buy coordinate); screened members’ edges withheld (screenedOut).',
-  params: { id: CohortId },
-  query: cursorQ,
   row: EvidenceEdge,
-  extra: CohortPageExtras,
-  errors: ['not_found', 'bad_cursor', 'stale_cursor'],
-  requires: [WALLETS],
-  subject: (ctx) => ctx.params.id,
   walk: (ctx, q, sink) => ctx.readers.cohorts.edges(ctx.view, ctx.params.id, q, sink),
 });

@@ -11,20 +11,22 @@ export type Variant = 'address' | 'v4';
 /**
  * The id, path and path parameters of pool route `name` (e.g. `liquidity`) in an addressing
  * scheme: `pools.<name>` at `/pools/{address}<suffix>`, or `pools.v4<Name>` at
- * `/pools/v4/{manager}/{pool_id}<suffix>`.
+ * `/pools/v4/{manager}/{pool_id}<suffix>`; every pool route is scope read, group Pools.
  */
 export function poolRouteOf(
   variant: Variant,
   name: string,
   suffix: string,
-): { id: string; path: string; params: typeof ByAddress | typeof ByV4 } {
+): { id: string; path: string; params: typeof ByAddress | typeof ByV4; scope: 'read'; group: string } {
+  const head = { scope: 'read' as const, group: 'Pools' };
   return variant === 'v4'
     ? {
         id: `pools.v4${name[0].toUpperCase()}${name.slice(1)}`,
         path: `/pools/v4/{manager}/{pool_id}${suffix}`,
         params: ByV4,
+        ...head,
       }
-    : { id: `pools.${name}`, path: `/pools/{address}${suffix}`, params: ByAddress };
+    : { id: `pools.${name}`, path: `/pools/{address}${suffix}`, params: ByAddress, ...head };
 }
 
 /** The pool a request names. */

@@ -10,8 +10,6 @@ const make = (variant: Variant): Route =>
   singleRoute({
     ...poolRouteOf(variant, 'detail', ''),
     cached: true,
-    scope: 'read',
-    group: 'Pools',
     summary:
       variant === 'v4'
         ? 'V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats.'
@@ -40,8 +38,6 @@ const makeStats = (variant: Variant): Route =>
   singleRoute({
     ...poolRouteOf(variant, 'stats', '/stats'),
     cached: true,
-    scope: 'read',
-    group: 'Pools',
     summary:
       'Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window).',
     data: Obj({

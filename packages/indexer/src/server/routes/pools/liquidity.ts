@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { liquidityJson, ratJson, usdJson } from '../../../markets/index.js';
 import type { Route } from '../../route.js';
-import { singleRoute } from '../../route-shapes.js';
+import { extremeHead, singleRoute } from '../../route-shapes.js';
 import { Address, Nullable, Obj } from '../../schemas.js';
 import { ByAddress, poolRouteOf, refOf, type Variant } from './common.js';
 import {
@@ -19,8 +19,6 @@ import {
 const make = (variant: Variant): Route =>
   singleRoute({
     ...poolRouteOf(variant, 'liquidity', '/liquidity'),
-    scope: 'read',
-    group: 'Pools',
     summary:
       'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance.',
     data: Obj({
@@ -49,10 +47,7 @@ export const v4PoolLiquidityRoute = make('v4');
 
 const extremeRoute = (which: 'high' | 'low'): Route =>
   singleRoute({
-    id: which === 'high' ? 'pools.ath' : 'pools.atl',
-    path: which === 'high' ? '/pools/{address}/ath' : '/pools/{address}/atl',
-    scope: 'read',
-    group: 'Pools',
+    ...extremeHead('pools', which),
     summary: `All-time ${which === 'high' ? 'high' : 'low'} of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened.`,
     params: ByAddress,
     data: Obj({

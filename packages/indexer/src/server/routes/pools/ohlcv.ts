@@ -16,8 +16,6 @@ const make = (variant: Variant): Route =>
   defineRoute({
     ...poolRouteOf(variant, 'ohlcv', '/ohlcv'),
     method: 'GET',
-    scope: 'read',
-    group: 'Pools',
     summary: `Candles at pool grain (base = currency0, quote = currency1): rational OHLC (currency1 per currency0 base units), volumeBase, volumeQuote, trades, buys, sells. frame 1s|30s|1m|1h|1d (all pools keep fine series: fineSeriesAvailable true); from/to unix seconds inclusive, aligned down; span ≤ ${MAX_SPAN_BUCKETS} buckets; empty buckets absent. PAGE by bucket start.`,
     query: { ...FrameQuery, ...pageQuery() },
     response: Paged(candleSchema(POOL_PRICE_UNIT, 'currency0', 'currency1'), {

@@ -201,13 +201,22 @@ export const PoolWindowStats = Obj(statsProps(Obj(windowProps)), {
 /** Window statistics with distinct traders (stats routes). */
 export const poolStatsProps = statsProps(Obj({ ...windowProps, distinctTraders: DistinctCount }));
 
-/** A swap in pool perspective. */
-export const SwapSchema = Obj({
+/**
+ * The chain position of a swap, the leading properties of every swap and trade row: block, its
+ * timestamp (unix seconds), transaction index, log index of the swap event, transaction hash.
+ * Fresh schema objects on each call.
+ */
+export const swapPositionProps = () => ({
   block: Block,
   timestamp: UnixSeconds('block timestamp, unix seconds'),
   txIndex: Type.Integer({ minimum: 0, description: 'transaction index' }),
   logIndex: Type.Integer({ minimum: 0, description: 'log index of the swap event' }),
   txHash: Hash,
+});
+
+/** A swap in pool perspective. */
+export const SwapSchema = Obj({
+  ...swapPositionProps(),
   origin: { ...Address, description: 'the transaction sender (origin), never the router' },
   sender: Nullable(Address, 'event sender (router or caller); null when the protocol reports none'),
   recipient: Nullable(Address, 'event recipient; null when the protocol reports none'),
@@ -221,11 +230,7 @@ export const SwapSchema = Obj({
 
 /** A per-trade tick row. */
 export const TickSchema = Obj({
-  block: Block,
-  timestamp: UnixSeconds('block timestamp, unix seconds'),
-  txIndex: Type.Integer({ minimum: 0, description: 'transaction index' }),
-  logIndex: Type.Integer({ minimum: 0, description: 'log index of the swap event' }),
-  txHash: Hash,
+  ...swapPositionProps(),
   origin: { ...Address, description: 'the transaction sender' },
   side: Enum(['buy', 'sell'], 'buy: the trader received currency0'),
   amount0: { ...Amount, description: 'signed currency0 base units (pool perspective)' },

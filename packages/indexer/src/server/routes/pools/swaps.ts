@@ -40,8 +40,6 @@ const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
   defineRoute({
     ...poolRouteOf(variant, kind, `/${kind}`),
     method: 'GET',
-    scope: 'read',
-    group: 'Pools',
     summary:
       kind === 'swaps'
         ? 'Exact swaps in pool perspective (amount0/amount1 signed base units: positive = the pool received), with block, transaction and log coordinates, origin (transaction sender), sender/recipient, side, and the price after the trade as a rational (currency1 per currency0, base units). PAGE by (block, log index).'
@@ -75,8 +73,6 @@ const barsRoute = (variant: Variant): Route =>
   defineRoute({
     ...poolRouteOf(variant, 'bars', '/ticks/bars'),
     method: 'GET',
-    scope: 'read',
-    group: 'Pools',
     summary:
       "Bars folded over the tick sequence: rule=trade closes a bar every `size` trades; rule=volume closes it when the bar's quote volume (|amount1|, base units) reaches `size`. Rows {first, last (tick coordinates), trades, open/high/low/close rationals, volumeBase, volumeQuote, complete}. The cursor is the tick coordinate (block, log index) where the next bar starts. Ascending only.",
     query: {

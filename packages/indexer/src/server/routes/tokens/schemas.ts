@@ -4,16 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { Address, Amount, Count, Enum, Hash, Nullable, Obj } from '../../schemas.js';
-
-const ABSENCE = [
-  'no_code',
-  'reverted',
-  'empty_return',
-  'undecodable',
-  'non_utf8',
-  'out_of_range',
-  'node_state_unavailable',
-] as const;
+import { ABSENCE } from '../rpc/schemas.js';
 
 /** Why a metadata field is null (the typed absence vocabulary of indexed and live metadata). */
 export const AbsenceReason = Enum(

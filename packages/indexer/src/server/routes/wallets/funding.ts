@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { EDGE_LIST_BOUND } from '../../../wallets/index.js';
 import { pagedRoute, singleRoute } from '../../route-shapes.js';
 import { Address, Count, Nullable, Obj, ReasonOf } from '../../schemas.js';
-import { walletPage } from './history.js';
+import { walletPage, walletRead } from './history.js';
 import { FirstFunding, FundedEdge, FundingEdge, WALLETS } from './schemas.js';
 
 const W = { address: Address };
@@ -31,11 +31,7 @@ export const walletFundedByAllRoute = singleRoute({
   data: Obj({ wallet: Address, edges: Type.Array(FundingEdge), truncated: Truncated, bound: Bound }),
   errors: [],
   requires: [WALLETS],
-  read(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const r = ctx.readers.wallets.fundedByAll(ctx.view, w, ctx.anchor.number);
-    return { wallet: w, ...r };
-  },
+  read: walletRead((ctx, w) => ctx.readers.wallets.fundedByAll(ctx.view, w, ctx.anchor.number)),
 });
 
 export const walletFunderOfRoute = pagedRoute({
@@ -81,9 +77,5 @@ export const walletFundedSiblingsRoute = singleRoute({
   }),
   errors: [],
   requires: [WALLETS],
-  read(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const r = ctx.readers.wallets.fundedSiblings(ctx.view, w, ctx.anchor.number);
-    return { wallet: w, ...r };
-  },
+  read: walletRead((ctx, w) => ctx.readers.wallets.fundedSiblings(ctx.view, w, ctx.anchor.number)),
 });

@@ -57,6 +57,16 @@ export function walletPage<R>(o: {
   });
 }
 
+/**
+ * The read of a single-record wallet route (`/wallets/{address}/…`): `{wallet, ...fields}` with
+ * the path's wallet lowercased and what `fields(ctx, wallet)` reads at the anchor.
+ */
+export const walletRead =
+  (fields: (ctx: Ctx<{ address: string }>, wallet: string) => object) => (ctx: Ctx<{ address: string }>) => {
+    const w = ctx.params.address.toLowerCase();
+    return { wallet: w, ...fields(ctx, w) };
+  };
+
 export const walletTransactionsRoute = walletPage({
   id: 'wallets.transactions',
   path: '/wallets/{address}/transactions',
@@ -111,9 +121,5 @@ export const walletFirstSeenRoute = singleRoute({
   data: Obj({ wallet: Address, ...FirstSeenProps }),
   errors: ['not_found'],
   requires: [WALLETS],
-  read(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const f = ctx.readers.wallets.firstSeen(ctx.view, w, ctx.anchor.number);
-    return { wallet: w, ...f };
-  },
+  read: walletRead((ctx, w) => ctx.readers.wallets.firstSeen(ctx.view, w, ctx.anchor.number)),
 });

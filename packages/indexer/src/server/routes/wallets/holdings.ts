@@ -8,6 +8,7 @@ import { defineRoute } from '../../route.js';
 import { singleRoute } from '../../route-shapes.js';
 import { Address, Count, Enum, Nullable, Obj, Paged, pageQuery, ReasonOf } from '../../schemas.js';
 import { ScreenedCohort, WalletCohort } from '../cohorts/schemas.js';
+import { walletRead } from './history.js';
 import { Asset, FirstSeen, PriceRational, WALLETS, WalletExtra } from './schemas.js';
 
 const W = { address: Address };
@@ -123,11 +124,7 @@ export const walletCohortsRoute = singleRoute({
   }),
   errors: [],
   requires: [WALLETS],
-  read(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const r = ctx.readers.cohorts.walletCohorts(ctx.view, w, ctx.anchor.number);
-    return { wallet: w, ...r };
-  },
+  read: walletRead((ctx, w) => ctx.readers.cohorts.walletCohorts(ctx.view, w, ctx.anchor.number)),
 });
 
 export const walletOverviewRoute = singleRoute({
@@ -153,9 +150,5 @@ export const walletOverviewRoute = singleRoute({
   }),
   errors: [],
   requires: [WALLETS, 'tokens'],
-  read(ctx) {
-    const w = ctx.params.address.toLowerCase();
-    const o = ctx.readers.wallets.overview(ctx.view, w, ctx.anchor.number);
-    return { wallet: w, ...o };
-  },
+  read: walletRead((ctx, w) => ctx.readers.wallets.overview(ctx.view, w, ctx.anchor.number)),
 });

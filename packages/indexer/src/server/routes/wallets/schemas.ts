@@ -13,6 +13,7 @@ import {
   Count,
   Enum,
   Hash,
+  IntString,
   Nullable,
   Obj,
   ReasonOf,
@@ -26,16 +27,15 @@ export const WALLETS = 'wallets';
 
 const Block = Type.Integer({ minimum: 0, description: 'block number' });
 const TxIndex = Type.Integer({ minimum: 0, description: 'transaction index in the block' });
-const Int = Type.String({ pattern: '^-?(0|[1-9][0-9]*)$' });
 const Positive = Type.String({ pattern: '^[1-9][0-9]*$' });
 
 /** An exact rational with its floor (quote base units). */
 export const RationalWithFloor = (what: string) =>
   Obj(
     {
-      numerator: { ...Int, description: 'numerator, decimal string' },
+      numerator: { ...IntString, description: 'numerator, decimal string' },
       denominator: { ...Positive, description: 'denominator (> 0), decimal string' },
-      floor: { ...Int, description: '⌊numerator / denominator⌋, for convenience' },
+      floor: { ...IntString, description: '⌊numerator / denominator⌋, for convenience' },
       approx: Approx(`${what}, quote base units`),
     },
     { description: `${what}: exact rational, quote base units` },
@@ -45,7 +45,7 @@ export const RationalWithFloor = (what: string) =>
 export const PriceRational = (unit: string) =>
   Obj(
     {
-      priceNumerator: { ...Int, description: 'numerator, decimal string' },
+      priceNumerator: { ...IntString, description: 'numerator, decimal string' },
       priceDenominator: { ...Positive, description: 'denominator (> 0), decimal string' },
       approx: Approx(unit),
     },
@@ -94,7 +94,7 @@ const tradeProps = {
   amountToken: { ...Amount, description: 'token base units moved, decimal string' },
   amountQuote: { ...Amount, description: 'quote base units moved, decimal string' },
   priceNumerator: {
-    ...Int,
+    ...IntString,
     description: 'price after the trade, quote base units per token base unit: numerator',
   },
   priceDenominator: { ...Positive, description: 'price after the trade: denominator' },
@@ -231,7 +231,7 @@ export const ByQuote = (what: string) =>
   Type.Record(
     Type.String({ pattern: '^0x[0-9a-f]{40}$' }),
     Obj({
-      priceNumerator: { ...Int, description: `${what}: numerator, quote base units` },
+      priceNumerator: { ...IntString, description: `${what}: numerator, quote base units` },
       priceDenominator: { ...Positive, description: `${what}: denominator` },
       approx: Approx(`${what}, quote base units`),
       unpricedPositions: Count('positions without a mark (not in the unrealised sum)'),

@@ -1,9 +1,9 @@
 /** Token price, market cap, all-time extremes and venue resolution (quote rule, default venue). */
 
 import { Type } from '@sinclair/typebox';
-import { membershipJson, ratJson, VENUE_RULE, venueJson } from '../../../../markets/index.js';
+import { membershipJson, ratJson, ratJsonOrNull, VENUE_RULE, venueJson } from '../../../../markets/index.js';
 import type { Route } from '../../../route.js';
-import { singleRoute } from '../../../route-shapes.js';
+import { extremeHead, singleRoute } from '../../../route-shapes.js';
 import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../schemas.js';
 
 import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
@@ -12,6 +12,29 @@ import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './sch
 
 const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;
 const Params = { address: Address };
+
+/** What the quoted single reads of a token share: their refusals and the projection they need. */
+const QUOTED_READ = { errors: [...ERRORS], requires: TOKEN_MARKET };
+
+/** The leading properties of a default-venue answer: the token, the resolved quote, how, the venue. */
+const quotedVenueProps = () => ({
+  token: { ...Address, description: 'the token' },
+  quote: { ...Address, description: 'the resolved quote' },
+  quoteResolution: QuoteResolution,
+  venue: Venue,
+});
+
+/** Their values from a reader's default-venue answer. */
+const quotedVenueJson = (a: {
+  token: string;
+  quote: { quote: string; how: string };
+  venue: Parameters<typeof venueJson>[0];
+}) => ({
+  token: a.token,
+  quote: a.quote.quote,
+  quoteResolution: a.quote.how,
+  venue: venueJson(a.venue),
+});
 
 export const tokenPriceRoute = singleRoute({
   id: 'tokens.price',
@@ -24,24 +47,17 @@ export const tokenPriceRoute = singleRoute({
   params: Params,
   query: QuoteQuery,
   data: Obj({
-    token: { ...Address, description: 'the token' },
-    quote: { ...Address, description: 'the resolved quote' },
-    quoteResolution: QuoteResolution,
-    venue: Venue,
+    ...quotedVenueProps(),
     price: Nullable(Price(TOKEN_PRICE_UNIT), 'see priceReason'),
     priceReason: ReasonOf(['venue_has_no_price_yet']),
     priceUnit: Type.Literal(TOKEN_PRICE_UNIT, { description: 'unit of price' }),
   }),
-  errors: [...ERRORS],
-  requires: TOKEN_MARKET,
+  ...QUOTED_READ,
   read(ctx) {
     const p = ctx.readers.markets.tokenPrice(...quoted(ctx));
     return {
-      token: p.token,
-      quote: p.quote.quote,
-      quoteResolution: p.quote.how,
-      venue: venueJson(p.venue),
-      price: p.price ? ratJson(p.price) : null,
+      ...quotedVenueJson(p),
+      price: ratJsonOrNull(p.price),
       priceReason: p.price ? null : 'venue_has_no_price_yet',
       priceUnit: TOKEN_PRICE_UNIT,
     };
@@ -58,10 +74,7 @@ export const tokenMcapRoute = singleRoute({
   params: Params,
   query: QuoteQuery,
   data: Obj({
-    token: { ...Address, description: 'the token' },
-    quote: { ...Address, description: 'the resolved quote' },
-    quoteResolution: QuoteResolution,
-    venue: Venue,
+    ...quotedVenueProps(),
     supply: { ...Amount, description: 'supplyFromTransfers at the anchor, token base units' },
     supplySource: Type.Literal('supplyFromTransfers (mints minus burns to 0x0)', {
       description: 'supply source',
@@ -72,18 +85,14 @@ export const tokenMcapRoute = singleRoute({
     marketCapUnit: Type.Literal('quote base units', { description: 'unit of marketCap' }),
     ...membershipProps,
   }),
-  errors: [...ERRORS],
-  requires: TOKEN_MARKET,
+  ...QUOTED_READ,
   read(ctx) {
     const m = ctx.readers.markets.tokenMcap(...quoted(ctx));
     return {
-      token: m.token,
-      quote: m.quote.quote,
-      quoteResolution: m.quote.how,
-      venue: venueJson(m.venue),
+      ...quotedVenueJson(m),
       supply: m.supply.toString(),
       supplySource: 'supplyFromTransfers (mints minus burns to 0x0)',
-      price: m.price ? ratJson(m.price) : null,
+      price: ratJsonOrNull(m.price),
       marketCap: m.price ? ratJson({ n: m.price.n * m.supply, d: m.price.d }) : null,
       marketCapReason: m.price ? null : 'venue_has_no_price_yet',
       marketCapUnit: 'quote base units',
@@ -94,10 +103,7 @@ export const tokenMcapRoute = singleRoute({
 
 const extremeRoute = (which: 'high' | 'low'): Route =>
   singleRoute({
-    id: which === 'high' ? 'tokens.ath' : 'tokens.atl',
-    path: which === 'high' ? '/tokens/{address}/ath' : '/tokens/{address}/atl',
-    scope: 'read',
-    group: 'Tokens',
+    ...extremeHead('tokens', which),
     summary: `All-time ${which} price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated.`,
     params: Params,
     query: QuoteQuery,
@@ -122,8 +128,7 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
       ),
       ...membershipProps,
     }),
-    errors: [...ERRORS],
-    requires: TOKEN_MARKET,
+    ...QUOTED_READ,
     read(ctx) {
       const r = ctx.readers.markets.tokenExtreme(...quoted(ctx), which);
       const x = r.extreme;

@@ -7,18 +7,15 @@
 // biome-ignore lint/correctness/noUnusedImports: named so the emitted .d.ts can name TypeBox's symbol keys (TS4023)
 import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
+import { Address, Amount, Count, Enum, Nullable, Obj, ReasonOf } from '../../../schemas.js';
 import {
-  Address,
-  Amount,
-  Count,
-  Enum,
-  Hash,
-  Nullable,
-  Obj,
-  ReasonOf,
-  UnixSeconds,
-} from '../../../schemas.js';
-import { DistinctCount, PoolKey, Price, Protocol, priceFields } from '../../pools/schemas.js';
+  DistinctCount,
+  PoolKey,
+  Price,
+  Protocol,
+  priceFields,
+  swapPositionProps,
+} from '../../pools/schemas.js';
 
 export const TOKEN_PRICE_UNIT = 'quote base units per token base unit';
 
@@ -92,11 +89,7 @@ export const rankedPoolProps = {
 
 /** A trade in token perspective. */
 export const TokenTradeSchema = Obj({
-  block: Type.Integer({ minimum: 0, description: 'block number' }),
-  timestamp: UnixSeconds('block timestamp, unix seconds'),
-  txIndex: Type.Integer({ minimum: 0, description: 'transaction index' }),
-  logIndex: Type.Integer({ minimum: 0, description: 'log index of the swap event' }),
-  txHash: Hash,
+  ...swapPositionProps(),
   pool: PoolKey,
   protocol: Protocol,
   executor: { ...Address, description: 'the transaction origin' },

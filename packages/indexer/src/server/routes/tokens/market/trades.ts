@@ -13,48 +13,47 @@ import { QuoteResolution, TokenTradeSchema, Venue } from './schemas.js';
 const Params = { address: Address };
 const Quote = { ...Address, description: 'the resolved quote' };
 
-export const tokenSwapsRoute = pagedRoute({
-  id: 'tokens.swaps',
-  path: '/tokens/{address}/swaps',
-  scope: 'read',
+/** What the token trade pages share: path parameters, quote and PAGE query, trade rows, errors. */
+const tradePage = {
+  scope: 'read' as const,
   group: 'Tokens',
-  summary:
-    'Compact quote-policy trades of the token across its pools against the resolved quote (quote rule): side (token perspective), amountToken, amountQuote (base units), price (quote per token, rational), pool, executor (transaction origin), chain coordinates. Not the complete exact pool universe: other quotes are excluded by policy. PAGE.',
   params: Params,
   query: { ...QuoteQuery, ...pageQuery() },
   row: TokenTradeSchema,
-  extra: { token: Address, quote: Quote, quoteResolution: QuoteResolution },
   errors: [...PAGED_MARKET_ERRORS],
   requires: TOKEN_MARKET,
-  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
+  render: tradeJson,
+  /** The cursor is bound to the token and the asked quote. */
+  subject: (ctx: { params: { address: string }; query: { quote?: string } }) =>
+    `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
+};
+
+export const tokenSwapsRoute = pagedRoute({
+  id: 'tokens.swaps',
+  path: '/tokens/{address}/swaps',
+  ...tradePage,
+  summary:
+    'Compact quote-policy trades of the token across its pools against the resolved quote (quote rule): side (token perspective), amountToken, amountQuote (base units), price (quote per token, rational), pool, executor (transaction origin), chain coordinates. Not the complete exact pool universe: other quotes are excluded by policy. PAGE.',
+  extra: { token: Address, quote: Quote, quoteResolution: QuoteResolution },
   walk(ctx, page, sink) {
     const token = ctx.params.address.toLowerCase();
     const q = ctx.readers.markets.tokenSwaps(ctx.view, token, ctx.query.quote, page, sink);
     return { token, quote: q.quote, quoteResolution: q.how };
   },
-  render: tradeJson,
 });
 
 export const tokenTicksRoute = pagedRoute({
   id: 'tokens.ticks',
   path: '/tokens/{address}/ticks',
-  scope: 'read',
-  group: 'Tokens',
+  ...tradePage,
   summary:
     'Per-trade ticks on the default venue (named), oriented quote per token, with transaction context. PAGE by (block, log index).',
-  params: Params,
-  query: { ...QuoteQuery, ...pageQuery() },
-  row: TokenTradeSchema,
   extra: { token: Address, quote: Quote, venue: Venue },
-  errors: [...PAGED_MARKET_ERRORS],
-  requires: TOKEN_MARKET,
-  subject: (ctx) => `${ctx.params.address.toLowerCase()}:${ctx.query.quote ?? ''}`,
   walk(ctx, q, sink) {
     const token = ctx.params.address.toLowerCase();
     const r = ctx.readers.markets.tokenTicks(ctx.view, token, ctx.query.quote, q, sink);
     return { token, quote: r.quote.quote, venue: venueJson(r.venue) };
   },
-  render: tradeJson,
 });
 
 const Trader = Obj({
