@@ -14,12 +14,14 @@
  * (indexer_ingest_block_commit_seconds; the budget is p99 ≤ 15 ms for 150-transaction blocks).
  *
  * Usage: node dist/bench/live-shape.js [--shapes 2s,12s] [--follow-blocks 60] [--history 400]
- *          [--slice-seconds 5] [--out report.md]
+ *          [--slice-seconds 5] [--prof] [--out report.md]
+ * `--prof` runs the indexer under --cpu-prof and reports its main thread's self time while following.
  * Shapes: `2s` = a block every 2 s of ~200 transactions; `12s` = every 12 s of ~150.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { topSelf } from './cpuprofile.js';
 import {
   benchArgs,
   cannon,
@@ -125,6 +127,8 @@ interface ShapeResult {
   headToQueryable: { n: number; p50: number; p99: number; max: number };
   commitP99: Record<string, string>;
   blocksFollowed: number;
+  /** With `--prof`: main-thread self time while following (the reads excluded: only ingest and reads share it). */
+  profileTop?: string;
 }
 
 /** The histogram bucket bound that p-quantile of `indexer_ingest_block_commit_seconds{size}` falls in. */
@@ -139,7 +143,14 @@ function bucketQuantile(metrics: string, size: string, q: number): string {
   return `≤ ${hit.le === '+Inf' ? '∞' : `${Number(hit.le) * 1000} ms`} (${total} blocks)`;
 }
 
-async function runShape(shape: Shape, history: number, follow: number, slice: number): Promise<ShapeResult> {
+async function runShape(
+  shape: Shape,
+  history: number,
+  follow: number,
+  slice: number,
+  prof = false,
+): Promise<ShapeResult> {
+  const profDir = mkdtempSync(join(os.tmpdir(), 'live-shape-prof-'));
   const dir = mkdtempSync(join(os.tmpdir(), 'live-shape-'));
   onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'chain.tsv');
@@ -159,11 +170,14 @@ async function runShape(shape: Shape, history: number, follow: number, slice: nu
     dataDir: join(dir, 'data'),
     // The replay server has no newHeads: the follower polls its node every 10 ms.
     env: { POLL_MS: '10', TRACES: 'off', VERIFY_ROOTS: 'off' },
+    execArgv: prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
   });
   onCleanup(() => ix.stop());
   while ((await ix.anchor()) < history - 1) await sleep(100);
   // The chain starts moving once the history is indexed.
   t0 = Number(await rpc<string>(replay.url, 'replay_go'));
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  const followFromUs = nowUs();
   log(`${shape.name}: history indexed; following`);
   // Subjects: the busiest tokens and wallets of the history.
   // Mainnet's busiest tokens (USDT, USDC, WETH) when the recording holds them, else the first listed.
@@ -218,6 +232,7 @@ async function runShape(shape: Shape, history: number, follow: number, slice: nu
     for (const [g, paths] of Object.entries(groups)) acc[g].push(await readSlice(ix.base, paths, slice));
   for (const [g, list] of Object.entries(acc)) following[g] = merge(list);
   while ((await ix.anchor()) < last) await sleep(50);
+  const followToUs = nowUs();
   watching = false;
   await watcher;
   const metrics = await ix.metrics();
@@ -227,8 +242,18 @@ async function runShape(shape: Shape, history: number, follow: number, slice: nu
   const sorted = [...lags].sort((a, b) => a - b);
   const commitP99 = Object.fromEntries(['50-149', '150+'].map((s) => [s, bucketQuantile(metrics, s, 0.99)]));
   void promValue;
+  if (prof) {
+    // The profile is written at exit: SIGTERM, then wait for the main thread's file.
+    process.kill(ix.pid, 'SIGTERM');
+    for (let i = 0; i < 300 && !readdirSync(profDir).some((f) => f.split('.')[4] === '0'); i++)
+      await sleep(100);
+  }
   await ix.stop();
   await replay.stop();
+  let profileTop: string | undefined;
+  const main0 = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile') && f.split('.')[4] === '0');
+  if (main0) profileTop = topSelf(join(profDir, main0), 30, { fromUs: followFromUs, toUs: followToUs });
+  rmSync(profDir, { recursive: true, force: true });
   return {
     shape,
     txs: c.txs,
@@ -242,6 +267,7 @@ async function runShape(shape: Shape, history: number, follow: number, slice: nu
     },
     commitP99,
     blocksFollowed: follow,
+    profileTop,
   };
 }
 
@@ -271,7 +297,7 @@ async function main(): Promise<void> {
     const follow = Number(
       arg('--follow-blocks', String(Math.max(20, Math.ceil((6 * 4 * slice * 1000) / shape.cadenceMs)))),
     );
-    results.push(await runShape(shape, history, follow, slice));
+    results.push(await runShape(shape, history, follow, slice, argv.includes('--prof')));
   }
   const lines = [
     '# Reads on a moving chain',
@@ -296,6 +322,15 @@ async function main(): Promise<void> {
       '',
       `Live block main-thread time p99 (indexer_ingest_block_commit_seconds, histogram bucket): 50–149 txs ${r.commitP99['50-149']}; 150+ txs ${r.commitP99['150+']} (budget for 150 transactions: p99 ≤ 15 ms).`,
     );
+    if (r.profileTop)
+      lines.push(
+        '',
+        'Main-thread self time while following (--cpu-prof, samples between the chain starting to move and the last block anchored; the reads of the bench share the thread):',
+        '',
+        '```',
+        r.profileTop,
+        '```',
+      );
   }
   const md = lines.join('\n');
   emitReport(md, arg);
