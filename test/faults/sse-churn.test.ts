@@ -96,6 +96,10 @@ beforeAll(async () => {
     env: {
       KEYS_FILE: keysFile,
       TRACES: 'off',
+      // The pre-mined blocks are final history: by default history mode makes the frames of only
+      // its last HISTORY_FRAME_BLOCKS (256) blocks. This test needs the whole blocks ring (the
+      // catch-up replay that overflows a consumer's queue), so every history block makes its frames.
+      HISTORY_FRAME_BLOCKS: String(PRE_MINED + 100),
       NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${diagDir}`,
     },
   });

@@ -1,7 +1,8 @@
 /**
  * Rate charging of the invocation core: a request is charged once, before its runs (a run repeated
  * on a new view after a write landed is not charged again), and POST /batch charges each item to
- * its own route's class, an item over its limit failing alone with 429.
+ * its own route's class, an item over its limit failing alone with 429. A dropped run gives back
+ * what it reserved (a stream slot).
  */
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
@@ -140,5 +141,40 @@ describe('rate charging', () => {
       });
     expect(() => go()).not.toThrow();
     expect(() => go()).toThrow(/rate_limited/);
+  });
+});
+
+describe('runs dropped on a moving store', () => {
+  it('give back what they reserved: one stream slot held, however many runs the request took', () => {
+    let held = 0;
+    const streamRoute = defineRoute({
+      id: 'stream',
+      method: 'GET',
+      path: '/stream',
+      scope: 'read',
+      group: 'Test',
+      summary: 'stream',
+      response: Type.String(),
+      errors: [],
+      anchored: true,
+      handler: () => {
+        held++; // what StreamService.reserve does; the stream's close would give it back
+        return { json: '', sse: () => undefined, dispose: () => held-- };
+      },
+    });
+    const c = compileRoute(streamRoute);
+    const { chain, views } = fakeChain(3);
+    const out = invoke(c, {
+      chain,
+      allChains: new Map([['test', chain]]),
+      principal,
+      rawParams: {},
+      rawQuery: {},
+      headers: {},
+      services: { compiled: new Map([[streamRoute, c]]) },
+    }) as Reply;
+    expect(views()).toBe(4);
+    expect(out.sse).toBeDefined();
+    expect(held).toBe(1);
   });
 });

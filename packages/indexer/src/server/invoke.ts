@@ -103,7 +103,13 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     // A node route awaits after its synchronous part (which read through the view): that part is
     // what the check covers.
     if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS) return out;
-    if (out instanceof Promise) out.catch(() => undefined);
+    // Dropped: give back what the run reserved (a stream slot), or it leaks with every re-run.
+    if (out instanceof Promise)
+      out.then(
+        (r) => r.dispose?.(),
+        () => undefined,
+      );
+    else out.dispose?.();
   }
 }
 

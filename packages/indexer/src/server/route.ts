@@ -107,6 +107,11 @@ export interface Reply {
   headers?: Array<[string, string]>;
   /** When set, the response becomes an SSE stream driven by this function (json is ignored). */
   sse?: (conn: SseConn) => void;
+  /**
+   * Called when the reply is dropped unsent: the request ran again on a newer view (invoke.ts),
+   * so what this run reserved (a stream slot) must be given back.
+   */
+  dispose?: () => void;
 }
 
 interface RouteSpecBase<P extends TProperties, Q extends TProperties> {

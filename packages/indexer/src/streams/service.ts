@@ -18,6 +18,11 @@ import type { StreamRequest, StreamSink, StreamStart } from './sink.js';
 /** Catch-up frames read per storage call while replaying. */
 const CATCHUP_CHUNK = 1000;
 
+/** `start` carrying `release`, the slot it reserved (see {@link StreamStart.release}). */
+function withRelease(release: () => void, start: (conn: StreamSink) => void): StreamStart {
+  return Object.assign(start, { release });
+}
+
 export interface Streams {
   log: StreamLog;
   hub: Hub;
@@ -129,7 +134,7 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
 
   const openMany: Streams['openMany'] = (req, topics, resume, extra) => {
     const release = reserve(req);
-    return (conn) => {
+    return withRelease(release, (conn) => {
       conn.onClose(release);
       const multi = topics.size > 1 || extra.stalledOf !== undefined;
       const wrap = multi
@@ -200,7 +205,7 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
         remove();
         extraClose?.();
       });
-    };
+    });
   };
 
   return {
@@ -219,7 +224,7 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
           if (p === 'other') {
             // An id from another store generation or topic: its sequence means nothing here.
             const release = reserve(req);
-            return (conn) => {
+            return withRelease(release, (conn) => {
               conn.onClose(release);
               conn.send(
                 'lag',
@@ -231,7 +236,7 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
                 }),
               );
               conn.close();
-            };
+            });
           }
           if (p.topic !== topic)
             throw new DomainError('bad_request', `Last-Event-ID belongs to topic ${p.topic}`);

@@ -21,4 +21,10 @@ export interface StreamRequest {
 }
 
 /** Starts a stream on a sink (called once the HTTP response has become an SSE stream). */
-export type StreamStart = (sink: StreamSink) => void;
+export type StreamStart = ((sink: StreamSink) => void) & {
+  /**
+   * Gives back the stream slot the start reserved when the start is dropped unused (its request
+   * ran again on a newer view: server/invoke.ts); once the stream runs, its close releases it.
+   */
+  release?: () => void;
+};

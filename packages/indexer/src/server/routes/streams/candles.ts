@@ -33,6 +33,7 @@ export const candleStreamRoute = defineRoute({
     const store = ctx.chain.store;
     return {
       json: '',
+      dispose: release,
       sse(conn) {
         conn.onClose(release);
         const run = runCandles(store, conn, series);

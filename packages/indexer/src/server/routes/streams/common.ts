@@ -9,4 +9,4 @@ export const streamRequestOf = (ctx: Ctx<unknown, unknown>): StreamRequest => ({
 });
 
 /** A reply that turns the response into an SSE stream started by the domain. */
-export const sseReply = (start: StreamStart): Reply => ({ json: '', sse: start });
+export const sseReply = (start: StreamStart): Reply => ({ json: '', sse: start, dispose: start.release });
