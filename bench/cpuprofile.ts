@@ -145,3 +145,8 @@ export function topTotal(profilePath: string, n: number, window?: ProfileWindow)
     )
     .join('\n');
 }
+
+/** A report's profile section: a blank line, `title`, and the profile lines in a code block. */
+export function profileSection(title: string, top: string): string[] {
+  return ['', title, '', '```', top, '```'];
+}

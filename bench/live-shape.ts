@@ -21,7 +21,7 @@
 import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { topSelf } from './cpuprofile.js';
+import { profileSection, topSelf } from './cpuprofile.js';
 import {
   benchArgs,
   cannon,
@@ -324,12 +324,10 @@ async function main(): Promise<void> {
     );
     if (r.profileTop)
       lines.push(
-        '',
-        'Main-thread self time while following (--cpu-prof, samples between the chain starting to move and the last block anchored; the reads of the bench share the thread):',
-        '',
-        '```',
-        r.profileTop,
-        '```',
+        ...profileSection(
+          'Main-thread self time while following (--cpu-prof, samples between the chain starting to move and the last block anchored; the reads of the bench share the thread):',
+          r.profileTop,
+        ),
       );
   }
   const md = lines.join('\n');

@@ -16,11 +16,13 @@
  * `--prof` runs the indexer under --cpu-prof (slower) and appends the hottest functions of its main
  * thread and worker threads.
  */
+
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { profileSection } from './cpuprofile.js';
 import { commitCell, type IngestRun, rawCeiling, runIndexer } from './ingest-transfers.js';
 import { benchArgs, emitReport, log, onCleanup, runIfEntry } from './lib.js';
 import type { RawFetchResult } from './rawfetch.js';
@@ -245,12 +247,10 @@ async function main(): Promise<void> {
   for (const r of runs)
     if (r.profileTop)
       lines.push(
-        '',
-        `Self time, ${r.label} (--cpu-prof; main thread top 40, then worker threads):`,
-        '',
-        '```',
-        r.profileTop,
-        '```',
+        ...profileSection(
+          `Self time, ${r.label} (--cpu-prof; main thread top 40, then worker threads):`,
+          r.profileTop,
+        ),
       );
   const md = lines.join('\n');
   emitReport(md, arg);

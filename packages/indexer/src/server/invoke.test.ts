@@ -73,23 +73,24 @@ const principal: Principal = {
   maxStreams: 8,
 };
 
+/** A request of {@link principal} on `chain`, no parameters, no limiter. */
+const requestOn = (chain: ChainContext, compiled: Map<Route, CompiledRoute>) => ({
+  chain,
+  allChains: new Map([['test', chain]]),
+  principal,
+  rawParams: {},
+  rawQuery: {},
+  headers: {},
+  services: { compiled },
+});
+
 function setup(dirtyRuns: number) {
   const routes = [batchRoute, itemRoute('w', 'wallet'), itemRoute('r', 'read'), itemRoute('m', 'monitoring')];
   const compiled = new Map<Route, CompiledRoute>(routes.map((r) => [r, compileRoute(r)]));
   const { chain, views } = fakeChain(dirtyRuns);
   const { limiter, charges } = countingLimiter();
   const run = (c: CompiledRoute, body?: unknown) =>
-    invoke(c, {
-      chain,
-      allChains: new Map([['test', chain]]),
-      principal,
-      rawParams: {},
-      rawQuery: {},
-      headers: {},
-      body,
-      limiter,
-      services: { compiled },
-    }) as Reply;
+    invoke(c, { ...requestOn(chain, compiled), body, limiter }) as Reply;
   return { compiled, routes, run, charges, views };
 }
 
@@ -164,15 +165,7 @@ describe('runs dropped on a moving store', () => {
     });
     const c = compileRoute(streamRoute);
     const { chain, views } = fakeChain(3);
-    const out = invoke(c, {
-      chain,
-      allChains: new Map([['test', chain]]),
-      principal,
-      rawParams: {},
-      rawQuery: {},
-      headers: {},
-      services: { compiled: new Map([[streamRoute, c]]) },
-    }) as Reply;
+    const out = invoke(c, requestOn(chain, new Map([[streamRoute, c]]))) as Reply;
     expect(views()).toBe(4);
     expect(out.sse).toBeDefined();
     expect(held).toBe(1);
