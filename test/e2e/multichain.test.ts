@@ -86,6 +86,11 @@ describe('two chains in one process', () => {
     expect(text).toMatch(/indexer_ingest_head_block\{chain="alpha"\} \d+/);
     expect(text).toMatch(/indexer_ingest_head_block\{chain="beta"\} \d+/);
     expect(text).toMatch(/indexer_ingest_blocks_total\{chain="beta"\} \d+/);
+    // Every live block's timeline from head poll to visible, step by step (ingest/timeline.ts).
+    for (const stage of ['plan', 'queue', 'fetch', 'handoff', 'wait', 'build', 'write', 'total'])
+      expect(text).toMatch(
+        new RegExp(`indexer_ingest_live_stage_seconds_count\\{chain="alpha",stage="${stage}"\\} [1-9]`),
+      );
   });
 
   it('a reorg past one chain window halts that chain alone; the other keeps serving', async () => {

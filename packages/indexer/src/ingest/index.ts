@@ -29,8 +29,10 @@ import { watchHeads } from './heads.js';
 import type { NodeCheck, NodeFault } from './node-check.js';
 import { createPauses } from './pause.js';
 import { type CommitEvent, createStages, type Mode } from './stages.js';
+import { epochMs } from './timeline.js';
 
 export type { CommitEvent, Mode } from './stages.js';
+export { LIVE_STAGES, type LiveStage, type LiveTimeline, stageIntervals } from './timeline.js';
 
 export interface IngestOptions {
   chain: string;
@@ -316,9 +318,9 @@ export function createIngest(opts: IngestOptions): Ingest {
    * Applies blocks next..target in order through the stages, in `mode`, with up to maxInFlight
    * decode tasks running. Returns when the run is done or a stage asked to plan again.
    */
-  const follow = async (next: number, target: number, mode: Mode, handOver: number) => {
+  const follow = async (next: number, target: number, mode: Mode, handOver: number, seen: number) => {
     const per = target - next > taskBlocks ? taskBlocks : 1;
-    const queue: Array<{ from: number; to: number; p: Promise<FetchResult> }> = [];
+    const queue: Array<{ from: number; to: number; p: Promise<FetchResult>; posted: number }> = [];
     let scheduled = next;
     const schedule = () => {
       while (queue.length < maxInFlight && scheduled <= target && !stopped) {
@@ -336,7 +338,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         };
         const p = pool.run(task) as Promise<FetchResult>;
         p.catch(() => {}); // surfaced when awaited in order
-        queue.push({ from, to, p });
+        queue.push({ from, to, p, posted: epochMs() });
         scheduled = to + 1;
       }
     };
@@ -345,8 +347,10 @@ export function createIngest(opts: IngestOptions): Ingest {
       while (queue.length && !stopped && !hardHalted()) {
         const item = queue.shift()!;
         let res: FetchResult;
+        let received = 0;
         try {
           res = await item.p;
+          received = epochMs();
           if (taskBlocks < opts.blocksPerTask) taskBlocks++;
           if (rootsHalted()) {
             log.info({ chain: opts.chain, from: item.from }, 'roots match again: ingest resumes');
@@ -374,7 +378,20 @@ export function createIngest(opts: IngestOptions): Ingest {
           await store.settled(mode === 'history' ? SEGMENTS_IN_FLIGHT : LIVE_IN_FLIGHT);
           const last = d.number === target || (res.missingFrom !== null && i === res.blocks.length - 1);
           const frames = mode === 'live' || d.number > handOver - opts.historyFrameBlocks;
-          if ((await stages.run({ d, mode, frames, last })) === 'replan') return;
+          // Live blocks carry their timeline (timeline.ts) to the commit callback and the metrics.
+          const timeline =
+            mode === 'live'
+              ? {
+                  seen,
+                  posted: item.posted,
+                  marks: res.marks,
+                  received,
+                  ready: epochMs(),
+                  built: 0,
+                  visible: 0,
+                }
+              : undefined;
+          if ((await stages.run({ d, mode, frames, last, timeline })) === 'replan') return;
           status.segments.open = stages.openSegment();
           // A macrotask turn between blocks lets the binding free each batch's native memory and
           // lets HTTP reads interleave (bench/storage/RESULTS.md: RSS doubles without it).
@@ -472,6 +489,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         await rebuildStep();
         if (await opts.nodeCheck?.hold(status)) continue;
         const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
+        const seen = epochMs();
         status.nodeHead = nodeHead;
         const historyTarget = await finality.historyTarget(nodeHead);
         status.finalized = finality.finalized();
@@ -489,8 +507,8 @@ export function createIngest(opts: IngestOptions): Ingest {
         }
         if (!rootsHalted()) status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
         // History first (final blocks in segments), then the live window block by block.
-        if (next <= historyTarget) await follow(next, historyTarget, 'history', historyTarget);
-        else await follow(next, nodeHead, 'live', historyTarget);
+        if (next <= historyTarget) await follow(next, historyTarget, 'history', historyTarget, seen);
+        else await follow(next, nodeHead, 'live', historyTarget, seen);
         reportProgress(nodeHead);
         backoff = 100;
       } catch (err) {

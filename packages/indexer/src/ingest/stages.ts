@@ -28,6 +28,7 @@ import type { Frame, StreamLog } from '../streams/log.js';
 import { applyChainRecords } from './apply.js';
 import { chainFrames } from './frames.js';
 import { recordGap } from './gaps.js';
+import { epochMs, type LiveTimeline } from './timeline.js';
 
 export type Mode = 'history' | 'live';
 
@@ -42,6 +43,8 @@ export interface Unit {
   frames: boolean;
   /** Last block of the run the plan fetched (a history segment ends here at the latest). */
   last: boolean;
+  /** Live blocks: the timeline so far (seen…ready); the commit stage adds `built` and `visible`. */
+  timeline?: LiveTimeline;
 }
 
 /** What a stage tells the loop: go on with the next stage, or stop and plan again. */
@@ -75,7 +78,14 @@ export interface StageDeps {
 }
 
 export type CommitEvent =
-  | { kind: 'block'; block: BlockDelta; stages: Record<string, number> }
+  | {
+      kind: 'block';
+      block: BlockDelta;
+      /** Ingest-thread time by stage, milliseconds (pauses for reads excluded). */
+      stages: Record<string, number>;
+      /** The block's way from head poll to visible (timeline.ts), when it came through the follower. */
+      timeline?: LiveTimeline;
+    }
   | {
       kind: 'segment';
       from: number;
@@ -294,10 +304,13 @@ export function createStages(deps: StageDeps) {
       for (const p of live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
       const committed = deps.streams ? deps.streams.log.append(batch, d.number, frames) : [];
       const t = performance.now();
+      const timeline = u.timeline;
       store.commitBatch({ number: d.number, hash: d.hash }, batch, meta, () => {
+        if (timeline) timeline.visible = epochMs();
         deps.streams?.hub.publish(committed);
-        deps.onCommit?.({ kind: 'block', block: d, stages: clock.stages });
+        deps.onCommit?.({ kind: 'block', block: d, stages: clock.stages, timeline });
       });
+      if (timeline) timeline.built = epochMs();
       clock.stages.write = Math.round((performance.now() - t) * 10) / 10;
       clock.busy += performance.now() - t;
       if (clock.busy > SLOW_BLOCK_MS)

@@ -27,6 +27,8 @@ export interface ChainMetrics {
    * transaction count class (`size`: `0-49`, `50-149`, `150+`).
    */
   blockCommitSeconds: client.Histogram<'chain' | 'size'>;
+  /** Steps of a live block from head poll to visible (ingest/timeline.ts), seconds. */
+  liveStageSeconds: client.Histogram<'chain' | 'stage'>;
   reorgs: client.Histogram<'chain'>;
   /** History segments committed. */
   segmentsCommitted: client.Counter<'chain'>;
@@ -105,6 +107,13 @@ export function createMetrics(deps: {
     help: 'Main-thread time of one block commit (all stages, pauses excluded) by transaction count class, seconds',
     labelNames: ['chain', 'size'],
     buckets: [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5],
+    registers: [registry],
+  });
+  const liveStageSeconds = new client.Histogram({
+    name: 'indexer_ingest_live_stage_seconds',
+    help: 'Wall time of each step of a live block from the head poll to visible (plan, queue, fetch, verify, shape, encode, handoff, wait, build, write; total = all), seconds',
+    labelNames: ['chain', 'stage'],
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5],
     registers: [registry],
   });
   const segmentsCommitted = new client.Counter({
@@ -339,6 +348,7 @@ export function createMetrics(deps: {
     eventsCommitted,
     commitStageSeconds,
     blockCommitSeconds,
+    liveStageSeconds,
     reorgs,
     segmentsCommitted,
     modeBlocks,

@@ -13,7 +13,7 @@ import type { ChainConfig } from '../config/index.js';
 import { createCursorCodec } from '../cursor/index.js';
 import { defaultVerifiedAbisDir } from '../decode/abis-dir.js';
 import { wsUrlOf } from '../ingest/heads.js';
-import { createIngest, type Ingest } from '../ingest/index.js';
+import { createIngest, type Ingest, stageIntervals } from '../ingest/index.js';
 import { createNodeCheck, createNodeSet, type NodeFault } from '../ingest/node-check.js';
 import { createTracesLane, type TracesLane } from '../ingest/traces.js';
 import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/config.js';
@@ -358,6 +358,9 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
         const txs = e.block.txs.length;
         const size = txs < 50 ? '0-49' : txs < 150 ? '50-149' : '150+';
         m.blockCommitSeconds.observe({ chain: cfg.name, size }, busyMs / 1000);
+        if (e.timeline)
+          for (const [stage, ms] of Object.entries(stageIntervals(e.timeline)))
+            m.liveStageSeconds.observe({ chain: cfg.name, stage }, ms / 1000);
       }
     },
   });

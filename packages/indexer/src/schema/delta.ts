@@ -108,4 +108,24 @@ export interface FetchResult {
   blocks: BlockDelta[];
   /** First block the node could not give (null result: the node does not have it yet). */
   missingFrom: number | null;
+  /**
+   * When the decode worker reached each step of the task, epoch milliseconds with sub-millisecond
+   * precision (`performance.timeOrigin + performance.now()` in the worker): the live block
+   * timeline (ingest/timeline.ts) of the `indexer_ingest_live_stage_seconds` metric.
+   */
+  marks?: FetchMarks;
+}
+
+/** Steps of one decode task, epoch milliseconds (see FetchResult.marks). */
+export interface FetchMarks {
+  /** The worker picked the task up. */
+  start: number;
+  /** Blocks and receipts fetched from the node (eth_getBlockByNumber, eth_getBlockReceipts). */
+  fetched: number;
+  /** Held to the header's roots (VERIFY_ROOTS; equal to `fetched` when off). */
+  verified: number;
+  /** Shaped into deltas, first-sight probes read from the node. */
+  shaped: number;
+  /** Stateless rows encoded into buffers; the task's answer is ready to hand over. */
+  encoded: number;
 }

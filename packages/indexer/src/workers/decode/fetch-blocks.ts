@@ -177,6 +177,7 @@ export async function fetchBlocks(
   to: number,
   opts: { rows?: boolean; texts?: boolean; verifyRoots?: boolean } = {},
 ): Promise<FetchResult> {
+  const start = epochMs();
   const numbers: number[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
   const raw = await Promise.all(
@@ -193,17 +194,23 @@ export async function fetchBlocks(
     present.push(raw[i] as Json);
   }
   const receipts = await Promise.all(present.map((b) => receiptsOf(rpc, b)));
+  const fetched = epochMs();
   // Held to the header's roots before anything is shaped (roots.ts; throws RootsMismatchError).
   const roots = await verifyBlocks(present, receipts, opts.verifyRoots ?? true, async (n) => {
     const b = await rpc.call<Json | null>('eth_getBlockByNumber', [n, true]);
     return b && { block: b, receipts: await receiptsOf(rpc, b) };
   });
+  const verified = epochMs();
   for (let i = 0; i < present.length; i++)
     blocks.push({ ...shapeBlock(present[i], receipts[i]), roots: roots[i] });
   await Promise.all(blocks.map((b) => probeBlock(rpc, b)));
+  const shaped = epochMs();
   if (opts.rows) for (const d of blocks) encodeRows(d, opts.texts ?? true);
-  return { blocks, missingFrom };
+  return { blocks, missingFrom, marks: { start, fetched, verified, shaped, encoded: epochMs() } };
 }
+
+/** Now, epoch milliseconds with sub-millisecond precision (comparable across threads). */
+export const epochMs = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Encodes the stateless rows of `d` into `d.parts` (see rows.ts). Without `texts`, the JSON

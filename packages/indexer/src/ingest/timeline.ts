@@ -1,0 +1,76 @@
+/**
+ * The timeline of one live block through ingest (issue T, profile C): where the time between the
+ * follower seeing a new head and the block being visible to reads goes, queue by queue.
+ *
+ *   seen      the head poll (eth_blockNumber) returned a head that includes the block
+ *   posted    its decode task was handed to the pool
+ *   marks     the decode worker's own steps (FetchMarks: start, fetched, verified, shaped, encoded)
+ *   received  the task's answer reached the ingest thread (the await resumed)
+ *   ready     state rows prefetched and the writer thread within its in-flight bound
+ *   built     the stages ran (link, prepare, apply, commit) and the batch went to the writer thread
+ *   visible   the writer thread committed it and reads see it (the commit callback ran)
+ *
+ * All times are epoch milliseconds with sub-millisecond precision, comparable across threads.
+ * Before `seen` lies the node-side wait (the block at the node, not yet polled), which only an
+ * outside observer can time (bench/live-shape.ts: head-to-queryable minus `total`).
+ */
+import type { FetchMarks } from '../schema/delta.js';
+
+export { epochMs } from '../workers/decode/fetch-blocks.js';
+
+/** One live block's steps, epoch milliseconds (see the module comment). */
+export interface LiveTimeline {
+  seen: number;
+  posted: number;
+  marks?: FetchMarks;
+  received: number;
+  ready: number;
+  built: number;
+  visible: number;
+}
+
+/**
+ * The intervals reported, in order: `plan` seen→posted (finality read, planning), `queue`
+ * posted→worker start (pool queue), `fetch` (node reads of block and receipts), `verify` (roots),
+ * `shape` (shaping and probe reads), `encode` (row buffers), `handoff` encoded→received (transfer
+ * and the ingest thread's turn), `wait` received→ready (multi-get, writer backpressure, earlier
+ * blocks of the same task), `build` ready→built (the stages on the ingest thread, with its pauses
+ * for reads), `write` built→visible (writer thread), and `total` seen→visible.
+ */
+export const LIVE_STAGES = [
+  'plan',
+  'queue',
+  'fetch',
+  'verify',
+  'shape',
+  'encode',
+  'handoff',
+  'wait',
+  'build',
+  'write',
+  'total',
+] as const;
+export type LiveStage = (typeof LIVE_STAGES)[number];
+
+/**
+ * The intervals of a finished timeline, milliseconds by stage (never negative: clocks of two
+ * threads may disagree by a few microseconds). Without worker marks, the worker's stages are
+ * folded into `handoff` (posted→received minus nothing) and `queue`…`encode` are 0.
+ */
+export function stageIntervals(t: LiveTimeline): Record<LiveStage, number> {
+  const d = (a: number, b: number) => Math.max(0, b - a);
+  const m = t.marks;
+  return {
+    plan: d(t.seen, t.posted),
+    queue: m ? d(t.posted, m.start) : 0,
+    fetch: m ? d(m.start, m.fetched) : 0,
+    verify: m ? d(m.fetched, m.verified) : 0,
+    shape: m ? d(m.verified, m.shaped) : 0,
+    encode: m ? d(m.shaped, m.encoded) : 0,
+    handoff: d(m ? m.encoded : t.posted, t.received),
+    wait: d(t.received, t.ready),
+    build: d(t.ready, t.built),
+    write: d(t.built, t.visible),
+    total: d(t.seen, t.visible),
+  };
+}
