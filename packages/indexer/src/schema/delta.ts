@@ -53,6 +53,18 @@ export interface EventDelta {
 /** Token metadata probed at this block (eth_call), keyed by lowercase address. */
 export type MetadataProbes = Record<string, import('./rows/tokens.js').TokenMetadata>;
 
+/**
+ * `probes` with its addresses in ascending order. The probe row (chain.probe) is stored as JSON,
+ * so its bytes follow the object's key order: built in the order the eth_calls answered, two
+ * indexes of the same chain could store the same probes in different orders (a soak digest found
+ * it under proxy delays). Every writer of `d.probes` goes through this.
+ */
+export function canonicalProbes(probes: MetadataProbes): MetadataProbes {
+  const out: MetadataProbes = {};
+  for (const a of Object.keys(probes).sort()) out[a] = probes[a];
+  return out;
+}
+
 /** Everything about block `number` the writer commits atomically. */
 export interface BlockDelta {
   number: number;

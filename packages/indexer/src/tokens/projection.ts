@@ -15,7 +15,7 @@
 
 import { drain, type Emit, type Projection } from '../projections/index.js';
 import { probeTokenMetadataOrAbsent } from '../rpc/token-metadata.js';
-import type { BlockDelta, EventDelta } from '../schema/delta.js';
+import { type BlockDelta, canonicalProbes, type EventDelta } from '../schema/delta.js';
 import { tokenRows } from '../schema/stateless.js';
 import { TOKEN } from '../schema/tables/tokens.js';
 import type { BlockBatch } from '../storage/index.js';
@@ -94,9 +94,15 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       view.close();
     }
     const tag = `0x${d.number.toString(16)}`;
-    await Promise.all(
-      [...wanted].map(async (a) => (d.probes[a] = await probeTokenMetadataOrAbsent(ctx.rpc, a, tag))),
-    );
+    const more = [...wanted];
+    const found = await Promise.all(more.map((a) => probeTokenMetadataOrAbsent(ctx.rpc, a, tag)));
+    if (more.length) {
+      const probes = { ...d.probes };
+      more.forEach((a, i) => {
+        probes[a] = found[i];
+      });
+      d.probes = canonicalProbes(probes);
+    }
     await gatherSeeds(d, ctx.store, ctx.rpc);
   };
 

@@ -7,13 +7,14 @@ import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
 import { probeTokenMetadataOrAbsent } from '../../rpc/token-metadata.js';
-import type {
-  BlockDelta,
-  EventDelta,
-  FetchResult,
-  LogDelta,
-  MetadataProbes,
-  TxDelta,
+import {
+  type BlockDelta,
+  canonicalProbes,
+  type EventDelta,
+  type FetchResult,
+  type LogDelta,
+  type MetadataProbes,
+  type TxDelta,
 } from '../../schema/delta.js';
 import { stateKeys, tokenRows, walletRows } from '../../schema/stateless.js';
 import { encodeKeyList } from '../../storage/index.js';
@@ -159,9 +160,12 @@ export async function probeBlock(rpc: Rpc, d: BlockDelta): Promise<void> {
   const targets = probeTargets(d);
   if (!targets.length) return;
   const tag = `0x${d.number.toString(16)}`;
+  const found = await Promise.all(targets.map((a) => probeTokenMetadataOrAbsent(rpc, a, tag)));
   const probes: MetadataProbes = {};
-  await Promise.all(targets.map(async (a) => (probes[a] = await probeTokenMetadataOrAbsent(rpc, a, tag))));
-  d.probes = probes;
+  targets.forEach((a, i) => {
+    probes[a] = found[i];
+  });
+  d.probes = canonicalProbes(probes);
 }
 
 /**
