@@ -25,6 +25,7 @@
 import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { LIVE_STAGES } from '@chain-indexer/indexer/ingest/timeline.js';
 import { profileSection, topSelf } from './cpuprofile.js';
 import {
   benchArgs,
@@ -189,19 +190,7 @@ function bucketQuantile(from: string, to: string, size: string, q: number): stri
 }
 
 /** The live block's steps (indexer_ingest_live_stage_seconds, packages/indexer/src/ingest/timeline.ts). */
-const STAGES = [
-  'plan',
-  'queue',
-  'fetch',
-  'verify',
-  'shape',
-  'encode',
-  'handoff',
-  'wait',
-  'build',
-  'write',
-  'total',
-];
+const STAGES: readonly string[] = LIVE_STAGES;
 type Stages = Record<string, Hist>;
 const stagesOf = (metrics: string): Stages =>
   Object.fromEntries(
