@@ -124,7 +124,7 @@ export function createServer(opts: ServerOptions): Server {
       };
       const ok = (r: Reply, late: boolean) => {
         if (r.sse) {
-          if (state.aborted) return;
+          if (state.aborted) return r.dispose?.(); // the client left first: give back its slot
           const start = () => r.sse!(openSse(res));
           if (late) res.cork(start);
           else start();

@@ -146,28 +146,59 @@ describe('rate charging', () => {
 });
 
 describe('runs dropped on a moving store', () => {
-  it('give back what they reserved: one stream slot held, however many runs the request took', () => {
-    let held = 0;
-    const streamRoute = defineRoute({
-      id: 'stream',
+  /** A route that reads on every run and keeps its side effect (a counter) in `Reply.effect`. */
+  const effectRoute = (counter: { reads: number; effects: number }, sse: boolean) =>
+    defineRoute({
+      id: 'effect',
       method: 'GET',
-      path: '/stream',
+      path: '/effect',
       scope: 'read',
       group: 'Test',
-      summary: 'stream',
+      summary: 'effect',
       response: Type.String(),
       errors: [],
       anchored: true,
       handler: () => {
-        held++; // what StreamService.reserve does; the stream's close would give it back
-        return { json: '', sse: () => undefined, dispose: () => held-- };
+        counter.reads++;
+        return {
+          json: '',
+          effect: () => {
+            counter.effects++; // what StreamService.reserve or a selection mutation does
+            return sse ? { json: '', sse: () => undefined } : { json: `{"n":${counter.effects}}` };
+          },
+        };
       },
     });
-    const c = compileRoute(streamRoute);
+
+  it('never act: a stream slot is reserved once, however many runs the request took', () => {
+    const n = { reads: 0, effects: 0 };
+    const route = effectRoute(n, true);
+    const c = compileRoute(route);
     const { chain, views } = fakeChain(3);
-    const out = invoke(c, requestOn(chain, new Map([[streamRoute, c]]))) as Reply;
+    const out = invoke(c, requestOn(chain, new Map([[route, c]]))) as Reply;
     expect(views()).toBe(4);
+    expect(n).toEqual({ reads: 4, effects: 1 });
     expect(out.sse).toBeDefined();
-    expect(held).toBe(1);
+    expect(out.effect).toBeUndefined();
+  });
+
+  it('a mutation applies once and answers what it did (not a revision per dropped run)', () => {
+    const n = { reads: 0, effects: 0 };
+    const route = effectRoute(n, false);
+    const c = compileRoute(route);
+    const { chain } = fakeChain(2);
+    const out = invoke(c, requestOn(chain, new Map([[route, c]]))) as Reply;
+    expect(n).toEqual({ reads: 3, effects: 1 });
+    expect(out.json).toBe('{"n":1}');
+  });
+
+  it('a route with an effect is refused as a batch item, and its effect never runs', () => {
+    const n = { reads: 0, effects: 0 };
+    const route = effectRoute(n, false);
+    const c = compileRoute(route);
+    const { chain } = fakeChain(0);
+    const view = chain.store.view();
+    expect(() => invoke(c, { ...requestOn(chain, new Map([[route, c]])), view })).toThrow(/not batchable/);
+    expect(n.effects).toBe(0);
   });
 });

@@ -85,15 +85,23 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
   const query = c.query.parse(input.rawQuery);
   const params = c.params.parse(input.rawParams);
   if (charged) input = { ...input, charged };
-  // A batch item shares the batch's view (the batch checks it); otherwise the answer stands only
-  // if no write landed while the handler read (see storage/view.ts), else it runs again.
-  if (input.view) return run(c, input, query, params, input.view, rateHeaders);
+  // A batch item shares the batch's view (the batch checks it and may run every item again), so a
+  // route with a side effect cannot be one.
+  if (input.view) {
+    const out = run(c, input, query, params, input.view);
+    if (!(out instanceof Promise) && out.effect)
+      throw new ApiError('bad_request', `${route.path} is not batchable`);
+    return withHeaders(out, rateHeaders);
+  }
+  // Otherwise the answer stands only if no write landed while the handler read (see
+  // storage/view.ts), else it runs again. Handlers keep their side effects in `Reply.effect`,
+  // which runs once, on the run that stands: a dropped run has taken nothing and changed nothing.
   for (let attempt = 1; ; attempt++) {
     const opened = input.chain.store.view();
     const view = input.meter ? meteredView(opened, input.meter) : opened;
     let out: Reply | Promise<Reply>;
     try {
-      out = run(c, input, query, params, view, rateHeaders);
+      out = run(c, input, query, params, view);
     } catch (err) {
       if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS) throw err;
       continue; // the refusal may come from a mixed read: decide again on one state
@@ -102,15 +110,22 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     }
     // A node route awaits after its synchronous part (which read through the view): that part is
     // what the check covers.
-    if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS) return out;
-    // Dropped: give back what the run reserved (a stream slot), or it leaks with every re-run.
-    if (out instanceof Promise)
-      out.then(
-        (r) => r.dispose?.(),
-        () => undefined,
-      );
-    else out.dispose?.();
+    if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS)
+      return withHeaders(out instanceof Promise ? out.then(settle) : settle(out), rateHeaders);
   }
+}
+
+/** Runs a standing reply's side effect (once) and answers what it returns. @throws what it throws. */
+const settle = (r: Reply): Reply => (r.effect ? settle(r.effect()) : r);
+
+/** Appends the rate-limit headers to a reply. */
+function withHeaders(
+  out: Reply | Promise<Reply>,
+  rateHeaders: Array<[string, string]>,
+): Reply | Promise<Reply> {
+  if (!rateHeaders.length) return out;
+  const add = (r: Reply): Reply => ({ ...r, headers: [...(r.headers ?? []), ...rateHeaders] });
+  return out instanceof Promise ? out.then(add) : add(out);
 }
 
 /**
@@ -156,7 +171,6 @@ function run(
   query: Record<string, unknown>,
   params: unknown,
   view: View,
-  rateHeaders: Array<[string, string]>,
 ): Reply | Promise<Reply> {
   const { route } = c;
   const chain = input.chain;
@@ -220,10 +234,8 @@ function run(
     let out = cache?.get(writes, key);
     if (!out) {
       out = route.handler.call(route, ctx) as Reply;
-      if (cache && !(out instanceof Promise) && !out.sse) cache.set(writes, key, out);
+      if (cache && !(out instanceof Promise) && !out.sse && !out.effect) cache.set(writes, key, out);
     }
-    if (!rateHeaders.length) return out;
-    const add = (r: Reply): Reply => ({ ...r, headers: [...(r.headers ?? []), ...rateHeaders] });
-    return out instanceof Promise ? out.then(add) : add(out);
+    return out;
   }
 }

@@ -108,8 +108,16 @@ export interface Reply {
   /** When set, the response becomes an SSE stream driven by this function (json is ignored). */
   sse?: (conn: SseConn) => void;
   /**
-   * Called when the reply is dropped unsent: the request ran again on a newer view (invoke.ts),
-   * so what this run reserved (a stream slot) must be given back.
+   * The handler's side effect (reserving a stream slot, mutating an open connection), kept apart
+   * from its reads. A run whose reads crossed a write is dropped and run again (invoke.ts), so a
+   * handler never acts while it reads: it returns `effect`, and invoke calls it exactly once, on
+   * the run whose answer stands. Its return replaces this reply. It may throw ApiError (e.g.
+   * rate_limited at the open-stream ceiling). A route with an effect is not batchable.
+   */
+  effect?: () => Reply;
+  /**
+   * Gives back what `effect` took when the reply is dropped unsent after it ran (the client went
+   * away before an SSE stream could start: server/index.ts).
    */
   dispose?: () => void;
 }

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
+import type { StreamSink } from '../../../streams/sink.js';
 import { SseEvents } from '../../openapi.js';
 import { defineRoute } from '../../route.js';
-import { streamRequestOf } from './common.js';
+import { sseReply, streamRequestOf } from './common.js';
 import { CANDLE_EVENTS } from './frames.js';
 
 /** GET /stream/candles?select=: live candles (snapshot, update ≤ 1/250 ms per series, close final). */
@@ -29,20 +30,22 @@ export const candleStreamRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const series = parseCandleSelect(ctx.view, ctx.query.select);
-    const release = ctx.chain.streams.reserve(streamRequestOf(ctx));
+    const streams = ctx.chain.streams;
+    const request = streamRequestOf(ctx);
     const store = ctx.chain.store;
-    return {
-      json: '',
-      dispose: release,
-      sse(conn) {
+    // The slot is reserved in the reply's effect: once, on the run whose reads stand (invoke.ts).
+    return sseReply(() => {
+      const release = streams.reserve(request);
+      const start = (conn: StreamSink) => {
         conn.onClose(release);
         const run = runCandles(store, conn, series);
-        const remove = ctx.chain.streams.hub.add({ topics: new Set(), deliver() {}, onCommit: run.onCommit });
+        const remove = streams.hub.add({ topics: new Set(), deliver() {}, onCommit: run.onCommit });
         conn.onClose(() => {
           remove();
           run.stop();
         });
-      },
-    };
+      };
+      return Object.assign(start, { release });
+    });
   },
 });

@@ -8,5 +8,15 @@ export const streamRequestOf = (ctx: Ctx<unknown, unknown>): StreamRequest => ({
   lastEventId: ctx.header('last-event-id'),
 });
 
-/** A reply that turns the response into an SSE stream started by the domain. */
-export const sseReply = (start: StreamStart): Reply => ({ json: '', sse: start, dispose: start.release });
+/**
+ * A reply that turns the response into an SSE stream started by the domain. `open` reserves the
+ * key's stream slot (and throws rate_limited at its ceiling), so it is the reply's effect: it runs
+ * once, on the run whose reads stand (server/invoke.ts), never on a dropped one.
+ */
+export const sseReply = (open: () => StreamStart): Reply => ({
+  json: '',
+  effect: () => {
+    const start = open();
+    return { json: '', sse: start, dispose: start.release };
+  },
+});

@@ -76,18 +76,28 @@ function mutateCandles(
     if (!selectors.length) throw new ApiError('bad_request', 'select names no candle series');
   }
   const series = selectors.length ? parseCandleSelect(ctx.view, selectors.join(',')) : [];
-  const change = ctx.chain.streams.connections.replaceCandles(c, series);
-  return single(
-    ctx.anchor,
-    JSON.stringify({
-      connectionId: c.id,
-      revision: change.revision,
-      added: change.added,
-      removed: change.removed,
-      unchanged: change.unchanged,
-      candles: change.selection,
-    }),
-  );
+  const anchor = ctx.anchor;
+  const connections = ctx.chain.streams.connections;
+  // The replacement is the reply's effect: applied once, on the run whose reads stand (a run
+  // dropped for a write landing mid-read would otherwise bump the revision twice).
+  return {
+    json: '',
+    effect: () => {
+      if (connections.get(c.id) !== c) throw new ApiError('not_found', `no open stream connection ${c.id}`);
+      const change = connections.replaceCandles(c, series);
+      return single(
+        anchor,
+        JSON.stringify({
+          connectionId: c.id,
+          revision: change.revision,
+          added: change.added,
+          removed: change.removed,
+          unchanged: change.unchanged,
+          candles: change.selection,
+        }),
+      );
+    },
+  };
 }
 
 /**
@@ -219,7 +229,7 @@ export const subscribeRoute = defineRoute({
     const owner = ctx.principal?.name ?? 'anonymous';
     const store = ctx.chain.store;
     const hub = ctx.chain.streams.hub;
-    return sseReply(
+    return sseReply(() =>
       ctx.chain.streams.openMany(streamRequestOf(ctx), topics, resume, {
         lastEventIdIgnored: !!ctx.header('last-event-id') && resume.size === 0,
         stalledOf,

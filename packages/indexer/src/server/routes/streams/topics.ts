@@ -62,7 +62,7 @@ const make = (s: TopicSpec): Route =>
     handler(ctx) {
       const q = ctx.query as Q;
       const sel = s.select ? s.select(q) : { all: true, dims: {} };
-      return sseReply(
+      return sseReply(() =>
         ctx.chain.streams.openTopic(
           streamRequestOf(ctx),
           s.topic,
