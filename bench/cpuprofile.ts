@@ -150,3 +150,96 @@ export function topTotal(profilePath: string, n: number, window?: ProfileWindow)
 export function profileSection(title: string, top: string): string[] {
   return ['', title, '', '```', top, '```'];
 }
+
+/**
+ * The main thread's long turns: what a read arriving meanwhile waits for. A turn is a run of
+ * consecutive samples under the same entry frame (the frame below the profile's root: one
+ * `processImmediate` pass, one uWS callback, one timer pass); an `(idle)` sample or a new entry
+ * frame ends it, `(garbage collector)` and `(program)` samples extend the current one. Returns the
+ * turn count by length bucket and, over the turns of at least `minMs`, the project functions (and
+ * GC) with the most inclusive time, each counted once per sample: what the long turns are made of.
+ * Sampling granularity (`--cpu-prof-interval`, 1 ms in the benches) bounds the precision.
+ */
+export function longTurns(profilePath: string, minMs: number, n = 15, window?: ProfileWindow): string {
+  const p = load(profilePath, window);
+  const parent = new Map<number, number>();
+  for (const x of p.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
+  const byId = new Map(p.nodes.map((x) => [x.id, x]));
+  const root = p.nodes.find((x) => !parent.has(x.id))?.id;
+  const entryOf = (id: number): number => {
+    let at = id;
+    for (let up = parent.get(at); up !== undefined && up !== root; up = parent.get(at)) at = up;
+    return at;
+  };
+  const nameOf = (id: number) => byId.get(id)?.callFrame.functionName ?? '';
+  const turns: Array<{ from: number; to: number; ms: number; entry: string }> = [];
+  let start = -1;
+  let entry = -1;
+  let ms = 0;
+  const close = (end: number) => {
+    if (start >= 0) turns.push({ from: start, to: end, ms, entry: nameOf(entry) || '(anon)' });
+    start = -1;
+    entry = -1;
+    ms = 0;
+  };
+  for (let i = 0; i < p.samples.length; i++) {
+    const id = p.samples[i];
+    const name = nameOf(id);
+    if (name === '(idle)') {
+      close(i);
+      continue;
+    }
+    const e = entryOf(id);
+    const extends_ = name === '(garbage collector)' || name === '(program)';
+    if (!extends_ && start >= 0 && entry >= 0 && e !== entry) close(i);
+    if (start < 0) start = i;
+    if (!extends_ && entry < 0) entry = e;
+    ms += (p.timeDeltas[i] ?? 0) / 1000;
+  }
+  close(p.samples.length);
+  const buckets = [5, 10, 20, 50, 100, 200, Number.POSITIVE_INFINITY];
+  const counts = buckets.map(() => 0);
+  for (const t of turns) if (t.ms >= 1) counts[buckets.findIndex((b) => t.ms < b)]++;
+  const long = turns.filter((t) => t.ms >= minMs);
+  const total = new Map<string, number>();
+  const entries = new Map<string, number>();
+  let all = 0;
+  for (const t of long) {
+    entries.set(t.entry, (entries.get(t.entry) ?? 0) + 1);
+    for (let i = t.from; i < t.to; i++) {
+      const dt = p.timeDeltas[i] ?? 0;
+      all += dt;
+      const seen = new Set<string>();
+      for (let id: number | undefined = p.samples[i]; id !== undefined; id = parent.get(id)) {
+        const f = byId.get(id)?.callFrame;
+        if (!f) continue;
+        const ours = /\/(packages\/[a-z-]+\/dist|dist\/(app|bench))\//.test(f.url);
+        if (!ours && !f.functionName.startsWith('(garbage')) continue;
+        const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*?\/((packages\/[a-z-]+\/)?dist\/)/, '$1')}${f.url ? `:${f.lineNumber + 1}` : ''}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        total.set(key, (total.get(key) ?? 0) + dt);
+      }
+    }
+  }
+  const labels = ['1–5', '5–10', '10–20', '20–50', '50–100', '100–200', '≥ 200'];
+  const longest = long.map((t) => t.ms).sort((a, b) => b - a);
+  return [
+    `turns ≥ 1 ms by length (ms): ${labels.map((l, i) => `${l}: ${counts[i]}`).join(', ')}`,
+    `${long.length} turns ≥ ${minMs} ms, ${(all / 1000).toFixed(0)} ms in all; longest ${longest
+      .slice(0, 8)
+      .map((x) => x.toFixed(0))
+      .join(', ')} ms; entered by ${[...entries.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+    'inclusive time inside them (project functions and GC):',
+    ...[...total.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(
+        ([k, v]) =>
+          `${((100 * v) / all).toFixed(1).padStart(5)} %  ${(v / 1000).toFixed(0).padStart(7)} ms  ${k}`,
+      ),
+  ].join('\n');
+}

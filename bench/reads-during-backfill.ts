@@ -15,12 +15,17 @@
  *
  * Usage: node dist/bench/reads-during-backfill.js [--blocks 400] [--tx 50] [--senders 500]
  *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1]
- *          [--idle-seconds 15] [--reconcile 300] [--out report.md]
+ *          [--idle-seconds 15] [--reconcile 300] [--cpu-prof DIR] [--out report.md]
+ *
+ * `--cpu-prof DIR`: the indexer runs under `node --cpu-prof` (1 ms interval) and the report adds,
+ * per run, the main thread's long turns during the backfill and what they are made of (a read
+ * arriving during a turn waits for it).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
+import { longTurns } from './cpuprofile.js';
 import {
   BENCH_KEY,
   benchArgs,
@@ -132,13 +137,15 @@ export interface ReadsRun {
   anchorsSeen: number;
   /** Non-2xx answers by route and status, during the backfill and idle. */
   non2xx: { during: string; idle: string };
+  /** With `--cpu-prof`: the main thread's long turns during the backfill (cpuprofile.ts longTurns). */
+  turns?: string;
 }
 
 async function runOne(
   chain: TransferChain,
   label: string,
   main: string,
-  o: { idleSeconds: number; reconcile: number },
+  o: { idleSeconds: number; reconcile: number; cpuProf?: string },
 ): Promise<ReadsRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'reads-backfill-data-'));
   const senders = chain.wallets.slice(0, chain.spec.senders);
@@ -164,10 +171,19 @@ async function runOne(
     );
   }
   const t0 = performance.now();
-  const ix = await startIndexerChild({ rpcUrl: chain.node.rpcUrl, chain: 'bench', dataDir, main });
+  const profDir = o.cpuProf ? mkdtempSync(join(o.cpuProf, 'reads-backfill-')) : null;
+  const ix = await startIndexerChild({
+    rpcUrl: chain.node.rpcUrl,
+    chain: 'bench',
+    dataDir,
+    main,
+    execArgv: profDir ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', profDir] : [],
+  });
   // Reads start once every sender is funded and seen (their rows exist), as a user would read.
   while ((await ix.anchor()) < chain.fundedBlock) await sleep(20);
   const tStart = performance.now();
+  const usNow = () => Number(process.hrtime.bigint() / 1000n);
+  const window = { fromUs: usNow(), toUs: 0 };
   const startBlock = await ix.anchor();
   let atHead = false;
   let tHead = 0;
@@ -176,6 +192,7 @@ async function runOne(
       if ((await ix.anchor()) >= chain.head) {
         atHead = true;
         tHead = performance.now();
+        window.toUs = usNow();
       } else await sleep(50);
     }
   })();
@@ -185,6 +202,13 @@ async function runOne(
   const idle = await readLoop(ix.base, paths, () => performance.now() > idleEnd);
   await ix.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  // The main thread's profile (thread id 0 in V8's file name) over the backfill window.
+  const mainProfile = profDir
+    ? readdirSync(profDir)
+        .filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f))
+        .map((f) => join(profDir, f))[0]
+    : undefined;
+  const turns = mainProfile ? longTurns(mainProfile, 10, 20, window) : undefined;
 
   // Reconcile a sample of the balance reads made during the backfill with the node.
   const balances = during
@@ -222,6 +246,7 @@ async function runOne(
     mismatches,
     anchorsSeen,
     non2xx: { during: non2xxByRoute(during), idle: non2xxByRoute(idle) },
+    turns,
   };
 }
 
@@ -248,6 +273,16 @@ export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
         `${r.label} non-2xx: during the backfill ${r.non2xx.during || 'none'}; idle ${r.non2xx.idle || 'none'}.`,
       );
   for (const r of runs)
+    if (r.turns)
+      lines.push(
+        '',
+        `${r.label}: the main thread's turns during the backfill (\`--cpu-prof\`, 1 ms samples)`,
+        '',
+        '```',
+        r.turns,
+        '```',
+      );
+  for (const r of runs)
     if (r.mismatches.length)
       lines.push('', `${r.label} mismatches:`, ...r.mismatches.slice(0, 10).map((m) => `- ${m}`));
   return lines.join('\n');
@@ -261,6 +296,7 @@ export async function main(): Promise<void> {
   const o = {
     idleSeconds: Number(arg('--idle-seconds', '15')),
     reconcile: Number(arg('--reconcile', '300')),
+    cpuProf: arg('--cpu-prof', '') || undefined,
   };
   const runs: ReadsRun[] = [];
   const rounds = Number(arg('--rounds', '1'));

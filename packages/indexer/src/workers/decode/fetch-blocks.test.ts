@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../../test/fixtures/index.js';
-import { restoreBlock, shapeBlock } from './fetch-blocks.js';
+import { type Rpc, RpcError } from '../../rpc/client.js';
+import { fetchBlocks, restoreBlock, shapeBlock } from './fetch-blocks.js';
 
 const FIX = FIXTURES_DIR;
 const SETS = [
@@ -65,5 +66,59 @@ describe('shapeBlock on recorded blocks', () => {
     const receipts = JSON.parse(readFileSync(join(dir, 'receipts.json'), 'utf8'));
     receipts[3].blockHash = `0x${'00'.repeat(32)}`;
     expect(() => shapeBlock(block, receipts)).toThrow(/does not belong/);
+  });
+});
+
+describe('fetchBlocks: block and receipts asked together', () => {
+  const dir = join(FIX, 'ethereum/18000000');
+  const block = JSON.parse(readFileSync(join(dir, 'block.json'), 'utf8'));
+  const receipts = JSON.parse(readFileSync(join(dir, 'receipts.json'), 'utf8'));
+  const n = Number.parseInt(block.number, 16);
+
+  /** A node serving the recorded block; `byNumber` is its answer to receipts asked by number. */
+  function recordedNode(byNumber: () => unknown) {
+    const calls: string[] = [];
+    const rpc: Rpc = {
+      async call<T>(method: string, params: unknown[] = []): Promise<T> {
+        calls.push(`${method}(${String(params[0]).slice(0, 10)})`);
+        if (method === 'eth_getBlockByNumber') return structuredClone(block) as T;
+        if (method === 'eth_getBlockReceipts' && params[0] === block.hash)
+          return structuredClone(receipts) as T;
+        if (method === 'eth_getBlockReceipts') return byNumber() as T;
+        if (method === 'eth_getTransactionReceipt')
+          return structuredClone(
+            receipts.find((r: { transactionHash: string }) => r.transactionHash === params[0]),
+          ) as T;
+        throw new RpcError(`${method} not served by this recording`, method, false);
+      },
+    };
+    return { rpc, calls };
+  }
+
+  it('one round of calls when the receipts name the block: no second receipts call', async () => {
+    const node = recordedNode(() => structuredClone(receipts));
+    const r = await fetchBlocks(node.rpc, n, n, { verifyRoots: true });
+    expect(r.blocks[0].hash).toBe(block.hash);
+    expect(r.blocks[0].txs.map((t) => JSON.parse(t.receipt))).toEqual(receipts);
+    expect(node.calls.filter((c) => c.startsWith('eth_getBlockReceipts'))).toEqual([
+      `eth_getBlockReceipts(0x${n.toString(16).slice(0, 8)})`,
+    ]);
+  });
+
+  it('receipts of another fork (the node moved between the two answers) are asked again by hash', async () => {
+    const other = `0x${'ab'.repeat(32)}`;
+    const node = recordedNode(() => receipts.map((r: object) => ({ ...r, blockHash: other })));
+    const r = await fetchBlocks(node.rpc, n, n, { verifyRoots: true });
+    expect(r.blocks[0].txs.map((t) => JSON.parse(t.receipt))).toEqual(receipts);
+    expect(node.calls).toContain(`eth_getBlockReceipts(${block.hash.slice(0, 10)})`);
+  });
+
+  it('a node without eth_getBlockReceipts falls back to one receipt per transaction', async () => {
+    const node = recordedNode(() => {
+      throw new RpcError('method not found', 'eth_getBlockReceipts', false, -32601);
+    });
+    const r = await fetchBlocks(node.rpc, n, n, { verifyRoots: true });
+    expect(r.blocks[0].txs.map((t) => JSON.parse(t.receipt))).toEqual(receipts);
+    expect(node.calls.filter((c) => c.startsWith('eth_getTransactionReceipt'))).toHaveLength(receipts.length);
   });
 });

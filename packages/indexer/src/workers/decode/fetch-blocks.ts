@@ -1,7 +1,8 @@
 /**
  * Fetch + parse + shape of a block range, run inside the decode pool (never on the HTTP thread).
- * Source: `eth_getBlockByNumber(n, true)` and `eth_getBlockReceipts(n)` (falling back to
- * `eth_getTransactionReceipt` per transaction on nodes without it).
+ * Source: `eth_getBlockByNumber(n, true)` and `eth_getBlockReceipts(n)`, asked together and held
+ * to each other by the block hash (again by hash when they disagree; falling back to
+ * `eth_getTransactionReceipt` per transaction on nodes without eth_getBlockReceipts).
  */
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
@@ -33,9 +34,24 @@ function getDecoders(): Decoders {
   return decoders;
 }
 
-async function receiptsOf(rpc: Rpc, block: Json): Promise<Json[]> {
+/**
+ * The receipts of `block`. `early` is the answer to `eth_getBlockReceipts(number)` asked together
+ * with the block (an array, null, or the call's error): kept when it holds one receipt per
+ * transaction, each naming the block's hash — else the node moved between the two calls (or does
+ * not know the block yet) and the receipts are asked again by the block's hash.
+ * @throws RpcError when the node keeps failing or a receipt is missing.
+ */
+async function receiptsOf(rpc: Rpc, block: Json, early?: unknown): Promise<Json[]> {
   const txs = block.transactions as Json[];
   if (txs.length === 0) return [];
+  if (
+    Array.isArray(early) &&
+    early.length === txs.length &&
+    early.every((r, i) => r && r.blockHash === block.hash && r.transactionHash === txs[i].hash)
+  )
+    return early as Json[];
+  if (early instanceof RpcError && (early.code === -32601 || early.code === -32602))
+    blockReceiptsSupported = false;
   if (blockReceiptsSupported) {
     try {
       const r = await rpc.call<Json[] | null>('eth_getBlockReceipts', [block.hash]);
@@ -184,6 +200,15 @@ export async function fetchBlocks(
   const start = epochMs();
   const numbers: number[] = [];
   for (let n = from; n <= to; n++) numbers.push(n);
+  // Each block and its receipts are asked at once, by number (one round trip, not two); the
+  // receipts stand only if they name the block's hash (receiptsOf), so a reorg between the two
+  // answers costs a second call, never a mixed block. An error of the early call is kept for
+  // receiptsOf to judge (a node without eth_getBlockReceipts, a block it does not have yet).
+  const early = numbers.map((n) =>
+    blockReceiptsSupported
+      ? rpc.call<Json[] | null>('eth_getBlockReceipts', [toHex(n)]).catch((err: unknown) => err)
+      : Promise.resolve(undefined),
+  );
   const raw = await Promise.all(
     numbers.map((n) => rpc.call<Json | null>('eth_getBlockByNumber', [toHex(n), true])),
   );
@@ -197,7 +222,8 @@ export async function fetchBlocks(
     }
     present.push(raw[i] as Json);
   }
-  const receipts = await Promise.all(present.map((b) => receiptsOf(rpc, b)));
+  const earlyReceipts = await Promise.all(early);
+  const receipts = await Promise.all(present.map((b, i) => receiptsOf(rpc, b, earlyReceipts[i])));
   const fetched = epochMs();
   // Held to the header's roots before anything is shaped (roots.ts; throws RootsMismatchError).
   const roots = await verifyBlocks(present, receipts, opts.verifyRoots ?? true, async (n) => {
