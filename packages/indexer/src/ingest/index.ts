@@ -369,7 +369,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           throw err;
         }
         // Every state row the task's blocks read first, in one multi-get (the workers listed them).
-        store.prefetchEncoded(res.blocks.flatMap((b) => (b.stateKeys ? [b.stateKeys] : [])));
+        await store.prefetchEncoded(res.blocks.flatMap((b) => (b.stateKeys ? [b.stateKeys] : [])));
         for (let i = 0; i < res.blocks.length; i++) {
           const d = res.blocks[i];
           if (stopped || hardHalted() || opts.nodeCheck?.faulted()) return;
@@ -404,7 +404,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     } finally {
       // The run ends (done, re-plan, failure): an open segment holds whole blocks only when the
       // run ended between blocks; a failure mid-block drops it (its blocks are fetched again).
-      stages.flush();
+      await stages.flush();
       status.segments.open = null;
     }
   };

@@ -261,8 +261,12 @@ export function createStages(deps: StageDeps) {
     },
   };
 
-  /** Writes the open segment: one atomic batch with its checkpoints and the history end. */
-  const commitSegment = () => {
+  /**
+   * Writes the open segment: one atomic batch with its checkpoints and the history end. Its
+   * blocks' frames (those within the frame tail) are appended block by block, yielding to reads
+   * between them; the writer queue then encodes the batch in chunks (storage/writer.ts).
+   */
+  const commitSegment = async () => {
     const s = segment!;
     segment = null;
     const last = s.last!;
@@ -271,8 +275,15 @@ export function createStages(deps: StageDeps) {
       meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: last.number };
     const t = performance.now();
     const committed: Frame[] = [];
-    if (deps.streams)
-      for (const [n, fs] of s.frames) committed.push(...deps.streams.log.append(s.batch, n, fs));
+    if (deps.streams) {
+      let slice = performance.now();
+      for (const [n, fs] of s.frames) {
+        committed.push(...deps.streams.log.append(s.batch, n, fs));
+        if (performance.now() - slice <= YIELD_AFTER_MS) continue;
+        await new Promise((r) => setImmediate(r));
+        slice = performance.now();
+      }
+    }
     const bytes = s.batch.bytes;
     store.commitBatch(last, s.batch, meta, () => {
       deps.streams?.hub.publish(committed);
@@ -291,10 +302,11 @@ export function createStages(deps: StageDeps) {
 
   const commit: Stage = {
     name: 'commit',
-    execute(u) {
+    async execute(u): Promise<Outcome> {
       if (u.mode === 'history') {
         const s = segment!;
-        if (u.last || s.blocks >= deps.segmentBlocks || s.batch.bytes >= deps.segmentBytes) commitSegment();
+        if (u.last || s.blocks >= deps.segmentBlocks || s.batch.bytes >= deps.segmentBytes)
+          await commitSegment();
         return 'next';
       }
       const { batch, live, frames, clock } = block!;
@@ -437,8 +449,8 @@ export function createStages(deps: StageDeps) {
       if (h !== null && h !== head.hash) await unwindToNode();
     },
     /** Writes the open segment now (the plan ends: a stop, a mode change). */
-    flush(): void {
-      if (segment?.blocks) commitSegment();
+    async flush(): Promise<void> {
+      if (segment?.blocks) await commitSegment();
       else segment = null;
     },
     /** Drops the open segment unwritten. */

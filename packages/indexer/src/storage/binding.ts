@@ -31,6 +31,8 @@ export interface WriteOp {
 export interface Rocks {
   get(key: Buffer): Buffer | undefined;
   getMany(keys: Buffer[]): (Buffer | undefined)[];
+  /** {@link getMany} on libuv's thread pool: the calling thread is free while RocksDB reads. */
+  getManyAsync(keys: Buffer[]): Promise<(Buffer | null | undefined)[]>;
   /** Reads up to `range.limit` rows; returns alternating key/value pairs flattened as tuples. */
   scan(range: ScanRange): Array<[Buffer, Buffer]>;
   /** Visits rows in order until `visit` returns false; reads in chunks so memory stays bounded. */
@@ -299,6 +301,9 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
     },
     getMany(keys) {
       return keys.length === 0 ? [] : db._getManySync(keys);
+    },
+    getManyAsync(keys) {
+      return keys.length === 0 ? Promise.resolve([]) : db._getManyAsync(keys, undefined);
     },
     scan(range) {
       const out: Array<[Buffer, Buffer]> = [];

@@ -31,7 +31,31 @@ interface Entry {
   /** The value (null: absent). */
   v: Buffer | null;
   size: number;
+  /** The cache's epoch when the value was put (see {@link StateCache.committed}). */
+  epoch: number;
 }
+
+/**
+ * A committed batch too large to retire in one turn: its keys' cached values are dropped in
+ * slices ({@link StateCache.retireSlice}); meanwhile a cached value put before `epoch` of one of
+ * its keys is treated as absent.
+ */
+interface Retiring {
+  ops: OpMap;
+  epoch: number;
+  keys: IterableIterator<string>;
+}
+
+/**
+ * Keys committed while an asynchronous read of RocksDB was out ({@link StateCache.fence}): the
+ * read may have returned an older value for them, which must not be cached.
+ */
+export interface Fence {
+  readonly committed: OpMap[];
+}
+
+/** A committed batch with more ops than this is retired in slices, not in one turn. */
+export const RETIRE_SLICE_OPS = 4096;
 
 export interface CacheStats {
   entries: number;
@@ -47,6 +71,12 @@ export class StateCache {
   private readonly map = new Map<string, Entry>();
   /** In-flight writes, oldest first. */
   private overlays: Array<{ id: number; ops: OpMap; promote: boolean }> = [];
+  /** Large committed batches whose keys are still being dropped from the cache, oldest first. */
+  private retiring: Retiring[] = [];
+  /** Asynchronous reads out, each with the batches committed since it started. */
+  private readonly fences = new Set<Fence>();
+  /** Bumped by each committed batch. */
+  private epoch = 0;
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -64,7 +94,7 @@ export class StateCache {
       if (op !== undefined) return op.value;
     }
     const e = this.map.get(k);
-    if (e === undefined) {
+    if (e === undefined || (this.retiring.length && this.retired(k, e))) {
       this.misses++;
       return undefined;
     }
@@ -72,11 +102,42 @@ export class StateCache {
     return e.v;
   }
 
-  /** Records a value read from RocksDB (null: absent). Large values are not kept. */
-  fill(k: string, v: Buffer | null): void {
+  /** Whether cached entry `e` of `k` predates a retiring batch that wrote `k` (then it is dropped). */
+  private retired(k: string, e: Entry): boolean {
+    for (const r of this.retiring)
+      if (e.epoch < r.epoch && r.ops.has(k)) {
+        this.map.delete(k);
+        this.bytes -= e.size;
+        return true;
+      }
+    return false;
+  }
+
+  /**
+   * Records a value read from RocksDB (null: absent). Large values are not kept. With `fence`,
+   * the value was read asynchronously: it is dropped when a batch committed since the read began
+   * wrote `k` (RocksDB then holds a newer value than the one read).
+   */
+  fill(k: string, v: Buffer | null, fence?: Fence): void {
     if (v !== null && v.length > HOT_VALUE_MAX_BYTES) return;
-    if (this.map.has(k)) return;
+    if (fence) for (const m of fence.committed) if (m.has(k)) return;
+    const e = this.map.get(k);
+    if (e !== undefined && !(this.retiring.length && this.retired(k, e))) return;
     this.put(k, v);
+  }
+
+  /**
+   * Starts an asynchronous read: until {@link unfence}, every batch committed is recorded in the
+   * returned fence, so {@link fill} can refuse the values the read may have seen before it.
+   */
+  fence(): Fence {
+    const f: Fence = { committed: [] };
+    this.fences.add(f);
+    return f;
+  }
+  /** Ends an asynchronous read started with {@link fence}. */
+  unfence(f: Fence): void {
+    this.fences.delete(f);
   }
 
   /**
@@ -88,11 +149,24 @@ export class StateCache {
     this.overlays.push({ id, ops, promote });
   }
 
-  /** Batch `id` is committed (RocksDB holds it): its overlay goes; small values may stay cached. */
-  committed(id: number): void {
+  /**
+   * Batch `id` is committed (RocksDB holds it): its overlay goes; small values may stay cached.
+   * The cached values of its keys are now older than RocksDB: a small batch drops or replaces
+   * them at once; a large one (a history segment, more than {@link RETIRE_SLICE_OPS} ops) is
+   * retired in slices by {@link retireSlice}, and until then its keys' older values read as
+   * absent — so no read waits for a segment's million keys to be walked in one turn.
+   * @returns whether slices of retirement are left ({@link retireSlice} until it returns false).
+   */
+  committed(id: number): boolean {
     const i = this.overlays.findIndex((o) => o.id === id);
-    if (i < 0) return;
+    if (i < 0) return this.retiring.length > 0;
     const [o] = this.overlays.splice(i, 1);
+    this.epoch++;
+    for (const f of this.fences) f.committed.push(o.ops);
+    if (!o.promote && o.ops.size > RETIRE_SLICE_OPS) {
+      this.retiring.push({ ops: o.ops, epoch: this.epoch, keys: o.ops.keys() });
+      return true;
+    }
     for (const [k, op] of o.ops) {
       const old = this.map.get(k);
       if (o.promote && (op.value === null || op.value.length <= HOT_VALUE_MAX_BYTES)) this.put(k, op.value);
@@ -102,6 +176,29 @@ export class StateCache {
         this.bytes -= old.size;
       }
     }
+    return this.retiring.length > 0;
+  }
+
+  /**
+   * Retires up to {@link RETIRE_SLICE_OPS} keys of the oldest retiring batch (drops their cached
+   * values put before it committed). @returns whether slices are left.
+   */
+  retireSlice(): boolean {
+    const r = this.retiring[0];
+    if (!r) return false;
+    for (let n = 0; n < RETIRE_SLICE_OPS; n++) {
+      const next = r.keys.next();
+      if (next.done) {
+        this.retiring.shift();
+        return this.retiring.length > 0;
+      }
+      const e = this.map.get(next.value);
+      if (e !== undefined && e.epoch < r.epoch) {
+        this.map.delete(next.value);
+        this.bytes -= e.size;
+      }
+    }
+    return true;
   }
 
   /**
@@ -121,6 +218,7 @@ export class StateCache {
   clear(): void {
     this.map.clear();
     this.overlays = [];
+    this.retiring = [];
     this.bytes = 0;
   }
 
@@ -142,7 +240,7 @@ export class StateCache {
       this.map.delete(k); // re-inserted at the end: the most recently written survive eviction
     }
     const size = k.length + (v?.length ?? 0) + ENTRY_OVERHEAD;
-    this.map.set(k, { v, size });
+    this.map.set(k, { v, size, epoch: this.epoch });
     this.bytes += size;
     if (this.bytes > this.maxBytes) this.evict();
   }

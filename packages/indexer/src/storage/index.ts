@@ -333,9 +333,10 @@ export interface Store {
   /**
    * Reads the rows of encoded key lists ({@link encodeKeyList}: a decode worker's list of the state
    * a block reads) that neither an in-flight write nor the state cache holds, in one multi-get,
-   * into the state cache (small values). Purely an optimisation.
+   * into the state cache (small values). Purely an optimisation. The multi-get runs off the main
+   * thread; values of keys a batch committed meanwhile are not cached (they may be older).
    */
-  prefetchEncoded(lists: readonly ArrayBuffer[]): void;
+  prefetchEncoded(lists: readonly ArrayBuffer[]): Promise<void>;
   /** Resolves once at most `max` write batches are in flight (0: every write committed). */
   settled(max?: number): Promise<void>;
   /** Write batches and bytes submitted to the writer and not committed yet. */
@@ -503,6 +504,17 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
    * `onCommitted` runs when RocksDB holds them.
    * @throws StoreWriteError when an earlier batch was refused, or (sync writer) this one is.
    */
+  /** Runs the state cache's retirement of a large committed batch in slices, one per turn. */
+  let retiring = false;
+  const retireLater = () => {
+    if (retiring) return;
+    retiring = true;
+    const step = () => {
+      if (cache.retireSlice()) setImmediate(step);
+      else retiring = false;
+    };
+    setImmediate(step);
+  };
   const write = (
     ops: WriteOp[] | OpMap,
     kind: ChangeKind,
@@ -546,7 +558,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         }
         return;
       }
-      cache.committed(id);
+      if (cache.committed(id)) retireLater();
       if (logOn && logged) {
         logCommitted = seq;
         for (const l of logListeners) l(seq);
@@ -634,7 +646,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     property: (name) => rocks.property(name),
     writes: () => rocks.sequence(),
-    prefetchEncoded(lists) {
+    async prefetchEncoded(lists) {
       const want: Buffer[] = [];
       const ids: string[] = [];
       const asked = new Set<string>();
@@ -647,8 +659,15 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
           ids.push(k);
         });
       if (!want.length) return;
-      const got = rocks.getMany(want);
-      for (let i = 0; i < ids.length; i++) cache.fill(ids[i], got[i] ?? null);
+      // Read off the main thread (libuv's pool): reads go on meanwhile. A batch committed while
+      // the read is out may have changed a key after RocksDB answered: the fence drops those.
+      const fence = cache.fence();
+      try {
+        const got = await rocks.getManyAsync(want);
+        for (let i = 0; i < ids.length; i++) cache.fill(ids[i], got[i] ?? null, fence);
+      } finally {
+        cache.unfence(fence);
+      }
     },
     settled: (max = 0) => queue.drain(max),
     inFlight: () => ({ batches: queue.inFlight(), bytes: queue.inFlightBytes() }),

@@ -36,6 +36,7 @@ declare module '@nxtedition/rocksdb' {
     close(): Promise<void>;
     readonly status: string;
     _getManySync(keys: Buffer[], options?: object): (Buffer | undefined)[];
+    _getManyAsync(keys: Buffer[], options?: object): Promise<(Buffer | null | undefined)[]>;
     iterator(options?: NxIteratorOptions): NxIterator;
     batch(): NxChainedBatch;
     getProperty(property: string): string;

@@ -71,6 +71,28 @@ export function encodeOps(ops: Ops): ArrayBuffer {
 }
 
 /**
+ * Encodes up to `max` ops from `it` ({@link encodeOps} layout). @returns the buffer and how many
+ * ops it holds (fewer than `max` when `it` ran out).
+ */
+function encodeChunk(it: Iterator<WriteOp>, max: number): { ab: ArrayBuffer; count: number } {
+  const ops: WriteOp[] = [];
+  for (let n = 0; n < max; n++) {
+    const next = it.next();
+    if (next.done) break;
+    ops.push(next.value);
+  }
+  return { ab: encodeOps(ops), count: ops.length };
+}
+
+/**
+ * Ops per message of a large batch (a history segment): the main thread encodes one chunk per
+ * event-loop turn, so a read never waits for a whole segment's encoding, and the writer thread
+ * adds each chunk to the open WriteBatch while the next is encoded. The batch is still written
+ * once, atomically, after its last chunk.
+ */
+export const CHUNK_OPS = 4096;
+
+/**
  * Visits the ops of a batch buffer (keys and values are views into it, not copies); `insert` is
  * true for a put of a key absent before.
  */
@@ -152,13 +174,6 @@ export class RowWriter {
   }
 }
 
-const opBytes = (ops: Ops, parts: readonly ArrayBuffer[]) => {
-  let n = 0;
-  for (const op of opsOf(ops)) n += op.key.length + (op.value ? op.value.length : 0);
-  for (const p of parts) n += p.byteLength;
-  return n;
-};
-
 /** Shared drain bookkeeping of both implementations. */
 function waiters() {
   const list: Array<{ max: number; resolve: () => void }> = [];
@@ -208,6 +223,14 @@ interface Pending {
   done: WriteDone;
 }
 
+/** A batch being encoded chunk by chunk (see {@link CHUNK_OPS}). */
+interface Encoding {
+  p: Pending;
+  ops: Iterator<WriteOp>;
+  left: number;
+  parts: readonly ArrayBuffer[] | null;
+}
+
 /**
  * Starts the writer thread on the database behind `rocks` (same process, same native handle).
  * The thread must be closed before the database is.
@@ -244,6 +267,29 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
   worker.on('exit', (code) => {
     if (code !== 0) crash(new Error(`writer thread exited with code ${code}`));
   });
+  // Batches waiting to be encoded, in submission order (messages must leave in that order).
+  const encoding: Encoding[] = [];
+  let pumping = false;
+  const post = (e: Encoding, chunk: { ab: ArrayBuffer; count: number }) => {
+    e.left -= chunk.count;
+    const abs = e.parts ? [...e.parts, chunk.ab] : [chunk.ab];
+    e.parts = null;
+    e.p.bytes += chunk.ab.byteLength;
+    bytes += chunk.ab.byteLength;
+    worker.postMessage({ id: e.p.id, abs, more: e.left > 0 }, abs);
+  };
+  /** Encodes and posts one chunk per turn until every waiting batch is out. */
+  const pump = () => {
+    if (failed) encoding.length = 0;
+    const e = encoding[0];
+    if (!e) {
+      pumping = false;
+      return;
+    }
+    post(e, encodeChunk(e.ops, CHUNK_OPS));
+    if (e.left <= 0) encoding.shift();
+    setImmediate(pump);
+  };
   return {
     mode: 'thread',
     submit(ops, done, parts = []) {
@@ -251,11 +297,24 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
         done(failed ?? new Error('writer closed'));
         return;
       }
-      const p: Pending = { id: nextId++, bytes: opBytes(ops, parts), done };
+      let partBytes = 0;
+      for (const x of parts) partBytes += x.byteLength;
+      const p: Pending = { id: nextId++, bytes: partBytes, done };
       pending.push(p);
-      bytes += p.bytes;
-      const abs = [...parts, encodeOps(ops)];
-      worker.postMessage({ id: p.id, abs }, abs);
+      bytes += partBytes;
+      const count = countOf(ops);
+      const e: Encoding = { p, ops: opsOf(ops)[Symbol.iterator](), left: count, parts };
+      // A small batch alone goes out at once (a live block); a large one, or one behind a batch
+      // still being encoded, waits its turn in the pump.
+      if (!encoding.length && count <= CHUNK_OPS) {
+        post(e, encodeChunk(e.ops, CHUNK_OPS));
+        return;
+      }
+      encoding.push(e);
+      if (!pumping) {
+        pumping = true;
+        setImmediate(pump);
+      }
     },
     inFlight: () => pending.length,
     inFlightBytes: () => bytes,

@@ -73,7 +73,9 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     // Stateless rows (transactions and transfers by wallet): encoded by the decode worker, or here.
     if (d.parts?.wallets) batch.addPart(d.parts.wallets);
     else walletRows(d, (t, key, value) => batch.insert(t, key, value));
-    prefetchState(batch, d);
+    // The decode worker listed these keys (d.stateKeys) and ingest read them for the whole task
+    // in one multi-get before the task's first block: listing them again here is wasted work.
+    if (!d.stateKeys) prefetchState(batch, d);
     let rows = 0;
     // Activity parents of this block: (wallet, txIndex) → roles and child row references. Every
     // key of the ACTIVITY table carries this block's number, so rows are written once, at the end.
