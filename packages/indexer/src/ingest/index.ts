@@ -17,7 +17,7 @@ import type { Rpc } from '../rpc/client.js';
 import type { BlockDelta, FetchResult } from '../schema/delta.js';
 import { HEADER, PROBE, RECEIPT, TX } from '../schema/tables/chain.js';
 import type { Store } from '../storage/index.js';
-import { StoreWriteError } from '../storage/index.js';
+import { nextSlice, StoreWriteError } from '../storage/index.js';
 import type { Hub } from '../streams/hub.js';
 import type { StreamLog } from '../streams/log.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
@@ -395,7 +395,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           status.segments.open = stages.openSegment();
           // A macrotask turn between blocks lets the binding free each batch's native memory and
           // lets HTTP reads interleave (bench/storage/RESULTS.md: RSS doubles without it).
-          await new Promise((r) => setImmediate(r));
+          await nextSlice();
         }
         if (res.missingFrom !== null) return; // node does not have it yet: wait, re-plan
         reportProgress(target);

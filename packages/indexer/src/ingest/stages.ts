@@ -22,7 +22,7 @@ import type { Projection, Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockDelta } from '../schema/delta.js';
 import { type PendingFrame, TOPIC_NAMES } from '../schema/rows/streams.js';
-import { type BlockBatch, type BlockRef, batchView, type Store } from '../storage/index.js';
+import { type BlockBatch, type BlockRef, batchView, nextSlice, type Store } from '../storage/index.js';
 import type { Hub } from '../streams/hub.js';
 import type { Frame, StreamLog } from '../streams/log.js';
 import { applyChainRecords } from './apply.js';
@@ -121,7 +121,7 @@ class Clock {
     const now = performance.now();
     if (now - this.slice <= YIELD_AFTER_MS) return;
     this.stage += now - this.t;
-    await new Promise((r) => setImmediate(r));
+    await nextSlice();
     this.t = this.slice = performance.now();
   }
   async lap(name: string): Promise<void> {
@@ -280,7 +280,7 @@ export function createStages(deps: StageDeps) {
       for (const [n, fs] of s.frames) {
         committed.push(...deps.streams.log.append(s.batch, n, fs));
         if (performance.now() - slice <= YIELD_AFTER_MS) continue;
-        await new Promise((r) => setImmediate(r));
+        await nextSlice();
         slice = performance.now();
       }
     }

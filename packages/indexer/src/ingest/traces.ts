@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { TraceStatus, TracesLaneStatus } from '../schema/rows/traces.js';
 import { GAP, TX } from '../schema/tables/chain.js';
 import { TRACE_BY_ADDRESS, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
-import type { Store } from '../storage/index.js';
+import { nextSlice, type Store } from '../storage/index.js';
 import type { ReplayPool, TxTrace, TxTraceGap } from '../workers/replay/index.js';
 import { type Gap, recordGap, resolveGap } from './gaps.js';
 import { createPauses } from './pause.js';
@@ -226,7 +226,7 @@ export function createTracesLane(o: {
         for (let n = next; n <= to; n++) {
           // A macrotask turn before each block's commit: traced blocks that are already in are
           // committed one per turn, never back to back, so main-lane commits and reads interleave.
-          await new Promise((r) => setImmediate(r));
+          await nextSlice();
           const r = await jobs[n - next];
           // Rolled back or replaced while tracing: discard and re-plan from the lane checkpoint.
           // A block the view did not hold (a rollback committed between reading the head and

@@ -12,6 +12,7 @@ import { ALL_TABLES } from '../schema/tables/index.js';
 import { openRocks, type Rocks, type RocksTuning, type ScanRange, type WriteOp } from './binding.js';
 import { HOT_VALUE_MAX_BYTES, type OpMap, StateCache } from './cache.js';
 import { type ChangeEntry, type ChangeKind, decodeChange, encodeChange } from './changelog.js';
+import { laterSlice } from './turns.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
 import { createSyncWriter, createThreadWriter, eachOp, type WriteQueue } from './writer.js';
@@ -21,6 +22,7 @@ export { type AnyTable, defineTable, type Invariant, type Table } from '../schem
 export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
 export { DEFAULT_ROCKS_TUNING } from './binding.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
+export { laterSlice, nextSlice, TURN_BUDGET_MS } from './turns.js';
 export type { Bounds, View } from './view.js';
 
 /** A canonical block coordinate: number and 0x-prefixed 32-byte hash. */
@@ -510,10 +512,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     if (retiring) return;
     retiring = true;
     const step = () => {
-      if (cache.retireSlice()) setImmediate(step);
+      if (cache.retireSlice()) laterSlice(step);
       else retiring = false;
     };
-    setImmediate(step);
+    laterSlice(step);
   };
   const write = (
     ops: WriteOp[] | OpMap,

@@ -15,6 +15,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Rocks, WriteOp } from './binding.js';
+import { laterSlice } from './turns.js';
 
 /** The ops of one batch: a list, or a batch's key → op map (each key once). */
 export type Ops = readonly WriteOp[] | ReadonlyMap<string, WriteOp>;
@@ -288,7 +289,7 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
     }
     post(e, encodeChunk(e.ops, CHUNK_OPS));
     if (e.left <= 0) encoding.shift();
-    setImmediate(pump);
+    laterSlice(pump);
   };
   return {
     mode: 'thread',
@@ -313,7 +314,7 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
       encoding.push(e);
       if (!pumping) {
         pumping = true;
-        setImmediate(pump);
+        laterSlice(pump);
       }
     },
     inFlight: () => pending.length,
