@@ -75,6 +75,12 @@ export interface IngestRun {
   memoryAtHead: { rss: number; mainHeap: number; external: number } | null;
   /** Size of the data directory at head (MiB, every file). */
   diskMiB: number;
+  /**
+   * Size of the data directory once RocksDB's compaction has caught up after the backfill (MiB;
+   * `indexer_storage_compaction_pending_bytes` 0 and no compaction running, waited for up to
+   * {@link SETTLE_MAX_MS}), and how long that took. Null when it did not settle in time.
+   */
+  settled: { diskMiB: number; seconds: number; levelsMiB: Record<string, number> } | null;
   profileTop?: string;
 }
 
@@ -105,6 +111,49 @@ function stageCounters(metrics: string): Record<string, number> | null {
     any = true;
   }
   return any ? out : null;
+}
+
+/** Longest wait for RocksDB's compaction to catch up after a backfill (ms). */
+export const SETTLE_MAX_MS = 600_000;
+
+/**
+ * Waits until the indexer's RocksDB has no compaction pending or running (its metrics), then
+ * measures the data directory: the size a backfilled store settles at. Null after
+ * {@link SETTLE_MAX_MS}.
+ */
+async function settleDisk(
+  ix: { metrics(): Promise<string> },
+  dataDir: string,
+): Promise<{ diskMiB: number; seconds: number; levelsMiB: Record<string, number> } | null> {
+  const t0 = performance.now();
+  const gauge = (m: string, name: string) =>
+    Number(
+      m
+        .split('\n')
+        .find((l) => l.startsWith(`${name}{`))
+        ?.split(' ')
+        .pop() ?? Number.NaN,
+    );
+  let quiet = 0;
+  while (performance.now() - t0 < SETTLE_MAX_MS) {
+    const m = await ix.metrics();
+    const pending = gauge(m, 'indexer_storage_compaction_pending_bytes');
+    const running = gauge(m, 'indexer_storage_compactions_running');
+    if (Number.isNaN(pending) || Number.isNaN(running)) return null; // a build without the gauges
+    // Two quiet looks in a row: a flush between them would start a compaction again.
+    quiet = pending === 0 && running === 0 ? quiet + 1 : 0;
+    if (quiet >= 2) {
+      // Table-file bytes per LSM level (L0 and L1 are stored plain under `bottom` compression).
+      const levelsMiB: Record<string, number> = {};
+      for (const l of m.split('\n')) {
+        const lv = /^indexer_storage_level_bytes\{[^}]*level="(\d+)"[^}]*\} (\S+)/.exec(l);
+        if (lv && Number(lv[2]) > 0) levelsMiB[`L${lv[1]}`] = Number(lv[2]) / 2 ** 20;
+      }
+      return { diskMiB: dirBytes(dataDir) / 2 ** 20, seconds: (performance.now() - t0) / 1000, levelsMiB };
+    }
+    await sleep(2_000);
+  }
+  return null;
 }
 
 /** Bytes of every file under `dir` (recursive). */
@@ -156,7 +205,7 @@ export async function runIndexer(
   chain: { rpcUrl: string; head: number; txCount: number; logCount: number },
   label: string,
   main: string,
-  o: { prof?: boolean; env?: Record<string, string>; tables?: boolean } = {},
+  o: { prof?: boolean; env?: Record<string, string>; tables?: boolean; settle?: boolean } = {},
 ): Promise<IngestRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-data-'));
   const profDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-prof-'));
@@ -215,6 +264,7 @@ export async function runIndexer(
     .filter((x) => x.includes('slow block commit')).length;
   const backfillSeconds = (tHead - (tFirst ?? t0)) / 1000;
   const diskMiB = dirBytes(dataDir) / 2 ** 20;
+  const settled = o.settle ? await settleDisk(ix, dataDir) : null;
   let profileTop: string | undefined;
   if (o.prof) {
     process.kill(ix.pid, 'SIGTERM');
@@ -256,6 +306,7 @@ export async function runIndexer(
     commitBySize,
     memoryAtHead,
     diskMiB,
+    settled,
     profileTop,
   };
 }

@@ -160,6 +160,7 @@ async function main(): Promise<void> {
         {
           prof: argv.includes('--prof'),
           tables: true,
+          settle: !argv.includes('--no-settle'),
           env: envArgs(argv),
         },
       );
@@ -222,13 +223,28 @@ async function main(): Promise<void> {
     '',
     `Disk: the node's JSON-RPC bytes for this chain (blocks with full transactions and receipts, as served) are ${f0(c.rpcBytes / 2 ** 20)} MiB = ${f0(c.rpcBytes / c.txs)} bytes/tx.`,
     '',
-    '| build | data dir on disk | ÷ JSON-RPC bytes | logical bytes (keys + values) | ÷ JSON-RPC bytes |',
-    '| --- | ---: | ---: | ---: | ---: |',
+    'The data directory at head, while RocksDB still compacts what the backfill wrote (its bottom level is the compressed one), and once compaction has caught up (settled: no compaction pending or running).',
+    '',
+    '| build | data dir at head | ÷ JSON-RPC bytes | data dir settled | ÷ JSON-RPC bytes | settled after | logical bytes (keys + values) | ÷ JSON-RPC bytes |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...runs.map((r) => {
       const logical = (r.tables ?? []).reduce((a, t) => a + t.keyBytes + t.valueBytes, 0);
-      return `| ${r.label} | ${f0(r.diskMiB)} MiB | ${((r.diskMiB * 2 ** 20) / c.rpcBytes).toFixed(2)} | ${f0(logical / 2 ** 20)} MiB | ${(logical / c.rpcBytes).toFixed(2)} |`;
+      const st = r.settled
+        ? `${f0(r.settled.diskMiB)} MiB | ${((r.settled.diskMiB * 2 ** 20) / c.rpcBytes).toFixed(2)} | ${f0(r.settled.seconds)} s`
+        : 'not settled | n/a | n/a';
+      return `| ${r.label} | ${f0(r.diskMiB)} MiB | ${((r.diskMiB * 2 ** 20) / c.rpcBytes).toFixed(2)} | ${st} | ${f0(logical / 2 ** 20)} MiB | ${(logical / c.rpcBytes).toFixed(2)} |`;
     }),
   );
+  for (const r of runs)
+    if (r.settled && Object.keys(r.settled.levelsMiB).length)
+      lines.push(
+        '',
+        `${r.label}, settled: table files by LSM level (L0 and L1 plain, deeper levels ZSTD under the default \`bottom\` compression): ${Object.entries(
+          r.settled.levelsMiB,
+        )
+          .map(([l, v]) => `${l} ${f0(v)} MiB`)
+          .join(', ')}.`,
+      );
   const first = runs.find((r) => r.tables);
   if (first?.tables)
     lines.push(

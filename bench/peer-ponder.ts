@@ -207,6 +207,7 @@ export async function runPonder(o: {
       commitBySize: null,
       memoryAtHead: null,
       diskMiB: Number.NaN,
+      settled: null,
     };
   } finally {
     await stopChild(c, 5000);

@@ -259,6 +259,40 @@ export function createMetrics(deps: {
     },
   });
   new client.Gauge({
+    name: 'indexer_storage_compaction_pending_bytes',
+    help: 'RocksDB estimate of the bytes compaction still has to rewrite (rocksdb.estimate-pending-compaction-bytes); the data directory shrinks toward its settled size as it falls to 0',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains())
+        this.set(
+          { chain: c.name },
+          Number(c.store.property('rocksdb.estimate-pending-compaction-bytes')) || 0,
+        );
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_storage_level_bytes',
+    help: 'RocksDB table-file bytes per LSM level (rocksdb.levelstats, MiB resolution); with the default `bottom` compression L0 and L1 are stored plain, deeper levels ZSTD',
+    labelNames: ['chain', 'level'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains())
+        for (const [level, mib] of levelSizes(c.store.property('rocksdb.levelstats')))
+          this.set({ chain: c.name, level: String(level) }, mib * 2 ** 20);
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_storage_compactions_running',
+    help: 'RocksDB compactions running now (rocksdb.num-running-compactions)',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains())
+        this.set({ chain: c.name }, Number(c.store.property('rocksdb.num-running-compactions')) || 0);
+    },
+  });
+  new client.Gauge({
     name: 'indexer_storage_memory_bytes',
     help: 'RocksDB memory by kind: memtables (cur-size-all-mem-tables), table_readers (index and filter blocks outside the block cache), block_cache (usage)',
     labelNames: ['chain', 'kind'],
@@ -384,4 +418,17 @@ export function createMetrics(deps: {
       if (sock) uws.us_listen_socket_close(sock);
     },
   };
+}
+
+/**
+ * Parses RocksDB's `rocksdb.levelstats` text ("Level Files Size(MB)" then one row per level) into
+ * [level, MiB] pairs; an unparsable answer gives none.
+ */
+export function levelSizes(text: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const line of text.split('\n')) {
+    const m = /^\s*(\d+)\s+(\d+)\s+(\d+(?:\.\d+)?)\s*$/.exec(line);
+    if (m) out.push([Number(m[1]), Number(m[3])]);
+  }
+  return out;
 }
