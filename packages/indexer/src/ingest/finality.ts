@@ -11,10 +11,12 @@ import type { Rpc } from '../rpc/client.js';
 
 export interface Finality {
   /**
-   * The last history block for a node at `nodeHead` (−1: none yet).
-   * @throws RpcError when the node cannot be reached (the caller retries).
+   * The last history block for a node at `nodeHead` (−1: none yet). `nodeHead` may be the head
+   * poll still in flight: the `finalized` read is sent at once beside it (one round trip).
+   * @throws RpcError when the node cannot be reached (the caller retries), or what `nodeHead`
+   * rejects with.
    */
-  historyTarget(nodeHead: number): Promise<number>;
+  historyTarget(nodeHead: number | Promise<number>): Promise<number>;
   /** The node's `finalized` block as last read (null: the node has no such tag). */
   finalized(): number | null;
 }
@@ -31,12 +33,14 @@ export function createFinality(
   let supported = source === 'tag';
   let last: number | null = null;
   return {
-    async historyTarget(nodeHead) {
-      const byWindow = nodeHead - unfinalisedWindow;
-      if (!supported) return byWindow;
+    async historyTarget(head) {
+      if (!supported) return (await head) - unfinalisedWindow;
+      const tag = rpc.call<{ number: string } | null>('eth_getBlockByNumber', ['finalized', false]);
+      tag.catch(() => {}); // judged below, after the head (whose failure comes first)
+      const byWindow = (await head) - unfinalisedWindow;
       let b: { number: string } | null = null;
       try {
-        b = await rpc.call<{ number: string } | null>('eth_getBlockByNumber', ['finalized', false]);
+        b = await tag;
       } catch (err) {
         // A node that does not know the tag answers an error: judge by the window from now on.
         if ((err as { retryable?: boolean }).retryable) throw err;

@@ -488,10 +488,12 @@ export function createIngest(opts: IngestOptions): Ingest {
         }
         await rebuildStep();
         if (await opts.nodeCheck?.hold(status)) continue;
-        const nodeHead = Number.parseInt(await rpc.call<string>('eth_blockNumber'), 16);
+        // The head poll and the finality read go out together (one round trip to the node).
+        const headCall = rpc.call<string>('eth_blockNumber').then((h) => Number.parseInt(h, 16));
+        const historyTarget = await finality.historyTarget(headCall);
+        const nodeHead = await headCall;
         const seen = epochMs();
         status.nodeHead = nodeHead;
-        const historyTarget = await finality.historyTarget(nodeHead);
         status.finalized = finality.finalized();
         status.historyEnd = stages.historyEnd();
         const head = store.head();

@@ -35,6 +35,13 @@ export interface Rocks {
   getManyAsync(keys: Buffer[]): Promise<(Buffer | null | undefined)[]>;
   /** Reads up to `range.limit` rows; returns alternating key/value pairs flattened as tuples. */
   scan(range: ScanRange): Array<[Buffer, Buffer]>;
+  /**
+   * Closes the idle pooled iterators when a write landed since they were made. An open iterator
+   * pins the database version it was made at — memtables already flushed and table files already
+   * compacted away stay in memory and on disk — so the store calls this as each write commits
+   * instead of leaving it to the next read (none may come for hours during a backfill).
+   */
+  retireIterators(): void;
   /** Visits rows in order until `visit` returns false; reads in chunks so memory stays bounded. */
   each(range: ScanRange, visit: (key: Buffer, value: Buffer) => boolean | undefined): void;
   /**
@@ -358,6 +365,11 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
     },
     sequence,
     writes: sequence,
+    retireIterators() {
+      if (sequence() === pooledAt) return;
+      invalidate();
+      pooledAt = sequence();
+    },
     handle: () => (db as unknown as { handle: bigint }).handle,
     property(name) {
       return db.getProperty(name);

@@ -561,6 +561,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         return;
       }
       if (cache.committed(id)) retireLater();
+      rocks.retireIterators(); // an idle pooled iterator would pin the version before this write
       if (logOn && logged) {
         logCommitted = seq;
         for (const l of logListeners) l(seq);
