@@ -80,7 +80,16 @@ export interface IngestRun {
    * `indexer_storage_compaction_pending_bytes` 0 and no compaction running, waited for up to
    * {@link SETTLE_MAX_MS}), and how long that took. Null when it did not settle in time.
    */
-  settled: { diskMiB: number; seconds: number; levelsMiB: Record<string, number> } | null;
+  settled: {
+    diskMiB: number;
+    seconds: number;
+    levelsMiB: Record<string, number>;
+    /** Table files of the current version, and all on disk (older versions pinned included). */
+    sstLiveMiB: number;
+    sstTotalMiB: number;
+    /** RocksDB versions alive (more than a few: iterators or snapshots pin old ones). */
+    liveVersions: number;
+  } | null;
   profileTop?: string;
 }
 
@@ -124,7 +133,7 @@ export const SETTLE_MAX_MS = 600_000;
 async function settleDisk(
   ix: { metrics(): Promise<string> },
   dataDir: string,
-): Promise<{ diskMiB: number; seconds: number; levelsMiB: Record<string, number> } | null> {
+): Promise<IngestRun['settled']> {
   const t0 = performance.now();
   const gauge = (m: string, name: string) =>
     Number(
@@ -149,7 +158,23 @@ async function settleDisk(
         const lv = /^indexer_storage_level_bytes\{[^}]*level="(\d+)"[^}]*\} (\S+)/.exec(l);
         if (lv && Number(lv[2]) > 0) levelsMiB[`L${lv[1]}`] = Number(lv[2]) / 2 ** 20;
       }
-      return { diskMiB: dirBytes(dataDir) / 2 ** 20, seconds: (performance.now() - t0) / 1000, levelsMiB };
+      const sst = (kind: string) =>
+        Number(
+          m
+            .split('\n')
+            .find((l) => l.startsWith('indexer_storage_sst_bytes{') && l.includes(`kind="${kind}"`))
+            ?.split(' ')
+            .pop(),
+        ) /
+        2 ** 20;
+      return {
+        diskMiB: dirBytes(dataDir) / 2 ** 20,
+        seconds: (performance.now() - t0) / 1000,
+        levelsMiB,
+        sstLiveMiB: sst('live'),
+        sstTotalMiB: sst('total'),
+        liveVersions: gauge(m, 'indexer_storage_live_versions'),
+      };
     }
     await sleep(2_000);
   }

@@ -243,7 +243,9 @@ async function main(): Promise<void> {
           r.settled.levelsMiB,
         )
           .map(([l, v]) => `${l} ${f0(v)} MiB`)
-          .join(', ')}.`,
+          .join(
+            ', ',
+          )}; table files of the current version ${f0(r.settled.sstLiveMiB)} MiB, on disk ${f0(r.settled.sstTotalMiB)} MiB, RocksDB versions alive ${r.settled.liveVersions}.`,
       );
   const first = runs.find((r) => r.tables);
   if (first?.tables)

@@ -283,6 +283,34 @@ export function createMetrics(deps: {
     },
   });
   new client.Gauge({
+    name: 'indexer_storage_sst_bytes',
+    help: 'RocksDB table-file bytes: live (files of the current version: rocksdb.live-sst-files-size) and total (every file still on disk, those kept alive by an older version that an open iterator pins included: rocksdb.total-sst-files-size)',
+    labelNames: ['chain', 'kind'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains()) {
+        this.set(
+          { chain: c.name, kind: 'live' },
+          Number(c.store.property('rocksdb.live-sst-files-size')) || 0,
+        );
+        this.set(
+          { chain: c.name, kind: 'total' },
+          Number(c.store.property('rocksdb.total-sst-files-size')) || 0,
+        );
+      }
+    },
+  });
+  new client.Gauge({
+    name: 'indexer_storage_live_versions',
+    help: 'RocksDB versions alive (rocksdb.num-live-versions): more than a few means open iterators or snapshots pin old ones (and their files)',
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      for (const c of deps.chains())
+        this.set({ chain: c.name }, Number(c.store.property('rocksdb.num-live-versions')) || 0);
+    },
+  });
+  new client.Gauge({
     name: 'indexer_storage_compactions_running',
     help: 'RocksDB compactions running now (rocksdb.num-running-compactions)',
     labelNames: ['chain'],

@@ -95,6 +95,8 @@ function tightest(r: ScanRange): ScanRange {
 }
 /** Idle pooled iterators kept per direction. */
 const POOLED_PER_DIRECTION = 4;
+/** Longest a pooled iterator is reused (ms): it pins the LSM version, and with it its files. */
+const POOL_MAX_AGE_MS = 1_000;
 /** Rows of a walk's first native read. */
 const FIRST_CHUNK_ROWS = 8;
 /** A native iterator handle (a napi external). */
@@ -217,19 +219,34 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   // every write (the generation; writes of the writer thread are seen through RocksDB's sequence
   // number when a walk starts) and an iterator in use when a write lands is closed on return.
   // Walks in progress hold their own iterator: a walk nested in another's visit takes another.
+  // An iterator also pins the LSM version it was made at: a flush or compaction that lands later
+  // (no write, so the sequence does not move) cannot delete the files it replaced while a pooled
+  // iterator holds them. The pool is therefore also emptied once it is POOL_MAX_AGE_MS old, on
+  // the next walk or by a timer when no walk comes (a store idle at the head after a backfill
+  // kept gigabytes of compacted-away table files on disk this way).
   let generation = 0;
   const pooled: [NativeIterator[], NativeIterator[]] = [[], []];
   const sequence = (): number => Number(native.db_get_latest_sequence(ctx));
   /** The sequence the pooled iterators were created at: a write from any thread retires them. */
   let pooledAt = sequence();
+  /** When the oldest pooled iterator was made (ms, performance.now). */
+  let pooledSince = performance.now();
   const acquire = (reverse: boolean): NativeIterator => {
     const now = sequence();
-    if (now !== pooledAt) {
+    if (now !== pooledAt || performance.now() - pooledSince > POOL_MAX_AGE_MS) {
       invalidate();
       pooledAt = now;
     }
-    return pooled[reverse ? 1 : 0].pop() ?? freshIterator(reverse);
+    const it = pooled[reverse ? 1 : 0].pop();
+    if (it) return it;
+    if (!pooled[0].length && !pooled[1].length) pooledSince = performance.now();
+    return freshIterator(reverse);
   };
+  const ageTimer = setInterval(() => {
+    if ((pooled[0].length || pooled[1].length) && performance.now() - pooledSince > POOL_MAX_AGE_MS)
+      invalidate();
+  }, POOL_MAX_AGE_MS);
+  ageTimer.unref();
   const freshIterator = (reverse: boolean): NativeIterator =>
     native.iterator_init(ctx, {
       keyEncoding: 'buffer',
@@ -375,6 +392,7 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
       return db.getProperty(name);
     },
     close() {
+      clearInterval(ageTimer);
       invalidate();
       return db.close();
     },
