@@ -249,29 +249,6 @@ export function createMetrics(deps: {
     },
   });
   new client.Gauge({
-    name: 'indexer_storage_live_data_bytes',
-    help: 'RocksDB estimated live data size',
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      for (const c of deps.chains())
-        this.set({ chain: c.name }, Number(c.store.property('rocksdb.estimate-live-data-size')) || 0);
-    },
-  });
-  new client.Gauge({
-    name: 'indexer_storage_compaction_pending_bytes',
-    help: 'RocksDB estimate of the bytes compaction still has to rewrite (rocksdb.estimate-pending-compaction-bytes); the data directory shrinks toward its settled size as it falls to 0',
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      for (const c of deps.chains())
-        this.set(
-          { chain: c.name },
-          Number(c.store.property('rocksdb.estimate-pending-compaction-bytes')) || 0,
-        );
-    },
-  });
-  new client.Gauge({
     name: 'indexer_storage_level_bytes',
     help: 'RocksDB table-file bytes per LSM level (rocksdb.levelstats, MiB resolution); with the default `bottom` compression L0 and L1 are stored plain, deeper levels ZSTD',
     labelNames: ['chain', 'level'],
@@ -282,58 +259,68 @@ export function createMetrics(deps: {
           this.set({ chain: c.name, level: String(level) }, mib * 2 ** 20);
     },
   });
-  new client.Gauge({
-    name: 'indexer_storage_sst_bytes',
-    help: 'RocksDB table-file bytes: live (files of the current version: rocksdb.live-sst-files-size) and total (every file still on disk, those kept alive by an older version that an open iterator pins included: rocksdb.total-sst-files-size)',
-    labelNames: ['chain', 'kind'],
-    registers: [registry],
-    collect() {
-      for (const c of deps.chains()) {
-        this.set(
-          { chain: c.name, kind: 'live' },
-          Number(c.store.property('rocksdb.live-sst-files-size')) || 0,
-        );
-        this.set(
-          { chain: c.name, kind: 'total' },
-          Number(c.store.property('rocksdb.total-sst-files-size')) || 0,
-        );
-      }
-    },
-  });
-  new client.Gauge({
-    name: 'indexer_storage_live_versions',
-    help: 'RocksDB versions alive (rocksdb.num-live-versions): more than a few means open iterators or snapshots pin old ones (and their files)',
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      for (const c of deps.chains())
-        this.set({ chain: c.name }, Number(c.store.property('rocksdb.num-live-versions')) || 0);
-    },
-  });
-  new client.Gauge({
-    name: 'indexer_storage_compactions_running',
-    help: 'RocksDB compactions running now (rocksdb.num-running-compactions)',
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      for (const c of deps.chains())
-        this.set({ chain: c.name }, Number(c.store.property('rocksdb.num-running-compactions')) || 0);
-    },
-  });
-  new client.Gauge({
-    name: 'indexer_storage_memory_bytes',
-    help: 'RocksDB memory by kind: memtables (cur-size-all-mem-tables), table_readers (index and filter blocks outside the block cache), block_cache (usage)',
-    labelNames: ['chain', 'kind'],
-    registers: [registry],
-    collect() {
-      for (const c of deps.chains()) {
-        const prop = (name: string) => Number(c.store.property(name)) || 0;
-        this.set({ chain: c.name, kind: 'memtables' }, prop('rocksdb.cur-size-all-mem-tables'));
-        this.set({ chain: c.name, kind: 'table_readers' }, prop('rocksdb.estimate-table-readers-mem'));
-        this.set({ chain: c.name, kind: 'block_cache' }, prop('rocksdb.block-cache-usage'));
-      }
-    },
-  });
+  // RocksDB properties by kind, one gauge per family (chain and kind labels).
+  const rocksKindGauges: Array<[name: string, help: string, kinds: Record<string, string>]> = [
+    [
+      'indexer_storage_memory_bytes',
+      'RocksDB memory by kind: memtables (cur-size-all-mem-tables), table_readers (index and filter blocks outside the block cache), block_cache (usage)',
+      {
+        memtables: 'rocksdb.cur-size-all-mem-tables',
+        table_readers: 'rocksdb.estimate-table-readers-mem',
+        block_cache: 'rocksdb.block-cache-usage',
+      },
+    ],
+    [
+      'indexer_storage_sst_bytes',
+      'RocksDB table-file bytes: live (files of the current version: rocksdb.live-sst-files-size) and total (every file still on disk, those kept alive by an older version that an open iterator pins included: rocksdb.total-sst-files-size)',
+      { live: 'rocksdb.live-sst-files-size', total: 'rocksdb.total-sst-files-size' },
+    ],
+  ];
+  for (const [name, help, kinds] of rocksKindGauges)
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'kind'],
+      registers: [registry],
+      collect() {
+        for (const c of deps.chains())
+          for (const [kind, property] of Object.entries(kinds))
+            this.set({ chain: c.name, kind }, Number(c.store.property(property)) || 0);
+      },
+    });
+  // One gauge per chain and RocksDB property (a number), for storage dashboards and alerts.
+  const rocksGauges: Array<[name: string, property: string, help: string]> = [
+    [
+      'indexer_storage_live_data_bytes',
+      'rocksdb.estimate-live-data-size',
+      'RocksDB estimated live data size',
+    ],
+    [
+      'indexer_storage_compaction_pending_bytes',
+      'rocksdb.estimate-pending-compaction-bytes',
+      'RocksDB estimate of the bytes compaction still has to rewrite; the data directory shrinks toward its settled size as it falls to 0',
+    ],
+    [
+      'indexer_storage_compactions_running',
+      'rocksdb.num-running-compactions',
+      'RocksDB compactions running now',
+    ],
+    [
+      'indexer_storage_live_versions',
+      'rocksdb.num-live-versions',
+      'RocksDB versions alive: more than a few means open iterators or snapshots pin old ones (and their files)',
+    ],
+  ];
+  for (const [name, property, help] of rocksGauges)
+    new client.Gauge({
+      name,
+      help: `${help} (${property})`,
+      labelNames: ['chain'],
+      registers: [registry],
+      collect() {
+        for (const c of deps.chains()) this.set({ chain: c.name }, Number(c.store.property(property)) || 0);
+      },
+    });
 
   new client.Gauge({
     name: 'indexer_streams_open_connections',

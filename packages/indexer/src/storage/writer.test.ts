@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { BALANCE } from '../schema/tables/tokens.js';
 import type * as StoreModule from './index.js';
 import type { Store } from './index.js';
@@ -21,38 +21,34 @@ const { BALANCE: BALANCE_BUILT } = (await import(
   new URL('../../dist/schema/tables/tokens.js', import.meta.url).href
 )) as { BALANCE: typeof BALANCE };
 
-const dirs: string[] = [];
-const open: Store[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
-const T = `0x${'aa'.repeat(20)}` as `0x${string}`;
-const w = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
+const key32 = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
+const TOKEN = `0x${'aa'.repeat(20)}` as `0x${string}`;
+const holder = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
 
 describe('writer thread: a batch in chunks', () => {
   it('commits a segment of several chunks atomically, before a block submitted behind it', async () => {
     const d = mkdtempSync(join(tmpdir(), 'writer-'));
-    dirs.push(d);
-    const s = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread' });
-    open.push(s);
+    const s: Store = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread' });
+    onTestFinished(async () => {
+      await s.close().catch(() => undefined);
+      rmSync(d, { recursive: true, force: true });
+    });
     const n = CHUNK_OPS * 3 + 17;
     const segment = s.newBatch({ undo: false });
-    for (let i = 0; i < n; i++) segment.put(BALANCE_BUILT, [T, w(i)], BigInt(i));
+    for (let i = 0; i < n; i++) segment.put(BALANCE_BUILT, [TOKEN, holder(i)], BigInt(i));
     const seen: string[] = [];
     const partial: number[] = [];
-    s.commitBatch({ number: 0, hash: hash(0) }, segment, undefined, () => seen.push('segment'));
+    s.commitBatch({ number: 0, hash: key32(0) }, segment, undefined, () => seen.push('segment'));
     // Submitted while the segment is still being encoded: it must land after it (same key wins).
     const block = s.newBatch();
-    block.put(BALANCE_BUILT, [T, w(5)], 555n);
-    s.commitBatch({ number: 1, hash: hash(1) }, block, undefined, () => seen.push('block'));
+    block.put(BALANCE_BUILT, [TOKEN, holder(5)], 555n);
+    s.commitBatch({ number: 1, hash: key32(1) }, block, undefined, () => seen.push('block'));
     // Reads between the chunks see all of the segment or none of it.
     const watch = setInterval(() => {
       const v = s.view();
       try {
-        const first = v.get(BALANCE_BUILT, T, w(0));
-        const last = v.get(BALANCE_BUILT, T, w(n - 1));
+        const first = v.get(BALANCE_BUILT, TOKEN, holder(0));
+        const last = v.get(BALANCE_BUILT, TOKEN, holder(n - 1));
         if ((first === undefined) !== (last === undefined)) partial.push(1);
       } finally {
         v.close();
@@ -65,9 +61,9 @@ describe('writer thread: a batch in chunks', () => {
     const v = s.view();
     try {
       expect(v.head?.number).toBe(1);
-      expect(v.get(BALANCE_BUILT, T, w(5))).toBe(555n);
+      expect(v.get(BALANCE_BUILT, TOKEN, holder(5))).toBe(555n);
       for (const i of [0, CHUNK_OPS - 1, CHUNK_OPS, 2 * CHUNK_OPS + 1, n - 1])
-        expect(v.get(BALANCE_BUILT, T, w(i))).toBe(BigInt(i));
+        expect(v.get(BALANCE_BUILT, TOKEN, holder(i))).toBe(BigInt(i));
     } finally {
       v.close();
     }
