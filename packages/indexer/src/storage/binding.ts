@@ -36,7 +36,8 @@ export interface Rocks {
   /** Reads up to `range.limit` rows; returns alternating key/value pairs flattened as tuples. */
   scan(range: ScanRange): Array<[Buffer, Buffer]>;
   /**
-   * Closes the idle pooled iterators when a write landed since they were made. An open iterator
+   * Closes the idle pooled iterators when a write landed since they were made (or they are older
+   * than their 1 s bound). An open iterator
    * pins the database version it was made at — memtables already flushed and table files already
    * compacted away stay in memory and on disk — so the store calls this as each write commits
    * instead of leaving it to the next read (none may come for hours during a backfill).
@@ -231,12 +232,15 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   let pooledAt = sequence();
   /** When the oldest pooled iterator was made (ms, performance.now). */
   let pooledSince = performance.now();
-  const acquire = (reverse: boolean): NativeIterator => {
+  /** Empties the pool when a write landed since it was filled, or it is older than its bound. */
+  const retireStale = () => {
     const now = sequence();
-    if (now !== pooledAt || performance.now() - pooledSince > POOL_MAX_AGE_MS) {
-      invalidate();
-      pooledAt = now;
-    }
+    if (now === pooledAt && performance.now() - pooledSince <= POOL_MAX_AGE_MS) return;
+    invalidate();
+    pooledAt = now;
+  };
+  const acquire = (reverse: boolean): NativeIterator => {
+    retireStale();
     const it = pooled[reverse ? 1 : 0].pop();
     if (it) return it;
     if (!pooled[0].length && !pooled[1].length) pooledSince = performance.now();
@@ -382,11 +386,7 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
     },
     sequence,
     writes: sequence,
-    retireIterators() {
-      if (sequence() === pooledAt) return;
-      invalidate();
-      pooledAt = sequence();
-    },
+    retireIterators: retireStale,
     handle: () => (db as unknown as { handle: bigint }).handle,
     property(name) {
       return db.getProperty(name);

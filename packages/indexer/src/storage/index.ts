@@ -22,7 +22,7 @@ export { type AnyTable, defineTable, type Invariant, type Table } from '../schem
 export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
 export { DEFAULT_ROCKS_TUNING } from './binding.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
-export { laterSlice, nextSlice, TURN_BUDGET_MS } from './turns.js';
+export { nextSlice } from './turns.js';
 export type { Bounds, View } from './view.js';
 
 /** A canonical block coordinate: number and 0x-prefixed 32-byte hash. */
@@ -500,12 +500,6 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     const v = rocks.get(META.key(CHECKPOINT));
     return v ? (META.value.decode(v) as BlockRef) : null;
   };
-  /**
-   * Submits `ops` as one atomic batch; with the change log on, the entry describing them (and the
-   * log's sequence) joins the same batch. The ops are readable through the state cache at once;
-   * `onCommitted` runs when RocksDB holds them.
-   * @throws StoreWriteError when an earlier batch was refused, or (sync writer) this one is.
-   */
   /** Runs the state cache's retirement of a large committed batch in slices, one per turn. */
   let retiring = false;
   const retireLater = () => {
@@ -517,6 +511,12 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     };
     laterSlice(step);
   };
+  /**
+   * Submits `ops` as one atomic batch; with the change log on, the entry describing them (and the
+   * log's sequence) joins the same batch. The ops are readable through the state cache at once;
+   * `onCommitted` runs when RocksDB holds them.
+   * @throws StoreWriteError when an earlier batch was refused, or (sync writer) this one is.
+   */
   const write = (
     ops: WriteOp[] | OpMap,
     kind: ChangeKind,
