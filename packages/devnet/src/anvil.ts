@@ -5,6 +5,7 @@
  * tells our node from a foreign one), and kill it.
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,11 @@ export const DEVNET_CHAIN_ID = 31337;
 export const DEV_ACCOUNT_BALANCE_ETH = 10_000_000;
 /** How long to wait for a freshly spawned devnet node to answer, in ms. */
 const ANVIL_START_TIMEOUT_MS = 20_000;
+/**
+ * How long a node that holds the port but is slow to answer (busy tracing, a loaded machine) is
+ * waited for before start-up gives up, in ms. It is never taken for an absent node.
+ */
+export const BUSY_NODE_TIMEOUT_MS = 30_000;
 
 /** JSON-RPC call over fetch with a timeout; throws on RPC error. */
 export async function rpc<T = unknown>(
@@ -125,10 +131,51 @@ export async function killNodesStartedHere(): Promise<void> {
   for (const [pid, stateDir] of [...spawnedHere]) await killAnvil(stateDir, pid);
 }
 
-/** Returns the chain id if something answers `eth_chainId` at url, else null. */
-export async function probeChainId(url: string): Promise<number | null> {
+/**
+ * Whether something accepts TCP connections on 127.0.0.1:port. Refused: false. Accepted, or no
+ * answer to the connect within `timeoutMs` (a full accept queue): true.
+ */
+export function portHeld(port: number, timeoutMs = 2_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect({ host: '127.0.0.1', port });
+    const done = (held: boolean) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(held);
+    };
+    const timer = setTimeout(() => done(true), timeoutMs);
+    sock.once('connect', () => done(true));
+    sock.once('error', (e: NodeJS.ErrnoException) => done(e.code !== 'ECONNREFUSED'));
+  });
+}
+
+/**
+ * The chain id of the node on 127.0.0.1:port, or null when nothing listens there. A listener that
+ * is slow to answer `eth_chainId` is asked again until `waitMs` has passed: a busy node is not an
+ * absent one (taking it for absent would spawn a second node on a held port and deploy again on
+ * the first one's chain). @throws Error when the port is held but nothing answers within waitMs.
+ */
+export async function nodeOnPort(port: number, waitMs = BUSY_NODE_TIMEOUT_MS): Promise<number | null> {
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if (!(await portHeld(port))) return null;
+    const id = await probeChainId(url, Math.min(5_000, Math.max(1_000, deadline - Date.now())));
+    if (id !== null) return id;
+    if (Date.now() >= deadline)
+      throw new Error(
+        `devnet: 127.0.0.1:${port} accepts connections but does not answer eth_chainId within ${waitMs} ms; ` +
+          `a node started by this data directory may be stuck (see its anvil.log) or another program holds the port. ` +
+          `Stop it (find it with \`lsof -i :${port}\`) or set DEVNET_PORT to a free port.`,
+      );
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Returns the chain id if something answers `eth_chainId` at url within timeoutMs, else null. */
+export async function probeChainId(url: string, timeoutMs = 1_000): Promise<number | null> {
   try {
-    return Number(await rpc<string>(url, 'eth_chainId', [], 1_000));
+    return Number(await rpc<string>(url, 'eth_chainId', [], timeoutMs));
   } catch {
     return null;
   }
@@ -202,9 +249,14 @@ function logTail(path: string, lines = 5): string {
  * the JSON-RPC front on 127.0.0.1:port whose miner mines every `blockTimeMs`; own process group,
  * output to `<stateDir>/anvil.log`, unref'd), waits until the front answers, and records it in
  * `<stateDir>/anvil.json` and `anvil.pid`. Returns the node process's pid.
- * @throws Error when the node exits or does not answer within 20 s (with the log's last lines).
+ * @throws Error when the port is already held, or the node exits or does not answer within 20 s
+ *   (with the log's last lines).
  */
 export async function spawnNode(o: SpawnNodeOptions): Promise<number> {
+  // A node that answers on the port must never be taken for the one spawned here (nor its cache
+  // directory removed from under it).
+  if (await portHeld(o.port))
+    throw new Error(`devnet: 127.0.0.1:${o.port} is already in use; not starting a second node on it`);
   mkdirSync(o.stateDir, { recursive: true });
   rmSync(anvilCacheDir(o.stateDir), { recursive: true, force: true });
   mkdirSync(anvilCacheDir(o.stateDir), { recursive: true });
@@ -240,7 +292,7 @@ export async function spawnNode(o: SpawnNodeOptions): Promise<number> {
         `devnet: the devnet node exited with ${exited} (port ${o.port}); last log lines: ${logTail(logFile)}`,
       );
     }
-    if ((await probeChainId(url)) !== null) {
+    if ((await probeChainId(url)) !== null && exited === null) {
       const facts = await nodeFacts(url);
       const marker: NodeMarker = {
         pid,

@@ -12,7 +12,7 @@ import {
   killAnvil,
   killNodeNow,
   nodeFacts,
-  probeChainId,
+  nodeOnPort,
   readMarker,
   rpc,
   runningAnvilPid,
@@ -147,7 +147,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
   const depFile = join(opts.stateDir, 'deployment.json');
   const txsFile = join(opts.stateDir, 'deployment-txs.json');
   let spawned = false;
-  if ((await probeChainId(rpcUrl)) !== null) {
+  // A held port is waited on (a busy node is slow, not gone): see nodeOnPort.
+  if ((await nodeOnPort(opts.port)) !== null) {
     await checkOurs(rpcUrl, opts.port, opts.stateDir);
     if (readMarker(opts.stateDir)?.front) {
       opts.log(`devnet: reusing the node this data directory started, still answering on ${rpcUrl}`);
@@ -158,7 +159,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
       await killAnvil(opts.stateDir);
     }
   }
-  if ((await probeChainId(rpcUrl)) === null) {
+  if ((await nodeOnPort(opts.port)) === null) {
     await spawnNode({ port: opts.port, stateDir: opts.stateDir, blockTimeMs: opts.blockTimeMs });
     spawned = true;
     opts.log(
