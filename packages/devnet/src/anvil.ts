@@ -5,9 +5,9 @@
  * tells our node from a foreign one), and kill it.
  */
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { moduleProcessArgs } from './ts-loader.js';
 
