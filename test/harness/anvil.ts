@@ -3,7 +3,7 @@
  * lives in test/harness/devnet.ts). Real node, real JSON-RPC; nothing is mocked.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,17 +26,53 @@ export function anvilBinary(): string {
  */
 export function dumpStacks(pid: number | undefined): string {
   if (!pid) return 'no pid';
-  const gdb = spawnSync('gdb', ['-p', String(pid), '-batch', '-ex', 'thread apply all bt'], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (gdb.error) return `no stacks (gdb: ${gdb.error.message})`;
   const dir = join(process.cwd(), 'test-output', 'hangs');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `anvil-${pid}-${Date.now()}.txt`);
-  writeFileSync(file, `${gdb.stdout}\n${gdb.stderr}`);
+  // The devnet node is a front process with anvil as its child: the child's stacks are the ones
+  // that show a node-side lock, so every process of the tree is dumped.
+  let out = '';
+  for (const p of [pid, ...descendants(pid)]) {
+    const gdb = spawnSync('gdb', ['-p', String(p), '-batch', '-ex', 'thread apply all bt'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (gdb.error) return `no stacks (gdb: ${gdb.error.message})`;
+    out += `===== pid ${p}: ${cmdline(p)}\n${gdb.stdout}\n${gdb.stderr}\n`;
+  }
+  writeFileSync(file, out);
   return `thread stacks in ${file}`;
 }
+
+/** Pids of every descendant of pid (Linux /proc; none elsewhere). */
+function descendants(pid: number): number[] {
+  const kids = (p: number): number[] => {
+    try {
+      return readFileSync(`/proc/${p}/task/${p}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const out: number[] = [];
+  for (let queue = kids(pid); queue.length > 0; ) {
+    const p = queue.shift()!;
+    out.push(p);
+    queue = queue.concat(kids(p));
+  }
+  return out;
+}
+
+const cmdline = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').slice(0, 300);
+  } catch {
+    return '?';
+  }
+};
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
