@@ -171,6 +171,8 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
       clearInterval(sweep);
       if (socket) uws.us_listen_socket_close(socket);
       socket = null;
+      // Open keep-alive connections too: no request may reach the ledger or the index as they close.
+      (app as unknown as { close(): void }).close();
       await admin?.close();
       await shared?.close();
       await core.close();

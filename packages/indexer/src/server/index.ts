@@ -238,6 +238,9 @@ export function createServer(opts: ServerOptions): Server {
     close() {
       if (listenSocket) uws.us_listen_socket_close(listenSocket);
       listenSocket = null;
+      // The open connections too (keep-alive clients, streams): no request may reach a store that
+      // closes next. Stream clients resume elsewhere with Last-Event-ID.
+      (app as unknown as { close(): void }).close();
     },
     registered: () => registered,
   };

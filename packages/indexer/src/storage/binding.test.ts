@@ -9,7 +9,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openRocks, type Rocks, type ScanRange } from './binding.js';
+import { openRocks, type Rocks, type ScanRange, StoreClosedError } from './binding.js';
 
 let dir: string;
 let rocks: Rocks;
@@ -87,5 +87,62 @@ describe('Rocks read walks (pooled iterators)', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+/**
+ * A store's close runs on the thread pool: a read made meanwhile used a database being torn down
+ * and aborted the process (`~ColumnFamilySet: last_ref`, `BaseIterator::Seek: iterator_`). Reads
+ * after close() began are refused, async reads already running are awaited, and a cursor opened
+ * before is closed by the close itself.
+ */
+describe('close', () => {
+  it('refuses every read from the call on, awaits reads in flight, and the process survives', async () => {
+    const d = mkdtempSync(join(os.tmpdir(), 'binding-close-'));
+    const r = await openRocks(d);
+    const ops = Array.from({ length: 20_000 }, (_, i) => ({
+      key: Buffer.from(`k${String(i).padStart(6, '0')}`),
+      value: Buffer.alloc(64, i),
+    }));
+    r.write(ops);
+    const keys = ops.map((o) => o.key);
+    const cursor = r.cursor({ gte: keys[0] });
+    expect(cursor.next(10)).toHaveLength(10);
+    const pending = Array.from({ length: 8 }, (_, i) =>
+      r.getManyAsync(keys.slice(i * 2_000, i * 2_000 + 2_000)),
+    );
+    const closed = r.close();
+    // Reads on the main thread while RocksDB closes: each refused, none reaches the database.
+    let refused = 0;
+    const tries: Array<() => unknown> = [
+      () => r.get(keys[1]),
+      () => r.getMany(keys.slice(0, 10)),
+      () => r.scan({ gte: keys[100], lt: keys[200] }),
+      () => r.each({ gte: keys[0] }, () => true),
+      () => r.cursor({ gte: keys[0] }),
+      () => cursor.next(10),
+      () => r.sequence(),
+      () => r.write([{ key: keys[0], value: null }]),
+    ];
+    for (let round = 0; round < 20; round++) {
+      for (const t of tries) {
+        expect(t).toThrow(StoreClosedError);
+        refused++;
+      }
+      await new Promise((res) => setImmediate(res));
+    }
+    await expect(r.getManyAsync(keys.slice(0, 1))).rejects.toBeInstanceOf(StoreClosedError);
+    // The reads that were running when close() was called completed with their rows.
+    const answers = await Promise.all(pending);
+    expect(answers.map((a) => a.length)).toEqual(Array(8).fill(2_000));
+    expect(answers[3][5]).toEqual(ops[3 * 2_000 + 5].value);
+    await closed;
+    cursor.close();
+    expect(refused).toBe(20 * tries.length);
+    // Reopened, the store holds what was written before the close.
+    const again = await openRocks(d);
+    expect(again.get(keys[19_999])).toEqual(ops[19_999].value);
+    await again.close();
+    rmSync(d, { recursive: true, force: true });
   });
 });

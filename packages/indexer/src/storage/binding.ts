@@ -21,6 +21,19 @@ export interface ScanRange {
   limit?: number;
 }
 
+/**
+ * Thrown by every read and write of a store whose close has begun. RocksDB's close runs on the
+ * thread pool; a read made meanwhile on another thread would use a database being torn down (an
+ * iterator made then aborts the process on an assertion: seen as `~ColumnFamilySet: last_ref` at
+ * exit), so the store refuses it instead.
+ */
+export class StoreClosedError extends Error {
+  override readonly name = 'StoreClosedError';
+  constructor() {
+    super('the store is closed (shutting down)');
+  }
+}
+
 /** One write of a batch: `value === null` deletes the key. */
 export interface WriteOp {
   key: Buffer;
@@ -64,6 +77,11 @@ export interface Rocks {
   /** The native database handle, for the writer thread to open the same database (writer.ts). */
   handle(): bigint;
   property(name: string): string;
+  /**
+   * Closes the database: from the call on, every other method throws {@link StoreClosedError};
+   * reads already on the thread pool ({@link getManyAsync}) are awaited first, and open cursors are
+   * closed by RocksDB's close itself.
+   */
   close(): Promise<void>;
 }
 
@@ -186,6 +204,13 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   // same side (checked: {lt, lte: undefined} iterates past lt). fillCache: a read scan keeps its
   // blocks in the block cache like a point read does (the binding's default is not to).
   const ctx = dbContext(db);
+  /** Set when close() begins: every call after it throws StoreClosedError. */
+  let closing = false;
+  const live = () => {
+    if (closing) throw new StoreClosedError();
+  };
+  /** Multi-gets running on the thread pool: close() waits for them. */
+  const inFlight = new Set<Promise<unknown>>();
   const iterator = (given: ScanRange): NativeIterator => {
     const range = tightest(given);
     const o: Record<string, unknown> = {
@@ -203,7 +228,11 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   };
   const nextv = (it: NativeIterator, n: number): { rows: Buffer[]; finished: boolean } =>
     native.iterator_nextv_sync(it, n);
-  const closeIterator = (it: NativeIterator) => native.iterator_close(it);
+  // Once the close has begun, RocksDB's close (on the thread pool) closes every attached iterator
+  // itself: closing one here as well would race it.
+  const closeIterator = (it: NativeIterator) => {
+    if (!closing) native.iterator_close(it);
+  };
   // abstract-level registers every batch in the db's resource set and removes it only on its
   // asynchronous close(); the synchronous _closeSync() frees the native handle but leaves the JS
   // object registered until the db closes — one leaked object per committed block (found by the
@@ -227,7 +256,10 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   // kept gigabytes of compacted-away table files on disk this way).
   let generation = 0;
   const pooled: [NativeIterator[], NativeIterator[]] = [[], []];
-  const sequence = (): number => Number(native.db_get_latest_sequence(ctx));
+  const sequence = (): number => {
+    live();
+    return Number(native.db_get_latest_sequence(ctx));
+  };
   /** The sequence the pooled iterators were created at: a write from any thread retires them. */
   let pooledAt = sequence();
   /** When the oldest pooled iterator was made (ms, performance.now). */
@@ -325,15 +357,24 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
 
   return {
     get(key) {
+      live();
       return db._getManySync([key])[0];
     },
     getMany(keys) {
+      live();
       return keys.length === 0 ? [] : db._getManySync(keys);
     },
     getManyAsync(keys) {
-      return keys.length === 0 ? Promise.resolve([]) : db._getManyAsync(keys, undefined);
+      if (closing) return Promise.reject(new StoreClosedError());
+      if (keys.length === 0) return Promise.resolve([]);
+      const p = db._getManyAsync(keys, undefined);
+      inFlight.add(p);
+      const done = () => inFlight.delete(p);
+      p.then(done, done);
+      return p;
     },
     scan(range) {
+      live();
       const out: Array<[Buffer, Buffer]> = [];
       walk(range, (k, v) => {
         out.push([k, v]);
@@ -341,15 +382,18 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
       return out;
     },
     each(range, visit) {
+      live();
       walk(range, visit);
     },
     cursor(range) {
+      live();
       const it = iterator(range);
       let done = false;
       let closed = false;
       return {
         next(max) {
           if (done) return [];
+          live();
           const out: Array<[Buffer, Buffer]> = [];
           while (out.length < max) {
             const { rows, finished } = nextv(it, Math.min(SCAN_CHUNK_ROWS, max - out.length));
@@ -369,6 +413,7 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
       };
     },
     write(ops) {
+      live();
       invalidate();
       const batch = db.batch();
       // The native calls directly: abstract-level's put/del validate and re-encode every op and
@@ -389,11 +434,15 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
     retireIterators: retireStale,
     handle: () => (db as unknown as { handle: bigint }).handle,
     property(name) {
+      live();
       return db.getProperty(name);
     },
-    close() {
+    async close() {
+      if (closing) return;
       clearInterval(ageTimer);
       invalidate();
+      closing = true;
+      await Promise.allSettled([...inFlight]);
       return db.close();
     },
   };
