@@ -72,7 +72,13 @@ export interface IngestRun {
    * heap (total) and external memory; the rest of the RSS is worker-thread heaps, RocksDB
    * (memtables, block cache, table readers) and allocator slack. Null without the metrics.
    */
-  memoryAtHead: { rss: number; mainHeap: number; external: number } | null;
+  memoryAtHead: MemorySplit | null;
+  /**
+   * The same split at the highest RSS the indexer's metrics showed during the backfill (scraped
+   * every ~2 s, so within 2 s of the peak {@link peakRssMiB} samples every 100 ms). Null without
+   * the metrics.
+   */
+  memoryAtPeak: MemorySplit | null;
   /** Size of the data directory at head (MiB, every file). */
   diskMiB: number;
   /**
@@ -225,6 +231,52 @@ export function commitCell(r: IngestRun, size: string): string {
   return `p99 ${bound} (${(100 * c.shareLe15).toFixed(1)} % ≤ 15 ms, ${c.blocks} blocks)`;
 }
 
+/**
+ * Where an indexer's resident memory goes (MiB, from its own metrics): RSS, main-thread V8 heap
+ * (total), external memory, RocksDB's memtables, table readers (index and filter blocks outside
+ * the block cache) and block cache; `rest` is what none of those name (worker-thread heaps,
+ * allocator slack, code). RocksDB figures are NaN for builds without `indexer_storage_memory_bytes`.
+ */
+export interface MemorySplit {
+  rss: number;
+  mainHeap: number;
+  external: number;
+  memtables: number;
+  tableReaders: number;
+  blockCache: number;
+  rest: number;
+}
+
+/** The {@link MemorySplit} of one metrics scrape; null when the process metrics are absent. */
+export function memorySplit(metrics: string): MemorySplit | null {
+  const lines = metrics.split('\n');
+  const mib = (prefix: string) => {
+    const line = lines.find((l) => l.startsWith(prefix));
+    return line ? Number(line.split(' ').pop()) / 2 ** 20 : Number.NaN;
+  };
+  const rss = mib('indexer_process_process_resident_memory_bytes ');
+  if (Number.isNaN(rss)) return null;
+  const rocks = (kind: string) => {
+    let sum = Number.NaN;
+    for (const l of lines)
+      if (l.startsWith('indexer_storage_memory_bytes{') && l.includes(`kind="${kind}"`))
+        sum = (Number.isNaN(sum) ? 0 : sum) + Number(l.split(' ').pop()) / 2 ** 20;
+    return sum;
+  };
+  const m = {
+    rss,
+    mainHeap: mib('indexer_process_nodejs_heap_size_total_bytes '),
+    external: mib('indexer_process_nodejs_external_memory_bytes '),
+    memtables: rocks('memtables'),
+    tableReaders: rocks('table_readers'),
+    blockCache: rocks('block_cache'),
+  };
+  const named = [m.mainHeap, m.external, m.memtables, m.tableReaders, m.blockCache].filter(
+    (x) => !Number.isNaN(x),
+  );
+  return { ...m, rest: rss - named.reduce((a, b) => a + b, 0) };
+}
+
 /** Backfills `chain` with the build at `main`; resolves when its anchor reaches the head. */
 export async function runIndexer(
   chain: { rpcUrl: string; head: number; txCount: number; logCount: number },
@@ -247,8 +299,13 @@ export async function runIndexer(
   let first = { block: 0, main: 0, proc: 0 };
   let peak = 0;
   let polls = 0;
+  let memoryAtPeak: MemorySplit | null = null;
   for (;;) {
     peak = Math.max(peak, rssMiB(ix.pid));
+    if (polls % 20 === 0) {
+      const m = memorySplit(await ix.metrics());
+      if (m && m.rss > (memoryAtPeak?.rss ?? 0)) memoryAtPeak = m;
+    }
     const a = await ix.anchor();
     if (a >= 0 && tFirst === null) {
       tFirst = performance.now();
@@ -257,7 +314,7 @@ export async function runIndexer(
     if (a >= chain.head) break;
     if (performance.now() - t0 > 3_600_000) throw new Error(`${label}: not at head after an hour`);
     // A halted ingest never reaches the head: say why at once instead of waiting out the hour.
-    if (++polls % 20 === 0 && /indexer_ingest_state\{[^}]*state="halted"\} 1/.test(await ix.metrics()))
+    if (++polls % 20 === 10 && /indexer_ingest_state\{[^}]*state="halted"\} 1/.test(await ix.metrics()))
       throw new Error(`${label}: ingest halted:\n${ix.logs().slice(-2000)}`);
     await sleep(100);
   }
@@ -268,17 +325,7 @@ export async function runIndexer(
   const metrics = await ix.metrics();
   const stages = stageCounters(metrics);
   const commitBySize = commitHistogram(metrics);
-  const gauge = (name: string) => {
-    const line = metrics.split('\n').find((l) => l.startsWith(`${name} `));
-    return line ? Number(line.split(' ').pop()) / 2 ** 20 : Number.NaN;
-  };
-  const memoryAtHead = metrics.includes('indexer_process_process_resident_memory_bytes')
-    ? {
-        rss: gauge('indexer_process_process_resident_memory_bytes'),
-        mainHeap: gauge('indexer_process_nodejs_heap_size_total_bytes'),
-        external: gauge('indexer_process_nodejs_external_memory_bytes'),
-      }
-    : null;
+  const memoryAtHead = memorySplit(metrics);
   const blocks = chain.head + 1;
   const stageMsPerBlock = stages
     ? Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, (1000 * v) / blocks]))
@@ -330,6 +377,7 @@ export async function runIndexer(
     slowCommits,
     commitBySize,
     memoryAtHead,
+    memoryAtPeak,
     diskMiB,
     settled,
     profileTop,

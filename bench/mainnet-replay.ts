@@ -195,16 +195,22 @@ async function main(): Promise<void> {
   );
   lines.push(
     '',
-    'Memory at head (MiB; the rest is worker-thread heaps, RocksDB memtables, block cache and table readers, allocator slack):',
+    "Memory (MiB) at the highest sampled RSS of the backfill and at head, from the indexer's metrics: main-thread V8 heap, external, RocksDB memtables, table readers (index and filter blocks outside the block cache) and block cache; the rest is worker-thread heaps, allocator slack and code:",
     '',
-    '| build | peak RSS | RSS at head | main-thread V8 heap | external | rest | data dir on disk |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...runs.map((r) => {
-      const m = r.memoryAtHead;
-      return m
-        ? `| ${r.label} | ${f0(r.peakRssMiB)} | ${f0(m.rss)} | ${f0(m.mainHeap)} | ${f0(m.external)} | ${f0(m.rss - m.mainHeap - m.external)} | ${f0(r.diskMiB)} |`
-        : `| ${r.label} | ${f0(r.peakRssMiB)} | n/a | n/a | n/a | n/a | ${f0(r.diskMiB)} |`;
-    }),
+    '| build | when | RSS | main-thread V8 heap | external | memtables | table readers | block cache | rest | data dir on disk |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...runs.flatMap((r) =>
+      (
+        [
+          [`peak (${f0(r.peakRssMiB)} by /proc)`, r.memoryAtPeak],
+          ['head', r.memoryAtHead],
+        ] as const
+      ).map(([when, m]) =>
+        m
+          ? `| ${r.label} | ${when} | ${f0(m.rss)} | ${f0(m.mainHeap)} | ${f0(m.external)} | ${f0(m.memtables)} | ${f0(m.tableReaders)} | ${f0(m.blockCache)} | ${f0(m.rest)} | ${f0(r.diskMiB)} |`
+          : `| ${r.label} | ${when} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | ${f0(r.diskMiB)} |`,
+      ),
+    ),
   );
   const stageNames = [...new Set(runs.flatMap((r) => Object.keys(r.stageMsPerBlock ?? {})))];
   if (stageNames.length)

@@ -206,6 +206,7 @@ export async function runPonder(o: {
       slowCommits: 0,
       commitBySize: null,
       memoryAtHead: null,
+      memoryAtPeak: null,
       diskMiB: Number.NaN,
       settled: null,
     };
