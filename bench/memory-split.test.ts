@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { memorySplit } from './ingest-transfers.js';
+
+const MiB = 2 ** 20;
+/** A scrape of the indexer's metrics as it prints them (recorded shape, values chosen). */
+const scrape = [
+  '# HELP indexer_process_process_resident_memory_bytes Resident memory size in bytes.',
+  `indexer_process_process_resident_memory_bytes ${1000 * MiB}`,
+  `indexer_process_nodejs_heap_size_total_bytes ${250 * MiB}`,
+  `indexer_process_nodejs_external_memory_bytes ${80 * MiB}`,
+  `indexer_storage_memory_bytes{chain="bench",kind="memtables"} ${60 * MiB}`,
+  `indexer_storage_memory_bytes{chain="bench",kind="table_readers"} ${200 * MiB}`,
+  `indexer_storage_memory_bytes{chain="bench",kind="block_cache"} ${64 * MiB}`,
+].join('\n');
+
+describe('memorySplit', () => {
+  it('names each part and leaves the rest to what none names', () => {
+    expect(memorySplit(scrape)).toEqual({
+      rss: 1000,
+      mainHeap: 250,
+      external: 80,
+      memtables: 60,
+      tableReaders: 200,
+      blockCache: 64,
+      rest: 346,
+    });
+  });
+
+  it('sums a kind over chains, and leaves RocksDB out of the rest when a build has no such gauge', () => {
+    const two = `${scrape}\nindexer_storage_memory_bytes{chain="other",kind="memtables"} ${4 * MiB}`;
+    expect(memorySplit(two)?.memtables).toBe(64);
+    const old = scrape
+      .split('\n')
+      .filter((l) => !l.startsWith('indexer_storage'))
+      .join('\n');
+    expect(memorySplit(old)).toMatchObject({ memtables: Number.NaN, rest: 670 });
+  });
+
+  it('is null without the process metrics', () => {
+    expect(memorySplit('indexer_ingest_head 5')).toBeNull();
+  });
+});
