@@ -230,6 +230,28 @@ export function benchArgs(argv: string[]): {
   return { arg, mains };
 }
 
+/**
+ * Node/V8 flags for the indexer of one `--main` build: `--node-flags label=--flag1,--flag2`
+ * (repeatable; e.g. `--node-flags minor-ms=--minor-ms`). The same dist may be listed twice under two
+ * labels to compare flags in one run. Empty for a label without flags.
+ */
+export function nodeFlagsFor(argv: string[], label: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++)
+    if (argv[i] === '--node-flags') {
+      const v = argv[i + 1] ?? '';
+      const eq = v.indexOf('=');
+      if (eq > 0 && v.slice(0, eq) === label)
+        out.push(
+          ...v
+            .slice(eq + 1)
+            .split(',')
+            .filter(Boolean),
+        );
+    }
+  return out;
+}
+
 export interface IndexerChild {
   pid: number;
   port: number;

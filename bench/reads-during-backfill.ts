@@ -15,7 +15,8 @@
  *
  * Usage: node dist/bench/reads-during-backfill.js [--blocks 400] [--tx 50] [--senders 500]
  *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1]
- *          [--idle-seconds 15] [--reconcile 300] [--cpu-prof DIR] [--out report.md]
+ *          [--idle-seconds 15] [--reconcile 300] [--cpu-prof DIR] [--node-flags label=--f1,--f2]…
+ *          [--out report.md]
  *
  * `--cpu-prof DIR`: the indexer runs under `node --cpu-prof` (1 ms interval) and the report adds,
  * per run, the main thread's long turns during the backfill and what they are made of (a read
@@ -32,6 +33,7 @@ import {
   emitReport,
   hex,
   log,
+  nodeFlagsFor,
   percentile,
   rpc,
   runIfEntry,
@@ -139,13 +141,15 @@ export interface ReadsRun {
   non2xx: { during: string; idle: string };
   /** With `--cpu-prof`: the main thread's long turns during the backfill (cpuprofile.ts longTurns). */
   turns?: string;
+  /** Node/V8 flags the indexer ran with (`--node-flags`). */
+  nodeFlags: string[];
 }
 
 async function runOne(
   chain: TransferChain,
   label: string,
   main: string,
-  o: { idleSeconds: number; reconcile: number; cpuProf?: string },
+  o: { idleSeconds: number; reconcile: number; cpuProf?: string; nodeFlags?: string[] },
 ): Promise<ReadsRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'reads-backfill-data-'));
   const senders = chain.wallets.slice(0, chain.spec.senders);
@@ -177,7 +181,10 @@ async function runOne(
     chain: 'bench',
     dataDir,
     main,
-    execArgv: profDir ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', profDir] : [],
+    execArgv: [
+      ...(o.nodeFlags ?? []),
+      ...(profDir ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', profDir] : []),
+    ],
   });
   // Reads start once every sender is funded and seen (their rows exist), as a user would read.
   while ((await ix.anchor()) < chain.fundedBlock) await sleep(20);
@@ -237,6 +244,7 @@ async function runOne(
   );
   return {
     label,
+    nodeFlags: o.nodeFlags ?? [],
     during: latency(during),
     duringOk: latency(during.filter((x) => x.status >= 200 && x.status < 300)),
     idle: latency(idle),
@@ -256,6 +264,8 @@ const f2 = (x: number) => x.toFixed(2);
 export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
   const lines = [
     `Chain: anvil, ${chain.head + 1} blocks, ${chain.spec.blocks} × ${chain.spec.txPerBlock} ERC-20 transfers among ${chain.spec.wallets} wallets; reads start at block ${chain.fundedBlock} (every sender funded).`,
+    '',
+    `Node ${process.version} (the bench and every indexer); indexer flags: ${runs.map((r) => `${r.label} ${r.nodeFlags.length ? r.nodeFlags.join(' ') : 'none'}`).join('; ')}.`,
     '',
     'Reads: one client, closed loop, keep-alive, cycling `/tokens/{token}`, `/tokens/{token}/balance/{sender}`, `/wallets/{sender}/first-seen`, `/blocks/{n}`, `/transactions/{hash}`, `/transactions/{hash}/receipt` (blocks and transactions of the funding blocks); latency in ms, client side. The projection routes answer 503 `projection_unavailable` while the projections backfill (R5); the 2xx columns count only the reads answered with data.',
     '',
@@ -303,7 +313,7 @@ export async function main(): Promise<void> {
   for (let round = 1; round <= rounds; round++)
     for (const [name, main] of mains) {
       const label = rounds > 1 ? `${name} (round ${round})` : name;
-      const r = await runOne(chain, label, main, o);
+      const r = await runOne(chain, label, main, { ...o, nodeFlags: nodeFlagsFor(argv, name) });
       log(
         `${label}: during p50 ${f2(r.during.p50)} p99 ${f2(r.during.p99)} ms; idle p50 ${f2(r.idle.p50)} p99 ${f2(r.idle.p99)} ms; ${r.mismatches.length} mismatches of ${r.reconciled}`,
       );
