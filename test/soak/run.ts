@@ -716,6 +716,17 @@ function nodeLogTail(): string {
     return '(no node log)';
   }
 }
+/**
+ * What the devnet front had in flight when the node stopped answering (`devnet_frontStatus`, which
+ * the front answers itself): its serialiser's queued and running calls and the miner's counters.
+ */
+async function frontStatus(): Promise<string> {
+  try {
+    return JSON.stringify(await rpc(devUrl, 'devnet_frontStatus', [], 2_000));
+  } catch (err) {
+    return `(front status unavailable: ${(err as Error).message})`;
+  }
+}
 const anvilPid = () => {
   try {
     return (
@@ -736,7 +747,7 @@ try {
       : err instanceof NodeHung
         ? new SoakFailure(
             'node_hung',
-            `${err.message}; ${dumpStacks(Number(readFileSync(join(work, 'devnet', 'devnet', 'anvil.pid'), 'utf8')) || undefined)}`,
+            `${err.message}; front ${await frontStatus()}; ${dumpStacks(Number(readFileSync(join(work, 'devnet', 'devnet', 'anvil.pid'), 'utf8')) || undefined)}`,
           )
         : (err as Error).name === 'ContractViolation'
           ? new SoakFailure('contract', (err as Error).message)
@@ -747,7 +758,7 @@ if (failure && failure.kind !== 'node_hung') {
   if (state === 'hung')
     failure = new SoakFailure(
       'node_hung',
-      `the node does not answer eth_blockNumber within 10 s (${dumpStacks(anvilPid())}); what failed first: ${failure.message}`,
+      `the node does not answer eth_blockNumber within 10 s (front ${await frontStatus()}; ${dumpStacks(anvilPid())}); what failed first: ${failure.message}`,
     );
   if (state === 'died')
     failure = new SoakFailure(
