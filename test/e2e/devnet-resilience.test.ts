@@ -10,7 +10,8 @@
  *  (b) the node frozen (SIGSTOP) for a while: /health reports `retrying` with the error, then
  *      `running` again after SIGCONT, and traffic continues;
  *  (c) SIGTERM of the indexer stops the anvil it started; with DEVNET_KEEP=1 the node stays and
- *      the next start reuses it; SIGINT during start-up (while deploying) stops it too;
+ *      the next start reuses it (and sends again, at the same addresses, a deployment a reorg
+ *      dropped meanwhile); SIGINT during start-up (while deploying) stops it too;
  *  (d) a foreign anvil on DEVNET_PORT: start-up refuses with what it found and what to do, exit
  *      code non-zero, and the foreign node is left alone;
  *  (e) 90 s of traffic after those minutes of it: no send refused for insufficient funds (the
@@ -21,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet } from '@chain-indexer/devnet';
-import { isRunning, probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
+import { isRunning, killAnvil, probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
 import { type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { anvilBinary, freePort } from '../harness/anvil.js';
@@ -292,6 +293,47 @@ describe('DEVNET_KEEP=1 and reuse', () => {
     }
     await until('kept anvil gone', async () => !alive(pid), 10_000);
   }, 120_000);
+
+  test('(c) a restart after a reorg dropped the deployment sends it again at the same addresses, never a second copy', async () => {
+    const dataDir = newDataDir();
+    const port = await freePort();
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    const depFile = join(dataDir, 'devnet', 'deployment.json');
+    // Traffic off: nothing but the restart may send the deployment again.
+    const first = await startEmbedded(dataDir, port, { DEVNET_KEEP: '1', DEVNET_TX_PER_SECOND: '0' });
+    const before = JSON.parse(readFileSync(depFile, 'utf8'));
+    await first.stop();
+    try {
+      // A reorg back to block 1 drops (nearly) every deployment transaction.
+      const head = Number(await rpc<Hex>(rpcUrl, 'eth_blockNumber'));
+      await rpc(rpcUrl, 'anvil_reorg', [head - 1, []]);
+      const addresses: string[] = [
+        ...Object.values(before.contracts as Record<string, string>),
+        ...before.tokens.map((t: { address: string }) => t.address),
+      ];
+      const codeless = async () =>
+        (await Promise.all(addresses.map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])))).filter(
+          (c) => c === '0x',
+        ).length;
+      expect(await codeless()).toBeGreaterThan(addresses.length / 2);
+
+      const second = await startEmbedded(dataDir, port, { DEVNET_KEEP: '1', DEVNET_TX_PER_SECOND: '0' });
+      try {
+        expect(second.logs()).toMatch(
+          /have no code \(a reorg dropped part of the deployment\): sending its transactions again/,
+        );
+        expect(second.logs()).toMatch(/reusing deployment from/);
+        expect(second.logs()).not.toMatch(/devnet: deployed \d+ contracts/);
+        // The same deployment, whole again.
+        expect(JSON.parse(readFileSync(depFile, 'utf8')).contracts).toEqual(before.contracts);
+        expect(await codeless()).toBe(0);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await killAnvil(join(dataDir, 'devnet'));
+    }
+  }, 180_000);
 });
 
 describe('Ctrl-C during start-up', () => {

@@ -21,7 +21,7 @@ import {
 import { compileContracts } from './compile.js';
 import { deployAll } from './deploy.js';
 import { noRefusals } from './funds.js';
-import type { SignedTx } from './signer.js';
+import { devAccount, replayDeployment, type SignedTx } from './signer.js';
 import { startTraffic, type TrafficHandle } from './traffic.js';
 import type { DevnetDeployment, DevnetStatus, TrafficStatus } from './types.js';
 
@@ -111,20 +111,62 @@ async function checkOurs(rpcUrl: string, port: number, stateDir: string): Promis
   );
 }
 
-/** Loads the deployment of a reused node when it is still whole (same genesis, code at every contract). */
+/**
+ * Loads the deployment of a reused node (same genesis as `deployment.json`). When a reorg dropped
+ * part of it (contracts, tokens or seeded launches without code), its signed transactions
+ * (`deployment-txs.json`) are sent again first — same senders and nonces, so the same addresses —
+ * as the traffic generator does after a reorg: a restart that caught that replay half-way must
+ * finish it, not deploy a second copy at new addresses (the markets and launchpad addresses other
+ * readers of this devnet were given would then name contracts this devnet no longer uses).
+ * Null when there is nothing to reuse, or the deployment cannot be restored (logged).
+ */
 async function reusableDeployment(
   rpcUrl: string,
   depFile: string,
+  txsFile: string,
   log: (m: string) => void,
 ): Promise<DevnetDeployment | null> {
   if (!existsSync(depFile)) return null;
   const saved = JSON.parse(readFileSync(depFile, 'utf8')) as DevnetDeployment;
   const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
   if (saved.version !== 1 || saved.genesisHash !== genesis.hash) return null;
-  const codes = await Promise.all(
-    Object.values(saved.contracts).map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])),
-  );
-  if (!codes.every((c) => c !== '0x')) return null;
+  const addresses = [
+    ...Object.values(saved.contracts),
+    ...saved.tokens.map((t) => t.address),
+    ...(saved.launchpad?.seededLaunches ?? []),
+  ];
+  const missing = async () =>
+    (await Promise.all(addresses.map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])))).filter(
+      (c) => c === '0x',
+    ).length;
+  const gone = await missing();
+  if (gone > 0) {
+    if (!existsSync(txsFile)) {
+      log(
+        `devnet: ${gone} deployed contract(s) have no code and there is no ${txsFile} to send again; deploying afresh`,
+      );
+      return null;
+    }
+    log(
+      `devnet: ${gone} deployed contract(s) have no code (a reorg dropped part of the deployment): sending its transactions again (same addresses)`,
+    );
+    try {
+      await replayDeployment(rpcUrl, JSON.parse(readFileSync(txsFile, 'utf8')) as SignedTx[], [
+        devAccount(0),
+        devAccount(1),
+      ]);
+    } catch (err) {
+      log(`devnet: the deployment cannot be restored (${(err as Error).message}); deploying afresh`);
+      return null;
+    }
+    const still = await missing();
+    if (still > 0) {
+      log(
+        `devnet: ${still} deployed contract(s) still have no code after sending the deployment again; deploying afresh`,
+      );
+      return null;
+    }
+  }
   log(`devnet: reusing deployment from ${depFile}`);
   return saved;
 }
@@ -167,7 +209,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
     );
   }
 
-  let deployment = spawned ? null : await reusableDeployment(rpcUrl, depFile, opts.log);
+  let deployment = spawned ? null : await reusableDeployment(rpcUrl, depFile, txsFile, opts.log);
   const reused = deployment !== null;
   let deploymentTxs: SignedTx[] = [];
   if (deployment && existsSync(txsFile)) deploymentTxs = JSON.parse(readFileSync(txsFile, 'utf8'));
