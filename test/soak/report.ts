@@ -49,13 +49,17 @@ interface Run {
   made: Record<string, number>;
   divergences: number;
   failure: { kind: string; message: string; divergence: Record<string, unknown> | null } | null;
+  /** The commit the run's code was built from (runs before it was recorded: absent). */
+  build?: string | null;
 }
 
 const runs: Run[] = readFileSync(statsFile, 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => JSON.parse(l) as Run)
-  .sort((a, b) => a.seed - b.seed);
+  .sort((a, b) => a.seed - b.seed || (a.build ?? '').localeCompare(b.build ?? ''));
+/** A build column when the runs name their builds. */
+const builds = runs.some((r) => r.build);
 const sum = (f: (r: Run) => number) => runs.reduce((a, r) => a + f(r), 0);
 const made = (r: Run) => Object.values(r.made).reduce((a, b) => a + b, 0);
 const kinds = [...new Set(runs.flatMap((r) => Object.keys(r.faults.byKind)))];
@@ -107,12 +111,14 @@ L.push('');
 L.push('## Per seed');
 L.push('');
 L.push(
-  '| seed | finality (window) | min | reorgs (max depth) | mid-rollback reorgs | kill -9 (mid-rollback) | proxy faults | checks (digests) | comparisons | SSE frames / resumes | sweeps | node stalls | divergences | result |',
+  (builds ? '| build ' : '') +
+    '| seed | finality (window) | min | reorgs (max depth) | mid-rollback reorgs | kill -9 (mid-rollback) | proxy faults | checks (digests) | comparisons | SSE frames / resumes | sweeps | node stalls | divergences | result |',
 );
-L.push('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+L.push(`${builds ? '|---' : ''}|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
 for (const r of runs)
   L.push(
-    `| ${r.seed} | ${r.finality} (${r.window}) | ${r.minutes} | ${r.reorgs} (${Math.max(0, ...r.reorgDepths)}) | ${r.reorgsMidRollback} | ${r.kills} (${r.killsMidRollback}) | ` +
+    (builds ? `| ${r.build ?? '?'} ` : '') +
+      `| ${r.seed} | ${r.finality} (${r.window}) | ${r.minutes} | ${r.reorgs} (${Math.max(0, ...r.reorgDepths)}) | ${r.reorgsMidRollback} | ${r.kills} (${r.killsMidRollback}) | ` +
       `${r.faults.proxyInjected} | ${r.checks} (${r.digests}) | ${made(r)} | ${r.sse.frames} / ${r.sse.resumes} | ${r.sweeps} | ` +
       `${r.nodeStalls?.count ?? 0} | ${r.divergences} | ${r.ok ? 'passed' : `**${r.failure?.kind}**`} |`,
   );
@@ -136,7 +142,7 @@ if (failed.length) {
   L.push('## Failures');
   L.push('');
   for (const r of failed) {
-    L.push(`### seed ${r.seed}: ${r.failure!.kind}`);
+    L.push(`### seed ${r.seed}${r.build ? ` (build ${r.build})` : ''}: ${r.failure!.kind}`);
     L.push('');
     L.push('```');
     L.push(r.failure!.message.slice(0, 2000));

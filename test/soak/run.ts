@@ -28,6 +28,7 @@
  * The figures of the run (reorgs, restarts, faults, checks) are printed as one JSON line, and
  * appended to `--stats` (test/soak/report.ts turns those lines into test/faults/SOAK.md).
  */
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -623,10 +624,17 @@ function nodeFaultsLogged(): Record<string, number> {
 }
 
 /** The run's figures, as one JSON line (report.ts reads these). */
+/** The commit this run's code was built from (`git rev-parse --short HEAD` here), or null. */
+function buildCommit(): string | null {
+  const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', timeout: 5_000 });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
 function figures(ok: boolean, failure: SoakFailure | null) {
   const p = proxy?.stats();
   return {
     seed: SEED,
+    build: buildCommit(),
     finality: FINALITY,
     window: WINDOW,
     ok,
