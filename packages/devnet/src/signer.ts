@@ -134,9 +134,13 @@ const REPLAY_BATCH_GAS = 50_000_000n;
  * effect (a launch's token address comes from the launchpad's own nonce) is the same. Batched
  * under one block's gas; a sender change waits for the previous sender's transactions (launches
  * need the launchpad). `accounts` are the senders' keys.
+ * A call signed again has a new hash, so a later replay (after another reorg, or a restart that
+ * caught this one half-way) finds no receipt for the recorded one and sends it once more: a call
+ * that then reverts (a pool initialised twice) is counted, not fatal — what must hold afterwards is
+ * that every contract has code, which the callers check. A creation that reverts is fatal.
  * @returns the number of transactions sent again (0 when nothing was missing).
  * @throws Error on RPC failure, a refused transaction, a creation whose nonce was used by
- *   another transaction (its address cannot be restored), or a replayed step that reverts.
+ *   another transaction (its address cannot be restored), or a replayed creation that reverts.
  */
 export async function replayDeployment(
   rpcUrl: string,
@@ -157,14 +161,17 @@ export async function replayDeployment(
   for (const a of accounts) wallets.set(a.address.toLowerCase(), new NonceWallet(a, rpcUrl));
   for (const w of wallets.values()) await w.syncNonce();
   let batch: Hex[] = [];
+  /** Whether each transaction of `batch` creates a contract. */
+  let creates: boolean[] = [];
   let gas = 0n;
   let from: string | null = null;
   const settle = async () => {
     if (batch.length === 0) return;
     const rs = await waitReceipts(rpcUrl, batch, { timeoutMs: 60_000 });
-    const bad = rs.filter((r) => r.status !== '0x1').length;
-    if (bad > 0) throw new Error(`devnet: ${bad} replayed deployment transaction(s) reverted`);
+    const bad = rs.filter((r, i) => r.status !== '0x1' && creates[i]).length;
+    if (bad > 0) throw new Error(`devnet: ${bad} replayed deployment creation(s) reverted`);
     batch = [];
+    creates = [];
     gas = 0n;
   };
   for (const t of unmined) {
@@ -173,17 +180,19 @@ export async function replayDeployment(
     gas += BigInt(t.gas);
     const w = wallets.get(t.from.toLowerCase());
     if (!w) throw new Error(`devnet: no key for deployment sender ${t.from}`);
+    const tx = parseTransaction(t.raw);
     if (w.nonce === t.nonce) {
       batch.push(await rpc<Hex>(rpcUrl, 'eth_sendRawTransaction', [t.raw]));
+      creates.push(!tx.to);
       w.nonce++;
       continue;
     }
-    const tx = parseTransaction(t.raw);
     if (!tx.to || w.nonce < t.nonce)
       throw new Error(
         `devnet: deployment tx ${keccak256(t.raw)} (nonce ${t.nonce}) cannot be restored: ${t.from} is at nonce ${w.nonce}; remove the devnet data directory to deploy afresh`,
       );
     batch.push(await w.send({ to: tx.to, data: tx.data, value: tx.value, gas: BigInt(t.gas) }));
+    creates.push(false);
   }
   await settle();
   return unmined.length;
