@@ -4,14 +4,13 @@
  * asynchronously is not cached when a batch committed meanwhile wrote its key.
  */
 import { describe, expect, it } from 'vitest';
-import type { WriteOp } from './binding.js';
 import { type OpMap, RETIRE_SLICE_OPS, StateCache } from './cache.js';
 
 const b = (s: string) => Buffer.from(s);
 /** A batch writing `v` to keys k0..k(n-1). */
 function batch(n: number, v: string): OpMap {
-  const m: OpMap = new Map<string, WriteOp>();
-  for (let i = 0; i < n; i++) m.set(`k${i}`, { key: b(`k${i}`), value: b(v) });
+  const m: OpMap = new Map<string, Buffer | null>();
+  for (let i = 0; i < n; i++) m.set(`k${i}`, b(v));
   return m;
 }
 
@@ -44,7 +43,7 @@ describe('a large committed batch retired in slices', () => {
     for (let i = 0; i < n; i++) c.fill(`k${i}`, b('old'));
     c.write(1, batch(n, 'segment'), false);
     c.committed(1);
-    const live: OpMap = new Map([['k3', { key: b('k3'), value: b('live') }]]);
+    const live: OpMap = new Map([['k3', b('live')]]);
     c.write(2, live, true);
     expect(c.committed(2)).toBe(true); // the segment's slices are still left
     expect(c.get('k3')?.toString()).toBe('live');

@@ -17,15 +17,19 @@
  * The store is the only writer of its rows and every write registers here first, so a cached
  * value is never behind RocksDB.
  */
-import type { WriteOp } from './binding.js';
 
 /** A value larger than this (bytes) is not cached (node records, frames: ingest does not read them back). */
 export const HOT_VALUE_MAX_BYTES = 512;
 /** Per-entry overhead counted against the bound (Map slot, entry, key string). */
 const ENTRY_OVERHEAD = 96;
 
-/** Latest op per key (latin1 of the key bytes), as a batch holds its pending writes. */
-export type OpMap = Map<string, WriteOp>;
+/**
+ * Latest value per key (latin1 of the key bytes; null: a delete), as a batch holds its pending
+ * writes. Values only: a history segment holds a few hundred thousand keys until it commits, and
+ * every object per key survives the young generation's scavenges (copied, on the main thread):
+ * the key string and its value are all a pending write keeps.
+ */
+export type OpMap = Map<string, Buffer | null>;
 
 interface Entry {
   /** The value (null: absent). */
@@ -90,8 +94,8 @@ export class StateCache {
    */
   get(k: string): Buffer | null | undefined {
     for (let i = this.overlays.length - 1; i >= 0; i--) {
-      const op = this.overlays[i].ops.get(k);
-      if (op !== undefined) return op.value;
+      const v = this.overlays[i].ops.get(k);
+      if (v !== undefined) return v;
     }
     const e = this.map.get(k);
     if (e === undefined || (this.retiring.length && this.retired(k, e))) {
@@ -167,9 +171,9 @@ export class StateCache {
       this.retiring.push({ ops: o.ops, epoch: this.epoch, keys: o.ops.keys() });
       return true;
     }
-    for (const [k, op] of o.ops) {
+    for (const [k, v] of o.ops) {
       const old = this.map.get(k);
-      if (o.promote && (op.value === null || op.value.length <= HOT_VALUE_MAX_BYTES)) this.put(k, op.value);
+      if (o.promote && (v === null || v.length <= HOT_VALUE_MAX_BYTES)) this.put(k, v);
       else if (old) {
         // Never keep a value older than what RocksDB now holds.
         this.map.delete(k);
@@ -209,8 +213,7 @@ export class StateCache {
     const out = new Set<string>();
     const inRange = (k: string) => k >= lo && (hi === null || k < hi);
     for (const [k, e] of this.map) if (e.v !== null && inRange(k)) out.add(k);
-    for (const o of this.overlays)
-      for (const [k, op] of o.ops) if (op.value !== null && inRange(k)) out.add(k);
+    for (const o of this.overlays) for (const [k, v] of o.ops) if (v !== null && inRange(k)) out.add(k);
     return [...out];
   }
 

@@ -55,8 +55,8 @@ export interface ChainIdentity {
  * undo and reads no prior value: its blocks are final and are never rolled back.
  */
 export class BlockBatch {
-  /** Latest pending write per key (latin1 of the key bytes). */
-  private readonly pending: OpMap = new Map<string, WriteOp>();
+  /** Latest pending value per key (latin1 of the key bytes; null: a delete). */
+  private readonly pending: OpMap = new Map<string, Buffer | null>();
   /** Rows encoded elsewhere (a decode worker's), written with the batch before its own ops. */
   readonly parts: ArrayBuffer[] = [];
   /**
@@ -79,7 +79,7 @@ export class BlockBatch {
 
   /** The batch's writes, one op per key (the latest value), in first-write order. */
   get ops(): WriteOp[] {
-    return [...this.pending.values()];
+    return [...this.pending].map(([k, value]) => ({ key: Buffer.from(k, 'latin1'), value }));
   }
   /** The batch's pending writes as the store hands them to the writer (do not change). */
   get opMap(): OpMap {
@@ -198,8 +198,8 @@ export class BlockBatch {
   delRaw(key: Buffer): void {
     const k = key.toString('latin1');
     const mine = this.pending.get(k);
-    if (mine) {
-      if (mine.value !== null) this.set(k, key, null); // its undo entry is the first write's
+    if (mine !== undefined) {
+      if (mine !== null) this.set(k, key, null); // its undo entry is the first write's
       return;
     }
     if (!this.undo) {
@@ -218,10 +218,10 @@ export class BlockBatch {
   }
   private set(k: string, key: Buffer, value: Buffer | null): void {
     const old = this.pending.get(k);
-    if (old) this.pendingBytes -= old.value?.length ?? 0;
+    if (old !== undefined) this.pendingBytes -= old?.length ?? 0;
     else this.pendingBytes += key.length;
     this.pendingBytes += value?.length ?? 0;
-    this.pending.set(k, { key, value });
+    this.pending.set(k, value);
   }
   private remember(k: string, v: Buffer | null): void {
     if (v !== null && v.length > HOT_VALUE_MAX_BYTES) this.large.set(k, v);
@@ -229,7 +229,7 @@ export class BlockBatch {
   }
   private read(k: string, key: Buffer): Buffer | undefined {
     const p = this.pending.get(k);
-    if (p !== undefined) return p.value ?? undefined;
+    if (p !== undefined) return p ?? undefined;
     const c = this.cache.get(k);
     if (c !== undefined) return c ?? undefined;
     const l = this.large.get(k);
@@ -456,7 +456,7 @@ const PROMOTE_MAX_OPS = 20_000;
 /** Ops by latin1 key (the last op on a key wins). */
 const opMapOf = (ops: readonly WriteOp[]): OpMap => {
   const m: OpMap = new Map();
-  for (const op of ops) m.set(op.key.toString('latin1'), op);
+  for (const op of ops) m.set(op.key.toString('latin1'), op.value);
   return m;
 };
 /** Default bound of the ingest's state cache (StoreOptions.cacheBytes). */
@@ -534,11 +534,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       const listed: WriteOp[] = [];
       for (const p of parts)
         eachOp(p, (key, value) => listed.push({ key: Buffer.from(key), value: value && Buffer.from(value) }));
-      for (const op of map.values()) listed.push(op);
+      for (const [k, value] of map) listed.push({ key: Buffer.from(k, 'latin1'), value });
       const entry = encodeChange({ kind, seq, committedAtMs: Date.now(), head: headAfter, ops: listed });
-      map.set(CHANGELOG.key(seq).toString('latin1'), { key: CHANGELOG.key(seq), value: entry });
+      map.set(CHANGELOG.key(seq).toString('latin1'), entry);
       const seqOp = metaOp(CHANGELOG_SEQ, seq);
-      map.set(seqOp.key.toString('latin1'), seqOp);
+      map.set(seqOp.key.toString('latin1'), seqOp.value);
       logSeq = seq;
     }
     const id = ++writeIds;

@@ -17,12 +17,25 @@ import { Worker } from 'node:worker_threads';
 import type { Rocks, WriteOp } from './binding.js';
 import { laterSlice } from './turns.js';
 
-/** The ops of one batch: a list, or a batch's key → op map (each key once). */
-export type Ops = readonly WriteOp[] | ReadonlyMap<string, WriteOp>;
-const opsOf = (ops: Ops): Iterable<WriteOp> =>
-  Array.isArray(ops) ? ops : (ops as ReadonlyMap<string, WriteOp>).values();
+/**
+ * The ops of one batch: a list, or a batch's key → value map (each key once; the key is the
+ * latin1 string of its bytes, a null value a delete).
+ */
+export type Ops = readonly WriteOp[] | ReadonlyMap<string, Buffer | null>;
+/** The ops as [key, value] pairs: a key is a Buffer (list) or the latin1 string of one (map). */
+const pairsOf = (ops: Ops): Iterable<readonly [Buffer | string, Buffer | null]> =>
+  Array.isArray(ops)
+    ? (ops as readonly WriteOp[]).map((op) => [op.key, op.value] as const)
+    : (ops as ReadonlyMap<string, Buffer | null>).entries();
+/** The ops as WriteOps (a map's keys made Buffers). */
+function* opsOf(ops: Ops): Iterable<WriteOp> {
+  if (Array.isArray(ops)) yield* ops as readonly WriteOp[];
+  else
+    for (const [k, value] of ops as ReadonlyMap<string, Buffer | null>)
+      yield { key: Buffer.from(k, 'latin1'), value };
+}
 const countOf = (ops: Ops): number =>
-  Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, WriteOp>).size;
+  Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, Buffer | null>).size;
 
 /** Called once per submitted batch: null when committed, the error when RocksDB refused it. */
 export type WriteDone = (err: Error | null) => void;
@@ -54,18 +67,26 @@ export interface WriteQueue {
  * the value. Built by {@link encodeOps} and by {@link RowWriter} (decode workers).
  */
 export function encodeOps(ops: Ops): ArrayBuffer {
+  return encodePairs(pairsOf(ops), countOf(ops));
+}
+
+/** {@link encodeOps} of `count` [key, value] pairs (a string key is latin1: one byte a char). */
+function encodePairs(pairs: Iterable<readonly [Buffer | string, Buffer | null]>, count: number): ArrayBuffer {
+  const list = Array.isArray(pairs)
+    ? (pairs as Array<readonly [Buffer | string, Buffer | null]>)
+    : [...pairs];
   let size = 4;
-  for (const op of opsOf(ops)) size += 5 + op.key.length + (op.value ? 4 + op.value.length : 0);
+  for (const [key, value] of list) size += 5 + key.length + (value ? 4 + value.length : 0);
   const ab = new ArrayBuffer(size);
   const buf = Buffer.from(ab);
-  let off = buf.writeUInt32LE(countOf(ops), 0);
-  for (const op of opsOf(ops)) {
-    buf[off++] = op.value ? 0 : 1;
-    off = buf.writeUInt32LE(op.key.length, off);
-    off += op.key.copy(buf, off);
-    if (op.value) {
-      off = buf.writeUInt32LE(op.value.length, off);
-      off += op.value.copy(buf, off);
+  let off = buf.writeUInt32LE(count, 0);
+  for (const [key, value] of list) {
+    buf[off++] = value ? 0 : 1;
+    off = buf.writeUInt32LE(key.length, off);
+    off += typeof key === 'string' ? buf.write(key, off, 'latin1') : key.copy(buf, off);
+    if (value) {
+      off = buf.writeUInt32LE(value.length, off);
+      off += value.copy(buf, off);
     }
   }
   return ab;
@@ -75,14 +96,17 @@ export function encodeOps(ops: Ops): ArrayBuffer {
  * Encodes up to `max` ops from `it` ({@link encodeOps} layout). @returns the buffer and how many
  * ops it holds (fewer than `max` when `it` ran out).
  */
-function encodeChunk(it: Iterator<WriteOp>, max: number): { ab: ArrayBuffer; count: number } {
-  const ops: WriteOp[] = [];
+function encodeChunk(
+  it: Iterator<readonly [Buffer | string, Buffer | null]>,
+  max: number,
+): { ab: ArrayBuffer; count: number } {
+  const pairs: Array<readonly [Buffer | string, Buffer | null]> = [];
   for (let n = 0; n < max; n++) {
     const next = it.next();
     if (next.done) break;
-    ops.push(next.value);
+    pairs.push(next.value);
   }
-  return { ab: encodeOps(ops), count: ops.length };
+  return { ab: encodePairs(pairs, pairs.length), count: pairs.length };
 }
 
 /**
@@ -227,7 +251,7 @@ interface Pending {
 /** A batch being encoded chunk by chunk (see {@link CHUNK_OPS}). */
 interface Encoding {
   p: Pending;
-  ops: Iterator<WriteOp>;
+  ops: Iterator<readonly [Buffer | string, Buffer | null]>;
   left: number;
   parts: readonly ArrayBuffer[] | null;
 }
@@ -304,7 +328,7 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
       pending.push(p);
       bytes += partBytes;
       const count = countOf(ops);
-      const e: Encoding = { p, ops: opsOf(ops)[Symbol.iterator](), left: count, parts };
+      const e: Encoding = { p, ops: pairsOf(ops)[Symbol.iterator](), left: count, parts };
       // A small batch alone goes out at once (a live block); a large one, or one behind a batch
       // still being encoded, waits its turn in the pump.
       if (!encoding.length && count <= CHUNK_OPS) {
