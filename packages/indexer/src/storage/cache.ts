@@ -4,7 +4,7 @@
  *
  * Two layers:
  *  - overlays: the pending writes of every batch handed to the writer thread (writer.ts) and not
- *    committed yet, newest first. A batch's own key → op map is registered as it is (no copy), so
+ *    committed yet, newest first. A batch's own key → value map is registered as it is (no copy), so
  *    handing a history segment of a million rows over costs nothing here; it is dropped when
  *    RocksDB holds the batch. Ingest therefore never reads a stale value while its write is on the
  *    way. HTTP reads never look here: they read what RocksDB has committed (one consistent
