@@ -624,17 +624,20 @@ function nodeFaultsLogged(): Record<string, number> {
 }
 
 /** The run's figures, as one JSON line (report.ts reads these). */
-/** The commit this run's code was built from (`git rev-parse --short HEAD` here), or null. */
-function buildCommit(): string | null {
+/**
+ * The commit checked out when this run started (`git rev-parse --short HEAD` here; read at start,
+ * since commits made while a run goes on do not change the code it runs), or null.
+ */
+const BUILD: string | null = (() => {
   const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', timeout: 5_000 });
   return r.status === 0 ? r.stdout.trim() : null;
-}
+})();
 
 function figures(ok: boolean, failure: SoakFailure | null) {
   const p = proxy?.stats();
   return {
     seed: SEED,
-    build: buildCommit(),
+    build: BUILD,
     finality: FINALITY,
     window: WINDOW,
     ok,
