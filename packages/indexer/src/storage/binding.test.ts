@@ -112,6 +112,7 @@ describe('close', () => {
       r.getManyAsync(keys.slice(i * 2_000, i * 2_000 + 2_000)),
     );
     const closed = r.close();
+    expect(r.close()).toBe(closed); // a second close waits for the same one
     // Reads on the main thread while RocksDB closes: each refused, none reaches the database.
     let refused = 0;
     const tries: Array<() => unknown> = [

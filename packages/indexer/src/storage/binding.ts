@@ -209,6 +209,8 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
   const live = () => {
     if (closing) throw new StoreClosedError();
   };
+  /** The close in progress or done (a second close() waits for the same one). */
+  let closed: Promise<void> | null = null;
   /** Multi-gets running on the thread pool: close() waits for them. */
   const inFlight = new Set<Promise<unknown>>();
   const iterator = (given: ScanRange): NativeIterator => {
@@ -437,13 +439,13 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
       live();
       return db.getProperty(name);
     },
-    async close() {
-      if (closing) return;
+    close() {
+      if (closed) return closed;
       clearInterval(ageTimer);
       invalidate();
       closing = true;
-      await Promise.allSettled([...inFlight]);
-      return db.close();
+      closed = Promise.allSettled([...inFlight]).then(() => db.close());
+      return closed;
     },
   };
 }
