@@ -21,7 +21,7 @@ import {
 import { compileContracts } from './compile.js';
 import { deployAll } from './deploy.js';
 import { noRefusals } from './funds.js';
-import { devAccount, replayDeployment, type SignedTx } from './signer.js';
+import { codelessCount, deployedAddresses, devAccount, replayDeployment, type SignedTx } from './signer.js';
 import { startTraffic, type TrafficHandle } from './traffic.js';
 import type { DevnetDeployment, DevnetStatus, TrafficStatus } from './types.js';
 
@@ -130,15 +130,8 @@ async function reusableDeployment(
   const saved = JSON.parse(readFileSync(depFile, 'utf8')) as DevnetDeployment;
   const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
   if (saved.version !== 1 || saved.genesisHash !== genesis.hash) return null;
-  const addresses = [
-    ...Object.values(saved.contracts),
-    ...saved.tokens.map((t) => t.address),
-    ...(saved.launchpad?.seededLaunches ?? []),
-  ];
-  const missing = async () =>
-    (await Promise.all(addresses.map((a) => rpc<Hex>(rpcUrl, 'eth_getCode', [a, 'latest'])))).filter(
-      (c) => c === '0x',
-    ).length;
+  const addresses = deployedAddresses(saved);
+  const missing = () => codelessCount(rpcUrl, addresses);
   const gone = await missing();
   if (gone > 0) {
     if (!existsSync(txsFile)) {

@@ -6,7 +6,8 @@
  */
 import { type Address, type Hex, keccak256, type LocalAccount, parseTransaction, toHex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { DEVNET_CHAIN_ID, rpc } from './anvil.js';
+import { DEVNET_CHAIN_ID, rpc, rpcBatch } from './anvil.js';
+import type { DevnetDeployment } from './types.js';
 
 /** Anvil's well-known dev mnemonic; account i is `m/44'/60'/0'/0/i`. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -120,6 +121,27 @@ export async function waitReceipts(
     }
   }
   return hashes.map((h) => out.get(h)!);
+}
+
+/** Every address a deployment put code at: protocol contracts, tokens and seeded launches. */
+export function deployedAddresses(d: DevnetDeployment): Address[] {
+  return [
+    ...Object.values(d.contracts),
+    ...d.tokens.map((t) => t.address),
+    ...(d.launchpad?.seededLaunches ?? []),
+  ];
+}
+
+/**
+ * How many of `addresses` have no code at the node's latest block (`eth_getCode`, one batch):
+ * a reorg dropped the transactions that created them. @throws Error on RPC failure.
+ */
+export async function codelessCount(rpcUrl: string, addresses: readonly Address[]): Promise<number> {
+  const codes = await rpcBatch<Hex>(
+    rpcUrl,
+    addresses.map((a) => ['eth_getCode', [a, 'latest']]),
+  );
+  return codes.filter((c) => c === '0x').length;
 }
 
 /** Gas of one replayed batch: under anvil's 60M block gas limit (anvil drops txs that overflow a block). */

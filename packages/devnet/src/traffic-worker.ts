@@ -46,6 +46,8 @@ import {
 } from './math.js';
 import { prng } from './prng.js';
 import {
+  codelessCount,
+  deployedAddresses,
   devAccount,
   MAX_FEE_PER_GAS,
   NonceWallet,
@@ -549,14 +551,8 @@ class Generator {
    * @throws Error when code is missing and cannot be restored.
    */
   async ensureDeployment(): Promise<number> {
-    const addrs = [
-      ...Object.values(this.d.contracts),
-      ...this.tokens.map((t) => t.address),
-      ...this.d.launchpad.seededLaunches,
-    ];
-    const missing = async () =>
-      (await pmap(addrs, (a) => rpc<Hex>(this.url, 'eth_getCode', [a, 'latest']))).filter((c) => c === '0x')
-        .length;
+    const addrs = deployedAddresses(this.d);
+    const missing = () => codelessCount(this.url, addrs);
     const gone = await missing();
     if (gone === 0) return 0;
     if (this.input.deploymentTxs.length === 0)
