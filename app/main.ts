@@ -26,7 +26,7 @@ import { routes } from '@chain-indexer/indexer/server/routes/index.js';
 import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
 import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { exitUnlessPinnedUws, uwsIsNative } from '@chain-indexer/platform/uws.js';
+import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
 import {
   chainRoles,
@@ -36,7 +36,6 @@ import {
   scannerEnabled,
 } from '@chain-indexer/scanner';
 import { pino } from 'pino';
-import { uwsNotice } from './native.js';
 import { opsGaugeSource } from './ops-gauges.js';
 import { createScannerIndexPort } from './scanner-port.js';
 
@@ -67,12 +66,11 @@ const SHUTDOWN_DEADLINE_MS = 4_500;
 async function main(): Promise<void> {
   const config: Config = loadConfig(process.env, () => `dev_${randomBytes(24).toString('base64url')}`);
   const log = pino({ level: config.logLevel, ...redactingLoggerOptions() });
-  const uwsWarning = uwsNotice();
+  // A native binary loads only when its SHA-256 is pinned (platform uws-load.ts); otherwise the
+  // node:http stand-in serves and this one warning names the reason and the fix.
+  const uwsWarning = uwsStandInWarning();
   if (uwsWarning) log.warn(uwsWarning);
-  // A native HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
-  if (uwsIsNative()) {
-    exitUnlessPinnedUws((obj, msg) => log.fatal(obj, msg));
-  }
+  exitUnlessHttpCore((obj, msg) => log.fatal(obj, msg));
   log.info({ config: printable(config) }, 'configuration');
   // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.
   restrictUmask();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkNativeModules, nativeFailureMessage, REQUIRED_NATIVE_MODULES, uwsNotice } from './native.js';
+import { checkNativeModules, nativeFailureMessage, REQUIRED_NATIVE_MODULES } from './native.js';
 
 describe('native modules at start-up', () => {
   it('the real loader loads every required native module on this machine', () => {
@@ -21,17 +21,5 @@ describe('native modules at start-up', () => {
     expect(line).toContain(reason);
     expect(line).toContain('npm rebuild @nxtedition/rocksdb');
     expect(line).toContain('allowScripts');
-  });
-
-  it('uWebSockets.js without a binary for the ABI is a warning naming the binary, not a failure', () => {
-    expect(uwsNotice({ uws: {} as never, native: true, binary: 'b', reason: null })).toBeNull();
-    const w = uwsNotice({
-      uws: {} as never,
-      native: false,
-      binary: 'uWebSockets.js/binaries/uws_linux_x64_137.node',
-      reason: "Cannot find module 'uWebSockets.js/binaries/uws_linux_x64_137.node'",
-    });
-    expect(w).toContain('uws_linux_x64_137.node');
-    expect(w).toContain('node:http stand-in');
   });
 });

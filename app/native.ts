@@ -4,7 +4,6 @@
  * the module and the fix instead of a loader stack from deep inside the storage layer.
  */
 import { createRequire } from 'node:module';
-import { type UwsBinding, uwsBinding } from '@chain-indexer/platform/uws.js';
 
 /** A native module the service loads, and how to repair it when its binary does not load. */
 export interface NativeModule {
@@ -16,7 +15,7 @@ export interface NativeModule {
   fix: string;
 }
 
-/** The ones whose absence stops the service (uWebSockets.js has a stand-in: see {@link uwsNotice}). */
+/** The ones whose absence stops the service (uWebSockets.js has a stand-in: `uwsStandInWarning` in @chain-indexer/platform/uws.js). */
 export const REQUIRED_NATIVE_MODULES: readonly NativeModule[] = [
   {
     name: '@nxtedition/rocksdb',
@@ -61,18 +60,4 @@ export function checkNativeModules(
 /** The one start-up error line for a failed module: `native module X did not load (reason); fix: …`. */
 export function nativeFailureMessage(f: NativeFailure): string {
   return `native module ${f.name} did not load on Node ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules}): ${f.reason}; fix: ${f.fix}`;
-}
-
-/**
- * The start-up warning when uWebSockets.js serves through its node:http stand-in (no binary for
- * this Node's ABI), or null when the native binary loaded.
- */
-export function uwsNotice(b: Readonly<UwsBinding> = uwsBinding()): string | null {
-  if (b.native) return null;
-  return (
-    `uWebSockets.js: no native binary for Node ${process.version} (${b.binary}: ${b.reason}); serving through ` +
-    'the node:http stand-in (same routes and streams, lower throughput). The package ships linux-x64 binaries ' +
-    'for ABI 115 (Node 20) only, and no npm-registry build of uWS for ABI 127/137 loads on glibc < 2.38: ' +
-    'run the benchmarks on a Node whose binary loads'
-  );
 }

@@ -290,6 +290,10 @@ describe('browser console', () => {
     expect(await text('ops-node-head')).toBe(String(health.ingest.nodeHead));
     expect(await text('ops-state')).toBe(health.ingest.state);
     expect(await text('ops-open-gaps')).toBe(String(health.openGaps));
+    // The HTTP core this process serves through, as /health names it (AB).
+    expect(await text('ops-http-core')).toContain(
+      health.http.core === 'uws' ? 'native uWebSockets.js' : 'node:http stand-in',
+    );
     for (const p of health.projections)
       expect(await page.locator(`tr[data-projection="${p.name}"]`).getAttribute('data-status')).toBe(
         p.status,

@@ -71,6 +71,19 @@ function open(path: string, events: string[], extra: Record<string, string> = {}
 }
 const seqOf = (id: string) => Number(id.split('.').pop());
 
+describe('HTTP core', () => {
+  // CI's Node 22/24 lanes set EXPECT_HTTP_CORE=uws (on a glibc >= 2.38 root): these streams and
+  // reads must then have been served by the native uWebSockets.js core, not the stand-in.
+  it('serves through the core /health names, and the one the lane expects', async () => {
+    const { status, body: h } = await idx.get('/health');
+    expect(status).toBe(200);
+    expect(['uws', 'node_http']).toContain(h.http.core);
+    expect(h.http.build === null).toBe(h.http.core === 'node_http');
+    if (process.env.EXPECT_HTTP_CORE)
+      expect(h.http, 'the HTTP core of this lane').toMatchObject({ core: process.env.EXPECT_HTTP_CORE });
+  });
+});
+
 describe('resume', () => {
   it('after_sequence and Last-Event-ID deliver exactly the missed frames', async () => {
     const a = open('/stream/blocks', ['block']);

@@ -15557,6 +15557,15 @@ export interface components {
                     lastError: string | null;
                 } | null;
             };
+            /** @description this process's HTTP core (SECURITY.md, "HTTP core") */
+            http: {
+                /** @description uws: the native uWebSockets.js binary serves; node_http: its node:http stand-in (no pinned binary loaded on this Node and platform: same routes and streams, lower throughput, see ops/RELEASE.md) */
+                core: "uws" | "node_http";
+                /** @description the native build that serves (upstream version and npm package); null on the stand-in */
+                build: string | null;
+                /** @description why no native binary loaded (each binary tried, with its error); null when native */
+                reason: string | null;
+            };
             /** @description the embedded devnet (present only when this chain is the embedded devnet) */
             devnet?: {
                 /** @description the devnet node's JSON-RPC URL */

@@ -5,48 +5,106 @@
  */
 
 import type * as UWS from 'uWebSockets.js';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { defaultUwsLoadHooks, loadNativeUws, type UwsAttempt, type UwsLoadHooks } from './uws-load.js';
 import { nodeHttpUws } from './uws-node.js';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+export { UWS_BUILDS, type UwsAttempt, type UwsBuild, uwsPlatformId } from './uws-load.js';
 
-/** Which uWS serves: the native binary, or the node:http stand-in (`uws-node.ts`) when it did not load. */
+/** The HTTP core that serves: `uws` (the native uWebSockets.js binary) or `node_http` (the stand-in). */
+export type HttpCore = 'uws' | 'node_http';
+
+/** Which uWS serves: the native binary, or the node:http stand-in (`uws-node.ts`) when none loaded. */
 export interface UwsBinding {
   uws: typeof UWS;
   native: boolean;
-  /** The binary looked for (`uWebSockets.js/binaries/uws_<platform>_<arch>_<abi>.node`). */
-  binary: string;
-  /** Why the binary did not load (first line of the loader's error); null when native. */
+  /** `uws` when native, `node_http` on the stand-in (the `indexer_http_core` metric's label). */
+  core: HttpCore;
+  /** The build that loaded (name and upstream version), or null on the stand-in. */
+  build: string | null;
+  /** The binary that loaded, or the first one tried; null when no build pins one for this platform. */
+  binary: string | null;
+  /** Why no native binary serves (each attempt's reason, joined); null when native. */
   reason: string | null;
+  /** Every binary tried, in order, with its SHA-256 and reason. */
+  attempts: UwsAttempt[];
 }
 
 /**
- * Loads the uWebSockets.js binary of this platform and Node ABI (`process.versions.modules`);
- * when it does not load, answers the node:http stand-in instead, with the reason. The package
- * (`@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0`) ships linux-x64 binaries for ABIs 93,
- * 108 and 115 (Node 16, 18, 20) only: on Node 22 (ABI 127) and 24 (ABI 137) the stand-in serves.
- * `load` is the module loader (injectable so a test can simulate a missing binary).
+ * Loads the first pinned uWebSockets.js binary that loads on this platform and Node ABI
+ * (`uws-load.ts`: each binary is hashed against its pin before it is loaded); when none does,
+ * answers the node:http stand-in, with the reason. `choice` is `HTTP_CORE`: `node_http` takes the
+ * stand-in without trying a binary (the release bench measures it so; tests force it so); `auto`
+ * or unset tries the native core; `uws` does too, and the service then refuses to start without
+ * it ({@link exitUnlessHttpCore}). `hooks` are injectable for tests.
  */
-export function loadUws(load: (id: string) => unknown = createRequire(import.meta.url)): UwsBinding {
-  const binary = `uWebSockets.js/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
-  try {
-    return { uws: load(binary) as typeof UWS, native: true, binary, reason: null };
-  } catch (err) {
-    const reason = String((err as Error)?.message ?? err).split('\n')[0];
-    return { uws: nodeHttpUws(), native: false, binary, reason };
-  }
+export function loadUws(
+  hooks: UwsLoadHooks = defaultUwsLoadHooks,
+  choice: string | undefined = process.env.HTTP_CORE,
+): UwsBinding {
+  if (choice === 'node_http')
+    return {
+      uws: nodeHttpUws(),
+      native: false,
+      core: 'node_http',
+      build: null,
+      binary: null,
+      reason: 'HTTP_CORE=node_http chose the stand-in',
+      attempts: [],
+    };
+  const r = loadNativeUws(hooks);
+  if (r.module && r.loaded)
+    return {
+      uws: r.module as typeof UWS,
+      native: true,
+      core: 'uws',
+      build: r.loaded.build,
+      binary: r.loaded.file,
+      reason: null,
+      attempts: r.attempts,
+    };
+  const reason =
+    r.attempts.length === 0
+      ? `no pinned binary for ${r.id}`
+      : r.attempts.map((a) => `${a.file}: ${a.reason}`).join('; ');
+  return {
+    uws: nodeHttpUws(),
+    native: false,
+    core: 'node_http',
+    build: null,
+    binary: r.attempts[0]?.file ?? null,
+    reason,
+    attempts: r.attempts,
+  };
 }
 
 const binding = loadUws();
 /** The uWS module in use (native, or the node:http stand-in: see {@link uwsBinding}). */
 export const uws: typeof UWS = binding.uws;
 
-/** What {@link loadUws} found at start-up: native or not, the binary and the reason. */
+/** What {@link loadUws} found at start-up: native or not, the build, the binary and the reason. */
 export function uwsBinding(): Readonly<UwsBinding> {
   return binding;
+}
+
+/**
+ * With `HTTP_CORE=uws`, an operator asks for the native core only: when the stand-in serves,
+ * `fatal(obj, msg)` logs why and the process exits with code 1. Any other value returns.
+ * @throws nothing; exits the process instead.
+ */
+export function exitUnlessHttpCore(
+  fatal: (obj: object, msg: string) => void,
+  choice: string | undefined = process.env.HTTP_CORE,
+): void {
+  if (choice === undefined || choice === 'auto' || choice === 'node_http') return;
+  if (choice === 'uws' && binding.native) return;
+  fatal(
+    { httpCore: choice, served: binding.core, reason: binding.reason },
+    choice === 'uws'
+      ? 'HTTP_CORE=uws but no native uWebSockets.js binary loaded (SECURITY.md, "HTTP core"); refusing to start'
+      : `HTTP_CORE must be auto, uws or node_http, not ${JSON.stringify(choice)}; refusing to start`,
+  );
+  process.exit(1);
 }
 
 /** Per-response state of the send helpers: whether the client went away, whether `onAborted` is registered. */
@@ -57,74 +115,25 @@ export interface ResponseState {
 
 /**
  * True when the native uWS binary serves, false when the node:http stand-in does. The service
- * warns at start-up on the stand-in; the benchmarks refuse to measure it.
+ * warns at start-up on the stand-in ({@link uwsStandInWarning}); the release bench labels it.
  */
 export function uwsIsNative(): boolean {
   return binding.native;
 }
 
 /**
- * SHA-256 of every native binary of the HTTP core this build ships with
- * (`uWebSockets.js` = `@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0`, its `binaries/`),
- * by `<platform>_<arch>_<ABI>`. When a native binary loads, the service refuses to start unless it is
- * the pinned one ({@link uwsBinaryCheck}); SECURITY.md says how these were taken and how to move to another build.
+ * The one start-up warning when the stand-in serves: the reason, and the fix (a glibc ≥ 2.38
+ * system such as Debian 13 or Ubuntu 24.04, or Node 20); null when the native core serves.
  */
-export const UWS_BINARY_SHA256: Readonly<Record<string, string>> = {
-  darwin_arm64_108: '3e5d284ef20c3a641e3e1e4571f983d56869fb5cc8c037242c3edc6e83d4d86b',
-  darwin_arm64_115: '2a3aff854929518a3bc066527340ab0fc47c970cda4cdbb86f5d65b03ee83885',
-  darwin_arm64_93: 'cbf5a7dd9270b57044e5d4439d64cc3073067be3a29578ddb4e2c84417ec851e',
-  darwin_x64_108: '35bf16c62269afbafc6c91c06b9c3e690bdba7357b2ce0e2c34bc37f8c053a38',
-  darwin_x64_115: 'cdb95fb0b602155506b5430791c0dce4341ec1268ff23bdace8f1c77e306e4f7',
-  darwin_x64_93: 'a173ecd15cff580dcc63bb173d7ee0370b2dee9e573a3bd1ddf1ebc67f69a379',
-  linux_arm64_108: '44f342406e3d2378a195b322d8b19ee0a766e33a19e6db424914a0b02eb05190',
-  linux_arm64_115: 'fa46518766a985c6a79daef039f40cccd8e98e9a288f2ceaf31a0a18901bbfd5',
-  linux_arm64_93: '9262dcb6a48abf7927ed9e0af590ee953c8823af5e16108b56f6c2cce070ac64',
-  linux_arm_108: '9fd6ab892105269ea41a0a6cddc401f14f35c4c555dfdfc6714d14174d49771b',
-  linux_arm_115: 'e1c6907fe5877bfdc3bcaa29fa78ab9dd142c4ca8d65102fbc18c9a47e478d31',
-  linux_arm_93: '58f0ccf097eea0015a7ece9ead82a9b756f7d904ccba53e589b9dcf30c2fb2ee',
-  linux_x64_108: 'a2d801a6ff997af0f6ee079abd1d5f8ae74f355c91f106e985e74876a78d34d9',
-  linux_x64_115: 'f158fb441f7e2e37b3ab9a56782fe37f4c0d33b5cd32e96ee5c0120ce7db7ced',
-  linux_x64_93: 'cc7f24ca9321fa29a9f1be0fa000c1d868d189bd300a16812b5cce0c147a27d6',
-  win32_x64_108: 'b31ee017129b11990e8b45f1feeda5caf6cdab386e6c4f4a6432495b8404b9fd',
-  win32_x64_115: '6dd62494c776ba94a1265969caaa1cc88d02a9a3efb14ef35ef2a1215393cdd9',
-  win32_x64_93: '5831a8c685bef8a155b7cc05894567cf9095fca4ac5f034dfea23302ac653f41',
-};
-
-/**
- * The native binary this process loads (by platform, architecture and Node ABI) against
- * {@link UWS_BINARY_SHA256}.
- * @returns its path, its SHA-256 and whether it is the pinned one (`ok`).
- */
-export function uwsBinaryCheck(): {
-  file: string;
-  sha256: string | null;
-  expected: string | null;
-  ok: boolean;
-} {
-  const require = createRequire(import.meta.url);
-  const id = `${process.platform}_${process.arch}_${process.versions.modules}`;
-  const pkg = dirname(require.resolve('uWebSockets.js/package.json'));
-  const file = join(pkg, 'binaries', `uws_${id}.node`);
-  let sha256: string | null = null;
-  try {
-    sha256 = createHash('sha256').update(readFileSync(file)).digest('hex');
-  } catch {}
-  const expected = UWS_BINARY_SHA256[id] ?? null;
-  return { file, sha256, expected, ok: sha256 !== null && sha256 === expected };
-}
-
-/**
- * Refuses to start on a native binary that is not the pinned build: logs {@link uwsBinaryCheck}'s
- * answer as fatal through `fatal(obj, msg)` and exits the process with code 1; returns otherwise.
- */
-export function exitUnlessPinnedUws(fatal: (obj: object, msg: string) => void): void {
-  const uwsBinary = uwsBinaryCheck();
-  if (uwsBinary.ok) return;
-  fatal(
-    uwsBinary,
-    'uWebSockets.js binary is not the pinned build (SECURITY.md, "HTTP core"); refusing to start',
+export function uwsStandInWarning(b: Readonly<UwsBinding> = binding): string | null {
+  if (b.native) return null;
+  return (
+    `HTTP core: no native uWebSockets.js binary loaded on Node ${process.version} ` +
+    `(${process.platform}-${process.arch}, ABI ${process.versions.modules}): ${b.reason}. ` +
+    'Serving through the node:http stand-in (same routes and streams, lower throughput: see ops/RELEASE.md). ' +
+    'Fix: run on a glibc >= 2.38 system such as Debian 13 or Ubuntu 24.04 (or a container built on one), ' +
+    'or on Node 20, whose binary needs glibc 2.27'
   );
-  process.exit(1);
 }
 
 const STATUS_TEXT: Record<number, string> = {

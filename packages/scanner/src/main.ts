@@ -8,7 +8,7 @@
 
 import { restrictUmask } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { exitUnlessPinnedUws, uwsBinding } from '@chain-indexer/platform/uws.js';
+import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/uws.js';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';
@@ -16,16 +16,10 @@ import { createScannerService } from './index.js';
 async function main(): Promise<void> {
   const config = loadScannerConfig(process.env);
   const log = pino({ level: config.logLevel, base: { component: 'scanner' }, ...redactingLoggerOptions() });
-  const uws = uwsBinding();
-  if (!uws.native)
-    log.warn(
-      { binary: uws.binary, reason: uws.reason },
-      'uWebSockets.js: no native binary for this Node; serving through the node:http stand-in (lower throughput)',
-    );
-  else {
-    // A native HTTP core must be the build SECURITY.md names: its binary's SHA-256 is pinned.
-    exitUnlessPinnedUws((obj, msg) => log.fatal(obj, msg));
-  }
+  // A native binary loads only when its SHA-256 is pinned; otherwise the stand-in serves, with one warning.
+  const uwsWarning = uwsStandInWarning();
+  if (uwsWarning) log.warn(uwsWarning);
+  exitUnlessHttpCore((obj, msg) => log.fatal(obj, msg));
   log.info({ config: printableScannerConfig(config) }, 'scanner configuration');
   restrictUmask(); // the store, the outbox, the admin socket: 0600 files, 0700 directories
   const service = await createScannerService({ config, log });

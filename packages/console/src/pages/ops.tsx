@@ -69,6 +69,13 @@ function ChainOps({ chain, session, renew }: { chain: string; session: Session; 
               ['halt', h.ingest.haltReason ?? '—'],
               ['last error', h.ingest.lastError ?? '—'],
               ['storage', h.storage.writable ? 'writable' : `refusing writes: ${h.storage.writeError}`],
+              [
+                'HTTP core',
+                h.http.core === 'uws'
+                  ? `native uWebSockets.js (${h.http.build})`
+                  : `node:http stand-in (lower throughput): ${h.http.reason}`,
+                'ops-http-core',
+              ],
               ['open gaps', h.openGaps, 'ops-open-gaps'],
               ...(h.devnet
                 ? ([

@@ -3,7 +3,7 @@
  * the public port. Names follow `indexer_<subsystem>_<what>_<unit>`.
  */
 
-import { type us_listen_socket, uws } from '@chain-indexer/platform/uws.js';
+import { type us_listen_socket, uws, uwsBinding } from '@chain-indexer/platform/uws.js';
 import client from 'prom-client';
 import { openGaps } from '../ingest/gaps.js';
 import type { Ingest } from '../ingest/index.js';
@@ -167,6 +167,15 @@ export function createMetrics(deps: {
     buckets: [10, 100, 1_000, 10_000, 50_000, 100_000, 1_000_000],
     registers: [registry],
   });
+  // 1 on the core that serves, 0 on the other: an alert on node_http == 1 finds a stand-in in the fleet.
+  const httpCore = new client.Gauge({
+    name: 'indexer_http_core',
+    help: 'The HTTP core that serves this process: uws (native uWebSockets.js) or node_http (its node:http stand-in, SECURITY.md "HTTP core"); 1 on the serving one',
+    labelNames: ['core'],
+    registers: [registry],
+  });
+  for (const core of ['uws', 'node_http'] as const)
+    httpCore.set({ core }, uwsBinding().core === core ? 1 : 0);
   new client.Gauge({
     name: 'indexer_ingest_head_lag_blocks',
     help: 'Blocks between the node head and the indexed head',

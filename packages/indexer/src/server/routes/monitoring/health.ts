@@ -256,6 +256,24 @@ const Replication = Obj(
   { description: 'scale-out role and state (ops/SCALE-OUT.md)' },
 );
 
+const HttpCore = Obj(
+  {
+    core: Enum(
+      ['uws', 'node_http'],
+      'uws: the native uWebSockets.js binary serves; node_http: its node:http stand-in (no pinned binary loaded on this Node and platform: same routes and streams, lower throughput, see ops/RELEASE.md)',
+    ),
+    build: Nullable(
+      Type.String(),
+      'the native build that serves (upstream version and npm package); null on the stand-in',
+    ),
+    reason: Nullable(
+      Type.String(),
+      'why no native binary loaded (each binary tried, with its error); null when native',
+    ),
+  },
+  { description: 'this process\'s HTTP core (SECURITY.md, "HTTP core")' },
+);
+
 const TrafficStatus = Obj(
   {
     state: Enum(
@@ -362,6 +380,7 @@ export const chainHealthRoute = defineRoute({
       { description: 'storage write state' },
     ),
     replication: Replication,
+    http: HttpCore,
     devnet: Type.Optional(Devnet),
   }),
   errors: [],

@@ -7,6 +7,7 @@
  */
 
 import { redact } from '@chain-indexer/platform/redact.js';
+import { uwsBinding } from '@chain-indexer/platform/uws.js';
 import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
 import type { Ctx } from '../../route.js';
@@ -93,8 +94,15 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
     openGaps: ctx.readers.chain.openGapCount(ctx.view),
     storage: storageRecord(store),
     replication: replicationRecord(ctx),
+    http: httpCoreRecord(),
     ...(ctx.chain.devnet ? { devnet: devnetRecord(ctx.chain.devnet.status()) } : {}),
   };
+}
+
+/** The HTTP core block of /health: which core serves this process (see its schema in health.ts). */
+function httpCoreRecord() {
+  const b = uwsBinding();
+  return { core: b.core, build: b.build, reason: b.reason === null ? null : redact(b.reason) };
 }
 
 /** The devnet block of /health, its node URL through the one redaction (a URL never shows a key). */
