@@ -113,7 +113,17 @@ export interface ReportHead {
 }
 
 export interface Results extends ReportHead {
-  machine: { cpus: number; cpuModel: string; memGiB: number; node: string; platform: string };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memGiB: number;
+    node: string;
+    platform: string;
+    /** The HTTP core the run's servers used (absent in reports before issue AB: native uWS). */
+    httpCore?: 'uws' | 'node_http';
+    /** The C library the bench ran on (glibcVersionRuntime), null off glibc. */
+    glibc?: string | null;
+  };
   config: Record<string, unknown>;
   chain: Record<string, unknown>;
   figures: Figure[];
@@ -128,7 +138,8 @@ export function markdown(r: Results): string {
   lines.push(`# Release benchmark — ${r.date} @ ${r.commit} (${r.mode})`);
   lines.push('');
   lines.push(
-    `Machine: ${r.machine.cpus} CPU (${r.machine.cpuModel}), ${r.machine.memGiB} GiB, Node ${r.machine.node}. ` +
+    `Machine: ${r.machine.cpus} CPU (${r.machine.cpuModel}), ${r.machine.memGiB} GiB, Node ${r.machine.node}` +
+      `${r.machine.glibc ? `, glibc ${r.machine.glibc}` : ''}; HTTP core: ${r.machine.httpCore === 'node_http' ? '**node:http stand-in** (no native uWS binary loads on this runtime)' : 'native uWebSockets.js'}. ` +
       `Bench wall time ${fmt(r.seconds, 's')}. Everything on loopback; bench client, servers, anvil and indexer share the machine.`,
   );
   const c = r.chain;

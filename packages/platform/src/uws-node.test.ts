@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBody } from './body.js';
-import { uws as loaded, loadUws, send, type us_listen_socket } from './uws.js';
+import { send, type us_listen_socket } from './uws.js';
 import { nodeHttpUws } from './uws-node.js';
 
 const shim = nodeHttpUws();
@@ -41,26 +41,6 @@ function call(
     r.end(opts.body);
   });
 }
-
-describe('loadUws', () => {
-  it('answers the node:http stand-in, with the binary and the reason, when the binary does not load', () => {
-    const b = loadUws((id) => {
-      throw new Error(`Cannot find module '${id}'\nRequire stack: …`);
-    });
-    expect(b.native).toBe(false);
-    expect(b.binary).toBe(
-      `uWebSockets.js/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`,
-    );
-    expect(b.reason).toBe(`Cannot find module '${b.binary}'`);
-    expect(typeof b.uws.App).toBe('function');
-  });
-
-  it('loads the native binary where the package ships one for this ABI (Node 20: 115)', () => {
-    const b = loadUws();
-    expect(b.native).toBe(process.versions.modules === '115');
-    expect(loaded).toBe(process.versions.modules === '115' ? b.uws : loaded);
-  });
-});
 
 describe('node:http uWS stand-in', () => {
   it('routes like uWS: static before :param before *, method routes before any, params and query as uWS gives them', async () => {
