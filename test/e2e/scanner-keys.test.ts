@@ -471,6 +471,69 @@ describe('IP allowlists', () => {
     expectEnvelope(await whoami(plain, loop.secret, '203.0.113.5'), 403, 'API_KEY_IP_NOT_ALLOWED');
     expect((await whoami(plain, loop.secret)).status).toBe(200);
   });
+
+  it('behind an X-Forwarded-For proxy (the default TRUSTED_PROXY_HEADER) a client-sent Forwarded does not walk past an allowlist', async () => {
+    const acc = account(h, 'spoof@example.com');
+    const k = await createKey(h, acc.session, 'spoof', { allowlist: ['203.0.113.0/24'] });
+    // nginx/ALB/Envoy/Caddy append the peer they saw to X-Forwarded-For and pass Forwarded through.
+    const spoof = { forwarded: 'for=203.0.113.7' };
+    expectEnvelope(
+      await h.request('GET', '/v1/whoami', { key: k.secret, ip: '198.51.100.9', headers: spoof }),
+      403,
+      'API_KEY_IP_NOT_ALLOWED',
+    );
+    const act = (await activity(h, acc.session)).filter((e) => e.kind === 'ip_not_allowed');
+    expect(act[0]).toMatchObject({ keyId: k.id, ip: '198.51.100.9' });
+    expect((await whoami(h, k.secret, '203.0.113.7')).status).toBe(200);
+  });
+
+  it('with TRUSTED_PROXY_HEADER=forwarded a client-sent X-Forwarded-For is not read', async () => {
+    const fwd = await startScanner({
+      clock: createClock(T0),
+      smtp: null,
+      env: { TRUSTED_PROXY_HEADER: 'forwarded' },
+    });
+    try {
+      // Not through createKey: the hygiene check below counts the answers of `h` and `plain` only.
+      const { accounts } = fwd.service.core;
+      const a = accounts.createAccount({ email: 'fwd@example.com', name: 'fwd' });
+      accounts.setPlan(a.id, { tier: 'scale', status: 'active', periodEnd: fwd.clock.now() + HOUR });
+      const made = await fwd.request('POST', '/v1/account/keys', {
+        bearer: accounts.createSession(a.id, HOUR).token,
+        body: { name: 'fwd', allowlist: ['203.0.113.0/24'] },
+      });
+      expect(made.status, made.text).toBe(201);
+      const k = { secret: made.body.secret as string };
+      const call = (headers: Record<string, string>) =>
+        fwd.request('GET', '/v1/whoami', { key: k.secret, headers });
+      expect((await call({ forwarded: 'for=203.0.113.7' })).status).toBe(200);
+      expectEnvelope(
+        await call({ forwarded: 'for=198.51.100.9', 'x-forwarded-for': '203.0.113.7' }),
+        403,
+        'API_KEY_IP_NOT_ALLOWED',
+      );
+      // X-Forwarded-For alone: not read, the trusted proxy (loopback) itself is the client.
+      expectEnvelope(await call({ 'x-forwarded-for': '203.0.113.7' }), 403, 'API_KEY_IP_NOT_ALLOWED');
+    } finally {
+      await fwd.close();
+    }
+  });
+
+  it('an allowlist whose ranges together cover every IPv4 or IPv6 address is refused (400)', async () => {
+    const acc = account(h, 'union@example.com');
+    const a = await h.request('POST', '/v1/account/keys', {
+      bearer: acc.session,
+      body: { name: 'everyone', allowlist: ['0.0.0.0/1', '128.0.0.0/1'] },
+    });
+    expectEnvelope(a, 400, 'INVALID_INPUT');
+    expect(a.body.error).toContain('together cover every IPv4 address');
+    const k = await createKey(h, acc.session, 'half', { allowlist: ['0.0.0.0/1'] });
+    const put = await h.request('PUT', `/v1/account/keys/${k.id}/allowlist`, {
+      bearer: acc.session,
+      body: { allowlist: ['0.0.0.0/1', '128.0.0.0/2', '192.0.0.0/2'] },
+    });
+    expectEnvelope(put, 400, 'INVALID_INPUT');
+  });
 });
 
 describe('dashboard sessions', () => {

@@ -5,8 +5,10 @@
  * Rules (spec, "Scanner API keys" 7): one IPv4 or IPv6 address or CIDR range per entry; a single
  * address is stored as /32 (IPv4) or /128 (IPv6); ranges are stored by their network address
  * (host bits cleared); a range that covers all of IPv4 or all of IPv6 is refused: /0, and any
- * IPv6 range holding all of `::ffff:0:0/96` (every IPv4 client, in its mapped form). Choices
- * where the spec is silent:
+ * IPv6 range holding all of `::ffff:0:0/96` (every IPv4 client, in its mapped form); and a list
+ * whose ranges *together* cover all of IPv4 or all of IPv6 is refused like one range that does
+ * ({@link unionCoverage}: `0.0.0.0/1, 128.0.0.0/1` is `0.0.0.0/0`). Choices where the spec is
+ * silent:
  *
  * - An IPv4 address and its IPv4-mapped IPv6 form (`::ffff:a.b.c.d`) are the same address: a
  *   mapped address or a mapped range of prefix ≥ 96 is stored as IPv4 (`::ffff:10.0.0.0/104` →
@@ -207,13 +209,61 @@ export function cidrContains(c: Cidr, ip: IpAddress): boolean {
   return n >> hostBits === c.network >> hostBits;
 }
 
+/** First and last address of a range, as integers of its family. */
+function span(c: Cidr): [bigint, bigint] {
+  const hostBits = BigInt(bits(c.v) - c.prefix);
+  return [c.network, c.network + (1n << hostBits) - 1n];
+}
+
+/** Whether the intervals (inclusive) together cover every integer from 0 to `last`. */
+function coversAll(intervals: Array<[bigint, bigint]>, last: bigint): boolean {
+  const sorted = [...intervals].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let next = 0n; // the lowest address not covered yet
+  for (const [lo, hi] of sorted) {
+    if (lo > next) return false;
+    if (hi + 1n > next) next = hi + 1n;
+    if (next > last) return true;
+  }
+  return next > last;
+}
+
+/**
+ * Which address family the ranges cover whole *together* (each range alone is already refused
+ * by {@link parseCidr} when it covers a family): `ipv4` when every IPv4 address lies in one of
+ * them (`0.0.0.0/1, 128.0.0.0/1`), `ipv6` when every IPv6 address outside `::ffff:0:0/96` does
+ * (`::/2, 4000::/2, 8000::/1`: the mapped block is IPv4's and counted there); null otherwise.
+ * Cost: a sort of the ranges, O(n log n).
+ */
+export function unionCoverage(ranges: readonly Cidr[]): 'ipv4' | 'ipv6' | null {
+  const v4 = ranges.filter((c) => c.v === 4).map(span);
+  if (v4.length > 0 && coversAll(v4, V4_MASK)) return 'ipv4';
+  const v6 = ranges.filter((c) => c.v === 6).map(span);
+  const mapped: [bigint, bigint] = [MAPPED_PREFIX, MAPPED_PREFIX | V4_MASK];
+  if (v6.length > 0 && coversAll([...v6, mapped], (1n << 128n) - 1n)) return 'ipv6';
+  return null;
+}
+
+/**
+ * The refusal of a list of ranges that together cover every IPv4 or every IPv6 address
+ * ({@link unionCoverage}), naming the entries as given; null when the list is acceptable.
+ */
+export function unionRefusal(ranges: readonly Cidr[]): string | null {
+  const family = unionCoverage(ranges);
+  if (!family) return null;
+  const names = ranges.filter((c) => c.v === (family === 'ipv4' ? 4 : 6)).map(formatCidr);
+  const shown = names.length > 6 ? `${names.slice(0, 6).join(', ')}, …` : names.join(', ');
+  return `the ranges ${shown} together cover every ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address; refused`;
+}
+
 /**
  * Normalises a whole allowlist: every entry parsed, duplicates (after normalisation) dropped in
- * first-seen order, at most {@link MAX_ALLOWLIST_ENTRIES}. Returns the canonical strings, or
- * `{error}` naming the first bad entry.
+ * first-seen order, at most {@link MAX_ALLOWLIST_ENTRIES}, and the union of the ranges may not
+ * cover every IPv4 or every IPv6 address ({@link unionRefusal}). Returns the canonical strings, or
+ * `{error}` naming the first bad entry (or the ranges that cover a family).
  */
 export function normaliseAllowlist(entries: readonly string[]): { entries: string[] } | { error: string } {
   const out: string[] = [];
+  const ranges: Cidr[] = [];
   const seen = new Set<string>();
   for (const e of entries) {
     const r = parseCidr(e);
@@ -222,10 +272,13 @@ export function normaliseAllowlist(entries: readonly string[]): { entries: strin
     if (!seen.has(s)) {
       seen.add(s);
       out.push(s);
+      ranges.push(r.cidr);
     }
   }
   if (out.length > MAX_ALLOWLIST_ENTRIES)
     return { error: `at most ${MAX_ALLOWLIST_ENTRIES} allowlist entries per key, got ${out.length}` };
+  const union = unionRefusal(ranges);
+  if (union) return { error: union };
   return { entries: out };
 }
 

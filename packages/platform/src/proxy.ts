@@ -1,12 +1,17 @@
 /**
  * Reverse proxies, understood once for the indexer and the scanner (SECURITY.md, "Proxies").
  *
- * One setting, `TRUSTED_PROXIES`: a comma list of CIDR ranges whose socket peers may say who the
- * client is. Semantics are those of RFC 7239 `Forwarded` (its `for=` nodes) and, when a request
- * carries no `Forwarded`, `X-Forwarded-For`: each proxy appends the address it received the
- * request from, so the list is read from the right, skipping trusted proxies; the first address
- * that is not a trusted proxy is the client. Everything left of it is the client's own claim and
- * is never read.
+ * Two settings:
+ *  - `TRUSTED_PROXIES`: a comma list of CIDR ranges whose socket peers may say who the client is
+ *    (default none). Ranges that cover all of IPv4 or IPv6, alone or together, are refused.
+ *  - `TRUSTED_PROXY_HEADER`: the one header those proxies write, `x-forwarded-for` (default) or
+ *    `forwarded` (RFC 7239, its `for=` nodes). The other header is never read: nginx, ALB, Envoy
+ *    and Caddy append to `X-Forwarded-For` and pass a client's own `Forwarded` through untouched,
+ *    so reading whichever is present would let a client name its own address.
+ *
+ * Each proxy appends the address it received the request from, so the list of the chosen header
+ * is read from the right, skipping trusted proxies; the first address that is not a trusted proxy
+ * is the client. Everything left of it is the client's own claim and is never read.
  *
  * Defaults keep a same-host proxy from looking like loopback: with no trusted proxies, a request
  * whose socket peer is loopback but which carries any proxy header (`Forwarded`,
@@ -14,7 +19,7 @@
  * relayed by a proxy on this host that no one declared. Declare it (`TRUSTED_PROXIES=127.0.0.1,::1`)
  * to read the client from its headers.
  */
-import { type Cidr, cidrContains, type IpAddress, parseCidr, parseIp } from './cidr.js';
+import { type Cidr, cidrContains, type IpAddress, parseCidr, parseIp, unionRefusal } from './cidr.js';
 
 /** Request headers a proxy may add to say that a request came from elsewhere (lower case). */
 export const PROXY_HEADERS: readonly string[] = [
@@ -43,10 +48,11 @@ export const isProxyHeader = (name: string): boolean => {
 
 /**
  * Parses a TRUSTED_PROXIES value (comma list of addresses or CIDR ranges; empty: none).
- * @throws Error naming the variable and the bad entry (ranges covering all of IPv4 or IPv6 are refused).
+ * @throws Error naming the variable and the bad entry; ranges covering all of IPv4 or IPv6 are
+ *   refused, one alone (`0.0.0.0/0`) or several together (`0.0.0.0/1,128.0.0.0/1`).
  */
 export function parseTrustedProxies(text: string | undefined, name = 'TRUSTED_PROXIES'): Cidr[] {
-  return (text ?? '')
+  const ranges = (text ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
@@ -55,6 +61,30 @@ export function parseTrustedProxies(text: string | undefined, name = 'TRUSTED_PR
       if ('error' in r) throw new Error(`${name}: ${r.error}`);
       return r.cidr;
     });
+  const union = unionRefusal(ranges);
+  if (union) throw new Error(`${name}: ${union}`);
+  return ranges;
+}
+
+/** The one header trusted proxies write the client's address in (TRUSTED_PROXY_HEADER). */
+export type TrustedProxyHeader = 'x-forwarded-for' | 'forwarded';
+
+/** The values TRUSTED_PROXY_HEADER takes; the first is the default. */
+export const TRUSTED_PROXY_HEADERS: readonly TrustedProxyHeader[] = ['x-forwarded-for', 'forwarded'];
+
+/**
+ * The trusted proxy header of the process, from `TRUSTED_PROXY_HEADER` (shared by the indexer and
+ * the scanner): `x-forwarded-for` (default, also when empty) or `forwarded`, case-insensitive.
+ * @throws Error naming the variable on any other value.
+ */
+export function trustedProxyHeaderFromEnv(env: NodeJS.ProcessEnv): TrustedProxyHeader {
+  const raw = (env.TRUSTED_PROXY_HEADER ?? '').trim().toLowerCase();
+  if (raw === '') return TRUSTED_PROXY_HEADERS[0];
+  if (!(TRUSTED_PROXY_HEADERS as readonly string[]).includes(raw))
+    throw new Error(
+      `TRUSTED_PROXY_HEADER must be one of ${TRUSTED_PROXY_HEADERS.join(', ')}, got "${env.TRUSTED_PROXY_HEADER?.slice(0, 64)}"`,
+    );
+  return raw as TrustedProxyHeader;
 }
 
 /**
@@ -117,12 +147,23 @@ function splitOutsideQuotes(s: string, sep: string): string[] {
 
 const isLoopback = (ip: IpAddress) => (ip.v === 4 ? ip.n >> 24n === 127n : ip.n === 1n);
 
+/** The hops of the one trusted header, in order (left: farthest from this server). */
+function hopsOf(header: (name: string) => readonly string[] | undefined, via: TrustedProxyHeader): string[] {
+  if (via === 'forwarded') return forwardedFor(header('forwarded') ?? []);
+  return (header('x-forwarded-for') ?? [])
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 /**
  * The client address of a request.
  * @param peer the socket peer (null when it does not parse).
  * @param header every value of a request header by lower-case name (repeats kept), or undefined.
  * @param headerNames the lower-case names of every header the request carries.
  * @param trusted the trusted proxies ({@link trustedProxiesFromEnv}).
+ * @param via the one header the trusted proxies write ({@link trustedProxyHeaderFromEnv}); the
+ *   other is never read.
  * @returns the client per the module rules; null when unknown (an unparsable or `unknown` hop
  *   written by a trusted proxy, or an undeclared proxy on this host).
  */
@@ -131,6 +172,7 @@ export function clientAddress(
   header: (name: string) => readonly string[] | undefined,
   headerNames: Iterable<string>,
   trusted: readonly Cidr[],
+  via: TrustedProxyHeader,
 ): IpAddress | null {
   if (!peer) return null;
   const isTrusted = (ip: IpAddress) => trusted.some((c) => cidrContains(c, ip));
@@ -138,13 +180,7 @@ export function clientAddress(
     for (const n of headerNames) if (isProxyHeader(n) && isLoopback(peer)) return null;
     return peer;
   }
-  const fwd = header('forwarded');
-  const hops = fwd?.length
-    ? forwardedFor(fwd)
-    : (header('x-forwarded-for') ?? [])
-        .flatMap((v) => v.split(','))
-        .map((s) => s.trim())
-        .filter(Boolean);
+  const hops = hopsOf(header, via);
   let client: IpAddress = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
     const ip = parseNode(hops[i]);

@@ -7,7 +7,11 @@
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envInt as int } from '@chain-indexer/platform/env.js';
 import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
-import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
+import {
+  type TrustedProxyHeader,
+  trustedProxiesFromEnv,
+  trustedProxyHeaderFromEnv,
+} from '@chain-indexer/platform/proxy.js';
 import { redact } from '@chain-indexer/platform/redact.js';
 import { MAX_SESSION_HOURS } from './accounts.js';
 import { type Cidr, formatCidr } from './cidr.js';
@@ -28,9 +32,14 @@ export interface ScannerConfig {
   upgradeUrl: string;
   /**
    * Socket peers trusted to say who the client is (TRUSTED_PROXIES, shared with the indexer; CIDR
-   * list; default none), with Forwarded / X-Forwarded-For semantics (platform/src/proxy.ts).
+   * list; default none), read from the right past trusted proxies (platform/src/proxy.ts).
    */
   trustedProxies: Cidr[];
+  /**
+   * The one header those proxies write the client in (TRUSTED_PROXY_HEADER, shared with the
+   * indexer): `x-forwarded-for` (default) or `forwarded`; the other is never read.
+   */
+  trustedProxyHeader: TrustedProxyHeader;
   /** How long a charged result is served again for free, milliseconds (SCANNER_CACHE_SECONDS). */
   cacheMs: number;
   /** Dashboard session lifetime given by the CLI by default, hours (SCANNER_SESSION_HOURS). */
@@ -76,6 +85,7 @@ export function loadScannerConfig(
   const host = env.SCANNER_HOST || env.HOST || '127.0.0.1';
   const port = int(env, 'SCANNER_PORT', 8090, 0, 65535);
   const trustedProxies = trustedProxiesFromEnv(env);
+  const trustedProxyHeader = trustedProxyHeaderFromEnv(env);
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl))
     throw new Error('SMTP_URL must be an smtp:// or smtps:// URL');
@@ -107,6 +117,7 @@ export function loadScannerConfig(
     mailFrom: env.SCANNER_MAIL_FROM || 'scanner@localhost',
     upgradeUrl: env.SCANNER_UPGRADE_URL || `http://${host}:${port}/v1/account/plan`,
     trustedProxies,
+    trustedProxyHeader,
     cacheMs: int(env, 'SCANNER_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     sessionHours: int(env, 'SCANNER_SESSION_HOURS', 24, 1, MAX_SESSION_HOURS),
     logLevel: env.LOG_LEVEL || 'info',

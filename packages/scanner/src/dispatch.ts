@@ -16,12 +16,12 @@ import {
   type TemplatedApp,
 } from '@chain-indexer/platform/uws.js';
 import type { Logger } from 'pino';
-import type { Cidr } from './cidr.js';
 import type { Endpoint, HandlerCtx, KeyCaller, Services, SessionCaller } from './endpoint.js';
 import { ScannerError } from './errors.js';
 import type { Gate } from './gate.js';
 import {
   decodeParams,
+  type ProxyTrust,
   parseQuery,
   type RequestInfo,
   type ResState,
@@ -42,7 +42,8 @@ export interface Runtime {
   now: () => number;
   /** Default cache window of credit answers, ms. */
   cacheMs: number;
-  trusted: readonly Cidr[];
+  /** The trusted proxies and the one header they write (platform/src/proxy.ts). */
+  trusted: ProxyTrust;
   requestId: () => string;
   /** False once the service is closing: the store may be closed, so nothing may touch it. */
   isOpen: () => boolean;

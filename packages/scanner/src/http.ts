@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readBody } from '@chain-indexer/platform/body.js';
-import { clientAddress } from '@chain-indexer/platform/proxy.js';
+import { clientAddress, type TrustedProxyHeader } from '@chain-indexer/platform/proxy.js';
 import type { HttpRequest, HttpResponse } from '@chain-indexer/platform/uws.js';
 import { type Cidr, formatCidr, formatIp, type IpAddress, parseIp } from './cidr.js';
 import { ScannerError } from './errors.js';
@@ -55,12 +55,19 @@ export function blockKeyOf(ip: IpAddress | null): string {
   return formatCidr({ v: 6, network: (ip.n >> 64n) << 64n, prefix: 64 });
 }
 
+/** Who may say who the client is: TRUSTED_PROXIES and TRUSTED_PROXY_HEADER (platform/src/proxy.ts). */
+export interface ProxyTrust {
+  proxies: readonly Cidr[];
+  /** The one header the proxies write; the other is never read. */
+  header: TrustedProxyHeader;
+}
+
 /** Reads a uWS request synchronously (call before anything async). */
 export function readRequest(
   res: HttpResponse,
   req: HttpRequest,
   paramNames: readonly string[],
-  trusted: readonly Cidr[],
+  trusted: ProxyTrust,
 ): RequestInfo {
   const headers = new Map<string, string[]>();
   req.forEach((k, v) => {
@@ -71,7 +78,13 @@ export function readRequest(
   const rawParams: Record<string, string> = {};
   for (let i = 0; i < paramNames.length; i++) rawParams[paramNames[i]] = req.getParameter(i) ?? '';
   const peer = parseIp(Buffer.from(res.getRemoteAddressAsText()).toString('latin1'));
-  const ip = clientAddress(peer, (name) => headers.get(name), headers.keys(), trusted);
+  const ip = clientAddress(
+    peer,
+    (name) => headers.get(name),
+    headers.keys(),
+    trusted.proxies,
+    trusted.header,
+  );
   return {
     method: req.getMethod().toUpperCase(),
     path: req.getUrl(),

@@ -120,7 +120,7 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
     log,
     now,
     cacheMs: config.cacheMs,
-    trusted: config.trustedProxies,
+    trusted: { proxies: config.trustedProxies, header: config.trustedProxyHeader },
     requestId: createRequestIds(),
     isOpen: () => open,
   });

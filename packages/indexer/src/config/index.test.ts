@@ -77,3 +77,25 @@ describe('config: printed at boot', () => {
     expect(text).toContain('nats://***@nats-1:4222,nats://***@nats-2:4222');
   });
 });
+
+describe('config: proxies', () => {
+  const base = { RPC_URL: 'http://n:8545', CHAIN: 'eth', DEV_API_KEY: 'k' };
+  it('TRUSTED_PROXY_HEADER is x-forwarded-for by default, or forwarded; anything else stops the start', () => {
+    expect(loadConfig(base, gen).trustedProxyHeader).toBe('x-forwarded-for');
+    expect(loadConfig({ ...base, TRUSTED_PROXY_HEADER: 'forwarded' }, gen).trustedProxyHeader).toBe(
+      'forwarded',
+    );
+    expect(() => loadConfig({ ...base, TRUSTED_PROXY_HEADER: 'x-real-ip' }, gen)).toThrow(
+      /TRUSTED_PROXY_HEADER/,
+    );
+    expect(
+      printable(loadConfig({ ...base, TRUSTED_PROXY_HEADER: 'Forwarded' }, gen)).trustedProxyHeader,
+    ).toBe('forwarded');
+  });
+
+  it('TRUSTED_PROXIES whose ranges together cover every address stop the start', () => {
+    expect(() => loadConfig({ ...base, TRUSTED_PROXIES: '0.0.0.0/1,128.0.0.0/1' }, gen)).toThrow(
+      /TRUSTED_PROXIES: .* together cover every IPv4 address/,
+    );
+  });
+});

@@ -8,7 +8,11 @@ import { join, resolve } from 'node:path';
 import { type Cidr, formatCidr } from '@chain-indexer/platform/cidr.js';
 import { envInt as int } from '@chain-indexer/platform/env.js';
 import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
-import { trustedProxiesFromEnv } from '@chain-indexer/platform/proxy.js';
+import {
+  type TrustedProxyHeader,
+  trustedProxiesFromEnv,
+  trustedProxyHeaderFromEnv,
+} from '@chain-indexer/platform/proxy.js';
 import { redact } from '@chain-indexer/platform/redact.js';
 import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
 
@@ -102,10 +106,16 @@ export interface Config {
   /** The two ingest modes and the write side (see src/ingest/stages.ts). */
   ingestTuning: IngestTuning;
   /**
-   * TRUSTED_PROXIES, shared with the scanner (platform/src/proxy.ts): peers whose Forwarded /
-   * X-Forwarded-* headers are believed. Default none.
+   * TRUSTED_PROXIES, shared with the scanner (platform/src/proxy.ts): peers whose proxy headers
+   * are believed. Default none.
    */
   trustedProxies: Cidr[];
+  /**
+   * TRUSTED_PROXY_HEADER, shared with the scanner (platform/src/proxy.ts): the one header the
+   * trusted proxies write the client's address in, `x-forwarded-for` (default) or `forwarded`;
+   * the other is never read.
+   */
+  trustedProxyHeader: TrustedProxyHeader;
 }
 
 /** Ingest's write side: history segments, the state cache and the writer thread. */
@@ -367,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
       memtableMb: envMemtable(env),
     },
     trustedProxies: trustedProxiesFromEnv(env),
+    trustedProxyHeader: trustedProxyHeaderFromEnv(env),
     ingestTuning: {
       segmentBytes: int(env, 'SEGMENT_MB', 32, 1, 4_096) * 1024 * 1024,
       segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
