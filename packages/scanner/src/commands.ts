@@ -17,7 +17,18 @@ export type Args = Record<string, string | true>;
 export type CommandDeps = Pick<ScannerCore, 'accounts' | 'directory' | 'ledger' | 'now'> & {
   /** Default session lifetime, hours. */
   sessionHours: number;
+  /** Shared mode only (shared/state.ts): the counters `shared-status` answers. */
+  sharedStatus?: () => SharedStatus;
 };
+
+/** What `shared-status` answers: a shared-mode server's contact and refused-record counters. */
+export interface SharedStatus {
+  serverId: string;
+  /** Instant (ms) the server last knew its copy of the bucket current. */
+  lastContact: number;
+  /** Records refused since start: `mac` failed their MAC, `replay` carried a version that does not increase. */
+  refused: { mac: number; replay: number };
+}
 
 const CLI = { ip: 'cli' };
 
@@ -47,6 +58,7 @@ export const COMMAND_HELP: Record<string, string> = {
   'revoke-session': '--account <id> --session <prefix> | --all',
   'create-key': '--account <id> --name <name> [--allow <cidr,cidr,...>]   (prints the key once)',
   list: '[--account <id>]',
+  'shared-status': '   (shared mode: contact, and records refused as forged or replayed since start)',
 };
 
 /**
@@ -165,6 +177,11 @@ export function runCommand(d: CommandDeps, command: string, args: Args): unknown
           })),
         })),
       };
+    }
+    case 'shared-status': {
+      if (!d.sharedStatus)
+        throw new ScannerError('INVALID_INPUT', 'this scanner does not share its state (no NATS URL)');
+      return d.sharedStatus();
     }
     default:
       throw new ScannerError(

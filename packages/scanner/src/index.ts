@@ -128,8 +128,21 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
   const admin =
     deps.adminSocket === false
       ? null
-      : await startAdminSocket(config.dataDir, { ...core, sessionHours: config.sessionHours }, log, () =>
-          core.notifier.flush(),
+      : await startAdminSocket(
+          config.dataDir,
+          {
+            ...core,
+            sessionHours: config.sessionHours,
+            sharedStatus: shared
+              ? () => ({
+                  serverId: shared.state.serverId,
+                  lastContact: shared.state.lastContact(),
+                  refused: { mac: shared.state.rejected(), replay: shared.state.replayed() },
+                })
+              : undefined,
+          },
+          log,
+          () => core.notifier.flush(),
         );
   const sweep = setInterval(() => {
     const t = now();

@@ -66,7 +66,22 @@ export const TABLES = {
   outbox: table<[number], OutboxRecord>(11, 'outbox', ['n']),
   /** Shared mode only: KV keys of write-once entries (activity) already applied here → revision. */
   kvApplied: table<[string], number>(12, 'kvApplied', ['s']),
+  /**
+   * Shared mode only: KV key of a versioned record (`acct.`, `key.`, `sess.`) → the version and
+   * KV revision of the copy this server holds (shared/versions.ts: a record put back with a
+   * version that does not increase is refused). Kept when a session is pruned, so its older
+   * versions stay refused.
+   */
+  kvVersion: table<[string], KvVersion>(13, 'kvVersion', ['s']),
 } as const;
+
+/** The version of a shared record this server holds, and the KV revision it came with. */
+export interface KvVersion {
+  /** The version sealed in the record (state.ts), 0 for a record of the unversioned format. */
+  n: number;
+  /** Its KV revision (stream sequence of the bucket). */
+  rev: number;
+}
 
 /** One pending write of a directory record to the shared KV bucket (shared/directory.ts). */
 export interface OutboxRecord {

@@ -12,10 +12,17 @@
  *
  * - Changes are refused (503 INTERNAL_ERROR, nothing changed) while the server is out of
  *   contact, so a change is never answered by a server that cannot publish it soon.
- * - Key records are compare-and-set against the revision the change was made on; when another
- *   server changed the key meanwhile the two are merged so no revoke is ever undone: the
- *   earliest `revokedAt` and `graceUntil` win, `rolledTo` is kept, name and allowlist are ours.
- *   Accounts and sessions are last-writer-wins (operator changes, sessions are write-once).
+ * - Account, key and session records carry a version inside their MAC (state.ts) and are
+ *   compare-and-set against the revision this server holds, with the version above the one held:
+ *   the versions of a key increase with its revisions. When another server changed the record
+ *   meanwhile, its change is merged into ours and ours takes the next version: for keys no revoke
+ *   is ever undone (the earliest `revokedAt` and `graceUntil` win, `rolledTo` is kept, name and
+ *   allowlist are ours), for sessions the earliest `revokedAt` wins, accounts are
+ *   last-writer-wins (operator changes).
+ * - A watched record is applied only when its version increases past the one held here
+ *   (versions.ts); one put back from the bucket's history is refused, counted and logged. And
+ *   applying never clears a revoke: a key keeps the earliest `revokedAt` and `graceUntil` it was
+ *   ever given here, a session its `revokedAt` (monotone merge), whatever a record says.
  * - Activity entries are write-once keys, applied once per server (store table kvApplied).
  * - While a record of this server waits in the outbox, watched older versions of it are not
  *   applied (this server's change would be hidden until published).
@@ -29,8 +36,9 @@ import {
 } from '../directory.js';
 import { ScannerError } from '../errors.js';
 import type { AccountRecord, ActivityEntry, KeyRecord, SessionRecord } from '../model.js';
-import { del, type Op, type OutboxRecord, put, type ScannerStore, TABLES } from '../store.js';
+import { del, type KvVersion, type Op, type OutboxRecord, put, type ScannerStore, TABLES } from '../store.js';
 import { type Change, isCasConflict, type SharedState } from './state.js';
+import { createVersionGuard } from './versions.js';
 
 /** Back-off of the outbox after a failed publish: from, to (ms). */
 const RETRY_MS = [100, 2_000] as const;
@@ -52,6 +60,18 @@ export function mergeKey(ours: KeyRecord, theirs: KeyRecord): KeyRecord {
   };
 }
 
+/** Merges two versions of a session: the earliest revoke wins (a revoke is never undone). */
+export function mergeSession(ours: SessionRecord, theirs: SessionRecord): SessionRecord {
+  return { ...ours, revokedAt: minNonNull(ours.revokedAt ?? null, theirs.revokedAt ?? null) };
+}
+
+/** The directory change that carries record `value` of KV key `key` (`acct.`, `key.`, `sess.`). */
+function changeOf(key: string, value: unknown): DirectoryChange {
+  if (key.startsWith('acct.')) return { accounts: [value as AccountRecord] };
+  if (key.startsWith('key.')) return { keys: [value as KeyRecord] };
+  return { sessions: [value as SessionRecord] };
+}
+
 /** The shared directory over the local store and the shared state; feeds itself from the watcher. */
 export function createSharedDirectory(
   store: ScannerStore,
@@ -59,7 +79,7 @@ export function createSharedDirectory(
   shared: SharedState,
   log: Logger,
 ): StoreDirectory {
-  const revs = new Map<string, number>();
+  const versions = createVersionGuard(store);
   const pending = new Map<string, number>();
   const queue: Array<{ seq: number; rec: OutboxRecord }> = [];
   let nextSeq = 0;
@@ -71,26 +91,63 @@ export function createSharedDirectory(
   let actSeq = 0;
   let draining = false;
 
-  const publish = async (rec: OutboxRecord): Promise<number> => {
+  /** `value` of `key` merged with `other`, so that no revoke is undone (accounts: `value`). */
+  const monotone = (key: string, value: unknown, other: unknown): unknown => {
+    if (other === undefined || other === null) return value;
+    if (key.startsWith('key.')) return mergeKey(value as KeyRecord, other as KeyRecord);
+    if (key.startsWith('sess.')) return mergeSession(value as SessionRecord, other as SessionRecord);
+    return value;
+  };
+  /** This server's copy of the record at `key`, or undefined. */
+  const local = (key: string): unknown => {
+    const id = key.slice(key.indexOf('.') + 1);
+    if (key.startsWith('acct.')) return dir.account(id);
+    if (key.startsWith('key.')) return dir.key(id);
+    if (key.startsWith('sess.'))
+      return /^[0-9a-f]+$/.test(id) ? dir.session(Buffer.from(id, 'hex')) : undefined;
+    return undefined;
+  };
+
+  /**
+   * Publishes one outbox record. Activity entries are write-once (version 1); a pruned session is
+   * purged; account, key and session records are compare-and-set with the next version.
+   * @returns the version published (null for a purge or an activity entry), and the newer
+   *   record written elsewhere meanwhile that was merged into ours (undefined when none).
+   */
+  const publish = async (rec: OutboxRecord): Promise<{ version: KvVersion | null; merged?: unknown }> => {
     const { kv } = shared;
     // A pruned session: purged from the bucket too (every server prunes its own copy by time).
     if (rec.value === null) {
       await kv.purge(rec.key);
-      return 0;
+      return { version: null };
     }
-    if (!rec.key.startsWith('key.')) return kv.put(rec.key, shared.seal(rec.key, rec.value));
-    let value = rec.value as KeyRecord;
-    let rev = revs.get(rec.key) ?? rec.rev;
+    if (rec.key.startsWith('act.')) {
+      await kv.put(rec.key, shared.seal(rec.key, rec.value, 1));
+      return { version: null };
+    }
+    const held = versions.held(rec.key);
+    let base = held?.n ?? 0;
+    let rev = held?.rev ?? rec.rev;
+    // What this server holds now may carry a revoke applied since the change was made.
+    let value = monotone(rec.key, rec.value, local(rec.key));
+    let merged: unknown;
     for (;;) {
+      const n = base + 1;
       try {
-        return await kv.put(rec.key, shared.seal(rec.key, value), { previousSeq: rev });
+        const r = await kv.put(rec.key, shared.seal(rec.key, value, n), { previousSeq: rev });
+        return { version: { n, rev: r }, merged };
       } catch (err) {
         if (!isCasConflict(err)) throw err;
         const cur = await kv.get(rec.key);
         rev = cur?.revision ?? 0;
-        // A forged current version is overwritten, never merged into ours.
+        // A newer version written elsewhere is merged into ours, which goes above it. A forged
+        // record, or an older one put back (a replay), is overwritten, never merged.
         const theirs = cur && cur.operation === 'PUT' ? shared.open(rec.key, cur.value) : null;
-        if (theirs) value = mergeKey(value, theirs.v as KeyRecord);
+        if (theirs && (theirs.n > base || (!held && theirs.n === base))) {
+          value = monotone(rec.key, value, theirs.v);
+          merged = theirs.v;
+          base = theirs.n;
+        }
       }
     }
   };
@@ -102,9 +159,16 @@ export function createSharedDirectory(
       while (queue.length && !shared.closed()) {
         const { seq, rec } = queue[0];
         try {
-          const rev = await publish(rec);
-          revs.set(rec.key, rev);
-          store.write([del(TABLES.outbox, [seq])]);
+          const out = await publish(rec);
+          const ops: Op[] = [del(TABLES.outbox, [seq])];
+          if (out.version) ops.push(versions.op(rec.key, out.version));
+          // Merged with a change made elsewhere: this server's copy (which may hold a later change
+          // of its own, still queued) takes what the merge brought, a revoke made there.
+          const mine = local(rec.key);
+          if (out.version && out.merged !== undefined && mine !== undefined && !rec.key.startsWith('acct.'))
+            dir.applyRemote(changeOf(rec.key, monotone(rec.key, mine, out.merged)), ops);
+          else store.write(ops);
+          if (out.version) versions.remember(rec.key, out.version);
           queue.shift();
           const n = (pending.get(rec.key) ?? 1) - 1;
           if (n <= 0) pending.delete(rec.key);
@@ -136,7 +200,7 @@ export function createSharedDirectory(
         'the shared key directory is briefly out of contact; nothing was changed, retry shortly',
       );
     const recs: OutboxRecord[] = [];
-    const rec = (key: string, value: unknown) => recs.push({ key, value, rev: revs.get(key) ?? 0 });
+    const rec = (key: string, value: unknown) => recs.push({ key, value, rev: versions.held(key)?.rev ?? 0 });
     for (const a of change.accounts ?? []) rec(`acct.${a.id}`, a);
     for (const k of change.keys ?? []) rec(`key.${k.id}`, k);
     for (const s of change.sessions ?? []) rec(`sess.${s.hash}`, s);
@@ -164,25 +228,22 @@ export function createSharedDirectory(
 
   const dir = createEmbeddedDirectory(store, now, { lastContact: shared.lastContact, outbox });
 
-  const record =
-    <T>(apply: (v: T) => DirectoryChange) =>
-    (c: Change) => {
-      if (!c.value || pending.has(c.key)) return;
-      revs.set(c.key, c.revision);
-      dir.applyRemote(apply(c.value.v as T));
-    };
-  shared.on(
-    'acct.',
-    record<AccountRecord>((a) => ({ accounts: [a] })),
-  );
-  shared.on(
-    'key.',
-    record<KeyRecord>((k) => ({ keys: [k] })),
-  );
-  shared.on(
-    'sess.',
-    record<SessionRecord>((s) => ({ sessions: [s] })),
-  );
+  /**
+   * Applies a watched account, key or session record when its version increases past the one
+   * held here; refuses (counts, logs) one put back from the history; never clears a revoke.
+   */
+  const record = (c: Change) => {
+    if (!c.value || pending.has(c.key)) return;
+    const verdict = versions.judge(c.key, c.value.n, c.revision);
+    if (verdict === 'seen') return;
+    if (verdict === 'replay') return shared.refuseReplay(c.key, c.value.n, versions.held(c.key)?.n ?? 0);
+    const v: KvVersion = { n: c.value.n, rev: c.revision };
+    dir.applyRemote(changeOf(c.key, monotone(c.key, c.value.v, local(c.key))), [versions.op(c.key, v)]);
+    versions.remember(c.key, v);
+  };
+  shared.on('acct.', record);
+  shared.on('key.', record);
+  shared.on('sess.', record);
   shared.on('act.', (c) => {
     if (!c.value || store.get(TABLES.kvApplied, [c.key]) !== undefined) return;
     const { accountId, entry } = c.value.v as ActivityValue;

@@ -16,6 +16,12 @@
  * counts the requests the answering server served, and a cached answer is free on the server
  * that cached it.
  *
+ * The balance's `seq` is its version (inside the record's MAC, state.ts): every movement takes the
+ * next one, so a balance entry put back from the bucket's history (a replay, e.g. to give spent
+ * credits back) carries a `seq` that does not increase past the one this server holds — from its
+ * mirror, or after a restart from the ledger rows in its store — and is refused, counted and
+ * logged; its revision still orders the next compare-and-set, which writes the true balance past it.
+ *
  * The one ambiguity left: a KV update whose acknowledgement is lost (timeout) may have been
  * applied. The ledger then reads the entry back and counts the charge as made when its row
  * carries this request's id; if the entry cannot be read either, the request answers 503 and the
@@ -50,13 +56,34 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
     if (store.get(TABLES.ledger, [accountId, seq]) === undefined)
       store.write([put(TABLES.ledger, [accountId, seq], row)]);
   };
-  const see = (accountId: string, v: SharedBalance, rev: number) => {
+  /** What the store's rows say of an account: the balance after its last row, the next sequence. */
+  const localBalance = (accountId: string) => {
+    const last = store.scan(TABLES.ledger, [accountId], { reverse: true, limit: 1 })[0];
+    return last ? { balance: last[1].balance, seq: last[0][1] + 1 } : { balance: 0, seq: 0 };
+  };
+  /**
+   * Takes balance `v` of an account, seen at KV revision `rev`, when its `seq` increases past the
+   * one held here (the mirror's; on a first sight, as after a restart, the store's rows', which it
+   * may equal). Otherwise it is this server's own write coming back (a revision already held:
+   * nothing to do) or a replay: not believed, its revision kept for the next compare-and-set, and
+   * counted when `count` (the watcher's sight; a read-back is not counted again).
+   * @returns whether `v` was taken.
+   */
+  const see = (accountId: string, v: SharedBalance, rev: number, count: boolean): boolean => {
     const cur = mirror.get(accountId);
-    if (!cur || rev > cur.rev) mirror.set(accountId, { balance: v.balance, seq: v.seq, rev });
-    if (v.last) writeRow(accountId, v.seq - 1, v.last);
+    const held = cur ?? { ...localBalance(accountId), rev: 0 };
+    if (cur ? v.seq > cur.seq : v.seq >= held.seq) {
+      mirror.set(accountId, { balance: v.balance, seq: v.seq, rev: Math.max(rev, held.rev) });
+      if (v.last) writeRow(accountId, v.seq - 1, v.last);
+      return true;
+    }
+    if (rev <= held.rev) return false;
+    mirror.set(accountId, { ...held, rev });
+    if (count) shared.refuseReplay(`bal.${accountId}`, v.seq, held.seq);
+    return false;
   };
   shared.on('bal.', (c: Change) => {
-    if (c.value) see(c.key.slice(4), c.value.v as SharedBalance, c.revision);
+    if (c.value) see(c.key.slice(4), c.value.v as SharedBalance, c.revision, true);
   });
   shared.on('led.', (c: Change) => {
     const [, accountId, seq] = c.key.split('.');
@@ -72,12 +99,13 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
   const refresh = async (accountId: string) => {
     const e = await shared.kv.get(`bal.${accountId}`);
     const env = e && e.operation === 'PUT' ? shared.open(e.key, e.value) : null;
-    // A forged balance is never believed; its revision still orders our compare-and-set.
-    if (env) see(accountId, env.v as SharedBalance, e!.revision);
+    // A forged balance, or an older one put back, is never believed; its revision still orders
+    // our compare-and-set.
+    if (env) see(accountId, env.v as SharedBalance, e!.revision, false);
     else if (e) {
       const cur = mirror.get(accountId);
       if (cur) cur.rev = Math.max(cur.rev, e.revision);
-      else mirror.set(accountId, { balance: 0, seq: 0, rev: e.revision });
+      else mirror.set(accountId, { ...localBalance(accountId), rev: e.revision });
     }
     return env ? e : null;
   };
@@ -119,13 +147,13 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
       if (!Number.isSafeInteger(row.balance)) throw new Error('balance would exceed 2^53 scans');
       const next: SharedBalance = { balance: row.balance, seq: cur.seq + 1, last: row };
       try {
-        const rev = await shared.kv.put(`bal.${accountId}`, shared.seal(`bal.${accountId}`, next), {
+        const rev = await shared.kv.put(`bal.${accountId}`, shared.seal(`bal.${accountId}`, next, next.seq), {
           previousSeq: cur.rev,
         });
-        see(accountId, next, rev);
+        see(accountId, next, rev, false);
         const rowKey = `led.${accountId}.${pad(cur.seq)}`;
         shared.kv
-          .put(rowKey, shared.seal(rowKey, row))
+          .put(rowKey, shared.seal(rowKey, row, 1))
           .catch((err) =>
             log.warn(
               { accountId, err: String(err) },

@@ -9,12 +9,20 @@
  *   `led.<accountId>.<seq, 12 digits>` (ledger rows), `hb.<serverId>` (heartbeats).
  * - `<prefix>-rate` (history 1, entries expire after 120 s): `rate.<serverId>.<k|a>.<id>`, each
  *   server's admissions per second of the last 60 s (shared/windows.ts).
- * Every value is JSON `{o: serverId, v: record, m: mac}`, so a server can tell its own writes;
- * `m` is HMAC-SHA256 under SCANNER_KV_SECRET (a key only the scanner servers hold, never NATS
- * users that may merely write the bucket) over the KV key and `{o, v}`: a record that fails it —
- * forged, moved to another key, or altered — is refused (never applied, never believed) and
- * counted ({@link SharedState.rejected}). Whoever can write the bucket without the secret cannot
- * mint keys, sessions or credits.
+ * Every value is JSON `{o: serverId, n: version, v: record, m: mac}`, so a server can tell its own
+ * writes; `m` is HMAC-SHA256 under SCANNER_KV_SECRET (a key only the scanner servers hold, never
+ * NATS users that may merely write the bucket) over the KV key and `{o, n, v}`: a record that
+ * fails it — forged, moved to another key, or altered — is refused (never applied, never
+ * believed) and counted ({@link SharedState.rejected}). Whoever can write the bucket without the
+ * secret cannot mint keys, sessions or credits.
+ *
+ * `n` is the record's version, inside the MAC: each write of a key carries a version above every
+ * one before it (compare-and-set orders the writes of a key, versions.ts keeps what each server
+ * applied), so a sealed record taken from the bucket's history and put back — a replay, which the
+ * MAC alone cannot tell from a fresh write — carries a version that does not increase and is
+ * refused and counted ({@link SharedState.replayed}). Records of the previous format (`{o, v, m}`,
+ * MAC over `{o, v}`, no version) stay readable as version 0: a server takes one only for a key it
+ * holds no version of, so after the first versioned write of a key none is ever applied again.
  *
  * Contact: every second the server puts `hb.<serverId>` carrying the instant it was sent; when
  * its own watcher delivers it back, every change committed to the bucket before that instant has
@@ -36,29 +44,41 @@ export const HEARTBEAT_MS = 1_000;
 /** Timeout of one KV request, ms (a request past it is retried or refused, never waited on). */
 export const KV_TIMEOUT_MS = 2_000;
 
-/** A value as stored: the writing server and the record (the MAC is checked and dropped on read). */
+/** A value as stored: the writing server, the version and the record (the MAC is checked and dropped on read). */
 export interface Envelope<T = unknown> {
   o: string;
+  /** The record's version (inside the MAC); 0 for a record of the previous, unversioned format. */
+  n: number;
   v: T;
 }
+
+/** Domain tag of the versioned format's MAC input (so no unversioned MAC ever checks as one). */
+const MAC_TAG = 'scanner-kv/2';
 
 /**
  * Seals and opens KV values under the writers' secret.
  * @param secret SCANNER_KV_SECRET (≥ 32 bytes).
  */
 export function createKvSeal(secret: Uint8Array): {
-  seal(key: string, o: string, v: unknown): Uint8Array;
-  /** The envelope of `data` stored at `key`, or null when it is not sealed under the secret. */
+  /** `v` at `key`, written by server `o` at version `n` (a non-negative safe integer). */
+  seal(key: string, o: string, v: unknown, n: number): Uint8Array;
+  /**
+   * The envelope of `data` stored at `key`, or null when it is not sealed under the secret. A
+   * record of the previous format (no `n`, MAC over `{o, v}`) opens as version 0.
+   */
   open(key: string, data: Uint8Array): Envelope | null;
 } {
-  const mac = (key: string, body: string) => createHmac('sha256', secret).update(`${key}\n${body}`).digest();
+  const mac = (input: string) => createHmac('sha256', secret).update(input).digest();
+  const versioned = (key: string, body: string) => mac(`${MAC_TAG}\n${key}\n${body}`);
+  const legacy = (key: string, body: string) => mac(`${key}\n${body}`);
   return {
-    seal(key, o, v) {
-      const body = JSON.stringify({ o, v } satisfies Envelope);
-      return new TextEncoder().encode(`${body.slice(0, -1)},"m":"${mac(key, body).toString('hex')}"}`);
+    seal(key, o, v, n) {
+      if (!Number.isSafeInteger(n) || n < 0) throw new Error(`version of ${key} must be a whole number ≥ 0`);
+      const body = JSON.stringify({ o, n, v });
+      return new TextEncoder().encode(`${body.slice(0, -1)},"m":"${versioned(key, body).toString('hex')}"}`);
     },
     open(key, data) {
-      let parsed: { o?: unknown; v?: unknown; m?: unknown };
+      let parsed: { o?: unknown; n?: unknown; v?: unknown; m?: unknown };
       try {
         parsed = JSON.parse(new TextDecoder().decode(data));
       } catch {
@@ -72,9 +92,14 @@ export function createKvSeal(secret: Uint8Array): {
       )
         return null;
       const given = Buffer.from(parsed.m, 'hex');
-      const want = mac(key, JSON.stringify({ o: parsed.o, v: parsed.v }));
+      const hasN = 'n' in parsed;
+      if (hasN && (typeof parsed.n !== 'number' || !Number.isSafeInteger(parsed.n) || parsed.n < 0))
+        return null;
+      const want = hasN
+        ? versioned(key, JSON.stringify({ o: parsed.o, n: parsed.n, v: parsed.v }))
+        : legacy(key, JSON.stringify({ o: parsed.o, v: parsed.v }));
       if (given.length !== want.length || !timingSafeEqual(given, want)) return null;
-      return { o: parsed.o, v: parsed.v };
+      return { o: parsed.o, n: hasN ? (parsed.n as number) : 0, v: parsed.v };
     },
   };
 }
@@ -96,8 +121,8 @@ export interface SharedState {
   lastContact(): number;
   /** True once {@link close} was called (background loops stop). */
   closed(): boolean;
-  /** `v` sealed for KV key `key` as written by this server (see the module's MAC rule). */
-  seal(key: string, v: unknown): Uint8Array;
+  /** `v` sealed for KV key `key` at version `n` as written by this server (see the module's MAC rule). */
+  seal(key: string, v: unknown, n: number): Uint8Array;
   /**
    * The envelope of a value read at `key` (a watch, a get), or null — counted and logged — when
    * its MAC fails (forged or altered: never applied).
@@ -105,6 +130,13 @@ export interface SharedState {
   open(key: string, data: Uint8Array): Envelope | null;
   /** Records refused so far because their MAC failed. */
   rejected(): number;
+  /**
+   * Counts and logs a record refused as a replay: sealed correctly, but its version `n` does not
+   * increase past `known`, the version this server holds of `key` (versions.ts decides).
+   */
+  refuseReplay(key: string, n: number, known: number): void;
+  /** Records refused so far as replays ({@link refuseReplay}). */
+  replayed(): number;
   /** Registers a handler of every change of keys starting with `prefix` (e.g. `key.`). */
   on(prefix: string, handler: (c: Change) => void): void;
   /** Registers a handler of every change of the rate bucket. */
@@ -135,6 +167,7 @@ export async function openSharedState(o: {
   const serverId = `srv_${randomBase62(12)}`;
   const kvSeal = createKvSeal(o.secret);
   let rejected = 0;
+  let replayed = 0;
   const open = (key: string, data: Uint8Array): Envelope | null => {
     const env = kvSeal.open(key, data);
     if (env) return env;
@@ -206,7 +239,7 @@ export async function openSharedState(o: {
     while (!stopped) {
       const t = now();
       try {
-        await kv.put(`hb.${serverId}`, kvSeal.seal(`hb.${serverId}`, serverId, t));
+        await kv.put(`hb.${serverId}`, kvSeal.seal(`hb.${serverId}`, serverId, t, t));
       } catch (err) {
         log.warn({ err: String(err) }, 'shared state: heartbeat failed');
       }
@@ -220,9 +253,19 @@ export async function openSharedState(o: {
     rateKv,
     lastContact: () => contact,
     closed: () => stopped,
-    seal: (key, v) => kvSeal.seal(key, serverId, v),
+    seal: (key, v, n) => kvSeal.seal(key, serverId, v, n),
     open,
     rejected: () => rejected,
+    refuseReplay(key, n, known) {
+      replayed++;
+      // Every one is refused; the log says so for the first and then every hundredth.
+      if (replayed === 1 || replayed % 100 === 0)
+        log.warn(
+          { key: key.slice(0, 80), version: n, known, replayed },
+          'shared state: a record put back with a version that does not increase (a replay of an older record); refused',
+        );
+    },
+    replayed: () => replayed,
     on: (prefix, h) => void handlers.push([prefix, h]),
     onRate: (h) => void rateHandlers.push(h),
     async start(waitMs) {

@@ -38,27 +38,33 @@ export function createSharedWindows(
   const logs = new Map<string, SlidingLog>();
   const own = new Map<string, Map<number, number>>();
   const dirty = new Set<string>();
-  const remote = new Map<string, Map<string, Buckets>>();
+  const remote = new Map<string, Map<string, { n: number; buckets: Buckets }>>();
+  /** Version of this server's last publication (ms since the epoch, strictly increasing). */
+  let published = 0;
 
   shared.onRate((c: Change) => {
     const m = /^rate\.([^.]+)\.([ka]\..+)$/.exec(c.key);
     if (!m || m[1] === shared.serverId || !c.value) return;
     let servers = remote.get(m[2]);
     if (!servers) remote.set(m[2], (servers = new Map()));
-    servers.set(m[1], c.value.v as Buckets);
+    const had = servers.get(m[1]);
+    // An older publication put back (a replay) would hide admissions: refused.
+    if (had && c.value.n <= had.n) return shared.refuseReplay(c.key, c.value.n, had.n);
+    servers.set(m[1], { n: c.value.n, buckets: c.value.v as Buckets });
   });
 
   const others = (id: string, now: number) => {
     let n = 0;
-    for (const b of remote.get(id)?.values() ?? [])
-      for (const [sec, count] of b) if (live(sec, now)) n += count;
+    for (const { buckets } of remote.get(id)?.values() ?? [])
+      for (const [sec, count] of buckets) if (live(sec, now)) n += count;
     return n;
   };
   /** Ms until the oldest live remote bucket of `id` leaves the window. */
   const remoteWait = (id: string, now: number) => {
     let first = Number.POSITIVE_INFINITY;
-    for (const b of remote.get(id)?.values() ?? [])
-      for (const [sec] of b) if (live(sec, now)) first = Math.min(first, sec * 1000 + 999 + WINDOW_MS - now);
+    for (const { buckets } of remote.get(id)?.values() ?? [])
+      for (const [sec] of buckets)
+        if (live(sec, now)) first = Math.min(first, sec * 1000 + 999 + WINDOW_MS - now);
     return Number.isFinite(first) ? Math.max(1, first) : 1000;
   };
   const logOf = (id: string, limit: number) => {
@@ -86,7 +92,8 @@ export function createSharedWindows(
         for (const sec of b.keys()) if (!live(sec, now)) b.delete(sec);
         try {
           const key = `rate.${shared.serverId}.${id}`;
-          await shared.rateKv.put(key, shared.seal(key, [...b.entries()]));
+          published = Math.max(now, published + 1);
+          await shared.rateKv.put(key, shared.seal(key, [...b.entries()], published));
         } catch (err) {
           dirty.add(id);
           log.debug({ err: String(err) }, 'shared windows: publish failed');
@@ -133,7 +140,7 @@ export function createSharedWindows(
         if (b.size === 0 && !dirty.has(id)) own.delete(id);
       }
       for (const [id, servers] of remote) {
-        for (const [srv, b] of servers) if (!b.some(([sec]) => live(sec, now))) servers.delete(srv);
+        for (const [srv, b] of servers) if (!b.buckets.some(([sec]) => live(sec, now))) servers.delete(srv);
         if (servers.size === 0) remote.delete(id);
       }
     },
