@@ -1,14 +1,25 @@
 /**
  * The cursor secret never travels in the change log (nor in a snapshot, which copies the store):
- * generated into a 0600 file beside the store, taken from CURSOR_SECRET when set, and moved out of
- * the META table of a store of an earlier build.
+ * generated into a 0600 file beside the store, taken from CURSOR_SECRET when set; the secret an
+ * earlier build kept in the META table (and so in change logs and snapshots) is replaced, never
+ * used again: cursors minted under it answer bad_cursor.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type CursorState, createCursorCodec } from '../cursor/index.js';
 import { createStore, type Store } from '../storage/index.js';
 import { CURSOR_SECRET_FILE, resolveCursorSecret } from './cursor-secret.js';
+
+/** A page cursor's content (any route: the codec's MAC is what is tested). */
+const CURSOR: CursorState = {
+  chainId: 1,
+  route: 'r',
+  order: 'asc',
+  anchor: { number: 7, hash: `0x${'11'.repeat(32)}` },
+  key: Buffer.from('0102', 'hex'),
+};
 
 /** What a test opened: its stores (closed first after it) and temp dirs (removed then). */
 const opened = { stores: [] as Store[], dirs: [] as string[] };
@@ -58,21 +69,69 @@ describe('cursor secret', () => {
     );
   });
 
-  it('moves the META secret of an earlier build to the file and deletes it from the store', async () => {
+  it('replaces the META secret of an earlier build (it lingers in change logs and snapshots): cursors minted under it answer bad_cursor', async () => {
     const dir = tmp();
     const store = await writerStore(dir);
     const legacy = 'cd'.repeat(32);
     store.putMeta('cursorSecret', legacy);
+    const old = createCursorCodec(Buffer.from(legacy, 'hex')).encode(CURSOR);
     const before = store.changeLog.last();
-    expect(resolveCursorSecret({ configured: null, dataDir: dir, store, generate: true })).toBe(legacy);
+    const secret = resolveCursorSecret({ configured: null, dataDir: dir, store, generate: true });
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(secret).not.toBe(legacy);
     expect(store.getMeta('cursorSecret')).toBeUndefined();
-    expect(readFileSync(join(dir, CURSOR_SECRET_FILE), 'utf8').trim()).toBe(legacy);
+    expect(readFileSync(join(dir, CURSOR_SECRET_FILE), 'utf8').trim()).toBe(secret);
+    const codec = createCursorCodec(Buffer.from(secret, 'hex'));
+    expect(() => codec.decode(old, { chainId: 1, route: 'r' })).toThrow(
+      expect.objectContaining({ code: 'bad_cursor' }),
+    );
+    expect(codec.decode(codec.encode(CURSOR), { chainId: 1, route: 'r' }).key).toEqual(CURSOR.key);
     // The entries after the migration carry the delete, never the secret.
     const after = store.changeLog
       .read(before, 100)
       .flatMap((e) => e.ops.map((o) => o.value?.toString('hex') ?? ''))
       .join('');
     expect(after).not.toContain(hexOf(legacy));
+    expect(after).not.toContain(hexOf(secret));
+    // Kept from then on.
+    expect(resolveCursorSecret({ configured: null, dataDir: dir, store, generate: true })).toBe(secret);
+  });
+
+  it('replaces, once, a secret file an earlier build may have moved out of META; keeps one this build generated', async () => {
+    const dir = tmp();
+    const store = await writerStore(dir);
+    // The previous build moved META's secret into the file and deleted the row: nothing in the
+    // store tells the file apart from a generated one, so it is replaced once.
+    const moved = 'ef'.repeat(32);
+    writeFileSync(join(dir, CURSOR_SECRET_FILE), `${moved}\n`, { mode: 0o600 });
+    const secret = resolveCursorSecret({ configured: null, dataDir: dir, store, generate: true });
+    expect(secret).not.toBe(moved);
+    expect(readFileSync(join(dir, CURSOR_SECRET_FILE), 'utf8').trim()).toBe(secret);
+    expect(statSync(join(dir, CURSOR_SECRET_FILE)).mode & 0o777).toBe(0o600);
+    expect(resolveCursorSecret({ configured: null, dataDir: dir, store, generate: true })).toBe(secret);
+    // A fresh store: generated once, then kept.
+    const fresh = tmp();
+    const s2 = await writerStore(fresh);
+    const g = resolveCursorSecret({ configured: null, dataDir: fresh, store: s2, generate: true });
+    expect(resolveCursorSecret({ configured: null, dataDir: fresh, store: s2, generate: true })).toBe(g);
+  });
+
+  it('refuses to start when CURSOR_SECRET is the secret an earlier build kept in META', async () => {
+    const dir = tmp();
+    const store = await writerStore(dir);
+    const legacy = 'ab'.repeat(32);
+    store.putMeta('cursorSecret', legacy);
+    expect(() => resolveCursorSecret({ configured: legacy, dataDir: dir, store, generate: false })).toThrow(
+      /CURSOR_SECRET is the secret an earlier build kept in the store/,
+    );
+    expect(() =>
+      resolveCursorSecret({ configured: legacy.toUpperCase(), dataDir: dir, store, generate: true }),
+    ).toThrow(/earlier build/);
+    // Another configured secret: the META row is deleted, the configured one used.
+    expect(resolveCursorSecret({ configured: 'ba'.repeat(32), dataDir: dir, store, generate: true })).toBe(
+      'ba'.repeat(32),
+    );
+    expect(store.getMeta('cursorSecret')).toBeUndefined();
   });
 
   it('refuses a file that does not hold a secret', async () => {
