@@ -43,6 +43,7 @@ export interface Auth {
    * Issues a stream session for a principal holding the `stream` scope: a random 32-byte token
    * (base64url) valid {@link STREAM_SESSION_SECONDS}, held here only as its SHA-256. The console
    * puts it in an HttpOnly cookie so `EventSource` (which cannot set headers) can open streams.
+   * A key holds at most {@link MAX_STREAM_SESSIONS_PER_KEY}: past it, its own oldest is dropped.
    * @throws ApiError insufficient_scope (403) when the principal lacks `stream`.
    */
   issueStreamSession(p: Principal): { token: string; expiresInSeconds: number };
@@ -55,7 +56,16 @@ export interface Auth {
 
 /** Lifetime of a stream session, seconds; the console renews it well before it ends. */
 export const STREAM_SESSION_SECONDS = 600;
-/** Stream sessions held at once; past it the oldest is dropped. */
+/**
+ * Stream sessions one key holds at once (sessions); past it that key's oldest is dropped. A key's
+ * sessions never drop another key's. The console opens one per tab and renews it when refused;
+ * a key streams at most 8 at once anyway.
+ */
+export const MAX_STREAM_SESSIONS_PER_KEY = 32;
+/**
+ * Stream sessions held at once by the process (sessions); past it the oldest session of the key
+ * holding the most is dropped (so still never one of a key holding fewer).
+ */
 const MAX_STREAM_SESSIONS = 10_000;
 /** Name of the cookie carrying a stream session. */
 export const STREAM_SESSION_COOKIE = 'ix_stream';
@@ -109,7 +119,18 @@ export function createAuth(keys: KeyConfig[]): Auth {
       maxStreams: k.maxStreams ?? 8,
     });
   }
+  /** Token hash → session; and per key name, its sessions' token hashes, oldest first. */
   const sessions = new Map<string, { principal: Principal; expiresAt: number }>();
+  const byKey = new Map<string, Set<string>>();
+  const drop = (h: string) => {
+    const s = sessions.get(h);
+    if (!s) return;
+    sessions.delete(h);
+    const mine = byKey.get(s.principal.name);
+    mine?.delete(h);
+    if (mine?.size === 0) byKey.delete(s.principal.name);
+  };
+  const oldestOf = (hashes: Set<string>) => hashes.values().next().value as string;
   return {
     authenticate(key) {
       if (!key) throw new ApiError('unauthorized', 'missing x-api-key header');
@@ -129,10 +150,20 @@ export function createAuth(keys: KeyConfig[]): Auth {
     issueStreamSession(p) {
       this.authorize(p, 'stream');
       const now = Date.now();
-      for (const [h, s] of sessions) if (s.expiresAt <= now) sessions.delete(h);
-      while (sessions.size >= MAX_STREAM_SESSIONS) sessions.delete(sessions.keys().next().value!);
+      for (const [h, s] of sessions) if (s.expiresAt <= now) drop(h);
+      let mine = byKey.get(p.name);
+      while (mine && mine.size >= MAX_STREAM_SESSIONS_PER_KEY) drop(oldestOf(mine));
+      while (sessions.size >= MAX_STREAM_SESSIONS) {
+        let largest: Set<string> | undefined;
+        for (const set of byKey.values()) if (!largest || set.size > largest.size) largest = set;
+        drop(oldestOf(largest!));
+      }
       const token = randomBytes(32).toString('base64url');
-      sessions.set(hashKey(token), { principal: p, expiresAt: now + STREAM_SESSION_SECONDS * 1000 });
+      const h = hashKey(token);
+      sessions.set(h, { principal: p, expiresAt: now + STREAM_SESSION_SECONDS * 1000 });
+      mine = byKey.get(p.name);
+      if (!mine) byKey.set(p.name, (mine = new Set()));
+      mine.add(h);
       return { token, expiresInSeconds: STREAM_SESSION_SECONDS };
     },
     streamSession(token) {
@@ -141,7 +172,7 @@ export function createAuth(keys: KeyConfig[]): Auth {
       const s = sessions.get(h);
       if (!s) return null;
       if (s.expiresAt <= Date.now()) {
-        sessions.delete(h);
+        drop(h);
         return null;
       }
       return s.principal;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PROXY_HEADERS } from '@chain-indexer/platform/proxy.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createAuth, hashKey } from './auth.js';
+import { createAuth, hashKey, MAX_STREAM_SESSIONS_PER_KEY } from './auth.js';
 import { createServer, type Server } from './index.js';
 import { cookieValue, devKeyFor, isLoopbackAddress, isLoopbackHost } from './static.js';
 
@@ -179,6 +179,22 @@ describe('console: served by the uWS server', () => {
 });
 
 describe('stream sessions (auth)', () => {
+  it("are capped per key: one key's sessions never evict another key's", () => {
+    const auth = createAuth([
+      { name: 'quiet', sha256: hashKey('k1'), scopes: ['stream'] },
+      { name: 'flood', sha256: hashKey('k2'), scopes: ['stream'] },
+    ]);
+    const quiet = auth.issueStreamSession(auth.authenticate('k1'));
+    const flooder = auth.authenticate('k2');
+    const tokens: string[] = [];
+    // More than the process-wide bound (10,000) and far more than the per-key one.
+    for (let i = 0; i < 10_050; i++) tokens.push(auth.issueStreamSession(flooder).token);
+    expect(auth.streamSession(quiet.token)?.name).toBe('quiet');
+    // The flooding key keeps its newest MAX_STREAM_SESSIONS_PER_KEY, oldest dropped first.
+    const live = tokens.filter((t) => auth.streamSession(t) !== null);
+    expect(live).toEqual(tokens.slice(-MAX_STREAM_SESSIONS_PER_KEY));
+  });
+
   it('resolve to the issuing principal until they expire; need the stream scope', () => {
     const auth = createAuth([
       { name: 'all', sha256: hashKey('k1'), scopes: ['stream'] },
