@@ -225,6 +225,7 @@ async function main(): Promise<void> {
     console: {
       devKey: config.chainsSource === 'embedded_devnet' ? config.devApiKey : null,
       trustedProxies: config.trustedProxies,
+      trustedProxyHeader: config.trustedProxyHeader,
     },
   });
   const port = await server.listen(config.host, config.port);

@@ -5,6 +5,7 @@
  */
 import { readBody } from '@chain-indexer/platform/body.js';
 import type { Cidr } from '@chain-indexer/platform/cidr.js';
+import type { TrustedProxyHeader } from '@chain-indexer/platform/proxy.js';
 import {
   corkedSend,
   type HttpRequest,
@@ -40,7 +41,12 @@ export interface ServerOptions {
    * Serves the browser console (src/server/static.ts) at `/`. `devKey`: the embedded devnet's dev
    * key, offered to loopback peers only (null: never offered). `dir`: the built console.
    */
-  console?: { devKey: string | null; dir?: string; trustedProxies?: readonly Cidr[] };
+  console?: {
+    devKey: string | null;
+    dir?: string;
+    trustedProxies?: readonly Cidr[];
+    trustedProxyHeader?: TrustedProxyHeader;
+  };
 }
 
 export interface Server {

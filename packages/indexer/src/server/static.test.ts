@@ -1,12 +1,18 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROXY_HEADERS } from '@chain-indexer/platform/proxy.js';
+import { PROXY_HEADERS, parseTrustedProxies } from '@chain-indexer/platform/proxy.js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAuth, hashKey, MAX_STREAM_SESSIONS_PER_KEY } from './auth.js';
 import { createServer, type Server } from './index.js';
-import { cookieValue, devKeyFor, isLoopbackAddress, isLoopbackHost } from './static.js';
+import {
+  CONSOLE_SESSION_LIMIT,
+  cookieValue,
+  devKeyFor,
+  isLoopbackAddress,
+  isLoopbackHost,
+} from './static.js';
 
 describe('console: loopback and cookie rules', () => {
   it('recognises loopback peers in every spelling uWS and the OS use, and nothing else', () => {
@@ -175,6 +181,56 @@ describe('console: served by the uWS server', () => {
     });
     expect(await ro.json()).toMatchObject({ scopes: ['read'], stream: null });
     expect(ro.headers.get('set-cookie')).toBeNull();
+  });
+});
+
+describe('console sessions: rate-limited per client address', () => {
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer({
+      routes: [],
+      chains: new Map(),
+      auth: createAuth([{ name: 'all', sha256: hashKey('key-all'), scopes: ['read', 'stream'] }]),
+      log: pino({ level: 'silent' }),
+      // This test is the proxy: X-Forwarded-For names each request's client.
+      console: { devKey: null, trustedProxies: parseTrustedProxies('127.0.0.1/32') },
+    });
+    base = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
+  });
+  afterAll(() => server.close());
+  const open = (client: string, key = 'key-all') =>
+    fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'x-forwarded-for': client },
+    });
+
+  it('answers a typed 429 with Retry-After past the burst; wrong keys count; other clients are unaffected', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < CONSOLE_SESSION_LIMIT.burst; i++)
+      statuses.push((await open('203.0.113.5', i % 2 ? 'key-all' : 'wrong')).status);
+    expect(statuses).toEqual(
+      Array.from({ length: CONSOLE_SESSION_LIMIT.burst }, (_, i) => (i % 2 ? 200 : 401)),
+    );
+    const over = await open('203.0.113.5');
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(over.headers.get('set-cookie')).toBeNull();
+    const body = (await over.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      error: 'rate_limited',
+      retryAfter: Number(over.headers.get('retry-after')),
+    });
+    expect(String(body.detail)).toMatch(/console session/);
+    // Another client address, and the same one's IPv6 neighbour outside its /64, are not charged.
+    expect((await open('203.0.113.6')).status).toBe(200);
+    expect((await open('2001:db8:0:1::1')).status).toBe(200);
+  });
+
+  it('counts an IPv6 client by its /64', async () => {
+    for (let i = 0; i < CONSOLE_SESSION_LIMIT.burst; i++)
+      expect((await open(`2001:db8:0:2::${(i + 1).toString(16)}`)).status).toBe(200);
+    expect((await open('2001:db8:0:2:ffff::1')).status).toBe(429);
   });
 });
 

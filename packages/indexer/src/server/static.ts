@@ -15,13 +15,15 @@
  *  - `POST /console/session` with `x-api-key` → `{chains, scopes, stream}`; when the key holds the
  *    `stream` scope it sets the HttpOnly, SameSite=Strict cookie `ix_stream` (path `/index/v1/`,
  *    10 minutes) that stream routes accept in place of the header. See docs/contract-choices.md.
+ *    Rate-limited per client address ({@link CONSOLE_SESSION_LIMIT}, wrong keys included):
+ *    `429 rate_limited` with `retryAfter` and `Retry-After`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type Cidr, cidrContains, parseIp } from '@chain-indexer/platform/cidr.js';
-import { isProxyHeader } from '@chain-indexer/platform/proxy.js';
+import { clientAddress, isProxyHeader, type TrustedProxyHeader } from '@chain-indexer/platform/proxy.js';
 import {
   type HttpRequest,
   type HttpResponse,
@@ -29,6 +31,7 @@ import {
   send,
   type TemplatedApp,
 } from '@chain-indexer/platform/uws.js';
+import { type AddressLimit, createAddressLimiter } from './address-limit.js';
 import { type Auth, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
 
@@ -151,6 +154,13 @@ export function cookieValue(header: string, name: string): string | null {
   return null;
 }
 
+/**
+ * The rate limit of `POST /console/session` per client address (an IPv6 client by its /64):
+ * requests per minute sustained, and at once. A console opens one session per tab and renews it
+ * when refused (backoff from 2 s); wrong keys count too.
+ */
+export const CONSOLE_SESSION_LIMIT: AddressLimit = { perMinute: 30, burst: 10 };
+
 export interface ConsoleOptions {
   auth: Auth;
   /** Names of the chains served (the console's chain picker). */
@@ -159,8 +169,13 @@ export interface ConsoleOptions {
   devKey: string | null;
   /** Built console directory (default {@link DEFAULT_CONSOLE_DIR}). */
   dir?: string;
-  /** TRUSTED_PROXIES: peers whose X-Forwarded-Proto marks the session cookie Secure. */
+  /**
+   * TRUSTED_PROXIES: peers whose X-Forwarded-Proto marks the session cookie Secure, and whose
+   * client header names the client the session rate limit counts.
+   */
   trustedProxies?: readonly Cidr[];
+  /** TRUSTED_PROXY_HEADER: the one header naming the client (default `x-forwarded-for`). */
+  trustedProxyHeader?: TrustedProxyHeader;
   /** Turns a refusal into the API's JSON error reply. */
   errorReply(err: ServiceError): { status: number; headers: Array<[string, string]>; body: string };
 }
@@ -210,11 +225,26 @@ export function registerConsole(app: TemplatedApp, o: ConsoleOptions): void {
     });
   });
 
+  const sessionLimit = createAddressLimiter(CONSOLE_SESSION_LIMIT, 'console session');
   app.post('/console/session', (res, req) => {
     try {
+      const peer = parseIp(remoteAddress(res));
+      const given = new Map<string, string[]>();
+      req.forEach((k, v) => {
+        given.set(k, [...(given.get(k) ?? []), v]);
+      });
+      // Charged before the key is checked: wrong keys count, and no session is issued past it.
+      sessionLimit.charge(
+        clientAddress(
+          peer,
+          (name) => given.get(name),
+          given.keys(),
+          o.trustedProxies ?? [],
+          o.trustedProxyHeader ?? 'x-forwarded-for',
+        ),
+      );
       const p = o.auth.authenticate(req.getHeader('x-api-key') || undefined);
       // The proxy's word that the client used https counts only from a trusted proxy.
-      const peer = parseIp(remoteAddress(res));
       const https =
         req.getHeader('x-forwarded-proto') === 'https' &&
         peer !== null &&
