@@ -24,6 +24,7 @@ import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
 import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
 import { routes } from '@chain-indexer/indexer/server/routes/index.js';
 import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
+import { openSharedStreamSlots } from '@chain-indexer/indexer/streams/shared-slots.js';
 import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/uws.js';
@@ -95,6 +96,11 @@ async function main(): Promise<void> {
     config.role === 'all'
       ? null
       : await (await import('@chain-indexer/indexer/replication/index.js')).connectNats(config.natsUrl!, log);
+  // The open-stream ceiling of a key, shared by the writer and every replica (streams/shared-slots.ts).
+  const sharedSlots = nats
+    ? await openSharedStreamSlots({ js: nats.js, jsm: nats.jsm, create: config.role === 'writer', log })
+    : null;
+  const streamSlots = sharedSlots ?? createStreamSlots();
   // Signals are handled from here on, start-up included: Ctrl-C while the embedded devnet deploys
   // stops the anvil this process started (unless DEVNET_KEEP=1) instead of leaving it behind.
   let server: ReturnType<typeof createServer> | null = null;
@@ -153,6 +159,7 @@ async function main(): Promise<void> {
     step = 'stopping devnet nodes';
     if (!keepNode && embedded) await devnetModule?.killNodesStartedHere().catch(() => undefined);
     step = 'closing NATS';
+    await sharedSlots?.close().catch(() => undefined);
     await nats?.close().catch(() => undefined);
     // After a storage write failure RocksDB refuses to close cleanly (its flush hits the same
     // error); every committed block is already in the WAL, so say so and exit non-zero.
@@ -183,8 +190,9 @@ async function main(): Promise<void> {
     reconcileIntervalMs: config.reconcileIntervalMs,
     storageTuning: config.storageTuning,
     ingestTuning: config.ingestTuning,
-    // One set of stream slots for every chain: a key's ceiling is per key, not per (key, chain).
-    streamSlots: createStreamSlots(),
+    // One set of stream slots for every chain: a key's ceiling is per key, not per (key, chain);
+    // with NATS (writer, replica) one for the writer and every replica together.
+    streamSlots,
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
   // Chains open one after another (each may start a devnet and check its node); a chain that

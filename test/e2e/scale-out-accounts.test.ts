@@ -5,6 +5,7 @@
  * own credential in its NATS_URL, and the scanner's shared state (its own code) with its own.
  *
  *  - the writer publishes and the replica follows it, each within its permissions;
+ *  - the replica takes its streams' slots from the shared open-stream ceiling (IDX_CEILING);
  *  - a replica credential cannot publish a change-log entry (the stream does not move), write a
  *    snapshot, or delete the stream;
  *  - the scanner credential runs the scanner's shared state (buckets, watch, heartbeat) and can
@@ -20,7 +21,7 @@ import { connect } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';
-import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
 
@@ -77,6 +78,28 @@ describe('NATS accounts of ops/SCALE-OUT.md', () => {
     const r = (await replica.get(`/blocks/${h}`)).body;
     expect(r.data).toEqual(w.data);
     expect((await replica.get('/health')).body.replication.replica.state).toMatch(/following|catching_up/);
+  });
+
+  it('the replica takes its streams from the shared ceiling on its own credential', async () => {
+    const ac = new AbortController();
+    try {
+      const res = await fetch(`http://127.0.0.1:${replica.port}/index/v1/${CHAIN}/stream/blocks`, {
+        headers: { 'x-api-key': TEST_KEY },
+        signal: ac.signal,
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      ac.abort();
+    }
+    // A refused publish or read would have made it fall back to its own ceiling, and say so.
+    expect(replica.logs()).not.toMatch(/stream ceiling: NATS did not answer/);
+    const watcher = await connect(as('writer', PASSWORDS.NATS_WRITER_PASSWORD));
+    try {
+      const info = await (await jetstreamManager(watcher)).streams.info('IDX_CEILING');
+      expect(info.state.messages).toBeGreaterThan(0);
+    } finally {
+      await watcher.close();
+    }
   });
 
   it('a replica credential cannot publish a change-log entry, write a snapshot, or delete the stream', async () => {

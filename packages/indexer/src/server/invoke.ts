@@ -115,8 +115,15 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
   }
 }
 
-/** Runs a standing reply's side effect (once) and answers what it returns. @throws what it throws. */
-const settle = (r: Reply): Reply => (r.effect ? settle(r.effect()) : r);
+/**
+ * Runs a standing reply's side effect (once) and answers what it returns (later when the effect
+ * answers later). @throws what it throws.
+ */
+const settle = (r: Reply): Reply | Promise<Reply> => {
+  if (!r.effect) return r;
+  const next = r.effect();
+  return next instanceof Promise ? next.then(settle) : settle(next);
+};
 
 /** Appends the rate-limit headers to a reply. */
 function withHeaders(

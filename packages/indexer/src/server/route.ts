@@ -8,7 +8,7 @@ import type { CursorCodec } from '../cursor/index.js';
 import type { Ingest } from '../ingest/index.js';
 import type { TracesLane } from '../ingest/traces.js';
 import type { MarketsConfig } from '../markets/config.js';
-import type { Registry } from '../projections/index.js';
+import type { Registered, Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockRef, Store, View } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
@@ -28,7 +28,8 @@ export interface ChainContext {
   cursors: CursorCodec;
   /** Durable stream topics (log + live hub). */
   streams: import('../streams/service.js').Streams;
-  registry: Registry;
+  /** Projection states (R5), re-read as the engine commits: identities only, no build code. */
+  registry: Registry<Registered>;
   launchpads: LaunchpadDeployments;
   traces: TracesLane;
   markets: MarketsConfig;
@@ -112,9 +113,10 @@ export interface Reply {
    * from its reads. A run whose reads crossed a write is dropped and run again (invoke.ts), so a
    * handler never acts while it reads: it returns `effect`, and invoke calls it exactly once, on
    * the run whose answer stands. Its return replaces this reply. It may throw ApiError (e.g.
-   * rate_limited at the open-stream ceiling). A route with an effect is not batchable.
+   * rate_limited at the open-stream ceiling), or answer later (a slot of the shared open-stream
+   * ceiling is asked of NATS). A route with an effect is not batchable.
    */
-  effect?: () => Reply;
+  effect?: () => Reply | Promise<Reply>;
   /**
    * Gives back what `effect` took when the reply is dropped unsent after it ran (the client went
    * away before an SSE stream could start: server/index.ts).

@@ -13,7 +13,7 @@ import { createStore, type Store } from '../storage/index.js';
 import { createHub } from './hub.js';
 import { createStreamLog, type Frame } from './log.js';
 import { createStreams } from './service.js';
-import type { StreamSink } from './sink.js';
+import type { StreamSink, StreamStart } from './sink.js';
 
 const dirs: string[] = [];
 const open: Store[] = [];
@@ -62,11 +62,11 @@ describe('stream catch-up and live hand-over', () => {
     // Blocks 1 and 2 are in RocksDB; their frames are not published yet.
     const req = { principal: { name: 'k', maxStreams: 8 }, lastEventId: undefined };
     const fromStart = sink();
-    streams.openTopic(req, 'transactions', { all: true, dims: {} }, 0)(fromStart);
+    (streams.openTopic(req, 'transactions', { all: true, dims: {} }, 0) as StreamStart)(fromStart);
     const resumed = sink();
-    streams.openTopic(req, 'transactions', { all: true, dims: {} }, 3)(resumed);
+    (streams.openTopic(req, 'transactions', { all: true, dims: {} }, 3) as StreamStart)(resumed);
     const live = sink();
-    streams.openTopic(req, 'transactions', { all: true, dims: {} }, undefined)(live);
+    (streams.openTopic(req, 'transactions', { all: true, dims: {} }, undefined) as StreamStart)(live);
     hub.publish(frames[1]);
     hub.publish(frames[2]);
     expect(fromStart.seqs).toEqual([1, 2, 3, 4, 5, 6]);

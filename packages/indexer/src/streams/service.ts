@@ -13,7 +13,7 @@ import { type ConnectionRegistry, createConnectionRegistry } from './connections
 import type { Hub } from './hub.js';
 import { type Frame, RING_FRAMES, type StreamLog } from './log.js';
 import { matches, type Selection } from './selectors.js';
-import type { StreamRequest, StreamSink, StreamStart } from './sink.js';
+import { type Later, type StreamRequest, type StreamSink, type StreamStart, whenReady } from './sink.js';
 
 /** Catch-up frames read per storage call while replaying. */
 const CATCHUP_CHUNK = 1000;
@@ -28,9 +28,20 @@ export interface Streams {
   hub: Hub;
   /** Open /stream/subscribe connections whose candle selection can be replaced. */
   connections: ConnectionRegistry;
-  /** Opens a single-topic stream. */
-  openTopic(req: StreamRequest, topic: Topic, sel: Selection, afterSequence: number | undefined): StreamStart;
-  /** Opens a multiplexed stream of several topics with per-topic selections and resume points. */
+  /**
+   * Opens a single-topic stream (later when the key's slot is taken from the shared ceiling).
+   * @throws DomainError bad_request (resume point), rate_limited (ceiling; or the promise rejects).
+   */
+  openTopic(
+    req: StreamRequest,
+    topic: Topic,
+    sel: Selection,
+    afterSequence: number | undefined,
+  ): Later<StreamStart>;
+  /**
+   * Opens a multiplexed stream of several topics with per-topic selections and resume points
+   * (later when the key's slot is taken from the shared ceiling).
+   */
   openMany(
     req: StreamRequest,
     topics: Map<Topic, Selection>,
@@ -43,22 +54,38 @@ export interface Streams {
       /** Extra fields of the `connected` frame, computed when the stream opens. */
       connected?: () => Record<string, unknown>;
     },
-  ): StreamStart;
-  /** Reserves a stream slot for the key. @throws DomainError rate_limited (429, no Retry-After). */
-  reserve(req: StreamRequest): () => void;
+  ): Later<StreamStart>;
+  /**
+   * Reserves a stream slot for the key; resolves to its release (later with a shared ceiling).
+   * @throws DomainError rate_limited (429, no Retry-After), or the promise rejects with it.
+   */
+  reserve(req: StreamRequest): Later<() => void>;
   openCount(key: string): number;
 }
 
 /**
- * The open streams of each key, across every chain the process serves: the ceiling is per key,
- * not per (key, chain). Key names are unique (duplicates are refused when keys load, auth.ts), so
- * counting by name counts one key.
+ * The open streams of each key, across every chain the process serves — and, in a scale-out
+ * deployment, across the writer and every replica (streams/shared-slots.ts): the ceiling is per
+ * key, not per (key, chain) nor per process. Key names are unique (duplicates are refused when
+ * keys load, auth.ts), so counting by name counts one key.
  */
 export interface StreamSlots {
-  /** Takes a slot of `key` (ceiling `max`). @returns its release. @throws DomainError rate_limited. */
-  take(key: string, max: number): () => void;
+  /**
+   * Takes a slot of `key` (ceiling `max`): its release, at once (this process's ceiling) or once
+   * the shared ceiling granted it.
+   * @throws DomainError rate_limited (or the promise rejects with it) at the ceiling.
+   */
+  take(key: string, max: number): Later<() => void>;
+  /** Streams of `key` open in this process. */
   open(key: string): number;
 }
+
+/** The refusal at a key's ceiling of `max` open streams (`where`: what the ceiling spans). */
+export const ceilingReached = (max: number, where = 'on every chain together'): DomainError =>
+  new DomainError(
+    'rate_limited',
+    `open-stream ceiling reached: ${max} streams per key, ${where}; close one first`,
+  );
 
 /** Creates the process's stream slots (one per process, shared by every chain's {@link Streams}). */
 export function createStreamSlots(): StreamSlots {
@@ -66,11 +93,7 @@ export function createStreamSlots(): StreamSlots {
   return {
     take(key, max) {
       const n = open.get(key) ?? 0;
-      if (n >= max)
-        throw new DomainError(
-          'rate_limited',
-          `open-stream ceiling reached: ${max} streams per key, on every chain together; close one first`,
-        );
+      if (n >= max) throw ceilingReached(max);
       open.set(key, n + 1);
       let released = false;
       return () => {
@@ -132,9 +155,17 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
     return true;
   };
 
-  const openMany: Streams['openMany'] = (req, topics, resume, extra) => {
-    const release = reserve(req);
-    return withRelease(release, (conn) => {
+  const openMany: Streams['openMany'] = (req, topics, resume, extra) =>
+    whenReady(reserve(req), (release) => startMany(release, topics, resume, extra));
+
+  /** The start of a multiplexed stream whose slot is taken (`release` gives it back). */
+  const startMany = (
+    release: () => void,
+    topics: Map<Topic, Selection>,
+    resume: Map<Topic, number>,
+    extra: Parameters<Streams['openMany']>[3],
+  ): StreamStart =>
+    withRelease(release, (conn) => {
       conn.onClose(release);
       const multi = topics.size > 1 || extra.stalledOf !== undefined;
       const wrap = multi
@@ -206,7 +237,6 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
         extraClose?.();
       });
     });
-  };
 
   return {
     log,
@@ -223,20 +253,21 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
           if (p === null) throw new DomainError('bad_request', 'Last-Event-ID is not an id of this service');
           if (p === 'other') {
             // An id from another store generation or topic: its sequence means nothing here.
-            const release = reserve(req);
-            return withRelease(release, (conn) => {
-              conn.onClose(release);
-              conn.send(
-                'lag',
-                null,
-                JSON.stringify({
-                  topic,
-                  reason: 'id_from_another_generation_or_topic',
-                  action: 'backfill through REST, then reconnect without a resume point',
-                }),
-              );
-              conn.close();
-            });
+            return whenReady(reserve(req), (release) =>
+              withRelease(release, (conn) => {
+                conn.onClose(release);
+                conn.send(
+                  'lag',
+                  null,
+                  JSON.stringify({
+                    topic,
+                    reason: 'id_from_another_generation_or_topic',
+                    action: 'backfill through REST, then reconnect without a resume point',
+                  }),
+                );
+                conn.close();
+              }),
+            );
           }
           if (p.topic !== topic)
             throw new DomainError('bad_request', `Last-Event-ID belongs to topic ${p.topic}`);

@@ -28,3 +28,10 @@ export type StreamStart = ((sink: StreamSink) => void) & {
    */
   release?: () => void;
 };
+
+/** A value now, or later when it must be asked of another process (the shared stream ceiling). */
+export type Later<T> = T | Promise<T>;
+
+/** `f` of `x`, at once when `x` is here, when it arrives otherwise. */
+export const whenReady = <T, U>(x: Later<T>, f: (t: T) => Later<U>): Later<U> =>
+  x instanceof Promise ? x.then(f) : f(x);

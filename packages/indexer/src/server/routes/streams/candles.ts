@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { parseCandleSelect, runCandles } from '../../../streams/candles.js';
-import type { StreamSink } from '../../../streams/sink.js';
+import { type StreamSink, whenReady } from '../../../streams/sink.js';
 import { SseEvents } from '../../openapi.js';
 import { defineRoute } from '../../route.js';
 import { sseReply, streamRequestOf } from './common.js';
@@ -34,18 +34,19 @@ export const candleStreamRoute = defineRoute({
     const request = streamRequestOf(ctx);
     const store = ctx.chain.store;
     // The slot is reserved in the reply's effect: once, on the run whose reads stand (invoke.ts).
-    return sseReply(() => {
-      const release = streams.reserve(request);
-      const start = (conn: StreamSink) => {
-        conn.onClose(release);
-        const run = runCandles(store, conn, series);
-        const remove = streams.hub.add({ topics: new Set(), deliver() {}, onCommit: run.onCommit });
-        conn.onClose(() => {
-          remove();
-          run.stop();
-        });
-      };
-      return Object.assign(start, { release });
-    });
+    return sseReply(() =>
+      whenReady(streams.reserve(request), (release) => {
+        const start = (conn: StreamSink) => {
+          conn.onClose(release);
+          const run = runCandles(store, conn, series);
+          const remove = streams.hub.add({ topics: new Set(), deliver() {}, onCommit: run.onCommit });
+          conn.onClose(() => {
+            remove();
+            run.stop();
+          });
+        };
+        return Object.assign(start, { release });
+      }),
+    );
   },
 });
