@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Config, loadConfig, printable } from '@chain-indexer/indexer/config/index.js';
+import { registerCounterSource } from '@chain-indexer/indexer/metrics/external.js';
 import { createMetrics } from '@chain-indexer/indexer/metrics/index.js';
 import { type ChainRuntime, openChain, openReplicaChain } from '@chain-indexer/indexer/runtime/chain.js';
 import {
@@ -261,6 +262,22 @@ async function main(): Promise<void> {
       ),
     });
     await scanner.listen();
+    // Shared records the scanner refused (forged, or put back from the KV history), on /metrics.
+    const status = () => scanner?.sharedStatus() ?? null;
+    registerCounterSource(metrics.registry, {
+      name: 'scanner_shared_records_refused_total',
+      help: 'Records of the scanner’s shared KV refused since start: mac (forged or altered), replay (an older record put back)',
+      labelNames: ['reason'],
+      read: () => {
+        const s = status();
+        return s
+          ? [
+              { labels: { reason: 'mac' }, value: s.refused.mac },
+              { labels: { reason: 'replay' }, value: s.refused.replay },
+            ]
+          : [];
+      },
+    });
   }
   for (const r of runtimes) r.start();
 

@@ -20,6 +20,7 @@ import { VERSION } from '@chain-indexer/platform/version.js';
 import { Type } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { startAdminSocket } from './admin.js';
+import type { SharedStatus } from './commands.js';
 import type { ScannerConfig } from './config.js';
 import { openScannerCore, type ScannerCore, type Seams } from './core.js';
 import { mountEndpoints } from './dispatch.js';
@@ -32,6 +33,7 @@ import { buildScannerOpenApi } from './openapi.js';
 import { openShared } from './shared/index.js';
 import { createRateWindows, type RateWindows } from './windows.js';
 
+export type { SharedStatus } from './commands.js';
 export type { ScannerConfig } from './config.js';
 export { loadScannerConfig, printableScannerConfig, scannerEnabled } from './config.js';
 export { defineEndpoint } from './endpoint.js';
@@ -71,6 +73,11 @@ export interface ScannerService {
   registered(): Array<{ method: string; path: string }>;
   /** The service's state (accounts, directory, ledger, notifier, store) for in-process callers. */
   readonly core: ScannerCore;
+  /**
+   * Shared mode (NATS): contact and the records refused since start — forged (`mac`) or put back
+   * from the bucket's history (`replay`); null without NATS.
+   */
+  sharedStatus(): SharedStatus | null;
 }
 
 /** Period of the housekeeping sweep (idle rate windows, expired cached answers), ms. */
@@ -125,22 +132,19 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
     isOpen: () => open,
   });
 
+  const sharedStatus = shared
+    ? (): SharedStatus => ({
+        serverId: shared.state.serverId,
+        lastContact: shared.state.lastContact(),
+        refused: { mac: shared.state.rejected(), replay: shared.state.replayed() },
+      })
+    : null;
   const admin =
     deps.adminSocket === false
       ? null
       : await startAdminSocket(
           config.dataDir,
-          {
-            ...core,
-            sessionHours: config.sessionHours,
-            sharedStatus: shared
-              ? () => ({
-                  serverId: shared.state.serverId,
-                  lastContact: shared.state.lastContact(),
-                  refused: { mac: shared.state.rejected(), replay: shared.state.replayed() },
-                })
-              : undefined,
-          },
+          { ...core, sessionHours: config.sessionHours, sharedStatus: sharedStatus ?? undefined },
           log,
           () => core.notifier.flush(),
         );
@@ -164,6 +168,7 @@ export async function createScannerService(deps: ScannerDeps): Promise<ScannerSe
   let socket: us_listen_socket | null = null;
   return {
     core,
+    sharedStatus: () => sharedStatus?.() ?? null,
     openapi,
     registered: () => endpoints.map((e) => ({ method: e.spec.method, path: e.spec.path })),
     listen() {
