@@ -6,11 +6,21 @@
  * backpressure via `write` / `onWritable`, aborts, listen/close), so every route, stream and the
  * scanner run unchanged; it is slower, and the start-up says so. WebSockets, pub/sub, TLS and
  * server names are not part of it (the project uses none): they throw.
+ *
+ * Bounds (issue 38; SECURITY.md, "Every request bounded"):
+ *  - a request body is read only once a handler calls `onData`; until then node keeps at most its
+ *    stream high-water mark (16 KiB) and stops reading the socket, so the client's TCP window
+ *    closes. A body nobody reads is never held: when the response ends before the body has
+ *    arrived, reading stops for good, the response says `Connection: close`, and the connection
+ *    is ended once the response is flushed and destroyed 2 s later (or when the client closes);
+ *  - slow headers, a slow body and an idle keep-alive are cut (`http-limits.ts`), and each
+ *    listener accepts at most HTTP_MAX_CONNECTIONS connections.
  */
 
 import type * as UWS from 'uWebSockets.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { type StandInLimits, standInLimits } from './http-limits.js';
 
 type Handler = (res: UWS.HttpResponse, req: UWS.HttpRequest) => void | Promise<void>;
 
@@ -106,11 +116,47 @@ class ShimRequest {
   }
 }
 
+/**
+ * A body of known length up to this many bytes, still arriving when the response ends, is read
+ * off and discarded by node (its `_dump`) and the connection kept: a small POST answered at once
+ * (its body in the same packet as its headers, not parsed yet) does not cost a reconnect. A
+ * longer body, or one of unknown length (chunked), closes the connection instead.
+ */
+const DISCARD_MAX_BYTES = 64 * 1024;
+
+/**
+ * How long a connection closed with its request body unread stays open after the response was
+ * flushed, ms: its end (FIN) is sent at once and nothing more is read, but the socket is destroyed
+ * only this much later (or when the client closes first). Destroying it at once, with the client's
+ * bytes still unread, makes the kernel answer with a reset that can overtake the response: the
+ * client would never see its 404 or 401.
+ */
+const LINGER_MS = 2_000;
+
+/**
+ * Makes node's close of `socket` after a `Connection: close` response (its documented
+ * `destroySoon`: end, then destroy once flushed) linger: end now, destroy {@link LINGER_MS}
+ * later or when the client closes first.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+}
+
+/** Whether the request declares a body (a length above 0, or chunked). */
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 class ShimResponse {
   private abortHandler: (() => void) | null = null;
   private writableHandler: ((offset: number) => boolean) | null = null;
   private dataHandler: ((chunk: ArrayBuffer, isLast: boolean) => void) | null = null;
-  private pending: Array<[ArrayBuffer, boolean]> = [];
+  private reading = false;
   private offset = 0;
   private ended = false;
   private statusCode = 200;
@@ -120,7 +166,7 @@ class ShimResponse {
 
   constructor(
     private readonly res: ServerResponse,
-    req: IncomingMessage,
+    private readonly req: IncomingMessage,
   ) {
     res.on('close', () => {
       if (!this.ended && !res.writableFinished) {
@@ -132,14 +178,32 @@ class ShimResponse {
       const h = this.writableHandler;
       if (h?.(this.offset)) this.writableHandler = null;
     });
-    req.on('data', (b: Buffer) => this.deliver(b, false));
-    req.on('end', () => this.deliver(Buffer.alloc(0), true));
+    // No 'data' listener here: the body stays on the wire until a handler asks for it (onData).
   }
 
-  private deliver(b: Buffer, last: boolean): void {
-    const ab = b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
-    if (this.dataHandler) this.dataHandler(ab, last);
-    else this.pending.push([ab, last]);
+  /**
+   * The rest of the request body is never read: reading stops (node reads at most its stream
+   * high-water mark more), node does not read it off to discard it either (its `_dump`, skipped
+   * for a stream someone consumes), and the response closes the connection
+   * (`Connection: close`), lingering so the client receives it ({@link lingerOnClose}).
+   */
+  private leaveBodyUnread(): void {
+    const req = this.req;
+    req.pause();
+    req.read(0); // marks the stream consumed: node then leaves the rest on the wire
+    this.res.setHeader('connection', 'close');
+    if (this.res.socket) lingerOnClose(this.res.socket);
+  }
+
+  /**
+   * Whether the rest of the request body must not be read: it is still arriving and is either of
+   * unknown length or longer than {@link DISCARD_MAX_BYTES}.
+   */
+  private bodyLeftUnread(): boolean {
+    const req = this.req;
+    if (req.complete || !hasBody(req)) return false;
+    const length = req.headers['content-length'];
+    return req.headers['transfer-encoding'] !== undefined || Number(length) > DISCARD_MAX_BYTES;
   }
 
   private flushHead(): void {
@@ -184,7 +248,8 @@ class ShimResponse {
           : Buffer.from(body as Uint8Array);
     this.offset += buf.length;
     this.ended = true;
-    if (closeConnection) this.res.setHeader('connection', 'close');
+    if (this.bodyLeftUnread()) this.leaveBodyUnread();
+    else if (closeConnection) this.res.setHeader('connection', 'close');
     this.res.end(buf);
     return this;
   }
@@ -207,11 +272,19 @@ class ShimResponse {
     this.abortHandler = handler;
     return this;
   }
+  /**
+   * Starts reading the request body: each chunk as an ArrayBuffer (a copy), then an empty last
+   * one. Nothing is queued here: what arrived before the call waited in node's stream buffer
+   * (at most its high-water mark) with the socket paused.
+   */
   onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): this {
     this.dataHandler = handler;
-    const queued = this.pending;
-    this.pending = [];
-    for (const [ab, last] of queued) handler(ab, last);
+    if (this.reading) return this;
+    this.reading = true;
+    const deliver = (b: Buffer, last: boolean) =>
+      this.dataHandler?.(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer, last);
+    this.req.on('data', (b: Buffer) => deliver(b, false));
+    this.req.on('end', () => deliver(Buffer.alloc(0), true));
     return this;
   }
   cork(cb: () => void): this {
@@ -223,10 +296,11 @@ class ShimResponse {
     return this;
   }
   pause(): void {
-    this.res.req.pause();
+    this.req.pause();
   }
   resume(): void {
-    this.res.req.resume();
+    // Resuming a body nobody listens to would read it off and drop it: only once onData is set.
+    if (this.reading) this.req.resume();
   }
   getRemoteAddressAsText(): ArrayBuffer {
     const ip = (this.res.socket?.remoteAddress ?? '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
@@ -241,6 +315,9 @@ class ShimResponse {
 class ShimApp {
   private readonly routes: RouteEntry[] = [];
   private server: Server | null = null;
+
+  /** `limits` override the bounds read at listen time ({@link standInLimits}: constants and env). */
+  constructor(private readonly limits: Partial<StandInLimits>) {}
 
   private add(method: string, pattern: string, handler: Handler): this {
     this.routes.push({ method, segments: splitPath(pattern), handler, order: this.routes.length });
@@ -292,8 +369,7 @@ class ShimApp {
     }
     const response = new ShimResponse(res, req);
     if (!best) {
-      res.statusCode = 404;
-      res.end();
+      response.writeStatus('404 Not Found').end();
       return;
     }
     const out = best.r.handler(
@@ -303,9 +379,23 @@ class ShimApp {
     if (out instanceof Promise) out.catch(() => res.destroy());
   }
 
+  /**
+   * Listens on `host:port` (0: any free port) with the bounds of {@link standInLimits} (and the
+   * overrides given to `App`); calls `cb` with the listen socket, or false when it cannot listen.
+   * @throws Error naming HTTP_MAX_CONNECTIONS when it is malformed.
+   */
   listen(host: string, port: number, cb: (sock: UWS.us_listen_socket | false) => void): this {
-    const server = createServer((req, res) => this.dispatch(req, res));
-    server.keepAliveTimeout = 10_000;
+    const limits = { ...standInLimits(process.env), ...this.limits };
+    const server = createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        connectionsCheckingInterval: limits.checkIntervalMs,
+      },
+      (req, res) => this.dispatch(req, res),
+    );
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+    server.maxConnections = limits.maxConnections;
     this.server = server;
     server.once('error', () => cb(false));
     server.listen({ host, port, exclusive: true }, () => {
@@ -328,10 +418,11 @@ class ShimApp {
 /**
  * The node:http stand-in for the `uWebSockets.js` module: `App()`, `us_socket_local_port(sock)`,
  * `us_listen_socket_close(sock)` (closes the listener and its idle and active connections).
+ * @param limits overrides of the listeners' bounds (tests); by default {@link standInLimits}.
  */
-export function nodeHttpUws(): typeof UWS {
+export function nodeHttpUws(limits: Partial<StandInLimits> = {}): typeof UWS {
   return {
-    App: () => new ShimApp() as unknown as UWS.TemplatedApp,
+    App: () => new ShimApp(limits) as unknown as UWS.TemplatedApp,
     us_socket_local_port: (sock: UWS.us_listen_socket) => (sock as unknown as NodeListenSocket).port,
     us_listen_socket_close: (sock: UWS.us_listen_socket) => {
       const { server } = sock as unknown as NodeListenSocket;

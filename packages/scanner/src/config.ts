@@ -6,6 +6,7 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { httpMaxConnectionsFromEnv } from '@chain-indexer/platform/http-limits.js';
 import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
 import {
   type TrustedProxyHeader,
@@ -40,6 +41,11 @@ export interface ScannerConfig {
    * indexer): `x-forwarded-for` (default) or `forwarded`; the other is never read.
    */
   trustedProxyHeader: TrustedProxyHeader;
+  /**
+   * HTTP_MAX_CONNECTIONS (shared with the indexer; platform/src/http-limits.ts): open connections
+   * the listener accepts on the node:http stand-in (default 4096); native uWS has no such setting.
+   */
+  httpMaxConnections: number;
   /** How long a charged result is served again for free, milliseconds (SCANNER_CACHE_SECONDS). */
   cacheMs: number;
   /** Dashboard session lifetime given by the CLI by default, hours (SCANNER_SESSION_HOURS). */
@@ -118,6 +124,7 @@ export function loadScannerConfig(
     upgradeUrl: env.SCANNER_UPGRADE_URL || `http://${host}:${port}/v1/account/plan`,
     trustedProxies,
     trustedProxyHeader,
+    httpMaxConnections: httpMaxConnectionsFromEnv(env),
     cacheMs: int(env, 'SCANNER_CACHE_SECONDS', 60, 0, 86_400) * 1000,
     sessionHours: int(env, 'SCANNER_SESSION_HOURS', 24, 1, MAX_SESSION_HOURS),
     logLevel: env.LOG_LEVEL || 'info',

@@ -99,3 +99,15 @@ describe('config: proxies', () => {
     );
   });
 });
+
+describe('config: HTTP bounds', () => {
+  const base = { RPC_URL: 'http://n:8545', CHAIN: 'eth', DEV_API_KEY: 'k' };
+  it('HTTP_MAX_CONNECTIONS is 4096 by default, an integer from 1 to 1,000,000 otherwise', () => {
+    expect(loadConfig(base, gen).httpMaxConnections).toBe(4096);
+    expect(loadConfig({ ...base, HTTP_MAX_CONNECTIONS: '200' }, gen).httpMaxConnections).toBe(200);
+    for (const bad of ['0', 'many', '-1', '2000000'])
+      expect(() => loadConfig({ ...base, HTTP_MAX_CONNECTIONS: bad }, gen), bad).toThrow(
+        /HTTP_MAX_CONNECTIONS/,
+      );
+  });
+});

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Cidr, formatCidr } from '@chain-indexer/platform/cidr.js';
 import { envInt as int } from '@chain-indexer/platform/env.js';
+import { httpMaxConnectionsFromEnv } from '@chain-indexer/platform/http-limits.js';
 import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
 import {
   type TrustedProxyHeader,
@@ -116,6 +117,11 @@ export interface Config {
    * the other is never read.
    */
   trustedProxyHeader: TrustedProxyHeader;
+  /**
+   * HTTP_MAX_CONNECTIONS (platform/src/http-limits.ts): open connections each listener accepts on
+   * the node:http stand-in (default 4096); native uWS has no such setting.
+   */
+  httpMaxConnections: number;
 }
 
 /** Ingest's write side: history segments, the state cache and the writer thread. */
@@ -140,6 +146,13 @@ export interface IngestTuning {
    * (VERIFY_ROOTS=on|off, on by default; src/workers/decode/roots.ts).
    */
   verifyRoots: boolean;
+  /**
+   * Old-generation bound of the ingest engine thread's heap, MiB (ENGINE_HEAP_MB): the thread that
+   * builds the index has an owner and a ceiling (its heap is in the metrics).
+   */
+  engineHeapMb: number;
+  /** Old-generation bound of each decode thread's heap, MiB (DECODE_HEAP_MB). */
+  decodeHeapMb: number;
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], def: T): T {
@@ -378,6 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
     },
     trustedProxies: trustedProxiesFromEnv(env),
     trustedProxyHeader: trustedProxyHeaderFromEnv(env),
+    httpMaxConnections: httpMaxConnectionsFromEnv(env),
     ingestTuning: {
       segmentBytes: int(env, 'SEGMENT_MB', 32, 1, 4_096) * 1024 * 1024,
       segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
@@ -386,6 +400,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
       writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
       finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
       verifyRoots: oneOf(env, 'VERIFY_ROOTS', ['on', 'off'] as const, 'on') === 'on',
+      engineHeapMb: int(env, 'ENGINE_HEAP_MB', 768, 64, 65_536),
+      decodeHeapMb: int(env, 'DECODE_HEAP_MB', 384, 32, 65_536),
     },
   };
 }
