@@ -44,6 +44,8 @@ export const LEASE_MS = 30_000;
 export const RENEW_MS = 10_000;
 /** Longest wait for one NATS request of the ceiling, ms; past it this process's ceiling decides. */
 export const REQUEST_TIMEOUT_MS = 2_000;
+/** Longest a close waits to give this process's holdings back, ms. */
+const CLOSE_WAIT_MS = 1_000;
 /** Compare-and-set attempts of one update before giving up (contention), count. */
 const MAX_ATTEMPTS = 20;
 /** Entries older than this are dropped by the server (every live one is written each RENEW_MS), ns. */
@@ -244,7 +246,11 @@ export async function openSharedStreamSlots(o: {
       clearInterval(renew);
       const keys = [...local.keys()];
       local.clear();
-      await Promise.all(keys.map((k) => sync(k)));
+      // Bounded: a shutdown never waits on NATS (the lease frees what was not given back).
+      await Promise.race([
+        Promise.all(keys.map((k) => sync(k))),
+        new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref()),
+      ]);
     },
   };
 }
