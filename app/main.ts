@@ -92,11 +92,16 @@ async function main(): Promise<void> {
         responseCache: () => responseCacheOf(r.ctx),
       })),
     ops: () => runtimes.map((r) => opsGaugeSource(r, config.dataDir)),
+    // A replica ingests on this thread; otherwise each chain's engine thread owns its instruments.
+    chainMetrics: config.role === 'replica',
+    extra: () => Promise.all(runtimes.map((r) => r.engine?.metricsJson() ?? Promise.resolve([]))),
   });
+  // This thread's NATS connection (a replica's log, shared stream slots); a writer's engines
+  // publish their change logs on connections of their own (engine/compose.ts).
   const nats =
-    config.role === 'all'
-      ? null
-      : await (await import('@chain-indexer/indexer/replication/index.js')).connectNats(config.natsUrl!, log);
+    config.role !== 'all'
+      ? await (await import('@chain-indexer/indexer/replication/index.js')).connectNats(config.natsUrl!, log)
+      : null;
   // The open-stream ceiling of a key, shared by the writer and every replica (streams/shared-slots.ts).
   const sharedSlots = nats
     ? await openSharedStreamSlots({ js: nats.js, jsm: nats.jsm, create: config.role === 'writer', log })
@@ -182,9 +187,13 @@ async function main(): Promise<void> {
 
   const shared = {
     log,
-    metrics,
-    writerNats: config.role === 'writer' ? nats : null,
-    snapshotSeconds: config.snapshotSeconds,
+    metrics: metrics.chain,
+    writer:
+      config.role === 'writer' ? { natsUrl: config.natsUrl!, snapshotSeconds: config.snapshotSeconds } : null,
+    onHandOver: (chain: string, transitMs: number, servingSeconds: number) => {
+      metrics.engineHandOver.observe({ chain }, transitMs / 1000);
+      metrics.servingCommitSeconds.observe({ chain }, servingSeconds);
+    },
     cursorSecret: config.cursorSecret,
     blocksPerTask: config.blocksPerTask,
     decodeThreads: config.decodeThreads,

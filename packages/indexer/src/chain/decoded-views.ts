@@ -7,18 +7,14 @@
  */
 
 import type { Projection } from '../projections/index.js';
+import { projectionIdentity } from '../projections/index.js';
 import type { BlockDelta } from '../schema/delta.js';
+import { PROJECTION_IDENTITIES } from '../schema/projections.js';
 import { DECODED_LOG, DECODED_TX } from '../schema/tables/traces.js';
 
 export function createDecodedViewsProjection(): Projection {
   return {
-    name: 'decoded_views',
-    version: 1,
-    backs: [
-      '/blocks/{number}/logs/decoded',
-      '/transactions/{hash}/logs/decoded',
-      '/transactions/{hash}/decoded',
-    ],
+    ...projectionIdentity(PROJECTION_IDENTITIES.decoded_views),
     apply(batch, d: BlockDelta) {
       // Encoded by the decode worker: added whole (a rebuild from stored blocks writes row by row).
       if (d.parts) {

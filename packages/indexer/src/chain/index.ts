@@ -4,7 +4,6 @@
  */
 
 export { CALL_DECODERS, CALL_UNKNOWN_REASONS, LOG_STANDARDS, LOG_UNKNOWN_REASONS } from './decoded.js';
-export { createDecodedViewsProjection } from './decoded-views.js';
 export type { LiveReader, ObservedHead } from './live.js';
 export { type ChainReader, type ChainReaderDeps, createChainReader, type TracePage } from './reader.js';
 export { internalRowOf } from './traces.js';

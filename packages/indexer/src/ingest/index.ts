@@ -50,6 +50,11 @@ export interface IngestOptions {
   blocksPerTask: number;
   /** Decode worker threads. */
   decodeThreads: number;
+  /**
+   * Old-generation bound of each decode thread's heap, MiB (`resourceLimits`): a task that needs
+   * more fails and is retried instead of growing the process without a bound. Absent: V8's default.
+   */
+  decodeHeapMb?: number;
   registry: Registry;
   /** Durable stream log and live hub: frames are written in each block's batch and published after it commits. */
   streams?: { log: StreamLog; hub: Hub };
@@ -73,6 +78,8 @@ export interface IngestOptions {
   verifyRoots?: boolean;
   /** The node-consistency check (node-check.ts): nothing is built while the node contradicts itself. */
   nodeCheck?: NodeCheck;
+  /** Hears each decode thread's heap as it answers a task (per-thread heap metrics). */
+  onDecodeHeap?: (heap: import('../schema/delta.js').WorkerHeap) => void;
 }
 
 /** The roots check of ingest (workers/decode/roots.ts), counted since start. */
@@ -172,6 +179,7 @@ export function createIngest(opts: IngestOptions): Ingest {
     minThreads: opts.decodeThreads,
     maxThreads: opts.decodeThreads,
     idleTimeout: 60_000,
+    ...(opts.decodeHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.decodeHeapMb } } : {}),
   });
   // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
   const maxInFlight = opts.decodeThreads * 2;
@@ -351,6 +359,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         try {
           res = await item.p;
           received = epochMs();
+          if (res.heap) opts.onDecodeHeap?.(res.heap);
           if (taskBlocks < opts.blocksPerTask) taskBlocks++;
           if (rootsHalted()) {
             log.info({ chain: opts.chain, from: item.from }, 'roots match again: ingest resumes');

@@ -42,7 +42,8 @@ const isUnsupported = (reason: string) =>
 
 export function createTracesLane(o: {
   store: Store;
-  pool: ReplayPool;
+  /** The replay pool; null when the lane is disabled (TRACES=off: no replay thread is started). */
+  pool: ReplayPool | null;
   /** The node the lane replays on (a function: the chain's current node, see ingest/node-check.ts). */
   rpcUrl: string | (() => string);
   log: Logger;
@@ -163,6 +164,7 @@ export function createTracesLane(o: {
     const { hash, hashes } = blockOf(n);
     if (hash === undefined) return { txs: [], source: 'none', hash }; // not (or no longer) stored
     const url = typeof o.rpcUrl === 'function' ? o.rpcUrl() : o.rpcUrl;
+    if (!o.pool) throw new Error('traces lane: no replay pool (TRACES=off)');
     const res = await o.pool.trace(url, n, hashes, o.verifiedAbisDir);
     return { txs: res.txs, source: res.source, hash };
   };

@@ -23,7 +23,7 @@ import { emptyPoolState, type PoolRow, type PoolState } from '../schema/rows/mar
 import type { Coordinate } from '../schema/rows/tokens.js';
 import { POOL, POOL_BY_ADDRESS, poolKeyOf } from '../schema/tables/markets.js';
 import type { BlockBatch, Store } from '../storage/index.js';
-import { storedSeeds } from '../tokens/index.js';
+import { storedSeeds } from '../tokens/build.js';
 import type { MarketsConfig } from './config.js';
 import { fromSqrtPriceX96, rational, ratStr } from './rational.js';
 

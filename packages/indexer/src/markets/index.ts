@@ -18,7 +18,6 @@ export type { OrientedCandle, TokenExtreme } from './candles.js';
 export { alignRange, MAX_SPAN_BUCKETS, orientedCandleJson, poolCandleJson } from './candles.js';
 export { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './config.js';
 export { SEARCH_SCAN_CEILING } from './lists.js';
-export { createMarketsProjection } from './projection.js';
 export {
   add,
   cmp,

@@ -10,7 +10,9 @@
  */
 
 import type { Emit, Projection } from '../projections/index.js';
+import { projectionIdentity } from '../projections/index.js';
 import type { BlockDelta } from '../schema/delta.js';
+import { PROJECTION_IDENTITIES } from '../schema/projections.js';
 import type { BlockBatch } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/index.js';
 import { FAMILIES, type FamilyConfig, openBlock } from './apply/index.js';
@@ -60,13 +62,7 @@ export function createMarketsProjection(deps: MarketsProjectionDeps): Projection
   };
 
   return {
-    name: 'markets',
-    // 2: candle first/last trade coordinates; token swap index. 3: block swap index. 4: buy volumes in candles.
-    // 5: pools first seen after START_BLOCK registered (verified, seeded); provenance on every pool row.
-    // 6: window state at ingest (running totals per pool and block, minute → first block, last swap per origin).
-    // 7: POOL_CUM_LAST (ingest reads the latest totals row by a point read).
-    version: 7,
-    backs: ['Pools', 'Tokens (market routes)'],
+    ...projectionIdentity(PROJECTION_IDENTITIES.markets),
     apply,
     prepare: (d, ctx) => firstSight.gather(d, ctx.store, ctx.rpc),
   };

@@ -10,42 +10,23 @@ import type { Ingest } from '../ingest/index.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { Store } from '../storage/index.js';
+import { type ChainMetrics, createChainMetrics } from './chain.js';
 import { type OpsGaugeSource, registerOpsGauges } from './ops.js';
 
+export type { ChainMetrics } from './chain.js';
 export type { OpsGaugeSource } from './ops.js';
 
-/** The per-chain instruments a chain's follower and RPC client record into (label `chain`). */
-export interface ChainMetrics {
-  rpcDuration: client.Histogram<'chain' | 'method' | 'outcome'>;
-  rpcRetries: client.Counter<'chain' | 'method'>;
-  blocksCommitted: client.Counter<'chain'>;
-  eventsCommitted: client.Counter<'chain'>;
-  /** Main-thread seconds spent committing blocks, by stage (chain records, each projection, write). */
-  commitStageSeconds: client.Counter<'chain' | 'stage'>;
-  /**
-   * Main-thread time of one block's commit (every stage, pauses excluded), seconds, by the block's
-   * transaction count class (`size`: `0-49`, `50-149`, `150+`).
-   */
-  blockCommitSeconds: client.Histogram<'chain' | 'size'>;
-  /** Steps of a live block from head poll to visible (ingest/timeline.ts), seconds. */
-  liveStageSeconds: client.Histogram<'chain' | 'stage'>;
-  reorgs: client.Histogram<'chain'>;
-  /** History segments committed. */
-  segmentsCommitted: client.Counter<'chain'>;
-  /** Blocks and transactions committed, by mode (`history` segments or the `live` window). */
-  modeBlocks: client.Counter<'chain' | 'mode'>;
-  modeTransactions: client.Counter<'chain' | 'mode'>;
-  /** Pools first seen after START_BLOCK, by protocol and outcome (`registered` or why not). */
-  marketsFirstSight: client.Counter<'chain' | 'protocol' | 'outcome'>;
-  /** Node faults found (ingest/node-check.ts): `block_missing` or `parent_missing`. */
-  nodeFaults: client.Counter<'chain' | 'kind'>;
-}
-
-export interface Metrics extends ChainMetrics {
+export interface Metrics {
   registry: client.Registry;
+  /** The chain instruments, on a read replica (it ingests on this thread); null otherwise. */
+  chain: ChainMetrics | null;
   httpDuration: client.Histogram<'route' | 'status'>;
   /** Rows one request read through its views (server/read-meter.ts), by route. */
   httpRowsRead: client.Histogram<'route'>;
+  /** Time a commit message takes from the engine thread to the serving thread, seconds. */
+  engineHandOver: client.Histogram<'chain'>;
+  /** The serving thread's own time per commit (projection states re-read, frames published), seconds. */
+  servingCommitSeconds: client.Histogram<'chain'>;
   /** Starts the loopback listener; resolves with the bound port. */
   listen(port: number): Promise<number>;
   close(): void;
@@ -67,97 +48,37 @@ export function createMetrics(deps: {
   chains: () => readonly ChainGaugeSource[];
   /** What the alerting gauges read (metrics/ops.ts); none when absent. */
   ops?: () => readonly OpsGaugeSource[];
+  /** Register the chain instruments here (a read replica): true; else the engines own them. */
+  chainMetrics?: boolean;
+  /** Metrics of other threads (each chain's engine: `registry.getMetricsAsJSON()`), merged into every scrape. */
+  extra?: () => Promise<unknown[]>;
 }): Metrics {
   const registry = new client.Registry();
   registerOpsGauges(registry, deps.ops ?? (() => []));
   client.collectDefaultMetrics({ register: registry, prefix: 'indexer_process_' });
-  const rpcDuration = new client.Histogram({
-    name: 'indexer_rpc_request_duration_seconds',
-    help: 'JSON-RPC request latency by chain, method and outcome',
-    labelNames: ['chain', 'method', 'outcome'],
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10],
-    registers: [registry],
-  });
-  const rpcRetries = new client.Counter({
-    name: 'indexer_rpc_retries_total',
-    help: 'JSON-RPC retries (429, 5xx, timeouts, dropped connections) by chain and method',
-    labelNames: ['chain', 'method'],
-    registers: [registry],
-  });
-  const blocksCommitted = new client.Counter({
-    name: 'indexer_ingest_blocks_total',
-    help: 'Blocks committed',
-    labelNames: ['chain'],
-    registers: [registry],
-  });
-  const eventsCommitted = new client.Counter({
-    name: 'indexer_ingest_events_total',
-    help: 'Logs committed',
-    labelNames: ['chain'],
-    registers: [registry],
-  });
-  const commitStageSeconds = new client.Counter({
-    name: 'indexer_ingest_commit_stage_seconds_total',
-    help: 'Main-thread time of block commits by stage (chain, one per projection, write), seconds',
-    labelNames: ['chain', 'stage'],
-    registers: [registry],
-  });
-  const blockCommitSeconds = new client.Histogram({
-    name: 'indexer_ingest_block_commit_seconds',
-    help: 'Main-thread time of one block commit (all stages, pauses excluded) by transaction count class, seconds',
-    labelNames: ['chain', 'size'],
-    buckets: [0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5],
-    registers: [registry],
-  });
-  const liveStageSeconds = new client.Histogram({
-    name: 'indexer_ingest_live_stage_seconds',
-    help: 'Wall time of each step of a live block from the head poll to visible (plan, queue, fetch, verify, shape, encode, handoff, wait, build, write; total = all), seconds',
-    labelNames: ['chain', 'stage'],
-    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5],
-    registers: [registry],
-  });
-  const segmentsCommitted = new client.Counter({
-    name: 'indexer_ingest_segments_total',
-    help: 'History segments committed (many final blocks in one write, no undo)',
-    labelNames: ['chain'],
-    registers: [registry],
-  });
-  const modeBlocks = new client.Counter({
-    name: 'indexer_ingest_mode_blocks_total',
-    help: 'Blocks committed by ingest mode: history (segments) or live (block by block)',
-    labelNames: ['chain', 'mode'],
-    registers: [registry],
-  });
-  const modeTransactions = new client.Counter({
-    name: 'indexer_ingest_mode_transactions_total',
-    help: 'Transactions committed by ingest mode: history (segments) or live (block by block)',
-    labelNames: ['chain', 'mode'],
-    registers: [registry],
-  });
-  const reorgs = new client.Histogram({
-    name: 'indexer_ingest_reorg_depth_blocks',
-    help: 'Reorgs by depth (blocks rolled back)',
-    labelNames: ['chain'],
-    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
-    registers: [registry],
-  });
-  const nodeFaults = new client.Counter({
-    name: 'indexer_ingest_node_faults_total',
-    help: 'Node faults: the node could no longer return a block it served (block_missing) or named a parent it does not have (parent_missing); ingest pauses on each',
-    labelNames: ['chain', 'kind'],
-    registers: [registry],
-  });
-  const marketsFirstSight = new client.Counter({
-    name: 'indexer_markets_first_sight_pools_total',
-    help: 'Pools first seen after START_BLOCK by protocol and outcome (registered, not_a_pool, not_configured_factory, factory_mismatch, no_initialize_log, node_error)',
-    labelNames: ['chain', 'protocol', 'outcome'],
-    registers: [registry],
-  });
+  // The chain instruments live where they are recorded: in each chain's ingest engine thread
+  // (engine/worker.ts, its own registry, merged into every scrape through `extra`), or here for a
+  // read replica, which ingests on this thread.
+  const chain = deps.chainMetrics ? createChainMetrics(registry) : null;
   const httpDuration = new client.Histogram({
     name: 'indexer_http_request_duration_seconds',
     help: 'HTTP request latency by route and status',
     labelNames: ['route', 'status'],
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25],
+    registers: [registry],
+  });
+  const engineHandOver = new client.Histogram({
+    name: 'indexer_engine_handover_seconds',
+    help: 'Time from the engine thread posting a commit to the serving thread handling it, seconds',
+    labelNames: ['chain'],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1],
+    registers: [registry],
+  });
+  const servingCommitSeconds = new client.Histogram({
+    name: 'indexer_serving_commit_seconds',
+    help: "The serving thread's time per commit of the engine (projection states re-read, stream frames published), seconds",
+    labelNames: ['chain'],
+    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02],
     registers: [registry],
   });
   const httpRowsRead = new client.Histogram({
@@ -398,21 +319,18 @@ export function createMetrics(deps: {
     },
   });
   let sock: us_listen_socket | null = null;
+  /** This thread's metrics and every engine thread's, as one exposition (counters summed by label set). */
+  const scrape = async (): Promise<string> => {
+    const extra = deps.extra ? await deps.extra() : [];
+    if (!extra.length) return registry.metrics();
+    const all = [await registry.getMetricsAsJSON(), ...extra];
+    return client.AggregatorRegistry.aggregate(all as never).metrics();
+  };
   return {
     registry,
-    rpcDuration,
-    rpcRetries,
-    blocksCommitted,
-    eventsCommitted,
-    commitStageSeconds,
-    blockCommitSeconds,
-    liveStageSeconds,
-    reorgs,
-    segmentsCommitted,
-    modeBlocks,
-    modeTransactions,
-    marketsFirstSight,
-    nodeFaults,
+    chain,
+    engineHandOver,
+    servingCommitSeconds,
     httpDuration,
     httpRowsRead,
     listen(port) {
@@ -422,7 +340,7 @@ export function createMetrics(deps: {
         res.onAborted(() => {
           aborted = true;
         });
-        registry.metrics().then((text) => {
+        scrape().then((text) => {
           if (aborted) return;
           res.cork(() => res.writeHeader('content-type', registry.contentType).end(text));
         });

@@ -51,6 +51,13 @@ export interface Projection {
   ): Promise<void>;
 }
 
+/** A projection's identity (schema/projections.ts) as the fields a {@link Projection} carries. */
+export function projectionIdentity(
+  i: import('../schema/projections.js').ProjectionIdentity,
+): Pick<Projection, 'name' | 'version' | 'backs'> {
+  return { name: i.name, version: i.version, backs: [...i.backs] };
+}
+
 /**
  * Runs a sliced projection build to completion without pausing (rebuilds, and `apply` of a
  * projection that defines `steps`).
@@ -66,13 +73,16 @@ export interface ProjectionState {
   checkpoint: number | null;
 }
 
-export interface Registry {
-  readonly projections: Projection[];
+/** What a registry needs of a projection: the build side passes {@link Projection}s, the serving side identities. */
+export type Registered = Pick<Projection, 'name' | 'version' | 'backs'>;
+
+export interface Registry<P extends Registered = Projection> {
+  readonly projections: P[];
   state(name: string): ProjectionState;
   /** Projections caught up with `parent` (so they take block parent+1 live). */
-  live(parent: number | null): Projection[];
+  live(parent: number | null): P[];
   /** Projections behind the head, to rebuild. */
-  lagging(head: number | null): Projection[];
+  lagging(head: number | null): P[];
   metaKeyOf(name: string): string;
   /** Updates the in-memory checkpoint after a committed batch. */
   setCheckpoint(name: string, n: number | null): void;
@@ -86,13 +96,16 @@ const key = (name: string) => `projection:${name}`;
  * Loads each projection's state; wipes and resets projections whose version changed (they then
  * rebuild from raw data).
  */
-export function createRegistry(
-  store: Store,
-  projections: Projection[],
+export function createRegistry<P extends Registered = Projection>(
+  store: Pick<Store, 'getMeta' | 'wipeTables' | 'putMeta'>,
+  projections: P[],
   log: (msg: string) => void,
-  /** A replica's registry: reads the writer's replicated states, never resets or rebuilds. */
+  /**
+   * A read-only registry (the serving thread, a replica): reads the states the engine or the
+   * writer recorded, never resets or rebuilds.
+   */
   opts: { readOnly?: boolean } = {},
-): Registry {
+): Registry<P> {
   const states = new Map<string, ProjectionState>();
   const first = store.getMeta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
   for (const p of projections) {
@@ -114,7 +127,10 @@ export function createRegistry(
   }
   return {
     projections,
-    state: (name) => states.get(name)!,
+    // Read-only: the state RocksDB holds now (another thread commits it), never a copy that lags.
+    state: opts.readOnly
+      ? (name) => store.getMeta<ProjectionState>(key(name)) ?? states.get(name)!
+      : (name) => states.get(name)!,
     live(parent) {
       return projections.filter((p) => states.get(p.name)!.checkpoint === parent);
     },

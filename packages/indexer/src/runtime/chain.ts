@@ -7,42 +7,44 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createAddressesReader } from '../addresses/index.js';
-import { createChainReader, createDecodedViewsProjection } from '../chain/index.js';
+import { createChainReader } from '../chain/index.js';
 import { createCohortsReader } from '../cohorts/index.js';
-import type { ChainConfig } from '../config/index.js';
+import type { ChainConfig, IngestTuning } from '../config/index.js';
 import { createCursorCodec } from '../cursor/index.js';
-import { defaultVerifiedAbisDir } from '../decode/abis-dir.js';
-import { wsUrlOf } from '../ingest/heads.js';
-import { createIngest, type Ingest, stageIntervals } from '../ingest/index.js';
-import { createNodeCheck, createNodeSet, type NodeFault } from '../ingest/node-check.js';
-import { createTracesLane, type TracesLane } from '../ingest/traces.js';
+import { type EngineHost, startEngine } from '../engine/index.js';
+import type { Ingest } from '../ingest/index.js';
+import type { TracesLane } from '../ingest/traces.js';
 import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/config.js';
 import { createMarketsReader } from '../markets/index.js';
-import { createMarketsProjection } from '../markets/projection.js';
 import type { ChainMetrics } from '../metrics/index.js';
-import { createRegistry } from '../projections/index.js';
+import { createRegistry, projectionIdentity, type Registered } from '../projections/index.js';
 import { createRpc, type Rpc } from '../rpc/client.js';
+import { PROJECTION_LIST } from '../schema/projections.js';
 import { createScreenerReader } from '../screener/index.js';
 import type { ChainContext } from '../server/route.js';
 import { checkChainIdentity } from '../storage/identity.js';
-import { checkInvariants, createStore, type RocksTuning, type Store } from '../storage/index.js';
+import {
+  checkInvariants,
+  createStore,
+  type RocksTuning,
+  type Store,
+  StoreWriteError,
+} from '../storage/index.js';
 import { createHub } from '../streams/hub.js';
 import { createStreamLog } from '../streams/log.js';
 import { createStreams, type StreamSlots } from '../streams/service.js';
-import { createTokensProjection, createTokensReader, startReconciler } from '../tokens/index.js';
+import { createTokensReader } from '../tokens/index.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
-import { createWalletsProjection, createWalletsReader } from '../wallets/index.js';
-import { createReplayPool, type ReplayPool } from '../workers/replay/index.js';
+import { createWalletsReader } from '../wallets/index.js';
 import { resolveCursorSecret } from './cursor-secret.js';
 
 /** What every chain of the process shares. */
 export interface SharedDeps {
-  /** ROLE=writer: the NATS connection the change log and snapshots go to (null otherwise). */
-  writerNats?: import('../replication/index.js').Nats | null;
-  /** Seconds between the writer's snapshots. */
-  snapshotSeconds?: number;
+  /** ROLE=writer: where each chain's engine publishes its change log and snapshots (it connects itself). */
+  writer?: { natsUrl: string; snapshotSeconds: number } | null;
   log: Logger;
-  metrics: ChainMetrics;
+  /** The chain instruments of a read replica (it ingests on the serving thread); engines own their own. */
+  metrics?: ChainMetrics | null;
   /** Process-wide cursor secret (hex); null = one generated per chain and kept in its store. */
   cursorSecret: string | null;
   blocksPerTask: number;
@@ -51,13 +53,31 @@ export interface SharedDeps {
   /** RocksDB tuning of the chain's store (config ROCKSDB_*). */
   storageTuning?: RocksTuning;
   /** History segments, state cache, writer thread (config SEGMENT_*, STATE_CACHE_MB, STORAGE_WRITER). */
-  ingestTuning?: import('../config/index.js').IngestTuning;
+  ingestTuning?: IngestTuning;
+  /**
+   * Hears each commit's hand-over: how long the message took from the engine to the serving thread
+   * (ms) and the serving thread's own time on it (seconds: registry re-read, frames published).
+   */
+  onHandOver?: (chain: string, transitMs: number, servingSeconds: number) => void;
   overrides: ReadonlySet<string>;
   overridesVersion: string;
   labels: ReadonlyMap<string, string[]>;
   /** The process's open-stream slots: a key's ceiling counts its streams on every chain. */
   streamSlots?: StreamSlots;
 }
+
+/** Defaults of the ingest tuning when a caller gives none (the config's defaults). */
+const DEFAULT_INGEST_TUNING: IngestTuning = {
+  segmentBytes: 64 * 1024 * 1024,
+  segmentBlocks: 1_000,
+  historyFrameBlocks: 256,
+  stateCacheBytes: 48 * 1024 * 1024,
+  writer: 'thread',
+  finality: 'tag',
+  verifyRoots: true,
+  engineHeapMb: 768,
+  decodeHeapMb: 384,
+};
 
 /** A running chain. */
 export interface ChainRuntime {
@@ -69,6 +89,8 @@ export interface ChainRuntime {
   readonly rpc: Rpc;
   /** The embedded devnet's handle, when this chain is one. */
   readonly devnet: import('@chain-indexer/devnet').DevnetHandle | null;
+  /** The chain's ingest engine thread (null on a read replica). */
+  readonly engine?: EngineHost | null;
   /** Starts following (ingest, traces lane, reconciler). */
   start(): void;
   /** Stops following and releases the chain's resources; the embedded devnet's node too unless `keepNode`. */
@@ -110,23 +132,6 @@ function readersFor(o: {
       live: chain.live,
     }),
   };
-}
-
-/**
- * The projections of a chain, in dependency order. A writer passes the markets projection its
- * first-sight hooks; a replica (which applies the writer's entries and never prepares) passes none.
- */
-function projectionsFor(
-  markets: MarketsConfig,
-  launchpads: LaunchpadDeployments,
-  firstSight: Pick<Parameters<typeof createMarketsProjection>[0], 'log' | 'onFirstSight'> = {},
-) {
-  return [
-    createDecodedViewsProjection(),
-    createTokensProjection({ launchpads }),
-    createMarketsProjection({ config: markets, launchpads, ...firstSight }),
-    createWalletsProjection({ quoteAssets: quoteAssetsOf(markets) }),
-  ];
 }
 
 /**
@@ -229,36 +234,18 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
   }
   if (!rpcUrl) throw new Error(`chain ${cfg.name}: no RPC URL and no devnet`);
 
-  const m = deps.metrics;
-  // Aborted by stop(): every node call of the main thread is abandoned at once (shutdown deadline).
+  // Aborted by stop(): the serving thread's node calls (identity check, live RPC) are abandoned.
   const abandon = new AbortController();
-  const rpc = createRpc({
-    url: rpcUrl,
-    signal: abandon.signal,
-    onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
-    onTiming: (method, s, ok) =>
-      m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
-  });
-  // The chain's nodes (chains file `rpcUrls`, the first being rpcUrl): ingest reads the current one
-  // and moves to the next when its node contradicts itself (ingest/node-check.ts).
-  const nodes = createNodeSet(cfg.rpcUrls.length ? cfg.rpcUrls : [rpcUrl], (url) =>
-    url === rpcUrl
-      ? rpc
-      : createRpc({
-          url,
-          onRetry: (method) => m.rpcRetries.inc({ chain: cfg.name, method }),
-          onTiming: (method, s, ok) =>
-            m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
-        }),
-  );
+  const rpc = createRpc({ url: rpcUrl, signal: abandon.signal });
+  // The serving thread owns the database: it opens it, checks it, and closes it last. The engine
+  // thread attaches to it by handle and does every write from then on (engine/).
   const store = await createStore({
     dataDir: join(cfg.dataDir, 'rocks'),
     unfinalisedWindow: cfg.unfinalisedWindow,
     // ROLE=writer: every committed write also goes to the change log the publisher ships.
-    changeLog: !!deps.writerNats,
+    changeLog: !!deps.writer,
     rocks: deps.storageTuning,
-    writer: deps.ingestTuning?.writer ?? 'thread',
-    cacheBytes: deps.ingestTuning?.stateCacheBytes,
+    writer: 'sync',
   });
   const identity = await checkChainIdentity({
     store,
@@ -278,93 +265,101 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     generate: true,
   });
   markets ??= marketsConfigFor(identity.chainId, cfg.marketsFile);
-  const registry = createRegistry(
-    store,
-    projectionsFor(markets, launchpads, {
-      log: (msg, fields) => log.warn({ component: 'markets', ...fields }, msg),
-      onFirstSight: (protocol, outcome) => m.marketsFirstSight.inc({ chain: cfg.name, protocol, outcome }),
-    }),
-    (msg) => log.warn(msg),
+
+  // Bound late: commits arrive only after start(), when both exist.
+  let registry: ReturnType<typeof createRegistry<Registered>> | null = null;
+  let streams: ReturnType<typeof createStreams> | null = null;
+  const tuning = deps.ingestTuning ?? DEFAULT_INGEST_TUNING;
+  const engine = await startEngine(
+    {
+      chain: cfg,
+      rpcUrl,
+      handle: store.handle(),
+      markets,
+      launchpads,
+      blocksPerTask: deps.blocksPerTask,
+      decodeThreads: deps.decodeThreads,
+      reconcileIntervalMs: deps.reconcileIntervalMs,
+      ingest: tuning,
+      changeLog: !!deps.writer,
+      writer: deps.writer ?? null,
+      logLevel: deps.log.level,
+      decodeHeapMb: tuning.decodeHeapMb,
+    },
+    {
+      heapMb: tuning.engineHeapMb,
+      // The serving thread's whole part in a commit: projection states re-read, frames published.
+      onCommit(c) {
+        const t0 = performance.now();
+        registry?.reload();
+        if (streams) streams.hub.publish(streams.log.advance(c.frames));
+        deps.onHandOver?.(cfg.name, Date.now() - c.postedAt, (performance.now() - t0) / 1000);
+      },
+      onFatal(error) {
+        log.fatal({ error }, 'ingest engine thread died; exiting (a supervisor restarts the service)');
+        process.exit(1);
+      },
+      onLate: () => log.error('ingest engine did not stop within its deadline; terminated'),
+    },
   );
-  const nodeCheck = createNodeCheck({
-    chain: cfg.name,
-    store,
-    nodes,
-    log,
-    intervalMs: cfg.nodeCheckIntervalMs,
-    onFault: (f) => m.nodeFaults.inc({ chain: cfg.name, kind: f.kind }),
-  });
-  const replayPool: ReplayPool = createReplayPool({ threads: 1 });
-  const traces = createTracesLane({
-    store,
-    pool: replayPool,
-    rpcUrl: () => nodes.url(),
-    log,
-    enabled: cfg.traces,
-    verifiedAbisDir: defaultVerifiedAbisDir(),
-    // The lane starts after ingest is created (start() below), so `ingest` is initialised here.
-    mainLanesBackfilling: () => ingest.status().state === 'backfilling',
-  });
-  const streams = createStreams(
+
+  streams = createStreams(
     createStreamLog(store),
     createHub((err) =>
       log.error({ err: (err as Error).message }, 'streams: a subscriber threw and was removed'),
     ),
     deps.streamSlots,
   );
-  const ingest = createIngest({
-    registry,
-    streams,
-    rollbackHooks: [(dropped) => traces.onRollback(dropped)],
-    chain: cfg.name,
-    rpcUrl,
-    rpc: nodes,
-    store,
-    log,
-    startBlock: cfg.startBlock,
-    pollMs: cfg.pollMs,
-    wsUrl: cfg.wsUrl === 'off' ? null : (cfg.wsUrl ?? wsUrlOf(rpcUrl)),
-    blocksPerTask: deps.blocksPerTask,
-    decodeThreads: deps.decodeThreads,
-    unfinalisedWindow: cfg.unfinalisedWindow,
-    segmentBytes: deps.ingestTuning?.segmentBytes ?? 64 * 1024 * 1024,
-    segmentBlocks: deps.ingestTuning?.segmentBlocks ?? 1_000,
-    historyFrameBlocks: deps.ingestTuning?.historyFrameBlocks ?? 256,
-    finality: deps.ingestTuning?.finality ?? 'tag',
-    verifyRoots: deps.ingestTuning?.verifyRoots ?? true,
-    nodeCheck,
-    onReorg: (depth) => m.reorgs.observe({ chain: cfg.name }, depth),
-    onCommit(e) {
-      if (e.kind === 'segment') {
-        const blocks = e.to - e.from + 1;
-        m.blocksCommitted.inc({ chain: cfg.name }, blocks);
-        m.eventsCommitted.inc({ chain: cfg.name }, e.logs);
-        m.segmentsCommitted.inc({ chain: cfg.name });
-        m.modeBlocks.inc({ chain: cfg.name, mode: 'history' }, blocks);
-        m.modeTransactions.inc({ chain: cfg.name, mode: 'history' }, e.txs);
-        for (const [stage, ms] of Object.entries(e.stages))
-          m.commitStageSeconds.inc({ chain: cfg.name, stage }, ms / 1000);
-      }
-      if (e.kind === 'block') {
-        m.modeBlocks.inc({ chain: cfg.name, mode: 'live' });
-        m.modeTransactions.inc({ chain: cfg.name, mode: 'live' }, e.block.txs.length);
-        m.blocksCommitted.inc({ chain: cfg.name });
-        m.eventsCommitted.inc({ chain: cfg.name }, e.block.logs.length);
-        let busyMs = 0;
-        for (const [stage, ms] of Object.entries(e.stages)) {
-          m.commitStageSeconds.inc({ chain: cfg.name, stage }, ms / 1000);
-          busyMs += ms;
-        }
-        const txs = e.block.txs.length;
-        const size = txs < 50 ? '0-49' : txs < 150 ? '50-149' : '150+';
-        m.blockCommitSeconds.observe({ chain: cfg.name, size }, busyMs / 1000);
-        if (e.timeline)
-          for (const [stage, ms] of Object.entries(stageIntervals(e.timeline)))
-            m.liveStageSeconds.observe({ chain: cfg.name, stage }, ms / 1000);
-      }
+  const ingest: Ingest = {
+    status: () => engine.status().ingest,
+    poolStats: () => engine.status().pool,
+    start: () => engine.start(),
+    stop: () => engine.stop(),
+  };
+  const traces: TracesLane = {
+    status: () => engine.status().traces,
+    onRollback: () => ({}),
+    start() {},
+    stop: async () => {},
+  };
+  // What the serving thread reads of the store: RocksDB as committed, plus the engine's write state.
+  // Every read is of what RocksDB holds now: this thread's own state cache holds only its start-up
+  // writes, which the engine may have changed since.
+  const committed = <T>(read: (v: ReturnType<Store['view']>) => T): T => {
+    const v = store.view();
+    try {
+      return read(v);
+    } finally {
+      v.close();
+    }
+  };
+  const served: Store = {
+    ...store,
+    head: () => store.committedHead(),
+    getMeta: (name) => committed((v) => v.meta(name)),
+    canonicalHash: (n) => committed((v) => v.canonicalHash(n)),
+    inFlight: () => engine.status().storage.inFlight,
+    cacheStats: () => engine.status().storage.cache,
+    writeError: () => {
+      const e = engine.status().storage.writeError;
+      return e === null ? null : new StoreWriteError(e);
     },
+  };
+  registry = createRegistry<Registered>(served, [...engine.projections], (msg) => log.warn(msg), {
+    readOnly: true,
   });
-  const parts = { store, ingest, rpc, registry, launchpads, traces, streams, markets, secretHex, deps };
+  const parts = {
+    store: served,
+    ingest,
+    rpc,
+    registry,
+    launchpads,
+    traces,
+    streams,
+    markets,
+    secretHex,
+    deps,
+  };
   const ctx = chainContextOf(
     {
       name: cfg.name,
@@ -377,71 +372,29 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
         timeoutMs: LIVE_RPC_TIMEOUT_MS,
         maxAttempts: 1,
         signal: abandon.signal,
-        onTiming: (method, s, ok) =>
-          m.rpcDuration.observe({ chain: cfg.name, method, outcome: ok ? 'ok' : 'error' }, s),
       }),
     },
     devnet ? { devnet: { status: devnet.status } } : {},
   );
-
-  let stopReconciler: (() => void) | null = null;
-  let replication: import('../replication/index.js').WriterReplication | null = null;
-  if (deps.writerNats) ctx.writer = { status: () => replication?.publisher.status() ?? null };
+  if (deps.writer) ctx.writer = { status: () => engine.status().publisher };
   return {
     name: cfg.name,
     ctx,
-    store,
+    store: served,
     ingest,
     traces,
     rpc,
     devnet,
+    engine,
     start() {
-      if (deps.writerNats)
-        void import('../replication/index.js')
-          .then((r) =>
-            r.startWriterReplication({
-              store,
-              chain: cfg.name,
-              nats: deps.writerNats!,
-              log,
-              snapshotSeconds: deps.snapshotSeconds ?? 600,
-            }),
-          )
-          .then((w) => {
-            replication = w;
-          })
-          .catch((err) => log.error({ err: (err as Error).message }, 'replication: writer could not start'));
-      ingest.start();
-      nodeCheck.start();
-      traces.start();
-      stopReconciler = startReconciler({
-        store,
-        // The node ingest reads: balances are compared with the chain the index follows.
-        rpc: nodes,
-        log,
-        intervalMs: deps.reconcileIntervalMs,
-        ready: () => registry.lagging(store.head()?.number ?? null).length === 0,
-        // A token turning to diverging may be the node contradicting itself: check it now.
-        nodeFault: async (turned) => {
-          if (turned) await nodeCheck.checkNow().catch(() => undefined);
-          const f: NodeFault | null = nodeCheck.fault();
-          return f ? `${f.kind} at block ${f.block}: ${f.detail}` : null;
-        },
-      });
+      engine.start();
     },
     async stop({ keepNode }) {
-      // Node calls in flight are abandoned, not awaited: a node that hangs or is gone cannot hold
-      // the shutdown. The replay pool goes first (a trace waiting on the node is rejected), then
-      // the lanes end; ingest drains the writes already committed to the writer thread.
+      // The serving thread's node calls are abandoned; the engine stops its lanes, drains its
+      // committed writes and releases the database; the devnet's node stops meanwhile.
       abandon.abort(new Error('shutting down'));
-      stopReconciler?.();
-      const replayDown = replayPool.destroy();
       const devnetDown = devnet?.stop();
-      await replication?.stop();
-      nodeCheck.stop();
-      await traces.stop();
-      await ingest.stop();
-      await replayDown;
+      await engine.stop();
       await devnetDown;
       if (devnet && !keepNode) await devnet.killNode();
     },
@@ -486,7 +439,7 @@ export async function openReplicaChain(
       // Frames the writer appended in this entry: the same sequences, published live here.
       if (streams) streams.hub.publish(streams.log.observe(e.ops));
       if (e.kind === 'block') {
-        deps.metrics.blocksCommitted.inc({ chain: cfg.name });
+        deps.metrics?.blocksCommitted.inc({ chain: cfg.name });
       }
     },
   });
@@ -509,9 +462,14 @@ export async function openReplicaChain(
   });
   const launchpads = cfg.launchpadsFile ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name) : new Map();
   const markets = marketsConfigFor(identity.chainId, cfg.marketsFile);
-  registry = createRegistry(store, projectionsFor(markets, launchpads), (msg) => log.warn(msg), {
-    readOnly: true,
-  });
+  registry = createRegistry<Registered>(
+    store,
+    PROJECTION_LIST.map(projectionIdentity),
+    (msg) => log.warn(msg),
+    {
+      readOnly: true,
+    },
+  );
   const rpc = createRpc({ url: cfg.rpcUrl ?? 'http://127.0.0.1:9/no-node-configured-for-this-replica' });
   const ingest = replicaIngest(replica);
   const traces: TracesLane = {

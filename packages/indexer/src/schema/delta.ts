@@ -126,6 +126,17 @@ export interface FetchResult {
    * timeline (ingest/timeline.ts) of the `indexer_ingest_live_stage_seconds` metric.
    */
   marks?: FetchMarks;
+  /** The decode thread's heap when it answered (its threadId and v8 heap statistics, bytes). */
+  heap?: WorkerHeap;
+}
+
+/** A worker thread's heap as it reports it with a task's answer, bytes (v8.getHeapStatistics). */
+export interface WorkerHeap {
+  threadId: number;
+  used: number;
+  total: number;
+  limit: number;
+  external: number;
 }
 
 /** Steps of one decode task, epoch milliseconds (see FetchResult.marks). */

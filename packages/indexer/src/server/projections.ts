@@ -2,7 +2,7 @@
  * Projection status as routes see it (R5: fail closed). A route whose projection is not `ready`
  * answers a typed 503 naming the projection, its status and progress — never a partial page.
  */
-import type { View } from '../storage/index.js';
+import type { BlockRef, View } from '../storage/index.js';
 import { ApiError } from './errors.js';
 import type { ChainContext } from './route.js';
 
@@ -29,9 +29,9 @@ export const STALE_LAG_BLOCKS = 64;
 function statusOf(
   chain: ChainContext,
   checkpoint: number | null,
+  head: BlockRef | null,
 ): Pick<ProjectionInfo, 'status' | 'lagBlocks' | 'progress' | 'reason'> {
   const s = chain.ingest.status();
-  const head = chain.store.committedHead();
   const lag = s.nodeHead !== null && head ? Math.max(0, s.nodeHead - head.number) : null;
   if (!head) return { status: 'building', lagBlocks: lag, progress: 0, reason: 'nothing_indexed_yet' };
   if (checkpoint === null || checkpoint < head.number) {
@@ -77,15 +77,18 @@ export function projectionsOf(chain: ChainContext): ProjectionInfo[] {
         : { status: 'ready' as const, lagBlocks: null, progress: null, reason: null }
       : { status: 'building' as const, lagBlocks: null, progress: 0, reason: 'nothing_indexed_yet' }),
   };
-  const built = chain.registry.projections.map(
-    (p): ProjectionInfo => ({
+  // The head was read first: a commit landing meanwhile moves the checkpoints read after it to or
+  // past it, never behind (both are written in the commit's one batch).
+  const built = chain.registry.projections.map((p): ProjectionInfo => {
+    const checkpoint = chain.registry.state(p.name).checkpoint;
+    return {
       name: p.name,
       version: p.version,
       backs: p.backs,
-      checkpoint: chain.registry.state(p.name).checkpoint,
-      ...statusOf(chain, chain.registry.state(p.name).checkpoint),
-    }),
-  );
+      checkpoint,
+      ...statusOf(chain, checkpoint, head),
+    };
+  });
   return [raw, ...built];
 }
 
@@ -113,12 +116,18 @@ export function requireProjection(chain: ChainContext, name: string, view?: View
       projection: name,
       status: 'disabled',
     });
-  let checkpoint = chain.registry.state(name).checkpoint;
+  // With a view, its own snapshot decides (the head and the checkpoint of one committed state);
+  // without one, the committed head is read before the checkpoint (see projectionsOf).
+  let head: BlockRef | null;
+  let checkpoint: number | null;
   if (view?.head) {
-    const stored = view.meta<{ checkpoint: number | null }>(chain.registry.metaKeyOf(name));
-    if (stored && (stored.checkpoint ?? -1) < view.head.number) checkpoint = stored.checkpoint;
+    head = view.head;
+    checkpoint = view.meta<{ checkpoint: number | null }>(chain.registry.metaKeyOf(name))?.checkpoint ?? null;
+  } else {
+    head = chain.store.committedHead();
+    checkpoint = chain.registry.state(name).checkpoint;
   }
-  const s = statusOf(chain, checkpoint);
+  const s = statusOf(chain, checkpoint, head);
   if (s.status !== 'ready') {
     throw new ApiError(
       'projection_unavailable',

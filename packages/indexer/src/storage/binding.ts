@@ -183,19 +183,32 @@ function compactionOf(tuning: RocksTuning): Record<string, unknown> {
 
 /**
  * Opens (creating if missing) the RocksDB database at `path`.
+ * `path` is a directory, or `{handle}` ({@link Rocks.handle} of a database opened elsewhere in this
+ * process) to attach to it from another thread.
  * @throws the binding's error when the directory is locked by another process or corrupt.
  */
-export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCKS_TUNING): Promise<Rocks> {
-  const db = new RocksLevel(path, { ...BUF });
-  await db.open({
-    createIfMissing: true,
-    cacheSize: tuning.cacheMb * 1024 * 1024,
-    compression: tuning.compression !== 'off',
-    walCompression: tuning.compression === 'zstd',
-    // `bottom`: the binding's level style — L0 and L1 stored plain, ZSTD from L2.
-    ...compactionOf(tuning),
-    cacheIndexAndFilterBlocks: tuning.indexInCache,
-  } as never);
+export async function openRocks(
+  path: string | { handle: bigint },
+  tuning: RocksTuning = DEFAULT_ROCKS_TUNING,
+): Promise<Rocks> {
+  // A handle attaches to a database another thread of this process opened (the ingest engine's
+  // thread, the writer thread): the binding's open returns its columns at once, and this thread
+  // never closes it (its close() only stops using it; the owner closes the database).
+  const attached = typeof path !== 'string';
+  const db = new RocksLevel(attached ? (path.handle as never) : path, { ...BUF });
+  await db.open(
+    (attached
+      ? { createIfMissing: false }
+      : {
+          createIfMissing: true,
+          cacheSize: tuning.cacheMb * 1024 * 1024,
+          compression: tuning.compression !== 'off',
+          walCompression: tuning.compression === 'zstd',
+          // `bottom`: the binding's level style — L0 and L1 stored plain, ZSTD from L2.
+          ...compactionOf(tuning),
+          cacheIndexAndFilterBlocks: tuning.indexInCache,
+        }) as never,
+  );
 
   // Iterators go to the native binding directly: abstract-level's iterator wrapper (resource
   // registration, option normalisation, the AbstractIterator constructor) cost more than the
@@ -444,7 +457,8 @@ export async function openRocks(path: string, tuning: RocksTuning = DEFAULT_ROCK
       clearInterval(ageTimer);
       invalidate();
       closing = true;
-      closed = Promise.allSettled([...inFlight]).then(() => db.close());
+      // An attached database is the owner's to close; this thread only stopped using it.
+      closed = Promise.allSettled([...inFlight]).then(() => (attached ? undefined : db.close()));
       return closed;
     },
   };

@@ -269,7 +269,8 @@ export interface AppliedState {
 }
 
 export interface StoreOptions {
-  dataDir: string;
+  /** The RocksDB directory, or `{handle}` to attach to the database another thread of this process opened (the owner closes it). */
+  dataDir: string | { handle: bigint };
   /** Blocks of undo data kept below the head; a reorg deeper than this cannot be rolled back. */
   unfinalisedWindow: number;
   /**
@@ -369,6 +370,11 @@ export interface Store {
   putProcess<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void;
   /** A RocksDB property (e.g. `rocksdb.estimate-live-data-size`), for metrics. */
   property(name: string): string;
+  /**
+   * Native handle of the database, for another thread of this process to attach to it
+   * (`createStore({dataDir: {handle}})`: the ingest engine thread). This store stays its owner.
+   */
+  handle(): bigint;
   /** The last write error, if writes are refused. */
   writeError(): Error | null;
   /**
@@ -648,6 +654,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       write([{ key: t.key(...key), value: t.value.encode(value) }], 'observation');
     },
     property: (name) => rocks.property(name),
+    handle: () => rocks.handle(),
     writes: () => rocks.sequence(),
     async prefetchEncoded(lists) {
       const want: Buffer[] = [];

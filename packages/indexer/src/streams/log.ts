@@ -52,6 +52,11 @@ export interface StreamLog {
    * replica and on the writer (ids are bound to the replicated store generation).
    */
   observe(ops: WriteOp[]): Frame[];
+  /**
+   * Serving side of an engine thread: frames the engine appended and committed (in sequence
+   * order); the topics' last sequences move with them. Returns them, to publish.
+   */
+  advance(frames: Frame[]): Frame[];
 }
 
 export function createStreamLog(store: Store): StreamLog {
@@ -128,6 +133,10 @@ export function createStreamLog(store: Store): StreamLog {
       } finally {
         v.close();
       }
+    },
+    advance(frames) {
+      for (const f of frames) if (f.seq > last.get(f.topic)!) last.set(f.topic, f.seq);
+      return frames;
     },
     observe(ops) {
       const out: Frame[] = [];

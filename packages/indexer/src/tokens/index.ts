@@ -3,11 +3,8 @@
  * reconciliation against the node. Exports the projection factory and the reader.
  */
 
-export { storedSeeds } from './apply/seeds.js';
-export { transferOf } from './apply/transfers.js';
 export { type BalanceFidelity, type FidelityStatus, fidelityFrom } from './fidelity.js';
 export type { LaunchpadDeployments } from './launchpads.js';
-export { createTokensProjection, type TokensProjectionDeps } from './projection.js';
 export { balanceAt, tokenAt } from './read.js';
 export {
   type BalanceWithCoverage,
@@ -20,7 +17,6 @@ export {
   type TokensPrimitives,
   type TokensReader,
 } from './reader.js';
-export { startReconciler } from './reconcile.js';
 export { type TokenIdentity, type TokenListRow, tokenIdentity, tokenListRow } from './render.js';
 export type {
   HolderSort,

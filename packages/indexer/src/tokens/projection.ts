@@ -13,9 +13,10 @@
  * and the launchpad's `LaunchCreated`, `GraduationStarted`, `Graduated`.
  */
 
-import { drain, type Emit, type Projection } from '../projections/index.js';
+import { drain, type Emit, type Projection, projectionIdentity } from '../projections/index.js';
 import { probeTokenMetadataOrAbsent } from '../rpc/token-metadata.js';
 import { type BlockDelta, canonicalProbes, type EventDelta } from '../schema/delta.js';
+import { PROJECTION_IDENTITIES } from '../schema/projections.js';
 import { tokenRows } from '../schema/stateless.js';
 import { TOKEN } from '../schema/tables/tokens.js';
 import type { BlockBatch } from '../storage/index.js';
@@ -107,15 +108,8 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   };
 
   return {
-    name: 'tokens',
+    ...projectionIdentity(PROJECTION_IDENTITIES.tokens),
     prepare,
-    // 2: the zero address is never a holder (mint source / burn sink).
-    // 3: Transfer(0x0, 0x0, v) is a mint to the zero address (supply and its balance go up).
-    // 4: typed tables; search terms never hold a NUL byte; tokens older than START_BLOCK seeded.
-    // 5: LAUNCH_LAST (ingest reads the latest launch row by a point read).
-    // 6: TRANSFER rows packed (binary codec, schema/pack.ts).
-    version: 6,
-    backs: ['Tokens (registry, balances, holders, transfers, authority events, launches)'],
     apply: (batch, d, emit) => drain(steps(batch, d, emit)),
     steps,
   };

@@ -28,7 +28,6 @@ export {
   type QuoteSum,
   type RationalWithFloor,
 } from './pnl.js';
-export { createWalletsProjection } from './projection.js';
 export {
   type AddressInternalRow,
   createWalletsReader,

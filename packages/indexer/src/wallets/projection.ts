@@ -9,9 +9,10 @@
  */
 
 import { add, rational, ratParse, ratStr, sub } from '../markets/index.js';
-import { drain, type Projection } from '../projections/index.js';
+import { drain, type Projection, projectionIdentity } from '../projections/index.js';
 import { asHex } from '../schema/codec.js';
 import type { BlockDelta } from '../schema/delta.js';
+import { PROJECTION_IDENTITIES } from '../schema/projections.js';
 import type { PoolRow } from '../schema/rows/markets.js';
 import { ZERO } from '../schema/rows/tokens.js';
 import type { FundingEdge, Position, WalletFirstSeen } from '../schema/rows/wallets.js';
@@ -297,11 +298,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
   }
 
   return {
-    name: 'wallets',
-    // 2: ACTIVITY index (one row per activity parent, so the feed pages in O(page)).
-    // 3: WALLET_TRANSFER rows packed (binary codec, schema/pack.ts).
-    version: 3,
-    backs: ['Wallets', 'Cohorts', 'Addresses'],
+    ...projectionIdentity(PROJECTION_IDENTITIES.wallets),
     apply: (batch, d) => drain(steps(batch, d)),
     steps,
   };

@@ -3,10 +3,12 @@
  * thread and answers compact per-block deltas by structured clone.
  */
 
+import { getHeapStatistics } from 'node:v8';
+import { threadId } from 'node:worker_threads';
 import { useWasmKeccak } from '@chain-indexer/proofs';
 import { Piscina } from 'piscina';
 import { createRpc, type Rpc } from '../../rpc/client.js';
-import type { BlockDelta, FetchResult } from '../../schema/delta.js';
+import type { BlockDelta, FetchResult, WorkerHeap } from '../../schema/delta.js';
 import {
   fetchBlocks,
   restoreBlock,
@@ -50,9 +52,22 @@ const keccakReady = useWasmKeccak().catch((err: Error) => {
   process.emitWarning(`decode worker: WebAssembly keccak unavailable, using JS (${err.message})`);
 });
 
+/** This thread's heap, sent with every answer (the engine's per-thread heap metrics). */
+function heapOf(): WorkerHeap {
+  const h = getHeapStatistics();
+  return {
+    threadId,
+    used: h.used_heap_size,
+    total: h.total_heap_size,
+    limit: h.heap_size_limit,
+    external: h.external_memory,
+  };
+}
+
 export default async function decode(task: DecodeTask): Promise<FetchResult> {
   await keccakReady;
-  const r = await fetchBlocks(clientOf(task.rpcUrl), task.from, task.to, task);
+  const r: FetchResult = await fetchBlocks(clientOf(task.rpcUrl), task.from, task.to, task);
+  r.heap = heapOf();
   if (!task.rows) return r;
   // Transferred, not cloned: the row buffers move to the ingest thread (piscina's Transferable).
   return Piscina.move({

@@ -1,0 +1,95 @@
+/**
+ * The messages between a chain's ingest engine thread (worker.ts) and the serving thread
+ * (host.ts). The engine owns everything that builds the index — the follower and its stages, the
+ * decode and replay pools, the state cache, segments, the writer thread, the traces lane, the
+ * node check, the reconciler and the change-log publisher — on the database the serving thread
+ * opened (attached by its native handle). The serving thread learns only what was committed: per
+ * commit one small message (the committed head and the stream frames' bytes), and the engine's
+ * status a few times a second. Type-only module: the serving thread imports no build code.
+ */
+import type { ChainConfig, IngestTuning } from '../config/index.js';
+import type { IngestStatus, PoolStats } from '../ingest/index.js';
+import type { MarketsConfig } from '../markets/config.js';
+import type { TracesLaneStatus } from '../schema/rows/traces.js';
+import type { CacheStats } from '../storage/cache.js';
+import type { BlockRef } from '../storage/index.js';
+import type { Frame } from '../streams/log.js';
+import type { LaunchpadDeployments } from '../tokens/launchpads.js';
+
+/** What the engine thread starts with (its `workerData`; structured-cloned). */
+export interface EngineInit {
+  chain: ChainConfig;
+  /** The node ingest reads (the devnet's front for the embedded devnet). */
+  rpcUrl: string;
+  /** Native handle of the chain's RocksDB, opened by the serving thread (storage/binding.ts). */
+  handle: bigint;
+  markets: MarketsConfig;
+  launchpads: LaunchpadDeployments;
+  blocksPerTask: number;
+  decodeThreads: number;
+  reconcileIntervalMs: number;
+  ingest: IngestTuning;
+  /** Every committed write also goes to the change log (ROLE=writer). */
+  changeLog: boolean;
+  /** ROLE=writer: the NATS servers the change log and snapshots go to (the engine connects itself). */
+  writer: { natsUrl: string; snapshotSeconds: number } | null;
+  /** Pino level of the engine's log lines (written to fd 1 by this thread, not through the serving thread). */
+  logLevel: string;
+  /** Bounds of the decode pool's heaps, MiB (`resourceLimits`; ENGINE_* in config). */
+  decodeHeapMb: number;
+}
+
+/** A projection as the serving thread knows it: no build code, only what /health and R5 need. */
+export interface ProjectionInfo {
+  name: string;
+  version: number;
+  backs: string[];
+}
+
+/** Heap of one thread, bytes (v8.getHeapStatistics of that thread). */
+export interface ThreadHeap {
+  /** `engine`, `decode-<threadId>`, `writer`, `replay-<threadId>`. */
+  thread: string;
+  used: number;
+  total: number;
+  limit: number;
+  /** Memory held by ArrayBuffers and other off-heap objects this thread allocated (external). */
+  external: number;
+}
+
+/** The engine's state, mirrored on the serving thread for /health, metrics and R5 checks. */
+export interface EngineStatus {
+  ingest: IngestStatus;
+  pool: PoolStats;
+  traces: TracesLaneStatus;
+  storage: {
+    inFlight: { batches: number; bytes: number };
+    cache: CacheStats;
+    writeError: string | null;
+  };
+  /** ROLE=writer: the change-log publisher's state (null until it reached JetStream). */
+  publisher: import('../replication/publisher.js').PublisherStatus | null;
+  heaps: ThreadHeap[];
+  /** Engine-thread CPU since start, microseconds (process.threadCpuUsage where available). */
+  cpuMicros: number | null;
+}
+
+/** Engine → serving thread. */
+export type FromEngine =
+  | { t: 'ready'; projections: ProjectionInfo[]; status: EngineStatus }
+  | {
+      t: 'commit';
+      /** The head after this commit (RocksDB holds it: every view opened from now on sees it). */
+      head: BlockRef | null;
+      /** Frames this commit appended, in sequence order: published to the live subscribers. */
+      frames: Frame[];
+      /** When the engine posted it (epoch ms): the serving thread's hand-over time in the metrics. */
+      postedAt: number;
+    }
+  | { t: 'status'; status: EngineStatus }
+  | { t: 'metrics'; id: number; json: unknown[] }
+  | { t: 'stopped' }
+  | { t: 'fatal'; error: string };
+
+/** Serving thread → engine. */
+export type ToEngine = { t: 'start' } | { t: 'stop' } | { t: 'metrics'; id: number };

@@ -1,0 +1,101 @@
+/**
+ * The ingest engine thread of one chain (see protocol.ts): composes the chain's write side on the
+ * serving thread's database (compose.ts), starts it on `start`, relays each commit as one message,
+ * sends its status every {@link STATUS_MS}, answers metric scrapes from its own registry, and on
+ * `stop` stops every lane, drains the writes and says `stopped`. Its log lines go straight to fd 1.
+ */
+import { getHeapStatistics } from 'node:v8';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
+import { pino } from 'pino';
+import client from 'prom-client';
+import { createChainMetrics } from '../metrics/chain.js';
+import { type ChainEngine, composeEngine } from './compose.js';
+import type { EngineInit, EngineStatus, FromEngine, ThreadHeap, ToEngine } from './protocol.js';
+
+/** How often the status goes to the serving thread, ms (also sent with every ready/stop). */
+const STATUS_MS = 200;
+
+const init = workerData as EngineInit;
+const port = parentPort!;
+const post = (m: FromEngine) => port.postMessage(m);
+const log = pino(
+  { level: init.logLevel, base: { chain: init.chain.name, thread: 'engine' }, ...redactingLoggerOptions() },
+  pino.destination({ dest: 1, sync: false }),
+);
+const registry = new client.Registry();
+const metrics = createChainMetrics(registry);
+/** Heaps the decode threads reported with their last task, by thread (workers/decode/worker.ts). */
+const decodeHeaps = new Map<number, ThreadHeap>();
+
+/** This thread's heap. */
+function ownHeap(): ThreadHeap {
+  const h = getHeapStatistics();
+  return {
+    thread: `engine-${threadId}`,
+    used: h.used_heap_size,
+    total: h.total_heap_size,
+    limit: h.heap_size_limit,
+    external: h.external_memory,
+  };
+}
+
+function statusOf(e: ChainEngine): EngineStatus {
+  const err = e.store.writeError();
+  const cpu = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage?.();
+  return {
+    ingest: e.ingest.status(),
+    pool: e.ingest.poolStats(),
+    traces: e.traces.status(),
+    storage: {
+      inFlight: e.store.inFlight(),
+      cache: e.store.cacheStats(),
+      writeError: err ? err.message : null,
+    },
+    publisher: e.publisher(),
+    heaps: [ownHeap(), ...decodeHeaps.values()],
+    cpuMicros: cpu ? cpu.user + cpu.system : null,
+  };
+}
+
+async function main(): Promise<void> {
+  const engine = await composeEngine(init, {
+    log,
+    metrics,
+    onCommit: (c) => post({ t: 'commit', head: c.head, frames: c.frames, postedAt: Date.now() }),
+    onDecodeHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `decode-${id}`, ...h }),
+  });
+  post({
+    t: 'ready',
+    projections: engine.registry.projections.map((p) => ({
+      name: p.name,
+      version: p.version,
+      backs: p.backs,
+    })),
+    status: statusOf(engine),
+  });
+  const timer = setInterval(() => post({ t: 'status', status: statusOf(engine) }), STATUS_MS);
+  let stopping = false;
+  port.on('message', (m: ToEngine) => {
+    if (m.t === 'start') engine.start();
+    else if (m.t === 'metrics')
+      void registry.getMetricsAsJSON().then((json) => post({ t: 'metrics', id: m.id, json }));
+    else if (m.t === 'stop' && !stopping) {
+      stopping = true;
+      clearInterval(timer);
+      void engine
+        .stop()
+        .catch((err: Error) => log.error({ err: err.message }, 'engine: stop failed'))
+        .then(() => {
+          post({ t: 'status', status: statusOf(engine) });
+          log.flush();
+          post({ t: 'stopped' });
+          port.close();
+        });
+    }
+  });
+}
+
+main().catch((err: Error) => {
+  post({ t: 'fatal', error: err.stack ?? err.message });
+});

@@ -1,0 +1,6 @@
+/**
+ * The build door of the wallets domain: what the ingest engine thread (engine/compose.ts) and other
+ * domains' build code use to write it. The serving thread never imports this file: its door is
+ * index.ts (readers and rendering only), which a test checks through the serving import graph.
+ */
+export { createWalletsProjection } from './projection.js';
