@@ -49,4 +49,15 @@ describe('createFinality', () => {
     const f = createFinality(node(900).rpc, 64);
     await expect(f.historyTarget(Promise.reject(new Error('node down')))).rejects.toThrow('node down');
   });
+
+  it('serves an announced head from a finalized read of the last second, never a higher target', async () => {
+    const n = node(900);
+    const f = createFinality(n.rpc, 64);
+    expect(f.recentTarget(1000, 1_000)).toBeNull(); // never read: the follower asks the node
+    expect(await f.historyTarget(1000)).toBe(900);
+    expect(f.recentTarget(1001, 1_000)).toBe(900); // the read stands for a new head
+    expect(f.recentTarget(950, 1_000)).toBe(886); // and the window still caps it
+    expect(f.recentTarget(1001, -1)).toBeNull(); // too old: read again
+    expect(n.calls).toHaveLength(1);
+  });
 });

@@ -19,6 +19,12 @@ export interface Finality {
   historyTarget(nodeHead: number | Promise<number>): Promise<number>;
   /** The node's `finalized` block as last read (null: the node has no such tag). */
   finalized(): number | null;
+  /**
+   * The last history block for a node at `nodeHead` from the `finalized` block last read, when
+   * that read is at most `maxAgeMs` old; null when it is older (or none was made). Never above
+   * what a fresh read would give: `finalized` only grows, so an older value is a lower bound.
+   */
+  recentTarget(nodeHead: number, maxAgeMs: number): number | null;
 }
 
 /**
@@ -32,7 +38,14 @@ export function createFinality(
 ): Finality {
   let supported = source === 'tag';
   let last: number | null = null;
+  /** When the tag was last read (performance.now; −∞: never). */
+  let readAt = Number.NEGATIVE_INFINITY;
   return {
+    recentTarget(head, maxAgeMs) {
+      if (!supported) return head - unfinalisedWindow;
+      if (performance.now() - readAt > maxAgeMs) return null;
+      return last === null ? head - unfinalisedWindow : Math.min(last, head - unfinalisedWindow);
+    },
     async historyTarget(head) {
       if (!supported) return (await head) - unfinalisedWindow;
       const tag = rpc.call<{ number: string } | null>('eth_getBlockByNumber', ['finalized', false]);
@@ -47,6 +60,7 @@ export function createFinality(
         supported = false;
         return byWindow;
       }
+      readAt = performance.now();
       if (!b) {
         last = null;
         return byWindow;

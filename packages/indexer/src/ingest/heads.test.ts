@@ -49,6 +49,14 @@ describe('watchHeads', () => {
     await jsonRpc(`http://127.0.0.1:${port}`, 'evm_mine');
     await woke;
     expect(performance.now() - t0).toBeLessThan(5_000);
+    // The notification's header is kept for the follower (no eth_blockNumber for it), taken once.
+    const head = Number.parseInt(await jsonRpc<string>(`http://127.0.0.1:${port}`, 'eth_blockNumber'), 16);
+    const block = await jsonRpc<{ hash: string }>(`http://127.0.0.1:${port}`, 'eth_getBlockByNumber', [
+      `0x${head.toString(16)}`,
+      false,
+    ]);
+    expect(heads.take()).toMatchObject({ number: head, hash: block.hash });
+    expect(heads.take()).toBeNull();
   });
 
   it('an HTTP-only node: polling only, quiet (no error printed per retry), wait() is a sleep', async () => {

@@ -14,9 +14,21 @@ import { redact } from '@chain-indexer/platform/redact.js';
 import type { Logger } from 'pino';
 import { createClient, webSocket } from 'viem';
 
+/** A head the node announced by newHeads: its number and hash, and when it arrived (performance.now). */
+export interface NotifiedHead {
+  number: number;
+  hash: string;
+  at: number;
+}
+
 export interface HeadWatcher {
   /** Resolves at the next newHeads notification or after `ms`, whichever comes first. */
   wait(ms: number): Promise<void>;
+  /**
+   * The newest head a newHeads notification carried that has not been taken yet (null: none since
+   * the last take). The follower acts on it instead of asking the node for its head again.
+   */
+  take(): NotifiedHead | null;
   /** Whether a subscription is live. */
   subscribed(): boolean;
   stop(): void;
@@ -39,6 +51,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  */
 export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
   let wake: (() => void) | null = null;
+  let notified: NotifiedHead | null = null;
   let live = false;
   let stopped = false;
   let attempt = 0;
@@ -87,7 +100,12 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
       }
       const sub = await client.transport.subscribe({
         params: ['newHeads'],
-        onData: () => {
+        onData: (data: { result?: { number?: string; hash?: string } }) => {
+          // The payload is the new header: kept so the follower needs no eth_blockNumber for it.
+          const h = data?.result;
+          const n = h?.number ? Number.parseInt(h.number, 16) : Number.NaN;
+          if (Number.isSafeInteger(n) && typeof h?.hash === 'string' && (!notified || n >= notified.number))
+            notified = { number: n, hash: h.hash, at: performance.now() };
           const w = wake;
           wake = null;
           w?.();
@@ -148,6 +166,11 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
           resolve();
         };
       });
+    },
+    take() {
+      const h = notified;
+      notified = null;
+      return h;
     },
     subscribed: () => live,
     stop() {

@@ -167,6 +167,11 @@ const PROGRESS_MS = 5_000;
 const LIVE_IN_FLIGHT = 4;
 /** History segments in flight while the next one is built. */
 const SEGMENTS_IN_FLIGHT = 1;
+/**
+ * Age up to which a `finalized` read still serves a head the node announced, ms: history ends far
+ * below a live head (UNFINALISED_WINDOW), and an older value is a lower bound (never too high).
+ */
+const FINALITY_REFRESH_MS = 1_000;
 /** Blocks per projection-rebuild step, between two looks at the node. */
 const REBUILD_STEP_BLOCKS = 200;
 
@@ -497,10 +502,21 @@ export function createIngest(opts: IngestOptions): Ingest {
         }
         await rebuildStep();
         if (await opts.nodeCheck?.hold(status)) continue;
-        // The head poll and the finality read go out together (one round trip to the node).
-        const headCall = rpc.call<string>('eth_blockNumber').then((h) => Number.parseInt(h, 16));
-        const historyTarget = await finality.historyTarget(headCall);
-        const nodeHead = await headCall;
+        // A head the node announced (newHeads) is acted on at once: no eth_blockNumber, and the
+        // finality read of the last second stands (the live window is far above it). Otherwise
+        // the head poll and the finality read go out together (one round trip to the node).
+        const notified = heads.take();
+        const recent = notified ? finality.recentTarget(notified.number, FINALITY_REFRESH_MS) : null;
+        let nodeHead: number;
+        let historyTarget: number;
+        if (notified && recent !== null && notified.number >= (status.nodeHead ?? -1)) {
+          nodeHead = notified.number;
+          historyTarget = recent;
+        } else {
+          const headCall = rpc.call<string>('eth_blockNumber').then((h) => Number.parseInt(h, 16));
+          historyTarget = await finality.historyTarget(headCall);
+          nodeHead = await headCall;
+        }
         const seen = epochMs();
         status.nodeHead = nodeHead;
         status.finalized = finality.finalized();
