@@ -90,6 +90,7 @@ async function main(): Promise<void> {
         ingest: r.ingest,
         hubSubscribers: () => r.ctx.streams.hub.size(),
         responseCache: () => responseCacheOf(r.ctx),
+        engine: () => (r.engine ? r.engine.status() : null),
       })),
     ops: () => runtimes.map((r) => opsGaugeSource(r, config.dataDir)),
     // A replica ingests on this thread; otherwise each chain's engine thread owns its instruments.

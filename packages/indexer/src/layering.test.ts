@@ -177,7 +177,7 @@ const MAY_IMPORT_FOLDERS: Record<string, string[]> = {
   ingest: ['schema', 'storage', 'projections', 'rpc', 'streams', 'workers'],
   replication: ['storage', 'ingest'],
   server: ['schema', 'storage', 'rpc', 'errors', 'cursor', 'projections', ...READ_SIDE],
-  metrics: ['storage', 'ingest', 'server', 'tokens'],
+  metrics: ['schema', 'storage', 'ingest', 'server', 'tokens'],
   // The ingest engine thread: the whole write side of a chain, above the domains and the metrics
   // it records into; below the composition root, whose serving thread imports only its host file.
   engine: ['schema', 'storage', 'rpc', 'decode', 'config', 'projections', 'workers', ...READ_SIDE, 'metrics'],

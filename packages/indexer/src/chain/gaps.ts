@@ -4,6 +4,7 @@
  * outside block batches (process rows: they describe the follower, not the chain).
  */
 
+import { redact } from '@chain-indexer/platform/redact.js';
 import { GAP, type GapRecord } from '../schema/tables/chain.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
@@ -13,7 +14,10 @@ import { walkPage } from './walk.js';
 /** Most gap rows counted by {@link openGapCount} (a bound on a monitoring read). */
 export const MAX_GAPS_COUNTED = 100_000;
 
-/** The served row of a stored gap record (exactly the fields the contract names). */
+/**
+ * The served row of a stored gap record (exactly the fields the contract names); its reason (a
+ * node's error, which may quote the node's URL) through the one redaction.
+ */
 function gapRow(g: GapRecord): GapRow {
   const { lane, fromBlock, toBlock, status, reason, openedAt, resolvedAt } = g;
   return {
@@ -21,7 +25,7 @@ function gapRow(g: GapRecord): GapRow {
     fromBlock,
     toBlock,
     status,
-    reason,
+    reason: redact(reason),
     openedAt: openedAt ?? 0,
     resolvedAt: resolvedAt ?? null,
   };

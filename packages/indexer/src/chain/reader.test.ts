@@ -181,13 +181,16 @@ function walkAll<R>(
   throw new Error('walk did not end');
 }
 
-/** The two gaps block 4 records: an open traces gap and a resolved blocks gap (served as stored). */
+/**
+ * The two gaps block 4 records: an open traces gap and a resolved blocks gap (served as stored,
+ * but for a node URL's key in a reason: masked, see the gaps test).
+ */
 const OPEN_GAP = {
   lane: 'traces',
   fromBlock: 3,
   toBlock: 3,
   status: 'open',
-  reason: 'x',
+  reason: 'node_lacks_debug_trace: HTTP request failed. URL: https://rpc.example.org/AbCdEfGhIjKlMnOpQrSt',
   openedAt: 5,
   resolvedAt: null,
 } as const;
@@ -348,9 +351,16 @@ describe('chain reader', () => {
     lane = { enabled: true, state: 'following', reason: null, checkpoint: 3 };
   });
 
-  it('gaps: by lane then first block, served with exactly their fields; open ones counted', () => {
+  it('gaps: by lane then first block, served with exactly their fields, reasons redacted; open ones counted', () => {
     const rows = walkAll((q, sink) => read((v) => reader.gaps(v, q, sink)), 'asc', 1).flat();
-    expect(rows).toEqual([RESOLVED_GAP, OPEN_GAP]);
+    // A reason quotes the node's error, and the node's URL with it: its key never leaves.
+    expect(rows).toEqual([
+      RESOLVED_GAP,
+      {
+        ...OPEN_GAP,
+        reason: 'node_lacks_debug_trace: HTTP request failed. URL: https://rpc.example.org/***',
+      },
+    ]);
     expect(read((v) => reader.openGapCount(v))).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ import {
   trustedProxiesFromEnv,
   trustedProxyHeaderFromEnv,
 } from '@chain-indexer/platform/proxy.js';
-import { redact } from '@chain-indexer/platform/redact.js';
+import { redact, rememberSecrets, secretsOfUrl } from '@chain-indexer/platform/redact.js';
 import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
 
 /** A cursor secret: hex of at least 32 bytes. */
@@ -243,8 +243,32 @@ function chainsFromFile(
   });
 }
 
-/** Resolves the configuration from `env`. @throws Error naming the bad variable. */
+/**
+ * Every secret value of a resolved configuration: the secret parts of each node and NATS URL
+ * ({@link secretsOfUrl}), the dev key and the cursor secret (both cases of its hex).
+ */
+export function configSecrets(c: Config): string[] {
+  return [
+    ...c.chains.flatMap((ch) => [ch.rpcUrl, ...ch.rpcUrls, ch.wsUrl].flatMap(secretsOfUrl)),
+    ...secretsOfUrl(c.natsUrl),
+    ...[c.devApiKey, c.cursorSecret].filter((v): v is string => !!v),
+    ...(c.cursorSecret ? [c.cursorSecret.toLowerCase(), c.cursorSecret.toUpperCase()] : []),
+  ];
+}
+
+/**
+ * Resolves the configuration from `env`, and records its secrets with the one redaction
+ * ({@link configSecrets} → `rememberSecrets`): from here on they are masked by value in every
+ * log line, error body and /health field.
+ * @throws Error naming the bad variable.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
+  const c = resolveConfig(env, generateKey);
+  rememberSecrets(configSecrets(c));
+  return c;
+}
+
+function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const rpcUrl = env.RPC_URL || null;
   const role = (env.ROLE || 'all') as Role;

@@ -10,6 +10,7 @@
 import type { ChainConfig, IngestTuning } from '../config/index.js';
 import type { IngestStatus, PoolStats } from '../ingest/index.js';
 import type { MarketsConfig } from '../markets/config.js';
+import type { ThreadHeap } from '../schema/delta.js';
 import type { TracesLaneStatus } from '../schema/rows/traces.js';
 import type { CacheStats } from '../storage/cache.js';
 import type { BlockRef } from '../storage/index.js';
@@ -46,17 +47,6 @@ export interface ProjectionInfo {
   backs: string[];
 }
 
-/** Heap of one thread, bytes (v8.getHeapStatistics of that thread). */
-export interface ThreadHeap {
-  /** `engine`, `decode-<threadId>`, `writer`, `replay-<threadId>`. */
-  thread: string;
-  used: number;
-  total: number;
-  limit: number;
-  /** Memory held by ArrayBuffers and other off-heap objects this thread allocated (external). */
-  external: number;
-}
-
 /** The engine's state, mirrored on the serving thread for /health, metrics and R5 checks. */
 export interface EngineStatus {
   ingest: IngestStatus;
@@ -73,6 +63,8 @@ export interface EngineStatus {
   /** Engine-thread CPU since start, microseconds (process.threadCpuUsage where available). */
   cpuMicros: number | null;
 }
+
+export type { ThreadHeap };
 
 /** Engine → serving thread. */
 export type FromEngine =

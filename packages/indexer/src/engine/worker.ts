@@ -10,11 +10,18 @@ import { redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { createChainMetrics } from '../metrics/chain.js';
+import { setTurnBudget } from '../storage/index.js';
 import { type ChainEngine, composeEngine } from './compose.js';
 import type { EngineInit, EngineStatus, FromEngine, ThreadHeap, ToEngine } from './protocol.js';
 
 /** How often the status goes to the serving thread, ms (also sent with every ready/stop). */
 const STATUS_MS = 200;
+/**
+ * Background slices per event-loop iteration here, ms (storage/turns.ts): this thread serves no
+ * read, so its builds need not yield every 2 ms; it still answers its messages within this.
+ */
+const ENGINE_TURN_BUDGET_MS = 20;
+setTurnBudget(ENGINE_TURN_BUDGET_MS);
 
 const init = workerData as EngineInit;
 const port = parentPort!;

@@ -22,7 +22,14 @@ import type { Projection, Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockDelta } from '../schema/delta.js';
 import { type PendingFrame, TOPIC_NAMES } from '../schema/rows/streams.js';
-import { type BlockBatch, type BlockRef, batchView, nextSlice, type Store } from '../storage/index.js';
+import {
+  type BlockBatch,
+  type BlockRef,
+  batchView,
+  nextSlice,
+  type Store,
+  turnBudget,
+} from '../storage/index.js';
 import type { Hub } from '../streams/hub.js';
 import type { Frame, StreamLog } from '../streams/log.js';
 import { applyChainRecords } from './apply.js';
@@ -98,10 +105,11 @@ export type CommitEvent =
   | { kind: 'rollback'; dropped: BlockRef };
 
 /**
- * A block build yields to the event loop once it has held the thread this long (ms): a point read
- * waiting behind a build waits at most about this long plus one slice.
+ * A block build yields to the event loop once it has held the thread this long (ms): the thread's
+ * turn budget (storage/turns.ts — 2 ms where reads are served on the same thread, more in the
+ * ingest engine thread, which serves none).
  */
-const YIELD_AFTER_MS = 2;
+const yieldAfterMs = turnBudget;
 /** A live block build longer than this (ms of thread time) is logged with its stage times. */
 const SLOW_BLOCK_MS = 100;
 
@@ -119,7 +127,7 @@ class Clock {
   /** Gives the thread back when the current slice is over budget; pauses are not stage time. */
   async pause(): Promise<void> {
     const now = performance.now();
-    if (now - this.slice <= YIELD_AFTER_MS) return;
+    if (now - this.slice <= yieldAfterMs()) return;
     this.stage += now - this.t;
     await nextSlice();
     this.t = this.slice = performance.now();
@@ -279,7 +287,7 @@ export function createStages(deps: StageDeps) {
       let slice = performance.now();
       for (const [n, fs] of s.frames) {
         committed.push(...deps.streams.log.append(s.batch, n, fs));
-        if (performance.now() - slice <= YIELD_AFTER_MS) continue;
+        if (performance.now() - slice <= yieldAfterMs()) continue;
         await nextSlice();
         slice = performance.now();
       }

@@ -3,10 +3,12 @@
  * the public port. Names follow `indexer_<subsystem>_<what>_<unit>`.
  */
 
+import { getHeapStatistics } from 'node:v8';
 import { type us_listen_socket, uws, uwsBinding } from '@chain-indexer/platform/uws.js';
 import client from 'prom-client';
 import { openGaps } from '../ingest/gaps.js';
 import type { Ingest } from '../ingest/index.js';
+import type { ThreadHeap } from '../schema/delta.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { Store } from '../storage/index.js';
@@ -41,6 +43,8 @@ export interface ChainGaugeSource {
   hubSubscribers(): number;
   /** Hits and misses of the chain's response cache (src/server/response-cache.ts). */
   responseCache?(): { hits: number; misses: number };
+  /** The chain's engine: its threads' heaps and its thread's CPU (null on a read replica). */
+  engine?(): { heaps: readonly ThreadHeap[]; cpuMicros: number | null } | null;
 }
 
 export function createMetrics(deps: {
@@ -316,6 +320,45 @@ export function createMetrics(deps: {
     registers: [registry],
     collect() {
       for (const c of deps.chains()) this.set({ chain: c.name }, openGaps(c.store).length);
+    },
+  });
+  // Every thread's heap has an owner in the metrics: this serving thread, each chain's engine
+  // thread and its decode threads (as they last reported, with their tasks).
+  new client.Gauge({
+    name: 'indexer_thread_heap_bytes',
+    help: 'V8 heap of each thread, bytes, by kind: used, total (allocated), limit (resourceLimits or default), external (ArrayBuffers and other off-heap memory the thread holds)',
+    labelNames: ['chain', 'thread', 'kind'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const set = (chain: string, h: ThreadHeap) => {
+        this.set({ chain, thread: h.thread, kind: 'used' }, h.used);
+        this.set({ chain, thread: h.thread, kind: 'total' }, h.total);
+        this.set({ chain, thread: h.thread, kind: 'limit' }, h.limit);
+        this.set({ chain, thread: h.thread, kind: 'external' }, h.external);
+      };
+      const own = getHeapStatistics();
+      set('', {
+        thread: 'serving',
+        used: own.used_heap_size,
+        total: own.total_heap_size,
+        limit: own.heap_size_limit,
+        external: own.external_memory,
+      });
+      for (const c of deps.chains()) for (const h of c.engine?.()?.heaps ?? []) set(c.name, h);
+    },
+  });
+  new client.Counter({
+    name: 'indexer_engine_cpu_seconds_total',
+    help: "CPU time of each chain's ingest engine thread (user + system), seconds",
+    labelNames: ['chain'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of deps.chains()) {
+        const us = c.engine?.()?.cpuMicros;
+        if (us != null) this.inc({ chain: c.name }, us / 1e6);
+      }
     },
   });
   let sock: us_listen_socket | null = null;

@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rememberSecrets } from '@chain-indexer/platform/redact.js';
 
 import { CURSOR_SECRET_RE } from '../config/index.js';
 
@@ -78,6 +79,8 @@ export function resolveCursorSecret(o: {
   }
   // Out of the store, so out of every later change-log entry and snapshot.
   if (legacy !== undefined) o.store.deleteMeta(LEGACY_META);
+  // Masked by value from here on, as a configured CURSOR_SECRET is (platform/src/redact.ts).
+  rememberSecrets([secret, secret.toUpperCase()]);
   return secret;
 }
 

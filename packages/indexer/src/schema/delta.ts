@@ -139,6 +139,17 @@ export interface WorkerHeap {
   external: number;
 }
 
+/** Heap of one thread as the metrics show it, bytes (v8.getHeapStatistics of that thread). */
+export interface ThreadHeap {
+  /** `serving`, `engine-<threadId>`, `decode-<threadId>`. */
+  thread: string;
+  used: number;
+  total: number;
+  limit: number;
+  /** Memory held by ArrayBuffers and other off-heap objects this thread allocated (external). */
+  external: number;
+}
+
 /** Steps of one decode task, epoch milliseconds (see FetchResult.marks). */
 export interface FetchMarks {
   /** The worker picked the task up. */

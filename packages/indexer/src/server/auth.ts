@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { rememberSecrets } from '@chain-indexer/platform/redact.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { ApiError } from './errors.js';
@@ -74,7 +75,8 @@ export const hashKey = (key: string): string => bytesToHex(sha256(new TextEncode
 
 /**
  * Loads keys from a JSON file: `[{name, key | sha256, scopes}]`. Plain `key` entries are hashed
- * at load and the plain text dropped.
+ * at load and the plain text dropped, after being recorded with the one redaction (masked by
+ * value in every log line, error body and /health field).
  */
 export function loadKeysFile(path: string): KeyConfig[] {
   const rows = JSON.parse(readFileSync(path, 'utf8')) as Array<{
@@ -94,6 +96,8 @@ export function loadKeysFile(path: string): KeyConfig[] {
     const scopes = r.scopes ?? ['read'];
     for (const s of scopes)
       if (!ALL_SCOPES.includes(s)) throw new Error(`keys file: unknown scope ${s} for key ${r.name}`);
+    // A plain key is a secret of the configuration: masked by value from here on (redact.ts).
+    if (r.key) rememberSecrets([r.key]);
     const h = r.sha256 ?? (r.key ? hashKey(r.key) : null);
     if (!h || !/^[0-9a-f]{64}$/.test(h))
       throw new Error(`keys file: key ${r.name} needs "key" or a hex "sha256"`);

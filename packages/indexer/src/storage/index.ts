@@ -22,7 +22,7 @@ export { type AnyTable, defineTable, type Invariant, type Table } from '../schem
 export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
 export { DEFAULT_ROCKS_TUNING } from './binding.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
-export { nextSlice } from './turns.js';
+export { nextSlice, setTurnBudget, turnBudget } from './turns.js';
 export type { Bounds, View } from './view.js';
 
 /** A canonical block coordinate: number and 0x-prefixed 32-byte hash. */

@@ -4,7 +4,7 @@
  * resumed an awaiting job.
  */
 import { describe, expect, it } from 'vitest';
-import { laterSlice, nextSlice, TURN_BUDGET_MS } from './turns.js';
+import { laterSlice, nextSlice, turnBudget } from './turns.js';
 
 const busy = (ms: number) => {
   const end = performance.now() + ms;
@@ -19,7 +19,7 @@ describe('laterSlice / nextSlice', () => {
     for (let i = 0; i < 4; i++)
       laterSlice(() => {
         ran.push(i);
-        busy(TURN_BUDGET_MS + 1);
+        busy(turnBudget() + 1);
       });
     await afterPass();
     expect(ran).toEqual([0]);

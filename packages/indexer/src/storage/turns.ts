@@ -5,13 +5,28 @@
  * `setImmediate`: with one immediate per job, every runnable job ran one slice back to back in
  * the same check phase (a build slice, a 4,096-op chunk, a retirement slice: 10–15 ms together)
  * before the loop reached its poll phase, where HTTP reads are served. Here the jobs queue, and
- * one pass per iteration runs them in order until {@link TURN_BUDGET_MS} is spent, or until it
+ * one pass per iteration runs them in order until {@link turnBudget} is spent, or until it
  * has resumed an awaiting job (whose slice then runs right after the pass, on the microtask queue,
  * and takes the rest of the turn).
  */
 
-/** Milliseconds of queued background slices per event-loop iteration. */
-export const TURN_BUDGET_MS = 2;
+/**
+ * Milliseconds of queued background slices per event-loop iteration. 2 ms where the thread also
+ * serves reads (tools, tests, a replica); the ingest engine thread, which serves nothing, raises it
+ * ({@link setTurnBudget}): its loop only has to answer its own messages (status, stop, metrics)
+ * and the writer thread's acknowledgements, and every yield is overhead there.
+ */
+let budgetMs = 2;
+
+/** Sets this thread's per-iteration budget, ms (see {@link turnBudget}). */
+export function setTurnBudget(ms: number): void {
+  budgetMs = ms;
+}
+
+/** This thread's per-iteration budget of background slices, ms (a block build yields after it too). */
+export function turnBudget(): number {
+  return budgetMs;
+}
 
 interface Job {
   run: () => void;
@@ -29,7 +44,7 @@ function pass(): void {
   for (let n = queue.length; n > 0; n--) {
     const job = queue.shift()!;
     job.run();
-    if (job.resumes || performance.now() - start >= TURN_BUDGET_MS) break;
+    if (job.resumes || performance.now() - start >= budgetMs) break;
   }
   if (queue.length) schedule();
 }

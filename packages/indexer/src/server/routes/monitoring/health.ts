@@ -1,3 +1,4 @@
+import { redactRecord } from '@chain-indexer/platform/redact.js';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.js';
 import { Anchor, Count, Enum, Nullable, Obj, ReasonOf } from '../../schemas.js';
@@ -385,6 +386,8 @@ export const chainHealthRoute = defineRoute({
   }),
   errors: [],
   handler(ctx) {
-    return { json: JSON.stringify(healthRecord(ctx)) };
+    // Every field passes the one redaction (lastError, haltDetail, the publisher's and replica's
+    // lastError, reasons, writeError): a node's error quotes its URL, key and all.
+    return { json: JSON.stringify(redactRecord(healthRecord(ctx))) };
   },
 });
