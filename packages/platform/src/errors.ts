@@ -6,7 +6,7 @@
  * indexer's refusals through this base (`instanceof ServiceError`, `code`, `detail`, `extra`).
  * Whether a failure is retryable is decided here, once: only 429 and 503 are.
  */
-import { redact } from './redact.js';
+import { redact, redactDeep } from './redact.js';
 
 /** One code of a registry: its HTTP status and a one-line meaning. */
 export interface ErrorSpec {
@@ -40,8 +40,9 @@ export class ServiceError<C extends string = string> extends Error {
   get retryable(): boolean {
     return this.status === 429 || this.status === 503;
   }
-  /** The envelope `{error, detail, ...extra}`; the detail passes the one redaction (redact.ts). */
+  /** The envelope `{error, detail, ...extra}`; the detail and every string of `extra` pass the one redaction (redact.ts). */
   toJSON(): Record<string, unknown> {
-    return { error: this.code, detail: redact(this.detail), ...this.extra };
+    const extra = this.extra ? (redactDeep(this.extra) as Record<string, unknown>) : undefined;
+    return { error: this.code, detail: redact(this.detail), ...extra };
   }
 }

@@ -13,7 +13,7 @@ import {
   trustedProxiesFromEnv,
   trustedProxyHeaderFromEnv,
 } from '@chain-indexer/platform/proxy.js';
-import { redact } from '@chain-indexer/platform/redact.js';
+import { redact, rememberSecrets, secretsOfUrl } from '@chain-indexer/platform/redact.js';
 import { MAX_SESSION_HOURS } from './accounts.js';
 import { type Cidr, formatCidr } from './cidr.js';
 
@@ -68,7 +68,9 @@ export interface ScannerConfig {
 }
 
 /**
- * Resolves the scanner configuration from `env`.
+ * Resolves the scanner configuration from `env`, and records its secrets (the secret parts of
+ * SMTP_URL and the NATS URLs, SCANNER_KV_SECRET) with the one redaction: from here on they are
+ * masked by value in every log line and error body.
  * @param defaults.dataDir the data directory when SCANNER_DATA_DIR is unset (standalone:
  *   `./data/scanner`; in-process: `<DATA_DIR>/scanner`, the same path with default settings).
  * @param defaults.indexDataDirs the index's RocksDB directories (one per chain): the scanner's
@@ -114,6 +116,12 @@ export function loadScannerConfig(
     );
   if (!/^[A-Za-z0-9_-]{1,48}$/.test(kvBucket))
     throw new Error('SCANNER_KV_BUCKET is 1..48 letters, digits, - or _');
+  // Masked by value from here on in every log line and error body (platform/src/redact.ts).
+  rememberSecrets([
+    ...secretsOfUrl(smtpUrl),
+    ...secretsOfUrl(natsUrl),
+    ...(kvSecret ? [kvSecret, kvSecret.toLowerCase(), kvSecret.toUpperCase()] : []),
+  ]);
   return {
     host,
     port,

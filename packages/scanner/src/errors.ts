@@ -9,6 +9,7 @@
  * table does not name (a missing route, a dashboard session, the per-account key ceiling, an
  * unexpected failure); they are documented in docs/scanner.md beside the others.
  */
+import { redactDeep, redactKnown } from '@chain-indexer/platform/redact.js';
 
 /** Every machine code the scanner answers, with its HTTP status and a one-line meaning. */
 export const SCANNER_ERRORS = {
@@ -99,9 +100,17 @@ export class ScannerError extends Error {
   get retryable(): boolean {
     return this.status === 429 || this.status === 503;
   }
-  /** The envelope body `{error, code, requestId, ...extra}`. */
+  /**
+   * The envelope body `{error, code, requestId, ...extra}`. The message and every string of
+   * `extra` pass the redaction of the configuration's secrets by value (platform/src/redact.ts
+   * `redactKnown`: a refusal relayed from the index may quote a node's error); URLs of the
+   * scanner's own (`upgradeUrl`) are kept whole.
+   */
   envelope(requestId: string): Record<string, unknown> {
-    return { error: this.message, code: this.code, requestId, ...this.extra };
+    const extra = this.extra
+      ? (redactDeep(this.extra, 0, redactKnown) as Record<string, unknown>)
+      : undefined;
+    return { error: redactKnown(this.message), code: this.code, requestId, ...extra };
   }
 }
 
