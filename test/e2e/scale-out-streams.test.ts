@@ -60,6 +60,11 @@ async function openStream(p: IndexerProcess): Promise<AbortController> {
   });
   if (res.status !== 200) throw new Error(`stream on ${p.port}: ${res.status} ${await res.text()}`);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  // Read as a consumer does: a stream nobody reads is cut as a slow consumer (its slot freed).
+  void (async () => {
+    for await (const _ of res.body!) {
+    }
+  })().catch(() => {});
   return ac;
 }
 
