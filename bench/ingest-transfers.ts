@@ -12,9 +12,14 @@
  *
  * Usage: node dist/bench/ingest-transfers.js [--blocks 1000] [--tx 50] [--senders 500]
  *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1] [--prof]
- *          [--peer ponder] [--out report.md]
- * `--peer ponder` adds Ponder (bench/peer-ponder.ts, installed from npm into a temp dir) on the
- * same node after the indexer runs, in the same table. `npm run bench -- --peer ponder` runs this.
+ *          [--peer ponder|subsquid|ponder,subsquid] [--out report.md]
+ * `--peer` adds peers on the same node after the indexer runs, one at a time, in the order given,
+ * in the same table: Ponder (bench/peer-ponder.ts) and Subsquid (bench/peer-subsquid.ts, on a
+ * local PostgreSQL), each installed from npm into a temp dir kept between runs. With peers, each
+ * build is also timed until the tokens projection and every projection are at head, the sampled
+ * balances of the project and of Subsquid are held to `balanceOf` at head (bench/peer-check.ts),
+ * and a side-by-side section gives the ratios and issue AA's budgets against the bare fetch.
+ * `npm run bench -- --peer ponder,subsquid` runs this.
  */
 
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -25,6 +30,7 @@ import { callersOf, topSelf } from './cpuprofile.js';
 import {
   benchArgs,
   emitReport,
+  type IndexerChild,
   log,
   onCleanup,
   rssMiB,
@@ -32,6 +38,13 @@ import {
   sleep,
   startIndexerChild,
 } from './lib.js';
+import {
+  type BalanceCheck,
+  balancesOnNode,
+  checkCell,
+  compareBalances,
+  sampleHolders,
+} from './peer-check.js';
 import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';
 import { buildTransferChain, type TransferChain } from './transfer-chain.js';
 
@@ -97,6 +110,14 @@ export interface IngestRun {
     liveVersions: number;
   } | null;
   profileTop?: string;
+  /**
+   * With `lanes`: seconds from spawn until the tokens projection's checkpoint (the token's
+   * balances and transfers) and until every projection's checkpoint reached the head.
+   */
+  tokensAtHeadSeconds?: number;
+  projectionsAtHeadSeconds?: number;
+  /** The sampled balances held to balanceOf at head (peers' runs). */
+  check?: BalanceCheck;
 }
 
 /**
@@ -282,7 +303,16 @@ export async function runIndexer(
   chain: { rpcUrl: string; head: number; txCount: number; logCount: number },
   label: string,
   main: string,
-  o: { prof?: boolean; env?: Record<string, string>; tables?: boolean; settle?: boolean } = {},
+  o: {
+    prof?: boolean;
+    env?: Record<string, string>;
+    tables?: boolean;
+    settle?: boolean;
+    /** Also wait for every projection's checkpoint to reach the head, and time each. */
+    lanes?: boolean;
+    /** Runs at head, before the indexer stops (e.g. to check its answers). */
+    atHead?: (ix: IndexerChild) => Promise<void>;
+  } = {},
 ): Promise<IngestRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-data-'));
   const profDir = mkdtempSync(join(os.tmpdir(), 'ingest-transfers-prof-'));
@@ -300,25 +330,42 @@ export async function runIndexer(
   let peak = 0;
   let polls = 0;
   let memoryAtPeak: MemorySplit | null = null;
+  let tAnchor: number | null = null;
+  let tTokens: number | null = null;
+  let tLanes: number | null = null;
   for (;;) {
     peak = Math.max(peak, rssMiB(ix.pid));
     if (polls % 20 === 0) {
       const m = memorySplit(await ix.metrics());
       if (m && m.rss > (memoryAtPeak?.rss ?? 0)) memoryAtPeak = m;
     }
-    const a = await ix.anchor();
+    let a: number;
+    if (o.lanes) {
+      // The checkpoints of one committed state: the anchor and each projection's lane.
+      const cp = (await ix.get('/checkpoints').catch(() => null))?.body as {
+        anchor?: { block?: number } | null;
+        lanes?: Array<{ lane: string; block: number | null }>;
+      } | null;
+      a = typeof cp?.anchor?.block === 'number' ? cp.anchor.block : -1;
+      const proj = (cp?.lanes ?? []).filter((l) => l.lane.startsWith('projection:'));
+      const now = performance.now();
+      if (tTokens === null && (proj.find((l) => l.lane === 'projection:tokens')?.block ?? -1) >= chain.head)
+        tTokens = now;
+      if (tLanes === null && proj.length && proj.every((l) => (l.block ?? -1) >= chain.head)) tLanes = now;
+    } else a = await ix.anchor();
     if (a >= 0 && tFirst === null) {
       tFirst = performance.now();
       first = { block: a, main: cpuSeconds(ix.pid, ix.pid), proc: cpuSeconds(ix.pid) };
     }
-    if (a >= chain.head) break;
+    if (a >= chain.head && tAnchor === null) tAnchor = performance.now();
+    if (tAnchor !== null && (!o.lanes || (tTokens !== null && tLanes !== null))) break;
     if (performance.now() - t0 > 3_600_000) throw new Error(`${label}: not at head after an hour`);
     // A halted ingest never reaches the head: say why at once instead of waiting out the hour.
     if (++polls % 20 === 10 && /indexer_ingest_state\{[^}]*state="halted"\} 1/.test(await ix.metrics()))
       throw new Error(`${label}: ingest halted:\n${ix.logs().slice(-2000)}`);
     await sleep(100);
   }
-  const tHead = performance.now();
+  const tHead = tAnchor ?? performance.now();
   const mainCpu = cpuSeconds(ix.pid, ix.pid) - first.main;
   const procCpu = cpuSeconds(ix.pid) - first.proc;
   const cpuBlocks = chain.head - first.block;
@@ -336,6 +383,7 @@ export async function runIndexer(
     .filter((x) => x.includes('slow block commit')).length;
   const backfillSeconds = (tHead - (tFirst ?? t0)) / 1000;
   const diskMiB = dirBytes(dataDir) / 2 ** 20;
+  if (o.atHead) await o.atHead(ix);
   const settled = o.settle ? await settleDisk(ix, dataDir) : null;
   let profileTop: string | undefined;
   if (o.prof) {
@@ -381,6 +429,9 @@ export async function runIndexer(
     diskMiB,
     settled,
     profileTop,
+    ...(o.lanes
+      ? { tokensAtHeadSeconds: (tTokens! - t0) / 1000, projectionsAtHeadSeconds: (tLanes! - t0) / 1000 }
+      : {}),
   };
 }
 
@@ -463,6 +514,80 @@ export function report(chain: TransferChain, raw: RawFetchResult[], runs: Ingest
   return lines.join('\n');
 }
 
+/**
+ * The side-by-side of issue AA: each build's times from spawn (the token's balances and transfers
+ * queryable at head, every projection at head) beside each peer's time to head, the ratios, the
+ * bare fetch of the same blocks and receipts, and the three budgets judged on the first build.
+ */
+export function peersReport(
+  chain: TransferChain,
+  raw: RawFetchResult[],
+  builds: IngestRun[],
+  peers: IngestRun[],
+): string {
+  const fetchS = Math.min(...raw.map((r) => r.seconds));
+  const ev = (s: number) => chain.logCount / s;
+  const lines: string[] = [
+    `Side by side (start-up included: every time runs from the spawn of the indexer's process; each indexer alone on the node): ${chain.logCount} Transfer events.`,
+    '',
+    '| indexer | at head (from spawn) | what "at head" is | events/s from spawn | events/s over its backfill | peak RSS | answer |',
+    '| --- | ---: | --- | ---: | ---: | ---: | --- |',
+  ];
+  for (const b of builds) {
+    lines.push(
+      `| ${b.label}: the token's balances and transfers | ${f1(b.tokensAtHeadSeconds ?? Number.NaN)} s | \`projection:tokens\` checkpoint = head | ${f0(ev(b.tokensAtHeadSeconds ?? Number.NaN))} | | | ${checkCell(b.check)} (\`/tokens/{token}/balance/{wallet}\`) |`,
+      `| ${b.label}: every projection ready | ${f1(b.projectionsAtHeadSeconds ?? Number.NaN)} s | every \`projection:*\` checkpoint = head (anchor at head: ${f1(b.toHeadSeconds)} s) | ${f0(ev(b.projectionsAtHeadSeconds ?? Number.NaN))} | ${f0(b.eventsPerSecond)} | ${f0(b.peakRssMiB)} MiB | |`,
+    );
+  }
+  for (const p of peers) {
+    const sq = p as IngestRun & { finality?: number; postgresPeakRssMiB?: number; transferRows?: number };
+    const what =
+      sq.finality !== undefined
+        ? `\`squid_processor\` status or hot block = head (finality confirmation ${sq.finality})`
+        : '`/status` names the head';
+    const rss =
+      sq.postgresPeakRssMiB !== undefined
+        ? `${f0(p.peakRssMiB)} MiB (PostgreSQL ${f0(sq.postgresPeakRssMiB)})`
+        : `${f0(p.peakRssMiB)} MiB`;
+    const answer =
+      sq.transferRows !== undefined
+        ? `${checkCell(p.check)}; ${sq.transferRows} transfer rows`
+        : 'not checked';
+    lines.push(
+      `| ${p.label} | ${f1(p.toHeadSeconds)} s | ${what} | ${f0(ev(p.toHeadSeconds))} | ${f0(p.eventsPerSecond)} | ${rss} | ${answer} |`,
+    );
+  }
+  lines.push(
+    '',
+    `Bare fetch of the same blocks and receipts from the same node (bench/rawfetch.ts: \`eth_getBlockByNumber(n, true)\` and \`eth_getBlockReceipts\` batches, ${CEILING_TASK_SIZES.join(' or ')} blocks per task, ${2 * DECODE_THREADS} in flight, no processing; fastest of ${raw.length} × ${2 * CEILING_TASK_SIZES.length} passes): ${fetchS.toFixed(2)} s (${f0(Math.max(...raw.map((r) => r.blocksPerSecond)))} blocks/s, ${f1(Math.max(...raw.map((r) => r.bytes)) / 2 ** 20)} MiB).`,
+  );
+  const b = builds[0];
+  if (b) {
+    lines.push('', `Ratios and budgets (${b.label}):`, '');
+    const tok = b.tokensAtHeadSeconds ?? Number.NaN;
+    const all = b.projectionsAtHeadSeconds ?? Number.NaN;
+    for (const p of peers)
+      lines.push(
+        `- vs ${p.label}: the token's tables at head in ${(tok / p.toHeadSeconds).toFixed(2)} × its time, every projection in ${(all / p.toHeadSeconds).toFixed(2)} ×; events/s from spawn ${(p.toHeadSeconds / all).toFixed(2)} × its (every projection), over the backfill ${(b.eventsPerSecond / p.eventsPerSecond).toFixed(2)} ×.`,
+      );
+    const sq = peers.find((p) => (p as { finality?: number }).finality !== undefined);
+    const po = peers.find((p) => (p as { finality?: number }).finality === undefined);
+    const met = (ok: boolean) => (ok ? '**met**' : '**not met**');
+    if (sq)
+      lines.push(
+        `- Budget: the token's balances and transfers queryable at head no later than Subsquid reaches head: ${f1(tok)} s against ${f1(sq.toHeadSeconds)} s — ${met(tok <= sq.toHeadSeconds)}.`,
+      );
+    lines.push(
+      `- Budget: every projection ready within 1.5 × the bare fetch: ${f1(all)} s against ${fetchS.toFixed(2)} s = ${(all / fetchS).toFixed(1)} × — ${met(all <= 1.5 * fetchS)}.`,
+    );
+    if (po)
+      lines.push(
+        `- Budget: ≥ 5 × Ponder's events/s: ${(po.toHeadSeconds / all).toFixed(2)} × from spawn (every projection ready against Ponder at head), ${(b.eventsPerSecond / po.eventsPerSecond).toFixed(2)} × over each one's backfill — ${met(po.toHeadSeconds / all >= 5)} (judged from spawn).`,
+      );
+  }
+  return lines.join('\n');
+}
+
 /** CLI entry (see the module doc); also `npm run bench -- --peer ponder`. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -484,40 +609,78 @@ export async function main(): Promise<void> {
   log(`raw fetch: ${f0(raw[0].blocksPerSecond)} blocks/s`);
   const runs: IngestRun[] = [];
   const rounds = Number(arg('--rounds', '1'));
+  const peers = arg('--peer', '').split(',').filter(Boolean);
+  for (const p of peers)
+    if (p !== 'ponder' && p !== 'subsquid')
+      throw new Error(`--peer ${p}: ponder or subsquid (comma-separated)`);
+  // With peers every indexer's answer is checked: sampled balances against balanceOf at head.
+  const sample = peers.length ? await sampleHolders(chain) : [];
+  const want = peers.length
+    ? await balancesOnNode(chain.node.rpcUrl, chain.token, sample, chain.head)
+    : new Map<string, bigint>();
+  const checkProject = async (ix: IndexerChild, r: { check?: BalanceCheck }) => {
+    const got = new Map<string, bigint>();
+    for (const w of sample) {
+      const b = (await ix.get(`/tokens/${chain.token}/balance/${w}`)).body?.data?.balance;
+      if (typeof b === 'string') got.set(w, BigInt(b));
+    }
+    r.check = compareBalances(got, want);
+  };
   // Builds alternate round by round, so a change of the machine's load hits every build alike.
   for (let round = 1; round <= rounds; round++)
     for (const [name, main] of mains) {
       const label = rounds > 1 ? `${name} (round ${round})` : name;
       log(`indexer ${label}: ${main}`);
+      const holder: { check?: BalanceCheck } = {};
       const r = await runIndexer(
         { rpcUrl: chain.node.rpcUrl, head: chain.head, txCount: chain.txCount, logCount: chain.logCount },
         label,
         main,
-        { prof },
+        peers.length ? { prof, lanes: true, atHead: (ix) => checkProject(ix, holder) } : { prof },
       );
+      r.check = holder.check;
       log(
         `indexer ${label}: head in ${f1(r.toHeadSeconds)} s, ${f0(r.txPerSecond)} tx/s, ${f0(r.eventsPerSecond)} events/s; stages ${JSON.stringify(r.stageMsPerBlock)}`,
       );
       runs.push(r);
     }
-  if (arg('--peer', '') === 'ponder') {
-    // Same node, same chain, right after the indexer runs.
-    const { runPonder } = await import('./peer-ponder.js');
-    log('peer: Ponder');
-    const p = await runPonder({
-      rpcUrl: chain.node.rpcUrl,
-      chainId: 31337,
-      token: chain.token,
-      startBlock: chain.deployBlock,
-      head: chain.head,
-      txCount: chain.txCount,
-      logCount: chain.logCount,
-    });
-    log(`peer ${p.label}: ready in ${f1(p.toHeadSeconds)} s, ${f0(p.eventsPerSecond)} events/s`);
-    runs.push(p);
+  const peerRuns: IngestRun[] = [];
+  // Same node, same chain, after the indexer runs, one at a time, in the order given.
+  for (const peer of peers) {
+    if (peer === 'ponder') {
+      const { runPonder } = await import('./peer-ponder.js');
+      log('peer: Ponder');
+      const p = await runPonder({
+        rpcUrl: chain.node.rpcUrl,
+        chainId: 31337,
+        token: chain.token,
+        startBlock: chain.deployBlock,
+        head: chain.head,
+        txCount: chain.txCount,
+        logCount: chain.logCount,
+      });
+      log(`peer ${p.label}: ready in ${f1(p.toHeadSeconds)} s, ${f0(p.eventsPerSecond)} events/s`);
+      peerRuns.push(p);
+    } else {
+      const { runSubsquid } = await import('./peer-subsquid.js');
+      log('peer: Subsquid');
+      const p = await runSubsquid({
+        rpcUrl: chain.node.rpcUrl,
+        token: chain.token,
+        head: chain.head,
+        txCount: chain.txCount,
+        logCount: chain.logCount,
+        sample,
+      });
+      log(`peer ${p.label}: at head in ${f1(p.toHeadSeconds)} s, ${f0(p.eventsPerSecond)} events/s`);
+      peerRuns.push(p);
+    }
   }
+  runs.push(...peerRuns);
   raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
-  const md = report(chain, raw, runs);
+  let md = report(chain, raw, runs);
+  if (peers.length)
+    md += `\n\n${peersReport(chain, raw, runs.slice(0, runs.length - peerRuns.length), peerRuns)}`;
   emitReport(md, arg);
 }
 

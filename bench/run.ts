@@ -194,7 +194,7 @@ async function backfill(o: {
 
 async function main(): Promise<number> {
   if (process.argv.includes('--peer')) {
-    // `npm run bench -- --peer ponder`: the transfer-chain ingest bench with a peer indexer.
+    // `npm run bench -- --peer ponder,subsquid`: the transfer-chain ingest bench with peer indexers.
     const { main: ingestTransfers } = await import('./ingest-transfers.js');
     await ingestTransfers();
     return 0;
