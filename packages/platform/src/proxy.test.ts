@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { formatIp, type IpAddress, parseIp } from './cidr.js';
 import {
   clientAddress,
+  clientProto,
   forwardedFor,
   isProxyHeader,
   PROXY_HEADERS,
@@ -197,5 +198,24 @@ describe('trusted proxies', () => {
     ])
       expect(isProxyHeader(h), h).toBe(true);
     for (const h of ['host', 'accept', 'x-api-key', 'cookie']) expect(isProxyHeader(h), h).toBe(false);
+  });
+});
+
+describe("the scheme a trusted proxy reports (the console cookie's Secure flag)", () => {
+  const proto = (peer: string, headers: Record<string, string>, via: TrustedProxyHeader) => {
+    const h = new Map(Object.entries(headers).map(([k, v]) => [k, [v]]));
+    return clientProto(ip(peer), (n) => h.get(n), parseTrustedProxies('10.0.0.1'), via);
+  };
+  it('reads only the trusted header family, only from a trusted peer', () => {
+    expect(proto('10.0.0.1', { 'x-forwarded-proto': 'https' }, 'x-forwarded-for')).toBe('https');
+    // A client's own Forwarded proto behind an X-Forwarded-For proxy is never read, nor the reverse.
+    expect(proto('10.0.0.1', { forwarded: 'for=1.2.3.4;proto=https' }, 'x-forwarded-for')).toBeNull();
+    expect(proto('10.0.0.1', { 'x-forwarded-proto': 'https' }, 'forwarded')).toBeNull();
+    expect(
+      proto('10.0.0.1', { forwarded: 'for=1.2.3.4;proto=http, for=5.6.7.8;proto="HTTPS"' }, 'forwarded'),
+    ).toBe('https');
+    // The nearest proxy's word: the last value.
+    expect(proto('10.0.0.1', { 'x-forwarded-proto': 'https, http' }, 'x-forwarded-for')).toBe('http');
+    expect(proto('203.0.113.9', { 'x-forwarded-proto': 'https' }, 'x-forwarded-for')).toBeNull();
   });
 });

@@ -190,3 +190,40 @@ export function clientAddress(
   }
   return client;
 }
+
+/**
+ * The scheme the client used, as the trusted proxy nearest this server says it in the one trusted
+ * header's family: `X-Forwarded-Proto` (its last value) with `x-forwarded-for`, or the `proto=` of
+ * the last `Forwarded` element with `forwarded`; the other family is never read. Null when the
+ * socket peer is not a trusted proxy, or the header says nothing.
+ * @param peer the socket peer; @param header as in {@link clientAddress}.
+ */
+export function clientProto(
+  peer: IpAddress | null,
+  header: (name: string) => readonly string[] | undefined,
+  trusted: readonly Cidr[],
+  via: TrustedProxyHeader,
+): string | null {
+  if (!peer || !trusted.some((c) => cidrContains(c, peer))) return null;
+  if (via === 'x-forwarded-for') {
+    const last = (header('x-forwarded-proto') ?? [])
+      .flatMap((v) => v.split(','))
+      .map((x) => x.trim())
+      .filter(Boolean)
+      .pop();
+    return last ? last.toLowerCase() : null;
+  }
+  const elements = (header('forwarded') ?? []).flatMap((v) => splitOutsideQuotes(v, ','));
+  const lastElement = elements.pop();
+  if (!lastElement) return null;
+  for (const pair of splitOutsideQuotes(lastElement, ';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim().toLowerCase() === 'proto')
+      return pair
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, '')
+        .toLowerCase();
+  }
+  return null;
+}

@@ -23,7 +23,12 @@ import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type Cidr, cidrContains, parseIp } from '@chain-indexer/platform/cidr.js';
-import { clientAddress, isProxyHeader, type TrustedProxyHeader } from '@chain-indexer/platform/proxy.js';
+import {
+  clientAddress,
+  clientProto,
+  isProxyHeader,
+  type TrustedProxyHeader,
+} from '@chain-indexer/platform/proxy.js';
 import {
   type HttpRequest,
   type HttpResponse,
@@ -244,11 +249,15 @@ export function registerConsole(app: TemplatedApp, o: ConsoleOptions): void {
         ),
       );
       const p = o.auth.authenticate(req.getHeader('x-api-key') || undefined);
-      // The proxy's word that the client used https counts only from a trusted proxy.
+      // The proxy's word that the client used https counts only from a trusted proxy, and only in
+      // the one trusted header's family (TRUSTED_PROXY_HEADER).
       const https =
-        req.getHeader('x-forwarded-proto') === 'https' &&
-        peer !== null &&
-        (o.trustedProxies ?? []).some((c) => cidrContains(c, peer));
+        clientProto(
+          peer,
+          (name) => given.get(name),
+          o.trustedProxies ?? [],
+          o.trustedProxyHeader ?? 'x-forwarded-for',
+        ) === 'https';
       const headers = [...JSON_NO_STORE];
       let stream: { expiresInSeconds: number } | null = null;
       if (p.scopes.has('stream')) {
