@@ -169,11 +169,14 @@ describe('scale-out on NATS JetStream', () => {
     const h = await nodeHead();
     await writer.waitForHead(h, 60_000);
     await replica.waitForHead(h, 60_000);
-    const w = (await body(writer, '/health')).replication;
-    const r = (await body(replica, '/health')).replication;
-    for (let i = 0; i < 50 && r.replica.appliedSequence < w.publisher.publishedSequence; i++) {
+    // The writer's /health shows its engine's publisher as last reported (it publishes after each
+    // commit, asynchronously): both sides are read again until they agree.
+    let w = (await body(writer, '/health')).replication;
+    let r = (await body(replica, '/health')).replication;
+    for (let i = 0; i < 50 && r.replica.appliedSequence !== w.publisher.publishedSequence; i++) {
       await sleep(100);
-      r.replica = (await body(replica, '/health')).replication.replica;
+      w = (await body(writer, '/health')).replication;
+      r = (await body(replica, '/health')).replication;
     }
     expect(r.replica.appliedSequence).toBeGreaterThan(before);
     expect(r.replica.appliedSequence).toBe(w.publisher.publishedSequence);

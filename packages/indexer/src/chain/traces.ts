@@ -6,7 +6,12 @@
  * give, is `not_available` with a reason from {@link CoverageReason}, never an empty list.
  */
 import { DomainError } from '../errors/index.js';
-import type { StoredFrame, StoredInternal, TracesLaneStatus } from '../schema/rows/traces.js';
+import {
+  type StoredFrame,
+  type StoredInternal,
+  type TracesLaneStatus,
+  tracesCheckpointIn,
+} from '../schema/rows/traces.js';
 import type { TxLocation } from '../schema/tables/chain.js';
 import { TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
 import type { View } from '../storage/index.js';
@@ -32,10 +37,11 @@ export function coverageOf(view: View, lane: TracesLaneStatus, loc: TxLocation):
     };
   const s = view.get(TRACE_STATUS, loc.number, loc.txIndex);
   if (!s) {
-    if (lane.checkpoint === null || lane.checkpoint < loc.number)
+    const checkpoint = tracesCheckpointIn(view, lane);
+    if (checkpoint === null || checkpoint < loc.number)
       throw new DomainError(
         'projection_unavailable',
-        `the traces lane has not replayed block ${loc.number} yet (at ${lane.checkpoint ?? 'none'}); retry with backoff`,
+        `the traces lane has not replayed block ${loc.number} yet (at ${checkpoint ?? 'none'}); retry with backoff`,
         { projection: 'traces', status: 'building', checkpoint: lane.checkpoint },
       );
     return { coverage: 'not_available', reason: 'not_retained', detail: null, retryable: false };

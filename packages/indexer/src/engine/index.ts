@@ -72,6 +72,7 @@ export function startEngine(
     worker.on('message', (m: FromEngine) => {
       switch (m.t) {
         case 'commit':
+          status = m.status;
           o.onCommit(m);
           return;
         case 'status':

@@ -77,6 +77,8 @@ export type FromEngine =
       frames: Frame[];
       /** When the engine posted it (epoch ms): the serving thread's hand-over time in the metrics. */
       postedAt: number;
+      /** The engine's status right after this commit. */
+      status: EngineStatus;
     }
   | { t: 'status'; status: EngineStatus }
   | { t: 'metrics'; id: number; json: unknown[] }

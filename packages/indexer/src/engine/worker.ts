@@ -66,10 +66,14 @@ function statusOf(e: ChainEngine): EngineStatus {
 }
 
 async function main(): Promise<void> {
-  const engine = await composeEngine(init, {
+  // Assigned before any commit can happen (commits start with `start`, after it is composed).
+  let engine!: ChainEngine;
+  engine = await composeEngine(init, {
     log,
     metrics,
-    onCommit: (c) => post({ t: 'commit', head: c.head, frames: c.frames, postedAt: Date.now() }),
+    // The status travels with the commit: what /health says is never older than what reads see.
+    onCommit: (c) =>
+      post({ t: 'commit', head: c.head, frames: c.frames, postedAt: Date.now(), status: statusOf(engine) }),
     onDecodeHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `decode-${id}`, ...h }),
   });
   post({

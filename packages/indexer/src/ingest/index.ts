@@ -286,6 +286,7 @@ export function createIngest(opts: IngestOptions): Ingest {
       if (e.kind === 'block') count('live', 1, e.block.txs.length, e.block.logs.length);
       if (e.kind === 'segment') {
         count('history', e.to - e.from + 1, e.txs, e.logs);
+        status.historyEnd = e.to; // the rollback floor moved with the segment's write
         status.segments.committed++;
         status.segments.last = {
           from: e.from,

@@ -293,8 +293,8 @@ export function createStages(deps: StageDeps) {
       }
     }
     const bytes = s.batch.bytes;
+    // The status moves first, then the frames go out (with it, from an engine thread).
     store.commitBatch(last, s.batch, meta, () => {
-      deps.streams?.hub.publish(committed);
       deps.onCommit?.({
         kind: 'segment',
         from: s.from,
@@ -304,6 +304,7 @@ export function createStages(deps: StageDeps) {
         bytes,
         stages: { ...s.clock.stages, write: Math.round((performance.now() - t) * 10) / 10 },
       });
+      deps.streams?.hub.publish(committed);
     });
     for (const p of s.live) registry.setCheckpoint(p.name, last.number);
   };
@@ -327,8 +328,8 @@ export function createStages(deps: StageDeps) {
       const timeline = u.timeline;
       store.commitBatch({ number: d.number, hash: d.hash }, batch, meta, () => {
         if (timeline) timeline.visible = epochMs();
-        deps.streams?.hub.publish(committed);
         deps.onCommit?.({ kind: 'block', block: d, stages: clock.stages, timeline });
+        deps.streams?.hub.publish(committed);
       });
       if (timeline) timeline.built = epochMs();
       clock.stages.write = Math.round((performance.now() - t) * 10) / 10;
@@ -387,8 +388,8 @@ export function createStages(deps: StageDeps) {
           return r.ops;
         },
         () => {
-          deps.streams?.hub.publish(reorgFrames);
           deps.onCommit?.({ kind: 'rollback', dropped });
+          deps.streams?.hub.publish(reorgFrames);
         },
       );
       for (const [name, back] of moved) registry.setCheckpoint(name, back);

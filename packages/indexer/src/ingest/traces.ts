@@ -13,6 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { TraceStatus, TracesLaneStatus } from '../schema/rows/traces.js';
+import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
 import { GAP, TX } from '../schema/tables/chain.js';
 import { TRACE_BY_ADDRESS, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
 import { nextSlice, type Store } from '../storage/index.js';
@@ -22,7 +23,7 @@ import { createPauses } from './pause.js';
 
 /** Lowercase 0x address (trace rows key addresses lowercase). */
 const lower = (a: string) => a.toLowerCase() as `0x${string}`;
-const CHECKPOINT = 'checkpoint:traces';
+const CHECKPOINT = TRACES_CHECKPOINT_META;
 const LANE = 'traces';
 /** Blocks traced concurrently (bounded: each holds a block's traces in memory). */
 const IN_FLIGHT = 4;

@@ -20,6 +20,7 @@ import type { ChainMetrics } from '../metrics/index.js';
 import { createRegistry, projectionIdentity, type Registered } from '../projections/index.js';
 import { createRpc, type Rpc } from '../rpc/client.js';
 import { PROJECTION_LIST } from '../schema/projections.js';
+import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
 import { createScreenerReader } from '../screener/index.js';
 import type { ChainContext } from '../server/route.js';
 import { checkChainIdentity } from '../storage/identity.js';
@@ -317,7 +318,11 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     stop: () => engine.stop(),
   };
   const traces: TracesLane = {
-    status: () => engine.status().traces,
+    // The lane's state as the engine reports it; its checkpoint as RocksDB holds it now.
+    status: () => {
+      const t = engine.status().traces;
+      return { ...t, checkpoint: served.getMeta<number>(TRACES_CHECKPOINT_META) ?? t.checkpoint };
+    },
     onRollback: () => ({}),
     start() {},
     stop: async () => {},
@@ -477,7 +482,7 @@ export async function openReplicaChain(
       enabled: true,
       state: 'following',
       reason: 'replicated_from_writer',
-      checkpoint: store.getMeta<number>('checkpoint:traces') ?? null,
+      checkpoint: store.getMeta<number>(TRACES_CHECKPOINT_META) ?? null,
     }),
     onRollback: () => ({}),
     start() {},

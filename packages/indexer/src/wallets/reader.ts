@@ -15,7 +15,7 @@ import type { InternalRow } from '../chain/index.js';
 import { internalRowOf } from '../chain/index.js';
 import type { CohortsReader, WalletCohorts } from '../cohorts/index.js';
 import { DomainError } from '../errors/index.js';
-import type { TracesLaneStatus } from '../schema/rows/traces.js';
+import { type TracesLaneStatus, tracesCheckpointIn } from '../schema/rows/traces.js';
 import type { FirstFunding, WalletFirstSeen, WalletTransferRow } from '../schema/rows/wallets.js';
 import { TRACE_BY_ADDRESS, TRACE_INTERNAL } from '../schema/tables/traces.js';
 import { FIRST_SEEN } from '../schema/tables/wallets.js';
@@ -229,7 +229,7 @@ export function createWalletsReader(deps: WalletsReaderDeps): WalletsReader {
           reason: lane.state === 'disabled' ? 'traces_disabled' : 'node_lacks_debug_trace',
           detail: lane.reason,
         };
-      const covered = Math.min(lane.checkpoint ?? -1, page.at);
+      const covered = Math.min(tracesCheckpointIn(view, lane) ?? -1, page.at);
       const a = hexOf(address);
       if (covered < 0) return { coverage: 'retained', coveredToBlock: covered };
       view.each(

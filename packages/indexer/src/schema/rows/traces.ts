@@ -101,6 +101,24 @@ export type StoredFrame = CallFrame & { decoded?: unknown };
 /** A stored internal value transfer or creation of one transaction (see src/ingest/traces.ts). */
 export type StoredInternal = Record<string, unknown> & { ordinal: number; kind: string };
 
+/**
+ * META row of the traces lane's checkpoint (the last block replayed), written in the batch of the
+ * block's trace rows: a reader takes it from its own view, so the checkpoint and the rows it
+ * covers are one committed state.
+ */
+export const TRACES_CHECKPOINT_META = 'checkpoint:traces';
+
+/**
+ * The traces lane's checkpoint as `view` holds it, else the lane's reported one (a lane that has
+ * written none yet).
+ */
+export function tracesCheckpointIn(
+  view: { meta<T>(name: string): T | undefined },
+  lane: Pick<TracesLaneStatus, 'checkpoint'>,
+): number | null {
+  return view.meta<number>(TRACES_CHECKPOINT_META) ?? lane.checkpoint;
+}
+
 /** State of the traces lane (src/ingest/traces.ts), read by the chain and wallets readers. */
 export interface TracesLaneStatus {
   enabled: boolean;

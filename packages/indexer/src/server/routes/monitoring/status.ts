@@ -9,6 +9,7 @@
 import { redact } from '@chain-indexer/platform/redact.js';
 import { uwsBinding } from '@chain-indexer/platform/uws.js';
 import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
+import { tracesCheckpointIn } from '../../../schema/rows/traces.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
 import type { Ctx } from '../../route.js';
 import { lagDisconnectCount, openConnections } from '../../sse.js';
@@ -165,11 +166,13 @@ export function checkpointsRecord(ctx: Ctx<unknown, unknown>) {
     n === null
       ? { lane, block: null, hash: null, reason: nullReason }
       : { lane, block: n, hash: ctx.view.canonicalHash(n) ?? null, reason: null };
+  // The lane's state as the engine reports it; its checkpoint as this view holds it (one committed state).
   const t = ctx.chain.traces.status();
+  const checkpoint = tracesCheckpointIn(ctx.view, t);
   const traces: LaneCheckpoint =
     t.state === 'following'
-      ? at('traces', t.checkpoint, 'nothing_traced_yet')
-      : { lane: 'traces', block: t.checkpoint, hash: null, reason: t.state };
+      ? at('traces', checkpoint, 'nothing_traced_yet')
+      : { lane: 'traces', block: checkpoint, hash: null, reason: t.state };
   return {
     anchor: head ? { block: head.number, hash: head.hash } : null,
     anchorReason: head ? null : ('nothing_indexed_yet' as const),
@@ -178,7 +181,12 @@ export function checkpointsRecord(ctx: Ctx<unknown, unknown>) {
       at('receipts', head?.number ?? null, 'nothing_indexed_yet'),
       traces,
       ...ctx.chain.registry.projections.map((p) =>
-        at(`projection:${p.name}`, ctx.chain.registry.state(p.name).checkpoint, 'nothing_applied_yet'),
+        at(
+          `projection:${p.name}`,
+          ctx.view.meta<{ checkpoint: number | null }>(ctx.chain.registry.metaKeyOf(p.name))?.checkpoint ??
+            ctx.chain.registry.state(p.name).checkpoint,
+          'nothing_applied_yet',
+        ),
       ),
     ],
   };
