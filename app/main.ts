@@ -28,6 +28,7 @@ import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
 import { openSharedStreamSlots } from '@chain-indexer/indexer/streams/shared-slots.js';
 import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
 import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
+import { deprioritiseOtherThreads } from '@chain-indexer/platform/thread-priority.js';
 import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/uws.js';
 import { VERSION } from '@chain-indexer/platform/version.js';
 import {
@@ -76,6 +77,9 @@ async function main(): Promise<void> {
   log.info({ config: printable(config) }, 'configuration');
   // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.
   restrictUmask();
+  // The serving thread first: every other thread (engines, decode and writer threads, RocksDB's
+  // background threads) runs at INGEST_NICE, now and as they appear.
+  const priority = deprioritiseOtherThreads(config.ingestNice);
   privateDir(config.dataDir);
   const tightened = tightenTree(config.dataDir);
   if (tightened)
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal, starting: server === null }, 'shutting down');
+    priority.stop();
     // DEVNET_KEEP=1 leaves an embedded devnet's node running for the next start.
     const keepNode = process.env.DEVNET_KEEP === '1';
     const embedded = config.chainsSource === 'embedded_devnet';

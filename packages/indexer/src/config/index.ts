@@ -102,6 +102,12 @@ export interface Config {
   logLevel: string;
   /** Period of the balance/supply reconciliation against the node, milliseconds. */
   reconcileIntervalMs: number;
+  /**
+   * Nice value of every thread but the serving one (INGEST_NICE, 0–19, default 10; 0: off): on a
+   * machine with fewer cores than runnable threads the kernel serves reads first and builds the
+   * index with what is left (platform thread-priority.ts; Linux).
+   */
+  ingestNice: number;
   /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB, ROCKSDB_INDEX_IN_CACHE). */
   storageTuning: RocksTuning;
   /** The two ingest modes and the write side (see src/ingest/stages.ts). */
@@ -390,6 +396,7 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
     decodeThreads: int(env, 'DECODE_THREADS', 2, 1, 64),
     logLevel: env.LOG_LEVEL || 'info',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
+    ingestNice: int(env, 'INGEST_NICE', 10, 0, 19),
     storageTuning: {
       compression: oneOf(
         env,
