@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig, printable } from '@chain-indexer/indexer/config/index.js';
+import { initialIngestStatus } from '@chain-indexer/indexer/ingest/index.js';
 import { resolveCursorSecret } from '@chain-indexer/indexer/runtime/cursor-secret.js';
 import { loadKeysFile } from '@chain-indexer/indexer/server/auth.js';
 import { ApiError } from '@chain-indexer/indexer/server/errors.js';
@@ -320,32 +321,11 @@ function logger(lines: string[]) {
  */
 function healthBody(text: string): string {
   const status = {
+    ...initialIngestStatus({ verifyRoots: true, segmentBlocks: 1_000, segmentBytes: 64 << 20 }),
     state: 'halted',
     haltReason: 'storage_write_failed',
     haltDetail: text,
-    roots: {
-      enabled: true,
-      verified: 0,
-      notCheckable: 0,
-      unchecked: 0,
-      mismatches: 0,
-      lastNotCheckable: null,
-    },
-    nodeFault: null,
-    node: { index: 0, count: 1 },
-    nodeHead: null,
-    blocksPerSecond: 0,
-    eventsPerSecond: 0,
-    etaSeconds: null,
-    reorgs: 0,
-    lastReorgDepth: 0,
     lastError: text,
-    headSource: 'polling',
-    mode: null,
-    historyEnd: -1,
-    finalized: null,
-    segments: null,
-    rates: { history: { blocksPerSecond: 0, txPerSecond: 0 }, live: { blocksPerSecond: 0, txPerSecond: 0 } },
   };
   const chain = {
     name: 'eth',

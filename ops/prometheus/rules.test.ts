@@ -8,7 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createChainMetrics } from '@chain-indexer/indexer/metrics/chain.js';
 import { createMetrics } from '@chain-indexer/indexer/metrics/index.js';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 
 const DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -68,8 +70,13 @@ describe('ops/prometheus alert rules', () => {
   });
 
   it('every metric the rules and the dashboard query is registered by the service', async () => {
+    // The scrape is the serving thread's registry merged with each engine thread's chain metrics.
     const m = createMetrics({ chains: () => [], ops: () => [] });
-    const registered = new Set((await m.registry.getMetricsAsJSON()).map((x) => x.name));
+    const engine = new Registry();
+    createChainMetrics(engine);
+    const registered = new Set(
+      [...(await m.registry.getMetricsAsJSON()), ...(await engine.getMetricsAsJSON())].map((x) => x.name),
+    );
     m.close();
     const used = new Set([
       ...metricsIn(readFileSync(RULES, 'utf8')),

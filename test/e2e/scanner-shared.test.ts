@@ -16,112 +16,28 @@
  *    server killed with -9 before it could publish it publishes it when restarted, and the other
  *    server then refuses the key.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sendAdminCommand } from '@chain-indexer/scanner/admin.js';
+import { rmSync } from 'node:fs';
 import type { LedgerEntry } from '@chain-indexer/scanner/model.js';
 import { generateKey } from '@chain-indexer/scanner/secrets.js';
-import { jetstream } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
-import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
-import { type Answer, httpRequest, type RequestOptions } from '../harness/scanner.js';
-
-const MAIN = new URL('../../dist/test/harness/scanner-charging-main.js', import.meta.url).pathname;
-const BUCKET = 'scanner-e2e';
-/** The scanner servers' MAC key of every KV record (SCANNER_KV_SECRET): writers only. */
-const KV_SECRET = '3c'.repeat(32);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Server {
-  name: string;
-  dir: string;
-  url: string;
-  child: ChildProcess;
-  out: () => string;
-  req(method: string, path: string, o?: RequestOptions): Promise<Answer>;
-  cli(command: string, args?: Record<string, string | true>): Promise<any>;
-}
+import {
+  remaining,
+  type SharedServer,
+  sharedAccount,
+  sleep,
+  startSharedServer,
+  until,
+  whoami,
+  withBucket,
+} from '../harness/scanner-shared.js';
 
 let nats: NatsServer;
-const servers: Server[] = [];
-let A: Server;
-let B: Server;
-
-function startServer(
-  name: string,
-  dir = mkdtempSync(join(tmpdir(), `scanner-shared-${name}-`)),
-): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const child = spawn(process.execPath, [MAIN], {
-      env: {
-        ...process.env,
-        SCANNER_DATA_DIR: dir,
-        SCANNER_PORT: '0',
-        NATS_URL: nats.url,
-        SCANNER_KV_BUCKET: BUCKET,
-        SCANNER_KV_SECRET: KV_SECRET,
-        SCANNER_CACHE_SECONDS: '60',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const timer = setTimeout(() => reject(new Error(`scanner ${name} did not start:\n${out}`)), 30_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /scanner API listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(out);
-      if (m && timer) {
-        clearTimeout(timer);
-        const url = `http://127.0.0.1:${m[1]}`;
-        resolve({
-          name,
-          dir,
-          url,
-          child,
-          out: () => out,
-          req: (method, path, o) => httpRequest(url, method, path, o),
-          async cli(command, args = {}) {
-            const r = await sendAdminCommand(dir, command, args);
-            if (!r?.ok) throw new Error(`${name} ${command}: ${JSON.stringify(r)}`);
-            return r.result;
-          },
-        });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code, sig) => {
-      if (code !== null || sig !== 'SIGKILL') reject(new Error(`scanner ${name} exited ${code}:\n${out}`));
-    });
-  });
-}
-
-/** Polls `f` every 50 ms until it returns true; resolves to the ms it took. @throws after `ms`. */
-async function until(what: string, ms: number, f: () => Promise<boolean>): Promise<number> {
-  const t0 = Date.now();
-  for (;;) {
-    if (await f()) return Date.now() - t0;
-    if (Date.now() - t0 > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(50);
-  }
-}
-
-/** An account with a plan, a key and (optionally) credits, made through `s`'s admin socket. */
-async function account(s: Server, email: string, plan: 'scale' | 'enterprise', scans = 0) {
-  const acc: string = (await s.cli('create-account', { email })).account.id;
-  await s.cli('set-plan', { account: acc, plan, days: '30' });
-  if (scans) await s.cli('grant-credits', { account: acc, scans: String(scans) });
-  const k = await s.cli('create-key', { account: acc, name: 'shared' });
-  const session: string = (await s.cli('create-session', { account: acc })).session;
-  return { acc, keyId: k.key.id as string, secret: k.secret as string, session };
-}
-
-const whoami = (s: Server, key: string) => s.req('GET', '/v1/whoami', { key });
-const remaining = async (s: Server, acc: string) =>
-  (await s.cli('list', { account: acc })).accounts[0].remainingScans as number;
+const servers: SharedServer[] = [];
+let A: SharedServer;
+let B: SharedServer;
+const startServer = (name: string, dir?: string) => startSharedServer(nats, name, dir);
+const account = sharedAccount;
 
 beforeAll(async () => {
   // Loud in CI and locally: these tests need nats-server (.ci/run installs it from Debian).
@@ -198,9 +114,7 @@ describe('one account space on two servers', () => {
     expect(byA).toBeLessThan(CREDITS);
 
     // The bucket: balance 0, one charge row per delivered answer (same request ids), running sum sound.
-    const nc = await connect({ servers: nats.url });
-    try {
-      const kv = await new Kvm(jetstream(nc)).open(BUCKET);
+    await withBucket(nats, async (kv) => {
       const bal = (await kv.get(`bal.${a.acc}`))!.json<{ v: { balance: number; seq: number } }>().v;
       expect(bal).toMatchObject({ balance: CREDITS - n, seq: n + 1 });
       const rows: LedgerEntry[] = [];
@@ -217,9 +131,7 @@ describe('one account space on two servers', () => {
       }
       const charged = rows.filter((r) => r.reason === 'charge').map((r) => r.requestId);
       expect(charged.sort()).toEqual(delivered.map((r) => r.headers['x-request-id'] as string).sort());
-    } finally {
-      await nc.close();
-    }
+    });
     for (const s of [A, B]) expect(await remaining(s, a.acc)).toBe(CREDITS - n);
     // The dashboard on either server shows the same balance.
     for (const s of [A, B])
@@ -235,9 +147,7 @@ describe('one account space on two servers', () => {
     });
     const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
     const forged = generateKey();
-    const nc = await connect({ servers: nats.url });
-    try {
-      const kv = await new Kvm(jetstream(nc)).open(BUCKET);
+    await withBucket(nats, async (kv) => {
       // Someone who may write the bucket (a NATS credential) but does not hold the secret:
       // a million scans for the account, a key of their own on it, and a sealed key record moved
       // to another id.
@@ -253,9 +163,7 @@ describe('one account space on two servers', () => {
         }),
       );
       await kv.put('key.key_moved', real!.value);
-    } finally {
-      await nc.close();
-    }
+    });
     await until('both servers refuse and count the forged records', 5_000, async () =>
       [A, B].every((s) => /failed its MAC/.test(s.out())),
     );
@@ -274,7 +182,7 @@ describe('one account space on two servers', () => {
     const a = await account(A, 'rate@example.com', 'scale');
     await until('the key reaches B', 5_000, async () => (await whoami(B, a.secret)).status === 200);
     // whoami on B above was admitted: 1 of the 120.
-    const burst = async (s: Server, n: number) => {
+    const burst = async (s: SharedServer, n: number) => {
       let ok = 0;
       for (let i = 0; i < n; i += 10) {
         const rs = await Promise.all(Array.from({ length: Math.min(10, n - i) }, () => whoami(s, a.secret)));

@@ -431,8 +431,8 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
       writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
       finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
       verifyRoots: oneOf(env, 'VERIFY_ROOTS', ['on', 'off'] as const, 'on') === 'on',
-      engineHeapMb: int(env, 'ENGINE_HEAP_MB', 768, 64, 65_536),
-      decodeHeapMb: int(env, 'DECODE_HEAP_MB', 384, 32, 65_536),
+      engineHeapMb: int(env, 'ENGINE_HEAP_MB', 2048, 64, 65_536),
+      decodeHeapMb: int(env, 'DECODE_HEAP_MB', 1024, 32, 65_536),
     },
   };
 }

@@ -18,9 +18,11 @@ import type { EngineInit, EngineStatus, FromEngine, ThreadHeap, ToEngine } from 
 const STATUS_MS = 200;
 /**
  * Background slices per event-loop iteration here, ms (storage/turns.ts): this thread serves no
- * read, so its builds need not yield every 2 ms; it still answers its messages within this.
+ * read, so its builds need not yield every 2 ms; but the writer thread's acknowledgement of a live
+ * block waits for the turn to end before the commit (and its frames) goes to the serving thread,
+ * so the turn stays short (20 ms put up to 20 ms on every SSE frame).
  */
-const ENGINE_TURN_BUDGET_MS = 20;
+const ENGINE_TURN_BUDGET_MS = 5;
 setTurnBudget(ENGINE_TURN_BUDGET_MS);
 
 const init = workerData as EngineInit;

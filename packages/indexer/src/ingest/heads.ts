@@ -22,7 +22,10 @@ export interface NotifiedHead {
 }
 
 export interface HeadWatcher {
-  /** Resolves at the next newHeads notification or after `ms`, whichever comes first. */
+  /**
+   * Resolves at the next newHeads notification or after `ms`, whichever comes first; at once when
+   * a notification not yet {@link take}n arrived while nobody waited (the follower was busy).
+   */
   wait(ms: number): Promise<void>;
   /**
    * The newest head a newHeads notification carried that has not been taken yet (null: none since
@@ -156,6 +159,8 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
 
   return {
     wait(ms) {
+      // A head announced while the follower was busy (not waiting) and not taken yet: no wait.
+      if (notified) return Promise.resolve();
       return new Promise((resolve) => {
         const t = setTimeout(() => {
           wake = null;

@@ -175,25 +175,21 @@ const FINALITY_REFRESH_MS = 1_000;
 /** Blocks per projection-rebuild step, between two looks at the node. */
 const REBUILD_STEP_BLOCKS = 200;
 
-export function createIngest(opts: IngestOptions): Ingest {
-  const { store, rpc, log, registry } = opts;
-  const pool = new Piscina({
-    ...esmWorker(new URL('../workers/decode/worker.js', import.meta.url)),
-    // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
-    // (idleTimeout 0), and every respawn recompiles the decode modules (~0.3 s of CPU each).
-    minThreads: opts.decodeThreads,
-    maxThreads: opts.decodeThreads,
-    idleTimeout: 60_000,
-    ...(opts.decodeHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.decodeHeapMb } } : {}),
-  });
-  // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
-  const maxInFlight = opts.decodeThreads * 2;
-  const status: IngestStatus = {
+/**
+ * The status of a follower that has done nothing yet (state `starting`, every counter at 0): what
+ * {@link createIngest} starts from, and what a test of a status reader can start from.
+ */
+export function initialIngestStatus(o: {
+  verifyRoots: boolean;
+  segmentBlocks: number;
+  segmentBytes: number;
+}): IngestStatus {
+  return {
     state: 'starting',
     haltReason: null,
     haltDetail: null,
     roots: {
-      enabled: opts.verifyRoots ?? true,
+      enabled: o.verifyRoots,
       verified: 0,
       notCheckable: 0,
       unchecked: 0,
@@ -213,15 +209,29 @@ export function createIngest(opts: IngestOptions): Ingest {
     mode: null,
     historyEnd: -1,
     finalized: null,
-    segments: {
-      maxBlocks: opts.segmentBlocks,
-      maxBytes: opts.segmentBytes,
-      committed: 0,
-      last: null,
-      open: null,
-    },
+    segments: { maxBlocks: o.segmentBlocks, maxBytes: o.segmentBytes, committed: 0, last: null, open: null },
     rates: { history: { blocksPerSecond: 0, txPerSecond: 0 }, live: { blocksPerSecond: 0, txPerSecond: 0 } },
   };
+}
+
+export function createIngest(opts: IngestOptions): Ingest {
+  const { store, rpc, log, registry } = opts;
+  const pool = new Piscina({
+    ...esmWorker(new URL('../workers/decode/worker.js', import.meta.url)),
+    // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
+    // (idleTimeout 0), and every respawn recompiles the decode modules (~0.3 s of CPU each).
+    minThreads: opts.decodeThreads,
+    maxThreads: opts.decodeThreads,
+    idleTimeout: 60_000,
+    ...(opts.decodeHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.decodeHeapMb } } : {}),
+  });
+  // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
+  const maxInFlight = opts.decodeThreads * 2;
+  const status: IngestStatus = initialIngestStatus({
+    verifyRoots: opts.verifyRoots ?? true,
+    segmentBlocks: opts.segmentBlocks,
+    segmentBytes: opts.segmentBytes,
+  });
   let stopped = false;
   let loop: Promise<void> | null = null;
   /** The loop's pauses, cut short by stop(). */

@@ -76,8 +76,8 @@ const DEFAULT_INGEST_TUNING: IngestTuning = {
   writer: 'thread',
   finality: 'tag',
   verifyRoots: true,
-  engineHeapMb: 768,
-  decodeHeapMb: 384,
+  engineHeapMb: 2048,
+  decodeHeapMb: 1024,
 };
 
 /** A running chain. */
