@@ -68,6 +68,23 @@ function rpc(name: string, secrets: string[], make: (...v: string[]) => string):
   const url = make(...secrets);
   return { name, via: 'indexer', env: { ...base, RPC_URL: url }, url, secrets };
 }
+/** A writer's NATS_URL carrying `secrets`, through the indexer's config. */
+function natsShape(name: string, url: string, secrets: string[]): Shape {
+  return {
+    name,
+    via: 'indexer',
+    env: {
+      ...base,
+      RPC_URL: 'http://127.0.0.1:8545',
+      ROLE: 'writer',
+      CURSOR_SECRET: 'ab'.repeat(32),
+      NATS_URL: url,
+    },
+    url,
+    secrets,
+  };
+}
+
 function scannerUrl(name: string, variable: string, secrets: string[], url: string, extra = {}): Shape {
   return { name, via: 'scanner', env: { [variable]: url, ...extra }, url, secrets };
 }
@@ -152,54 +169,23 @@ const shapes: Shape[] = [
   // NATS (indexer writer; scanner shared state).
   (() => {
     const pw = s(14);
-    const url = `nats://writer:${pw}@nats-1:4222,nats://writer:${pw}@nats-2:4222`;
-    return {
-      name: 'NATS user:pass list',
-      via: 'indexer',
-      env: {
-        ...base,
-        RPC_URL: 'http://127.0.0.1:8545',
-        ROLE: 'writer',
-        CURSOR_SECRET: 'ab'.repeat(32),
-        NATS_URL: url,
-      },
-      url,
-      secrets: [pw],
-    } as Shape;
+    return natsShape(
+      'NATS user:pass list',
+      `nats://writer:${pw}@nats-1:4222,nats://writer:${pw}@nats-2:4222`,
+      [pw],
+    );
   })(),
   (() => {
     const t = s(20);
-    const url = `nats://${t}@nats-1:4222`;
-    return {
-      name: 'NATS token',
-      via: 'indexer',
-      env: {
-        ...base,
-        RPC_URL: 'http://127.0.0.1:8545',
-        ROLE: 'writer',
-        CURSOR_SECRET: 'ab'.repeat(32),
-        NATS_URL: url,
-      },
-      url,
-      secrets: [t],
-    } as Shape;
+    return natsShape('NATS token', `nats://${t}@nats-1:4222`, [t]);
   })(),
   (() => {
     const pw = `${s(5)}/${s(5)}`;
-    const url = `tls://writer:${encodeURIComponent(pw)}@nats.example:4222`;
-    return {
-      name: 'NATS tls, password with /',
-      via: 'indexer',
-      env: {
-        ...base,
-        RPC_URL: 'http://127.0.0.1:8545',
-        ROLE: 'writer',
-        CURSOR_SECRET: 'ab'.repeat(32),
-        NATS_URL: url,
-      },
-      url,
-      secrets: [pw],
-    } as Shape;
+    return natsShape(
+      'NATS tls, password with /',
+      `tls://writer:${encodeURIComponent(pw)}@nats.example:4222`,
+      [pw],
+    );
   })(),
   (() => {
     const pw = s(12);

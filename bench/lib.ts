@@ -24,6 +24,25 @@ export function track(c: ChildProcess): ChildProcess {
   c.once('exit', () => children.delete(c));
   return c;
 }
+
+/**
+ * Runs `cmd args` in `cwd` (tracked, so it is stopped with the bench), output dropped.
+ * @throws when it exits non-zero, with the end of its stderr.
+ */
+export function runQuiet(cmd: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = track(spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] }));
+    let err = '';
+    c.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    c.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`)),
+    );
+  });
+}
 export function onCleanup(f: () => Promise<void> | void): void {
   cleanups.push(f);
 }

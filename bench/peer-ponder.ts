@@ -13,7 +13,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/harness/anvil.js';
 import { cpuSeconds, type IngestRun } from './ingest-transfers.js';
-import { log, rssMiB, sleep, stopChild, track } from './lib.js';
+import { log, rssMiB, runQuiet, sleep, stopChild, track } from './lib.js';
 
 /**
  * The Ponder release measured (npm `ponder`). Its `latest` tag on 2026-11-25 was 0.17.7, which does
@@ -21,21 +21,6 @@ import { log, rssMiB, sleep, stopChild, track } from './lib.js';
  * npm ETARGET); 0.16.10 is the newest that installs. Override with PONDER_VERSION.
  */
 export const PONDER_VERSION = process.env.PONDER_VERSION ?? '0.16.10';
-
-function run(cmd: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const c = track(spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] }));
-    let err = '';
-    c.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    c.once('exit', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`)),
-    );
-  });
-}
 
 /** Installs Ponder (and the viem and hono it expects beside it) once; returns the install dir. */
 export async function installPonder(version = PONDER_VERSION): Promise<string> {
@@ -48,7 +33,7 @@ export async function installPonder(version = PONDER_VERSION): Promise<string> {
   );
   log(`ponder: npm install ponder@${version} into ${dir}`);
   const t0 = performance.now();
-  await run('npm', ['install', '--no-audit', '--no-fund', `ponder@${version}`, 'viem@2', 'hono@4'], dir);
+  await runQuiet('npm', ['install', '--no-audit', '--no-fund', `ponder@${version}`, 'viem@2', 'hono@4'], dir);
   log(`ponder: installed in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   return dir;
 }

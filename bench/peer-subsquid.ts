@@ -28,7 +28,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { cpuSeconds, type IngestRun } from './ingest-transfers.js';
-import { log, rssMiB, sleep, stopChild, track } from './lib.js';
+import { log, rssMiB, runQuiet, sleep, stopChild, track } from './lib.js';
 import { type BalanceCheck, balancesOnNode, compareBalances } from './peer-check.js';
 import { startPostgres } from './postgres.js';
 
@@ -50,21 +50,6 @@ const SQUID_DEPS = [
 /** Finality confirmation the squid is given (blocks below the head it treats as final). */
 export const SUBSQUID_FINALITY = Number(process.env.SUBSQUID_FINALITY ?? '64');
 
-function run(cmd: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const c = track(spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] }));
-    let err = '';
-    c.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    c.once('exit', (code) =>
-      code === 0
-        ? resolve()
-        : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.slice(-2000)}`)),
-    );
-  });
-}
-
 /** Installs the squid's packages once; returns the install dir. */
 export async function installSubsquid(version = SUBSQUID_VERSION): Promise<string> {
   const dir = join(os.tmpdir(), `indexer-bench-subsquid-${version}`);
@@ -73,7 +58,7 @@ export async function installSubsquid(version = SUBSQUID_VERSION): Promise<strin
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'subsquid-peer', private: true }));
   log(`subsquid: npm install @subsquid/evm-processor@${version} into ${dir}`);
   const t0 = performance.now();
-  await run(
+  await runQuiet(
     'npm',
     [
       'install',

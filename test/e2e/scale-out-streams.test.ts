@@ -69,6 +69,20 @@ async function openStream(p: IndexerProcess): Promise<AbortController> {
 }
 
 /** One more stream on `p`, expected refused at the ceiling (the body is validated by the harness). */
+
+/** Opens a stream on `ix`, retrying every `everyMs`, until one opens. @throws `what` after `ms`. */
+async function openWithin(ix: Parameters<typeof openStream>[0], ms: number, everyMs: number, what: string) {
+  for (const t0 = Date.now(); ; ) {
+    const ok = await openStream(ix).then(
+      () => true,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() - t0 > ms) throw new Error(what);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
 async function refused(p: IndexerProcess) {
   // A stream served instead would never end: look at the status first.
   const probe = new AbortController();
@@ -95,16 +109,7 @@ describe('the open-stream ceiling across replicas', () => {
     await refused(writer);
     // A stream closed on r1 gives its slot back to the deployment: r2 may open one.
     onR1.pop()!.abort();
-    const t0 = Date.now();
-    for (;;) {
-      const ok = await openStream(r2).then(
-        () => true,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() - t0 > 5_000) throw new Error('the slot closed on r1 never reached r2');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await openWithin(r2, 5_000, 100, 'the slot closed on r1 never reached r2');
     await refused(r2);
   });
 
@@ -113,16 +118,7 @@ describe('the open-stream ceiling across replicas', () => {
     await r1.kill9();
     const killed = Date.now();
     await refused(r2);
-    const t0 = Date.now();
-    for (;;) {
-      const ok = await openStream(r2).then(
-        () => true,
-        () => false,
-      );
-      if (ok) break;
-      if (Date.now() - t0 > LEASE_MS + 15_000) throw new Error('the dead replica’s slots were never freed');
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await openWithin(r2, LEASE_MS + 15_000, 500, 'the dead replica’s slots were never freed');
     // Not before the lease could have ended (the last renewal may be up to RENEW_MS old).
     expect(Date.now() - killed).toBeGreaterThan(LEASE_MS - 10_000 - 1_000);
   });
