@@ -201,6 +201,9 @@ describe('embedded default with DEVNET_CHAINS=1: no rh chain', () => {
   it('every /rh/ endpoint answers 404 CHAIN_NOT_CONFIGURED naming SCANNER_RH_CHAIN and DEVNET_CHAINS=2; nothing charged', async () => {
     const h = await startEmbedded(1);
     try {
+      // The unprefixed family below reads the index: it answers 503 INDEX_UNAVAILABLE (not_ready)
+      // until the devnet's first blocks are committed, which a loaded machine may not have done yet.
+      await h.idx.waitForHead(1, 120_000);
       const health = await httpRequest(h.url, 'GET', '/v1/health');
       expect(health.body.chains.map((c: any) => [c.name, c.role])).toEqual([['devnet', 'main']]);
       const before = (await h.ask('GET', '/v1/usage?days=1')).body.remainingScans;
