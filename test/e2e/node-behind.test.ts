@@ -77,7 +77,13 @@ describe('node behind', () => {
     expect(H2).toBe(H + 7);
     await idx.waitForHead(H2, 30_000);
     await expectEqualsNode(Math.max(0, H - 12), H2);
-    const after = await idx.get('/health');
+    // /health shows the engine thread's status as last reported (every commit, and every 200 ms):
+    // the follower's switch back to `following` after the catch-up may be a report away.
+    let after = await idx.get('/health');
+    for (let i = 0; i < 50 && after.body.ingest.state !== 'following'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await idx.get('/health');
+    }
     expect(after.body.ingest.reorgs).toBe(0);
     expect(after.body.ingest.state).toBe('following');
   });
