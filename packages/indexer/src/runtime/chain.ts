@@ -318,11 +318,9 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     stop: () => engine.stop(),
   };
   const traces: TracesLane = {
-    // The lane's state as the engine reports it; its checkpoint as RocksDB holds it now.
-    status: () => {
-      const t = engine.status().traces;
-      return { ...t, checkpoint: served.getMeta<number>(TRACES_CHECKPOINT_META) ?? t.checkpoint };
-    },
+    // The lane's state as the engine reports it; every reader of its checkpoint takes it from the
+    // request's view instead (schema/rows/traces.ts tracesCheckpointIn), one committed state.
+    status: () => engine.status().traces,
     onRollback: () => ({}),
     start() {},
     stop: async () => {},

@@ -25,7 +25,8 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
   const lane = traces.status();
   // Nothing traced yet: the lane is behind by every indexed block (from the first one indexed).
   const first = ctx.view.meta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
-  const traced = lane.checkpoint ?? first - 1;
+  const checkpoint = tracesCheckpointIn(ctx.view, lane);
+  const traced = checkpoint ?? first - 1;
   return {
     chain: ctx.chain.name,
     chainId: ctx.chain.chainId,
@@ -79,7 +80,7 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
       enabled: lane.enabled,
       state: lane.state,
       reason: lane.reason,
-      checkpoint: lane.checkpoint,
+      checkpoint,
       behindBlocks: lane.state === 'following' && head ? Math.max(0, head.number - traced) : null,
     },
     streams: {
