@@ -544,3 +544,23 @@ export function latencyFigures(s: Sampled) {
     errors: s.errors,
   };
 }
+
+/**
+ * Polls /checkpoints every `everyMs` until the indexer's anchor reaches `target`; returns the time
+ * it did (performance.now()). Throws with the indexer's last log lines after `ms`.
+ */
+export async function waitAnchor(
+  ix: IndexerChild,
+  target: number,
+  ms: number,
+  everyMs = 20,
+): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const a = await ix.anchor();
+    if (a >= target) return performance.now();
+    if (performance.now() - t0 > ms)
+      throw new Error(`indexer anchor ${a} did not reach ${target} in ${ms} ms:\n${ix.logs().slice(-3000)}`);
+    await sleep(everyMs);
+  }
+}
