@@ -110,7 +110,7 @@ export interface Config {
   ingestNice: number;
   /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB, ROCKSDB_INDEX_IN_CACHE). */
   storageTuning: RocksTuning;
-  /** The two ingest modes and the write side (see src/ingest/stages.ts). */
+  /** The two ingest modes and the write side (see src/ingest/drivers/ and docs/ingest.md). */
   ingestTuning: IngestTuning;
   /**
    * TRUSTED_PROXIES, shared with the scanner (platform/src/proxy.ts): peers whose proxy headers

@@ -152,6 +152,10 @@ export async function composeEngine(
     onDecodeHeap: o.onDecodeHeap,
     onReorg: (depth) => m.reorgs.observe({ chain: name }, depth),
     onCommit: (e) => recordCommit(m, name, e),
+    onStageTimes: (driver, times) => {
+      for (const [stage, ms] of Object.entries(times))
+        m.stageSeconds.observe({ chain: name, driver, stage }, ms / 1000);
+    },
   });
 
   let stopReconciler: (() => void) | null = null;

@@ -107,7 +107,8 @@ describe('the serving thread', () => {
     const seen = closure([join(SRC, 'engine/worker.ts')]);
     const rels = [...seen.keys()].map(rel);
     for (const f of [
-      'packages/indexer/src/ingest/stages.ts',
+      'packages/indexer/src/ingest/stages/apply.ts',
+      'packages/indexer/src/ingest/drivers/live.ts',
       'packages/indexer/src/tokens/projection.ts',
       'packages/indexer/src/markets/projection.ts',
       'packages/indexer/src/wallets/projection.ts',

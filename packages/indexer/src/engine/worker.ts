@@ -17,6 +17,12 @@ import type { EngineInit, EngineStatus, FromEngine, ThreadHeap, ToEngine } from 
 /** How often the status goes to the serving thread, ms (also sent with every ready/stop). */
 const STATUS_MS = 200;
 /**
+ * How often the engine looks for a change of state the serving thread shows at once (ingest's
+ * state, the traces lane's checkpoint, the publisher's position), ms: a change goes out within this
+ * much, not at the next {@link STATUS_MS} tick.
+ */
+const WATCH_MS = 10;
+/**
  * Background slices per event-loop iteration here, ms (storage/turns.ts): this thread serves no
  * read, so its builds need not yield every 2 ms; but the writer thread's acknowledgement of a live
  * block waits for the turn to end before the commit (and its frames) goes to the serving thread,
@@ -87,7 +93,20 @@ async function main(): Promise<void> {
     })),
     status: statusOf(engine),
   });
-  const timer = setInterval(() => post({ t: 'status', status: statusOf(engine) }), STATUS_MS);
+  let seen = '';
+  const signature = () => {
+    const i = engine.ingest.status();
+    const p = engine.publisher();
+    return `${i.state}|${engine.traces.status().checkpoint}|${p?.published}|${p?.lastError}|${engine.store.writeError()?.message}`;
+  };
+  const send = () => {
+    seen = signature();
+    post({ t: 'status', status: statusOf(engine) });
+  };
+  const timer = setInterval(send, STATUS_MS);
+  const watch = setInterval(() => {
+    if (signature() !== seen) send();
+  }, WATCH_MS);
   let stopping = false;
   port.on('message', (m: ToEngine) => {
     if (m.t === 'start') engine.start();
@@ -96,6 +115,7 @@ async function main(): Promise<void> {
     else if (m.t === 'stop' && !stopping) {
       stopping = true;
       clearInterval(timer);
+      clearInterval(watch);
       void engine
         .stop()
         .catch((err: Error) => log.error({ err: err.message }, 'engine: stop failed'))

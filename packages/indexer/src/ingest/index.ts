@@ -1,8 +1,9 @@
 /**
  * The ingest follower: a small loop that plans a run (history up to the node's final block, then
- * the live window up to its head), fetches it through the decode pool and drives each block
- * through the stages of stages.ts (link, open, prepare, apply, commit; unwind on a reorg). Owns
- * every RocksDB write (through the store and its writer thread).
+ * the live window up to its head), fetches it through the decode pool (run.ts) and hands each
+ * block to one of two drivers (drivers/history.ts, drivers/live.ts) that share the stages
+ * (stages/: link, prepare, apply; unwind.ts on a reorg). Owns every RocksDB write (through the
+ * store and its writer thread). The walk from node to committed row: docs/ingest.md.
  *
  * Reorgs: every block's parent hash is checked against what we hold; on mismatch the stages unwind
  * block by block to the common ancestor using undo records, then the new branch is applied. A
@@ -14,24 +15,30 @@ import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import type { Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
-import type { BlockDelta, FetchResult } from '../schema/delta.js';
-import { HEADER, PROBE, RECEIPT, TX } from '../schema/tables/chain.js';
+import type { BlockDelta } from '../schema/delta.js';
 import type { Store } from '../storage/index.js';
-import { nextSlice, StoreWriteError } from '../storage/index.js';
+import { StoreWriteError } from '../storage/index.js';
 import type { Hub } from '../streams/hub.js';
 import type { StreamLog } from '../streams/log.js';
-import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
 import { type RootsCheck, rootsMismatchOf } from '../workers/decode/roots.js';
-import type { DecodeTask } from '../workers/decode/worker.js';
 import { esmWorker } from '../workers/esm-worker.js';
+import type { Driver } from './driver.js';
+import { createHistoryDriver } from './drivers/history.js';
+import { createLiveDriver } from './drivers/live.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
 import type { NodeCheck, NodeFault } from './node-check.js';
 import { createPauses } from './pause.js';
-import { type CommitEvent, createStages, type Mode } from './stages.js';
+import { createRebuilder } from './rebuild.js';
+import { createFetchLoop } from './run.js';
+import { type CommitEvent, historyEndOf, type Mode, type Stage, type StageTimes } from './stage.js';
+import { createApplyStage } from './stages/apply.js';
+import { createLinkStage } from './stages/link.js';
+import { createPrepareStage } from './stages/prepare.js';
 import { epochMs } from './timeline.js';
+import { createUnwinder } from './unwind.js';
 
-export type { CommitEvent, Mode } from './stages.js';
+export type { CommitEvent, Mode, StageTimes } from './stage.js';
 export { LIVE_STAGES, type LiveStage, type LiveTimeline, stageIntervals } from './timeline.js';
 
 export interface IngestOptions {
@@ -80,6 +87,8 @@ export interface IngestOptions {
   nodeCheck?: NodeCheck;
   /** Hears each decode thread's heap as it answers a task (per-thread heap metrics). */
   onDecodeHeap?: (heap: import('../schema/delta.js').WorkerHeap) => void;
+  /** Each block's wall time per stage (link, prepare, apply) and its driver's commit, ms. */
+  onStageTimes?: (mode: Mode, times: StageTimes) => void;
 }
 
 /** The roots check of ingest (workers/decode/roots.ts), counted since start. */
@@ -163,17 +172,11 @@ export interface Ingest {
 
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
-/** Write batches in flight while the live window is built (the next block's reads see them cached). */
-const LIVE_IN_FLIGHT = 4;
-/** History segments in flight while the next one is built. */
-const SEGMENTS_IN_FLIGHT = 1;
 /**
  * Age up to which a `finalized` read still serves a head the node announced, ms: history ends far
  * below a live head (UNFINALISED_WINDOW), and an older value is a lower bound (never too high).
  */
 const FINALITY_REFRESH_MS = 1_000;
-/** Blocks per projection-rebuild step, between two looks at the node. */
-const REBUILD_STEP_BLOCKS = 200;
 
 /**
  * The status of a follower that has done nothing yet (state `starting`, every counter at 0): what
@@ -225,8 +228,6 @@ export function createIngest(opts: IngestOptions): Ingest {
     idleTimeout: 60_000,
     ...(opts.decodeHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.decodeHeapMb } } : {}),
   });
-  // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
-  const maxInFlight = opts.decodeThreads * 2;
   const status: IngestStatus = initialIngestStatus({
     verifyRoots: opts.verifyRoots ?? true,
     segmentBlocks: opts.segmentBlocks,
@@ -238,8 +239,7 @@ export function createIngest(opts: IngestOptions): Ingest {
   const { pause, wake } = createPauses();
   const heads = watchHeads(opts.wsUrl, log);
   const finality = createFinality(rpc, opts.unfinalisedWindow, opts.finality);
-  const fresh = () => ({ t: performance.now(), blocks: 0, events: 0, history: [0, 0], live: [0, 0] });
-  let progress = fresh();
+  const progress = createProgress(opts.chain, store, status, log);
 
   const halt = (reason: string, detail: string | null = null) => {
     status.state = 'halted';
@@ -254,29 +254,12 @@ export function createIngest(opts: IngestOptions): Ingest {
    */
   const rootsHalted = () => status.state === 'halted' && status.haltReason === 'roots_mismatch';
   const hardHalted = () => status.state === 'halted' && status.haltReason !== 'roots_mismatch';
-  const countRoots = (blocks: BlockDelta[]) => {
-    for (const d of blocks) {
-      const r: RootsCheck | undefined = d.roots;
-      if (r?.status === 'verified') status.roots.verified++;
-      else if (r?.status === 'unchecked') status.roots.unchecked++;
-      else if (r?.status === 'not_checkable') {
-        status.roots.notCheckable++;
-        status.roots.lastNotCheckable = { block: d.number, types: r.types };
-      }
-    }
-  };
   store.onWriteError((err) => {
     status.lastError = err.message;
     halt('storage_write_failed');
   });
 
-  const count = (mode: Mode, blocks: number, txs: number, events: number) => {
-    progress.blocks += blocks;
-    progress.events += events;
-    progress[mode][0] += blocks;
-    progress[mode][1] += txs;
-  };
-  const stages = createStages({
+  const unwinder = createUnwinder({
     chain: opts.chain,
     store,
     rpc,
@@ -284,223 +267,107 @@ export function createIngest(opts: IngestOptions): Ingest {
     log,
     streams: opts.streams,
     rollbackHooks: opts.rollbackHooks,
-    segmentBytes: opts.segmentBytes,
-    segmentBlocks: opts.segmentBlocks,
     halt,
+    onCommit: (e) => opts.onCommit?.(e),
     onReorg: (depth) => {
       status.reorgs++;
       status.lastReorgDepth = depth;
       opts.onReorg?.(depth);
     },
-    onCommit: (e) => {
-      if (e.kind === 'block') count('live', 1, e.block.txs.length, e.block.logs.length);
-      if (e.kind === 'segment') {
-        count('history', e.to - e.from + 1, e.txs, e.logs);
-        status.historyEnd = e.to; // the rollback floor moved with the segment's write
-        status.segments.committed++;
-        status.segments.last = {
-          from: e.from,
-          to: e.to,
-          blocks: e.to - e.from + 1,
-          txs: e.txs,
-          bytes: e.bytes,
-        };
-      }
+  });
+  const stages: Stage[] = [
+    createLinkStage(),
+    createPrepareStage(rpc),
+    createApplyStage({ store, unwind: unwinder.rollbackTo }),
+  ];
+  unwinder.setStages(stages);
+  const driverDeps = {
+    chain: opts.chain,
+    store,
+    registry,
+    log,
+    streams: opts.streams,
+    stages,
+    unwinder,
+    onStageTimes: opts.onStageTimes,
+    onCommit: (e: CommitEvent) => {
+      progress.committed(e);
       opts.onCommit?.(e);
     },
+  };
+  const history = createHistoryDriver(driverDeps, {
+    segmentBytes: opts.segmentBytes,
+    segmentBlocks: opts.segmentBlocks,
+    historyFrameBlocks: opts.historyFrameBlocks,
   });
+  const live = createLiveDriver(driverDeps);
 
-  const reportProgress = (target: number) => {
-    const now = performance.now();
-    const dt = (now - progress.t) / 1000;
-    if (dt * 1000 < PROGRESS_MS) return;
-    status.blocksPerSecond = progress.blocks / dt;
-    status.eventsPerSecond = progress.events / dt;
-    for (const m of ['history', 'live'] as const)
-      status.rates[m] = { blocksPerSecond: progress[m][0] / dt, txPerSecond: progress[m][1] / dt };
-    const ours = store.head()?.number ?? -1;
-    const left = Math.max(0, target - ours);
-    status.etaSeconds = status.blocksPerSecond > 0 ? Math.round(left / status.blocksPerSecond) : null;
-    if (left > 0) {
-      log.info(
-        `backfill ${opts.chain}: block ${ours}/${target} · ${status.mode ?? 'idle'} · ${status.blocksPerSecond.toFixed(1)} blocks/s · ` +
-          `${(status.rates.history.txPerSecond + status.rates.live.txPerSecond).toFixed(0)} tx/s · ETA ${status.etaSeconds ?? '?'} s`,
-      );
-    }
-    progress = fresh();
-  };
-
-  /**
-   * Blocks per decode task, adapted to the node: halved (down to 1) when a task fails with a
-   * size/limit error (batch or range too large, 413), grown back by one per successful task.
-   */
-  let taskBlocks = opts.blocksPerTask;
-  const isSizeError = (err: unknown) =>
-    /too large|too many|limit|exceed|413|range/i.test(String((err as Error)?.message ?? err));
-
-  /**
-   * Applies blocks next..target in order through the stages, in `mode`, with up to maxInFlight
-   * decode tasks running. Returns when the run is done or a stage asked to plan again.
-   */
-  const follow = async (next: number, target: number, mode: Mode, handOver: number, seen: number) => {
-    const per = target - next > taskBlocks ? taskBlocks : 1;
-    const queue: Array<{ from: number; to: number; p: Promise<FetchResult>; posted: number }> = [];
-    let scheduled = next;
-    const schedule = () => {
-      while (queue.length < maxInFlight && scheduled <= target && !stopped) {
-        const from = scheduled;
-        const to = Math.min(target, from + per - 1);
-        // Stateless rows come encoded from the worker; the JSON texts only where frames are made.
-        const texts = mode === 'live' || to > handOver - opts.historyFrameBlocks;
-        const task: DecodeTask = {
-          rpcUrl: opts.nodeCheck?.url() ?? opts.rpcUrl,
-          from,
-          to,
-          rows: true,
-          texts,
-          verifyRoots: status.roots.enabled,
-        };
-        const p = pool.run(task) as Promise<FetchResult>;
-        p.catch(() => {}); // surfaced when awaited in order
-        queue.push({ from, to, p, posted: epochMs() });
-        scheduled = to + 1;
+  const follow = createFetchLoop({
+    store,
+    pool,
+    log,
+    rpcUrl: () => opts.nodeCheck?.url() ?? opts.rpcUrl,
+    blocksPerTask: opts.blocksPerTask,
+    // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
+    maxInFlight: opts.decodeThreads * 2,
+    verifyRoots: () => status.roots.enabled,
+    interrupted: () => stopped || hardHalted() || (opts.nodeCheck?.faulted() ?? false),
+    onDecodeHeap: opts.onDecodeHeap,
+    onTask: (res, driver: Driver) => {
+      if (rootsHalted()) {
+        log.info({ chain: opts.chain, from: res.blocks[0]?.number }, 'roots match again: ingest resumes');
+        status.state = driver.state;
+        status.haltReason = status.haltDetail = null;
       }
-    };
-    schedule();
-    try {
-      while (queue.length && !stopped && !hardHalted()) {
-        const item = queue.shift()!;
-        let res: FetchResult;
-        let received = 0;
-        try {
-          res = await item.p;
-          received = epochMs();
-          if (res.heap) opts.onDecodeHeap?.(res.heap);
-          if (taskBlocks < opts.blocksPerTask) taskBlocks++;
-          if (rootsHalted()) {
-            log.info({ chain: opts.chain, from: item.from }, 'roots match again: ingest resumes');
-            status.state = mode === 'history' ? 'backfilling' : 'following';
-            status.haltReason = status.haltDetail = null;
-          }
-          countRoots(res.blocks);
-        } catch (err) {
-          if (isSizeError(err) && taskBlocks > 1) {
-            taskBlocks = Math.max(1, Math.floor(taskBlocks / 2));
-            log.warn(
-              { taskBlocks, err: (err as Error).message?.slice(0, 200) },
-              'node refused the request size; smaller decode tasks',
-            );
-          }
-          throw err;
-        }
-        // Every state row the task's blocks read first, in one multi-get (the workers listed them).
-        await store.prefetchEncoded(res.blocks.flatMap((b) => (b.stateKeys ? [b.stateKeys] : [])));
-        for (let i = 0; i < res.blocks.length; i++) {
-          const d = res.blocks[i];
-          if (stopped || hardHalted() || opts.nodeCheck?.faulted()) return;
-          status.mode = mode;
-          // Backpressure: the writer thread keeps up, or the build waits for it (bounded memory).
-          await store.settled(mode === 'history' ? SEGMENTS_IN_FLIGHT : LIVE_IN_FLIGHT);
-          const last = d.number === target || (res.missingFrom !== null && i === res.blocks.length - 1);
-          const frames = mode === 'live' || d.number > handOver - opts.historyFrameBlocks;
-          // Live blocks carry their timeline (timeline.ts) to the commit callback and the metrics.
-          const timeline =
-            mode === 'live'
-              ? {
-                  seen,
-                  posted: item.posted,
-                  marks: res.marks,
-                  received,
-                  ready: epochMs(),
-                  built: 0,
-                  visible: 0,
-                }
-              : undefined;
-          if ((await stages.run({ d, mode, frames, last, timeline })) === 'replan') return;
-          status.segments.open = stages.openSegment();
-          // A macrotask turn between blocks lets the binding free each batch's native memory and
-          // lets HTTP reads interleave (bench/storage/RESULTS.md: RSS doubles without it).
-          await nextSlice();
-        }
-        if (res.missingFrom !== null) return; // node does not have it yet: wait, re-plan
-        reportProgress(target);
-        schedule();
-      }
-    } finally {
-      // The run ends (done, re-plan, failure): an open segment holds whole blocks only when the
-      // run ended between blocks; a failure mid-block drops it (its blocks are fetched again).
-      await stages.flush();
-      status.segments.open = null;
-    }
+      countRoots(status, res.blocks);
+    },
+    onBlock: (driver) => {
+      status.mode = driver.mode;
+      status.segments.open = driver.open();
+    },
+    onProgress: (target) => progress.report(target),
+  });
+  const rebuildStep = createRebuilder({ store, registry, pool, log });
+
+  /** One look at the node: its head (newHeads or a poll) and the end of final history. */
+  const plan = async () => {
+    // A head the node announced (newHeads) is acted on at once: no eth_blockNumber, and the
+    // finality read of the last second stands (the live window is far above it). Otherwise
+    // the head poll and the finality read go out together (one round trip to the node).
+    const notified = heads.take();
+    const recent = notified ? finality.recentTarget(notified.number, FINALITY_REFRESH_MS) : null;
+    if (notified && recent !== null && notified.number >= (status.nodeHead ?? -1))
+      return { nodeHead: notified.number, historyTarget: recent };
+    const headCall = rpc.call<string>('eth_blockNumber').then((h) => Number.parseInt(h, 16));
+    const historyTarget = await finality.historyTarget(headCall);
+    return { nodeHead: await headCall, historyTarget };
   };
 
-  /** Reads block n's stored records (raw strings, byte-exact as stored) for a rebuild. */
-  const storedBlock = (n: number): StoredBlock => {
-    const v = store.view();
-    try {
-      const header = v.get(HEADER, n);
-      if (header === undefined) throw new Error(`rebuild: no stored header for block ${n}`);
-      const txs: string[] = [];
-      v.eachValue(TX, { prefix: [n] }, (t) => {
-        txs.push(t);
-      });
-      const receipts = txs.map((_, i) => {
-        const r = v.get(RECEIPT, n, i);
-        if (r === undefined) throw new Error(`rebuild: no stored receipt for block ${n} tx ${i}`);
-        return r;
-      });
-      const probes = v.get(PROBE, n);
-      return { header, txs, receipts, probes: probes === undefined ? null : JSON.stringify(probes) };
-    } finally {
-      v.close();
-    }
-  };
-
-  /**
-   * Advances lagging projections (new or version-bumped) over stored blocks, a step at a time.
-   * Each block is one atomic batch that also advances the projection's checkpoint. Reads stored
-   * blocks through views, so every write of ingest is committed first.
-   */
-  const rebuildStep = async () => {
+  /** One turn of the follower: plan, then history first (final blocks in segments), then the live window. */
+  const step = async () => {
+    await rebuildStep();
+    if (await opts.nodeCheck?.hold(status)) return;
+    const { nodeHead, historyTarget } = await plan();
+    const seen = epochMs();
+    status.nodeHead = nodeHead;
+    status.finalized = finality.finalized();
+    status.historyEnd = historyEndOf(store);
     const head = store.head();
-    if (!head) return;
-    const lagging = registry.lagging(head.number);
-    if (!lagging.length) return;
-    await store.settled();
-    const from = Math.min(...lagging.map((p) => (registry.state(p.name).checkpoint ?? -1) + 1));
-    const to = Math.min(head.number, from + REBUILD_STEP_BLOCKS - 1);
-    const chunk = 20;
-    const tasks: Array<Promise<BlockDelta[]>> = [];
-    for (let n = from; n <= to; n += chunk) {
-      const blocks: StoredBlock[] = [];
-      for (let m = n; m <= Math.min(to, n + chunk - 1); m++) blocks.push(storedBlock(m));
-      const task = pool.run(blocks, { name: 'restore' }) as Promise<BlockDelta[]>;
-      task.catch(() => {}); // surfaced when awaited in order (a rollback may stop the loop first)
-      tasks.push(task);
+    const next = head ? head.number + 1 : opts.startBlock;
+    if (nodeHead < next) {
+      if (!rootsHalted()) status.state = 'following';
+      status.mode = null;
+      status.etaSeconds = 0;
+      // At or past the node's head: confirm our head is still the node's block at that height.
+      await unwinder.checkHead(nodeHead);
+      await heads.wait(opts.pollMs);
+      return;
     }
-    for (const t of tasks) {
-      for (const d of await t) {
-        // The chain may have moved (a rollback) while we awaited: only apply blocks still canonical.
-        if (store.canonicalHash(d.number) !== d.hash) return;
-        const expected = d.number > 0 ? d.number - 1 : null;
-        const ps = lagging.filter((p) => registry.state(p.name).checkpoint === expected);
-        if (!ps.length) continue;
-        const meta: Record<string, unknown> = {};
-        for (const p of ps) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
-        store.commitLate(
-          d.number,
-          (batch) => {
-            for (const p of ps) p.apply(batch, d);
-          },
-          meta,
-        );
-        for (const p of ps) registry.setCheckpoint(p.name, d.number);
-      }
-      // Rebuild batches walk committed rows (the wallets projection reads a block's swaps): they
-      // are committed before the next chunk is built.
-      await store.settled();
-    }
-    log.info({ from, to, projections: lagging.map((p) => p.name) }, 'projection rebuild step');
+    if (!rootsHalted()) status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
+    if (next <= historyTarget)
+      await follow({ next, target: historyTarget, handOver: historyTarget, seen }, history);
+    else await follow({ next, target: nodeHead, handOver: historyTarget, seen }, live);
+    progress.report(nodeHead);
   };
 
   const run = async () => {
@@ -511,43 +378,7 @@ export function createIngest(opts: IngestOptions): Ingest {
           await pause(1_000);
           continue;
         }
-        await rebuildStep();
-        if (await opts.nodeCheck?.hold(status)) continue;
-        // A head the node announced (newHeads) is acted on at once: no eth_blockNumber, and the
-        // finality read of the last second stands (the live window is far above it). Otherwise
-        // the head poll and the finality read go out together (one round trip to the node).
-        const notified = heads.take();
-        const recent = notified ? finality.recentTarget(notified.number, FINALITY_REFRESH_MS) : null;
-        let nodeHead: number;
-        let historyTarget: number;
-        if (notified && recent !== null && notified.number >= (status.nodeHead ?? -1)) {
-          nodeHead = notified.number;
-          historyTarget = recent;
-        } else {
-          const headCall = rpc.call<string>('eth_blockNumber').then((h) => Number.parseInt(h, 16));
-          historyTarget = await finality.historyTarget(headCall);
-          nodeHead = await headCall;
-        }
-        const seen = epochMs();
-        status.nodeHead = nodeHead;
-        status.finalized = finality.finalized();
-        status.historyEnd = stages.historyEnd();
-        const head = store.head();
-        const next = head ? head.number + 1 : opts.startBlock;
-        if (nodeHead < next) {
-          if (!rootsHalted()) status.state = 'following';
-          status.mode = null;
-          status.etaSeconds = 0;
-          // At or past the node's head: confirm our head is still the node's block at that height.
-          await stages.checkHead(nodeHead);
-          await heads.wait(opts.pollMs);
-          continue;
-        }
-        if (!rootsHalted()) status.state = nodeHead - next > 2 ? 'backfilling' : 'following';
-        // History first (final blocks in segments), then the live window block by block.
-        if (next <= historyTarget) await follow(next, historyTarget, 'history', historyTarget, seen);
-        else await follow(next, nodeHead, 'live', historyTarget, seen);
-        reportProgress(nodeHead);
+        await step();
         backoff = 100;
       } catch (err) {
         if (err instanceof StoreWriteError) {
@@ -557,8 +388,7 @@ export function createIngest(opts: IngestOptions): Ingest {
         }
         if (stopped) break; // a call or task abandoned by the shutdown
         status.lastError = (err as Error).message;
-        const mismatch = rootsMismatchOf(err);
-        if (mismatch) {
+        if (rootsMismatchOf(err)) {
           // Nothing of the block was committed (the task failed before it was applied).
           status.roots.mismatches++;
           halt('roots_mismatch', (err as Error).message);
@@ -602,6 +432,68 @@ export function createIngest(opts: IngestOptions): Ingest {
       await loop;
       await store.settled();
       await poolDown;
+    },
+  };
+}
+
+/** Counts each block's roots check into the status. */
+function countRoots(status: IngestStatus, blocks: BlockDelta[]): void {
+  for (const d of blocks) {
+    const r: RootsCheck | undefined = d.roots;
+    if (r?.status === 'verified') status.roots.verified++;
+    else if (r?.status === 'unchecked') status.roots.unchecked++;
+    else if (r?.status === 'not_checkable') {
+      status.roots.notCheckable++;
+      status.roots.lastNotCheckable = { block: d.number, types: r.types };
+    }
+  }
+}
+
+/**
+ * Rates and the progress line: blocks, events and transactions per driver over the last
+ * {@link PROGRESS_MS}, the ETA to the node's head, the last segment and the end of history.
+ */
+function createProgress(chain: string, store: Store, status: IngestStatus, log: Logger) {
+  const fresh = () => ({ t: performance.now(), blocks: 0, events: 0, history: [0, 0], live: [0, 0] });
+  let p = fresh();
+  const count = (mode: Mode, blocks: number, txs: number, events: number) => {
+    p.blocks += blocks;
+    p.events += events;
+    p[mode][0] += blocks;
+    p[mode][1] += txs;
+  };
+  return {
+    committed(e: CommitEvent) {
+      if (e.kind === 'block') count('live', 1, e.block.txs.length, e.block.logs.length);
+      if (e.kind !== 'segment') return;
+      count('history', e.to - e.from + 1, e.txs, e.logs);
+      status.historyEnd = e.to; // the rollback floor moved with the segment's write
+      status.segments.committed++;
+      status.segments.last = {
+        from: e.from,
+        to: e.to,
+        blocks: e.to - e.from + 1,
+        txs: e.txs,
+        bytes: e.bytes,
+      };
+    },
+    report(target: number) {
+      const now = performance.now();
+      const dt = (now - p.t) / 1000;
+      if (dt * 1000 < PROGRESS_MS) return;
+      status.blocksPerSecond = p.blocks / dt;
+      status.eventsPerSecond = p.events / dt;
+      for (const m of ['history', 'live'] as const)
+        status.rates[m] = { blocksPerSecond: p[m][0] / dt, txPerSecond: p[m][1] / dt };
+      const ours = store.head()?.number ?? -1;
+      const left = Math.max(0, target - ours);
+      status.etaSeconds = status.blocksPerSecond > 0 ? Math.round(left / status.blocksPerSecond) : null;
+      if (left > 0)
+        log.info(
+          `backfill ${chain}: block ${ours}/${target} · ${status.mode ?? 'idle'} · ${status.blocksPerSecond.toFixed(1)} blocks/s · ` +
+            `${(status.rates.history.txPerSecond + status.rates.live.txPerSecond).toFixed(0)} tx/s · ETA ${status.etaSeconds ?? '?'} s`,
+        );
+      p = fresh();
     },
   };
 }

@@ -20,6 +20,11 @@ export interface ChainMetrics {
   blockCommitSeconds: client.Histogram<'chain' | 'size'>;
   /** Steps of a live block from head poll to visible (ingest/timeline.ts), seconds. */
   liveStageSeconds: client.Histogram<'chain' | 'stage'>;
+  /**
+   * Wall time of each ingest stage per block (link, prepare, apply) and of the driver's commit, by
+   * driver (`history`, `live`), seconds (ingest/stage.ts).
+   */
+  stageSeconds: client.Histogram<'chain' | 'driver' | 'stage'>;
   reorgs: client.Histogram<'chain'>;
   /** History segments committed. */
   segmentsCommitted: client.Counter<'chain'>;
@@ -110,6 +115,13 @@ export function createChainMetrics(registry: client.Registry): ChainMetrics {
     labelNames: ['chain', 'kind'],
     registers: [registry],
   });
+  const stageSeconds = new client.Histogram({
+    name: 'indexer_ingest_stage_seconds',
+    help: 'Wall time of each ingest stage per block (link, prepare, apply) and of its driver commit (a history segment write counts on the block that closed it), by driver (history, live), seconds',
+    labelNames: ['chain', 'driver', 'stage'],
+    buckets: [0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
+    registers: [registry],
+  });
   const marketsFirstSight = new client.Counter({
     name: 'indexer_markets_first_sight_pools_total',
     help: 'Pools first seen after START_BLOCK by protocol and outcome (registered, not_a_pool, not_configured_factory, factory_mismatch, no_initialize_log, node_error)',
@@ -124,6 +136,7 @@ export function createChainMetrics(registry: client.Registry): ChainMetrics {
     commitStageSeconds,
     blockCommitSeconds,
     liveStageSeconds,
+    stageSeconds,
     reorgs,
     segmentsCommitted,
     modeBlocks,

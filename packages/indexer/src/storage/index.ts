@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { prefixEnd } from '../schema/codec.js';
 import type { KeySink } from '../schema/stateless.js';
 import type { AnyTable, InvariantReader, Table } from '../schema/table.js';
+import { CHANGELOG_SEQ_META, REPLICA_APPLIED_META } from '../schema/rows/replication.js';
 import { CANON, CHANGELOG, META, UNDO } from '../schema/tables/chain.js';
 import { ALL_TABLES } from '../schema/tables/index.js';
 import { openRocks, type Rocks, type RocksTuning, type ScanRange, type WriteOp } from './binding.js';
@@ -453,8 +454,8 @@ export interface Store {
 
 const CHECKPOINT = 'checkpoint:blocks';
 /** META name of the last change-log sequence (writer) and of the last applied one (replica). */
-const CHANGELOG_SEQ = 'changelog:seq';
-const REPLICA_APPLIED = 'replica:applied';
+const CHANGELOG_SEQ = CHANGELOG_SEQ_META;
+const REPLICA_APPLIED = REPLICA_APPLIED_META;
 /** Deletions per write while wiping (bounds the batch's memory). */
 const WIPE_CHUNK_ROWS = 10_000;
 /** A committed batch of at most this many keys leaves its small values cached (live blocks). */

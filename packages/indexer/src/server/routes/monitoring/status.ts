@@ -8,6 +8,7 @@
 
 import { redact } from '@chain-indexer/platform/redact.js';
 import { uwsBinding } from '@chain-indexer/platform/uws.js';
+import { changeLogSeqIn } from '../../../schema/rows/replication.js';
 import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
 import { tracesCheckpointIn } from '../../../schema/rows/traces.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
@@ -122,13 +123,16 @@ function replicationRecord(ctx: Ctx<unknown, unknown>) {
   const w = ctx.chain.writer;
   const p = w?.status() ?? null;
   const rs = r?.status() ?? null;
+  // The publisher's figures come from the engine thread a message behind; what RocksDB holds is
+  // read from this request's view, so a write the reads already see is never reported as shipped.
+  const pending = p ? Math.max(p.pending, changeLogSeqIn(ctx.view) - p.published) : null;
   return {
     role: r ? ('replica' as const) : w ? ('writer' as const) : ('all' as const),
     publisher: w
       ? {
           connected: p !== null,
           publishedSequence: p?.published ?? null,
-          pending: p?.pending ?? null,
+          pending,
           streamSequence: p?.streamSeq ?? null,
           lastError: p?.lastError ?? null,
         }

@@ -1,0 +1,188 @@
+/**
+ * The two drivers over the shared stages (ingest/stage.ts), on a real RocksDB store: the history
+ * driver writes one segment per bound with no undo and drops an open segment the node moved
+ * under; the live driver writes each block with its undo and frames, and a block that does not
+ * attach unwinds the store to the node's chain (recorded node answers: a unit test). And the
+ * contract itself: no stage names a driver.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRegistry } from '../../projections/index.js';
+import type { Rpc } from '../../rpc/client.js';
+import type { BlockDelta } from '../../schema/delta.js';
+import { createStore, type Store } from '../../storage/index.js';
+import type { Frame } from '../../streams/log.js';
+import { createStreamLog } from '../../streams/log.js';
+import { encodeRows } from '../../workers/decode/fetch-blocks.js';
+import type { CommitEvent, Stage, Unit } from '../stage.js';
+import { historyEndOf } from '../stage.js';
+import { createApplyStage } from '../stages/apply.js';
+import { createLinkStage } from '../stages/link.js';
+import { createPrepareStage } from '../stages/prepare.js';
+import { createUnwinder } from '../unwind.js';
+import { createHistoryDriver } from './history.js';
+import { createLiveDriver } from './live.js';
+
+const dirs: string[] = [];
+const open: Store[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close().catch(() => undefined);
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const hashOf = (n: number, fork = 0) =>
+  `0x${(n + 1 + fork * 1_000_000).toString(16).padStart(64, '0')}` as `0x${string}`;
+
+/** An empty block `n` on branch `fork` as a decode worker hands it over (encoded rows). */
+function block(n: number, fork = 0, parentFork = fork): BlockDelta {
+  const d: BlockDelta = {
+    number: n,
+    hash: hashOf(n, fork),
+    parentHash: n === 0 ? (`0x${'00'.repeat(32)}` as `0x${string}`) : hashOf(n - 1, parentFork),
+    timestamp: 1_700_000_000 + n,
+    header: JSON.stringify({ number: `0x${n.toString(16)}`, hash: hashOf(n, fork) }),
+    txs: [],
+    logs: [],
+    events: [],
+    probes: {},
+  };
+  encodeRows(d, true);
+  return d;
+}
+const unit = (d: BlockDelta, last = false): Unit => ({
+  d,
+  frames: true,
+  last,
+  fetched: { seen: 0, posted: 0, received: 0 },
+});
+
+/** A node that answers eth_getBlockByNumber from `chain` (number → hash): recorded answers. */
+const nodeOf = (chain: Map<number, string>): Rpc =>
+  ({
+    call: async (method: string, params: unknown[]) => {
+      if (method !== 'eth_getBlockByNumber') throw new Error(`unexpected ${method}`);
+      const h = chain.get(Number.parseInt(params[0] as string, 16));
+      return h ? { hash: h } : null;
+    },
+  }) as unknown as Rpc;
+
+async function setUp(node: Map<number, string>) {
+  const dir = mkdtempSync(join(tmpdir(), 'drivers-'));
+  dirs.push(dir);
+  const store = await createStore({ dataDir: dir, unfinalisedWindow: 16 });
+  open.push(store);
+  const log = pino({ level: 'silent' });
+  const registry = createRegistry(store, [], () => undefined);
+  const events: CommitEvent[] = [];
+  const published: Frame[] = [];
+  const streams = {
+    log: createStreamLog(store),
+    hub: { add: () => () => false, size: () => 0, publish: (f: Frame[]) => published.push(...f) },
+  };
+  const halts: string[] = [];
+  const unwinder = createUnwinder({
+    chain: 't',
+    store,
+    rpc: nodeOf(node),
+    registry,
+    log,
+    streams,
+    halt: (r) => halts.push(r),
+    onCommit: (e) => events.push(e),
+  });
+  const stages: Stage[] = [
+    createLinkStage(),
+    createPrepareStage(nodeOf(node)),
+    createApplyStage({ store, unwind: unwinder.rollbackTo }),
+  ];
+  unwinder.setStages(stages);
+  const deps = {
+    chain: 't',
+    store,
+    registry,
+    log,
+    streams,
+    stages,
+    unwinder,
+    onCommit: (e: CommitEvent) => events.push(e),
+  };
+  const history = createHistoryDriver(deps, {
+    segmentBytes: 1 << 30,
+    segmentBlocks: 3,
+    historyFrameBlocks: 2,
+  });
+  const live = createLiveDriver(deps);
+  return { store, history, live, events, published, halts };
+}
+
+describe('the history driver', () => {
+  it('writes one segment per bound, with the end of history, frames only in the tail, no undo', async () => {
+    const { store, history, events, published } = await setUp(new Map());
+    const handOver = 4;
+    for (let n = 0; n <= 4; n++)
+      expect(
+        await history.execute({ ...unit(block(n), n === 4), frames: history.framesAt(n, handOver) }),
+      ).toBe('next');
+    await store.settled();
+    const segments = events.filter((e) => e.kind === 'segment');
+    expect(segments.map((e) => e.kind === 'segment' && [e.from, e.to])).toEqual([
+      [0, 2],
+      [3, 4],
+    ]);
+    expect(store.head()?.number).toBe(4);
+    expect(historyEndOf(store)).toBe(4);
+    // Frames for blocks 3 and 4 only (handOver 4, tail 2); none for 0..2.
+    expect(new Set(published.map((f) => f.block))).toEqual(new Set([3, 4]));
+    expect(history.open()).toBeNull();
+  });
+
+  it('drops an open segment unwritten when the next block does not attach', async () => {
+    const { store, history, events } = await setUp(new Map());
+    expect(await history.execute(unit(block(0)))).toBe('next');
+    expect(history.open()?.blocks).toBe(1);
+    expect(await history.execute(unit(block(1, 7, 7)))).toBe('replan');
+    expect(history.open()).toBeNull();
+    await history.flush();
+    await store.settled();
+    expect(events).toEqual([]);
+    expect(store.head()).toBeNull();
+  });
+});
+
+describe('the live driver', () => {
+  it('writes each block with its frames, and unwinds to the node when a block does not attach', async () => {
+    const node = new Map<number, string>();
+    const { store, live, events, published, halts } = await setUp(node);
+    for (let n = 0; n <= 3; n++) expect(await live.execute(unit(block(n)))).toBe('next');
+    await store.settled();
+    expect(events.filter((e) => e.kind === 'block').length).toBe(4);
+    expect(new Set(published.map((f) => f.block))).toEqual(new Set([0, 1, 2, 3]));
+    // The node reorganised blocks 2 and 3: block 3' names 2' as its parent.
+    for (const n of [0, 1]) node.set(n, hashOf(n));
+    for (const n of [2, 3]) node.set(n, hashOf(n, 1));
+    expect(await live.execute(unit(block(4, 1)))).toBe('replan');
+    await store.settled();
+    expect(halts).toEqual([]);
+    expect(store.head()).toEqual({ number: 1, hash: hashOf(1) });
+    expect(events.filter((e) => e.kind === 'rollback').length).toBe(2);
+    expect(published.filter((f) => f.event === 'reorg').length).toBeGreaterThan(0);
+    // The new branch applies on top of the ancestor.
+    expect(await live.execute(unit(block(2, 1, 0)))).toBe('next');
+    await store.settled();
+    expect(store.head()).toEqual({ number: 2, hash: hashOf(2, 1) });
+  });
+});
+
+describe('the stage contract', () => {
+  it('no stage names a driver or a mode: what differs lives in drivers/', () => {
+    const dir = join(import.meta.dirname, '../stages');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    expect(files.sort()).toEqual(['apply.ts', 'link.ts', 'prepare.ts']);
+    for (const f of files) {
+      const code = readFileSync(join(dir, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      expect(code, f).not.toMatch(/\bmode\b|'history'|'live'|segment/i);
+    }
+  });
+});
