@@ -1,17 +1,35 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 
 /**
- * Workspace packages run from their TypeScript sources (no build needed for unit tests):
- * `@chain-indexer/<pkg>/<path>.js` → `packages/<pkg>/src/<path>.ts`, `@chain-indexer/<pkg>` →
- * `packages/<pkg>/src/index.ts`.
+ * Workspace packages run from their TypeScript sources (no build needed for unit tests): each
+ * entry point of a package's `exports` map (`@chain-indexer/<pkg>` or `@chain-indexer/<pkg>/<name>`,
+ * built to `./dist/<path>.js`) → its source `packages/<pkg>/src/<path>.ts`. Only entry points
+ * resolve: a deep import fails here as it fails under Node (docs/CONTRIBUTING.md, "Front doors").
  */
-const alias = [
-  { find: /^@chain-indexer\/([a-z-]+)\/(.+)\.js$/, replacement: `${ROOT}packages/$1/src/$2.ts` },
-  { find: /^@chain-indexer\/([a-z-]+)$/, replacement: `${ROOT}packages/$1/src/index.ts` },
-];
+function entryAliases(): { find: RegExp; replacement: string }[] {
+  const out: { find: RegExp; replacement: string }[] = [];
+  for (const pkg of readdirSync(`${ROOT}packages`)) {
+    let exports: Record<string, unknown> = {};
+    try {
+      exports = JSON.parse(readFileSync(`${ROOT}packages/${pkg}/package.json`, 'utf8')).exports ?? {};
+    } catch {
+      continue;
+    }
+    for (const [key, target] of Object.entries(exports)) {
+      const built = typeof target === 'object' && target ? (target as { default?: string }).default : null;
+      if (!built?.startsWith('./dist/')) continue;
+      const spec = key === '.' ? `@chain-indexer/${pkg}` : `@chain-indexer/${pkg}/${key.slice(2)}`;
+      const source = `${ROOT}packages/${pkg}/src/${built.slice('./dist/'.length).replace(/\.js$/, '.ts')}`;
+      out.push({ find: new RegExp(`^${spec.replaceAll('/', '\\/')}$`), replacement: source });
+    }
+  }
+  return out;
+}
+const alias = entryAliases();
 
 /**
  * Test files colocated with the sources (and the scanner suites under test/e2e that run the

@@ -9,35 +9,41 @@ import './native-check.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Config, loadConfig, printable } from '@chain-indexer/indexer/config/index.js';
-import { registerCounterSource } from '@chain-indexer/indexer/metrics/external.js';
-import { createMetrics } from '@chain-indexer/indexer/metrics/index.js';
-import { type ChainRuntime, openChain, openReplicaChain } from '@chain-indexer/indexer/runtime/chain.js';
+import {
+  type ChainRuntime,
+  type Config,
+  createMetrics,
+  createStreamSlots,
+  loadConfig,
+  openChain,
+  openReplicaChain,
+  openSharedStreamSlots,
+  printable,
+  registerCounterSource,
+} from '@chain-indexer/indexer/chain';
 import {
   ALL_SCOPES,
+  buildOpenApi,
   createAuth,
+  createServer,
   hashKey,
   type KeyConfig,
   loadKeysFile,
-} from '@chain-indexer/indexer/server/auth.js';
-import { createServer } from '@chain-indexer/indexer/server/index.js';
-import { responseCacheOf } from '@chain-indexer/indexer/server/invoke.js';
-import { buildOpenApi } from '@chain-indexer/indexer/server/openapi.js';
-import { routes } from '@chain-indexer/indexer/server/routes/index.js';
-import { createStreamSlots } from '@chain-indexer/indexer/streams/service.js';
-import { openSharedStreamSlots } from '@chain-indexer/indexer/streams/shared-slots.js';
-import { privateDir, restrictUmask, tightenTree } from '@chain-indexer/platform/private-files.js';
-import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { deprioritiseOtherThreads } from '@chain-indexer/platform/thread-priority.js';
-import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/uws.js';
-import { VERSION } from '@chain-indexer/platform/version.js';
+  responseCacheOf,
+  routes,
+} from '@chain-indexer/indexer/server';
+import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/http';
 import {
-  chainRoles,
-  createScannerService,
-  loadScannerConfig,
-  printableScannerConfig,
-  scannerEnabled,
-} from '@chain-indexer/scanner';
+  privateDir,
+  redact,
+  redactingLoggerOptions,
+  restrictUmask,
+  tightenTree,
+} from '@chain-indexer/platform/security';
+import { deprioritiseOtherThreads } from '@chain-indexer/platform/threads';
+import { VERSION } from '@chain-indexer/platform/version';
+import { chainRoles, createScannerService } from '@chain-indexer/scanner';
+import { loadScannerConfig, printableScannerConfig, scannerEnabled } from '@chain-indexer/scanner/config';
 import { pino } from 'pino';
 import { opsGaugeSource } from './ops-gauges.js';
 import { createScannerIndexPort } from './scanner-port.js';
@@ -105,7 +111,7 @@ async function main(): Promise<void> {
   // publish their change logs on connections of their own (engine/compose.ts).
   const nats =
     config.role !== 'all'
-      ? await (await import('@chain-indexer/indexer/replication/index.js')).connectNats(config.natsUrl!, log)
+      ? await (await import('@chain-indexer/indexer/replication')).connectNats(config.natsUrl!, log)
       : null;
   // The open-stream ceiling of a key, shared by the writer and every replica (streams/shared-slots.ts).
   const sharedSlots = nats

@@ -4,9 +4,8 @@
  * verdicts of the chain's standard tokens (its USD stablecoins and the wrapped native token of its
  * markets config) and its data directory.
  */
-import type { OpsGaugeSource } from '@chain-indexer/indexer/metrics/index.js';
-import type { ChainRuntime } from '@chain-indexer/indexer/runtime/chain.js';
-import { projectionsOf } from '@chain-indexer/indexer/server/projections.js';
+import type { ChainRuntime, OpsGaugeSource } from '@chain-indexer/indexer/chain';
+import { projectionsOf } from '@chain-indexer/indexer/server';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
 

@@ -7,14 +7,11 @@
  * scan's synchronous part returns. Refusals are the indexer's own typed errors (ApiError); the
  * scanner maps them to its codes (packages/scanner/src/scan/read.ts).
  */
-import { defaultVerifiedAbisDir } from '@chain-indexer/indexer/decode/abis-dir.js';
-import { loadVerifiedAbis } from '@chain-indexer/indexer/decode/index.js';
-import { quoteAssetsOf } from '@chain-indexer/indexer/markets/config.js';
-import { ApiError } from '@chain-indexer/indexer/server/errors.js';
-import { requireProjection } from '@chain-indexer/indexer/server/projections.js';
-import type { ChainContext } from '@chain-indexer/indexer/server/route.js';
-import { ScannerError } from '@chain-indexer/scanner/errors.js';
-import type { IndexedChain, IndexPort } from '@chain-indexer/scanner/index-port.js';
+import { defaultVerifiedAbisDir, loadVerifiedAbis, quoteAssetsOf } from '@chain-indexer/indexer/port';
+import type { ChainContext } from '@chain-indexer/indexer/server';
+import { ApiError, requireProjection } from '@chain-indexer/indexer/server';
+import type { IndexedChain, IndexPort } from '@chain-indexer/scanner';
+import { ScannerError } from '@chain-indexer/scanner';
 
 /** Projections every scan reads (the wallets projection joins markets' swaps and tokens' balances). */
 const SCAN_REQUIRES = ['tokens', 'markets', 'wallets'];

@@ -8,8 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createChainMetrics } from '@chain-indexer/indexer/metrics/chain.js';
-import { createMetrics } from '@chain-indexer/indexer/metrics/index.js';
+import { createChainMetrics, createMetrics } from '@chain-indexer/indexer/chain';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 

@@ -15,7 +15,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
+import { ERRORS } from '@chain-indexer/indexer/server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDevnet, type TestDevnet } from '../harness/devnet.js';

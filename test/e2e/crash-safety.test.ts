@@ -4,7 +4,7 @@
  * exactly once and equals the node (no gap, no duplicate, no half-written block).
  */
 import { createHash } from 'node:crypto';
-import { prng } from '@chain-indexer/devnet/prng.js';
+import { prng } from '@chain-indexer/devnet/math';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, mineTransferBlocks, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';

@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet } from '@chain-indexer/devnet';
-import { isRunning, killAnvil, probeChainId, rpc } from '@chain-indexer/devnet/anvil.js';
+import { isRunning, killAnvil, probeChainId, rpc } from '@chain-indexer/devnet/anvil';
 import { type Hex, keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { anvilBinary, freePort } from '../harness/anvil.js';

@@ -8,7 +8,7 @@
  * the anchor block (V4 read with extsload of the PoolManager's Pool.State words).
  */
 
-import { modifyLiquidityTestAbi, npmAbi } from '@chain-indexer/devnet/abis.js';
+import { modifyLiquidityTestAbi, npmAbi } from '@chain-indexer/devnet/contracts';
 import { encodeAbiParameters, encodeFunctionData, keccak256, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typedClient, walkTyped } from '../harness/client.js';

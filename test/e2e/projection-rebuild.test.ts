@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createStore } from '@chain-indexer/indexer/storage/index.js';
+import { createStore } from '@chain-indexer/indexer/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { differing, digestOf, tempDir } from '../faults/lib.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';

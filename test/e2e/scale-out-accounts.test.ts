@@ -13,7 +13,7 @@
  *  - no credential, no connection; every credential stays out of the processes' logs.
  */
 import { readFileSync } from 'node:fs';
-import { openSharedState } from '@chain-indexer/scanner/shared/state.js';
+import { openSharedState } from '@chain-indexer/scanner/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';

@@ -18,7 +18,7 @@
  * is anchored on the node's canonical block at that height.
  */
 
-import { streamOf } from '@chain-indexer/indexer/replication/names.js';
+import { streamOf } from '@chain-indexer/indexer/replication';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@
  * before its answer is not charged.
  */
 import { request } from 'node:http';
-import { dayOf } from '@chain-indexer/scanner/model.js';
+import { dayOf } from '@chain-indexer/scanner/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, createClock, type ScannerHarness, startScanner } from '../harness/scanner.js';
 import { chargedTestEndpoint } from '../harness/scanner-charged-endpoint.js';

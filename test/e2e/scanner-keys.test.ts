@@ -7,10 +7,8 @@
  */
 import { rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { restrictUmask } from '@chain-indexer/platform/private-files.js';
-import { runCommand } from '@chain-indexer/scanner/commands.js';
-import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
-import { generateKey } from '@chain-indexer/scanner/secrets.js';
+import { restrictUmask } from '@chain-indexer/platform/security';
+import { ENDPOINTS, generateKey, runCommand } from '@chain-indexer/scanner/testing';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -6,10 +6,13 @@
  * document against the registered endpoints.
  */
 
-import { createEmbeddedDirectory, type KeyDirectory } from '@chain-indexer/scanner/directory.js';
-import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
-import { SCANNER_ERRORS } from '@chain-indexer/scanner/errors.js';
-import { generateKey } from '@chain-indexer/scanner/secrets.js';
+import {
+  createEmbeddedDirectory,
+  ENDPOINTS,
+  generateKey,
+  type KeyDirectory,
+  SCANNER_ERRORS,
+} from '@chain-indexer/scanner/testing';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, createClock, type ScannerHarness, startScanner } from '../harness/scanner.js';

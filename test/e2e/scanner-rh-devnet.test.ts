@@ -2,8 +2,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DevnetDeployment } from '@chain-indexer/devnet';
-import { rpc } from '@chain-indexer/devnet/anvil.js';
-import { compileContracts } from '@chain-indexer/devnet/compile.js';
+import { rpc } from '@chain-indexer/devnet/anvil';
+import { compileContracts } from '@chain-indexer/devnet/contracts';
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendAndWait } from '../harness/cohort.js';

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { poolSwapTestAbi } from '@chain-indexer/devnet/abis.js';
-import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '@chain-indexer/devnet/math.js';
-import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
+import { poolSwapTestAbi } from '@chain-indexer/devnet/contracts';
+import { MAX_SQRT_PRICE_MINUS_1, MIN_SQRT_PRICE_PLUS_1 } from '@chain-indexer/devnet/math';
+import { ENDPOINTS } from '@chain-indexer/scanner/testing';
 import { Value } from '@sinclair/typebox/value';
 import { encodeFunctionData, keccak256, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -17,8 +17,8 @@
  *    server then refuses the key.
  */
 import { rmSync } from 'node:fs';
-import type { LedgerEntry } from '@chain-indexer/scanner/model.js';
-import { generateKey } from '@chain-indexer/scanner/secrets.js';
+import type { LedgerEntry } from '@chain-indexer/scanner/testing';
+import { generateKey } from '@chain-indexer/scanner/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../harness/nats.js';
 import {

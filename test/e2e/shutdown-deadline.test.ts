@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killAnvil, spawnNode } from '@chain-indexer/devnet/anvil.js';
+import { killAnvil, spawnNode } from '@chain-indexer/devnet/anvil';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEV_ACCOUNTS, freePort } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';

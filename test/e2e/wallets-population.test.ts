@@ -19,9 +19,9 @@
  *     unpaged merge of the wallet's transactions, transfers and trades.
  */
 
-import type { FundingChainRecord } from '@chain-indexer/devnet/traffic.js';
-import type { FundingEdge } from '@chain-indexer/indexer/schema/rows/wallets.js';
-import { approxDecimal } from '@chain-indexer/platform/decimal.js';
+import type { FundingChainRecord } from '@chain-indexer/devnet';
+import type { FundingEdge } from '@chain-indexer/indexer/types';
+import { approxDecimal } from '@chain-indexer/platform/numbers';
 import { decodeEventLog, type Hex, parseAbi, toEventSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';

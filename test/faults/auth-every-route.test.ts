@@ -20,7 +20,7 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
+import { ERRORS } from '@chain-indexer/indexer/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptCohort } from '../harness/cohort.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';

@@ -14,7 +14,7 @@
  */
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { ERRORS } from '@chain-indexer/indexer/server/errors.js';
+import { ERRORS } from '@chain-indexer/indexer/server';
 import { describe, expect, it } from 'vitest';
 import { type Anvil, DEV_ACCOUNTS, startAnvil } from '../harness/anvil.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';

@@ -6,10 +6,8 @@
  * that received it. Batch items are checked against their own route's schema too.
  */
 
-import { fullPath } from '@chain-indexer/indexer/server/index.js';
-import { declaredErrors } from '@chain-indexer/indexer/server/openapi.js';
-import type { Route } from '@chain-indexer/indexer/server/route.js';
-import { routes } from '@chain-indexer/indexer/server/routes/index.js';
+import type { Route } from '@chain-indexer/indexer/server';
+import { declaredErrors, fullPath, routes } from '@chain-indexer/indexer/server';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 

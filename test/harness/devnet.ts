@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DevnetDeployment, startDevnet, type TrafficHandle } from '@chain-indexer/devnet';
-import { compileContracts } from '@chain-indexer/devnet/compile.js';
+import { compileContracts } from '@chain-indexer/devnet/contracts';
 import { startIndexer } from './indexer.js';
 
 export interface TestDevnet {
@@ -77,7 +77,7 @@ export async function startTestDevnet(
     log: o.log ?? (() => undefined),
   }).catch(async (e) => {
     // startDevnet may have spawned anvil before failing: kill it before rethrowing.
-    const { killAnvil } = await import('@chain-indexer/devnet/anvil.js');
+    const { killAnvil } = await import('@chain-indexer/devnet/anvil');
     await killAnvil(stateDir);
     throw e;
   });

@@ -11,8 +11,7 @@
  * 404), `delayMs` makes it asynchronous.
  */
 
-import { defineEndpoint } from '@chain-indexer/scanner/endpoint.js';
-import { ScannerError } from '@chain-indexer/scanner/errors.js';
+import { defineEndpoint, ScannerError } from '@chain-indexer/scanner';
 import { Type } from '@sinclair/typebox';
 
 const PRICE = { quick: 1, deep: 2, max: 4 } as const;

@@ -5,8 +5,9 @@
  * endpoints exist. Logs `scanner API listening on http://host:port/v1` on stdout when it listens.
  */
 
-import { createScannerService, loadScannerConfig } from '@chain-indexer/scanner';
-import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
+import { createScannerService } from '@chain-indexer/scanner';
+import { loadScannerConfig } from '@chain-indexer/scanner/config';
+import { ENDPOINTS } from '@chain-indexer/scanner/testing';
 import { pino } from 'pino';
 import { chargedTestEndpoint } from './scanner-charged-endpoint.js';
 

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sendAdminCommand } from '@chain-indexer/scanner/admin.js';
+import { sendAdminCommand } from '@chain-indexer/scanner/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';

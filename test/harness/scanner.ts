@@ -10,10 +10,11 @@ import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScannerService, loadScannerConfig, type ScannerService } from '@chain-indexer/scanner';
-import type { Seams } from '@chain-indexer/scanner/core.js';
-import type { Endpoint } from '@chain-indexer/scanner/endpoint.js';
-import { ENDPOINTS } from '@chain-indexer/scanner/endpoints/index.js';
+import type { Endpoint } from '@chain-indexer/scanner';
+import { createScannerService, type ScannerService } from '@chain-indexer/scanner';
+import { loadScannerConfig } from '@chain-indexer/scanner/config';
+import type { Seams } from '@chain-indexer/scanner/testing';
+import { ENDPOINTS } from '@chain-indexer/scanner/testing';
 import { pino } from 'pino';
 import { SMTPServer } from 'smtp-server';
 

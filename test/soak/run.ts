@@ -32,7 +32,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killAnvil } from '@chain-indexer/devnet/anvil.js';
+import { killAnvil } from '@chain-indexer/devnet/anvil';
 import { dumpStacks } from '../harness/anvil.js';
 import { freePortRun } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer } from '../harness/indexer.js';

@@ -28,7 +28,13 @@ import type { DevnetDeployment, DevnetStatus, TrafficStatus } from './types.js';
 export { DEVNET_CHAIN_ID, killNodesStartedHere, killNodesStartedHereNow } from './anvil.js';
 export type { FrontStatus } from './front.js';
 export type { RefusalCause, RefusedBy } from './funds.js';
-export { startTraffic, type TrafficHandle, type TrafficOptions, type TrafficStats } from './traffic.js';
+export {
+  type FundingChainRecord,
+  startTraffic,
+  type TrafficHandle,
+  type TrafficOptions,
+  type TrafficStats,
+} from './traffic.js';
 export type {
   DevnetContracts,
   DevnetDeployment,

@@ -11,7 +11,7 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
-import { withUmask } from '@chain-indexer/platform/private-files.js';
+import { withUmask } from '@chain-indexer/platform/security';
 import type { Logger } from 'pino';
 import { type Args, type CommandDeps, runCommand } from './commands.js';
 import { ScannerError } from './errors.js';

@@ -19,7 +19,7 @@
  * message saying so and exits 2. Output is JSON on stdout; errors go to stderr with exit 1.
  */
 
-import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
+import { redact, redactingLoggerOptions } from '@chain-indexer/platform/security';
 import { pino } from 'pino';
 import { sendAdminCommand } from './admin.js';
 import { type Args, COMMAND_HELP, runCommand } from './commands.js';

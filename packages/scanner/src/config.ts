@@ -5,15 +5,15 @@
  * in-process.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { envInt as int } from '@chain-indexer/platform/env.js';
-import { httpMaxConnectionsFromEnv } from '@chain-indexer/platform/http-limits.js';
-import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
+import { envInt as int } from '@chain-indexer/platform/config';
 import {
+  httpMaxConnectionsFromEnv,
   type TrustedProxyHeader,
   trustedProxiesFromEnv,
   trustedProxyHeaderFromEnv,
-} from '@chain-indexer/platform/proxy.js';
-import { redact, rememberSecrets, secretsOfUrl } from '@chain-indexer/platform/redact.js';
+} from '@chain-indexer/platform/http';
+import { natsConnectOptions } from '@chain-indexer/platform/nats';
+import { redact, rememberSecrets, secretsOfUrl } from '@chain-indexer/platform/security';
 import { MAX_SESSION_HOURS } from './accounts.js';
 import { type Cidr, formatCidr } from './cidr.js';
 

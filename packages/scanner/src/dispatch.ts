@@ -14,7 +14,7 @@ import {
   type HttpResponse,
   send,
   type TemplatedApp,
-} from '@chain-indexer/platform/uws.js';
+} from '@chain-indexer/platform/http';
 import type { Logger } from 'pino';
 import type { Endpoint, HandlerCtx, KeyCaller, Services, SessionCaller } from './endpoint.js';
 import { ScannerError } from './errors.js';

@@ -9,7 +9,7 @@
  * table does not name (a missing route, a dashboard session, the per-account key ceiling, an
  * unexpected failure); they are documented in docs/scanner.md beside the others.
  */
-import { redactDeep, redactKnown } from '@chain-indexer/platform/redact.js';
+import { redactDeep, redactKnown } from '@chain-indexer/platform/security';
 
 /** Every machine code the scanner answers, with its HTTP status and a one-line meaning. */
 export const SCANNER_ERRORS = {

@@ -5,9 +5,8 @@
  * all header values (repeats kept, to count credentials), the client IP; and reads bodies.
  */
 import { randomBytes } from 'node:crypto';
-import { readBody } from '@chain-indexer/platform/body.js';
-import { clientAddress, type TrustedProxyHeader } from '@chain-indexer/platform/proxy.js';
-import type { HttpRequest, HttpResponse } from '@chain-indexer/platform/uws.js';
+import type { HttpRequest, HttpResponse } from '@chain-indexer/platform/http';
+import { clientAddress, readBody, type TrustedProxyHeader } from '@chain-indexer/platform/http';
 import { type Cidr, formatCidr, formatIp, type IpAddress, parseIp } from './cidr.js';
 import { ScannerError } from './errors.js';
 

@@ -14,12 +14,14 @@
  * (`node packages/scanner/dist/main.js`) runs with {@link NO_INDEX}: no chains, and every scan
  * endpoint refuses with 404 CHAIN_NOT_CONFIGURED (it has no index to read).
  */
-import type { AddressesReader } from '@chain-indexer/indexer/addresses/index.js';
-import type { ChainReader } from '@chain-indexer/indexer/chain/index.js';
-import type { CohortsReader } from '@chain-indexer/indexer/cohorts/index.js';
-import type { MarketsReader } from '@chain-indexer/indexer/markets/index.js';
-import type { TokensReader } from '@chain-indexer/indexer/tokens/index.js';
-import type { WalletsReader } from '@chain-indexer/indexer/wallets/index.js';
+import type {
+  AddressesReader,
+  ChainReader,
+  CohortsReader,
+  MarketsReader,
+  TokensReader,
+  WalletsReader,
+} from '@chain-indexer/indexer/port';
 import { ScannerError } from './errors.js';
 
 /** A canonical block an answer was read at: the scanner's form of the indexer's anchor (R1). */

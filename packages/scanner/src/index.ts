@@ -15,8 +15,8 @@
  * admin.ts + commands.ts + cli.ts (operator CLI), config.ts, main.ts.
  */
 
-import { type us_listen_socket, uws } from '@chain-indexer/platform/uws.js';
-import { VERSION } from '@chain-indexer/platform/version.js';
+import { type us_listen_socket, uws } from '@chain-indexer/platform/http';
+import { VERSION } from '@chain-indexer/platform/version';
 import { Type } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { startAdminSocket } from './admin.js';
@@ -33,12 +33,16 @@ import { buildScannerOpenApi } from './openapi.js';
 import { openShared } from './shared/index.js';
 import { createRateWindows, type RateWindows } from './windows.js';
 
+/** The shared seams' status (/health). */
 export type { SharedStatus } from './commands.js';
+/** The scanner's resolved configuration (read it with `@chain-indexer/scanner/config`). */
 export type { ScannerConfig } from './config.js';
-export { loadScannerConfig, printableScannerConfig, scannerEnabled } from './config.js';
-export { defineEndpoint } from './endpoint.js';
-export type { IndexPort } from './index-port.js';
-export { chainRoles } from './index-port.js';
+/** Defines an endpoint (schemas, auth kind, credit rule, handler). */
+export { defineEndpoint, type Endpoint } from './endpoint.js';
+/** The scanner's coded error (its registry in errors.ts). */
+export { ScannerError } from './errors.js';
+/** The port the scanner reads the index through, one served chain of it, and the chains' roles. */
+export { chainRoles, type IndexedChain, type IndexPort } from './index-port.js';
 
 /** What the scanner service is built from. */
 export interface ScannerDeps {

@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FILE_MODE, privateDir } from '@chain-indexer/platform/private-files.js';
+import { FILE_MODE, privateDir } from '@chain-indexer/platform/security';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 

@@ -6,9 +6,8 @@
  * (they answer 404 CHAIN_NOT_CONFIGURED here, `missing: "index"`).
  */
 
-import { restrictUmask } from '@chain-indexer/platform/private-files.js';
-import { redact, redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
-import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/uws.js';
+import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/http';
+import { redact, redactingLoggerOptions, restrictUmask } from '@chain-indexer/platform/security';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
 import { createScannerService } from './index.js';

@@ -4,7 +4,7 @@
  * Served at GET /v1/openapi.json without a key.
  */
 
-import { routeParameters, strip } from '@chain-indexer/platform/openapi.js';
+import { routeParameters, strip } from '@chain-indexer/platform/http';
 import { Type } from '@sinclair/typebox';
 import type { AuthKind, Endpoint } from './endpoint.js';
 import { SCANNER_ERRORS, type ScannerErrorCode } from './errors.js';

@@ -9,8 +9,8 @@
  * sort as their parts do. Values are JSON.
  */
 
-import { openRocks, type Rocks, type WriteOp } from '@chain-indexer/indexer/storage/binding.js';
-import { privateDir, tightenTree } from '@chain-indexer/platform/private-files.js';
+import { privateDir, tightenTree } from '@chain-indexer/platform/security';
+import { openRocks, type Rocks, type WriteOp } from '@chain-indexer/store';
 import type {
   AccountRecord,
   ActivityEntry,

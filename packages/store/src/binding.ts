@@ -1,5 +1,6 @@
 /**
- * The one module that touches the RocksDB binding (`@nxtedition/rocksdb`).
+ * The one module of the repository that touches the RocksDB binding (`@nxtedition/rocksdb`); the
+ * indexer (its src/storage) and the scanner (its store.ts) open their databases through it.
  *
  * Why this binding (see bench/storage/RESULTS.md): it offers synchronous reads (multi-get and
  * iterators) and synchronous atomic batch writes. The ingest writer and the HTTP readers share the

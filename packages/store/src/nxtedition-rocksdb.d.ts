@@ -1,5 +1,5 @@
 // Minimal typing of the parts of @nxtedition/rocksdb this project uses (the package ships none).
-// Only src/storage/binding.ts imports the package.
+// Only packages/store/src/binding.ts imports the package.
 declare module '@nxtedition/rocksdb' {
   export interface NxIteratorOptions {
     gt?: Buffer;

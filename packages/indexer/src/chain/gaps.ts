@@ -4,7 +4,7 @@
  * outside block batches (process rows: they describe the follower, not the chain).
  */
 
-import { redact } from '@chain-indexer/platform/redact.js';
+import { redact } from '@chain-indexer/platform/security';
 import { GAP, type GapRecord } from '../schema/tables/chain.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';

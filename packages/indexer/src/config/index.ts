@@ -5,16 +5,21 @@
 
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Cidr, formatCidr } from '@chain-indexer/platform/cidr.js';
-import { envInt as int } from '@chain-indexer/platform/env.js';
-import { httpMaxConnectionsFromEnv } from '@chain-indexer/platform/http-limits.js';
-import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
+import { envInt as int } from '@chain-indexer/platform/config';
 import {
+  httpMaxConnectionsFromEnv,
   type TrustedProxyHeader,
   trustedProxiesFromEnv,
   trustedProxyHeaderFromEnv,
-} from '@chain-indexer/platform/proxy.js';
-import { redact, rememberSecrets, secretsOfUrl } from '@chain-indexer/platform/redact.js';
+} from '@chain-indexer/platform/http';
+import { natsConnectOptions } from '@chain-indexer/platform/nats';
+import {
+  type Cidr,
+  formatCidr,
+  redact,
+  rememberSecrets,
+  secretsOfUrl,
+} from '@chain-indexer/platform/security';
 import { DEFAULT_ROCKS_TUNING, type RocksTuning } from '../storage/index.js';
 
 /** A cursor secret: hex of at least 32 bytes. */

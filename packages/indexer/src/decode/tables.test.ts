@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { launchpadAbi } from '@chain-indexer/devnet/abis.js';
+import { launchpadAbi } from '@chain-indexer/devnet/contracts';
 import { type AbiEvent, type AbiFunction, type AbiParameter, parseAbi, parseAbiItem } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { canonicalSignature } from './codec.js';

@@ -43,8 +43,15 @@ function resolveSpec(from: string, spec: string): string | null {
   let p: string | null = null;
   if (spec.startsWith('.')) p = resolve(dirname(from), spec);
   else {
-    const m = /^@chain-indexer\/([a-z-]+)\/(.+)$/.exec(spec);
-    if (m) p = join(ROOT, 'packages', m[1], 'src', m[2]);
+    // A workspace package's entry point (its package.json `exports`) → the entry's source file.
+    const m = /^@chain-indexer\/([a-z-]+)(?:\/(.+))?$/.exec(spec);
+    if (m) {
+      const exports =
+        JSON.parse(readFileSync(join(ROOT, 'packages', m[1], 'package.json'), 'utf8')).exports ?? {};
+      const built: string | undefined = exports[m[2] ? `./${m[2]}` : '.']?.default;
+      if (built?.startsWith('./dist/'))
+        p = join(ROOT, 'packages', m[1], 'src', built.slice('./dist/'.length));
+    }
   }
   if (!p) return null;
   const ts = p.replace(/\.js$/, '.ts');

@@ -6,7 +6,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { redactingLoggerOptions } from '@chain-indexer/platform/redact.js';
+import { redactingLoggerOptions } from '@chain-indexer/platform/security';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { createChainMetrics } from '../metrics/chain.js';

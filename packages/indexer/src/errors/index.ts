@@ -6,7 +6,7 @@
  * here, once: only 429 and 503 are (the registry's shape and the base class are the platform's,
  * packages/platform/src/errors.ts).
  */
-import { ServiceError as BaseServiceError } from '@chain-indexer/platform/errors.js';
+import { ServiceError as BaseServiceError } from '@chain-indexer/platform/errors';
 
 /** Every machine code the API answers, with its HTTP status and a one-line meaning. */
 export const ERRORS = {

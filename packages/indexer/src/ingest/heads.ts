@@ -10,7 +10,7 @@
  * a failure closes it and the next attempt waits 2 s, doubling to {@link MAX_RETRY_MS}, logged once
  * per outage.
  */
-import { redact } from '@chain-indexer/platform/redact.js';
+import { redact } from '@chain-indexer/platform/security';
 import type { Logger } from 'pino';
 import { createClient, webSocket } from 'viem';
 

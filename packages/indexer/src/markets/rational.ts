@@ -1,4 +1,4 @@
-import { approxDecimal } from '@chain-indexer/platform/decimal.js';
+import { approxDecimal } from '@chain-indexer/platform/numbers';
 
 /**
  * Exact rational prices: numerator/denominator bigints in lowest terms, denominator > 0. No float

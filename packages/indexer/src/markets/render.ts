@@ -4,7 +4,7 @@
  * membership. Exact rationals render as decimal-string numerator/denominator pairs.
  */
 
-import { approxDecimal } from '@chain-indexer/platform/decimal.js';
+import { approxDecimal } from '@chain-indexer/platform/numbers';
 import type { PoolRow, PoolState, SwapRow } from '../schema/rows/markets.js';
 import { priceFieldsJson, type Rational, ratJson, ratJsonOrNull, ratParse } from './rational.js';
 import { provenanceOf } from './read.js';

@@ -4,7 +4,7 @@
  */
 
 import { getHeapStatistics } from 'node:v8';
-import { type us_listen_socket, uws, uwsBinding } from '@chain-indexer/platform/uws.js';
+import { type us_listen_socket, uws, uwsBinding } from '@chain-indexer/platform/http';
 import client from 'prom-client';
 import { openGaps } from '../ingest/gaps.js';
 import type { Ingest } from '../ingest/index.js';

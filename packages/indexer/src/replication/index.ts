@@ -4,7 +4,7 @@
  * the log. See ops/SCALE-OUT.md for the deployment and names.ts for streams, subjects, buckets.
  */
 
-import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
+import { natsConnectOptions } from '@chain-indexer/platform/nats';
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type ObjectStore, Objm } from '@nats-io/obj';
 import { connect, type NatsConnection } from '@nats-io/transport-node';

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { rememberSecrets } from '@chain-indexer/platform/redact.js';
+import { rememberSecrets } from '@chain-indexer/platform/security';
 
 import { CURSOR_SECRET_RE } from '../config/index.js';
 

@@ -5,7 +5,7 @@
  * by its /64 (one host holds a whole /64), and requests whose client is unknown (an undeclared
  * proxy on this host: platform/proxy.ts) share one bucket.
  */
-import type { IpAddress } from '@chain-indexer/platform/cidr.js';
+import type { IpAddress } from '@chain-indexer/platform/security';
 import { ApiError } from './errors.js';
 
 /** A limit: `perMinute` requests sustained (per minute), `burst` requests at once. */

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rememberSecrets } from '@chain-indexer/platform/redact.js';
+import { rememberSecrets } from '@chain-indexer/platform/security';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { ApiError } from './errors.js';

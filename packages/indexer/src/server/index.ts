@@ -3,17 +3,18 @@
  * anchors and dispatches. Handlers are synchronous where they read storage, so every read of a
  * request happens between two committed blocks (R1).
  */
-import { readBody } from '@chain-indexer/platform/body.js';
-import type { Cidr } from '@chain-indexer/platform/cidr.js';
-import type { TrustedProxyHeader } from '@chain-indexer/platform/proxy.js';
+
+import type { TrustedProxyHeader } from '@chain-indexer/platform/http';
 import {
   corkedSend,
   type HttpRequest,
   type HttpResponse,
+  readBody,
   send,
   type us_listen_socket,
   uws,
-} from '@chain-indexer/platform/uws.js';
+} from '@chain-indexer/platform/http';
+import type { Cidr } from '@chain-indexer/platform/security';
 import type { Logger } from 'pino';
 import { type Auth, type Principal, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';

@@ -8,7 +8,7 @@
  * `text/event-stream` with their events as the item schema.
  */
 
-import { routeParameters, strip } from '@chain-indexer/platform/openapi.js';
+import { routeParameters, strip } from '@chain-indexer/platform/http';
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { fullPath } from './index.js';

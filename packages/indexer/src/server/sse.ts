@@ -4,7 +4,7 @@
  * keep-alive comments on idle streams, backpressure honoured with a bounded per-connection queue
  * (a consumer that lets it overflow gets a `lag` event and is disconnected), clean close on abort.
  */
-import type { HttpResponse } from '@chain-indexer/platform/uws.js';
+import type { HttpResponse } from '@chain-indexer/platform/http';
 
 /** Bytes a connection may queue beyond what uWS accepted before it is declared too slow. */
 export const MAX_CONN_QUEUE_BYTES = 1024 * 1024;

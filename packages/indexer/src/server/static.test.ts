@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROXY_HEADERS, parseTrustedProxies } from '@chain-indexer/platform/proxy.js';
+import { PROXY_HEADERS, parseTrustedProxies } from '@chain-indexer/platform/http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAuth, hashKey, MAX_STREAM_SESSIONS_PER_KEY } from './auth.js';

@@ -22,20 +22,18 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { type Cidr, cidrContains, parseIp } from '@chain-indexer/platform/cidr.js';
 import {
   clientAddress,
   clientProto,
-  isProxyHeader,
-  type TrustedProxyHeader,
-} from '@chain-indexer/platform/proxy.js';
-import {
   type HttpRequest,
   type HttpResponse,
+  isProxyHeader,
   remoteAddress,
   send,
   type TemplatedApp,
-} from '@chain-indexer/platform/uws.js';
+  type TrustedProxyHeader,
+} from '@chain-indexer/platform/http';
+import { type Cidr, cidrContains, parseIp } from '@chain-indexer/platform/security';
 import { type AddressLimit, createAddressLimiter } from './address-limit.js';
 import { type Auth, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';

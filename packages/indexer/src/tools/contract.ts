@@ -6,7 +6,7 @@
 
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { VERSION } from '@chain-indexer/platform/version.js';
+import { VERSION } from '@chain-indexer/platform/version';
 import { buildOpenApi } from '../server/openapi.js';
 import { routes } from '../server/routes/index.js';
 

@@ -5,7 +5,7 @@
  * configured quote priority), the trader's perspective of pool amounts, and the activity merge.
  */
 
-import type { ApproxDecimal } from '@chain-indexer/platform/decimal.js';
+import type { ApproxDecimal } from '@chain-indexer/platform/numbers';
 import { invert, positionOf, priceFieldsJson, ratParse } from '../markets/index.js';
 import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import type { WalletTransferRow } from '../schema/rows/wallets.js';

@@ -5,7 +5,7 @@
  * realised series. All figures are exact rationals in quote base units.
  */
 
-import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/numbers';
 import {
   add,
   chooseVenue,

@@ -4,7 +4,7 @@
  * walked by pages is keyed (wallet, block u64, …): the resume key is the key after the wallet
  * (table id + 20 address bytes), so cursors of the routes' earlier builds stay valid.
  */
-import { boundedRows } from '@chain-indexer/platform/bounded.js';
+import { boundedRows } from '@chain-indexer/platform/lists';
 import type { Table, View } from '../storage/index.js';
 import type { PageQuery } from '../storage/page.js';
 

@@ -3,7 +3,7 @@
  * clusters, common tokens and coordinated buys — each finding with its rule and evidence. Read
  * through the wallets and addresses readers at one anchor.
  */
-import type { AssetRow, TradeRow } from '@chain-indexer/indexer/wallets/index.js';
+import type { AssetRow, TradeRow } from '@chain-indexer/indexer/types';
 import type { ReadCtx } from '../index-port.js';
 import { collect, stopLabel } from './common.js';
 import { type FundingHop, fundingChain } from './funding.js';

@@ -2,7 +2,7 @@
  * Small helpers shared by the scan findings: bounded collection of a reader's page walk, shares
  * as exact fractions, and the label rules (venues, exchanges, bridges) the findings apply.
  */
-import { boundedRows } from '@chain-indexer/platform/bounded.js';
+import { boundedRows } from '@chain-indexer/platform/lists';
 import type { ReadCtx, ScanPage } from '../index-port.js';
 
 /** A page walk of a reader, as a function of its page and sink. */

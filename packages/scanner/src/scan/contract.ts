@@ -10,7 +10,7 @@
  * by anyone in particular, and a proxy's own code does not hold its implementation's selectors.
  */
 
-import type { AuthorityEvent } from '@chain-indexer/indexer/schema/rows/tokens.js';
+import type { AuthorityEvent } from '@chain-indexer/indexer/types';
 import { type Hex, toFunctionSelector } from 'viem';
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';

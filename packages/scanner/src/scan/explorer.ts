@@ -4,8 +4,9 @@
  * the token row when it is one), a decimal number to a block, anything else to a token search by
  * symbol, name or address prefix (the tokens reader's ranking). Read at one anchor.
  */
-import type { AddressSummary } from '@chain-indexer/indexer/addresses/index.js';
-import { type TokenListRow, tokenListRow } from '@chain-indexer/indexer/tokens/index.js';
+
+import { tokenListRow } from '@chain-indexer/indexer/port';
+import type { AddressSummary, TokenListRow } from '@chain-indexer/indexer/types';
 import type { ReadCtx } from '../index-port.js';
 
 /** A block summary from its stored header. */

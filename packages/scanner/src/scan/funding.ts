@@ -10,7 +10,7 @@
  * exchange or bridge label (`labelled_exchange` / `labelled_bridge`: past it, funds are pooled and
  * a hop says nothing about who is behind), or when a funder was already visited (`cycle`).
  */
-import type { FirstFunding } from '@chain-indexer/indexer/wallets/index.js';
+import type { FirstFunding } from '@chain-indexer/indexer/types';
 import type { ReadCtx } from '../index-port.js';
 import { byCoordinate, collect, stopLabel } from './common.js';
 

@@ -5,7 +5,7 @@
  * candidate set and every input of its figures. Read through the wallets, tokens and addresses
  * readers at one anchor.
  */
-import type { PositionView, TradeRow } from '@chain-indexer/indexer/wallets/index.js';
+import type { PositionView, TradeRow } from '@chain-indexer/indexer/types';
 import type { ReadCtx } from '../index-port.js';
 import { collect, type Share, shareOf } from './common.js';
 import {

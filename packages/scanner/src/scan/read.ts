@@ -11,7 +11,7 @@
  *
  * Anything else propagates (500 SERVER_ERROR, logged). A refused scan is charged nothing.
  */
-import { ServiceError } from '@chain-indexer/platform/errors.js';
+import { ServiceError } from '@chain-indexer/platform/errors';
 import { ScannerError } from '../errors.js';
 import type { Anchored, ChainAnchor, IndexPort, ReadCtx } from '../index-port.js';
 

@@ -1,6 +1,6 @@
 /** Unit rules of the scan layer: the indexer-refusal mapping, PUSH4 selector extraction, shares, stop labels. */
 
-import { DomainError } from '@chain-indexer/indexer/errors/index.js';
+import { DomainError } from '@chain-indexer/indexer/port';
 import { describe, expect, it } from 'vitest';
 import { ScannerError } from '../errors.js';
 import { NO_INDEX } from '../index-port.js';

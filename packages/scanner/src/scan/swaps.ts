@@ -5,7 +5,7 @@
  * window (the alpha ranking's candidates). The trader of a swap is its transaction origin, the
  * wallet the wallets projection books the position to.
  */
-import type { PoolRow, SwapRow, TokenTrade } from '@chain-indexer/indexer/markets/index.js';
+import type { PoolRow, SwapRow, TokenTrade } from '@chain-indexer/indexer/types';
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 

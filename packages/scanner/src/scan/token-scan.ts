@@ -5,8 +5,13 @@
  * through the tokens, cohorts, addresses and markets readers at the answer's anchor.
  */
 
-import type { AuthorityEvent, LaunchRow } from '@chain-indexer/indexer/schema/rows/tokens.js';
-import type { HolderCount, HolderRow, TokenListRow } from '@chain-indexer/indexer/tokens/index.js';
+import type {
+  AuthorityEvent,
+  HolderCount,
+  HolderRow,
+  LaunchRow,
+  TokenListRow,
+} from '@chain-indexer/indexer/types';
 import type { ReadCtx } from '../index-port.js';
 import { collect, isVenueLabel, type Share, shareOf } from './common.js';
 import { BUY_RULE, type Bundles, type Buy, bundlesOf, firstBuys } from './token.js';

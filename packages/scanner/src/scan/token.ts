@@ -3,9 +3,7 @@
  * launch-manipulation flags of /detect, and the token scan. Read through the tokens, cohorts,
  * wallets and addresses readers at the answer's anchor; every flag carries its rule and inputs.
  */
-import type { CohortRow, MemberRow } from '@chain-indexer/indexer/cohorts/index.js';
-import type { PoolRow } from '@chain-indexer/indexer/markets/index.js';
-import type { TransferRow } from '@chain-indexer/indexer/schema/rows/tokens.js';
+import type { CohortRow, MemberRow, PoolRow, TransferRow } from '@chain-indexer/indexer/types';
 import type { ReadCtx } from '../index-port.js';
 import { collect, isVenueLabel, type Share, shareOf } from './common.js';
 import { firstFunding } from './funding.js';

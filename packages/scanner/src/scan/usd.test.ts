@@ -5,7 +5,7 @@
  * the reader answers from the table, exactly as its `pairPrice` contract says.
  */
 
-import type { Rational } from '@chain-indexer/indexer/markets/index.js';
+import type { Rational } from '@chain-indexer/indexer/types';
 import { describe, expect, it } from 'vitest';
 import type { ReadCtx } from '../index-port.js';
 import { usdMarker } from './usd.js';

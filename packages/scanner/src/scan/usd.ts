@@ -16,8 +16,8 @@
  * Every mark lists its legs: each venue (pool key, protocol), its price and units, so the mark can
  * be recomputed from the indexer's routes at the same anchor.
  */
-import type { Rational } from '@chain-indexer/indexer/markets/index.js';
-import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
+import type { Rational } from '@chain-indexer/indexer/types';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/numbers';
 import type { ReadCtx } from '../index-port.js';
 
 /** An exact rational as published: numerator and denominator decimal strings. */

@@ -7,7 +7,7 @@
  * mark exists (./usd.ts); and the token's own USD mark.
  */
 
-import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/numbers';
 import type { ReadCtx } from '../index-port.js';
 import {
   type ApproxReason,

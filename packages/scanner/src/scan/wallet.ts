@@ -8,15 +8,16 @@
  * at their default venue's price in a quote asset, the quote marked through a USD-stablecoin venue),
  * exact rationals; every mark lists its method and legs, every unmarked holding its reason.
  */
-import type { Rational } from '@chain-indexer/indexer/markets/index.js';
-import {
-  type AssetRow,
-  type PnlAggregate,
-  SORT_BUDGET,
-  type WalletFirstSeen,
-  type WalletTransferRow,
-} from '@chain-indexer/indexer/wallets/index.js';
-import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/decimal.js';
+
+import { SORT_BUDGET } from '@chain-indexer/indexer/port';
+import type {
+  AssetRow,
+  PnlAggregate,
+  Rational,
+  WalletFirstSeen,
+  WalletTransferRow,
+} from '@chain-indexer/indexer/types';
+import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/numbers';
 import type { ReadCtx } from '../index-port.js';
 import { collect } from './common.js';
 import { type FundingChain, fundingChain } from './funding.js';

@@ -32,7 +32,7 @@
  */
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { natsConnectOptions } from '@chain-indexer/platform/nats-url.js';
+import { natsConnectOptions } from '@chain-indexer/platform/nats';
 import { JetStreamApiError, jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm, type KvWatchEntry } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';

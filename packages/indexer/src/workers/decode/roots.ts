@@ -20,12 +20,12 @@ import {
   encodeReceipt,
   encodeTransaction,
   encodeTransactionLeaf,
+  keccak,
   orderedTrieRoot,
   typeName,
   typeOf,
   unknownHeaderFields,
 } from '@chain-indexer/proofs';
-import { keccak } from '@chain-indexer/proofs/hash.js';
 
 type Json = Record<string, unknown>;
 

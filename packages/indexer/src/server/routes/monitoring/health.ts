@@ -1,4 +1,4 @@
-import { redactRecord } from '@chain-indexer/platform/redact.js';
+import { redactRecord } from '@chain-indexer/platform/security';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.js';
 import { Anchor, Count, Enum, Nullable, Obj, ReasonOf } from '../../schemas.js';

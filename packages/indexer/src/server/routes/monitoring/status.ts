@@ -6,8 +6,8 @@
  * gaps) goes through the chain reader and the request's view.
  */
 
-import { redact } from '@chain-indexer/platform/redact.js';
-import { uwsBinding } from '@chain-indexer/platform/uws.js';
+import { uwsBinding } from '@chain-indexer/platform/http';
+import { redact } from '@chain-indexer/platform/security';
 import { changeLogSeqIn } from '../../../schema/rows/replication.js';
 import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
 import { tracesCheckpointIn } from '../../../schema/rows/traces.js';

@@ -1,0 +1,14 @@
+/**
+ * The indexer's one door to the RocksDB binding, which lives in `@chain-indexer/store` (shared
+ * with the scanner). Only src/storage imports this file; nothing else in the indexer imports the
+ * store package (layering test).
+ */
+export {
+  DEFAULT_ROCKS_TUNING,
+  openRocks,
+  type Rocks,
+  type RocksTuning,
+  type ScanRange,
+  StoreClosedError,
+  type WriteOp,
+} from '@chain-indexer/store';
