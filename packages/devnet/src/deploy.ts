@@ -60,7 +60,6 @@ interface TokenSpec {
   usd: number;
 }
 
-/** The ERC-20s deployed besides WETH (12: two stables, six plain, four deliberately odd). */
 /**
  * The contract of a token spec's kind and its constructor arguments (`supply` in base units,
  * minted to `deployer`; `admin` owns the ownable and rebasing tokens).
@@ -90,6 +89,7 @@ function tokenConstructor(
   }
 }
 
+/** The ERC-20s deployed besides WETH (12: two stables, six plain, four deliberately odd). */
 export const TOKEN_SPECS: TokenSpec[] = [
   { key: 'USDC', name: 'USD Coin', symbol: 'USDC', decimals: 6, kind: 'stable', usd: 1 },
   { key: 'DAI', name: 'Dai Stablecoin', symbol: 'DAI', decimals: 18, kind: 'stable', usd: 1 },
@@ -157,6 +157,420 @@ interface Step {
 }
 
 /**
+ * Sends the deployment's transactions without waiting for them, from locally managed nonces. Anvil
+ * drops (not queues) txs whose gas limits overflow the block being built, which would leave a
+ * nonce gap: each unmined batch is kept under one block's gas ({@link BATCH_GAS}) and settled
+ * (every receipt in, none reverted) before the next.
+ */
+class Batches {
+  /** Every step sent, in order. */
+  readonly steps: Step[] = [];
+  private unsettled: Step[] = [];
+  private unsettledGas = 0n;
+
+  constructor(
+    readonly rpcUrl: string,
+    readonly deployer: NonceWallet,
+  ) {}
+
+  /** Waits for the unmined batch. @throws Error naming the steps that reverted. */
+  async settle() {
+    if (this.unsettled.length === 0) return;
+    const rs = await waitReceipts(
+      this.rpcUrl,
+      this.unsettled.map((s) => s.hash),
+      { timeoutMs: 60_000 },
+    );
+    const bad = rs
+      .map((r, i) => (r.status === '0x1' ? null : this.unsettled[i].label))
+      .filter((x) => x !== null);
+    if (bad.length > 0) throw new Error(`devnet: deployment steps reverted: ${bad.join(', ')}`);
+    this.unsettled = [];
+    this.unsettledGas = 0n;
+  }
+
+  private async reserve(gas: bigint) {
+    if (this.unsettledGas + gas > BATCH_GAS) await this.settle();
+    this.unsettledGas += gas;
+  }
+
+  private push(st: Step) {
+    this.steps.push(st);
+    this.unsettled.push(st);
+  }
+
+  /** Sends `functionName(...args)` of `abi` on `to` from `w`. */
+  async send(
+    w: NonceWallet,
+    label: string,
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    args: unknown[],
+    gas: bigint,
+    value = 0n,
+  ) {
+    const data = encodeFunctionData({ abi, functionName, args } as never);
+    await this.reserve(gas);
+    this.push({ label, hash: await w.send({ to, data, value, gas }) });
+  }
+
+  /** Creates a contract from the deployer. @returns its address (predicted from the nonce). */
+  async create(label: string, abi: Abi, bytecode: Hex, args: unknown[], gas: bigint): Promise<Address> {
+    await this.reserve(gas);
+    const address = getContractAddress({ from: this.deployer.address, nonce: BigInt(this.deployer.nonce) });
+    const data = encodeDeployData({ abi, bytecode, args } as never);
+    this.push({ label, hash: await this.deployer.send({ data, gas }) });
+    return address;
+  }
+}
+
+/** The compiled contract `name` of the project's own sources. @throws Error when it is missing. */
+function own(compiled: CompiledContracts, name: string) {
+  const c = compiled[name];
+  if (!c) throw new Error(`devnet: compiled contract ${name} missing`);
+  return c;
+}
+
+/** WETH9 and the Uniswap V2, V3 and V4 contracts (factories, routers, position manager, test routers). */
+async function deployProtocol(b: Batches) {
+  const deployer = b.deployer.address;
+  const a = {
+    weth: artifacts.weth9(),
+    v2f: artifacts.v2Factory(),
+    v2r: artifacts.v2Router02(),
+    v3f: artifacts.v3Factory(),
+    nftd: artifacts.nftDescriptor(),
+    ptd: artifacts.positionDescriptor(),
+    npm: artifacts.positionManager(),
+    sr: artifacts.swapRouter(),
+    pm: artifacts.poolManager(),
+    pst: artifacts.poolSwapTest(),
+    pmlt: artifacts.poolModifyLiquidityTest(),
+  };
+  const weth9 = await b.create('WETH9', a.weth.abi, a.weth.bytecode, [], 2_000_000n);
+  const uniswapV2Factory = await b.create(
+    'UniswapV2Factory',
+    a.v2f.abi,
+    a.v2f.bytecode,
+    [deployer],
+    6_000_000n,
+  );
+  const uniswapV2Router02 = await b.create(
+    'UniswapV2Router02',
+    a.v2r.abi,
+    a.v2r.bytecode,
+    [uniswapV2Factory, weth9],
+    6_000_000n,
+  );
+  const uniswapV3Factory = await b.create('UniswapV3Factory', a.v3f.abi, a.v3f.bytecode, [], 8_000_000n);
+  const nftDescriptorLibrary = await b.create('NFTDescriptor', a.nftd.abi, a.nftd.bytecode, [], 8_000_000n);
+  const nonfungibleTokenPositionDescriptor = await b.create(
+    'NonfungibleTokenPositionDescriptor',
+    a.ptd.abi,
+    linkLibrary(a.ptd, 'NFTDescriptor', nftDescriptorLibrary),
+    [weth9, stringToHex('ETH', { size: 32 })],
+    6_000_000n,
+  );
+  const nonfungiblePositionManager = await b.create(
+    'NonfungiblePositionManager',
+    a.npm.abi,
+    a.npm.bytecode,
+    [uniswapV3Factory, weth9, nonfungibleTokenPositionDescriptor],
+    8_000_000n,
+  );
+  const swapRouter = await b.create(
+    'SwapRouter',
+    a.sr.abi,
+    a.sr.bytecode,
+    [uniswapV3Factory, weth9],
+    6_000_000n,
+  );
+  const poolManager = await b.create('PoolManager', a.pm.abi, a.pm.bytecode, [deployer], 8_000_000n);
+  const poolSwapTest = await b.create('PoolSwapTest', a.pst.abi, a.pst.bytecode, [poolManager], 4_000_000n);
+  const poolModifyLiquidityTest = await b.create(
+    'PoolModifyLiquidityTest',
+    a.pmlt.abi,
+    a.pmlt.bytecode,
+    [poolManager],
+    4_000_000n,
+  );
+  return {
+    weth9,
+    uniswapV2Factory,
+    uniswapV2Router02,
+    uniswapV3Factory,
+    nftDescriptorLibrary,
+    nonfungibleTokenPositionDescriptor,
+    nonfungiblePositionManager,
+    swapRouter,
+    poolManager,
+    poolSwapTest,
+    poolModifyLiquidityTest,
+  };
+}
+
+/** WETH (already deployed at `weth9`) and the {@link TOKEN_SPECS} tokens, each with a $5bn supply. */
+async function deployTokens(b: Batches, compiled: CompiledContracts, weth9: Address, admin: Address) {
+  const tokens: TokenInfo[] = [
+    {
+      key: 'WETH',
+      address: weth9,
+      name: 'Wrapped Ether',
+      symbol: 'WETH',
+      decimals: 18,
+      kind: 'weth',
+      usdPrice: ETH_USD,
+    },
+  ];
+  for (const s of TOKEN_SPECS) {
+    const supply = usdToRaw(5e9, s.usd, s.decimals);
+    const [contract, args] = tokenConstructor(s, supply, b.deployer.address, admin);
+    const c = own(compiled, contract);
+    const address = await b.create(s.key, c.abi, c.bytecode, args, 3_000_000n);
+    tokens.push({
+      key: s.key,
+      address,
+      name: s.name,
+      symbol: s.symbol,
+      decimals: s.decimals,
+      kind: s.kind,
+      usdPrice: s.usd,
+    });
+  }
+  return tokens;
+}
+
+/**
+ * The deployer wraps 40k ETH, approves the V2 router, the V3 position manager and the V4 liquidity
+ * router for every token, and sends 30 % of each supply to the admin treasury.
+ */
+async function fundAndApprove(b: Batches, tokens: TokenInfo[], spenders: Address[], admin: Address) {
+  const deployer = b.deployer;
+  await b.send(
+    deployer,
+    'WETH deposit',
+    tokens[0].address,
+    wethAbi,
+    'deposit',
+    [],
+    100_000n,
+    40_000n * 10n ** 18n,
+  );
+  for (const t of tokens) {
+    for (const spender of spenders) {
+      await b.send(deployer, `approve ${t.key}`, t.address, erc20Abi, 'approve', [spender, MAX], 100_000n);
+    }
+    // 30 % of each supply to the admin treasury, which airdrops to traffic wallets.
+    if (t.kind !== 'weth') {
+      await b.send(
+        deployer,
+        `treasury ${t.key}`,
+        t.address,
+        erc20Abi,
+        'transfer',
+        [admin, usdToRaw(1.5e9, t.usdPrice, t.decimals)],
+        150_000n,
+      );
+    }
+  }
+}
+
+/** The two tokens of `a` and `b` in pool order (sorted by address). */
+function ordered<T extends { address: Address }>(a: T, b: T): [T, T] {
+  return sortPair(a.address, b.address)[0] === a.address ? [a, b] : [b, a];
+}
+
+type Contracts = Awaited<ReturnType<typeof deployProtocol>>;
+
+/** The {@link V2_PAIRS}, each created by its first `addLiquidity` through the router. */
+async function addV2Pools(b: Batches, c: Contracts, tok: (k: string) => TokenInfo): Promise<PoolInfo[]> {
+  const pools: PoolInfo[] = [];
+  const pairInitHash = keccak256(artifacts.v2Pair().bytecode);
+  for (const [ka, kb, usd] of V2_PAIRS) {
+    const ta = tok(ka);
+    const tb = tok(kb);
+    await b.send(
+      b.deployer,
+      `V2 ${ka}/${kb}`,
+      c.uniswapV2Router02,
+      v2RouterAbi,
+      'addLiquidity',
+      [
+        ta.address,
+        tb.address,
+        usdToRaw(usd, ta.usdPrice, ta.decimals),
+        usdToRaw(usd, tb.usdPrice, tb.decimals),
+        0n,
+        0n,
+        b.deployer.address,
+        FAR_DEADLINE,
+      ],
+      4_000_000n,
+    );
+    const [x0, x1] = ordered(ta, tb);
+    pools.push({
+      protocol: 'uniswap-v2',
+      address: v2PairAddress(c.uniswapV2Factory, pairInitHash, ta.address, tb.address),
+      token0: x0.address,
+      token1: x1.address,
+      token0Key: x0.key,
+      token1Key: x1.key,
+      fee: 3000,
+    });
+  }
+  return pools;
+}
+
+/** The {@link V3_POOLS}, each initialised at its USD price with one wide and one ±~10 % position. */
+async function addV3Pools(b: Batches, c: Contracts, tok: (k: string) => TokenInfo): Promise<PoolInfo[]> {
+  const pools: PoolInfo[] = [];
+  const npm = c.nonfungiblePositionManager;
+  const v3InitHash = keccak256(artifacts.v3Pool().bytecode);
+  for (const [ka, kb, fee, usd] of V3_POOLS) {
+    const [x0, x1] = ordered(tok(ka), tok(kb));
+    const price = rawPrice(x0.usdPrice, x0.decimals, x1.usdPrice, x1.decimals);
+    const spacing = V3_SPACING[fee];
+    const init = [x0.address, x1.address, fee, sqrtPriceX96(price)];
+    await b.send(
+      b.deployer,
+      `V3 init ${ka}/${kb}/${fee}`,
+      npm,
+      npmAbi,
+      'createAndInitializePoolIfNecessary',
+      init,
+      6_000_000n,
+    );
+    const tick = priceToTick(price);
+    // One wide position and one concentrated position (±~10 %) per pool.
+    for (const [width, share] of [
+      [887272, 0.5],
+      [1000, 0.5],
+    ] as const) {
+      const tl = alignTick(tick - width, spacing);
+      const tu = alignTick(tick + width, spacing) + (width === 887272 ? 0 : spacing);
+      const mint = {
+        token0: x0.address,
+        token1: x1.address,
+        fee,
+        tickLower: tl,
+        tickUpper: tu,
+        amount0Desired: usdToRaw(usd * share, x0.usdPrice, x0.decimals),
+        amount1Desired: usdToRaw(usd * share, x1.usdPrice, x1.decimals),
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient: b.deployer.address,
+        deadline: FAR_DEADLINE,
+      };
+      await b.send(b.deployer, `V3 mint ${ka}/${kb}/${fee}`, npm, npmAbi, 'mint', [mint], 1_500_000n);
+    }
+    pools.push({
+      protocol: 'uniswap-v3',
+      address: v3PoolAddress(c.uniswapV3Factory, v3InitHash, x0.address, x1.address, fee),
+      token0: x0.address,
+      token1: x1.address,
+      token0Key: x0.key,
+      token1Key: x1.key,
+      fee,
+      tickSpacing: spacing,
+    });
+  }
+  return pools;
+}
+
+/** The {@link V4_POOLS} on the PoolManager, each initialised and given a ±2000-tick position. */
+async function addV4Pools(b: Batches, c: Contracts, tok: (k: string) => TokenInfo): Promise<PoolInfo[]> {
+  const pools: PoolInfo[] = [];
+  const eth: TokenInfo = NATIVE_ETH;
+  for (const [ka, kb, fee, tickSpacing, usd] of V4_POOLS) {
+    const [x0, x1] = ordered(ka === 'ETH' ? eth : tok(ka), kb === 'ETH' ? eth : tok(kb));
+    const key = { currency0: x0.address, currency1: x1.address, fee, tickSpacing, hooks: zeroAddress };
+    const price = rawPrice(x0.usdPrice, x0.decimals, x1.usdPrice, x1.decimals);
+    const init = [key, sqrtPriceX96(price)];
+    await b.send(
+      b.deployer,
+      `V4 init ${ka}/${kb}`,
+      c.poolManager,
+      poolManagerAbi,
+      'initialize',
+      init,
+      1_000_000n,
+    );
+    const tick = priceToTick(price);
+    const tl = alignTick(tick - 2000, tickSpacing);
+    const tu = alignTick(tick + 2000, tickSpacing) + tickSpacing;
+    const amt0 = Number(usdToRaw(usd, x0.usdPrice, x0.decimals));
+    const amt1 = Number(usdToRaw(usd, x1.usdPrice, x1.decimals));
+    const liq = liquidityFor(price, tl, tu, amt0, amt1);
+    const [need0] = amountsFor(price, tl, tu, Number(liq));
+    const value = x0.address === zeroAddress ? BigInt(Math.ceil(need0 * 1.01)) + 1000n : 0n;
+    await b.send(
+      b.deployer,
+      `V4 liquidity ${ka}/${kb}`,
+      c.poolModifyLiquidityTest,
+      modifyLiquidityTestAbi,
+      'modifyLiquidity',
+      [key, { tickLower: tl, tickUpper: tu, liquidityDelta: liq, salt: `0x${'0'.repeat(64)}` }, '0x'],
+      1_500_000n,
+      value,
+    );
+    pools.push({
+      protocol: 'uniswap-v4',
+      address: c.poolManager,
+      poolId: v4PoolId(key),
+      token0: x0.address,
+      token1: x1.address,
+      token0Key: x0.key,
+      token1Key: x1.key,
+      fee,
+      tickSpacing,
+      hooks: zeroAddress,
+    });
+  }
+  return pools;
+}
+
+/** The admin's example launches: one open curve and one that graduates at once. @returns their token addresses. */
+async function seedLaunches(b: Batches, admin: NonceWallet, launchpad: Address): Promise<Address[]> {
+  const seededLaunches: Address[] = [];
+  for (const [i, [name, symbol, buyWei]] of (
+    [
+      ['Genesis Frog', 'GFROG', 500_000_000_000_000_000n],
+      ['Instant Moon', 'IMOON', GRADUATION_TARGET_WEI + 10n ** 17n],
+    ] as const
+  ).entries()) {
+    const nonce = BigInt(i + 1); // Launchpad's CREATE nonce starts at 1 (EIP-161)
+    seededLaunches.push(getContractAddress({ from: launchpad, nonce }));
+    await b.send(
+      admin,
+      `launch ${symbol}`,
+      launchpad,
+      launchpadAbi,
+      'createLaunch',
+      [name, symbol, URI_SAMPLES[i][0], URI_SAMPLES[i][1]],
+      6_000_000n,
+      buyWei,
+    );
+  }
+  return seededLaunches;
+}
+
+/** Checks that every contract and every V2/V3 pool has code. @throws Error naming the first without. */
+async function checkCode(rpcUrl: string, contracts: Record<string, Address>, pools: PoolInfo[]) {
+  for (const [name, addr] of Object.entries(contracts)) {
+    const code = await rpc<Hex>(rpcUrl, 'eth_getCode', [addr, 'latest']);
+    if (code === '0x') throw new Error(`devnet: no code at ${name} ${addr}`);
+  }
+  for (const p of pools.filter((x) => x.protocol !== 'uniswap-v4')) {
+    const code = await rpc<Hex>(rpcUrl, 'eth_getCode', [p.address, 'latest']);
+    if (code === '0x')
+      throw new Error(
+        `devnet: no code at pool ${p.token0Key}/${p.token1Key} ${p.address} (address prediction wrong)`,
+      );
+  }
+}
+
+/**
  * Deploys everything (see README.md) and returns the deployment. Every transaction the node
  * accepted is appended to `signed` (in send order) when given, so that a reorg that drops part of
  * the deployment can be repaired by `replayDeployment` (signer.ts) at the same addresses.
@@ -176,164 +590,15 @@ export async function deployAll(
     admin.onAccepted = (t) => signed.push(t);
   }
   await Promise.all([deployer.syncNonce(), admin.syncNonce()]);
-  const steps: Step[] = [];
-  // Anvil drops (not queues) txs whose gas limits overflow the block being built, which would
-  // leave a nonce gap: keep each unmined batch under one block's gas and settle it before the next.
-  let unsettled: Step[] = [];
-  let unsettledGas = 0n;
-  const settle = async () => {
-    if (unsettled.length === 0) return;
-    const rs = await waitReceipts(
-      rpcUrl,
-      unsettled.map((s) => s.hash),
-      { timeoutMs: 60_000 },
-    );
-    const bad = rs.map((r, i) => (r.status === '0x1' ? null : unsettled[i].label)).filter((x) => x !== null);
-    if (bad.length > 0) throw new Error(`devnet: deployment steps reverted: ${bad.join(', ')}`);
-    unsettled = [];
-    unsettledGas = 0n;
-  };
-  const reserve = async (gas: bigint) => {
-    if (unsettledGas + gas > BATCH_GAS) await settle();
-    unsettledGas += gas;
-  };
-  const push = (st: Step) => {
-    steps.push(st);
-    unsettled.push(st);
-  };
+  const b = new Batches(rpcUrl, deployer);
 
-  const send = async (
-    w: NonceWallet,
-    label: string,
-    to: Address,
-    abi: Abi,
-    functionName: string,
-    args: unknown[],
-    gas: bigint,
-    value = 0n,
-  ) => {
-    const data = encodeFunctionData({ abi, functionName, args } as never);
-    await reserve(gas);
-    push({ label, hash: await w.send({ to, data, value, gas }) });
-  };
-  const create = async (
-    label: string,
-    abi: Abi,
-    bytecode: Hex,
-    args: unknown[],
-    gas: bigint,
-  ): Promise<Address> => {
-    await reserve(gas);
-    const address = getContractAddress({ from: deployer.address, nonce: BigInt(deployer.nonce) });
-    const data = encodeDeployData({ abi, bytecode, args } as never);
-    push({ label, hash: await deployer.send({ data, gas }) });
-    return address;
-  };
-  const own = (name: string) => {
-    const c = compiled[name];
-    if (!c) throw new Error(`devnet: compiled contract ${name} missing`);
-    return c;
-  };
-
-  // --- protocol contracts -------------------------------------------------------------------
-  const a = {
-    weth: artifacts.weth9(),
-    v2f: artifacts.v2Factory(),
-    v2r: artifacts.v2Router02(),
-    v3f: artifacts.v3Factory(),
-    nftd: artifacts.nftDescriptor(),
-    ptd: artifacts.positionDescriptor(),
-    npm: artifacts.positionManager(),
-    sr: artifacts.swapRouter(),
-    pm: artifacts.poolManager(),
-    pst: artifacts.poolSwapTest(),
-    pmlt: artifacts.poolModifyLiquidityTest(),
-  };
-  const weth9 = await create('WETH9', a.weth.abi, a.weth.bytecode, [], 2_000_000n);
-  const uniswapV2Factory = await create(
-    'UniswapV2Factory',
-    a.v2f.abi,
-    a.v2f.bytecode,
-    [deployer.address],
-    6_000_000n,
-  );
-  const uniswapV2Router02 = await create(
-    'UniswapV2Router02',
-    a.v2r.abi,
-    a.v2r.bytecode,
-    [uniswapV2Factory, weth9],
-    6_000_000n,
-  );
-  const uniswapV3Factory = await create('UniswapV3Factory', a.v3f.abi, a.v3f.bytecode, [], 8_000_000n);
-  const nftDescriptorLibrary = await create('NFTDescriptor', a.nftd.abi, a.nftd.bytecode, [], 8_000_000n);
-  const nonfungibleTokenPositionDescriptor = await create(
-    'NonfungibleTokenPositionDescriptor',
-    a.ptd.abi,
-    linkLibrary(a.ptd, 'NFTDescriptor', nftDescriptorLibrary),
-    [weth9, stringToHex('ETH', { size: 32 })],
-    6_000_000n,
-  );
-  const nonfungiblePositionManager = await create(
-    'NonfungiblePositionManager',
-    a.npm.abi,
-    a.npm.bytecode,
-    [uniswapV3Factory, weth9, nonfungibleTokenPositionDescriptor],
-    8_000_000n,
-  );
-  const swapRouter = await create(
-    'SwapRouter',
-    a.sr.abi,
-    a.sr.bytecode,
-    [uniswapV3Factory, weth9],
-    6_000_000n,
-  );
-  const poolManager = await create('PoolManager', a.pm.abi, a.pm.bytecode, [deployer.address], 8_000_000n);
-  const poolSwapTest = await create('PoolSwapTest', a.pst.abi, a.pst.bytecode, [poolManager], 4_000_000n);
-  const poolModifyLiquidityTest = await create(
-    'PoolModifyLiquidityTest',
-    a.pmlt.abi,
-    a.pmlt.bytecode,
-    [poolManager],
-    4_000_000n,
-  );
-
-  // --- tokens -------------------------------------------------------------------------------
-  const tokens: TokenInfo[] = [
-    {
-      key: 'WETH',
-      address: weth9,
-      name: 'Wrapped Ether',
-      symbol: 'WETH',
-      decimals: 18,
-      kind: 'weth',
-      usdPrice: ETH_USD,
-    },
-  ];
-  for (const s of TOKEN_SPECS) {
-    const supply = usdToRaw(5e9, s.usd, s.decimals);
-    const [contract, args] = tokenConstructor(s, supply, deployer.address, admin.address);
-    const c = own(contract);
-    const address = await create(s.key, c.abi, c.bytecode, args, 3_000_000n);
-    tokens.push({
-      key: s.key,
-      address,
-      name: s.name,
-      symbol: s.symbol,
-      decimals: s.decimals,
-      kind: s.kind,
-      usdPrice: s.usd,
-    });
-  }
-  const lp = own('Launchpad');
-  const launchpad = await create(
-    'Launchpad',
-    lp.abi,
-    lp.bytecode,
-    [uniswapV2Router02, weth9, GRADUATION_TARGET_WEI],
-    6_000_000n,
-  );
-  const fw = own('ValueForwarder');
-  const valueForwarder = await create('ValueForwarder', fw.abi, fw.bytecode, [], 3_000_000n);
+  const protocol = await deployProtocol(b);
+  const tokens = await deployTokens(b, compiled, protocol.weth9, admin.address);
+  const lp = own(compiled, 'Launchpad');
+  const launchArgs = [protocol.uniswapV2Router02, protocol.weth9, GRADUATION_TARGET_WEI];
+  const launchpad = await b.create('Launchpad', lp.abi, lp.bytecode, launchArgs, 6_000_000n);
+  const fw = own(compiled, 'ValueForwarder');
+  const valueForwarder = await b.create('ValueForwarder', fw.abi, fw.bytecode, [], 3_000_000n);
 
   const byKey = new Map(tokens.map((t) => [t.key, t]));
   const tok = (k: string) => {
@@ -341,236 +606,34 @@ export async function deployAll(
     if (!t) throw new Error(`devnet: unknown token ${k}`);
     return t;
   };
-
-  // --- funding and approvals ----------------------------------------------------------------
-  await send(deployer, 'WETH deposit', weth9, wethAbi, 'deposit', [], 100_000n, 40_000n * 10n ** 18n);
-  for (const t of tokens) {
-    for (const spender of [uniswapV2Router02, nonfungiblePositionManager, poolModifyLiquidityTest]) {
-      await send(deployer, `approve ${t.key}`, t.address, erc20Abi, 'approve', [spender, MAX], 100_000n);
-    }
-    // 30 % of each supply to the admin treasury, which airdrops to traffic wallets.
-    if (t.kind !== 'weth') {
-      await send(
-        deployer,
-        `treasury ${t.key}`,
-        t.address,
-        erc20Abi,
-        'transfer',
-        [admin.address, usdToRaw(1.5e9, t.usdPrice, t.decimals)],
-        150_000n,
-      );
-    }
-  }
-
-  const pools: PoolInfo[] = [];
-  // --- V2 -----------------------------------------------------------------------------------
-  const pairInitHash = keccak256(artifacts.v2Pair().bytecode);
-  for (const [ka, kb, usd] of V2_PAIRS) {
-    const ta = tok(ka);
-    const tb = tok(kb);
-    await send(
-      deployer,
-      `V2 ${ka}/${kb}`,
-      uniswapV2Router02,
-      v2RouterAbi,
-      'addLiquidity',
-      [
-        ta.address,
-        tb.address,
-        usdToRaw(usd, ta.usdPrice, ta.decimals),
-        usdToRaw(usd, tb.usdPrice, tb.decimals),
-        0n,
-        0n,
-        deployer.address,
-        FAR_DEADLINE,
-      ],
-      4_000_000n,
-    );
-    const [t0] = sortPair(ta.address, tb.address);
-    const [x0, x1] = t0 === ta.address ? [ta, tb] : [tb, ta];
-    pools.push({
-      protocol: 'uniswap-v2',
-      address: v2PairAddress(uniswapV2Factory, pairInitHash, ta.address, tb.address),
-      token0: x0.address,
-      token1: x1.address,
-      token0Key: x0.key,
-      token1Key: x1.key,
-      fee: 3000,
-    });
-  }
-
-  // --- V3 -----------------------------------------------------------------------------------
-  const v3InitHash = keccak256(artifacts.v3Pool().bytecode);
-  for (const [ka, kb, fee, usd] of V3_POOLS) {
-    const [x0, x1] =
-      sortPair(tok(ka).address, tok(kb).address)[0] === tok(ka).address
-        ? [tok(ka), tok(kb)]
-        : [tok(kb), tok(ka)];
-    const price = rawPrice(x0.usdPrice, x0.decimals, x1.usdPrice, x1.decimals);
-    const spacing = V3_SPACING[fee];
-    await send(
-      deployer,
-      `V3 init ${ka}/${kb}/${fee}`,
-      nonfungiblePositionManager,
-      npmAbi,
-      'createAndInitializePoolIfNecessary',
-      [x0.address, x1.address, fee, sqrtPriceX96(price)],
-      6_000_000n,
-    );
-    const tick = priceToTick(price);
-    // One wide position and one concentrated position (±~10 %) per pool.
-    for (const [width, share] of [
-      [887272, 0.5],
-      [1000, 0.5],
-    ] as const) {
-      const tl = alignTick(tick - width, spacing);
-      const tu = alignTick(tick + width, spacing) + (width === 887272 ? 0 : spacing);
-      await send(
-        deployer,
-        `V3 mint ${ka}/${kb}/${fee}`,
-        nonfungiblePositionManager,
-        npmAbi,
-        'mint',
-        [
-          {
-            token0: x0.address,
-            token1: x1.address,
-            fee,
-            tickLower: tl,
-            tickUpper: tu,
-            amount0Desired: usdToRaw(usd * share, x0.usdPrice, x0.decimals),
-            amount1Desired: usdToRaw(usd * share, x1.usdPrice, x1.decimals),
-            amount0Min: 0n,
-            amount1Min: 0n,
-            recipient: deployer.address,
-            deadline: FAR_DEADLINE,
-          },
-        ],
-        1_500_000n,
-      );
-    }
-    pools.push({
-      protocol: 'uniswap-v3',
-      address: v3PoolAddress(uniswapV3Factory, v3InitHash, x0.address, x1.address, fee),
-      token0: x0.address,
-      token1: x1.address,
-      token0Key: x0.key,
-      token1Key: x1.key,
-      fee,
-      tickSpacing: spacing,
-    });
-  }
-
-  // --- V4 -----------------------------------------------------------------------------------
-  const eth: TokenInfo = NATIVE_ETH;
-  for (const [ka, kb, fee, tickSpacing, usd] of V4_POOLS) {
-    const ta = ka === 'ETH' ? eth : tok(ka);
-    const tb = kb === 'ETH' ? eth : tok(kb);
-    const [x0, x1] = sortPair(ta.address, tb.address)[0] === ta.address ? [ta, tb] : [tb, ta];
-    const key = { currency0: x0.address, currency1: x1.address, fee, tickSpacing, hooks: zeroAddress };
-    const price = rawPrice(x0.usdPrice, x0.decimals, x1.usdPrice, x1.decimals);
-    await send(
-      deployer,
-      `V4 init ${ka}/${kb}`,
-      poolManager,
-      poolManagerAbi,
-      'initialize',
-      [key, sqrtPriceX96(price)],
-      1_000_000n,
-    );
-    const tick = priceToTick(price);
-    const tl = alignTick(tick - 2000, tickSpacing);
-    const tu = alignTick(tick + 2000, tickSpacing) + tickSpacing;
-    const amt0 = Number(usdToRaw(usd, x0.usdPrice, x0.decimals));
-    const amt1 = Number(usdToRaw(usd, x1.usdPrice, x1.decimals));
-    const liq = liquidityFor(price, tl, tu, amt0, amt1);
-    const [need0] = amountsFor(price, tl, tu, Number(liq));
-    const value = x0.address === zeroAddress ? BigInt(Math.ceil(need0 * 1.01)) + 1000n : 0n;
-    await send(
-      deployer,
-      `V4 liquidity ${ka}/${kb}`,
-      poolModifyLiquidityTest,
-      modifyLiquidityTestAbi,
-      'modifyLiquidity',
-      [key, { tickLower: tl, tickUpper: tu, liquidityDelta: liq, salt: `0x${'0'.repeat(64)}` }, '0x'],
-      1_500_000n,
-      value,
-    );
-    pools.push({
-      protocol: 'uniswap-v4',
-      address: poolManager,
-      poolId: v4PoolId(key),
-      token0: x0.address,
-      token1: x1.address,
-      token0Key: x0.key,
-      token1Key: x1.key,
-      fee,
-      tickSpacing,
-      hooks: zeroAddress,
-    });
-  }
+  const spenders = [
+    protocol.uniswapV2Router02,
+    protocol.nonfungiblePositionManager,
+    protocol.poolModifyLiquidityTest,
+  ];
+  await fundAndApprove(b, tokens, spenders, admin.address);
+  const pools = [
+    ...(await addV2Pools(b, protocol, tok)),
+    ...(await addV3Pools(b, protocol, tok)),
+    ...(await addV4Pools(b, protocol, tok)),
+  ];
 
   // The admin's launches below must land after the launchpad exists: settle the deployer first.
-  await settle();
-
-  // --- launchpad examples: one open curve and one that graduates at once ---------------------
-  const seededLaunches: Address[] = [];
-  for (const [i, [name, symbol, buyWei]] of (
-    [
-      ['Genesis Frog', 'GFROG', 500_000_000_000_000_000n],
-      ['Instant Moon', 'IMOON', GRADUATION_TARGET_WEI + 10n ** 17n],
-    ] as const
-  ).entries()) {
-    const nonce = BigInt(i + 1); // Launchpad's CREATE nonce starts at 1 (EIP-161)
-    seededLaunches.push(getContractAddress({ from: launchpad, nonce }));
-    await send(
-      admin,
-      `launch ${symbol}`,
-      launchpad,
-      launchpadAbi,
-      'createLaunch',
-      [name, symbol, URI_SAMPLES[i][0], URI_SAMPLES[i][1]],
-      6_000_000n,
-      buyWei,
-    );
-  }
+  await b.settle();
+  const seededLaunches = await seedLaunches(b, admin, launchpad);
 
   // --- wait for everything and check ---------------------------------------------------------
-  await settle();
+  await b.settle();
   const receipts = await waitReceipts(
     rpcUrl,
-    steps.map((s) => s.hash),
+    b.steps.map((s) => s.hash),
   );
-  const contracts = {
-    weth9,
-    uniswapV2Factory,
-    uniswapV2Router02,
-    uniswapV3Factory,
-    nftDescriptorLibrary,
-    nonfungibleTokenPositionDescriptor,
-    nonfungiblePositionManager,
-    swapRouter,
-    poolManager,
-    poolSwapTest,
-    poolModifyLiquidityTest,
-    launchpad,
-    valueForwarder,
-  };
-  for (const [name, addr] of Object.entries(contracts)) {
-    const code = await rpc<Hex>(rpcUrl, 'eth_getCode', [addr, 'latest']);
-    if (code === '0x') throw new Error(`devnet: no code at ${name} ${addr}`);
-  }
-  for (const p of pools.filter((x) => x.protocol !== 'uniswap-v4')) {
-    const code = await rpc<Hex>(rpcUrl, 'eth_getCode', [p.address, 'latest']);
-    if (code === '0x')
-      throw new Error(
-        `devnet: no code at pool ${p.token0Key}/${p.token1Key} ${p.address} (address prediction wrong)`,
-      );
-  }
+  const contracts = { ...protocol, launchpad, valueForwarder };
+  await checkCode(rpcUrl, contracts, pools);
   const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
   const last = Math.max(...receipts.map((r) => Number(r.blockNumber)));
   log(
-    `devnet: deployed ${Object.keys(contracts).length} contracts, ${tokens.length} tokens, ${pools.length} pools in ${steps.length} txs (blocks ≤ ${last}) in ${Date.now() - t0} ms`,
+    `devnet: deployed ${Object.keys(contracts).length} contracts, ${tokens.length} tokens, ${pools.length} pools in ${b.steps.length} txs (blocks ≤ ${last}) in ${Date.now() - t0} ms`,
   );
   return {
     version: 1,
