@@ -7,7 +7,8 @@ const ROOT = fileURLToPath(new URL('.', import.meta.url));
 /**
  * Workspace packages run from their TypeScript sources (no build needed for unit tests): each
  * entry point of a package's `exports` map (`@chain-indexer/<pkg>` or `@chain-indexer/<pkg>/<name>`,
- * built to `./dist/<path>.js`) → its source `packages/<pkg>/src/<path>.ts`. Only entry points
+ * built to `./dist/<path>.js`) → its source `packages/<pkg>/src/<path>.ts` (the console's, a
+ * source entry, to itself). Only entry points
  * resolve: a deep import fails here as it fails under Node (docs/CONTRIBUTING.md, "Front doors").
  */
 function entryAliases(): { find: RegExp; replacement: string }[] {
@@ -21,9 +22,12 @@ function entryAliases(): { find: RegExp; replacement: string }[] {
     }
     for (const [key, target] of Object.entries(exports)) {
       const built = typeof target === 'object' && target ? (target as { default?: string }).default : null;
-      if (!built?.startsWith('./dist/')) continue;
+      // A built entry (./dist/<path>.js) runs from its source; a source entry (the console's) as is.
+      if (!built?.startsWith('./dist/') && !built?.startsWith('./src/')) continue;
       const spec = key === '.' ? `@chain-indexer/${pkg}` : `@chain-indexer/${pkg}/${key.slice(2)}`;
-      const source = `${ROOT}packages/${pkg}/src/${built.slice('./dist/'.length).replace(/\.js$/, '.ts')}`;
+      const source = built.startsWith('./src/')
+        ? `${ROOT}packages/${pkg}/${built.slice(2)}`
+        : `${ROOT}packages/${pkg}/src/${built.slice('./dist/'.length).replace(/\.js$/, '.ts')}`;
       out.push({ find: new RegExp(`^${spec.replaceAll('/', '\\/')}$`), replacement: source });
     }
   }

@@ -215,6 +215,10 @@ async function main(): Promise<void> {
     // One set of stream slots for every chain: a key's ceiling is per key, not per (key, chain);
     // with NATS (writer, replica) one for the writer and every replica together.
     streamSlots,
+    // The embedded devnet's code loads only when a chain has one (the indexer imports none itself).
+    startDevnet: config.chains.some((c) => c.devnet)
+      ? (await import('@chain-indexer/devnet')).startDevnet
+      : undefined,
     ...loadOverridesAndLabels(config.overridesFile, config.labelsFile),
   };
   // Chains open one after another (each may start a devnet and check its node); a chain that

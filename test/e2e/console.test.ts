@@ -13,15 +13,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { quoteText, ratioToDecimal, type TokenMeta, unitsText, usdText } from '@chain-indexer/console/format';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  quoteText,
-  ratioToDecimal,
-  type TokenMeta,
-  unitsText,
-  usdText,
-} from '../../packages/console/src/format.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../harness/indexer.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';

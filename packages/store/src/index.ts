@@ -4,6 +4,8 @@
  * `@nxtedition/rocksdb`; nothing else in the repository imports that package.
  */
 
+/** Raw atomic batches on a database attached by handle from another thread (the indexer's writer thread). */
+export { attachBatches, type HandleBatches, type NativeBatch } from './batches.js';
 /** The open database: synchronous get/multi-get/scan, atomic batch writes, handle, close. */
 /** One put or delete of an atomic batch ({@link Rocks.write}). */
 /** A raw-byte key range of {@link Rocks.scan}. */

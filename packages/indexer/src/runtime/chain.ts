@@ -18,6 +18,7 @@ import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/
 import { createMarketsReader } from '../markets/index.js';
 import type { ChainMetrics } from '../metrics/index.js';
 import { createRegistry, projectionIdentity, type Registered } from '../projections/index.js';
+import { createQueries } from '../queries/index.js';
 import { createRpc, type Rpc } from '../rpc/client.js';
 import { PROJECTION_LIST } from '../schema/projections.js';
 import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
@@ -65,6 +66,12 @@ export interface SharedDeps {
   labels: ReadonlyMap<string, string[]>;
   /** The process's open-stream slots: a key's ceiling counts its streams on every chain. */
   streamSlots?: StreamSlots;
+  /**
+   * Starts a chain's embedded devnet (`startDevnet` of `@chain-indexer/devnet`), needed when a chain
+   * has one (`cfg.devnet`). The composition root hands it in, so the indexer loads no devnet code of
+   * its own: the devnet is a type-only (dev) dependency of this package.
+   */
+  startDevnet?: typeof import('@chain-indexer/devnet').startDevnet;
 }
 
 /** Defaults of the ingest tuning when a caller gives none (the config's defaults). */
@@ -114,18 +121,20 @@ function readersFor(o: {
   const chain = createChainReader({ traces: o.traces, node: o.node });
   const cohorts = createCohortsReader({ overrides: o.overrides, overridesVersion: o.overridesVersion });
   const tokens = createTokensReader({ launchpads: o.launchpads });
+  const markets = createMarketsReader({ usdStablecoins: o.markets.usdStablecoins, tokens });
+  const wallets = createWalletsReader({
+    quoteAssets: quoteAssetsOf(o.markets),
+    usdStablecoins: o.markets.usdStablecoins,
+    traces: o.traces,
+  });
   return {
     chain,
     tokens,
-    markets: createMarketsReader({ usdStablecoins: o.markets.usdStablecoins, tokens }),
+    markets,
     screener: createScreenerReader({ tokens }),
-    wallets: createWalletsReader({
-      quoteAssets: quoteAssetsOf(o.markets),
-      usdStablecoins: o.markets.usdStablecoins,
-      traces: o.traces,
-      cohorts,
-    }),
+    wallets,
     cohorts,
+    queries: createQueries({ tokens, markets, wallets, cohorts }),
     addresses: createAddressesReader({
       labels: o.labels,
       launchpads: o.launchpads,
@@ -220,8 +229,9 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     ? loadLaunchpadsFile(cfg.launchpadsFile, cfg.name)
     : new Map();
   if (cfg.devnet) {
-    const { startDevnet } = await import('@chain-indexer/devnet');
-    devnet = await startDevnet({
+    if (!deps.startDevnet)
+      throw new Error(`chain ${cfg.name}: an embedded devnet needs SharedDeps.startDevnet`);
+    devnet = await deps.startDevnet({
       port: cfg.devnet.port,
       blockTimeMs: cfg.devnet.blockTimeMs,
       seed: cfg.devnet.seed,

@@ -4,7 +4,10 @@
  * store package (layering test).
  */
 export {
+  attachBatches,
   DEFAULT_ROCKS_TUNING,
+  type HandleBatches,
+  type NativeBatch,
   openRocks,
   type Rocks,
   type RocksTuning,
