@@ -10,7 +10,7 @@
  * Sources: the wallets projection's address observations and first-seen rows, the tokens
  * registry, the markets pool registry; the node for recipient-only addresses.
  */
-import type { LiveReader } from '../chain/index.js';
+import type { CodeObservation } from '../chain/index.js';
 import type { MarketsConfig } from '../markets/index.js';
 import { poolAt } from '../markets/index.js';
 import type { WalletFirstSeen } from '../schema/rows/wallets.js';
@@ -76,8 +76,11 @@ export interface AddressesReaderDeps {
   labels: ReadonlyMap<string, string[]>;
   launchpads: LaunchpadDeployments;
   markets: MarketsConfig;
-  /** The chain reader's bounded live reads (runtime code at a canonical block). */
-  live: Pick<LiveReader, 'codeAt'>;
+  /**
+   * The node's runtime code of `address` at canonical block `n` (eth_getCode; the chain reader's
+   * live reads satisfy it): the one node read of the type rule.
+   */
+  live: { codeAt(view: View, at: number, address: string, n: number): Promise<CodeObservation> };
 }
 
 /** Creates the addresses reader (stateless). */

@@ -6,7 +6,7 @@
  */
 import type { CallUnknownReason, LogUnknownReason } from '../decode/index.js';
 import { EVENT_TABLES, FUNCTION_TABLES } from '../decode/tables.js';
-import { LOG } from '../schema/tables/chain.js';
+import { CHAIN_LOGS } from '../schema/cursors.js';
 import { DECODED_LOG, DECODED_TX } from '../schema/tables/traces.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
@@ -57,7 +57,9 @@ function decodedLogRow(view: View, n: number, i: number, raw: string): DecodedLo
 export function blockLogsDecoded(view: View, n: number, q: PageQuery, sink: PageSink<DecodedLogRow>): void {
   header(view, q.at, n);
   const text = logTexts(view, n);
-  walkPage(view, LOG, [n], { prefix: [n] }, q, sink, (row, [, i]) => decodedLogRow(view, n, i, text(row, i)));
+  walkPage(view, CHAIN_LOGS, [n], { prefix: [n] }, q, sink, (row, [, i]) =>
+    decodedLogRow(view, n, i, text(row, i)),
+  );
 }
 
 /**
@@ -77,7 +79,7 @@ export function transactionLogsDecoded(
     lt: [n, loc.firstLogIndex + loc.logCount] as [number, number],
   };
   const text = logTexts(view, n);
-  walkPage(view, LOG, [n], range, q, sink, (row, [, i]) => decodedLogRow(view, n, i, text(row, i)));
+  walkPage(view, CHAIN_LOGS, [n], range, q, sink, (row, [, i]) => decodedLogRow(view, n, i, text(row, i)));
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 
 import { redact } from '@chain-indexer/platform/security';
+import { MONITORING_GAPS } from '../schema/cursors.js';
 import { GAP, type GapRecord } from '../schema/tables/chain.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
@@ -33,7 +34,7 @@ function gapRow(g: GapRecord): GapRow {
 
 /** One page of the gaps of every lane, by lane then first block. */
 export function gaps(view: View, q: PageQuery, sink: PageSink<GapRow>): void {
-  walkPage(view, GAP, [], {}, q, sink, gapRow);
+  walkPage(view, MONITORING_GAPS, [], {}, q, sink, gapRow);
 }
 
 /** Open gaps of every lane, counted up to {@link MAX_GAPS_COUNTED}. */

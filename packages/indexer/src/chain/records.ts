@@ -5,12 +5,12 @@
  * accounting, timestamp bounds. Everything reads through the request's {@link View}.
  */
 import { DomainError } from '../errors/index.js';
+import { CHAIN_BLOCK_TRANSACTIONS, CHAIN_LOGS } from '../schema/cursors.js';
 import type { LogRow } from '../schema/tables/chain.js';
 import {
   CANON,
   HASH_TO_NUMBER,
   HEADER,
-  LOG,
   RECEIPT,
   TIME,
   TX,
@@ -97,7 +97,7 @@ export function timestampBounds(view: View, at: number, t: number): TimestampBou
  */
 export function blockTransactions(view: View, n: number, q: PageQuery, sink: PageSink<string>): void {
   header(view, q.at, n);
-  walkPage(view, TX, [n], { prefix: [n] }, q, sink, (v) => v);
+  walkPage(view, CHAIN_BLOCK_TRANSACTIONS, [n], { prefix: [n] }, q, sink, (v) => v);
 }
 
 /**
@@ -107,7 +107,7 @@ export function blockTransactions(view: View, n: number, q: PageQuery, sink: Pag
 export function blockLogs(view: View, n: number, q: PageQuery, sink: PageSink<string>): void {
   header(view, q.at, n);
   const text = logTexts(view, n);
-  walkPage(view, LOG, [n], { prefix: [n] }, q, sink, (v, [, i]) => text(v, i));
+  walkPage(view, CHAIN_LOGS, [n], { prefix: [n] }, q, sink, (v, [, i]) => text(v, i));
 }
 
 /**
@@ -200,5 +200,5 @@ export function transactionLogs(view: View, hash: string, q: PageQuery, sink: Pa
     lt: [loc.number, loc.firstLogIndex + loc.logCount] as [number, number],
   };
   const text = logTexts(view, loc.number);
-  walkPage(view, LOG, [loc.number], range, q, sink, (v, [, i]) => text(v, i));
+  walkPage(view, CHAIN_LOGS, [loc.number], range, q, sink, (v, [, i]) => text(v, i));
 }

@@ -6,6 +6,7 @@
  * give, is `not_available` with a reason from {@link CoverageReason}, never an empty list.
  */
 import { DomainError } from '../errors/index.js';
+import { CHAIN_CALL_FRAMES, CHAIN_INTERNAL } from '../schema/cursors.js';
 import {
   type StoredFrame,
   type StoredInternal,
@@ -13,7 +14,7 @@ import {
   tracesCheckpointIn,
 } from '../schema/rows/traces.js';
 import type { TxLocation } from '../schema/tables/chain.js';
-import { TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
+import { TRACE_STATUS } from '../schema/tables/traces.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import type { CallFrameRow, InternalRow, TraceCoverage } from './types.js';
@@ -90,7 +91,7 @@ function frameRow(f: StoredFrame): CallFrameRow {
 /** One page of the retained call frames of the transaction at `loc`, by ordinal (pre-order). */
 export function callFrames(view: View, loc: TxLocation, q: PageQuery, sink: PageSink<CallFrameRow>): void {
   const tx: [number, number] = [loc.number, loc.txIndex];
-  walkPage(view, TRACE_FRAME, tx, { prefix: tx }, q, sink, frameRow);
+  walkPage(view, CHAIN_CALL_FRAMES, tx, { prefix: tx }, q, sink, frameRow);
 }
 
 /** One page of the internal transfers and creations of the transaction at `loc`, by frame ordinal. */
@@ -101,7 +102,7 @@ export function internalTransfers(
   sink: PageSink<InternalRow>,
 ): void {
   const tx: [number, number] = [loc.number, loc.txIndex];
-  walkPage(view, TRACE_INTERNAL, tx, { prefix: tx }, q, sink, internalRowOf);
+  walkPage(view, CHAIN_INTERNAL, tx, { prefix: tx }, q, sink, internalRowOf);
 }
 
 /** The served shape of a stored internal transfer or creation (a failed creation has no `to`). */

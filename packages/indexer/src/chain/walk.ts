@@ -4,34 +4,33 @@
  * the block), the same bytes the routes minted before the readers existed, so cursors minted by an
  * earlier build of this service stay valid.
  */
-import type { Bounds, Prefix, Table, View } from '../storage/index.js';
+import type { TableCursor } from '../schema/cursor.js';
+import type { Bounds, Prefix, View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 
 /**
- * Walks `range` of table `t` in the page's order, resuming strictly after the cursor, and offers
- * each row (mapped by `row`; null rows count toward the page but are not shown) to `sink` until
- * it refuses one. `prefix` names the leading key parts every row of the walk shares; the resume
- * key is the raw key after those bytes.
+ * Walks `range` of the table of cursor `c` (src/schema/cursors.ts) in the page's order, resuming
+ * strictly after the cursor, and offers each row (mapped by `row`; null rows count toward the page
+ * but are not shown) to `sink` until it refuses one. `prefix` names the leading key parts every
+ * row of the walk shares (as many as the cursor's `under`); the resume key is the cursor's tail.
  */
 export function walkPage<K extends unknown[], V, R>(
   view: View,
-  t: Table<K, V>,
+  c: TableCursor<K, V>,
   prefix: Prefix<K>,
   range: Omit<Bounds<K>, 'after' | 'resume' | 'reverse' | 'limit'>,
   q: PageQuery,
   sink: PageSink<R>,
   row: (value: V, key: K) => R | null,
 ): void {
-  const head = (t.prefix as (...k: unknown[]) => Buffer)(...(prefix as unknown[]));
-  const cut = head.length;
   view.each(
-    t,
+    c.table,
     {
       ...range,
       resume: { under: prefix, suffix: q.after },
       reverse: q.order === 'desc',
     },
     // The raw key is only valid inside the callback: the sink may keep the resume key.
-    (value, key, raw) => sink(row(value, key), Buffer.from(raw.subarray(cut))),
+    (value, key, raw) => sink(row(value, key), c.tail(raw)),
   );
 }

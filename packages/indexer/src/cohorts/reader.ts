@@ -8,8 +8,10 @@
  * listed in `screenedOut`. The funding generation of T counts admitted candidacies; a
  * cohorts-by-token cursor is bound to it.
  */
+
 import { DomainError } from '../errors/index.js';
 import { lowerHex } from '../schema/codec.js';
+import { COHORT_EDGES, COHORT_MEMBERS, COHORTS_BY_TOKEN } from '../schema/cursors.js';
 import type { CohortCandidate } from '../schema/rows/wallets.js';
 import {
   COHORT_CAND,
@@ -219,23 +221,18 @@ function memberRow(view: View, funder: string, m: Member): MemberRow {
   };
 }
 
-/** The evidence edges of a member with their resume keys (wallet ‖ 00 funding, wallet ‖ 01 buy). */
+/** The evidence edges of a member with their kinds (0 funding, 1 buy: the cursor's second part). */
 function evidenceOf(
   view: View,
   c: { token: string; funder: string },
   m: Member,
-): Array<[string, EvidenceEdge]> {
+): Array<[number, EvidenceEdge]> {
   const f = fundingOf(view, m.wallet, c.funder);
   // The candidacy requires the funding (first native funder), so its edge row exists.
-  const rows: Array<[string, EvidenceEdge]> = f
-    ? [
-        [
-          `${m.wallet.slice(2)}00`,
-          { kind: 'funding', from: c.funder, to: m.wallet, assetKind: 'native', asset: null, ...f },
-        ],
-      ]
+  const rows: Array<[number, EvidenceEdge]> = f
+    ? [[0, { kind: 'funding', from: c.funder, to: m.wallet, assetKind: 'native', asset: null, ...f }]]
     : [];
-  rows.push([`${m.wallet.slice(2)}01`, { kind: 'buy', from: m.wallet, to: c.token, ...m.buy }]);
+  rows.push([1, { kind: 'buy', from: m.wallet, to: c.token, ...m.buy }]);
   return rows;
 }
 
@@ -276,17 +273,16 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
     generation: generationOf,
     byToken(view, token, page, sink) {
       const gen = generationOf(view, token);
-      if (page.after && page.after.readUInt32BE(8) !== gen)
+      const after = page.after ? COHORTS_BY_TOKEN.decode(page.after) : null;
+      if (after && after[1] !== gen)
         throw new DomainError(
           'stale_cursor',
           `the funding generation of ${K(token)} moved to ${gen}; restart from page one`,
         );
-      const afterId = page.after ? page.after.toString('hex', 0, 8) : null;
+      const afterId = after ? after[0].slice(2) : null;
       for (const c of cohortsOfToken(view, token, page.at)) {
         if (afterId && c.id <= afterId) continue;
-        const key = Buffer.alloc(12);
-        Buffer.from(c.id, 'hex').copy(key, 0);
-        key.writeUInt32BE(gen, 8);
+        const key = COHORTS_BY_TOKEN.encode(`0x${c.id}`, gen);
         const row: CohortRow = {
           id: c.id,
           kind: 'Funding',
@@ -318,20 +314,20 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
     },
     members(view, id, page, sink) {
       const c = resolve(view, id, page.at);
-      const after = page.after ? `0x${page.after.toString('hex')}` : null;
+      const after = page.after ? COHORT_MEMBERS.decode(page.after)[0] : null;
       for (const m of c.members) {
         if (after && m.wallet <= after) continue;
-        if (!sink(memberRow(view, c.funder, m), Buffer.from(m.wallet.slice(2), 'hex'))) break;
+        if (!sink(memberRow(view, c.funder, m), COHORT_MEMBERS.encode(K(m.wallet)))) break;
       }
       return extras(view, c);
     },
     edges(view, id, page, sink) {
       const c = resolve(view, id, page.at);
-      const after = page.after ? page.after.toString('hex') : null;
+      const after = page.after ? COHORT_EDGES.decode(page.after) : null;
       walk: for (const m of c.members)
-        for (const [k, r] of evidenceOf(view, c, m)) {
-          if (after && k <= after) continue;
-          if (!sink(r, Buffer.from(k, 'hex'))) break walk;
+        for (const [kind, r] of evidenceOf(view, c, m)) {
+          if (after && (m.wallet < after[0] || (m.wallet === after[0] && kind <= after[1]))) continue;
+          if (!sink(r, COHORT_EDGES.encode(K(m.wallet), kind))) break walk;
         }
       return extras(view, c);
     },

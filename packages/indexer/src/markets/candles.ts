@@ -3,7 +3,9 @@
  * one or several pools (oriented quote per token, merged exactly per bucket), and all-time
  * extremes. Every stored candle is cut at the anchor (candleAtBlock, R2).
  */
+
 import { DomainError } from '../errors/index.js';
+import { CANDLE_BUCKETS } from '../schema/cursors.js';
 import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../schema/rows/markets.js';
 import { CANDLE } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
@@ -38,12 +40,8 @@ export function alignRange(frame: Frame, from: number, to: number): CandleRange 
   return { frame, from: f, to: t };
 }
 
-/** Resume key of a candle walk: the bucket start (u64). */
-const bucketKey = (t: number) => {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64BE(BigInt(t));
-  return b;
-};
+/** Resume key of a candle walk: the bucket start (the declared cursor, src/schema/cursors.ts). */
+const bucketKey = (t: number) => CANDLE_BUCKETS.encode(t);
 
 /**
  * Candles of pool `p` in `r` (bucket starts up to the anchor's timestamp), as of the page anchor,
@@ -134,7 +132,7 @@ export function pageCandles<R>(
   sink: PageSink<R>,
 ): void {
   const list = page.order === 'desc' ? [...rows].reverse() : rows;
-  const after = page.after ? Number(page.after.readBigUInt64BE(0)) : null;
+  const after = page.after ? CANDLE_BUCKETS.decode(page.after)[0] : null;
   for (const c of list) {
     if (after !== null && (page.order === 'asc' ? c.t <= after : c.t >= after)) continue;
     if (!sink(render(c), bucketKey(c.t))) return;

@@ -68,8 +68,7 @@ export {
   TRADERS_SCAN_LIMIT,
   type TraderRow,
 } from './swaps.js';
-export type { EmbeddedStats } from './token-detail.js';
-export type { Quote, TokenWindow } from './token-market.js';
+export type { Quote, TokenRef, TokenRows, TokenWindow } from './token-market.js';
 export { AGGREGATE_POOLS, type RankedPool } from './token-pools.js';
 export type { UsdMark } from './usd.js';
 export {

@@ -2,7 +2,9 @@
  * Pool lists as of an anchor: the new-pools feed (creation coordinate), pools by currency (pool-key
  * order) and the bounded pool search anchored on a currency.
  */
+
 import { DomainError } from '../errors/index.js';
+import { POOLS_BY_CURRENCY, POOLS_NEW } from '../schema/cursors.js';
 import type { PoolRow, Protocol } from '../schema/rows/markets.js';
 import { POOL_BY_COORD, POOL_BY_CURRENCY } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
@@ -22,7 +24,7 @@ export function walkNewPools(view: View, page: PageQuery, sink: PageSink<PoolRow
     },
     (_v, [, , key], raw) => {
       const p = poolAt(view, key, page.at);
-      return p ? sink(p, Buffer.from(raw.subarray(1))) : true;
+      return p ? sink(p, POOLS_NEW.tail(raw)) : true;
     },
   );
 }
@@ -45,7 +47,7 @@ function eachCurrencyPool(
       reverse: walk.reverse,
       resume: { under: [c], suffix: walk.after },
     },
-    (_v, [, key], raw) => visit(poolAt(view, key, walk.at), Buffer.from(raw.subarray(21))),
+    (_v, [, key], raw) => visit(poolAt(view, key, walk.at), POOLS_BY_CURRENCY.tail(raw)),
   );
 }
 

@@ -12,7 +12,9 @@
  * liquidity events, the token and currency indices); token rows, supply and decimals through the
  * tokens reader. Units: base units as decimal strings or bigints, prices exact rationals.
  */
+
 import { DomainError } from '../errors/index.js';
+import { POOL_LIQUIDITY_EVENTS } from '../schema/cursors.js';
 import type {
   CandleRow,
   Frame,
@@ -25,7 +27,6 @@ import { LIQ_EVENT, poolKeyOf } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import type { BalanceFidelity, OverviewHolderCount, TokenDetail, TokensReader } from '../tokens/index.js';
 import type { OrientedCandle, TokenExtreme } from './candles.js';
 import {
   alignRange,
@@ -57,13 +58,14 @@ import {
   walkTokenTrades,
   walkTraders,
 } from './swaps.js';
-import { type EmbeddedStats, tokenDetailWithStats } from './token-detail.js';
 import {
   openTokenMarket,
   poolsWithQuote,
   type Quote,
   quoteOf,
   type TokenMarket,
+  type TokenRef,
+  type TokenRows,
   type TokenStatsBody,
   type TokenWindow,
   tokenStatsOf,
@@ -176,9 +178,6 @@ export interface TokenOverview {
   /** More ranked pools follow the listing (continue on /pools/ranked at rank 32). */
   poolsMore: boolean;
   membership: Membership;
-  /** The tokens reader's overview holder count and reconciliation state at the anchor. */
-  holderCount: OverviewHolderCount;
-  reconciliation: BalanceFidelity;
 }
 
 /** Token candles: which series and the resolved quote. */
@@ -271,21 +270,18 @@ export interface MarketsReader {
   ): { token: string; quote: string; extreme: TokenExtreme | null; membership: Membership };
   /** Venue resolution per quote (or the named one). @throws DomainError quote_not_admitted. */
   tokenVenues(view: View, token: string, quote: string | undefined, at: number): TokenVenues;
-  /** Stats on the default venue (first-paint quote rule). */
-  tokenStats(view: View, token: string, quote: string | undefined, at: number): TokenStatsResult;
   /**
-   * The token detail with its market stats block (./token-detail.ts); `marketsReady` says whether
-   * the markets projection is ready (else the block is null with its reason).
+   * Stats on the default venue (first-paint quote rule); `token` is the address or its row already
+   * read at `at` (then not read again).
+   * @throws DomainError not_found (token not indexed, or no registered pool), quote_not_admitted.
    */
-  tokenDetail(
-    view: View,
-    token: string,
-    quote: string | undefined,
-    at: number,
-    marketsReady: boolean,
-  ): TokenDetail & EmbeddedStats;
-  /** The overview's market part (first-paint quote rule), window stats computed once. */
-  tokenOverview(view: View, token: string, quote: string | undefined, at: number): TokenOverview;
+  tokenStats(view: View, token: TokenRef, quote: string | undefined, at: number): TokenStatsResult;
+  /**
+   * The overview's market part (first-paint quote rule), window stats computed once; `token` as in
+   * {@link tokenStats}. The query layer adds the holder count and reconciliation (src/queries).
+   * @throws DomainError not_found, quote_not_admitted.
+   */
+  tokenOverview(view: View, token: TokenRef, quote: string | undefined, at: number): TokenOverview;
   /** Protocol-native liquidity of (token, quote). */
   tokenLiquidity(
     view: View,
@@ -365,8 +361,8 @@ export interface MarketsReader {
 export interface MarketsReaderDeps {
   /** Configured USD stablecoins (marked at par; the first-paint quote rule). */
   usdStablecoins: readonly string[];
-  /** Token rows, supply and decimals. */
-  tokens: TokensReader;
+  /** Token rows, supply and decimals (the tokens reader satisfies it). */
+  tokens: TokenRows;
 }
 
 /** Creates the markets reader (stateless). */
@@ -389,7 +385,7 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
       `no V2/V3 pool at ${ref.address} at the anchored block (V4 pools are addressed as /pools/v4/{manager}/{pool_id}; launchpad curves by key from /pools/search)`,
     );
   };
-  const market = (view: View, token: string, at: number) =>
+  const market = (view: View, token: TokenRef, at: number) =>
     openTokenMarket(view, deps.tokens, token, atOf(view, at));
   return {
     pool,
@@ -443,7 +439,9 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
     liquidityEvents(view, ref, page, sink) {
       const p = pool(view, ref, page.at);
       const k = p.key as `0x${string}`;
-      view.each(LIQ_EVENT, poolPageRange(k, page), (e, _key, raw) => sink(e, Buffer.from(raw.subarray(53))));
+      view.each(LIQ_EVENT, poolPageRange(k, page), (e, _key, raw) =>
+        sink(e, POOL_LIQUIDITY_EVENTS.tail(raw)),
+      );
       return p;
     },
     pairPrice(view, currency, quote, at) {
@@ -469,7 +467,7 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
   };
 }
 
-type OpenMarket = (view: View, token: string, at: number) => TokenMarket;
+type OpenMarket = (view: View, token: TokenRef, at: number) => TokenMarket;
 
 /** The quote rule, the default venue and its price. */
 function priced(view: View, m: TokenMarket, named: string | undefined): TokenPrice {
@@ -536,8 +534,6 @@ function tokenMethods(
       return { token: m.address, rule: VENUE_RULE, quotes: list, membership: m.pools };
     },
     tokenStats,
-    tokenDetail: (view, token, named, at, ready) =>
-      tokenDetailWithStats(deps.tokens, tokenStats, view, token, named, at, ready),
     tokenOverview: (view, token, named, at) => overview(view, deps, stables, market(view, token, at), named),
     tokenLiquidity(view, token, named, at) {
       const m = market(view, token, at);
@@ -638,8 +634,6 @@ function overview(
     pools: [],
     poolsMore: false,
     membership: m.pools,
-    holderCount: deps.tokens.overviewHolderCount(view, m.token, m.at.block),
-    reconciliation: deps.tokens.fidelityOf(view, m.address),
   };
   if (s.quote === null) return out;
   const price = venuePrice(view, m, s.venue);

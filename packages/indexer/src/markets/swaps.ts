@@ -3,7 +3,9 @@
  * trades across its pools against one quote (token perspective), and the token's traders ranked
  * by quote volume in a window.
  */
+
 import { DomainError } from '../errors/index.js';
+import { POOL_BARS, POOL_SWAPS, TOKEN_SWAPS, TOKEN_TRADERS } from '../schema/cursors.js';
 import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import { SWAP, TOKEN_SWAP } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
@@ -13,10 +15,6 @@ import { counterOf, tokenIsBase } from './venue.js';
 import { WINDOW_SECONDS, type WindowName, windowFrom } from './windows.js';
 
 type Hex = `0x${string}`;
-/** Bytes of a per-pool key prefix (table id + 52-byte pool key). */
-const POOL_PREFIX_LEN = 53;
-/** Bytes of a per-token key prefix (table id + 20-byte address). */
-const TOKEN_PREFIX_LEN = 21;
 
 /**
  * The range of a page over a pool's rows keyed (pool key, block, …): the pool's rows up to the
@@ -32,9 +30,7 @@ export const poolPageRange = (k: Hex, page: PageQuery) => ({
 /** Swaps of pool `p` up to the page anchor, in the page's order. Resume key: (block u64, logIndex u32). */
 export function walkPoolSwaps(view: View, p: PoolRow, page: PageQuery, sink: PageSink<SwapRow>): void {
   const k = p.key as Hex;
-  view.each(SWAP, poolPageRange(k, page), (s, _key, raw) =>
-    sink(s, Buffer.from(raw.subarray(POOL_PREFIX_LEN))),
-  );
+  view.each(SWAP, poolPageRange(k, page), (s, _key, raw) => sink(s, POOL_SWAPS.tail(raw)));
 }
 
 /** Swaps read per bar page at most: bounds one request's work (a bar may span many trades). */
@@ -59,12 +55,6 @@ export interface Bar {
 }
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
-const tickKey = (block: number, logIndex: number) => {
-  const b = Buffer.alloc(12);
-  b.writeBigUInt64BE(BigInt(block), 0);
-  b.writeUInt32BE(logIndex, 8);
-  return b;
-};
 
 /** @throws DomainError bad_request for a size ≤ 0, or a trade size above {@link MAX_TRADE_BAR_SIZE}. */
 export function checkBarSize(rule: 'trade' | 'volume', size: bigint): void {
@@ -96,7 +86,7 @@ export function walkBars(
     if (!bar) return true;
     const b: Bar = { ...bar, complete };
     bar = null;
-    return sink(b, tickKey(b.last.block, b.last.logIndex));
+    return sink(b, POOL_BARS.encode(b.last.block, b.last.logIndex));
   };
   const k = p.key as Hex;
   view.eachValue(
@@ -212,7 +202,7 @@ function eachTokenSwap(
     },
     (poolKey, [, block, logIndex], raw) => {
       const p = byKey.get(poolKey);
-      const resume = Buffer.from(raw.subarray(TOKEN_PREFIX_LEN));
+      const resume = TOKEN_SWAPS.tail(raw);
       if (!p || counterOf(p, token) !== quote) return visit(null, null, resume);
       return visit(p, view.get(SWAP, p.key as Hex, block, logIndex) ?? null, resume);
     },
@@ -297,11 +287,10 @@ export function walkTraders(
   const ranked = [...agg.entries()].sort((x, y) =>
     y[1].vq > x[1].vq ? 1 : y[1].vq < x[1].vq ? -1 : x[0] < y[0] ? -1 : 1,
   );
-  const start = page.after ? page.after.readUInt32BE(0) : 0;
+  const start = page.after ? TOKEN_TRADERS.decode(page.after)[0] : 0;
   for (let i = start; i < ranked.length; i++) {
     const [trader, a] = ranked[i];
-    const key = Buffer.alloc(4);
-    key.writeUInt32BE(i + 1);
+    const key = TOKEN_TRADERS.encode(i + 1);
     const row: TraderRow = {
       rank: i + 1,
       trader,

@@ -8,7 +8,6 @@ import { DomainError } from '../errors/index.js';
 import type { PoolRow } from '../schema/rows/markets.js';
 import type { TokenRow } from '../schema/rows/tokens.js';
 import type { View } from '../storage/index.js';
-import type { TokensReader } from '../tokens/index.js';
 import { invert, type Rational, ratParse } from './rational.js';
 import { type At, stateAt } from './read.js';
 import {
@@ -29,6 +28,25 @@ import {
 } from './venue.js';
 import { type DistinctCount, distinctTraders, type WindowName } from './windows.js';
 
+/**
+ * The token rows the markets reader reads (the tokens projection's registry, via the tokens
+ * reader the composition root hands in): a row as of a block, and the exact supply from transfers.
+ */
+export interface TokenRows {
+  /** The token row at `at`, or null when it was first seen after `at` (or never). */
+  find(view: View, address: string, at: number): TokenRow | null;
+  /** The token row at `at`. @throws DomainError not_found when it is not indexed at `at`. */
+  token(view: View, address: string, at: number): TokenRow;
+  /** Mints minus burns at the end of block `at`, token base units. */
+  supply(view: View, token: string, at: number): bigint;
+}
+
+/**
+ * A token as a market read names it: its address, or its row already read by the caller at the
+ * same anchor (a query that reads the row once per request, src/queries).
+ */
+export type TokenRef = string | TokenRow;
+
 /** The token, its pools and the read position, with the request's window-stats memo. */
 export interface TokenMarket {
   token: TokenRow;
@@ -38,10 +56,13 @@ export interface TokenMarket {
   statsOf: StatsOf;
 }
 
-/** Opens a token's market at `at`. @throws DomainError not_found when the token is not indexed. */
-export function openTokenMarket(view: View, tokens: TokensReader, address: string, at: At): TokenMarket {
-  const a = address.toLowerCase();
-  const token = tokens.token(view, a, at.block);
+/**
+ * Opens a token's market at `at` (the row is read unless `ref` is the row itself).
+ * @throws DomainError not_found when the token is not indexed.
+ */
+export function openTokenMarket(view: View, tokens: TokenRows, ref: TokenRef, at: At): TokenMarket {
+  const token = typeof ref === 'string' ? tokens.token(view, ref.toLowerCase(), at.block) : ref;
+  const a = token.address.toLowerCase();
   return { token, address: a, pools: tokenPools(view, a, at.block), at, statsOf: statsMemo(view, at, a) };
 }
 

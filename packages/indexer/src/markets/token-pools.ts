@@ -4,6 +4,7 @@
  * rows are the overview's pool listing.
  */
 
+import { TOKEN_POOLS_RANKED } from '../schema/cursors.js';
 import type { PoolRow, PoolState } from '../schema/rows/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
@@ -164,10 +165,8 @@ export function rankPools(
 
 /** Pages ranked rows by rank (resume key: the rank, u32). */
 export function pageRanked(rows: RankedPool[], page: PageQuery, sink: PageSink<RankedPool>): void {
-  const start = page.after ? page.after.readUInt32BE(0) : 0;
+  const start = page.after ? TOKEN_POOLS_RANKED.decode(page.after)[0] : 0;
   for (let i = start; i < rows.length; i++) {
-    const key = Buffer.alloc(4);
-    key.writeUInt32BE(i + 1);
-    if (!sink(rows[i], key)) return;
+    if (!sink(rows[i], TOKEN_POOLS_RANKED.encode(i + 1))) return;
   }
 }

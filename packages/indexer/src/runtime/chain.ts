@@ -18,6 +18,7 @@ import { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from '../markets/
 import { createMarketsReader } from '../markets/index.js';
 import type { ChainMetrics } from '../metrics/index.js';
 import { createRegistry, projectionIdentity, type Registered } from '../projections/index.js';
+import { createQueries } from '../queries/index.js';
 import { createRpc, type Rpc } from '../rpc/client.js';
 import { PROJECTION_LIST } from '../schema/projections.js';
 import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
@@ -120,18 +121,20 @@ function readersFor(o: {
   const chain = createChainReader({ traces: o.traces, node: o.node });
   const cohorts = createCohortsReader({ overrides: o.overrides, overridesVersion: o.overridesVersion });
   const tokens = createTokensReader({ launchpads: o.launchpads });
+  const markets = createMarketsReader({ usdStablecoins: o.markets.usdStablecoins, tokens });
+  const wallets = createWalletsReader({
+    quoteAssets: quoteAssetsOf(o.markets),
+    usdStablecoins: o.markets.usdStablecoins,
+    traces: o.traces,
+  });
   return {
     chain,
     tokens,
-    markets: createMarketsReader({ usdStablecoins: o.markets.usdStablecoins, tokens }),
+    markets,
     screener: createScreenerReader({ tokens }),
-    wallets: createWalletsReader({
-      quoteAssets: quoteAssetsOf(o.markets),
-      usdStablecoins: o.markets.usdStablecoins,
-      traces: o.traces,
-      cohorts,
-    }),
+    wallets,
     cohorts,
+    queries: createQueries({ tokens, markets, wallets, cohorts }),
     addresses: createAddressesReader({
       labels: o.labels,
       launchpads: o.launchpads,

@@ -53,6 +53,11 @@ export interface Table<K extends unknown[], V> {
   prefix(...k: Prefix<K>): Buffer;
   /** Decodes full key bytes (table id first) into the key tuple. */
   decodeKey(b: Buffer): K;
+  /**
+   * A copy of the bytes of full key `b` (table id first) after the id and its first `under` parts:
+   * a page cursor's resume key (src/schema/cursor.ts `tableCursor`).
+   */
+  keyTail(b: Buffer, under: number): Buffer;
 }
 
 /** Every table ever declared, by id (the registry test checks uniqueness across the whole list). */
@@ -106,6 +111,11 @@ export function defineTable<const P extends readonly KeyPart<any>[], V>(
       let off = 1;
       for (let i = 0; i < n; i++) [out[i], off] = parts[i].read(b, off, b.length);
       return out as KeyTuple<P>;
+    },
+    keyTail(b, under) {
+      let off = 1;
+      for (let i = 0; i < under; i++) off = parts[i].read(b, off, b.length)[1];
+      return Buffer.from(b.subarray(off));
     },
   };
 }

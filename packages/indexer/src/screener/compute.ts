@@ -17,11 +17,12 @@ import {
   windowFrom,
 } from '../markets/index.js';
 import { NO_TRADES, type PoolRow, type TradeFigures } from '../schema/rows/markets.js';
+import type { TokenRow } from '../schema/rows/tokens.js';
 import { TIME } from '../schema/tables/chain.js';
 import { CANDLE, POOL_BY_CURRENCY } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
 import type { View } from '../storage/index.js';
-import type { HolderCount, TokensReader } from '../tokens/index.js';
+import type { HolderCount } from '../tokens/index.js';
 
 type Hex = `0x${string}`;
 
@@ -250,26 +251,40 @@ function subjects(view: View, q: ScreenerQuery, anchor: number): Map<string, Mem
 }
 
 /**
+ * The token reads of the screener (the tokens reader satisfies it): a token row as of a block and
+ * the uniform holder count of a row.
+ */
+export interface ScreenerTokens {
+  /** The token row at `at`, or null when first seen after `at` (or never). */
+  find(view: View, address: string, at: number): TokenRow | null;
+  /** The uniform holder count at `at` (a null row: not indexed). */
+  holderCount(view: View, token: TokenRow | null, at: number): HolderCount;
+}
+
+/**
  * Computes the screener rows at `anchor` (unsorted, unfiltered by figures); holder counts are the
- * tokens reader's uniform shape.
+ * tokens reader's uniform shape. Each subject's base token row is read once.
  * @throws DomainError projection_unavailable past the candidate-set ceiling.
  */
 export function enumerate(
   view: View,
-  tokens: TokensReader,
+  tokens: ScreenerTokens,
   q: ScreenerQuery,
   anchor: number,
 ): { rows: Row[]; scanned: number } {
   const now = blockTimestamp(view, anchor) ?? 0;
   const start = windowStartOf(now, q.window);
   const groups = subjects(view, q, anchor);
-  const meta = (a: string) => {
-    const t = tokens.find(view, a, anchor);
-    return { address: a, symbol: t?.metadata?.symbol.value ?? null, name: t?.metadata?.name.value ?? null };
-  };
+  const metaOf = (a: string, t: TokenRow | null) => ({
+    address: a,
+    symbol: t?.metadata?.symbol.value ?? null,
+    name: t?.metadata?.name.value ?? null,
+  });
+  let quoteMeta: ReturnType<typeof metaOf> | null = null;
   const rows: Row[] = [];
   for (const [subject, members] of groups) {
     const base = members[0].base;
+    const baseRow = tokens.find(view, base, anchor);
     const f = members.map((m) => poolFigures(view, m.p, base, start, now, anchor));
     const union = (k: 'traders' | 'buyers' | 'sellers') => new Set(f.flatMap((x) => [...x[k]])).size;
     const exact = f.every((x) => x.exact);
@@ -278,8 +293,8 @@ export function enumerate(
     rows.push({
       subject,
       grain: q.grain,
-      base: meta(base),
-      quote: meta(q.quote),
+      base: metaOf(base, baseRow),
+      quote: (quoteMeta ??= metaOf(q.quote, tokens.find(view, q.quote, anchor))),
       pools: members.map((m) => m.p.key),
       totalVolumeQuote: total,
       buyVolumeQuote: buyQ,
@@ -290,7 +305,7 @@ export function enumerate(
       distinctTraders: { lowerBound: union('traders'), exact },
       distinctBuyers: { lowerBound: union('buyers'), exact },
       distinctSellers: { lowerBound: union('sellers'), exact },
-      holderCount: tokens.holderCount(view, tokens.find(view, base, anchor), anchor),
+      holderCount: tokens.holderCount(view, baseRow, anchor),
       lastTradeBlock: Math.max(...members.map((m) => m.last)),
     });
   }

@@ -4,10 +4,11 @@
  * `compute.ts` (subjects, window figures, filters, sort values); windows and the distinct-trader
  * scan bound are the markets domain's.
  */
+
 import { DomainError } from '../errors/index.js';
+import { SCREENER_ROWS } from '../schema/cursors.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import type { TokensReader } from '../tokens/index.js';
 import {
   CANDIDATE_CEILING,
   type Coverage,
@@ -18,6 +19,7 @@ import {
   passes,
   type Row,
   type ScreenerQuery,
+  type ScreenerTokens,
   type Sort,
   sortValue,
 } from './compute.js';
@@ -48,7 +50,7 @@ export interface ScreenerReader {
 }
 
 /** Creates the screener reader (stateless). */
-export function createScreenerReader(deps: { tokens: TokensReader }): ScreenerReader {
+export function createScreenerReader(deps: { tokens: ScreenerTokens }): ScreenerReader {
   return {
     screen(view, q, page, sink) {
       const filtered = FILTER_NAMES.some((f) => q[f] !== undefined);
@@ -86,11 +88,10 @@ export function createScreenerReader(deps: { tokens: TokensReader }): ScreenerRe
           candidates: pre.length,
         };
       } else list.sort(cmpBy(q.sort));
-      const start = page.after ? page.after.readUInt32BE(0) : 0;
+      const start = page.after ? SCREENER_ROWS.decode(page.after)[0] : 0;
       const holders = q.sort === 'holders';
       for (let i = start; i < list.length; i++) {
-        const key = Buffer.alloc(4);
-        key.writeUInt32BE(i + 1);
+        const key = SCREENER_ROWS.encode(i + 1);
         const row: ScreenerRow = {
           ...list[i],
           rank: holders ? null : i + 1,

@@ -64,6 +64,21 @@ export function pageQueryOf(req: PageRequest): PageQuery {
   return { at: req.anchor.number, after: req.after, order: req.order, limit: req.limit };
 }
 
+/**
+ * Mints the signed cursor of a page of route tag `route` (a declared cursor's `bind`, see
+ * src/schema/cursors.ts) resuming after `key` (that cursor's `encode` or `tail`), on this chain at
+ * `anchor`: the only place besides {@link pageRequest} that touches the envelope codec.
+ */
+export function mintCursor(
+  ctx: Ctx<unknown, unknown>,
+  route: string,
+  order: Order,
+  anchor: BlockRef,
+  key: Buffer,
+): string {
+  return ctx.chain.cursors.encode({ chainId: ctx.chain.chainId, route, order, anchor, key });
+}
+
 /** Accumulates serialized rows of one page and renders the paged envelope. */
 export class PageBuilder {
   private readonly rows: string[] = [];
@@ -129,13 +144,7 @@ export class PageBuilder {
     const next =
       stoppedBy === 'exhausted' || !this.lastKey
         ? 'null'
-        : `"${this.ctx.chain.cursors.encode({
-            chainId: this.ctx.chain.chainId,
-            route: this.req.route,
-            order: this.req.order,
-            anchor: this.req.anchor,
-            key: this.lastKey,
-          })}"`;
+        : `"${mintCursor(this.ctx, this.req.route, this.req.order, this.req.anchor, this.lastKey)}"`;
     const page = `{"order":"${this.req.order}","limit":${this.req.limit},"count":${this.rows.length},"stoppedBy":"${stoppedBy}","nextCursor":${next}}`;
     return {
       json: `{"anchor":${anchorJson(this.req.anchor)},"data":[${this.rows.join(',')}],"page":${page}${extraJson ? `,${extraJson}` : ''}}`,

@@ -68,6 +68,8 @@ export interface Readers {
   wallets: import('../wallets/index.js').WalletsReader;
   cohorts: import('../cohorts/index.js').CohortsReader;
   addresses: import('../addresses/index.js').AddressesReader;
+  /** The responses that combine domains (src/queries), built over the readers above. */
+  queries: import('../queries/index.js').Queries;
 }
 
 /** Per-request context handed to a handler. The adapter has already authenticated and validated. */

@@ -5,11 +5,11 @@
  * domains and the scanner use directly.
  */
 import { DomainError } from '../errors/index.js';
-import type { AuthorityEvent, LaunchRow, TransferRow } from '../schema/rows/tokens.js';
+import type { AuthorityEvent, LaunchRow, TokenRow, TransferRow } from '../schema/rows/tokens.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import type { BalanceFidelity } from './fidelity.js';
-import type { BalanceWithCoverage, HolderCount, TokenCoverage, TokensPrimitives } from './reader.js';
+import type { BalanceWithCoverage, HolderCount, TokenCoverage, TokensPrimitives } from './primitives.js';
 import { type TokenIdentity, tokenIdentity } from './render.js';
 
 /** GET /tokens/{address}: everything but the market stats block (src/markets adds it). */
@@ -79,6 +79,8 @@ export interface TopHoldersExtras {
 export interface TokenResponses {
   /** @throws DomainError not_found when the token is not indexed at `at`. */
   detail(view: View, address: string, at: number): TokenDetail;
+  /** The detail of token row `t` (read at `at` by the caller; not read again). */
+  detailOf(view: View, t: TokenRow, at: number): TokenDetail;
   /** @throws DomainError not_found when the token is not indexed at `at`. */
   balanceOf(view: View, address: string, wallet: string, at: number): TokenBalance;
   /** The token's launch. @throws DomainError not_found (no token, or no registered launch). */
@@ -106,11 +108,12 @@ const BY_ID_NOTE =
 
 /** The one-call answers over the reader primitives `r`. */
 export function tokenResponses(r: TokensPrimitives): TokenResponses {
-  return {
-    detail(view, address, at) {
-      const t = r.token(view, address, at);
+  const out: TokenResponses = {
+    detail: (view, address, at) => out.detailOf(view, r.token(view, address, at), at),
+    detailOf(view, t, at) {
       const stats = r.stats(view, t.address, at);
       const launch = r.launch(view, t.address, at);
+      const recon = r.reconciliation(view, t.address);
       return {
         ...tokenIdentity(t),
         supplyFromTransfers: stats?.supplyFromTransfers ?? '0',
@@ -122,9 +125,9 @@ export function tokenResponses(r: TokensPrimitives): TokenResponses {
         firstSeen: t.firstSeen,
         launch,
         launchReason: launch ? null : 'no_registered_launch',
-        reconciliation: r.fidelityOf(view, t.address),
+        reconciliation: recon.fidelity,
         coverage: r.coverage(view, t, at),
-        metadataNow: r.metadataNow(view, t.address),
+        metadataNow: recon.metadataNow,
         holderCount: r.holderCount(view, t, at),
       };
     },
@@ -195,4 +198,5 @@ export function tokenResponses(r: TokensPrimitives): TokenResponses {
       };
     },
   };
+  return out;
 }

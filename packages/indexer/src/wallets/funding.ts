@@ -4,11 +4,13 @@
  * first native funder). An edge exists at the anchor when its first transfer is at or before it.
  */
 
+import type { TableCursor } from '../schema/cursor.js';
+import { WALLET_FUNDED_BY, WALLET_FUNDER_OF } from '../schema/cursors.js';
 import type { FirstFunding, FundingEdge } from '../schema/rows/wallets.js';
 import { EDGE_IN, EDGE_OUT, FIRST_FUNDING, NATIVE_ASSET } from '../schema/tables/wallets.js';
-import type { Table, View } from '../storage/index.js';
+import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
-import { boundedList, type Hex, hexOf, WALLET_PREFIX_LEN } from './walk.js';
+import { boundedList, type Hex, hexOf } from './walk.js';
 
 /** Edges listed at most by the unpaged funding answers (bounded aggregates). */
 export const EDGE_LIST_BOUND = 1000;
@@ -37,7 +39,7 @@ export interface FundedSiblings {
 /** Walks rows keyed (address, …) of one address in page order, skipping rows first seen after the anchor. */
 function walkByFirstAddress<K extends [Hex, ...unknown[]], V>(
   view: View,
-  t: Table<K, V>,
+  c: TableCursor<K, V>,
   address: string,
   blockOf: (v: V) => number,
   page: PageQuery,
@@ -45,19 +47,19 @@ function walkByFirstAddress<K extends [Hex, ...unknown[]], V>(
 ): void {
   const a = hexOf(address);
   view.each(
-    t,
+    c.table,
     {
       prefix: [a] as never,
       reverse: page.order === 'desc',
       resume: { under: [a] as never, suffix: page.after },
     },
-    (v, _k, raw) => (blockOf(v) > page.at ? true : sink(v, Buffer.from(raw.subarray(WALLET_PREFIX_LEN)))),
+    (v, _k, raw) => (blockOf(v) > page.at ? true : sink(v, c.tail(raw))),
   );
 }
 
 /** First incoming value transfer per asset of `wallet` (asset order; native = the zero asset id). */
 export function walkFundedBy(view: View, wallet: string, page: PageQuery, sink: PageSink<FirstFunding>) {
-  walkByFirstAddress(view, FIRST_FUNDING, wallet, (f) => f.block, page, sink);
+  walkByFirstAddress(view, WALLET_FUNDED_BY, wallet, (f) => f.block, page, sink);
 }
 
 /** The edge (funder → wallet, asset) from funding_edge_in, naming the funded wallet. */
@@ -75,7 +77,7 @@ export function walkFunderOf(view: View, funder: string, page: PageQuery, sink: 
     { prefix: [f], reverse: page.order === 'desc', resume: { under: [f], suffix: page.after } },
     (_v, [, wallet, asset], raw) => {
       const e = fundedEdge(view, f, wallet, asset);
-      return e.first.block > page.at ? true : sink(e, Buffer.from(raw.subarray(WALLET_PREFIX_LEN)));
+      return e.first.block > page.at ? true : sink(e, WALLET_FUNDER_OF.tail(raw));
     },
   );
 }

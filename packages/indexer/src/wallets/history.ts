@@ -7,11 +7,12 @@
 
 import type { ApproxDecimal } from '@chain-indexer/platform/numbers';
 import { invert, positionOf, priceFieldsJson, ratParse } from '../markets/index.js';
+import { WALLET_ACTIVITY, WALLET_TRADES, WALLET_TRANSACTIONS, WALLET_TRANSFERS } from '../schema/cursors.js';
 import type { PoolRow, SwapPosition, SwapRow } from '../schema/rows/markets.js';
 import type { WalletTransferRow } from '../schema/rows/wallets.js';
 import { TX } from '../schema/tables/chain.js';
 import { POOL, SWAP } from '../schema/tables/markets.js';
-import { ACTIVITY, WALLET_TRADE, WALLET_TRANSFER, WALLET_TX } from '../schema/tables/wallets.js';
+import { WALLET_TRADE, WALLET_TRANSFER } from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import { tokenAt } from '../tokens/index.js';
@@ -130,7 +131,7 @@ function tradeAt(
 
 /** Top-level transactions of the wallet in chain order. */
 export function walkTransactions(view: View, wallet: string, page: PageQuery, sink: PageSink<WalletTxRow>) {
-  walletWalk(view, WALLET_TX, wallet, page, (roles, [, block, txIndex], resume) => {
+  walletWalk(view, WALLET_TRANSACTIONS, wallet, page, (roles, [, block, txIndex], resume) => {
     const transaction = view.get(TX, block, txIndex);
     if (transaction === undefined) return true;
     return sink({ block, txIndex, role: ROLES[roles] as WalletTxRow['role'], transaction }, resume);
@@ -144,7 +145,7 @@ export function walkTransfers(
   page: PageQuery,
   sink: PageSink<WalletTransferRow>,
 ) {
-  walletWalk(view, WALLET_TRANSFER, wallet, page, (row, _k, resume) => sink(row, resume));
+  walletWalk(view, WALLET_TRANSFERS, wallet, page, (row, _k, resume) => sink(row, resume));
 }
 
 /** Swaps the wallet originated, in chain order. */
@@ -155,7 +156,7 @@ export function walkTrades(
   page: PageQuery,
   sink: PageSink<TradeRow>,
 ) {
-  walletWalk(view, WALLET_TRADE, wallet, page, (pk, [, block, logIndex], resume) => {
+  walletWalk(view, WALLET_TRADES, wallet, page, (pk, [, block, logIndex], resume) => {
     const t = tradeAt(view, priority, pk, block, logIndex);
     return t ? sink(t, resume) : true;
   });
@@ -182,7 +183,7 @@ export function walkActivity(
   sink: PageSink<ActivityRow>,
 ) {
   const w = hexOf(wallet);
-  walletWalk(view, ACTIVITY, w, page, (refs, [, block, txIndex], resume) => {
+  walletWalk(view, WALLET_ACTIVITY, w, page, (refs, [, block, txIndex], resume) => {
     const events: ActivityEvent[] = [];
     const tx = view.get(TX, block, txIndex);
     const txHash = tx !== undefined ? txHashOf(tx) : null;

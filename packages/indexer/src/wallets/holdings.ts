@@ -5,6 +5,7 @@
  */
 
 import { type Rational, rational, ratJson, tokenPools } from '../markets/index.js';
+import { WALLET_ASSETS_BY_TOKEN, WALLET_ASSETS_RANKED } from '../schema/cursors.js';
 import { AUTHORITY, RECON } from '../schema/tables/tokens.js';
 import { HOLDING } from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
@@ -136,11 +137,11 @@ export function walkAssets(
   sink: PageSink<AssetRow>,
 ): { sortBudget: number; sortTruncated: boolean } {
   if (sort === 'token') {
-    const after = page.after ? `0x${page.after.toString('hex')}` : null;
+    const after = page.after ? WALLET_ASSETS_BY_TOKEN.decode(page.after)[0] : null;
     const asc = page.order === 'asc';
     const { assets } = holdings(view, stables, wallet, page.at, asc ? after : null, Number.MAX_SAFE_INTEGER);
     const list = asc ? assets : assets.reverse().filter((a) => !after || a.token < after);
-    for (const a of list) if (!sink(assetRow(a), Buffer.from(a.token.slice(2), 'hex'))) break;
+    for (const a of list) if (!sink(assetRow(a), WALLET_ASSETS_BY_TOKEN.encode(a.token as Hex))) break;
     return { sortBudget: SORT_BUDGET, sortTruncated: false };
   }
   const { assets, more } = holdings(view, stables, wallet, page.at, null, SORT_BUDGET);
@@ -155,15 +156,11 @@ export function walkAssets(
     );
   let start = 0;
   if (page.after) {
-    const tok = `0x${page.after.toString('hex', 1 + 32)}`;
+    const tok = WALLET_ASSETS_RANKED.decode(page.after)[2];
     start = ranked.findIndex((r) => r.a.token === tok) + 1;
   }
   for (const r of ranked.slice(start)) {
-    const key = Buffer.concat([
-      Buffer.from([r.cls]),
-      Buffer.from((r.key < 0n ? 0n : r.key).toString(16).padStart(64, '0').slice(-64), 'hex'),
-      Buffer.from(r.a.token.slice(2), 'hex'),
-    ]);
+    const key = WALLET_ASSETS_RANKED.encode(r.cls, r.key < 0n ? 0n : r.key, r.a.token as Hex);
     if (!sink(assetRow(r.a), key)) break;
   }
   return { sortBudget: SORT_BUDGET, sortTruncated: more };

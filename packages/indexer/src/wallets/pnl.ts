@@ -17,6 +17,7 @@ import {
   stateAt,
   tokenPools,
 } from '../markets/index.js';
+import { WALLET_PNL_DAILY, WALLET_POSITIONS } from '../schema/cursors.js';
 import type { Position } from '../schema/rows/wallets.js';
 import { RECON } from '../schema/tables/tokens.js';
 import { DAILY, POSITION } from '../schema/tables/wallets.js';
@@ -212,7 +213,7 @@ export function walkPositions(
     },
     (p, _k, raw) => {
       if (p.firstBlock > page.at) return true;
-      const resume = Buffer.from(raw.subarray(21));
+      const resume = WALLET_POSITIONS.tail(raw);
       if (hidden(p, filter)) {
         if (!sink(null, resume)) return false;
         filteredOut++;
@@ -289,7 +290,7 @@ export function walkDaily(
             approx: approxDecimal(r.n, r.d),
           },
         },
-        Buffer.from(raw.subarray(61)),
+        WALLET_PNL_DAILY.tail(raw),
       );
     },
   );

@@ -3,8 +3,8 @@
  * token balances, markets and traces it joins), as of an anchor block, through a request's
  * {@link View}. The domain rules live in its modules, each once: PnL valuation and sums
  * (`pnl.ts`), trade perspective and the activity merge (`history.ts`), the funding graph
- * (`funding.ts`), holdings, USD marks and the portfolio (`holdings.ts`); cohort memberships come
- * from the cohorts reader.
+ * (`funding.ts`), holdings, USD marks and the portfolio (`holdings.ts`). The overview's cohort
+ * memberships are joined above the domains (src/queries/wallet-overview.ts).
  *
  * Sources: top-level transactions, ERC-20 `Transfer` and WETH `Deposit`/`Withdrawal` logs, the
  * markets projection's swaps (the wallet is the transaction origin), and the traces lane's
@@ -13,8 +13,8 @@
 
 import type { InternalRow } from '../chain/index.js';
 import { internalRowOf } from '../chain/index.js';
-import type { CohortsReader, WalletCohorts } from '../cohorts/index.js';
 import { DomainError } from '../errors/index.js';
+import { WALLET_INTERNAL } from '../schema/cursors.js';
 import { type TracesLaneStatus, tracesCheckpointIn } from '../schema/rows/traces.js';
 import type { FirstFunding, WalletFirstSeen, WalletTransferRow } from '../schema/rows/wallets.js';
 import { TRACE_BY_ADDRESS, TRACE_INTERNAL } from '../schema/tables/traces.js';
@@ -59,7 +59,7 @@ import {
   walkDaily,
   walkPositions,
 } from './pnl.js';
-import { hexOf, WALLET_PREFIX_LEN } from './walk.js';
+import { hexOf } from './walk.js';
 
 const INTERNAL_ROLES = ['', 'sender', 'recipient', 'creator', 'created'] as const;
 
@@ -79,17 +79,13 @@ export type InternalCoverage =
       detail: string | null;
     };
 
-/** The first-paint composite of a wallet. */
+/** The wallets domain's part of the first-paint composite (src/queries adds the cohorts). */
 export interface WalletOverview {
   firstSeen: WalletFirstSeen | null;
   firstSeenReason: 'not_observed' | null;
+  /** At most 10, largest raw balance first, among the first 500 holdings. */
   topHoldings: AssetRow[];
   holdingsComplete: boolean;
-  cohorts: WalletCohorts['cohorts'];
-  screenedOut: WalletCohorts['screenedOut'];
-  cohortsComplete: boolean;
-  cohortsIncompleteReason: 'membership_bound_reached' | null;
-  fundingGeneration: number;
 }
 
 export interface WalletsReader {
@@ -140,7 +136,7 @@ export interface WalletsReader {
   ): { sortBudget: number; sortTruncated: boolean };
   /** Net worth in USD with coverage. */
   portfolio(view: View, wallet: string, predicate: PortfolioPredicate, at: number): Portfolio;
-  /** First seen, top holdings and cohort memberships. */
+  /** First seen and top holdings (src/queries/wallet-overview.ts adds the cohort memberships). */
   overview(view: View, wallet: string, at: number): WalletOverview;
   /**
    * Internal transfers and creations the address took part in, chain order, up to the traces
@@ -162,8 +158,6 @@ export interface WalletsReaderDeps {
   usdStablecoins: readonly string[];
   /** The traces lane's state (internal transfers coverage). */
   traces: () => TracesLaneStatus;
-  /** Cohort memberships (overview). */
-  cohorts: CohortsReader;
 }
 
 /** Creates the wallets reader (stateless). */
@@ -208,17 +202,11 @@ export function createWalletsReader(deps: WalletsReaderDeps): WalletsReader {
     overview(view, wallet, at) {
       const fs = firstSeenAt(view, wallet, at);
       const h = topHoldings(view, stables, wallet, at);
-      const c = deps.cohorts.walletCohorts(view, wallet, at);
       return {
         firstSeen: fs,
         firstSeenReason: fs ? null : 'not_observed',
         topHoldings: h.top,
         holdingsComplete: h.complete,
-        cohorts: c.cohorts,
-        screenedOut: c.screenedOut,
-        cohortsComplete: c.complete,
-        cohortsIncompleteReason: c.complete ? null : 'membership_bound_reached',
-        fundingGeneration: c.fundingGeneration,
       };
     },
     internal(view, address, page, sink) {
@@ -250,7 +238,7 @@ export function createWalletsReader(deps: WalletsReaderDeps): WalletsReader {
             role: INTERNAL_ROLES[role] as AddressInternalRow['role'],
             ...internalRowOf(r),
           };
-          return sink(row, Buffer.from(raw.subarray(WALLET_PREFIX_LEN)));
+          return sink(row, WALLET_INTERNAL.tail(raw));
         },
       );
       return { coverage: 'retained', coveredToBlock: covered };

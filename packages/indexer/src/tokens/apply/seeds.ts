@@ -11,10 +11,10 @@
 import type { Rpc } from '../../rpc/client.js';
 import type { BlockDelta } from '../../schema/delta.js';
 import { ZERO } from '../../schema/rows/tokens.js';
+import { transferOf } from '../../schema/stateless.js';
 import { SEED } from '../../schema/tables/chain.js';
 import { BALANCE_HIST, STATS, TOKEN } from '../../schema/tables/tokens.js';
 import type { BlockBatch, Store } from '../../storage/index.js';
-import { transferOf } from './transfers.js';
 
 type Hex = `0x${string}`;
 

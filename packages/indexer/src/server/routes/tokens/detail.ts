@@ -68,7 +68,7 @@ export const tokenDetailRoute = singleRoute({
   errors: ['not_found', 'quote_not_admitted'],
   requires: [TOKENS],
   read(ctx) {
-    const detail = ctx.readers.markets.tokenDetail(
+    const detail = ctx.readers.queries.tokenDetail(
       ctx.view,
       ctx.params.address,
       ctx.query.quote,

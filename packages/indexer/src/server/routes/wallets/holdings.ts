@@ -150,5 +150,5 @@ export const walletOverviewRoute = singleRoute({
   }),
   errors: [],
   requires: [WALLETS, 'tokens'],
-  read: walletRead((ctx, w) => ctx.readers.wallets.overview(ctx.view, w, ctx.anchor.number)),
+  read: walletRead((ctx, w) => ctx.readers.queries.walletOverview(ctx.view, w, ctx.anchor.number)),
 });

@@ -8,7 +8,9 @@ import {
   venueJson,
   windowsJson,
 } from '../../../../markets/index.js';
+import { TOKEN_POOLS_RANKED } from '../../../../schema/cursors.js';
 import { tokenIdentity } from '../../../../tokens/index.js';
+import { mintCursor } from '../../../page.js';
 import { singleRoute } from '../../../route-shapes.js';
 import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../schemas.js';
 
@@ -79,22 +81,20 @@ export const tokenOverviewRoute = singleRoute({
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
   read(ctx) {
-    const o = ctx.readers.markets.tokenOverview(...quoted(ctx));
+    const o = ctx.readers.queries.tokenOverview(...quoted(ctx));
     const m = o.market;
     const address = o.token.address;
-    // The listing continues on the ranked-pools route: a cursor of that route at rank 32.
-    let next: string | null = null;
-    if (o.poolsMore) {
-      const key = Buffer.alloc(4);
-      key.writeUInt32BE(OVERVIEW_POOLS);
-      next = ctx.chain.cursors.encode({
-        chainId: ctx.chain.chainId,
-        route: `tokens.poolsRanked:${address}:volume_24h:${ctx.query.quote ?? ''}`,
-        order: 'desc',
-        anchor: ctx.anchor,
-        key,
-      });
-    }
+    // The listing continues on the ranked-pools route: that route's declared cursor at rank 32.
+    const C = TOKEN_POOLS_RANKED;
+    const next = o.poolsMore
+      ? mintCursor(
+          ctx,
+          C.bind('tokens.poolsRanked', address, 'volume_24h', ctx.query.quote ?? ''),
+          'desc',
+          ctx.anchor,
+          C.encode(OVERVIEW_POOLS),
+        )
+      : null;
     const body = {
       ...tokenIdentity(o.token),
       supplyFromTransfers: o.supplyFromTransfers.toString(),
