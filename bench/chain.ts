@@ -111,6 +111,94 @@ export async function startAnvilNode(extra: string[] = []): Promise<AnvilNode> {
 
 const word = (n: number) => n.toString(16).padStart(64, '0');
 
+/**
+ * The chain from the anvil state cache, when the cache restores the full history and historical
+ * state (then the node is left running); null otherwise (the node is stopped).
+ */
+async function loadCached(
+  stateFile: string,
+  infoFile: string,
+): Promise<{ node: AnvilNode; info: ChainInfo } | null> {
+  const info = JSON.parse(readFileSync(infoFile, 'utf8')) as ChainInfo;
+  const t0 = performance.now();
+  const node = await startAnvilNode(['--load-state', stateFile]);
+  const head = Number.parseInt(await rpc<string>(node.rpcUrl, 'eth_blockNumber'), 16);
+  const hb = await rpc<{ hash: string } | null>(node.rpcUrl, 'eth_getBlockByNumber', [hex(info.head), false]);
+  // The cache is only used when it restores the full history (blocks and receipts) byte-exactly.
+  const sample = info.sampleTxs[0];
+  const rc = sample
+    ? await rpc<{ logs: unknown[] } | null>(node.rpcUrl, 'eth_getTransactionReceipt', [sample.hash]).catch(
+        () => null,
+      )
+    : null;
+  const b1 = await rpc<unknown>(node.rpcUrl, 'eth_getBlockByNumber', ['0x1', true]).catch(() => null);
+  // …and historical state: the indexer calls eth_getCode / eth_call at old blocks, which an anvil
+  // started with --load-state cannot answer (it restores blocks and receipts, not past states).
+  const code = await rpc<string>(node.rpcUrl, 'eth_getCode', [info.emitter, '0x2']).catch(() => null);
+  if (head === info.head && hb?.hash === info.headHash && rc && b1 && code && code !== '0x') {
+    log(
+      `chain: loaded from cache ${stateFile} in ${((performance.now() - t0) / 1000).toFixed(1)} s (head ${head})`,
+    );
+    return { node, info: { ...info, source: 'cache', cacheFile: stateFile } };
+  }
+  log(
+    `chain: cache ${stateFile} does not restore the history (head ${head}, hash ${hb?.hash}); generating fresh`,
+  );
+  await node.stop();
+  return null;
+}
+
+/** The transactions of bench block `i`: a dense block's DENSE_TXS, else 1–3 splitting LOGS_PER_BLOCK logs. */
+function blockCalls(
+  i: number,
+  dense: boolean,
+  rand: () => number,
+  emitter: string,
+  nonce: (a: string) => string,
+): { calls: Array<[string, unknown[]]>; logsHere: number } {
+  let calls: Array<[string, unknown[]]>;
+  let logsHere = 0;
+  if (dense) {
+    calls = [];
+    for (let k = 0; k < DENSE_TXS; k++) {
+      const from = ACCOUNTS[k % ACCOUNTS.length];
+      calls.push([
+        'eth_sendTransaction',
+        [{ from, to: emitter, data: `${EMIT_SELECTOR}${word(2)}`, gas: hex(60_000), nonce: nonce(from) }],
+      ]);
+    }
+    logsHere = 2 * DENSE_TXS;
+  } else {
+    const nTx = 1 + Math.floor(rand() * 3);
+    const cuts: number[] = [];
+    for (let k = 0; k < nTx - 1; k++) cuts.push(1 + Math.floor(rand() * (LOGS_PER_BLOCK - 1)));
+    cuts.sort((a, b) => a - b);
+    const parts: number[] = [];
+    let prev = 0;
+    for (const c of [...cuts, LOGS_PER_BLOCK]) {
+      parts.push(c - prev);
+      prev = c;
+    }
+    calls = parts.map((n, k) => {
+      const from = ACCOUNTS[(i + k) % ACCOUNTS.length];
+      return [
+        'eth_sendTransaction',
+        [
+          {
+            from,
+            to: emitter,
+            data: `${EMIT_SELECTOR}${word(n)}`,
+            gas: hex(40_000 + 3_000 * n),
+            nonce: nonce(from),
+          },
+        ],
+      ];
+    });
+    logsHere = LOGS_PER_BLOCK;
+  }
+  return { calls, logsHere };
+}
+
 /** Generates the chain on a fresh anvil (or loads it from the state cache); returns the node. */
 export async function buildChain(
   spec: ChainSpec,
@@ -123,35 +211,8 @@ export async function buildChain(
   const infoFile = join(cacheDir, `${key}.info.json`);
 
   if (o.useCache && existsSync(stateFile) && existsSync(infoFile)) {
-    const info = JSON.parse(readFileSync(infoFile, 'utf8')) as ChainInfo;
-    const t0 = performance.now();
-    const node = await startAnvilNode(['--load-state', stateFile]);
-    const head = Number.parseInt(await rpc<string>(node.rpcUrl, 'eth_blockNumber'), 16);
-    const hb = await rpc<{ hash: string } | null>(node.rpcUrl, 'eth_getBlockByNumber', [
-      hex(info.head),
-      false,
-    ]);
-    // The cache is only used when it restores the full history (blocks and receipts) byte-exactly.
-    const sample = info.sampleTxs[0];
-    const rc = sample
-      ? await rpc<{ logs: unknown[] } | null>(node.rpcUrl, 'eth_getTransactionReceipt', [sample.hash]).catch(
-          () => null,
-        )
-      : null;
-    const b1 = await rpc<unknown>(node.rpcUrl, 'eth_getBlockByNumber', ['0x1', true]).catch(() => null);
-    // …and historical state: the indexer calls eth_getCode / eth_call at old blocks, which an anvil
-    // started with --load-state cannot answer (it restores blocks and receipts, not past states).
-    const code = await rpc<string>(node.rpcUrl, 'eth_getCode', [info.emitter, '0x2']).catch(() => null);
-    if (head === info.head && hb?.hash === info.headHash && rc && b1 && code && code !== '0x') {
-      log(
-        `chain: loaded from cache ${stateFile} in ${((performance.now() - t0) / 1000).toFixed(1)} s (head ${head})`,
-      );
-      return { node, info: { ...info, source: 'cache', cacheFile: stateFile } };
-    }
-    log(
-      `chain: cache ${stateFile} does not restore the history (head ${head}, hash ${hb?.hash}); generating fresh`,
-    );
-    await node.stop();
+    const cached = await loadCached(stateFile, infoFile);
+    if (cached) return cached;
   }
 
   const node = await startAnvilNode();
@@ -183,47 +244,8 @@ export async function buildChain(
   for (let i = 1; i <= spec.blocks; i++) {
     const blockNo = i + 1;
     const dense = spec.denseEvery > 0 && i % spec.denseEvery === 0;
-    let calls: Array<[string, unknown[]]>;
-    let logsHere = 0;
-    if (dense) {
-      calls = [];
-      for (let k = 0; k < DENSE_TXS; k++) {
-        const from = ACCOUNTS[k % ACCOUNTS.length];
-        calls.push([
-          'eth_sendTransaction',
-          [{ from, to: emitter, data: `${EMIT_SELECTOR}${word(2)}`, gas: hex(60_000), nonce: nonce(from) }],
-        ]);
-      }
-      logsHere = 2 * DENSE_TXS;
-      denseBlocks.push(blockNo);
-    } else {
-      const nTx = 1 + Math.floor(rand() * 3);
-      const cuts: number[] = [];
-      for (let k = 0; k < nTx - 1; k++) cuts.push(1 + Math.floor(rand() * (LOGS_PER_BLOCK - 1)));
-      cuts.sort((a, b) => a - b);
-      const parts: number[] = [];
-      let prev = 0;
-      for (const c of [...cuts, LOGS_PER_BLOCK]) {
-        parts.push(c - prev);
-        prev = c;
-      }
-      calls = parts.map((n, k) => {
-        const from = ACCOUNTS[(i + k) % ACCOUNTS.length];
-        return [
-          'eth_sendTransaction',
-          [
-            {
-              from,
-              to: emitter,
-              data: `${EMIT_SELECTOR}${word(n)}`,
-              gas: hex(40_000 + 3_000 * n),
-              nonce: nonce(from),
-            },
-          ],
-        ];
-      });
-      logsHere = LOGS_PER_BLOCK;
-    }
+    const { calls, logsHere } = blockCalls(i, dense, rand, emitter, nonce);
+    if (dense) denseBlocks.push(blockNo);
     // Transactions of one block go in JSON-RPC batches (in order per sender), then the block is mined.
     const hashes: string[] = [];
     for (let s = 0; s < calls.length; s += 200)

@@ -35,6 +35,7 @@ import {
   cannonFigures,
   cleanupAll,
   emitReport,
+  type IndexerChild,
   latencyFigures,
   log,
   onCleanup,
@@ -224,6 +225,43 @@ function lagFigures(lags: number[]): Lags {
   };
 }
 
+/**
+ * The routes read while following: the busiest tokens and wallets of the history.
+ * Mainnet's busiest tokens (USDT, USDC, WETH) when the recording holds them, else the first listed.
+ */
+async function subjectGroups(ix: IndexerChild, name: string): Promise<Record<string, string[]>> {
+  const busiest = [
+    '0xdac17f958d2ee523a2206206994597c13d831ec7',
+    '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
+    '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+  ];
+  let tokens: string[] = [];
+  for (const t of busiest) if ((await ix.get(`/tokens/${t}`)).status === 200) tokens.push(t);
+  if (!tokens.length)
+    tokens = ((await ix.get('/tokens?limit=3')).body?.data ?? []).map((t: Json) => t.address);
+  const holders = tokens.length
+    ? ((await ix.get(`/tokens/${tokens[0]}/holders?limit=5`)).body?.data ?? [])
+    : [];
+  const wallets: string[] = holders.map((h: Json) => h.wallet).filter(Boolean);
+  if (!tokens.length || !wallets.length) throw new Error(`${name}: no subjects (${tokens.length} tokens)`);
+  return {
+    token: tokens.flatMap((t: string) => [
+      `/tokens/${t}`,
+      `/tokens/${t}/overview`,
+      `/tokens/${t}/holders?limit=20`,
+      `/tokens/${t}/transfers?limit=20`,
+      `/tokens/${t}/stats`,
+    ]),
+    wallet: wallets.flatMap((w) => [
+      `/wallets/${w}/overview`,
+      `/wallets/${w}/activity?limit=20`,
+      `/wallets/${w}/transfers?limit=20`,
+      `/wallets/${w}/first-seen`,
+      `/wallets/${w}/assets?limit=20`,
+    ]),
+  };
+}
+
 async function runShape(
   shape: Shape,
   history: number,
@@ -298,39 +336,7 @@ async function runShape(
   // Quiet blocks: only the watcher's polls reach the indexer.
   while ((await ix.anchor()) < quietLast) await sleep(20);
   const quietMetrics = await ix.metrics();
-  // Subjects: the busiest tokens and wallets of the history.
-  // Mainnet's busiest tokens (USDT, USDC, WETH) when the recording holds them, else the first listed.
-  const busiest = [
-    '0xdac17f958d2ee523a2206206994597c13d831ec7',
-    '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48',
-    '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
-  ];
-  let tokens: string[] = [];
-  for (const t of busiest) if ((await ix.get(`/tokens/${t}`)).status === 200) tokens.push(t);
-  if (!tokens.length)
-    tokens = ((await ix.get('/tokens?limit=3')).body?.data ?? []).map((t: Json) => t.address);
-  const holders = tokens.length
-    ? ((await ix.get(`/tokens/${tokens[0]}/holders?limit=5`)).body?.data ?? [])
-    : [];
-  const wallets: string[] = holders.map((h: Json) => h.wallet).filter(Boolean);
-  if (!tokens.length || !wallets.length)
-    throw new Error(`${shape.name}: no subjects (${tokens.length} tokens)`);
-  const groups: Record<string, string[]> = {
-    token: tokens.flatMap((t: string) => [
-      `/tokens/${t}`,
-      `/tokens/${t}/overview`,
-      `/tokens/${t}/holders?limit=20`,
-      `/tokens/${t}/transfers?limit=20`,
-      `/tokens/${t}/stats`,
-    ]),
-    wallet: wallets.flatMap((w) => [
-      `/wallets/${w}/overview`,
-      `/wallets/${w}/activity?limit=20`,
-      `/wallets/${w}/transfers?limit=20`,
-      `/wallets/${w}/first-seen`,
-      `/wallets/${w}/assets?limit=20`,
-    ]),
-  };
+  const groups = await subjectGroups(ix, shape.name);
   const following: Record<string, Reads> = {};
   const acc: Record<string, Reads[]> = { token: [], wallet: [] };
   while (Date.now() < reveal(last))
