@@ -10,7 +10,7 @@ import { exitUnlessHttpCore, uwsStandInWarning } from '@chain-indexer/platform/h
 import { redact, redactingLoggerOptions, restrictUmask } from '@chain-indexer/platform/security';
 import { pino } from 'pino';
 import { loadScannerConfig, printableScannerConfig } from './config.js';
-import { createScannerService } from './index.js';
+import { createScannerService } from './service.js';
 
 async function main(): Promise<void> {
   const config = loadScannerConfig(process.env);
