@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prng } from '@chain-indexer/devnet/prng.js';
+import { prng } from '@chain-indexer/devnet/math';
 import { anvilBaseArgs, anvilBinary, freePort } from '../test/harness/anvil.js';
 import { hex, log, rpc, rpcBatch, sleep, stopChild, track } from './lib.js';
 

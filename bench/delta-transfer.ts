@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
-import { shapeBlock } from '@chain-indexer/indexer/workers/decode/fetch-blocks.js';
+import { shapeBlock } from '@chain-indexer/indexer/testing';
 import { recordedBlocks } from '../test/fixtures/index.js';
 
 function main(): void {

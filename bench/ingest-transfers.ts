@@ -25,7 +25,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { type TableSize, tableSizes } from '@chain-indexer/indexer/tools/table-sizes.js';
+import { type TableSize, tableSizes } from '@chain-indexer/indexer/testing';
 import { callersOf, topSelf } from './cpuprofile.js';
 import {
   benchArgs,

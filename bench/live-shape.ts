@@ -25,7 +25,7 @@
 import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { LIVE_STAGES } from '@chain-indexer/indexer/ingest/timeline.js';
+import { LIVE_STAGES } from '@chain-indexer/indexer/testing';
 import { EventSource } from 'eventsource';
 import { profileSection, topSelf } from './cpuprofile.js';
 import {

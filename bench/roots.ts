@@ -16,8 +16,7 @@
  * Usage: node dist/bench/roots.js [--rounds 20]
  */
 import { readFileSync } from 'node:fs';
-import { encodeRows, shapeBlock } from '@chain-indexer/indexer/workers/decode/fetch-blocks.js';
-import { checkRoots } from '@chain-indexer/indexer/workers/decode/roots.js';
+import { checkRoots, encodeRows, shapeBlock } from '@chain-indexer/indexer/testing';
 import { encodeReceipt, encodeTransaction, orderedTrie, useWasmKeccak } from '@chain-indexer/proofs';
 import { recordedBlocks } from '../test/fixtures/index.js';
 

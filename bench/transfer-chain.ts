@@ -15,8 +15,8 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { compileContracts } from '@chain-indexer/devnet/compile.js';
-import { prng } from '@chain-indexer/devnet/prng.js';
+import { compileContracts } from '@chain-indexer/devnet/contracts';
+import { prng } from '@chain-indexer/devnet/math';
 import { encodeDeployData } from 'viem';
 import { type AnvilNode, startAnvilNode } from './chain.js';
 import { hex, log, onCleanup, rpc, rpcBatch } from './lib.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { stopChild, track } from './lib.js';
 
 async function main(): Promise<void> {
-  const { uws, uwsIsNative } = await import('@chain-indexer/platform/uws.js');
+  const { uws, uwsIsNative } = await import('@chain-indexer/platform/http');
   const native = uwsIsNative();
   const body = '{"hello":"world"}';
   uws

@@ -2,12 +2,15 @@
  * Market hot-read bench: building the big subjects on the devnet (interval mining off: send, then
  * evm_mine until empty) — a token with 500+ V4 pools and a wallet with 10,000+ activity rows.
  */
+
+import type { TokenInfo } from '@chain-indexer/devnet';
 import {
+  devAccount,
   erc20Abi,
   modifyLiquidityTestAbi,
   poolManagerAbi,
   poolSwapTestAbi,
-} from '@chain-indexer/devnet/abis.js';
+} from '@chain-indexer/devnet/contracts';
 import {
   alignTick,
   liquidityFor,
@@ -18,9 +21,7 @@ import {
   sqrtPriceX96,
   usdToRaw,
   v4PoolId,
-} from '@chain-indexer/devnet/math.js';
-import { devAccount } from '@chain-indexer/devnet/signer.js';
-import type { TokenInfo } from '@chain-indexer/devnet/types.js';
+} from '@chain-indexer/devnet/math';
 import { type Abi, type Address, encodeFunctionData, type Hex, zeroAddress } from 'viem';
 import type { TestDevnet } from '../../test/harness/devnet.js';
 import { hex, log, rpc, rpcBatch } from '../lib.js';

@@ -117,7 +117,8 @@ export async function waitConverged(
   }
 }
 
-const BINDING = new URL(`${ROOT}packages/indexer/dist/storage/binding.js`, import.meta.url).pathname;
+/** The built entry of `@chain-indexer/store` (the child script opens stores through its front door). */
+const BINDING = new URL(`${ROOT}packages/store/dist/index.js`, import.meta.url).pathname;
 
 /** One row that differs between two stores (value null: absent on that side). */
 export interface RowDiff {
