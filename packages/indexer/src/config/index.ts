@@ -279,6 +279,57 @@ export function loadConfig(env: NodeJS.ProcessEnv, generateKey: () => string): C
   return c;
 }
 
+/**
+ * RocksDB tuning from `ROCKSDB_COMPRESSION`, `ROCKSDB_CACHE_MB` (MiB), `ROCKSDB_INDEX_IN_CACHE`,
+ * `ROCKSDB_COMPACTION` and the memtable budget; unset fields take {@link DEFAULT_ROCKS_TUNING}.
+ * @throws Error naming the bad variable.
+ */
+function storageTuningFromEnv(env: NodeJS.ProcessEnv): RocksTuning {
+  return {
+    compression: oneOf(
+      env,
+      'ROCKSDB_COMPRESSION',
+      ['zstd', 'bottom', 'off'] as const,
+      DEFAULT_ROCKS_TUNING.compression,
+    ),
+    cacheMb: int(env, 'ROCKSDB_CACHE_MB', DEFAULT_ROCKS_TUNING.cacheMb, 8, 65_536),
+    indexInCache:
+      oneOf(
+        env,
+        'ROCKSDB_INDEX_IN_CACHE',
+        ['on', 'off'] as const,
+        DEFAULT_ROCKS_TUNING.indexInCache ? 'on' : 'off',
+      ) === 'on',
+    compaction: oneOf(
+      env,
+      'ROCKSDB_COMPACTION',
+      ['default', 'level', 'universal'] as const,
+      DEFAULT_ROCKS_TUNING.compaction ?? 'default',
+    ),
+    memtableMb: envMemtable(env),
+  };
+}
+
+/**
+ * Ingest tuning from the environment: segment size (`SEGMENT_MB`, stored in bytes) and span,
+ * history frame span, state cache (`STATE_CACHE_MB`, stored in bytes), writer mode, finality,
+ * root verification and the worker heaps (MiB).
+ * @throws Error naming the bad variable.
+ */
+function ingestTuningFromEnv(env: NodeJS.ProcessEnv): IngestTuning {
+  return {
+    segmentBytes: int(env, 'SEGMENT_MB', 32, 1, 4_096) * 1024 * 1024,
+    segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
+    historyFrameBlocks: int(env, 'HISTORY_FRAME_BLOCKS', 256, 0, 1_000_000),
+    stateCacheBytes: int(env, 'STATE_CACHE_MB', 48, 1, 65_536) * 1024 * 1024,
+    writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
+    finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
+    verifyRoots: oneOf(env, 'VERIFY_ROOTS', ['on', 'off'] as const, 'on') === 'on',
+    engineHeapMb: int(env, 'ENGINE_HEAP_MB', 2048, 64, 65_536),
+    decodeHeapMb: int(env, 'DECODE_HEAP_MB', 1024, 32, 65_536),
+  };
+}
+
 function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const rpcUrl = env.RPC_URL || null;
@@ -402,43 +453,11 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
     logLevel: env.LOG_LEVEL || 'info',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
     ingestNice: int(env, 'INGEST_NICE', 10, 0, 19),
-    storageTuning: {
-      compression: oneOf(
-        env,
-        'ROCKSDB_COMPRESSION',
-        ['zstd', 'bottom', 'off'] as const,
-        DEFAULT_ROCKS_TUNING.compression,
-      ),
-      cacheMb: int(env, 'ROCKSDB_CACHE_MB', DEFAULT_ROCKS_TUNING.cacheMb, 8, 65_536),
-      indexInCache:
-        oneOf(
-          env,
-          'ROCKSDB_INDEX_IN_CACHE',
-          ['on', 'off'] as const,
-          DEFAULT_ROCKS_TUNING.indexInCache ? 'on' : 'off',
-        ) === 'on',
-      compaction: oneOf(
-        env,
-        'ROCKSDB_COMPACTION',
-        ['default', 'level', 'universal'] as const,
-        DEFAULT_ROCKS_TUNING.compaction ?? 'default',
-      ),
-      memtableMb: envMemtable(env),
-    },
+    storageTuning: storageTuningFromEnv(env),
     trustedProxies: trustedProxiesFromEnv(env),
     trustedProxyHeader: trustedProxyHeaderFromEnv(env),
     httpMaxConnections: httpMaxConnectionsFromEnv(env),
-    ingestTuning: {
-      segmentBytes: int(env, 'SEGMENT_MB', 32, 1, 4_096) * 1024 * 1024,
-      segmentBlocks: int(env, 'SEGMENT_BLOCKS', 1_000, 1, 1_000_000),
-      historyFrameBlocks: int(env, 'HISTORY_FRAME_BLOCKS', 256, 0, 1_000_000),
-      stateCacheBytes: int(env, 'STATE_CACHE_MB', 48, 1, 65_536) * 1024 * 1024,
-      writer: oneOf(env, 'STORAGE_WRITER', ['thread', 'sync'] as const, 'thread'),
-      finality: oneOf(env, 'FINALITY', ['tag', 'window'] as const, 'tag'),
-      verifyRoots: oneOf(env, 'VERIFY_ROOTS', ['on', 'off'] as const, 'on') === 'on',
-      engineHeapMb: int(env, 'ENGINE_HEAP_MB', 2048, 64, 65_536),
-      decodeHeapMb: int(env, 'DECODE_HEAP_MB', 1024, 32, 65_536),
-    },
+    ingestTuning: ingestTuningFromEnv(env),
   };
 }
 

@@ -44,6 +44,18 @@ export interface Replica {
 const PROBE_MS = 500;
 
 /**
+ * Whether JetStream `stream` still holds the message after what `store` applied (its
+ * `streamSeq`): a fresh store needs the stream to start at sequence 1 and hold something.
+ * Errors: the JetStream manager's (stream info) propagate.
+ */
+async function streamHoldsNext(jsm: JetStreamManager, stream: string, store: Store): Promise<boolean> {
+  const info = await jsm.streams.info(stream);
+  const a = store.applied();
+  if (a.seq === 0 && a.streamSeq === 0) return info.state.first_seq <= 1 && info.state.messages > 0;
+  return a.streamSeq + 1 >= info.state.first_seq;
+}
+
+/**
  * Creates the replica of `chain` over `store`. `onApplied` runs after each applied entry (streams
  * publish the entry's frames; the projections registry re-reads its checkpoints).
  */
@@ -83,13 +95,7 @@ export function createReplica(o: {
     return true;
   };
 
-  /** Whether the stream still holds the message after what this store applied. */
-  const resumable = async () => {
-    const info = await o.jsm.streams.info(stream);
-    const a = store.applied();
-    if (a.seq === 0 && a.streamSeq === 0) return info.state.first_seq <= 1 && info.state.messages > 0;
-    return a.streamSeq + 1 >= info.state.first_seq;
-  };
+  const resumable = () => streamHoldsNext(o.jsm, stream, store);
 
   const probeWriter = async () => {
     try {

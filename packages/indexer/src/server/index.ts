@@ -93,6 +93,31 @@ function authenticate(auth: Auth, route: Route, apiKey: string | undefined, cook
   return p;
 }
 
+/**
+ * The path parameters of a request, percent-decoded, by the route's parameter `names` (in path
+ * order): the `{chain}` segment apart, the others as raw strings for the route's validator.
+ * Synchronous: `req` is invalid after the first await.
+ * @throws ApiError bad_request (400) on invalid percent-encoding.
+ */
+function pathParams(
+  req: HttpRequest,
+  names: readonly string[],
+): { chainName: string; rawParams: Record<string, string> } {
+  const rawParams: Record<string, string> = {};
+  let chainName = '';
+  for (let i = 0; i < names.length; i++) {
+    let v = req.getParameter(i) ?? '';
+    try {
+      v = decodeURIComponent(v);
+    } catch {
+      throw new ApiError('bad_request', `path parameter "${names[i]}" is not valid percent-encoding`);
+    }
+    if (names[i] === 'chain') chainName = v;
+    else rawParams[names[i]] = v;
+  }
+  return { chainName, rawParams };
+}
+
 export function createServer(opts: ServerOptions): Server {
   const app = uws.App();
   const limiter = createRateLimiter();
@@ -142,18 +167,7 @@ export function createServer(opts: ServerOptions): Server {
       };
       try {
         // Everything is read from req synchronously: req is invalid after the first await.
-        const rawParams: Record<string, string> = {};
-        let chainName = '';
-        for (let i = 0; i < names.length; i++) {
-          let v = req.getParameter(i) ?? '';
-          try {
-            v = decodeURIComponent(v);
-          } catch {
-            throw new ApiError('bad_request', `path parameter "${names[i]}" is not valid percent-encoding`);
-          }
-          if (names[i] === 'chain') chainName = v;
-          else rawParams[names[i]] = v;
-        }
+        const { chainName, rawParams } = pathParams(req, names);
         const headers = { 'last-event-id': req.getHeader('last-event-id') || undefined };
         if (headers['last-event-id'] && headers['last-event-id'].length > 256)
           throw new ApiError('bad_request', 'Last-Event-ID too long');
