@@ -109,51 +109,56 @@ export function createStreamSlots(): StreamSlots {
 }
 
 /**
+ * Replays the frames (after, last] of `topic` from `log` to `conn`, those `sel` matches, in
+ * chunks of {@link CATCHUP_CHUNK}; records in `sent` the last sequence replayed. Returns false
+ * when the consumer is behind the ring (a `lag` event is sent; the caller closes).
+ */
+function catchUp(
+  log: StreamLog,
+  conn: StreamSink,
+  topic: Topic,
+  sel: Selection,
+  after: number,
+  wrap: (f: Frame) => string,
+  eventOf: (f: Frame) => string,
+  sent: Map<Topic, number>,
+): boolean {
+  sent.set(topic, after);
+  const last = log.last(topic);
+  if (after > last) return true;
+  const oldest = log.oldest(topic);
+  if (after + 1 < oldest) {
+    conn.send(
+      'lag',
+      null,
+      JSON.stringify({
+        topic,
+        reason: 'behind_catch_up_ring',
+        requestedAfter: after,
+        oldestAvailable: oldest,
+        ringFrames: RING_FRAMES,
+        action: 'backfill through REST, then reconnect without a resume point',
+      }),
+    );
+    return false;
+  }
+  for (let from = after; from < last && !conn.closed; ) {
+    const frames = log.read(topic, from, CATCHUP_CHUNK);
+    if (!frames.length) break;
+    for (const f of frames) if (matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
+    from = frames[frames.length - 1].seq;
+    sent.set(topic, from);
+  }
+  return true;
+}
+
+/**
  * A chain's stream service.
  * @param slots the process's {@link StreamSlots} (default: slots of this chain alone, for tests).
  */
 export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = createStreamSlots()): Streams {
   const reserve = (req: StreamRequest) =>
     slots.take(req.principal?.name ?? 'anonymous', req.principal?.maxStreams ?? 8);
-
-  /** Replays (after, last] of a topic; false when the consumer is behind the ring (lag sent, closed). */
-  const catchUp = (
-    conn: StreamSink,
-    topic: Topic,
-    sel: Selection,
-    after: number,
-    wrap: (f: Frame) => string,
-    eventOf: (f: Frame) => string,
-    sent: Map<Topic, number>,
-  ): boolean => {
-    sent.set(topic, after);
-    const last = log.last(topic);
-    if (after > last) return true;
-    const oldest = log.oldest(topic);
-    if (after + 1 < oldest) {
-      conn.send(
-        'lag',
-        null,
-        JSON.stringify({
-          topic,
-          reason: 'behind_catch_up_ring',
-          requestedAfter: after,
-          oldestAvailable: oldest,
-          ringFrames: RING_FRAMES,
-          action: 'backfill through REST, then reconnect without a resume point',
-        }),
-      );
-      return false;
-    }
-    for (let from = after; from < last && !conn.closed; ) {
-      const frames = log.read(topic, from, CATCHUP_CHUNK);
-      if (!frames.length) break;
-      for (const f of frames) if (matches(sel, f)) conn.send(eventOf(f), f.id, wrap(f));
-      from = frames[frames.length - 1].seq;
-      sent.set(topic, from);
-    }
-    return true;
-  };
 
   const openMany: Streams['openMany'] = (req, topics, resume, extra) =>
     whenReady(reserve(req), (release) => startMany(release, topics, resume, extra));
@@ -204,7 +209,7 @@ export function createStreams(log: StreamLog, hub: Hub, slots: StreamSlots = cre
       // are skipped (no duplicate, and the Last-Event-ID point is never re-crossed).
       const sent = new Map<Topic, number>();
       for (const [t, after] of resume) {
-        if (!catchUp(conn, t, topics.get(t)!, after, wrap, eventOf, sent)) {
+        if (!catchUp(log, conn, t, topics.get(t)!, after, wrap, eventOf, sent)) {
           conn.close();
           return;
         }

@@ -71,6 +71,60 @@ export interface SharedStreamSlots extends StreamSlots {
 const isCasConflict = (err: unknown) =>
   err instanceof JetStreamApiError && (err.code === 10071 || err.code === 10164);
 
+/** The subject of `key`'s entry: `idx-ceiling.<first 32 hex of SHA-256(key)>`. */
+const subjectOf = (key: string) =>
+  `${CEILING_SUBJECT}.${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
+
+/** `p`, or a rejection ("timed out") after {@link REQUEST_TIMEOUT_MS}. */
+const withTimeout = <T>(p: Promise<T>): Promise<T> =>
+  Promise.race([
+    p,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('timed out')), REQUEST_TIMEOUT_MS).unref(),
+    ),
+  ]);
+
+/**
+ * The other processes' holdings in an entry's JSON `data` whose counts stand at `t` (ms):
+ * `processId`'s own, expired, and malformed ones dropped. An entry that is not of this code counts
+ * as empty (the next write replaces it).
+ */
+function standingHolders(data: Uint8Array, processId: string, t: number): Record<string, Holding> {
+  const holders: Record<string, Holding> = {};
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(data)) as { holders?: Record<string, Holding> };
+    for (const [p, h] of Object.entries(parsed.holders ?? {}))
+      if (p !== processId && Number.isSafeInteger(h?.n) && h.n > 0 && typeof h.exp === 'number' && h.exp > t)
+        holders[p] = { n: h.n, exp: h.exp };
+  } catch {
+    // Not an entry of this code: counted as empty, replaced by the next write.
+  }
+  return holders;
+}
+
+/**
+ * Makes sure {@link CEILING_STREAM} exists: creates it when `create` (the writer), else
+ * @throws Error when it is absent (a replica: start the writer first).
+ */
+async function ensureCeilingStream(jsm: JetStreamManager, create: boolean): Promise<void> {
+  try {
+    await jsm.streams.info(CEILING_STREAM);
+  } catch (err) {
+    if (!create)
+      throw new Error(
+        `the shared open-stream ceiling (${CEILING_STREAM}) is not on NATS: start the writer first (${(err as Error).message})`,
+      );
+    await jsm.streams.add({
+      name: CEILING_STREAM,
+      subjects: [`${CEILING_SUBJECT}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.Memory,
+      max_msgs_per_subject: 1,
+      max_age: MAX_AGE_NS,
+    });
+  }
+}
+
 /**
  * Opens the shared ceiling on a NATS connection's JetStream.
  * @param o.create true on the writer (creates {@link CEILING_STREAM} when absent); a replica only
@@ -87,37 +141,12 @@ export async function openSharedStreamSlots(o: {
 }): Promise<SharedStreamSlots> {
   const { js, jsm, log } = o;
   const now = o.now ?? Date.now;
-  try {
-    await jsm.streams.info(CEILING_STREAM);
-  } catch (err) {
-    if (!o.create)
-      throw new Error(
-        `the shared open-stream ceiling (${CEILING_STREAM}) is not on NATS: start the writer first (${(err as Error).message})`,
-      );
-    await jsm.streams.add({
-      name: CEILING_STREAM,
-      subjects: [`${CEILING_SUBJECT}.>`],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.Memory,
-      max_msgs_per_subject: 1,
-      max_age: MAX_AGE_NS,
-    });
-  }
+  await ensureCeilingStream(jsm, o.create);
   const processId = `p_${randomBytes(8).toString('hex')}`;
   const local = new Map<string, number>();
   const queues = new Map<string, Promise<unknown>>();
   let fallbacks = 0;
   let stopped = false;
-
-  const subjectOf = (key: string) =>
-    `${CEILING_SUBJECT}.${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
-  const withTimeout = <T>(p: Promise<T>): Promise<T> =>
-    Promise.race([
-      p,
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error('timed out')), REQUEST_TIMEOUT_MS).unref(),
-      ),
-    ]);
 
   /** The key's entry: its last sequence (0: none) and the holders whose counts stand now. */
   const read = async (subject: string) => {
@@ -129,25 +158,7 @@ export async function openSharedStreamSlots(o: {
       if (err instanceof JetStreamApiError && err.code === 10037) m = null;
       else throw err;
     }
-    const holders: Record<string, Holding> = {};
-    if (m) {
-      try {
-        const parsed = JSON.parse(new TextDecoder().decode(m.data)) as { holders?: Record<string, Holding> };
-        const t = now();
-        for (const [p, h] of Object.entries(parsed.holders ?? {}))
-          if (
-            p !== processId &&
-            Number.isSafeInteger(h?.n) &&
-            h.n > 0 &&
-            typeof h.exp === 'number' &&
-            h.exp > t
-          )
-            holders[p] = { n: h.n, exp: h.exp };
-      } catch {
-        // Not an entry of this code: counted as empty, replaced by the next write.
-      }
-    }
-    return { seq: m?.seq ?? 0, holders };
+    return { seq: m?.seq ?? 0, holders: m ? standingHolders(m.data, processId, now()) : {} };
   };
 
   /**
