@@ -99,13 +99,6 @@ export const K = {
     },
     (b, o) => BigInt(`0x${b.toString('hex', o, o + 32)}`),
   ),
-  /** Raw bytes to the end of the key (last part only) as lowercase 0x hex, variable width. */
-  hexTail: {
-    width: null,
-    size: (v: Hex) => (v.length - 2) >> 1,
-    write: (b: Buffer, off: number, v: Hex) => off + b.write(v.slice(2), off, 'hex'),
-    read: (b: Buffer, off: number, end: number): [Hex, number] => [`0x${b.toString('hex', off, end)}`, end],
-  } satisfies KeyPart<Hex>,
   /** UTF-8 text terminated by 0x00 (the text itself never contains NUL), variable width. */
   textz: {
     width: null,
