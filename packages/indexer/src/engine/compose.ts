@@ -63,20 +63,7 @@ export async function composeEngine(
   const name = cfg.name;
   // Aborted by stop(): every node call of the engine is abandoned at once (shutdown deadline).
   const abandon = new AbortController();
-  const rpcOf = (url: string, signal?: AbortSignal) =>
-    createRpc({
-      url,
-      signal,
-      onRetry: (method) => m.rpcRetries.inc({ chain: name, method }),
-      onTiming: (method, s, ok) =>
-        m.rpcDuration.observe({ chain: name, method, outcome: ok ? 'ok' : 'error' }, s),
-    });
-  const rpc = rpcOf(init.rpcUrl, abandon.signal);
-  // The chain's nodes (chains file `rpcUrls`, the first being rpcUrl): ingest reads the current one
-  // and moves to the next when its node contradicts itself (ingest/node-check.ts).
-  const nodes = createNodeSet(cfg.rpcUrls.length ? cfg.rpcUrls : [init.rpcUrl], (url) =>
-    url === init.rpcUrl ? rpc : rpcOf(url),
-  );
+  const nodes = nodesOf(init, m, abandon.signal);
   const store = await createStore({
     dataDir: { handle: init.handle },
     unfinalisedWindow: cfg.unfinalisedWindow,
@@ -84,21 +71,7 @@ export async function composeEngine(
     writer: init.ingest.writer,
     cacheBytes: init.ingest.stateCacheBytes,
   });
-  const registry = createRegistry(
-    store,
-    [
-      createDecodedViewsProjection(),
-      createTokensProjection({ launchpads: init.launchpads }),
-      createMarketsProjection({
-        config: init.markets,
-        launchpads: init.launchpads,
-        log: (msg, fields) => log.warn({ component: 'markets', ...fields }, msg),
-        onFirstSight: (protocol, outcome) => m.marketsFirstSight.inc({ chain: name, protocol, outcome }),
-      }),
-      createWalletsProjection({ quoteAssets: quoteAssetsOf(init.markets) }),
-    ],
-    (msg) => log.warn(msg),
-  );
+  const registry = createProjectionRegistry(init, store, log, m);
   const nodeCheck = createNodeCheck({
     chain: name,
     store,
@@ -217,6 +190,46 @@ export async function composeEngine(
       await store.close();
     },
   };
+}
+
+/**
+ * The chain's nodes (chains file `rpcUrls`, the first being rpcUrl), each call timed and its
+ * retries counted: ingest reads the current one and moves to the next when its node contradicts
+ * itself (ingest/node-check.ts). Calls to the primary are abandoned when `signal` aborts.
+ */
+function nodesOf(init: EngineInit, m: ChainMetrics, signal: AbortSignal) {
+  const name = init.chain.name;
+  const rpcOf = (url: string, sig?: AbortSignal) =>
+    createRpc({
+      url,
+      signal: sig,
+      onRetry: (method) => m.rpcRetries.inc({ chain: name, method }),
+      onTiming: (method, s, ok) =>
+        m.rpcDuration.observe({ chain: name, method, outcome: ok ? 'ok' : 'error' }, s),
+    });
+  const rpc = rpcOf(init.rpcUrl, signal);
+  const urls = init.chain.rpcUrls.length ? init.chain.rpcUrls : [init.rpcUrl];
+  return createNodeSet(urls, (url) => (url === init.rpcUrl ? rpc : rpcOf(url)));
+}
+
+/** The chain's projections (decoded views, tokens, markets, wallets) in their registry. */
+function createProjectionRegistry(init: EngineInit, store: Store, log: Logger, m: ChainMetrics): Registry {
+  const name = init.chain.name;
+  return createRegistry(
+    store,
+    [
+      createDecodedViewsProjection(),
+      createTokensProjection({ launchpads: init.launchpads }),
+      createMarketsProjection({
+        config: init.markets,
+        launchpads: init.launchpads,
+        log: (msg, fields) => log.warn({ component: 'markets', ...fields }, msg),
+        onFirstSight: (protocol, outcome) => m.marketsFirstSight.inc({ chain: name, protocol, outcome }),
+      }),
+      createWalletsProjection({ quoteAssets: quoteAssetsOf(init.markets) }),
+    ],
+    (msg) => log.warn(msg),
+  );
 }
 
 /** The chain metrics of one commit (blocks, events, segments, stage times, the live timeline). */

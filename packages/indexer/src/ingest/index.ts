@@ -217,17 +217,13 @@ export function initialIngestStatus(o: {
   };
 }
 
+/**
+ * The follower of one chain (see the module comment): plans, fetches and drives blocks until
+ * stopped. Its decode pool starts at once; `start()` begins following.
+ */
 export function createIngest(opts: IngestOptions): Ingest {
   const { store, rpc, log, registry } = opts;
-  const pool = new Piscina({
-    ...esmWorker(new URL('../workers/decode/worker.js', import.meta.url)),
-    // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
-    // (idleTimeout 0), and every respawn recompiles the decode modules (~0.3 s of CPU each).
-    minThreads: opts.decodeThreads,
-    maxThreads: opts.decodeThreads,
-    idleTimeout: 60_000,
-    ...(opts.decodeHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.decodeHeapMb } } : {}),
-  });
+  const pool = createDecodePool(opts);
   const status: IngestStatus = initialIngestStatus({
     verifyRoots: opts.verifyRoots ?? true,
     segmentBlocks: opts.segmentBlocks,
@@ -240,67 +236,12 @@ export function createIngest(opts: IngestOptions): Ingest {
   const heads = watchHeads(opts.wsUrl, log);
   const finality = createFinality(rpc, opts.unfinalisedWindow, opts.finality);
   const progress = createProgress(opts.chain, store, status, log);
-
-  const halt = (reason: string, detail: string | null = null) => {
-    status.state = 'halted';
-    status.haltReason = reason;
-    status.haltDetail = detail;
-    log.error({ chain: opts.chain, reason, detail }, 'ingest halted');
-  };
-  /**
-   * A roots mismatch halts ingest until the node serves the block's records matching its header
-   * again: the loop keeps fetching it (with backoff) and resumes on the first task that passes.
-   * Every other halt stays until an operator acts.
-   */
-  const rootsHalted = () => status.state === 'halted' && status.haltReason === 'roots_mismatch';
-  const hardHalted = () => status.state === 'halted' && status.haltReason !== 'roots_mismatch';
+  const { halt, rootsHalted, hardHalted } = haltsOf(opts.chain, status, log);
   store.onWriteError((err) => {
     status.lastError = err.message;
     halt('storage_write_failed');
   });
-
-  const unwinder = createUnwinder({
-    chain: opts.chain,
-    store,
-    rpc,
-    registry,
-    log,
-    streams: opts.streams,
-    rollbackHooks: opts.rollbackHooks,
-    halt,
-    onCommit: (e) => opts.onCommit?.(e),
-    onReorg: (depth) => {
-      status.reorgs++;
-      status.lastReorgDepth = depth;
-      opts.onReorg?.(depth);
-    },
-  });
-  const stages: Stage[] = [
-    createLinkStage(),
-    createPrepareStage(rpc),
-    createApplyStage({ store, unwind: unwinder.rollbackTo }),
-  ];
-  unwinder.setStages(stages);
-  const driverDeps = {
-    chain: opts.chain,
-    store,
-    registry,
-    log,
-    streams: opts.streams,
-    stages,
-    unwinder,
-    onStageTimes: opts.onStageTimes,
-    onCommit: (e: CommitEvent) => {
-      progress.committed(e);
-      opts.onCommit?.(e);
-    },
-  };
-  const history = createHistoryDriver(driverDeps, {
-    segmentBytes: opts.segmentBytes,
-    segmentBlocks: opts.segmentBlocks,
-    historyFrameBlocks: opts.historyFrameBlocks,
-  });
-  const live = createLiveDriver(driverDeps);
+  const { unwinder, history, live } = composeDrivers(opts, status, halt, progress);
 
   const follow = createFetchLoop({
     store,
@@ -329,19 +270,7 @@ export function createIngest(opts: IngestOptions): Ingest {
   });
   const rebuildStep = createRebuilder({ store, registry, pool, log });
 
-  /** One look at the node: its head (newHeads or a poll) and the end of final history. */
-  const plan = async () => {
-    // A head the node announced (newHeads) is acted on at once: no eth_blockNumber, and the
-    // finality read of the last second stands (the live window is far above it). Otherwise
-    // the head poll and the finality read go out together (one round trip to the node).
-    const notified = heads.take();
-    const recent = notified ? finality.recentTarget(notified.number, FINALITY_REFRESH_MS) : null;
-    if (notified && recent !== null && notified.number >= (status.nodeHead ?? -1))
-      return { nodeHead: notified.number, historyTarget: recent };
-    const headCall = rpc.call<string>('eth_blockNumber').then((h) => Number.parseInt(h, 16));
-    const historyTarget = await finality.historyTarget(headCall);
-    return { nodeHead: await headCall, historyTarget };
-  };
+  const plan = planner(rpc, heads, finality, status);
 
   /** One turn of the follower: plan, then history first (final blocks in segments), then the live window. */
   const step = async () => {
@@ -434,6 +363,113 @@ export function createIngest(opts: IngestOptions): Ingest {
       await poolDown;
     },
   };
+}
+
+/**
+ * One look at the node: its head and the end of final history. A head the node announced
+ * (newHeads) is acted on at once: no eth_blockNumber, and the finality read of the last second
+ * stands (the live window is far above it). Otherwise the head poll and the finality read go out
+ * together (one round trip to the node).
+ */
+function planner(
+  rpc: Rpc,
+  heads: ReturnType<typeof watchHeads>,
+  finality: ReturnType<typeof createFinality>,
+  status: IngestStatus,
+) {
+  return async (): Promise<{ nodeHead: number; historyTarget: number }> => {
+    const notified = heads.take();
+    const recent = notified ? finality.recentTarget(notified.number, FINALITY_REFRESH_MS) : null;
+    if (notified && recent !== null && notified.number >= (status.nodeHead ?? -1))
+      return { nodeHead: notified.number, historyTarget: recent };
+    const headCall = rpc.call<string>('eth_blockNumber').then((h) => Number.parseInt(h, 16));
+    const historyTarget = await finality.historyTarget(headCall);
+    return { nodeHead: await headCall, historyTarget };
+  };
+}
+
+/** The decode pool: a fixed set of long-lived threads with bounded heaps (DECODE_HEAP_MB). */
+function createDecodePool(opts: IngestOptions): Piscina {
+  return new Piscina({
+    ...esmWorker(new URL('../workers/decode/worker.js', import.meta.url)),
+    // A fixed set of long-lived workers: piscina retires idle threads above minThreads at once
+    // (idleTimeout 0), and every respawn recompiles the decode modules (~0.3 s of CPU each).
+    minThreads: opts.decodeThreads,
+    maxThreads: opts.decodeThreads,
+    idleTimeout: 60_000,
+    ...(opts.decodeHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.decodeHeapMb } } : {}),
+  });
+}
+
+/**
+ * Halting: `halt` records why and logs it. A roots mismatch halts ingest until the node serves
+ * the block's records matching its header again (`rootsHalted`: the loop keeps fetching it, with
+ * backoff, and resumes on the first task that passes); every other halt (`hardHalted`) stays until
+ * an operator acts.
+ */
+function haltsOf(chain: string, status: IngestStatus, log: Logger) {
+  return {
+    halt(reason: string, detail: string | null = null) {
+      status.state = 'halted';
+      status.haltReason = reason;
+      status.haltDetail = detail;
+      log.error({ chain, reason, detail }, 'ingest halted');
+    },
+    rootsHalted: () => status.state === 'halted' && status.haltReason === 'roots_mismatch',
+    hardHalted: () => status.state === 'halted' && status.haltReason !== 'roots_mismatch',
+  };
+}
+
+/** The shared stages (link, prepare, apply), the unwinder over them and the two drivers. */
+function composeDrivers(
+  opts: IngestOptions,
+  status: IngestStatus,
+  halt: (reason: string) => void,
+  progress: { committed(e: CommitEvent): void },
+) {
+  const { store, rpc, log, registry } = opts;
+  const unwinder = createUnwinder({
+    chain: opts.chain,
+    store,
+    rpc,
+    registry,
+    log,
+    streams: opts.streams,
+    rollbackHooks: opts.rollbackHooks,
+    halt,
+    onCommit: (e) => opts.onCommit?.(e),
+    onReorg: (depth) => {
+      status.reorgs++;
+      status.lastReorgDepth = depth;
+      opts.onReorg?.(depth);
+    },
+  });
+  const stages: Stage[] = [
+    createLinkStage(),
+    createPrepareStage(rpc),
+    createApplyStage({ store, unwind: unwinder.rollbackTo }),
+  ];
+  unwinder.setStages(stages);
+  const driverDeps = {
+    chain: opts.chain,
+    store,
+    registry,
+    log,
+    streams: opts.streams,
+    stages,
+    unwinder,
+    onStageTimes: opts.onStageTimes,
+    onCommit: (e: CommitEvent) => {
+      progress.committed(e);
+      opts.onCommit?.(e);
+    },
+  };
+  const history = createHistoryDriver(driverDeps, {
+    segmentBytes: opts.segmentBytes,
+    segmentBlocks: opts.segmentBlocks,
+    historyFrameBlocks: opts.historyFrameBlocks,
+  });
+  return { unwinder, history, live: createLiveDriver(driverDeps) };
 }
 
 /** Counts each block's roots check into the status. */

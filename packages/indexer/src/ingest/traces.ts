@@ -16,7 +16,7 @@ import type { TraceStatus, TracesLaneStatus } from '../schema/rows/traces.js';
 import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
 import { GAP, TX } from '../schema/tables/chain.js';
 import { TRACE_BY_ADDRESS, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
-import { nextSlice, type Store } from '../storage/index.js';
+import { type BlockBatch, nextSlice, type Store } from '../storage/index.js';
 import type { ReplayPool, TxTrace, TxTraceGap } from '../workers/replay/index.js';
 import { type Gap, recordGap, resolveGap } from './gaps.js';
 import { createPauses } from './pause.js';
@@ -41,6 +41,124 @@ export interface TracesLane {
 const isUnsupported = (reason: string) =>
   /not found|not supported|does not exist|unsupported|-32601|method not/i.test(reason);
 
+/**
+ * Block n's hash and transaction hashes from one committed view. The hash must come from the same
+ * view as the transactions: the store's own canonicalHash also sees writes in flight, so right
+ * after a rollback it names the replacing block while a view still lists the dropped block's
+ * transactions — traced, they fail as unknown and their failure was kept under the new block.
+ */
+function blockOf(store: Store, n: number): { hash: string | undefined; hashes: string[] } {
+  const v = store.view();
+  try {
+    const hashes: string[] = [];
+    v.eachValue(TX, { prefix: [n] }, (t) => {
+      hashes.push((JSON.parse(t) as { hash: string }).hash);
+    });
+    return { hash: v.canonicalHash(n), hashes };
+  } finally {
+    v.close();
+  }
+}
+
+/** Stored transaction `i` of block `n`, as the node sent it. @throws when it is not stored. */
+function txAt(store: Store, n: number, i: number): string {
+  const v = store.view();
+  const t = v.get(TX, n, i);
+  v.close();
+  if (t === undefined) throw new Error(`traces: no stored transaction ${n}/${i}`);
+  return t;
+}
+
+/** The lane's open gaps (GAP rows of lane `traces`). */
+function gapsOpen(store: Store): Gap[] {
+  const v = store.view();
+  const open: Gap[] = [];
+  v.eachValue(GAP, { prefix: [LANE] }, (g) => {
+    if (g.status === 'open') open.push(g as unknown as Gap);
+  });
+  v.close();
+  return open;
+}
+
+/** Every transaction of a block failed, each for a reason meaning the node has no tracer. */
+function nodeCannotTrace(gaps: TxTrace[], txs: number): boolean {
+  return gaps.length > 0 && gaps.length === txs && gaps.every((g) => isUnsupported((g as TxTraceGap).reason));
+}
+
+/**
+ * Block n's trace rows into `batch`: per transaction its status (retained, with counts and whether
+ * the root frame matches the envelope, or not_available with the reason), call frames, internal
+ * transfers and creations (by ordinal), and the by-address index. Source: the replay pool's
+ * traces (debug_trace*), the stored transaction envelope (`envelopeOf`).
+ */
+function putTraceRows(
+  batch: BlockBatch,
+  n: number,
+  txs: TxTrace[],
+  source: string,
+  envelopeOf: (i: number) => string,
+): void {
+  for (let i = 0; i < txs.length; i++) {
+    const t = txs[i];
+    if (t.status !== 'ok') {
+      batch.put(TRACE_STATUS, [n, i], {
+        status: 'not_available',
+        reason: t.reason,
+        retryable: t.retryable,
+      });
+      continue;
+    }
+    const env = JSON.parse(envelopeOf(i)) as {
+      from: string;
+      to: string | null;
+      value: string;
+    };
+    const root = t.frames[0];
+    const rootMatches =
+      !!root &&
+      root.from.toLowerCase() === env.from.toLowerCase() &&
+      (env.to === null || root.to?.toLowerCase() === env.to.toLowerCase()) &&
+      BigInt(root.value) === BigInt(env.value);
+    const status: TraceStatus = {
+      status: 'retained',
+      source,
+      frames: t.frames.length,
+      internalTransfers: t.internalTransfers.length,
+      creations: t.creations.length,
+      rootMatchesEnvelope: rootMatches,
+    };
+    batch.put(TRACE_STATUS, [n, i], status);
+    for (const f of t.frames) batch.put(TRACE_FRAME, [n, i, f.ordinal], f);
+    for (const x of t.internalTransfers) {
+      batch.put(TRACE_INTERNAL, [n, i, x.ordinal], { ...x, kind: x.kind, type: 'transfer' });
+      batch.put(TRACE_BY_ADDRESS, [lower(x.from), n, i, x.ordinal, 1], null);
+      if (x.to) batch.put(TRACE_BY_ADDRESS, [lower(x.to), n, i, x.ordinal, 2], null);
+    }
+    for (const c of t.creations) {
+      if (c.ordinal === 0) continue; // top-level creation: the receipt already records it
+      if (!batch.has(TRACE_INTERNAL, n, i, c.ordinal))
+        batch.put(TRACE_INTERNAL, [n, i, c.ordinal], {
+          ordinal: c.ordinal,
+          from: c.creator,
+          to: c.address,
+          value: '0',
+          kind: 'create',
+          effective: c.effective,
+          type: 'creation',
+        });
+      batch.put(TRACE_BY_ADDRESS, [lower(c.creator), n, i, c.ordinal, 3], null);
+      if (c.address) batch.put(TRACE_BY_ADDRESS, [lower(c.address), n, i, c.ordinal, 4], null);
+    }
+  }
+}
+
+/** Commits block n's trace rows as a late write to its undo record, with the lane checkpoint when `advance`. */
+function writeTraces(store: Store, n: number, txs: TxTrace[], source: string, advance: boolean): void {
+  const rows = (batch: BlockBatch) => putTraceRows(batch, n, txs, source, (i) => txAt(store, n, i));
+  store.commitLate(n, rows, advance ? { [CHECKPOINT]: n } : undefined);
+}
+
+/** The traces lane of one chain (see the module comment). */
 export function createTracesLane(o: {
   store: Store;
   /** The replay pool; null when the lane is disabled (TRACES=off: no replay thread is started). */
@@ -68,101 +186,16 @@ export function createTracesLane(o: {
   /** The loop's pauses, cut short by stop(). */
   const { pause, wake } = createPauses();
 
-  /**
-   * Block n's hash and transaction hashes from one committed view. The hash must come from the same
-   * view as the transactions: the store's own canonicalHash also sees writes in flight, so right
-   * after a rollback it names the replacing block while a view still lists the dropped block's
-   * transactions — traced, they fail as unknown and their failure was kept under the new block.
-   */
-  const blockOf = (n: number): { hash: string | undefined; hashes: string[] } => {
-    const v = store.view();
-    try {
-      const hashes: string[] = [];
-      v.eachValue(TX, { prefix: [n] }, (t) => {
-        hashes.push((JSON.parse(t) as { hash: string }).hash);
-      });
-      return { hash: v.canonicalHash(n), hashes };
-    } finally {
-      v.close();
-    }
-  };
-
-  /** Stored transaction `i` of block `n`, as the node sent it. @throws when it is not stored. */
-  const txAt = (n: number, i: number): string => {
-    const v = store.view();
-    const t = v.get(TX, n, i);
-    v.close();
-    if (t === undefined) throw new Error(`traces: no stored transaction ${n}/${i}`);
-    return t;
-  };
-
-  /** Writes block n's traces (replacing any earlier rows for n) and the lane checkpoint. */
+  /** Writes block n's traces (replacing any earlier rows for n) and, when `advance`, the checkpoint. */
   const commit = (n: number, txs: TxTrace[], source: string, advance: boolean) => {
-    store.commitLate(
-      n,
-      (batch) => {
-        for (let i = 0; i < txs.length; i++) {
-          const t = txs[i];
-          if (t.status !== 'ok') {
-            batch.put(TRACE_STATUS, [n, i], {
-              status: 'not_available',
-              reason: t.reason,
-              retryable: t.retryable,
-            });
-            continue;
-          }
-          const env = JSON.parse(txAt(n, i)) as {
-            from: string;
-            to: string | null;
-            value: string;
-          };
-          const root = t.frames[0];
-          const rootMatches =
-            !!root &&
-            root.from.toLowerCase() === env.from.toLowerCase() &&
-            (env.to === null || root.to?.toLowerCase() === env.to.toLowerCase()) &&
-            BigInt(root.value) === BigInt(env.value);
-          const status: TraceStatus = {
-            status: 'retained',
-            source,
-            frames: t.frames.length,
-            internalTransfers: t.internalTransfers.length,
-            creations: t.creations.length,
-            rootMatchesEnvelope: rootMatches,
-          };
-          batch.put(TRACE_STATUS, [n, i], status);
-          for (const f of t.frames) batch.put(TRACE_FRAME, [n, i, f.ordinal], f);
-          for (const x of t.internalTransfers) {
-            batch.put(TRACE_INTERNAL, [n, i, x.ordinal], { ...x, kind: x.kind, type: 'transfer' });
-            batch.put(TRACE_BY_ADDRESS, [lower(x.from), n, i, x.ordinal, 1], null);
-            if (x.to) batch.put(TRACE_BY_ADDRESS, [lower(x.to), n, i, x.ordinal, 2], null);
-          }
-          for (const c of t.creations) {
-            if (c.ordinal === 0) continue; // top-level creation: the receipt already records it
-            if (!batch.has(TRACE_INTERNAL, n, i, c.ordinal))
-              batch.put(TRACE_INTERNAL, [n, i, c.ordinal], {
-                ordinal: c.ordinal,
-                from: c.creator,
-                to: c.address,
-                value: '0',
-                kind: 'create',
-                effective: c.effective,
-                type: 'creation',
-              });
-            batch.put(TRACE_BY_ADDRESS, [lower(c.creator), n, i, c.ordinal, 3], null);
-            if (c.address) batch.put(TRACE_BY_ADDRESS, [lower(c.address), n, i, c.ordinal, 4], null);
-          }
-        }
-      },
-      advance ? { [CHECKPOINT]: n } : undefined,
-    );
+    writeTraces(store, n, txs, source, advance);
     if (advance) checkpoint = n;
   };
 
   const traceBlock = async (
     n: number,
   ): Promise<{ txs: TxTrace[]; source: string; hash: string | undefined }> => {
-    const { hash, hashes } = blockOf(n);
+    const { hash, hashes } = blockOf(store, n);
     if (hash === undefined) return { txs: [], source: 'none', hash }; // not (or no longer) stored
     const url = typeof o.rpcUrl === 'function' ? o.rpcUrl() : o.rpcUrl;
     if (!o.pool) throw new Error('traces lane: no replay pool (TRACES=off)');
@@ -170,18 +203,8 @@ export function createTracesLane(o: {
     return { txs: res.txs, source: res.source, hash };
   };
 
-  const gapsOpen = (): Gap[] => {
-    const v = store.view();
-    const open: Gap[] = [];
-    v.eachValue(GAP, { prefix: [LANE] }, (g) => {
-      if (g.status === 'open') open.push(g as unknown as Gap);
-    });
-    v.close();
-    return open;
-  };
-
   const heal = async () => {
-    for (const g of gapsOpen()) {
+    for (const g of gapsOpen(store)) {
       if (stopped) return;
       const n = g.fromBlock;
       if (checkpoint === null || n > checkpoint || !store.canonicalHash(n)) {
@@ -242,11 +265,7 @@ export function createTracesLane(o: {
           )
             break;
           const gaps = r.txs.filter((t) => t.status !== 'ok');
-          if (
-            gaps.length &&
-            gaps.length === r.txs.length &&
-            gaps.every((g) => isUnsupported((g as TxTraceGap).reason))
-          ) {
+          if (nodeCannotTrace(gaps, r.txs.length)) {
             state = 'not_supported';
             reason = `node_lacks_debug_trace: ${(gaps[0] as { reason: string }).reason.slice(0, 120)}`;
             log.warn({ reason }, 'traces lane disabled: the node cannot replay transactions');

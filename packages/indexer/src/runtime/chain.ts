@@ -215,13 +215,11 @@ function devnetMarkets(dep: import('@chain-indexer/devnet').DevnetDeployment): {
 const LIVE_RPC_TIMEOUT_MS = 5_000;
 
 /**
- * Opens chain `cfg`: starts its embedded devnet when it has one, opens and checks its store,
- * builds its projections and follower. Nothing follows the node until {@link ChainRuntime.start}.
- * @throws Error when the data directory belongs to another chain (real chains) or the node has no
- *   block START_BLOCK.
+ * The node chain `cfg` follows: its embedded devnet (started here, with the devnet's markets and
+ * launchpads) when it has one, else its RPC URL and the launchpads file.
+ * @throws Error when the chain has neither an RPC URL nor a devnet.
  */
-export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<ChainRuntime> {
-  const log = deps.log.child({ chain: cfg.name });
+async function nodeOf(cfg: ChainConfig, deps: SharedDeps, log: Logger) {
   let rpcUrl = cfg.rpcUrl;
   let devnet: ChainRuntime['devnet'] = null;
   let markets: MarketsConfig | null = null;
@@ -243,6 +241,67 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     ({ markets, launchpads } = devnetMarkets(devnet.deployment));
     log.info({ rpcUrl, reused: devnet.reused }, 'embedded devnet ready');
   }
+  if (!rpcUrl) throw new Error(`chain ${cfg.name}: no RPC URL and no devnet`);
+  return { devnet, rpcUrl, markets, launchpads };
+}
+
+/** The engine's lanes as the serving thread sees them: their status as the engine last reported it. */
+function lanesOf(engine: EngineHost): { ingest: Ingest; traces: TracesLane } {
+  const ingest: Ingest = {
+    status: () => engine.status().ingest,
+    poolStats: () => engine.status().pool,
+    start: () => engine.start(),
+    stop: () => engine.stop(),
+  };
+  const traces: TracesLane = {
+    // The lane's state as the engine reports it; every reader of its checkpoint takes it from the
+    // request's view instead (schema/rows/traces.ts tracesCheckpointIn), one committed state.
+    status: () => engine.status().traces,
+    onRollback: () => ({}),
+    start() {},
+    stop: async () => {},
+  };
+  return { ingest, traces };
+}
+
+/**
+ * What the serving thread reads of the store: RocksDB as committed, plus the engine's write state.
+ * Every read is of what RocksDB holds now: this thread's own state cache holds only its start-up
+ * writes, which the engine may have changed since.
+ */
+function servedStore(store: Store, engine: EngineHost): Store {
+  const committed = <T>(read: (v: ReturnType<Store['view']>) => T): T => {
+    const v = store.view();
+    try {
+      return read(v);
+    } finally {
+      v.close();
+    }
+  };
+  return {
+    ...store,
+    head: () => store.committedHead(),
+    getMeta: (name) => committed((v) => v.meta(name)),
+    canonicalHash: (n) => committed((v) => v.canonicalHash(n)),
+    inFlight: () => engine.status().storage.inFlight,
+    cacheStats: () => engine.status().storage.cache,
+    writeError: () => {
+      const e = engine.status().storage.writeError;
+      return e === null ? null : new StoreWriteError(e);
+    },
+  };
+}
+
+/**
+ * Opens chain `cfg`: starts its embedded devnet when it has one, opens and checks its store,
+ * builds its projections and follower. Nothing follows the node until {@link ChainRuntime.start}.
+ * @throws Error when the data directory belongs to another chain (real chains) or the node has no
+ *   block START_BLOCK.
+ */
+export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<ChainRuntime> {
+  const log = deps.log.child({ chain: cfg.name });
+  const { devnet, rpcUrl, launchpads, ...fromDevnet } = await nodeOf(cfg, deps, log);
+  let markets = fromDevnet.markets;
   if (!rpcUrl) throw new Error(`chain ${cfg.name}: no RPC URL and no devnet`);
 
   // Aborted by stop(): the serving thread's node calls (identity check, live RPC) are abandoned.
@@ -321,43 +380,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     ),
     deps.streamSlots,
   );
-  const ingest: Ingest = {
-    status: () => engine.status().ingest,
-    poolStats: () => engine.status().pool,
-    start: () => engine.start(),
-    stop: () => engine.stop(),
-  };
-  const traces: TracesLane = {
-    // The lane's state as the engine reports it; every reader of its checkpoint takes it from the
-    // request's view instead (schema/rows/traces.ts tracesCheckpointIn), one committed state.
-    status: () => engine.status().traces,
-    onRollback: () => ({}),
-    start() {},
-    stop: async () => {},
-  };
-  // What the serving thread reads of the store: RocksDB as committed, plus the engine's write state.
-  // Every read is of what RocksDB holds now: this thread's own state cache holds only its start-up
-  // writes, which the engine may have changed since.
-  const committed = <T>(read: (v: ReturnType<Store['view']>) => T): T => {
-    const v = store.view();
-    try {
-      return read(v);
-    } finally {
-      v.close();
-    }
-  };
-  const served: Store = {
-    ...store,
-    head: () => store.committedHead(),
-    getMeta: (name) => committed((v) => v.meta(name)),
-    canonicalHash: (n) => committed((v) => v.canonicalHash(n)),
-    inFlight: () => engine.status().storage.inFlight,
-    cacheStats: () => engine.status().storage.cache,
-    writeError: () => {
-      const e = engine.status().storage.writeError;
-      return e === null ? null : new StoreWriteError(e);
-    },
-  };
+  const { ingest, traces } = lanesOf(engine);
+  const served = servedStore(store, engine);
   registry = createRegistry<Registered>(served, [...engine.projections], (msg) => log.warn(msg), {
     readOnly: true,
   });
