@@ -6,12 +6,12 @@
  * - Roll: a new secret with the same name and allowlist; the old key keeps working 24 h, or is
  *   revoked at once (the caller's choice).
  * - Revoke one key, or every key (revoke-all).
- * - Rename, allowlist edit (normalised by cidr.ts, ≤ 50 entries).
+ * - Rename, allowlist edit (normalised by the platform's cidr.ts, ≤ 50 entries).
  * Each change and its activity entries are one atomic directory commit; create, roll, revoke and
  * revoke-all then send an e-mail (renames and allowlist edits do not). Secrets are returned once,
  * to the caller, and never stored or logged.
  */
-import { normaliseAllowlist } from './cidr.js';
+import { normaliseAllowlist } from '@chain-indexer/platform/security';
 import type { KeyDirectory } from './directory.js';
 import { ScannerError } from './errors.js';
 import type { Notifier } from './mailer.js';
@@ -94,62 +94,116 @@ export interface Accounts {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Creates the account operations over a directory, a notifier and the service clock. */
-export function createAccounts(o: {
-  directory: KeyDirectory;
+const invalid = (msg: string) => new ScannerError('INVALID_INPUT', msg);
+
+/** The activity entry of a change of key `k` (null: the account's keys) by `actor` at `at` (ms). */
+const entry = (kind: ActivityKind, k: KeyRecord | null, actor: Actor, at: number, detail: string | null) =>
+  ({
+    at,
+    kind,
+    keyId: k?.id ?? null,
+    keyName: k?.name ?? null,
+    keyPrefix: k?.prefix ?? null,
+    ip: actor.ip,
+    detail,
+  }) satisfies ActivityEntry;
+
+/** `name` when it is a valid key or account name. @throws ScannerError INVALID_INPUT. */
+const checkName = (name: unknown) => {
+  if (typeof name !== 'string' || !NAME_RE.test(name) || name.trim() !== name)
+    throw invalid('a key name is 1..64 printable characters without leading or trailing spaces');
+  if (name.includes('sk_live_')) throw invalid('a key name may not contain a key');
+  return name;
+};
+
+/** The normalised allowlist of `entries` (platform cidr.ts). @throws ScannerError INVALID_INPUT. */
+const allowlistOf = (entries: string[]) => {
+  const r = normaliseAllowlist(entries);
+  if ('error' in r) throw invalid(`allowlist: ${r.error}`);
+  return r.entries;
+};
+
+/** A new key of `accountId` created at `at` (ms), and its secret (returned once, never stored). */
+const newKeyRecord = (accountId: string, name: string, allowlist: string[], at: number) => {
+  const g = generateKey();
+  const key: KeyRecord = {
+    id: `key_${randomBase62(16)}`,
+    accountId,
+    name,
+    prefix: g.prefix,
+    hash: g.hash.toString('hex'),
+    createdAt: at,
+    allowlist,
+    revokedAt: null,
+    graceUntil: null,
+    rolledTo: null,
+  };
+  return { key, secret: g.secret };
+};
+
+/**
+ * `next` when it is a valid plan: tier, status, `periodEnd` (ms), and a per-account rate
+ * (requests per minute, {@link MIN_RATE}..{@link MAX_RATE}) only on Enterprise.
+ * @throws ScannerError INVALID_INPUT.
+ */
+function checkPlan(next: PlanRecord): PlanRecord {
+  if (!['none', 'scale', 'enterprise'].includes(next.tier))
+    throw invalid('plan is none, scale or enterprise');
+  if (!['active', 'cancelled'].includes(next.status)) throw invalid('plan status is active or cancelled');
+  if (!Number.isSafeInteger(next.periodEnd) || next.periodEnd < 0)
+    throw invalid('periodEnd is an instant in ms');
+  if (next.ratePerMinute !== null) {
+    if (next.tier !== 'enterprise') throw invalid('only an Enterprise plan takes a per-account rate');
+    if (
+      !Number.isSafeInteger(next.ratePerMinute) ||
+      next.ratePerMinute < MIN_RATE ||
+      next.ratePerMinute > MAX_RATE
+    )
+      throw invalid(`ratePerMinute is ${MIN_RATE}..${MAX_RATE}`);
+  }
+  return next;
+}
+
+/** Key `k` as shown to its account at `now` (ms): no secret, no hash; instants in ISO 8601. */
+function keyView(k: KeyRecord, now: number): KeyView {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    state: keyState(k, now),
+    createdAt: iso(k.createdAt)!,
+    revokedAt: iso(
+      k.revokedAt !== null ? k.revokedAt : k.graceUntil !== null && k.graceUntil <= now ? k.graceUntil : null,
+    ),
+    graceUntil: iso(k.graceUntil),
+    rolledTo: k.rolledTo,
+    allowlist: k.allowlist,
+  };
+}
+
+/** What the key operations share with the account ones. */
+interface AccountsCtx {
+  dir: KeyDirectory;
   notifier: Notifier;
   now: () => number;
-}): Accounts {
-  const { directory: dir, notifier } = o;
-  const invalid = (msg: string) => new ScannerError('INVALID_INPUT', msg);
-  const account = (id: string) => {
-    const a = dir.account(id);
-    if (!a) throw new ScannerError('NOT_FOUND', 'no such account');
-    return a;
-  };
+  /** The account or NOT_FOUND. */
+  account(id: string): AccountRecord;
+}
+
+/**
+ * The key operations of {@link Accounts} (create, roll, revoke, revoke-all, rename, allowlist):
+ * each one directory commit with its activity entry; create, roll and revokes then notify.
+ */
+function keyOperations(
+  c: AccountsCtx,
+): Pick<Accounts, 'createKey' | 'rollKey' | 'revokeKey' | 'revokeAll' | 'renameKey' | 'setAllowlist'> {
+  const { dir, notifier, account } = c;
   /** A key of `accountId` that can still change (not revoked). */
   const liveKey = (accountId: string, keyId: string, now: number) => {
     const k = dir.key(keyId);
     if (!k || k.accountId !== accountId) throw new ScannerError('NOT_FOUND', 'no such key on this account');
     if (keyState(k, now) === 'revoked') throw invalid('the key is already revoked');
     return k;
-  };
-  const entry = (kind: ActivityKind, k: KeyRecord | null, actor: Actor, at: number, detail: string | null) =>
-    ({
-      at,
-      kind,
-      keyId: k?.id ?? null,
-      keyName: k?.name ?? null,
-      keyPrefix: k?.prefix ?? null,
-      ip: actor.ip,
-      detail,
-    }) satisfies ActivityEntry;
-  const checkName = (name: unknown) => {
-    if (typeof name !== 'string' || !NAME_RE.test(name) || name.trim() !== name)
-      throw invalid('a key name is 1..64 printable characters without leading or trailing spaces');
-    if (name.includes('sk_live_')) throw invalid('a key name may not contain a key');
-    return name;
-  };
-  const allowlistOf = (entries: string[]) => {
-    const r = normaliseAllowlist(entries);
-    if ('error' in r) throw invalid(`allowlist: ${r.error}`);
-    return r.entries;
-  };
-  const newKeyRecord = (accountId: string, name: string, allowlist: string[], at: number) => {
-    const g = generateKey();
-    const key: KeyRecord = {
-      id: `key_${randomBase62(16)}`,
-      accountId,
-      name,
-      prefix: g.prefix,
-      hash: g.hash.toString('hex'),
-      createdAt: at,
-      allowlist,
-      revokedAt: null,
-      graceUntil: null,
-      rolledTo: null,
-    };
-    return { key, secret: g.secret };
   };
   const notice = (
     a: AccountRecord,
@@ -170,6 +224,112 @@ export function createAccounts(o: {
     });
 
   return {
+    createKey(accountId, { name, allowlist = [] }, actor) {
+      const a = account(accountId);
+      const at = c.now();
+      const active = dir.keysOf(accountId).filter((k) => keyState(k, at) === 'active').length;
+      if (active >= MAX_ACTIVE_KEYS)
+        throw new ScannerError(
+          'API_KEY_LIMIT_REACHED',
+          `the account already has ${MAX_ACTIVE_KEYS} active keys; revoke or roll one first`,
+        );
+      const { key, secret } = newKeyRecord(accountId, checkName(name), allowlistOf(allowlist), at);
+      dir.commit({
+        keys: [key],
+        activity: [{ accountId, entry: entry('key_created', key, actor, at, null) }],
+      });
+      notice(a, 'created', [key], actor, at);
+      return { secret, key };
+    },
+    rollKey(accountId, keyId, { revokeOld }, actor) {
+      const a = account(accountId);
+      const at = c.now();
+      const old = liveKey(accountId, keyId, at);
+      if (keyState(old, at) === 'grace') throw invalid('the key was already rolled; roll its replacement');
+      const { key, secret } = newKeyRecord(accountId, old.name, old.allowlist, at);
+      const graceUntil = revokeOld ? null : at + ROLL_GRACE_MS;
+      const retired: KeyRecord = {
+        ...old,
+        rolledTo: key.id,
+        graceUntil,
+        revokedAt: revokeOld ? at : null,
+      };
+      const detail = revokeOld
+        ? `replaced by ${key.prefix}…; old key revoked at once`
+        : `replaced by ${key.prefix}…; old key works until ${iso(graceUntil)}`;
+      dir.commit({
+        keys: [retired, key],
+        activity: [{ accountId, entry: entry('key_rolled', retired, actor, at, detail) }],
+      });
+      notice(a, 'rolled', [key], actor, at, graceUntil);
+      return { secret, key, old: retired };
+    },
+    revokeKey(accountId, keyId, actor) {
+      const a = account(accountId);
+      const at = c.now();
+      const k = { ...liveKey(accountId, keyId, at), revokedAt: at };
+      dir.commit({ keys: [k], activity: [{ accountId, entry: entry('key_revoked', k, actor, at, null) }] });
+      notice(a, 'revoked', [k], actor, at);
+      return k;
+    },
+    revokeAll(accountId, actor) {
+      const a = account(accountId);
+      const at = c.now();
+      const live = dir.keysOf(accountId).filter((k) => keyState(k, at) !== 'revoked');
+      const revoked = live.map((k) => ({ ...k, revokedAt: at }));
+      dir.commit({
+        keys: revoked,
+        activity: [
+          {
+            accountId,
+            entry: entry('keys_revoked_all', null, actor, at, `${revoked.length} key(s) revoked`),
+          },
+        ],
+      });
+      if (revoked.length) notice(a, 'revoked_all', revoked, actor, at);
+      return revoked;
+    },
+    renameKey(accountId, keyId, name, actor) {
+      account(accountId);
+      const at = c.now();
+      const old = liveKey(accountId, keyId, at);
+      const k = { ...old, name: checkName(name) };
+      dir.commit({
+        keys: [k],
+        activity: [{ accountId, entry: entry('key_renamed', k, actor, at, `"${old.name}" → "${k.name}"`) }],
+      });
+      return k;
+    },
+    setAllowlist(accountId, keyId, entries, actor) {
+      account(accountId);
+      const at = c.now();
+      const k = { ...liveKey(accountId, keyId, at), allowlist: allowlistOf(entries) };
+      const detail = k.allowlist.length
+        ? `${k.allowlist.length} entr${k.allowlist.length === 1 ? 'y' : 'ies'}: ${k.allowlist.join(', ')}`
+        : 'cleared (any IP)';
+      dir.commit({
+        keys: [k],
+        activity: [{ accountId, entry: entry('allowlist_changed', k, actor, at, detail) }],
+      });
+      return k;
+    },
+  };
+}
+
+/** Creates the account operations over a directory, a notifier and the service clock. */
+export function createAccounts(o: {
+  directory: KeyDirectory;
+  notifier: Notifier;
+  now: () => number;
+}): Accounts {
+  const { directory: dir, notifier } = o;
+  const account = (id: string) => {
+    const a = dir.account(id);
+    if (!a) throw new ScannerError('NOT_FOUND', 'no such account');
+    return a;
+  };
+  const ctx: AccountsCtx = { dir, notifier, now: o.now, account };
+  return {
     account,
     createAccount({ email, name }) {
       if (typeof email !== 'string' || !EMAIL_RE.test(email))
@@ -187,22 +347,7 @@ export function createAccounts(o: {
     },
     setPlan(accountId, plan) {
       const a = account(accountId);
-      const next: PlanRecord = { ...a.plan, ...plan };
-      if (!['none', 'scale', 'enterprise'].includes(next.tier))
-        throw invalid('plan is none, scale or enterprise');
-      if (!['active', 'cancelled'].includes(next.status)) throw invalid('plan status is active or cancelled');
-      if (!Number.isSafeInteger(next.periodEnd) || next.periodEnd < 0)
-        throw invalid('periodEnd is an instant in ms');
-      if (next.ratePerMinute !== null) {
-        if (next.tier !== 'enterprise') throw invalid('only an Enterprise plan takes a per-account rate');
-        if (
-          !Number.isSafeInteger(next.ratePerMinute) ||
-          next.ratePerMinute < MIN_RATE ||
-          next.ratePerMinute > MAX_RATE
-        )
-          throw invalid(`ratePerMinute is ${MIN_RATE}..${MAX_RATE}`);
-      }
-      const updated = { ...a, plan: next };
+      const updated = { ...a, plan: checkPlan({ ...a.plan, ...plan }) };
       dir.commit({ accounts: [updated] });
       return updated;
     },
@@ -249,114 +394,7 @@ export function createAccounts(o: {
       if (revoked.length) dir.commit({ sessions: revoked });
       return revoked;
     },
-    createKey(accountId, { name, allowlist = [] }, actor) {
-      const a = account(accountId);
-      const at = o.now();
-      const active = dir.keysOf(accountId).filter((k) => keyState(k, at) === 'active').length;
-      if (active >= MAX_ACTIVE_KEYS)
-        throw new ScannerError(
-          'API_KEY_LIMIT_REACHED',
-          `the account already has ${MAX_ACTIVE_KEYS} active keys; revoke or roll one first`,
-        );
-      const { key, secret } = newKeyRecord(accountId, checkName(name), allowlistOf(allowlist), at);
-      dir.commit({
-        keys: [key],
-        activity: [{ accountId, entry: entry('key_created', key, actor, at, null) }],
-      });
-      notice(a, 'created', [key], actor, at);
-      return { secret, key };
-    },
-    rollKey(accountId, keyId, { revokeOld }, actor) {
-      const a = account(accountId);
-      const at = o.now();
-      const old = liveKey(accountId, keyId, at);
-      if (keyState(old, at) === 'grace') throw invalid('the key was already rolled; roll its replacement');
-      const { key, secret } = newKeyRecord(accountId, old.name, old.allowlist, at);
-      const graceUntil = revokeOld ? null : at + ROLL_GRACE_MS;
-      const retired: KeyRecord = {
-        ...old,
-        rolledTo: key.id,
-        graceUntil,
-        revokedAt: revokeOld ? at : null,
-      };
-      const detail = revokeOld
-        ? `replaced by ${key.prefix}…; old key revoked at once`
-        : `replaced by ${key.prefix}…; old key works until ${iso(graceUntil)}`;
-      dir.commit({
-        keys: [retired, key],
-        activity: [{ accountId, entry: entry('key_rolled', retired, actor, at, detail) }],
-      });
-      notice(a, 'rolled', [key], actor, at, graceUntil);
-      return { secret, key, old: retired };
-    },
-    revokeKey(accountId, keyId, actor) {
-      const a = account(accountId);
-      const at = o.now();
-      const k = { ...liveKey(accountId, keyId, at), revokedAt: at };
-      dir.commit({ keys: [k], activity: [{ accountId, entry: entry('key_revoked', k, actor, at, null) }] });
-      notice(a, 'revoked', [k], actor, at);
-      return k;
-    },
-    revokeAll(accountId, actor) {
-      const a = account(accountId);
-      const at = o.now();
-      const live = dir.keysOf(accountId).filter((k) => keyState(k, at) !== 'revoked');
-      const revoked = live.map((k) => ({ ...k, revokedAt: at }));
-      dir.commit({
-        keys: revoked,
-        activity: [
-          {
-            accountId,
-            entry: entry('keys_revoked_all', null, actor, at, `${revoked.length} key(s) revoked`),
-          },
-        ],
-      });
-      if (revoked.length) notice(a, 'revoked_all', revoked, actor, at);
-      return revoked;
-    },
-    renameKey(accountId, keyId, name, actor) {
-      account(accountId);
-      const at = o.now();
-      const old = liveKey(accountId, keyId, at);
-      const k = { ...old, name: checkName(name) };
-      dir.commit({
-        keys: [k],
-        activity: [{ accountId, entry: entry('key_renamed', k, actor, at, `"${old.name}" → "${k.name}"`) }],
-      });
-      return k;
-    },
-    setAllowlist(accountId, keyId, entries, actor) {
-      account(accountId);
-      const at = o.now();
-      const k = { ...liveKey(accountId, keyId, at), allowlist: allowlistOf(entries) };
-      const detail = k.allowlist.length
-        ? `${k.allowlist.length} entr${k.allowlist.length === 1 ? 'y' : 'ies'}: ${k.allowlist.join(', ')}`
-        : 'cleared (any IP)';
-      dir.commit({
-        keys: [k],
-        activity: [{ accountId, entry: entry('allowlist_changed', k, actor, at, detail) }],
-      });
-      return k;
-    },
-    view(k) {
-      const now = o.now();
-      return {
-        id: k.id,
-        name: k.name,
-        prefix: k.prefix,
-        state: keyState(k, now),
-        createdAt: iso(k.createdAt)!,
-        revokedAt: iso(
-          k.revokedAt !== null
-            ? k.revokedAt
-            : k.graceUntil !== null && k.graceUntil <= now
-              ? k.graceUntil
-              : null,
-        ),
-        graceUntil: iso(k.graceUntil),
-        rolledTo: k.rolledTo,
-        allowlist: k.allowlist,
-      };
-    },
+    view: (k) => keyView(k, o.now()),
+    ...keyOperations(ctx),
   };
 }
