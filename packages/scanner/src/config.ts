@@ -13,9 +13,14 @@ import {
   trustedProxyHeaderFromEnv,
 } from '@chain-indexer/platform/http';
 import { natsConnectOptions } from '@chain-indexer/platform/nats';
-import { redact, rememberSecrets, secretsOfUrl } from '@chain-indexer/platform/security';
+import {
+  type Cidr,
+  formatCidr,
+  redact,
+  rememberSecrets,
+  secretsOfUrl,
+} from '@chain-indexer/platform/security';
 import { MAX_SESSION_HOURS } from './accounts.js';
-import { type Cidr, formatCidr } from './cidr.js';
 
 export interface ScannerConfig {
   host: string;

@@ -4,9 +4,9 @@
  * operator CLI's direct mode (cli.ts), so both apply the same rules to the same store.
  */
 import { join } from 'node:path';
+import { compileAllowlist } from '@chain-indexer/platform/security';
 import type { Logger } from 'pino';
 import { type Accounts, createAccounts } from './accounts.js';
-import { compileAllowlist } from './cidr.js';
 import type { ScannerConfig } from './config.js';
 import { createEmbeddedDirectory, type KeyDirectory } from './directory.js';
 import { checkLedger, createEmbeddedLedger, type Ledger } from './ledger.js';

@@ -24,7 +24,7 @@
  * (`Authorization: Bearer ds_…`) that exists, has not expired and was not revoked, else 401
  * SESSION_INVALID.
  */
-import { compileAllowlist } from './cidr.js';
+import { compileAllowlist } from '@chain-indexer/platform/security';
 import { type KeyDirectory, MAX_CONTACT_GAP_MS } from './directory.js';
 import type { KeyCaller, SessionCaller } from './endpoint.js';
 import { retryLater, ScannerError } from './errors.js';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from '@chain-indexer/platform/http';
 import { clientAddress, readBody, type TrustedProxyHeader } from '@chain-indexer/platform/http';
-import { type Cidr, formatCidr, formatIp, type IpAddress, parseIp } from './cidr.js';
+import { type Cidr, formatCidr, formatIp, type IpAddress, parseIp } from '@chain-indexer/platform/security';
 import { ScannerError } from './errors.js';
 
 /** Largest request body accepted, bytes (dashboard bodies are a few hundred bytes). */

@@ -11,7 +11,7 @@
  * gate.ts (credential, key, plan and rate checks), directory.ts / windows.ts / ledger.ts (the
  * three seams), shared/ (their shared implementations on NATS JetStream KV, used when
  * SCANNER_NATS_URL or NATS_URL is set), accounts.ts (key and account rules), store.ts (the
- * only file that touches storage), mailer.ts, cidr.ts, secrets.ts, plans.ts, openapi.ts,
+ * only file that touches storage), mailer.ts, secrets.ts, plans.ts, openapi.ts,
  * admin.ts + commands.ts + cli.ts (operator CLI), config.ts, main.ts, service.ts (the factory).
  * This file and entry/ (config, testing) are the package's doors (its package.json `exports`).
  */

@@ -39,7 +39,7 @@ export interface KeyRecord {
   /** Hex SHA-256 of the whole secret; the secret itself is never stored. */
   hash: string;
   createdAt: number;
-  /** Normalised CIDR strings (cidr.ts); empty = any IP. */
+  /** Normalised CIDR strings (the platform's cidr.ts); empty = any IP. */
   allowlist: string[];
   /** When the key was revoked (ms), or null. */
   revokedAt: number | null;

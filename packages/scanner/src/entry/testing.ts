@@ -7,8 +7,6 @@
 
 /** Sends one command to a running scanner's admin socket. */
 export { sendAdminCommand } from '../admin.js';
-/** IP parsing as the scanner's gate reads a client address. */
-export { parseIp } from '../cidr.js';
 /** The operator CLI's commands, in-process and through the admin socket. */
 export { runCommand } from '../commands.js';
 /** Opens the scanner's core (store, seams) without a listener, and checks a store's invariants. */
