@@ -8,7 +8,7 @@
  * address observations (origin, created, emitted logs).
  */
 
-import { add, rational, ratParse, ratStr, sub } from '../markets/index.js';
+import { add, type Rational, rational, ratParse, ratStr, sub } from '../markets/index.js';
 import { drain, type Projection, projectionIdentity } from '../projections/index.js';
 import { asHex } from '../schema/codec.js';
 import type { BlockDelta } from '../schema/delta.js';
@@ -46,25 +46,163 @@ const hx = asHex;
 const SLICE_ROWS = 16;
 /** Native transfer ordinals sort after every log index of the block. */
 
+/** Which side of a pool is the quote for positions: the higher-priority quote asset, else currency1. */
+function sidesOf(priority: ReadonlyMap<string, number>, p: PoolRow): { token: string; quote: string } {
+  const p0 = priority.get(p.currency0);
+  const p1 = priority.get(p.currency1);
+  if (p0 !== undefined && (p1 === undefined || p0 < p1)) return { token: p.currency1, quote: p.currency0 };
+  return { token: p.currency0, quote: p.currency1 };
+}
+
+/**
+ * Records that `funder` sent `value` (base units) of `asset` (null: native) to `w` in block `d`
+ * at (txIndex, logIndex; null for native value): the wallet's first funding per asset, and the
+ * funder edge both ways (EDGE_IN counted and totalled; EDGE_OUT written once). Self-funding, the
+ * zero address and zero values are not funding.
+ */
+function recordFunding(
+  batch: BlockBatch,
+  d: BlockDelta,
+  w: string,
+  funder: string,
+  assetKind: 'native' | 'erc20',
+  asset: string | null,
+  value: bigint,
+  txIndex: number,
+  logIndex: number | null,
+): void {
+  if (funder === ZERO || w === funder || value === 0n) return;
+  const a = asset ?? NATIVE_ASSET;
+  const first = {
+    block: d.number,
+    txIndex,
+    logIndex,
+    txHash: d.txs[txIndex].hash,
+    value: value.toString(),
+  };
+  if (!batch.has(FIRST_FUNDING, hx(w), hx(a)))
+    batch.put(FIRST_FUNDING, [hx(w), hx(a)], { funder, assetKind, asset, ...first });
+  const have = batch.get(EDGE_IN, hx(w), hx(funder), hx(a));
+  const edge: FundingEdge = have ?? {
+    funder,
+    assetKind,
+    asset,
+    first,
+    lastBlock: d.number,
+    count: 0,
+    total: '0',
+  };
+  edge.count++;
+  edge.lastBlock = d.number;
+  edge.total = (BigInt(edge.total) + value).toString();
+  batch.put(EDGE_IN, [hx(w), hx(funder), hx(a)], edge);
+  // The edge by funder is an index row, written once when the edge appears.
+  if (!have) batch.put(EDGE_OUT, [hx(funder), hx(w), hx(a)], null);
+}
+
+/**
+ * This block's swaps read back from the markets tables (a rebuild after markets, when the block
+ * carries no derived swaps).
+ * @throws Error when an indexed swap has no row or pool (the markets tables are inconsistent).
+ */
+function storedSwaps(
+  batch: BlockBatch,
+  d: BlockDelta,
+): NonNullable<NonNullable<BlockDelta['derived']>['swaps']> {
+  const found: NonNullable<NonNullable<BlockDelta['derived']>['swaps']> = [];
+  batch.each(BLOCK_SWAP, { prefix: [d.number] }, (pk, [, logIndex]) => {
+    const row = batch.get(SWAP, pk, d.number, logIndex);
+    const pool = batch.get(POOL, pk);
+    if (!row || !pool)
+      throw new Error(`wallets rebuild: swap ${pk}/${d.number}/${logIndex} without its row or pool`);
+    found.push({ poolKey: pk, row, pool });
+  });
+  return found;
+}
+
+/** A wallet's position in `token` against `quote` before its first trade, opened at `block`. */
+const emptyPosition = (token: string, quote: string, block: number): Position => ({
+  token,
+  quote,
+  qty: '0',
+  cost: '0/1',
+  realised: '0/1',
+  buys: 0,
+  sells: 0,
+  boughtQty: '0',
+  soldQty: '0',
+  unexplainedSold: '0',
+  firstBlock: block,
+  lastBlock: block,
+});
+
+/**
+ * The first buy of `token` by `w` (trade `at` of block `d`): when the wallet has a first native
+ * funder, `w` becomes a cohort candidate under it (COHORT_CAND, the token's GENERATION bumped,
+ * WALLET_COHORT, and the cohort's id row once).
+ */
+function markCohortCandidate(
+  batch: BlockBatch,
+  d: BlockDelta,
+  w: string,
+  token: string,
+  at: { txIndex: number; logIndex: number; txHash: string },
+): void {
+  const f = batch.get(FIRST_FUNDING, hx(w), NATIVE_ASSET);
+  if (!f) return;
+  const funder = hx(f.funder);
+  if (batch.has(COHORT_CAND, hx(token), funder, hx(w))) return;
+  batch.put(COHORT_CAND, [hx(token), funder, hx(w)], {
+    block: d.number,
+    txIndex: at.txIndex,
+    logIndex: at.logIndex,
+    txHash: at.txHash,
+  });
+  batch.put(GENERATION, [hx(token)], (batch.get(GENERATION, hx(token)) ?? 0) + 1);
+  batch.put(WALLET_COHORT, [hx(w), hx(token), funder], null);
+  const id = hx(`0x${cohortIdOf(token, funder, COHORT_RULE_VERSION)}`);
+  if (!batch.has(COHORT_ID, id)) batch.put(COHORT_ID, [id], { token, funder });
+}
+
+/**
+ * Applies one trade to `pos` in place at weighted-average cost: the trader received `gotToken`
+ * and `gotQuote` (signed base units; a buy has gotToken > 0 and paid −gotQuote). A sell beyond
+ * the held quantity realises only what is held; the excess is counted as unexplained. Returns the
+ * realised PnL of the trade (exact rational, quote units; 0 on a buy).
+ */
+function tradePosition(pos: Position, gotToken: bigint, gotQuote: bigint): Rational {
+  let qty = BigInt(pos.qty);
+  let cost = ratParse(pos.cost);
+  let realisedDelta = rational(0n, 1n);
+  if (gotToken > 0n) {
+    pos.buys++;
+    pos.boughtQty = (BigInt(pos.boughtQty) + gotToken).toString();
+    qty += gotToken;
+    cost = add(cost, rational(-gotQuote, 1n));
+  } else if (gotToken < 0n) {
+    const sold = -gotToken;
+    pos.sells++;
+    pos.soldQty = (BigInt(pos.soldQty) + sold).toString();
+    const covered = sold <= qty ? sold : qty;
+    const excess = sold - covered;
+    const costOut = qty > 0n ? rational(cost.n * covered, cost.d * qty) : rational(0n, 1n);
+    realisedDelta = sub(rational(gotQuote, 1n), costOut);
+    cost = sub(cost, costOut);
+    qty -= covered;
+    if (excess > 0n) pos.unexplainedSold = (BigInt(pos.unexplainedSold) + excess).toString();
+  }
+  pos.qty = qty.toString();
+  pos.cost = ratStr(cost);
+  pos.realised = ratStr(add(ratParse(pos.realised), realisedDelta));
+  return realisedDelta;
+}
+
+/**
+ * The wallets projection (see the module note); `quoteAssets` in priority order decide which side
+ * of a pool a position is counted in.
+ */
 export function createWalletsProjection(deps: { quoteAssets: string[] }): Projection {
   const priority = new Map(deps.quoteAssets.map((a, i) => [a, i]));
-
-  /** Which side of a pool is the quote for positions: the higher-priority quote asset, else currency1. */
-  const sidesOf = (p: PoolRow): { token: string; quote: string } => {
-    const p0 = priority.get(p.currency0);
-    const p1 = priority.get(p.currency1);
-    if (p0 !== undefined && (p1 === undefined || p0 < p1)) return { token: p.currency1, quote: p.currency0 };
-    return { token: p.currency0, quote: p.currency1 };
-  };
-
-  /**
-   * Wallet-keyed state rows this block reads before writing (first sight, address flags, holdings,
-   * funding), fetched in one multi-get: a 50-transfer block reads ~400 of them, and one native call
-   * per key was the projection's main cost.
-   */
-  const prefetchState = (batch: BlockBatch, d: BlockDelta) => {
-    batch.prefetchKeys((add) => stateKeys(d, add));
-  };
 
   /**
    * The block's writes, yielding every {@link SLICE_ROWS} transactions, transfer events, trades or
@@ -76,7 +214,10 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     else walletRows(d, (t, key, value) => batch.insert(t, key, value));
     // The decode worker listed these keys (d.stateKeys) and ingest read them for the whole task
     // in one multi-get before the task's first block: listing them again here is wasted work.
-    if (!d.stateKeys) prefetchState(batch, d);
+    // Wallet-keyed state rows this block reads before writing (first sight, address flags,
+    // holdings, funding), fetched in one multi-get: a 50-transfer block reads ~400 of them, and one
+    // native call per key was the projection's main cost.
+    if (!d.stateKeys) batch.prefetchKeys((add) => stateKeys(d, add));
     let rows = 0;
     // Activity parents of this block: (wallet, txIndex) → roles and child row references. Every
     // key of the ACTIVITY table carries this block's number, so rows are written once, at the end.
@@ -120,44 +261,6 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       }
     };
 
-    const recordFunding = (
-      w: string,
-      funder: string,
-      assetKind: 'native' | 'erc20',
-      asset: string | null,
-      value: bigint,
-      txIndex: number,
-      logIndex: number | null,
-    ) => {
-      if (funder === ZERO || w === funder || value === 0n) return;
-      const a = asset ?? NATIVE_ASSET;
-      const first = {
-        block: d.number,
-        txIndex,
-        logIndex,
-        txHash: d.txs[txIndex].hash,
-        value: value.toString(),
-      };
-      if (!batch.has(FIRST_FUNDING, hx(w), hx(a)))
-        batch.put(FIRST_FUNDING, [hx(w), hx(a)], { funder, assetKind, asset, ...first });
-      const have = batch.get(EDGE_IN, hx(w), hx(funder), hx(a));
-      const edge: FundingEdge = have ?? {
-        funder,
-        assetKind,
-        asset,
-        first,
-        lastBlock: d.number,
-        count: 0,
-        total: '0',
-      };
-      edge.count++;
-      edge.lastBlock = d.number;
-      edge.total = (BigInt(edge.total) + value).toString();
-      batch.put(EDGE_IN, [hx(w), hx(funder), hx(a)], edge);
-      // The edge by funder is an index row, written once when the edge appears.
-      if (!have) batch.put(EDGE_OUT, [hx(funder), hx(w), hx(a)], null);
-    };
-
     // Transactions: origin and recipient; native value transfers; address observations.
     for (let i = 0; i < d.txs.length; i++) {
       if (++rows % SLICE_ROWS === 0) yield;
@@ -172,7 +275,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         act(tx.from, i).transfers.add(NATIVE_ORD + i);
         act(tx.to, i).transfers.add(NATIVE_ORD + i);
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
-        recordFunding(tx.to, tx.from, 'native', null, value, i, null);
+        recordFunding(batch, d, tx.to, tx.from, 'native', null, value, i, null);
       }
     }
     for (const l of d.logs) flag(l.address, 'emitted');
@@ -191,95 +294,29 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         batch.put(HOLDING, [hx(to), e.address], null);
       if (to !== ZERO && to !== from) act(to, e.txIndex).transfers.add(e.logIndex);
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
-      recordFunding(to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
+      recordFunding(batch, d, to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
     }
 
     // Trades: the wallet is the transaction origin. Positions at weighted-average cost.
-    let swaps = d.derived?.swaps;
-    if (!swaps) {
-      // Rebuilt after markets: read this block's swaps from the markets tables.
-      const found: NonNullable<NonNullable<BlockDelta['derived']>['swaps']> = [];
-      swaps = found;
-      batch.each(BLOCK_SWAP, { prefix: [d.number] }, (pk, [, logIndex]) => {
-        const row = batch.get(SWAP, pk, d.number, logIndex);
-        const pool = batch.get(POOL, pk);
-        if (!row || !pool)
-          throw new Error(`wallets rebuild: swap ${pk}/${d.number}/${logIndex} without its row or pool`);
-        found.push({ poolKey: pk, row, pool });
-      });
-    }
+    const swaps = d.derived?.swaps ?? storedSwaps(batch, d);
     const day = Math.floor(d.timestamp / 86400);
     for (const s of swaps) {
       if (++rows % SLICE_ROWS === 0) yield;
       const w = s.row.origin;
       batch.put(WALLET_TRADE, [hx(w), d.number, s.row.logIndex], hx(s.poolKey));
       act(w, s.row.txIndex).trades.push(s.row.logIndex);
-      const { token, quote } = sidesOf(s.pool);
+      const { token, quote } = sidesOf(priority, s.pool);
       const tokenIs0 = s.pool.currency0 === token;
       // Pool perspective → trader perspective: the trader receives −amount.
       const gotToken = -BigInt(tokenIs0 ? s.row.amount0 : s.row.amount1);
       const gotQuote = -BigInt(tokenIs0 ? s.row.amount1 : s.row.amount0);
       const have = batch.get(POSITION, hx(w), hx(token), hx(quote));
-      const pos: Position = have
-        ? { ...have }
-        : {
-            token,
-            quote,
-            qty: '0',
-            cost: '0/1',
-            realised: '0/1',
-            buys: 0,
-            sells: 0,
-            boughtQty: '0',
-            soldQty: '0',
-            unexplainedSold: '0',
-            firstBlock: d.number,
-            lastBlock: d.number,
-          };
+      const pos: Position = have ? { ...have } : emptyPosition(token, quote, d.number);
       pos.lastBlock = d.number;
-      let qty = BigInt(pos.qty);
-      let cost = ratParse(pos.cost);
-      let realisedDelta = rational(0n, 1n);
-      if (gotToken > 0n) {
-        // Buy: the trader paid −gotQuote of the quote.
-        pos.buys++;
-        pos.boughtQty = (BigInt(pos.boughtQty) + gotToken).toString();
-        qty += gotToken;
-        cost = add(cost, rational(-gotQuote, 1n));
-        if (!have || BigInt(have.boughtQty) === 0n) {
-          // First buy of this token: a cohort candidate under the wallet's first native funder.
-          const f = batch.get(FIRST_FUNDING, hx(w), NATIVE_ASSET);
-          if (f) {
-            const funder = hx(f.funder);
-            if (!batch.has(COHORT_CAND, hx(token), funder, hx(w))) {
-              batch.put(COHORT_CAND, [hx(token), funder, hx(w)], {
-                block: d.number,
-                txIndex: s.row.txIndex,
-                logIndex: s.row.logIndex,
-                txHash: s.row.txHash,
-              });
-              batch.put(GENERATION, [hx(token)], (batch.get(GENERATION, hx(token)) ?? 0) + 1);
-              batch.put(WALLET_COHORT, [hx(w), hx(token), funder], null);
-              const id = hx(`0x${cohortIdOf(token, funder, COHORT_RULE_VERSION)}`);
-              if (!batch.has(COHORT_ID, id)) batch.put(COHORT_ID, [id], { token, funder });
-            }
-          }
-        }
-      } else if (gotToken < 0n) {
-        const sold = -gotToken;
-        pos.sells++;
-        pos.soldQty = (BigInt(pos.soldQty) + sold).toString();
-        const covered = sold <= qty ? sold : qty;
-        const excess = sold - covered;
-        const costOut = qty > 0n ? rational(cost.n * covered, cost.d * qty) : rational(0n, 1n);
-        realisedDelta = sub(rational(gotQuote, 1n), costOut);
-        cost = sub(cost, costOut);
-        qty -= covered;
-        if (excess > 0n) pos.unexplainedSold = (BigInt(pos.unexplainedSold) + excess).toString();
-      }
-      pos.qty = qty.toString();
-      pos.cost = ratStr(cost);
-      pos.realised = ratStr(add(ratParse(pos.realised), realisedDelta));
+      // First buy of this token: a cohort candidate under the wallet's first native funder.
+      if (gotToken > 0n && (!have || BigInt(have.boughtQty) === 0n))
+        markCohortCandidate(batch, d, w, token, s.row);
+      const realisedDelta = tradePosition(pos, gotToken, gotQuote);
       batch.put(POSITION, [hx(w), hx(token), hx(quote)], pos);
       if (realisedDelta.n !== 0n) {
         const key: [Hex, Hex, Hex, number] = [hx(w), hx(token), hx(quote), day];

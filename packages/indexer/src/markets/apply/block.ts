@@ -77,10 +77,138 @@ export interface BlockCtx {
   finish(): void;
 }
 
+/** Stream selector of a pool: `0x<contract>`, or V4 `0x<manager>:0x<poolId>`. */
+const selectorOf = (p: PoolRow) => (p.protocol === 'v4' ? `${p.contract}:${p.poolId}` : p.contract);
+
+/**
+ * Stream selector keys of an event of pool `p` involving `wallets`; `padNames` maps a launchpad
+ * factory to its name.
+ */
+const poolEventKeys = (p: PoolRow, wallets: string[], padNames: ReadonlyMap<string, string>) => ({
+  tokens: [p.currency0, p.currency1],
+  pools: [selectorOf(p)],
+  wallets,
+  launchpads: p.protocol === 'launchpad' ? [padNames.get(p.factory) ?? ''] : [],
+});
+
+/** Whether the pool's current tick lies in [lower, upper). */
+const inRange = (st: PoolState, lower: number, upper: number) =>
+  st.tick !== null && lower <= st.tick && st.tick < upper;
+
+/**
+ * The stored row of a pool registered in block `d` at coordinate `created`; without a
+ * provenance of its own it was found by its factory event.
+ */
+function registeredRow(
+  row: Omit<PoolRow, 'created' | 'createdAt'>,
+  created: PoolRow['created'],
+  d: BlockDelta,
+): PoolRow {
+  return {
+    ...row,
+    created,
+    createdAt: d.timestamp,
+    provenance: row.provenance ?? {
+      discovery: 'factory_event',
+      verifiedAtBlock: d.number,
+      seededAtBlock: null,
+      creation: created,
+    },
+  };
+}
+
+/** The swap row of event `e` of block `d`: signed base units `a0`/`a1`, `price` after the swap. */
+function swapRow(
+  d: BlockDelta,
+  e: EventDelta,
+  a0: bigint,
+  a1: bigint,
+  price: Rational,
+  extra: Partial<SwapRow>,
+): SwapRow {
+  return {
+    block: d.number,
+    timestamp: d.timestamp,
+    txIndex: e.txIndex,
+    logIndex: e.logIndex,
+    txHash: d.txs[e.txIndex].hash,
+    origin: d.txs[e.txIndex].from,
+    sender: extra.sender ?? null,
+    recipient: extra.recipient ?? null,
+    amount0: a0.toString(),
+    amount1: a1.toString(),
+    price: ratStr(price),
+    side: a0 < 0n ? 'buy' : 'sell',
+    tick: extra.tick ?? null,
+    sqrtPriceX96: extra.sqrtPriceX96 ?? null,
+  };
+}
+
+/** The `amm_events` stream payload of swap `row` of pool `k` (row `pl`). */
+const swapEventJson = (k: string, pl: PoolRow, row: SwapRow) =>
+  JSON.stringify({
+    kind: 'swap',
+    pool: k,
+    protocol: pl.protocol,
+    contract: pl.contract,
+    poolId: pl.poolId,
+    currency0: pl.currency0,
+    currency1: pl.currency1,
+    transactionHash: row.txHash,
+    ...row,
+  });
+
+/** The `amm_events` stream payload of liquidity event `row` of pool `k` (row `pl`). */
+const liquidityEventJson = (k: string, pl: PoolRow, row: { txHash: string }) =>
+  JSON.stringify({
+    pool: k,
+    protocol: pl.protocol,
+    currency0: pl.currency0,
+    currency1: pl.currency1,
+    transactionHash: row.txHash,
+    ...row,
+  });
+
+/** The candle opened at `t` (seconds) by swap `row` at price `p` (its string), amounts `a0`/`a1`. */
+function newCandle(t: number, row: SwapRow, p: string, a0: bigint, a1: bigint): CandleRow {
+  return {
+    t,
+    open: p,
+    high: p,
+    low: p,
+    close: p,
+    volume0: abs(a0).toString(),
+    volume1: abs(a1).toString(),
+    trades: 1,
+    buys: row.side === 'buy' ? 1 : 0,
+    sells: row.side === 'sell' ? 1 : 0,
+    buyVolume0: row.side === 'buy' ? abs(a0).toString() : '0',
+    buyVolume1: row.side === 'buy' ? abs(a1).toString() : '0',
+    first: [row.block, row.logIndex],
+    last: [row.block, row.logIndex],
+  };
+}
+
+/** Folds swap `row` (price `price`, its string `p`, amounts `a0`/`a1`) into candle `c` in place. */
+function foldCandle(c: CandleRow, row: SwapRow, price: Rational, p: string, a0: bigint, a1: bigint): void {
+  c.last = [row.block, row.logIndex];
+  if (cmp(price, ratParse(c.high)) > 0) c.high = p;
+  if (cmp(price, ratParse(c.low)) < 0) c.low = p;
+  c.close = p;
+  c.volume0 = (BigInt(c.volume0) + abs(a0)).toString();
+  c.volume1 = (BigInt(c.volume1) + abs(a1)).toString();
+  c.trades++;
+  if (row.side === 'buy') {
+    c.buys++;
+    c.buyVolume0 = (BigInt(c.buyVolume0) + abs(a0)).toString();
+    c.buyVolume1 = (BigInt(c.buyVolume1) + abs(a1)).toString();
+  } else c.sells++;
+}
+
 /**
  * Opens block `d` over `batch`; `padNames` maps a launchpad factory to its name (stream keys).
- * Long by construction: it only defines the block's small helper closures over one shared state
- * (the maps below), each a few lines, and returns them.
+ * The block's helper closures share its state (the maps below); what needs none of it (rows,
+ * payloads, candle arithmetic) is the pure functions above.
  */
 export function openBlock(
   batch: BlockBatch,
@@ -128,17 +256,7 @@ export function openBlock(
   ) => {
     if (pool(row.key)) return;
     const created = coord(at);
-    const full: PoolRow = {
-      ...row,
-      created,
-      createdAt: d.timestamp,
-      provenance: row.provenance ?? {
-        discovery: 'factory_event',
-        verifiedAtBlock: d.number,
-        seededAtBlock: null,
-        creation: created,
-      },
-    };
+    const full = registeredRow(row, created, d);
     pools.set(row.key, full);
     const key = hx(row.key);
     batch.put(POOL, [key], full);
@@ -153,16 +271,6 @@ export function openBlock(
       keys: { tokens: [row.currency0, row.currency1], pools: [selectorOf(full)] },
     });
   };
-  /** Stream selector of a pool: `0x<contract>`, or V4 `0x<manager>:0x<poolId>`. */
-  const selectorOf = (p: PoolRow) => (p.protocol === 'v4' ? `${p.contract}:${p.poolId}` : p.contract);
-  const padOf = (p: PoolRow) => (p.protocol === 'launchpad' ? [padNames.get(p.factory) ?? ''] : []);
-  /** Stream selector keys of an event of pool `p` involving `wallets`. */
-  const poolEventKeys = (p: PoolRow, wallets: string[]) => ({
-    tokens: [p.currency0, p.currency1],
-    pools: [selectorOf(p)],
-    wallets,
-    launchpads: padOf(p),
-  });
 
   const candle = (k: string, frame: Frame, t: number): CandleRow => {
     const id = `${k}:${frame}:${t}`;
@@ -178,40 +286,19 @@ export function openBlock(
     const st = state(k);
     st.swaps++;
     st.lastSwapBlock = d.number;
-    const row: SwapRow = {
-      block: d.number,
-      timestamp: d.timestamp,
-      txIndex: e.txIndex,
-      logIndex: e.logIndex,
-      txHash: d.txs[e.txIndex].hash,
-      origin: d.txs[e.txIndex].from,
-      sender: extra.sender ?? null,
-      recipient: extra.recipient ?? null,
-      amount0: a0.toString(),
-      amount1: a1.toString(),
-      price: ratStr(price),
-      side: a0 < 0n ? 'buy' : 'sell',
-      tick: extra.tick ?? null,
-      sqrtPriceX96: extra.sqrtPriceX96 ?? null,
-    };
+    const row = swapRow(d, e, a0, a1, price, extra);
     batch.put(SWAP, [hx(k), d.number, e.logIndex], row);
     if (emit) {
       const pl = pool(k)!;
       emit({
         topic: 'amm_events',
         event: 'swap',
-        json: JSON.stringify({
-          kind: 'swap',
-          pool: k,
-          protocol: pl.protocol,
-          contract: pl.contract,
-          poolId: pl.poolId,
-          currency0: pl.currency0,
-          currency1: pl.currency1,
-          transactionHash: row.txHash,
-          ...row,
-        }),
-        keys: poolEventKeys(pl, [row.origin, row.sender ?? '', row.recipient ?? ''].filter(Boolean)),
+        json: swapEventJson(k, pl, row),
+        keys: poolEventKeys(
+          pl,
+          [row.origin, row.sender ?? '', row.recipient ?? ''].filter(Boolean),
+          padNames,
+        ),
       });
     }
     const pr = pool(k)!;
@@ -227,42 +314,11 @@ export function openBlock(
       const t = Math.floor(d.timestamp / width) * width;
       const id = `${k}:${frame}:${t}`;
       const c = candle(k, frame, t);
-      if (!c) {
-        candles.set(id, {
-          t,
-          open: p,
-          high: p,
-          low: p,
-          close: p,
-          volume0: abs(a0).toString(),
-          volume1: abs(a1).toString(),
-          trades: 1,
-          buys: row.side === 'buy' ? 1 : 0,
-          sells: row.side === 'sell' ? 1 : 0,
-          buyVolume0: row.side === 'buy' ? abs(a0).toString() : '0',
-          buyVolume1: row.side === 'buy' ? abs(a1).toString() : '0',
-          first: [d.number, e.logIndex],
-          last: [d.number, e.logIndex],
-        });
-        continue;
-      }
-      c.last = [d.number, e.logIndex];
-      if (cmp(price, ratParse(c.high)) > 0) c.high = p;
-      if (cmp(price, ratParse(c.low)) < 0) c.low = p;
-      c.close = p;
-      c.volume0 = (BigInt(c.volume0) + abs(a0)).toString();
-      c.volume1 = (BigInt(c.volume1) + abs(a1)).toString();
-      c.trades++;
-      if (row.side === 'buy') {
-        c.buys++;
-        c.buyVolume0 = (BigInt(c.buyVolume0) + abs(a0)).toString();
-        c.buyVolume1 = (BigInt(c.buyVolume1) + abs(a1)).toString();
-      } else c.sells++;
+      if (!c) candles.set(id, newCandle(t, row, p, a0, a1));
+      else foldCandle(c, row, price, p, a0, a1);
     }
   };
 
-  const inRange = (st: PoolState, lower: number, upper: number) =>
-    st.tick !== null && lower <= st.tick && st.tick < upper;
   const liqEvent = (k: string, e: EventDelta, kind: string, fields: Record<string, unknown>) => {
     const row = { kind, ...coord(e), origin: d.txs[e.txIndex].from, ...fields };
     batch.put(LIQ_EVENT, [hx(k), d.number, e.logIndex], row as LiquidityEventRow);
@@ -270,15 +326,8 @@ export function openBlock(
     emit?.({
       topic: 'amm_events',
       event: 'liquidity',
-      json: JSON.stringify({
-        pool: k,
-        protocol: pl.protocol,
-        currency0: pl.currency0,
-        currency1: pl.currency1,
-        transactionHash: row.txHash,
-        ...row,
-      }),
-      keys: poolEventKeys(pl, [row.origin]),
+      json: liquidityEventJson(k, pl, row),
+      keys: poolEventKeys(pl, [row.origin], padNames),
     });
   };
 
