@@ -3,17 +3,10 @@
  * tick and liquidity math, and the seeded PRNG that makes a run repeatable.
  */
 
-/** Uniswap V3/V4 price ↔ tick ↔ sqrtPriceX96, liquidity for amounts, V4 pool ids, price bounds. */
-export {
-  alignTick,
-  liquidityFor,
-  MAX_SQRT_PRICE_MINUS_1,
-  MIN_SQRT_PRICE_PLUS_1,
-  priceToTick,
-  rawPrice,
-  sqrtPriceX96,
-  usdToRaw,
-  v4PoolId,
-} from '../math.js';
+/**
+ * Uniswap V2/V3/V4 math (all of math.ts): price ↔ tick ↔ sqrtPriceX96, liquidity and amounts, pool
+ * addresses and V4 pool ids, the tick and price bounds, the devnet's ETH price.
+ */
+export * from '../math.js';
 /** A seeded PRNG (uniform in [0, 1)): the same seed gives the same traffic. */
 export { prng } from '../prng.js';
