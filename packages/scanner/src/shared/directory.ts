@@ -38,7 +38,7 @@ import { ScannerError } from '../errors.js';
 import type { AccountRecord, ActivityEntry, KeyRecord, SessionRecord } from '../model.js';
 import { del, type KvVersion, type Op, type OutboxRecord, put, type ScannerStore, TABLES } from '../store.js';
 import { type Change, isCasConflict, type SharedState } from './state.js';
-import { createVersionGuard } from './versions.js';
+import { createVersionGuard, type VersionGuard } from './versions.js';
 
 /** Back-off of the outbox after a failed publish: from, to (ms). */
 const RETRY_MS = [100, 2_000] as const;
@@ -72,6 +72,90 @@ function changeOf(key: string, value: unknown): DirectoryChange {
   return { sessions: [value as SessionRecord] };
 }
 
+/** `value` of `key` merged with `other`, so that no revoke is undone (accounts: `value`). */
+function monotone(key: string, value: unknown, other: unknown): unknown {
+  if (other === undefined || other === null) return value;
+  if (key.startsWith('key.')) return mergeKey(value as KeyRecord, other as KeyRecord);
+  if (key.startsWith('sess.')) return mergeSession(value as SessionRecord, other as SessionRecord);
+  return value;
+}
+
+/** The copy in `dir` of the record at KV key `key` (`acct.`, `key.`, `sess.<hex>`), or undefined. */
+function localRecord(dir: StoreDirectory, key: string): unknown {
+  const id = key.slice(key.indexOf('.') + 1);
+  if (key.startsWith('acct.')) return dir.account(id);
+  if (key.startsWith('key.')) return dir.key(id);
+  if (key.startsWith('sess.'))
+    return /^[0-9a-f]+$/.test(id) ? dir.session(Buffer.from(id, 'hex')) : undefined;
+  return undefined;
+}
+
+/**
+ * Refuses a change of `records` records (or `pruned` session prunes) made `gapMs` after the last
+ * contact with the shared state, past {@link MAX_CONTACT_GAP_MS}: pruning is housekeeping and
+ * waits; a change is refused, nothing changed.
+ * @throws ScannerError INTERNAL_ERROR (503).
+ */
+function checkContact(records: number, pruned: number, gapMs: number): void {
+  if (pruned > 0 && gapMs > MAX_CONTACT_GAP_MS)
+    throw new ScannerError('INTERNAL_ERROR', 'the shared key directory is briefly out of contact');
+  if (records > 0 && gapMs > MAX_CONTACT_GAP_MS)
+    throw new ScannerError(
+      'INTERNAL_ERROR',
+      'the shared key directory is briefly out of contact; nothing was changed, retry shortly',
+    );
+}
+
+/**
+ * Publishes one outbox record. Activity entries are write-once (version 1); a pruned session is
+ * purged; account, key and session records are compare-and-set with the next version.
+ * `local` reads this server's copy of a record (a revoke applied since the change was made is kept).
+ * @returns the version published (null for a purge or an activity entry), and the newer
+ *   record written elsewhere meanwhile that was merged into ours (undefined when none).
+ */
+async function publishRecord(
+  shared: SharedState,
+  versions: VersionGuard,
+  rec: OutboxRecord,
+  local: (key: string) => unknown,
+): Promise<{ version: KvVersion | null; merged?: unknown }> {
+  const { kv } = shared;
+  // A pruned session: purged from the bucket too (every server prunes its own copy by time).
+  if (rec.value === null) {
+    await kv.purge(rec.key);
+    return { version: null };
+  }
+  if (rec.key.startsWith('act.')) {
+    await kv.put(rec.key, shared.seal(rec.key, rec.value, 1));
+    return { version: null };
+  }
+  const held = versions.held(rec.key);
+  let base = held?.n ?? 0;
+  let rev = held?.rev ?? rec.rev;
+  // What this server holds now may carry a revoke applied since the change was made.
+  let value = monotone(rec.key, rec.value, local(rec.key));
+  let merged: unknown;
+  for (;;) {
+    const n = base + 1;
+    try {
+      const r = await kv.put(rec.key, shared.seal(rec.key, value, n), { previousSeq: rev });
+      return { version: { n, rev: r }, merged };
+    } catch (err) {
+      if (!isCasConflict(err)) throw err;
+      const cur = await kv.get(rec.key);
+      rev = cur?.revision ?? 0;
+      // A newer version written elsewhere is merged into ours, which goes above it. A forged
+      // record, or an older one put back (a replay), is overwritten, never merged.
+      const theirs = cur && cur.operation === 'PUT' ? shared.open(rec.key, cur.value) : null;
+      if (theirs && (theirs.n > base || (!held && theirs.n === base))) {
+        value = monotone(rec.key, value, theirs.v);
+        merged = theirs.v;
+        base = theirs.n;
+      }
+    }
+  }
+}
+
 /** The shared directory over the local store and the shared state; feeds itself from the watcher. */
 export function createSharedDirectory(
   store: ScannerStore,
@@ -91,66 +175,9 @@ export function createSharedDirectory(
   let actSeq = 0;
   let draining = false;
 
-  /** `value` of `key` merged with `other`, so that no revoke is undone (accounts: `value`). */
-  const monotone = (key: string, value: unknown, other: unknown): unknown => {
-    if (other === undefined || other === null) return value;
-    if (key.startsWith('key.')) return mergeKey(value as KeyRecord, other as KeyRecord);
-    if (key.startsWith('sess.')) return mergeSession(value as SessionRecord, other as SessionRecord);
-    return value;
-  };
-  /** This server's copy of the record at `key`, or undefined. */
-  const local = (key: string): unknown => {
-    const id = key.slice(key.indexOf('.') + 1);
-    if (key.startsWith('acct.')) return dir.account(id);
-    if (key.startsWith('key.')) return dir.key(id);
-    if (key.startsWith('sess.'))
-      return /^[0-9a-f]+$/.test(id) ? dir.session(Buffer.from(id, 'hex')) : undefined;
-    return undefined;
-  };
+  const local = (key: string): unknown => localRecord(dir, key);
 
-  /**
-   * Publishes one outbox record. Activity entries are write-once (version 1); a pruned session is
-   * purged; account, key and session records are compare-and-set with the next version.
-   * @returns the version published (null for a purge or an activity entry), and the newer
-   *   record written elsewhere meanwhile that was merged into ours (undefined when none).
-   */
-  const publish = async (rec: OutboxRecord): Promise<{ version: KvVersion | null; merged?: unknown }> => {
-    const { kv } = shared;
-    // A pruned session: purged from the bucket too (every server prunes its own copy by time).
-    if (rec.value === null) {
-      await kv.purge(rec.key);
-      return { version: null };
-    }
-    if (rec.key.startsWith('act.')) {
-      await kv.put(rec.key, shared.seal(rec.key, rec.value, 1));
-      return { version: null };
-    }
-    const held = versions.held(rec.key);
-    let base = held?.n ?? 0;
-    let rev = held?.rev ?? rec.rev;
-    // What this server holds now may carry a revoke applied since the change was made.
-    let value = monotone(rec.key, rec.value, local(rec.key));
-    let merged: unknown;
-    for (;;) {
-      const n = base + 1;
-      try {
-        const r = await kv.put(rec.key, shared.seal(rec.key, value, n), { previousSeq: rev });
-        return { version: { n, rev: r }, merged };
-      } catch (err) {
-        if (!isCasConflict(err)) throw err;
-        const cur = await kv.get(rec.key);
-        rev = cur?.revision ?? 0;
-        // A newer version written elsewhere is merged into ours, which goes above it. A forged
-        // record, or an older one put back (a replay), is overwritten, never merged.
-        const theirs = cur && cur.operation === 'PUT' ? shared.open(rec.key, cur.value) : null;
-        if (theirs && (theirs.n > base || (!held && theirs.n === base))) {
-          value = monotone(rec.key, value, theirs.v);
-          merged = theirs.v;
-          base = theirs.n;
-        }
-      }
-    }
-  };
+  const publish = (rec: OutboxRecord) => publishRecord(shared, versions, rec, local);
   const drain = async () => {
     if (draining) return;
     draining = true;
@@ -191,14 +218,7 @@ export function createSharedDirectory(
   const outbox = (change: DirectoryChange) => {
     const records =
       (change.accounts?.length ?? 0) + (change.keys?.length ?? 0) + (change.sessions?.length ?? 0);
-    // Pruning is housekeeping: out of contact it waits (nothing is refused, nothing published).
-    if (change.prunedSessions?.length && now() - shared.lastContact() > MAX_CONTACT_GAP_MS)
-      throw new ScannerError('INTERNAL_ERROR', 'the shared key directory is briefly out of contact');
-    if (records > 0 && now() - shared.lastContact() > MAX_CONTACT_GAP_MS)
-      throw new ScannerError(
-        'INTERNAL_ERROR',
-        'the shared key directory is briefly out of contact; nothing was changed, retry shortly',
-      );
+    checkContact(records, change.prunedSessions?.length ?? 0, now() - shared.lastContact());
     const recs: OutboxRecord[] = [];
     const rec = (key: string, value: unknown) => recs.push({ key, value, rev: versions.held(key)?.rev ?? 0 });
     for (const a of change.accounts ?? []) rec(`acct.${a.id}`, a);

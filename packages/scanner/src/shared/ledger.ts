@@ -47,20 +47,40 @@ export interface SharedBalance {
 const MAX_ATTEMPTS = 100;
 const pad = (n: number) => String(n).padStart(12, '0');
 
+/** The refusal of a movement the shared ledger cannot make now (503: nothing was charged). */
+const unavailable = () =>
+  new ScannerError(
+    'INTERNAL_ERROR',
+    'the shared credit ledger is briefly unavailable; nothing was charged, retry shortly',
+  );
+
+/** The refusal of a charge of `required` scans with `remaining` left (402). */
+const insufficient = (required: number, remaining: number) =>
+  new ScannerError('INSUFFICIENT_CREDITS', `this request costs ${required} scan(s); not enough left`, {
+    required,
+    remaining,
+  });
+
+/** Writes ledger row `seq` of an account into the local store unless it is there already. */
+function writeRowOnce(store: ScannerStore, accountId: string, seq: number, row: LedgerEntry): void {
+  if (store.get(TABLES.ledger, [accountId, seq]) === undefined)
+    store.write([put(TABLES.ledger, [accountId, seq], row)]);
+}
+
+/** What the store's rows say of an account: the balance after its last row, the next sequence. */
+function storedBalance(store: ScannerStore, accountId: string): { balance: number; seq: number } {
+  const last = store.scan(TABLES.ledger, [accountId], { reverse: true, limit: 1 })[0];
+  return last ? { balance: last[1].balance, seq: last[0][1] + 1 } : { balance: 0, seq: 0 };
+}
+
 /** The shared ledger over the local store (rows, usage, cache) and the shared state (balances). */
 export function createSharedLedger(store: ScannerStore, shared: SharedState, log: Logger): Ledger {
   const local = createEmbeddedLedger(store);
   const mirror = new Map<string, { balance: number; seq: number; rev: number }>();
 
-  const writeRow = (accountId: string, seq: number, row: LedgerEntry) => {
-    if (store.get(TABLES.ledger, [accountId, seq]) === undefined)
-      store.write([put(TABLES.ledger, [accountId, seq], row)]);
-  };
-  /** What the store's rows say of an account: the balance after its last row, the next sequence. */
-  const localBalance = (accountId: string) => {
-    const last = store.scan(TABLES.ledger, [accountId], { reverse: true, limit: 1 })[0];
-    return last ? { balance: last[1].balance, seq: last[0][1] + 1 } : { balance: 0, seq: 0 };
-  };
+  const writeRow = (accountId: string, seq: number, row: LedgerEntry) =>
+    writeRowOnce(store, accountId, seq, row);
+  const localBalance = (accountId: string) => storedBalance(store, accountId);
   /**
    * Takes balance `v` of an account, seen at KV revision `rev`, when its `seq` increases past the
    * one held here (the mirror's; on a first sight, as after a restart, the store's rows', which it
@@ -91,11 +111,6 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
       writeRow(accountId, Number(seq), c.value.v as LedgerEntry);
   });
 
-  const unavailable = () =>
-    new ScannerError(
-      'INTERNAL_ERROR',
-      'the shared credit ledger is briefly unavailable; nothing was charged, retry shortly',
-    );
   const refresh = async (accountId: string) => {
     const e = await shared.kv.get(`bal.${accountId}`);
     const env = e && e.operation === 'PUT' ? shared.open(e.key, e.value) : null;
@@ -135,15 +150,7 @@ export function createSharedLedger(store: ScannerStore, shared: SharedState, log
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const cur = mirror.get(accountId) ?? { balance: 0, seq: 0, rev: 0 };
       const row: LedgerEntry = { ...entry, balance: cur.balance + entry.delta };
-      if (row.balance < 0)
-        throw new ScannerError(
-          'INSUFFICIENT_CREDITS',
-          `this request costs ${-entry.delta} scan(s); not enough left`,
-          {
-            required: -entry.delta,
-            remaining: cur.balance,
-          },
-        );
+      if (row.balance < 0) throw insufficient(-entry.delta, cur.balance);
       if (!Number.isSafeInteger(row.balance)) throw new Error('balance would exceed 2^53 scans');
       const next: SharedBalance = { balance: row.balance, seq: cur.seq + 1, last: row };
       try {
