@@ -254,6 +254,25 @@ export function benchArgs(argv: string[]): {
  * (repeatable; e.g. `--node-flags minor-ms=--minor-ms`). The same dist may be listed twice under two
  * labels to compare flags in one run. Empty for a label without flags.
  */
+/**
+ * The environment a `--main` build runs with: every `--env label=K=V,K2=V2` of that label (so one
+ * build can run twice under two labels with different settings).
+ */
+export function envFor(argv: string[], label: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] !== '--env') continue;
+    const v = argv[i + 1] ?? '';
+    const eq = v.indexOf('=');
+    if (eq <= 0 || v.slice(0, eq) !== label) continue;
+    for (const kv of v.slice(eq + 1).split(',')) {
+      const e = kv.indexOf('=');
+      if (e > 0) out[kv.slice(0, e)] = kv.slice(e + 1);
+    }
+  }
+  return out;
+}
+
 export function nodeFlagsFor(argv: string[], label: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++)

@@ -16,6 +16,7 @@
  * Usage: node dist/bench/reads-during-backfill.js [--blocks 400] [--tx 50] [--senders 500]
  *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1]
  *          [--idle-seconds 15] [--reconcile 300] [--cpu-prof DIR] [--node-flags label=--f1,--f2]…
+ *          [--env label=K=V,K2=V2]…
  *          [--out report.md]
  *
  * `--cpu-prof DIR`: the indexer runs under `node --cpu-prof` (1 ms interval) and the report adds,
@@ -31,6 +32,7 @@ import {
   BENCH_KEY,
   benchArgs,
   emitReport,
+  envFor,
   hex,
   log,
   nodeFlagsFor,
@@ -143,13 +145,21 @@ export interface ReadsRun {
   turns?: string;
   /** Node/V8 flags the indexer ran with (`--node-flags`). */
   nodeFlags: string[];
+  /** Environment settings of the run (`--env`). */
+  env: Record<string, string>;
 }
 
 async function runOne(
   chain: TransferChain,
   label: string,
   main: string,
-  o: { idleSeconds: number; reconcile: number; cpuProf?: string; nodeFlags?: string[] },
+  o: {
+    idleSeconds: number;
+    reconcile: number;
+    cpuProf?: string;
+    nodeFlags?: string[];
+    env?: Record<string, string>;
+  },
 ): Promise<ReadsRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'reads-backfill-data-'));
   const senders = chain.wallets.slice(0, chain.spec.senders);
@@ -181,6 +191,7 @@ async function runOne(
     chain: 'bench',
     dataDir,
     main,
+    env: o.env,
     execArgv: [
       ...(o.nodeFlags ?? []),
       ...(profDir ? ['--cpu-prof', '--cpu-prof-interval', '1000', '--cpu-prof-dir', profDir] : []),
@@ -245,6 +256,7 @@ async function runOne(
   return {
     label,
     nodeFlags: o.nodeFlags ?? [],
+    env: o.env ?? {},
     during: latency(during),
     duringOk: latency(during.filter((x) => x.status >= 200 && x.status < 300)),
     idle: latency(idle),
@@ -265,7 +277,7 @@ export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
   const lines = [
     `Chain: anvil, ${chain.head + 1} blocks, ${chain.spec.blocks} × ${chain.spec.txPerBlock} ERC-20 transfers among ${chain.spec.wallets} wallets; reads start at block ${chain.fundedBlock} (every sender funded).`,
     '',
-    `Node ${process.version} (the bench and every indexer); indexer flags: ${runs.map((r) => `${r.label} ${r.nodeFlags.length ? r.nodeFlags.join(' ') : 'none'}`).join('; ')}.`,
+    `Node ${process.version} (the bench and every indexer); indexer flags: ${runs.map((r) => `${r.label} ${[...r.nodeFlags, ...Object.entries(r.env).map(([k, v]) => `${k}=${v}`)].join(' ') || 'none'}`).join('; ')}.`,
     '',
     'Reads: one client, closed loop, keep-alive, cycling `/tokens/{token}`, `/tokens/{token}/balance/{sender}`, `/wallets/{sender}/first-seen`, `/blocks/{n}`, `/transactions/{hash}`, `/transactions/{hash}/receipt` (blocks and transactions of the funding blocks); latency in ms, client side. The projection routes answer 503 `projection_unavailable` while the projections backfill (R5); the 2xx columns count only the reads answered with data.',
     '',
@@ -313,7 +325,11 @@ export async function main(): Promise<void> {
   for (let round = 1; round <= rounds; round++)
     for (const [name, main] of mains) {
       const label = rounds > 1 ? `${name} (round ${round})` : name;
-      const r = await runOne(chain, label, main, { ...o, nodeFlags: nodeFlagsFor(argv, name) });
+      const r = await runOne(chain, label, main, {
+        ...o,
+        nodeFlags: nodeFlagsFor(argv, name),
+        env: envFor(argv, name),
+      });
       log(
         `${label}: during p50 ${f2(r.during.p50)} p99 ${f2(r.during.p99)} ms; idle p50 ${f2(r.idle.p50)} p99 ${f2(r.idle.p99)} ms; ${r.mismatches.length} mismatches of ${r.reconciled}`,
       );
