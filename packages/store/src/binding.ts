@@ -182,6 +182,223 @@ function compactionOf(tuning: RocksTuning): Record<string, unknown> {
   };
 }
 
+/** The binding's open options for a database opened here (`tuning`) or attached by handle. */
+function openOptions(attached: boolean, tuning: RocksTuning): Record<string, unknown> {
+  if (attached) return { createIfMissing: false };
+  return {
+    createIfMissing: true,
+    cacheSize: tuning.cacheMb * 1024 * 1024,
+    compression: tuning.compression !== 'off',
+    walCompression: tuning.compression === 'zstd',
+    // `bottom`: the binding's level style — L0 and L1 stored plain, ZSTD from L2.
+    ...compactionOf(tuning),
+    cacheIndexAndFilterBlocks: tuning.indexInCache,
+  };
+}
+
+/**
+ * A native iterator over `given` (its bounds narrowed by {@link tightest}) of database `ctx`. Only
+ * defined bounds are passed: an explicit `undefined` bound makes the binding ignore the other
+ * bound of the same side. fillCache: a scan keeps its blocks in the block cache like a point read.
+ */
+function boundedIterator(ctx: unknown, given: ScanRange): NativeIterator {
+  const range = tightest(given);
+  const o: Record<string, unknown> = {
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer',
+    reverse: range.reverse ?? false,
+    limit: range.limit ?? -1,
+    fillCache: true,
+  };
+  if (range.gte) o.gte = range.gte;
+  if (range.gt) o.gt = range.gt;
+  if (range.lt) o.lt = range.lt;
+  if (range.lte) o.lte = range.lte;
+  return native.iterator_init(ctx, o);
+}
+
+/** Up to `n` rows of `it` as alternating keys and values, and whether it is exhausted. */
+const nextv = (it: NativeIterator, n: number): { rows: Buffer[]; finished: boolean } =>
+  native.iterator_nextv_sync(it, n);
+
+/** The unbounded iterators a store's read walks reuse between writes (see createIteratorPool). */
+interface IteratorPool {
+  /** An idle iterator of that direction, or a fresh one; stale ones are retired first. */
+  acquire(reverse: boolean): NativeIterator;
+  /** Returns `it`, taken at generation `gen`: pooled when still current and room is left, else closed. */
+  giveBack(it: NativeIterator, reverse: boolean, gen: number): void;
+  /** The current generation (bumped by every {@link invalidate}). */
+  generation(): number;
+  /** Closes every idle iterator and starts a new generation (a write landed). */
+  invalidate(): void;
+  /** Empties the pool when a write landed since it was filled, or it is older than its bound. */
+  retireStale(): void;
+  /** Stops the age timer. */
+  stop(): void;
+}
+
+/**
+ * The iterator pool of database `ctx`. Creating a RocksDB iterator (a superversion reference and
+ * a merging iterator over every memtable and file) cost more than the seek and the rows it reads;
+ * a request makes dozens of short walks (window rows, first rows, pages). An iterator sees the
+ * database as of its creation, so the pool is emptied by every write (the generation; writes of
+ * the writer thread are seen through RocksDB's `sequence()` when a walk starts) and an iterator in
+ * use when a write lands is closed on return. Walks in progress hold their own iterator: a walk
+ * nested in another's visit takes another. An iterator also pins the LSM version it was made at:
+ * a flush or compaction that lands later (no write, so the sequence does not move) cannot delete
+ * the files it replaced while a pooled iterator holds them. The pool is therefore also emptied
+ * once it is {@link POOL_MAX_AGE_MS} old, on the next walk or by a timer when no walk comes (a
+ * store idle at the head after a backfill kept gigabytes of compacted-away table files on disk
+ * this way).
+ */
+function createIteratorPool(
+  ctx: unknown,
+  sequence: () => number,
+  closeIterator: (it: NativeIterator) => void,
+): IteratorPool {
+  let generation = 0;
+  const pooled: [NativeIterator[], NativeIterator[]] = [[], []];
+  /** The sequence the pooled iterators were created at: a write from any thread retires them. */
+  let pooledAt = sequence();
+  /** When the oldest pooled iterator was made (ms, performance.now). */
+  let pooledSince = performance.now();
+  const invalidate = () => {
+    generation++;
+    for (const list of pooled) for (const it of list.splice(0)) closeIterator(it);
+  };
+  const retireStale = () => {
+    const now = sequence();
+    if (now === pooledAt && performance.now() - pooledSince <= POOL_MAX_AGE_MS) return;
+    invalidate();
+    pooledAt = now;
+  };
+  const ageTimer = setInterval(() => {
+    if ((pooled[0].length || pooled[1].length) && performance.now() - pooledSince > POOL_MAX_AGE_MS)
+      invalidate();
+  }, POOL_MAX_AGE_MS);
+  ageTimer.unref();
+  return {
+    acquire(reverse) {
+      retireStale();
+      const it = pooled[reverse ? 1 : 0].pop();
+      if (it) return it;
+      if (!pooled[0].length && !pooled[1].length) pooledSince = performance.now();
+      return native.iterator_init(ctx, {
+        keyEncoding: 'buffer',
+        valueEncoding: 'buffer',
+        reverse,
+        limit: -1,
+        fillCache: true,
+      });
+    },
+    giveBack(it, reverse, gen) {
+      const list = pooled[reverse ? 1 : 0];
+      if (gen === generation && list.length < POOLED_PER_DIRECTION) list.push(it);
+      else closeIterator(it);
+    },
+    generation: () => generation,
+    invalidate,
+    retireStale,
+    stop: () => clearInterval(ageTimer),
+  };
+}
+
+/**
+ * Visits the rows of `given` in order of database `ctx` (bounds checked here: the pooled
+ * iterators are unbounded) until `visit` returns false. Ranges without a bound on the seek side
+ * take a fresh bounded iterator.
+ */
+function walkRange(
+  ctx: unknown,
+  pool: IteratorPool,
+  closeIterator: (it: NativeIterator) => void,
+  given: ScanRange,
+  visit: (k: Buffer, v: Buffer) => unknown,
+): void {
+  const range = tightest(given);
+  const reverse = range.reverse ?? false;
+  const target = reverse ? (range.lt ?? range.lte) : (range.gte ?? range.gt);
+  let left = range.limit !== undefined && range.limit >= 0 ? range.limit : Number.POSITIVE_INFINITY;
+  if (left === 0) return;
+  if (!target) {
+    const it = boundedIterator(ctx, range);
+    try {
+      for (;;) {
+        const { rows, finished } = nextv(it, SCAN_CHUNK_ROWS);
+        for (let i = 0; i < rows.length; i += 2) if (visit(rows[i], rows[i + 1]) === false) return;
+        if (finished || rows.length === 0) return;
+      }
+    } finally {
+      closeIterator(it);
+    }
+  }
+  const it = pool.acquire(reverse);
+  const gen = pool.generation();
+  try {
+    native.iterator_seek(it, target);
+    // The first chunk is small (most walks stop after a few rows), one more than the limit
+    // since the seek may land on an excluded bound.
+    let chunk = Math.min(left + 1, FIRST_CHUNK_ROWS);
+    for (;;) {
+      const { rows, finished } = nextv(it, chunk);
+      for (let i = 0; i < rows.length; i += 2) {
+        const k = rows[i];
+        // After `tightest` the seek side has one bound; the seek may land on it when exclusive.
+        if (reverse) {
+          if (range.lt && Buffer.compare(k, range.lt) >= 0) continue;
+          if (range.gte && Buffer.compare(k, range.gte) < 0) return;
+          if (range.gt && Buffer.compare(k, range.gt) <= 0) return;
+        } else {
+          if (range.gt && Buffer.compare(k, range.gt) <= 0) continue;
+          if (range.lt && Buffer.compare(k, range.lt) >= 0) return;
+          if (range.lte && Buffer.compare(k, range.lte) > 0) return;
+        }
+        if (visit(k, rows[i + 1]) === false || --left === 0) return;
+      }
+      if (finished || rows.length === 0) return;
+      // Grow geometrically: the pooled iterator is unbounded, so a chunk may read rows past the
+      // range's end (copied for nothing); small first chunks keep that waste small.
+      chunk = Math.min(left + 1, chunk * 4, SCAN_CHUNK_ROWS);
+    }
+  } finally {
+    pool.giveBack(it, reverse, gen);
+  }
+}
+
+/**
+ * A cursor over iterator `it` read in chunks of at most {@link SCAN_CHUNK_ROWS}; `live` throws
+ * once the store is closing. Closing it closes the iterator (once).
+ */
+function chunkedCursor(
+  it: NativeIterator,
+  live: () => void,
+  closeIterator: (it: NativeIterator) => void,
+): { next(max: number): Array<[Buffer, Buffer]>; close(): void } {
+  let done = false;
+  let closed = false;
+  return {
+    next(max) {
+      if (done) return [];
+      live();
+      const out: Array<[Buffer, Buffer]> = [];
+      while (out.length < max) {
+        const { rows, finished } = nextv(it, Math.min(SCAN_CHUNK_ROWS, max - out.length));
+        for (let i = 0; i < rows.length; i += 2) out.push([rows[i], rows[i + 1]]);
+        if (finished || rows.length === 0) {
+          done = true;
+          break;
+        }
+      }
+      return out;
+    },
+    close() {
+      if (closed) return;
+      closed = done = true;
+      closeIterator(it);
+    },
+  };
+}
+
 /**
  * Opens (creating if missing) the RocksDB database at `path`.
  * `path` is a directory, or `{handle}` ({@link Rocks.handle} of a database opened elsewhere in this
@@ -197,26 +414,12 @@ export async function openRocks(
   // never closes it (its close() only stops using it; the owner closes the database).
   const attached = typeof path !== 'string';
   const db = new RocksLevel(attached ? (path.handle as never) : path, { ...BUF });
-  await db.open(
-    (attached
-      ? { createIfMissing: false }
-      : {
-          createIfMissing: true,
-          cacheSize: tuning.cacheMb * 1024 * 1024,
-          compression: tuning.compression !== 'off',
-          walCompression: tuning.compression === 'zstd',
-          // `bottom`: the binding's level style — L0 and L1 stored plain, ZSTD from L2.
-          ...compactionOf(tuning),
-          cacheIndexAndFilterBlocks: tuning.indexInCache,
-        }) as never,
-  );
+  await db.open(openOptions(attached, tuning) as never);
 
   // Iterators go to the native binding directly: abstract-level's iterator wrapper (resource
   // registration, option normalisation, the AbstractIterator constructor) cost more than the
-  // RocksDB seek itself — 30 % of a token overview request in a CPU profile. Only defined bounds
-  // may be passed: an explicit `undefined` bound makes the binding ignore the other bound of the
-  // same side (checked: {lt, lte: undefined} iterates past lt). fillCache: a read scan keeps its
-  // blocks in the block cache like a point read does (the binding's default is not to).
+  // RocksDB seek itself — 30 % of a token overview request in a CPU profile. Bounds: see
+  // boundedIterator (checked: {lt, lte: undefined} iterates past lt).
   const ctx = dbContext(db);
   /** Set when close() begins: every call after it throws StoreClosedError. */
   let closing = false;
@@ -227,23 +430,7 @@ export async function openRocks(
   let closed: Promise<void> | null = null;
   /** Multi-gets running on the thread pool: close() waits for them. */
   const inFlight = new Set<Promise<unknown>>();
-  const iterator = (given: ScanRange): NativeIterator => {
-    const range = tightest(given);
-    const o: Record<string, unknown> = {
-      keyEncoding: 'buffer',
-      valueEncoding: 'buffer',
-      reverse: range.reverse ?? false,
-      limit: range.limit ?? -1,
-      fillCache: true,
-    };
-    if (range.gte) o.gte = range.gte;
-    if (range.gt) o.gt = range.gt;
-    if (range.lt) o.lt = range.lt;
-    if (range.lte) o.lte = range.lte;
-    return native.iterator_init(ctx, o);
-  };
-  const nextv = (it: NativeIterator, n: number): { rows: Buffer[]; finished: boolean } =>
-    native.iterator_nextv_sync(it, n);
+  const iterator = (given: ScanRange): NativeIterator => boundedIterator(ctx, given);
   // Once the close has begun, RocksDB's close (on the thread pool) closes every attached iterator
   // itself: closing one here as well would race it.
   const closeIterator = (it: NativeIterator) => {
@@ -258,118 +445,14 @@ export async function openRocks(
     db.detachResource(r);
   };
 
-  // Read walks reuse unbounded iterators between writes. Creating a RocksDB iterator (a
-  // superversion reference and a merging iterator over every memtable and file) cost more than
-  // the seek and the rows it reads; a request makes dozens of short walks (window rows, first
-  // rows, pages). An iterator sees the database as of its creation, so the pool is emptied by
-  // every write (the generation; writes of the writer thread are seen through RocksDB's sequence
-  // number when a walk starts) and an iterator in use when a write lands is closed on return.
-  // Walks in progress hold their own iterator: a walk nested in another's visit takes another.
-  // An iterator also pins the LSM version it was made at: a flush or compaction that lands later
-  // (no write, so the sequence does not move) cannot delete the files it replaced while a pooled
-  // iterator holds them. The pool is therefore also emptied once it is POOL_MAX_AGE_MS old, on
-  // the next walk or by a timer when no walk comes (a store idle at the head after a backfill
-  // kept gigabytes of compacted-away table files on disk this way).
-  let generation = 0;
-  const pooled: [NativeIterator[], NativeIterator[]] = [[], []];
   const sequence = (): number => {
     live();
     return Number(native.db_get_latest_sequence(ctx));
   };
-  /** The sequence the pooled iterators were created at: a write from any thread retires them. */
-  let pooledAt = sequence();
-  /** When the oldest pooled iterator was made (ms, performance.now). */
-  let pooledSince = performance.now();
-  /** Empties the pool when a write landed since it was filled, or it is older than its bound. */
-  const retireStale = () => {
-    const now = sequence();
-    if (now === pooledAt && performance.now() - pooledSince <= POOL_MAX_AGE_MS) return;
-    invalidate();
-    pooledAt = now;
-  };
-  const acquire = (reverse: boolean): NativeIterator => {
-    retireStale();
-    const it = pooled[reverse ? 1 : 0].pop();
-    if (it) return it;
-    if (!pooled[0].length && !pooled[1].length) pooledSince = performance.now();
-    return freshIterator(reverse);
-  };
-  const ageTimer = setInterval(() => {
-    if ((pooled[0].length || pooled[1].length) && performance.now() - pooledSince > POOL_MAX_AGE_MS)
-      invalidate();
-  }, POOL_MAX_AGE_MS);
-  ageTimer.unref();
-  const freshIterator = (reverse: boolean): NativeIterator =>
-    native.iterator_init(ctx, {
-      keyEncoding: 'buffer',
-      valueEncoding: 'buffer',
-      reverse,
-      limit: -1,
-      fillCache: true,
-    });
-  const giveBack = (it: NativeIterator, reverse: boolean, gen: number) => {
-    const list = pooled[reverse ? 1 : 0];
-    if (gen === generation && list.length < POOLED_PER_DIRECTION) list.push(it);
-    else closeIterator(it);
-  };
-  const invalidate = () => {
-    generation++;
-    for (const list of pooled) for (const it of list.splice(0)) closeIterator(it);
-  };
-  /**
-   * Visits the rows of `range` in order (bounds checked here: the pooled iterators are unbounded).
-   * Ranges without a bound on the seek side take a fresh bounded iterator.
-   */
-  const walk = (given: ScanRange, visit: (k: Buffer, v: Buffer) => boolean | undefined | void) => {
-    const range = tightest(given);
-    const reverse = range.reverse ?? false;
-    const target = reverse ? (range.lt ?? range.lte) : (range.gte ?? range.gt);
-    let left = range.limit !== undefined && range.limit >= 0 ? range.limit : Number.POSITIVE_INFINITY;
-    if (left === 0) return;
-    if (!target) {
-      const it = iterator(range);
-      try {
-        for (;;) {
-          const { rows, finished } = nextv(it, SCAN_CHUNK_ROWS);
-          for (let i = 0; i < rows.length; i += 2) if (visit(rows[i], rows[i + 1]) === false) return;
-          if (finished || rows.length === 0) return;
-        }
-      } finally {
-        closeIterator(it);
-      }
-    }
-    const it = acquire(reverse);
-    const gen = generation;
-    try {
-      native.iterator_seek(it, target);
-      // The first chunk is small (most walks stop after a few rows), one more than the limit
-      // since the seek may land on an excluded bound.
-      let chunk = Math.min(left + 1, FIRST_CHUNK_ROWS);
-      for (;;) {
-        const { rows, finished } = nextv(it, chunk);
-        for (let i = 0; i < rows.length; i += 2) {
-          const k = rows[i];
-          // After `tightest` the seek side has one bound; the seek may land on it when exclusive.
-          if (reverse) {
-            if (range.lt && Buffer.compare(k, range.lt) >= 0) continue;
-            if (range.gte && Buffer.compare(k, range.gte) < 0) return;
-            if (range.gt && Buffer.compare(k, range.gt) <= 0) return;
-          } else {
-            if (range.gt && Buffer.compare(k, range.gt) <= 0) continue;
-            if (range.lt && Buffer.compare(k, range.lt) >= 0) return;
-            if (range.lte && Buffer.compare(k, range.lte) > 0) return;
-          }
-          if (visit(k, rows[i + 1]) === false || --left === 0) return;
-        }
-        if (finished || rows.length === 0) return;
-        // Grow geometrically: the pooled iterator is unbounded, so a chunk may read rows past the
-        // range's end (copied for nothing); small first chunks keep that waste small.
-        chunk = Math.min(left + 1, chunk * 4, SCAN_CHUNK_ROWS);
-      }
-    } finally {
-      giveBack(it, reverse, gen);
-    }
-  };
+  const pool = createIteratorPool(ctx, sequence, closeIterator);
+  const invalidate = pool.invalidate;
+  const walk = (given: ScanRange, visit: (k: Buffer, v: Buffer) => unknown) =>
+    walkRange(ctx, pool, closeIterator, given, visit);
 
   return {
     get(key) {
@@ -403,30 +486,7 @@ export async function openRocks(
     },
     cursor(range) {
       live();
-      const it = iterator(range);
-      let done = false;
-      let closed = false;
-      return {
-        next(max) {
-          if (done) return [];
-          live();
-          const out: Array<[Buffer, Buffer]> = [];
-          while (out.length < max) {
-            const { rows, finished } = nextv(it, Math.min(SCAN_CHUNK_ROWS, max - out.length));
-            for (let i = 0; i < rows.length; i += 2) out.push([rows[i], rows[i + 1]]);
-            if (finished || rows.length === 0) {
-              done = true;
-              break;
-            }
-          }
-          return out;
-        },
-        close() {
-          if (closed) return;
-          closed = done = true;
-          closeIterator(it);
-        },
-      };
+      return chunkedCursor(iterator(range), live, closeIterator);
     },
     write(ops) {
       live();
@@ -447,7 +507,7 @@ export async function openRocks(
     },
     sequence,
     writes: sequence,
-    retireIterators: retireStale,
+    retireIterators: pool.retireStale,
     handle: () => (db as unknown as { handle: bigint }).handle,
     property(name) {
       live();
@@ -455,7 +515,7 @@ export async function openRocks(
     },
     close() {
       if (closed) return closed;
-      clearInterval(ageTimer);
+      pool.stop();
       invalidate();
       closing = true;
       // An attached database is the owner's to close; this thread only stopped using it.
