@@ -26,11 +26,23 @@ describe('live block timeline', () => {
       wait: 1,
       build: 14,
       write: 10,
+      post: 0,
+      puts: 0,
+      commit: 0,
+      ack: 0,
       total: 50,
     });
-    const sum = LIVE_STAGES.filter((k) => k !== 'total').reduce((a, k) => a + s[k], 0);
+    // post, puts, commit and ack split `write` (zero here: no writer marks).
+    const SPLIT = ['post', 'puts', 'commit', 'ack', 'total'];
+    const sum = LIVE_STAGES.filter((k) => !SPLIT.includes(k)).reduce((a, k) => a + s[k], 0);
     expect(sum).toBe(s.total);
     expect(Object.keys(s)).toEqual([...LIVE_STAGES]);
+  });
+
+  it("the writer thread's marks split write into post, puts, commit and ack", () => {
+    const s = stageIntervals({ ...base, writer: { received: 1_041, applied: 1_044, written: 1_048 } });
+    expect([s.post, s.puts, s.commit, s.ack]).toEqual([1, 3, 4, 2]);
+    expect(s.post + s.puts + s.commit + s.ack).toBe(s.write);
   });
 
   it('without worker marks, the worker time counts as handoff', () => {

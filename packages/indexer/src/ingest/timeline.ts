@@ -7,14 +7,17 @@
  *   marks     the decode worker's own steps (FetchMarks: start, fetched, verified, shaped, encoded)
  *   received  the task's answer reached the ingest thread (the await resumed)
  *   ready     state rows prefetched and the writer thread within its in-flight bound
- *   built     the stages ran (link, prepare, apply, commit) and the batch went to the writer thread
- *   visible   the writer thread committed it and reads see it (the commit callback ran)
+ *   built     the stages ran (link, prepare, apply) and the batch went to the writer thread
+ *   writer    the writer thread's marks (WriterMarks): the batch received, its ops applied to the
+ *             native batch, written (RocksDB holds it)
+ *   visible   the engine thread heard of it and the commit callback ran
  *
  * All times are epoch milliseconds with sub-millisecond precision, comparable across threads.
  * Before `seen` lies the node-side wait (the block at the node, not yet polled), which only an
  * outside observer can time (bench/live-shape.ts: head-to-queryable minus `total`).
  */
 import type { FetchMarks } from '../schema/delta.js';
+import type { WriterMarks } from '../storage/index.js';
 
 export { epochMs } from '../workers/decode/fetch-blocks.js';
 
@@ -26,6 +29,8 @@ export interface LiveTimeline {
   received: number;
   ready: number;
   built: number;
+  /** The writer thread's marks (absent with a sync writer). */
+  writer?: WriterMarks;
   visible: number;
 }
 
@@ -35,7 +40,9 @@ export interface LiveTimeline {
  * `shape` (shaping and probe reads), `encode` (row buffers), `handoff` encoded→received (transfer
  * and the ingest thread's turn), `wait` received→ready (multi-get, writer backpressure, earlier
  * blocks of the same task), `build` ready→built (the stages on the ingest thread, with its pauses
- * for reads), `write` built→visible (writer thread), and `total` seen→visible.
+ * for reads), `write` built→visible, split into `post` built→received by the writer thread (the
+ * transfer and its queue), `puts` (ops into the native batch), `commit` (RocksDB's write) and `ack`
+ * written→visible (the answer's way back and the engine's turn), and `total` seen→visible.
  */
 export const LIVE_STAGES = [
   'plan',
@@ -48,6 +55,10 @@ export const LIVE_STAGES = [
   'wait',
   'build',
   'write',
+  'post',
+  'puts',
+  'commit',
+  'ack',
   'total',
 ] as const;
 export type LiveStage = (typeof LIVE_STAGES)[number];
@@ -60,6 +71,7 @@ export type LiveStage = (typeof LIVE_STAGES)[number];
 export function stageIntervals(t: LiveTimeline): Record<LiveStage, number> {
   const d = (a: number, b: number) => Math.max(0, b - a);
   const m = t.marks;
+  const w = t.writer;
   return {
     plan: d(t.seen, t.posted),
     queue: m ? d(t.posted, m.start) : 0,
@@ -71,6 +83,10 @@ export function stageIntervals(t: LiveTimeline): Record<LiveStage, number> {
     wait: d(t.received, t.ready),
     build: d(t.ready, t.built),
     write: d(t.built, t.visible),
+    post: w ? d(t.built, w.received) : 0,
+    puts: w ? d(w.received, w.applied) : 0,
+    commit: w ? d(w.applied, w.written) : 0,
+    ack: w ? d(w.written, t.visible) : 0,
     total: d(t.seen, t.visible),
   };
 }

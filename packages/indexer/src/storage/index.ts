@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { prefixEnd } from '../schema/codec.js';
+import { CHANGELOG_SEQ_META, REPLICA_APPLIED_META } from '../schema/rows/replication.js';
 import type { KeySink } from '../schema/stateless.js';
 import type { AnyTable, InvariantReader, Table } from '../schema/table.js';
-import { CHANGELOG_SEQ_META, REPLICA_APPLIED_META } from '../schema/rows/replication.js';
 import { CANON, CHANGELOG, META, UNDO } from '../schema/tables/chain.js';
 import { ALL_TABLES } from '../schema/tables/index.js';
 import { openRocks, type Rocks, type RocksTuning, type ScanRange, type WriteOp } from './binding.js';
@@ -16,7 +16,7 @@ import { type ChangeEntry, type ChangeKind, decodeChange, encodeChange } from '.
 import { laterSlice } from './turns.js';
 import { appendUndo, encodeUndo, type UndoEntry, undoOps } from './undo.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
-import { createSyncWriter, createThreadWriter, eachOp, type WriteQueue } from './writer.js';
+import { createSyncWriter, createThreadWriter, eachOp, type WriteQueue, type WriterMarks } from './writer.js';
 
 export { K, type KeyPart, type Prefix, prefixEnd, V, type ValueCodec } from '../schema/codec.js';
 export { type AnyTable, defineTable, type Invariant, type Table } from '../schema/table.js';
@@ -25,6 +25,7 @@ export { DEFAULT_ROCKS_TUNING } from './binding.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
 export { nextSlice, setTurnBudget, turnBudget } from './turns.js';
 export type { Bounds, View } from './view.js';
+export type { WriterMarks } from './writer.js';
 
 /** A canonical block coordinate: number and 0x-prefixed 32-byte hash. */
 export interface BlockRef {
@@ -393,7 +394,8 @@ export interface Store {
    * Commits block `ref` from a batch filled beforehand (commitBlock without the build callback) —
    * or, for a history batch (`undo: false`), the segment of final blocks ending at `ref`, with no
    * undo record. The caller must make sure the head did not move since the batch was started.
-   * `onCommitted` runs once the write is visible to reads (after the writer thread committed it).
+   * `onCommitted` runs once the write is visible to reads (after the writer thread committed it),
+   * with the writer thread's marks of its way there (thread writer only).
    * @throws StoreWriteError when RocksDB refuses the batch (nothing of the block is written) or an
    * earlier write was refused.
    */
@@ -401,7 +403,7 @@ export interface Store {
     ref: BlockRef,
     batch: BlockBatch,
     extraMeta?: Record<string, unknown>,
-    onCommitted?: () => void,
+    onCommitted?: (marks?: WriterMarks) => void,
   ): void;
   /**
    * Rolls back the head block atomically from its undo record; the checkpoint moves to its parent.
@@ -528,7 +530,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     ops: WriteOp[] | OpMap,
     kind: ChangeKind,
     headAfter: BlockRef | null = head,
-    onCommitted?: () => void,
+    onCommitted?: (marks?: WriterMarks) => void,
     logged = true,
     parts: ArrayBuffer[] = [],
   ) => {
@@ -552,7 +554,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     // Small batches (live blocks, process rows) stay cached once committed; segments do not.
     cache.write(id, map, map.size <= PROMOTE_MAX_OPS);
     let refused: StoreWriteError | null = null;
-    const done = (err: Error | null) => {
+    const done = (err: Error | null, marks?: WriterMarks) => {
       if (err) {
         refused =
           err instanceof StoreWriteError
@@ -573,7 +575,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
         logCommitted = seq;
         for (const l of logListeners) l(seq);
       }
-      onCommitted?.();
+      onCommitted?.(marks);
     };
     try {
       queue.submit(map, done, parts);

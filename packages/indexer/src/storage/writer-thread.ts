@@ -3,22 +3,24 @@
  * handle (`attachBatches` of `@chain-indexer/store`) and commits the batches it receives, one at a
  * time, in order. A large batch arrives in several messages (`more: true` on all but the last); it
  * is written once, after the last.
- * Answers `{id}` when the batch is committed (visible to every reader) or `{id, error}` when
- * RocksDB refused it.
+ * Answers `{id, marks}` when the batch is committed (visible to every reader; the marks time its
+ * way through this thread, {@link WriterMarks}) or `{id, error}` when RocksDB refused it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { attachBatches, type NativeBatch } from './binding.js';
-import { eachOp } from './writer.js';
+import { eachOp, type WriterMarks } from './writer.js';
 
 const batches = attachBatches(BigInt((workerData as { handle: bigint }).handle));
 
 /** The batch being filled: a large batch arrives in several messages (writer.ts CHUNK_OPS). */
-let open: { id: number; batch: NativeBatch; error: string | null } | null = null;
+let open: { id: number; batch: NativeBatch; error: string | null; received: number } | null = null;
+/** Epoch milliseconds, sub-millisecond, comparable with the other threads' marks. */
+const epochMs = () => performance.timeOrigin + performance.now();
 
 parentPort!.on('message', (m: { id: number; abs: ArrayBuffer[]; more?: boolean }) => {
   if (!open || open.id !== m.id) {
     if (open) batches.clear(open.batch); // the main thread gave up on a failed batch
-    open = { id: m.id, batch: batches.begin(), error: null };
+    open = { id: m.id, batch: batches.begin(), error: null, received: epochMs() };
   }
   const o = open;
   try {
@@ -36,8 +38,9 @@ parentPort!.on('message', (m: { id: number; abs: ArrayBuffer[]; more?: boolean }
   open = null;
   try {
     if (o.error !== null) throw new Error(o.error);
+    const applied = epochMs();
     batches.write(o.batch);
-    parentPort!.postMessage({ id: m.id });
+    parentPort!.postMessage({ id: m.id, marks: { received: o.received, applied, written: epochMs() } });
   } catch (err) {
     parentPort!.postMessage({ id: m.id, error: (err as Error).message });
   } finally {

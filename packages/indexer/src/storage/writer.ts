@@ -37,8 +37,21 @@ function* opsOf(ops: Ops): Iterable<WriteOp> {
 const countOf = (ops: Ops): number =>
   Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, Buffer | null>).size;
 
-/** Called once per submitted batch: null when committed, the error when RocksDB refused it. */
-export type WriteDone = (err: Error | null) => void;
+/**
+ * A batch's way through the writer thread, epoch milliseconds: its first chunk `received`, every
+ * op `applied` to the native batch, the batch `written` (RocksDB holds it).
+ */
+export interface WriterMarks {
+  received: number;
+  applied: number;
+  written: number;
+}
+
+/**
+ * Called once per submitted batch: null when committed (with the writer thread's marks, thread
+ * mode only), the error when RocksDB refused it.
+ */
+export type WriteDone = (err: Error | null, marks?: WriterMarks) => void;
 
 export interface WriteQueue {
   readonly mode: 'thread' | 'sync';
@@ -270,15 +283,15 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
   let failed: Error | null = null;
   let closing: Promise<void> | null = null;
   const drains = waiters();
-  const finish = (p: Pending, err: Error | null) => {
+  const finish = (p: Pending, err: Error | null, marks?: WriterMarks) => {
     bytes -= p.bytes;
-    p.done(err);
+    p.done(err, marks);
   };
-  worker.on('message', (m: { id: number; error?: string }) => {
+  worker.on('message', (m: { id: number; error?: string; marks?: WriterMarks }) => {
     const p = pending.shift();
     if (!p || p.id !== m.id) throw new Error(`writer thread answered batch ${m.id} out of order`);
     if (m.error !== undefined && !failed) failed = new Error(m.error);
-    finish(p, m.error !== undefined ? failed : null);
+    finish(p, m.error !== undefined ? failed : null, m.marks);
     // Every batch after a failed one is refused too (RocksDB is read-only after a write error).
     if (failed) for (const q of pending.splice(0)) finish(q, failed);
     drains.settle(pending.length);

@@ -41,8 +41,9 @@ export function createLiveDriver(deps: DriverDeps): Driver {
       for (const p of live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };
       const committed = deps.streams ? deps.streams.log.append(batch, d.number, target.frames ?? []) : [];
       const t = performance.now();
-      store.commitBatch({ number: d.number, hash: d.hash }, batch, meta, () => {
+      store.commitBatch({ number: d.number, hash: d.hash }, batch, meta, (marks) => {
         timeline.visible = epochMs();
+        timeline.writer = marks;
         deps.onCommit?.({ kind: 'block', block: d, stages: clock.stages, timeline });
         deps.streams?.hub.publish(committed);
       });
