@@ -21,18 +21,7 @@ export function OpsPage({ session, renew }: { session: Session; renew(): Promise
 }
 
 function ChainOps({ chain, session, renew }: { chain: string; session: Session; renew(): Promise<unknown> }) {
-  const c = api(session.key);
-  const health = useApi(
-    () => c.GET('/index/v1/{chain}/health', { params: { path: { chain } } }),
-    [chain],
-    1000,
-  );
-  const gaps = useApi(
-    () =>
-      c.GET('/index/v1/{chain}/gaps', { params: { path: { chain }, query: { limit: 50, order: 'desc' } } }),
-    [chain],
-    5000,
-  );
+  const { health, gaps } = useChainOpsAnswers(session, chain);
   return (
     <div class="chain-ops" data-testid={`ops-${chain}`}>
       <Answered title={`Chain ${chain} — follower`} answer={health} testid="ops-follower">
@@ -273,4 +262,21 @@ function ReorgFeed(p: {
       {!seen.length && <div class="muted">no reorg since the page opened</div>}
     </Panel>
   );
+}
+
+/** Loads a chain's health (every second) and its newest open gaps (every 5 s). */
+function useChainOpsAnswers(session: Session, chain: string) {
+  const c = api(session.key);
+  const health = useApi(
+    () => c.GET('/index/v1/{chain}/health', { params: { path: { chain } } }),
+    [chain],
+    1000,
+  );
+  const gaps = useApi(
+    () =>
+      c.GET('/index/v1/{chain}/gaps', { params: { path: { chain }, query: { limit: 50, order: 'desc' } } }),
+    [chain],
+    5000,
+  );
+  return { health, gaps };
 }

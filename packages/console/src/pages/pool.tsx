@@ -4,11 +4,11 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, type Session, useApi } from '../api.js';
+import { type Answer, api, type Session, useApi } from '../api.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { ratioToDecimal, short } from '../format.js';
 import { Addr, Answered, KV, Table, WindowCells } from '../ui.js';
-import { Units, UnitsCell, Usd, useTokenMetas } from '../units.js';
+import { type TokenMeta, Units, UnitsCell, Usd, useTokenMetas } from '../units.js';
 import { useDecimals } from './token.js';
 
 interface Props {
@@ -65,77 +65,8 @@ export function PoolPage({ session, chain, args, renew }: Props) {
         Pool {p ? `${p.protocol}` : ''} <code>{v4 ? `${short(manager)} / ${poolId}` : address}</code>
       </h1>
       <div class="grid">
-        <Answered title="Identity and state" answer={pool} testid="pool-identity">
-          {(b) => {
-            const d = b.data;
-            const s = d.state;
-            return (
-              <KV
-                rows={[
-                  ['protocol', d.protocol, 'pool-protocol'],
-                  ['currency0', <Addr chain={chain} a={d.currency0} page="token" />],
-                  ['currency1', <Addr chain={chain} a={d.currency1} page="token" />],
-                  ['fee', d.fee === null ? '—' : `${d.fee} (${d.feeUnit})`],
-                  ['tick spacing', d.tickSpacing ?? '—'],
-                  ['hooks', d.hooks ?? '—'],
-                  ['factory / manager', <Addr chain={chain} a={d.factory} />],
-                  ['created', `block ${d.created.block}`],
-                  ['state', s ? s.kind : '—'],
-                  ...(s && s.kind === 'concentrated'
-                    ? ([
-                        ['active liquidity (L)', s.liquidity ?? '—', 'pool-liquidity'],
-                        ['tick', s.tick ?? '—', 'pool-tick'],
-                        ['sqrtPriceX96', s.sqrtPriceX96 ?? '—'],
-                      ] as Array<[string, string | number, string]>)
-                    : s
-                      ? ([
-                          [
-                            'reserve0',
-                            s.reserve0 ? <Units raw={s.reserve0} meta={m0} testid="pool-reserve0" /> : '—',
-                          ],
-                          [
-                            'reserve1',
-                            s.reserve1 ? <Units raw={s.reserve1} meta={m1} testid="pool-reserve1" /> : '—',
-                          ],
-                        ] as Array<[string, ComponentChildren]>)
-                      : []),
-                  ['swaps', s?.swaps ?? '—', 'pool-swaps'],
-                  ['last swap block', s?.lastSwapBlock ?? '—'],
-                ]}
-              />
-            );
-          }}
-        </Answered>
-        <Answered title="Liquidity (USD)" answer={liq} testid="pool-liquidity-usd">
-          {(b) => {
-            const d = b.data;
-            return (
-              <KV
-                rows={[
-                  [
-                    'liquidity (USD, exact)',
-                    d.liquidityUsd ? `${d.liquidityUsd.numerator}/${d.liquidityUsd.denominator}` : '—',
-                    'pool-liq-usd-rational',
-                  ],
-                  [
-                    'liquidity (USD)',
-                    d.liquidityUsd ? (
-                      <Usd
-                        n={d.liquidityUsd.numerator}
-                        d={d.liquidityUsd.denominator}
-                        approx={d.liquidityUsd.approx}
-                        testid="pool-liq-usd"
-                      />
-                    ) : (
-                      `— (${d.liquidityUsdReason})`
-                    ),
-                  ],
-                  ['method', d.liquidityUsdMethod ?? '—'],
-                ]}
-              />
-            );
-          }}
-        </Answered>
+        <PoolIdentityPanel chain={chain} answer={pool} m0={m0} m1={m1} />
+        <LiquidityPanel answer={liq} />
       </div>
       {p?.stats && (
         <section
@@ -216,6 +147,99 @@ export function PoolPage({ session, chain, args, renew }: Props) {
         )}
       </Answered>
     </div>
+  );
+}
+
+/** The pool's identity and state: reserves (V2) or liquidity, tick and price (V3/V4), swaps. */
+function PoolIdentityPanel({
+  chain,
+  answer,
+  m0,
+  m1,
+}: {
+  chain: string;
+  answer: Answer<PoolAnswer>;
+  m0: TokenMeta | undefined;
+  m1: TokenMeta | undefined;
+}) {
+  return (
+    <Answered title="Identity and state" answer={answer} testid="pool-identity">
+      {(b) => {
+        const d = b.data;
+        const s = d.state;
+        return (
+          <KV
+            rows={[
+              ['protocol', d.protocol, 'pool-protocol'],
+              ['currency0', <Addr chain={chain} a={d.currency0} page="token" />],
+              ['currency1', <Addr chain={chain} a={d.currency1} page="token" />],
+              ['fee', d.fee === null ? '—' : `${d.fee} (${d.feeUnit})`],
+              ['tick spacing', d.tickSpacing ?? '—'],
+              ['hooks', d.hooks ?? '—'],
+              ['factory / manager', <Addr chain={chain} a={d.factory} />],
+              ['created', `block ${d.created.block}`],
+              ['state', s ? s.kind : '—'],
+              ...(s && s.kind === 'concentrated'
+                ? ([
+                    ['active liquidity (L)', s.liquidity ?? '—', 'pool-liquidity'],
+                    ['tick', s.tick ?? '—', 'pool-tick'],
+                    ['sqrtPriceX96', s.sqrtPriceX96 ?? '—'],
+                  ] as Array<[string, string | number, string]>)
+                : s
+                  ? ([
+                      [
+                        'reserve0',
+                        s.reserve0 ? <Units raw={s.reserve0} meta={m0} testid="pool-reserve0" /> : '—',
+                      ],
+                      [
+                        'reserve1',
+                        s.reserve1 ? <Units raw={s.reserve1} meta={m1} testid="pool-reserve1" /> : '—',
+                      ],
+                    ] as Array<[string, ComponentChildren]>)
+                  : []),
+              ['swaps', s?.swaps ?? '—', 'pool-swaps'],
+              ['last swap block', s?.lastSwapBlock ?? '—'],
+            ]}
+          />
+        );
+      }}
+    </Answered>
+  );
+}
+
+/** The pool's liquidity in USD: exact rational, its decimal, and the method (or why none). */
+function LiquidityPanel({ answer }: { answer: Answer<LiqAnswer> }) {
+  return (
+    <Answered title="Liquidity (USD)" answer={answer} testid="pool-liquidity-usd">
+      {(b) => {
+        const d = b.data;
+        return (
+          <KV
+            rows={[
+              [
+                'liquidity (USD, exact)',
+                d.liquidityUsd ? `${d.liquidityUsd.numerator}/${d.liquidityUsd.denominator}` : '—',
+                'pool-liq-usd-rational',
+              ],
+              [
+                'liquidity (USD)',
+                d.liquidityUsd ? (
+                  <Usd
+                    n={d.liquidityUsd.numerator}
+                    d={d.liquidityUsd.denominator}
+                    approx={d.liquidityUsd.approx}
+                    testid="pool-liq-usd"
+                  />
+                ) : (
+                  `— (${d.liquidityUsdReason})`
+                ),
+              ],
+              ['method', d.liquidityUsdMethod ?? '—'],
+            ]}
+          />
+        );
+      }}
+    </Answered>
   );
 }
 

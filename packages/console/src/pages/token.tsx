@@ -19,29 +19,7 @@ interface Props {
 }
 
 export function TokenPage({ session, chain, address, renew }: Props) {
-  const c = api(session.key);
-  const path = { chain, address };
-  const token = useApi(
-    () => c.GET('/index/v1/{chain}/tokens/{address}', { params: { path } }),
-    [address],
-    10_000,
-  );
-  const stats = useApi(
-    () => c.GET('/index/v1/{chain}/tokens/{address}/stats', { params: { path } }),
-    [address],
-    5000,
-  );
-  const holders = useApi(
-    () => c.GET('/index/v1/{chain}/tokens/{address}/top-holders', { params: { path, query: { limit: 10 } } }),
-    [address],
-    10_000,
-  );
-  const pools = useApi(
-    () =>
-      c.GET('/index/v1/{chain}/tokens/{address}/pools/ranked', { params: { path, query: { limit: 10 } } }),
-    [address],
-    10_000,
-  );
+  const { token, stats, holders, pools } = useTokenAnswers(session, chain, address);
   const decimals = token.kind === 'ok' ? token.body.data.decimals : null;
   const stat = stats.kind === 'ok' ? (stats.body.data as unknown as StatsData) : null;
   const tokenMeta: TokenMeta | null =
@@ -356,4 +334,32 @@ function TokenCandles(p: Props & { quote: string; decimals: number | null }) {
       </div>
     </section>
   );
+}
+
+/** Loads the token's identity, stats (every 5 s), top holders and ranked pools (every 10 s). */
+function useTokenAnswers(session: Session, chain: string, address: string) {
+  const c = api(session.key);
+  const path = { chain, address };
+  const token = useApi(
+    () => c.GET('/index/v1/{chain}/tokens/{address}', { params: { path } }),
+    [address],
+    10_000,
+  );
+  const stats = useApi(
+    () => c.GET('/index/v1/{chain}/tokens/{address}/stats', { params: { path } }),
+    [address],
+    5000,
+  );
+  const holders = useApi(
+    () => c.GET('/index/v1/{chain}/tokens/{address}/top-holders', { params: { path, query: { limit: 10 } } }),
+    [address],
+    10_000,
+  );
+  const pools = useApi(
+    () =>
+      c.GET('/index/v1/{chain}/tokens/{address}/pools/ranked', { params: { path, query: { limit: 10 } } }),
+    [address],
+    10_000,
+  );
+  return { token, stats, holders, pools };
 }

@@ -7,7 +7,7 @@
 import { api, type Session, useApi } from '../api.js';
 import { short } from '../format.js';
 import { Answered, href, KV, Table } from '../ui.js';
-import { QuoteUnits, Units, Usd, useTokenMetas } from '../units.js';
+import { QuoteUnits, type TokenMeta, Units, Usd, useTokenMetas } from '../units.js';
 
 interface Props {
   session: Session;
@@ -18,38 +18,10 @@ interface Props {
 type Exact = { numerator: string; denominator: string; floor: string };
 
 export function WalletPage({ session, chain, address }: Props) {
-  const c = api(session.key);
-  const path = { chain, address };
-  const overview = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/overview', { params: { path } }),
-    [address],
-    10_000,
-  );
-  const pnl = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/pnl', { params: { path } }),
-    [address],
-    10_000,
-  );
-  const positions = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/positions', { params: { path, query: { limit: 50 } } }),
-    [address],
-    10_000,
-  );
-  const activity = useApi(
-    () =>
-      c.GET('/index/v1/{chain}/wallets/{address}/activity', {
-        params: { path, query: { limit: 20, order: 'desc' } },
-      }),
-    [address],
-    10_000,
-  );
-  const fundedBy = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/funded-by', { params: { path } }),
-    [address],
-  );
-  const funderOf = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/funder-of', { params: { path, query: { limit: 20 } } }),
-    [address],
+  const { overview, pnl, positions, activity, fundedBy, funderOf } = useWalletAnswers(
+    session,
+    chain,
+    address,
   );
   // Symbols and decimals of every token and quote the PnL and the positions name.
   const metas = useTokenMetas(session, chain, [
@@ -141,54 +113,7 @@ export function WalletPage({ session, chain, address }: Props) {
           )}
         </Answered>
       </div>
-      <Answered title="Positions" answer={positions} testid="wallet-positions">
-        {(b) => (
-          <Table head={['token', 'quote', 'quantity', 'realised', 'unrealised', 'buys / sells', 'note']}>
-            {(b.data as Position[]).map((p) => (
-              <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
-                <td>
-                  <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
-                </td>
-                <td>
-                  <a href={href(chain, 'token', p.quote)} title={p.quote}>
-                    {meta(p.quote)?.symbol ?? short(p.quote)}
-                  </a>
-                </td>
-                <td class="num">
-                  <Units
-                    raw={p.quantity}
-                    meta={meta(p.token) ?? { symbol: p.symbol, decimals: null }}
-                    testid="position-quantity"
-                  />
-                </td>
-                <td class="num">
-                  <QuoteUnits
-                    n={p.realised.numerator}
-                    d={p.realised.denominator}
-                    meta={meta(p.quote)}
-                    testid="position-realised"
-                  />
-                </td>
-                <td class="num">
-                  {p.unrealised ? (
-                    <QuoteUnits
-                      n={p.unrealised.numerator}
-                      d={p.unrealised.denominator}
-                      meta={meta(p.quote)}
-                    />
-                  ) : (
-                    `— (${p.unrealisedReason})`
-                  )}
-                </td>
-                <td class="num">
-                  {p.buys} / {p.sells}
-                </td>
-                <td class="muted">{[p.markReason, p.abnormalReason].filter(Boolean).join(', ')}</td>
-              </tr>
-            ))}
-          </Table>
-        )}
-      </Answered>
+      <PositionsPanel chain={chain} answer={positions} meta={meta} />
       <div class="grid">
         <Answered title="Funding graph" answer={fundedBy} testid="wallet-funding">
           {(b) => (
@@ -233,6 +158,104 @@ export function WalletPage({ session, chain, address }: Props) {
         </Answered>
       </div>
     </div>
+  );
+}
+
+/** Loads the wallet's answers (overview, PnL, positions and activity refresh every 10 s). */
+function useWalletAnswers(session: Session, chain: string, address: string) {
+  const c = api(session.key);
+  const path = { chain, address };
+  const overview = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/overview', { params: { path } }),
+    [address],
+    10_000,
+  );
+  const pnl = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/pnl', { params: { path } }),
+    [address],
+    10_000,
+  );
+  const positions = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/positions', { params: { path, query: { limit: 50 } } }),
+    [address],
+    10_000,
+  );
+  const activity = useApi(
+    () =>
+      c.GET('/index/v1/{chain}/wallets/{address}/activity', {
+        params: { path, query: { limit: 20, order: 'desc' } },
+      }),
+    [address],
+    10_000,
+  );
+  const fundedBy = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/funded-by', { params: { path } }),
+    [address],
+  );
+  const funderOf = useApi(
+    () => c.GET('/index/v1/{chain}/wallets/{address}/funder-of', { params: { path, query: { limit: 20 } } }),
+    [address],
+  );
+  return { overview, pnl, positions, activity, fundedBy, funderOf };
+}
+
+type WalletAnswers = ReturnType<typeof useWalletAnswers>;
+
+/** The wallet's positions: quantity, realised and unrealised PnL in quote units, buys / sells. */
+function PositionsPanel({
+  chain,
+  answer,
+  meta,
+}: {
+  chain: string;
+  answer: WalletAnswers['positions'];
+  meta: (a: string) => TokenMeta | undefined;
+}) {
+  return (
+    <Answered title="Positions" answer={answer} testid="wallet-positions">
+      {(b) => (
+        <Table head={['token', 'quote', 'quantity', 'realised', 'unrealised', 'buys / sells', 'note']}>
+          {(b.data as Position[]).map((p) => (
+            <tr data-token={p.token} data-position={`${p.token}:${p.quote}`}>
+              <td>
+                <a href={href(chain, 'token', p.token)}>{p.symbol ?? short(p.token)}</a>
+              </td>
+              <td>
+                <a href={href(chain, 'token', p.quote)} title={p.quote}>
+                  {meta(p.quote)?.symbol ?? short(p.quote)}
+                </a>
+              </td>
+              <td class="num">
+                <Units
+                  raw={p.quantity}
+                  meta={meta(p.token) ?? { symbol: p.symbol, decimals: null }}
+                  testid="position-quantity"
+                />
+              </td>
+              <td class="num">
+                <QuoteUnits
+                  n={p.realised.numerator}
+                  d={p.realised.denominator}
+                  meta={meta(p.quote)}
+                  testid="position-realised"
+                />
+              </td>
+              <td class="num">
+                {p.unrealised ? (
+                  <QuoteUnits n={p.unrealised.numerator} d={p.unrealised.denominator} meta={meta(p.quote)} />
+                ) : (
+                  `— (${p.unrealisedReason})`
+                )}
+              </td>
+              <td class="num">
+                {p.buys} / {p.sells}
+              </td>
+              <td class="muted">{[p.markReason, p.abnormalReason].filter(Boolean).join(', ')}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </Answered>
   );
 }
 
