@@ -23,25 +23,39 @@ export type CursorAnchor = 'block' | 'block+generation';
 /** The orders a walk pages in: both (the caller's `order`), or one only. */
 export type CursorOrder = 'asc|desc' | 'asc' | 'desc';
 
+/**
+ * The route tag of one walk (the envelope's route field: a cursor minted under one tag is refused
+ * under another), made only by a declared cursor's {@link CursorHead.tag}: page assembly
+ * (src/server/page.ts) takes nothing else, so every paginated route names its declared cursor.
+ */
+export interface CursorTag {
+  readonly cursor: CursorHead;
+  /** `<route>` or `<route>:<subject…>`. */
+  readonly tag: string;
+}
+
 /** The declaration every cursor shares. */
 export interface CursorHead {
   /** The walk's name, unique in the registry. */
   readonly name: string;
-  /** The route ids whose pages hand this cursor out. */
+  /**
+   * The route ids whose pages hand this cursor out, or the shared route tag of routes whose
+   * cursors are interchangeable (`pools.tickCoordinate`: ticks and bars).
+   */
   readonly routes: readonly string[];
   readonly doc: string;
   readonly order: CursorOrder;
   readonly anchor: CursorAnchor;
-  /** Names of the subject parts bound after the route id in the envelope's route tag. */
+  /** Names of the subject parts bound after the route id in the route tag (documentation). */
   readonly subject: readonly string[];
   /** Human-readable key layout, e.g. `rank u32`. */
   readonly layout: string;
   /**
    * The route tag of one walk: the route id and the subject parts, `:`-joined (a cursor minted for
    * one subject is refused on another). `route` must be one of {@link routes}.
-   * @throws Error when `route` is not declared or the subject has the wrong number of parts.
+   * @throws Error when `route` is not declared for this cursor.
    */
-  bind(route: string, ...subject: Array<string | number>): string;
+  tag(this: CursorHead, route: string, ...subject: Array<string | number>): CursorTag;
 }
 
 /** A cursor whose key is a tuple of key parts (a rank, a bucket start, a composite sort key). */
@@ -89,20 +103,18 @@ export interface CursorSpec {
 }
 
 function headOf(spec: CursorSpec, layout: string): CursorHead {
-  const subject = spec.subject ?? [];
   return {
     name: spec.name,
     routes: spec.routes,
     doc: spec.doc,
     order: spec.order ?? 'asc|desc',
     anchor: spec.anchor ?? 'block',
-    subject,
+    subject: spec.subject ?? [],
     layout,
-    bind(route, ...s) {
+    // `this` is the declared cursor the method is called on (the head is spread into it).
+    tag(this: CursorHead, route, ...s) {
       if (!spec.routes.includes(route)) throw new Error(`cursor ${spec.name}: route ${route} not declared`);
-      if (s.length !== subject.length)
-        throw new Error(`cursor ${spec.name}: subject is (${subject.join(', ')}), got ${s.length} parts`);
-      return [route, ...s].join(':');
+      return { cursor: this, tag: [route, ...s].join(':') };
     },
   };
 }

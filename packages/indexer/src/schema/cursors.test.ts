@@ -125,12 +125,12 @@ describe('cursor registry', () => {
     expect(() => TOKEN_POOLS_RANKED.decode(POOL_BARS.encode(1, 1))).toThrow(/12 bytes, read 4/);
   });
 
-  it('binds the route tag from the declared subject', () => {
-    expect(TOKEN_POOLS_RANKED.bind('tokens.poolsRanked', A, 'volume_24h', '')).toBe(
+  it('tags a walk with a declared route and its subject', () => {
+    expect(TOKEN_POOLS_RANKED.tag('tokens.poolsRanked', A, 'volume_24h', '').tag).toBe(
       `tokens.poolsRanked:${A}:volume_24h:`,
     );
-    expect(() => TOKEN_POOLS_RANKED.bind('tokens.overview', A, 'volume_24h', '')).toThrow(/not declared/);
-    expect(() => TOKEN_POOLS_RANKED.bind('tokens.poolsRanked', A)).toThrow(/subject/);
+    expect(TOKEN_POOLS_RANKED.tag('tokens.poolsRanked').cursor).toBe(TOKEN_POOLS_RANKED);
+    expect(() => TOKEN_POOLS_RANKED.tag('tokens.overview', A)).toThrow(/not declared/);
   });
 
   it('no read-side file builds or reads a cursor key by hand', () => {

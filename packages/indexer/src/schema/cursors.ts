@@ -37,6 +37,13 @@ const tail = <K extends unknown[], V>(
   routes: string[] = [name],
 ) => tableCursor({ name, routes, doc, table, under });
 
+/**
+ * Route tags shared by routes whose cursors are interchangeable (not route ids): pool ticks and
+ * bars resume each other (the (block, logIndex) coordinate), /holders by balance and /top-holders.
+ */
+export const TICK_TAG = 'pools.tickCoordinate';
+export const HOLDERS_BALANCE_TAG = 'tokens.holders.balance';
+
 const POOL_ROUTES = (name: string) => [`pools.${name}`, `pools.v4${name[0].toUpperCase()}${name.slice(1)}`];
 
 // ── chain ───────────────────────────────────────────────────────────────────────────────────────
@@ -121,7 +128,8 @@ export const TOKEN_PAD_LAUNCHES = tail(
  */
 export const TOKEN_HOLDERS_BY_BALANCE = defineCursor({
   name: 'tokens.holdersByBalance',
-  routes: ['tokens.holders', 'tokens.topHolders'],
+  // The shared tag of /holders (sort=balance) and /top-holders: their cursors are interchangeable.
+  routes: [HOLDERS_BALANCE_TAG],
   doc: 'holders by balance descending: sort key (balance inverted, wallet) then rank',
   order: 'asc',
   key: [K.u256Desc, K.address, K.u32],
@@ -130,7 +138,7 @@ export const TOKEN_HOLDERS_BY_BALANCE = defineCursor({
 /** Holders in interned wallet-id order (the versioned index's sort key). */
 export const TOKEN_HOLDERS_BY_WALLET_ID = defineCursor({
   name: 'tokens.holdersByWalletId',
-  routes: ['tokens.holders'],
+  routes: ['tokens.holders.wallet_id'],
   doc: 'holders by interned wallet id',
   key: [K.u64],
   keyNames: ['walletId'],
@@ -141,12 +149,13 @@ export const TOKEN_HOLDERS_BY_WALLET_ID = defineCursor({
 /** A pool's swaps in chain order. */
 export const POOL_SWAPS = tail('pools.swaps', SWAP, 1, "a pool's swaps by (block, logIndex)", [
   ...POOL_ROUTES('swaps'),
+  TICK_TAG,
   'tokens.ticks',
 ]);
 /** Bars folded over a pool's swaps: the last swap of the bar, (block, logIndex) as in {@link SWAP}. */
 export const POOL_BARS = defineCursor({
   name: 'pools.bars',
-  routes: POOL_ROUTES('ticks'),
+  routes: [TICK_TAG],
   doc: 'bars by the coordinate of their last trade',
   order: 'asc',
   key: [K.u64, K.u32],
@@ -158,7 +167,6 @@ export const POOL_LIQUIDITY_EVENTS = tail(
   LIQ_EVENT,
   1,
   "a pool's liquidity events by (block, logIndex)",
-  POOL_ROUTES('liquidityEvents'),
 );
 /** Candles of one pool and frame, or a token's merged series: the bucket start (unix seconds). */
 export const CANDLE_BUCKETS = defineCursor({
@@ -181,7 +189,7 @@ export const POOLS_BY_CURRENCY = tail(
   POOL_BY_CURRENCY,
   1,
   'pools by pool key under one currency',
-  ['pools.byCurrency', 'tokens.poolsByCurrency'],
+  ['pools.byCurrency', 'tokens.poolsByCurrency', 'pools.search'],
 );
 /** A token's trades across its pools in chain order. */
 export const TOKEN_SWAPS = tail('tokens.swaps', TOKEN_SWAP, 1, "a token's swaps by (block, logIndex)");
@@ -212,7 +220,8 @@ export const TOKEN_TRADERS = defineCursor({
 /** Screener rows in the sorted order: the rank of the page's last row. */
 export const SCREENER_ROWS = defineCursor({
   name: 'screener',
-  routes: ['screener.screener', 'screener.ranking'],
+  // /screener/rankings/{name} pages under the screener's tag (a ranking is a screener query).
+  routes: ['screener.screener'],
   doc: 'screener rows by position (1-based) in the requested sort',
   key: [K.u32],
   keyNames: ['position'],

@@ -3,6 +3,7 @@
  * page names the bound that stopped it, so an exhausted walk is distinguishable from a cut page.
  */
 
+import type { CursorTag } from '../schema/cursor.js';
 import type { BlockRef } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 
@@ -30,19 +31,22 @@ export interface PageRequest {
   limit: number;
   /** Last key of the previous page; null on page one. */
   after: Buffer | null;
+  /** The route tag the cursors of this walk carry (from the walk's declared cursor). */
   route: string;
 }
 
 /**
- * Resolves PAGE parameters. With a cursor the walk keeps the cursor's anchor (R2) — refused with
- * 409 `stale_cursor` once that block is no longer canonical (R3).
+ * Resolves PAGE parameters for the walk tagged `tag` (a declared cursor's `tag`,
+ * src/schema/cursors.ts). With a cursor the walk keeps the cursor's anchor (R2) — refused with 409
+ * `stale_cursor` once that block is no longer canonical (R3).
  * @throws ApiError bad_cursor, bad_request (order differs from the cursor's), stale_cursor.
  */
 export function pageRequest(
   ctx: Ctx<unknown, { cursor?: string; limit?: number; order?: Order }>,
-  route: string,
+  tag: CursorTag,
   defaults: { limit?: number; order?: Order } = {},
 ): PageRequest {
+  const route = tag.tag;
   const q = ctx.query;
   const limit = q.limit ?? defaults.limit ?? 100;
   if (!q.cursor)
@@ -65,17 +69,18 @@ export function pageQueryOf(req: PageRequest): PageQuery {
 }
 
 /**
- * Mints the signed cursor of a page of route tag `route` (a declared cursor's `bind`, see
+ * Mints the signed cursor of a page of the walk tagged `tag` (a declared cursor's `tag`, see
  * src/schema/cursors.ts) resuming after `key` (that cursor's `encode` or `tail`), on this chain at
  * `anchor`: the only place besides {@link pageRequest} that touches the envelope codec.
  */
 export function mintCursor(
   ctx: Ctx<unknown, unknown>,
-  route: string,
+  tag: CursorTag | string,
   order: Order,
   anchor: BlockRef,
   key: Buffer,
 ): string {
+  const route = typeof tag === 'string' ? tag : tag.tag;
   return ctx.chain.cursors.encode({ chainId: ctx.chain.chainId, route, order, anchor, key });
 }
 
@@ -170,7 +175,8 @@ export interface PageOptions {
 
 /**
  * Answers a PAGE route with one reader walk: resolves the PAGE parameters with the cursor bound to
- * `route` (the route id and the walk's subject, e.g. `tokens.transfers:0x…`), lets `walk` push the
+ * `tag` (the walk's declared cursor, tagged with the route id and the walk's subject, e.g.
+ * `TOKEN_TRANSFERS.tag('tokens.transfers', '0x…')`), lets `walk` push the
  * page's rows into the sink (each serialized by `render`), and renders `{anchor, data, page, …}`
  * with the fields `walk` returns after `page`, in their order (an {@link Unpaged} body instead of
  * a page when the walk has none).
@@ -179,13 +185,13 @@ export interface PageOptions {
  */
 export function paged<R>(
   ctx: Ctx<unknown, { cursor?: string; limit?: number; order?: Order }>,
-  route: string,
+  tag: CursorTag,
   // biome-ignore lint/suspicious/noConfusingVoidType: a walk with no extra fields returns nothing
   walk: (q: PageQuery, sink: PageSink<R>, req: PageRequest) => object | Unpaged | undefined | void,
   render: (row: R) => string = JSON.stringify,
   opts: PageOptions = {},
 ): Reply {
-  const req = pageRequest(ctx, route, opts);
+  const req = pageRequest(ctx, tag, opts);
   const cap = opts.rowCap === undefined ? req.limit : Math.min(req.limit, opts.rowCap);
   const b = new PageBuilder(ctx, req, cap, opts.capReason);
   const extra = walk(pageQueryOf(req), b.sink(render), req);

@@ -6,6 +6,7 @@
  * one reader call. A route states only what is its own: path, schemas, errors, and the read.
  */
 import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox';
+import type { AnyCursor } from '../schema/cursor.js';
 import { type PageOptions, type PageQuery, type PageSink, paged, type Unpaged } from './page.js';
 import { type Ctx, defineRoute, type IndexRouteSpec, type Route, single } from './route.js';
 import { Paged, pageQuery, Single } from './schemas.js';
@@ -23,6 +24,8 @@ export interface PagedRouteSpec<P extends TProperties, Q extends TProperties, R>
   row?: TSchema;
   /** Fields beside `data` and `page`. */
   extra?: Record<string, TSchema>;
+  /** The walk's declared cursor (src/schema/cursors.ts): its key, order, anchor; it tags the pages. */
+  cursor: AnyCursor;
   /** The walk's subject, bound into the cursor after the route id (absent: the route id alone). */
   subject?: (ctx: Ctx<Static<TObject<P>>, Static<TObject<Q>>>) => string | number;
   /** The one reader walk: pushes rows into `sink`, returns the extra fields (or an Unpaged body). */
@@ -42,7 +45,7 @@ export interface PagedRouteSpec<P extends TProperties, Q extends TProperties, R>
 export function pagedRoute<P extends TProperties = {}, Q extends TProperties = PageParams, R = unknown>(
   spec: PagedRouteSpec<P, Q, R>,
 ): Route {
-  const { row, extra, response, subject, walk, render, page, query, ...rest } = spec;
+  const { row, extra, response, subject, walk, render, page, query, cursor, ...rest } = spec;
   return defineRoute<P, Q>({
     ...rest,
     method: 'GET',
@@ -51,8 +54,8 @@ export function pagedRoute<P extends TProperties = {}, Q extends TProperties = P
     batchable: spec.batchable ?? true,
     anchored: true,
     handler(ctx) {
-      const route = subject ? `${spec.id}:${subject(ctx)}` : spec.id;
-      return paged(ctx as never, route, (q, sink: PageSink<R>) => walk(ctx, q, sink), render, page);
+      const tag = subject ? cursor.tag(spec.id, subject(ctx)) : cursor.tag(spec.id);
+      return paged(ctx as never, tag, (q, sink: PageSink<R>) => walk(ctx, q, sink), render, page);
     },
   });
 }

@@ -1,3 +1,4 @@
+import { CHAIN_LOGS } from '../../../schema/cursors.js';
 import { blockPage, decodedLogJson } from './record-pages.js';
 import { DecodedLogRow } from './schemas.js';
 
@@ -8,6 +9,7 @@ import { DecodedLogRow } from './schemas.js';
  */
 export const blockLogsDecodedRoute = blockPage({
   id: 'chain.blockLogsDecoded',
+  cursor: CHAIN_LOGS,
   path: '/blocks/{number}/logs/decoded',
   summary:
     'Logs of a block with decodings {log, decoded}; unresolved logs are {status: unknown, reason, topic0}, never omitted. PAGE by log index.',

@@ -2,8 +2,10 @@
  * The PAGE routes of a canonical block's or transaction's records: the node's records embedded
  * byte-exact (or with their decodings), by index, the cursor bound to the block or transaction.
  */
+
 import type { TSchema } from '@sinclair/typebox';
 import type { DecodedLogRow as Row } from '../../../chain/index.js';
+import type { AnyCursor } from '../../../schema/cursor.js';
 import type { PageQuery, PageSink } from '../../page.js';
 import type { Ctx, Route } from '../../route.js';
 import { pagedRoute } from '../../route-shapes.js';
@@ -16,6 +18,8 @@ export const decodedLogJson = (r: Row) => `{"log":${r.log},"decoded":${r.decoded
 
 interface RecordPage<R, S> {
   id: string;
+  /** The walk's declared cursor (src/schema/cursors.ts). */
+  cursor: AnyCursor;
   path: string;
   summary: string;
   row: TSchema;

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { CallFrameRow } from '../../../chain/index.js';
+import { CHAIN_CALL_FRAMES } from '../../../schema/cursors.js';
 import { paged, Unpaged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Anchor, Count, Hash, Obj, PageInfo } from '../../schemas.js';
@@ -62,7 +63,7 @@ export const transactionCallsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const route = `${this.id}:${ctx.params.hash.toLowerCase()}`;
+    const route = CHAIN_CALL_FRAMES.tag(this.id, ctx.params.hash.toLowerCase());
     return paged(
       ctx,
       route,

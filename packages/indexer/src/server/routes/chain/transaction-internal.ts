@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CHAIN_INTERNAL } from '../../../schema/cursors.js';
 import { paged, Unpaged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Anchor, Count, Hash, Obj, PageInfo, pageQuery } from '../../schemas.js';
@@ -67,7 +68,7 @@ export const transactionInternalRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    return paged(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`, (q, sink) => {
+    return paged(ctx, CHAIN_INTERNAL.tag(this.id, ctx.params.hash.toLowerCase()), (q, sink) => {
       const { coverage: c } = ctx.readers.chain.internalTransfers(ctx.view, ctx.params.hash, q, sink);
       if (c.coverage === 'not_available') {
         const { coverage, reason, detail, retryable } = c;

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CHAIN_LOGS } from '../../../schema/cursors.js';
 import { PageBuilder, pageQueryOf, pageRequest } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { Hash, Nullable, Paged, pageQuery } from '../../schemas.js';
@@ -34,7 +35,7 @@ export const transactionLogsRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    const req = pageRequest(ctx, `${this.id}:${ctx.params.hash.toLowerCase()}`);
+    const req = pageRequest(ctx, CHAIN_LOGS.tag(this.id, ctx.params.hash.toLowerCase()));
     const page = new PageBuilder(ctx, req);
     ctx.readers.chain.transactionLogs(ctx.view, ctx.params.hash, pageQueryOf(req), page.sink(raw));
     if (!ctx.query.proof) return page.finish();

@@ -5,6 +5,8 @@
 
 import { type TSchema, Type } from '@sinclair/typebox';
 import { ADMISSION_RULE } from '../../../cohorts/index.js';
+import type { AnyCursor } from '../../../schema/cursor.js';
+import { COHORT_EDGES, COHORT_MEMBERS, COHORTS_BY_TOKEN } from '../../../schema/cursors.js';
 import type { Route } from '../../route.js';
 import { type PagedRouteSpec, pagedRoute, singleRoute } from '../../route-shapes.js';
 import { Address, CohortId, Count } from '../../schemas.js';
@@ -29,6 +31,8 @@ const cursorQ = {
  */
 function cohortPage<R>(o: {
   id: string;
+  /** The walk's declared cursor (src/schema/cursors.ts). */
+  cursor: AnyCursor;
   path: string;
   summary: string;
   row: TSchema;
@@ -36,6 +40,7 @@ function cohortPage<R>(o: {
 }): Route {
   return pagedRoute({
     id: o.id,
+    cursor: o.cursor,
     path: o.path,
     scope: 'read',
     group: 'Cohorts',
@@ -53,6 +58,7 @@ function cohortPage<R>(o: {
 
 export const cohortsByTokenRoute = pagedRoute({
   id: 'cohorts.byToken',
+  cursor: COHORTS_BY_TOKEN,
   path: '/cohorts',
   scope: 'read',
   group: 'Cohorts',
@@ -93,6 +99,7 @@ export const cohortDetailRoute = singleRoute({
 
 export const cohortMembersRoute = cohortPage({
   id: 'cohorts.members',
+  cursor: COHORT_MEMBERS,
   path: '/cohorts/{id}/members',
   summary:
     'Member wallets by address with admittedBy {signals, edge, funder, assetKind, asset, firstBlock (funding), lastBlock (first buy)} and firstBuy; screened members dropped and listed in screenedOut.',
@@ -102,6 +109,7 @@ export const cohortMembersRoute = cohortPage({
 
 export const cohortEdgesRoute = cohortPage({
   id: 'cohorts.edges',
+  cursor: COHORT_EDGES,
   path: '/cohorts/{id}/edges',
   summary:
     'Evidence edges, two per member by member address: funding (funder → member, first native transfer, value in wei) and buy (member → token, first buy coordinate); screened members’ edges withheld (screenedOut).',

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { MONITORING_GAPS } from '../../../schema/cursors.js';
 import { pagedRoute } from '../../route-shapes.js';
 import { Enum, Nullable, Obj, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
 
 /** GET /index/v1/{chain}/gaps (PAGE): open and resolved ingest gaps, by lane then first block. */
 export const gapsRoute = pagedRoute({
   id: 'monitoring.gaps',
+  cursor: MONITORING_GAPS,
   path: '/gaps',
   scope: 'monitoring',
   batchable: false,

@@ -1,4 +1,5 @@
 import { poolRefKey } from '../../../markets/index.js';
+import { POOL_LIQUIDITY_EVENTS } from '../../../schema/cursors.js';
 import { pagedRoute } from '../../route-shapes.js';
 import { ByAddress, refOf } from './common.js';
 import { LiquidityEvent, MARKETS, PoolKey } from './schemas.js';
@@ -6,6 +7,7 @@ import { LiquidityEvent, MARKETS, PoolKey } from './schemas.js';
 /** GET /pools/{address}/liquidity-events (the pool group's twentieth route). */
 export const poolLiquidityEventsRoute = pagedRoute({
   id: 'pools.liquidityEvents',
+  cursor: POOL_LIQUIDITY_EVENTS,
   path: '/pools/{address}/liquidity-events',
   scope: 'read',
   group: 'Pools',

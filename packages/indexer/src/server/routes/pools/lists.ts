@@ -2,6 +2,7 @@
 
 import { Type } from '@sinclair/typebox';
 import { type PoolRow, poolIdentity, SEARCH_SCAN_CEILING } from '../../../markets/index.js';
+import { POOLS_BY_CURRENCY, POOLS_NEW } from '../../../schema/cursors.js';
 import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { pagedRoute } from '../../route-shapes.js';
@@ -13,6 +14,7 @@ const row = (p: PoolRow) => JSON.stringify(poolIdentity(p));
 
 export const newPoolsRoute = pagedRoute({
   id: 'pools.new',
+  cursor: POOLS_NEW,
   path: '/pools/new',
   scope: 'read',
   group: 'Pools',
@@ -29,6 +31,7 @@ export const newPoolsRoute = pagedRoute({
 
 export const currencyPoolsRoute = pagedRoute({
   id: 'pools.byCurrency',
+  cursor: POOLS_BY_CURRENCY,
   path: '/currencies/{currency}/pools',
   scope: 'read',
   group: 'Pools',
@@ -79,7 +82,10 @@ export const poolSearchRoute = defineRoute({
   handler(ctx) {
     const q = ctx.query;
     const tag = [(q.token ?? q.quote)?.toLowerCase(), q.token && q.quote ? q.quote.toLowerCase() : null];
-    const route = `${this.id}:${JSON.stringify([...tag, q.fee_tier, q.protocol, q.created_from, q.created_to])}`;
+    const route = POOLS_BY_CURRENCY.tag(
+      this.id,
+      JSON.stringify([...tag, q.fee_tier, q.protocol, q.created_from, q.created_to]),
+    );
     return paged(
       ctx,
       route,

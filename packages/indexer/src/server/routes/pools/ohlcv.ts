@@ -6,6 +6,7 @@ import {
   poolCandleJson,
   poolRefKey,
 } from '../../../markets/index.js';
+import { CANDLE_BUCKETS } from '../../../schema/cursors.js';
 import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, FrameQuery, Paged, pageQuery, UnixSeconds } from '../../schemas.js';
@@ -42,7 +43,7 @@ const make = (variant: Variant): Route =>
       const r = alignRange(frame, ctx.query.from, ctx.query.to);
       return paged(
         ctx,
-        `${this.id}:${poolRefKey(ref)}:${frame}:${r.from}:${r.to}`,
+        CANDLE_BUCKETS.tag(this.id, poolRefKey(ref), frame, r.from, r.to),
         (q, sink) => {
           const { pool: p, range } = ctx.readers.markets.poolCandles(ctx.view, ref, r, q, sink);
           const [base, quote] = [p.currency0, p.currency1];

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { type Bar, poolRefKey, ratJson, type SwapRow, swapJson } from '../../../markets/index.js';
+import { POOL_BARS, POOL_SWAPS, TICK_TAG } from '../../../schema/cursors.js';
 import { paged } from '../../page.js';
 import { defineRoute, type Route } from '../../route.js';
 import { Address, AmountQuery, Paged, pageQuery } from '../../schemas.js';
@@ -53,11 +54,11 @@ const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
     handler(ctx) {
       const ref = refOf(variant, ctx.params);
       // Ticks and bars share one cursor coordinate: a tick cursor resumes bars and vice versa.
-      const tag = kind === 'ticks' ? 'pools.tickCoordinate' : this.id;
+      const tag = POOL_SWAPS.tag(kind === 'ticks' ? TICK_TAG : this.id, poolRefKey(ref));
       const render = kind === 'swaps' ? (s: SwapRow) => JSON.stringify(swapJson(s)) : tickJson;
       return paged(
         ctx,
-        `${tag}:${poolRefKey(ref)}`,
+        tag,
         (q, sink) => extra(ctx.readers.markets.poolSwaps(ctx.view, ref, q, sink)),
         render,
       );
@@ -98,7 +99,7 @@ const barsRoute = (variant: Variant): Route =>
       const size = BigInt(ctx.query.size);
       return paged(
         ctx,
-        `pools.tickCoordinate:${poolRefKey(ref)}`,
+        POOL_BARS.tag(TICK_TAG, poolRefKey(ref)),
         (q, sink) => {
           const p = ctx.readers.markets.poolBars(ctx.view, ref, rule, size, q, sink);
           return { pool: p.key, rule, size: size.toString(), volumeSide: 'quote (currency1, |amount1|)' };

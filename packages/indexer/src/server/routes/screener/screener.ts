@@ -2,6 +2,7 @@
 import type { Hint, Kind, OptionalKind, ReadonlyKind } from '@sinclair/typebox';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { DomainError } from '../../../errors/index.js';
+import { SCREENER_ROWS } from '../../../schema/cursors.js';
 import {
   CANDIDATE_CEILING,
   FILTER_NAMES,
@@ -179,7 +180,7 @@ export function runScreener(
   q: ScreenerQuery,
   extra: Record<string, unknown> = {},
 ): Reply {
-  const route = `${routeTag}:${JSON.stringify(q)}`;
+  const route = SCREENER_ROWS.tag(routeTag, JSON.stringify(q));
   return paged(
     ctx as never,
     route,

@@ -1,3 +1,4 @@
+import { TOKEN_CREATOR_TOKENS } from '../../../schema/cursors.js';
 import { pagedRoute } from '../../route-shapes.js';
 import { Address, pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -6,6 +7,7 @@ import { TokenListRow } from './schemas.js';
 /** GET /creators/{address}/tokens: tokens one deployer created, newest first by default. */
 export const creatorTokensRoute = pagedRoute({
   id: 'tokens.creatorTokens',
+  cursor: TOKEN_CREATOR_TOKENS,
   path: '/creators/{address}/tokens',
   scope: 'read',
   group: 'Tokens',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { TOKEN_HOLDERS_BY_BALANCE, TOKEN_HOLDERS_BY_WALLET_ID } from '../../../schema/cursors.js';
 import type { HolderSort } from '../../../tokens/index.js';
 import { ApiError } from '../../errors.js';
 import { paged } from '../../page.js';
@@ -46,8 +47,8 @@ export const tokenHoldersRoute = defineRoute({
       throw new ApiError('bad_request', 'sort=balance is descending only');
     const [route, order] =
       sort === 'balance'
-        ? [`${BALANCE_WALK}:${token}`, 'desc' as const]
-        : [`tokens.holders.wallet_id:${token}`, 'asc' as const];
+        ? [TOKEN_HOLDERS_BY_BALANCE.tag(BALANCE_WALK, token), 'desc' as const]
+        : [TOKEN_HOLDERS_BY_WALLET_ID.tag('tokens.holders.wallet_id', token), 'asc' as const];
     return paged(
       ctx,
       route,

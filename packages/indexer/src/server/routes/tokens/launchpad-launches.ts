@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { TOKEN_PAD_LAUNCHES } from '../../../schema/cursors.js';
 import { pagedRoute } from '../../route-shapes.js';
 import { pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -7,6 +8,7 @@ import { Launch } from './schemas.js';
 /** GET /launchpads/{pad}/launches: a pad's launches in chain order, state as of the anchor. */
 export const launchpadLaunchesRoute = pagedRoute({
   id: 'tokens.launchpadLaunches',
+  cursor: TOKEN_PAD_LAUNCHES,
   path: '/launchpads/{pad}/launches',
   scope: 'read',
   group: 'Tokens',

@@ -1,3 +1,4 @@
+import { TOKEN_CATALOGUE } from '../../../schema/cursors.js';
 import { pagedRoute } from '../../route-shapes.js';
 import { pageQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
@@ -6,6 +7,7 @@ import { TokenListRow } from './schemas.js';
 /** GET /tokens: every token observed, in first-seen coordinate order. */
 export const tokensListRoute = pagedRoute({
   id: 'tokens.list',
+  cursor: TOKEN_CATALOGUE,
   path: '/tokens',
   scope: 'read',
   group: 'Tokens',

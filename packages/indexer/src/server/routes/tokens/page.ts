@@ -1,5 +1,7 @@
 /** The PAGE routes over one token's rows (`/tokens/{address}/…`). */
+
 import type { TSchema } from '@sinclair/typebox';
+import type { AnyCursor } from '../../../schema/cursor.js';
 import type { PageQuery, PageSink } from '../../page.js';
 import type { Ctx, Route } from '../../route.js';
 import { type PagedRouteSpec, pagedRoute } from '../../route-shapes.js';
@@ -13,6 +15,8 @@ import { TOKENS } from './common.js';
  */
 export function tokenPage<R>(o: {
   id: string;
+  /** The walk's declared cursor (src/schema/cursors.ts). */
+  cursor: AnyCursor;
   path: string;
   summary: string;
   row: TSchema;

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { TOKEN_HOLDERS_BY_BALANCE } from '../../../schema/cursors.js';
 import { ApiError } from '../../errors.js';
 import { paged } from '../../page.js';
 import { defineRoute } from '../../route.js';
@@ -41,7 +42,7 @@ export const tokenTopHoldersRoute = defineRoute({
   handler(ctx) {
     if (ctx.query.order && ctx.query.order !== 'desc')
       throw new ApiError('bad_request', 'top-holders is descending only');
-    const route = `${BALANCE_WALK}:${ctx.params.address.toLowerCase()}`;
+    const route = TOKEN_HOLDERS_BY_BALANCE.tag(BALANCE_WALK, ctx.params.address.toLowerCase());
     return paged(
       ctx,
       route,

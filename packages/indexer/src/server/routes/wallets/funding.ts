@@ -1,6 +1,7 @@
 /** Funding graph routes: funded-by, funded-by-all, funded-siblings, funder-of. */
 
 import { Type } from '@sinclair/typebox';
+import { WALLET_FUNDED_BY, WALLET_FUNDER_OF } from '../../../schema/cursors.js';
 import { EDGE_LIST_BOUND } from '../../../wallets/index.js';
 import { pagedRoute, singleRoute } from '../../route-shapes.js';
 import { Address, Count, Nullable, Obj, ReasonOf } from '../../schemas.js';
@@ -13,6 +14,7 @@ const Bound = Count('edges listed at most');
 
 export const walletFundedByRoute = walletPage({
   id: 'wallets.fundedBy',
+  cursor: WALLET_FUNDED_BY,
   path: '/wallets/{address}/funded-by',
   summary:
     'Earliest incoming value transfer per asset (native: assetKind native, asset null; ERC-20: assetKind erc20, asset = token) and its sender; value in base units of the asset. PAGE by asset.',
@@ -36,6 +38,7 @@ export const walletFundedByAllRoute = singleRoute({
 
 export const walletFunderOfRoute = pagedRoute({
   id: 'wallets.funderOf',
+  cursor: WALLET_FUNDER_OF,
   path: '/wallets/{address}/funder-of',
   scope: 'wallet',
   group: 'Wallets',

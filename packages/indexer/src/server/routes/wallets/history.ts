@@ -1,6 +1,13 @@
 /** Wallet history routes: transactions, transfers, trades, activity, first seen. */
 
 import type { TSchema } from '@sinclair/typebox';
+import type { AnyCursor } from '../../../schema/cursor.js';
+import {
+  WALLET_ACTIVITY,
+  WALLET_TRADES,
+  WALLET_TRANSACTIONS,
+  WALLET_TRANSFERS,
+} from '../../../schema/cursors.js';
 import type { ActivityEvent, ActivityRow, WalletTxRow } from '../../../wallets/index.js';
 import type { PageQuery, PageSink } from '../../page.js';
 import type { Ctx, Route } from '../../route.js';
@@ -32,6 +39,8 @@ const activityJson = (a: ActivityRow) =>
  */
 export function walletPage<R>(o: {
   id: string;
+  /** The walk's declared cursor (src/schema/cursors.ts). */
+  cursor: AnyCursor;
   path: string;
   summary: string;
   row: TSchema;
@@ -69,6 +78,7 @@ export const walletRead =
 
 export const walletTransactionsRoute = walletPage({
   id: 'wallets.transactions',
+  cursor: WALLET_TRANSACTIONS,
   path: '/wallets/{address}/transactions',
   summary:
     'Top-level transactions where the wallet is origin or recipient, merged and deduplicated (role: origin, recipient, origin_and_recipient), chain order; the envelope as the node sent it. PAGE.',
@@ -80,6 +90,7 @@ export const walletTransactionsRoute = walletPage({
 
 export const walletTransfersRoute = walletPage({
   id: 'wallets.transfers',
+  cursor: WALLET_TRANSFERS,
   path: '/wallets/{address}/transfers',
   summary:
     'Direction-aware transfer history (direction in/out/self): ERC-20 transfers (assetKind erc20, asset = token), WETH deposits/withdrawals, and top-level native value (assetKind native, asset null — a reserved kind, not a zero address); value in base units of the asset (wei for native). Chain order. PAGE.',
@@ -90,6 +101,7 @@ export const walletTransfersRoute = walletPage({
 
 export const walletTradesRoute = walletPage({
   id: 'wallets.trades',
+  cursor: WALLET_TRADES,
   path: '/wallets/{address}/trades',
   summary:
     'Swap history where the wallet is the transaction origin (never the router recipient): side, token, amounts (token and quote base units), price after the trade (quote base units per token base unit, exact rational), quote {address, decimals, decimalsProvenance} (decimals from token metadata: token_metadata_fallback). PAGE.',
@@ -100,6 +112,7 @@ export const walletTradesRoute = walletPage({
 
 export const walletActivityRoute = walletPage({
   id: 'wallets.activity',
+  cursor: WALLET_ACTIVITY,
   cached: true,
   path: '/wallets/{address}/activity',
   summary:

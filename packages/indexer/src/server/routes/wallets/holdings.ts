@@ -1,6 +1,7 @@
 /** Holdings routes: assets, portfolio, overview, cohorts of a wallet. */
 
 import { Type } from '@sinclair/typebox';
+import { WALLET_ASSETS_BY_TOKEN, WALLET_ASSETS_RANKED } from '../../../schema/cursors.js';
 import { type AssetRow, SORT_BUDGET } from '../../../wallets/index.js';
 import { ApiError } from '../../errors.js';
 import { type PageSink, paged } from '../../page.js';
@@ -44,7 +45,7 @@ export const walletAssetsRoute = defineRoute({
     const order = sort === 'token' ? 'asc' : 'desc';
     return paged(
       ctx,
-      `${this.id}:${w}:${sort}`,
+      (sort === 'token' ? WALLET_ASSETS_BY_TOKEN : WALLET_ASSETS_RANKED).tag(this.id, w, sort),
       (q, sink: PageSink<AssetRow>) => {
         const r = ctx.readers.wallets.assets(ctx.view, w, sort, q, sink);
         return { wallet: w, sort, sortBudget: r.sortBudget, sortTruncated: r.sortTruncated };

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { WALLET_INTERNAL } from '../../../schema/cursors.js';
 import type { AddressInternalRow } from '../../../wallets/index.js';
 import { type PageSink, Unpaged } from '../../page.js';
 import { pagedRoute } from '../../route-shapes.js';
@@ -13,6 +14,7 @@ import { AddressInternal } from './schemas.js';
  */
 export const walletInternalRoute = pagedRoute({
   id: 'wallets.internal',
+  cursor: WALLET_INTERNAL,
   path: '/wallets/{address}/internal',
   scope: 'wallet',
   group: 'Wallets',

@@ -1,6 +1,7 @@
 /** Positions and PnL routes (weighted-average cost; exact rationals in quote base units). */
 
 import { Type } from '@sinclair/typebox';
+import { WALLET_PNL_DAILY, WALLET_POSITIONS } from '../../../schema/cursors.js';
 import { PNL_SCAN_BOUND, type PositionView } from '../../../wallets/index.js';
 import { ApiError } from '../../errors.js';
 import { type PageSink, paged, ROWS_SEPARATE_MARKS } from '../../page.js';
@@ -51,7 +52,7 @@ export const walletPositionsRoute = defineRoute({
     };
     return paged(
       ctx,
-      `${this.id}:${w}`,
+      WALLET_POSITIONS.tag(this.id, w),
       (q, sink: PageSink<PositionView>) => {
         const { filteredOut } = ctx.readers.wallets.positions(ctx.view, w, filter, q, sink);
         return { wallet: w, filteredOut, asOfNote: POSITIONS_NOTE };
@@ -161,7 +162,7 @@ export const walletPnlDailyRoute = defineRoute({
     const toDay = ctx.query.to_day ?? 1_000_000;
     if (fromDay > toDay) throw new ApiError('bad_request', 'from_day must be ≤ to_day');
     const range = { wallet: w, token, quote, fromDay, toDay };
-    return paged(ctx, `${this.id}:${w}:${token}:${quote}:${fromDay}:${toDay}`, (q, sink) => {
+    return paged(ctx, WALLET_PNL_DAILY.tag(this.id, w, token, quote, fromDay, toDay), (q, sink) => {
       ctx.readers.wallets.pnlDaily(ctx.view, range, q, sink);
       return { wallet: w, token, quote, unit: 'quote base units' };
     });

@@ -6,6 +6,7 @@ import {
   type TokenSeriesKind,
   venueJson,
 } from '../../../../markets/index.js';
+import { CANDLE_BUCKETS } from '../../../../schema/cursors.js';
 import { paged } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
 import {
@@ -74,7 +75,7 @@ const make = (kind: TokenSeriesKind): Route =>
       const frame = ctx.query.frame as Frame;
       const r = alignRange(frame, ctx.query.from, ctx.query.to);
       const address = ctx.params.address.toLowerCase();
-      const route = `${this.id}:${address}:${ctx.query.quote ?? ''}:${frame}:${r.from}:${r.to}`;
+      const route = CANDLE_BUCKETS.tag(this.id, address, ctx.query.quote ?? '', frame, r.from, r.to);
       const series = { quote: ctx.query.quote, frame, from: r.from, to: r.to };
       return paged(
         ctx,

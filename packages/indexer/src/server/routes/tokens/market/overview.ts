@@ -89,7 +89,7 @@ export const tokenOverviewRoute = singleRoute({
     const next = o.poolsMore
       ? mintCursor(
           ctx,
-          C.bind('tokens.poolsRanked', address, 'volume_24h', ctx.query.quote ?? ''),
+          C.tag('tokens.poolsRanked', address, 'volume_24h', ctx.query.quote ?? ''),
           'desc',
           ctx.anchor,
           C.encode(OVERVIEW_POOLS),

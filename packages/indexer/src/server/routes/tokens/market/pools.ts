@@ -11,7 +11,7 @@ import {
   poolIdentity,
   type RankedPool,
 } from '../../../../markets/index.js';
-import { TOKEN_POOLS_RANKED } from '../../../../schema/cursors.js';
+import { POOLS_BY_CURRENCY, TOKEN_POOLS_RANKED } from '../../../../schema/cursors.js';
 import { paged } from '../../../page.js';
 import { defineRoute } from '../../../route.js';
 import { pagedRoute, singleRoute } from '../../../route-shapes.js';
@@ -242,7 +242,7 @@ export const tokenPoolsRankedRoute = defineRoute({
     const sort = ctx.query.sort ?? 'volume_24h';
     const address = ctx.params.address.toLowerCase();
     // The cursor's route tag carries the sort and quote: a cursor of another sort is refused (bad_cursor).
-    const route = TOKEN_POOLS_RANKED.bind(this.id, address, sort, ctx.query.quote ?? '');
+    const route = TOKEN_POOLS_RANKED.tag(this.id, address, sort, ctx.query.quote ?? '');
     const basis =
       sort === 'liquidity'
         ? 'liquidityUsd desc (USD stablecoins at par; reserves for V2/curves, in_range_virtual_reserves for V3/V4); unpriced pools last, grouped by quote, then quoteSideAmount desc; ties by pool key'
@@ -268,6 +268,7 @@ export const tokenPoolsRankedRoute = defineRoute({
 
 export const tokenPoolsByCurrencyRoute = pagedRoute({
   id: 'tokens.poolsByCurrency',
+  cursor: POOLS_BY_CURRENCY,
   path: '/tokens/{address}/pools/by-currency/{currency}',
   scope: 'read',
   group: 'Tokens',

@@ -2,6 +2,7 @@
 
 import { Type } from '@sinclair/typebox';
 import { TRADERS_SCAN_LIMIT, type TraderRow, tradeJson, venueJson } from '../../../../markets/index.js';
+import { POOL_SWAPS, TOKEN_SWAPS, TOKEN_TRADERS } from '../../../../schema/cursors.js';
 import { type PageSink, paged } from '../../../page.js';
 import { defineRoute, type Route } from '../../../route.js';
 import { pagedRoute } from '../../../route-shapes.js';
@@ -30,6 +31,7 @@ const tradePage = {
 
 export const tokenSwapsRoute = pagedRoute({
   id: 'tokens.swaps',
+  cursor: TOKEN_SWAPS,
   path: '/tokens/{address}/swaps',
   ...tradePage,
   summary:
@@ -44,6 +46,7 @@ export const tokenSwapsRoute = pagedRoute({
 
 export const tokenTicksRoute = pagedRoute({
   id: 'tokens.ticks',
+  cursor: POOL_SWAPS,
   path: '/tokens/{address}/ticks',
   ...tradePage,
   summary:
@@ -91,7 +94,7 @@ export const tokenTradersRoute: Route = defineRoute({
     const w = ctx.query.window ?? '24h';
     return paged(
       ctx,
-      `${this.id}:${address}:${ctx.query.quote ?? ''}:${w}`,
+      TOKEN_TRADERS.tag(this.id, address, ctx.query.quote ?? '', w),
       (q, sink: PageSink<TraderRow>) => {
         const s = ctx.readers.markets.tokenTraders(ctx.view, address, ctx.query.quote, w as '24h', q, sink);
         const { distinctTraders, swapsScanned } = s;
