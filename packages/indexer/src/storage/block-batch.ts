@@ -1,0 +1,233 @@
+/**
+ * The writes of one block (or of a history segment) and what ingest sees while it builds them:
+ * {@link BlockBatch} records the prior value of every key it touches (the undo), {@link batchView}
+ * reads through it.
+ */
+import type { KeySink } from '../schema/stateless.js';
+import type { Table } from '../schema/table.js';
+import { CANON, META } from '../schema/tables/chain.js';
+import type { Rocks, WriteOp } from './binding.js';
+import { HOT_VALUE_MAX_BYTES, type OpMap, type StateCache } from './cache.js';
+import type { BlockRef } from './refs.js';
+import type { UndoEntry } from './undo.js';
+import { type Bounds, openView, rangeOf, type View } from './view.js';
+import { eachOp } from './writer.js';
+
+/**
+ * Writes of one block — or, in history mode, of a segment of many final blocks. Typed methods name
+ * a table of the registry (src/storage/tables); `put` and `del` record the key's prior value for
+ * rollback; `insert` is for keys that are guaranteed absent before this block (block-keyed rows
+ * above the checkpoint), which saves the read; `append` writes without undo (append-only logs that
+ * survive a rollback). Reads (`get`) see this batch's own pending writes first, then the store's
+ * state cache (values of writes still in flight on the writer thread included), then RocksDB;
+ * range walks (`each`, `first`) see committed RocksDB rows only, so a projection never walks rows
+ * that a pending or in-flight write may hold (it keeps a point row for what it needs instead).
+ *
+ * Writes collapse per key: the batch holds the latest value of each key it wrote, so a balance a
+ * segment changes in 500 blocks is written once. A history segment (`undo: false`) records no
+ * undo and reads no prior value: its blocks are final and are never rolled back.
+ */
+export class BlockBatch {
+  /** Latest pending value per key (latin1 of the key bytes; null: a delete). */
+  private readonly pending: OpMap = new Map<string, Buffer | null>();
+  /** Rows encoded elsewhere (a decode worker's), written with the batch before its own ops. */
+  readonly parts: ArrayBuffer[] = [];
+  /**
+   * Undo entries, the first prior value of each key this batch wrote (null: a history segment,
+   * which keeps no undo).
+   */
+  readonly undo: UndoEntry[] | null;
+  /** Committed values read through this batch that the state cache does not keep (large ones). */
+  private readonly large = new Map<string, Buffer>();
+  private pendingBytes = 0;
+
+  constructor(
+    /** The store underneath, for range reads of committed state. */
+    readonly rocks: Rocks,
+    private readonly cache: StateCache,
+    opts: { undo?: boolean } = {},
+  ) {
+    this.undo = opts.undo === false ? null : [];
+  }
+
+  /** The batch's writes, one op per key (the latest value), in first-write order. */
+  get ops(): WriteOp[] {
+    return [...this.pending].map(([k, value]) => ({ key: Buffer.from(k, 'latin1'), value }));
+  }
+  /** The batch's pending writes as the store hands them to the writer (do not change). */
+  get opMap(): OpMap {
+    return this.pending;
+  }
+  /**
+   * Adds rows already encoded ({@link encodeOps} layout, written before this batch's own ops),
+   * with `bytes` of keys and values. Rows nobody reads back while the batch is built: a decode
+   * worker's chain records and stateless projection rows.
+   */
+  addPart(part: ArrayBuffer): void {
+    this.parts.push(part);
+    this.pendingBytes += part.byteLength;
+    if (!this.undo) return;
+    // A live block's undo: an inserted row is deleted; a put restores its prior value.
+    const puts: Buffer[] = [];
+    eachOp(part, (key, _value, insert) => {
+      if (insert) this.undo!.push({ key: Buffer.from(key), prior: null });
+      else puts.push(Buffer.from(key));
+    });
+    this.prefetchRaw(puts);
+    for (const key of puts) this.undo.push({ key, prior: this.getRaw(key) ?? null });
+  }
+  /** Approximate bytes of the pending writes (keys and values). */
+  get bytes(): number {
+    return this.pendingBytes;
+  }
+  /** Keys written. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined {
+    const v = this.getRaw(t.key(...key));
+    return v === undefined ? undefined : t.value.decode(v);
+  }
+  has<K extends unknown[], V>(t: Table<K, V>, ...key: K): boolean {
+    return this.getRaw(t.key(...key)) !== undefined;
+  }
+  put<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
+    this.putRaw(t.key(...key), t.value.encode(value));
+  }
+  insert<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
+    this.insertRaw(t.key(...key), t.value.encode(value));
+  }
+  del<K extends unknown[], V>(t: Table<K, V>, ...key: K): void {
+    this.delRaw(t.key(...key));
+  }
+  /** Writes without an undo entry (append-only logs; see {@link raw}). */
+  append<K extends unknown[], V>(t: Table<K, V>, key: K, value: V | null): void {
+    this.raw(t.key(...key), value === null ? null : t.value.encode(value));
+  }
+  /** Walks committed rows (this batch's and in-flight writes are not seen). */
+  each<K extends unknown[], V>(
+    t: Table<K, V>,
+    b: Bounds<K>,
+    visit: (value: V, key: K, raw: Buffer) => boolean | undefined | void,
+  ): void {
+    this.rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), t.decodeKey(k), k) !== false);
+  }
+  /** The first committed row of a range (the last when `reverse`). */
+  first<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): { key: K; value: V } | undefined {
+    const r = this.rocks.scan({ ...rangeOf(t, b), limit: 1 });
+    return r.length ? { key: t.decodeKey(r[0][0]), value: t.value.decode(r[0][1]) } : undefined;
+  }
+
+  /**
+   * Reads the values of `keys` that neither this batch nor the state cache holds, in one RocksDB
+   * multi-get, so later `get`/`put`/`del` of these keys read nothing more. Purely an
+   * optimisation: results are the same without it.
+   */
+  prefetchRaw(keys: readonly Buffer[]): void {
+    const want: Buffer[] = [];
+    const ids: string[] = [];
+    const asked = new Set<string>();
+    for (const key of keys) {
+      const k = key.toString('latin1');
+      if (this.pending.has(k) || asked.has(k) || this.large.has(k) || this.cache.get(k) !== undefined)
+        continue;
+      asked.add(k);
+      want.push(key);
+      ids.push(k);
+    }
+    if (!want.length) return;
+    const got = this.rocks.getMany(want);
+    for (let i = 0; i < ids.length; i++) this.remember(ids[i], got[i] ?? null);
+  }
+  /** {@link prefetchRaw} of the rows `fill` names, of any tables, in one multi-get. */
+  prefetchKeys(fill: (add: KeySink) => void): void {
+    const keys: Buffer[] = [];
+    fill((t, key) => keys.push((t.key as (...k: unknown[]) => Buffer)(...key)));
+    this.prefetchRaw(keys);
+  }
+  /** {@link prefetchRaw} of rows of table `t` by key. */
+  prefetch<K extends unknown[], V>(t: Table<K, V>, keys: readonly K[]): void {
+    this.prefetchRaw(keys.map((k) => t.key(...k)));
+  }
+
+  insertRaw(key: Buffer, value: Buffer): void {
+    const k = key.toString('latin1');
+    if (this.undo && !this.pending.has(k)) this.undo.push({ key, prior: null });
+    this.set(k, key, value);
+  }
+  putRaw(key: Buffer, value: Buffer): void {
+    const k = key.toString('latin1');
+    if (this.undo && !this.pending.has(k)) this.undo.push({ key, prior: this.read(k, key) ?? null });
+    this.set(k, key, value);
+  }
+  /**
+   * Writes without an undo entry: for append-only logs that must survive a rollback (stream
+   * frames keep their sequence; a reorg is announced by new frames, never by deleting old ones).
+   */
+  raw(key: Buffer, value: Buffer | null): void {
+    this.set(key.toString('latin1'), key, value);
+  }
+  delRaw(key: Buffer): void {
+    const k = key.toString('latin1');
+    const mine = this.pending.get(k);
+    if (mine !== undefined) {
+      if (mine !== null) this.set(k, key, null); // its undo entry is the first write's
+      return;
+    }
+    if (!this.undo) {
+      // History: a blind delete (no prior read); absent keys the cache knows of are skipped.
+      if (this.cache.get(k) !== null) this.set(k, key, null);
+      return;
+    }
+    const prior = this.read(k, key) ?? null;
+    if (prior === null) return;
+    this.undo.push({ key, prior });
+    this.set(k, key, null);
+  }
+  /** Reads through this batch's own pending writes first, then the state cache and the store. */
+  getRaw(key: Buffer): Buffer | undefined {
+    return this.read(key.toString('latin1'), key);
+  }
+  private set(k: string, key: Buffer, value: Buffer | null): void {
+    const old = this.pending.get(k);
+    if (old !== undefined) this.pendingBytes -= old?.length ?? 0;
+    else this.pendingBytes += key.length;
+    this.pendingBytes += value?.length ?? 0;
+    this.pending.set(k, value);
+  }
+  private remember(k: string, v: Buffer | null): void {
+    if (v !== null && v.length > HOT_VALUE_MAX_BYTES) this.large.set(k, v);
+    else this.cache.fill(k, v);
+  }
+  private read(k: string, key: Buffer): Buffer | undefined {
+    const p = this.pending.get(k);
+    if (p !== undefined) return p ?? undefined;
+    const c = this.cache.get(k);
+    if (c !== undefined) return c ?? undefined;
+    const l = this.large.get(k);
+    if (l !== undefined) return l;
+    const got = this.rocks.get(key);
+    this.remember(k, got ?? null);
+    return got;
+  }
+}
+
+/**
+ * A {@link View} of what ingest sees while it builds `batch`: point reads through the batch (its
+ * pending writes, the state cache with in-flight writes, RocksDB), walks over committed rows only.
+ * For projections' `prepare` (first-sight checks before a block is applied). Never closes.
+ */
+export function batchView(batch: BlockBatch, head: BlockRef | null): View {
+  const committed = openView(batch.rocks, () => head);
+  return {
+    ...committed,
+    get: (t, ...key) => batch.get(t, ...key),
+    has: (t, ...key) => batch.has(t, ...key),
+    getMany: (t, keys) => keys.map((k) => batch.get(t, ...k)),
+    meta: <T>(name: string) => batch.get(META, name) as T | undefined,
+    canonicalHash: (n) => batch.get(CANON, n),
+    consistent: () => true,
+    close: () => undefined,
+  };
+}
