@@ -31,8 +31,8 @@ export interface PageRequest {
   limit: number;
   /** Last key of the previous page; null on page one. */
   after: Buffer | null;
-  /** The route tag the cursors of this walk carry (from the walk's declared cursor). */
-  route: string;
+  /** The walk's declared cursor and route tag: the cursors of this walk carry the tag. */
+  route: CursorTag;
 }
 
 /**
@@ -46,12 +46,16 @@ export function pageRequest(
   tag: CursorTag,
   defaults: { limit?: number; order?: Order } = {},
 ): PageRequest {
-  const route = tag.tag;
+  const route = tag;
   const q = ctx.query;
   const limit = q.limit ?? defaults.limit ?? 100;
   if (!q.cursor)
     return { anchor: ctx.anchor, order: q.order ?? defaults.order ?? 'asc', limit, after: null, route };
-  const c = ctx.chain.cursors.decode(q.cursor, { chainId: ctx.chain.chainId, route, order: q.order });
+  const c = ctx.chain.cursors.decode(q.cursor, {
+    chainId: ctx.chain.chainId,
+    route: tag.tag,
+    order: q.order,
+  });
   const canonical = ctx.view.canonicalHash(c.anchor.number);
   if (canonical !== c.anchor.hash) {
     throw new ApiError(
@@ -75,13 +79,12 @@ export function pageQueryOf(req: PageRequest): PageQuery {
  */
 export function mintCursor(
   ctx: Ctx<unknown, unknown>,
-  tag: CursorTag | string,
+  tag: CursorTag,
   order: Order,
   anchor: BlockRef,
   key: Buffer,
 ): string {
-  const route = typeof tag === 'string' ? tag : tag.tag;
-  return ctx.chain.cursors.encode({ chainId: ctx.chain.chainId, route, order, anchor, key });
+  return ctx.chain.cursors.encode({ chainId: ctx.chain.chainId, route: tag.tag, order, anchor, key });
 }
 
 /** Accumulates serialized rows of one page and renders the paged envelope. */
