@@ -254,14 +254,17 @@ export function commitCell(r: IngestRun, size: string): string {
 
 /**
  * Where an indexer's resident memory goes (MiB, from its own metrics): RSS, main-thread V8 heap
- * (total), external memory, RocksDB's memtables, table readers (index and filter blocks outside
- * the block cache) and block cache; `rest` is what none of those name (worker-thread heaps,
- * allocator slack, code). RocksDB figures are NaN for builds without `indexer_storage_memory_bytes`.
+ * (total), external memory, the engine thread's and the decode threads' V8 heaps (total,
+ * `indexer_thread_heap_bytes`), RocksDB's memtables, table readers (index and filter blocks
+ * outside the block cache) and block cache; `rest` is what none of those name (the writer and
+ * replay threads, allocator slack, code). Figures a build does not report are NaN.
  */
 export interface MemorySplit {
   rss: number;
   mainHeap: number;
   external: number;
+  engineHeap: number;
+  decodeHeaps: number;
   memtables: number;
   tableReaders: number;
   blockCache: number;
@@ -284,17 +287,36 @@ export function memorySplit(metrics: string): MemorySplit | null {
         sum = (Number.isNaN(sum) ? 0 : sum) + Number(l.split(' ').pop()) / 2 ** 20;
     return sum;
   };
+  const heaps = (thread: string) => {
+    let sum = Number.NaN;
+    for (const l of lines)
+      if (
+        l.startsWith('indexer_thread_heap_bytes{') &&
+        l.includes('kind="total"') &&
+        l.includes(`thread="${thread}`)
+      )
+        sum = (Number.isNaN(sum) ? 0 : sum) + Number(l.split(' ').pop()) / 2 ** 20;
+    return sum;
+  };
   const m = {
     rss,
     mainHeap: mib('indexer_process_nodejs_heap_size_total_bytes '),
     external: mib('indexer_process_nodejs_external_memory_bytes '),
+    engineHeap: heaps('engine-'),
+    decodeHeaps: heaps('decode-'),
     memtables: rocks('memtables'),
     tableReaders: rocks('table_readers'),
     blockCache: rocks('block_cache'),
   };
-  const named = [m.mainHeap, m.external, m.memtables, m.tableReaders, m.blockCache].filter(
-    (x) => !Number.isNaN(x),
-  );
+  const named = [
+    m.mainHeap,
+    m.external,
+    m.engineHeap,
+    m.decodeHeaps,
+    m.memtables,
+    m.tableReaders,
+    m.blockCache,
+  ].filter((x) => !Number.isNaN(x));
   return { ...m, rest: rss - named.reduce((a, b) => a + b, 0) };
 }
 

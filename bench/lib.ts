@@ -255,13 +255,13 @@ export function benchArgs(argv: string[]): {
  * labels to compare flags in one run. Empty for a label without flags.
  */
 /**
- * The environment a `--main` build runs with: every `--env label=K=V,K2=V2` of that label (so one
+ * The environment a `--main` build runs with: every `<flag> label=K=V,K2=V2` of that label (so one
  * build can run twice under two labels with different settings).
  */
-export function envFor(argv: string[], label: string): Record<string, string> {
+export function envFor(argv: string[], label: string, flag = '--env'): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] !== '--env') continue;
+    if (argv[i] !== flag) continue;
     const v = argv[i + 1] ?? '';
     const eq = v.indexOf('=');
     if (eq <= 0 || v.slice(0, eq) !== label) continue;

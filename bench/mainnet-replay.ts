@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { profileSection } from './cpuprofile.js';
 import { commitCell, type IngestRun, rawCeiling, runIndexer } from './ingest-transfers.js';
-import { benchArgs, emitReport, log, onCleanup, runIfEntry } from './lib.js';
+import { benchArgs, emitReport, envFor, log, onCleanup, runIfEntry } from './lib.js';
 import type { RawFetchResult } from './rawfetch.js';
 import { startReplayServer } from './replay-server.js';
 
@@ -119,7 +119,8 @@ const f0 = (x: number) => x.toFixed(0);
  * `--env KEY=VALUE` (repeatable): configuration for every indexer of the run. VERIFY_ROOTS is off
  * unless given: the replay chain re-links recorded transactions under synthetic block hashes, whose
  * header and trie roots cannot rebuild (the roots check would halt ingest at block 0 with
- * roots_mismatch); its cost on real blocks is bench/roots.ts's figure.
+ * roots_mismatch); its cost on real blocks is bench/roots.ts's figure. `--env-of label=K=V,K2=V2`
+ * adds settings for one `--main` label only (one build under two labels, two settings).
  */
 const envArgs = (argv: string[]): Record<string, string> => {
   const env: Record<string, string> = { VERIFY_ROOTS: 'off' };
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
           prof: argv.includes('--prof'),
           tables: true,
           settle: !argv.includes('--no-settle'),
-          env: envArgs(argv),
+          env: { ...envArgs(argv), ...envFor(argv, name, '--env-of') },
         },
       );
       log(
@@ -195,10 +196,10 @@ async function main(): Promise<void> {
   );
   lines.push(
     '',
-    "Memory (MiB) at the highest sampled RSS of the backfill and at head, from the indexer's metrics: main-thread V8 heap, external, RocksDB memtables, table readers (index and filter blocks outside the block cache) and block cache; the rest is worker-thread heaps, allocator slack and code:",
+    "Memory (MiB) at the highest sampled RSS of the backfill and at head, from the indexer's metrics: the serving thread's V8 heap, external, the engine thread's and the decode threads' V8 heaps (allocated), RocksDB memtables, table readers (index and filter blocks outside the block cache) and block cache; the rest is the writer thread, allocator slack and code:",
     '',
-    '| build | when | RSS | main-thread V8 heap | external | memtables | table readers | block cache | rest | data dir on disk |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| build | when | RSS | serving heap | external | engine heap | decode heaps | memtables | table readers | block cache | rest | data dir on disk |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...runs.flatMap((r) =>
       (
         [
@@ -207,8 +208,8 @@ async function main(): Promise<void> {
         ] as const
       ).map(([when, m]) =>
         m
-          ? `| ${r.label} | ${when} | ${f0(m.rss)} | ${f0(m.mainHeap)} | ${f0(m.external)} | ${f0(m.memtables)} | ${f0(m.tableReaders)} | ${f0(m.blockCache)} | ${f0(m.rest)} | ${f0(r.diskMiB)} |`
-          : `| ${r.label} | ${when} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | ${f0(r.diskMiB)} |`,
+          ? `| ${r.label} | ${when} | ${f0(m.rss)} | ${f0(m.mainHeap)} | ${f0(m.external)} | ${f0(m.engineHeap)} | ${f0(m.decodeHeaps)} | ${f0(m.memtables)} | ${f0(m.tableReaders)} | ${f0(m.blockCache)} | ${f0(m.rest)} | ${f0(r.diskMiB)} |`
+          : `| ${r.label} | ${when} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | ${f0(r.diskMiB)} |`,
       ),
     ),
   );

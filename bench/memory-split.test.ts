@@ -11,6 +11,11 @@ const scrape = [
   `indexer_storage_memory_bytes{chain="bench",kind="memtables"} ${60 * MiB}`,
   `indexer_storage_memory_bytes{chain="bench",kind="table_readers"} ${200 * MiB}`,
   `indexer_storage_memory_bytes{chain="bench",kind="block_cache"} ${64 * MiB}`,
+  `indexer_thread_heap_bytes{chain="",thread="serving",kind="total"} ${250 * MiB}`,
+  `indexer_thread_heap_bytes{chain="bench",thread="engine-1",kind="total"} ${100 * MiB}`,
+  `indexer_thread_heap_bytes{chain="bench",thread="engine-1",kind="used"} ${90 * MiB}`,
+  `indexer_thread_heap_bytes{chain="bench",thread="decode-2",kind="total"} ${30 * MiB}`,
+  `indexer_thread_heap_bytes{chain="bench",thread="decode-3",kind="total"} ${20 * MiB}`,
 ].join('\n');
 
 describe('memorySplit', () => {
@@ -22,7 +27,9 @@ describe('memorySplit', () => {
       memtables: 60,
       tableReaders: 200,
       blockCache: 64,
-      rest: 346,
+      engineHeap: 100,
+      decodeHeaps: 50,
+      rest: 196,
     });
   });
 
@@ -33,7 +40,7 @@ describe('memorySplit', () => {
       .split('\n')
       .filter((l) => !l.startsWith('indexer_storage'))
       .join('\n');
-    expect(memorySplit(old)).toMatchObject({ memtables: Number.NaN, rest: 670 });
+    expect(memorySplit(old)).toMatchObject({ memtables: Number.NaN, rest: 520 });
   });
 
   it('is null without the process metrics', () => {
