@@ -7,8 +7,8 @@
  * routes handed out before the registry existed, so cursors minted by an earlier build stay valid.
  * Ordered by domain, as the table registry is (src/schema/tables).
  */
-import { K } from './codec.js';
-import { type AnyCursor, defineCursor, tableCursor } from './cursor.js';
+import { K, type KeyPart } from './codec.js';
+import { type AnyCursor, type CursorSpec, defineCursor, tableCursor } from './cursor.js';
 import type { Table } from './table.js';
 import { GAP, LOG, TX } from './tables/chain.js';
 import { LIQ_EVENT, POOL_BY_COORD, POOL_BY_CURRENCY, SWAP, TOKEN_SWAP } from './tables/markets.js';
@@ -26,8 +26,10 @@ import {
 } from './tables/wallets.js';
 
 /**
- * The registry's shorthand for {@link tableCursor}: `(name, table, under, doc, routes?)`, routes
- * defaulting to the one route named `name`, so that one table-tail cursor is one line where it fits.
+ * The registry's shorthands, so that one cursor is one line (as one table is in src/schema/tables):
+ * `tail(name, table, under, doc, routes?)` for {@link tableCursor} and `keyed(name, routes, key
+ * parts, key part names, doc, extras?)` for {@link defineCursor}; `routes` defaults to the one route
+ * named `name`.
  */
 const tail = <K extends unknown[], V>(
   name: string,
@@ -36,6 +38,15 @@ const tail = <K extends unknown[], V>(
   doc: string,
   routes: string[] = [name],
 ) => tableCursor({ name, routes, doc, table, under });
+// biome-ignore lint/suspicious/noExplicitAny: key parts of any value type (as defineCursor)
+const keyed = <const P extends readonly KeyPart<any>[]>(
+  name: string,
+  routes: string[],
+  key: P,
+  keyNames: string[],
+  doc: string,
+  extras: Pick<CursorSpec, 'order' | 'anchor' | 'subject'> = {},
+) => defineCursor({ name, routes, doc, key, keyNames, ...extras });
 
 /**
  * Route tags shared by routes whose cursors are interchangeable (not route ids): pool ticks and
@@ -45,275 +56,146 @@ export const TICK_TAG = 'pools.tickCoordinate';
 export const HOLDERS_BALANCE_TAG = 'tokens.holders.balance';
 
 const POOL_ROUTES = (name: string) => [`pools.${name}`, `pools.v4${name[0].toUpperCase()}${name.slice(1)}`];
+const CHAIN_LOG_ROUTES = [
+  'chain.blockLogs',
+  'chain.blockLogsDecoded',
+  'chain.transactionLogs',
+  'chain.transactionLogsDecoded',
+];
+const RANK = [K.u32] as const;
 
 // ── chain ───────────────────────────────────────────────────────────────────────────────────────
 
 /** A block's transactions in index order. */
-export const CHAIN_BLOCK_TRANSACTIONS = tail(
-  'chain.blockTransactions',
-  TX,
-  1,
-  'transactions of one block by index',
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const CHAIN_BLOCK_TRANSACTIONS = tail('chain.blockTransactions', TX, 1, 'transactions of one block by index');
 /** Logs of one block (or of one transaction's span of it) by log index, raw or decoded. */
-export const CHAIN_LOGS = tableCursor({
-  name: 'chain.logs',
-  routes: [
-    'chain.blockLogs',
-    'chain.blockLogsDecoded',
-    'chain.transactionLogs',
-    'chain.transactionLogsDecoded',
-  ],
-  doc: 'logs of one block by log index (a transaction: its range of the block)',
-  table: LOG,
-  under: 1,
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const CHAIN_LOGS = tail('chain.logs', LOG, 1, 'logs of one block by log index (a transaction: its range of the block)', CHAIN_LOG_ROUTES);
 /** A transaction's call frames in pre-order. */
-export const CHAIN_CALL_FRAMES = tail(
-  'chain.transactionCalls',
-  TRACE_FRAME,
-  2,
-  'call frames of one transaction by ordinal',
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const CHAIN_CALL_FRAMES = tail('chain.transactionCalls', TRACE_FRAME, 2, 'call frames of one transaction by ordinal');
 /** A transaction's internal transfers by frame ordinal. */
-export const CHAIN_INTERNAL = tail(
-  'chain.transactionInternal',
-  TRACE_INTERNAL,
-  2,
-  'internal value transfers of one transaction by ordinal',
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const CHAIN_INTERNAL = tail('chain.transactionInternal', TRACE_INTERNAL, 2, 'internal value transfers of one transaction by ordinal');
 /** Ingest gaps by lane and first block (process bookkeeping, read as of the view). */
+// biome-ignore format: the registry keeps one cursor a line
 export const MONITORING_GAPS = tail('monitoring.gaps', GAP, 0, 'ingest gaps by (lane, fromBlock)');
 
 // ── tokens ──────────────────────────────────────────────────────────────────────────────────────
 
 /** A token's transfers in chain order. */
-export const TOKEN_TRANSFERS = tail(
-  'tokens.transfers',
-  TRANSFER,
-  1,
-  "a token's transfers by (block, logIndex)",
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_TRANSFERS = tail('tokens.transfers', TRANSFER, 1, "a token's transfers by (block, logIndex)");
 /** A token's privileged-action events in chain order. */
-export const TOKEN_AUTHORITY_EVENTS = tail(
-  'tokens.authorityEvents',
-  AUTHORITY,
-  1,
-  "a token's authority events by (block, logIndex)",
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_AUTHORITY_EVENTS = tail('tokens.authorityEvents', AUTHORITY, 1, "a token's authority events by (block, logIndex)");
 /** Tokens of one deployer by creation coordinate. */
-export const TOKEN_CREATOR_TOKENS = tail(
-  'tokens.creatorTokens',
-  CREATOR_TOKEN,
-  1,
-  'tokens by (block, txIndex, token) under one deployer',
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_CREATOR_TOKENS = tail('tokens.creatorTokens', CREATOR_TOKEN, 1, 'tokens by (block, txIndex, token) under one deployer');
 /** The token catalogue by first-seen coordinate. */
-export const TOKEN_CATALOGUE = tail(
-  'tokens.list',
-  TOKEN_BY_COORD,
-  0,
-  'the catalogue by (block, txIndex, logIndex, token)',
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_CATALOGUE = tail('tokens.list', TOKEN_BY_COORD, 0, 'the catalogue by (block, txIndex, logIndex, token)');
 /** Launches of one registered launchpad in chain order. */
-export const TOKEN_PAD_LAUNCHES = tail(
-  'tokens.launchpadLaunches',
-  PAD_LAUNCH,
-  1,
-  'launches by (block, logIndex) under one launchpad',
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_PAD_LAUNCHES = tail('tokens.launchpadLaunches', PAD_LAUNCH, 1, 'launches by (block, logIndex) under one launchpad');
 /**
  * Holders by balance: the versioned index's sort key (inverted balance, wallet) and the rank of
- * the row, so the next page counts on. Shared by /holders (sort=balance) and /top-holders.
+ * the row, so the next page counts on. Paged under the shared tag of /holders (sort=balance) and
+ * /top-holders: their cursors are interchangeable.
  */
-export const TOKEN_HOLDERS_BY_BALANCE = defineCursor({
-  name: 'tokens.holdersByBalance',
-  // The shared tag of /holders (sort=balance) and /top-holders: their cursors are interchangeable.
-  routes: [HOLDERS_BALANCE_TAG],
-  doc: 'holders by balance descending: sort key (balance inverted, wallet) then rank',
-  order: 'asc',
-  key: [K.u256Desc, K.address, K.u32],
-  keyNames: ['balanceDesc', 'wallet', 'rank'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_HOLDERS_BY_BALANCE = keyed('tokens.holdersByBalance', [HOLDERS_BALANCE_TAG], [K.u256Desc, K.address, K.u32], ['balanceDesc', 'wallet', 'rank'], 'holders by balance descending: sort key (balance inverted, wallet) then rank', { order: 'asc' });
 /** Holders in interned wallet-id order (the versioned index's sort key). */
-export const TOKEN_HOLDERS_BY_WALLET_ID = defineCursor({
-  name: 'tokens.holdersByWalletId',
-  routes: ['tokens.holders.wallet_id'],
-  doc: 'holders by interned wallet id',
-  key: [K.u64],
-  keyNames: ['walletId'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_HOLDERS_BY_WALLET_ID = keyed('tokens.holdersByWalletId', ['tokens.holders.wallet_id'], [K.u64], ['walletId'], 'holders by interned wallet id');
 
 // ── markets ─────────────────────────────────────────────────────────────────────────────────────
 
-/** A pool's swaps in chain order. */
-export const POOL_SWAPS = tail('pools.swaps', SWAP, 1, "a pool's swaps by (block, logIndex)", [
-  ...POOL_ROUTES('swaps'),
-  TICK_TAG,
-  'tokens.ticks',
-]);
+/** A pool's swaps in chain order (also the ticks of a pool, under the tick tag, and of a token's venue). */
+// biome-ignore format: the registry keeps one cursor a line
+export const POOL_SWAPS = tail('pools.swaps', SWAP, 1, "a pool's swaps by (block, logIndex)", [...POOL_ROUTES('swaps'), TICK_TAG, 'tokens.ticks']);
 /** Bars folded over a pool's swaps: the last swap of the bar, (block, logIndex) as in {@link SWAP}. */
-export const POOL_BARS = defineCursor({
-  name: 'pools.bars',
-  routes: [TICK_TAG],
-  doc: 'bars by the coordinate of their last trade',
-  order: 'asc',
-  key: [K.u64, K.u32],
-  keyNames: ['block', 'logIndex'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const POOL_BARS = keyed('pools.bars', [TICK_TAG], [K.u64, K.u32], ['block', 'logIndex'], 'bars by the coordinate of their last trade', { order: 'asc' });
 /** A pool's liquidity events in chain order. */
-export const POOL_LIQUIDITY_EVENTS = tail(
-  'pools.liquidityEvents',
-  LIQ_EVENT,
-  1,
-  "a pool's liquidity events by (block, logIndex)",
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const POOL_LIQUIDITY_EVENTS = tail('pools.liquidityEvents', LIQ_EVENT, 1, "a pool's liquidity events by (block, logIndex)");
 /** Candles of one pool and frame, or a token's merged series: the bucket start (unix seconds). */
-export const CANDLE_BUCKETS = defineCursor({
-  name: 'candles',
-  routes: [...POOL_ROUTES('ohlcv'), 'tokens.candles', 'tokens.ohlcv', 'tokens.mcapSeries'],
-  doc: 'candles by bucket start, unix seconds (the CANDLE key after pool and frame)',
-  key: [K.u64],
-  keyNames: ['bucketStart'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const CANDLE_BUCKETS = keyed('candles', [...POOL_ROUTES('ohlcv'), 'tokens.candles', 'tokens.ohlcv', 'tokens.mcapSeries'], [K.u64], ['bucketStart'], 'candles by bucket start, unix seconds (the CANDLE key after pool and frame)');
 /** The new-pools feed by creation coordinate. */
-export const POOLS_NEW = tail(
-  'pools.new',
-  POOL_BY_COORD,
-  0,
-  'pools by (block, logIndex, poolKey) of creation',
-);
-/** Pools holding one currency (either side) in pool-key order. */
-export const POOLS_BY_CURRENCY = tail(
-  'pools.byCurrency',
-  POOL_BY_CURRENCY,
-  1,
-  'pools by pool key under one currency',
-  ['pools.byCurrency', 'tokens.poolsByCurrency', 'pools.search'],
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const POOLS_NEW = tail('pools.new', POOL_BY_COORD, 0, 'pools by (block, logIndex, poolKey) of creation');
+/** Pools holding one currency (either side) in pool-key order (the bounded pool search walks it too). */
+// biome-ignore format: the registry keeps one cursor a line
+export const POOLS_BY_CURRENCY = tail('pools.byCurrency', POOL_BY_CURRENCY, 1, 'pools by pool key under one currency', ['pools.byCurrency', 'tokens.poolsByCurrency', 'pools.search']);
 /** A token's trades across its pools in chain order. */
+// biome-ignore format: the registry keeps one cursor a line
 export const TOKEN_SWAPS = tail('tokens.swaps', TOKEN_SWAP, 1, "a token's swaps by (block, logIndex)");
 /**
  * A token's pools ranked (by 24h volume or liquidity): the rank of the page's last row. Handed out
  * by /tokens/{address}/pools/ranked and, for its listing's continuation, by /tokens/{address}/overview.
  */
-export const TOKEN_POOLS_RANKED = defineCursor({
-  name: 'tokens.poolsRanked',
-  routes: ['tokens.poolsRanked'],
-  doc: 'ranked pools by rank (1-based)',
-  order: 'desc',
-  subject: ['token', 'sort', 'quote'],
-  key: [K.u32],
-  keyNames: ['rank'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_POOLS_RANKED = keyed('tokens.poolsRanked', ['tokens.poolsRanked'], RANK, ['rank'], 'ranked pools by rank (1-based)', { order: 'desc', subject: ['token', 'sort', 'quote'] });
 /** A token's traders ranked by quote volume in a window: the rank of the page's last row. */
-export const TOKEN_TRADERS = defineCursor({
-  name: 'tokens.traders',
-  routes: ['tokens.traders'],
-  doc: 'traders by rank (1-based)',
-  key: [K.u32],
-  keyNames: ['rank'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const TOKEN_TRADERS = keyed('tokens.traders', ['tokens.traders'], RANK, ['rank'], 'traders by rank (1-based)');
 
 // ── screener, cohorts ───────────────────────────────────────────────────────────────────────────
 
-/** Screener rows in the sorted order: the rank of the page's last row. */
-export const SCREENER_ROWS = defineCursor({
-  name: 'screener',
-  // /screener/rankings/{name} pages under the screener's tag (a ranking is a screener query).
-  routes: ['screener.screener'],
-  doc: 'screener rows by position (1-based) in the requested sort',
-  key: [K.u32],
-  keyNames: ['position'],
-});
+/**
+ * Screener rows in the sorted order: the position of the page's last row. /screener/rankings/{name}
+ * pages under the screener's tag (a ranking is a screener query).
+ */
+// biome-ignore format: the registry keeps one cursor a line
+export const SCREENER_ROWS = keyed('screener', ['screener.screener'], RANK, ['position'], 'screener rows by position (1-based) in the requested sort');
 /** Cohorts of one token by id, within one funding generation. */
-export const COHORTS_BY_TOKEN = defineCursor({
-  name: 'cohorts.byToken',
-  routes: ['cohorts.byToken'],
-  doc: 'cohorts by id (8 bytes), bound to the funding generation of the first page',
-  anchor: 'block+generation',
-  key: [K.bytes(8), K.u32],
-  keyNames: ['cohortId', 'generation'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const COHORTS_BY_TOKEN = keyed('cohorts.byToken', ['cohorts.byToken'], [K.bytes(8), K.u32], ['cohortId', 'generation'], 'cohorts by id (8 bytes), bound to the funding generation of the first page', { anchor: 'block+generation' });
 /** Members of one cohort by wallet. */
-export const COHORT_MEMBERS = defineCursor({
-  name: 'cohorts.members',
-  routes: ['cohorts.members'],
-  doc: 'members by wallet address',
-  key: [K.address],
-  keyNames: ['wallet'],
-});
-/** Evidence edges of one cohort: member wallet then edge kind (00 funding, 01 buy). */
-export const COHORT_EDGES = defineCursor({
-  name: 'cohorts.edges',
-  routes: ['cohorts.edges'],
-  doc: 'evidence edges by (wallet, kind)',
-  key: [K.address, K.u8],
-  keyNames: ['wallet', 'kind'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const COHORT_MEMBERS = keyed('cohorts.members', ['cohorts.members'], [K.address], ['wallet'], 'members by wallet address');
+/** Evidence edges of one cohort: member wallet then edge kind (0 funding, 1 buy). */
+// biome-ignore format: the registry keeps one cursor a line
+export const COHORT_EDGES = keyed('cohorts.edges', ['cohorts.edges'], [K.address, K.u8], ['wallet', 'kind'], 'evidence edges by (wallet, kind)');
 
 // ── wallets ─────────────────────────────────────────────────────────────────────────────────────
 
 /** A wallet's top-level transactions in chain order. */
-export const WALLET_TRANSACTIONS = tail(
-  'wallets.transactions',
-  WALLET_TX,
-  1,
-  "a wallet's transactions by (block, txIndex)",
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const WALLET_TRANSACTIONS = tail('wallets.transactions', WALLET_TX, 1, "a wallet's transactions by (block, txIndex)");
 /** A wallet's transfers in chain order. */
-export const WALLET_TRANSFERS = tail(
-  'wallets.transfers',
-  WALLET_TRANSFER,
-  1,
-  "a wallet's transfers by (block, ordinal)",
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const WALLET_TRANSFERS = tail('wallets.transfers', WALLET_TRANSFER, 1, "a wallet's transfers by (block, ordinal)");
 /** Swaps a wallet originated in chain order. */
-export const WALLET_TRADES = tail(
-  'wallets.trades',
-  WALLET_TRADE,
-  1,
-  "a wallet's trades by (block, logIndex)",
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const WALLET_TRADES = tail('wallets.trades', WALLET_TRADE, 1, "a wallet's trades by (block, logIndex)");
 /** A wallet's activity feed (one row per transaction) in chain order. */
-export const WALLET_ACTIVITY = tail(
-  'wallets.activity',
-  ACTIVITY,
-  1,
-  "a wallet's activity by (block, txIndex)",
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const WALLET_ACTIVITY = tail('wallets.activity', ACTIVITY, 1, "a wallet's activity by (block, txIndex)");
 /** Internal activity of an address (traces lane) in chain order. */
-export const WALLET_INTERNAL = tail(
-  'wallets.internal',
-  TRACE_BY_ADDRESS,
-  1,
-  'internal activity by (block, txIndex, ordinal, role)',
-);
+// biome-ignore format: the registry keeps one cursor a line
+export const WALLET_INTERNAL = tail('wallets.internal', TRACE_BY_ADDRESS, 1, 'internal activity by (block, txIndex, ordinal, role)');
 /** A wallet's first funding per asset, in asset order. */
+// biome-ignore format: the registry keeps one cursor a line
 export const WALLET_FUNDED_BY = tail('wallets.fundedBy', FIRST_FUNDING, 1, 'first fundings by asset');
 /** Everything a funder funded, by (wallet, asset). */
+// biome-ignore format: the registry keeps one cursor a line
 export const WALLET_FUNDER_OF = tail('wallets.funderOf', EDGE_OUT, 1, 'funded edges by (wallet, asset)');
 /** A wallet's positions by (token, quote). */
+// biome-ignore format: the registry keeps one cursor a line
 export const WALLET_POSITIONS = tail('wallets.positions', POSITION, 1, 'positions by (token, quote)');
 /** Daily realised PnL of one (wallet, token, quote) by day. */
+// biome-ignore format: the registry keeps one cursor a line
 export const WALLET_PNL_DAILY = tail('wallets.pnlDaily', DAILY, 3, 'days (UTC day number) of one position');
 /** A wallet's assets in token order (sort=token). */
-export const WALLET_ASSETS_BY_TOKEN = defineCursor({
-  name: 'wallets.assetsByToken',
-  routes: ['wallets.assets'],
-  doc: 'assets by token address',
-  key: [K.address],
-  keyNames: ['token'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const WALLET_ASSETS_BY_TOKEN = keyed('wallets.assetsByToken', ['wallets.assets'], [K.address], ['token'], 'assets by token address');
 /** A wallet's assets ranked (sort=balance|usd, desc): priced class first, value desc, then token. */
-export const WALLET_ASSETS_RANKED = defineCursor({
-  name: 'wallets.assetsRanked',
-  routes: ['wallets.assets'],
-  doc: 'assets by (class 0 priced / 1 unpriced, ranked value, token)',
-  order: 'desc',
-  key: [K.u8, K.u256, K.address],
-  keyNames: ['class', 'value', 'token'],
-});
+// biome-ignore format: the registry keeps one cursor a line
+export const WALLET_ASSETS_RANKED = keyed('wallets.assetsRanked', ['wallets.assets'], [K.u8, K.u256, K.address], ['class', 'value', 'token'], 'assets by (class 0 priced / 1 unpriced, ranked value, token)', { order: 'desc' });
 
 /** Every declared cursor (the registry test checks names are unique). */
 export const ALL_CURSORS: readonly AnyCursor[] = [
