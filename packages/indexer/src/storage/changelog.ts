@@ -10,7 +10,7 @@
  * u32 opCount, then per op: u16 keyLen, key, u8 hasValue, [u32 valueLen, value].
  */
 import type { WriteOp } from './binding.js';
-import type { BlockRef } from './index.js';
+import type { BlockRef } from './refs.js';
 
 /** What kind of write an entry records. `wipe` carries no ops: the replica wipes itself. */
 export type ChangeKind = 'block' | 'rollback' | 'late' | 'meta' | 'observation' | 'reset' | 'wipe';

@@ -2,7 +2,7 @@
 
 import { BLOCK_TS, HEADER } from '../schema/tables/chain.js';
 import type { Rocks } from './binding.js';
-import type { Store } from './index.js';
+import type { Store } from './store-types.js';
 import type { View } from './view.js';
 
 /**

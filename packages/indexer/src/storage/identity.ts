@@ -5,7 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { Rpc } from '../rpc/client.js';
-import type { ChainIdentity, Store } from './index.js';
+import type { ChainIdentity } from './refs.js';
+import type { Store } from './store-types.js';
 
 export async function checkChainIdentity(o: {
   store: Store;

@@ -16,7 +16,7 @@ import { type Prefix, prefixEnd } from '../schema/codec.js';
 import type { Table } from '../schema/table.js';
 import { CANON, META } from '../schema/tables/chain.js';
 import type { Rocks, ScanRange } from './binding.js';
-import type { BlockRef } from './index.js';
+import type { BlockRef } from './refs.js';
 
 /**
  * A key range of one table. Bounds name leading key parts (a prefix tuple):
