@@ -250,11 +250,6 @@ export function benchArgs(argv: string[]): {
 }
 
 /**
- * Node/V8 flags for the indexer of one `--main` build: `--node-flags label=--flag1,--flag2`
- * (repeatable; e.g. `--node-flags minor-ms=--minor-ms`). The same dist may be listed twice under two
- * labels to compare flags in one run. Empty for a label without flags.
- */
-/**
  * The environment a `--main` build runs with: every `<flag> label=K=V,K2=V2` of that label (so one
  * build can run twice under two labels with different settings).
  */
@@ -273,6 +268,11 @@ export function envFor(argv: string[], label: string, flag = '--env'): Record<st
   return out;
 }
 
+/**
+ * Node/V8 flags for the indexer of one `--main` build: `--node-flags label=--flag1,--flag2`
+ * (repeatable; e.g. `--node-flags minor-ms=--minor-ms`). The same dist may be listed twice under two
+ * labels to compare flags in one run. Empty for a label without flags.
+ */
 export function nodeFlagsFor(argv: string[], label: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++)
