@@ -88,6 +88,7 @@ export function createFetchLoop(deps: FetchLoopDeps) {
 
   return async function follow(run: Run, driver: Driver): Promise<void> {
     const { target, handOver, seen } = run;
+    deps.onBlock(driver); // the status names the driver from the run's first block on
     const per = target - run.next > taskBlocks ? taskBlocks : 1;
     const queue: Array<ReturnType<typeof post>> = [];
     let scheduled = run.next;
