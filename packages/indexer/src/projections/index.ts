@@ -86,8 +86,12 @@ export interface Registry<P extends Registered = Projection> {
   metaKeyOf(name: string): string;
   /** Updates the in-memory checkpoint after a committed batch. */
   setCheckpoint(name: string, n: number | null): void;
-  /** Re-reads every projection's state from META (a replica after applying the writer's entry). */
-  reload(): void;
+  /**
+   * Re-reads every projection's state from META (a replica after applying the writer's entry, the
+   * serving thread after an engine commit): through `meta` when given (one view for all), else the
+   * store's getMeta.
+   */
+  reload(meta?: (name: string) => unknown): void;
 }
 
 const key = (name: string) => `projection:${name}`;
@@ -145,9 +149,11 @@ export function createRegistry<P extends Registered = Projection>(
       const s = states.get(name)!;
       s.checkpoint = n;
     },
-    reload() {
+    reload(meta) {
       for (const p of projections) {
-        const s = store.getMeta<ProjectionState>(key(p.name));
+        const s = (meta ? meta(key(p.name)) : store.getMeta<ProjectionState>(key(p.name))) as
+          | ProjectionState
+          | undefined;
         if (s) states.set(p.name, s);
       }
     },

@@ -33,7 +33,7 @@ import {
   StoreWriteError,
 } from '../storage/index.js';
 import { createHub } from '../streams/hub.js';
-import { createStreamLog } from '../streams/log.js';
+import { createStreamLog, type Frame } from '../streams/log.js';
 import { createStreams, type StreamSlots } from '../streams/service.js';
 import { createTokensReader } from '../tokens/index.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
@@ -265,6 +265,29 @@ function lanesOf(engine: EngineHost): { ingest: Ingest; traces: TracesLane } {
 }
 
 /**
+ * The serving thread's part in one engine commit: the projections' states re-read from one view of
+ * what RocksDB now holds, the commit's frames published to live subscribers; `handOver` hears the
+ * message's transit (ms) and this work's duration (seconds).
+ */
+function servingCommit(
+  c: { frames: Frame[]; postedAt: number },
+  store: Store,
+  registry: { reload(meta: (name: string) => unknown): void } | null,
+  streams: { hub: { publish(f: Frame[]): void }; log: { advance(f: Frame[]): Frame[] } } | null,
+  handOver: (transitMs: number, seconds: number) => void,
+): void {
+  const t0 = performance.now();
+  const v = store.view();
+  try {
+    registry?.reload((name) => v.meta(name));
+  } finally {
+    v.close();
+  }
+  if (streams) streams.hub.publish(streams.log.advance(c.frames));
+  handOver(Date.now() - c.postedAt, (performance.now() - t0) / 1000);
+}
+
+/**
  * What the serving thread reads of the store: RocksDB as committed, plus the engine's write state.
  * Every read is of what RocksDB holds now: this thread's own state cache holds only its start-up
  * writes, which the engine may have changed since.
@@ -359,12 +382,8 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     {
       heapMb: tuning.engineHeapMb,
       // The serving thread's whole part in a commit: projection states re-read, frames published.
-      onCommit(c) {
-        const t0 = performance.now();
-        registry?.reload();
-        if (streams) streams.hub.publish(streams.log.advance(c.frames));
-        deps.onHandOver?.(cfg.name, Date.now() - c.postedAt, (performance.now() - t0) / 1000);
-      },
+      onCommit: (c) =>
+        servingCommit(c, store, registry, streams, (ms, s) => deps.onHandOver?.(cfg.name, ms, s)),
       onFatal(error) {
         log.fatal({ error }, 'ingest engine thread died; exiting (a supervisor restarts the service)');
         process.exit(1);
