@@ -113,7 +113,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One wallet's balance at the anchor: running signed sum of decoded transfers (token base units), never balanceOf (R9); reconciliation says whether this token's transfer sums equal the chain's balances. */
+        /** One wallet's balance at the anchor: running signed sum of decoded transfers (token base units), never balanceOf (R9); reconciliation says whether this token's transfer sums equal the chain's balances. As of a block: atBlock / atBlockHash (the balance read at that block; reconciliation stays the token's latest verdict, dated by its checkedAtBlock). */
         get: operations["tokens.balance"];
         put?: never;
         post?: never;
@@ -130,7 +130,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount. */
+        /** Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock). */
         get: operations["tokens.holders"];
         put?: never;
         post?: never;
@@ -147,7 +147,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. */
+        /** Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock). */
         get: operations["tokens.topHolders"];
         put?: never;
         post?: never;
@@ -1995,6 +1995,12 @@ export interface components {
             budgetRows?: number;
             /** @description stale_cursor: the cursor's anchor hash */
             anchorHash?: string;
+            /** @description history_pruned, block_not_indexed, block_not_canonical: the block asked for (null-free; absent for an unknown hash) */
+            requestedBlock?: number;
+            /** @description history_pruned: the oldest block an as-of read may name */
+            oldestRetainedBlock?: number;
+            /** @description block_not_indexed, history_pruned: the committed head when refused */
+            headBlock?: number;
             /** @description screener candidate-set 503 */
             suggestedRecencyFloorBlock?: number;
             /** @description screener candidate-set 503 */
@@ -2006,7 +2012,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        ErrorCodes: "bad_request" | "bad_cursor" | "unauthorized" | "insufficient_scope" | "connection_not_owned" | "quote_ambiguous" | "not_found" | "unknown_chain" | "method_not_allowed" | "stale_cursor" | "cursor_history_pruned" | "quote_not_admitted" | "walk_budget_exceeded" | "payload_too_large" | "invalid_json_body" | "query_too_broad" | "rate_limited" | "not_ready" | "projection_unavailable" | "ingest_halted" | "replica_lagging" | "node_unavailable" | "internal";
+        ErrorCodes: "bad_request" | "bad_cursor" | "unauthorized" | "insufficient_scope" | "connection_not_owned" | "quote_ambiguous" | "not_found" | "unknown_chain" | "method_not_allowed" | "stale_cursor" | "cursor_history_pruned" | "block_not_indexed" | "block_not_canonical" | "history_pruned" | "quote_not_admitted" | "walk_budget_exceeded" | "payload_too_large" | "invalid_json_body" | "query_too_broad" | "rate_limited" | "not_ready" | "projection_unavailable" | "ingest_halted" | "replica_lagging" | "node_unavailable" | "internal";
         "tokens.list": {
             /** @description canonical (block, hash) every row of the response was read at */
             anchor: {
@@ -15283,6 +15289,12 @@ export interface components {
                     budgetRows?: number;
                     /** @description stale_cursor: the cursor's anchor hash */
                     anchorHash?: string;
+                    /** @description history_pruned, block_not_indexed, block_not_canonical: the block asked for (null-free; absent for an unknown hash) */
+                    requestedBlock?: number;
+                    /** @description history_pruned: the oldest block an as-of read may name */
+                    oldestRetainedBlock?: number;
+                    /** @description block_not_indexed, history_pruned: the committed head when refused */
+                    headBlock?: number;
                     /** @description screener candidate-set 503 */
                     suggestedRecencyFloorBlock?: number;
                     /** @description screener candidate-set 503 */
@@ -15495,6 +15507,20 @@ export interface components {
             };
             /** @description open ingest gaps of every lane (see /gaps) */
             openGaps: number;
+            /** @description the block range as-of reads (atBlock / atBlockHash) may name */
+            history: {
+                /** @description HISTORY_RETENTION: all, or the blocks below the head an as-of read may name */
+                retention: "all" | number;
+                /** @description the oldest block atBlock may name (older: 410 history_pruned); null before the first block */
+                oldestRetainedBlock: number | null;
+                /** @description the committed head, the newest block atBlock may name; null before the first block */
+                headBlock: number | null;
+                /**
+                 * @description the bound is enforced on reads; the stored history itself is not pruned
+                 * @constant
+                 */
+                enforcement: "reads";
+            };
             /** @description storage write state */
             storage: {
                 /** @description false after a failed write: ingest halts, reads go on */
@@ -16407,7 +16433,12 @@ export interface operations {
     };
     "tokens.balance": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -16475,6 +16506,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
+                    };
+                };
+            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -16521,6 +16576,10 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
                 sort?: "balance" | "wallet_id";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -16588,7 +16647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16596,7 +16655,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "walk_budget_exceeded" | "stale_cursor";
+                        error: "walk_budget_exceeded" | "stale_cursor" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -16657,6 +16728,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 order?: "desc";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -16724,7 +16799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16732,7 +16807,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "walk_budget_exceeded" | "stale_cursor";
+                        error: "walk_budget_exceeded" | "stale_cursor" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };

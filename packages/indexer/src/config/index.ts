@@ -55,6 +55,12 @@ export interface ChainConfig {
   startBlock: number;
   /** Blocks of undo data kept: the deepest reorg that can be rolled back. */
   unfinalisedWindow: number;
+  /**
+   * HISTORY_RETENTION: blocks below the head an as-of read (`atBlock`) may name; null = `all`
+   * (default), every indexed block. Enforced on reads (410 history_pruned); the stored history is
+   * not pruned.
+   */
+  historyRetention: number | null;
   /** Whether the traces lane replays blocks (debug_trace*). */
   traces: boolean;
   pollMs: number;
@@ -205,7 +211,7 @@ function chainsFromFile(
   dataDir: string,
   replica: boolean,
   nodeCheckIntervalMs: number,
-): ChainConfig[] {
+): Array<Omit<ChainConfig, 'historyRetention'>> {
   const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
   if (!Array.isArray(raw) || raw.length === 0)
     throw new Error(`CHAINS_FILE ${file}: expected a non-empty JSON array`);
@@ -337,6 +343,18 @@ function ingestTuningFromEnv(env: NodeJS.ProcessEnv): IngestTuning {
   };
 }
 
+/**
+ * HISTORY_RETENTION: `all` (default) → null, or a whole number of blocks ≥ 1 an as-of read may
+ * reach below the head. @throws Error on anything else.
+ */
+function historyRetentionFromEnv(env: NodeJS.ProcessEnv): number | null {
+  const raw = (env.HISTORY_RETENTION ?? 'all').trim();
+  if (raw === 'all') return null;
+  if (!/^[1-9][0-9]{0,14}$/.test(raw))
+    throw new Error(`HISTORY_RETENTION must be "all" or a number of blocks ≥ 1, got "${raw}"`);
+  return Number(raw);
+}
+
 function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const rpcUrl = env.RPC_URL || null;
@@ -357,6 +375,7 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
   let chains: ChainConfig[];
   let chainsSource: Config['chainsSource'];
   const perChain = {
+    historyRetention: historyRetentionFromEnv(env),
     startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),
     unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
     traces: (env.TRACES ?? 'on') !== 'off',
@@ -369,7 +388,7 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
       dataDir,
       role === 'replica',
       perChain.nodeCheckIntervalMs,
-    );
+    ).map((c) => ({ ...c, historyRetention: perChain.historyRetention }));
     chainsSource = 'chains_file';
   } else if (rpcUrl || role === 'replica') {
     const chain = env.CHAIN || '';

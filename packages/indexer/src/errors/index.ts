@@ -36,6 +36,21 @@ export const ERRORS = {
     status: 409,
     meaning: 'the cursor is older than retained history: restart from page one',
   },
+  block_not_indexed: {
+    status: 409,
+    meaning:
+      'atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed',
+  },
+  block_not_canonical: {
+    status: 409,
+    meaning:
+      'atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out)',
+  },
+  history_pruned: {
+    status: 410,
+    meaning:
+      'atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock',
+  },
   quote_not_admitted: { status: 409, meaning: 'the named quote is not admissible for this token' },
   walk_budget_exceeded: {
     status: 409,

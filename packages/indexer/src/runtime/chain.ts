@@ -161,6 +161,7 @@ function chainContextOf(
     | 'traces'
     | 'streams'
     | 'markets'
+    | 'historyRetention'
   > & { secretHex: string; node: Rpc | null; deps: SharedDeps },
   extra: Pick<ChainContext, 'devnet' | 'replica'>,
 ): ChainContext {
@@ -420,6 +421,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
     {
       name: cfg.name,
       chainId: identity.chainId,
+      historyRetention: cfg.historyRetention,
       ...parts,
       // Live RPC routes answer while a client waits: one attempt with a short timeout (a typed
       // 503 after it), not the follower's patient retries.
@@ -544,6 +546,7 @@ export async function openReplicaChain(
     {
       name: cfg.name,
       chainId: identity.chainId,
+      historyRetention: cfg.historyRetention,
       ...parts,
       node: cfg.rpcUrl
         ? createRpc({ url: cfg.rpcUrl, timeoutMs: LIVE_RPC_TIMEOUT_MS, maxAttempts: 1 })

@@ -5,6 +5,7 @@
  */
 
 import type { View } from '../storage/index.js';
+import { resolveAsOf } from './as-of.js';
 import type { Principal } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
 import { requireProjection } from './projections.js';
@@ -216,11 +217,14 @@ function run(
         );
     }
     for (const name of route.requires ?? []) requireProjection(chain, name, view);
+    // An as-of read anchors every read of the request at the block it names (R1; as-of.ts).
+    const asOf = route.asOf ? resolveAsOf(view, query, chain.historyRetention ?? null) : null;
     const ctx: Ctx & { services?: Record<string, unknown> } = {
       chain,
       params: params as Record<string, string>,
       query,
-      anchor: anchor!,
+      anchor: asOf ?? anchor!,
+      asOf,
       view,
       readers: chain.readers,
       allChains: input.allChains,

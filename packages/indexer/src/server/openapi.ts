@@ -105,6 +105,9 @@ export function declaredErrors(r: Route): Set<ErrorCode> {
     }
   }
   if (r.requires?.length) codes.add('projection_unavailable');
+  // As-of reads (as-of.ts): below the retained range, above the head, a non-canonical hash.
+  if (r.asOf)
+    for (const c of ['history_pruned', 'block_not_indexed', 'block_not_canonical'] as const) codes.add(c);
   if (!r.root) codes.add('unknown_chain');
   codes.add('internal');
   return codes;
@@ -170,6 +173,25 @@ function okResponse(r: Route) {
   return { description: 'OK', content: { [r.mediaType ?? 'application/json']: { schema: ref(r.id) } } };
 }
 
+/**
+ * Whether a route answers as of a block (`atBlock` / `atBlockHash`, src/server/as-of.ts), and if
+ * not, why: `{supported: true}` or `{supported: false, reason}`.
+ */
+export function asOfOf(r: Route): { supported: true } | { supported: false; reason: string } {
+  if (r.asOf) return { supported: true };
+  const reason =
+    r.kind === 'node'
+      ? 'reads the node at the block it observes (live RPC), not the index'
+      : r.mediaType === EVENT_STREAM
+        ? 'a live stream, not a read at a block'
+        : r.group === 'Monitoring' || !r.anchored
+          ? 'process or service state, not chain state at a block'
+          : r.method === 'POST'
+            ? 'each item of a batch takes atBlock on its own route'
+            : 'not served as of a block yet: some of its reads are not block-versioned; atBlock/atBlockHash answer 400 bad_request, never the head';
+  return { supported: false, reason };
+}
+
 function operation(r: Route, batchable: Route[]) {
   const responses: Record<string, { description: string; content: Record<string, unknown> }> = {
     '200': okResponse(r),
@@ -207,6 +229,7 @@ function operation(r: Route, batchable: Route[]) {
     'x-batchable': r.batchable ?? false,
     'x-reads': r.kind === 'node' ? 'node' : 'index',
     ...(r.requires?.length ? { 'x-requires-projections': r.requires } : {}),
+    'x-as-of': asOfOf(r),
     parameters: parameters(r),
     ...(r.method === 'POST'
       ? {
@@ -225,6 +248,7 @@ const DESCRIPTION = [
   'On index routes the anchor is the canonical head the storage snapshot saw (a paged walk keeps the anchor of its first page, R2).',
   'On the four live RPC routes (/rpc/…, `x-reads: node`) the anchor is the node block the request observed first (eth_getBlockByNumber latest), at which every read of the answer was made by hash (EIP-1898), and `source: "node"` says so: the pair is the node\'s view, not the index\'s, so it may be ahead of the index anchor of other routes (or on a fork the index has not followed yet); compare it with an index anchor only by hash.',
   '/contracts/{address}/code reads the node too, at a canonical block of the index: its anchor is the index head and `data.observedAt` the block read.',
+  'As of a block: an operation with `x-as-of: {supported: true}` takes `atBlock=N` or `atBlockHash=0x…` and answers what the chain held at the end of block N, anchored at (N, canonical hash of N); a cursor minted there stays there; outside the retained range (/health `history`) it answers 410 history_pruned (the bound is enforced on reads; stored history is not pruned), above the committed head 409 block_not_indexed, a hash not canonical 409 block_not_canonical. Every other operation says why it does not (`x-as-of.reason`) and refuses the parameters with 400 bad_request.',
   'Paged responses carry `page: {order, limit, count, stoppedBy, nextCursor}`.',
   'Errors are `{error, detail}` plus code-specific context fields; each error status of each operation lists the codes it can answer.',
   'Every object the service owns is closed (`additionalProperties: false`); raw chain records served byte-exact as the node sent them are open and marked `x-node-record` (chains add fields), and name every standard JSON-RPC field.',

@@ -9,6 +9,7 @@ import type { PageQuery, PageSink } from '../storage/page.js';
 
 export type { PageQuery, PageSink };
 
+import { checkCursorAsOf } from './as-of.js';
 import { ApiError } from './errors.js';
 import { anchorJson, type Ctx, type Reply } from './route.js';
 
@@ -39,7 +40,8 @@ export interface PageRequest {
  * Resolves PAGE parameters for the walk tagged `tag` (a declared cursor's `tag`,
  * src/schema/cursors.ts). With a cursor the walk keeps the cursor's anchor (R2) — refused with 409
  * `stale_cursor` once that block is no longer canonical (R3).
- * @throws ApiError bad_cursor, bad_request (order differs from the cursor's), stale_cursor.
+ * @throws ApiError bad_cursor, bad_request (order differs from the cursor's, or atBlock names
+ * another block than the cursor's), stale_cursor.
  */
 export function pageRequest(
   ctx: Ctx<unknown, { cursor?: string; limit?: number; order?: Order }>,
@@ -56,6 +58,8 @@ export function pageRequest(
     route: tag.tag,
     order: q.order,
   });
+  // A cursor keeps its anchor (R2); naming another block beside it is refused (as-of.ts).
+  checkCursorAsOf(ctx.asOf ?? null, c.anchor);
   const canonical = ctx.view.canonicalHash(c.anchor.number);
   if (canonical !== c.anchor.hash) {
     throw new ApiError(

@@ -12,6 +12,7 @@ import type { Registered, Registry } from '../projections/index.js';
 import type { Rpc } from '../rpc/client.js';
 import type { BlockRef, Store, View } from '../storage/index.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
+import { AS_OF_QUERY } from './as-of.js';
 import type { ErrorCode } from './errors.js';
 import type { SseConn } from './sse.js';
 
@@ -39,6 +40,11 @@ export interface ChainContext {
   overridesVersion: string;
   /** Labels from LABELS_FILE: address → labels. */
   labels: ReadonlyMap<string, string[]>;
+  /**
+   * HISTORY_RETENTION: how many blocks below the head an as-of read may name (null or absent:
+   * every indexed block). Enforced on reads (as-of.ts); nothing prunes the stored history yet.
+   */
+  historyRetention?: number | null;
   /** The domain readers of this chain (created once at start-up; they read through a request's view). */
   readers: Readers;
   /**
@@ -77,8 +83,14 @@ export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
   chain: ChainContext;
   params: P;
   query: Q;
-  /** The head this request reads at (R1). Chain routes only; resolved before the handler runs. */
+  /**
+   * The block this request reads at (R1): the committed head, or the block named by
+   * `atBlock`/`atBlockHash` on a route declaring `asOf` (as-of.ts). Chain routes only; resolved
+   * before the handler runs.
+   */
   anchor: BlockRef;
+  /** The block named by `atBlock`/`atBlockHash` (then equal to `anchor`); null or absent: the head. */
+  asOf?: BlockRef | null;
   /**
    * The request's anchored view (opened at `anchor`). Index routes read only through it; node
    * routes may use it in their synchronous prefix only (it is closed when the handler returns).
@@ -173,6 +185,12 @@ interface RouteSpecBase<P extends TProperties, Q extends TProperties> {
   /** Whether the route needs an anchor (an indexed head). */
   anchored?: boolean;
   /**
+   * The route answers state as of a block: it takes the query parameters `atBlock` /
+   * `atBlockHash` (spread into its query here, so the contract lists them) and reads at the block
+   * they name (src/server/as-of.ts). Only routes whose every read is block-versioned declare it.
+   */
+  asOf?: boolean;
+  /**
    * The body is a function of the request (path parameters and query) and the store's contents
    * only — no header, principal, body, clock or process state — so an answer is served again,
    * without running the handler, until the store's next write (response-cache.ts).
@@ -219,6 +237,7 @@ export type Route = RouteSpecBase<TProperties, TProperties> & {
 export function defineRoute<P extends TProperties = {}, Q extends TProperties = {}>(
   spec: RouteSpec<P, Q>,
 ): Route {
+  if (spec.asOf) return { ...spec, query: { ...spec.query, ...AS_OF_QUERY } } as unknown as Route;
   return spec as unknown as Route;
 }
 

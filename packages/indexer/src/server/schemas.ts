@@ -151,6 +151,18 @@ export const ErrorEnvelope = Type.Object(
       Type.Integer({ description: 'walk_budget_exceeded: rows one request may examine in versioned walks' }),
     ),
     anchorHash: Type.Optional(Type.String({ description: "stale_cursor: the cursor's anchor hash" })),
+    requestedBlock: Type.Optional(
+      Type.Integer({
+        description:
+          'history_pruned, block_not_indexed, block_not_canonical: the block asked for (null-free; absent for an unknown hash)',
+      }),
+    ),
+    oldestRetainedBlock: Type.Optional(
+      Type.Integer({ description: 'history_pruned: the oldest block an as-of read may name' }),
+    ),
+    headBlock: Type.Optional(
+      Type.Integer({ description: 'block_not_indexed, history_pruned: the committed head when refused' }),
+    ),
     suggestedRecencyFloorBlock: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),
     candidatesScanned: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),
     ceiling: Type.Optional(Type.Integer({ description: 'screener candidate-set 503' })),

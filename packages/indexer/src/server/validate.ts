@@ -5,6 +5,7 @@
  */
 import { Kind, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { AS_OF_PARAMS } from './as-of.js';
 import { ApiError } from './errors.js';
 
 export interface CompiledObject {
@@ -30,7 +31,13 @@ export function compileObject(props: TProperties | undefined, what: 'path' | 'qu
     parse(raw) {
       const out: Record<string, unknown> = {};
       for (const k of Object.keys(raw)) {
-        if (!names.has(k)) throw new ApiError('bad_request', `unknown ${what} parameter "${k}"`);
+        if (!names.has(k))
+          throw new ApiError(
+            'bad_request',
+            what === 'query' && AS_OF_PARAMS.has(k)
+              ? `this route does not answer as of a block: "${k}" is taken only by the routes whose contract lists it`
+              : `unknown ${what} parameter "${k}"`,
+          );
         out[k] = convert(schema.properties[k], raw[k]);
       }
       if (!check.Check(out)) {

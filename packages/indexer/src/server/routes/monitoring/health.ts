@@ -361,6 +361,25 @@ export const chainHealthRoute = defineRoute({
     traces: Traces,
     streams: Streams,
     openGaps: Count('open ingest gaps of every lane (see /gaps)'),
+    history: Obj(
+      {
+        retention: Type.Union([Type.Literal('all'), Type.Integer({ minimum: 1 })], {
+          description: 'HISTORY_RETENTION: all, or the blocks below the head an as-of read may name',
+        }),
+        oldestRetainedBlock: Nullable(
+          Type.Integer({ minimum: 0 }),
+          'the oldest block atBlock may name (older: 410 history_pruned); null before the first block',
+        ),
+        headBlock: Nullable(
+          Type.Integer({ minimum: 0 }),
+          'the committed head, the newest block atBlock may name; null before the first block',
+        ),
+        enforcement: Type.Literal('reads', {
+          description: 'the bound is enforced on reads; the stored history itself is not pruned',
+        }),
+      },
+      { description: 'the block range as-of reads (atBlock / atBlockHash) may name' },
+    ),
     storage: Obj(
       {
         writable: Type.Boolean({ description: 'false after a failed write: ingest halts, reads go on' }),

@@ -11,6 +11,7 @@ import { redact } from '@chain-indexer/platform/security';
 import { changeLogSeqIn } from '../../../schema/rows/replication.js';
 import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
 import { tracesCheckpointIn } from '../../../schema/rows/traces.js';
+import { retainedRange } from '../../as-of.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
 import type { Ctx } from '../../route.js';
 import { lagDisconnectCount, openConnections } from '../../sse.js';
@@ -95,10 +96,26 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
       })),
     },
     openGaps: ctx.readers.chain.openGapCount(ctx.view),
+    history: historyRecord(ctx),
     storage: storageRecord(store),
     replication: replicationRecord(ctx),
     http: httpCoreRecord(),
     ...(ctx.chain.devnet ? { devnet: devnetRecord(ctx.chain.devnet.status()) } : {}),
+  };
+}
+
+/**
+ * The history block of /health: the block range an as-of read (`atBlock`) may name, from the
+ * view's head and HISTORY_RETENTION (src/server/as-of.ts); null bounds before the first block.
+ */
+function historyRecord(ctx: Ctx<unknown, unknown>) {
+  const retention = ctx.chain.historyRetention ?? null;
+  const r = retainedRange(ctx.view, retention);
+  return {
+    retention: retention === null ? ('all' as const) : retention,
+    oldestRetainedBlock: r?.oldest ?? null,
+    headBlock: r?.head ?? null,
+    enforcement: 'reads' as const,
   };
 }
 

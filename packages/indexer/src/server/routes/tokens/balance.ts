@@ -11,7 +11,7 @@ export const tokenBalanceRoute = singleRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    "One wallet's balance at the anchor: running signed sum of decoded transfers (token base units), never balanceOf (R9); reconciliation says whether this token's transfer sums equal the chain's balances.",
+    "One wallet's balance at the anchor: running signed sum of decoded transfers (token base units), never balanceOf (R9); reconciliation says whether this token's transfer sums equal the chain's balances. As of a block: atBlock / atBlockHash (the balance read at that block; reconciliation stays the token's latest verdict, dated by its checkedAtBlock).",
   params: { address: Address, wallet: Address },
   data: Obj({
     token: Address,
@@ -27,6 +27,7 @@ export const tokenBalanceRoute = singleRoute({
   }),
   errors: ['not_found'],
   requires: [TOKENS],
+  asOf: true,
   read(ctx) {
     const b = ctx.readers.tokens.balanceOf(
       ctx.view,

@@ -19,7 +19,7 @@ export const tokenTopHoldersRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances.',
+    'Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock).',
   params: { address: Address },
   query: pageQuery({ orders: ['desc'] }),
   response: Paged(
@@ -39,6 +39,7 @@ export const tokenTopHoldersRoute = defineRoute({
   requires: [TOKENS],
   batchable: true,
   anchored: true,
+  asOf: true,
   handler(ctx) {
     if (ctx.query.order && ctx.query.order !== 'desc')
       throw new ApiError('bad_request', 'top-holders is descending only');

@@ -1,0 +1,118 @@
+/**
+ * The as-of resolver over a real RocksDB store (no mock of the binding): blocks committed as
+ * ingest lays them out (canonical hash, hash → number), one rolled back as a reorg does, then the
+ * parameters resolved through views: a number and a hash to the same anchor, and each refusal
+ * (above the head, below the retained range, a reorged or unknown hash, both parameters).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
+import { createStore, type Store } from '../storage/index.js';
+import { checkCursorAsOf, resolveAsOf, retainedRange } from './as-of.js';
+import { ApiError } from './errors.js';
+
+type Hex = `0x${string}`;
+const h = (n: number, tag = 'b') => `0x${tag.repeat(2)}${n.toString(16).padStart(62, '0')}` as Hex;
+
+let dir: string;
+let store: Store;
+
+/** Commits block n with hash `hash` as ingest does (canonical row, hash → number). */
+const commit = (n: number, hash: Hex) =>
+  store.commitBlock({ number: n, hash }, (b) => b.insert(HASH_TO_NUMBER, [hash], n));
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'as-of-'));
+  store = await createStore({ dataDir: dir, unfinalisedWindow: 8 });
+  for (let n = 0; n <= 10; n++) commit(n, h(n));
+  // A reorg of block 10: its hash is dropped, another block 10 takes its place.
+  store.rollbackHead();
+  commit(10, h(10, 'e'));
+  await store.settled();
+});
+
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `f` on a fresh view and closes it. */
+function withView<T>(f: (v: ReturnType<Store['view']>) => T): T {
+  const v = store.view();
+  try {
+    return f(v);
+  } finally {
+    v.close();
+  }
+}
+
+/** Resolves `q` on a fresh view; the refusal's code and extra fields, or the anchor. */
+function resolve(q: { atBlock?: number; atBlockHash?: string }, retention: number | null = null) {
+  try {
+    return { anchor: withView((view) => resolveAsOf(view, q, retention)) };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return { code: err.code, status: err.status, body: err.toJSON() as Record<string, unknown> };
+  }
+}
+
+describe('resolveAsOf', () => {
+  it('names no block: the head (null)', () => {
+    expect(resolve({})).toEqual({ anchor: null });
+  });
+
+  it('a number resolves to its canonical hash, a hash to its number: the same anchor', () => {
+    expect(resolve({ atBlock: 4 })).toEqual({ anchor: { number: 4, hash: h(4) } });
+    expect(resolve({ atBlockHash: h(4) })).toEqual({ anchor: { number: 4, hash: h(4) } });
+    expect(resolve({ atBlockHash: h(4).toUpperCase().replace('0X', '0x') })).toEqual({
+      anchor: { number: 4, hash: h(4) },
+    });
+    // The head itself, after the reorg: its new hash.
+    expect(resolve({ atBlock: 10 })).toEqual({ anchor: { number: 10, hash: h(10, 'e') } });
+  });
+
+  it('above the committed head: 409 block_not_indexed naming the head', () => {
+    const r = resolve({ atBlock: 11 });
+    expect(r).toMatchObject({ code: 'block_not_indexed', status: 409 });
+    expect(r.body).toMatchObject({ requestedBlock: 11, headBlock: 10 });
+  });
+
+  it('a reorged or unknown hash: 409 block_not_canonical', () => {
+    expect(resolve({ atBlockHash: h(10) })).toMatchObject({ code: 'block_not_canonical', status: 409 });
+    expect(resolve({ atBlockHash: h(99, 'f') })).toMatchObject({ code: 'block_not_canonical', status: 409 });
+  });
+
+  it('below the retained range: 410 history_pruned with the oldest retained block', () => {
+    const r = resolve({ atBlock: 6 }, 3);
+    expect(r).toMatchObject({ code: 'history_pruned', status: 410 });
+    expect(r.body).toMatchObject({ requestedBlock: 6, oldestRetainedBlock: 7, headBlock: 10 });
+    expect(resolve({ atBlock: 7 }, 3)).toEqual({ anchor: { number: 7, hash: h(7) } });
+    // A hash of a canonical block below the range is refused the same way.
+    expect(resolve({ atBlockHash: h(2) }, 3)).toMatchObject({ code: 'history_pruned', status: 410 });
+    // `all` keeps every indexed block.
+    expect(resolve({ atBlock: 0 })).toEqual({ anchor: { number: 0, hash: h(0) } });
+  });
+
+  it('both parameters: 400 bad_request', () => {
+    expect(resolve({ atBlock: 4, atBlockHash: h(4) })).toMatchObject({ code: 'bad_request', status: 400 });
+  });
+});
+
+describe('retainedRange', () => {
+  it('is [first indexed block, head] for all, [head − retention, head] for a number', () => {
+    expect(withView((v) => retainedRange(v, null))).toEqual({ oldest: 0, head: 10 });
+    expect(withView((v) => retainedRange(v, 3))).toEqual({ oldest: 7, head: 10 });
+    expect(withView((v) => retainedRange(v, 1000))).toEqual({ oldest: 0, head: 10 });
+  });
+});
+
+describe('checkCursorAsOf', () => {
+  it('a cursor keeps its anchor: the same block beside it passes, another is refused', () => {
+    const at = { number: 4, hash: h(4) };
+    expect(() => checkCursorAsOf(null, at)).not.toThrow();
+    expect(() => checkCursorAsOf({ ...at }, at)).not.toThrow();
+    expect(() => checkCursorAsOf({ number: 5, hash: h(5) }, at)).toThrow(/minted at block 4/);
+  });
+});
