@@ -6,6 +6,7 @@
 import { type us_listen_socket, uws, uwsBinding } from '@chain-indexer/platform/http';
 import client from 'prom-client';
 import { type ChainMetrics, createChainMetrics } from './chain.js';
+import { instruments } from './define.js';
 import { registerIngestGauges } from './ingest.js';
 import { type OpsGaugeSource, registerOpsGauges } from './ops.js';
 import { registerServingGauges } from './serving.js';
@@ -55,34 +56,31 @@ export function createMetrics(deps: {
   // (engine/worker.ts, its own registry, merged into every scrape through `extra`), or here for a
   // read replica, which ingests on this thread.
   const chain = deps.chainMetrics ? createChainMetrics(registry) : null;
-  const httpDuration = new client.Histogram({
-    name: 'indexer_http_request_duration_seconds',
-    help: 'HTTP request latency by route and status',
-    labelNames: ['route', 'status'],
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25],
-    registers: [registry],
-  });
-  const engineHandOver = new client.Histogram({
-    name: 'indexer_engine_handover_seconds',
-    help: 'Time from the engine thread posting a commit to the serving thread handling it, seconds',
-    labelNames: ['chain'],
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1],
-    registers: [registry],
-  });
-  const servingCommitSeconds = new client.Histogram({
-    name: 'indexer_serving_commit_seconds',
-    help: "The serving thread's time per commit of the engine (projection states re-read, stream frames published), seconds",
-    labelNames: ['chain'],
-    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02],
-    registers: [registry],
-  });
-  const httpRowsRead = new client.Histogram({
-    name: 'indexer_http_request_rows_read',
-    help: 'Rows one request read through its storage views (walked rows, skipped ones included; point reads), by route',
-    labelNames: ['route'],
-    buckets: [10, 100, 1_000, 10_000, 50_000, 100_000, 1_000_000],
-    registers: [registry],
-  });
+  const { histogram } = instruments(registry);
+  const httpDuration = histogram(
+    'indexer_http_request_duration_seconds',
+    'HTTP request latency by route and status',
+    ['route', 'status'],
+    [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25],
+  );
+  const engineHandOver = histogram(
+    'indexer_engine_handover_seconds',
+    'Time from the engine thread posting a commit to the serving thread handling it, seconds',
+    ['chain'],
+    [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1],
+  );
+  const servingCommitSeconds = histogram(
+    'indexer_serving_commit_seconds',
+    "The serving thread's time per commit of the engine (projection states re-read, stream frames published), seconds",
+    ['chain'],
+    [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02],
+  );
+  const httpRowsRead = histogram(
+    'indexer_http_request_rows_read',
+    'Rows one request read through its storage views (walked rows, skipped ones included; point reads), by route',
+    ['route'],
+    [10, 100, 1_000, 10_000, 50_000, 100_000, 1_000_000],
+  );
   // 1 on the core that serves, 0 on the other: an alert on node_http == 1 finds a stand-in in the fleet.
   const httpCore = new client.Gauge({
     name: 'indexer_http_core',

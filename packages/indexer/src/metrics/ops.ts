@@ -8,8 +8,9 @@
  */
 
 import { statfsSync } from 'node:fs';
-import client from 'prom-client';
+import type client from 'prom-client';
 import type { FidelityStatus } from '../tokens/index.js';
+import { chainGauge, instruments } from './define.js';
 
 export const INGEST_STATES = ['starting', 'backfilling', 'following', 'halted', 'paused'] as const;
 export const PROJECTION_STATUSES = ['building', 'ready', 'stale', 'disabled'] as const;
@@ -55,109 +56,103 @@ function oneHot(
 
 /** Registers the ops gauges on `registry`, reading `chains()` at each scrape. */
 export function registerOpsGauges(registry: client.Registry, chains: () => readonly OpsGaugeSource[]): void {
-  new client.Gauge({
-    name: 'indexer_ingest_state',
-    help: 'Follower state, one-hot: 1 on the current state (starting, backfilling, following, halted)',
-    labelNames: ['chain', 'state'],
-    registers: [registry],
-    collect() {
-      for (const c of chains()) oneHot(this, { chain: c.name }, 'state', INGEST_STATES, c.ingest().state);
+  const { gauge } = instruments(registry);
+  gauge(
+    'indexer_ingest_state',
+    'Follower state, one-hot: 1 on the current state (starting, backfilling, following, halted)',
+    ['chain', 'state'],
+    (m) => {
+      for (const c of chains()) oneHot(m, { chain: c.name }, 'state', INGEST_STATES, c.ingest().state);
     },
-  });
-  new client.Gauge({
-    name: 'indexer_ingest_last_reorg_depth_blocks',
-    help: 'Depth of the last reorg rolled back, blocks (0 before any)',
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      for (const c of chains()) this.set({ chain: c.name }, c.ingest().lastReorgDepth);
-    },
-  });
-  new client.Gauge({
-    name: 'indexer_projection_status',
-    help: 'Projection status, one-hot: 1 on the current status (building, ready, stale, disabled)',
-    labelNames: ['chain', 'projection', 'status'],
-    registers: [registry],
-    collect() {
-      this.reset();
+  );
+  chainGauge(
+    registry,
+    chains,
+    'indexer_ingest_last_reorg_depth_blocks',
+    'Depth of the last reorg rolled back, blocks (0 before any)',
+    (c) => c.ingest().lastReorgDepth,
+  );
+  gauge(
+    'indexer_projection_status',
+    'Projection status, one-hot: 1 on the current status (building, ready, stale, disabled)',
+    ['chain', 'projection', 'status'],
+    (m) => {
+      m.reset();
       for (const c of chains())
         for (const p of c.projections?.() ?? [])
-          oneHot(this, { chain: c.name, projection: p.name }, 'status', PROJECTION_STATUSES, p.status);
+          oneHot(m, { chain: c.name, projection: p.name }, 'status', PROJECTION_STATUSES, p.status);
     },
-  });
-  new client.Gauge({
-    name: 'indexer_projection_lag_blocks',
-    help: 'Blocks a projection is behind the node head (absent while unknown)',
-    labelNames: ['chain', 'projection'],
-    registers: [registry],
-    collect() {
-      this.reset();
+  );
+  gauge(
+    'indexer_projection_lag_blocks',
+    'Blocks a projection is behind the node head (absent while unknown)',
+    ['chain', 'projection'],
+    (m) => {
+      m.reset();
       for (const c of chains())
         for (const p of c.projections?.() ?? [])
-          if (p.lagBlocks !== null) this.set({ chain: c.name, projection: p.name }, p.lagBlocks);
+          if (p.lagBlocks !== null) m.set({ chain: c.name, projection: p.name }, p.lagBlocks);
     },
-  });
+  );
   registerReplicaGauges(registry, chains);
-  new client.Gauge({
-    name: 'indexer_tokens_standard_reconciliation',
-    help: 'Last reconciliation verdict of each standard token (USD stablecoins, wrapped native), one-hot by status (exact, diverges, not_yet_checked, not_checkable)',
-    labelNames: ['chain', 'token', 'symbol', 'status'],
-    registers: [registry],
-    collect() {
-      this.reset();
+  gauge(
+    'indexer_tokens_standard_reconciliation',
+    'Last reconciliation verdict of each standard token (USD stablecoins, wrapped native), one-hot by status (exact, diverges, not_yet_checked, not_checkable)',
+    ['chain', 'token', 'symbol', 'status'],
+    (m) => {
+      m.reset();
       for (const c of chains())
         for (const t of c.standardTokens?.() ?? [])
           oneHot(
-            this,
+            m,
             { chain: c.name, token: t.token, symbol: t.symbol ?? '' },
             'status',
             FIDELITY_STATUSES,
             t.status,
           );
     },
-  });
+  );
   registerDiskGauges(registry, chains);
 }
 
 function registerReplicaGauges(registry: client.Registry, chains: () => readonly OpsGaugeSource[]): void {
+  const { gauge } = instruments(registry);
   const replicas = () =>
     chains().flatMap((c) => {
       const r = c.replica?.() ?? null;
       return r ? [{ chain: c.name, ...r }] : [];
     });
-  new client.Gauge({
-    name: 'indexer_replication_lag_seconds',
-    help: 'Seconds a read replica is behind its writer (ROLE=replica only)',
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const r of replicas()) this.set({ chain: r.chain }, r.lagSeconds);
+  gauge(
+    'indexer_replication_lag_seconds',
+    'Seconds a read replica is behind its writer (ROLE=replica only)',
+    ['chain'],
+    (m) => {
+      m.reset();
+      for (const r of replicas()) m.set({ chain: r.chain }, r.lagSeconds);
     },
-  });
-  new client.Gauge({
-    name: 'indexer_replication_max_lag_seconds',
-    help: 'REPLICA_MAX_LAG_SECONDS: past this lag the replica answers 503 replica_lagging (ROLE=replica only)',
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const r of replicas()) this.set({ chain: r.chain }, r.maxLagSeconds);
+  );
+  gauge(
+    'indexer_replication_max_lag_seconds',
+    'REPLICA_MAX_LAG_SECONDS: past this lag the replica answers 503 replica_lagging (ROLE=replica only)',
+    ['chain'],
+    (m) => {
+      m.reset();
+      for (const r of replicas()) m.set({ chain: r.chain }, r.maxLagSeconds);
     },
-  });
-  new client.Gauge({
-    name: 'indexer_replication_state',
-    help: 'Replica state, one-hot (bootstrapping, catching_up, following, disconnected, failed; ROLE=replica only)',
-    labelNames: ['chain', 'state'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const r of replicas()) oneHot(this, { chain: r.chain }, 'state', REPLICA_STATES, r.state);
+  );
+  gauge(
+    'indexer_replication_state',
+    'Replica state, one-hot (bootstrapping, catching_up, following, disconnected, failed; ROLE=replica only)',
+    ['chain', 'state'],
+    (m) => {
+      m.reset();
+      for (const r of replicas()) oneHot(m, { chain: r.chain }, 'state', REPLICA_STATES, r.state);
     },
-  });
+  );
 }
 
 function registerDiskGauges(registry: client.Registry, chains: () => readonly OpsGaugeSource[]): void {
+  const { gauge } = instruments(registry);
   const stats = () =>
     chains().flatMap((c) => {
       if (!c.dataDir) return [];
@@ -168,24 +163,22 @@ function registerDiskGauges(registry: client.Registry, chains: () => readonly Op
         return [];
       }
     });
-  new client.Gauge({
-    name: 'indexer_storage_filesystem_avail_bytes',
-    help: "Bytes available to the service on the filesystem of the chain's data directory",
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const s of stats()) this.set({ chain: s.chain }, s.free);
+  gauge(
+    'indexer_storage_filesystem_avail_bytes',
+    "Bytes available to the service on the filesystem of the chain's data directory",
+    ['chain'],
+    (m) => {
+      m.reset();
+      for (const s of stats()) m.set({ chain: s.chain }, s.free);
     },
-  });
-  new client.Gauge({
-    name: 'indexer_storage_filesystem_size_bytes',
-    help: "Size of the filesystem of the chain's data directory, bytes",
-    labelNames: ['chain'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const s of stats()) this.set({ chain: s.chain }, s.size);
+  );
+  gauge(
+    'indexer_storage_filesystem_size_bytes',
+    "Size of the filesystem of the chain's data directory, bytes",
+    ['chain'],
+    (m) => {
+      m.reset();
+      for (const s of stats()) m.set({ chain: s.chain }, s.size);
     },
-  });
+  );
 }

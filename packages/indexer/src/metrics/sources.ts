@@ -1,5 +1,6 @@
 /** What the metrics read of each served chain (the gauges of ingest.ts, storage.ts, serving.ts). */
 
+import type client from 'prom-client';
 import type { Ingest } from '../ingest/index.js';
 import type { ThreadHeap } from '../schema/delta.js';
 import type { Store } from '../storage/index.js';
@@ -16,3 +17,6 @@ export interface ChainGaugeSource {
   /** The chain's engine: its threads' heaps and its thread's CPU (null on a read replica). */
   engine?(): { heaps: readonly ThreadHeap[]; cpuMicros: number | null } | null;
 }
+
+/** Registers one family of gauges (ingest.ts, storage.ts, serving.ts) on `registry`, reading `chains()` at every scrape. */
+export type RegisterGauges = (registry: client.Registry, chains: () => readonly ChainGaugeSource[]) => void;

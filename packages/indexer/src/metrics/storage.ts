@@ -4,25 +4,22 @@
  * compaction, running compactions, live versions). Read at scrape time from `store.property`.
  */
 
-import client from 'prom-client';
-import type { ChainGaugeSource } from './sources.js';
+import { chainGauge, instruments } from './define.js';
+import type { RegisterGauges } from './sources.js';
 
 /** Registers the storage gauges on `registry`, reading `chains()` at every scrape. */
-export function registerStorageGauges(
-  registry: client.Registry,
-  chains: () => readonly ChainGaugeSource[],
-): void {
-  new client.Gauge({
-    name: 'indexer_storage_level_bytes',
-    help: 'RocksDB table-file bytes per LSM level (rocksdb.levelstats, MiB resolution); with the default `bottom` compression L0 and L1 are stored plain, deeper levels ZSTD',
-    labelNames: ['chain', 'level'],
-    registers: [registry],
-    collect() {
+export const registerStorageGauges: RegisterGauges = (registry, chains) => {
+  const { gauge } = instruments(registry);
+  gauge(
+    'indexer_storage_level_bytes',
+    'RocksDB table-file bytes per LSM level (rocksdb.levelstats, MiB resolution); with the default `bottom` compression L0 and L1 are stored plain, deeper levels ZSTD',
+    ['chain', 'level'],
+    (m) => {
       for (const c of chains())
         for (const [level, mib] of levelSizes(c.store.property('rocksdb.levelstats')))
-          this.set({ chain: c.name, level: String(level) }, mib * 2 ** 20);
+          m.set({ chain: c.name, level: String(level) }, mib * 2 ** 20);
     },
-  });
+  );
   // RocksDB properties by kind, one gauge per family (chain and kind labels).
   const rocksKindGauges: Array<[name: string, help: string, kinds: Record<string, string>]> = [
     [
@@ -41,16 +38,10 @@ export function registerStorageGauges(
     ],
   ];
   for (const [name, help, kinds] of rocksKindGauges)
-    new client.Gauge({
-      name,
-      help,
-      labelNames: ['chain', 'kind'],
-      registers: [registry],
-      collect() {
-        for (const c of chains())
-          for (const [kind, property] of Object.entries(kinds))
-            this.set({ chain: c.name, kind }, Number(c.store.property(property)) || 0);
-      },
+    gauge(name, help, ['chain', 'kind'], (m) => {
+      for (const c of chains())
+        for (const [kind, property] of Object.entries(kinds))
+          m.set({ chain: c.name, kind }, Number(c.store.property(property)) || 0);
     });
   // One gauge per chain and RocksDB property (a number), for storage dashboards and alerts.
   const rocksGauges: Array<[name: string, property: string, help: string]> = [
@@ -76,16 +67,14 @@ export function registerStorageGauges(
     ],
   ];
   for (const [name, property, help] of rocksGauges)
-    new client.Gauge({
+    chainGauge(
+      registry,
+      chains,
       name,
-      help: `${help} (${property})`,
-      labelNames: ['chain'],
-      registers: [registry],
-      collect() {
-        for (const c of chains()) this.set({ chain: c.name }, Number(c.store.property(property)) || 0);
-      },
-    });
-}
+      `${help} (${property})`,
+      (c) => Number(c.store.property(property)) || 0,
+    );
+};
 
 /**
  * Parses RocksDB's `rocksdb.levelstats` text ("Level Files Size(MB)" then one row per level) into

@@ -10,7 +10,7 @@
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { ObjectStore } from '@nats-io/obj';
 import type { Logger } from 'pino';
-import type { Ingest, IngestStatus } from '../ingest/index.js';
+import { type Ingest, type IngestStatus, initialIngestStatus } from '../ingest/index.js';
 import { type ChangeEntry, decodeChange } from '../storage/changelog.js';
 import type { Store } from '../storage/index.js';
 import { H, streamOf, subjectOf } from './names.js';
@@ -215,36 +215,12 @@ export function replicaIngest(r: Replica): Ingest {
     status(): IngestStatus {
       const s = r.status();
       return {
+        // A replica fetches nothing from a node: the writer checked the roots of what it applies.
+        ...initialIngestStatus({ verifyRoots: false, segmentBlocks: 0, segmentBytes: 0 }),
         state: s.state === 'failed' ? 'halted' : s.state === 'following' ? 'following' : 'backfilling',
         haltReason: s.state === 'failed' ? `replica_failed: ${s.lastError}` : null,
-        haltDetail: null,
-        // A replica fetches nothing from a node: the writer checked the roots of what it applies.
-        roots: {
-          enabled: false,
-          verified: 0,
-          notCheckable: 0,
-          unchecked: 0,
-          mismatches: 0,
-          lastNotCheckable: null,
-        },
-        nodeFault: null,
-        node: { index: 0, count: 1 },
         nodeHead: s.writerHead,
-        blocksPerSecond: 0,
-        eventsPerSecond: 0,
-        etaSeconds: null,
-        reorgs: 0,
-        lastReorgDepth: 0,
         lastError: s.lastError,
-        headSource: 'polling',
-        mode: null,
-        historyEnd: -1,
-        finalized: null,
-        segments: { maxBlocks: 0, maxBytes: 0, committed: 0, last: null, open: null },
-        rates: {
-          history: { blocksPerSecond: 0, txPerSecond: 0 },
-          live: { blocksPerSecond: 0, txPerSecond: 0 },
-        },
       };
     },
     poolStats: () => ({ queueSize: 0, utilization: 0, runTimeP50Ms: 0, runTimeP99Ms: 0 }),

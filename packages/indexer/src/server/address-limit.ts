@@ -6,7 +6,7 @@
  * proxy on this host: platform/proxy.ts) share one bucket.
  */
 import type { IpAddress } from '@chain-indexer/platform/security';
-import { ApiError } from './errors.js';
+import { gcra, rateLimited } from './rate-limit.js';
 
 /** A limit: `perMinute` requests sustained (per minute), `burst` requests at once. */
 export interface AddressLimit {
@@ -42,18 +42,13 @@ export function createAddressLimiter(limit: AddressLimit, what: string): Address
   return {
     charge(client, nowMs = Date.now()) {
       const id = bucketOf(client);
-      const t = Math.max(tat.get(id) ?? nowMs, nowMs);
-      const allowAt = t - tolerance;
-      if (nowMs < allowAt) {
-        const retryAfter = Math.max(1, Math.ceil((allowAt - nowMs) / 1000));
-        const err = new ApiError(
-          'rate_limited',
+      const { t, retryAfter } = gcra(tat.get(id), tolerance, nowMs);
+      if (retryAfter)
+        throw rateLimited(
           `${what} rate limit of ${limit.perMinute} per minute (burst ${limit.burst}) per client address reached`,
-          { retryAfter },
+          retryAfter,
+          [['retry-after', String(retryAfter)]],
         );
-        err.headers = [['retry-after', String(retryAfter)]];
-        throw err;
-      }
       if (tat.size >= MAX_CLIENTS && !tat.has(id)) {
         for (const [k, v] of tat) if (v <= nowMs) tat.delete(k);
         if (tat.size >= MAX_CLIENTS) tat.clear();

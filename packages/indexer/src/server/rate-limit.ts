@@ -32,6 +32,29 @@ export interface RateLimiter {
 /** Bound on tracked (key, class) cells: keys are configured, so this only guards misuse. */
 const MAX_CELLS = 100_000;
 
+/**
+ * One GCRA check of a cell whose theoretical arrival time is `tat` (none yet: undefined), for a
+ * request at `nowMs` that may come `tolerance` ms early: `t`, the arrival time it is charged
+ * against, and `retryAfter`, whole seconds (at least 1) until it would be allowed, or 0 when it is
+ * allowed now.
+ */
+export function gcra(
+  tat: number | undefined,
+  tolerance: number,
+  nowMs: number,
+): { t: number; retryAfter: number } {
+  const t = Math.max(tat ?? nowMs, nowMs);
+  const allowAt = t - tolerance;
+  return { t, retryAfter: nowMs < allowAt ? Math.max(1, Math.ceil((allowAt - nowMs) / 1000)) : 0 };
+}
+
+/** The refusal of a request over a rate limit: rate_limited (429) with `retryAfter` and `headers`. */
+export function rateLimited(detail: string, retryAfter: number, headers: Array<[string, string]>): ApiError {
+  const err = new ApiError('rate_limited', detail, { retryAfter });
+  err.headers = headers;
+  return err;
+}
+
 export function createRateLimiter(): RateLimiter {
   // Theoretical arrival time per (key, class), milliseconds.
   const tat = new Map<string, number>();
@@ -42,25 +65,18 @@ export function createRateLimiter(): RateLimiter {
       const id = `${key}\u0000${scope}`;
       const interval = 1000 / lim.perSecond;
       const tolerance = interval * (lim.burst - 1);
-      const t = Math.max(tat.get(id) ?? nowMs, nowMs);
-      const allowAt = t - tolerance;
-      if (nowMs < allowAt) {
-        const retryAfter = Math.max(1, Math.ceil((allowAt - nowMs) / 1000));
-        const err = new ApiError(
-          'rate_limited',
+      const { t, retryAfter } = gcra(tat.get(id), tolerance, nowMs);
+      if (retryAfter)
+        throw rateLimited(
           `rate limit of ${lim.perSecond}/s (burst ${lim.burst}) for "${scope}" reached`,
-          {
-            retryAfter,
-          },
+          retryAfter,
+          [
+            ['ratelimit-limit', String(lim.burst)],
+            ['ratelimit-remaining', '0'],
+            ['ratelimit-reset', String(retryAfter)],
+            ['retry-after', String(retryAfter)],
+          ],
         );
-        err.headers = [
-          ['ratelimit-limit', String(lim.burst)],
-          ['ratelimit-remaining', '0'],
-          ['ratelimit-reset', String(retryAfter)],
-          ['retry-after', String(retryAfter)],
-        ];
-        throw err;
-      }
       const next = t + interval;
       if (tat.size >= MAX_CELLS && !tat.has(id)) tat.clear();
       tat.set(id, next);
