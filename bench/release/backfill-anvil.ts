@@ -1,23 +1,16 @@
 /** Release bench, section 4: indexer A's clean backfill against anvil (rate, RSS, event-loop delay). */
 import { log } from '../lib.js';
 import { BUDGETS } from '../report.js';
-import { backfill } from './backfill.js';
+import { releaseBackfill } from './backfill.js';
 import type { Chain } from './chain.js';
 import type { Release } from './context.js';
 import type { RawFetch } from './raw-fetch.js';
 
 /** Backfills indexer A, which is kept running for the reads, pages, batch and live sections. */
 export async function backfillAnvilSection(r: Release, { node, info, head }: Chain, { rawAnvil }: RawFetch) {
-  const { P, ixEnv, fig } = r;
+  const { fig } = r;
   log('indexer A: backfill against anvil');
-  const A = await backfill({
-    rpcUrl: node.rpcUrl,
-    head,
-    logs: info.logCount,
-    env: ixEnv,
-    timeoutMs: P.backfillTimeoutMs,
-    keep: true,
-  });
+  const A = await releaseBackfill(r, info, { rpcUrl: node.rpcUrl, head, keep: true });
   fig({
     id: 'ingest.anvil.blocks',
     group: 'Ingest',

@@ -12,7 +12,8 @@ import {
   startIndexerChild,
   waitAnchor,
 } from '../lib.js';
-import { CHAIN } from './context.js';
+import type { Chain } from './chain.js';
+import { CHAIN, type Release } from './context.js';
 
 export interface BackfillRun {
   seconds: number;
@@ -94,3 +95,10 @@ export async function backfill(o: {
   if (!o.keep) await ix.stop();
   return { run, ix, dataDir };
 }
+
+/** {@link backfill} of the bench chain (`info`'s logs) with the release's indexer environment and timeout. */
+export const releaseBackfill = (
+  r: Release,
+  info: Chain['info'],
+  o: Pick<Parameters<typeof backfill>[0], 'rpcUrl' | 'head' | 'during' | 'keep'>,
+) => backfill({ ...o, logs: info.logCount, env: r.ixEnv, timeoutMs: r.P.backfillTimeoutMs });

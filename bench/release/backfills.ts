@@ -4,13 +4,13 @@
  */
 import { latencyFigures, log, sampleLatency, sleep } from '../lib.js';
 import { BUDGETS } from '../report.js';
-import { backfill } from './backfill.js';
+import { releaseBackfill } from './backfill.js';
 import type { Chain } from './chain.js';
 import type { Release } from './context.js';
 import type { RawFetch } from './raw-fetch.js';
 
 export async function readsUnderBackfillSection(r: Release, { node, info, head }: Chain, liveHead: number) {
-  const { P, ixEnv, fig } = r;
+  const { fig } = r;
   // 5. Indexer B: reads during a full-speed backfill ------------------------------------------
   log('indexer B: point reads during a backfill against anvil');
   let readsDuring: ReturnType<typeof latencyFigures> | null = null;
@@ -20,12 +20,9 @@ export async function readsUnderBackfillSection(r: Release, { node, info, head }
     ...Array.from({ length: earlyBlock }, (_, i) => `/blocks/${i + 1}`),
     ...early.flatMap((s) => [`/transactions/${s.hash}`, `/transactions/${s.hash}/receipt`]),
   ];
-  const B = await backfill({
+  const B = await releaseBackfill(r, info, {
     rpcUrl: node.rpcUrl,
     head: liveHead,
-    logs: info.logCount,
-    env: ixEnv,
-    timeoutMs: P.backfillTimeoutMs,
     during: async (ix, finished) => {
       const t = performance.now();
       while (!finished() && (await ix.anchor()) < earlyBlock) await sleep(10);
@@ -82,16 +79,10 @@ export async function replayBackfillSection(
   { info, head }: Chain,
   { rawReplay, replay }: RawFetch,
 ) {
-  const { P, ixEnv, fig } = r;
+  const { fig } = r;
   // 6. Indexer C: backfill against the replay server -------------------------------------------
   log('indexer C: backfill against the replay server');
-  const C = await backfill({
-    rpcUrl: replay.url,
-    head,
-    logs: info.logCount,
-    env: ixEnv,
-    timeoutMs: P.backfillTimeoutMs,
-  });
+  const C = await releaseBackfill(r, info, { rpcUrl: replay.url, head });
   fig({
     id: 'ingest.replay.events',
     group: 'Ingest',

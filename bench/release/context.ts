@@ -76,6 +76,8 @@ export function params(quick: boolean) {
 export type Params = ReturnType<typeof params>;
 
 export type FigureInput = Omit<Figure, 'status'> & { status?: Figure['status'] };
+/** A figure's fields past its id, group, label and value (a section's figure helper names those). */
+export type FigureRest = Omit<FigureInput, 'id' | 'group' | 'label' | 'value'>;
 
 /** The run in progress: its settings, and what the sections report. */
 export interface Release {

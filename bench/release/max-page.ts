@@ -5,7 +5,7 @@
 import { cannon, cannonFigures, type IndexerChild, latencyFigures, sampleLatency } from '../lib.js';
 import { BUDGETS } from '../report.js';
 import type { Chain } from './chain.js';
-import type { Release } from './context.js';
+import type { FigureRest, Release } from './context.js';
 
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 const MAX_PAGE_ROWS = 1000;
@@ -59,47 +59,27 @@ export async function maxPageSection(r: Release, { info }: Chain, ixA: IndexerCh
       await sampleLatency({ base: ixA.base, paths, connections: 1, amount: quick ? 40 : 200 }),
     );
     const c4 = cannonFigures(await cannon({ url: ixA.base, paths, connections: 4, durationS: P.durPage }));
-    fig({
-      id: `page.${kind}.p50`,
-      group: 'Max page',
-      label: `/blocks/{dense}/${kind}?limit=1000 c=1 p50`,
-      value: precise.p50ms,
+    /** A figure of this kind's pages: `page.<kind>.<id>`. */
+    const pageFig = (id: string, label: string, value: number, f: FigureRest) =>
+      fig({ id: `page.${kind}.${id}`, group: 'Max page', label, value, ...f });
+    pageFig('p50', `/blocks/{dense}/${kind}?limit=1000 c=1 p50`, precise.p50ms, {
       unit: 'ms',
       better: 'lower',
       status: 'info',
     });
-    fig({
-      id: `page.${kind}.p99`,
-      group: 'Max page',
-      label: `/blocks/{dense}/${kind}?limit=1000 c=1 p99`,
-      value: precise.p99ms,
+    pageFig('p99', `/blocks/{dense}/${kind}?limit=1000 c=1 p99`, precise.p99ms, {
       unit: 'ms',
       better: 'lower',
       status: 'info',
     });
-    fig({
-      id: `page.${kind}.c4.rps`,
-      group: 'Max page',
-      label: `${kind} page c=4 throughput`,
-      value: c4.reqPerSec,
+    pageFig('c4.rps', `${kind} page c=4 throughput`, c4.reqPerSec, {
       unit: 'req/s',
       better: 'higher',
       status: 'info',
       note: `${(c4.bytesPerSec / 1e6).toFixed(0)} MB/s`,
     });
-    fig({
-      id: `page.${kind}.bytes`,
-      group: 'Max page',
-      label: `${kind}: largest page`,
-      value: maxBytes,
-      unit: 'bytes',
-      budget: BUDGETS.pageBytes,
-    });
-    fig({
-      id: `page.${kind}.rows`,
-      group: 'Max page',
-      label: `${kind}: most rows in a page (${pages} pages walked, ${walked} rows)`,
-      value: maxRows,
+    pageFig('bytes', `${kind}: largest page`, maxBytes, { unit: 'bytes', budget: BUDGETS.pageBytes });
+    pageFig('rows', `${kind}: most rows in a page (${pages} pages walked, ${walked} rows)`, maxRows, {
       unit: 'rows',
       budget: BUDGETS.pageRows,
     });

@@ -8,7 +8,11 @@ import { BUDGETS } from '../report.js';
 import type { PointFigures } from '../stand-in.js';
 import type { Ceiling } from './ceiling.js';
 import type { Chain } from './chain.js';
-import type { Release } from './context.js';
+import type { FigureRest, Release } from './context.js';
+
+/** A latency figure's unit and direction; a throughput figure's. */
+const LATENCY = { unit: 'ms', better: 'lower' } as const;
+const THROUGHPUT = { unit: 'req/s', better: 'higher' } as const;
 
 export type PointRead = (name: string, paths: string[], group: string, ix?: IndexerChild) => Promise<void>;
 
@@ -38,63 +42,33 @@ export function pointReader(r: Release, { ceil1, ceil32, ceilPrecise }: Ceiling,
       c32rps: c32.reqPerSec,
       c32p99: c32.p99ms,
     };
-    fig({
-      id: `read.${name}.c1.p50`,
-      group,
-      label: `${name} c=1 p50`,
-      value: precise.p50ms,
-      unit: 'ms',
-      better: 'lower',
+    /** A figure of this route: `read.<name>.<id>`, labelled `<name> <label>`. */
+    const routeFig = (id: string, label: string, value: number, f: FigureRest) =>
+      fig({ id: `read.${name}.${id}`, group, label: `${name} ${label}`, value, ...f });
+    routeFig('c1.p50', 'c=1 p50', precise.p50ms, {
+      ...LATENCY,
       baseline: { label: 'uWS hello c=1 p50', value: ceilPrecise.p50ms, unit: 'ms' },
       budget: BUDGETS.pointP50c1,
       status: 'measured',
     });
-    fig({
-      id: `read.${name}.c1.p99`,
-      group,
-      label: `${name} c=1 p99`,
-      value: precise.p99ms,
-      unit: 'ms',
-      better: 'lower',
+    routeFig('c1.p99', 'c=1 p99', precise.p99ms, {
+      ...LATENCY,
       baseline: { label: 'uWS hello c=1 p99', value: ceilPrecise.p99ms, unit: 'ms' },
       budget: BUDGETS.pointP99c1,
     });
-    fig({
-      id: `read.${name}.c1.p999`,
-      group,
-      label: `${name} c=1 p99.9`,
-      value: precise.p99_9ms,
-      unit: 'ms',
-      better: 'lower',
-      status: 'info',
-    });
-    fig({
-      id: `read.${name}.c1.rps`,
-      group,
-      label: `${name} c=1 throughput`,
-      value: c1.reqPerSec,
-      unit: 'req/s',
-      better: 'higher',
+    routeFig('c1.p999', 'c=1 p99.9', precise.p99_9ms, { ...LATENCY, status: 'info' });
+    routeFig('c1.rps', 'c=1 throughput', c1.reqPerSec, {
+      ...THROUGHPUT,
       baseline: { label: 'uWS c=1', value: ceil1.reqPerSec, unit: 'req/s' },
       status: 'info',
     });
-    fig({
-      id: `read.${name}.c32.rps`,
-      group,
-      label: `${name} c=32 throughput`,
-      value: c32.reqPerSec,
-      unit: 'req/s',
-      better: 'higher',
+    routeFig('c32.rps', 'c=32 throughput', c32.reqPerSec, {
+      ...THROUGHPUT,
       baseline: { label: 'uWS c=32', value: ceil32.reqPerSec, unit: 'req/s' },
       budget: BUDGETS.throughputC32,
     });
-    fig({
-      id: `read.${name}.c32.p99`,
-      group,
-      label: `${name} c=32 p99 (autocannon, 1 ms resolution)`,
-      value: c32.p99ms,
-      unit: 'ms',
-      better: 'lower',
+    routeFig('c32.p99', 'c=32 p99 (autocannon, 1 ms resolution)', c32.p99ms, {
+      ...LATENCY,
       status: 'info',
       note: `p50 ${c32.p50ms} ms, p99.9 ${c32.p99_9ms} ms`,
     });

@@ -19,32 +19,26 @@ export async function rawFetchSection(r: Release, { node, info, chainId, head }:
   log('raw fetch: block hashes (untimed)');
   const hashes = await blockHashes(node.rpcUrl, 0, head);
   const concurrency = decodeThreads * 2;
-  const rawAnvil = await rawFetch({
-    url: node.rpcUrl,
-    from: 0,
-    to: head,
-    blocksPerTask,
-    concurrency,
-    hashes,
-    logsTotal: info.logCount,
-    txsTotal: info.txCount,
-    recordTo: recording,
-  });
+  /** Fetches blocks 0..head from `url` (recording them to `recordTo`, when given). */
+  const fetchAll = (url: string, recordTo?: string) =>
+    rawFetch({
+      url,
+      from: 0,
+      to: head,
+      blocksPerTask,
+      concurrency,
+      hashes,
+      logsTotal: info.logCount,
+      txsTotal: info.txCount,
+      recordTo,
+    });
+  const rawAnvil = await fetchAll(node.rpcUrl, recording);
   log(
     `raw fetch anvil: ${rawAnvil.blocksPerSecond.toFixed(0)} blocks/s, ${rawAnvil.eventsPerSecond.toFixed(0)} events/s, ${(rawAnvil.bytes / 1e6).toFixed(0)} MB in ${rawAnvil.seconds.toFixed(1)} s`,
   );
   const replay = await startReplayServer(recording, chainId, node.rpcUrl);
   onCleanup(() => replay.stop());
-  const rawReplay = await rawFetch({
-    url: replay.url,
-    from: 0,
-    to: head,
-    blocksPerTask,
-    concurrency,
-    hashes,
-    logsTotal: info.logCount,
-    txsTotal: info.txCount,
-  });
+  const rawReplay = await fetchAll(replay.url);
   log(
     `raw fetch replay: ${rawReplay.blocksPerSecond.toFixed(0)} blocks/s, ${rawReplay.eventsPerSecond.toFixed(0)} events/s in ${rawReplay.seconds.toFixed(1)} s`,
   );

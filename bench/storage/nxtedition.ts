@@ -7,17 +7,16 @@ import { type Adapter, type ConsistencyResult, pkgVersion, require } from './ada
 import { CACHE_BYTES, CFG, CONCURRENCY, GET_BATCH } from './config.js';
 import { measureAsync, measureSync, type Stats, tick } from './measure.js';
 import {
-  CONSISTENCY_READS,
   checkScan,
   checkScanValues,
   counterKeyA,
   counterKeyB,
   expectValue,
   PACKED_END,
-  PROPS,
   packedBlocksFor,
   packedRange,
-  readsUnderWriter,
+  pairReadsUnderWriter,
+  readProps,
   rowKey,
   TABLE_END,
   u64,
@@ -136,59 +135,44 @@ async function nxPackedScans(
 }
 
 async function nxConsistency(db: NxDb): Promise<ConsistencyResult[]> {
-  const results: ConsistencyResult[] = [];
   const writeAB = (n: number): Promise<void> =>
     db.batch().put(counterKeyA, u64(n)).put(counterKeyB, u64(n)).write();
-  await writeAB(0);
-  const withWriter = (reader: () => Promise<boolean>) => readsUnderWriter(writeAB, reader);
-  results.push({
-    method: 'two _getManySync() calls in one JS turn',
-    reads: CONSISTENCY_READS,
-    ...(await withWriter(async () => {
-      const a = db._getManySync([counterKeyA])[0]!;
-      const b = db._getManySync([counterKeyB])[0]!;
-      await tick();
-      return a.equals(b);
-    })),
-    note: 'consistent by construction: commits run on the same thread, between JS turns',
-  });
-  results.push({
-    method: 'two awaited async get() calls',
-    reads: CONSISTENCY_READS,
-    ...(await withWriter(async () => {
-      const a = await db.get(counterKeyA);
-      const b = await db.get(counterKeyB);
-      return a.equals(b);
-    })),
-    note: 'threadpool reads; a commit can land between them',
-  });
-  results.push({
-    method: 'one iterator (implicit snapshot), _seekSync A, await, _seekSync B',
-    reads: CONSISTENCY_READS,
-    ...(await withWriter(async () => {
-      const it = db.iterator({ gte: counterKeyA, lte: counterKeyB });
-      it._seekSync(counterKeyA);
-      const a = it._nextvSync(1).rows[1];
-      await tick(); // writer commits here
-      await tick();
-      it._seekSync(counterKeyB);
-      const b = it._nextvSync(1).rows[1];
-      void it.close();
-      return a.equals(b);
-    })),
-    note: 'iterator pins its snapshot at creation, so reads across awaits stay consistent',
-  });
-  return results;
-}
-
-async function nxProps(db: NxDb): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const p of PROPS) {
-    try {
-      out[p] = db.getProperty(p);
-    } catch {}
-  }
-  return out;
+  return pairReadsUnderWriter(writeAB, [
+    {
+      method: 'two _getManySync() calls in one JS turn',
+      note: 'consistent by construction: commits run on the same thread, between JS turns',
+      read: async () => {
+        const a = db._getManySync([counterKeyA])[0]!;
+        const b = db._getManySync([counterKeyB])[0]!;
+        await tick();
+        return a.equals(b);
+      },
+    },
+    {
+      method: 'two awaited async get() calls',
+      note: 'threadpool reads; a commit can land between them',
+      read: async () => {
+        const a = await db.get(counterKeyA);
+        const b = await db.get(counterKeyB);
+        return a.equals(b);
+      },
+    },
+    {
+      method: 'one iterator (implicit snapshot), _seekSync A, await, _seekSync B',
+      note: 'iterator pins its snapshot at creation, so reads across awaits stay consistent',
+      read: async () => {
+        const it = db.iterator({ gte: counterKeyA, lte: counterKeyB });
+        it._seekSync(counterKeyA);
+        const a = it._nextvSync(1).rows[1];
+        await tick(); // writer commits here
+        await tick();
+        it._seekSync(counterKeyB);
+        const b = it._nextvSync(1).rows[1];
+        void it.close();
+        return a.equals(b);
+      },
+    },
+  ]);
 }
 
 export function nxtAdapter(): Adapter {
@@ -218,6 +202,6 @@ export function nxtAdapter(): Adapter {
     scans: (starts, rowsPerBatch) => nxScans(db, starts, rowsPerBatch),
     packedScans: (starts, rowsPerBatch) => nxPackedScans(db, starts, rowsPerBatch),
     consistency: () => nxConsistency(db),
-    props: () => nxProps(db),
+    props: () => readProps((p) => db.getProperty(p)),
   };
 }

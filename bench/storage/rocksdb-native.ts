@@ -6,17 +6,16 @@ import { type Adapter, type ConsistencyResult, pkgVersion, require } from './ada
 import { CFG, CONCURRENCY, GET_BATCH } from './config.js';
 import { measureAsync, type Stats } from './measure.js';
 import {
-  CONSISTENCY_READS,
   checkScan,
   checkScanValues,
   counterKeyA,
   counterKeyB,
   expectValue,
   PACKED_END,
-  PROPS,
   packedBlocksFor,
   packedRange,
-  readsUnderWriter,
+  pairReadsUnderWriter,
+  readProps,
   rowKey,
   TABLE_END,
   u64,
@@ -144,60 +143,45 @@ async function rnPackedScans(
 }
 
 async function rnConsistency(db: RnDb): Promise<ConsistencyResult[]> {
-  const results: ConsistencyResult[] = [];
   const writeAB = (n: number): Promise<void> => {
     const w = db.write({ capacity: 2, autoDestroy: true });
     w.tryPut(counterKeyA, u64(n));
     w.tryPut(counterKeyB, u64(n));
     return w.flush();
   };
-  await writeAB(0);
-  const withWriter = (reader: () => Promise<boolean>) => readsUnderWriter(writeAB, reader);
-  results.push({
-    method: 'two awaited db.get() calls',
-    reads: CONSISTENCY_READS,
-    ...(await withWriter(async () => {
-      const a = (await db.get(counterKeyA))!;
-      const b = (await db.get(counterKeyB))!;
-      return a.equals(b);
-    })),
-    note: 'threadpool reads; a commit can land between them',
-  });
-  results.push({
-    method: 'db.snapshot(): two awaited get() calls, then close()',
-    reads: CONSISTENCY_READS,
-    ...(await withWriter(async () => {
-      const snap = db.snapshot();
-      const a = (await snap.get(counterKeyA))!;
-      const b = (await snap.get(counterKeyB))!;
-      await snap.close();
-      return a.equals(b);
-    })),
-    note: 'explicit snapshot',
-  });
-  results.push({
-    method: 'one read batch with both keys (MultiGet)',
-    reads: CONSISTENCY_READS,
-    ...(await withWriter(async () => {
-      const r = db.read({ capacity: 2, autoDestroy: true });
-      const pa = r.get(counterKeyA);
-      const pb = r.get(counterKeyB);
-      await r.flush();
-      return (await pa)!.equals((await pb)!);
-    })),
-    note: 'single MultiGet request',
-  });
-  return results;
-}
-
-async function rnProps(db: RnDb): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const p of PROPS) {
-    try {
-      out[p] = String(await db.getProperty(p));
-    } catch {}
-  }
-  return out;
+  return pairReadsUnderWriter(writeAB, [
+    {
+      method: 'two awaited db.get() calls',
+      note: 'threadpool reads; a commit can land between them',
+      read: async () => {
+        const a = (await db.get(counterKeyA))!;
+        const b = (await db.get(counterKeyB))!;
+        return a.equals(b);
+      },
+    },
+    {
+      method: 'db.snapshot(): two awaited get() calls, then close()',
+      note: 'explicit snapshot',
+      read: async () => {
+        const snap = db.snapshot();
+        const a = (await snap.get(counterKeyA))!;
+        const b = (await snap.get(counterKeyB))!;
+        await snap.close();
+        return a.equals(b);
+      },
+    },
+    {
+      method: 'one read batch with both keys (MultiGet)',
+      note: 'single MultiGet request',
+      read: async () => {
+        const r = db.read({ capacity: 2, autoDestroy: true });
+        const pa = r.get(counterKeyA);
+        const pb = r.get(counterKeyB);
+        await r.flush();
+        return (await pa)!.equals((await pb)!);
+      },
+    },
+  ]);
 }
 
 export function rnAdapter(): Adapter {
@@ -226,6 +210,6 @@ export function rnAdapter(): Adapter {
     scans: (starts, rowsPerBatch) => rnScans(db, starts, rowsPerBatch),
     packedScans: (starts, rowsPerBatch) => rnPackedScans(db, starts, rowsPerBatch),
     consistency: () => rnConsistency(db),
-    props: () => rnProps(db),
+    props: () => readProps((p) => db.getProperty(p)),
   };
 }

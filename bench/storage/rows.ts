@@ -1,6 +1,7 @@
 // Storage benchmark rows: the key/value layout of the bench rows, the packed layout (one value per
 // block), the checks every read makes, and the pair of keys of the consistency test.
 
+import type { ConsistencyResult } from './adapter.js';
 import { CFG, FIRST_BLOCK, META, QUICK, TABLE, VALUE_SIZE } from './config.js';
 import { check, rng, tick } from './measure.js';
 
@@ -99,6 +100,19 @@ export const PROPS = [
   'rocksdb.num-running-compactions',
 ];
 
+/** The {@link PROPS} as `get` answers them (one it throws on is left out). */
+export async function readProps(
+  get: (name: string) => string | Promise<string>,
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const p of PROPS) {
+    try {
+      out[p] = String(await get(p));
+    } catch {}
+  }
+  return out;
+}
+
 export const counterKeyA = Buffer.from([META, 0x41]);
 export const counterKeyB = Buffer.from([META, 0x42]);
 export const u64 = (n: number): Buffer => {
@@ -129,4 +143,26 @@ export async function readsUnderWriter(
   done = true;
   await writer;
   return { torn, commits: n - 1 };
+}
+
+/** One way of reading the pair (A, B): `read` answers whether the two values it read were equal. */
+export interface PairRead {
+  method: string;
+  note: string;
+  read: () => Promise<boolean>;
+}
+
+/**
+ * Writes the pair at 0, then runs each of `reads` under the writer ({@link readsUnderWriter}): one
+ * result each, in order.
+ */
+export async function pairReadsUnderWriter(
+  writeAB: (n: number) => Promise<void>,
+  reads: PairRead[],
+): Promise<ConsistencyResult[]> {
+  await writeAB(0);
+  const results: ConsistencyResult[] = [];
+  for (const { method, note, read } of reads)
+    results.push({ method, reads: CONSISTENCY_READS, ...(await readsUnderWriter(writeAB, read)), note });
+  return results;
 }
