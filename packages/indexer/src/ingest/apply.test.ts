@@ -5,40 +5,20 @@
  * undo entry, so after a reorg the dropped block's probes stayed (a store differing from a fresh
  * index in table 0x0c).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BlockDelta } from '../schema/delta.js';
 import { PROBE } from '../schema/tables/chain.js';
-import { createStore, type Store } from '../storage/index.js';
-import { encodeRows } from '../workers/decode/fetch-blocks.js';
+import type { Store } from '../storage/index.js';
+import { tempStores } from '../storage/temp-stores.fixture.js';
 import { applyChainRecords } from './apply.js';
+import { emptyBlock } from './empty-block.fixture.js';
 
-const dirs: string[] = [];
-const open: Store[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const stores = tempStores();
+afterEach(stores.closeAll);
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
 
 /** An empty block `n` as the decode worker hands it over (encoded rows, no probes of its own). */
-function block(n: number): BlockDelta {
-  const d: BlockDelta = {
-    number: n,
-    hash: hash(n + 1),
-    parentHash: hash(n),
-    timestamp: 1_700_000_000 + n,
-    header: JSON.stringify({ number: `0x${n.toString(16)}`, hash: hash(n + 1) }),
-    txs: [],
-    logs: [],
-    events: [],
-    probes: {},
-  };
-  encodeRows(d, true);
-  return d;
-}
+const block = (n: number): BlockDelta => emptyBlock(n, hash(n + 1), hash(n));
 
 const probed = (s: Store, n: number) => {
   const v = s.view();
@@ -51,10 +31,7 @@ const probed = (s: Store, n: number) => {
 
 describe('chain records from encoded rows', () => {
   it("a probe added by a projection's prepare is rolled back with its block", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'apply-'));
-    dirs.push(dir);
-    const store = await createStore({ dataDir: dir, unfinalisedWindow: 16 });
-    open.push(store);
+    const store = await stores.open('apply-', { unfinalisedWindow: 16 });
     for (const n of [0, 1]) {
       const d = block(n);
       // What the tokens projection's prepare does for a token first seen by its Transfer log.

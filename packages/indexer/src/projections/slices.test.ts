@@ -7,39 +7,29 @@
  * holds the prior value the undo record saved), and (3) commit byte-for-byte the rows `apply`
  * commits.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../test/fixtures/index.js';
 import { applyChainRecords } from '../ingest/apply.js';
 import type { BlockDelta } from '../schema/delta.js';
 import { META } from '../schema/tables/chain.js';
-import { createStore, type Store } from '../storage/index.js';
+import type { Store } from '../storage/index.js';
+import { tempStores } from '../storage/temp-stores.fixture.js';
 import { createTokensProjection } from '../tokens/projection.js';
 import { createWalletsProjection } from '../wallets/projection.js';
 import { shapeBlock } from '../workers/decode/fetch-blocks.js';
 import type { Projection } from './index.js';
 
-const dirs: string[] = [];
-const stores: Store[] = [];
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const stores = tempStores();
+afterEach(stores.closeAll);
 
 const blockOf = (n: number): BlockDelta => {
   const read = (f: string) => JSON.parse(readFileSync(join(FIXTURES_DIR, 'ethereum', String(n), f), 'utf8'));
   return shapeBlock(read('block.json'), read('receipts.json'));
 };
 
-async function openStore(): Promise<Store> {
-  const dir = mkdtempSync(join(tmpdir(), 'slices-'));
-  dirs.push(dir);
-  const store = await createStore({ dataDir: dir, unfinalisedWindow: 8 });
-  stores.push(store);
-  return store;
-}
+const openStore = (): Promise<Store> => stores.open('slices-', { unfinalisedWindow: 8 });
 
 const projections = (): Projection[] => [
   createTokensProjection({ launchpads: new Map() }),

@@ -4,14 +4,12 @@
  * is read; with a base, the side with fewer pools is walked. Rows read are counted by the server's
  * read meter (src/server/read-meter.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../errors/index.js';
 import { POOL_BY_CURRENCY } from '../schema/tables/markets.js';
 import { meteredView } from '../server/read-meter.js';
-import { createStore, type Store } from '../storage/index.js';
+import type { Store } from '../storage/index.js';
+import { tempStores } from '../storage/temp-stores.fixture.js';
 import type { TokensReader } from '../tokens/index.js';
 
 const CEILING = 20;
@@ -21,12 +19,11 @@ const { enumerate, POOL_WALK_CEILING } = await import('./compute.js');
 const QUOTE = `0x${'ee'.repeat(20)}` as `0x${string}`;
 const BASE = `0x${'bb'.repeat(20)}` as `0x${string}`;
 const poolKey = (i: number) => `0x${i.toString(16).padStart(40, '0')}${'00'.repeat(32)}` as `0x${string}`;
-let dir: string;
+const stores = tempStores();
 let store: Store;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'screener-'));
-  store = await createStore({ dataDir: dir, unfinalisedWindow: 4 });
+  store = await stores.open('screener-', { unfinalisedWindow: 4 });
   const ops = [];
   // 500 pools hold the quote; the base has 3 pools, one of them against the quote.
   for (let i = 0; i < 500; i++)
@@ -35,10 +32,7 @@ beforeAll(async () => {
     ops.push({ key: POOL_BY_CURRENCY.key(BASE, poolKey(i)), value: Buffer.alloc(0) });
   store.rocks.write(ops);
 });
-afterAll(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(stores.closeAll);
 
 const tokens = { find: () => null, holderCount: () => ({}) } as unknown as TokensReader;
 const query = (base?: string) => ({

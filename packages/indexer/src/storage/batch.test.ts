@@ -4,32 +4,20 @@
  * over prefetched values, and the undo record it leaves restores exactly the state before the
  * block (so a rollback after a prefetching block is byte-exact).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { META } from '../schema/tables/chain.js';
 import { BALANCE, STATS } from '../schema/tables/tokens.js';
 import type { Rocks } from './binding.js';
-import { createStore, type Store } from './index.js';
+import type { Store } from './index.js';
+import { tempStores } from './temp-stores.fixture.js';
 
-const dirs: string[] = [];
-const open: Store[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const stores = tempStores();
+afterEach(stores.closeAll);
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
 const T = `0x${'aa'.repeat(20)}` as `0x${string}`;
 const w = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
 
-async function newStore(): Promise<Store> {
-  const d = mkdtempSync(join(tmpdir(), 'batch-'));
-  dirs.push(d);
-  const s = await createStore({ dataDir: d, unfinalisedWindow: 16 });
-  open.push(s);
-  return s;
-}
+const newStore = (): Promise<Store> => stores.open('batch-', { unfinalisedWindow: 16 });
 
 /** Every row but the store's random generation id. */
 function dump(rocks: Rocks): string[] {

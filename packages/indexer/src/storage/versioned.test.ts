@@ -3,9 +3,6 @@
  * since (skipped rows included) and is refused with `walk_budget_exceeded` past the budget; the
  * same walk at the head reads no history and answers; the budget is per view (one request).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../errors/index.js';
 import { HOLDER_CUR, HOLDER_HIST } from '../schema/tables/tokens.js';
@@ -14,16 +11,15 @@ import type { Store } from './index.js';
 const BUDGET = 100;
 process.env.VERSIONED_WALK_BUDGET = String(BUDGET);
 const { walkVersioned, VERSIONED_WALK_BUDGET_ROWS } = await import('./versioned.js');
-const { createStore } = await import('./index.js');
+const { tempStores } = await import('./temp-stores.fixture.js');
 
 const T = `0x${'aa'.repeat(20)}` as const;
 const wallet = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
-let dir: string;
+const stores = tempStores();
 let store: Store;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'versioned-'));
-  store = await createStore({ dataDir: dir, unfinalisedWindow: 4 });
+  store = await stores.open('versioned-', { unfinalisedWindow: 4 });
   // 10 current holders since block 1000; 300 retired versions of other wallets, each valid in
   // [b, b + 1) for b in 500..799 (none valid at block 10).
   const ops = [];
@@ -36,10 +32,7 @@ beforeAll(async () => {
     });
   store.rocks.write(ops);
 });
-afterAll(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(stores.closeAll);
 
 const walk = (view: ReturnType<Store['view']>, anchor: number) =>
   walkVersioned(view, {

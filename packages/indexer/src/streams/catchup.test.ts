@@ -5,22 +5,15 @@
  * catch-up sent the block's frames and the hub sent them again, so a consumer saw sequences go
  * back ("sequence 23 after 85").
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../storage/index.js';
+import { tempStores } from '../storage/temp-stores.fixture.js';
 import { createHub } from './hub.js';
 import { createStreamLog, type Frame } from './log.js';
 import { createStreams } from './service.js';
 import type { StreamSink, StreamStart } from './sink.js';
 
-const dirs: string[] = [];
-const open: Store[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const stores = tempStores();
+afterEach(stores.closeAll);
 
 /** A sink that records the durable sequences it was sent. */
 function sink(): StreamSink & { seqs: number[] } {
@@ -39,10 +32,7 @@ function sink(): StreamSink & { seqs: number[] } {
 
 describe('stream catch-up and live hand-over', () => {
   it('frames committed but not yet published are sent once, by the catch-up', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'streams-'));
-    dirs.push(dir);
-    const store = await createStore({ dataDir: dir, unfinalisedWindow: 16 });
-    open.push(store);
+    const store = await stores.open('streams-', { unfinalisedWindow: 16 });
     const log = createStreamLog(store);
     const hub = createHub();
     const streams = createStreams(log, hub);

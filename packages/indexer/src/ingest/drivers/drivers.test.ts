@@ -5,18 +5,17 @@
  * attach unwinds the store to the node's chain (recorded node answers: a unit test). And the
  * contract itself: no stage names a driver.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistry } from '../../projections/index.js';
 import type { Rpc } from '../../rpc/client.js';
 import type { BlockDelta } from '../../schema/delta.js';
-import { createStore, type Store } from '../../storage/index.js';
+import { tempStores } from '../../storage/temp-stores.fixture.js';
 import type { Frame } from '../../streams/log.js';
 import { createStreamLog } from '../../streams/log.js';
-import { encodeRows } from '../../workers/decode/fetch-blocks.js';
+import { emptyBlock } from '../empty-block.fixture.js';
 import type { CommitEvent, Stage, Unit } from '../stage.js';
 import { historyEndOf } from '../stage.js';
 import { createApplyStage } from '../stages/apply.js';
@@ -26,31 +25,18 @@ import { createUnwinder } from '../unwind.js';
 import { createHistoryDriver } from './history.js';
 import { createLiveDriver } from './live.js';
 
-const dirs: string[] = [];
-const open: Store[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined);
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const stores = tempStores();
+afterEach(stores.closeAll);
 const hashOf = (n: number, fork = 0) =>
   `0x${(n + 1 + fork * 1_000_000).toString(16).padStart(64, '0')}` as `0x${string}`;
 
 /** An empty block `n` on branch `fork` as a decode worker hands it over (encoded rows). */
-function block(n: number, fork = 0, parentFork = fork): BlockDelta {
-  const d: BlockDelta = {
-    number: n,
-    hash: hashOf(n, fork),
-    parentHash: n === 0 ? (`0x${'00'.repeat(32)}` as `0x${string}`) : hashOf(n - 1, parentFork),
-    timestamp: 1_700_000_000 + n,
-    header: JSON.stringify({ number: `0x${n.toString(16)}`, hash: hashOf(n, fork) }),
-    txs: [],
-    logs: [],
-    events: [],
-    probes: {},
-  };
-  encodeRows(d, true);
-  return d;
-}
+const block = (n: number, fork = 0, parentFork = fork): BlockDelta =>
+  emptyBlock(
+    n,
+    hashOf(n, fork),
+    n === 0 ? (`0x${'00'.repeat(32)}` as `0x${string}`) : hashOf(n - 1, parentFork),
+  );
 const unit = (d: BlockDelta, last = false): Unit => ({
   d,
   frames: true,
@@ -69,10 +55,7 @@ const nodeOf = (chain: Map<number, string>): Rpc =>
   }) as unknown as Rpc;
 
 async function setUp(node: Map<number, string>) {
-  const dir = mkdtempSync(join(tmpdir(), 'drivers-'));
-  dirs.push(dir);
-  const store = await createStore({ dataDir: dir, unfinalisedWindow: 16 });
-  open.push(store);
+  const store = await stores.open('drivers-', { unfinalisedWindow: 16 });
   const log = pino({ level: 'silent' });
   const registry = createRegistry(store, [], () => undefined);
   const events: CommitEvent[] = [];
