@@ -121,6 +121,36 @@ export interface IngestRun {
 }
 
 /**
+ * The rates of a backfill of blocks 0..`chain.head` that started at `tFirst` and reached the head
+ * at `tHead`, the indexer spawned at `t0` (performance.now() each): seconds to head, seconds of
+ * backfill, and blocks, transactions and events per second of backfill.
+ */
+export function backfillRates(
+  t: { t0: number; tFirst: number; tHead: number },
+  chain: { head: number; txCount: number; logCount: number },
+) {
+  const backfillSeconds = (t.tHead - t.tFirst) / 1000;
+  return {
+    toHeadSeconds: (t.tHead - t.t0) / 1000,
+    backfillSeconds,
+    blocksPerSecond: (chain.head + 1) / backfillSeconds,
+    txPerSecond: chain.txCount / backfillSeconds,
+    eventsPerSecond: chain.logCount / backfillSeconds,
+  };
+}
+
+/** What a peer indexer's run does not report: stage counters, commit histogram, memory split, disk. */
+export const PEER_UNMEASURED = {
+  stageMsPerBlock: null,
+  slowCommits: 0,
+  commitBySize: null,
+  memoryAtHead: null,
+  memoryAtPeak: null,
+  diskMiB: Number.NaN,
+  settled: null,
+} satisfies Partial<IngestRun>;
+
+/**
  * CPU seconds (user + system) of one thread of a process (`tid` = pid: the main thread), or of
  * the whole process when `tid` is absent, from /proc (clock ticks of 1/100 s). Unlike wall-clock
  * stage times, it does not grow when other processes take the cores.
@@ -403,7 +433,6 @@ export async function runIndexer(
     .logs()
     .split('\n')
     .filter((x) => x.includes('slow block commit')).length;
-  const backfillSeconds = (tHead - (tFirst ?? t0)) / 1000;
   const diskMiB = dirBytes(dataDir) / 2 ** 20;
   if (o.atHead) await o.atHead(ix);
   const settled = o.settle ? await settleDisk(ix, dataDir) : null;
@@ -435,11 +464,7 @@ export async function runIndexer(
     tables,
     label,
     main,
-    toHeadSeconds: (tHead - t0) / 1000,
-    backfillSeconds,
-    blocksPerSecond: blocks / backfillSeconds,
-    txPerSecond: chain.txCount / backfillSeconds,
-    eventsPerSecond: chain.logCount / backfillSeconds,
+    ...backfillRates({ t0, tFirst: tFirst ?? t0, tHead }, chain),
     peakRssMiB: peak,
     mainCpuMsPerBlock: (1000 * mainCpu) / cpuBlocks,
     processCpuMsPerBlock: (1000 * procCpu) / cpuBlocks,

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../test/harness/anvil.js';
-import { cpuSeconds, type IngestRun } from './ingest-transfers.js';
+import { backfillRates, cpuSeconds, type IngestRun, PEER_UNMEASURED } from './ingest-transfers.js';
 import { log, rssMiB, runQuiet, sleep, stopChild, track } from './lib.js';
 
 /**
@@ -174,26 +174,15 @@ export async function runPonder(o: {
     const mainCpu = cpuSeconds(c.pid!, c.pid!) - f.main;
     const procCpu = cpuSeconds(c.pid!) - f.proc;
     const blocks = o.head + 1;
-    const backfillSeconds = (tHead - f.t) / 1000;
     return {
       label: `Ponder ${PONDER_VERSION} (PGlite)`,
       main: bin,
       version: PONDER_VERSION,
-      toHeadSeconds: (tHead - t0) / 1000,
-      backfillSeconds,
-      blocksPerSecond: blocks / backfillSeconds,
-      txPerSecond: o.txCount / backfillSeconds,
-      eventsPerSecond: o.logCount / backfillSeconds,
+      ...backfillRates({ t0, tFirst: f.t, tHead }, o),
       peakRssMiB: peak,
       mainCpuMsPerBlock: (1000 * mainCpu) / blocks,
       processCpuMsPerBlock: (1000 * procCpu) / blocks,
-      stageMsPerBlock: null,
-      slowCommits: 0,
-      commitBySize: null,
-      memoryAtHead: null,
-      memoryAtPeak: null,
-      diskMiB: Number.NaN,
-      settled: null,
+      ...PEER_UNMEASURED,
     };
   } finally {
     await stopChild(c, 5000);

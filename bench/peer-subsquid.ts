@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
-import { cpuSeconds, type IngestRun } from './ingest-transfers.js';
+import { backfillRates, cpuSeconds, type IngestRun, PEER_UNMEASURED } from './ingest-transfers.js';
 import { log, rssMiB, runQuiet, sleep, stopChild, track } from './lib.js';
 import { type BalanceCheck, balancesOnNode, compareBalances } from './peer-check.js';
 import { startPostgres } from './postgres.js';
@@ -283,8 +283,6 @@ export async function runSubsquid(o: {
     const pgCpu = pg.cpuSeconds() - f.pg;
     const procCpu = cpuSeconds(c.pid!) - f.proc + pgCpu;
     const cpuBlocks = Math.max(1, o.head - f.block);
-    const blocks = o.head + 1;
-    const backfillSeconds = (tHead - f.t) / 1000;
     // Its answer: the sampled balances against balanceOf at head, and one row per Transfer log.
     const rows = (
       await db.query('SELECT id, balance::text AS balance FROM account WHERE id = ANY($1)', [o.sample])
@@ -307,23 +305,13 @@ export async function runSubsquid(o: {
       finality: SUBSQUID_FINALITY,
       check,
       transferRows,
-      toHeadSeconds: (tHead - t0) / 1000,
-      backfillSeconds,
-      blocksPerSecond: blocks / backfillSeconds,
-      txPerSecond: o.txCount / backfillSeconds,
-      eventsPerSecond: o.logCount / backfillSeconds,
+      ...backfillRates({ t0, tFirst: f.t, tHead }, o),
       peakRssMiB: peak,
       postgresPeakRssMiB: pgPeak,
       mainCpuMsPerBlock: (1000 * mainCpu) / cpuBlocks,
       processCpuMsPerBlock: (1000 * procCpu) / cpuBlocks,
       postgresCpuMsPerBlock: (1000 * pgCpu) / cpuBlocks,
-      stageMsPerBlock: null,
-      slowCommits: 0,
-      commitBySize: null,
-      memoryAtHead: null,
-      memoryAtPeak: null,
-      diskMiB: Number.NaN,
-      settled: null,
+      ...PEER_UNMEASURED,
     };
   } finally {
     if (c) await stopChild(c, 5000);
