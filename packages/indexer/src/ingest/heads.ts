@@ -13,6 +13,7 @@
 import { redact } from '@chain-indexer/platform/security';
 import type { Logger } from 'pino';
 import { createClient, webSocket } from 'viem';
+import { createPauses } from './pause.js';
 
 /** A head the node announced by newHeads: its number and hash, and when it arrived (performance.now). */
 export interface NotifiedHead {
@@ -53,7 +54,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * live subscription drops) and retried with backoff.
  */
 export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
-  let wake: (() => void) | null = null;
+  // The follower's wait between polls, cut short by a new head or a stop.
+  const pauses = createPauses();
   let notified: NotifiedHead | null = null;
   let live = false;
   let stopped = false;
@@ -109,9 +111,7 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
           const n = h?.number ? Number.parseInt(h.number, 16) : Number.NaN;
           if (Number.isSafeInteger(n) && typeof h?.hash === 'string' && (!notified || n >= notified.number))
             notified = { number: n, hash: h.hash, at: performance.now() };
-          const w = wake;
-          wake = null;
-          w?.();
+          pauses.wake();
         },
         onError: (err: Error) => {
           if (!live || mine !== attempt) return;
@@ -161,16 +161,7 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
     wait(ms) {
       // A head announced while the follower was busy (not waiting) and not taken yet: no wait.
       if (notified) return Promise.resolve();
-      return new Promise((resolve) => {
-        const t = setTimeout(() => {
-          wake = null;
-          resolve();
-        }, ms);
-        wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
+      return pauses.pause(ms);
     },
     take() {
       const h = notified;
@@ -184,7 +175,7 @@ export function watchHeads(wsUrl: string | null, log: Logger): HeadWatcher {
       retryTimer = null;
       teardown?.();
       teardown = null;
-      wake?.();
+      pauses.wake();
     },
   };
 }
