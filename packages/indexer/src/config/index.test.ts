@@ -111,3 +111,15 @@ describe('config: HTTP bounds', () => {
       );
   });
 });
+
+describe('config: HISTORY_RETENTION', () => {
+  const base = { RPC_URL: 'http://n:8545', CHAIN: 'eth', DEV_API_KEY: 'k' };
+  it('is all (null) by default, on the embedded devnet too, or a number of blocks ≥ 1', () => {
+    expect(loadConfig(base, gen).chains[0].historyRetention).toBeNull();
+    expect(loadConfig({}, gen).chains[0].historyRetention).toBeNull();
+    expect(loadConfig({ ...base, HISTORY_RETENTION: 'all' }, gen).chains[0].historyRetention).toBeNull();
+    expect(loadConfig({ ...base, HISTORY_RETENTION: '5000' }, gen).chains[0].historyRetention).toBe(5000);
+    for (const bad of ['0', '-3', '1e3', 'ALL', '12.5', 'forever'])
+      expect(() => loadConfig({ ...base, HISTORY_RETENTION: bad }, gen), bad).toThrow(/HISTORY_RETENTION/);
+  });
+});
