@@ -10,7 +10,8 @@
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { ObjectStore } from '@nats-io/obj';
 import type { Logger } from 'pino';
-import { type Ingest, type IngestStatus, initialIngestStatus } from '../ingest/index.js';
+import type { Ingest } from '../ingest/index.js';
+import { type IngestStatus, initialIngestStatus } from '../ingest/status.js';
 import { type ChangeEntry, decodeChange } from '../storage/changelog.js';
 import type { Store } from '../storage/index.js';
 import { H, streamOf, subjectOf } from './names.js';

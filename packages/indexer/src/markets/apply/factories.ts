@@ -17,46 +17,42 @@ export interface FamilyConfig {
 const s = (v: unknown) => String(v);
 const _NATIVE = '0x0000000000000000000000000000000000000000';
 
+/**
+ * Registers the pool a V2 or V3 factory announced: its own contract at `addr` (no pool id, no
+ * hooks), of `e.address`.
+ */
+function registerContractPool(
+  c: BlockCtx,
+  e: EventDelta,
+  protocol: 'v2' | 'v3',
+  addr: string,
+  fee: number,
+  tickSpacing: number | null,
+): void {
+  const a = e.args;
+  c.register(e, {
+    key: poolKeyOf(protocol, addr),
+    protocol,
+    contract: addr,
+    poolId: null,
+    currency0: s(a.token0),
+    currency1: s(a.token1),
+    fee,
+    tickSpacing,
+    hooks: null,
+    factory: e.address,
+  });
+}
+
 /** V2 factory PairCreated: registers the pair (fee 3000). */
 export function onV2Factory(c: BlockCtx, e: EventDelta, cfg: FamilyConfig): void {
-  const a = e.args;
-  const { register } = c;
-  const { v2 } = cfg;
-  if (e.event === 'PairCreated' && v2.has(e.address)) {
-    const addr = s(a.pair).toLowerCase();
-    register(e, {
-      key: poolKeyOf('v2', addr),
-      protocol: 'v2',
-      contract: addr,
-      poolId: null,
-      currency0: s(a.token0),
-      currency1: s(a.token1),
-      fee: 3000,
-      tickSpacing: null,
-      hooks: null,
-      factory: e.address,
-    });
-  }
+  if (e.event === 'PairCreated' && cfg.v2.has(e.address))
+    registerContractPool(c, e, 'v2', s(e.args.pair).toLowerCase(), 3000, null);
 }
 
 /** V3 factory PoolCreated: registers the pool with its fee and tick spacing. */
 export function onV3Factory(c: BlockCtx, e: EventDelta, cfg: FamilyConfig): void {
   const a = e.args;
-  const { register } = c;
-  const { v3 } = cfg;
-  if (e.event === 'PoolCreated' && v3.has(e.address)) {
-    const addr = s(a.pool).toLowerCase();
-    register(e, {
-      key: poolKeyOf('v3', addr),
-      protocol: 'v3',
-      contract: addr,
-      poolId: null,
-      currency0: s(a.token0),
-      currency1: s(a.token1),
-      fee: Number(a.fee),
-      tickSpacing: Number(a.tickSpacing),
-      hooks: null,
-      factory: e.address,
-    });
-  }
+  if (e.event === 'PoolCreated' && cfg.v3.has(e.address))
+    registerContractPool(c, e, 'v3', s(a.pool).toLowerCase(), Number(a.fee), Number(a.tickSpacing));
 }
