@@ -163,24 +163,32 @@ function routesOf(r: Results): string[] {
   return out;
 }
 
+/** A route's row of bars: one bar per [name, figure id], the figure's value (null when absent). */
+function routeRow(
+  m: ReturnType<typeof byId>,
+  route: string,
+  bars: Array<[name: string, id: string]>,
+): BarRow {
+  return {
+    label: route,
+    ids: bars.map(([, id]) => id),
+    bars: bars.map(([name, id]) => ({ name, value: m.get(id)?.value ?? null })),
+  };
+}
+
 function latencySection(r: Results): string {
   const m = byId(r);
   const routes = routesOf(r);
   if (!routes.length) return '<p class="muted">No point-read figure in this report.</p>';
   const uws1 = m.get('uws.c1')?.value ?? null;
   const uws32 = m.get('uws.c32')?.value ?? null;
-  const rows: BarRow[] = routes.map((route) => {
-    const ids = ['p50', 'p99', 'p999'].map((p) => `read.${route}.c1.${p}`);
-    return {
-      label: route,
-      ids,
-      bars: [
-        { name: 'p50', value: m.get(ids[0])?.value ?? null },
-        { name: 'p99', value: m.get(ids[1])?.value ?? null },
-        { name: 'p99.9', value: m.get(ids[2])?.value ?? null },
-      ],
-    };
-  });
+  const rows = routes.map((route) =>
+    routeRow(m, route, [
+      ['p50', `read.${route}.c1.p50`],
+      ['p99', `read.${route}.c1.p99`],
+      ['p99.9', `read.${route}.c1.p999`],
+    ]),
+  );
   const lat = barChart({
     title: 'Point-read latency at c=1 per route',
     unit: 'ms',
@@ -191,17 +199,12 @@ function latencySection(r: Results): string {
       { value: 1, label: 'budget p99 < 1 ms', color: '#eb5757' },
     ],
   });
-  const thr: BarRow[] = routes.map((route) => {
-    const ids = [`read.${route}.c1.rps`, `read.${route}.c32.rps`];
-    return {
-      label: route,
-      ids,
-      bars: [
-        { name: 'c=1', value: m.get(ids[0])?.value ?? null },
-        { name: 'c=32', value: m.get(ids[1])?.value ?? null },
-      ],
-    };
-  });
+  const thr = routes.map((route) =>
+    routeRow(m, route, [
+      ['c=1', `read.${route}.c1.rps`],
+      ['c=32', `read.${route}.c32.rps`],
+    ]),
+  );
   const tput = barChart({
     title: 'Point-read throughput per route against the bare-uWS ceiling',
     unit: 'req/s',

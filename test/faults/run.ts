@@ -19,6 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countsByKind } from '../harness/markdown.js';
 import type { ScenarioStats } from './lib.js';
 
 /** One scenario's figures as the suites append them (test/faults/lib.ts recordScenario). */
@@ -245,14 +246,7 @@ lines.push(
 );
 lines.push(`| rows lost (blocks / transactions / logs) | ${lost.blocks} / ${lost.txs} / ${lost.logs} |`);
 lines.push('');
-if (kinds.length) {
-  lines.push('## Faults injected by kind');
-  lines.push('');
-  lines.push(`| ${kinds.join(' | ')} |`);
-  lines.push(`|${kinds.map(() => '---:').join('|')}|`);
-  lines.push(`| ${kinds.map((k) => byKind[k]).join(' | ')} |`);
-  lines.push('');
-}
+lines.push(...countsByKind('Faults injected by kind', kinds, (k) => byKind[k]));
 lines.push('## Scenarios');
 lines.push('');
 lines.push(

@@ -5,6 +5,7 @@
  * the failures, every figure from those runs. `--notes` adds a Markdown section of findings.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { countsByKind } from '../harness/markdown.js';
 
 const args = process.argv.slice(2);
 const arg = (n: string) => {
@@ -129,14 +130,7 @@ L.push(`| seed | ${madeKinds.join(' | ')} |`);
 L.push(`|---:|${madeKinds.map(() => '---:').join('|')}|`);
 for (const r of runs) L.push(`| ${r.seed} | ${madeKinds.map((k) => r.made[k] ?? 0).join(' | ')} |`);
 L.push('');
-if (kinds.length) {
-  L.push('## Proxy faults by kind');
-  L.push('');
-  L.push(`| ${kinds.join(' | ')} |`);
-  L.push(`|${kinds.map(() => '---:').join('|')}|`);
-  L.push(`| ${kinds.map((k) => sum((r) => r.faults.byKind[k] ?? 0)).join(' | ')} |`);
-  L.push('');
-}
+L.push(...countsByKind('Proxy faults by kind', kinds, (k) => sum((r) => r.faults.byKind[k] ?? 0)));
 const failed = runs.filter((r) => r.failure);
 if (failed.length) {
   L.push('## Failures');

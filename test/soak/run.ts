@@ -147,6 +147,8 @@ function startWatchdog(): void {
 }
 let proxy: RpcProxy;
 const timers = new Set<NodeJS.Timeout>();
+/** Ends a fault window after `ms` (cleared with the others when the run stops). */
+const undoAfter = (ms: number, undo: () => void) => timers.add(setTimeout(undo, ms));
 
 const indexedHead = async (x: Ix): Promise<number | null> =>
   x.idx.port
@@ -358,27 +360,23 @@ async function runStep(s: Step): Promise<void> {
       await note(`${describeStep(s)} → depth ${r.depth}${r.seen ? '' : ' (rollback not seen within 15 s)'}`);
       return;
     }
-    case 'node_faults': {
+    case 'node_faults':
       proxy.schedule({ seed: s.seed, rate: s.rate, maxDelayMs: 1_000 });
       counters.faultWindows++;
-      const t = setTimeout(() => proxy.schedule(null), s.ms);
-      timers.add(t);
+      undoAfter(s.ms, () => proxy.schedule(null));
       await note(describeStep(s));
       return;
-    }
     case 'node_restart':
       counters.nodeRestarts++;
       void proxy.restartUpstream(s.ms).catch(() => undefined);
       await note(describeStep(s));
       return;
-    case 'stale_head': {
+    case 'stale_head':
       proxy.setStaleHead(Math.max(0, (await headOf(devUrl)) - s.lag));
       counters.staleWindows++;
-      const t = setTimeout(() => proxy.setStaleHead(null), s.ms);
-      timers.add(t);
+      undoAfter(s.ms, () => proxy.setStaleHead(null));
       await note(describeStep(s));
       return;
-    }
     case 'sse_churn':
       for (let i = 0; i < s.count && consumers.length; i++)
         consumers[Math.floor(rand() * consumers.length)].churn();
