@@ -70,6 +70,15 @@ const checkOf = (ours: B[], rpcs: Rpc[], window = 128) =>
     intervalMs: 0,
   });
 
+/** A follower's status while it follows, on the first of `count` nodes. */
+const following = (count: number): PausableStatus => ({
+  state: 'following',
+  haltReason: null,
+  nodeFault: null,
+  node: { index: 0, count },
+  nodeHead: null,
+});
+
 describe('node check', () => {
   it('a consistent node, a node behind and a reorg are not faults', async () => {
     const ours = chain('a', 30);
@@ -109,13 +118,7 @@ describe('node check', () => {
     const lostByNumber = new Set([28]);
     const lostByHash = new Set([h('a', 28)]);
     const c = checkOf(ours, [node({ blocks: chain('a', 35), lostByNumber, lostByHash })]);
-    const status: PausableStatus = {
-      state: 'following',
-      haltReason: null,
-      nodeFault: null,
-      node: { index: 0, count: 1 },
-      nodeHead: null,
-    };
+    const status = following(1);
     await c.checkNow();
     expect(await c.hold(status)).toBe(true);
     expect(status).toMatchObject({
@@ -138,13 +141,7 @@ describe('node check', () => {
     });
     const good = node({ blocks: chain('a', 35) });
     const c = checkOf(ours, [bad, good]);
-    const status: PausableStatus = {
-      state: 'following',
-      haltReason: null,
-      nodeFault: null,
-      node: { index: 0, count: 2 },
-      nodeHead: null,
-    };
+    const status = following(2);
     expect(await c.checkNow()).toMatchObject({ node: 0 });
     expect(await c.hold(status)).toBe(false);
     expect(c.url()).toBe('http://node-1');
