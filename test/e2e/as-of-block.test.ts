@@ -12,7 +12,8 @@
  *    block it is refused, and a cursor minted on a block the reorg dropped is `stale_cursor`;
  *  - refusals: above the head 409 block_not_indexed, the dropped block's hash 409
  *    block_not_canonical, a route that does not answer as of a block 400, and (restarted with
- *    HISTORY_RETENTION=20) 410 history_pruned naming the oldest retained block, /health's range;
+ *    HISTORY_RETENTION=20) 410 history_pruned naming the oldest retained block, /health's range,
+ *    and a cursor minted below that range 409 cursor_history_pruned;
  *  - /batch takes atBlock per item.
  *
  * Tokens whose balances do not follow their events (fee-on-transfer, rebasing) are left out, as
@@ -290,6 +291,13 @@ describe('refusals and /batch', () => {
     const all = (await idx.get('/health')).body.history;
     expect(all).toMatchObject({ retention: 'all', headBlock: fork.head, enforcement: 'reads' });
     expect(all.oldestRetainedBlock).toBeLessThanOrEqual(1);
+    const t = tokens[0].address;
+    const w = pick([...(wallets.get(t) ?? [])]);
+    // A cursor minted at a block the bounded retention below leaves out.
+    const early = await idx.get(`/tokens/${t}/holders?sort=wallet_id&limit=1&atBlock=${fork.head - 21}`);
+    expect(early.status, early.text).toBe(200);
+    const earlyCursor = early.body.page.nextCursor;
+    expect(earlyCursor).toBeTruthy();
     // The same store served again under a bounded retention (restart re-reads the env).
     env.HISTORY_RETENTION = '20';
     await idx.sigterm();
@@ -302,8 +310,6 @@ describe('refusals and /batch', () => {
       headBlock: fork.head,
       enforcement: 'reads',
     });
-    const t = tokens[0].address;
-    const w = pick([...(wallets.get(t) ?? [])]);
     const old = await idx.get(`/tokens/${t}/balance/${w}?atBlock=${fork.head - 21}`);
     expect(old.status, old.text).toBe(410);
     expect(old.body).toMatchObject({
@@ -313,6 +319,13 @@ describe('refusals and /batch', () => {
     });
     const byHash = await idx.get(`/tokens/${t}/holders?atBlockHash=${await hashOf(5)}`);
     expect(byHash.status).toBe(410);
+    const replay = await idx.get(`/tokens/${t}/holders?sort=wallet_id&limit=1&cursor=${earlyCursor}`);
+    expect(replay.status, replay.text).toBe(409);
+    expect(replay.body).toMatchObject({
+      error: 'cursor_history_pruned',
+      anchorBlock: fork.head - 21,
+      oldestRetainedBlock: fork.head - 20,
+    });
     const edge = await idx.get(`/tokens/${t}/balance/${w}?atBlock=${fork.head - 20}`);
     expect(edge.status, edge.text).toBe(200);
     expect(edge.body.data.balance).toBe((await balanceOf(t, w, fork.head - 20)).toString());

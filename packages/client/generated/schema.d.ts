@@ -1989,15 +1989,15 @@ export interface components {
             lagBlocks?: number;
             /** @description replica_lagging: the replica state */
             state?: string;
-            /** @description stale_cursor, walk_budget_exceeded: the cursor's anchor block */
+            /** @description stale_cursor, walk_budget_exceeded, cursor_history_pruned: the cursor's anchor block */
             anchorBlock?: number;
             /** @description walk_budget_exceeded: rows one request may examine in versioned walks */
             budgetRows?: number;
             /** @description stale_cursor: the cursor's anchor hash */
             anchorHash?: string;
-            /** @description history_pruned, block_not_indexed, block_not_canonical: the block asked for (null-free; absent for an unknown hash) */
+            /** @description history_pruned, block_not_indexed, block_not_canonical: the block asked for (absent when an unknown hash was asked for) */
             requestedBlock?: number;
-            /** @description history_pruned: the oldest block an as-of read may name */
+            /** @description history_pruned, cursor_history_pruned: the oldest block an as-of read may name */
             oldestRetainedBlock?: number;
             /** @description block_not_indexed, history_pruned: the committed head when refused */
             headBlock?: number;
@@ -15283,15 +15283,15 @@ export interface components {
                     lagBlocks?: number;
                     /** @description replica_lagging: the replica state */
                     state?: string;
-                    /** @description stale_cursor, walk_budget_exceeded: the cursor's anchor block */
+                    /** @description stale_cursor, walk_budget_exceeded, cursor_history_pruned: the cursor's anchor block */
                     anchorBlock?: number;
                     /** @description walk_budget_exceeded: rows one request may examine in versioned walks */
                     budgetRows?: number;
                     /** @description stale_cursor: the cursor's anchor hash */
                     anchorHash?: string;
-                    /** @description history_pruned, block_not_indexed, block_not_canonical: the block asked for (null-free; absent for an unknown hash) */
+                    /** @description history_pruned, block_not_indexed, block_not_canonical: the block asked for (absent when an unknown hash was asked for) */
                     requestedBlock?: number;
-                    /** @description history_pruned: the oldest block an as-of read may name */
+                    /** @description history_pruned, cursor_history_pruned: the oldest block an as-of read may name */
                     oldestRetainedBlock?: number;
                     /** @description block_not_indexed, history_pruned: the committed head when refused */
                     headBlock?: number;
@@ -16647,7 +16647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16655,7 +16655,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "walk_budget_exceeded" | "stale_cursor" | "block_not_indexed" | "block_not_canonical";
+                        error: "walk_budget_exceeded" | "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
                     };
                 };
             };
@@ -16799,7 +16799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16807,7 +16807,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "walk_budget_exceeded" | "stale_cursor" | "block_not_indexed" | "block_not_canonical";
+                        error: "walk_budget_exceeded" | "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
                     };
                 };
             };

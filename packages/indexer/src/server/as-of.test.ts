@@ -4,19 +4,17 @@
  * parameters resolved through views: a number and a hash to the same anchor, and each refusal
  * (above the head, below the retained range, a reorged or unknown hash, both parameters).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
-import { createStore, type Store } from '../storage/index.js';
+import type { Store } from '../storage/index.js';
+import { tempStores } from '../storage/temp-stores.fixture.js';
 import { checkCursorAsOf, resolveAsOf, retainedRange } from './as-of.js';
 import { ApiError } from './errors.js';
 
 type Hex = `0x${string}`;
 const h = (n: number, tag = 'b') => `0x${tag.repeat(2)}${n.toString(16).padStart(62, '0')}` as Hex;
 
-let dir: string;
+const stores = tempStores();
 let store: Store;
 
 /** Commits block n with hash `hash` as ingest does (canonical row, hash → number). */
@@ -24,8 +22,7 @@ const commit = (n: number, hash: Hex) =>
   store.commitBlock({ number: n, hash }, (b) => b.insert(HASH_TO_NUMBER, [hash], n));
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'as-of-'));
-  store = await createStore({ dataDir: dir, unfinalisedWindow: 8 });
+  store = await stores.open('as-of-', { unfinalisedWindow: 8 });
   for (let n = 0; n <= 10; n++) commit(n, h(n));
   // A reorg of block 10: its hash is dropped, another block 10 takes its place.
   store.rollbackHead();
@@ -33,10 +30,7 @@ beforeAll(async () => {
   await store.settled();
 });
 
-afterAll(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(stores.closeAll);
 
 /** Runs `f` on a fresh view and closes it. */
 function withView<T>(f: (v: ReturnType<Store['view']>) => T): T {
@@ -109,10 +103,25 @@ describe('retainedRange', () => {
 });
 
 describe('checkCursorAsOf', () => {
+  const at = { number: 4, hash: h(4) };
+  const check = (asked: { number: number; hash: Hex } | null, retention: number | null) =>
+    withView((v) => checkCursorAsOf(v, asked, at, retention));
+
   it('a cursor keeps its anchor: the same block beside it passes, another is refused', () => {
-    const at = { number: 4, hash: h(4) };
-    expect(() => checkCursorAsOf(null, at)).not.toThrow();
-    expect(() => checkCursorAsOf({ ...at }, at)).not.toThrow();
-    expect(() => checkCursorAsOf({ number: 5, hash: h(5) }, at)).toThrow(/minted at block 4/);
+    expect(() => check(null, null)).not.toThrow();
+    expect(() => check({ ...at }, null)).not.toThrow();
+    expect(() => check({ number: 5, hash: h(5) }, null)).toThrow(/minted at block 4/);
+  });
+
+  it('an anchor older than the retained history: 409 cursor_history_pruned', () => {
+    expect(() => check(null, 6)).not.toThrow(); // oldest retained: 10 − 6 = 4
+    try {
+      check(null, 5);
+      expect.unreachable('a cursor at 4 with 5 blocks retained below head 10');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).code).toBe('cursor_history_pruned');
+      expect((err as ApiError).toJSON()).toMatchObject({ anchorBlock: 4, oldestRetainedBlock: 5 });
+    }
   });
 });

@@ -101,14 +101,30 @@ export function resolveAsOf(view: View, q: AsOfQuery, retention: number | null):
 }
 
 /**
- * Checks a cursor's anchor against the as-of parameters of the same request: a cursor keeps the
- * anchor it was minted at (R2), so naming another block beside it is a contradiction.
- * @throws ApiError bad_request when `asked` is set and differs from the cursor's anchor.
+ * Checks a cursor's anchor on a route that answers as of a block: a cursor keeps the anchor it
+ * was minted at (R2), so naming another block beside it is a contradiction, and its anchor must
+ * still be in the retained range (`retention`: HISTORY_RETENTION in blocks, null = all), as
+ * an as-of read of that block must.
+ * @throws ApiError bad_request when `asked` is set and differs from the cursor's anchor;
+ * cursor_history_pruned (409, extra `anchorBlock`, `oldestRetainedBlock`) when the anchor is older
+ * than the retained range.
  */
-export function checkCursorAsOf(asked: BlockRef | null, cursorAnchor: BlockRef): void {
+export function checkCursorAsOf(
+  view: View,
+  asked: BlockRef | null,
+  cursorAnchor: BlockRef,
+  retention: number | null,
+): void {
   if (asked && (asked.number !== cursorAnchor.number || asked.hash !== cursorAnchor.hash))
     throw new ApiError(
       'bad_request',
       `the cursor was minted at block ${cursorAnchor.number}; atBlock/atBlockHash name block ${asked.number} (leave them out, or restart from page one)`,
+    );
+  const range = retainedRange(view, retention);
+  if (range && cursorAnchor.number < range.oldest)
+    throw new ApiError(
+      'cursor_history_pruned',
+      `the cursor's anchor block ${cursorAnchor.number} is older than the retained history (oldest retained block ${range.oldest}); restart from page one`,
+      { anchorBlock: cursorAnchor.number, oldestRetainedBlock: range.oldest },
     );
 }

@@ -218,7 +218,7 @@ function run(
     }
     for (const name of route.requires ?? []) requireProjection(chain, name, view);
     // An as-of read anchors every read of the request at the block it names (R1; as-of.ts).
-    const asOf = route.asOf ? resolveAsOf(view, query, chain.historyRetention ?? null) : null;
+    const asOf = route.asOf ? resolveAsOf(view, query, chain.historyRetention ?? null) : undefined;
     const ctx: Ctx & { services?: Record<string, unknown> } = {
       chain,
       params: params as Record<string, string>,

@@ -108,6 +108,8 @@ export function declaredErrors(r: Route): Set<ErrorCode> {
   // As-of reads (as-of.ts): below the retained range, above the head, a non-canonical hash.
   if (r.asOf)
     for (const c of ['history_pruned', 'block_not_indexed', 'block_not_canonical'] as const) codes.add(c);
+  // …and a cursor whose anchor is older than the retained history (page.ts).
+  if (r.asOf && r.query && 'cursor' in r.query) codes.add('cursor_history_pruned');
   if (!r.root) codes.add('unknown_chain');
   codes.add('internal');
   return codes;
@@ -248,7 +250,7 @@ const DESCRIPTION = [
   'On index routes the anchor is the canonical head the storage snapshot saw (a paged walk keeps the anchor of its first page, R2).',
   'On the four live RPC routes (/rpc/…, `x-reads: node`) the anchor is the node block the request observed first (eth_getBlockByNumber latest), at which every read of the answer was made by hash (EIP-1898), and `source: "node"` says so: the pair is the node\'s view, not the index\'s, so it may be ahead of the index anchor of other routes (or on a fork the index has not followed yet); compare it with an index anchor only by hash.',
   '/contracts/{address}/code reads the node too, at a canonical block of the index: its anchor is the index head and `data.observedAt` the block read.',
-  'As of a block: an operation with `x-as-of: {supported: true}` takes `atBlock=N` or `atBlockHash=0x…` and answers what the chain held at the end of block N, anchored at (N, canonical hash of N); a cursor minted there stays there; outside the retained range (/health `history`) it answers 410 history_pruned (the bound is enforced on reads; stored history is not pruned), above the committed head 409 block_not_indexed, a hash not canonical 409 block_not_canonical. Every other operation says why it does not (`x-as-of.reason`) and refuses the parameters with 400 bad_request.',
+  'As of a block: an operation with `x-as-of: {supported: true}` takes `atBlock=N` or `atBlockHash=0x…` and answers what the chain held at the end of block N, anchored at (N, canonical hash of N); a cursor minted there stays there (older than the retained range: 409 cursor_history_pruned); outside the retained range (/health `history`) it answers 410 history_pruned (the bound is enforced on reads; stored history is not pruned), above the committed head 409 block_not_indexed, a hash not canonical 409 block_not_canonical. Every other operation says why it does not (`x-as-of.reason`) and refuses the parameters with 400 bad_request.',
   'Paged responses carry `page: {order, limit, count, stoppedBy, nextCursor}`.',
   'Errors are `{error, detail}` plus code-specific context fields; each error status of each operation lists the codes it can answer.',
   'Every object the service owns is closed (`additionalProperties: false`); raw chain records served byte-exact as the node sent them are open and marked `x-node-record` (chains add fields), and name every standard JSON-RPC field.',

@@ -41,7 +41,8 @@ export interface PageRequest {
  * src/schema/cursors.ts). With a cursor the walk keeps the cursor's anchor (R2) — refused with 409
  * `stale_cursor` once that block is no longer canonical (R3).
  * @throws ApiError bad_cursor, bad_request (order differs from the cursor's, or atBlock names
- * another block than the cursor's), stale_cursor.
+ * another block than the cursor's), stale_cursor, cursor_history_pruned (an as-of route's cursor
+ * older than the retained history).
  */
 export function pageRequest(
   ctx: Ctx<unknown, { cursor?: string; limit?: number; order?: Order }>,
@@ -58,8 +59,10 @@ export function pageRequest(
     route: tag.tag,
     order: q.order,
   });
-  // A cursor keeps its anchor (R2); naming another block beside it is refused (as-of.ts).
-  checkCursorAsOf(ctx.asOf ?? null, c.anchor);
+  // On a route answering as of a block, a cursor keeps its anchor (R2): naming another block
+  // beside it is refused, and so is an anchor older than the retained history (as-of.ts).
+  if (ctx.asOf !== undefined)
+    checkCursorAsOf(ctx.view, ctx.asOf, c.anchor, ctx.chain.historyRetention ?? null);
   const canonical = ctx.view.canonicalHash(c.anchor.number);
   if (canonical !== c.anchor.hash) {
     throw new ApiError(

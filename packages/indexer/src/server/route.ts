@@ -89,7 +89,10 @@ export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
    * before the handler runs.
    */
   anchor: BlockRef;
-  /** The block named by `atBlock`/`atBlockHash` (then equal to `anchor`); null or absent: the head. */
+  /**
+   * On a route answering as of a block (`asOf`): the block named by `atBlock`/`atBlockHash` (then
+   * equal to `anchor`), null when it names none (the head). Absent on every other route.
+   */
   asOf?: BlockRef | null;
   /**
    * The request's anchored view (opened at `anchor`). Index routes read only through it; node

@@ -145,7 +145,9 @@ export const ErrorEnvelope = Type.Object(
     lagBlocks: Type.Optional(Type.Integer({ description: 'replica_lagging: blocks behind the writer' })),
     state: Type.Optional(Type.String({ description: 'replica_lagging: the replica state' })),
     anchorBlock: Type.Optional(
-      Type.Integer({ description: "stale_cursor, walk_budget_exceeded: the cursor's anchor block" }),
+      Type.Integer({
+        description: "stale_cursor, walk_budget_exceeded, cursor_history_pruned: the cursor's anchor block",
+      }),
     ),
     budgetRows: Type.Optional(
       Type.Integer({ description: 'walk_budget_exceeded: rows one request may examine in versioned walks' }),
@@ -154,11 +156,13 @@ export const ErrorEnvelope = Type.Object(
     requestedBlock: Type.Optional(
       Type.Integer({
         description:
-          'history_pruned, block_not_indexed, block_not_canonical: the block asked for (null-free; absent for an unknown hash)',
+          'history_pruned, block_not_indexed, block_not_canonical: the block asked for (absent when an unknown hash was asked for)',
       }),
     ),
     oldestRetainedBlock: Type.Optional(
-      Type.Integer({ description: 'history_pruned: the oldest block an as-of read may name' }),
+      Type.Integer({
+        description: 'history_pruned, cursor_history_pruned: the oldest block an as-of read may name',
+      }),
     ),
     headBlock: Type.Optional(
       Type.Integer({ description: 'block_not_indexed, history_pruned: the committed head when refused' }),
