@@ -2,7 +2,8 @@
  * The as-of resolver over a real RocksDB store (no mock of the binding): blocks committed as
  * ingest lays them out (canonical hash, hash → number), one rolled back as a reorg does, then the
  * parameters resolved through views: a number and a hash to the same anchor, and each refusal
- * (above the head, below the retained range, a reorged or unknown hash, both parameters).
+ * (above the head, below the retained range, a reorged or unknown hash, both parameters); the
+ * contract lists the routes that take the parameters, and every other route refuses them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
@@ -10,6 +11,9 @@ import type { Store } from '../storage/index.js';
 import { tempStores } from '../storage/temp-stores.fixture.js';
 import { checkCursorAsOf, resolveAsOf, retainedRange } from './as-of.js';
 import { ApiError } from './errors.js';
+import { asOfOf, buildOpenApi, declaredErrors } from './openapi.js';
+import { routes } from './routes/index.js';
+import { compileObject } from './validate.js';
 
 type Hex = `0x${string}`;
 const h = (n: number, tag = 'b') => `0x${tag.repeat(2)}${n.toString(16).padStart(62, '0')}` as Hex;
@@ -123,5 +127,43 @@ describe('checkCursorAsOf', () => {
       expect((err as ApiError).code).toBe('cursor_history_pruned');
       expect((err as ApiError).toJSON()).toMatchObject({ anchorBlock: 4, oldestRetainedBlock: 5 });
     }
+  });
+});
+
+describe('the contract of as-of reads', () => {
+  const AS_OF = ['tokens.balance', 'tokens.holders', 'tokens.topHolders'];
+
+  it('the routes that take atBlock declare it, its refusals and say so; every other says why not', () => {
+    const doc = buildOpenApi(routes, 'test') as {
+      paths: Record<string, Record<string, { operationId: string; parameters: Array<{ name: string }> }>>;
+    };
+    const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
+    const byId = new Map(ops.map((o) => [o.operationId, o as unknown as Record<string, unknown>]));
+    expect(routes.filter((r) => r.asOf).map((r) => r.id)).toEqual(AS_OF);
+    for (const r of routes) {
+      const op = byId.get(r.id);
+      const names = ((op?.parameters ?? []) as Array<{ name: string }>).map((p) => p.name);
+      if (AS_OF.includes(r.id)) {
+        expect(op?.['x-as-of'], r.id).toEqual({ supported: true });
+        expect(names, r.id).toEqual(expect.arrayContaining(['atBlock', 'atBlockHash']));
+        const codes = declaredErrors(r);
+        const cursor = names.includes('cursor') ? ['cursor_history_pruned'] : [];
+        const want = ['history_pruned', 'block_not_indexed', 'block_not_canonical', ...cursor];
+        expect(
+          want.filter((c) => !codes.has(c as never)),
+          r.id,
+        ).toEqual([]);
+      } else {
+        expect(asOfOf(r), r.id).toMatchObject({ supported: false, reason: expect.any(String) });
+        expect(names, r.id).not.toContain('atBlock');
+      }
+    }
+  });
+
+  it('a route that does not answer as of a block refuses the parameters with 400, naming them', () => {
+    const q = compileObject({}, 'query');
+    for (const name of ['atBlock', 'atBlockHash'])
+      expect(() => q.parse({ [name]: '5' })).toThrow(/does not answer as of a block/);
+    expect(() => q.parse({ other: '5' })).toThrow(/unknown query parameter "other"/);
   });
 });
