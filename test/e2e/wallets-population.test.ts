@@ -233,33 +233,22 @@ async function readChain() {
         a0,
         a1,
       });
-    if (ev.eventName === 'PairCreated' && address === v2f) {
-      const pair = a.pair.toLowerCase();
+    /** The V2 pair or V3 pool this log created: its own contract `addr`, no price yet. */
+    const registerContract = (protocol: 'v2' | 'v3', addr: string) =>
       register(
         {
-          key: `${pair}${'00'.repeat(32)}`,
-          protocol: 'v2',
+          key: `${addr}${'00'.repeat(32)}`,
+          protocol,
           currency0: a.token0.toLowerCase(),
           currency1: a.token1.toLowerCase(),
           created: [block, logIndex],
           price: null,
         },
-        pair,
+        addr,
       );
-    } else if (ev.eventName === 'PoolCreated' && address === v3f) {
-      const pool = a.pool.toLowerCase();
-      register(
-        {
-          key: `${pool}${'00'.repeat(32)}`,
-          protocol: 'v3',
-          currency0: a.token0.toLowerCase(),
-          currency1: a.token1.toLowerCase(),
-          created: [block, logIndex],
-          price: null,
-        },
-        pool,
-      );
-    } else if (ev.eventName === 'Initialize' && 'id' in a && address === pm) {
+    if (ev.eventName === 'PairCreated' && address === v2f) registerContract('v2', a.pair.toLowerCase());
+    else if (ev.eventName === 'PoolCreated' && address === v3f) registerContract('v3', a.pool.toLowerCase());
+    else if (ev.eventName === 'Initialize' && 'id' in a && address === pm) {
       register(
         {
           key: `${pm}${a.id.slice(2)}`,

@@ -276,18 +276,20 @@ describe('funding graph and cohorts', () => {
     const funder = fresh(20);
     await send({ from: DEV0, to: funder, value: wei('10') });
     await rpc('anvil_impersonateAccount', [funder]);
-    const members = [fresh(21), fresh(22)];
-    for (const m of members) {
-      await send({ from: funder, to: m, value: wei('1') });
-      await rpc('anvil_impersonateAccount', [m]);
+    /** `w` gets 1 ETH from the funder, then buys the token on the launchpad for 0.1 ETH. */
+    const fundAndBuy = async (w: string) => {
+      await send({ from: funder, to: w, value: wei('1') });
+      await rpc('anvil_impersonateAccount', [w]);
       await send({
-        from: m,
+        from: w,
         to: pad,
         value: wei('0.1'),
         data: encodeFunctionData({ abi: padAbi, functionName: 'buy', args: [token as `0x${string}`, 0n] }),
         gas: '0x200000',
       });
-    }
+    };
+    const members = [fresh(21), fresh(22)];
+    for (const m of members) await fundAndBuy(m);
     const head = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
     await idx.waitForHead(head);
     const cohorts = await idx.get(`/cohorts?token=${token}`);
@@ -315,16 +317,7 @@ describe('funding graph and cohorts', () => {
     // A cohort-by-token cursor is bound to the funding generation.
     const p1 = await idx.get(`/cohorts?token=${token}&limit=1`);
     if (p1.body.page.nextCursor) {
-      const extra = fresh(23);
-      await send({ from: funder, to: extra, value: wei('1') });
-      await rpc('anvil_impersonateAccount', [extra]);
-      await send({
-        from: extra,
-        to: pad,
-        value: wei('0.1'),
-        data: encodeFunctionData({ abi: padAbi, functionName: 'buy', args: [token as `0x${string}`, 0n] }),
-        gas: '0x200000',
-      });
+      await fundAndBuy(fresh(23));
       await idx.waitForHead(Number.parseInt(await rpc<string>('eth_blockNumber', []), 16));
       const stale = await idx.get(`/cohorts?token=${token}&limit=1&cursor=${p1.body.page.nextCursor}`);
       expect(stale.status).toBe(409);
