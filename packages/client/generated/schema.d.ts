@@ -130,7 +130,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock). */
+        /** Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock; far back on a busy token a page may answer 409 walk_budget_exceeded, as versions written since are skipped one by one). */
         get: operations["tokens.holders"];
         put?: never;
         post?: never;
@@ -147,7 +147,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock). */
+        /** Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock; far back on a busy token a page may answer 409 walk_budget_exceeded, as versions written since are skipped one by one). */
         get: operations["tokens.topHolders"];
         put?: never;
         post?: never;
@@ -16647,7 +16647,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor or the atBlock asked for (rows changed since): restart from page one, or ask for a more recent block; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16799,7 +16799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
+            /** @description walk_budget_exceeded: the page would examine more rows than one request may to read as of the cursor's anchor or the atBlock asked for (rows changed since): restart from page one, or ask for a more recent block; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -55,7 +55,7 @@ export const ERRORS = {
   walk_budget_exceeded: {
     status: 409,
     meaning:
-      "the page would examine more rows than one request may to read as of the cursor's anchor (rows changed since): restart from page one",
+      "the page would examine more rows than one request may to read as of the cursor's anchor or the atBlock asked for (rows changed since): restart from page one, or ask for a more recent block",
   },
   payload_too_large: { status: 413, meaning: 'request body or batch item past its size budget' },
   invalid_json_body: { status: 422, meaning: 'JSON body of the wrong shape' },

@@ -27,7 +27,7 @@ function examine(view: View, anchor: number): void {
   if (n > VERSIONED_WALK_BUDGET_ROWS)
     throw new DomainError(
       'walk_budget_exceeded',
-      `this page would examine more than ${VERSIONED_WALK_BUDGET_ROWS} rows to read as of the cursor's anchor block ${anchor} (rows changed since are skipped one by one); restart the walk from page one`,
+      `this page would examine more than ${VERSIONED_WALK_BUDGET_ROWS} rows to read as of block ${anchor} (the cursor's anchor or the atBlock asked for; rows changed since are skipped one by one); restart the walk from page one, or ask for a more recent block`,
       { anchorBlock: anchor, budgetRows: VERSIONED_WALK_BUDGET_ROWS },
     );
 }

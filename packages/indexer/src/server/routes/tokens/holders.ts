@@ -20,7 +20,7 @@ export const tokenHoldersRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock).',
+    'Holders. sort=balance (default): exact balance-descending index, desc only, burn sinks excluded, rows {wallet, balance}; cursor interchangeable with /top-holders. sort=wallet_id: every non-zero balance incl. negatives and burn sinks, interned wallet-id order (asc default, desc), rows {walletId, wallet, balance}. Balances are transfer sums in token base units; reconciliation says whether they equal the chain balances. Pages state sort, order, orderedBy, orderingNote, holderCount. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock; far back on a busy token a page may answer 409 walk_budget_exceeded, as versions written since are skipped one by one).',
   params: { address: Address },
   query: { ...pageQuery(), sort: Type.Optional(Enum(['balance', 'wallet_id'])) },
   response: Paged(

@@ -19,7 +19,7 @@ export const tokenTopHoldersRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock).',
+    'Balance-descending holders with rank and shareBps (floor(balance × 10000 / supplyFromTransfers), basis points); burn sinks excluded; same (balance, wallet) cursor as holders?sort=balance. Desc only. reconciliation says whether transfer sums equal the chain balances. As of a block: atBlock / atBlockHash (every balance, holder row, count and supply read at that block; reconciliation stays the latest verdict of the token, dated by its checkedAtBlock; far back on a busy token a page may answer 409 walk_budget_exceeded, as versions written since are skipped one by one).',
   params: { address: Address },
   query: pageQuery({ orders: ['desc'] }),
   response: Paged(
