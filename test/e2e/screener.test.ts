@@ -118,22 +118,22 @@ async function loadModel(head: number): Promise<Model> {
     }
   }
   const pools = new Map<string, BPool>();
-  for (const l of await logs(
-    { address: c.uniswapV2Factory, topics: [topic0(ABI.v2Factory, 'PairCreated')] },
-    head,
-  )) {
-    const a = (decodeEventLog({ abi: ABI.v2Factory, data: l.data, topics: l.topics }) as any).args;
-    const k = `${low(a.pair)}${'00'.repeat(32)}`;
-    pools.set(k, { key: k, protocol: 'v2', c0: low(a.token0), c1: low(a.token1) });
-  }
-  for (const l of await logs(
-    { address: c.uniswapV3Factory, topics: [topic0(ABI.v3Factory, 'PoolCreated')] },
-    head,
-  )) {
-    const a = (decodeEventLog({ abi: ABI.v3Factory, data: l.data, topics: l.topics }) as any).args;
-    const k = `${low(a.pool)}${'00'.repeat(32)}`;
-    pools.set(k, { key: k, protocol: 'v3', c0: low(a.token0), c1: low(a.token1) });
-  }
+  /** The pools a V2 or V3 factory created: each its own contract, named by `poolArg` of `event`. */
+  const contractPools = async (
+    address: string,
+    abi: any,
+    event: string,
+    poolArg: 'pair' | 'pool',
+    protocol: 'v2' | 'v3',
+  ) => {
+    for (const l of await logs({ address, topics: [topic0(abi, event)] }, head)) {
+      const a = (decodeEventLog({ abi, data: l.data, topics: l.topics }) as any).args;
+      const k = `${low(a[poolArg])}${'00'.repeat(32)}`;
+      pools.set(k, { key: k, protocol, c0: low(a.token0), c1: low(a.token1) });
+    }
+  };
+  await contractPools(c.uniswapV2Factory, ABI.v2Factory, 'PairCreated', 'pair', 'v2');
+  await contractPools(c.uniswapV3Factory, ABI.v3Factory, 'PoolCreated', 'pool', 'v3');
   for (const l of await logs({ address: c.poolManager, topics: [topic0(ABI.v4, 'Initialize')] }, head)) {
     const a = (decodeEventLog({ abi: ABI.v4, data: l.data, topics: l.topics }) as any).args;
     const k = `${low(c.poolManager)}${low(a.id).slice(2)}`;
@@ -149,46 +149,41 @@ async function loadModel(head: number): Promise<Model> {
   };
   const byProto = (p: string) =>
     [...pools.values()].filter((x) => x.protocol === p).map((x) => x.key.slice(0, 42));
-  for (const l of await logs({ address: byProto('v2'), topics: [topic0(ABI.v2, 'Swap')] }, head)) {
-    const a = (decodeEventLog({ abi: ABI.v2, data: l.data, topics: l.topics }) as any).args;
-    push(
-      {
-        key: `${low(l.address)}${'00'.repeat(32)}`,
-        block: Number.parseInt(l.blockNumber, 16),
-        logIndex: Number.parseInt(l.logIndex, 16),
-        a0: (a.amount0In as bigint) - (a.amount0Out as bigint),
-        a1: (a.amount1In as bigint) - (a.amount1Out as bigint),
-      },
-      l,
-    );
-  }
-  for (const l of await logs({ address: byProto('v3'), topics: [topic0(ABI.v3, 'Swap')] }, head)) {
-    const a = (decodeEventLog({ abi: ABI.v3, data: l.data, topics: l.topics }) as any).args;
-    push(
-      {
-        key: `${low(l.address)}${'00'.repeat(32)}`,
-        block: Number.parseInt(l.blockNumber, 16),
-        logIndex: Number.parseInt(l.logIndex, 16),
-        a0: a.amount0,
-        a1: a.amount1,
-      },
-      l,
-    );
-  }
-  for (const l of await logs({ address: c.poolManager, topics: [topic0(ABI.v4, 'Swap')] }, head)) {
-    const a = (decodeEventLog({ abi: ABI.v4, data: l.data, topics: l.topics }) as any).args;
-    // V4 reports the swapper's deltas (negative = paid to the pool): negate for the pool's side.
-    push(
-      {
-        key: `${low(c.poolManager)}${low(a.id).slice(2)}`,
-        block: Number.parseInt(l.blockNumber, 16),
-        logIndex: Number.parseInt(l.logIndex, 16),
-        a0: -(a.amount0 as bigint),
-        a1: -(a.amount1 as bigint),
-      },
-      l,
-    );
-  }
+  /** Each Swap log of `address` (`abi`): its pool (`keyOf`) and amounts in the pool's perspective. */
+  const readSwaps = async (
+    address: unknown,
+    abi: any,
+    keyOf: (l: any, a: any) => string,
+    amounts: (a: any) => [bigint, bigint],
+  ) => {
+    for (const l of await logs({ address, topics: [topic0(abi, 'Swap')] }, head)) {
+      const a = (decodeEventLog({ abi, data: l.data, topics: l.topics }) as any).args;
+      const [a0, a1] = amounts(a);
+      push(
+        {
+          key: keyOf(l, a),
+          block: Number.parseInt(l.blockNumber, 16),
+          logIndex: Number.parseInt(l.logIndex, 16),
+          a0,
+          a1,
+        },
+        l,
+      );
+    }
+  };
+  const ownContract = (l: any) => `${low(l.address)}${'00'.repeat(32)}`;
+  await readSwaps(byProto('v2'), ABI.v2, ownContract, (a) => [
+    (a.amount0In as bigint) - (a.amount0Out as bigint),
+    (a.amount1In as bigint) - (a.amount1Out as bigint),
+  ]);
+  await readSwaps(byProto('v3'), ABI.v3, ownContract, (a) => [a.amount0, a.amount1]);
+  // V4 reports the swapper's deltas (negative = paid to the pool): negate for the pool's side.
+  await readSwaps(
+    c.poolManager,
+    ABI.v4,
+    (_l, a) => `${low(c.poolManager)}${low(a.id).slice(2)}`,
+    (a) => [-(a.amount0 as bigint), -(a.amount1 as bigint)],
+  );
   for (const list of swaps.values()) list.sort((x, y) => x.block - y.block || x.logIndex - y.logIndex);
   // Holder counts from the transfer logs (R9: the running sum of decoded transfers).
   const weth = low(c.weth9);
