@@ -273,6 +273,11 @@ export const candleSchema = (unit: string, base: string, quote: string) =>
     sells: Count(`trades where the trader gave ${base}`),
   });
 
+/** A position's tick range (V3 and V4 liquidity events). */
+const tickRange = {
+  tickLower: Type.Integer({ description: 'lower tick of the position' }),
+  tickUpper: Type.Integer({ description: 'upper tick of the position (exclusive)' }),
+};
 const liqBase = {
   block: Block,
   txIndex: Type.Integer({ minimum: 0, description: 'transaction index' }),
@@ -296,8 +301,7 @@ export const LiquidityEvent = Type.Union(
       kind: Enum(['add', 'remove'], 'V3 Mint (add) or Burn (remove)'),
       ...liqBase,
       owner: { ...Address, description: 'position owner' },
-      tickLower: Type.Integer({ description: 'lower tick of the position' }),
-      tickUpper: Type.Integer({ description: 'upper tick of the position (exclusive)' }),
+      ...tickRange,
       liquidity: amt('liquidity L added or removed'),
       amount0: amt('currency0 base units'),
       amount1: amt('currency1 base units'),
@@ -307,8 +311,7 @@ export const LiquidityEvent = Type.Union(
       ...liqBase,
       owner: { ...Address, description: 'position owner' },
       recipient: { ...Address, description: 'recipient of the collected amounts' },
-      tickLower: Type.Integer({ description: 'lower tick of the position' }),
-      tickUpper: Type.Integer({ description: 'upper tick of the position (exclusive)' }),
+      ...tickRange,
       amount0: amt('currency0 base units collected'),
       amount1: amt('currency1 base units collected'),
     }),
@@ -316,8 +319,7 @@ export const LiquidityEvent = Type.Union(
       kind: Enum(['add', 'remove'], 'V4 ModifyLiquidity by the sign of liquidityDelta'),
       ...liqBase,
       sender: { ...Address, description: 'event sender (router or caller)' },
-      tickLower: Type.Integer({ description: 'lower tick of the position' }),
-      tickUpper: Type.Integer({ description: 'upper tick of the position (exclusive)' }),
+      ...tickRange,
       liquidityDelta: amt('signed liquidity delta'),
       salt: Hash,
     }),

@@ -5,7 +5,7 @@
  */
 import { type TObject, Type } from '@sinclair/typebox';
 import type { Topic } from '../../../schema/rows/streams.js';
-import { parseList, type Selection } from '../../../streams/selectors.js';
+import { type Dimension, parseList, type Selection } from '../../../streams/selectors.js';
 import { ApiError } from '../../errors.js';
 import { SseEvents } from '../../openapi.js';
 import { defineRoute, type Route } from '../../route.js';
@@ -27,6 +27,7 @@ const all = {
 const amount = Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,77})$' }));
 
 type Q = Record<string, string | number | boolean | undefined>;
+type ListKind = Parameters<typeof parseList>[2];
 interface TopicSpec {
   id: string;
   path: string;
@@ -45,6 +46,27 @@ const requireOne = (sel: Selection, names: string) => {
   }
   return sel;
 };
+
+/**
+ * The selection of a topic whose selectors are comma lists (`lists`: each parsed as its kind) or
+ * `all`, one of them required; `extra` adds filters read after the lists.
+ */
+const selectLists =
+  (lists: Partial<Record<Dimension, ListKind>>, extra?: (q: Q) => Partial<Selection>) =>
+  (q: Q): Selection =>
+    requireOne(
+      {
+        all: q.all === true,
+        dims: Object.fromEntries(
+          (Object.entries(lists) as Array<[Dimension, ListKind]>).map(([name, kind]) => [
+            name,
+            parseList(name, q[name] as string, kind),
+          ]),
+        ),
+        ...extra?.(q),
+      },
+      Object.keys(lists).join(', '),
+    );
 
 const make = (s: TopicSpec): Route =>
   defineRoute({
@@ -89,21 +111,13 @@ export const topicStreamRoutes: Route[] = [
       ...all,
       min_leg_magnitude: amount,
     },
-    select: (q) =>
-      requireOne(
-        {
-          all: q.all === true,
-          dims: {
-            tokens: parseList('tokens', q.tokens as string, 'address'),
-            pools: parseList('pools', q.pools as string, 'pool'),
-            wallets: parseList('wallets', q.wallets as string, 'address'),
-            launchpads: parseList('launchpads', q.launchpads as string, 'name'),
-          },
-          minLegMagnitude:
-            q.min_leg_magnitude !== undefined ? BigInt(q.min_leg_magnitude as string) : undefined,
-        },
-        'tokens, pools, wallets, launchpads',
-      ),
+    select: selectLists(
+      { tokens: 'address', pools: 'pool', wallets: 'address', launchpads: 'name' },
+      (q) => ({
+        minLegMagnitude:
+          q.min_leg_magnitude !== undefined ? BigInt(q.min_leg_magnitude as string) : undefined,
+      }),
+    ),
   }),
   make({
     id: 'streams.blocks',
@@ -122,14 +136,7 @@ export const topicStreamRoutes: Route[] = [
     summary:
       'New canonical transactions (event transaction: the envelope as the node sent it). Selectors: addresses (from or to), all.',
     query: { addresses: list('from or to addresses'), ...all },
-    select: (q) =>
-      requireOne(
-        {
-          all: q.all === true,
-          dims: { addresses: parseList('addresses', q.addresses as string, 'address') },
-        },
-        'addresses',
-      ),
+    select: selectLists({ addresses: 'address' }),
   }),
   make({
     id: 'streams.logs',
@@ -139,17 +146,7 @@ export const topicStreamRoutes: Route[] = [
     summary:
       'New logs (event log: the log as the node sent it). Selectors: addresses (emitting contract), topics (topic0), all.',
     query: { addresses: list('emitting contracts'), topics: list('topic0 values'), ...all },
-    select: (q) =>
-      requireOne(
-        {
-          all: q.all === true,
-          dims: {
-            addresses: parseList('addresses', q.addresses as string, 'address'),
-            topics: parseList('topics', q.topics as string, 'topic0'),
-          },
-        },
-        'addresses, topics',
-      ),
+    select: selectLists({ addresses: 'address', topics: 'topic0' }),
   }),
   make({
     id: 'streams.transfers',
@@ -159,17 +156,7 @@ export const topicStreamRoutes: Route[] = [
     summary:
       'New token transfers (event transfer: the /tokens/{address}/transfers row plus token). Selectors: tokens, wallets (either side), all.',
     query: { tokens: list('token addresses'), wallets: list('wallets'), ...all },
-    select: (q) =>
-      requireOne(
-        {
-          all: q.all === true,
-          dims: {
-            tokens: parseList('tokens', q.tokens as string, 'address'),
-            wallets: parseList('wallets', q.wallets as string, 'address'),
-          },
-        },
-        'tokens, wallets',
-      ),
+    select: selectLists({ tokens: 'address', wallets: 'address' }),
   }),
   make({
     id: 'streams.creations',
@@ -179,17 +166,7 @@ export const topicStreamRoutes: Route[] = [
     summary:
       'New contract creations (top-level) and launchpad token creations (event creation). Selectors: contracts (created address), wallets (creator), all.',
     query: { contracts: list('created addresses'), wallets: list('creators'), ...all },
-    select: (q) =>
-      requireOne(
-        {
-          all: q.all === true,
-          dims: {
-            contracts: parseList('contracts', q.contracts as string, 'address'),
-            wallets: parseList('wallets', q.wallets as string, 'address'),
-          },
-        },
-        'contracts, wallets',
-      ),
+    select: selectLists({ contracts: 'address', wallets: 'address' }),
   }),
   make({
     id: 'streams.launches',
@@ -225,11 +202,7 @@ export const topicStreamRoutes: Route[] = [
     summary:
       'Newly registered pools (event pool_new: the pool identity of /pools/new). Selectors: tokens (either currency), all.',
     query: { tokens: list('either currency'), ...all },
-    select: (q) =>
-      requireOne(
-        { all: q.all === true, dims: { tokens: parseList('tokens', q.tokens as string, 'address') } },
-        'tokens',
-      ),
+    select: selectLists({ tokens: 'address' }),
   }),
   make({
     id: 'streams.heads',
