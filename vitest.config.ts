@@ -62,6 +62,23 @@ const shared = {
 };
 
 /**
+ * A project whose files run two at a time (the two cores), `exclude` added to the shared one, in
+ * group `groupOrder`.
+ */
+const twoAtATime = (name: string, include: string[], exclude: string[], groupOrder: number) => ({
+  extends: true as const,
+  test: {
+    ...shared,
+    name,
+    include,
+    exclude: [...shared.exclude, ...exclude],
+    fileParallelism: true,
+    maxWorkers: 2,
+    sequence: { groupOrder },
+  },
+});
+
+/**
  * Three projects, run in this order by `npm test` (build, then `vitest run`):
  *  - `unit` (`npm run test:unit`, no build needed): every file that starts no anvil, node, NATS
  *    server or browser — the colocated *.test.ts of packages/, bench/, and the in-process scanner
@@ -73,33 +90,16 @@ export default defineConfig({
   resolve: { alias },
   test: {
     projects: [
-      {
-        extends: true,
-        test: {
-          ...shared,
-          name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'app/**/*.test.ts', 'bench/**/*.test.ts', 'ops/**/*.test.ts', ...IN_PROCESS_E2E],
-          exclude: [...shared.exclude, ...STARTS_A_NODE],
-          fileParallelism: true,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        extends: true,
-        // End-to-end suites: e2e files each start their own anvil and indexer process and spend
-        // most of their time waiting on blocks, so two files run at a time (CI stays under 20
-        // minutes on two cores). No test asserts a timing (speed lives in bench/).
-        test: {
-          ...shared,
-          name: 'e2e',
-          include: ['test/e2e/**/*.test.ts', ...STARTS_A_NODE],
-          exclude: [...shared.exclude, ...IN_PROCESS_E2E],
-          fileParallelism: true,
-          maxWorkers: 2,
-          sequence: { groupOrder: 1 },
-        },
-      },
+      twoAtATime(
+        'unit',
+        ['packages/*/src/**/*.test.ts', 'app/**/*.test.ts', 'bench/**/*.test.ts', 'ops/**/*.test.ts', ...IN_PROCESS_E2E],
+        STARTS_A_NODE,
+        0,
+      ),
+      // End-to-end suites: e2e files each start their own anvil and indexer process and spend
+      // most of their time waiting on blocks, so two files run at a time (CI stays under 20
+      // minutes on two cores). No test asserts a timing (speed lives in bench/).
+      twoAtATime('e2e', ['test/e2e/**/*.test.ts', ...STARTS_A_NODE], IN_PROCESS_E2E, 1),
       {
         extends: true,
         // Fault campaigns (kill -9 mid-rollback, SSE churn with memory bounds, hostile input) run
