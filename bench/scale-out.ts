@@ -34,6 +34,7 @@ import { join } from 'node:path';
 import { startTestDevnet, type TestDevnet } from '../test/harness/devnet.js';
 import { type IndexerProcess, startIndexer, TEST_KEY } from '../test/harness/indexer.js';
 import { NATS_MISSING, type NatsServer, natsServerBinary, startNats } from '../test/harness/nats.js';
+import { textChunks } from '../test/harness/sse.js';
 import { benchArgs, type CannonResult, cannon, cannonFigures, log, round, sleep, summarize } from './lib.js';
 
 const CHAIN = 'testnet';
@@ -131,13 +132,9 @@ function sseConsumer(p: IndexerProcess, signal: AbortSignal, seen: Map<number, n
       signal,
     });
     if (res.status !== 200 || !res.body) throw new Error(`stream/blocks answered ${res.status}`);
-    const reader = res.body.getReader();
-    const dec = new TextDecoder();
     let buf = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += dec.decode(value, { stream: true });
+    for await (const chunk of textChunks(res.body)) {
+      buf += chunk;
       let i = buf.indexOf('\n\n');
       while (i >= 0) {
         const frame = buf.slice(0, i);

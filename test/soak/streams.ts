@@ -8,6 +8,7 @@
  */
 import { assertContract, assertFrame } from '../harness/contract.js';
 import type { IndexerProcess } from '../harness/indexer.js';
+import { textChunks } from '../harness/sse.js';
 
 /** A frame as kept by a consumer: its durable sequence, event, block and data. */
 export interface KeptFrame {
@@ -146,16 +147,12 @@ export function startConsumer(o: {
     }
     st.connects++;
     first = false;
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
     let buf = '';
     let event = '';
     let id: string | null = null;
     let data: string[] = [];
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += dec.decode(value, { stream: true });
+    for await (const chunk of textChunks(res.body!)) {
+      buf += chunk;
       let nl = buf.indexOf('\n');
       while (nl >= 0) {
         const line = buf.slice(0, nl).replace(/\r$/, '');
