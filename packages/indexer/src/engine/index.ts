@@ -38,13 +38,16 @@ const METRICS_TIMEOUT_MS = 2_000;
  * Starts the engine thread for `init` and resolves once it has composed the chain's write side
  * (store attached, projections registered — a version change wipes and resets a projection then).
  * `onCommit` runs on this thread for every committed block, segment and rollback, in order, with
- * the frames to publish; `onFatal` when the engine thread dies.
+ * the frames to publish (a commit with many frames hands its first ones to `onFrames` first, a
+ * message each); `onFatal` when the engine thread dies.
  * @throws the engine's error when it could not start (the thread has exited by then).
  */
 export function startEngine(
   init: EngineInit,
   o: {
     onCommit: (c: { head: BlockRef | null; frames: Frame[]; postedAt: number }) => void;
+    /** The first frames of a large commit, ahead of its `onCommit` (committed already; in order). */
+    onFrames: (frames: Frame[]) => void;
     onFatal: (error: string) => void;
     /** Old-generation bound of the engine thread's heap, MiB (resourceLimits). */
     heapMb: number;
@@ -74,6 +77,9 @@ export function startEngine(
         case 'commit':
           status = m.status;
           o.onCommit(m);
+          return;
+        case 'frames':
+          o.onFrames(m.frames);
           return;
         case 'status':
           status = m.status;

@@ -80,6 +80,16 @@ export type FromEngine =
       /** The engine's status right after this commit. */
       status: EngineStatus;
     }
+  | {
+      t: 'frames';
+      /**
+       * The first frames of a commit whose frames exceed one message (in sequence order; its
+       * `commit` message follows with the rest, the head and the status): a hand-over's last
+       * segments carry the frames of HISTORY_FRAME_BLOCKS blocks, thousands, which the serving
+       * thread then takes a message (one turn) at a time.
+       */
+      frames: Frame[];
+    }
   | { t: 'status'; status: EngineStatus }
   | { t: 'metrics'; id: number; json: unknown[] }
   | { t: 'stopped' }

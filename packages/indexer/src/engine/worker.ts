@@ -14,6 +14,8 @@ import { setTurnBudget } from '../storage/index.js';
 import { type ChainEngine, composeEngine } from './compose.js';
 import type { EngineInit, EngineStatus, FromEngine, ThreadHeap, ToEngine } from './protocol.js';
 
+/** Stream frames per message to the serving thread at most (a live block's fit in one). */
+const FRAMES_PER_MESSAGE = 512;
 /** How often the status goes to the serving thread, ms (also sent with every ready/stop). */
 const STATUS_MS = 200;
 /**
@@ -80,8 +82,15 @@ async function main(): Promise<void> {
     log,
     metrics,
     // The status travels with the commit: what /health says is never older than what reads see.
-    onCommit: (c) =>
-      post({ t: 'commit', head: c.head, frames: c.frames, postedAt: Date.now(), status: statusOf(engine) }),
+    onCommit: (c) => {
+      // Frames beyond one message go ahead in 'frames' messages (committed already: RocksDB holds
+      // them), so the serving thread never deserialises thousands in one turn.
+      let at = 0;
+      for (; c.frames.length - at > FRAMES_PER_MESSAGE; at += FRAMES_PER_MESSAGE)
+        post({ t: 'frames', frames: c.frames.slice(at, at + FRAMES_PER_MESSAGE) });
+      const frames = at ? c.frames.slice(at) : c.frames;
+      post({ t: 'commit', head: c.head, frames, postedAt: Date.now(), status: statusOf(engine) });
+    },
     onDecodeHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `decode-${id}`, ...h }),
   });
   post({

@@ -385,6 +385,9 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       // The serving thread's whole part in a commit: projection states re-read, frames published.
       onCommit: (c) =>
         servingCommit(c, store, registry, streams, (ms, s) => deps.onHandOver?.(cfg.name, ms, s)),
+      onFrames: (frames) => {
+        if (streams) streams.hub.publish(streams.log.advance(frames));
+      },
       onFatal(error) {
         log.fatal({ error }, 'ingest engine thread died; exiting (a supervisor restarts the service)');
         process.exit(1);
