@@ -555,7 +555,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}. */
+        /** V2/V3 pool identity (protocol, currencies, fee, tick spacing, factory coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. V4 pools: /pools/v4/{manager}/{pool_id}. As of a block: atBlock / atBlockHash (state = the latest state_history row at or below N; windows end at N, from the running totals at or below N; not_found before the pool was registered). */
         get: operations["pools.detail"];
         put?: never;
         post?: never;
@@ -606,7 +606,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance. */
+        /** Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance. As of a block: atBlock / atBlockHash (state = the latest state_history row at or below N; windows end at N, from the running totals at or below N; not_found before the pool was registered). */
         get: operations["pools.liquidity"];
         put?: never;
         post?: never;
@@ -657,7 +657,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window). */
+        /** Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window). As of a block: atBlock / atBlockHash (state = the latest state_history row at or below N; windows end at N, from the running totals at or below N; not_found before the pool was registered). */
         get: operations["pools.stats"];
         put?: never;
         post?: never;
@@ -759,7 +759,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. */
+        /** V4 pool identity (contract = PoolManager, poolId, currencies, fee, tickSpacing, hooks, creation coordinate, provenance: factory_event or first_sight with verifiedAtBlock/seededAtBlock) with state and embedded stats. As of a block: atBlock / atBlockHash (state = the latest state_history row at or below N; windows end at N, from the running totals at or below N; not_found before the pool was registered). */
         get: operations["pools.v4Detail"];
         put?: never;
         post?: never;
@@ -776,7 +776,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance. */
+        /** Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance. As of a block: atBlock / atBlockHash (state = the latest state_history row at or below N; windows end at N, from the running totals at or below N; not_found before the pool was registered). */
         get: operations["pools.v4Liquidity"];
         put?: never;
         post?: never;
@@ -810,7 +810,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window). */
+        /** Rolling 5m/1h/4h/24h statistics (windows of whole 1-minute buckets): two-sided volumes (base units), trades, buys, sells, exact price change (rational), and distinctTraders {lowerBound, exact} per window (by transaction origin; exact when the bounded newest-first swap scan covered the window). As of a block: atBlock / atBlockHash (state = the latest state_history row at or below N; windows end at N, from the running totals at or below N; not_found before the pool was registered). */
         get: operations["pools.v4Stats"];
         put?: never;
         post?: never;
@@ -19853,7 +19853,12 @@ export interface operations {
     };
     "pools.detail": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -19917,6 +19922,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "not_found" | "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -20174,7 +20203,12 @@ export interface operations {
     };
     "pools.liquidity": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -20238,6 +20272,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "not_found" | "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -20559,7 +20617,12 @@ export interface operations {
     };
     "pools.stats": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -20623,6 +20686,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "not_found" | "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -21359,7 +21446,12 @@ export interface operations {
     };
     "pools.v4Detail": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -21427,6 +21519,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
+                    };
+                };
+            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -21467,7 +21583,12 @@ export interface operations {
     };
     "pools.v4Liquidity": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -21532,6 +21653,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "not_found" | "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -21718,7 +21863,12 @@ export interface operations {
     };
     "pools.v4Stats": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -21783,6 +21933,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "not_found" | "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };

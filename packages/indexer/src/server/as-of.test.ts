@@ -3,7 +3,8 @@
  * ingest lays them out (canonical hash, hash → number), one rolled back as a reorg does, then the
  * parameters resolved through views: a number and a hash to the same anchor, and each refusal
  * (above the head, below the retained range, a reorged or unknown hash, both parameters); the
- * contract lists the routes that take the parameters, and every other route refuses them.
+ * contract lists the routes that take the parameters (token balance and holders; pool detail,
+ * liquidity and stats), and every other route refuses them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
@@ -131,7 +132,17 @@ describe('checkCursorAsOf', () => {
 });
 
 describe('the contract of as-of reads', () => {
-  const AS_OF = ['tokens.balance', 'tokens.holders', 'tokens.topHolders'];
+  const AS_OF = [
+    'tokens.balance',
+    'tokens.holders',
+    'tokens.topHolders',
+    'pools.detail',
+    'pools.liquidity',
+    'pools.stats',
+    'pools.v4Detail',
+    'pools.v4Liquidity',
+    'pools.v4Stats',
+  ];
 
   it('the routes that take atBlock declare it, its refusals and say so; every other says why not', () => {
     const doc = buildOpenApi(routes, 'test') as {
@@ -158,6 +169,14 @@ describe('the contract of as-of reads', () => {
         expect(names, r.id).not.toContain('atBlock');
       }
     }
+  });
+
+  it('a pool route left out says which of its reads is not at the block', () => {
+    for (const id of ['pools.ath', 'pools.atl'])
+      expect(asOfOf(routes.find((r) => r.id === id)!), id).toMatchObject({
+        supported: false,
+        reason: expect.stringMatching(/1d candles/),
+      });
   });
 
   it('a route that does not answer as of a block refuses the parameters with 400, naming them', () => {

@@ -5,6 +5,7 @@ import { extremeHead, singleRoute } from '../../route-shapes.js';
 import { Address, Nullable, Obj } from '../../schemas.js';
 import { ByAddress, poolRouteOf, refOf, type Variant } from './common.js';
 import {
+  AS_OF_POOL,
   LiquidityUsdAmounts,
   liquidityUsdProps,
   MARKETS,
@@ -20,7 +21,8 @@ const make = (variant: Variant): Route =>
   singleRoute({
     ...poolRouteOf(variant, 'liquidity', '/liquidity'),
     summary:
-      'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance.',
+      'Exact protocol-native liquidity at the anchor (V2/curve reserves in base units; V3/V4 sqrtPriceX96, tick and active liquidity L), never merged across kinds; liquidityUsd (exact rational USD through a documented stablecoin route, or null with a reason) with its stated liquidityUsdBasis: reserves for V2/curves, in_range_virtual_reserves for V3/V4 (L·2^96/sqrtPriceX96 and L·sqrtPriceX96/2^96, not the pool balance) and the valued amounts liquidityUsdAmounts; usdMarks provenance.' +
+      AS_OF_POOL,
     data: Obj({
       pool: PoolKey,
       protocol: Protocol,
@@ -31,6 +33,7 @@ const make = (variant: Variant): Route =>
     }),
     errors: ['not_found'],
     requires: [MARKETS],
+    asOf: true,
     read(ctx) {
       const l = ctx.readers.markets.poolLiquidity(ctx.view, refOf(variant, ctx.params), ctx.anchor.number);
       return {
@@ -68,6 +71,8 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
     }),
     errors: ['not_found'],
     requires: [MARKETS],
+    asOfReason:
+      "not served as of a block yet: the extreme is read over the pool's stored 1d candles, whose current day is the head's (not the day as of block N); atBlock/atBlockHash answer 400 bad_request, never the head",
     read(ctx) {
       const r = ctx.readers.markets.poolExtreme(
         ctx.view,

@@ -25,6 +25,16 @@ import {
 /** The projection every pool and token market route reads. */
 export const MARKETS = 'markets';
 
+/**
+ * What a pool route declaring `asOf` answers at `atBlock` / `atBlockHash` (appended to its
+ * summary): the state is the pool's `markets.state_history` row at or below N (one reverse seek:
+ * V2 reserves in base units, V3/V4 sqrtPriceX96 as Q64.96, tick, in-range liquidity L), the
+ * windows are differences of the running totals at or below N (`markets.pool_cumulative`), the
+ * pool is not_found before its registration block.
+ */
+export const AS_OF_POOL =
+  ' As of a block: atBlock / atBlockHash (state = the latest state_history row at or below N; windows end at N, from the running totals at or below N; not_found before the pool was registered).';
+
 const Int = Type.String({ pattern: '^-?(0|[1-9][0-9]*)$' });
 const Positive = Type.String({ pattern: '^[1-9][0-9]*$' });
 const Block = Type.Integer({ minimum: 0, description: 'block number' });
