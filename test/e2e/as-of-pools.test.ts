@@ -10,8 +10,9 @@
  *    PoolManager's `Pool.State` words read with `extsload` (StateLibrary slots), anchored at
  *    (N, the node's hash of N); `/liquidity` at N answers the same native liquidity;
  *  - `/stats` at N: the windows the detail embeds at N, swaps counted up to N only;
+ *  - `/ath` and `/atl` at N: the max / min price of the pool's swaps at or below N;
  *  - `atBlockHash` answers what `atBlock` does; the dropped fork's hash is 409 block_not_canonical,
- *    above the head 409 block_not_indexed, ath/atl/swaps refuse the parameters with 400.
+ *    above the head 409 block_not_indexed, swaps/ticks/liquidity events refuse the parameters with 400.
  */
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,6 +239,58 @@ describe('pool state as of a block equals the node at that block', () => {
   });
 });
 
+describe('all-time high and low as of a block', () => {
+  it('ath/atl at N: the max/min trade price of the swaps at or below N (a later trade of the day left out)', async () => {
+    const cross = (a: Price, b: Price) => BigInt(a.priceNumerator) * BigInt(b.priceDenominator);
+    const cmp = (a: Price, b: Price) => cross(a, b) - cross(b, a);
+    let compared = 0;
+    for (const p of pools.filter((x) => x.protocol !== 'v4').slice(0, 4)) {
+      const swaps = await allSwaps(p.path);
+      for (const n of [p.from, fork.base - 10, fork.base + 2, fork.head - 1, between(p.from, fork.head)]) {
+        const upTo = swaps.filter((x) => x.block <= n);
+        for (const [kind, sign] of [
+          ['ath', 1n],
+          ['atl', -1n],
+        ] as const) {
+          const r = await idx.get(`${p.path}/${kind}?atBlock=${n}`);
+          expect(r.status, r.text).toBe(200);
+          expect(r.body.anchor).toEqual({ block: n, hash: await hashOf(n) });
+          if (upTo.length === 0) {
+            expect(r.body.data).toMatchObject({ price: null, priceReason: 'no_trades' });
+            continue;
+          }
+          const want = upTo.reduce((b, x) => (cmp(x, b) * sign > 0n ? x : b));
+          expect({ p: p.path, n, kind, same: cmp(r.body.data.price, want) === 0n }).toEqual({
+            p: p.path,
+            n,
+            kind,
+            same: true,
+          });
+          compared++;
+        }
+      }
+    }
+    expect(compared, 'extremes compared with trades').toBeGreaterThanOrEqual(10);
+  });
+});
+
+type Price = { priceNumerator: string; priceDenominator: string };
+
+/** Every swap of the pool at `path` (read at the head: swaps below it are final for this check). */
+async function allSwaps(path: string): Promise<Array<Price & { block: number }>> {
+  const out: Array<Price & { block: number }> = [];
+  let cursor: string | null = null;
+  do {
+    const r: { status: number; body: any; text: string } = await idx.get(
+      `${path}/swaps?limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+    );
+    expect(r.status, r.text).toBe(200);
+    out.push(...r.body.data);
+    cursor = r.body.page.nextCursor;
+  } while (cursor);
+  return out;
+}
+
 describe('refusals', () => {
   it('the dropped fork, above the head, routes that do not answer as of a block', async () => {
     const p = pools.find((x) => x.protocol !== 'v4')!;
@@ -247,7 +300,7 @@ describe('refusals', () => {
     const above = await idx.get(`${p.path}/liquidity?atBlock=${fork.head + 1000}`);
     expect(above.status).toBe(409);
     expect(above.body).toMatchObject({ error: 'block_not_indexed', headBlock: fork.head });
-    for (const suffix of ['/ath', '/atl', '/swaps']) {
+    for (const suffix of ['/swaps', '/ticks', '/liquidity-events']) {
       const r = await idx.get(`${p.path}${suffix}?atBlock=${fork.base}`);
       expect(r.status, suffix).toBe(400);
       expect(r.body.error).toBe('bad_request');

@@ -572,7 +572,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All-time high of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened. */
+        /** All-time high of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened. As of a block: atBlock / atBlockHash (trades at or below N only: the day candle holding later trades is recomputed from the pool's swaps up to N). */
         get: operations["pools.ath"];
         put?: never;
         post?: never;
@@ -589,7 +589,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All-time low of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened. */
+        /** All-time low of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened. As of a block: atBlock / atBlockHash (trades at or below N only: the day candle holding later trades is recomputed from the pool's swaps up to N). */
         get: operations["pools.atl"];
         put?: never;
         post?: never;
@@ -19989,7 +19989,12 @@ export interface operations {
     };
     "pools.ath": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -20056,6 +20061,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
+                    };
+                };
+            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -20096,7 +20125,12 @@ export interface operations {
     };
     "pools.atl": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -20160,6 +20194,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "not_found" | "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };

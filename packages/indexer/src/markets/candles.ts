@@ -11,7 +11,7 @@ import { CANDLE } from '../schema/tables/markets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import { cmp, invert, priceFieldsJson, type Rational, ratJson, ratParse } from './rational.js';
-import { candleAtBlock, candlesIn, extreme } from './read.js';
+import { type At, candleAtBlock, candlesIn, extreme } from './read.js';
 import { orientCandle, tokenIsBase } from './venue.js';
 
 type Hex = `0x${string}`;
@@ -148,20 +148,21 @@ export interface TokenExtreme {
 }
 
 /**
- * All-time high or low of `token` over `pools` (1d candles up to `anchorTs`), oriented quote per
- * token: a pool listing the token as currency1 is inverted, so its lows become the token's highs.
+ * All-time high or low of `token` over `pools` as of `at` (1d candles up to its timestamp, each
+ * read as of its block), oriented quote per token: a pool listing the token as currency1 is
+ * inverted, so its lows become the token's highs.
  */
 export function tokenExtreme(
   view: View,
   pools: PoolRow[],
   token: string,
-  anchorTs: number,
+  at: At,
   which: 'high' | 'low',
 ): TokenExtreme | null {
   let best: TokenExtreme | null = null;
   for (const p of pools) {
     const base = tokenIsBase(p, token);
-    const x = extreme(view, p.key, anchorTs, base === (which === 'high') ? 'high' : 'low');
+    const x = extreme(view, p.key, at, base === (which === 'high') ? 'high' : 'low');
     if (!x) continue;
     const price = base ? x.price : invert(x.price);
     if (!best || (which === 'high' ? cmp(price, best.price) > 0 : cmp(price, best.price) < 0))

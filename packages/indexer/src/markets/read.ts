@@ -7,6 +7,8 @@ import type { View } from '../storage/index.js';
 import { cmp, type Rational, ratParse } from './rational.js';
 
 type Hex = `0x${string}`;
+/** Width of a 1d candle bucket, seconds. */
+const DAY_SECONDS = 86_400;
 
 /** A read position: the anchor block and its timestamp (unix seconds). */
 export interface At {
@@ -119,15 +121,22 @@ export function candleAtBlock(
   return out;
 }
 
-/** All-time extreme over 1d candles up to `anchorTs`: high (max of highs) or low (min of lows). */
+/**
+ * All-time extreme of pool `key` as of block `at.block` over its 1d candles up to `at.ts`: high
+ * (max of highs) or low (min of lows), price as a rational (currency1 per currency0 base units)
+ * with its day bucket (unix seconds). A candle holding trades after the anchor is read as of the
+ * anchor ({@link candleAtBlock}), so a later trade of the same day never leaks into an older read.
+ */
 export function extreme(
   view: View,
   key: string,
-  anchorTs: number,
+  at: At,
   which: 'high' | 'low',
 ): { price: Rational; bucket: number } | null {
   let best: { price: Rational; bucket: number } | null = null;
-  for (const c of candlesIn(view, key, '1d', 0, anchorTs)) {
+  for (const stored of candlesIn(view, key, '1d', 0, at.ts)) {
+    const c = candleAtBlock(view, key, stored, DAY_SECONDS, at.block);
+    if (!c) continue;
     const p = ratParse(which === 'high' ? c.high : c.low);
     if (!best || (which === 'high' ? cmp(p, best.price) > 0 : cmp(p, best.price) < 0))
       best = { price: p, bucket: c.t };

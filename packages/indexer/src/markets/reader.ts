@@ -417,7 +417,7 @@ export function createMarketsReader(deps: MarketsReaderDeps): MarketsReader {
     },
     poolExtreme(view, ref, at, which) {
       const p = pool(view, ref, at);
-      return { pool: p, extreme: extreme(view, p.key, tsOf(view, at), which) };
+      return { pool: p, extreme: extreme(view, p.key, atOf(view, at), which) };
     },
     poolSwaps(view, ref, page, sink) {
       const p = pool(view, ref, page.at);
@@ -516,7 +516,7 @@ function tokenMethods(
     tokenExtreme(view, token, named, at, which) {
       const m = market(view, token, at);
       const q = quoteOf(m, named);
-      const x = tokenExtreme(view, poolsWithQuote(m, q.quote), m.address, m.at.ts, which);
+      const x = tokenExtreme(view, poolsWithQuote(m, q.quote), m.address, m.at, which);
       return { token: m.address, quote: q.quote, extreme: x, membership: m.pools };
     },
     tokenVenues(view, token, named, at) {

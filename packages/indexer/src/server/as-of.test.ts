@@ -4,7 +4,7 @@
  * parameters resolved through views: a number and a hash to the same anchor, and each refusal
  * (above the head, below the retained range, a reorged or unknown hash, both parameters); the
  * contract lists the routes that take the parameters (token balance and holders; pool detail,
- * liquidity and stats), and every other route refuses them.
+ * ath/atl, liquidity and stats), and every other route refuses them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
@@ -137,6 +137,8 @@ describe('the contract of as-of reads', () => {
     'tokens.holders',
     'tokens.topHolders',
     'pools.detail',
+    'pools.ath',
+    'pools.atl',
     'pools.liquidity',
     'pools.stats',
     'pools.v4Detail',
@@ -169,14 +171,6 @@ describe('the contract of as-of reads', () => {
         expect(names, r.id).not.toContain('atBlock');
       }
     }
-  });
-
-  it('a pool route left out says which of its reads is not at the block', () => {
-    for (const id of ['pools.ath', 'pools.atl'])
-      expect(asOfOf(routes.find((r) => r.id === id)!), id).toMatchObject({
-        supported: false,
-        reason: expect.stringMatching(/1d candles/),
-      });
   });
 
   it('a route that does not answer as of a block refuses the parameters with 400, naming them', () => {

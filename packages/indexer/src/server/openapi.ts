@@ -182,8 +182,7 @@ function okResponse(r: Route) {
 export function asOfOf(r: Route): { supported: true } | { supported: false; reason: string } {
   if (r.asOf) return { supported: true };
   const reason =
-    r.asOfReason ??
-    (r.kind === 'node'
+    r.kind === 'node'
       ? 'reads the node at the block it observes (live RPC), not the index'
       : r.mediaType === EVENT_STREAM
         ? 'a live stream, not a read at a block'
@@ -191,7 +190,7 @@ export function asOfOf(r: Route): { supported: true } | { supported: false; reas
           ? 'process or service state, not chain state at a block'
           : r.method === 'POST'
             ? 'each item of a batch takes atBlock on its own route'
-            : 'not served as of a block yet: some of its reads are not block-versioned; atBlock/atBlockHash answer 400 bad_request, never the head');
+            : 'not served as of a block yet: some of its reads are not block-versioned; atBlock/atBlockHash answer 400 bad_request, never the head';
   return { supported: false, reason };
 }
 

@@ -194,11 +194,6 @@ interface RouteSpecBase<P extends TProperties, Q extends TProperties> {
    */
   asOf?: boolean;
   /**
-   * Why a route without `asOf` does not answer as of a block, when the general reason of
-   * openapi.ts `asOfOf` does not say it (the contract's `x-as-of.reason`).
-   */
-  asOfReason?: string;
-  /**
    * The body is a function of the request (path parameters and query) and the store's contents
    * only — no header, principal, body, clock or process state — so an answer is served again,
    * without running the handler, until the store's next write (response-cache.ts).

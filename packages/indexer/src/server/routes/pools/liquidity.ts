@@ -51,7 +51,7 @@ export const v4PoolLiquidityRoute = make('v4');
 const extremeRoute = (which: 'high' | 'low'): Route =>
   singleRoute({
     ...extremeHead('pools', which),
-    summary: `All-time ${which === 'high' ? 'high' : 'low'} of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened.`,
+    summary: `All-time ${which === 'high' ? 'high' : 'low'} of the pool price (rational, currency1 per currency0 base units) over every indexed trade, with the day bucket where it happened. As of a block: atBlock / atBlockHash (trades at or below N only: the day candle holding later trades is recomputed from the pool's swaps up to N).`,
     params: ByAddress,
     data: Obj({
       pool: PoolKey,
@@ -71,8 +71,7 @@ const extremeRoute = (which: 'high' | 'low'): Route =>
     }),
     errors: ['not_found'],
     requires: [MARKETS],
-    asOfReason:
-      "not served as of a block yet: the extreme is read over the pool's stored 1d candles, whose current day is the head's (not the day as of block N); atBlock/atBlockHash answer 400 bad_request, never the head",
+    asOf: true,
     read(ctx) {
       const r = ctx.readers.markets.poolExtreme(
         ctx.view,
