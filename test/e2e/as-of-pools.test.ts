@@ -11,7 +11,7 @@
  *    (N, the node's hash of N); `/liquidity` at N answers the same native liquidity;
  *  - `/stats` at N: the windows the detail embeds at N, swaps counted up to N only;
  *  - `/ath` and `/atl` at N: the max / min price of the pool's swaps at or below N;
- *  - `atBlockHash` answers what `atBlock` does; the dropped fork's hash is 409 block_not_canonical,
+ *  - `atBlockHash` answers what `atBlock` does; /batch takes atBlock per pool item; the dropped fork's hash is 409 block_not_canonical,
  *    above the head 409 block_not_indexed, swaps/ticks/liquidity events refuse the parameters with 400.
  */
 import { keccak256 } from 'viem';
@@ -240,7 +240,7 @@ describe('pool state as of a block equals the node at that block', () => {
 });
 
 describe('all-time high and low as of a block', () => {
-  it('ath/atl at N: the max/min trade price of the swaps at or below N (a later trade of the day left out)', async () => {
+  it('ath/atl at N: the max/min trade price of the swaps at or below N (a later trade of the day left out); swaps counted to N', async () => {
     const cross = (a: Price, b: Price) => BigInt(a.priceNumerator) * BigInt(b.priceDenominator);
     const cmp = (a: Price, b: Price) => cross(a, b) - cross(b, a);
     let compared = 0;
@@ -248,6 +248,18 @@ describe('all-time high and low as of a block', () => {
       const swaps = await allSwaps(p.path);
       for (const n of [p.from, fork.base - 10, fork.base + 2, fork.head - 1, between(p.from, fork.head)]) {
         const upTo = swaps.filter((x) => x.block <= n);
+        const d = await idx.get(`${p.path}?atBlock=${n}`);
+        expect({
+          p: p.path,
+          n,
+          swaps: d.body.data.state.swaps,
+          last: d.body.data.state.lastSwapBlock,
+        }).toEqual({
+          p: p.path,
+          n,
+          swaps: upTo.length,
+          last: upTo.length ? Math.max(...upTo.map((x) => x.block)) : null,
+        });
         for (const [kind, sign] of [
           ['ath', 1n],
           ['atl', -1n],
@@ -292,6 +304,28 @@ async function allSwaps(path: string): Promise<Array<Price & { block: number }>>
 }
 
 describe('refusals', () => {
+  it('/batch takes atBlock per pool item', async () => {
+    const v2 = pools.find((x) => x.protocol !== 'v4')!;
+    const v4 = pools.find((x) => x.protocol === 'v4')!;
+    const [a, b] = [Math.max(fork.base - 5, v2.from, v4.from), fork.head - 1];
+    const v4Params = { manager: v4.address, pool_id: v4.poolId };
+    const r = await idx.post('/batch', {
+      requests: [
+        { route: 'pools.detail', params: { address: v2.address.toLowerCase(), atBlock: a } },
+        { route: 'pools.v4Liquidity', params: { ...v4Params, atBlock: b } },
+        { route: 'pools.detail', params: { address: v2.address.toLowerCase(), atBlock: fork.head + 5 } },
+      ],
+    });
+    expect(r.status, r.text).toBe(200);
+    const [ra, rb, rx] = r.body.results;
+    expect(ra.body.anchor).toEqual({ block: a, hash: await hashOf(a) });
+    expect(nativeOf(ra.body.data.state)).toEqual(await nodeState(v2, a));
+    expect(rb.body.anchor).toEqual({ block: b, hash: await hashOf(b) });
+    expect(nativeOf(rb.body.data.liquidity)).toEqual(await nodeState(v4, b));
+    expect(rx.status).toBe(409);
+    expect(rx.error.error).toBe('block_not_indexed');
+  });
+
   it('the dropped fork, above the head, routes that do not answer as of a block', async () => {
     const p = pools.find((x) => x.protocol !== 'v4')!;
     const dropped = await idx.get(`${p.path}?atBlockHash=${fork.droppedHash}`);
