@@ -20,9 +20,10 @@
  * in ingest-modes.test.ts: kinds standard, stable, weth.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hex, sleep } from '../faults/lib.js';
+import { hex } from '../faults/lib.js';
+import { reorgAndSettle, startLate } from '../harness/as-of-devnet.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
-import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import type { IndexerProcess } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
@@ -32,8 +33,6 @@ const SINKS = new Set([
   '0x0000000000000000000000000000000000000000',
   '0x000000000000000000000000000000000000dead',
 ]);
-/** Replacement transactions of the reorg: native value from a funded dev account to a fresh wallet. */
-const REPLACER = '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
@@ -77,10 +76,7 @@ beforeAll(async () => {
   });
   // A late start: the first ~100 blocks are final by the time the indexer comes up, so they are
   // written as history segments (no undo, one write per key per segment), the rest block by block.
-  for (const t0 = Date.now(); Number(await rpc<string>('eth_blockNumber')) < 100; await sleep(200))
-    if (Date.now() - t0 > 120_000) throw new Error('devnet did not reach block 100');
-  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env });
-  await idx.waitForHead(140, 180_000);
+  idx = await startLate(dev, env);
   fork.historyEnd = (await idx.get('/health')).body.ingest.historyEnd;
   const byKind = dev.deployment.tokens.filter((t) => ['standard', 'stable', 'weth'].includes(t.kind));
   for (const t of byKind) {
@@ -104,20 +100,7 @@ beforeAll(async () => {
   const p = await idx.get(`/tokens/${fork.staleToken}/holders?sort=wallet_id&limit=1&atBlock=${head - 1}`);
   expect(p.body.anchor).toEqual({ block: head - 1, hash: fork.droppedHash });
   fork.staleCursor = p.body.page.nextCursor;
-  await rpc('anvil_reorg', [
-    fork.depth,
-    [[{ from: REPLACER, to: `0x${'7'.repeat(40)}`, value: hex(10 ** 15) }, 0]],
-  ]);
-  await rpc('evm_setIntervalMining', [1]);
-  await sleep(6_000);
-  await dev.traffic?.stop();
-  fork.head = await freezeNode(dev.rpcUrl);
-  const finalHash = await hashOf(fork.head);
-  for (const t0 = Date.now(); ; await sleep(100)) {
-    const a = (await idx.get('/health')).body.anchor;
-    if (a && a.block === fork.head && a.hash === finalHash) break;
-    if (Date.now() - t0 > 120_000) throw new Error(`the index did not reach ${fork.head} ${finalHash}`);
-  }
+  fork.head = await reorgAndSettle(dev, idx, fork.depth);
   expect(await hashOf(head - 1)).not.toBe(fork.droppedHash);
   for (const t of tokens) await noteHolders(t.address, null);
 }, 420_000);

@@ -16,16 +16,15 @@
  */
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hex, sleep } from '../faults/lib.js';
+import { hex } from '../faults/lib.js';
+import { reorgAndSettle, startLate } from '../harness/as-of-devnet.js';
 import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
-import { type IndexerProcess, startIndexer } from '../harness/indexer.js';
+import type { IndexerProcess } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import { freezeNode, jsonRpc } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 
 const WINDOW = 24;
-/** Replacement transaction of the reorg: native value from a funded dev account to a fresh wallet. */
-const REPLACER = '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f';
 
 let dev: TestDevnet;
 let idx: IndexerProcess;
@@ -128,12 +127,8 @@ beforeAll(async () => {
     UNFINALISED_WINDOW: String(WINDOW),
     TRACES: 'off',
   };
-  // A late start: the first ~100 blocks are final when the indexer comes up, written as history
-  // segments (no undo, one write per key per segment); the rest block by block.
-  for (const t0 = Date.now(); Number(await rpc<string>('eth_blockNumber')) < 100; await sleep(200))
-    if (Date.now() - t0 > 120_000) throw new Error('devnet did not reach block 100');
-  idx = await startIndexer({ rpcUrl: dev.rpcUrl, env });
-  await idx.waitForHead(140, 180_000);
+  // A late start: the first ~100 blocks are written as history segments, the rest block by block.
+  idx = await startLate(dev, env);
   fork.historyEnd = (await idx.get('/health')).body.ingest.historyEnd;
   for (const d of dev.deployment.pools) {
     const protocol = d.protocol === 'uniswap-v2' ? 'v2' : d.protocol === 'uniswap-v3' ? 'v3' : 'v4';
@@ -154,20 +149,7 @@ beforeAll(async () => {
     await checkPair('old fork', pick(pools), between(fork.base + 1, head));
     oldFork.pairs++;
   }
-  await rpc('anvil_reorg', [
-    fork.depth,
-    [[{ from: REPLACER, to: `0x${'7'.repeat(40)}`, value: hex(10 ** 15) }, 0]],
-  ]);
-  await rpc('evm_setIntervalMining', [1]);
-  await sleep(6_000);
-  await dev.traffic?.stop();
-  fork.head = await freezeNode(dev.rpcUrl);
-  const finalHash = await hashOf(fork.head);
-  for (const t0 = Date.now(); ; await sleep(100)) {
-    const a = (await idx.get('/health')).body.anchor;
-    if (a && a.block === fork.head && a.hash === finalHash) break;
-    if (Date.now() - t0 > 120_000) throw new Error(`the index did not reach ${fork.head} ${finalHash}`);
-  }
+  fork.head = await reorgAndSettle(dev, idx, fork.depth);
   expect(await hashOf(head - 1)).not.toBe(fork.droppedHash);
 }, 420_000);
 
