@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TracesLaneStatus } from '../schema/rows/traces.js';
 import { GAP, HASH_TO_NUMBER, HEADER, LOG, RECEIPT, TIME, TX, TX_BY_HASH } from '../schema/tables/chain.js';
 import { DECODED_LOG, TRACE_FRAME, TRACE_STATUS } from '../schema/tables/traces.js';
-import { createStore, type Store } from '../storage/index.js';
+import { createStore, inView, type Store } from '../storage/index.js';
 import type { PageQuery } from '../storage/page.js';
 import { createChainReader } from './reader.js';
 import type { DecodedLogRow } from './types.js';
@@ -144,12 +144,7 @@ afterAll(async () => {
 
 /** Reads with a fresh view, closed afterwards (as a request does). */
 function read<T>(f: (v: ReturnType<Store['view']>) => T): T {
-  const v = store.view();
-  try {
-    return f(v);
-  } finally {
-    v.close();
-  }
+  return inView(store, f);
 }
 
 /** Walks every page of `limit` rows, resuming from each page's last key; returns rows per page. */

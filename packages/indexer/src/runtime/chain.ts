@@ -28,6 +28,7 @@ import { checkChainIdentity } from '../storage/identity.js';
 import {
   checkInvariants,
   createStore,
+  inView,
   type RocksTuning,
   type Store,
   StoreWriteError,
@@ -278,12 +279,7 @@ function servingCommit(
   handOver: (transitMs: number, seconds: number) => void,
 ): void {
   const t0 = performance.now();
-  const v = store.view();
-  try {
-    registry?.reload((name) => v.meta(name));
-  } finally {
-    v.close();
-  }
+  inView(store, (v) => registry?.reload((name) => v.meta(name)));
   if (streams) streams.hub.publish(streams.log.advance(c.frames));
   handOver(Date.now() - c.postedAt, (performance.now() - t0) / 1000);
 }
@@ -295,12 +291,7 @@ function servingCommit(
  */
 function servedStore(store: Store, engine: EngineHost): Store {
   const committed = <T>(read: (v: ReturnType<Store['view']>) => T): T => {
-    const v = store.view();
-    try {
-      return read(v);
-    } finally {
-      v.close();
-    }
+    return inView(store, read);
   };
   return {
     ...store,

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
-import type { Store } from '../storage/index.js';
+import { inView, type Store } from '../storage/index.js';
 import { tempStores } from '../storage/temp-stores.fixture.js';
 import { checkCursorAsOf, resolveAsOf, retainedRange } from './as-of.js';
 import { ApiError } from './errors.js';
@@ -39,12 +39,7 @@ afterAll(stores.closeAll);
 
 /** Runs `f` on a fresh view and closes it. */
 function withView<T>(f: (v: ReturnType<Store['view']>) => T): T {
-  const v = store.view();
-  try {
-    return f(v);
-  } finally {
-    v.close();
-  }
+  return inView(store, f);
 }
 
 /** Resolves `q` on a fresh view; the refusal's code and extra fields, or the anchor. */

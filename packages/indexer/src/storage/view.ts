@@ -192,3 +192,17 @@ export function openView(rocks: Rocks, readHead: () => BlockRef | null): View {
   };
   return view;
 }
+
+/**
+ * Runs `read` on a fresh view of what RocksDB holds now and closes the view however `read` ends
+ * (as a request does): the one place a short-lived view is opened and released.
+ * @returns what `read` returns. @throws what `read` throws.
+ */
+export function inView<T>(store: { view(): View }, read: (v: View) => T): T {
+  const v = store.view();
+  try {
+    return read(v);
+  } finally {
+    v.close();
+  }
+}

@@ -21,7 +21,7 @@ import {
 import { type CandleRow, FRAME_IDS, FRAMES, type Frame, type PoolRow } from '../schema/rows/markets.js';
 import { CANDLE, poolKeyOf } from '../schema/tables/markets.js';
 import { blockTimestamp } from '../storage/headers.js';
-import type { Store, View } from '../storage/index.js';
+import { inView, type Store, type View } from '../storage/index.js';
 import type { StreamSink } from './sink.js';
 
 /** Minimum spacing of update frames per series, milliseconds (Limits). */
@@ -144,12 +144,7 @@ export interface CandleRun {
 export function runCandles(store: Store, conn: StreamSink, series: Series[]): CandleRun {
   // Each read is one short view: candles are read between two commits, never across one.
   const read = (s: Series, t: number): CandleRow | null => {
-    const v = store.view();
-    try {
-      return v.get(CANDLE, s.pool.key as `0x${string}`, FRAME_IDS[s.frame], t) ?? null;
-    } finally {
-      v.close();
-    }
+    return inView(store, (v) => v.get(CANDLE, s.pool.key as `0x${string}`, FRAME_IDS[s.frame], t) ?? null);
   };
   const tsOf = (n: number): number => blockTimestamp(store, n) ?? 0;
   interface St {

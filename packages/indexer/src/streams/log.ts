@@ -15,7 +15,7 @@ import {
   type Topic,
 } from '../schema/rows/streams.js';
 import { STREAM_FRAME, STREAM_SEQ } from '../schema/tables/streams.js';
-import type { BlockBatch, Store, WriteOp } from '../storage/index.js';
+import { type BlockBatch, inView, type Store, type WriteOp } from '../storage/index.js';
 
 const TOPIC_BY_ID = new Map<number, Topic>(TOPIC_NAMES.map((t) => [TOPICS[t], t]));
 
@@ -62,12 +62,10 @@ export interface StreamLog {
 export function createStreamLog(store: Store): StreamLog {
   const last = new Map<Topic, number>();
   for (const t of TOPIC_NAMES) {
-    const v = store.view();
-    try {
-      last.set(t, v.get(STREAM_SEQ, TOPICS[t]) ?? 0);
-    } finally {
-      v.close();
-    }
+    last.set(
+      t,
+      inView(store, (v) => v.get(STREAM_SEQ, TOPICS[t]) ?? 0),
+    );
   }
   const ns = (t: Topic) => `${t}-${store.generation}`;
   /** The rows appending `frames`: frame rows (null: a frame pruned from the ring) and sequences. */
