@@ -84,18 +84,8 @@ async function main(): Promise<void> {
   // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.
   restrictUmask();
   // The serving thread first: every other thread (engines, decode and writer threads, RocksDB's
-  // background threads) runs at INGEST_NICE (and SCHED_IDLE with INGEST_SCHED=idle), now and as
-  // they appear.
-  const priority = deprioritiseOtherThreads(config.ingestNice, config.ingestSched);
-  if (config.ingestSched === 'idle')
-    setTimeout(() => {
-      const err = priority.policyError();
-      if (err)
-        log.warn(
-          { err },
-          'INGEST_SCHED=idle: SCHED_IDLE could not be set (util-linux chrt); threads stay at INGEST_NICE',
-        );
-    }, 3_000).unref();
+  // background threads) runs at INGEST_NICE, now and as they appear.
+  const priority = deprioritiseOtherThreads(config.ingestNice);
   privateDir(config.dataDir);
   const tightened = tightenTree(config.dataDir);
   if (tightened)

@@ -317,6 +317,8 @@ export async function startIndexerChild(o: {
   const c = track(
     spawn(process.execPath, [...(o.execArgv ?? []), o.main ?? MAIN], {
       env: {
+        // As `npm start` runs the service: two glibc malloc arenas (bench/results/engine-thread-2026-11-28-second.md).
+        MALLOC_ARENA_MAX: '2',
         ...process.env,
         RPC_URL: o.rpcUrl,
         CHAIN: o.chain,

@@ -119,13 +119,6 @@ export interface Config {
    * index with what is left (platform thread-priority.ts; Linux).
    */
   ingestNice: number;
-  /**
-   * Scheduling policy of the same threads (INGEST_SCHED): `normal` (default) or `idle` — SCHED_IDLE,
-   * under which they run only on a core no normal thread wants, so a read never waits for one (set
-   * where the machine exists to serve; on a machine shared with other busy processes, ingest then
-   * gets only what they leave).
-   */
-  ingestSched: 'normal' | 'idle';
   /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB, ROCKSDB_INDEX_IN_CACHE). */
   storageTuning: RocksTuning;
   /** The two ingest modes and the write side (see src/ingest/drivers/ and docs/ingest.md). */
@@ -479,7 +472,6 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
     logLevel: env.LOG_LEVEL || 'info',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
     ingestNice: int(env, 'INGEST_NICE', 10, 0, 19),
-    ingestSched: ingestSchedFromEnv(env),
     storageTuning: storageTuningFromEnv(env),
     trustedProxies: trustedProxiesFromEnv(env),
     trustedProxyHeader: trustedProxyHeaderFromEnv(env),
@@ -516,15 +508,4 @@ function envMemtable(env: NodeJS.ProcessEnv): number | undefined {
   if (!Number.isInteger(n) || n < 8 || n > 65_536)
     throw new Error(`ROCKSDB_MEMTABLE_MB must be an integer from 8 to 65536, got "${raw}"`);
   return n;
-}
-
-/**
- * INGEST_SCHED: `normal` (default) or `idle`.
- * @throws Error naming the variable on any other value.
- */
-function ingestSchedFromEnv(env: NodeJS.ProcessEnv): 'normal' | 'idle' {
-  const v = env.INGEST_SCHED?.trim() || 'normal';
-  if (v !== 'normal' && v !== 'idle')
-    throw new Error(`INGEST_SCHED must be normal or idle, got ${JSON.stringify(v)}`);
-  return v;
 }
