@@ -9,7 +9,7 @@ import type { Piscina } from 'piscina';
 import type { Registry } from '../projections/index.js';
 import type { BlockDelta } from '../schema/delta.js';
 import { HEADER, PROBE, RECEIPT, TX } from '../schema/tables/chain.js';
-import type { Store } from '../storage/index.js';
+import { inView, type Store } from '../storage/index.js';
 import type { StoredBlock } from '../workers/decode/fetch-blocks.js';
 
 /** Blocks per projection-rebuild step, between two looks at the node. */
@@ -19,8 +19,7 @@ const RESTORE_CHUNK = 20;
 
 /** Reads block n's stored records (raw strings, byte-exact as stored) for a rebuild. */
 function storedBlock(store: Store, n: number): StoredBlock {
-  const v = store.view();
-  try {
+  return inView(store, (v) => {
     const header = v.get(HEADER, n);
     if (header === undefined) throw new Error(`rebuild: no stored header for block ${n}`);
     const txs: string[] = [];
@@ -34,9 +33,7 @@ function storedBlock(store: Store, n: number): StoredBlock {
     });
     const probes = v.get(PROBE, n);
     return { header, txs, receipts, probes: probes === undefined ? null : JSON.stringify(probes) };
-  } finally {
-    v.close();
-  }
+  });
 }
 
 /**

@@ -16,7 +16,7 @@ import type { TraceStatus, TracesLaneStatus } from '../schema/rows/traces.js';
 import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
 import { GAP, TX } from '../schema/tables/chain.js';
 import { TRACE_BY_ADDRESS, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
-import { type BlockBatch, nextSlice, type Store } from '../storage/index.js';
+import { type BlockBatch, inView, nextSlice, type Store } from '../storage/index.js';
 import type { ReplayPool, TxTrace, TxTraceGap } from '../workers/replay/index.js';
 import { type Gap, recordGap, resolveGap } from './gaps.js';
 import { createPauses } from './pause.js';
@@ -48,36 +48,39 @@ const isUnsupported = (reason: string) =>
  * transactions — traced, they fail as unknown and their failure was kept under the new block.
  */
 function blockOf(store: Store, n: number): { hash: string | undefined; hashes: string[] } {
-  const v = store.view();
-  try {
+  return inView(store, (v) => {
     const hashes: string[] = [];
     v.eachValue(TX, { prefix: [n] }, (t) => {
       hashes.push((JSON.parse(t) as { hash: string }).hash);
     });
     return { hash: v.canonicalHash(n), hashes };
-  } finally {
-    v.close();
-  }
+  });
 }
 
-/** Stored transaction `i` of block `n`, as the node sent it. @throws when it is not stored. */
-function txAt(store: Store, n: number, i: number): string {
-  const v = store.view();
-  const t = v.get(TX, n, i);
-  v.close();
-  if (t === undefined) throw new Error(`traces: no stored transaction ${n}/${i}`);
-  return t;
+/**
+ * The stored envelopes (transactions as the node sent them) of block `n`'s traced transactions,
+ * read through one view. @throws when one is not stored.
+ */
+function envelopesOf(store: Store, n: number, txs: TxTrace[]): Array<string | undefined> {
+  return inView(store, (v) =>
+    txs.map((t, i) => {
+      if (t.status !== 'ok') return undefined;
+      const e = v.get(TX, n, i);
+      if (e === undefined) throw new Error(`traces: no stored transaction ${n}/${i}`);
+      return e;
+    }),
+  );
 }
 
 /** The lane's open gaps (GAP rows of lane `traces`). */
 function gapsOpen(store: Store): Gap[] {
-  const v = store.view();
-  const open: Gap[] = [];
-  v.eachValue(GAP, { prefix: [LANE] }, (g) => {
-    if (g.status === 'open') open.push(g as unknown as Gap);
+  return inView(store, (v) => {
+    const open: Gap[] = [];
+    v.eachValue(GAP, { prefix: [LANE] }, (g) => {
+      if (g.status === 'open') open.push(g as unknown as Gap);
+    });
+    return open;
   });
-  v.close();
-  return open;
 }
 
 /** Every transaction of a block failed, each for a reason meaning the node has no tracer. */
@@ -154,7 +157,8 @@ function putTraceRows(
 
 /** Commits block n's trace rows as a late write to its undo record, with the lane checkpoint when `advance`. */
 function writeTraces(store: Store, n: number, txs: TxTrace[], source: string, advance: boolean): void {
-  const rows = (batch: BlockBatch) => putTraceRows(batch, n, txs, source, (i) => txAt(store, n, i));
+  const envelopes = envelopesOf(store, n, txs);
+  const rows = (batch: BlockBatch) => putTraceRows(batch, n, txs, source, (i) => envelopes[i]!);
   store.commitLate(n, rows, advance ? { [CHECKPOINT]: n } : undefined);
 }
 
