@@ -238,7 +238,7 @@ describe('refusals and /batch', () => {
     const dropped = await idx.get(`/tokens/${t}/top-holders?atBlockHash=${fork.droppedHash}`);
     expect(dropped.status).toBe(409);
     expect(dropped.body.error).toBe('block_not_canonical');
-    for (const path of [`/tokens/${t}`, `/tokens/${t}/transfers`, `/blocks/${fork.base}`]) {
+    for (const path of [`/tokens/${t}/swaps`, `/tokens/${t}/transfers`, `/blocks/${fork.base}`]) {
       const r = await idx.get(`${path}?atBlock=${fork.base}`);
       expect(r.status, path).toBe(400);
       expect(r.body.error).toBe('bad_request');

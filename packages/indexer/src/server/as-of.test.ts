@@ -3,8 +3,9 @@
  * ingest lays them out (canonical hash, hash → number), one rolled back as a reorg does, then the
  * parameters resolved through views: a number and a hash to the same anchor, and each refusal
  * (above the head, below the retained range, a reorged or unknown hash, both parameters); the
- * contract lists the routes that take the parameters (token balance and holders; pool detail,
- * ath/atl, liquidity and stats), and every other route refuses them.
+ * contract lists the routes that take the parameters (token balance and holders; token detail,
+ * overview, stats, price, mcap, ath/atl, liquidity, venue, pools aggregate and ranked; pool
+ * detail, ath/atl, liquidity and stats), and every other route refuses them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
@@ -131,6 +132,17 @@ describe('the contract of as-of reads', () => {
     'tokens.balance',
     'tokens.holders',
     'tokens.topHolders',
+    'tokens.detail',
+    'tokens.overview',
+    'tokens.stats',
+    'tokens.mcap',
+    'tokens.ath',
+    'tokens.atl',
+    'tokens.liquidity',
+    'tokens.poolsAggregate',
+    'tokens.poolsRanked',
+    'tokens.venue',
+    'tokens.price',
     'pools.detail',
     'pools.ath',
     'pools.atl',
@@ -147,7 +159,12 @@ describe('the contract of as-of reads', () => {
     };
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
     const byId = new Map(ops.map((o) => [o.operationId, o as unknown as Record<string, unknown>]));
-    expect(routes.filter((r) => r.asOf).map((r) => r.id)).toEqual(AS_OF);
+    expect(
+      routes
+        .filter((r) => r.asOf)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...AS_OF].sort());
     for (const r of routes) {
       const op = byId.get(r.id);
       const names = ((op?.parameters ?? []) as Array<{ name: string }>).map((p) => p.name);

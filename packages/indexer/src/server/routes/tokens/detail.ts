@@ -4,6 +4,7 @@ import { singleRoute } from '../../route-shapes.js';
 import { Address, Amount, Count, Nullable, Obj, QuoteQuery } from '../../schemas.js';
 import { TOKENS } from './common.js';
 
+import { AS_OF_TOKEN } from './market/common.js';
 import { tokenStatsProps } from './market/schemas.js';
 import {
   BalanceFidelity,
@@ -29,7 +30,8 @@ export const tokenDetailRoute = singleRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Token detail: identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns, token base units; Transfer(0x0,0x0,v) is a mint to 0x0, as Uniswap V2 locks MINIMUM_LIQUIDITY), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, reconciliation (whether transfer sums equal totalSupply()/balanceOf() at the last check: exact, diverges, not_yet_checked, not_checkable), metadataNow (metadata re-probed on change), stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates).',
+    'Token detail: identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns, token base units; Transfer(0x0,0x0,v) is a mint to 0x0, as Uniswap V2 locks MINIMUM_LIQUIDITY), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, reconciliation (whether transfer sums equal totalSupply()/balanceOf() at the last check: exact, diverges, not_yet_checked, not_checkable), metadataNow (metadata re-probed on change), stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates).' +
+    AS_OF_TOKEN,
   params: { address: Address },
   query: QuoteQuery,
   data: Obj({
@@ -67,6 +69,7 @@ export const tokenDetailRoute = singleRoute({
   }),
   errors: ['not_found', 'quote_not_admitted'],
   requires: [TOKENS],
+  asOf: true,
   read(ctx) {
     const detail = ctx.readers.queries.tokenDetail(
       ctx.view,

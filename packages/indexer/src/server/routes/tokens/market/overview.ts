@@ -16,7 +16,7 @@ import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../s
 
 import { Price, poolIdentityProps } from '../../pools/schemas.js';
 import { BalanceFidelity, OverviewHolderCount, TokenIdentity } from '../schemas.js';
-import { quoted, TOKEN_MARKET } from './common.js';
+import { AS_OF_TOKEN, quoted, TOKEN_MARKET } from './common.js';
 import {
   Candidates,
   membershipProps,
@@ -40,7 +40,7 @@ export const tokenOverviewRoute = singleRoute({
   path: '/tokens/{address}/overview',
   scope: 'read',
   group: 'Tokens',
-  summary: `First-paint composite at one anchor: identity, price and market cap on the default venue, window stats, pool listing (${OVERVIEW_POOLS} rows by quote-native 24h volume; poolsTruncated, poolsListedBound, poolsFanoutExceeded, poolsNextCursor/poolsNextRoute continue on /pools/ranked when a quote resolved), and holderCount {status, count, retainedListSize, retainedListCap, asOfBlock, burnSinkHolders}. Quote: named, single counter currency, or the one with the largest USD-markable volume; otherwise market fields are null with reason quote_ambiguous and the candidates.`,
+  summary: `First-paint composite at one anchor: identity, price and market cap on the default venue, window stats, pool listing (${OVERVIEW_POOLS} rows by quote-native 24h volume; poolsTruncated, poolsListedBound, poolsFanoutExceeded, poolsNextCursor/poolsNextRoute continue on /pools/ranked when a quote resolved), and holderCount {status, count, retainedListSize, retainedListCap, asOfBlock, burnSinkHolders}. Quote: named, single counter currency, or the one with the largest USD-markable volume; otherwise market fields are null with reason quote_ambiguous and the candidates.${AS_OF_TOKEN}`,
   params: { address: Address },
   query: QuoteQuery,
   data: Obj({
@@ -80,6 +80,7 @@ export const tokenOverviewRoute = singleRoute({
   }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
+  asOf: true,
   read(ctx) {
     const o = ctx.readers.queries.tokenOverview(...quoted(ctx));
     const m = o.market;

@@ -37,7 +37,7 @@ import {
   Protocol,
   poolIdentityProps,
 } from '../../pools/schemas.js';
-import { PAGED_MARKET_ERRORS, quoted, TOKEN_MARKET } from './common.js';
+import { AS_OF_TOKEN, PAGED_MARKET_ERRORS, quoted, TOKEN_MARKET } from './common.js';
 import { membershipProps, rankedPoolProps } from './schemas.js';
 
 const Params = { address: Address };
@@ -48,7 +48,8 @@ export const tokenLiquidityRoute = singleRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves.',
+    'Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves.' +
+    AS_OF_TOKEN,
   params: Params,
   query: QuoteQuery,
   data: Obj({
@@ -83,6 +84,7 @@ export const tokenLiquidityRoute = singleRoute({
   }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
+  asOf: true,
   read(ctx) {
     const r = ctx.readers.markets.tokenLiquidity(...quoted(ctx));
     const l = r.liquidity;
@@ -111,7 +113,7 @@ export const tokenPoolsAggregateRoute = singleRoute({
   path: '/tokens/{address}/pools/aggregate',
   scope: 'read',
   group: 'Tokens',
-  summary: `Registered pools grouped by counter-currency (V4 rows keep contract + poolId); beyond ${AGGREGATE_POOLS} pools the busiest ${AGGREGATE_POOLS} by trailing-24h volume (in each pool's own quote units) are grouped, with poolsTruncated and poolsConsidered.`,
+  summary: `Registered pools grouped by counter-currency (V4 rows keep contract + poolId); beyond ${AGGREGATE_POOLS} pools the busiest ${AGGREGATE_POOLS} by trailing-24h volume (in each pool's own quote units) are grouped, with poolsTruncated and poolsConsidered.${AS_OF_TOKEN}`,
   params: Params,
   query: QuoteQuery,
   data: Obj({
@@ -138,6 +140,7 @@ export const tokenPoolsAggregateRoute = singleRoute({
   }),
   errors: ['bad_request', 'not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
+  asOf: true,
   read(ctx) {
     const r = ctx.readers.markets.tokenPoolsAggregate(...quoted(ctx));
     return {
@@ -219,7 +222,8 @@ export const tokenPoolsRankedRoute = defineRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    "Token's markets over the bounded pool membership (≤ 2,048, the set used by overview, mcap and ohlcv), desc only (order=asc → 400), limit 1..100 default 32. sort=volume_24h (default) ranks by trailing-24h volume: with quote, that quote's pools by quote-native volume (the overview listing order); without quote, by USD volume (configured stablecoin quotes at par) with pools of quotes without a USD stablecoin route last, grouped by quote, then by quote-native volume. sort=liquidity ranks by liquidityUsd (exact rational USD; basis reserves for V2/curves, in_range_virtual_reserves for V3/V4, as on the pool liquidity routes) descending; unpriced pools last, grouped by quote, then by quote-side amount (quoteSideAmount, quote base units) descending. A cursor is bound to its sort and quote: a liquidity cursor never resumes a volume ranking (400 bad_cursor).",
+    "Token's markets over the bounded pool membership (≤ 2,048, the set used by overview, mcap and ohlcv), desc only (order=asc → 400), limit 1..100 default 32. sort=volume_24h (default) ranks by trailing-24h volume: with quote, that quote's pools by quote-native volume (the overview listing order); without quote, by USD volume (configured stablecoin quotes at par) with pools of quotes without a USD stablecoin route last, grouped by quote, then by quote-native volume. sort=liquidity ranks by liquidityUsd (exact rational USD; basis reserves for V2/curves, in_range_virtual_reserves for V3/V4, as on the pool liquidity routes) descending; unpriced pools last, grouped by quote, then by quote-side amount (quoteSideAmount, quote base units) descending. A cursor is bound to its sort and quote: a liquidity cursor never resumes a volume ranking (400 bad_cursor). A cursor keeps the block it was minted at." +
+    AS_OF_TOKEN,
   params: Params,
   query: {
     sort: Type.Optional(Type.Union([Type.Literal('volume_24h'), Type.Literal('liquidity')])),
@@ -237,6 +241,7 @@ export const tokenPoolsRankedRoute = defineRoute({
   requires: TOKEN_MARKET,
   batchable: true,
   anchored: true,
+  asOf: true,
   handler(ctx) {
     if (ctx.query.order === 'asc') throw new DomainError('bad_request', 'ranked pools are descending only');
     const sort = ctx.query.sort ?? 'volume_24h';

@@ -7,14 +7,14 @@ import { extremeHead, singleRoute } from '../../../route-shapes.js';
 import { Address, Amount, Nullable, Obj, QuoteQuery, ReasonOf } from '../../../schemas.js';
 
 import { PoolKey, Price, Protocol } from '../../pools/schemas.js';
-import { quoted, TOKEN_MARKET } from './common.js';
+import { AS_OF_TOKEN, quoted, TOKEN_MARKET } from './common.js';
 import { membershipProps, QuoteResolution, TOKEN_PRICE_UNIT, Venue } from './schemas.js';
 
 const ERRORS = ['bad_request', 'not_found', 'quote_not_admitted'] as const;
 const Params = { address: Address };
 
 /** What the quoted single reads of a token share: their refusals and the projection they need. */
-const QUOTED_READ = { errors: [...ERRORS], requires: TOKEN_MARKET };
+const QUOTED_READ = { errors: [...ERRORS], requires: TOKEN_MARKET, asOf: true };
 
 /** The leading properties of a default-venue answer: the token, the resolved quote, how, the venue. */
 const quotedVenueProps = () => ({
@@ -43,7 +43,8 @@ export const tokenPriceRoute = singleRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit.',
+    'Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit.' +
+    AS_OF_TOKEN,
   params: Params,
   query: QuoteQuery,
   data: Obj({
@@ -70,7 +71,8 @@ export const tokenMcapRoute = singleRoute({
   scope: 'read',
   group: 'Tokens',
   summary:
-    'Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated.',
+    'Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated.' +
+    AS_OF_TOKEN,
   params: Params,
   query: QuoteQuery,
   data: Obj({
@@ -104,7 +106,7 @@ export const tokenMcapRoute = singleRoute({
 const extremeRoute = (which: 'high' | 'low'): Route =>
   singleRoute({
     ...extremeHead('tokens', which),
-    summary: `All-time ${which} price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated.`,
+    summary: `All-time ${which} price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated. As of a block: atBlock / atBlockHash (each pool’s extreme over its 1d candles with trades at or below N, a candle holding later trades recomputed from the pool’s swaps up to N; pools registered at or below N).`,
     params: Params,
     query: QuoteQuery,
     data: Obj({
@@ -162,7 +164,7 @@ export const tokenVenueRoute = singleRoute({
   path: '/tokens/{address}/venue',
   scope: 'read',
   group: 'Tokens',
-  summary: `Venue resolution: for each quote (or the named one) the default pool and every candidate with its 24h quote volume. Rule: ${VENUE_RULE}.`,
+  summary: `Venue resolution: for each quote (or the named one) the default pool and every candidate with its 24h quote volume. Rule: ${VENUE_RULE}.${AS_OF_TOKEN}`,
   params: Params,
   query: QuoteQuery,
   data: Obj({
@@ -179,6 +181,7 @@ export const tokenVenueRoute = singleRoute({
   }),
   errors: ['not_found', 'quote_not_admitted'],
   requires: TOKEN_MARKET,
+  asOf: true,
   read(ctx) {
     const r = ctx.readers.markets.tokenVenues(...quoted(ctx));
     return {
