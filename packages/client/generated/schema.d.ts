@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Token detail: identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns, token base units; Transfer(0x0,0x0,v) is a mint to 0x0, as Uniswap V2 locks MINIMUM_LIQUIDITY), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, reconciliation (whether transfer sums equal totalSupply()/balanceOf() at the last check: exact, diverges, not_yet_checked, not_checkable), metadataNow (metadata re-probed on change), stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates). */
+        /** Token detail: identity with typed absence (bytes32 names, reverting/missing methods, non-UTF-8), exact supply (supplyFromTransfers: mints minus burns, token base units; Transfer(0x0,0x0,v) is a mint to 0x0, as Uniswap V2 locks MINIMUM_LIQUIDITY), creation provenance, first-seen, launch, holderCount {value, status, asOfBlock, burnSinkHolders}, reconciliation (whether transfer sums equal totalSupply()/balanceOf() at the last check: exact, diverges, not_yet_checked, not_checkable), metadataNow (metadata re-probed on change), stats (the /tokens/{address}/stats body at the same anchor and quote rule; null with statsReason projection_unavailable:markets, no_registered_pool or quote_ambiguous with statsCandidates). As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.detail"];
         put?: never;
         post?: never;
@@ -249,7 +249,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** First-paint composite at one anchor: identity, price and market cap on the default venue, window stats, pool listing (32 rows by quote-native 24h volume; poolsTruncated, poolsListedBound, poolsFanoutExceeded, poolsNextCursor/poolsNextRoute continue on /pools/ranked when a quote resolved), and holderCount {status, count, retainedListSize, retainedListCap, asOfBlock, burnSinkHolders}. Quote: named, single counter currency, or the one with the largest USD-markable volume; otherwise market fields are null with reason quote_ambiguous and the candidates. */
+        /** First-paint composite at one anchor: identity, price and market cap on the default venue, window stats, pool listing (32 rows by quote-native 24h volume; poolsTruncated, poolsListedBound, poolsFanoutExceeded, poolsNextCursor/poolsNextRoute continue on /pools/ranked when a quote resolved), and holderCount {status, count, retainedListSize, retainedListCap, asOfBlock, burnSinkHolders}. Quote: named, single counter currency, or the one with the largest USD-markable volume; otherwise market fields are null with reason quote_ambiguous and the candidates. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.overview"];
         put?: never;
         post?: never;
@@ -266,7 +266,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rolling 5m/1h/4h/24h statistics on the default venue: two-sided volume (volumeBase token, volumeQuote), buys, sells, distinctTraders {lowerBound, exact}, exact price change. Without quote and several quotes: the quote with the largest USD-markable 24h volume (configured USD stablecoins) is used and every candidate is published; quote_ambiguous (400) only when no quote has USD-markable volume. */
+        /** Rolling 5m/1h/4h/24h statistics on the default venue: two-sided volume (volumeBase token, volumeQuote), buys, sells, distinctTraders {lowerBound, exact}, exact price change. Without quote and several quotes: the quote with the largest USD-markable 24h volume (configured USD stablecoins) is used and every candidate is published; quote_ambiguous (400) only when no quote has USD-markable volume. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.stats"];
         put?: never;
         post?: never;
@@ -317,7 +317,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated. */
+        /** Market cap at the anchor = exact supply (supplyFromTransfers, token base units) × default-venue price, as a rational in quote base units. Unpaginated. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.mcap"];
         put?: never;
         post?: never;
@@ -351,7 +351,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All-time high price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated. */
+        /** All-time high price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated. As of a block: atBlock / atBlockHash (each pool’s extreme over its 1d candles with trades at or below N, a candle holding later trades recomputed from the pool’s swaps up to N; pools registered at or below N). */
         get: operations["tokens.ath"];
         put?: never;
         post?: never;
@@ -368,7 +368,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All-time low price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated. */
+        /** All-time low price across the token's pools against the quote (bounded fanout ≤ 2048), oriented quote per token; pools listing the token as currency1 are inverted (their lows become highs) and provenance says so. Unpaginated. As of a block: atBlock / atBlockHash (each pool’s extreme over its 1d candles with trades at or below N, a candle holding later trades recomputed from the pool’s swaps up to N; pools registered at or below N). */
         get: operations["tokens.atl"];
         put?: never;
         post?: never;
@@ -385,7 +385,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves. */
+        /** Protocol-native liquidity of the (token, quote) pair over its bounded pool set: reserves pools summed per side (token and quote base units), concentrated pools listed one by one (sqrtPriceX96, tick, L) and never merged with reserves. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.liquidity"];
         put?: never;
         post?: never;
@@ -402,7 +402,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Registered pools grouped by counter-currency (V4 rows keep contract + poolId); beyond 200 pools the busiest 200 by trailing-24h volume (in each pool's own quote units) are grouped, with poolsTruncated and poolsConsidered. */
+        /** Registered pools grouped by counter-currency (V4 rows keep contract + poolId); beyond 200 pools the busiest 200 by trailing-24h volume (in each pool's own quote units) are grouped, with poolsTruncated and poolsConsidered. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.poolsAggregate"];
         put?: never;
         post?: never;
@@ -419,7 +419,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Token's markets over the bounded pool membership (≤ 2,048, the set used by overview, mcap and ohlcv), desc only (order=asc → 400), limit 1..100 default 32. sort=volume_24h (default) ranks by trailing-24h volume: with quote, that quote's pools by quote-native volume (the overview listing order); without quote, by USD volume (configured stablecoin quotes at par) with pools of quotes without a USD stablecoin route last, grouped by quote, then by quote-native volume. sort=liquidity ranks by liquidityUsd (exact rational USD; basis reserves for V2/curves, in_range_virtual_reserves for V3/V4, as on the pool liquidity routes) descending; unpriced pools last, grouped by quote, then by quote-side amount (quoteSideAmount, quote base units) descending. A cursor is bound to its sort and quote: a liquidity cursor never resumes a volume ranking (400 bad_cursor). */
+        /** Token's markets over the bounded pool membership (≤ 2,048, the set used by overview, mcap and ohlcv), desc only (order=asc → 400), limit 1..100 default 32. sort=volume_24h (default) ranks by trailing-24h volume: with quote, that quote's pools by quote-native volume (the overview listing order); without quote, by USD volume (configured stablecoin quotes at par) with pools of quotes without a USD stablecoin route last, grouped by quote, then by quote-native volume. sort=liquidity ranks by liquidityUsd (exact rational USD; basis reserves for V2/curves, in_range_virtual_reserves for V3/V4, as on the pool liquidity routes) descending; unpriced pools last, grouped by quote, then by quote-side amount (quoteSideAmount, quote base units) descending. A cursor is bound to its sort and quote: a liquidity cursor never resumes a volume ranking (400 bad_cursor). A cursor keeps the block it was minted at. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.poolsRanked"];
         put?: never;
         post?: never;
@@ -453,7 +453,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Venue resolution: for each quote (or the named one) the default pool and every candidate with its 24h quote volume. Rule: largest trailing-24h quote-side volume at the anchor; ties: more 24h trades, then earliest creation coordinate, then pool key. */
+        /** Venue resolution: for each quote (or the named one) the default pool and every candidate with its 24h quote volume. Rule: largest trailing-24h quote-side volume at the anchor; ties: more 24h trades, then earliest creation coordinate, then pool key. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.venue"];
         put?: never;
         post?: never;
@@ -470,7 +470,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit. */
+        /** Spot price at the anchor on the default venue (quote rule; venue named): priceNumerator/priceDenominator in quote base units per token base unit. As of a block: atBlock / atBlockHash (not_found before the token was first seen; supply and holder figures = the token’s stats_history row at or below N; each pool’s price and liquidity = its state_history row at or below N; the membership = pools registered at or below N; 24h volumes, trades and windows end at N, from the running totals at or below N, so the quote rule and the default venue are resolved at N; reconciliation and metadataNow stay the token’s latest verdict, dated by their checkedAtBlock). */
         get: operations["tokens.price"];
         put?: never;
         post?: never;
@@ -691,7 +691,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE. */
+        /** Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE. As of a block: atBlock / atBlockHash (the ticks at or below N: order=desc&limit=1 is the tick after the last trade at or before N; not_found before the pool was registered). */
         get: operations["pools.ticks"];
         put?: never;
         post?: never;
@@ -844,7 +844,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE. */
+        /** Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE. As of a block: atBlock / atBlockHash (the ticks at or below N: order=desc&limit=1 is the tick after the last trade at or before N; not_found before the pool was registered). */
         get: operations["pools.v4Ticks"];
         put?: never;
         post?: never;
@@ -895,7 +895,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Current holdings (non-zero transfer-sum balances in token base units, R9). sort=token (default, token order, asc/desc); sort=usd ranks by balanceUsd.value desc (USD stablecoins at par only; unpriced rows last); sort=balance ranks by raw balance desc. Ranked sorts are desc only and read at most 500 assets (sortBudget; sortTruncated when the wallet holds more). limit 1..100. */
+        /** Current holdings (non-zero transfer-sum balances in token base units, R9). sort=token (default, token order, asc/desc); sort=usd ranks by balanceUsd.value desc (USD stablecoins at par only; unpriced rows last); sort=balance ranks by raw balance desc. Ranked sorts are desc only and read at most 500 assets (sortBudget; sortTruncated when the wallet holds more). limit 1..100. As of a block: atBlock / atBlockHash (balances = the latest tokens.balance_history row of each held token at or below N; metadata, registered pools and authority events at or below N; reconciliation stays the token’s latest verdict). */
         get: operations["wallets.assets"];
         put?: never;
         post?: never;
@@ -912,7 +912,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Funding cohorts the wallet belongs to at the anchor (cohort id, token, shared funder, size ≥ 2); memberships dropped by a current entity override are listed in screenedOut. Bounded at 1000 memberships (complete). */
+        /** Funding cohorts the wallet belongs to at the anchor (cohort id, token, shared funder, size ≥ 2); memberships dropped by a current entity override are listed in screenedOut. Bounded at 1000 memberships (complete). As of a block: atBlock / atBlockHash (the wallet’s own candidacy and the members at or below N, fundingGeneration from wallets.funding_generation_history at N; entity overrides are the current configuration). */
         get: operations["wallets.cohorts"];
         put?: never;
         post?: never;
@@ -1031,7 +1031,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** First-paint composite (bounded aggregate, not a page): first seen, top holdings (≤ 10 by raw balance among the first 500), cohort memberships with cohortsComplete, cohortsIncompleteReason and fundingGeneration. */
+        /** First-paint composite (bounded aggregate, not a page): first seen, top holdings (≤ 10 by raw balance among the first 500), cohort memberships with cohortsComplete, cohortsIncompleteReason and fundingGeneration. As of a block: atBlock / atBlockHash (balances = the latest tokens.balance_history row of each held token at or below N; metadata, registered pools and authority events at or below N; reconciliation stays the token’s latest verdict). First seen at or below N; cohorts as /wallets/{address}/cohorts at N. */
         get: operations["wallets.overview"];
         put?: never;
         post?: never;
@@ -1048,7 +1048,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals in quote base units; publishes its scan bounds (at most 500 positions) and completeness. */
+        /** Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals in quote base units; publishes its scan bounds (at most 500 positions) and completeness. As of a block: atBlock / atBlockHash (each position = the latest wallets.position_history version at or below N, one reverse seek; marks from the default venue’s state and 24h volumes at N). */
         get: operations["wallets.pnl"];
         put?: never;
         post?: never;
@@ -1065,7 +1065,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix (unix seconds), realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day. */
+        /** Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix (unix seconds), realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day. As of a block: atBlock / atBlockHash (days before N’s day as stored; N’s own day = the realised PnL of the wallets.position_history version at N minus the one before the day’s first block; later days absent). */
         get: operations["wallets.pnlDaily"];
         put?: never;
         post?: never;
@@ -1082,7 +1082,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals, quote base units). */
+        /** PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals, quote base units); not_found when it had not traded the token at the anchor. As of a block: atBlock / atBlockHash (each position = the latest wallets.position_history version at or below N, one reverse seek; marks from the default venue’s state and 24h volumes at N). */
         get: operations["wallets.pnlToken"];
         put?: never;
         post?: never;
@@ -1099,7 +1099,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Net worth in USD from holdings that can be marked (USD stablecoins at par; exact rational), with coverage (marked and unmarked assets with reasons) and the basis split (cost basis from trades vs. inventory from transfers). predicate: all (default), liquid (tokens with a registered pool), verified_contracts (tokens with a verified ABI — none registered in this build, reported in coverage), no_privileged_action_observed (tokens without authority events); any other name is refused. */
+        /** Net worth in USD from holdings that can be marked (USD stablecoins at par; exact rational), with coverage (marked and unmarked assets with reasons) and the basis split (cost basis from trades vs. inventory from transfers). predicate: all (default), liquid (tokens with a registered pool), verified_contracts (tokens with a verified ABI — none registered in this build, reported in coverage), no_privileged_action_observed (tokens without authority events); any other name is refused. As of a block: atBlock / atBlockHash (balances = the latest tokens.balance_history row of each held token at or below N; metadata, registered pools and authority events at or below N; reconciliation stays the token’s latest verdict). */
         get: operations["wallets.portfolio"];
         put?: never;
         post?: never;
@@ -1116,7 +1116,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per-token weighted-average-cost positions (token valued in the pool’s quote asset) with realised and unrealised PnL as exact rationals (quote base units), paged by (token, quote), at most 100 rows a page (each may need its own mark). Filters hide_small (quantity below a token base-unit threshold), sellout (drop fully exited), hide_abnormal (drop positions that sold more than trades bought) apply after paging and never change it (filteredOut counts them). sort is accepted as a name and always refused (fixed ordering). */
+        /** Per-token weighted-average-cost positions (token valued in the pool’s quote asset) with realised and unrealised PnL as exact rationals (quote base units), paged by (token, quote), at most 100 rows a page (each may need its own mark). Filters hide_small (quantity below a token base-unit threshold), sellout (drop fully exited), hide_abnormal (drop positions that sold more than trades bought) apply after paging and never change it (filteredOut counts them). sort is accepted as a name and always refused (fixed ordering). As of a block: atBlock / atBlockHash (each position = the latest wallets.position_history version at or below N, one reverse seek; marks from the default venue’s state and 24h volumes at N). */
         get: operations["wallets.positions"];
         put?: never;
         post?: never;
@@ -1849,7 +1849,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, route, status, body} | {id, route, status, error}]}; a 200 for the batch does not mean every item succeeded. */
+        /** Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, route, status, body} | {id, route, status, error}]}; a 200 for the batch does not mean every item succeeded. anchor is the snapshot's head. An item may name a block with atBlock or atBlockHash in its params when its route takes them (x-as-of): it is answered as of that block from the same snapshot and its body carries that anchor; its refusals (410 history_pruned, 409 block_not_indexed, 409 block_not_canonical, 400 when its route does not take them) fail that item alone. */
         post: operations["batch"];
         delete?: never;
         options?: never;
@@ -10348,7 +10348,7 @@ export interface components {
             /** @description rows of this page hidden by the filters */
             filteredOut: number;
             /** @constant */
-            asOfNote: "positions reflect every trade up to the head; rows are listed by (token, quote)";
+            asOfNote: "positions reflect every trade up to the anchor; rows are listed by (token, quote)";
         };
         "wallets.trades": {
             /** @description canonical (block, hash) every row of the response was read at */
@@ -15964,6 +15964,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -16031,7 +16035,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16039,7 +16043,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -17499,6 +17515,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -17566,7 +17586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17574,7 +17594,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -17621,6 +17653,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -17688,7 +17724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17696,7 +17732,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -18031,6 +18079,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -18098,7 +18150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18106,7 +18158,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -18297,6 +18361,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -18364,7 +18432,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18372,7 +18440,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -18419,6 +18499,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -18486,7 +18570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18494,7 +18578,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -18541,6 +18637,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -18608,7 +18708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18616,7 +18716,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -18663,6 +18775,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -18730,7 +18846,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18738,7 +18854,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -18790,6 +18918,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 order?: "desc" | "asc";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -18857,7 +18989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18865,7 +18997,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted" | "stale_cursor";
+                        error: "quote_not_admitted" | "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -19061,6 +19205,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -19128,7 +19276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19136,7 +19284,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -19183,6 +19343,10 @@ export interface operations {
             query?: {
                 /** @description 0x-prefixed 20-byte hex address */
                 quote?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -19250,7 +19414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19258,7 +19422,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted";
+                        error: "quote_not_admitted" | "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -20952,6 +21128,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 order?: "asc" | "desc";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -21019,7 +21199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21027,7 +21207,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -22200,6 +22392,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 order?: "asc" | "desc";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -22268,7 +22464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22276,7 +22472,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -22615,6 +22823,10 @@ export interface operations {
                 limit?: number;
                 order?: "asc" | "desc";
                 sort?: "token" | "usd" | "balance";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -22682,7 +22894,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22690,7 +22902,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -22746,7 +22970,12 @@ export interface operations {
     };
     "wallets.cohorts": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -22810,6 +23039,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -23582,7 +23835,12 @@ export interface operations {
     };
     "wallets.overview": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -23649,6 +23907,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
+                    };
+                };
+            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -23689,7 +23971,12 @@ export interface operations {
     };
     "wallets.pnl": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -23756,6 +24043,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
+                    };
+                };
+            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -23809,6 +24120,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 order?: "asc" | "desc";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -23876,7 +24191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23884,7 +24199,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -23940,7 +24267,12 @@ export interface operations {
     };
     "wallets.pnlToken": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -24008,6 +24340,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
+                    };
+                };
+            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -24050,6 +24406,10 @@ export interface operations {
         parameters: {
             query?: {
                 predicate?: "all" | "liquid" | "verified_contracts" | "no_privileged_action_observed";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -24117,6 +24477,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
+                    };
+                };
+            };
             /** @description rate_limited: rate limit or open-stream ceiling reached */
             429: {
                 headers: {
@@ -24167,6 +24551,10 @@ export interface operations {
                 sellout?: boolean;
                 hide_abnormal?: boolean;
                 sort?: string;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -24234,7 +24622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24242,7 +24630,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };

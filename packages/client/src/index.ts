@@ -10,6 +10,17 @@
  * });
  * ```
  *
+ * A route that answers as of a block takes `atBlock` (or `atBlockHash`) in its query, typed on
+ * exactly those routes ({@link AsOfPath}); a route that does not take it fails to type-check with
+ * it (and the server refuses it with 400):
+ *
+ * ```ts
+ * const { data } = await api.GET('/index/v1/{chain}/pools/{address}', {
+ *   params: { path: { chain: api.chain, address }, query: { atBlock: 19_000_000 } },
+ * });
+ * data?.anchor; // {block: 19000000, hash: the canonical hash of that block}
+ * ```
+ *
  * Records served with `?proof=true` are checked against a block hash the caller trusts with
  * {@link verifyTransaction}, {@link verifyReceipt} and {@link verifyLog} (verify.ts).
  */
@@ -35,6 +46,22 @@ export interface IndexerClientOptions {
   /** fetch implementation (defaults to the global one). */
   fetch?: typeof globalThis.fetch;
 }
+
+/** The query of a path's GET (never when it has none). */
+type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
+  ? NonNullable<Q>
+  : never;
+
+/**
+ * The paths whose GET answers as of a block: their query takes `atBlock` / `atBlockHash` (the
+ * contract's `x-as-of: {supported: true}`).
+ */
+export type AsOfPath = {
+  [P in keyof paths]: [QueryOf<P>] extends [never] ? never : 'atBlock' extends keyof QueryOf<P> ? P : never;
+}[keyof paths];
+
+/** The as-of parameters of a path that takes them: name the block by number or by hash, not both. */
+export type AsOfQuery = { atBlock: number; atBlockHash?: never } | { atBlockHash: string; atBlock?: never };
 
 /** An openapi-fetch client over the contract's paths, plus the chain it was created for. */
 export type IndexerClient = Client<paths> & { chain: string };

@@ -5,7 +5,8 @@
  */
 
 import type { View } from '../storage/index.js';
-import { resolveAsOf } from './as-of.js';
+import { AS_OF_PARAMS, resolveAsOf } from './as-of.js';
+import { asOfReason } from './as-of-reasons.js';
 import type { Principal } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
 import { requireProjection } from './projections.js';
@@ -83,6 +84,7 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     // Charged here, once, before the run loop below: a run repeated on a new view is not a new request.
     if (input.limiter) ({ rateHeaders, charged } = charge(route, input, input.limiter, input.principal));
   }
+  if (!route.asOf) refuseAsOf(route, input.rawQuery);
   const query = c.query.parse(input.rawQuery);
   const params = c.params.parse(input.rawParams);
   if (charged) input = { ...input, charged };
@@ -113,6 +115,21 @@ export function invoke(c: CompiledRoute, input: InvokeInput): Reply | Promise<Re
     // what the check covers.
     if (view.consistent() || attempt >= MAX_VIEW_ATTEMPTS)
       return withHeaders(out instanceof Promise ? out.then(settle) : settle(out), rateHeaders);
+  }
+}
+
+/**
+ * Refuses `atBlock` / `atBlockHash` on a route that does not answer as of a block, saying why
+ * (its contract's `x-as-of.reason`): never answered at the head instead.
+ * @throws ApiError bad_request when either is in `rawQuery`.
+ */
+function refuseAsOf(route: Route, rawQuery: Record<string, string>): void {
+  for (const k of AS_OF_PARAMS) {
+    if (!(k in rawQuery)) continue;
+    throw new ApiError(
+      'bad_request',
+      `this route does not answer as of a block: "${k}" is taken only by the routes whose contract lists it (x-as-of); why not here: ${asOfReason(route)}`,
+    );
   }
 }
 

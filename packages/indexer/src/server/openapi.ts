@@ -10,6 +10,7 @@
 
 import { routeParameters, strip } from '@chain-indexer/platform/http';
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { asOfSupport } from './as-of-reasons.js';
 import { ERRORS, type ErrorCode } from './errors.js';
 import { fullPath } from './index.js';
 import type { Route } from './route.js';
@@ -177,22 +178,9 @@ function okResponse(r: Route) {
 
 /**
  * Whether a route answers as of a block (`atBlock` / `atBlockHash`, src/server/as-of.ts), and if
- * not, why: `{supported: true}` or `{supported: false, reason}`.
+ * not, why: `{supported: true}` or `{supported: false, reason}` (as-of-reasons.ts).
  */
-export function asOfOf(r: Route): { supported: true } | { supported: false; reason: string } {
-  if (r.asOf) return { supported: true };
-  const reason =
-    r.kind === 'node'
-      ? 'reads the node at the block it observes (live RPC), not the index'
-      : r.mediaType === EVENT_STREAM
-        ? 'a live stream, not a read at a block'
-        : r.group === 'Monitoring' || !r.anchored
-          ? 'process or service state, not chain state at a block'
-          : r.method === 'POST'
-            ? 'each item of a batch takes atBlock on its own route'
-            : 'not served as of a block yet: some of its reads are not block-versioned; atBlock/atBlockHash answer 400 bad_request, never the head';
-  return { supported: false, reason };
-}
+export const asOfOf = asOfSupport;
 
 function operation(r: Route, batchable: Route[]) {
   const responses: Record<string, { description: string; content: Record<string, unknown> }> = {
@@ -277,6 +265,10 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
       tags: [METRICS_ENTRY.group],
       summary: METRICS_ENTRY.summary,
       'x-listener': 'metrics (loopback only)',
+      'x-as-of': {
+        supported: false,
+        reason: 'process metrics (Prometheus exposition), not chain state at a block',
+      },
       security: [],
       responses: {
         '200': {

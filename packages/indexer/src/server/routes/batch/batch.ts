@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AS_OF_PARAMS } from '../../as-of.js';
 import { ApiError, ServiceError } from '../../errors.js';
 import { type CompiledRoute, invoke } from '../../invoke.js';
 import { MAX_PAGE_BYTES } from '../../page.js';
@@ -116,7 +117,9 @@ function batchItems(bodyIn: unknown, byName: Map<string, CompiledRoute>): BatchI
     }
     const c = byName.get(route);
     if (c) {
-      const known = new Set([...c.paramNames, ...Object.keys(c.route.query ?? {})]);
+      // atBlock / atBlockHash on a route that does not take them is that item's own refusal (400,
+      // as the route answers alone), not a malformed batch.
+      const known = new Set([...c.paramNames, ...Object.keys(c.route.query ?? {}), ...AS_OF_PARAMS]);
       for (const k of Object.keys(raw)) {
         if (!known.has(k))
           throw new ApiError('invalid_json_body', `requests[${i}].params: unknown field "${k}" for ${route}`);
@@ -132,6 +135,12 @@ function batchItems(bodyIn: unknown, byName: Map<string, CompiledRoute>): BatchI
  * fails alone (unknown route 404, scope 403, past the shared 4 MiB budget 413); a 200 for the
  * batch does not mean every item succeeded. Only index routes are batchable (a node route is
  * batchable: false by type).
+ *
+ * An item may name a block (`atBlock` / `atBlockHash` among its params, on a route that takes
+ * them): it is resolved against the batch's snapshot and answered as of that block, its body
+ * anchored there; the batch's own anchor stays the snapshot's head (docs/contract-choices.md,
+ * "Batch items as of a block"). The as-of refusals (410 history_pruned, 409 block_not_indexed,
+ * 409 block_not_canonical, 400 on a route that does not take the parameters) fail their item alone.
  */
 export const batchRoute = defineRoute({
   id: 'batch',
@@ -140,7 +149,7 @@ export const batchRoute = defineRoute({
   scope: 'read',
   group: 'Batch',
   summary:
-    'Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, route, status, body} | {id, route, status, error}]}; a 200 for the batch does not mean every item succeeded.',
+    "Several reads from one snapshot: body {requests:[{id?, route, params}]} (≤ 20). route is a batchable path template or route id; params holds path and query parameters. Response {anchor, results:[{id, route, status, body} | {id, route, status, error}]}; a 200 for the batch does not mean every item succeeded. anchor is the snapshot's head. An item may name a block with atBlock or atBlockHash in its params when its route takes them (x-as-of): it is answered as of that block from the same snapshot and its body carries that anchor; its refusals (410 history_pruned, 409 block_not_indexed, 409 block_not_canonical, 400 when its route does not take them) fail that item alone.",
   body: BatchRequest,
   response: Obj({
     anchor: Anchor,
@@ -159,7 +168,7 @@ export const batchRoute = defineRoute({
           },
           {
             description:
-              'an item that failed alone: its status and the error envelope (404 unknown route, 403 scope, 413 past the shared 4 MiB budget, or any refusal of the item route)',
+              'an item that failed alone: its status and the error envelope (404 unknown route, 403 scope, 413 past the shared 4 MiB budget, or any refusal of the item route, the as-of ones included: 410 history_pruned, 409 block_not_indexed, 409 block_not_canonical, 400 atBlock on a route that does not take it)',
           },
         ),
       ]),
