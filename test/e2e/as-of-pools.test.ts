@@ -12,7 +12,8 @@
  *  - `/stats` at N: the windows the detail embeds at N, swaps counted up to N only;
  *  - `/ath` and `/atl` at N: the max / min price of the pool's swaps at or below N;
  *  - `atBlockHash` answers what `atBlock` does; /batch takes atBlock per pool item; the dropped fork's hash is 409 block_not_canonical,
- *    above the head 409 block_not_indexed, swaps/ticks/liquidity events refuse the parameters with 400.
+ *    above the head 409 block_not_indexed, swaps and liquidity events refuse the parameters with 400
+ *    (ticks answer as of a block: test/e2e/as-of-wallets.test.ts).
  */
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -316,7 +317,7 @@ describe('refusals', () => {
     const above = await idx.get(`${p.path}/liquidity?atBlock=${fork.head + 1000}`);
     expect(above.status).toBe(409);
     expect(above.body).toMatchObject({ error: 'block_not_indexed', headBlock: fork.head });
-    for (const suffix of ['/swaps', '/ticks', '/liquidity-events']) {
+    for (const suffix of ['/swaps', '/liquidity-events']) {
       const r = await idx.get(`${p.path}${suffix}?atBlock=${fork.base}`);
       expect(r.status, suffix).toBe(400);
       expect(r.body.error).toBe('bad_request');

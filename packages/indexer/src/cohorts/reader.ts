@@ -20,6 +20,7 @@ import {
   cohortIdOf,
   EDGE_IN,
   GENERATION,
+  GENERATION_HIST,
   NATIVE_ASSET,
   WALLET_COHORT,
 } from '../schema/tables/wallets.js';
@@ -161,7 +162,11 @@ export interface CohortsReader {
   members(view: View, id: string, page: PageQuery, sink: PageSink<MemberRow>): CohortPageExtras;
   /** Evidence edges, two per member (resume key: wallet ‖ 0 funding / 1 buy). @throws DomainError not_found. */
   edges(view: View, id: string, page: PageQuery, sink: PageSink<EvidenceEdge>): CohortPageExtras;
-  /** Cohorts `wallet` belongs to at `at` (at most {@link WALLET_COHORT_BOUND}). */
+  /**
+   * Cohorts `wallet` belongs to at the end of block `at` (at most {@link WALLET_COHORT_BOUND}):
+   * its own candidacies and the members counted at or below `at`, and each token's funding
+   * generation at `at`; entity overrides are the current configuration.
+   */
   walletCohorts(view: View, wallet: string, at: number): WalletCohorts;
 }
 
@@ -179,6 +184,14 @@ interface Member {
 }
 
 const generationOf = (view: View, token: string) => view.get(GENERATION, K(token)) ?? 0;
+/**
+ * The funding generation of `token` at the end of block `at` (wallets.funding_generation_history,
+ * one reverse seek; 0 before its first candidacy).
+ */
+const generationAt = (view: View, token: string, at: number) => {
+  const t = K(token);
+  return view.first(GENERATION_HIST, { prefix: [t], lte: [t, at], reverse: true })?.value ?? 0;
+};
 
 /** Candidates of (token, funder) whose first buy is at or before `at`, by wallet (bounded). */
 const membersOf = (view: View, token: string, funder: string, at: number): Member[] =>
@@ -339,13 +352,16 @@ export function createCohortsReader(deps: CohortsReaderDeps): CohortsReader {
           complete = false;
           return false;
         }
+        // A candidacy of the wallet's own that starts after `at` is no membership at `at`.
+        const own = view.get(COHORT_CAND, K(token), K(funder), K(wallet));
+        if (!own || own.block > at) return true;
         const size = membersOf(view, token, funder, at).length;
         if (size >= ADMISSION_RULE.thresholds.minMembers)
           out.push({ id: cohortIdOf(token, funder, COHORT_RULE_VERSION), token, funder, size });
         return true;
       });
       const screened = deps.overrides.has(K(wallet));
-      const gens = out.map((c) => generationOf(view, c.token));
+      const gens = out.map((c) => generationAt(view, c.token, at));
       return {
         cohorts: screened ? [] : out,
         screenedOut: screened ? out.map((c) => ({ id: c.id, reason: 'entity_override' as const })) : [],

@@ -17,6 +17,7 @@ export type {
 export type { OrientedCandle, TokenExtreme } from './candles.js';
 export { alignRange, MAX_SPAN_BUCKETS, orientedCandleJson, poolCandleJson } from './candles.js';
 export { type MarketsConfig, marketsConfigFor, quoteAssetsOf } from './config.js';
+export { firstBlockAtOrAfter } from './cumulative.js';
 export { SEARCH_SCAN_CEILING } from './lists.js';
 export {
   add,

@@ -47,7 +47,8 @@ export const PROJECTION_IDENTITIES = {
     name: 'wallets',
     // 2: ACTIVITY index (one row per activity parent, so the feed pages in O(page)).
     // 3: WALLET_TRANSFER rows packed (binary codec, schema/pack.ts).
-    version: 3,
+    // 4: POSITION_HIST and GENERATION_HIST (positions, PnL and cohorts as of a block).
+    version: 4,
     backs: ['Wallets', 'Cohorts', 'Addresses'],
   },
 } as const satisfies Record<string, ProjectionIdentity>;

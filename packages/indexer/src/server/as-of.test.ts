@@ -5,7 +5,8 @@
  * (above the head, below the retained range, a reorged or unknown hash, both parameters); the
  * contract lists the routes that take the parameters (token balance and holders; token detail,
  * overview, stats, price, mcap, ath/atl, liquidity, venue, pools aggregate and ranked; pool
- * detail, ath/atl, liquidity and stats), and every other route refuses them.
+ * detail, ath/atl, liquidity, stats and ticks; wallet assets, portfolio, overview, cohorts,
+ * positions and PnL), and every other route refuses them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
@@ -151,6 +152,16 @@ describe('the contract of as-of reads', () => {
     'pools.v4Detail',
     'pools.v4Liquidity',
     'pools.v4Stats',
+    'pools.ticks',
+    'pools.v4Ticks',
+    'wallets.assets',
+    'wallets.cohorts',
+    'wallets.overview',
+    'wallets.portfolio',
+    'wallets.positions',
+    'wallets.pnl',
+    'wallets.pnlToken',
+    'wallets.pnlDaily',
   ];
 
   it('the routes that take atBlock declare it, its refusals and say so; every other says why not', () => {

@@ -166,7 +166,16 @@ export function walkAssets(
   return { sortBudget: SORT_BUDGET, sortTruncated: more };
 }
 
-/** Net worth in USD of the holdings `predicate` admits (at most {@link SORT_BUDGET} examined). */
+/** Whether `token` emitted a privileged-action log (tokens.authority_event) at or before block `at`. */
+const authorityBy = (view: View, token: string, at: number): boolean => {
+  const t = token as Hex;
+  return view.first(AUTHORITY, { prefix: [t], lte: [t, at] }) !== undefined;
+};
+
+/**
+ * Net worth in USD of the holdings `predicate` admits (at most {@link SORT_BUDGET} examined), as of
+ * the end of block `at`: balances, metadata, registered pools and authority events at or below it.
+ */
 export function portfolio(
   view: View,
   stables: ReadonlySet<string>,
@@ -180,7 +189,7 @@ export function portfolio(
     if (predicate === 'liquid' && tokenPools(view, a.token, at).pools.length === 0)
       return 'no_registered_pool';
     if (predicate === 'verified_contracts') return 'no_verified_contract_registry';
-    if (predicate === 'no_privileged_action_observed' && view.first(AUTHORITY, { prefix: [a.token as Hex] }))
+    if (predicate === 'no_privileged_action_observed' && authorityBy(view, a.token, at))
       return 'privileged_action_observed';
     return null;
   };

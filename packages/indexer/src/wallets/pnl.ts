@@ -9,18 +9,21 @@ import { type ApproxDecimal, approxDecimal } from '@chain-indexer/platform/numbe
 import {
   add,
   chooseVenue,
+  cmp,
+  firstBlockAtOrAfter,
   orient,
   type Rational,
   rational,
   ratJson,
   ratParse,
   stateAt,
+  sub,
   tokenPools,
 } from '../markets/index.js';
 import { WALLET_PNL_DAILY, WALLET_POSITIONS } from '../schema/cursors.js';
-import type { Position } from '../schema/rows/wallets.js';
+import type { Position, PositionVersion } from '../schema/rows/wallets.js';
 import { RECON } from '../schema/tables/tokens.js';
-import { DAILY, POSITION } from '../schema/tables/wallets.js';
+import { DAILY, POSITION, POSITION_HIST } from '../schema/tables/wallets.js';
 import type { View } from '../storage/index.js';
 import type { PageQuery, PageSink } from '../storage/page.js';
 import { type BalanceFidelity, fidelityFrom, tokenAt } from '../tokens/index.js';
@@ -180,6 +183,36 @@ export function positionView(view: View, p: Position, at: number, ts: number): P
   };
 }
 
+/** A (wallet, token, quote) key of wallets.position and wallets.position_history. */
+type PairKey = readonly [`0x${string}`, `0x${string}`, `0x${string}`];
+
+/**
+ * The latest wallets.position_history version of pair `k` at or below block `at` (one reverse
+ * seek) with its block, or undefined when the pair had not traded by then.
+ */
+function versionAt(view: View, k: PairKey, at: number): { block: number; v: PositionVersion } | undefined {
+  if (at < 0) return undefined;
+  const r = view.first(POSITION_HIST, {
+    prefix: [k[0], k[1], k[2]],
+    lte: [k[0], k[1], k[2], at],
+    reverse: true,
+  });
+  return r ? { block: r.key[3] as number, v: r.value } : undefined;
+}
+
+/**
+ * Position `p` (its current row, wallets.position) as it stood at the end of block `at`: the row
+ * itself when its last trade is at or before `at`, else the latest wallets.position_history
+ * version at or below `at` (one reverse seek); null when the wallet first traded it after `at`.
+ * Quantities in token base units, cost and realised PnL exact rationals in quote base units.
+ */
+export function positionAt(view: View, wallet: string, p: Position, at: number): Position | null {
+  if (p.firstBlock > at) return null;
+  if (p.lastBlock <= at) return p;
+  const r = versionAt(view, [hexOf(wallet), hexOf(p.token), hexOf(p.quote)], at);
+  return r ? { token: p.token, quote: p.quote, lastBlock: r.block, ...r.v } : null;
+}
+
 /** Whether `filter` hides position `p`. */
 export function hidden(p: Position, f: PositionFilter): boolean {
   const qty = BigInt(p.qty);
@@ -191,8 +224,9 @@ export function hidden(p: Position, f: PositionFilter): boolean {
 }
 
 /**
- * Positions of `wallet` by (token, quote), first traded at or before the page anchor; filtered
- * rows go to the sink as null (they keep their place in the page). @returns rows filtered out.
+ * Positions of `wallet` by (token, quote) as they stood at the end of the page anchor (first
+ * traded at or before it; {@link positionAt}); filtered rows go to the sink as null (they keep
+ * their place in the page). @returns rows filtered out.
  */
 export function walkPositions(
   view: View,
@@ -211,8 +245,9 @@ export function walkPositions(
       reverse: page.order === 'desc',
       resume: { under: [w], suffix: page.after },
     },
-    (p, _k, raw) => {
-      if (p.firstBlock > page.at) return true;
+    (cur, _k, raw) => {
+      const p = positionAt(view, w, cur, page.at);
+      if (!p) return true;
       const resume = WALLET_POSITIONS.tail(raw);
       if (hidden(p, filter)) {
         if (!sink(null, resume)) return false;
@@ -239,11 +274,15 @@ function sumByQuote(rows: Array<{ quote: string; r: RationalWithFloor | null }>)
   );
 }
 
-/** Realised and unrealised totals per quote over at most {@link PNL_SCAN_BOUND} positions. */
+/**
+ * Realised and unrealised totals per quote over at most {@link PNL_SCAN_BOUND} positions, each as
+ * it stood at the end of block `at` (timestamp `ts`).
+ */
 export function pnlAggregate(view: View, wallet: string, at: number, ts: number): PnlAggregate {
-  const { rows, truncated } = boundedList(view, POSITION, [hexOf(wallet)], PNL_SCAN_BOUND, (p) =>
-    p.firstBlock <= at ? positionView(view, p, at, ts) : null,
-  );
+  const { rows, truncated } = boundedList(view, POSITION, [hexOf(wallet)], PNL_SCAN_BOUND, (cur) => {
+    const p = positionAt(view, wallet, cur, at);
+    return p ? positionView(view, p, at, ts) : null;
+  });
   return {
     realisedByQuote: sumByQuote(rows.map((p) => ({ quote: p.quote, r: p.realised }))),
     unrealisedByQuote: sumByQuote(rows.map((p) => ({ quote: p.quote, r: p.unrealised }))),
@@ -253,33 +292,68 @@ export function pnlAggregate(view: View, wallet: string, at: number, ts: number)
   };
 }
 
-/** Positions of `wallet` in `token` (one per quote) at `at`. */
+/** Positions of `wallet` in `token` (one per quote) as they stood at the end of block `at`. */
 export function tokenPositions(view: View, wallet: string, token: string, at: number, ts: number) {
   return view
     .rows(POSITION, { prefix: [hexOf(wallet), hexOf(token)], limit: 10_000 })
-    .filter((r) => r.value.firstBlock <= at)
-    .map((r) => positionView(view, r.value, at, ts));
+    .map((r) => positionAt(view, wallet, r.value, at))
+    .filter((p) => p !== null)
+    .map((p) => positionView(view, p, at, ts));
 }
 
-/** Daily realised PnL of one (token, quote) for days in [fromDay, toDay], paged by day. */
+/**
+ * Realised PnL of (wallet, token, quote) on UTC day `day`, the day holding block `at`, as of the
+ * end of `at`: its realised PnL in wallets.position_history at `at` minus the one before the day's
+ * first block (markets.minute_first_block) — two reverse seeks; a walk over the day's versions
+ * only when that difference is zero. Exact rational, quote base units; null when no trade of the
+ * day at or before `at` realised PnL (the day has no row at `at`).
+ */
+function dayUpTo(view: View, k: PairKey, day: number, at: number): Rational | null {
+  const from = firstBlockAtOrAfter(view, day * 86400) ?? at;
+  const end = versionAt(view, k, at);
+  if (!end || end.block < from) return null;
+  const before = ratParse(versionAt(view, k, from - 1)?.v.realised ?? '0/1');
+  const r = sub(ratParse(end.v.realised), before);
+  if (r.n !== 0n) return r;
+  // Zero: the day has a row only when some trade of it realised PnL (amounts that cancel out).
+  let prev = before;
+  let realising = false;
+  view.each(POSITION_HIST, { gte: [k[0], k[1], k[2], from], lte: [k[0], k[1], k[2], at] }, (v) => {
+    const cur = ratParse(v.realised);
+    realising = cmp(cur, prev) !== 0;
+    prev = cur;
+    return !realising;
+  });
+  return realising ? r : null;
+}
+
+/**
+ * Daily realised PnL of one (token, quote) for days in [fromDay, toDay] as of the end of the page
+ * anchor (timestamp `ts`), paged by day: days before the anchor's day are final (wallets.daily_pnl),
+ * the anchor's own day counts its trades up to the anchor only ({@link dayUpTo}), later days are
+ * absent. Exact rationals, quote base units.
+ */
 export function walkDaily(
   view: View,
   q: { wallet: string; token: string; quote: string; fromDay: number; toDay: number },
   page: PageQuery,
+  ts: number,
   sink: PageSink<DailyPnl>,
 ): void {
   const k = [hexOf(q.wallet), hexOf(q.token), hexOf(q.quote)] as const;
+  const anchorDay = Math.floor(ts / 86400);
   view.each(
     DAILY,
     {
       gte: [...k, q.fromDay],
-      lte: [...k, q.toDay],
+      lte: [...k, Math.min(q.toDay, anchorDay)],
       reverse: page.order === 'desc',
       resume: { under: [...k], suffix: page.after },
     },
     (v, key, raw) => {
       const day = key[3] as number;
-      const r = ratParse(v);
+      const r = day < anchorDay ? ratParse(v) : dayUpTo(view, k, day, page.at);
+      if (!r) return true;
       return sink(
         {
           day,

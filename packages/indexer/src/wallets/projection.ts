@@ -3,7 +3,7 @@
  * transfers (ERC-20 `Transfer`, WETH deposit/withdrawal, and top-level native value with the
  * reserved asset kind `native`), trades (the wallet is the transaction origin, never the router
  * recipient), weighted-average-cost positions with exact rational cost and realised PnL, daily
- * realised PnL, the funding graph (first incoming transfer per asset, every funder edge, both
+ * realised PnL (current, and versioned per block that traded it), the funding graph (first incoming transfer per asset, every funder edge, both
  * directions), cohort candidates (wallets funded by one funder that bought the same token), and
  * address observations (origin, created, emitted logs).
  */
@@ -15,7 +15,7 @@ import type { BlockDelta } from '../schema/delta.js';
 import { PROJECTION_IDENTITIES } from '../schema/projections.js';
 import type { PoolRow } from '../schema/rows/markets.js';
 import { ZERO } from '../schema/rows/tokens.js';
-import type { FundingEdge, Position, WalletFirstSeen } from '../schema/rows/wallets.js';
+import type { FundingEdge, Position, PositionVersion, WalletFirstSeen } from '../schema/rows/wallets.js';
 import { NATIVE_ORD, stateKeys, transferOf, walletRows } from '../schema/stateless.js';
 import { BLOCK_SWAP, POOL, SWAP } from '../schema/tables/markets.js';
 import {
@@ -31,9 +31,11 @@ import {
   FIRST_FUNDING,
   FIRST_SEEN,
   GENERATION,
+  GENERATION_HIST,
   HOLDING,
   NATIVE_ASSET,
   POSITION,
+  POSITION_HIST,
   WALLET_COHORT,
   WALLET_TRADE,
 } from '../schema/tables/wallets.js';
@@ -136,6 +138,19 @@ const emptyPosition = (token: string, quote: string, block: number): Position =>
   lastBlock: block,
 });
 
+/** The stored version of a position (POSITION_HIST: wallet, token, quote and block are its key). */
+const versionOf = (p: Position): PositionVersion => ({
+  qty: p.qty,
+  cost: p.cost,
+  realised: p.realised,
+  buys: p.buys,
+  sells: p.sells,
+  boughtQty: p.boughtQty,
+  soldQty: p.soldQty,
+  unexplainedSold: p.unexplainedSold,
+  firstBlock: p.firstBlock,
+});
+
 /**
  * The first buy of `token` by `w` (trade `at` of block `d`): when the wallet has a first native
  * funder, `w` becomes a cohort candidate under it (COHORT_CAND, the token's GENERATION bumped,
@@ -158,7 +173,10 @@ function markCohortCandidate(
     logIndex: at.logIndex,
     txHash: at.txHash,
   });
-  batch.put(GENERATION, [hx(token)], (batch.get(GENERATION, hx(token)) ?? 0) + 1);
+  const generation = (batch.get(GENERATION, hx(token)) ?? 0) + 1;
+  batch.put(GENERATION, [hx(token)], generation);
+  // Versioned by block (the key carries this block's number: absent before it).
+  batch.insert(GENERATION_HIST, [hx(token), d.number], generation);
   batch.put(WALLET_COHORT, [hx(w), hx(token), funder], null);
   const id = hx(`0x${cohortIdOf(token, funder, COHORT_RULE_VERSION)}`);
   if (!batch.has(COHORT_ID, id)) batch.put(COHORT_ID, [id], { token, funder });
@@ -318,6 +336,8 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         markCohortCandidate(batch, d, w, token, s.row);
       const realisedDelta = tradePosition(pos, gotToken, gotQuote);
       batch.put(POSITION, [hx(w), hx(token), hx(quote)], pos);
+      // The position at the end of this block (a later trade of the block rewrites the same key).
+      batch.insert(POSITION_HIST, [hx(w), hx(token), hx(quote), d.number], versionOf(pos));
       if (realisedDelta.n !== 0n) {
         const key: [Hex, Hex, Hex, number] = [hx(w), hx(token), hx(quote), day];
         const prev = batch.get(DAILY, ...key);

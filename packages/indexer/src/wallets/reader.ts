@@ -196,7 +196,7 @@ export function createWalletsReader(deps: WalletsReaderDeps): WalletsReader {
         );
       return rows;
     },
-    pnlDaily: walkDaily,
+    pnlDaily: (view, q, page, sink) => walkDaily(view, q, page, tsOf(view, page.at), sink),
     assets: (view, wallet, sort, page, sink) => walkAssets(view, stables, wallet, sort, page, sink),
     portfolio: (view, wallet, predicate, at) => portfolio(view, stables, wallet, predicate, at),
     overview(view, wallet, at) {

@@ -20,6 +20,13 @@ export interface Position {
   lastBlock: number;
 }
 
+/**
+ * A version of a {@link Position} as stored in `wallets.position_history`: the position at the end
+ * of a block that traded it, without the parts its key holds (wallet, token, quote, and the block,
+ * which is its `lastBlock`).
+ */
+export type PositionVersion = Omit<Position, 'token' | 'quote' | 'lastBlock'>;
+
 /** One funder edge: value moved from `funder` to the wallet in one asset. */
 export interface FundingEdge {
   funder: string;

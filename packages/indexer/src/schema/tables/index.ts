@@ -9,7 +9,7 @@
  * | 0x40–0x41, 0x50–0x53 | decoded views, traces lane (traces.ts) |
  * | 0x5f–0x6f | markets (markets.ts; grows down from 0x5f) |
  * | 0x70–0x71 | stream log (streams.ts) |
- * | 0x80–0x8f | wallets (wallets.ts) |
+ * | 0x80–0x91 | wallets (wallets.ts; grows up from 0x90) |
  */
 import type { AnyTable } from '../table.js';
 import { CHAIN_TABLES } from './chain.js';

@@ -13,6 +13,7 @@ import type {
   FirstFunding,
   FundingEdge,
   Position,
+  PositionVersion,
   WalletFirstSeen,
   WalletTransferRow,
 } from '../rows/wallets.js';
@@ -207,6 +208,55 @@ export const WALLET_COHORT = table(0x8e, 'wallet_cohort', [K.address, K.address,
 // biome-ignore format: the registry keeps one table a line
 export const ACTIVITY = table(0x8f, 'activity', [K.address, K.u64, K.u32], ['wallet', 'block', 'txIndex'], activityRefs, 'one row per transaction touching the wallet, naming its child rows (activity feed parents)');
 
+/**
+ * {@link PositionVersion} packed: buys u32, sells u32, firstBlock u64, then qty, cost, realised,
+ * boughtQty, soldQty and unexplainedSold as (u16 n, n bytes latin1) decimal or "n/d" text (signed,
+ * any size) — about 60 bytes against ~300 of the position's JSON.
+ */
+export const positionVersionCodec = V.binary<PositionVersion>(
+  'PositionVersion',
+  (p) => {
+    const texts = [p.qty, p.cost, p.realised, p.boughtQty, p.soldQty, p.unexplainedSold];
+    const b = Buffer.allocUnsafe(16 + texts.reduce((a, t) => a + 2 + t.length, 0));
+    let o = b.writeUInt32BE(p.buys, 0);
+    o = b.writeUInt32BE(p.sells, o);
+    o = b.writeUInt32BE(Math.floor(p.firstBlock / 0x1_0000_0000), o);
+    o = b.writeUInt32BE(p.firstBlock >>> 0, o);
+    for (const t of texts) {
+      o = b.writeUInt16BE(t.length, o);
+      o += b.write(t, o, 'latin1');
+    }
+    return b;
+  },
+  (b) => {
+    let o = 16;
+    const text = () => {
+      const n = b.readUInt16BE(o);
+      const s = b.toString('latin1', o + 2, o + 2 + n);
+      o += 2 + n;
+      return s;
+    };
+    const [qty, cost, realised, boughtQty, soldQty, unexplainedSold] = [1, 2, 3, 4, 5, 6].map(text);
+    return {
+      buys: b.readUInt32BE(0),
+      sells: b.readUInt32BE(4),
+      firstBlock: b.readUInt32BE(8) * 0x1_0000_0000 + b.readUInt32BE(12),
+      qty,
+      cost,
+      realised,
+      boughtQty,
+      soldQty,
+      unexplainedSold,
+    };
+  },
+);
+
+/** 0x80–0x8f is full: the wallets owner grows upwards from 0x90. */
+// biome-ignore format: the registry keeps one table a line
+export const POSITION_HIST = table(0x90, 'position_history', [K.address, K.address, K.address, K.u64], ['wallet', 'token', 'quote', 'block'], positionVersionCodec, 'weighted-average-cost position at the end of each block that traded it (block = its lastBlock): positions and PnL as of a block');
+// biome-ignore format: the registry keeps one table a line
+export const GENERATION_HIST = table(0x91, 'funding_generation_history', [K.address, K.u64], ['token', 'block'], V.u64, 'funding generation of a token at the end of each block that bumped it');
+
 export const WALLETS_TABLES = [
   WALLET_TX,
   WALLET_TRANSFER,
@@ -224,4 +274,6 @@ export const WALLETS_TABLES = [
   HOLDING,
   WALLET_COHORT,
   ACTIVITY,
+  POSITION_HIST,
+  GENERATION_HIST,
 ];

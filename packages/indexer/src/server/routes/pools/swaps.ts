@@ -44,13 +44,15 @@ const swapsRoute = (variant: Variant, kind: 'swaps' | 'ticks'): Route =>
     summary:
       kind === 'swaps'
         ? 'Exact swaps in pool perspective (amount0/amount1 signed base units: positive = the pool received), with block, transaction and log coordinates, origin (transaction sender), sender/recipient, side, and the price after the trade as a rational (currency1 per currency0, base units). PAGE by (block, log index).'
-        : 'Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE.',
+        : 'Per-trade tick rows {block, timestamp, logIndex, txHash, origin, side, amount0, amount1, priceNumerator, priceDenominator, tick}; the cursor is the same (block, log index) coordinate as swaps and bars. PAGE. As of a block: atBlock / atBlockHash (the ticks at or below N: order=desc&limit=1 is the tick after the last trade at or before N; not_found before the pool was registered).',
     query: pageQuery(),
     response: Paged(kind === 'swaps' ? SwapSchema : TickSchema, PageExtra),
     errors: ['not_found', 'bad_cursor', 'stale_cursor'],
     requires: [MARKETS],
     batchable: true,
     anchored: true,
+    // The tick rows are keyed by block: the walk stops at the anchor (poolPageRange).
+    asOf: kind === 'ticks',
     handler(ctx) {
       const ref = refOf(variant, ctx.params);
       // Ticks and bars share one cursor coordinate: a tick cursor resumes bars and vice versa.

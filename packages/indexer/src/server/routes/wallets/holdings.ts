@@ -10,7 +10,7 @@ import { singleRoute } from '../../route-shapes.js';
 import { Address, Count, Enum, Nullable, Obj, Paged, pageQuery, ReasonOf } from '../../schemas.js';
 import { ScreenedCohort, WalletCohort } from '../cohorts/schemas.js';
 import { walletRead } from './history.js';
-import { Asset, FirstSeen, PriceRational, WALLETS, WalletExtra } from './schemas.js';
+import { AS_OF_HOLDINGS, Asset, FirstSeen, PriceRational, WALLETS, WalletExtra } from './schemas.js';
 
 const W = { address: Address };
 const PREDICATES = ['all', 'liquid', 'verified_contracts', 'no_privileged_action_observed'] as const;
@@ -21,7 +21,7 @@ export const walletAssetsRoute = defineRoute({
   path: '/wallets/{address}/assets',
   scope: 'wallet',
   group: 'Wallets',
-  summary: `Current holdings (non-zero transfer-sum balances in token base units, R9). sort=token (default, token order, asc/desc); sort=usd ranks by balanceUsd.value desc (USD stablecoins at par only; unpriced rows last); sort=balance ranks by raw balance desc. Ranked sorts are desc only and read at most ${SORT_BUDGET} assets (sortBudget; sortTruncated when the wallet holds more). limit 1..100.`,
+  summary: `Current holdings (non-zero transfer-sum balances in token base units, R9). sort=token (default, token order, asc/desc); sort=usd ranks by balanceUsd.value desc (USD stablecoins at par only; unpriced rows last); sort=balance ranks by raw balance desc. Ranked sorts are desc only and read at most ${SORT_BUDGET} assets (sortBudget; sortTruncated when the wallet holds more). limit 1..100.${AS_OF_HOLDINGS}`,
   params: W,
   query: {
     ...pageQuery({ maxLimit: 100, defaultLimit: 50 }),
@@ -37,6 +37,7 @@ export const walletAssetsRoute = defineRoute({
   requires: [WALLETS, 'tokens'],
   batchable: true,
   anchored: true,
+  asOf: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
     const sort = ctx.query.sort ?? 'token';
@@ -64,7 +65,8 @@ export const walletPortfolioRoute = singleRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'Net worth in USD from holdings that can be marked (USD stablecoins at par; exact rational), with coverage (marked and unmarked assets with reasons) and the basis split (cost basis from trades vs. inventory from transfers). predicate: all (default), liquid (tokens with a registered pool), verified_contracts (tokens with a verified ABI — none registered in this build, reported in coverage), no_privileged_action_observed (tokens without authority events); any other name is refused.',
+    'Net worth in USD from holdings that can be marked (USD stablecoins at par; exact rational), with coverage (marked and unmarked assets with reasons) and the basis split (cost basis from trades vs. inventory from transfers). predicate: all (default), liquid (tokens with a registered pool), verified_contracts (tokens with a verified ABI — none registered in this build, reported in coverage), no_privileged_action_observed (tokens without authority events); any other name is refused.' +
+    AS_OF_HOLDINGS,
   params: W,
   query: { predicate: Type.Optional(Type.Union(PREDICATES.map((p) => Type.Literal(p)))) },
   data: Obj({
@@ -100,6 +102,7 @@ export const walletPortfolioRoute = singleRoute({
   }),
   errors: ['bad_request'],
   requires: [WALLETS, 'tokens', 'markets'],
+  asOf: true,
   read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const p = ctx.readers.wallets.portfolio(ctx.view, w, ctx.query.predicate ?? 'all', ctx.anchor.number);
@@ -113,7 +116,7 @@ export const walletCohortsRoute = singleRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'Funding cohorts the wallet belongs to at the anchor (cohort id, token, shared funder, size ≥ 2); memberships dropped by a current entity override are listed in screenedOut. Bounded at 1000 memberships (complete).',
+    'Funding cohorts the wallet belongs to at the anchor (cohort id, token, shared funder, size ≥ 2); memberships dropped by a current entity override are listed in screenedOut. Bounded at 1000 memberships (complete). As of a block: atBlock / atBlockHash (the wallet’s own candidacy and the members at or below N, fundingGeneration from wallets.funding_generation_history at N; entity overrides are the current configuration).',
   params: W,
   data: Obj({
     wallet: Address,
@@ -125,6 +128,7 @@ export const walletCohortsRoute = singleRoute({
   }),
   errors: [],
   requires: [WALLETS],
+  asOf: true,
   read: walletRead((ctx, w) => ctx.readers.cohorts.walletCohorts(ctx.view, w, ctx.anchor.number)),
 });
 
@@ -135,7 +139,9 @@ export const walletOverviewRoute = singleRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'First-paint composite (bounded aggregate, not a page): first seen, top holdings (≤ 10 by raw balance among the first 500), cohort memberships with cohortsComplete, cohortsIncompleteReason and fundingGeneration.',
+    'First-paint composite (bounded aggregate, not a page): first seen, top holdings (≤ 10 by raw balance among the first 500), cohort memberships with cohortsComplete, cohortsIncompleteReason and fundingGeneration.' +
+    AS_OF_HOLDINGS +
+    ' First seen at or below N; cohorts as /wallets/{address}/cohorts at N.',
   params: W,
   data: Obj({
     wallet: Address,
@@ -151,5 +157,6 @@ export const walletOverviewRoute = singleRoute({
   }),
   errors: [],
   requires: [WALLETS, 'tokens'],
+  asOf: true,
   read: walletRead((ctx, w) => ctx.readers.queries.walletOverview(ctx.view, w, ctx.anchor.number)),
 });

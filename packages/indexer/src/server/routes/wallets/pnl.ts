@@ -8,10 +8,10 @@ import { type PageSink, paged, ROWS_SEPARATE_MARKS } from '../../page.js';
 import { defineRoute } from '../../route.js';
 import { singleRoute } from '../../route-shapes.js';
 import { Address, AmountQuery, Approx, Count, Obj, Paged, pageQuery, ReasonOf } from '../../schemas.js';
-import { ByQuote, Position, RationalWithFloor, WALLETS, WalletExtra } from './schemas.js';
+import { AS_OF_POSITIONS, ByQuote, Position, RationalWithFloor, WALLETS, WalletExtra } from './schemas.js';
 
 const W = { address: Address };
-const POSITIONS_NOTE = 'positions reflect every trade up to the head; rows are listed by (token, quote)';
+const POSITIONS_NOTE = 'positions reflect every trade up to the anchor; rows are listed by (token, quote)';
 
 export const walletPositionsRoute = defineRoute({
   id: 'wallets.positions',
@@ -20,7 +20,8 @@ export const walletPositionsRoute = defineRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'Per-token weighted-average-cost positions (token valued in the pool’s quote asset) with realised and unrealised PnL as exact rationals (quote base units), paged by (token, quote), at most 100 rows a page (each may need its own mark). Filters hide_small (quantity below a token base-unit threshold), sellout (drop fully exited), hide_abnormal (drop positions that sold more than trades bought) apply after paging and never change it (filteredOut counts them). sort is accepted as a name and always refused (fixed ordering).',
+    'Per-token weighted-average-cost positions (token valued in the pool’s quote asset) with realised and unrealised PnL as exact rationals (quote base units), paged by (token, quote), at most 100 rows a page (each may need its own mark). Filters hide_small (quantity below a token base-unit threshold), sellout (drop fully exited), hide_abnormal (drop positions that sold more than trades bought) apply after paging and never change it (filteredOut counts them). sort is accepted as a name and always refused (fixed ordering).' +
+    AS_OF_POSITIONS,
   params: W,
   query: {
     ...pageQuery(),
@@ -38,6 +39,7 @@ export const walletPositionsRoute = defineRoute({
   requires: [WALLETS, 'markets'],
   batchable: true,
   anchored: true,
+  asOf: true,
   handler(ctx) {
     if (ctx.query.sort !== undefined)
       throw new ApiError(
@@ -68,7 +70,7 @@ export const walletPnlRoute = singleRoute({
   path: '/wallets/{address}/pnl',
   scope: 'wallet',
   group: 'Wallets',
-  summary: `Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals in quote base units; publishes its scan bounds (at most ${PNL_SCAN_BOUND} positions) and completeness.`,
+  summary: `Bounded PnL aggregate: realised and unrealised totals per quote asset (never blended), exact rationals in quote base units; publishes its scan bounds (at most ${PNL_SCAN_BOUND} positions) and completeness.${AS_OF_POSITIONS}`,
   params: W,
   data: Obj({
     wallet: Address,
@@ -84,6 +86,7 @@ export const walletPnlRoute = singleRoute({
   }),
   errors: [],
   requires: [WALLETS, 'markets'],
+  asOf: true,
   read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const p = ctx.readers.wallets.pnl(ctx.view, w, ctx.anchor.number);
@@ -97,11 +100,13 @@ export const walletPnlTokenRoute = singleRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals, quote base units).',
+    'PnL detail for one token: its positions per quote with cost, average cost, realised and unrealised (exact rationals, quote base units); not_found when it had not traded the token at the anchor.' +
+    AS_OF_POSITIONS,
   params: { address: Address, token: Address },
   data: Obj({ wallet: Address, token: Address, positions: Type.Array(Position) }),
   errors: ['not_found'],
   requires: [WALLETS, 'markets'],
+  asOf: true,
   read(ctx) {
     const w = ctx.params.address.toLowerCase();
     const t = ctx.params.token.toLowerCase();
@@ -117,7 +122,7 @@ export const walletPnlDailyRoute = defineRoute({
   scope: 'wallet',
   group: 'Wallets',
   summary:
-    'Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix (unix seconds), realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day.',
+    'Daily realised PnL series for one (token, quote) pair: rows {day (UTC day index, not a timestamp), dayStartUnix (unix seconds), realised (exact rational, quote base units)}; days without realised PnL are absent. from_day/to_day inclusive. PAGE by day. As of a block: atBlock / atBlockHash (days before N’s day as stored; N’s own day = the realised PnL of the wallets.position_history version at N minus the one before the day’s first block; later days absent).',
   params: W,
   query: {
     token: Address,
@@ -151,9 +156,10 @@ export const walletPnlDailyRoute = defineRoute({
     },
   ),
   errors: ['bad_request', 'bad_cursor', 'stale_cursor'],
-  requires: [WALLETS],
+  requires: [WALLETS, 'markets'],
   batchable: true,
   anchored: true,
+  asOf: true,
   handler(ctx) {
     const w = ctx.params.address.toLowerCase();
     const token = ctx.query.token.toLowerCase();

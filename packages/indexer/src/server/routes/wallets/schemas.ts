@@ -25,6 +25,13 @@ import { BalanceFidelity } from '../tokens/schemas.js';
 /** The projection every wallet route reads. */
 export const WALLETS = 'wallets';
 
+/** The as-of note of the wallet holdings routes (appended to their summaries). */
+export const AS_OF_HOLDINGS =
+  ' As of a block: atBlock / atBlockHash (balances = the latest tokens.balance_history row of each held token at or below N; metadata, registered pools and authority events at or below N; reconciliation stays the token’s latest verdict).';
+/** The as-of note of the positions and PnL routes (appended to their summaries). */
+export const AS_OF_POSITIONS =
+  ' As of a block: atBlock / atBlockHash (each position = the latest wallets.position_history version at or below N, one reverse seek; marks from the default venue’s state and 24h volumes at N).';
+
 const Block = Type.Integer({ minimum: 0, description: 'block number' });
 const TxIndex = Type.Integer({ minimum: 0, description: 'transaction index in the block' });
 const Positive = Type.String({ pattern: '^[1-9][0-9]*$' });
