@@ -69,19 +69,29 @@ export function api(key: string): IndexerClient {
   return client;
 }
 
-/** A loaded answer: loading, the 200 body, or the refusal as the server sent it. */
+/**
+ * A loaded answer: loading, the 200 body, the refusal as the server sent it, or — on a page shown
+ * as of a past block — why the section's route does not answer as of a block (nothing asked).
+ */
 export type Answer<T> =
   | { kind: 'loading' }
   | { kind: 'ok'; body: T }
-  | { kind: 'error'; status: number; body: ErrorBody };
+  | { kind: 'error'; status: number; body: ErrorBody }
+  | { kind: 'not_as_of'; path: string; reason: string; block: number };
 
 type Loaded<T> = { data?: T; error?: unknown; response: Response };
+/** What a section's loader gives back when its route does not answer as of the block asked. */
+type NotAsOf = { notAsOf: { path: string; reason: string; block: number } };
 
 /**
  * Loads `load()` now and every `refreshMs` (0: once), again whenever `deps` change. Keeps the last
  * answer while a refresh is in flight.
  */
-export function useApi<T>(load: () => Promise<Loaded<T>>, deps: unknown[], refreshMs = 0): Answer<T> {
+export function useApi<T>(
+  load: () => Promise<Loaded<T> | NotAsOf>,
+  deps: unknown[],
+  refreshMs = 0,
+): Answer<T> {
   const [a, setA] = useState<Answer<T>>({ kind: 'loading' });
   const gen = useRef(0);
   useEffect(() => {
@@ -93,9 +103,11 @@ export function useApi<T>(load: () => Promise<Loaded<T>>, deps: unknown[], refre
       try {
         const r = await load();
         next =
-          r.data !== undefined
-            ? { kind: 'ok', body: r.data }
-            : { kind: 'error', status: r.response.status, body: asError(r.error, r.response.status) };
+          'notAsOf' in r
+            ? { kind: 'not_as_of', ...r.notAsOf }
+            : r.data !== undefined
+              ? { kind: 'ok', body: r.data }
+              : { kind: 'error', status: r.response.status, body: asError(r.error, r.response.status) };
       } catch (e) {
         next = { kind: 'error', status: 0, body: { error: 'network', detail: String(e) } };
       }
@@ -110,6 +122,65 @@ export function useApi<T>(load: () => Promise<Loaded<T>>, deps: unknown[], refre
     };
   }, deps);
   return a;
+}
+
+/** The contract's `x-as-of` of every GET path, loaded once per page load (null: takes atBlock). */
+let asOfReasons: Promise<Map<string, string | null>> | null = null;
+
+/**
+ * Why the GET route `path` (a contract path template, e.g. `/index/v1/{chain}/pools/{address}`)
+ * does not answer as of a block, or null when it does: the `x-as-of` the served contract
+ * (`GET /index/v1/openapi.json`) declares for it.
+ * @throws Error when the contract cannot be loaded or does not list the path.
+ */
+export async function asOfReasonOf(path: string): Promise<string | null> {
+  asOfReasons ??= fetch('/index/v1/openapi.json', { cache: 'no-store' })
+    .then((r) => {
+      if (!r.ok) throw new Error(`the contract could not be loaded (${r.status})`);
+      return r.json() as Promise<{
+        paths: Record<string, { get?: { 'x-as-of'?: { supported: boolean; reason?: string } } }>;
+      }>;
+    })
+    .then((doc) => {
+      const out = new Map<string, string | null>();
+      for (const [p, ops] of Object.entries(doc.paths)) {
+        const x = ops.get?.['x-as-of'];
+        if (x) out.set(p, x.supported ? null : (x.reason ?? 'no reason given'));
+      }
+      return out;
+    })
+    .catch((e) => {
+      asOfReasons = null;
+      throw e;
+    });
+  const m = await asOfReasons;
+  if (!m.has(path)) throw new Error(`the contract lists no GET ${path}`);
+  return m.get(path) ?? null;
+}
+
+/**
+ * {@link useApi} for a section of a page that may be shown as of block `at` (null: the head).
+ * At the head it loads `load({})` every `refreshMs`; at a block it loads `load({atBlock: at})`
+ * once when the contract says `path` takes atBlock, and otherwise asks nothing and answers
+ * `not_as_of` with the contract's reason (never the head's figures).
+ */
+export function useApiAt<T>(
+  path: string,
+  at: number | null,
+  load: (asOf: { atBlock?: number }) => Promise<Loaded<T>>,
+  deps: unknown[],
+  refreshMs = 0,
+): Answer<T> {
+  return useApi<T>(
+    async () => {
+      if (at === null) return load({});
+      const reason = await asOfReasonOf(path);
+      if (reason !== null) return { notAsOf: { path, reason, block: at } };
+      return load({ atBlock: at });
+    },
+    [...deps, at],
+    at === null ? refreshMs : 0,
+  );
 }
 
 function asError(e: unknown, status: number): ErrorBody {

@@ -83,21 +83,33 @@ function App() {
     session.stream ? openSession(session.key) : Promise.reject(new Error('this key has no stream scope'));
   const page = (() => {
     const [a, b, c] = route.args;
+    // A page shown as of a block is a page of its own: nothing of the head's state carries over.
+    const at = route.at ?? 'head';
     switch (route.page) {
       case 'token':
-        return <TokenPage key={a} session={session} chain={chain} address={a} renew={renew} />;
+        return (
+          <TokenPage
+            key={`${a}@${at}`}
+            session={session}
+            chain={chain}
+            address={a}
+            renew={renew}
+            route={route}
+          />
+        );
       case 'pool':
         return (
           <PoolPage
-            key={route.args.join('/')}
+            key={`${route.args.join('/')}@${at}`}
             session={session}
             chain={chain}
             args={route.args}
             renew={renew}
+            route={route}
           />
         );
       case 'wallet':
-        return <WalletPage key={a} session={session} chain={chain} address={a} />;
+        return <WalletPage key={`${a}@${at}`} session={session} chain={chain} address={a} route={route} />;
       case 'tx':
         return <TxPage key={a} session={session} chain={chain} hash={a} />;
       case 'block':

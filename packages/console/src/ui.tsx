@@ -7,21 +7,31 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Answer, ErrorBody } from './api.js';
 import { pct, short } from './format.js';
 
-/** The route: `#/<chain>/<page>/<arg...>` or `#/ops`. */
+/** The route: `#/<chain>/<page>/<arg...>[?at=<block>]` or `#/ops`. */
 export interface Route {
   chain: string | null;
   page: string;
   args: string[];
+  /** The block the page is shown as of (`?at=N`), null at the head. */
+  at: number | null;
 }
 
+/** Parses a location hash into a {@link Route}; an `at` that is not a block number is the head. */
 export function parseHash(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
-  if (!parts.length || parts[0] === 'ops') return { chain: null, page: 'ops', args: [] };
-  return { chain: parts[0], page: parts[1] ?? 'ops', args: parts.slice(2) };
+  const [where, search = ''] = hash.replace(/^#\/?/, '').split('?', 2);
+  const parts = where.split('/').filter(Boolean).map(decodeURIComponent);
+  const atRaw = new URLSearchParams(search).get('at');
+  const at = atRaw !== null && /^(0|[1-9][0-9]{0,15})$/.test(atRaw) ? Number(atRaw) : null;
+  if (!parts.length || parts[0] === 'ops') return { chain: null, page: 'ops', args: [], at: null };
+  return { chain: parts[0], page: parts[1] ?? 'ops', args: parts.slice(2), at };
 }
 
 export const href = (chain: string, page: string, ...args: string[]): string =>
   `#/${[chain, page, ...args].map(encodeURIComponent).join('/')}`;
+
+/** The hash of `route` shown as of block `at` (null: at the head). */
+export const hrefAt = (route: Route, at: number | null): string =>
+  `${href(route.chain ?? '', route.page, ...route.args)}${at === null ? '' : `?at=${at}`}`;
 
 export function useRoute(): Route {
   const [r, setR] = useState(() => parseHash(location.hash));
@@ -42,7 +52,13 @@ export interface Anchor {
 export function AnchorBadge({ anchor, label = 'block' }: { anchor: Anchor | null; label?: string }) {
   if (!anchor) return <span class="anchor">no anchor</span>;
   return (
-    <span class="anchor" data-testid="anchor" data-block={anchor.block} title={anchor.hash}>
+    <span
+      class="anchor"
+      data-testid="anchor"
+      data-block={anchor.block}
+      data-hash={anchor.hash}
+      title={anchor.hash}
+    >
       @ {label} {anchor.block}
     </span>
   );
@@ -97,6 +113,19 @@ export function ErrorView({ status, body }: { status: number; body: ErrorBody })
 }
 
 /**
+ * What a section says on a page shown as of a past block when its route does not answer as of a
+ * block: the route and the contract's reason, instead of the head's figures.
+ */
+export function NotAsOfView(p: { block: number; what: string; reason: string }) {
+  return (
+    <div class="refusal not-as-of" data-testid="not-as-of" data-block={p.block}>
+      <strong>Not shown as of block {p.block}</strong>: {p.what.replace('/index/v1/{chain}', '')} does not
+      answer as of a block ({p.reason}).
+    </div>
+  );
+}
+
+/**
  * A panel over one API answer: loading, refusal, or its children (a function of the body) with the
  * body's anchor.
  */
@@ -118,6 +147,7 @@ export function Answered<T extends { anchor?: Anchor | null }>(p: {
     >
       {a.kind === 'loading' && <div class="muted">loading…</div>}
       {a.kind === 'error' && <ErrorView status={a.status} body={a.body} />}
+      {a.kind === 'not_as_of' && <NotAsOfView block={a.block} what={`GET ${a.path}`} reason={a.reason} />}
       {a.kind === 'ok' && p.children(a.body)}
     </Panel>
   );

@@ -4,10 +4,11 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { type Answer, api, type Session, useApi } from '../api.js';
+import { type Answer, api, type Session, useApiAt } from '../api.js';
+import { BlockPicker, LiveOff } from '../as-of.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, KV, Table, WindowCells } from '../ui.js';
+import { Addr, Answered, KV, type Route, Table, WindowCells } from '../ui.js';
 import { type TokenMeta, Units, UnitsCell, Usd, useTokenMetas } from '../units.js';
 import { useDecimals } from './token.js';
 
@@ -17,33 +18,46 @@ interface Props {
   /** `[address]` (V2/V3) or `['v4', manager, poolId]`. */
   args: string[];
   renew(): Promise<unknown>;
+  /** The page's route: its `at` is the block the page is shown as of (null: the head, live). */
+  route: Route;
 }
 
 type Rational = { priceNumerator: string; priceDenominator: string };
 
-export function PoolPage({ session, chain, args, renew }: Props) {
+export function PoolPage({ session, chain, args, renew, route }: Props) {
   const c = api(session.key);
+  const at = route.at;
   const v4 = args[0] === 'v4';
   const [manager, poolId] = v4 ? [args[1], args[2]] : ['', ''];
   const address = v4 ? '' : args[0];
+  const template = (suffix: string) =>
+    v4
+      ? `/index/v1/{chain}/pools/v4/{manager}/{pool_id}${suffix}`
+      : `/index/v1/{chain}/pools/{address}${suffix}`;
   const load = <T,>(
     suffix: '' | '/liquidity' | '/ticks',
     query?: Record<string, unknown>,
   ): Promise<{ data?: T; error?: unknown; response: Response }> =>
     (v4
-      ? c.GET(
-          `/index/v1/{chain}/pools/v4/{manager}/{pool_id}${suffix}` as '/index/v1/{chain}/pools/v4/{manager}/{pool_id}',
-          {
-            params: { path: { chain, manager, pool_id: poolId }, query: query as never },
-          },
-        )
-      : c.GET(`/index/v1/{chain}/pools/{address}${suffix}` as '/index/v1/{chain}/pools/{address}', {
+      ? c.GET(template(suffix) as '/index/v1/{chain}/pools/v4/{manager}/{pool_id}', {
+          params: { path: { chain, manager, pool_id: poolId }, query: query as never },
+        })
+      : c.GET(template(suffix) as '/index/v1/{chain}/pools/{address}', {
           params: { path: { chain, address }, query: query as never },
         })) as Promise<{ data?: T; error?: unknown; response: Response }>;
-  const pool = useApi(() => load<PoolAnswer>(''), [args.join('/')], 3000);
-  const liq = useApi(() => load<LiqAnswer>('/liquidity'), [args.join('/')], 5000);
-  const ticks = useApi(
-    () => load<TicksAnswer>('/ticks', { order: 'desc', limit: 20 }),
+  // At the head each section refreshes; as of a block each reads once with atBlock, or says why not.
+  const pool = useApiAt(template(''), at, (asOf) => load<PoolAnswer>('', asOf), [args.join('/')], 3000);
+  const liq = useApiAt(
+    template('/liquidity'),
+    at,
+    (asOf) => load<LiqAnswer>('/liquidity', asOf),
+    [args.join('/')],
+    5000,
+  );
+  const ticks = useApiAt(
+    template('/ticks'),
+    at,
+    (asOf) => load<TicksAnswer>('/ticks', { order: 'desc', limit: 20, ...asOf }),
     [args.join('/')],
     3000,
   );
@@ -64,6 +78,7 @@ export function PoolPage({ session, chain, args, renew }: Props) {
       <h1>
         Pool {p ? `${p.protocol}` : ''} <code>{v4 ? `${short(manager)} / ${poolId}` : address}</code>
       </h1>
+      <BlockPicker session={session} chain={chain} route={route} />
       <div class="grid">
         <PoolIdentityPanel chain={chain} answer={pool} m0={m0} m1={m1} />
         <LiquidityPanel answer={liq} />
@@ -95,7 +110,15 @@ export function PoolPage({ session, chain, args, renew }: Props) {
           </div>
         </section>
       )}
-      {shift !== null && (
+      {at !== null && (
+        <LiveOff
+          path="/index/v1/{chain}/stream/candles"
+          at={at}
+          title="Candles (live)"
+          testid="pool-candles"
+        />
+      )}
+      {shift !== null && at === null && (
         <section class="panel" data-testid="pool-candles">
           <header>
             <h2>Candles (live)</h2>

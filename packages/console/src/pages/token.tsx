@@ -4,11 +4,12 @@
  * (`/stream/amm-events`). Every panel shows the block it was read at.
  */
 import { useState } from 'preact/hooks';
-import { api, type Session, useApi } from '../api.js';
+import { api, type Session, useApi, useApiAt } from '../api.js';
+import { BlockPicker, LiveOff } from '../as-of.js';
 import { CandleChart, type Frame, FramePicker, historyWindow } from '../chart.js';
 import { AmmFeed } from '../feed.js';
 import { formatUnits, NATIVE, ratioToDecimal, short } from '../format.js';
-import { Addr, Answered, href, KV, PoolLink, Table, WindowCells } from '../ui.js';
+import { Addr, Answered, href, KV, PoolLink, type Route, Table, WindowCells } from '../ui.js';
 import { type TokenMeta, Units, useTokenMetas } from '../units.js';
 
 interface Props {
@@ -16,10 +17,13 @@ interface Props {
   chain: string;
   address: string;
   renew(): Promise<unknown>;
+  /** The page's route: its `at` is the block the page is shown as of (null: the head, live). */
+  route: Route;
 }
 
-export function TokenPage({ session, chain, address, renew }: Props) {
-  const { token, stats, holders, pools } = useTokenAnswers(session, chain, address);
+export function TokenPage({ session, chain, address, renew, route }: Props) {
+  const at = route.at;
+  const { token, stats, holders, pools } = useTokenAnswers(session, chain, address, at);
   const decimals = token.kind === 'ok' ? token.body.data.decimals : null;
   const stat = stats.kind === 'ok' ? (stats.body.data as unknown as StatsData) : null;
   const tokenMeta: TokenMeta | null =
@@ -31,12 +35,13 @@ export function TokenPage({ session, chain, address, renew }: Props) {
   ]);
   const meta = (a: string) => metas.get(a.toLowerCase());
   const quoteMeta = stat ? meta(stat.quote) : undefined;
-  const subject = { session, chain, address, decimals };
+  const subject = { session, chain, address, decimals, at };
   return (
     <div class="page">
       <h1>
         Token {token.kind === 'ok' ? (token.body.data.symbol ?? '(no symbol)') : ''} <code>{address}</code>
       </h1>
+      <BlockPicker session={session} chain={chain} route={route} />
       <div class="grid">
         <Answered title="Identity" answer={token} testid="token-identity">
           {({ data: t }) => (
@@ -87,31 +92,17 @@ export function TokenPage({ session, chain, address, renew }: Props) {
           <StatsTable chain={chain} s={b.data as unknown as StatsData} token={tokenMeta} quote={quoteMeta} />
         )}
       </Answered>
-      {stat && <TokenCandles {...subject} quote={stat.quote} renew={renew} />}
+      {stat && at === null && <TokenCandles {...subject} quote={stat.quote} renew={renew} route={route} />}
+      {at !== null && (
+        <LiveOff
+          path="/index/v1/{chain}/stream/candles"
+          at={at}
+          title="Candles (live)"
+          testid="token-candles"
+        />
+      )}
       <div class="grid">
-        <Answered title="Top holders" answer={holders} testid="token-holders">
-          {(b) => (
-            <>
-              <div class="muted">
-                {b.holderCount.value ?? '—'} holders ({b.holderCount.status})
-              </div>
-              <Table head={['#', 'wallet', 'balance', 'share']}>
-                {b.data.map((h) => (
-                  <tr>
-                    <td>{h.rank}</td>
-                    <td>
-                      <Addr chain={chain} a={h.wallet} page="wallet" />
-                    </td>
-                    <td class="num">{formatUnits(h.balance, decimals)}</td>
-                    <td class="num">
-                      {h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}
-                    </td>
-                  </tr>
-                ))}
-              </Table>
-            </>
-          )}
-        </Answered>
+        <TopHoldersPanel chain={chain} answer={holders} decimals={decimals} />
         <Answered title="Pools ranked (24h quote volume)" answer={pools} testid="token-pools">
           {(b) => (
             <Table head={['#', 'pool', 'protocol', 'pair', 'fee', '24h volume (quote)']}>
@@ -141,15 +132,56 @@ export function TokenPage({ session, chain, address, renew }: Props) {
           )}
         </Answered>
       </div>
-      <section class="panel">
-        <header>
-          <h2>Recent AMM events (live)</h2>
-        </header>
-        <div class="body">
-          <AmmFeed chain={chain} filter={`tokens=${address}`} renew={renew} />
-        </div>
-      </section>
+      {at === null ? (
+        <section class="panel">
+          <header>
+            <h2>Recent AMM events (live)</h2>
+          </header>
+          <div class="body">
+            <AmmFeed chain={chain} filter={`tokens=${address}`} renew={renew} />
+          </div>
+        </section>
+      ) : (
+        <LiveOff
+          path="/index/v1/{chain}/stream/amm-events"
+          at={at}
+          title="Recent AMM events (live)"
+          testid="token-amm"
+        />
+      )}
     </div>
+  );
+}
+
+/** The token's top holders: rank, wallet, balance in token units, share of the supply. */
+function TopHoldersPanel(p: {
+  chain: string;
+  answer: ReturnType<typeof useTokenAnswers>['holders'];
+  decimals: number | null;
+}) {
+  const { chain, decimals } = p;
+  return (
+    <Answered title="Top holders" answer={p.answer} testid="token-holders">
+      {(b) => (
+        <>
+          <div class="muted">
+            {b.holderCount.value ?? '—'} holders ({b.holderCount.status})
+          </div>
+          <Table head={['#', 'wallet', 'balance', 'share']}>
+            {b.data.map((h) => (
+              <tr>
+                <td>{h.rank}</td>
+                <td>
+                  <Addr chain={chain} a={h.wallet} page="wallet" />
+                </td>
+                <td class="num">{formatUnits(h.balance, decimals)}</td>
+                <td class="num">{h.shareBps === null ? '—' : `${(Number(h.shareBps) / 100).toFixed(2)}%`}</td>
+              </tr>
+            ))}
+          </Table>
+        </>
+      )}
+    </Answered>
   );
 }
 
@@ -253,13 +285,16 @@ function PricePanel(p: {
   address: string;
   quote: string;
   decimals: number | null;
+  at: number | null;
 }) {
   const c = api(p.session.key);
   const quoteDecimals = useDecimals(p.session, p.chain, p.quote);
-  const price = useApi(
-    () =>
+  const price = useApiAt(
+    '/index/v1/{chain}/tokens/{address}/price',
+    p.at,
+    (asOf) =>
       c.GET('/index/v1/{chain}/tokens/{address}/price', {
-        params: { path: { chain: p.chain, address: p.address }, query: { quote: p.quote } },
+        params: { path: { chain: p.chain, address: p.address }, query: { quote: p.quote, ...asOf } as never },
       }),
     [p.address, p.quote],
     3000,
@@ -336,28 +371,44 @@ function TokenCandles(p: Props & { quote: string; decimals: number | null }) {
   );
 }
 
-/** Loads the token's identity, stats (every 5 s), top holders and ranked pools (every 10 s). */
-function useTokenAnswers(session: Session, chain: string, address: string) {
+/**
+ * Loads the token's identity, stats (every 5 s), top holders and ranked pools (every 10 s) at the
+ * head, or once each as of block `at` (a section whose route does not take atBlock says why).
+ */
+function useTokenAnswers(session: Session, chain: string, address: string, at: number | null) {
   const c = api(session.key);
   const path = { chain, address };
-  const token = useApi(
-    () => c.GET('/index/v1/{chain}/tokens/{address}', { params: { path } }),
+  const token = useApiAt(
+    '/index/v1/{chain}/tokens/{address}',
+    at,
+    (asOf) => c.GET('/index/v1/{chain}/tokens/{address}', { params: { path, query: asOf as never } }),
     [address],
     10_000,
   );
-  const stats = useApi(
-    () => c.GET('/index/v1/{chain}/tokens/{address}/stats', { params: { path } }),
+  const stats = useApiAt(
+    '/index/v1/{chain}/tokens/{address}/stats',
+    at,
+    (asOf) => c.GET('/index/v1/{chain}/tokens/{address}/stats', { params: { path, query: asOf as never } }),
     [address],
     5000,
   );
-  const holders = useApi(
-    () => c.GET('/index/v1/{chain}/tokens/{address}/top-holders', { params: { path, query: { limit: 10 } } }),
+  const holders = useApiAt(
+    '/index/v1/{chain}/tokens/{address}/top-holders',
+    at,
+    (asOf) =>
+      c.GET('/index/v1/{chain}/tokens/{address}/top-holders', {
+        params: { path, query: { limit: 10, ...asOf } },
+      }),
     [address],
     10_000,
   );
-  const pools = useApi(
-    () =>
-      c.GET('/index/v1/{chain}/tokens/{address}/pools/ranked', { params: { path, query: { limit: 10 } } }),
+  const pools = useApiAt(
+    '/index/v1/{chain}/tokens/{address}/pools/ranked',
+    at,
+    (asOf) =>
+      c.GET('/index/v1/{chain}/tokens/{address}/pools/ranked', {
+        params: { path, query: { limit: 10, ...asOf } as never },
+      }),
     [address],
     10_000,
   );

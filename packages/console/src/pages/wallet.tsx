@@ -4,24 +4,28 @@
  * Amounts in human units (token units with the symbol, native in ETH, USD where the API marks a
  * holding); the exact base units or rational is in each figure's title.
  */
-import { api, type Session, useApi } from '../api.js';
+import { api, type Session, useApiAt } from '../api.js';
+import { BlockPicker } from '../as-of.js';
 import { short } from '../format.js';
-import { Answered, href, KV, Table } from '../ui.js';
+import { Answered, href, KV, type Route, Table } from '../ui.js';
 import { QuoteUnits, type TokenMeta, Units, Usd, useTokenMetas } from '../units.js';
 
 interface Props {
   session: Session;
   chain: string;
   address: string;
+  /** The page's route: its `at` is the block the page is shown as of (null: the head, live). */
+  route: Route;
 }
 
 type Exact = { numerator: string; denominator: string; floor: string };
 
-export function WalletPage({ session, chain, address }: Props) {
+export function WalletPage({ session, chain, address, route }: Props) {
   const { overview, pnl, positions, activity, fundedBy, funderOf } = useWalletAnswers(
     session,
     chain,
     address,
+    route.at,
   );
   // Symbols and decimals of every token and quote the PnL and the positions name.
   const metas = useTokenMetas(session, chain, [
@@ -36,6 +40,7 @@ export function WalletPage({ session, chain, address }: Props) {
       <h1>
         Wallet <code>{address}</code>
       </h1>
+      <BlockPicker session={session} chain={chain} route={route} />
       <div class="grid">
         <Answered title="Overview" answer={overview} testid="wallet-overview">
           {(b) => (
@@ -161,39 +166,62 @@ export function WalletPage({ session, chain, address }: Props) {
   );
 }
 
-/** Loads the wallet's answers (overview, PnL, positions and activity refresh every 10 s). */
-function useWalletAnswers(session: Session, chain: string, address: string) {
+/**
+ * Loads the wallet's answers at the head (overview, PnL, positions and activity refresh every
+ * 10 s), or once each as of block `at` (a section whose route does not take atBlock says why).
+ */
+function useWalletAnswers(session: Session, chain: string, address: string, at: number | null) {
   const c = api(session.key);
   const path = { chain, address };
-  const overview = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/overview', { params: { path } }),
+  const overview = useApiAt(
+    '/index/v1/{chain}/wallets/{address}/overview',
+    at,
+    (asOf) =>
+      c.GET('/index/v1/{chain}/wallets/{address}/overview', { params: { path, query: asOf as never } }),
     [address],
     10_000,
   );
-  const pnl = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/pnl', { params: { path } }),
+  const pnl = useApiAt(
+    '/index/v1/{chain}/wallets/{address}/pnl',
+    at,
+    (asOf) => c.GET('/index/v1/{chain}/wallets/{address}/pnl', { params: { path, query: asOf as never } }),
     [address],
     10_000,
   );
-  const positions = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/positions', { params: { path, query: { limit: 50 } } }),
-    [address],
-    10_000,
-  );
-  const activity = useApi(
-    () =>
-      c.GET('/index/v1/{chain}/wallets/{address}/activity', {
-        params: { path, query: { limit: 20, order: 'desc' } },
+  const positions = useApiAt(
+    '/index/v1/{chain}/wallets/{address}/positions',
+    at,
+    (asOf) =>
+      c.GET('/index/v1/{chain}/wallets/{address}/positions', {
+        params: { path, query: { limit: 50, ...asOf } as never },
       }),
     [address],
     10_000,
   );
-  const fundedBy = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/funded-by', { params: { path } }),
+  const activity = useApiAt(
+    '/index/v1/{chain}/wallets/{address}/activity',
+    at,
+    (asOf) =>
+      c.GET('/index/v1/{chain}/wallets/{address}/activity', {
+        params: { path, query: { limit: 20, order: 'desc', ...asOf } as never },
+      }),
+    [address],
+    10_000,
+  );
+  const fundedBy = useApiAt(
+    '/index/v1/{chain}/wallets/{address}/funded-by',
+    at,
+    (asOf) =>
+      c.GET('/index/v1/{chain}/wallets/{address}/funded-by', { params: { path, query: asOf as never } }),
     [address],
   );
-  const funderOf = useApi(
-    () => c.GET('/index/v1/{chain}/wallets/{address}/funder-of', { params: { path, query: { limit: 20 } } }),
+  const funderOf = useApiAt(
+    '/index/v1/{chain}/wallets/{address}/funder-of',
+    at,
+    (asOf) =>
+      c.GET('/index/v1/{chain}/wallets/{address}/funder-of', {
+        params: { path, query: { limit: 20, ...asOf } as never },
+      }),
     [address],
   );
   return { overview, pnl, positions, activity, fundedBy, funderOf };
