@@ -23,6 +23,8 @@
  * balances do not follow their events (fee-on-transfer, rebasing) are left out: kinds standard,
  * stable, weth.
  */
+
+import { tableSizes } from '@chain-indexer/indexer/testing';
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '../faults/lib.js';
@@ -394,5 +396,33 @@ describe('wallet state and pool ticks as of a block equal the node at that block
     const above = await idx.get(`/wallets/${w}/positions?atBlock=${fork.head + 1000}`);
     expect(above.status).toBe(409);
     expect(above.body).toMatchObject({ error: 'block_not_indexed', headBlock: fork.head });
+  });
+});
+
+describe('what the versioned wallet tables cost', () => {
+  it('bytes per transaction of wallets.position_history and funding_generation_history (the store stopped)', async () => {
+    // SIGTERM (not stop(), which removes the data directory): the store closed, then read.
+    await idx.sigterm();
+    const sizes = await tableSizes(idx.dataDir);
+    const of = (name: string) => sizes.find((t) => t.name === name);
+    const txs = of('chain.transaction')?.rows ?? 0;
+    expect(txs).toBeGreaterThan(0);
+    const lines = [
+      'wallets.position',
+      'wallets.position_history',
+      'wallets.funding_generation_history',
+      'markets.swap',
+      'markets.state_history',
+      'tokens.balance_history',
+    ].map((name) => {
+      const t = of(name);
+      const bytes = t ? t.keyBytes + t.valueBytes : 0;
+      return `${name}: ${t?.rows ?? 0} rows, ${(bytes / txs).toFixed(1)} B/tx`;
+    });
+    console.log(`devnet store, ${txs} transactions:\n  ${lines.join('\n  ')}`);
+    const hist = of('wallets.position_history');
+    expect(hist?.rows ?? 0, 'position versions').toBeGreaterThan(0);
+    // A version per (wallet, pair, block) that traded: never more than the pool swaps indexed.
+    expect(hist!.rows).toBeLessThanOrEqual(of('markets.swap')?.rows ?? 0);
   });
 });
