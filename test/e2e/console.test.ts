@@ -438,6 +438,135 @@ describe('browser console', () => {
     await shot('pool');
   });
 
+  it('pool page at a past block (block picker): the anchor (number, hash) shown, figures at that block, not the head', async () => {
+    const k: string = subject.pool;
+    const v4 = !/^0+$/.test(k.slice(42));
+    const hash = v4
+      ? `#/${CHAIN}/pool/v4/${k.slice(0, 42)}/0x${k.slice(42)}`
+      : `#/${CHAIN}/pool/${k.slice(0, 42)}`;
+    const path = poolPath(k);
+    const head = await api(path);
+    // A block before the pool's last swap: its swap count there is lower than at the head.
+    const n = head.data.state.lastSwapBlock - 1;
+    const past = await api(`${path}?atBlock=${n}`);
+    expect(past.anchor.block).toBe(n);
+    expect(past.data.state.swaps).toBeLessThan(head.data.state.swaps);
+    const nodeHash = (
+      await jsonRpc<{ hash: string }>(dev.rpcUrl, 'eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+    ).hash;
+    expect(past.anchor.hash).toBe(nodeHash);
+
+    await open(hash, 'pool-identity');
+    expect(await text('pool-swaps')).toBe(String(head.data.state.swaps));
+    await page.getByTestId('at-block').fill(String(n));
+    await page.getByTestId('at-block-go').click();
+    await page.waitForURL(new RegExp(`\\?at=${n}$`), { timeout: 20_000 });
+    // The anchor the page is shown at: number and canonical hash (the node's).
+    const shown = page.getByTestId('as-of-anchor');
+    await shown.waitFor({ timeout: 20_000 });
+    expect([await shown.getAttribute('data-block'), await shown.getAttribute('data-hash')]).toEqual([
+      String(n),
+      nodeHash,
+    ]);
+    expect(await text('as-of-hash')).toBe(nodeHash);
+    // Every as-of panel read at n; its figures are the API's at n, not the head's.
+    await expect.poll(() => anchorOf('pool-identity'), { timeout: 20_000 }).toBe(n);
+    expect(await page.getByTestId('pool-identity').getByTestId('anchor').getAttribute('data-hash')).toBe(
+      nodeHash,
+    );
+    expect(await text('pool-swaps')).toBe(String(past.data.state.swaps));
+    expect(await text('pool-swaps')).not.toBe(String(head.data.state.swaps));
+    if (past.data.state.kind === 'concentrated')
+      expect(await text('pool-tick')).toBe(String(past.data.state.tick));
+    else
+      expect(await page.getByTestId('pool-reserve0').getAttribute('data-raw')).toBe(past.data.state.reserve0);
+    await page.getByTestId('pool-liquidity-usd').getByTestId('anchor').waitFor({ timeout: 20_000 });
+    expect(await anchorOf('pool-liquidity-usd')).toBe(n);
+    // Every other section follows the contract: read at n where its route takes atBlock, else it
+    // says so with the contract's reason (never the head's rows).
+    const doc = (await (await fetch(`${base}/index/v1/openapi.json`)).json()) as any;
+    const ticksPath = v4
+      ? '/index/v1/{chain}/pools/v4/{manager}/{pool_id}/ticks'
+      : '/index/v1/{chain}/pools/{address}/ticks';
+    const ticksAsOf = doc.paths[ticksPath].get['x-as-of'];
+    const ticks = page.getByTestId('pool-ticks');
+    if (ticksAsOf.supported) {
+      await expect.poll(() => anchorOf('pool-ticks'), { timeout: 20_000 }).toBe(n);
+      const rows = await api(`${path}/ticks?order=desc&limit=20&atBlock=${n}`);
+      expect(await ticks.locator('tbody tr').count()).toBe(rows.data.length);
+      expect(rows.data.every((t: any) => t.block <= n)).toBe(true);
+    } else {
+      await ticks.getByTestId('not-as-of').waitFor({ timeout: 20_000 });
+      expect(await ticks.getByTestId('not-as-of').textContent()).toContain(ticksAsOf.reason);
+    }
+    // The live candles are off, saying why.
+    const candles = page.getByTestId('pool-candles').getByTestId('not-as-of');
+    await candles.waitFor({ timeout: 20_000 });
+    expect(await candles.textContent()).toContain(
+      doc.paths['/index/v1/{chain}/stream/candles'].get['x-as-of'].reason,
+    );
+    expect(await page.getByTestId('candles').count()).toBe(0);
+    await shot('pool-as-of');
+    // Back to the head.
+    await page.getByTestId('at-head').click();
+    await expect.poll(() => text('pool-swaps'), { timeout: 20_000 }).toBe(String(head.data.state.swaps));
+    expect(await anchorOf('pool-identity')).toBe(head.anchor.block);
+  });
+
+  it('token page at a time (time picker through /blocks/at): the block shown and every section at it or saying why not', async () => {
+    const h = (await api('/health')).anchor.block;
+    const target = h - 20;
+    const ts = Number(
+      BigInt(
+        (
+          await jsonRpc<{ timestamp: string }>(dev.rpcUrl, 'eth_getBlockByNumber', [
+            `0x${target.toString(16)}`,
+            false,
+          ])
+        ).timestamp,
+      ),
+    );
+    const resolved = (await api(`/blocks/at?timestamp=${ts}`)).data.lastAtOrBefore;
+    expect(resolved.timestamp).toBe(ts);
+    await open(`#/${CHAIN}/token/${subject.token}`, 'token-identity');
+    // The browser's own local time of ts (datetime-local is in the browser's time zone).
+    const local = await page.evaluate((t) => {
+      const d = new Date(t * 1000);
+      const p = (x: number) => String(x).padStart(2, '0');
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+    }, ts);
+    await page.getByTestId('at-time').fill(local);
+    await page.getByTestId('at-time-go').click();
+    const shown = page.getByTestId('as-of-anchor');
+    await shown.waitFor({ timeout: 20_000 });
+    expect([await shown.getAttribute('data-block'), await shown.getAttribute('data-hash')]).toEqual([
+      String(resolved.number),
+      resolved.hash,
+    ]);
+    const doc = (await (await fetch(`${base}/index/v1/openapi.json`)).json()) as any;
+    const sections: Array<[string, string]> = [
+      ['token-identity', '/index/v1/{chain}/tokens/{address}'],
+      ['token-stats', '/index/v1/{chain}/tokens/{address}/stats'],
+      ['token-holders', '/index/v1/{chain}/tokens/{address}/top-holders'],
+      ['token-pools', '/index/v1/{chain}/tokens/{address}/pools/ranked'],
+    ];
+    for (const [testid, route] of sections) {
+      const asOf = doc.paths[route].get['x-as-of'];
+      const panel = page.getByTestId(testid);
+      if (asOf.supported)
+        await expect.poll(() => anchorOf(testid), { timeout: 20_000 }).toBe(resolved.number);
+      else {
+        await panel.getByTestId('not-as-of').waitFor({ timeout: 20_000 });
+        expect(await panel.getByTestId('not-as-of').textContent()).toContain(asOf.reason);
+        expect(await panel.getByTestId('anchor').count()).toBe(0);
+      }
+    }
+    // Top holders at that block are the API's there.
+    const holders = await api(`/tokens/${subject.token}/top-holders?limit=10&atBlock=${resolved.number}`);
+    expect(await page.getByTestId('token-holders').locator('tbody tr').count()).toBe(holders.data.length);
+    await shot('token-as-of');
+  });
+
   it('wallet page: positions, PnL, funding graph and anchors equal the API', async () => {
     // A recent trader of the subject that holds at least one position.
     const ticks = await api(`${poolPath(subject.pool)}/ticks?order=desc&limit=50`);
@@ -624,6 +753,8 @@ describe('browser console', () => {
       'token-live',
       'token-chart-1m',
       'pool',
+      'pool-as-of',
+      'token-as-of',
       'wallet',
       'search-symbol',
       'search-tx',
