@@ -119,7 +119,16 @@ describe('config: HISTORY_RETENTION', () => {
     expect(loadConfig({}, gen).chains[0].historyRetention).toBeNull();
     expect(loadConfig({ ...base, HISTORY_RETENTION: 'all' }, gen).chains[0].historyRetention).toBeNull();
     expect(loadConfig({ ...base, HISTORY_RETENTION: '5000' }, gen).chains[0].historyRetention).toBe(5000);
-    for (const bad of ['0', '-3', '1e3', 'ALL', '12.5', 'forever'])
+    for (const bad of ['-3', '1e3', 'ALL', 'OFF', '12.5', 'forever', '00'])
       expect(() => loadConfig({ ...base, HISTORY_RETENTION: bad }, gen), bad).toThrow(/HISTORY_RETENTION/);
+  });
+  it("off (or 0) is the chain's unfinalised window: as-of reads inside it only", () => {
+    for (const off of ['off', '0'])
+      expect(
+        loadConfig({ ...base, HISTORY_RETENTION: off, UNFINALISED_WINDOW: '24' }, gen).chains[0]
+          .historyRetention,
+        off,
+      ).toBe(24);
+    expect(loadConfig({ HISTORY_RETENTION: 'off' }, gen).chains[0].historyRetention).toBe(128);
   });
 });

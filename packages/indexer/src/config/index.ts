@@ -57,8 +57,9 @@ export interface ChainConfig {
   unfinalisedWindow: number;
   /**
    * HISTORY_RETENTION: blocks below the head an as-of read (`atBlock`) may name; null = `all`
-   * (default), every indexed block. Enforced on reads (410 history_pruned); the stored history is
-   * not pruned.
+   * (default), every indexed block; `off` (or 0) = the chain's unfinalised window. Enforced on
+   * reads (410 history_pruned), and the stored versions no read in range reaches are pruned down to
+   * head − max(this, unfinalisedWindow) (storage/history-prune.ts).
    */
   historyRetention: number | null;
   /** Whether the traces lane replays blocks (debug_trace*). */
@@ -337,15 +338,28 @@ function ingestTuningFromEnv(env: NodeJS.ProcessEnv): IngestTuning {
 }
 
 /**
- * HISTORY_RETENTION: `all` (default) → null, or a whole number of blocks ≥ 1 an as-of read may
+ * HISTORY_RETENTION: `all` (default) → null, `off` or `0` → 'off' (the chain's unfinalised window,
+ * resolved per chain by {@link withRetention}), or a whole number of blocks ≥ 1 an as-of read may
  * reach below the head. @throws Error on anything else.
  */
-function historyRetentionFromEnv(env: NodeJS.ProcessEnv): number | null {
+function historyRetentionFromEnv(env: NodeJS.ProcessEnv): number | null | 'off' {
   const raw = (env.HISTORY_RETENTION ?? 'all').trim();
   if (raw === 'all') return null;
+  if (raw === 'off' || raw === '0') return 'off';
   if (!/^[1-9][0-9]{0,14}$/.test(raw))
-    throw new Error(`HISTORY_RETENTION must be "all" or a number of blocks ≥ 1, got "${raw}"`);
+    throw new Error(`HISTORY_RETENTION must be "all", "off" or a number of blocks ≥ 1, got "${raw}"`);
   return Number(raw);
+}
+
+/**
+ * A chain with HISTORY_RETENTION `r` resolved: `off` keeps as-of reads to the chain's unfinalised
+ * window (the blocks a rollback may still change), so nothing below it is kept.
+ */
+function withRetention<C extends Omit<ChainConfig, 'historyRetention'>>(
+  c: C,
+  r: number | null | 'off',
+): C & { historyRetention: number | null } {
+  return { ...c, historyRetention: r === 'off' ? c.unfinalisedWindow : r };
 }
 
 function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Config {
@@ -365,10 +379,10 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
   }
   if (env.CHAINS_FILE && (rpcUrl || env.CHAIN))
     throw new Error('CHAINS_FILE and RPC_URL/CHAIN are exclusive: describe every chain in the file');
-  let chains: ChainConfig[];
+  let base: Array<Omit<ChainConfig, 'historyRetention'>>;
   let chainsSource: Config['chainsSource'];
+  const retention = historyRetentionFromEnv(env);
   const perChain = {
-    historyRetention: historyRetentionFromEnv(env),
     startBlock: int(env, 'START_BLOCK', 0, 0, 2 ** 52),
     unfinalisedWindow: int(env, 'UNFINALISED_WINDOW', 128, 2, 1_000_000),
     traces: (env.TRACES ?? 'on') !== 'off',
@@ -376,18 +390,18 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
     nodeCheckIntervalMs: int(env, 'NODE_CHECK_INTERVAL_MS', 30_000, 0, 3_600_000),
   };
   if (env.CHAINS_FILE) {
-    chains = chainsFromFile(
+    base = chainsFromFile(
       resolve(env.CHAINS_FILE),
       dataDir,
       role === 'replica',
       perChain.nodeCheckIntervalMs,
-    ).map((c) => ({ ...c, historyRetention: perChain.historyRetention }));
+    );
     chainsSource = 'chains_file';
   } else if (rpcUrl || role === 'replica') {
     const chain = env.CHAIN || '';
     if (!chain) throw new Error('CHAIN (the chain name to serve) is required with RPC_URL or ROLE=replica');
     if (!CHAIN_NAME.test(chain)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${chain}"`);
-    chains = [
+    base = [
       {
         name: chain,
         rpcUrl,
@@ -407,7 +421,7 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
     const seed = int(env, 'DEVNET_SEED', 1, 0, 2 ** 31);
     const name0 = env.CHAIN || 'devnet';
     if (!CHAIN_NAME.test(name0)) throw new Error(`CHAIN must match [a-z0-9-]{1,32}, got "${name0}"`);
-    chains = Array.from({ length: n }, (_, i) => ({
+    base = Array.from({ length: n }, (_, i) => ({
       name: i === 0 ? name0 : `${name0}${i + 1}`,
       rpcUrl: null,
       rpcUrls: [],
@@ -428,6 +442,7 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
     }));
     chainsSource = 'embedded_devnet';
   }
+  const chains: ChainConfig[] = base.map((c) => withRetention(c, retention));
   const names = new Set<string>();
   for (const c of chains) {
     if (names.has(c.name)) throw new Error(`chain "${c.name}" is configured twice`);

@@ -18,7 +18,7 @@ import type { ChainMetrics } from '../metrics/chain.js';
 import { createRegistry, type Registry } from '../projections/index.js';
 import { createRpc } from '../rpc/client.js';
 import type { BlockRef } from '../storage/index.js';
-import { createStore, type Store } from '../storage/index.js';
+import { createHistoryPruner, createStore, type HistoryPruner, type Store } from '../storage/index.js';
 import type { Hub } from '../streams/hub.js';
 import { createStreamLog, type Frame } from '../streams/log.js';
 import { createTokensProjection, startReconciler } from '../tokens/build.js';
@@ -131,6 +131,12 @@ export async function composeEngine(
     },
   });
 
+  const pruner = historyPrunerOf(cfg.historyRetention, store, log, () => {
+    // Pruning waits for the follower (a backfill has the thread) and for every projection to be
+    // at the head (a rebuild re-reads what it wrote).
+    const head = store.head()?.number ?? null;
+    return ingest.status().state === 'following' && registry.lagging(head).length === 0;
+  });
   let stopReconciler: (() => void) | null = null;
   let replication: import('../replication/index.js').WriterReplication | null = null;
   let nats: import('../replication/index.js').Nats | null = null;
@@ -157,6 +163,7 @@ export async function composeEngine(
           .catch((err) => log.error({ err: (err as Error).message }, 'replication: writer could not start'));
       }
       ingest.start();
+      pruner?.start();
       nodeCheck.start();
       traces.start();
       stopReconciler = startReconciler({
@@ -184,12 +191,33 @@ export async function composeEngine(
       await replication?.stop();
       await nats?.close().catch(() => undefined);
       nodeCheck.stop();
+      await pruner?.stop();
       await traces.stop();
       await ingest.stop();
       await replayDown;
       await store.close();
     },
   };
+}
+
+/**
+ * The history pruner of the chain's store (storage/history-prune.ts) when HISTORY_RETENTION is a
+ * number of blocks; null for `all` (nothing is pruned). It runs on this thread, the one that writes.
+ */
+function historyPrunerOf(
+  retention: number | null,
+  store: Store,
+  log: Logger,
+  ready: () => boolean,
+): HistoryPruner | null {
+  if (retention === null) return null;
+  return createHistoryPruner({
+    store,
+    retention,
+    ready,
+    onPass: (p) => log.info({ component: 'history', ...p }, 'history pruned to the cutoff'),
+    onError: (err) => log.error({ component: 'history', err: err.message }, 'history pruner stopped'),
+  });
 }
 
 /**

@@ -6,10 +6,13 @@
  * `ctx.anchor` as it always does, and a page minted at that anchor keeps it (R2).
  *
  * The retained range is `[oldest, head]`: `oldest` is the first indexed block, raised to
- * `head − HISTORY_RETENTION` when a number of blocks is configured. The bound is enforced on reads
- * only: nothing prunes the stored history yet.
+ * `head − HISTORY_RETENTION` when a number of blocks is configured, and to the history pruner's
+ * mark (META `history:oldest`, storage/history-prune.ts): the pruner deletes the versions no read
+ * at or above its cutoff reaches, and raises the mark before it deletes any, so a view never reads
+ * a pruned block's state.
  */
 import { Type } from '@sinclair/typebox';
+import { HISTORY_OLDEST_META } from '../schema/history.js';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
 import type { BlockRef, View } from '../storage/index.js';
 import { ApiError } from './errors.js';
@@ -44,14 +47,21 @@ export interface AsOfQuery {
 /**
  * The block range an as-of read may name, as of the view: `{oldest, head}` (block numbers,
  * inclusive), or null before the first block. `retention` is HISTORY_RETENTION in blocks (null:
- * all). Source: META `identity.firstBlock` and the view's committed head.
+ * all). Source: META `identity.firstBlock`, the view's committed head and the pruner's mark
+ * (META `history:oldest`, read in the same snapshot as every row the request reads).
  */
 export function retainedRange(view: View, retention: number | null): { oldest: number; head: number } | null {
   const head = view.head;
   if (!head) return null;
   const first = view.meta<{ firstBlock: number }>('identity')?.firstBlock ?? 0;
-  const oldest = retention === null ? first : Math.max(first, head.number - retention);
+  const pruned = view.meta<number>(HISTORY_OLDEST_META) ?? 0;
+  const oldest = Math.max(first, pruned, retention === null ? 0 : head.number - retention);
   return { oldest: Math.min(oldest, head.number), head: head.number };
+}
+
+/** The pruner's mark as of the view: the oldest block whose state the store holds exactly (null: nothing pruned). */
+export function prunedBelow(view: View): number | null {
+  return view.meta<number>(HISTORY_OLDEST_META) ?? null;
 }
 
 /**

@@ -13,9 +13,10 @@ import type { WriteOp } from './binding.js';
 import type { BlockRef } from './refs.js';
 
 /** What kind of write an entry records. `wipe` carries no ops: the replica wipes itself. */
-export type ChangeKind = 'block' | 'rollback' | 'late' | 'meta' | 'observation' | 'reset' | 'wipe';
+export type ChangeKind = 'block' | 'rollback' | 'late' | 'meta' | 'observation' | 'reset' | 'wipe' | 'prune';
 
-const KINDS: ChangeKind[] = ['block', 'rollback', 'late', 'meta', 'observation', 'reset', 'wipe'];
+/** Encoded by index: a new kind goes at the end ('prune': the history pruner's deletes). */
+const KINDS: ChangeKind[] = ['block', 'rollback', 'late', 'meta', 'observation', 'reset', 'wipe', 'prune'];
 
 /** One committed change. */
 export interface ChangeEntry {

@@ -105,8 +105,9 @@ export function createCommitter(o: {
       logSeq = seq;
     }
     const id = ++writeIds;
-    // Small batches (live blocks, process rows) stay cached once committed; segments do not.
-    cache.write(id, map, map.size <= PROMOTE_MAX_OPS);
+    // Small batches (live blocks, process rows) stay cached once committed; segments do not, nor
+    // the history pruner's deletes (keys ingest never reads again: their absence would evict hot values).
+    cache.write(id, map, kind !== 'prune' && map.size <= PROMOTE_MAX_OPS);
     let refused: StoreWriteError | null = null;
     const done = (err: Error | null, marks?: WriterMarks) => {
       if (err) {

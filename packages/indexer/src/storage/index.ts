@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CANON, META, UNDO } from '../schema/tables/chain.js';
+import type { WriteOp } from './binding.js';
 import { openRocks } from './binding.js';
 import { BlockBatch } from './block-batch.js';
 import { rollbackOps, sealBlock } from './blocks.js';
@@ -34,6 +35,13 @@ export type { Rocks, RocksTuning, ScanRange, WriteOp } from './binding.js';
 export { DEFAULT_ROCKS_TUNING } from './binding.js';
 export { BlockBatch, batchView } from './block-batch.js';
 export type { ChangeEntry, ChangeKind } from './changelog.js';
+export {
+  createHistoryPruner,
+  type HistoryPruner,
+  type HistoryPrunerOptions,
+  type PrunerStatus,
+  pruneCutoff,
+} from './history-prune.js';
 export { checkInvariants } from './invariants.js';
 export { encodeKeyList } from './keylist.js';
 export type { BlockRef, ChainIdentity } from './refs.js';
@@ -168,6 +176,11 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       if (record && batch.undo?.length) batch.raw(UNDO.key(n), appendUndo(record, batch.undo));
       putMetaRaw(batch, extraMeta);
       write(batch.opMap, 'late', st.head, undefined, true, batch.parts);
+    },
+    prune(deletes, meta, onCommitted) {
+      const ops: WriteOp[] = deletes.map((key) => ({ key, value: null }));
+      for (const [name, value] of Object.entries(meta)) ops.push(metaOp(name, value));
+      write(ops, 'prune', st.head, onCommitted && (() => onCommitted()));
     },
     wipeTables(tables) {
       for (const t of tables) wipe(rangeOf(t, {}), 'reset');

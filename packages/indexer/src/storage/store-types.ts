@@ -166,6 +166,14 @@ export interface Store {
    * the unfinalised window, so a later rollback of n unwinds them too.
    */
   commitLate(n: number, build: (batch: BlockBatch) => void, extraMeta?: Record<string, unknown>): void;
+  /**
+   * Deletes rows (`deletes`: full keys) and writes the META records of `meta` (name → value) in one
+   * atomic batch outside any block, through the change log as kind `prune` (replicas delete them
+   * too): the history pruner's write (history-prune.ts). Its keys do not enter the state cache.
+   * `onCommitted` runs once RocksDB holds the batch.
+   * @throws StoreWriteError when an earlier batch was refused, or (sync writer) this one is.
+   */
+  prune(deletes: readonly Buffer[], meta: Record<string, unknown>, onCommitted?: () => void): void;
   /** Deletes every row of the given tables (a projection reset before its rebuild). */
   wipeTables(tables: readonly AnyTable[]): void;
   /** Deletes every key (data reset for a devnet that was replaced). */

@@ -364,7 +364,8 @@ export const chainHealthRoute = defineRoute({
     history: Obj(
       {
         retention: Type.Union([Type.Literal('all'), Type.Integer({ minimum: 1 })], {
-          description: 'HISTORY_RETENTION: all, or the blocks below the head an as-of read may name',
+          description:
+            'HISTORY_RETENTION: all, or the blocks below the head an as-of read may name (off: the unfinalised window)',
         }),
         oldestRetainedBlock: Nullable(
           Type.Integer({ minimum: 0 }),
@@ -374,8 +375,13 @@ export const chainHealthRoute = defineRoute({
           Type.Integer({ minimum: 0 }),
           'the committed head, the newest block atBlock may name; null before the first block',
         ),
-        enforcement: Type.Literal('reads', {
-          description: 'the bound is enforced on reads; the stored history itself is not pruned',
+        prunedBelow: Nullable(
+          Type.Integer({ minimum: 0 }),
+          "the history pruner's mark: the store holds the state of this block and later exactly, and no longer the versions only older blocks need; null: nothing pruned",
+        ),
+        enforcement: Type.Union([Type.Literal('reads'), Type.Literal('pruned')], {
+          description:
+            'reads: HISTORY_RETENTION=all, nothing is pruned; pruned: the stored versions no read in the range reaches are deleted in the background, down to head − max(HISTORY_RETENTION, UNFINALISED_WINDOW)',
         }),
       },
       { description: 'the block range as-of reads (atBlock / atBlockHash) may name' },

@@ -11,7 +11,7 @@ import { redact } from '@chain-indexer/platform/security';
 import { changeLogSeqIn } from '../../../schema/rows/replication.js';
 import { TOPIC_NAMES } from '../../../schema/rows/streams.js';
 import { tracesCheckpointIn } from '../../../schema/rows/traces.js';
-import { retainedRange } from '../../as-of.js';
+import { prunedBelow, retainedRange } from '../../as-of.js';
 import { type ProjectionInfo, projectionsOf } from '../../projections.js';
 import type { Ctx } from '../../route.js';
 import { lagDisconnectCount, openConnections } from '../../sse.js';
@@ -106,7 +106,9 @@ export function healthRecord(ctx: Ctx<unknown, unknown>) {
 
 /**
  * The history block of /health: the block range an as-of read (`atBlock`) may name, from the
- * view's head and HISTORY_RETENTION (src/server/as-of.ts); null bounds before the first block.
+ * view's head, HISTORY_RETENTION and the history pruner's mark (src/server/as-of.ts); null bounds
+ * before the first block. With a number of blocks the stored versions are pruned too
+ * (storage/history-prune.ts); with `all` nothing is.
  */
 function historyRecord(ctx: Ctx<unknown, unknown>) {
   const retention = ctx.chain.historyRetention ?? null;
@@ -115,7 +117,8 @@ function historyRecord(ctx: Ctx<unknown, unknown>) {
     retention: retention === null ? ('all' as const) : retention,
     oldestRetainedBlock: r?.oldest ?? null,
     headBlock: r?.head ?? null,
-    enforcement: 'reads' as const,
+    prunedBelow: prunedBelow(ctx.view),
+    enforcement: retention === null ? ('reads' as const) : ('pruned' as const),
   };
 }
 
