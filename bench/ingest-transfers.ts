@@ -459,7 +459,9 @@ export async function runIndexer(
   // Logical bytes per table (keys and values as stored), from the stopped store.
   const tables = o.tables ? await tableSizes(dataDir) : undefined;
   rmSync(dataDir, { recursive: true, force: true });
-  rmSync(profDir, { recursive: true, force: true });
+  // BENCH_KEEP_PROF=1 keeps the profiles for a closer look (the path is logged).
+  if (process.env.BENCH_KEEP_PROF) log(`profiles kept in ${profDir}`);
+  else rmSync(profDir, { recursive: true, force: true });
   return {
     tables,
     label,

@@ -85,3 +85,56 @@ describe('BlockBatch prefetch and read cache', () => {
     expect(dump(s.rocks).filter((r) => r.startsWith(BALANCE.key(T, w(1)).toString('hex')))).toEqual([]);
   });
 });
+
+describe('BlockBatch rows created and deleted in one batch', () => {
+  const opsOf = (b: import('./index.js').BlockBatch) =>
+    b.ops.map((o) => `${o.key.toString('hex')}=${o.value === null ? 'del' : o.value.toString('hex')}`);
+
+  it('a history segment writes nothing for a row it inserted and deleted, and a delete for a row the store held', async () => {
+    const s = await newStore();
+    s.commitBlock({ number: 1, hash: hash(1) }, (b) => b.put(BALANCE, [T, w(1)], 1n));
+    const seg = s.newBatch({ undo: false });
+    seg.insert(BALANCE, [T, w(2)], 2n); // created here
+    seg.del(BALANCE, T, w(2)); // and gone again: no op at all
+    seg.del(BALANCE, T, w(2)); // a second delete of it changes nothing
+    seg.del(BALANCE, T, w(1)); // held by the store: a delete
+    seg.insert(BALANCE, [T, w(1)], 11n); // re-created after that delete: not new to the store
+    seg.del(BALANCE, T, w(1)); // so deleting it again must still delete the store's row
+    seg.insert(BALANCE, [T, w(3)], 3n);
+    seg.del(BALANCE, T, w(3));
+    seg.insert(BALANCE, [T, w(3)], 33n); // created, dropped, created again: one put
+    expect(opsOf(seg)).toEqual([
+      `${BALANCE.key(T, w(1)).toString('hex')}=del`,
+      `${BALANCE.key(T, w(3)).toString('hex')}=${BALANCE.value.encode(33n).toString('hex')}`,
+    ]);
+    expect(seg.get(BALANCE, T, w(2))).toBeUndefined();
+    s.commitBatch({ number: 2, hash: hash(2) }, seg);
+    await s.settled(0);
+    const v = s.view();
+    try {
+      expect(v.get(BALANCE, T, w(1))).toBeUndefined();
+      expect(v.get(BALANCE, T, w(2))).toBeUndefined();
+      expect(v.get(BALANCE, T, w(3))).toBe(33n);
+    } finally {
+      v.close();
+    }
+  });
+
+  it('a live block drops the write of a row it created and deleted, and its rollback restores the block before exactly', async () => {
+    const s = await newStore();
+    s.commitBlock({ number: 1, hash: hash(1) }, (b) => b.put(BALANCE, [T, w(1)], 1n));
+    const atBlock1 = dump(s.rocks);
+    s.commitBlock({ number: 2, hash: hash(2) }, (b) => {
+      b.put(BALANCE, [T, w(5)], 5n); // absent before (read for the undo): new
+      b.del(BALANCE, T, w(5));
+      b.insert(BALANCE, [T, w(6)], 6n);
+      b.del(BALANCE, T, w(6));
+      b.put(BALANCE, [T, w(1)], 10n); // held before: its delete must reach the store
+      b.del(BALANCE, T, w(1));
+      expect(opsOf(b)).toEqual([`${BALANCE.key(T, w(1)).toString('hex')}=del`]);
+    });
+    expect(dump(s.rocks).some((r) => r.startsWith(BALANCE.key(T, w(1)).toString('hex')))).toBe(false);
+    s.rollbackHead();
+    expect(dump(s.rocks)).toEqual(atBlock1);
+  });
+});

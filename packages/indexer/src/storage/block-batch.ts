@@ -39,6 +39,13 @@ export class BlockBatch {
   readonly undo: UndoEntry[] | null;
   /** Committed values read through this batch that the state cache does not keep (large ones). */
   private readonly large = new Map<string, Buffer>();
+  /**
+   * Keys this batch wrote that the store did not hold before it: deleting one drops the pending
+   * write instead of writing a delete (a history segment re-keys a holder row on every balance
+   * change; without this, most of its holder-index ops were deletes of rows it had inserted itself,
+   * each a RocksDB tombstone that walks then skip until compaction).
+   */
+  private readonly fresh = new Set<string>();
   private pendingBytes = 0;
 
   constructor(
@@ -153,12 +160,22 @@ export class BlockBatch {
 
   insertRaw(key: Buffer, value: Buffer): void {
     const k = key.toString('latin1');
-    if (this.undo && !this.pending.has(k)) this.undo.push({ key, prior: null });
+    // Absent before this block, and untouched by this batch so far: absent before the batch.
+    if (!this.pending.has(k)) {
+      this.fresh.add(k);
+      if (this.undo) this.undo.push({ key, prior: null });
+    }
     this.set(k, key, value);
   }
   putRaw(key: Buffer, value: Buffer): void {
     const k = key.toString('latin1');
-    if (this.undo && !this.pending.has(k)) this.undo.push({ key, prior: this.read(k, key) ?? null });
+    // A live block reads the prior value for its undo (and learns whether the row is new); a
+    // history segment reads nothing, so only its inserts are known to be new.
+    if (this.undo && !this.pending.has(k)) {
+      const prior = this.read(k, key) ?? null;
+      if (prior === null) this.fresh.add(k);
+      this.undo.push({ key, prior });
+    }
     this.set(k, key, value);
   }
   /**
@@ -172,9 +189,14 @@ export class BlockBatch {
     const k = key.toString('latin1');
     const mine = this.pending.get(k);
     if (mine !== undefined) {
-      if (mine !== null) this.set(k, key, null); // its undo entry is the first write's
+      if (mine === null) return;
+      // A row this batch created: nothing to delete in the store (its undo entry, if any, is the
+      // first write's: prior null).
+      if (this.fresh.has(k)) this.unset(k, key, mine);
+      else this.set(k, key, null);
       return;
     }
+    if (this.fresh.has(k)) return; // created and deleted by this batch: never in the store
     if (!this.undo) {
       // History: a blind delete (no prior read); absent keys the cache knows of are skipped.
       if (this.cache.get(k) !== null) this.set(k, key, null);
@@ -195,6 +217,11 @@ export class BlockBatch {
     else this.pendingBytes += key.length;
     this.pendingBytes += value?.length ?? 0;
     this.pending.set(k, value);
+  }
+  /** Drops the pending write of `k` (a row this batch created and now deletes). */
+  private unset(k: string, key: Buffer, value: Buffer): void {
+    this.pendingBytes -= key.length + value.length;
+    this.pending.delete(k);
   }
   private remember(k: string, v: Buffer | null): void {
     if (v !== null && v.length > HOT_VALUE_MAX_BYTES) this.large.set(k, v);
