@@ -17,6 +17,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import { hexToBytes, quantityToBytes } from './hex.js';
+import { encodeRlp } from './rlp.js';
 
 /** A JSON record as the node sent it. */
 export type Json = Record<string, unknown>;
@@ -53,13 +54,8 @@ function authorizationList(r: Json): Item[] {
   ]);
 }
 
-const typed = (type: number, fields: Item[]): Uint8Array => {
-  const body = RLP.encode(fields);
-  const out = new Uint8Array(body.length + 1);
-  out[0] = type;
-  out.set(body, 1);
-  return out;
-};
+/** An EIP-2718 envelope: `type ‖ rlp(fields)`, in one buffer. */
+const typed = (type: number, fields: Item[]): Uint8Array => encodeRlp(fields, type);
 
 const legacyFields = (t: Json): Item[] => [
   q(t, 'nonce'),
@@ -93,7 +89,7 @@ const feeMarketFields = (t: Json, to = d): Item[] => [
 ];
 
 const TX_ENCODERS = new Map<number, (t: Json) => Uint8Array>([
-  [0x00, (t) => RLP.encode(legacyFields(t))],
+  [0x00, (t) => encodeRlp(legacyFields(t))],
   [
     0x01,
     (t) =>
@@ -177,7 +173,7 @@ const TX_ENCODERS = new Map<number, (t: Json) => Uint8Array>([
   // Arbitrum ArbitrumInternalTx: [chainId, data].
   [0x6a, (t) => typed(0x6a, [q(t, 'chainId'), d(t, 'input')])],
   // Arbitrum classic (pre-Nitro) transactions: the legacy encoding, no type byte.
-  [0x78, (t) => RLP.encode(legacyFields(t))],
+  [0x78, (t) => encodeRlp(legacyFields(t))],
 ]);
 
 /** Transaction types this module encodes (numbers). */
@@ -266,7 +262,7 @@ export function encodeReceipt(rc: Json): Uint8Array | null {
     if (rc.depositNonce != null) fields.push(q(rc, 'depositNonce'));
     if (rc.depositReceiptVersion != null) fields.push(q(rc, 'depositReceiptVersion'));
   }
-  return type === 0 ? RLP.encode(fields) : typed(type, fields);
+  return type === 0 ? encodeRlp(fields) : typed(type, fields);
 }
 
 /**
@@ -352,5 +348,5 @@ export function encodeHeader(h: Json): Uint8Array {
     if (h[k] == null) break;
     fields.push(kind === 'q' ? q(h, k) : d(h, k));
   }
-  return RLP.encode(fields);
+  return encodeRlp(fields);
 }

@@ -15,14 +15,14 @@
  *    size up to a thousand items and more.
  */
 import { createMerkleProof, createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import { keccak } from './hash.js';
+import { encodeRlp, integerBytes } from './rlp.js';
 
 /** The trie key of item `index`: `rlp(index)` (0 → 0x80). */
-export const indexKey = (index: number): Uint8Array => RLP.encode(index);
+export const indexKey = (index: number): Uint8Array => encodeRlp(integerBytes(index));
 
 /** keccak256(rlp('')): the root of a trie with no items. */
-export const EMPTY_TRIE_ROOT = keccak(RLP.encode(new Uint8Array(0)));
+export const EMPTY_TRIE_ROOT = keccak(encodeRlp(new Uint8Array(0)));
 
 /** A block's ordered trie, built from its items' encodings. */
 export interface OrderedTrie {
@@ -71,7 +71,7 @@ interface PathSink {
  * A node on the proved path is recorded (embedded ones too, as @ethereumjs/mpt's proofs hold them).
  */
 function ref(node: Node[], level: number, path: PathSink | null): Node {
-  const enc = RLP.encode(node);
+  const enc = encodeRlp(node);
   if (path) path.nodes.push({ level, rlp: enc });
   return enc.length < 32 ? node : keccak(enc);
 }
@@ -134,7 +134,7 @@ const compare = (a: Uint8Array, b: Uint8Array): number => {
 export function orderedTrieRoot(items: readonly Uint8Array[]): Uint8Array {
   if (items.length === 0) return EMPTY_TRIE_ROOT;
   const { keys, values } = sorted(items);
-  return keccak(RLP.encode(build(keys, values, 0, keys.length, 0, 0, null)));
+  return keccak(encodeRlp(build(keys, values, 0, keys.length, 0, 0, null)));
 }
 
 /** Items with their keys' nibbles, in key order. */
@@ -162,7 +162,7 @@ export function orderedTrieProof(
     throw new RangeError(`no item ${index} among ${items.length}`);
   const { keys, values, index: original } = sorted(items);
   const path: PathSink = { at: original.indexOf(index), nodes: [] };
-  const rootRlp = RLP.encode(build(keys, values, 0, keys.length, 0, 0, path));
+  const rootRlp = encodeRlp(build(keys, values, 0, keys.length, 0, 0, path));
   path.nodes.sort((a, b) => a.level - b.level);
   return { root: keccak(rootRlp), nodes: [rootRlp, ...path.nodes.map((n) => n.rlp)] };
 }
