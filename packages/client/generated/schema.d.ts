@@ -15509,17 +15509,16 @@ export interface components {
             openGaps: number;
             /** @description the block range as-of reads (atBlock / atBlockHash) may name */
             history: {
-                /** @description HISTORY_RETENTION: all, or the blocks below the head an as-of read may name */
+                /** @description HISTORY_RETENTION: all, or the blocks below the head an as-of read may name (off: the unfinalised window) */
                 retention: "all" | number;
                 /** @description the oldest block atBlock may name (older: 410 history_pruned); null before the first block */
                 oldestRetainedBlock: number | null;
                 /** @description the committed head, the newest block atBlock may name; null before the first block */
                 headBlock: number | null;
-                /**
-                 * @description the bound is enforced on reads; the stored history itself is not pruned
-                 * @constant
-                 */
-                enforcement: "reads";
+                /** @description the history pruner's mark: the store holds the state of this block and later exactly, and no longer the versions only older blocks need; null: nothing pruned */
+                prunedBelow: number | null;
+                /** @description reads: HISTORY_RETENTION=all, nothing is pruned; pruned: the stored versions no read in the range reaches are deleted in the background, down to head − max(HISTORY_RETENTION, UNFINALISED_WINDOW) */
+                enforcement: "reads" | "pruned";
             };
             /** @description storage write state */
             storage: {

@@ -131,12 +131,7 @@ export async function composeEngine(
     },
   });
 
-  const pruner = historyPrunerOf(cfg.historyRetention, store, log, () => {
-    // Pruning waits for the follower (a backfill has the thread) and for every projection to be
-    // at the head (a rebuild re-reads what it wrote).
-    const head = store.head()?.number ?? null;
-    return ingest.status().state === 'following' && registry.lagging(head).length === 0;
-  });
+  const pruner = historyPrunerOf(cfg.historyRetention, { store, log, ingest, registry });
   let stopReconciler: (() => void) | null = null;
   let replication: import('../replication/index.js').WriterReplication | null = null;
   let nats: import('../replication/index.js').Nats | null = null;
@@ -206,15 +201,17 @@ export async function composeEngine(
  */
 function historyPrunerOf(
   retention: number | null,
-  store: Store,
-  log: Logger,
-  ready: () => boolean,
+  o: { store: Store; log: Logger; ingest: Ingest; registry: Registry },
 ): HistoryPruner | null {
   if (retention === null) return null;
+  const { store, log, ingest, registry } = o;
   return createHistoryPruner({
     store,
     retention,
-    ready,
+    // Pruning waits for the follower (a backfill has the thread) and for every projection to be
+    // at the head (a rebuild re-reads what it wrote).
+    ready: () =>
+      ingest.status().state === 'following' && registry.lagging(store.head()?.number ?? null).length === 0,
     onPass: (p) => log.info({ component: 'history', ...p }, 'history pruned to the cutoff'),
     onError: (err) => log.error({ component: 'history', err: err.message }, 'history pruner stopped'),
   });

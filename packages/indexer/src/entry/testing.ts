@@ -11,6 +11,8 @@ export { initialIngestStatus } from '../ingest/index.js';
 export { LIVE_STAGES } from '../ingest/timeline.js';
 /** Opens a chain's RocksDB store (storage/index.ts) outside a running service. */
 export { createStore } from '../storage/index.js';
+/** What the history pruner left per versioned table of a stopped store (tools/history-versions). */
+export { type HistoryVersions, historyVersions } from '../tools/history-versions.js';
 /** Bytes per table of a store (tools/table-sizes). */
 export { type TableSize, tableSizes } from '../tools/table-sizes.js';
 /** A block as the decode worker shapes it from RPC, and its rows encoded. */

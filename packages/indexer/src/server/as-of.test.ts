@@ -9,6 +9,7 @@
  * positions and PnL), and every other route refuses them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HISTORY_OLDEST_META } from '../schema/history.js';
 import { HASH_TO_NUMBER } from '../schema/tables/chain.js';
 import { inView, type Store } from '../storage/index.js';
 import { tempStores } from '../storage/temp-stores.fixture.js';
@@ -101,6 +102,21 @@ describe('retainedRange', () => {
     expect(withView((v) => retainedRange(v, null))).toEqual({ oldest: 0, head: 10 });
     expect(withView((v) => retainedRange(v, 3))).toEqual({ oldest: 7, head: 10 });
     expect(withView((v) => retainedRange(v, 1000))).toEqual({ oldest: 0, head: 10 });
+  });
+
+  it("is raised to the history pruner's mark (META history:oldest), whatever the retention", () => {
+    store.putMeta(HISTORY_OLDEST_META, 5);
+    try {
+      expect(withView((v) => retainedRange(v, null))).toEqual({ oldest: 5, head: 10 });
+      expect(withView((v) => retainedRange(v, 3))).toEqual({ oldest: 7, head: 10 });
+      expect(withView((v) => retainedRange(v, 1000))).toEqual({ oldest: 5, head: 10 });
+      expect(resolve({ atBlock: 4 }, 1000)).toMatchObject({
+        code: 'history_pruned',
+        body: { oldestRetainedBlock: 5, requestedBlock: 4 },
+      });
+    } finally {
+      store.deleteMeta(HISTORY_OLDEST_META);
+    }
   });
 });
 

@@ -34,6 +34,11 @@ import { inView } from './view.js';
 export const PRUNE_SLICE_ROWS = 2_048;
 /** How often an idle pruner checks whether the head moved a step past the mark, ms. */
 const CHECK_MS = 1_000;
+/**
+ * After this long without a pass (ms), a cutoff less than a step past the mark is pruned to all
+ * the same: a chain that slows down or stops still ends up pruned exactly to head − max(R, W).
+ */
+const CATCH_UP_MS = 10_000;
 
 /** The pruner's figures since start (for logs and tests). */
 export interface PrunerStatus {
@@ -65,6 +70,7 @@ export interface HistoryPrunerOptions {
   /**
    * Blocks the wanted cutoff must be past the mark before a new pass (each pass walks every
    * versioned table once). Default: an eighth of max(retention, unfinalised window), at least 1.
+   * A smaller advance is pruned once no pass ran for {@link CATCH_UP_MS}.
    */
   step?: number;
   /** Rows per slice (default {@link PRUNE_SLICE_ROWS}). */
@@ -184,6 +190,8 @@ export function createHistoryPruner(o: HistoryPrunerOptions): HistoryPruner {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let passStart = 0;
+  /** When the last pass ended (epoch ms; the pruner's creation before the first). */
+  let lastPassAt = Date.now();
   let passDeleted = 0;
   /** Cutoff per table of the pass under way (computed once per table and pass). */
   let cuts = new Map<number, number>();
@@ -197,7 +205,8 @@ export function createHistoryPruner(o: HistoryPrunerOptions): HistoryPruner {
     const head = store.head();
     const c = head ? pruneCutoff(head.number, retention, window) : null;
     if (c === null) return null;
-    return state.oldest === null || c >= state.oldest + step ? c : null;
+    if (state.oldest === null || c >= state.oldest + step) return c;
+    return c > state.oldest && Date.now() - lastPassAt >= CATCH_UP_MS ? c : null;
   };
 
   const begin = (cutoff: number): void => {
@@ -261,6 +270,7 @@ export function createHistoryPruner(o: HistoryPrunerOptions): HistoryPruner {
   const done = (pass: PruneProgress): void => {
     passes++;
     state.pass = null;
+    lastPassAt = Date.now();
     o.onPass?.({ cutoff: pass.cutoff, deleted: passDeleted, ms: performance.now() - passStart });
     finish();
   };
