@@ -284,16 +284,20 @@ export function commitCell(r: IngestRun, size: string): string {
 
 /**
  * Where an indexer's resident memory goes (MiB, from its own metrics): RSS, main-thread V8 heap
- * (total), external memory, the engine thread's and the decode threads' V8 heaps (total,
+ * (total), external memory, the engine, writer, replay and decode threads' V8 heaps (total,
  * `indexer_thread_heap_bytes`), RocksDB's memtables, table readers (index and filter blocks
- * outside the block cache) and block cache; `rest` is what none of those name (the writer and
- * replay threads, allocator slack, code). Figures a build does not report are NaN.
+ * outside the block cache) and block cache; `rest` is what none of those name (the writer's
+ * native batches, the replay thread, allocator slack, code). Figures a build does not report are NaN.
  */
 export interface MemorySplit {
   rss: number;
   mainHeap: number;
   external: number;
   engineHeap: number;
+  /** The writer thread's V8 heap (NaN for builds that do not report it). */
+  writerHeap: number;
+  /** The replay thread's V8 heap (TRACES on; NaN when absent or not reported). */
+  replayHeap: number;
   decodeHeaps: number;
   memtables: number;
   tableReaders: number;
@@ -333,6 +337,8 @@ export function memorySplit(metrics: string): MemorySplit | null {
     mainHeap: mib('indexer_process_nodejs_heap_size_total_bytes '),
     external: mib('indexer_process_nodejs_external_memory_bytes '),
     engineHeap: heaps('engine-'),
+    writerHeap: heaps('writer-'),
+    replayHeap: heaps('replay-'),
     decodeHeaps: heaps('decode-'),
     memtables: rocks('memtables'),
     tableReaders: rocks('table_readers'),
@@ -342,6 +348,8 @@ export function memorySplit(metrics: string): MemorySplit | null {
     m.mainHeap,
     m.external,
     m.engineHeap,
+    m.writerHeap,
+    m.replayHeap,
     m.decodeHeaps,
     m.memtables,
     m.tableReaders,

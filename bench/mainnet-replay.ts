@@ -196,10 +196,10 @@ async function main(): Promise<void> {
   );
   lines.push(
     '',
-    "Memory (MiB) at the highest sampled RSS of the backfill and at head, from the indexer's metrics: the serving thread's V8 heap, external, the engine thread's and the decode threads' V8 heaps (allocated), RocksDB memtables, table readers (index and filter blocks outside the block cache) and block cache; the rest is the writer thread, allocator slack and code:",
+    "Memory (MiB) at the highest sampled RSS of the backfill and at head, from the indexer's metrics: the serving thread's V8 heap, external, the engine thread's, the writer thread's and the decode threads' V8 heaps (allocated), RocksDB memtables, table readers (index and filter blocks outside the block cache) and block cache; the rest is the writer's native batches, allocator slack and code:",
     '',
-    '| build | when | RSS | serving heap | external | engine heap | decode heaps | memtables | table readers | block cache | rest | data dir on disk |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| build | when | RSS | serving heap | external | engine heap | writer heap | decode heaps | memtables | table readers | block cache | rest | data dir on disk |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...runs.flatMap((r) =>
       (
         [
@@ -208,8 +208,8 @@ async function main(): Promise<void> {
         ] as const
       ).map(([when, m]) =>
         m
-          ? `| ${r.label} | ${when} | ${f0(m.rss)} | ${f0(m.mainHeap)} | ${f0(m.external)} | ${f0(m.engineHeap)} | ${f0(m.decodeHeaps)} | ${f0(m.memtables)} | ${f0(m.tableReaders)} | ${f0(m.blockCache)} | ${f0(m.rest)} | ${f0(r.diskMiB)} |`
-          : `| ${r.label} | ${when} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | ${f0(r.diskMiB)} |`,
+          ? `| ${r.label} | ${when} | ${f0(m.rss)} | ${f0(m.mainHeap)} | ${f0(m.external)} | ${f0(m.engineHeap)} | ${f0(m.writerHeap)} | ${f0(m.decodeHeaps)} | ${f0(m.memtables)} | ${f0(m.tableReaders)} | ${f0(m.blockCache)} | ${f0(m.rest)} | ${f0(r.diskMiB)} |`
+          : `| ${r.label} | ${when} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | ${f0(r.diskMiB)} |`,
       ),
     ),
   );

@@ -14,6 +14,7 @@ const scrape = [
   `indexer_thread_heap_bytes{chain="",thread="serving",kind="total"} ${250 * MiB}`,
   `indexer_thread_heap_bytes{chain="bench",thread="engine-1",kind="total"} ${100 * MiB}`,
   `indexer_thread_heap_bytes{chain="bench",thread="engine-1",kind="used"} ${90 * MiB}`,
+  `indexer_thread_heap_bytes{chain="bench",thread="writer-4",kind="total"} ${6 * MiB}`,
   `indexer_thread_heap_bytes{chain="bench",thread="decode-2",kind="total"} ${30 * MiB}`,
   `indexer_thread_heap_bytes{chain="bench",thread="decode-3",kind="total"} ${20 * MiB}`,
 ].join('\n');
@@ -28,8 +29,10 @@ describe('memorySplit', () => {
       tableReaders: 200,
       blockCache: 64,
       engineHeap: 100,
+      writerHeap: 6,
+      replayHeap: Number.NaN,
       decodeHeaps: 50,
-      rest: 196,
+      rest: 190,
     });
   });
 
@@ -40,7 +43,7 @@ describe('memorySplit', () => {
       .split('\n')
       .filter((l) => !l.startsWith('indexer_storage'))
       .join('\n');
-    expect(memorySplit(old)).toMatchObject({ memtables: Number.NaN, rest: 520 });
+    expect(memorySplit(old)).toMatchObject({ memtables: Number.NaN, rest: 514 });
   });
 
   it('is null without the process metrics', () => {

@@ -55,6 +55,8 @@ export async function composeEngine(
     metrics: ChainMetrics;
     onCommit: (c: EngineCommit) => void;
     onDecodeHeap?: (h: import('../schema/delta.js').WorkerHeap) => void;
+    /** Receives the replay thread's heap with each traced block (TRACES on). */
+    onReplayHeap?: (h: import('../schema/delta.js').WorkerHeap) => void;
   },
 ): Promise<ChainEngine> {
   const cfg = init.chain;
@@ -81,7 +83,9 @@ export async function composeEngine(
     onFault: (f) => m.nodeFaults.inc({ chain: name, kind: f.kind }),
   });
   // The replay pool (a worker thread and its heap) exists only when the lane replays.
-  const replayPool = cfg.traces ? createReplayPool({ threads: 1 }) : null;
+  const replayPool = cfg.traces
+    ? createReplayPool({ threads: 1, heapMb: init.decodeHeapMb, onHeap: o.onReplayHeap })
+    : null;
   const traces = createTracesLane({
     store,
     pool: replayPool,

@@ -42,7 +42,7 @@ const log = pino(
 );
 const registry = new client.Registry();
 const metrics = createChainMetrics(registry);
-/** Heaps the decode threads reported with their last task, by thread (workers/decode/worker.ts). */
+/** Heaps the decode and replay threads reported with their last task, by thread (workers/decode/worker.ts, workers/replay/worker.ts). */
 const decodeHeaps = new Map<number, ThreadHeap>();
 
 /** This thread's heap. */
@@ -55,6 +55,14 @@ function ownHeap(): ThreadHeap {
     limit: h.heap_size_limit,
     external: h.external_memory,
   };
+}
+
+/** The writer thread's heap as it last reported it (none before its first answer). */
+function writerHeap(e: ChainEngine): ThreadHeap[] {
+  const h = e.store.writerHeap();
+  if (!h) return [];
+  const { threadId: id, ...rest } = h;
+  return [{ thread: `writer-${id}`, ...rest }];
 }
 
 function statusOf(e: ChainEngine): EngineStatus {
@@ -70,7 +78,7 @@ function statusOf(e: ChainEngine): EngineStatus {
       writeError: err ? err.message : null,
     },
     publisher: e.publisher(),
-    heaps: [ownHeap(), ...decodeHeaps.values()],
+    heaps: [ownHeap(), ...writerHeap(e), ...decodeHeaps.values()],
     cpuMicros: cpu ? cpu.user + cpu.system : null,
   };
 }
@@ -92,6 +100,7 @@ async function main(): Promise<void> {
       post({ t: 'commit', head: c.head, frames, postedAt: Date.now(), status: statusOf(engine) });
     },
     onDecodeHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `decode-${id}`, ...h }),
+    onReplayHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `replay-${id}`, ...h }),
   });
   post({
     t: 'ready',

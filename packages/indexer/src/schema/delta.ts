@@ -141,7 +141,7 @@ export interface WorkerHeap {
 
 /** Heap of one thread as the metrics show it, bytes (v8.getHeapStatistics of that thread). */
 export interface ThreadHeap {
-  /** `serving`, `engine-<threadId>`, `decode-<threadId>`. */
+  /** `serving`, `engine-<threadId>`, `writer-<threadId>`, `decode-<threadId>`, `replay-<threadId>`. */
   thread: string;
   used: number;
   total: number;

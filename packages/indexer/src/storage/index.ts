@@ -147,6 +147,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     settled: (max = 0) => queue.drain(max),
     inFlight: () => ({ batches: queue.inFlight(), bytes: queue.inFlightBytes() }),
     cacheStats: () => cache.stats(),
+    writerHeap: () => queue.heap(),
     onWriteError: committer.onWriteError,
     writeError: () => st.lastWriteError,
     commitBlock(ref, build, extraMeta) {

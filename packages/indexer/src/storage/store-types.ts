@@ -94,6 +94,8 @@ export interface Store {
   inFlight(): { batches: number; bytes: number };
   /** Figures of the ingest's state cache (entries, bytes, bound, hit and miss counts). */
   cacheStats(): import('./cache.js').CacheStats;
+  /** The writer thread's heap as it last reported it, bytes (null: no writer thread, or no report yet). */
+  writerHeap(): import('../schema/delta.js').WorkerHeap | null;
   /**
    * Called once when a write batch is refused (writer thread): ingest halts. Returns the
    * unsubscribe function.

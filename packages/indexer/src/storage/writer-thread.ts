@@ -3,10 +3,13 @@
  * handle (`attachBatches` of `@chain-indexer/store`) and commits the batches it receives, one at a
  * time, in order. A large batch arrives in several messages (`more: true` on all but the last); it
  * is written once, after the last.
- * Answers `{id, marks}` when the batch is committed (visible to every reader; the marks time its
- * way through this thread, {@link WriterMarks}) or `{id, error}` when RocksDB refused it.
+ * Answers `{id, marks, heap?}` when the batch is committed (visible to every reader; the marks time its
+ * way through this thread, {@link WriterMarks}; `heap` at most every {@link HEAP_EVERY_MS}: its v8 heap) or
+ * `{id, error}` when RocksDB refused it.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { getHeapStatistics } from 'node:v8';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
+import type { WorkerHeap } from '../schema/delta.js';
 import { attachBatches, type NativeBatch } from './binding.js';
 import { eachOp, type WriterMarks } from './writer.js';
 
@@ -16,6 +19,23 @@ const batches = attachBatches(BigInt((workerData as { handle: bigint }).handle))
 let open: { id: number; batch: NativeBatch; error: string | null; received: number } | null = null;
 /** Epoch milliseconds, sub-millisecond, comparable with the other threads' marks. */
 const epochMs = () => performance.timeOrigin + performance.now();
+/** How often an answer carries this thread's heap (ms): the metrics name every thread's heap. */
+const HEAP_EVERY_MS = 250;
+let heapAt = 0;
+/** This thread's heap (v8.getHeapStatistics, bytes) when the last report is older than {@link HEAP_EVERY_MS}. */
+function heapDue(): WorkerHeap | undefined {
+  const now = performance.now();
+  if (now - heapAt < HEAP_EVERY_MS) return undefined;
+  heapAt = now;
+  const h = getHeapStatistics();
+  return {
+    threadId,
+    used: h.used_heap_size,
+    total: h.total_heap_size,
+    limit: h.heap_size_limit,
+    external: h.external_memory,
+  };
+}
 
 parentPort!.on('message', (m: { id: number; abs: ArrayBuffer[]; more?: boolean }) => {
   if (!open || open.id !== m.id) {
@@ -40,7 +60,11 @@ parentPort!.on('message', (m: { id: number; abs: ArrayBuffer[]; more?: boolean }
     if (o.error !== null) throw new Error(o.error);
     const applied = epochMs();
     batches.write(o.batch);
-    parentPort!.postMessage({ id: m.id, marks: { received: o.received, applied, written: epochMs() } });
+    parentPort!.postMessage({
+      id: m.id,
+      marks: { received: o.received, applied, written: epochMs() },
+      heap: heapDue(),
+    });
   } catch (err) {
     parentPort!.postMessage({ id: m.id, error: (err as Error).message });
   } finally {

@@ -14,6 +14,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { WorkerHeap } from '../schema/delta.js';
 import type { Rocks, WriteOp } from './binding.js';
 import { laterSlice } from './turns.js';
 
@@ -71,6 +72,8 @@ export interface WriteQueue {
   drain(max?: number): Promise<void>;
   /** Stops the writer after the batches already submitted. */
   close(): Promise<void>;
+  /** The writer thread's heap as it last reported it (null: a sync writer, or no report yet). */
+  heap(): WorkerHeap | null;
 }
 
 /**
@@ -250,6 +253,7 @@ export function createSyncWriter(rocks: Rocks): WriteQueue {
     },
     inFlight: () => 0,
     inFlightBytes: () => 0,
+    heap: () => null,
     drain: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
@@ -287,7 +291,9 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
     bytes -= p.bytes;
     p.done(err, marks);
   };
-  worker.on('message', (m: { id: number; error?: string; marks?: WriterMarks }) => {
+  let heap: WorkerHeap | null = null;
+  worker.on('message', (m: { id: number; error?: string; marks?: WriterMarks; heap?: WorkerHeap }) => {
+    if (m.heap) heap = m.heap;
     const p = pending.shift();
     if (!p || p.id !== m.id) throw new Error(`writer thread answered batch ${m.id} out of order`);
     if (m.error !== undefined && !failed) failed = new Error(m.error);
@@ -356,6 +362,7 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
     },
     inFlight: () => pending.length,
     inFlightBytes: () => bytes,
+    heap: () => heap,
     drain: (max = 0) => drains.wait(max, pending.length),
     close() {
       closing ??= (async () => {

@@ -14,6 +14,10 @@ export type { BlockTraceResult, TxTrace, TxTraceGap, TxTraceOk } from './trace-b
 export interface ReplayPoolOptions {
   /** Maximum worker threads. */
   threads: number;
+  /** Old-generation bound of each replay thread's heap, MiB (`resourceLimits`). */
+  heapMb?: number;
+  /** Receives the replay thread's heap with every answer (the engine's per-thread heap metrics). */
+  onHeap?: (h: import('../../schema/delta.js').WorkerHeap) => void;
 }
 
 export interface ReplayPool {
@@ -39,12 +43,16 @@ export function createReplayPool(opts: ReplayPoolOptions): ReplayPool {
     minThreads: 1,
     maxThreads: opts.threads,
     idleTimeout: 60_000,
+    ...(opts.heapMb ? { resourceLimits: { maxOldGenerationSizeMb: opts.heapMb } } : {}),
   });
   return {
     async trace(rpcUrl, blockNumber, txHashes, verifiedAbisDir) {
       const task: ReplayTask = { rpcUrl, blockNumber, txHashes, verifiedAbisDir };
       try {
-        return (await pool.run(task)) as BlockTraceResult;
+        const res = (await pool.run(task)) as BlockTraceResult;
+        if (res.heap) opts.onHeap?.(res.heap);
+        delete res.heap;
+        return res;
       } catch (err) {
         const e = err as Partial<SerializedRpcError> | null;
         if (e && typeof e === 'object' && e.kind === 'RpcError') {

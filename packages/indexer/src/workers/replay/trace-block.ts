@@ -32,6 +32,8 @@ export interface BlockTraceResult {
   /** The RPC method the traces came from (`debug_traceTransaction` after a fallback). */
   source: 'debug_traceBlockByNumber' | 'debug_traceTransaction';
   txs: TxTrace[];
+  /** The replay thread's heap when it answered (set by the pool's worker; bytes). */
+  heap?: import('../../schema/delta.js').WorkerHeap;
 }
 
 /** One element of a block trace answer: geth/anvil/erigon give `{txHash, result}` (or `{txHash, error}`). */

@@ -2,9 +2,12 @@
  * Replay pool worker (Piscina). Fetches `callTracer` traces of one block and flattens them into
  * frames, internal transfers and creations off the main thread; answers by structured clone.
  */
+import { getHeapStatistics } from 'node:v8';
+import { threadId } from 'node:worker_threads';
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
 import { createRpc, type Rpc, RpcError } from '../../rpc/client.js';
+import type { WorkerHeap } from '../../schema/delta.js';
 import { lowerThisThreadPriority } from '../priority.js';
 import { type BlockTraceResult, traceBlock } from './trace-block.js';
 
@@ -43,6 +46,18 @@ let decoders: Decoders | null = null;
 /** One RPC client per node URL for the worker's lifetime (few URLs: one per chain). */
 const clients = new Map<string, Rpc>();
 
+/** This thread's heap (v8.getHeapStatistics, bytes), sent with every answer (the engine's heap metrics). */
+function heapOf(): WorkerHeap {
+  const h = getHeapStatistics();
+  return {
+    threadId,
+    used: h.used_heap_size,
+    total: h.total_heap_size,
+    limit: h.heap_size_limit,
+    external: h.external_memory,
+  };
+}
+
 export default async function replay(task: ReplayTask): Promise<BlockTraceResult> {
   let rpc = clients.get(task.rpcUrl);
   if (!rpc) {
@@ -64,6 +79,7 @@ export default async function replay(task: ReplayTask): Promise<BlockTraceResult
         );
       }
     }
+    res.heap = heapOf();
     return res;
   } catch (err) {
     if (!(err instanceof RpcError)) throw err;
