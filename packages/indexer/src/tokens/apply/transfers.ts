@@ -118,8 +118,8 @@ function internWallet(b: TokensBlock, w: string): number {
 
 /**
  * Reads every row {@link flushBalanceSteps} reads, in one multi-get per table instead of one native
- * call per row: the token stats, balances and wallet ids first, then the current holder rows those
- * name.
+ * call per row: the token stats, balances and wallet ids first (unless the decode worker's key
+ * list brought them), then the current holder rows those name.
  */
 function prefetchBalances(b: TokensBlock, tally: TransferTally): void {
   const stats: Array<[Hex]> = [];
@@ -133,13 +133,18 @@ function prefetchBalances(b: TokensBlock, tally: TransferTally): void {
       ids.add(w);
     }
   }
-  b.batch.prefetch(STATS, stats);
-  b.batch.prefetch(BALANCE, balances);
-  b.batch.prefetch(
-    WALLET_ID,
-    [...ids].map((w) => [w as Hex]),
-  );
-  b.batch.prefetch(COUNTER, [['wallet']]);
+  // The decode worker listed these rows (schema/stateless.ts stateKeys) and ingest read them into
+  // the state cache with the task (store.prefetchEncoded): looking them up again here only costs.
+  // Without its list (a rebuild from stored blocks) they are read here in one multi-get per table.
+  if (!b.d.stateKeys) {
+    b.batch.prefetch(STATS, stats);
+    b.batch.prefetch(BALANCE, balances);
+    b.batch.prefetch(
+      WALLET_ID,
+      [...ids].map((w) => [w as Hex]),
+    );
+    b.batch.prefetch(COUNTER, [['wallet']]);
+  }
   const holders: Array<[Hex, bigint, Hex]> = [];
   const holderIds: Array<[Hex, number]> = [];
   for (const [tk, w] of balances) {
