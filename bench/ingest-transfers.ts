@@ -70,6 +70,11 @@ export interface IngestRun {
   mainCpuMsPerBlock: number;
   /** CPU ms per block of the whole indexer process (main thread, decode workers, RocksDB). */
   processCpuMsPerBlock: number;
+  /**
+   * Process CPU ms per block by thread over the whole run from spawn (start-up included; every
+   * block 0..head): serving, engine, writer, decode, replay and the rest ({@link threadCpuSplit}).
+   */
+  cpuMsPerBlockByThread?: Record<string, number> | null;
   /** Main-thread ms per block by commit stage (null when the build has no stage counter). */
   stageMsPerBlock: Record<string, number> | null;
   slowCommits: number;
@@ -164,6 +169,24 @@ export function cpuSeconds(pid: number, tid?: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU seconds since start by thread, from one scrape of `indexer_thread_cpu_seconds_total` (each
+ * thread's own count: serving, engine, writer, decode and replay threads, the kinds summed over
+ * their threads) and the process's total from /proc at the same moment: `rest` is what no thread
+ * of ours reports — V8's platform threads (parallel and concurrent GC of every isolate), libuv's
+ * pool, RocksDB's flush and compaction. Null for builds without the metric.
+ */
+export function threadCpuSplit(metrics: string, processSeconds: number): Record<string, number> | null {
+  const out: Record<string, number> = {};
+  for (const l of metrics.split('\n')) {
+    const m = /^indexer_thread_cpu_seconds_total\{[^}]*thread="([a-z]+)[^"]*"\} (\S+)$/.exec(l);
+    if (m) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
+  }
+  if (!Object.keys(out).length) return null;
+  out.rest = processSeconds - Object.values(out).reduce((a, b) => a + b, 0);
+  return out;
 }
 
 function stageCounters(metrics: string): Record<string, number> | null {
@@ -434,6 +457,10 @@ export async function runIndexer(
   const commitBySize = commitHistogram(metrics);
   const memoryAtHead = memorySplit(metrics);
   const blocks = chain.head + 1;
+  const cpuSplit = threadCpuSplit(metrics, cpuSeconds(ix.pid));
+  const cpuMsPerBlockByThread = cpuSplit
+    ? Object.fromEntries(Object.entries(cpuSplit).map(([k, v]) => [k, (1000 * v) / blocks]))
+    : null;
   const stageMsPerBlock = stages
     ? Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, (1000 * v) / blocks]))
     : null;
@@ -478,6 +505,7 @@ export async function runIndexer(
     peakRssMiB: peak,
     mainCpuMsPerBlock: (1000 * mainCpu) / cpuBlocks,
     processCpuMsPerBlock: (1000 * procCpu) / cpuBlocks,
+    cpuMsPerBlockByThread,
     stageMsPerBlock,
     slowCommits,
     commitBySize,
@@ -490,6 +518,26 @@ export async function runIndexer(
       ? { tokensAtHeadSeconds: (tTokens! - t0) / 1000, projectionsAtHeadSeconds: (tLanes! - t0) / 1000 }
       : {}),
   };
+}
+
+/** Report lines: process CPU ms per block by thread, for the runs that have the split. */
+export function threadCpuTable(runs: readonly IngestRun[]): string[] {
+  const order = ['serving', 'engine', 'writer', 'decode', 'replay', 'rest'];
+  const have = runs.filter((r) => r.cpuMsPerBlockByThread);
+  if (!have.length) return [];
+  const kinds = order.filter((k) => have.some((r) => r.cpuMsPerBlockByThread?.[k] !== undefined));
+  return [
+    '',
+    "Process CPU ms per block by thread, over the whole run from spawn (start-up included; each thread's own count, `indexer_thread_cpu_seconds_total`; `rest` = the process's /proc total minus them: V8's platform threads doing every isolate's parallel and concurrent GC, libuv's pool, RocksDB's flush and compaction):",
+    '',
+    `| build | ${kinds.join(' | ')} | total |`,
+    `| --- | ${kinds.map(() => '---:').join(' | ')} | ---: |`,
+    ...have.map((r) => {
+      const c = r.cpuMsPerBlockByThread!;
+      const total = Object.values(c).reduce((a, b) => a + b, 0);
+      return `| ${r.label} | ${kinds.map((k) => (c[k] === undefined ? 'n/a' : c[k].toFixed(2))).join(' | ')} | ${total.toFixed(2)} |`;
+    }),
+  ];
 }
 
 /** The node's raw fetch ceiling over blocks 0..head: best of `reps` timed passes. */
@@ -541,6 +589,7 @@ export function report(chain: TransferChain, raw: RawFetchResult[], runs: Ingest
     lines.push(
       `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f1(r.mainCpuMsPerBlock)} | ${f1(r.processCpuMsPerBlock)} | ${f0(r.peakRssMiB)} MiB | ${r.slowCommits} | ${commitCell(r, '50-149')} |`,
     );
+  lines.push(...threadCpuTable(runs));
   const stageNames = [...new Set(runs.flatMap((r) => Object.keys(r.stageMsPerBlock ?? {})))];
   if (stageNames.length) {
     lines.push(

@@ -23,7 +23,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { profileSection } from './cpuprofile.js';
-import { commitCell, type IngestRun, rawCeiling, runIndexer } from './ingest-transfers.js';
+import { commitCell, type IngestRun, rawCeiling, runIndexer, threadCpuTable } from './ingest-transfers.js';
 import { benchArgs, emitReport, envFor, log, onCleanup, runIfEntry } from './lib.js';
 import type { RawFetchResult } from './rawfetch.js';
 import { startReplayServer } from './replay-server.js';
@@ -185,6 +185,7 @@ async function main(): Promise<void> {
       (r) =>
         `| ${r.label} | ${f1(r.toHeadSeconds)} s | ${f1(r.backfillSeconds)} s | ${f0(r.blocksPerSecond)} | ${f0(r.txPerSecond)} | ${f0(r.eventsPerSecond)} | ${(r.txPerSecond / ceilTx).toFixed(2)} | ${(r.eventsPerSecond / ceilEv).toFixed(2)} | ${f1(r.mainCpuMsPerBlock)} | ${f1(r.processCpuMsPerBlock)} | ${f0(r.peakRssMiB)} MiB |`,
     ),
+    ...threadCpuTable(runs),
   ];
   lines.push(
     '',

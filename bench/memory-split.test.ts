@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memorySplit } from './ingest-transfers.js';
+import { memorySplit, threadCpuSplit } from './ingest-transfers.js';
 
 const MiB = 2 ** 20;
 /** A scrape of the indexer's metrics as it prints them (recorded shape, values chosen). */
@@ -48,5 +48,19 @@ describe('memorySplit', () => {
 
   it('is null without the process metrics', () => {
     expect(memorySplit('indexer_ingest_head 5')).toBeNull();
+  });
+});
+
+describe('threadCpuSplit', () => {
+  it("sums each kind of thread and leaves the process's rest", () => {
+    const m = [
+      'indexer_thread_cpu_seconds_total{chain="",thread="serving"} 1.5',
+      'indexer_thread_cpu_seconds_total{chain="bench",thread="engine-1"} 7',
+      'indexer_thread_cpu_seconds_total{chain="bench",thread="writer-2"} 2',
+      'indexer_thread_cpu_seconds_total{chain="bench",thread="decode-4"} 3',
+      'indexer_thread_cpu_seconds_total{chain="bench",thread="decode-5"} 1',
+    ].join('\n');
+    expect(threadCpuSplit(m, 20)).toEqual({ serving: 1.5, engine: 7, writer: 2, decode: 4, rest: 5.5 });
+    expect(threadCpuSplit('indexer_ingest_head 5', 20)).toBeNull();
   });
 });

@@ -60,7 +60,7 @@ export interface EngineStatus {
   /** ROLE=writer: the change-log publisher's state (null until it reached JetStream). */
   publisher: import('../replication/publisher.js').PublisherStatus | null;
   heaps: ThreadHeap[];
-  /** Engine-thread CPU since start, microseconds (process.threadCpuUsage where available). */
+  /** Engine-thread CPU since start, microseconds (platform threadCpuMicros: threadCpuUsage or /proc). */
   cpuMicros: number | null;
 }
 

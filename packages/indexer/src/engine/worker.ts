@@ -7,6 +7,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { redactingLoggerOptions } from '@chain-indexer/platform/security';
+import { threadCpuMicros } from '@chain-indexer/platform/threads';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { createChainMetrics } from '../metrics/chain.js';
@@ -54,6 +55,7 @@ function ownHeap(): ThreadHeap {
     total: h.total_heap_size,
     limit: h.heap_size_limit,
     external: h.external_memory,
+    cpuMicros: threadCpuMicros(),
   };
 }
 
@@ -67,7 +69,6 @@ function writerHeap(e: ChainEngine): ThreadHeap[] {
 
 function statusOf(e: ChainEngine): EngineStatus {
   const err = e.store.writeError();
-  const cpu = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage?.();
   return {
     ingest: e.ingest.status(),
     pool: e.ingest.poolStats(),
@@ -79,7 +80,7 @@ function statusOf(e: ChainEngine): EngineStatus {
     },
     publisher: e.publisher(),
     heaps: [ownHeap(), ...writerHeap(e), ...decodeHeaps.values()],
-    cpuMicros: cpu ? cpu.user + cpu.system : null,
+    cpuMicros: threadCpuMicros(),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 
 import { getHeapStatistics } from 'node:v8';
+import { threadCpuMicros } from '@chain-indexer/platform/threads';
 import type { ThreadHeap } from '../schema/delta.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { chainGauge, instruments } from './define.js';
@@ -68,6 +69,22 @@ export const registerServingGauges: RegisterGauges = (registry, chains) => {
         external: own.external_memory,
       });
       for (const c of chains()) for (const h of c.engine?.()?.heaps ?? []) set(c.name, h);
+    },
+  );
+  // Every thread's CPU beside its heap: what the process's CPU per block is made of (the rest of
+  // the process's CPU is V8's platform threads — parallel and concurrent GC of every isolate —,
+  // libuv's pool and RocksDB's flush and compaction threads, which report nothing themselves).
+  counter(
+    'indexer_thread_cpu_seconds_total',
+    'CPU time of each thread (user + system) since it started, seconds: this serving thread, and per chain the engine, writer, decode and replay threads as they last reported',
+    ['chain', 'thread'],
+    (m) => {
+      m.reset();
+      const own = threadCpuMicros();
+      if (own !== null) m.inc({ chain: '', thread: 'serving' }, own / 1e6);
+      for (const c of chains())
+        for (const h of c.engine?.()?.heaps ?? [])
+          if (h.cpuMicros != null) m.inc({ chain: c.name, thread: h.thread }, h.cpuMicros / 1e6);
     },
   );
   counter(

@@ -137,6 +137,8 @@ export interface WorkerHeap {
   total: number;
   limit: number;
   external: number;
+  /** The thread's CPU time since it started, microseconds (null where it cannot be read). */
+  cpuMicros?: number | null;
 }
 
 /** Heap of one thread as the metrics show it, bytes (v8.getHeapStatistics of that thread). */
@@ -148,6 +150,8 @@ export interface ThreadHeap {
   limit: number;
   /** Memory held by ArrayBuffers and other off-heap objects this thread allocated (external). */
   external: number;
+  /** The thread's CPU time since it started, microseconds (null or absent where it cannot be read). */
+  cpuMicros?: number | null;
 }
 
 /** Steps of one decode task, epoch milliseconds (see FetchResult.marks). */

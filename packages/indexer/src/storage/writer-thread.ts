@@ -9,6 +9,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
+import { threadCpuMicros } from '@chain-indexer/platform/threads';
 import type { WorkerHeap } from '../schema/delta.js';
 import { attachBatches, type NativeBatch } from './binding.js';
 import { eachOp, type WriterMarks } from './writer.js';
@@ -34,6 +35,7 @@ function heapDue(): WorkerHeap | undefined {
     total: h.total_heap_size,
     limit: h.heap_size_limit,
     external: h.external_memory,
+    cpuMicros: threadCpuMicros(),
   };
 }
 

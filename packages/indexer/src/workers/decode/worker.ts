@@ -5,6 +5,7 @@
 
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
+import { threadCpuMicros } from '@chain-indexer/platform/threads';
 import { useWasmKeccak } from '@chain-indexer/proofs';
 import { Piscina } from 'piscina';
 import { createRpc, type Rpc } from '../../rpc/client.js';
@@ -61,6 +62,7 @@ function heapOf(): WorkerHeap {
     total: h.total_heap_size,
     limit: h.heap_size_limit,
     external: h.external_memory,
+    cpuMicros: threadCpuMicros(),
   };
 }
 

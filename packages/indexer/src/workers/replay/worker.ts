@@ -4,6 +4,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
+import { threadCpuMicros } from '@chain-indexer/platform/threads';
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
 import { createRpc, type Rpc, RpcError } from '../../rpc/client.js';
@@ -55,6 +56,7 @@ function heapOf(): WorkerHeap {
     total: h.total_heap_size,
     limit: h.heap_size_limit,
     external: h.external_memory,
+    cpuMicros: threadCpuMicros(),
   };
 }
 
