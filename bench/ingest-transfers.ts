@@ -12,7 +12,10 @@
  *
  * Usage: node dist/bench/ingest-transfers.js [--blocks 1000] [--tx 50] [--senders 500]
  *          [--wallets 5000] [--main label=/path/to/dist/app/main.js]… [--rounds 1] [--prof]
- *          [--peer ponder|subsquid|ponder,subsquid] [--out report.md]
+ *          [--peer ponder|subsquid|ponder,subsquid] [--env-of label=K=V,K2=V2]…
+ *          [--node-of label=--flag,--flag2=v]… [--out report.md]
+ * `--env-of` and `--node-of` give one `--main` label its environment and node flags (so one build
+ * can run under two labels, e.g. with and without a V8 GC flag).
  * `--peer` adds peers on the same node after the indexer runs, one at a time, in the order given,
  * in the same table: Ponder (bench/peer-ponder.ts) and Subsquid (bench/peer-subsquid.ts, on a
  * local PostgreSQL), each installed from npm into a temp dir kept between runs. With peers, each
@@ -30,6 +33,7 @@ import { callersOf, topSelf } from './cpuprofile.js';
 import {
   benchArgs,
   emitReport,
+  envFor,
   type IndexerChild,
   log,
   onCleanup,
@@ -389,6 +393,8 @@ export async function runIndexer(
   o: {
     prof?: boolean;
     env?: Record<string, string>;
+    /** Node flags of the indexer's process (before the entry point), e.g. V8's GC flags. */
+    execArgv?: string[];
     tables?: boolean;
     settle?: boolean;
     /** Also wait for every projection's checkpoint to reach the head, and time each. */
@@ -406,7 +412,7 @@ export async function runIndexer(
     dataDir,
     main,
     env: o.env,
-    execArgv: o.prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+    execArgv: [...(o.prof ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), ...(o.execArgv ?? [])],
   });
   let tFirst: number | null = null;
   let first = { block: 0, main: 0, proc: 0 };
@@ -694,6 +700,22 @@ export function peersReport(
   return lines.join('\n');
 }
 
+/** The node flags `--node-of label=--a,--b=v` gives build `label` (every such argument, in order). */
+export function nodeFlagsFor(argv: string[], label: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1] ?? '';
+    if (argv[i] === '--node-of' && v.startsWith(`${label}=`))
+      out.push(
+        ...v
+          .slice(label.length + 1)
+          .split(',')
+          .filter(Boolean),
+      );
+  }
+  return out;
+}
+
 /** CLI entry (see the module doc); also `npm run bench -- --peer ponder`. */
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -742,7 +764,12 @@ export async function main(): Promise<void> {
         { rpcUrl: chain.node.rpcUrl, head: chain.head, txCount: chain.txCount, logCount: chain.logCount },
         label,
         main,
-        peers.length ? { prof, lanes: true, atHead: (ix) => checkProject(ix, holder) } : { prof },
+        {
+          prof,
+          env: envFor(argv, name, '--env-of'),
+          execArgv: nodeFlagsFor(argv, name),
+          ...(peers.length ? { lanes: true, atHead: (ix: IndexerChild) => checkProject(ix, holder) } : {}),
+        },
       );
       r.check = holder.check;
       log(

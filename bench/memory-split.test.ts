@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memorySplit, threadCpuSplit } from './ingest-transfers.js';
+import { memorySplit, nodeFlagsFor, threadCpuSplit } from './ingest-transfers.js';
 
 const MiB = 2 ** 20;
 /** A scrape of the indexer's metrics as it prints them (recorded shape, values chosen). */
@@ -62,5 +62,20 @@ describe('threadCpuSplit', () => {
     ].join('\n');
     expect(threadCpuSplit(m, 20)).toEqual({ serving: 1.5, engine: 7, writer: 2, decode: 4, rest: 5.5 });
     expect(threadCpuSplit('indexer_ingest_head 5', 20)).toBeNull();
+  });
+});
+
+describe('nodeFlagsFor', () => {
+  it('gives each label its own node flags, in order', () => {
+    const argv = [
+      '--node-of',
+      'gc1=--single-threaded-gc,--max-semi-space-size=32',
+      '--node-of',
+      'gc10=--x',
+      '--node-of',
+      'gc1=--y',
+    ];
+    expect(nodeFlagsFor(argv, 'gc1')).toEqual(['--single-threaded-gc', '--max-semi-space-size=32', '--y']);
+    expect(nodeFlagsFor(argv, 'gc')).toEqual([]);
   });
 });
