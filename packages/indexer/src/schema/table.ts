@@ -49,6 +49,11 @@ export interface Table<K extends unknown[], V> {
   readonly layout: string;
   /** The full key bytes (table id first). */
   key(...k: K): Buffer;
+  /**
+   * The full key as a latin1 string (one char a byte), built without a Buffer of its own: how
+   * ingest's batches and state cache name a row (a Buffer is made only for RocksDB, on a miss).
+   */
+  keyId(...k: K): string;
   /** The bytes of a leading sub-tuple (a range prefix). */
   prefix(...k: Prefix<K>): Buffer;
   /** Decodes full key bytes (table id first) into the key tuple. */
@@ -76,6 +81,9 @@ export interface TableSpec<P extends readonly KeyPart<any>[], V> {
 
 const partName = (p: KeyPart<unknown>) => (p.width === null ? 'var' : `${p.width}B`);
 
+/** Where {@link Table.keyId} encodes a key before reading it out as latin1 (one per thread, grown on demand). */
+let scratch = Buffer.allocUnsafe(1024);
+
 /** Declares a table. Key parts are written in order after the one-byte id. */
 export function defineTable<const P extends readonly KeyPart<any>[], V>(
   spec: TableSpec<P, V>,
@@ -84,15 +92,27 @@ export function defineTable<const P extends readonly KeyPart<any>[], V>(
   const n = parts.length;
   const allFixed = parts.every((p) => p.width !== null);
   const keyWidth = allFixed ? 1 + parts.reduce((a, p) => a + (p.width as number), 0) : null;
-  const encode = (k: readonly unknown[]): Buffer => {
+  const sizeOf = (k: readonly unknown[]): number => {
+    if (allFixed && k.length === n) return keyWidth as number;
     let size = 1;
-    if (allFixed && k.length === n) size = keyWidth as number;
-    else for (let i = 0; i < k.length; i++) size += parts[i].size(k[i]);
-    const b = Buffer.allocUnsafe(size);
+    for (let i = 0; i < k.length; i++) size += parts[i].size(k[i]);
+    return size;
+  };
+  const writeInto = (b: Buffer, k: readonly unknown[]): void => {
     b[0] = spec.id;
     let off = 1;
     for (let i = 0; i < k.length; i++) off = parts[i].write(b, off, k[i]);
+  };
+  const encode = (k: readonly unknown[]): Buffer => {
+    const b = Buffer.allocUnsafe(sizeOf(k));
+    writeInto(b, k);
     return b;
+  };
+  const encodeId = (k: readonly unknown[]): string => {
+    const size = sizeOf(k);
+    if (size > scratch.length) scratch = Buffer.allocUnsafe(2 * size);
+    writeInto(scratch, k);
+    return scratch.toString('latin1', 0, size);
   };
   return {
     id: spec.id,
@@ -105,6 +125,7 @@ export function defineTable<const P extends readonly KeyPart<any>[], V>(
     keyWidth,
     layout: (spec.keyNames ?? parts.map(partName)).join(', '),
     key: (...k) => encode(k),
+    keyId: (...k) => encodeId(k),
     prefix: (...k) => encode(k as unknown[]),
     decodeKey(b) {
       const out = new Array(n);

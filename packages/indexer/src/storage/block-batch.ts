@@ -92,21 +92,23 @@ export class BlockBatch {
     return this.pending.size;
   }
 
+  // The typed methods name a row by its latin1 key (Table.keyId): no Buffer per key unless
+  // RocksDB is read (a miss) or a live block's undo keeps the key.
   get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined {
-    const v = this.getRaw(t.key(...key));
+    const v = this.read(t.keyId(...key));
     return v === undefined ? undefined : t.value.decode(v);
   }
   has<K extends unknown[], V>(t: Table<K, V>, ...key: K): boolean {
-    return this.getRaw(t.key(...key)) !== undefined;
+    return this.read(t.keyId(...key)) !== undefined;
   }
   put<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
-    this.putRaw(t.key(...key), t.value.encode(value));
+    this.putId(t.keyId(...key), t.value.encode(value));
   }
   insert<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
-    this.insertRaw(t.key(...key), t.value.encode(value));
+    this.insertId(t.keyId(...key), t.value.encode(value));
   }
   del<K extends unknown[], V>(t: Table<K, V>, ...key: K): void {
-    this.delRaw(t.key(...key));
+    this.delId(t.keyId(...key));
   }
   /** Writes without an undo entry (append-only logs; see {@link raw}). */
   append<K extends unknown[], V>(t: Table<K, V>, key: K, value: V | null): void {
@@ -159,82 +161,90 @@ export class BlockBatch {
   }
 
   insertRaw(key: Buffer, value: Buffer): void {
-    const k = key.toString('latin1');
+    this.insertId(key.toString('latin1'), value);
+  }
+  putRaw(key: Buffer, value: Buffer): void {
+    this.putId(key.toString('latin1'), value);
+  }
+  private insertId(k: string, value: Buffer): void {
     // Absent before this block, and untouched by this batch so far: absent before the batch.
     if (!this.pending.has(k)) {
       this.fresh.add(k);
-      if (this.undo) this.undo.push({ key, prior: null });
+      if (this.undo) this.undo.push({ key: Buffer.from(k, 'latin1'), prior: null });
     }
-    this.set(k, key, value);
+    this.set(k, value);
   }
-  putRaw(key: Buffer, value: Buffer): void {
-    const k = key.toString('latin1');
+  private putId(k: string, value: Buffer): void {
     // A live block reads the prior value for its undo (and learns whether the row is new); a
     // history segment reads nothing, so only its inserts are known to be new.
     if (this.undo && !this.pending.has(k)) {
-      const prior = this.read(k, key) ?? null;
+      const prior = this.read(k) ?? null;
       if (prior === null) this.fresh.add(k);
-      this.undo.push({ key, prior });
+      this.undo.push({ key: Buffer.from(k, 'latin1'), prior });
     }
-    this.set(k, key, value);
+    this.set(k, value);
   }
   /**
    * Writes without an undo entry: for append-only logs that must survive a rollback (stream
    * frames keep their sequence; a reorg is announced by new frames, never by deleting old ones).
    */
   raw(key: Buffer, value: Buffer | null): void {
-    this.set(key.toString('latin1'), key, value);
+    this.set(key.toString('latin1'), value);
   }
   delRaw(key: Buffer): void {
-    const k = key.toString('latin1');
+    this.delId(key.toString('latin1'));
+  }
+  private delId(k: string): void {
     const mine = this.pending.get(k);
     if (mine !== undefined) {
       if (mine === null) return;
       // A row this batch created: nothing to delete in the store (its undo entry, if any, is the
       // first write's: prior null).
-      if (this.fresh.has(k)) this.unset(k, key, mine);
-      else this.set(k, key, null);
+      if (this.fresh.has(k)) this.unset(k, mine);
+      else this.set(k, null);
       return;
     }
     if (this.fresh.has(k)) return; // created and deleted by this batch: never in the store
     if (!this.undo) {
       // History: a blind delete (no prior read); absent keys the cache knows of are skipped.
-      if (this.cache.get(k) !== null) this.set(k, key, null);
+      if (this.cache.get(k) !== null) this.set(k, null);
       return;
     }
-    const prior = this.read(k, key) ?? null;
+    const prior = this.read(k) ?? null;
     if (prior === null) return;
-    this.undo.push({ key, prior });
-    this.set(k, key, null);
+    this.undo.push({ key: Buffer.from(k, 'latin1'), prior });
+    this.set(k, null);
   }
   /** Reads through this batch's own pending writes first, then the state cache and the store. */
   getRaw(key: Buffer): Buffer | undefined {
     return this.read(key.toString('latin1'), key);
   }
-  private set(k: string, key: Buffer, value: Buffer | null): void {
+  /** Records the pending write of latin1 key `k` (its length is the key's byte count). */
+  private set(k: string, value: Buffer | null): void {
     const old = this.pending.get(k);
     if (old !== undefined) this.pendingBytes -= old?.length ?? 0;
-    else this.pendingBytes += key.length;
+    else this.pendingBytes += k.length;
     this.pendingBytes += value?.length ?? 0;
     this.pending.set(k, value);
   }
   /** Drops the pending write of `k` (a row this batch created and now deletes). */
-  private unset(k: string, key: Buffer, value: Buffer): void {
-    this.pendingBytes -= key.length + value.length;
+  private unset(k: string, value: Buffer): void {
+    this.pendingBytes -= k.length + value.length;
     this.pending.delete(k);
   }
   private remember(k: string, v: Buffer | null): void {
     if (v !== null && v.length > HOT_VALUE_MAX_BYTES) this.large.set(k, v);
     else this.cache.fill(k, v);
   }
-  private read(k: string, key: Buffer): Buffer | undefined {
+  /** Reads latin1 key `k` (`key`: its bytes, when the caller has them; made here on a miss). */
+  private read(k: string, key?: Buffer): Buffer | undefined {
     const p = this.pending.get(k);
     if (p !== undefined) return p ?? undefined;
     const c = this.cache.get(k);
     if (c !== undefined) return c ?? undefined;
     const l = this.large.get(k);
     if (l !== undefined) return l;
-    const got = this.rocks.get(key);
+    const got = this.rocks.get(key ?? Buffer.from(k, 'latin1'));
     this.remember(k, got ?? null);
     return got;
   }

@@ -50,6 +50,21 @@ describe('table registry', () => {
     expect(HEADER.layout).toBe('number');
   });
 
+  it('keyId is the latin1 of the key bytes, for fixed and variable parts, long keys and prefixes', () => {
+    const a = '0x00000000000000000000000000000000000000aa';
+    const b = '0x00000000000000000000000000000000000000bb';
+    const cases: Array<[Buffer, string]> = [
+      [TOKEN_BY_COORD.key(7, 3, 0xffffffff, a), TOKEN_BY_COORD.keyId(7, 3, 0xffffffff, a)],
+      [SEARCH.key(1, 'usd', b), SEARCH.keyId(1, 'usd', b)],
+      [SEARCH.key(1, 'é'.repeat(700), b), SEARCH.keyId(1, 'é'.repeat(700), b)], // past the scratch buffer
+      [META.key('checkpoint:blocks'), META.keyId('checkpoint:blocks')],
+      [HOLDER_CUR.key(a, 10n ** 30n, b), HOLDER_CUR.keyId(a, 10n ** 30n, b)],
+      [BALANCE.key(a, b), BALANCE.keyId(a, b)],
+    ];
+    for (const [bytes, id] of cases) expect(Buffer.from(id, 'latin1').equals(bytes)).toBe(true);
+    expect(() => BALANCE.keyId(a, '0xnothex' as `0x${string}`)).toThrow();
+  });
+
   it('every declared invariant runs at start-up', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'registry-'));
     const store = await createStore({ dataDir: dir, unfinalisedWindow: 4 });
