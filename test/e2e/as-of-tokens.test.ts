@@ -15,13 +15,20 @@
  *  - at N the stats route answers the detail's embedded stats; the pools aggregate lists the pools
  *    registered by N with the 24h volume and trades the pool stats route answers at N; the venue
  *    candidates the same figures; token ath/atl the extreme over the pools' ath/atl at N;
+ *  - the launch at N is the detail's launch at N, and its state is the launchpad's `curves(token)`
+ *    at N on the node (graduated or not, the creator), on both sides of a graduation; the traders
+ *    at N are the ranking of the token's swaps at or below N in the window ending at N's timestamp
+ *    (the event list read at the head, cut at N); the screener at N (pool grain, WETH quote) lists
+ *    exactly the pools registered by N with a swap at or before N, each with the 24h and 5m figures
+ *    the pool stats route answers at N and the base's holder count of the token detail at N;
  *  - atBlockHash answers what atBlock does; before the token's first sight 404; a cursor of the
- *    ranked pools minted at N stays at N; /batch per item; refusals above the head and for the
- *    dropped fork's hash.
+ *    ranked pools (and of the traders) minted at N stays at N; /batch per item; refusals above the
+ *    head and for the dropped fork's hash.
  *
  * Tokens whose balances do not follow their events (fee-on-transfer, rebasing) are left out (their
  * supply from transfers is not totalSupply()): kinds standard, stable, weth.
  */
+import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '../faults/lib.js';
 import { reorgAndSettle, startLate } from '../harness/as-of-devnet.js';
@@ -478,6 +485,218 @@ describe('the figures the routes share at N agree', () => {
   });
 });
 
+/** Every row of a paged route at the head (limit 1000 a page). */
+async function walkAll(path: string): Promise<any[]> {
+  const out: any[] = [];
+  let cursor: string | null = null;
+  const sep = path.includes('?') ? '&' : '?';
+  do {
+    const r: { status: number; body: any; text: string } = await idx.get(
+      `${path}${sep}limit=1000${cursor ? `&cursor=${cursor}` : ''}`,
+    );
+    expect(r.status, r.text).toBe(200);
+    out.push(...r.body.data);
+    cursor = r.body.page.nextCursor;
+  } while (cursor);
+  return out;
+}
+
+/** The node's timestamp of block n (seconds). */
+const timestampOf = async (n: number) =>
+  Number((await rpc<{ timestamp: string }>('eth_getBlockByNumber', [hex(n), false])).timestamp);
+
+/** The first second of a window of `secs` ending at `ts`: whole 1-minute buckets (markets/windows.ts). */
+const windowFrom = (ts: number, secs: number) => Math.floor((ts - secs) / 60) * 60 + 60;
+
+/** The launchpad's `curves(token)` at n on the node: whether the curve graduated, and its creator. */
+async function nodeCurve(token: string, n: number): Promise<{ graduated: boolean; creator: string }> {
+  const selector = keccak256(toHex('curves(address)')).slice(0, 10);
+  const data = `${selector}${token.slice(2).padStart(64, '0')}`;
+  const out = await rpc<string>('eth_call', [{ to: dev.deployment.launchpad.address, data }, hex(n)]);
+  const word = (i: number) => out.slice(2 + 64 * i, 2 + 64 * (i + 1));
+  return { graduated: BigInt(`0x${word(2)}`) !== 0n, creator: `0x${word(3).slice(24)}` };
+}
+
+/** The traders ranking of t against q in a window of `secs` at n, from its swaps (read at the head) at or below n. */
+function tradersFrom(swaps: any[], n: number, from: number) {
+  const agg = new Map<string, { trades: number; buys: number; sells: number; vt: bigint; vq: bigint }>();
+  for (const s of swaps) {
+    if (s.block > n || s.timestamp < from) continue;
+    const a = agg.get(s.executor) ?? { trades: 0, buys: 0, sells: 0, vt: 0n, vq: 0n };
+    a.trades++;
+    if (s.side === 'buy') a.buys++;
+    else a.sells++;
+    a.vt += BigInt(s.amountToken);
+    a.vq += BigInt(s.amountQuote);
+    agg.set(s.executor, a);
+  }
+  return [...agg.entries()]
+    .sort((x, y) => (y[1].vq > x[1].vq ? 1 : y[1].vq < x[1].vq ? -1 : x[0] < y[0] ? -1 : 1))
+    .map(([trader, a], i) => ({
+      rank: i + 1,
+      trader,
+      trades: a.trades,
+      buys: a.buys,
+      sells: a.sells,
+      volumeToken: a.vt.toString(),
+      volumeQuote: a.vq.toString(),
+    }));
+}
+
+/** The stats path of a listed pool (null for a launchpad curve). */
+const statsPath = (p: PoolOf) =>
+  p.protocol === 'launchpad'
+    ? null
+    : p.protocol === 'v4'
+      ? `/pools/v4/${p.contract}/${p.poolId}/stats`
+      : `/pools/${p.contract}/stats`;
+
+/** Checks the screener at n (pool grain, quote q, window w) against the pool stats and token detail at n. */
+async function checkScreener(
+  q: string,
+  n: number,
+  w: '24h' | '5m',
+  byKey: Map<string, PoolOf>,
+): Promise<number> {
+  const rows = (await at(
+    `/screener?quote=${q}&grain=pool&window=${w}&limit=100&sort=total_volume_quote`,
+    n,
+  )) as any[];
+  const listed = new Set(rows.map((r) => r.subject));
+  // Exactly the (known, non-curve) pools of q registered by n with a swap at or before n.
+  for (const p of byKey.values()) {
+    if (p.currency0 !== q && p.currency1 !== q) continue;
+    const last = Math.max(-1, ...(await swapsOf(p)).filter((s) => s.block <= n).map((s) => s.block));
+    const want = p.created <= n && last >= 0;
+    expect({ n, pool: p.key, listed: listed.has(p.key) }).toEqual({ n, pool: p.key, listed: want });
+  }
+  let compared = 0;
+  for (const r of rows) {
+    const p = byKey.get(r.subject);
+    if (!p) continue;
+    const last = Math.max(...(await swapsOf(p)).filter((s) => s.block <= n).map((s) => s.block));
+    const stats = await at(statsPath(p)!, n);
+    const day = stats.windows[w];
+    const baseIs0 = p.currency0 !== q;
+    expect({ n, w, pool: p.key, ...figuresOf(r) }).toEqual({
+      n,
+      w,
+      pool: p.key,
+      totalVolumeQuote: baseIs0 ? day.volume1 : day.volume0,
+      trades: day.trades,
+      buys: baseIs0 ? day.buys : day.sells,
+      sells: baseIs0 ? day.sells : day.buys,
+      distinctTraders: day.distinctTraders,
+      lastTradeBlock: last,
+    });
+    expect(BigInt(r.buyVolumeQuote) + BigInt(r.sellVolumeQuote)).toBe(BigInt(r.totalVolumeQuote));
+    const base = await idx.get(`/tokens/${r.base.address}?atBlock=${n}`);
+    if (base.status === 200)
+      expect(r.holderCount, `${r.base.address} at ${n}`).toEqual(base.body.data.holderCount);
+    compared++;
+  }
+  return compared;
+}
+/** The screener row's figures the pool stats route also answers. */
+const figuresOf = (r: any) => ({
+  totalVolumeQuote: r.totalVolumeQuote,
+  trades: r.trades,
+  buys: r.buys,
+  sells: r.sells,
+  distinctTraders: r.distinctTraders,
+  lastTradeBlock: r.lastTradeBlock,
+});
+
+describe('launch, traders and the screener at N', () => {
+  it('the launch at N is the detail’s and the launchpad’s curve at N on the node, both sides of a graduation', async () => {
+    const launches = await walkAll('/launchpads/devnet-pad/launches');
+    expect(launches.length).toBeGreaterThanOrEqual(2);
+    let compared = 0;
+    let graduatedSeen = 0;
+    for (const l of launches.slice(0, 8)) {
+      const created = l.created.block as number;
+      const blocks = [created, between(created, fork.head), fork.head - 1];
+      if (l.graduated) blocks.push(l.graduated.block - 1, l.graduated.block);
+      const before = await idx.get(`/tokens/${l.token}/launch?atBlock=${created - 1}`);
+      expect(before.status, before.text).toBe(404);
+      for (const n of blocks.filter((b) => b >= created && b <= fork.head)) {
+        const got = await at(`/tokens/${l.token}/launch`, n);
+        expect(got).toEqual((await at(`/tokens/${l.token}`, n)).launch);
+        const node = await nodeCurve(l.token, n);
+        expect({ n, t: l.token, graduated: got.state === 'graduated', creator: got.creator }).toEqual({
+          n,
+          t: l.token,
+          graduated: node.graduated,
+          creator: node.creator,
+        });
+        expect(got.graduated === null || got.graduated.block <= n).toBe(true);
+        if (node.graduated) graduatedSeen++;
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThanOrEqual(10);
+    expect(graduatedSeen, 'a graduated launch read at N').toBeGreaterThan(0);
+  });
+
+  it('the traders at N rank the token’s swaps at or below N in the window ending at N; a cursor stays at N', async () => {
+    let compared = 0;
+    let ranked = 0;
+    for (const n0 of [fork.historyEnd - 5, fork.base, fork.base + 2, fork.head - 1, between(1, fork.head)]) {
+      const t = pick(tokens);
+      const n = Math.max(n0, t.from);
+      const quotes = quotesAt(t, n);
+      if (!quotes.length) continue;
+      const q = pick(quotes);
+      const swaps = await walkAll(`/tokens/${t.address}/swaps?quote=${q}`);
+      const ts = await timestampOf(n);
+      for (const [w, secs] of [
+        ['24h', 86_400],
+        ['5m', 300],
+      ] as const) {
+        const r = await at(`/tokens/${t.address}/traders?quote=${q}&window=${w}&limit=1000`, n);
+        const want = tradersFrom(swaps, n, windowFrom(ts, secs));
+        expect({ n, t: t.address, q, w, rows: r }).toEqual({ n, t: t.address, q, w, rows: want });
+        compared++;
+        if (want.length) ranked++;
+      }
+    }
+    expect(compared).toBeGreaterThanOrEqual(6);
+    expect(ranked, 'rankings with traders').toBeGreaterThanOrEqual(3);
+    const t = tokens.find((x) => quotesAt(x, Math.max(fork.base, x.from)).length)!;
+    const n = Math.max(fork.base, t.from);
+    const q = quotesAt(t, n)[0];
+    const first = await idx.get(`/tokens/${t.address}/traders?quote=${q}&limit=1&atBlock=${n}`);
+    expect(first.status, first.text).toBe(200);
+    const cursor = first.body.page.nextCursor;
+    if (cursor) {
+      const next = await idx.get(`/tokens/${t.address}/traders?quote=${q}&limit=1&cursor=${cursor}`);
+      expect(next.status, next.text).toBe(200);
+      expect(next.body.anchor).toEqual(first.body.anchor);
+    }
+  });
+
+  it('the screener at N: the pools registered by N with a swap by N, each with the pool stats and holder count at N', async () => {
+    const weth = dev.deployment.tokens.find((x) => x.kind === 'weth')!.address.toLowerCase();
+    const byKey = new Map<string, PoolOf>();
+    for (const t of tokens) for (const p of t.pools) if (p.protocol !== 'launchpad') byKey.set(p.key, p);
+    let compared = 0;
+    for (const n of [fork.historyEnd - 5, fork.base, fork.base + 2, fork.head - 1]) {
+      await hashOf(n);
+      for (const w of ['24h', '5m'] as const) compared += await checkScreener(weth, n, w, byKey);
+    }
+    expect(compared, 'screener rows compared').toBeGreaterThanOrEqual(8);
+    const ranking = await at(
+      `/rankings/most_traded?quote=${weth}&grain=pool&window=24h&limit=100`,
+      fork.base,
+    );
+    const screener = await at(
+      `/screener?quote=${weth}&grain=pool&window=24h&limit=100&sort=trades`,
+      fork.base,
+    );
+    expect(ranking).toEqual(screener);
+  });
+});
+
 describe('refusals and /batch', () => {
   it('/batch takes atBlock per token item', async () => {
     const t = tokens[0];
@@ -507,7 +726,7 @@ describe('refusals and /batch', () => {
     const above = await idx.get(`/tokens/${t}/liquidity?atBlock=${fork.head + 1000}`);
     expect(above.status).toBe(409);
     expect(above.body).toMatchObject({ error: 'block_not_indexed', headBlock: fork.head });
-    for (const suffix of ['/swaps', '/candles', '/traders']) {
+    for (const suffix of ['/swaps', '/candles']) {
       const r = await idx.get(`/tokens/${t}${suffix}?atBlock=${fork.base}`);
       expect(r.status, suffix).toBe(400);
       expect(r.body.error).toBe('bad_request');

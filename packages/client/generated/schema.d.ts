@@ -181,7 +181,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The launch that created the token: {launchpad, state (new|graduating|graduated), metadataUri, imageUri, imageProvenance, launchSequence, coordinates}; 404 when no registered launchpad launched it. */
+        /** The launch that created the token: {launchpad, state (new|graduating|graduated), metadataUri, imageUri, imageProvenance, launchSequence, coordinates}; 404 when no registered launchpad launched it. As of a block: atBlock / atBlockHash (not_found before the token was first seen or launched; the launch = the token’s tokens.launch_history row at or below N, the row the token detail embeds at N, so its state and graduation coordinates are those of N). */
         get: operations["tokens.launch"];
         put?: never;
         post?: never;
@@ -504,7 +504,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Distinct traders (transaction origins) of the token against the resolved quote in a window (default 24h; whole 1-minute buckets, as every stats window), ranked by quote volume desc: {trader, trades, buys, sells, volumeToken, volumeQuote}. Bounded: at most 50000 swaps scanned (complete: false beyond). PAGE by rank. */
+        /** Distinct traders (transaction origins) of the token against the resolved quote in a window (default 24h; whole 1-minute buckets, as every stats window), ranked by quote volume desc: {trader, trades, buys, sells, volumeToken, volumeQuote}. Bounded: at most 50000 swaps scanned (distinctTraders.exact false beyond). PAGE by rank. As of a block: atBlock / atBlockHash (not_found before the token was first seen; the quote rule over the pools registered at or below N; the window ends at N's timestamp and the ranking aggregates the token's swap rows at or below N, newest first, under the same scan bound, so the answer is the one it gives with N at the head; a cursor minted at N stays at N). */
         get: operations["tokens.traders"];
         put?: never;
         post?: never;
@@ -1592,7 +1592,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: total_volume_quote, buy_volume_quote, sell_volume_quote, trades, buys, sells, distinct_traders, holders (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top 100 by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond 2000 candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock. The candidate walk reads the quote's pools (with base: the side with fewer pools); more than 8000 pools there: 422 query_too_broad before any pool is read. */
+        /** Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: total_volume_quote, buy_volume_quote, sell_volume_quote, trades, buys, sells, distinct_traders, holders (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top 100 by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond 2000 candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock. The candidate walk reads the quote's pools (with base: the side with fewer pools); more than 8000 pools there: 422 query_too_broad before any pool is read. As of a block: atBlock / atBlockHash (every figure at N: the subjects = the pools registered at or below N whose state_history row at or below N has a last trade; the window ends at N’s timestamp; volumes and counts from the 1-minute candles, the bucket holding N recomputed from its swaps up to N; distinct traders from the swap rows at or below N under the same scan bound; holder counts from each base’s stats_history row at or below N; coverage up to N; the same ceilings as at the head, except that the pool-walk ceiling (query_too_broad) counts the walked currency’s pools registered after N too, as the walk reads them; a cursor minted at N stays at N). */
         get: operations["screener.screener"];
         put?: never;
         post?: never;
@@ -1626,7 +1626,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One named ranking (largest, most_traded, most_distinct_traders, buy_pressure, sell_pressure, most_held): its formula, every input per row (the screener row), and equivalentScreenerQuery. metric is accepted only by largest. */
+        /** One named ranking (largest, most_traded, most_distinct_traders, buy_pressure, sell_pressure, most_held): its formula, every input per row (the screener row), and equivalentScreenerQuery. metric is accepted only by largest. As of a block: atBlock / atBlockHash (every figure at N: the subjects = the pools registered at or below N whose state_history row at or below N has a last trade; the window ends at N’s timestamp; volumes and counts from the 1-minute candles, the bucket holding N recomputed from its swaps up to N; distinct traders from the swap rows at or below N under the same scan bound; holder counts from each base’s stats_history row at or below N; coverage up to N; the same ceilings as at the head, except that the pool-walk ceiling (query_too_broad) counts the walked currency’s pools registered after N too, as the walk reads them; a cursor minted at N stays at N). */
         get: operations["screener.ranking"];
         put?: never;
         post?: never;
@@ -17026,7 +17026,12 @@ export interface operations {
     };
     "tokens.launch": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
+            };
             header?: never;
             path: {
                 chain: string;
@@ -17090,6 +17095,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
                         error: "not_found" | "unknown_chain";
+                    };
+                };
+            };
+            /** @description block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "block_not_indexed" | "block_not_canonical";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -19623,6 +19652,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
                 order?: "desc";
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -19690,7 +19723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description quote_not_admitted: the named quote is not admissible for this token; stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19698,7 +19731,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "quote_not_admitted" | "stale_cursor";
+                        error: "quote_not_admitted" | "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -28064,6 +28109,10 @@ export interface operations {
                 min_covered_blocks?: number;
                 require_window_fully_covered?: boolean;
                 require_distinct_exact?: boolean;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -28130,7 +28179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -28138,7 +28187,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };
@@ -28331,6 +28392,10 @@ export interface operations {
                 min_covered_blocks?: number;
                 require_window_fully_covered?: boolean;
                 require_distinct_exact?: boolean;
+                /** @description answer as of the end of this block (its canonical hash is the anchor); 410 history_pruned below the retained range (/health `history`), 409 block_not_indexed above the committed head; exclusive with atBlockHash */
+                atBlock?: number;
+                /** @description answer as of the end of the block with this hash; 409 block_not_canonical when the index holds no canonical block with it (unknown, or reorged out); exclusive with atBlock */
+                atBlockHash?: string;
             };
             header?: never;
             path: {
@@ -28398,7 +28463,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one */
+            /** @description stale_cursor: the cursor's anchor block is no longer canonical: restart from page one; block_not_indexed: atBlock/atBlockHash names a block above the committed head (the body names headBlock): retry once it is indexed; block_not_canonical: atBlockHash names a block that is not on the canonical chain the index holds (unknown or reorged out); cursor_history_pruned: the cursor is older than retained history: restart from page one */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -28406,7 +28471,19 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         /** @enum {unknown} */
-                        error: "stale_cursor";
+                        error: "stale_cursor" | "block_not_indexed" | "block_not_canonical" | "cursor_history_pruned";
+                    };
+                };
+            };
+            /** @description history_pruned: atBlock/atBlockHash names a block older than the retained history (HISTORY_RETENTION); the body names oldestRetainedBlock */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        /** @enum {unknown} */
+                        error: "history_pruned";
                     };
                 };
             };

@@ -5,7 +5,7 @@
  * false, reason}` with a non-empty reason; the table of reasons names only registered routes.
  */
 import { describe, expect, it } from 'vitest';
-import { asOfReason, asOfSupport, NOT_STATE } from './as-of-reasons.js';
+import { asOfReason, asOfSupport, NOT_STATE, NOT_VERSIONED_YET } from './as-of-reasons.js';
 import { buildOpenApi } from './openapi.js';
 import { routes } from './routes/index.js';
 
@@ -47,6 +47,10 @@ describe('x-as-of of every route', () => {
     const ids = new Set(routes.map((r) => r.id));
     expect(Object.keys(NOT_STATE).filter((id) => !ids.has(id))).toEqual([]);
     for (const [id, why] of Object.entries(NOT_STATE)) expect(why.trim().length, id).toBeGreaterThan(10);
+  });
+
+  it('no route falls under the default "not block-versioned yet": each takes the parameters or names its own reason', () => {
+    expect(routes.filter((r) => asOfReason(r) === NOT_VERSIONED_YET).map((r) => r.id)).toEqual([]);
   });
 
   it('kinds settle the reason first: live RPC, streams, monitoring, batch', () => {

@@ -29,6 +29,8 @@ const FUNDING =
 const COHORTS =
   'cohorts are clustered over the whole index at the head (funding and co-trading), not versioned per block';
 const CONFIG = 'service configuration (a file the operator loads), not chain state';
+const CATALOGUE =
+  'a static catalogue of the named rankings (each preset’s formula, parameters and the screener query it equals), the same at every block: a ranking as of a block is GET /rankings/{preset} with atBlock';
 
 /**
  * The routes that answer something other than state at a block, by route id, with what they
@@ -91,6 +93,7 @@ export const NOT_STATE: Readonly<Record<string, string>> = {
   'cohorts.members': COHORTS,
   'tokens.launchpads': CONFIG,
   'addresses.label': CONFIG,
+  'screener.rankings': CATALOGUE,
 };
 
 /** The reason of a state route that does not take the parameters yet. */

@@ -4,9 +4,10 @@
  * parameters resolved through views: a number and a hash to the same anchor, and each refusal
  * (above the head, below the retained range, a reorged or unknown hash, both parameters); the
  * contract lists the routes that take the parameters (token balance and holders; token detail,
- * overview, stats, price, mcap, ath/atl, liquidity, venue, pools aggregate and ranked; pool
- * detail, ath/atl, liquidity, stats and ticks; wallet assets, portfolio, overview, cohorts,
- * positions and PnL), and every other route refuses them.
+ * launch, overview, stats, price, mcap, ath/atl, liquidity, venue, traders, pools aggregate and
+ * ranked; pool detail, ath/atl, liquidity, stats and ticks; wallet assets, portfolio, overview,
+ * cohorts, positions and PnL; the screener and the named rankings), and every other route refuses
+ * them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_OLDEST_META } from '../schema/history.js';
@@ -150,6 +151,7 @@ describe('the contract of as-of reads', () => {
     'tokens.holders',
     'tokens.topHolders',
     'tokens.detail',
+    'tokens.launch',
     'tokens.overview',
     'tokens.stats',
     'tokens.mcap',
@@ -160,6 +162,7 @@ describe('the contract of as-of reads', () => {
     'tokens.poolsRanked',
     'tokens.venue',
     'tokens.price',
+    'tokens.traders',
     'pools.detail',
     'pools.ath',
     'pools.atl',
@@ -178,6 +181,8 @@ describe('the contract of as-of reads', () => {
     'wallets.pnl',
     'wallets.pnlToken',
     'wallets.pnlDaily',
+    'screener.screener',
+    'screener.ranking',
   ];
 
   it('the routes that take atBlock declare it, its refusals and say so; every other says why not', () => {

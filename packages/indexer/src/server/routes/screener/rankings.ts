@@ -4,6 +4,7 @@ import { HOLDERS_PREFILTER, SORTS, type Sort } from '../../../screener/index.js'
 import { anchorJson, defineRoute } from '../../route.js';
 import { Anchor, Enum, Obj, Paged } from '../../schemas.js';
 import {
+  AS_OF_SCREENER,
   filterProps,
   runScreener,
   SCREENER_REQUIRES,
@@ -110,7 +111,7 @@ export const rankingRoute = defineRoute({
   path: '/rankings/{preset}',
   scope: 'read',
   group: 'Screener and rankings',
-  summary: `One named ranking (${Object.keys(PRESETS).join(', ')}): its formula, every input per row (the screener row), and equivalentScreenerQuery. metric is accepted only by largest.`,
+  summary: `One named ranking (${Object.keys(PRESETS).join(', ')}): its formula, every input per row (the screener row), and equivalentScreenerQuery. metric is accepted only by largest.${AS_OF_SCREENER}`,
   params: { preset: Type.String({ pattern: '^[a-z_]{1,32}$' }) },
   query: { ...screenerQueryProps, metric: Type.Optional(Type.String({ maxLength: 48 })), ...filterProps },
   response: Paged(ScreenerRowSchema, {
@@ -123,6 +124,7 @@ export const rankingRoute = defineRoute({
   requires: SCREENER_REQUIRES,
   batchable: true,
   anchored: true,
+  asOf: true,
   handler(ctx) {
     const preset = PRESETS[ctx.params.preset];
     if (!preset)
@@ -139,6 +141,8 @@ export const rankingRoute = defineRoute({
     params.set('grain', q.grain);
     params.set('window', q.window);
     params.set('order', q.order);
+    // A page read at a named block equals the screener query at that block.
+    if (ctx.asOf) params.set('atBlock', String(ctx.asOf.number));
     return runScreener(ctx, 'screener.screener', q, {
       preset: ctx.params.preset,
       formula: preset.formula,

@@ -18,6 +18,13 @@ import { type Ctx, defineRoute, type Reply } from '../../route.js';
 import { Address, Amount, AmountQuery, Count, Enum, Nullable, Obj, Paged, Window } from '../../schemas.js';
 import { HolderCount } from '../tokens/schemas.js';
 
+/**
+ * The as-of sentence of the screener and the rankings (`asOf: true`): what each figure is read
+ * from at N. Appended to their summaries (the contract's description).
+ */
+export const AS_OF_SCREENER =
+  ' As of a block: atBlock / atBlockHash (every figure at N: the subjects = the pools registered at or below N whose state_history row at or below N has a last trade; the window ends at N’s timestamp; volumes and counts from the 1-minute candles, the bucket holding N recomputed from its swaps up to N; distinct traders from the swap rows at or below N under the same scan bound; holder counts from each base’s stats_history row at or below N; coverage up to N; the same ceilings as at the head, except that the pool-walk ceiling (query_too_broad) counts the walked currency’s pools registered after N too, as the walk reads them; a cursor minted at N stays at N).';
+
 /** Projections the screener reads. */
 export const SCREENER_REQUIRES = ['markets', 'tokens'] as const;
 
@@ -228,13 +235,14 @@ export const screenerRoute = defineRoute({
   path: '/screener',
   scope: 'read',
   group: 'Screener and rankings',
-  summary: `Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: ${SORTS.join(', ')} (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top ${HOLDERS_PREFILTER} by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond ${CANDIDATE_CEILING} candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock. The candidate walk reads the quote's pools (with base: the side with fewer pools); more than ${POOL_WALK_CEILING} pools there: 422 query_too_broad before any pool is read.`,
+  summary: `Filtered, sorted page over subjects that traded against the quote at or before the anchor: grain token_pair (default; a base token aggregated over its pools against the quote; subject = base address) or pool (subject = pool key). Window 5m|1h|4h|24h (default 5m) of whole 1-minute buckets: trades and blocks with timestamp in [windowStart, anchor timestamp], windowStart (on the page) = the first minute boundary after anchor timestamp − window; a subject with no trade in the window is a row of zeros. Sorts: ${SORTS.join(', ')} (default total_volume_quote; distinct_traders on distinctTraders.lowerBound; holders ranks within the top ${HOLDERS_PREFILTER} by total_volume_quote under the filters (ties by subject ascending): rank null, rankWithinPrefilterSet set, holdersRanking names the set; a null holder count sorts below every count). Ties are broken by subject ascending under order=asc; order=desc (default) is the exact reverse of asc. Filters are inclusive and need allowScan=true. recency_floor_block narrows the enumerator to subjects that last traded at or after it and is republished as recencyFloorBlock. Beyond ${CANDIDATE_CEILING} candidates: 503 with suggestedRecencyFloorBlock (the smallest floor that keeps at most the ceiling), candidatesScanned, ceiling, rankedAtBlock. The candidate walk reads the quote's pools (with base: the side with fewer pools); more than ${POOL_WALK_CEILING} pools there: 422 query_too_broad before any pool is read.${AS_OF_SCREENER}`,
   query: { ...screenerQueryProps, sort: Type.Optional(Type.String({ maxLength: 32 })), ...filterProps },
   response: Paged(ScreenerRowSchema, screenerPageProps),
   errors: ['bad_request', 'bad_cursor', 'stale_cursor', 'query_too_broad'],
   requires: SCREENER_REQUIRES,
   batchable: true,
   anchored: true,
+  asOf: true,
   // The body is a function of the query and the store: served again until the next write.
   cached: true,
   handler(ctx) {

@@ -75,7 +75,7 @@ export const tokenTradersRoute: Route = defineRoute({
   path: '/tokens/{address}/traders',
   scope: 'read',
   group: 'Tokens',
-  summary: `Distinct traders (transaction origins) of the token against the resolved quote in a window (default 24h; whole 1-minute buckets, as every stats window), ranked by quote volume desc: {trader, trades, buys, sells, volumeToken, volumeQuote}. Bounded: at most ${TRADERS_SCAN_LIMIT} swaps scanned (complete: false beyond). PAGE by rank.`,
+  summary: `Distinct traders (transaction origins) of the token against the resolved quote in a window (default 24h; whole 1-minute buckets, as every stats window), ranked by quote volume desc: {trader, trades, buys, sells, volumeToken, volumeQuote}. Bounded: at most ${TRADERS_SCAN_LIMIT} swaps scanned (distinctTraders.exact false beyond). PAGE by rank. As of a block: atBlock / atBlockHash (not_found before the token was first seen; the quote rule over the pools registered at or below N; the window ends at N's timestamp and the ranking aggregates the token's swap rows at or below N, newest first, under the same scan bound, so the answer is the one it gives with N at the head; a cursor minted at N stays at N).`,
   params: Params,
   query: { ...QuoteQuery, window: Type.Optional(Window), ...pageQuery({ orders: ['desc'] }) },
   response: Paged(Trader, {
@@ -89,6 +89,7 @@ export const tokenTradersRoute: Route = defineRoute({
   requires: TOKEN_MARKET,
   batchable: true,
   anchored: true,
+  asOf: true,
   handler(ctx) {
     const address = ctx.params.address.toLowerCase();
     const w = ctx.query.window ?? '24h';
