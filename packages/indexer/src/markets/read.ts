@@ -122,10 +122,24 @@ export function candleAtBlock(
 }
 
 /**
+ * The candle frames an extreme at a block descends through, with their widths in seconds: a
+ * bucket holding trades after the anchor is read through its sub-buckets of the next frame, down
+ * to one minute, whose trades up to the anchor are folded ({@link candleAtBlock}).
+ */
+const EXTREME_FRAMES = [
+  ['1d', DAY_SECONDS],
+  ['1h', 3_600],
+  ['1m', 60],
+] as const;
+
+/**
  * All-time extreme of pool `key` as of block `at.block` over its 1d candles up to `at.ts`: high
  * (max of highs) or low (min of lows), price as a rational (currency1 per currency0 base units)
  * with its day bucket (unix seconds). A candle holding trades after the anchor is read as of the
- * anchor ({@link candleAtBlock}), so a later trade of the same day never leaks into an older read.
+ * anchor, through its 1h then 1m candles (every frame covers the same swaps), and the one minute
+ * holding the anchor from its swaps ({@link candleAtBlock}); so a later trade of the same day never
+ * leaks into an older read, and a read mid-day costs at most 24 + 60 candles and one minute's
+ * swaps beside the day candles, not the day's swaps up to the anchor.
  */
 export function extreme(
   view: View,
@@ -134,12 +148,25 @@ export function extreme(
   which: 'high' | 'low',
 ): { price: Rational; bucket: number } | null {
   let best: { price: Rational; bucket: number } | null = null;
-  for (const stored of candlesIn(view, key, '1d', 0, at.ts)) {
-    const c = candleAtBlock(view, key, stored, DAY_SECONDS, at.block);
-    if (!c) continue;
+  const consider = (c: CandleRow, day: number) => {
     const p = ratParse(which === 'high' ? c.high : c.low);
     if (!best || (which === 'high' ? cmp(p, best.price) > 0 : cmp(p, best.price) < 0))
-      best = { price: p, bucket: c.t };
-  }
+      best = { price: p, bucket: day };
+  };
+  const walk = (level: number, from: number, to: number, day: number | null) => {
+    const [frame, width] = EXTREME_FRAMES[level];
+    for (const stored of candlesIn(view, key, frame, from, to)) {
+      const d = day ?? stored.t;
+      if (stored.last[0] <= at.block) consider(stored, d);
+      else if (stored.first[0] > at.block) continue;
+      else if (level + 1 < EXTREME_FRAMES.length)
+        walk(level + 1, stored.t, Math.min(stored.t + width - 1, at.ts), d);
+      else {
+        const c = candleAtBlock(view, key, stored, width, at.block);
+        if (c) consider(c, d);
+      }
+    }
+  };
+  walk(0, 0, at.ts, null);
   return best;
 }
