@@ -482,6 +482,8 @@ export interface Sampled {
   non2xx: number;
   errors: number;
   seconds: number;
+  /** Answers `verify` refused (0 without `verify`). */
+  unverified?: number;
 }
 
 export async function sampleLatency(o: {
@@ -496,11 +498,16 @@ export async function sampleLatency(o: {
   until?: () => boolean;
   method?: 'GET' | 'POST';
   body?: string;
+  /**
+   * Checks each answer's body (after its latency is taken, so the check is not timed); a false
+   * counts in `unverified`. Without it bodies are read and dropped.
+   */
+  verify?: (status: number, body: Buffer) => boolean;
 }): Promise<Sampled> {
   const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
   const u = new URL(o.base);
   const prefix = u.pathname.replace(/\/$/, '');
-  const out: Sampled = { latenciesMs: [], non2xx: 0, errors: 0, seconds: 0 };
+  const out: Sampled = { latenciesMs: [], non2xx: 0, errors: 0, seconds: 0, unverified: 0 };
   const t0 = performance.now();
   let sent = 0;
   const done = () =>
@@ -525,10 +532,12 @@ export async function sampleLatency(o: {
           },
         },
         (res) => {
-          res.on('data', () => {});
+          const chunks: Buffer[] | null = o.verify ? [] : null;
+          res.on('data', (d: Buffer) => chunks?.push(d));
           res.on('end', () => {
             out.latenciesMs.push(performance.now() - s);
             if ((res.statusCode ?? 0) >= 300) out.non2xx++;
+            if (chunks && !o.verify!(res.statusCode ?? 0, Buffer.concat(chunks))) out.unverified!++;
             resolve();
           });
         },

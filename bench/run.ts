@@ -19,7 +19,11 @@
  *     each beside the native figure of the same run (bench/stand-in.ts);
  *  5. indexer B against anvil: point reads during a full-speed backfill;
  *  6. indexer C against the replay server: backfill events/s;
- *  7. devnet markets: token detail/overview, pool stats, wallet overview on devnet traffic.
+ *  7. devnet markets: token detail/overview, pool stats, wallet overview on devnet traffic;
+ *  8. as-of reads (issue AC): every route taking `atBlock`, at N = head − 10,000 against the head, at
+ *     c=1 and c=32, on a devnet chain built for it (bench/release/as-of.ts); also written as
+ *     bench/results/as-of-reads-<date>.md. `npm run bench -- --only as-of [--quick]` runs this
+ *     section alone (its release report is then <date>-<commit>-only-as-of[-quick].*).
  * Issue K's market hot-read budgets (V2/V3/V4 pools, wallet activity, big subjects: a token with
  * 500+ pools and a wallet with 10,000+ activity rows, big/small ratios, a --profile option) have
  * their own bench beside this one: bench/market-reads.ts (`npm run bench:market-reads`).
@@ -30,6 +34,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rpc, runBench } from './lib.js';
+import { asOfSection } from './release/as-of.js';
 import { backfillAnvilSection } from './release/backfill-anvil.js';
 import { readsUnderBackfillSection, replayBackfillSection } from './release/backfills.js';
 import { batchSection } from './release/batch.js';
@@ -68,6 +73,11 @@ async function main(): Promise<number> {
   const startedAt = new Date();
   const t0 = performance.now();
   const commit = provenance(r);
+  if (args.only) {
+    const { uwsIsNative } = await import('@chain-indexer/platform/http');
+    if (args.only.includes('as-of')) await asOfSection(r); // 8
+    return writeReport(r, { startedAt, t0, commit, httpCore: uwsIsNative() ? 'uws' : 'node_http' });
+  }
   const chain = await chainSection(r); // 1
   const raw = await rawFetchSection(r, chain); // 2
   const ceiling = await ceilingSection(r); // 3
@@ -91,6 +101,7 @@ async function main(): Promise<number> {
   await readsUnderBackfillSection(r, chain, liveHead); // 5
   await replayBackfillSection(r, chain, raw); // 6
   await devnetMarketsSection(r, point); // 7
+  await asOfSection(r); // 8
   return writeReport(r, {
     startedAt,
     t0,

@@ -19,7 +19,12 @@ export interface Args {
   compareOnly: [string, string] | null;
   threshold: number;
   out: string;
+  /** `--only as-of[,…]`: run only these sections (today: `as-of`), not the whole release bench. */
+  only: string[] | null;
 }
+
+/** The sections `--only` can name. */
+export const ONLY_SECTIONS = ['as-of'] as const;
 
 export function parseArgs(argv: string[]): Args {
   const a: Args = {
@@ -30,6 +35,7 @@ export function parseArgs(argv: string[]): Args {
     compareOnly: null,
     threshold: 0.1,
     out: join(ROOT, 'bench', 'results'),
+    only: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
@@ -40,7 +46,12 @@ export function parseArgs(argv: string[]): Args {
     else if (x === '--compare-only') a.compareOnly = [argv[++i], argv[++i]];
     else if (x === '--threshold') a.threshold = Number(argv[++i]);
     else if (x === '--out') a.out = argv[++i];
-    else throw new Error(`unknown argument ${x}`);
+    else if (x === '--only') {
+      a.only = (argv[++i] ?? '').split(',').filter(Boolean);
+      const bad = a.only.filter((s) => !(ONLY_SECTIONS as readonly string[]).includes(s));
+      if (!a.only.length || bad.length)
+        throw new Error(`--only takes ${ONLY_SECTIONS.join(', ')} (comma-separated), not ${bad.join(', ')}`);
+    } else throw new Error(`unknown argument ${x}`);
   }
   return a;
 }
@@ -59,6 +70,9 @@ export function params(quick: boolean) {
         subscribers: 200,
         streamBlocks: 15,
         devnetTrafficMs: 15_000,
+        asOfTrafficMs: 15_000,
+        asOfRounds: 3,
+        asOfSliceS: 0.5,
       }
     : {
         blocks: 20_000,
@@ -71,6 +85,9 @@ export function params(quick: boolean) {
         subscribers: 1_000,
         streamBlocks: 40,
         devnetTrafficMs: 45_000,
+        asOfTrafficMs: 60_000,
+        asOfRounds: 4,
+        asOfSliceS: 1,
       };
 }
 export type Params = ReturnType<typeof params>;

@@ -45,23 +45,25 @@ export interface RunFacts {
   t0: number;
   commit: string;
   httpCore: 'uws' | 'node_http';
-  concurrency: number;
-  chain: Chain;
-  anvilBackfill: BackfillRun;
+  /** Absent with `--only` (no bench chain, no raw fetch, no clean backfill). */
+  concurrency?: number;
+  chain?: Chain;
+  anvilBackfill?: BackfillRun;
 }
 
 /** Writes the report and returns the exit code: 2 on hard failures, 3 on regressions against --compare. */
 export async function writeReport(r: Release, o: RunFacts): Promise<number> {
   const { args, quick, P, blocksPerTask, decodeThreads, figures, hardFailures, notes } = r;
   const { startedAt, t0, commit, httpCore, concurrency } = o;
-  const { head, info } = o.chain;
-  notes.push(
-    'c=1 latency percentiles come from a closed-loop keep-alive node:http client timing each request with performance.now(); autocannon figures (throughput, c=32 latency) have 1 ms latency resolution.',
-    'On a 2-CPU machine autocannon at c=32 saturates a CPU itself, so the uWS c=32 "ceiling" can be client-bound and read ratios above 100 % mean exactly that.',
-    `Ingest runs use BLOCKS_PER_TASK=${blocksPerTask}, DECODE_THREADS=${decodeThreads}; raw fetch uses the same calls in the same batches with ${concurrency} tasks in flight and reads bodies without parsing them.`,
-    'Event-loop delay is prom-client’s indexer_process_nodejs_eventloop_lag_p99_seconds, scraped every second from the loopback metrics listener (each scrape covers the interval since the previous one).',
-    'Head-to-queryable: time from evm_mine returning to /checkpoints showing the block (polled every ~1 ms); a random pause before each block de-phases it from the indexer poll period; 5 warm-up blocks before each series are not counted.',
-  );
+  if (o.chain)
+    notes.push(
+      'c=1 latency percentiles come from a closed-loop keep-alive node:http client timing each request with performance.now(); autocannon figures (throughput, c=32 latency) have 1 ms latency resolution.',
+      'On a 2-CPU machine autocannon at c=32 saturates a CPU itself, so the uWS c=32 "ceiling" can be client-bound and read ratios above 100 % mean exactly that.',
+      `Ingest runs use BLOCKS_PER_TASK=${blocksPerTask}, DECODE_THREADS=${decodeThreads}; raw fetch uses the same calls in the same batches with ${concurrency} tasks in flight and reads bodies without parsing them.`,
+      'Event-loop delay is prom-client’s indexer_process_nodejs_eventloop_lag_p99_seconds, scraped every second from the loopback metrics listener (each scrape covers the interval since the previous one).',
+      'Head-to-queryable: time from evm_mine returning to /checkpoints showing the block (polled every ~1 ms); a random pause before each block de-phases it from the indexer poll period; 5 warm-up blocks before each series are not counted.',
+    );
+  else notes.push(`--only ${args.only?.join(',')}: no bench chain; only the named sections ran.`);
 
   const seconds = (performance.now() - t0) / 1000;
   const results: Results = {
@@ -90,25 +92,28 @@ export async function writeReport(r: Release, o: RunFacts): Promise<number> {
       preciseSamples: P.preciseN,
       h2qSamples: P.h2qSamples,
     },
-    chain: {
-      seed: args.seed,
-      blocks: head + 1,
-      txs: info.txCount,
-      logs: info.logCount,
-      denseBlocks: info.denseBlocks,
-      source: info.source,
-      generationSeconds: info.generationSeconds,
-      headHash: info.headHash,
-    },
+    chain: o.chain
+      ? {
+          seed: args.seed,
+          blocks: o.chain.head + 1,
+          txs: o.chain.info.txCount,
+          logs: o.chain.info.logCount,
+          denseBlocks: o.chain.info.denseBlocks,
+          source: o.chain.info.source,
+          generationSeconds: o.chain.info.generationSeconds,
+          headHash: o.chain.info.headHash,
+        }
+      : { seed: args.seed },
     figures,
     hardFailures,
     notes,
-    series: {
-      rss: [{ label: 'clean backfill against anvil (indexer A)', points: o.anvilBackfill.rssSeries }],
-    },
+    series: o.anvilBackfill
+      ? { rss: [{ label: 'clean backfill against anvil (indexer A)', points: o.anvilBackfill.rssSeries }] }
+      : {},
   };
   mkdirSync(args.out, { recursive: true });
-  const base = join(args.out, `${results.date}-${commit}${quick ? '-quick' : ''}`);
+  const only = args.only ? `-only-${args.only.join('-')}` : '';
+  const base = join(args.out, `${results.date}-${commit}${only}${quick ? '-quick' : ''}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
   const md = markdown(results);
   writeFileSync(`${base}.md`, md);
@@ -122,7 +127,7 @@ export async function writeReport(r: Release, o: RunFacts): Promise<number> {
   // Reads on a moving chain (issue T part 5): the frozen-chain read figures above are cache hits
   // for the most part; the live shape (2 s blocks of ~200 and 12 s blocks of ~150 mainnet
   // transactions, followed while reading) writes its own report beside this one. Full runs only.
-  if (!quick && !process.argv.includes('--no-live-shape')) {
+  if (!quick && !args.only && !process.argv.includes('--no-live-shape')) {
     const liveOut = `${base}-live-shape.md`;
     const child = spawn(
       process.execPath,
