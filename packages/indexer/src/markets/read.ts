@@ -124,22 +124,27 @@ export function candleAtBlock(
 /**
  * The candle frames an extreme at a block descends through, with their widths in seconds: a
  * bucket holding trades after the anchor is read through its sub-buckets of the next frame, down
- * to one minute, whose trades up to the anchor are folded ({@link candleAtBlock}).
+ * to one second, whose trades up to the anchor are folded ({@link candleAtBlock}).
  */
 const EXTREME_FRAMES = [
   ['1d', DAY_SECONDS],
   ['1h', 3_600],
   ['1m', 60],
+  ['30s', 30],
+  ['1s', 1],
 ] as const;
 
 /**
  * All-time extreme of pool `key` as of block `at.block` over its 1d candles up to `at.ts`: high
  * (max of highs) or low (min of lows), price as a rational (currency1 per currency0 base units)
  * with its day bucket (unix seconds). A candle holding trades after the anchor is read as of the
- * anchor, through its 1h then 1m candles (every frame covers the same swaps), and the one minute
- * holding the anchor from its swaps ({@link candleAtBlock}); so a later trade of the same day never
- * leaks into an older read, and a read mid-day costs at most 24 + 60 candles and one minute's
- * swaps beside the day candles, not the day's swaps up to the anchor.
+ * anchor, through its 1h, 1m, 30s then 1s candles (every frame covers the same swaps), and the one
+ * second holding the anchor from its swaps ({@link candleAtBlock}); so a later trade of the same
+ * day never leaks into an older read, and a read mid-day costs at most 24 + 60 + 2 + 30 candles and
+ * one second's swaps beside the day candles, not the day's swaps up to the anchor. Only the bucket
+ * holding the anchor's timestamp can hold later trades (timestamps never decrease), and it is the
+ * last of its frame read; it is not descended into when even its whole high (low) does not beat
+ * the extreme of the buckets before it.
  */
 export function extreme(
   view: View,
@@ -153,12 +158,20 @@ export function extreme(
     if (!best || (which === 'high' ? cmp(p, best.price) > 0 : cmp(p, best.price) < 0))
       best = { price: p, bucket: day };
   };
+  // A bucket read as of the anchor holds a subset of its trades: its high (low) is at most (least)
+  // the stored one, so it cannot beat `best` when the stored one does not.
+  const couldBeat = (c: CandleRow) => {
+    const b = best as { price: Rational } | null;
+    if (!b) return true;
+    const x = cmp(ratParse(which === 'high' ? c.high : c.low), b.price);
+    return which === 'high' ? x > 0 : x < 0;
+  };
   const walk = (level: number, from: number, to: number, day: number | null) => {
     const [frame, width] = EXTREME_FRAMES[level];
     for (const stored of candlesIn(view, key, frame, from, to)) {
       const d = day ?? stored.t;
       if (stored.last[0] <= at.block) consider(stored, d);
-      else if (stored.first[0] > at.block) continue;
+      else if (stored.first[0] > at.block || !couldBeat(stored)) continue;
       else if (level + 1 < EXTREME_FRAMES.length)
         walk(level + 1, stored.t, Math.min(stored.t + width - 1, at.ts), d);
       else {
