@@ -23,7 +23,8 @@
  *  8. as-of reads (issue AC): every route taking `atBlock`, at N = head − 10,000 against the head, at
  *     c=1 and c=32, on a devnet chain built for it (bench/release/as-of.ts); also written as
  *     bench/results/as-of-reads-<date>.md. `npm run bench -- --only as-of [--quick]` runs this
- *     section alone (its release report is then <date>-<commit>-only-as-of[-quick].*).
+ *     section alone (its release report is then <date>-<commit>-only-as-of[-quick].*);
+ *     `--as-of-routes <regex>` measures only the routes whose name matches (e.g. 'ath|atl').
  * Issue K's market hot-read budgets (V2/V3/V4 pools, wallet activity, big subjects: a token with
  * 500+ pools and a wallet with 10,000+ activity rows, big/small ratios, a --profile option) have
  * their own bench beside this one: bench/market-reads.ts (`npm run bench:market-reads`).

@@ -135,6 +135,8 @@ async function startIndexer(r: Release, dv: TestDevnet, head: number) {
 interface Extra {
   position: { token: string; quote: string } | null;
   holder: string;
+  /** The quote of /screener: the devnet's first stablecoin. */
+  stable: string;
 }
 
 /**
@@ -170,7 +172,7 @@ interface Target {
 export async function asOfTargets(
   port: number,
   s: SmallSubjects,
-  { position, holder }: Extra,
+  { position, holder, stable }: Extra,
 ): Promise<{ targets: Target[]; skipped: string[] }> {
   const doc = (await (await fetch(`http://127.0.0.1:${port}/index/v1/openapi.json`)).json()) as {
     paths: Record<string, Record<string, { 'x-as-of'?: { supported?: boolean } }>>;
@@ -195,7 +197,8 @@ export async function asOfTargets(
       if (position) w = w.replace('{token}', position.token);
       if (t.endsWith('/pnl/daily') && position) w += `?token=${position.token}&quote=${position.quote}`;
       paths = [['', w]];
-    } else paths = [['', t]];
+    } else if (t === '/screener') paths = [['', `${t}?quote=${stable}`]];
+    else paths = [['', t]];
     for (const [proto, path] of paths) {
       if (path.includes('{') || (t.endsWith('/pnl/daily') && !position)) skipped.push(t);
       else targets.push({ name: proto ? `${proto} ${t}` : t, path });
@@ -376,8 +379,16 @@ export async function asOfSection(r: Release): Promise<AsOfRoute[]> {
   const extra: Extra = {
     position: pos ? { token: pos.token, quote: pos.quote } : null,
     holder: await pickHolder(ix, s, b.n),
+    stable: (dv.deployment.tokens.find((t) => t.kind === 'stable')?.address ?? '').toLowerCase(),
   };
-  const { targets, skipped } = await asOfTargets(ix.port, s, extra);
+  const all = await asOfTargets(ix.port, s, extra);
+  const only = r.args.asOfRoutes;
+  const targets = only ? all.targets.filter((t) => only.test(t.name)) : all.targets;
+  const { skipped } = all;
+  if (only)
+    r.notes.push(
+      `as-of: --as-of-routes ${only.source}: ${targets.length} of ${all.targets.length} routes measured`,
+    );
   if (skipped.length)
     r.notes.push(`as-of: routes not measured (no subject for a parameter): ${skipped.join(', ')}`);
   log(`as-of: ${targets.length} routes, head ${head}, N ${b.n}`);
@@ -427,7 +438,7 @@ function writeAsOfReport(
     machine: `${os.cpus().length} CPU (${os.cpus()[0]?.model ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; bench client, anvil, the devnet front and the indexer share it`,
     loadStart: o.loadStart,
     loadEnd: os.loadavg().map((x) => round(x, 2)),
-    rerun: `npm run bench -- --only as-of${r.quick ? ' --quick' : ''}`,
+    rerun: `npm run bench -- --only as-of${r.quick ? ' --quick' : ''}${r.args.asOfRoutes ? ` --as-of-routes '${r.args.asOfRoutes.source}'` : ''}`,
     chain: o.chain,
     subjects: o.subjects,
     method: [

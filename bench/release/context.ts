@@ -21,6 +21,8 @@ export interface Args {
   out: string;
   /** `--only as-of[,…]`: run only these sections (today: `as-of`), not the whole release bench. */
   only: string[] | null;
+  /** `--as-of-routes <regex>`: the as-of section measures only the routes whose name matches. */
+  asOfRoutes: RegExp | null;
 }
 
 /** The sections `--only` can name. */
@@ -36,6 +38,7 @@ export function parseArgs(argv: string[]): Args {
     threshold: 0.1,
     out: join(ROOT, 'bench', 'results'),
     only: null,
+    asOfRoutes: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
@@ -51,7 +54,8 @@ export function parseArgs(argv: string[]): Args {
       const bad = a.only.filter((s) => !(ONLY_SECTIONS as readonly string[]).includes(s));
       if (!a.only.length || bad.length)
         throw new Error(`--only takes ${ONLY_SECTIONS.join(', ')} (comma-separated), not ${bad.join(', ')}`);
-    } else throw new Error(`unknown argument ${x}`);
+    } else if (x === '--as-of-routes') a.asOfRoutes = new RegExp(argv[++i]);
+    else throw new Error(`unknown argument ${x}`);
   }
   return a;
 }
