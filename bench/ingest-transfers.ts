@@ -179,18 +179,45 @@ export function cpuSeconds(pid: number, tid?: number): number {
  * CPU seconds since start by thread, from one scrape of `indexer_thread_cpu_seconds_total` (each
  * thread's own count: serving, engine, writer, decode and replay threads, the kinds summed over
  * their threads) and the process's total from /proc at the same moment: `rest` is what no thread
- * of ours reports — V8's platform threads (parallel and concurrent GC of every isolate), libuv's
- * pool, RocksDB's flush and compaction. Null for builds without the metric.
+ * of ours reports — V8's platform threads (parallel and concurrent GC of every isolate) and
+ * libuv's pool; RocksDB's flush and compaction threads are `rocksdb` when `rocksdbSeconds` (their
+ * CPU, {@link rocksdbThreadSeconds}) is given. Null for builds without the metric.
  */
-export function threadCpuSplit(metrics: string, processSeconds: number): Record<string, number> | null {
+export function threadCpuSplit(
+  metrics: string,
+  processSeconds: number,
+  rocksdbSeconds = 0,
+): Record<string, number> | null {
   const out: Record<string, number> = {};
   for (const l of metrics.split('\n')) {
     const m = /^indexer_thread_cpu_seconds_total\{[^}]*thread="([a-z]+)[^"]*"\} (\S+)$/.exec(l);
     if (m) out[m[1]] = (out[m[1]] ?? 0) + Number(m[2]);
   }
   if (!Object.keys(out).length) return null;
+  if (rocksdbSeconds > 0) out.rocksdb = rocksdbSeconds;
   out.rest = processSeconds - Object.values(out).reduce((a, b) => a + b, 0);
   return out;
+}
+
+/**
+ * CPU seconds of RocksDB's own background threads (flush and compaction: the tasks of process
+ * `pid` whose name starts with `rocksdb`, as RocksDB names them on Linux); 0 where /proc says nothing.
+ */
+export function rocksdbThreadSeconds(pid: number): number {
+  let sum = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('rocksdb'))
+          sum += cpuSeconds(pid, Number(tid));
+      } catch {
+        // the thread exited meanwhile
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return sum;
 }
 
 function stageCounters(metrics: string): Record<string, number> | null {
@@ -463,7 +490,7 @@ export async function runIndexer(
   const commitBySize = commitHistogram(metrics);
   const memoryAtHead = memorySplit(metrics);
   const blocks = chain.head + 1;
-  const cpuSplit = threadCpuSplit(metrics, cpuSeconds(ix.pid));
+  const cpuSplit = threadCpuSplit(metrics, cpuSeconds(ix.pid), rocksdbThreadSeconds(ix.pid));
   const cpuMsPerBlockByThread = cpuSplit
     ? Object.fromEntries(Object.entries(cpuSplit).map(([k, v]) => [k, (1000 * v) / blocks]))
     : null;
@@ -528,13 +555,13 @@ export async function runIndexer(
 
 /** Report lines: process CPU ms per block by thread, for the runs that have the split. */
 export function threadCpuTable(runs: readonly IngestRun[]): string[] {
-  const order = ['serving', 'engine', 'writer', 'decode', 'replay', 'rest'];
+  const order = ['serving', 'engine', 'writer', 'decode', 'replay', 'rocksdb', 'rest'];
   const have = runs.filter((r) => r.cpuMsPerBlockByThread);
   if (!have.length) return [];
   const kinds = order.filter((k) => have.some((r) => r.cpuMsPerBlockByThread?.[k] !== undefined));
   return [
     '',
-    "Process CPU ms per block by thread, over the whole run from spawn (start-up included; each thread's own count, `indexer_thread_cpu_seconds_total`; `rest` = the process's /proc total minus them: V8's platform threads doing every isolate's parallel and concurrent GC, libuv's pool, RocksDB's flush and compaction):",
+    "Process CPU ms per block by thread, over the whole run from spawn (start-up included; each thread's own count, `indexer_thread_cpu_seconds_total`; `rocksdb` = RocksDB's flush and compaction threads by their names in /proc; `rest` = the process's /proc total minus them all: V8's platform threads doing every isolate's parallel and concurrent GC, and libuv's pool):",
     '',
     `| build | ${kinds.join(' | ')} | total |`,
     `| --- | ${kinds.map(() => '---:').join(' | ')} | ---: |`,
