@@ -152,6 +152,26 @@ export function extreme(
   at: At,
   which: 'high' | 'low',
 ): { price: Rational; bucket: number } | null {
+  // The pool's state at the anchor carries its all-time extremes (markets v8): one reverse seek.
+  const st = stateAt(view, key, at.block);
+  if (st && (st.high || st.swaps === 0)) {
+    const x = which === 'high' ? st.high : st.low;
+    return x ? { price: ratParse(x.price), bucket: x.day } : null;
+  }
+  return extremeFromCandles(view, key, at, which);
+}
+
+/**
+ * {@link extreme} from the 1d candles up to `at.ts` (a state row written before markets v8 has no
+ * extremes; a store is rebuilt at a version change, so this is the path of no current store, kept
+ * as the definition the state's running extremes are held to in the tests).
+ */
+export function extremeFromCandles(
+  view: View,
+  key: string,
+  at: At,
+  which: 'high' | 'low',
+): { price: Rational; bucket: number } | null {
   let best: { price: Rational; bucket: number } | null = null;
   const consider = (c: CandleRow, day: number) => {
     const p = ratParse(which === 'high' ? c.high : c.low);

@@ -40,7 +40,8 @@ export const PROJECTION_IDENTITIES = {
     // 5: pools first seen after START_BLOCK registered (verified, seeded); provenance on every pool row.
     // 6: window state at ingest (running totals per pool and block, minute → first block, last swap per origin).
     // 7: POOL_CUM_LAST (ingest reads the latest totals row by a point read).
-    version: 7,
+    // 8: the pool state carries its all-time high and low (the extreme at a block is one seek).
+    version: 8,
     backs: ['Pools', 'Tokens (market routes)'],
   },
   wallets: {

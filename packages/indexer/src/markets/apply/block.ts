@@ -307,6 +307,10 @@ export function openBlock(
     batch.put(TOKEN_SWAP, [hx(pr.currency0), d.number, e.logIndex], hx(k));
     if (pr.currency1 !== pr.currency0) batch.put(TOKEN_SWAP, [hx(pr.currency1), d.number, e.logIndex], hx(k));
     const p = ratStr(price);
+    // The running extremes (strictly beyond: the first day a price was reached stays its day).
+    const day = Math.floor(d.timestamp / FRAMES['1d']) * FRAMES['1d'];
+    if (!st.high || cmp(price, ratParse(st.high.price)) > 0) st.high = { price: p, day };
+    if (!st.low || cmp(price, ratParse(st.low.price)) < 0) st.low = { price: p, day };
     let traded = blockTrades.get(k);
     if (!traded) blockTrades.set(k, (traded = []));
     traded.push({ abs0: abs(a0), abs1: abs(a1), buy: row.side === 'buy', price: p, origin: row.origin });

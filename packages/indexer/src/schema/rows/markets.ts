@@ -60,6 +60,14 @@ export interface PoolState {
   price: string | null;
   swaps: number;
   lastSwapBlock: number | null;
+  /**
+   * All-time high and low of the pool's trade price up to the end of this block (the same prices
+   * its candles fold: currency1 base units per currency0 base unit, "n/d"), each with the UTC day
+   * bucket (unix seconds) of its first trade at that price; absent before the first swap. Versioned
+   * with the state (markets.state_history), so the extreme at block N is one reverse seek.
+   */
+  high?: { price: string; day: number };
+  low?: { price: string; day: number };
 }
 
 /** A pool's state before any event of it was applied: no reserves, price or swaps yet. */
