@@ -4,6 +4,7 @@
  * (user + system clock ticks of this thread, 100 per second on Linux's default USER_HZ).
  */
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 
 /** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on every Linux build in use). */
 const TICKS_PER_SECOND = 100;
@@ -26,4 +27,26 @@ export function threadCpuMicros(): number | null {
   } catch {
     return null;
   }
+}
+
+/** The calling thread's V8 heap (bytes) and CPU time, as each worker thread reports it with its answers. */
+export interface ThisThreadStats {
+  used: number;
+  total: number;
+  limit: number;
+  external: number;
+  /** {@link threadCpuMicros}. */
+  cpuMicros: number | null;
+}
+
+/** The calling thread's heap (v8.getHeapStatistics) and CPU time ({@link threadCpuMicros}). */
+export function thisThreadStats(): ThisThreadStats {
+  const h = getHeapStatistics();
+  return {
+    used: h.used_heap_size,
+    total: h.total_heap_size,
+    limit: h.heap_size_limit,
+    external: h.external_memory,
+    cpuMicros: threadCpuMicros(),
+  };
 }

@@ -4,10 +4,9 @@
  * sends its status every {@link STATUS_MS}, answers metric scrapes from its own registry, and on
  * `stop` stops every lane, drains the writes and says `stopped`. Its log lines go straight to fd 1.
  */
-import { getHeapStatistics } from 'node:v8';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { redactingLoggerOptions } from '@chain-indexer/platform/security';
-import { threadCpuMicros } from '@chain-indexer/platform/threads';
+import { thisThreadStats, threadCpuMicros } from '@chain-indexer/platform/threads';
 import { pino } from 'pino';
 import client from 'prom-client';
 import { createChainMetrics } from '../metrics/chain.js';
@@ -48,15 +47,7 @@ const decodeHeaps = new Map<number, ThreadHeap>();
 
 /** This thread's heap. */
 function ownHeap(): ThreadHeap {
-  const h = getHeapStatistics();
-  return {
-    thread: `engine-${threadId}`,
-    used: h.used_heap_size,
-    total: h.total_heap_size,
-    limit: h.heap_size_limit,
-    external: h.external_memory,
-    cpuMicros: threadCpuMicros(),
-  };
+  return { thread: `engine-${threadId}`, ...thisThreadStats() };
 }
 
 /** The writer thread's heap as it last reported it (none before its first answer). */

@@ -7,9 +7,8 @@
  * way through this thread, {@link WriterMarks}; `heap` at most every {@link HEAP_EVERY_MS}: its v8 heap) or
  * `{id, error}` when RocksDB refused it.
  */
-import { getHeapStatistics } from 'node:v8';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { threadCpuMicros } from '@chain-indexer/platform/threads';
+import { thisThreadStats } from '@chain-indexer/platform/threads';
 import type { WorkerHeap } from '../schema/delta.js';
 import { attachBatches, type NativeBatch } from './binding.js';
 import { eachOp, type WriterMarks } from './writer.js';
@@ -28,15 +27,7 @@ function heapDue(): WorkerHeap | undefined {
   const now = performance.now();
   if (now - heapAt < HEAP_EVERY_MS) return undefined;
   heapAt = now;
-  const h = getHeapStatistics();
-  return {
-    threadId,
-    used: h.used_heap_size,
-    total: h.total_heap_size,
-    limit: h.heap_size_limit,
-    external: h.external_memory,
-    cpuMicros: threadCpuMicros(),
-  };
+  return { threadId, ...thisThreadStats() };
 }
 
 parentPort!.on('message', (m: { id: number; abs: ArrayBuffer[]; more?: boolean }) => {

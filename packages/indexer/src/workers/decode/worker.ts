@@ -3,9 +3,8 @@
  * thread and answers compact per-block deltas by structured clone.
  */
 
-import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { threadCpuMicros } from '@chain-indexer/platform/threads';
+import { thisThreadStats } from '@chain-indexer/platform/threads';
 import { useWasmKeccak } from '@chain-indexer/proofs';
 import { Piscina } from 'piscina';
 import { createRpc, type Rpc } from '../../rpc/client.js';
@@ -55,15 +54,7 @@ const keccakReady = useWasmKeccak().catch((err: Error) => {
 
 /** This thread's heap, sent with every answer (the engine's per-thread heap metrics). */
 function heapOf(): WorkerHeap {
-  const h = getHeapStatistics();
-  return {
-    threadId,
-    used: h.used_heap_size,
-    total: h.total_heap_size,
-    limit: h.heap_size_limit,
-    external: h.external_memory,
-    cpuMicros: threadCpuMicros(),
-  };
+  return { threadId, ...thisThreadStats() };
 }
 
 export default async function decode(task: DecodeTask): Promise<FetchResult> {

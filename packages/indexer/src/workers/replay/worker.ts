@@ -2,9 +2,8 @@
  * Replay pool worker (Piscina). Fetches `callTracer` traces of one block and flattens them into
  * frames, internal transfers and creations off the main thread; answers by structured clone.
  */
-import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { threadCpuMicros } from '@chain-indexer/platform/threads';
+import { thisThreadStats } from '@chain-indexer/platform/threads';
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
 import { createRpc, type Rpc, RpcError } from '../../rpc/client.js';
@@ -49,15 +48,7 @@ const clients = new Map<string, Rpc>();
 
 /** This thread's heap (v8.getHeapStatistics, bytes), sent with every answer (the engine's heap metrics). */
 function heapOf(): WorkerHeap {
-  const h = getHeapStatistics();
-  return {
-    threadId,
-    used: h.used_heap_size,
-    total: h.total_heap_size,
-    limit: h.heap_size_limit,
-    external: h.external_memory,
-    cpuMicros: threadCpuMicros(),
-  };
+  return { threadId, ...thisThreadStats() };
 }
 
 export default async function replay(task: ReplayTask): Promise<BlockTraceResult> {
