@@ -17,12 +17,11 @@
  */
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hex } from '../faults/lib.js';
-import { reorgAndSettle, startLate } from '../harness/as-of-devnet.js';
-import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { nodeAt, reorgAndSettle, startAsOfIndex } from '../harness/as-of-devnet.js';
+import type { TestDevnet } from '../harness/devnet.js';
 import type { IndexerProcess } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
-import { freezeNode, jsonRpc } from '../harness/rpc.js';
+import { freezeNode } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 
 const WINDOW = 24;
@@ -33,15 +32,7 @@ const rand = mulberry32(20261129);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 const between = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
-const rpc = <T = any>(method: string, params: unknown[] = []) => jsonRpc<T>(dev.rpcUrl, method, params);
-const hashOf = async (n: number) =>
-  (await rpc<{ hash: string }>('eth_getBlockByNumber', [hex(n), false])).hash;
-/** The 32-byte words `to` answers to `data` at block n. */
-const words = async (to: string, data: string, n: number) => {
-  const out = await rpc<string>('eth_call', [{ to, data }, hex(n)]);
-  return (out.slice(2).match(/.{64}/g) ?? []).map((w) => BigInt(`0x${w}`));
-};
-const pad = (v: bigint | string) => (typeof v === 'bigint' ? v.toString(16) : v.slice(2)).padStart(64, '0');
+const { rpc, hashOf, words, pad } = nodeAt(() => dev.rpcUrl);
 const int24 = (w: bigint) => Number(BigInt.asIntN(24, w));
 const U160 = (1n << 160n) - 1n;
 const U128 = (1n << 128n) - 1n;
@@ -121,16 +112,7 @@ async function checkPair(label: string, p: Pool, n: number): Promise<Native> {
 }
 
 beforeAll(async () => {
-  dev = await startTestDevnet({ blockTimeMs: 250, traffic: true, txPerSecond: 25, seed: 12 });
-  const env = {
-    ...devnetIndexerEnv(dev),
-    FINALITY: 'window',
-    UNFINALISED_WINDOW: String(WINDOW),
-    TRACES: 'off',
-  };
-  // A late start: the first ~100 blocks are written as history segments, the rest block by block.
-  idx = await startLate(dev, env);
-  fork.historyEnd = (await idx.get('/health')).body.ingest.historyEnd;
+  ({ dev, idx, historyEnd: fork.historyEnd } = await startAsOfIndex(12, WINDOW));
   for (const d of dev.deployment.pools) {
     const protocol = d.protocol === 'uniswap-v2' ? 'v2' : d.protocol === 'uniswap-v3' ? 'v3' : 'v4';
     const path =

@@ -31,8 +31,8 @@
 import { keccak256, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '../faults/lib.js';
-import { reorgAndSettle, startLate } from '../harness/as-of-devnet.js';
-import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { reorgAndSettle, startAsOfIndex } from '../harness/as-of-devnet.js';
+import type { TestDevnet } from '../harness/devnet.js';
 import type { IndexerProcess } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
 import {
@@ -277,16 +277,7 @@ async function checkRanked(label: string, t: Tok, n: number): Promise<void> {
 const fork = { base: 0, depth: 5, droppedHash: '', head: 0, historyEnd: 0 };
 
 beforeAll(async () => {
-  dev = await startTestDevnet({ blockTimeMs: 250, traffic: true, txPerSecond: 25, seed: 13 });
-  const env = {
-    ...devnetIndexerEnv(dev),
-    FINALITY: 'window',
-    UNFINALISED_WINDOW: String(WINDOW),
-    TRACES: 'off',
-  };
-  // A late start: the first ~100 blocks are written as history segments, the rest block by block.
-  idx = await startLate(dev, env);
-  fork.historyEnd = (await idx.get('/health')).body.ingest.historyEnd;
+  ({ dev, idx, historyEnd: fork.historyEnd } = await startAsOfIndex(13, WINDOW));
   for (const t of dev.deployment.tokens.filter((x) => ['standard', 'stable', 'weth'].includes(x.kind))) {
     const address = t.address.toLowerCase();
     const d = await idx.get(`/tokens/${address}`);

@@ -27,12 +27,11 @@
 import { tableSizes } from '@chain-indexer/indexer/testing';
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hex } from '../faults/lib.js';
-import { reorgAndSettle, startLate } from '../harness/as-of-devnet.js';
-import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from '../harness/devnet.js';
+import { nodeAt, reorgAndSettle, startAsOfIndex } from '../harness/as-of-devnet.js';
+import type { TestDevnet } from '../harness/devnet.js';
 import type { IndexerProcess } from '../harness/indexer.js';
 import { stopAll } from '../harness/lifecycle.js';
-import { freezeNode, jsonRpc } from '../harness/rpc.js';
+import { freezeNode } from '../harness/rpc.js';
 import { mulberry32 } from '../harness/rpc-proxy.js';
 
 const WINDOW = 24;
@@ -43,14 +42,7 @@ const rand = mulberry32(20261130);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
 const between = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
 
-const rpc = <T = any>(method: string, params: unknown[] = []) => jsonRpc<T>(dev.rpcUrl, method, params);
-const hashOf = async (n: number) =>
-  (await rpc<{ hash: string }>('eth_getBlockByNumber', [hex(n), false])).hash;
-const words = async (to: string, data: string, n: number) => {
-  const out = await rpc<string>('eth_call', [{ to, data }, hex(n)]);
-  return (out.slice(2).match(/.{64}/g) ?? []).map((w) => BigInt(`0x${w}`));
-};
-const pad = (v: bigint | string) => (typeof v === 'bigint' ? v.toString(16) : v.slice(2)).padStart(64, '0');
+const { rpc, hashOf, words, pad } = nodeAt(() => dev.rpcUrl);
 /** balanceOf(w) at n; 0 before the token's contract exists (the call answers no word). */
 const balanceOf = async (t: string, w: string, n: number): Promise<bigint> =>
   (await words(t, `0x70a08231${pad(w)}`, n))[0] ?? 0n;
@@ -268,15 +260,7 @@ async function checkPositions(w: string, trades: any[], n: number): Promise<void
 }
 
 beforeAll(async () => {
-  dev = await startTestDevnet({ blockTimeMs: 250, traffic: true, txPerSecond: 25, seed: 13 });
-  const env = {
-    ...devnetIndexerEnv(dev),
-    FINALITY: 'window',
-    UNFINALISED_WINDOW: String(WINDOW),
-    TRACES: 'off',
-  };
-  idx = await startLate(dev, env);
-  fork.historyEnd = (await idx.get('/health')).body.ingest.historyEnd;
+  ({ dev, idx, historyEnd: fork.historyEnd } = await startAsOfIndex(13, WINDOW));
   for (const t of dev.deployment.tokens.filter((x) => ['standard', 'stable', 'weth'].includes(x.kind)))
     tokens.push({ address: t.address.toLowerCase(), decimals: t.decimals, stable: t.kind === 'stable' });
   const seen = new Set<string>();

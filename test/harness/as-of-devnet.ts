@@ -5,7 +5,7 @@
  */
 
 import { hex, sleep } from '../faults/lib.js';
-import type { TestDevnet } from './devnet.js';
+import { devnetIndexerEnv, startTestDevnet, type TestDevnet } from './devnet.js';
 import { type IndexerProcess, startIndexer } from './indexer.js';
 import { freezeNode, jsonRpc } from './rpc.js';
 
@@ -47,4 +47,45 @@ export async function reorgAndSettle(dev: TestDevnet, idx: IndexerProcess, depth
     if (a && a.block === head && a.hash === finalHash) return head;
     if (Date.now() - t0 > 120_000) throw new Error(`the index did not reach ${head} ${finalHash}`);
   }
+}
+
+/** The reads at a block the as-of suites hold the index to, on the node behind `rpcUrl()`. */
+export function nodeAt(rpcUrl: () => string) {
+  const rpc = <T = any>(method: string, params: unknown[] = []) => jsonRpc<T>(rpcUrl(), method, params);
+  /** The node's hash of block `n`. */
+  const hashOf = async (n: number) =>
+    (await rpc<{ hash: string }>('eth_getBlockByNumber', [hex(n), false])).hash;
+  /** The 32-byte words `to` answers to `data` at block `n`. */
+  const words = async (to: string, data: string, n: number) => {
+    const out = await rpc<string>('eth_call', [{ to, data }, hex(n)]);
+    return (out.slice(2).match(/.{64}/g) ?? []).map((w) => BigInt(`0x${w}`));
+  };
+  /** A 32-byte ABI word of an integer or an address. */
+  const pad = (v: bigint | string) => (typeof v === 'bigint' ? v.toString(16) : v.slice(2)).padStart(64, '0');
+  return { rpc, hashOf, words, pad };
+}
+
+/**
+ * The set-up the as-of suites share: a devnet of seed `seed` with traffic (250 ms blocks, 25 tx/s)
+ * and an indexer started late on it ({@link startLate}) with a live window of `window` blocks,
+ * TRACES off, and `extraEnv`. Returns the devnet, the indexer, its environment (kept by reference
+ * for restarts) and the end of the history it wrote as segments.
+ */
+export async function startAsOfIndex(
+  seed: number,
+  window: number,
+  extraEnv: Record<string, string> = {},
+): Promise<{ dev: TestDevnet; idx: IndexerProcess; env: Record<string, string>; historyEnd: number }> {
+  const dev = await startTestDevnet({ blockTimeMs: 250, traffic: true, txPerSecond: 25, seed });
+  const env = {
+    ...devnetIndexerEnv(dev),
+    FINALITY: 'window',
+    UNFINALISED_WINDOW: String(window),
+    TRACES: 'off',
+    ...extraEnv,
+  };
+  // A late start: the first ~100 blocks are written as history segments, the rest block by block.
+  const idx = await startLate(dev, env);
+  const historyEnd = (await idx.get('/health')).body.ingest.historyEnd as number;
+  return { dev, idx, env, historyEnd };
 }
