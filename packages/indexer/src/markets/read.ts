@@ -154,7 +154,8 @@ export function extreme(
 ): { price: Rational; bucket: number } | null {
   // The pool's state at the anchor carries its all-time extremes (markets v8): one reverse seek.
   const st = stateAt(view, key, at.block);
-  if (st && (st.high || st.swaps === 0)) {
+  if (!st) return null; // no state row at or below N: the pool had not traded
+  if (st.high || st.swaps === 0) {
     const x = which === 'high' ? st.high : st.low;
     return x ? { price: ratParse(x.price), bucket: x.day } : null;
   }
@@ -162,9 +163,9 @@ export function extreme(
 }
 
 /**
- * {@link extreme} from the 1d candles up to `at.ts` (a state row written before markets v8 has no
- * extremes; a store is rebuilt at a version change, so this is the path of no current store, kept
- * as the definition the state's running extremes are held to in the tests).
+ * {@link extreme} from the 1d candles up to `at.ts`, for a state row written before markets v8
+ * (no running extremes). A store is rebuilt at a version change, so no current store takes this
+ * path; the e2e suites hold the running extremes to the swaps at or below N instead.
  */
 export function extremeFromCandles(
   view: View,
