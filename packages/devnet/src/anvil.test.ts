@@ -11,7 +11,7 @@ import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anvilCacheDir, nodeOnPort, portHeld, spawnNode } from './anvil.js';
+import { anvilCacheDir, nodeOnPort, patiently, portHeld, rpc, spawnNode } from './anvil.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -78,5 +78,38 @@ describe('devnet port probe', () => {
     await expect(spawnNode({ port, stateDir, blockTimeMs: 1_000 })).rejects.toThrow(/already in use/);
     expect(existsSync(kept)).toBe(true);
     expect(existsSync(join(stateDir, 'anvil.json'))).toBe(false);
+  });
+
+  it('a reused node slower than one call’s timeout is asked again, not given up on', async () => {
+    const port = await slowNode(700);
+    const url = `http://127.0.0.1:${port}`;
+    await expect(rpc(url, 'eth_chainId', [], 300)).rejects.toThrow(/timeout|aborted/i);
+    let tries = 0;
+    const chainId = await patiently(
+      (t) => {
+        tries++;
+        return rpc<string>(url, 'eth_chainId', [], t);
+      },
+      10_000,
+      300,
+    );
+    expect(chainId).toBe('0x7a69');
+    expect(tries).toBeGreaterThan(1);
+  });
+
+  it('patience has a bound, and an error that is not a timeout is not retried', async () => {
+    const port = await slowNode(null);
+    const url = `http://127.0.0.1:${port}`;
+    const t0 = Date.now();
+    await expect(patiently((t) => rpc(url, 'eth_chainId', [], t), 900, 200)).rejects.toThrow();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    let tries = 0;
+    await expect(
+      patiently(async () => {
+        tries++;
+        throw new Error('eth_chainId: method not found');
+      }, 5_000),
+    ).rejects.toThrow(/method not found/);
+    expect(tries).toBe(1);
   });
 });

@@ -42,6 +42,31 @@ export async function rpc<T = unknown>(
 }
 
 /**
+ * Runs `call` against a node that holds its port but may be slow (busy tracing or mining a large
+ * block on a loaded machine). `call` gets its timeout in ms: `firstTimeoutMs`, doubled on each try
+ * that timed out, until `budgetMs` has passed since the first try; then the last error is thrown.
+ * An answer with an RPC error (or any error other than a timeout) is not retried.
+ * Used where start-up reuses a running node (a restart must not fail because the kept node was
+ * busy for a few seconds: the soak's kill -9 restarts hit that on a loaded CI machine).
+ */
+export async function patiently<T>(
+  call: (timeoutMs: number) => Promise<T>,
+  budgetMs = BUSY_NODE_TIMEOUT_MS,
+  firstTimeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + budgetMs;
+  for (let timeoutMs = firstTimeoutMs; ; timeoutMs *= 2) {
+    try {
+      return await call(Math.max(1, Math.min(timeoutMs, deadline - Date.now())));
+    } catch (err) {
+      const name = (err as Error).name;
+      const slow = name === 'TimeoutError' || name === 'AbortError';
+      if (!slow || Date.now() >= deadline) throw err;
+    }
+  }
+}
+
+/**
  * One JSON-RPC batch over fetch with a timeout: `calls` as [method, params], results in the same
  * order. @throws Error naming the first call the node answered with an error.
  */
@@ -104,13 +129,13 @@ export interface NodeFacts {
   clientVersion: string;
 }
 
-/** Reads chain id, block-0 hash, head and client version of the node at url. @throws on RPC failure. */
-export async function nodeFacts(url: string): Promise<NodeFacts> {
+/** Reads chain id, block-0 hash, head and client version of the node at url (each call bounded by `timeoutMs`, default 5 s). @throws on RPC failure or timeout. */
+export async function nodeFacts(url: string, timeoutMs?: number): Promise<NodeFacts> {
   const [chainId, genesis, head, clientVersion] = await Promise.all([
-    rpc<string>(url, 'eth_chainId'),
-    rpc<{ hash: string } | null>(url, 'eth_getBlockByNumber', ['0x0', false]),
-    rpc<string>(url, 'eth_blockNumber'),
-    rpc<string>(url, 'web3_clientVersion').catch(() => 'unknown client'),
+    rpc<string>(url, 'eth_chainId', [], timeoutMs),
+    rpc<{ hash: string } | null>(url, 'eth_getBlockByNumber', ['0x0', false], timeoutMs),
+    rpc<string>(url, 'eth_blockNumber', [], timeoutMs),
+    rpc<string>(url, 'web3_clientVersion', [], timeoutMs).catch(() => 'unknown client'),
   ]);
   return {
     chainId: Number(chainId),

@@ -11,6 +11,7 @@ import {
   killNodeNow,
   nodeFacts,
   nodeOnPort,
+  patiently,
   readMarker,
   rpc,
   runningAnvilPid,
@@ -71,7 +72,7 @@ export class ForeignNodeError extends Error {}
  * does not. @throws ForeignNodeError describing the node and the way out.
  */
 async function checkOurs(rpcUrl: string, port: number, stateDir: string): Promise<void> {
-  const found = await nodeFacts(rpcUrl);
+  const found = await patiently((t) => nodeFacts(rpcUrl, t));
   const marker = readMarker(stateDir);
   const depFile = join(stateDir, 'deployment.json');
   const dep = existsSync(depFile)
@@ -109,10 +110,12 @@ async function reusableDeployment(
 ): Promise<DevnetDeployment | null> {
   if (!existsSync(depFile)) return null;
   const saved = JSON.parse(readFileSync(depFile, 'utf8')) as DevnetDeployment;
-  const genesis = await rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false]);
+  const genesis = await patiently((t) =>
+    rpc<{ hash: Hex }>(rpcUrl, 'eth_getBlockByNumber', ['0x0', false], t),
+  );
   if (saved.version !== 1 || saved.genesisHash !== genesis.hash) return null;
   const addresses = deployedAddresses(saved);
-  const missing = () => codelessCount(rpcUrl, addresses);
+  const missing = () => patiently((t) => codelessCount(rpcUrl, addresses, t));
   const gone = await missing();
   if (gone > 0) {
     if (!existsSync(txsFile)) {
@@ -168,7 +171,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<DevnetHandle> {
     await checkOurs(rpcUrl, opts.port, opts.stateDir);
     if (readMarker(opts.stateDir)?.front) {
       opts.log(`devnet: reusing the node this data directory started, still answering on ${rpcUrl}`);
-      await rpc(rpcUrl, 'evm_setIntervalMining', [opts.blockTimeMs / 1000]);
+      await patiently((t) => rpc(rpcUrl, 'evm_setIntervalMining', [opts.blockTimeMs / 1000], t));
     } else {
       // A bare anvil an earlier version started (no front: its mining races reorgs and traces).
       opts.log(`devnet: the node on ${rpcUrl} predates the devnet front; replacing it with a new one`);

@@ -136,10 +136,15 @@ export function deployedAddresses(d: DevnetDeployment): Address[] {
  * How many of `addresses` have no code at the node's latest block (`eth_getCode`, one batch):
  * a reorg dropped the transactions that created them. @throws Error on RPC failure.
  */
-export async function codelessCount(rpcUrl: string, addresses: readonly Address[]): Promise<number> {
+export async function codelessCount(
+  rpcUrl: string,
+  addresses: readonly Address[],
+  timeoutMs?: number,
+): Promise<number> {
   const codes = await rpcBatch<Hex>(
     rpcUrl,
     addresses.map((a) => ['eth_getCode', [a, 'latest']]),
+    timeoutMs,
   );
   return codes.filter((c) => c === '0x').length;
 }
