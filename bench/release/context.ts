@@ -19,14 +19,19 @@ export interface Args {
   compareOnly: [string, string] | null;
   threshold: number;
   out: string;
-  /** `--only as-of[,…]`: run only these sections (today: `as-of`), not the whole release bench. */
+  /**
+   * `--only as-of[,points]`: run only these sections, not the whole release bench. `points`: the
+   * chain, the uWS ceiling, the anvil backfill and the point reads on the moving chain (section 4).
+   */
   only: string[] | null;
   /** `--as-of-routes <regex>`: the as-of section measures only the routes whose name matches. */
   asOfRoutes: RegExp | null;
+  /** `--frozen`: point reads on a chain that does not move (a diagnostic beside the budget's moving chain). */
+  frozen: boolean;
 }
 
 /** The sections `--only` can name. */
-export const ONLY_SECTIONS = ['as-of'] as const;
+export const ONLY_SECTIONS = ['as-of', 'points'] as const;
 
 export function parseArgs(argv: string[]): Args {
   const a: Args = {
@@ -39,6 +44,7 @@ export function parseArgs(argv: string[]): Args {
     out: join(ROOT, 'bench', 'results'),
     only: null,
     asOfRoutes: null,
+    frozen: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
@@ -55,6 +61,7 @@ export function parseArgs(argv: string[]): Args {
       if (!a.only.length || bad.length)
         throw new Error(`--only takes ${ONLY_SECTIONS.join(', ')} (comma-separated), not ${bad.join(', ')}`);
     } else if (x === '--as-of-routes') a.asOfRoutes = new RegExp(argv[++i]);
+    else if (x === '--frozen') a.frozen = true;
     else throw new Error(`unknown argument ${x}`);
   }
   return a;
