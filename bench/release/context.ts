@@ -120,6 +120,11 @@ export interface Release {
   notes: string[];
   /** Judges a figure against its budget, logs it and adds it to the report. */
   fig: (f: FigureInput) => Figure;
+  /**
+   * While the chain moves (moving.ts): a bare uWS hello-world's URL, sampled right before each
+   * point read in the same conditions (anvil mining, the indexer following) for an info ratio.
+   */
+  movingHello: string | null;
 }
 
 export function newRelease(args: Args): Release {
@@ -147,5 +152,6 @@ export function newRelease(args: Args): Release {
     hardFailures: [],
     notes: [],
     fig,
+    movingHello: null,
   };
 }

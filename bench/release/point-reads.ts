@@ -29,6 +29,12 @@ export function pointReader(r: Release, { ceil1, ceil32, ceilPrecise }: Ceiling,
       throw new Error(
         `${name}: ${paths[0]} answered ${probe.status} ${JSON.stringify(probe.body).slice(0, 300)}`,
       );
+    // On the moving chain, the bare hello-world right before, in the same conditions (info).
+    const helloNow = r.movingHello
+      ? latencyFigures(
+          await sampleLatency({ base: r.movingHello, paths: ['/hello'], connections: 1, amount: P.preciseN }),
+        )
+      : null;
     const precise = latencyFigures(
       await sampleLatency({ base: ix.base, paths, connections: 1, amount: P.preciseN }),
     );
@@ -56,6 +62,17 @@ export function pointReader(r: Release, { ceil1, ceil32, ceilPrecise }: Ceiling,
       baseline: { label: 'uWS hello c=1 p99', value: ceilPrecise.p99ms, unit: 'ms' },
       budget: BUDGETS.pointP99c1,
     });
+    if (helloNow)
+      routeFig(
+        'c1.p99.moving',
+        'c=1 p99 against the hello sampled just before it on the moving chain',
+        precise.p99ms,
+        {
+          ...LATENCY,
+          baseline: { label: 'uWS hello c=1 p99, chain moving', value: helloNow.p99ms, unit: 'ms' },
+          status: 'info',
+        },
+      );
     routeFig('c1.p999', 'c=1 p99.9', precise.p99_9ms, { ...LATENCY, status: 'info' });
     routeFig('c1.rps', 'c=1 throughput', c1.reqPerSec, {
       ...THROUGHPUT,
