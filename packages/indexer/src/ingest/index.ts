@@ -27,7 +27,7 @@ import { createHistoryDriver } from './drivers/history.js';
 import { createLiveDriver } from './drivers/live.js';
 import { createFinality } from './finality.js';
 import { watchHeads } from './heads.js';
-import type { NodeCheck, NodeFault } from './node-check.js';
+import type { NodeCheck } from './node-check.js';
 import { createPauses } from './pause.js';
 import { createRebuilder } from './rebuild.js';
 import { createFetchLoop } from './run.js';

@@ -33,7 +33,7 @@ import {
   type TemplatedApp,
   type TrustedProxyHeader,
 } from '@chain-indexer/platform/http';
-import { type Cidr, cidrContains, parseIp } from '@chain-indexer/platform/security';
+import { type Cidr, parseIp } from '@chain-indexer/platform/security';
 import { type AddressLimit, createAddressLimiter } from './address-limit.js';
 import { type Auth, STREAM_SESSION_COOKIE } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';

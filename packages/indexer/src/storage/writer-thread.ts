@@ -11,7 +11,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { thisThreadStats } from '@chain-indexer/platform/threads';
 import type { WorkerHeap } from '../schema/delta.js';
 import { attachBatches, type NativeBatch } from './binding.js';
-import { eachOp, type WriterMarks } from './writer.js';
+import { eachOp } from './writer.js';
 
 const batches = attachBatches(BigInt((workerData as { handle: bigint }).handle));
 
