@@ -198,7 +198,7 @@ export function corkedSend(
   res: UWS.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
-  body: string,
+  body: string | Buffer,
   state: ResponseState,
 ): void {
   if (state.aborted) return;

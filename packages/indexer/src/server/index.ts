@@ -140,7 +140,12 @@ export function createServer(opts: ServerOptions): Server {
       const state: { aborted: boolean; hasAbortHandler?: boolean } = { aborted: false };
       const t0 = performance.now();
       const meter: ReadMeter = { rows: 0 };
-      const finish = (status: number, headers: Array<[string, string]>, body: string, late: boolean) => {
+      const finish = (
+        status: number,
+        headers: Array<[string, string]>,
+        body: string | Buffer,
+        late: boolean,
+      ) => {
         (late ? corkedSend : send)(res, status, headers, body, state);
         opts.observe?.(route.id, status, (performance.now() - t0) / 1000, meter.rows);
       };
@@ -163,7 +168,13 @@ export function createServer(opts: ServerOptions): Server {
           opts.observe?.(route.id, 200, (performance.now() - t0) / 1000, meter.rows);
           return;
         }
-        finish(r.status ?? 200, r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS, r.json, late);
+        // A cached large reply carries its bytes: written as they are, not encoded per hit.
+        finish(
+          r.status ?? 200,
+          r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS,
+          r.bytes ?? r.json,
+          late,
+        );
       };
       try {
         // Everything is read from req synchronously: req is invalid after the first await.

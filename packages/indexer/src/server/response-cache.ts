@@ -14,6 +14,12 @@ import type { Reply } from './route.js';
 /** Bytes of JSON kept per chain at most (entries beyond it are not cached). */
 const MAX_BYTES = Number(process.env.RESPONSE_CACHE_MAX_BYTES ?? 64 * 1024 * 1024);
 
+/**
+ * Answers at least this long (characters of JSON) are kept with their UTF-8 bytes too
+ * ({@link Reply.bytes}), so a hit writes them without encoding them again.
+ */
+export const KEEP_BYTES_FROM = 4 * 1024;
+
 /** Whether the cache is on (RESPONSE_CACHE=off turns it off). */
 export const responseCacheOn = process.env.RESPONSE_CACHE !== 'off';
 
@@ -38,12 +44,18 @@ export class ResponseCache {
     return r;
   }
 
-  /** Keeps `reply` for `key` at store write count `writes` (dropped when over the byte bound). */
+  /**
+   * Keeps `reply` for `key` at store write count `writes` (dropped when over the byte bound). A
+   * reply of {@link KEEP_BYTES_FROM} characters or more is given its UTF-8 bytes (counted too).
+   */
   set(writes: number, key: string, reply: Reply): void {
     if (writes !== this.writes) this.reset(writes);
-    if (this.bytes + reply.json.length > MAX_BYTES) return;
+    const large = reply.json.length >= KEEP_BYTES_FROM;
+    const size = large ? reply.json.length + Buffer.byteLength(reply.json) : reply.json.length;
+    if (this.bytes + size > MAX_BYTES) return;
+    if (large) reply.bytes ??= Buffer.from(reply.json);
     this.entries.set(key, reply);
-    this.bytes += reply.json.length;
+    this.bytes += size;
   }
 
   private reset(writes: number): void {

@@ -122,6 +122,13 @@ export interface Ctx<P = Record<string, string>, Q = Record<string, unknown>> {
 export interface Reply {
   status?: number;
   json: string;
+  /**
+   * The UTF-8 bytes of `json`, made once when the response cache keeps a large reply
+   * (response-cache.ts): every hit writes them as they are. Without them a cached 128 KB answer
+   * was encoded again on every hit — ~900 MB/s of external memory at c=1 and a serving-thread
+   * scavenge every ~60–110 ms (bench/results/engine-thread-2026-11-28-fourth.md).
+   */
+  bytes?: Buffer;
   headers?: Array<[string, string]>;
   /** When set, the response becomes an SSE stream driven by this function (json is ignored). */
   sse?: (conn: SseConn) => void;
