@@ -13,7 +13,8 @@
  *     raw fetch ceiling against the replay server (bench/replay-server.ts, its own process);
  *  3. uWS ceiling: a bare uWS hello-world (bench/uws-hello.ts, its own process) under autocannon;
  *  4. indexer A against anvil: clean backfill (rate, RSS, event-loop delay), then point reads
- *     (c=1, c=32), max pages (hard 4 MiB / 1000-row check), batch of 20, token/pool/wallet probes,
+ *     (c=1, c=32) while the chain moves (a block every 2 s with 20 transfers, followed live; each
+ *     route beside a bare hello sampled in the same conditions: release/moving.ts), max pages (hard 4 MiB / 1000-row check), batch of 20, token/pool/wallet probes,
  *     head-to-queryable while following live (default POLL_MS, then POLL_MS=50);
  *  4b. the same point reads and streams on an indexer with HTTP_CORE=node_http (the stand-in),
  *     each beside the native figure of the same run (bench/stand-in.ts);
@@ -25,6 +26,8 @@
  *     bench/results/as-of-reads-<date>.md. `npm run bench -- --only as-of [--quick]` runs this
  *     section alone (its release report is then <date>-<commit>-only-as-of[-quick].*);
  *     `--as-of-routes <regex>` measures only the routes whose name matches (e.g. 'ath|atl').
+ * `npm run bench -- --only points [--quick]` runs steps 1–4's point reads alone (chain, raw fetch,
+ * uWS ceiling, anvil backfill, point reads on the moving chain); `--frozen` reads a frozen chain.
  * Issue K's market hot-read budgets (V2/V3/V4 pools, wallet activity, big subjects: a token with
  * 500+ pools and a wallet with 10,000+ activity rows, big/small ratios, a --profile option) have
  * their own bench beside this one: bench/market-reads.ts (`npm run bench:market-reads`).
