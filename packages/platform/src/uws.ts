@@ -164,7 +164,7 @@ export function send(
   res: UWS.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
-  body: string | Buffer,
+  body: string | Uint8Array,
   state: ResponseState,
 ): void {
   if (state.aborted) return;
@@ -198,7 +198,7 @@ export function corkedSend(
   res: UWS.HttpResponse,
   status: number,
   headers: Array<[string, string]>,
-  body: string | Buffer,
+  body: string | Uint8Array,
   state: ResponseState,
 ): void {
   if (state.aborted) return;

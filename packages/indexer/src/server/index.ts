@@ -143,7 +143,7 @@ export function createServer(opts: ServerOptions): Server {
       const finish = (
         status: number,
         headers: Array<[string, string]>,
-        body: string | Buffer,
+        body: string | Uint8Array,
         late: boolean,
       ) => {
         (late ? corkedSend : send)(res, status, headers, body, state);

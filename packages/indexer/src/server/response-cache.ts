@@ -19,6 +19,7 @@ const MAX_BYTES = Number(process.env.RESPONSE_CACHE_MAX_BYTES ?? 64 * 1024 * 102
  * ({@link Reply.bytes}), so a hit writes them without encoding them again.
  */
 export const KEEP_BYTES_FROM = 4 * 1024;
+const UTF8 = new TextEncoder();
 
 /** Whether the cache is on (RESPONSE_CACHE=off turns it off). */
 export const responseCacheOn = process.env.RESPONSE_CACHE !== 'off';
@@ -53,7 +54,7 @@ export class ResponseCache {
     const large = reply.json.length >= KEEP_BYTES_FROM;
     const size = large ? reply.json.length + Buffer.byteLength(reply.json) : reply.json.length;
     if (this.bytes + size > MAX_BYTES) return;
-    if (large) reply.bytes ??= Buffer.from(reply.json);
+    if (large) reply.bytes ??= UTF8.encode(reply.json);
     this.entries.set(key, reply);
     this.bytes += size;
   }

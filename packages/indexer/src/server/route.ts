@@ -128,7 +128,7 @@ export interface Reply {
    * was encoded again on every hit — ~900 MB/s of external memory at c=1 and a serving-thread
    * scavenge every ~60–110 ms (bench/results/engine-thread-2026-11-28-fourth.md).
    */
-  bytes?: Buffer;
+  bytes?: Uint8Array;
   headers?: Array<[string, string]>;
   /** When set, the response becomes an SSE stream driven by this function (json is ignored). */
   sse?: (conn: SseConn) => void;
