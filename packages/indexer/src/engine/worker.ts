@@ -16,31 +16,14 @@ import type { EngineInit, EngineStatus, FromEngine, ThreadHeap, ToEngine } from 
 
 /** Stream frames per message to the serving thread at most (a live block's fit in one). */
 const FRAMES_PER_MESSAGE = 512;
-/**
- * How often the status goes to the serving thread while the engine is active, ms (also sent with
- * every ready/stop and commit); {@link IDLE_STATUS_MS} while it is idle.
- */
+/** How often the status goes to the serving thread, ms (also sent with every ready/stop). */
 const STATUS_MS = 200;
 /**
- * How often the status goes out while the engine is idle (no commit or change of state for
- * {@link ACTIVE_MS}), ms: building it reads every thread's heap, the pools' histograms and the CPU clock.
- */
-const IDLE_STATUS_MS = 1_000;
-/**
  * How often the engine looks for a change of state the serving thread shows at once (ingest's
- * state, the traces lane's checkpoint, writes in flight, the publisher's position), ms, while the
- * engine is active: a change goes out within this much, not at the next {@link STATUS_MS} tick.
+ * state, the traces lane's checkpoint, the publisher's position), ms: a change goes out within this
+ * much, not at the next {@link STATUS_MS} tick.
  */
 const WATCH_MS = 10;
-/**
- * The engine is active for this long (ms) after a change of that state or a commit, and while
- * ingest is not following or the traces lane is behind the head; else it looks only every
- * {@link STATUS_MS}. An idle engine that looked every {@link WATCH_MS} woke 100 times a
- * second for nothing, each wake taking a core from the serving thread or its clients on a 2-core
- * machine (bench/results/engine-thread-2026-11-28-fourth.md); a new block's status goes with its
- * commit anyway.
- */
-const ACTIVE_MS = 1_000;
 /**
  * Background slices per event-loop iteration here, ms (storage/turns.ts): this thread serves no
  * read, so its builds need not yield every 2 ms; but the writer thread's acknowledgement of a live
@@ -95,14 +78,11 @@ function statusOf(e: ChainEngine): EngineStatus {
 async function main(): Promise<void> {
   // Assigned before any commit can happen (commits start with `start`, after it is composed).
   let engine!: ChainEngine;
-  /** When the engine last committed or changed state (performance.now): see ACTIVE_MS. */
-  let activeAt = performance.now();
   engine = await composeEngine(init, {
     log,
     metrics,
     // The status travels with the commit: what /health says is never older than what reads see.
     onCommit: (c) => {
-      activeAt = performance.now();
       // Frames beyond one message go ahead in 'frames' messages (committed already: RocksDB holds
       // them), so the serving thread never deserialises thousands in one turn.
       let at = 0;
@@ -124,41 +104,19 @@ async function main(): Promise<void> {
     status: statusOf(engine),
   });
   let seen = '';
-  let sentAt = 0;
   const signature = () => {
     const i = engine.ingest.status();
     const p = engine.publisher();
-    // Writes in flight too: a traces checkpoint is announced when its write is queued, and /health
-    // must then show that write landing (in flight back to 0) without waiting for an idle tick.
-    return `${i.state}|${engine.traces.status().checkpoint}|${engine.store.inFlight()}|${p?.published}|${p?.lastError}|${engine.store.writeError()?.message}`;
+    return `${i.state}|${engine.traces.status().checkpoint}|${p?.published}|${p?.lastError}|${engine.store.writeError()?.message}`;
   };
   const send = () => {
     seen = signature();
-    sentAt = performance.now();
     post({ t: 'status', status: statusOf(engine) });
   };
-  // Work that changes the watched state without a commit of a block of its own: ingest not
-  // following, or the traces lane behind the head (each traced block moves its checkpoint).
-  const working = () => {
-    if (engine.ingest.status().state !== 'following') return true;
-    const t = engine.traces.status();
-    const head = engine.store.head()?.number;
-    return t.state === 'following' && head !== undefined && (t.checkpoint ?? -1) < head;
-  };
-  // One timer: every WATCH_MS while active (a change of state or a commit in the last ACTIVE_MS,
-  // or work under way), else every STATUS_MS; the status goes out on a change, and at least every
-  // STATUS_MS while active, IDLE_STATUS_MS while idle.
-  const tick = () => {
-    const now = performance.now();
-    if (signature() !== seen) {
-      activeAt = now;
-      send();
-    }
-    const active = now - activeAt < ACTIVE_MS || working();
-    if (now - sentAt >= (active ? STATUS_MS : IDLE_STATUS_MS) - WATCH_MS / 2) send();
-    timer = setTimeout(tick, active ? WATCH_MS : STATUS_MS);
-  };
-  let timer = setTimeout(tick, WATCH_MS);
+  const timer = setInterval(send, STATUS_MS);
+  const watch = setInterval(() => {
+    if (signature() !== seen) send();
+  }, WATCH_MS);
   let stopping = false;
   port.on('message', (m: ToEngine) => {
     if (m.t === 'start') engine.start();
@@ -166,7 +124,8 @@ async function main(): Promise<void> {
       void registry.getMetricsAsJSON().then((json) => post({ t: 'metrics', id: m.id, json }));
     else if (m.t === 'stop' && !stopping) {
       stopping = true;
-      clearTimeout(timer);
+      clearInterval(timer);
+      clearInterval(watch);
       void engine
         .stop()
         .catch((err: Error) => log.error({ err: err.message }, 'engine: stop failed'))
