@@ -95,17 +95,18 @@ async function main(): Promise<number> {
     return pr;
   });
   const { normal, pointRoutes } = moving;
+  const facts = {
+    startedAt,
+    t0,
+    commit,
+    httpCore: ceiling.httpCore,
+    concurrency: raw.concurrency,
+    chain,
+    anvilBackfill: A.run,
+  };
   if (args.only?.includes('points')) {
     if (args.only.includes('as-of')) await asOfSection(r); // 8
-    return writeReport(r, {
-      startedAt,
-      t0,
-      commit,
-      httpCore: ceiling.httpCore,
-      concurrency: raw.concurrency,
-      chain,
-      anvilBackfill: A.run,
-    });
+    return writeReport(r, facts);
   }
   await maxPageSection(r, chain, A.ix);
   await batchSection(r, normal, A.ix);
@@ -124,15 +125,7 @@ async function main(): Promise<number> {
   await replayBackfillSection(r, chain, raw); // 6
   await devnetMarketsSection(r, point); // 7
   await asOfSection(r); // 8
-  return writeReport(r, {
-    startedAt,
-    t0,
-    commit,
-    httpCore: ceiling.httpCore,
-    concurrency: raw.concurrency,
-    chain,
-    anvilBackfill: A.run,
-  });
+  return writeReport(r, facts);
 }
 
 await runBench(main);

@@ -51,10 +51,9 @@ export class ResponseCache {
    */
   set(writes: number, key: string, reply: Reply): void {
     if (writes !== this.writes) this.reset(writes);
-    const large = reply.json.length >= KEEP_BYTES_FROM;
-    const size = large ? reply.json.length + Buffer.byteLength(reply.json) : reply.json.length;
+    if (reply.json.length >= KEEP_BYTES_FROM) reply.bytes ??= UTF8.encode(reply.json);
+    const size = reply.json.length + (reply.bytes?.length ?? 0);
     if (this.bytes + size > MAX_BYTES) return;
-    if (large) reply.bytes ??= UTF8.encode(reply.json);
     this.entries.set(key, reply);
     this.bytes += size;
   }
