@@ -6,6 +6,7 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { closedLoop } from './http-sampler.js';
 
 const require = createRequire(import.meta.url);
 
@@ -470,9 +471,8 @@ export function cannonFigures(r: CannonResult) {
 // ---------------------------------------------------------------------------------------------
 // Precise latency sampler: autocannon's histogram has 1 ms resolution, too coarse for a 1 ms
 // budget, so latency percentiles at low concurrency come from this closed-loop keep-alive client
-// (node:http, performance.now() around each request, body fully read).
-
-import { Agent, request } from 'node:http';
+// (bench/http-sampler.ts: raw keep-alive sockets read into a fixed buffer, performance.now() around
+// each request, the body fully read and not kept unless verified).
 
 /** The cursor secret every test process shares (CURSOR_SECRET: hex, ≥ 32 bytes). */
 export const BENCH_CURSOR_SECRET = '5e'.repeat(32);
@@ -500,64 +500,27 @@ export async function sampleLatency(o: {
   body?: string;
   /**
    * Checks each answer's body (after its latency is taken, so the check is not timed); a false
-   * counts in `unverified`. Without it bodies are read and dropped.
+   * counts in `unverified`. Without it bodies are counted, not kept.
    */
   verify?: (status: number, body: Buffer) => boolean;
 }): Promise<Sampled> {
-  const agent = new Agent({ keepAlive: true, maxSockets: o.connections });
-  const u = new URL(o.base);
-  const prefix = u.pathname.replace(/\/$/, '');
   const out: Sampled = { latenciesMs: [], non2xx: 0, errors: 0, seconds: 0, unverified: 0 };
-  const t0 = performance.now();
-  let sent = 0;
-  const done = () =>
-    (o.amount !== undefined && sent >= o.amount) ||
-    (o.durationS !== undefined && performance.now() - t0 > o.durationS * 1000) ||
-    (o.until?.() ?? false);
-  const one = (path: string) =>
-    new Promise<void>((resolve) => {
-      const s = performance.now();
-      const req = request(
-        {
-          host: u.hostname,
-          port: u.port,
-          path: prefix + path,
-          method: o.method ?? 'GET',
-          agent,
-          headers: {
-            'x-api-key': BENCH_KEY,
-            ...(o.body
-              ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(o.body) }
-              : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] | null = o.verify ? [] : null;
-          res.on('data', (d: Buffer) => chunks?.push(d));
-          res.on('end', () => {
-            out.latenciesMs.push(performance.now() - s);
-            if ((res.statusCode ?? 0) >= 300) out.non2xx++;
-            if (chunks && !o.verify!(res.statusCode ?? 0, Buffer.concat(chunks))) out.unverified!++;
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
+  const verify = o.verify;
+  const { seconds } = await closedLoop({
+    ...o,
+    headers: { 'x-api-key': BENCH_KEY },
+    keepBody: verify ? () => true : undefined,
+    onSample: (s) => {
+      if (s.status === 0) {
         out.errors++;
-        resolve();
-      });
-      req.end(o.body);
-    });
-  let i = 0;
-  const loop = async () => {
-    while (!done()) {
-      sent++;
-      await one(o.paths[i++ % o.paths.length]);
-    }
-  };
-  await Promise.all(Array.from({ length: o.connections }, loop));
-  out.seconds = (performance.now() - t0) / 1000;
-  agent.destroy();
+        return;
+      }
+      out.latenciesMs.push(s.ms);
+      if (s.status >= 300) out.non2xx++;
+      if (verify && !verify(s.status, s.body!)) out.unverified!++;
+    },
+  });
+  out.seconds = seconds;
   return out;
 }
 

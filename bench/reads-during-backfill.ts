@@ -24,10 +24,10 @@
  * arriving during a turn waits for it).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { longTurns } from './cpuprofile.js';
+import { closedLoop } from './http-sampler.js';
 import {
   BENCH_KEY,
   benchArgs,
@@ -48,36 +48,25 @@ interface Sample {
   ms: number;
   status: number;
   path: string;
-  body: string;
+  /** The answer's bytes (null: no answer). */
+  body: Buffer | null;
 }
 
-/** Closed-loop c=1 reader over keep-alive HTTP; bodies kept (parsed after timing). */
+/**
+ * Closed-loop c=1 reader over keep-alive HTTP (bench/http-sampler.ts: no client allocation per
+ * answer but the kept body's bytes); bodies kept, parsed after the run.
+ */
 async function readLoop(base: string, paths: string[], until: () => boolean): Promise<Sample[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const u = new URL(base);
-  const prefix = u.pathname.replace(/\/$/, '');
   const out: Sample[] = [];
-  let i = 0;
-  while (!until()) {
-    const path = paths[i++ % paths.length];
-    const s = performance.now();
-    const got = await new Promise<{ status: number; body: string }>((resolve) => {
-      const req = request(
-        { host: u.hostname, port: u.port, path: prefix + path, agent, headers: { 'x-api-key': BENCH_KEY } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-          );
-        },
-      );
-      req.on('error', () => resolve({ status: 0, body: '' }));
-      req.end();
-    });
-    out.push({ ms: performance.now() - s, status: got.status, path, body: got.body });
-  }
-  agent.destroy();
+  await closedLoop({
+    base,
+    paths,
+    connections: 1,
+    until,
+    headers: { 'x-api-key': BENCH_KEY },
+    keepBody: () => true,
+    onSample: (x) => out.push({ ms: x.ms, status: x.status, path: paths[x.path], body: x.body }),
+  });
   return out;
 }
 
@@ -102,7 +91,7 @@ function non2xxByRoute(samples: Sample[]): string {
           ? 'token'
           : x.path.split('/')[1];
     const k =
-      `${kind} ${x.status}${x.status ? ` ${(JSON.parse(x.body || '{}') as any)?.error ?? ''}` : ''}`.trim();
+      `${kind} ${x.status}${x.status ? ` ${(JSON.parse(x.body?.toString() || '{}') as any)?.error ?? ''}` : ''}`.trim();
     by.set(k, (by.get(k) ?? 0) + 1);
   }
   return [...by].map(([k, n]) => `${k}: ${n}`).join(', ');
@@ -232,13 +221,15 @@ async function runOne(
   const balances = during
     .filter((s) => s.status === 200 && s.path.includes('/balance/'))
     .map((s) => {
-      const b = JSON.parse(s.body) as {
+      const b = JSON.parse(s.body!.toString()) as {
         anchor: { block: number };
         data: { wallet: string; balance: string };
       };
       return { block: b.anchor.block, wallet: b.data.wallet, balance: b.data.balance };
     });
-  const anchorsSeen = new Set(during.map((s) => (JSON.parse(s.body || '{}') as any)?.anchor?.block)).size;
+  const anchorsSeen = new Set(
+    during.map((s) => (JSON.parse(s.body?.toString() || '{}') as any)?.anchor?.block),
+  ).size;
   const step = Math.max(1, Math.floor(balances.length / o.reconcile));
   const mismatches: string[] = [];
   let reconciled = 0;
