@@ -19,11 +19,14 @@ const FRAMES_PER_MESSAGE = 512;
 /** How often the status goes to the serving thread, ms (also sent with every ready/stop). */
 const STATUS_MS = 200;
 /**
- * How often the engine looks for a change of state the serving thread shows at once (ingest's
- * state, the traces lane's checkpoint, the publisher's position), ms: a change goes out within this
- * much, not at the next {@link STATUS_MS} tick.
+ * How often the engine looks for a change of state the serving thread shows at once that no event
+ * announces (ingest's state, the publisher's position), ms: such a change goes out within this
+ * much, not at the next {@link STATUS_MS} tick. A write leaving the queue (the writes in flight,
+ * the traces lane's checkpoint, a refusal) is announced by the store and goes out in the same turn.
+ * Every wake of this thread takes a core from the serving thread or its clients on a small
+ * machine: the watch was every 10 ms (100 wakeups a second, idle or not).
  */
-const WATCH_MS = 10;
+const WATCH_MS = 100;
 /**
  * Background slices per event-loop iteration here, ms (storage/turns.ts): this thread serves no
  * read, so its builds need not yield every 2 ms; but the writer thread's acknowledgement of a live
@@ -75,9 +78,22 @@ function statusOf(e: ChainEngine): EngineStatus {
   };
 }
 
+/**
+ * What of the engine's status the serving thread must see at once: a change of it is sent without
+ * waiting for the next {@link STATUS_MS} tick.
+ */
+function signatureOf(e: ChainEngine): string {
+  const i = e.ingest.status();
+  const p = e.publisher();
+  return `${i.state}|${e.traces.status().checkpoint}|${p?.published}|${p?.lastError}|${e.store.writeError()?.message}|${e.store.inFlight().batches}`;
+}
+
 async function main(): Promise<void> {
   // Assigned before any commit can happen (commits start with `start`, after it is composed).
   let engine!: ChainEngine;
+  /** The signature of the last status sent (with a commit or alone). */
+  let seen = '';
+  const signature = () => signatureOf(engine);
   engine = await composeEngine(init, {
     log,
     metrics,
@@ -89,6 +105,7 @@ async function main(): Promise<void> {
       for (; c.frames.length - at > FRAMES_PER_MESSAGE; at += FRAMES_PER_MESSAGE)
         post({ t: 'frames', frames: c.frames.slice(at, at + FRAMES_PER_MESSAGE) });
       const frames = at ? c.frames.slice(at) : c.frames;
+      seen = signature();
       post({ t: 'commit', head: c.head, frames, postedAt: Date.now(), status: statusOf(engine) });
     },
     onDecodeHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `decode-${id}`, ...h }),
@@ -103,21 +120,26 @@ async function main(): Promise<void> {
     })),
     status: statusOf(engine),
   });
-  let seen = '';
-  const signature = () => {
-    const i = engine.ingest.status();
-    const p = engine.publisher();
-    return `${i.state}|${engine.traces.status().checkpoint}|${p?.published}|${p?.lastError}|${engine.store.writeError()?.message}`;
-  };
   const send = () => {
     seen = signature();
     post({ t: 'status', status: statusOf(engine) });
   };
+  // A write that left the queue is shown in the same turn (after the commit message, if it is one).
+  let poked = false;
+  let stopping = false;
+  const poke = () => {
+    if (poked || stopping) return;
+    poked = true;
+    setImmediate(() => {
+      poked = false;
+      if (!stopping && signature() !== seen) send();
+    });
+  };
+  engine.store.onWriteSettled(poke);
   const timer = setInterval(send, STATUS_MS);
   const watch = setInterval(() => {
     if (signature() !== seen) send();
   }, WATCH_MS);
-  let stopping = false;
   port.on('message', (m: ToEngine) => {
     if (m.t === 'start') engine.start();
     else if (m.t === 'metrics')

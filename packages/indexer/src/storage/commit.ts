@@ -53,6 +53,11 @@ export interface Committer {
   onWriteError(listener: (err: StoreWriteError) => void): () => void;
   /** Listens for every committed change-log entry; returns the unsubscribe function. */
   onAppend(listener: (seq: number) => void): () => void;
+  /**
+   * Listens for every batch leaving the write queue, committed or refused (after its own
+   * callbacks: the writes in flight are one fewer); returns the unsubscribe function.
+   */
+  onSettled(listener: () => void): () => void;
 }
 
 /**
@@ -72,6 +77,10 @@ export function createCommitter(o: {
   const { rocks, cache, queue, logOn, st } = o;
   const errorListeners = new Set<(err: StoreWriteError) => void>();
   const logListeners = new Set<(seq: number) => void>();
+  const settledListeners = new Set<() => void>();
+  const settled = () => {
+    for (const l of settledListeners) l();
+  };
   let writeIds = 0;
   let logSeq = o.logSeq;
   /** The last change-log entry RocksDB holds (logSeq counts entries submitted). */
@@ -122,6 +131,7 @@ export function createCommitter(o: {
           st.head = o.committedHead();
           for (const l of errorListeners) l(refused);
         }
+        settled();
         return;
       }
       if (cache.committed(id)) retireLater();
@@ -131,6 +141,7 @@ export function createCommitter(o: {
         for (const l of logListeners) l(seq);
       }
       onCommitted?.(marks);
+      settled();
     };
     try {
       queue.submit(map, done, parts);
@@ -149,6 +160,10 @@ export function createCommitter(o: {
     onAppend(listener) {
       logListeners.add(listener);
       return () => logListeners.delete(listener);
+    },
+    onSettled(listener) {
+      settledListeners.add(listener);
+      return () => settledListeners.delete(listener);
     },
   };
 }

@@ -25,7 +25,7 @@ import { replicaApply } from './replica-apply.js';
 import { exportSnapshot } from './snapshot.js';
 import type { AppliedState, Store, StoreOptions } from './store-types.js';
 import { appendUndo } from './undo.js';
-import { openView, rangeOf } from './view.js';
+import { rangeOf, viewOpener } from './view.js';
 import { wipeRange } from './wipe.js';
 import { createSyncWriter, createThreadWriter, type WriteQueue } from './writer.js';
 
@@ -123,7 +123,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     unfinalisedWindow: opts.unfinalisedWindow,
     head: () => st.head,
     committedHead,
-    view: () => openView(rocks, committedHead),
+    view: viewOpener(rocks, committedHead),
     canonicalHash,
     getMeta: readMeta,
     putMeta(name, value) {
@@ -149,6 +149,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     cacheStats: () => cache.stats(),
     writerHeap: () => queue.heap(),
     onWriteError: committer.onWriteError,
+    onWriteSettled: committer.onSettled,
     writeError: () => st.lastWriteError,
     commitBlock(ref, build, extraMeta) {
       const batch = new BlockBatch(rocks, cache);

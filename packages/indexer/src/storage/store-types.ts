@@ -101,6 +101,12 @@ export interface Store {
    * unsubscribe function.
    */
   onWriteError(listener: (err: StoreWriteError) => void): () => void;
+  /**
+   * Called after every write batch leaves the queue, committed or refused (`inFlight()` is one
+   * lower already): what shows the writes in flight learns of it at once. Returns the unsubscribe
+   * function.
+   */
+  onWriteSettled(listener: () => void): () => void;
   /** Canonical hash at `n`, or undefined. */
   canonicalHash(n: number): `0x${string}` | undefined;
   getMeta<T>(name: string): T | undefined;

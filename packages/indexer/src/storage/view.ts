@@ -126,71 +126,118 @@ export function rangeOf<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): S
   return range;
 }
 
+/**
+ * A view as a class: its methods live on the prototype, so opening one (every request does, a
+ * cached answer too: the cache keys on the sequence) allocates one small object, not a closure per
+ * method.
+ */
+class AnchoredView implements View {
+  private open = true;
+  constructor(
+    private readonly rocks: Rocks,
+    readonly seq: number,
+    readonly head: BlockRef | null,
+  ) {}
+  private live(): void {
+    if (!this.open) throw new Error('storage view used after its request ended');
+  }
+  consistent(): boolean {
+    return this.rocks.sequence() === this.seq;
+  }
+  get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined {
+    this.live();
+    const v = this.rocks.get(t.key(...key));
+    return v === undefined ? undefined : t.value.decode(v);
+  }
+  has<K extends unknown[], V>(t: Table<K, V>, ...key: K): boolean {
+    this.live();
+    return this.rocks.get(t.key(...key)) !== undefined;
+  }
+  getMany<K extends unknown[], V>(t: Table<K, V>, keys: K[]): Array<V | undefined> {
+    this.live();
+    return this.rocks
+      .getMany(keys.map((k) => t.key(...k)))
+      .map((v) => (v === undefined ? undefined : t.value.decode(v)));
+  }
+  each<K extends unknown[], V>(
+    t: Table<K, V>,
+    b: Bounds<K>,
+    visit: (value: V, key: K, raw: Buffer) => boolean | undefined | void,
+  ): void {
+    this.live();
+    this.rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), t.decodeKey(k), k) !== false);
+  }
+  eachValue<K extends unknown[], V>(
+    t: Table<K, V>,
+    b: Bounds<K>,
+    visit: (value: V, raw: Buffer) => boolean | undefined | void,
+  ): void {
+    this.live();
+    this.rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), k) !== false);
+  }
+  first<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>): { key: K; value: V } | undefined {
+    this.live();
+    const r = this.rocks.scan({ ...rangeOf(t, b), limit: 1 });
+    return r.length ? { key: t.decodeKey(r[0][0]), value: t.value.decode(r[0][1]) } : undefined;
+  }
+  rows<K extends unknown[], V>(
+    t: Table<K, V>,
+    b: Bounds<K> & { limit: number },
+  ): Array<{ key: K; value: V }> {
+    this.live();
+    return this.rocks
+      .scan(rangeOf(t, b))
+      .map(([k, v]) => ({ key: t.decodeKey(k), value: t.value.decode(v) }));
+  }
+  count<K extends unknown[], V>(t: Table<K, V>, b: Bounds<K>, max: number): number {
+    this.live();
+    let n = 0;
+    this.rocks.each({ ...rangeOf(t, b), limit: max }, () => ++n < max);
+    return n;
+  }
+  meta<T>(name: string): T | undefined {
+    this.live();
+    const v = this.rocks.get(META.key(name));
+    return v === undefined ? undefined : (META.value.decode(v) as T);
+  }
+  canonicalHash(n: number): `0x${string}` | undefined {
+    this.live();
+    const v = this.rocks.get(CANON.key(n));
+    return v === undefined ? undefined : CANON.value.decode(v);
+  }
+  close(): void {
+    this.open = false;
+  }
+}
+
 /** Opens a view over `rocks` at its committed head (`readHead` reads it from RocksDB). */
 export function openView(rocks: Rocks, readHead: () => BlockRef | null): View {
-  let open = true;
   const seq = rocks.sequence();
-  const head = readHead();
-  const live = () => {
-    if (!open) throw new Error('storage view used after its request ended');
+  return new AnchoredView(rocks, seq, readHead());
+}
+
+/**
+ * Opens views over `rocks` at its committed head, reading the head from RocksDB only when a batch
+ * has been committed since the last view (RocksDB's sequence moved): between blocks, every request
+ * shares one read of it. A head read while a batch lands is not kept (the sequence is checked
+ * again after the read); such a view is not {@link View.consistent} and its request runs again.
+ * @returns a function opening one view per call.
+ */
+export function viewOpener(rocks: Rocks, readHead: () => BlockRef | null): () => View {
+  let knownSeq = -1;
+  let knownHead: BlockRef | null = null;
+  return () => {
+    const seq = rocks.sequence();
+    if (seq !== knownSeq) {
+      const head = readHead();
+      if (rocks.sequence() === seq) {
+        knownSeq = seq;
+        knownHead = head;
+      }
+      return new AnchoredView(rocks, seq, head);
+    }
+    return new AnchoredView(rocks, seq, knownHead);
   };
-  const view: View = {
-    head,
-    seq,
-    consistent: () => rocks.sequence() === seq,
-    get(t, ...key) {
-      live();
-      const v = rocks.get(t.key(...key));
-      return v === undefined ? undefined : t.value.decode(v);
-    },
-    has(t, ...key) {
-      live();
-      return rocks.get(t.key(...key)) !== undefined;
-    },
-    getMany(t, keys) {
-      live();
-      return rocks
-        .getMany(keys.map((k) => t.key(...k)))
-        .map((v) => (v === undefined ? undefined : t.value.decode(v)));
-    },
-    each(t, b, visit) {
-      live();
-      rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), t.decodeKey(k), k) !== false);
-    },
-    eachValue(t, b, visit) {
-      live();
-      rocks.each(rangeOf(t, b), (k, v) => visit(t.value.decode(v), k) !== false);
-    },
-    first(t, b) {
-      live();
-      const r = rocks.scan({ ...rangeOf(t, b), limit: 1 });
-      return r.length ? { key: t.decodeKey(r[0][0]), value: t.value.decode(r[0][1]) } : undefined;
-    },
-    rows(t, b) {
-      live();
-      return rocks.scan(rangeOf(t, b)).map(([k, v]) => ({ key: t.decodeKey(k), value: t.value.decode(v) }));
-    },
-    count(t, b, max) {
-      live();
-      let n = 0;
-      rocks.each({ ...rangeOf(t, b), limit: max }, () => ++n < max);
-      return n;
-    },
-    meta<T>(name: string) {
-      live();
-      const v = rocks.get(META.key(name));
-      return v === undefined ? undefined : (META.value.decode(v) as T);
-    },
-    canonicalHash(n) {
-      live();
-      const v = rocks.get(CANON.key(n));
-      return v === undefined ? undefined : CANON.value.decode(v);
-    },
-    close() {
-      open = false;
-    },
-  };
-  return view;
 }
 
 /**

@@ -68,4 +68,35 @@ describe('writer thread: a batch in chunks', () => {
       v.close();
     }
   });
+
+  it('announces every batch leaving the queue, with the writes in flight already lowered', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'writer-'));
+    const s: Store = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread' });
+    onTestFinished(async () => {
+      await s.close().catch(() => undefined);
+      rmSync(d, { recursive: true, force: true });
+    });
+    const inFlightAtSettle: number[] = [];
+    const order: string[] = [];
+    const off = s.onWriteSettled(() => {
+      inFlightAtSettle.push(s.inFlight().batches);
+      order.push('settled');
+    });
+    for (let b = 0; b < 3; b++) {
+      const batch = s.newBatch();
+      batch.put(BALANCE_BUILT, [TOKEN, holder(b)], BigInt(b));
+      s.commitBatch({ number: b, hash: key32(b) }, batch, undefined, () => order.push(`committed ${b}`));
+    }
+    expect(s.inFlight().batches).toBe(3);
+    await s.settled(0);
+    expect(inFlightAtSettle).toEqual([2, 1, 0]);
+    // A batch's own callback runs first: what the settle listener reads already includes it.
+    expect(order).toEqual(['committed 0', 'settled', 'committed 1', 'settled', 'committed 2', 'settled']);
+    off();
+    const late = s.newBatch();
+    late.put(BALANCE_BUILT, [TOKEN, holder(9)], 9n);
+    s.commitBatch({ number: 3, hash: key32(3) }, late);
+    await s.settled(0);
+    expect(inFlightAtSettle).toHaveLength(3);
+  });
 });
