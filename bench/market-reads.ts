@@ -74,7 +74,7 @@ async function main(): Promise<number> {
   await dv.stop();
 
   notes.push(
-    'c=1 latency comes from a closed-loop keep-alive node:http client timing each request with performance.now() (body fully read); c=32 throughput and p99 from autocannon (1 ms latency resolution).',
+    'c=1 latency comes from a closed-loop keep-alive raw-socket client (bench/http-sampler.ts) timing each request with performance.now() (body fully read, not kept); c=32 throughput and p99 from autocannon (1 ms latency resolution).',
     'On a 2-CPU machine autocannon at c=32 saturates a CPU itself, so the uWS c=32 ceiling can be client-bound; the service shares the other CPU with everything else running.',
     'Big/small: the big subject of a route is measured right after the small one; "within 2×" requires c=1 p50 and p99 big/small ≤ 2 and c=32 throughput small/big ≤ 2. The big V4 pool is one of the big token\'s pools (it has 500+ siblings; its own history is small).',
   );

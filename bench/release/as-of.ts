@@ -444,7 +444,7 @@ function writeAsOfReport(
     method: [
       `routes: every GET of the served contract with \`x-as-of: {supported: true}\` (${routes.length} measured; pool routes on the V2 and the V3 pool, the V4 routes on the V4 pool)`,
       `variants: the route at the head (no parameter), \`atBlock=${o.blocks.n}\` (N, head − ${DEPTH}), \`atBlock=${o.blocks.recent}\` (head − ${RECENT}, inside the live window)`,
-      `client: the release bench's closed-loop keep-alive node:http client (bench/lib.ts sampleLatency, performance.now() per request, body read), c=1 and c=32; per concurrency a warm-up of 50 × c requests per variant, then ${r.P.asOfRounds} rounds of one ${r.P.asOfSliceS} s slice per variant, the order rotated each round, so the three see the same machine state`,
+      `client: the release bench's closed-loop keep-alive raw-socket client (bench/lib.ts sampleLatency over bench/http-sampler.ts, performance.now() per request, body read), c=1 and c=32; per concurrency a warm-up of 50 × c requests per variant, then ${r.P.asOfRounds} rounds of one ${r.P.asOfSliceS} s slice per variant, the order rotated each round, so the three see the same machine state`,
       `response cache: RESPONSE_CACHE=${process.env.RESPONSE_CACHE ?? 'off'} in the indexer (on a frozen chain every repeat of a path would otherwise be a cache hit of the same bytes at any block: the HTTP layer, not the read at N; \`RESPONSE_CACHE=on npm run bench -- --only as-of\` measures it on)`,
       'checks: every answer of every variant is 200 and its raw body holds `"anchor":{"block":B,"hash":H}` with B the variant\'s block and H the node\'s hash of B (a bad answer is a hard failure); the release bench does not validate bodies against the route schemas, nor does this section',
     ],
