@@ -156,7 +156,9 @@ describe('closedLoop (the benches’ latency client)', () => {
     const port = await new Promise<number>((r) =>
       app.listen('127.0.0.1', 0, (sock) => r(uws.us_socket_local_port(sock))),
     );
-    servers.push(async () => app.close());
+    servers.push(async () => {
+      app.close();
+    });
     const out = await collect({
       base: `http://127.0.0.1:${port}`,
       paths: ['/hello'],

@@ -57,7 +57,7 @@ export async function writeReport(r: Release, o: RunFacts): Promise<number> {
   const { startedAt, t0, commit, httpCore, concurrency } = o;
   if (o.chain)
     notes.push(
-      'c=1 latency percentiles come from a closed-loop keep-alive client on raw sockets that read into one fixed buffer (bench/http-sampler.ts: no allocation per answer, so the client's own garbage collector does not land in the figures) timing each request with performance.now(); autocannon figures (throughput, c=32 latency) have 1 ms latency resolution.',
+      'c=1 latency percentiles come from a closed-loop keep-alive client on raw sockets that read into one fixed buffer (bench/http-sampler.ts: no allocation per answer, so the client’s own garbage collector does not land in the figures) timing each request with performance.now(); autocannon figures (throughput, c=32 latency) have 1 ms latency resolution.',
       'On a 2-CPU machine autocannon at c=32 saturates a CPU itself, so the uWS c=32 "ceiling" can be client-bound and read ratios above 100 % mean exactly that.',
       `Ingest runs use BLOCKS_PER_TASK=${blocksPerTask}, DECODE_THREADS=${decodeThreads}; raw fetch uses the same calls in the same batches with ${concurrency} tasks in flight and reads bodies without parsing them.`,
       'Event-loop delay is prom-client’s indexer_process_nodejs_eventloop_lag_p99_seconds, scraped every second from the loopback metrics listener (each scrape covers the interval since the previous one).',

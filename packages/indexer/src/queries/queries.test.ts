@@ -64,21 +64,21 @@ function counting(view: View): { view: View; reads: Map<string, number> } {
   };
   return {
     reads,
-    view: {
-      ...view,
-      get(t, ...key) {
+    // The view's other methods through its prototype (a view's methods live on its class).
+    view: Object.assign(Object.create(view) as View, {
+      get: ((t, ...key) => {
         count(t.name, key);
         return view.get(t, ...key);
-      },
-      has(t, ...key) {
+      }) as View['get'],
+      has: ((t, ...key) => {
         count(t.name, key);
         return view.has(t, ...key);
-      },
-      getMany(t, keys) {
+      }) as View['has'],
+      getMany: ((t, keys) => {
         for (const k of keys) count(t.name, k as unknown[]);
         return view.getMany(t, keys);
-      },
-    },
+      }) as View['getMany'],
+    }),
   };
 }
 

@@ -17,6 +17,15 @@ const keysFile = (rows: unknown) => {
   return f;
 };
 
+describe('hashKey', () => {
+  it('is the hex SHA-256 of the key text (FIPS 180-2 vectors)', () => {
+    expect(hashKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(hashKey('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    // UTF-8, not latin1: "é" is two bytes.
+    expect(hashKey('\u00e9')).toBe('4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c');
+  });
+});
+
 describe('keys', () => {
   it('refuses two keys of one name in a keys file', () => {
     const f = keysFile([

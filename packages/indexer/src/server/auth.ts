@@ -3,11 +3,9 @@
  * a presented key is hashed and looked up, so no comparison runs over the secret itself.
  * A scanner-API secret (`sk_live_…`) never authorizes the indexer.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { rememberSecrets } from '@chain-indexer/platform/security';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { ApiError } from './errors.js';
 import type { RateLimit } from './rate-limit.js';
 import type { Scope } from './route.js';
@@ -71,7 +69,11 @@ const MAX_STREAM_SESSIONS = 10_000;
 /** Name of the cookie carrying a stream session. */
 export const STREAM_SESSION_COOKIE = 'ix_stream';
 
-export const hashKey = (key: string): string => bytesToHex(sha256(new TextEncoder().encode(key)));
+/**
+ * The hex SHA-256 of a key's UTF-8 bytes: what the keys file and the lookup compare. Runs on every
+ * keyed request: node's native hash (one call), not a JavaScript one.
+ */
+export const hashKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
 /**
  * Loads keys from a JSON file: `[{name, key | sha256, scopes}]`. Plain `key` entries are hashed

@@ -4,6 +4,11 @@
  * the given query), whose response is `Paged(row, extra)`, and whose handler is one reader walk
  * through {@link paged}. A single-record route ({@link singleRoute}) answers `{anchor, data}` with
  * one reader call. A route states only what is its own: path, schemas, errors, and the read.
+ *
+ * Both shapes are cached by default (route.ts `cached`: an answer is served again until the store's
+ * next write): their answer is what a reader makes of the request's view, path and query. A route
+ * whose reader also consults state that is not in RocksDB (the traces lane's in-memory status)
+ * says `cached: false`.
  */
 import type { Static, TObject, TProperties, TSchema } from '@sinclair/typebox';
 import type { AnyCursor } from '../schema/cursor.js';
@@ -49,6 +54,7 @@ export function pagedRoute<P extends TProperties = {}, Q extends TProperties = P
   return defineRoute<P, Q>({
     ...rest,
     method: 'GET',
+    cached: spec.cached ?? true,
     query: query ?? (pageQuery() as unknown as Q),
     response: response ?? Paged(row as TSchema, extra),
     batchable: spec.batchable ?? true,
@@ -80,6 +86,7 @@ export function singleRoute<P extends TProperties = {}, Q extends TProperties = 
   return defineRoute<P, Q>({
     ...rest,
     method: 'GET',
+    cached: spec.cached ?? true,
     response: Single(data),
     batchable: spec.batchable ?? true,
     anchored: true,

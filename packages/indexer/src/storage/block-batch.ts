@@ -257,8 +257,15 @@ export class BlockBatch {
  */
 export function batchView(batch: BlockBatch, head: BlockRef | null): View {
   const committed = openView(batch.rocks, () => head);
+  // Walks go to the committed view (its methods live on its class: delegated, not spread).
   return {
-    ...committed,
+    head: committed.head,
+    seq: committed.seq,
+    each: (t, b, visit) => committed.each(t, b, visit),
+    eachValue: (t, b, visit) => committed.eachValue(t, b, visit),
+    first: (t, b) => committed.first(t, b),
+    rows: (t, b) => committed.rows(t, b),
+    count: (t, b, max) => committed.count(t, b, max),
     get: (t, ...key) => batch.get(t, ...key),
     has: (t, ...key) => batch.has(t, ...key),
     getMany: (t, keys) => keys.map((k) => batch.get(t, ...k)),

@@ -137,6 +137,8 @@ class AnchoredView implements View {
     private readonly rocks: Rocks,
     readonly seq: number,
     readonly head: BlockRef | null,
+    /** META values read at RocksDB sequence `memo.seq`, shared by the views of one opener. */
+    private readonly memo: MetaMemo | null = null,
   ) {}
   private live(): void {
     if (!this.open) throw new Error('storage view used after its request ended');
@@ -197,7 +199,15 @@ class AnchoredView implements View {
   }
   meta<T>(name: string): T | undefined {
     this.live();
-    const v = this.rocks.get(META.key(name));
+    const m = this.memo;
+    let v: Buffer | undefined;
+    if (m && m.seq === this.seq && m.values.has(name)) v = m.values.get(name);
+    else {
+      v = this.rocks.get(META.key(name));
+      // Kept only when no batch landed during the read: then it is the value at `seq`.
+      if (m && m.seq === this.seq && this.rocks.sequence() === this.seq) m.values.set(name, v);
+    }
+    // Decoded per call: a caller may keep or change what it gets.
     return v === undefined ? undefined : (META.value.decode(v) as T);
   }
   canonicalHash(n: number): `0x${string}` | undefined {
@@ -224,20 +234,26 @@ export function openView(rocks: Rocks, readHead: () => BlockRef | null): View {
  * @returns a function opening one view per call.
  */
 export function viewOpener(rocks: Rocks, readHead: () => BlockRef | null): () => View {
-  let knownSeq = -1;
   let knownHead: BlockRef | null = null;
+  // Every view at one sequence shares the META values read at it (a projection's checkpoint is
+  // read by every request of a route that requires the projection: R5).
+  let memo: MetaMemo = { seq: -1, values: new Map() };
   return () => {
     const seq = rocks.sequence();
-    if (seq !== knownSeq) {
+    if (seq !== memo.seq) {
       const head = readHead();
-      if (rocks.sequence() === seq) {
-        knownSeq = seq;
-        knownHead = head;
-      }
-      return new AnchoredView(rocks, seq, head);
+      if (rocks.sequence() !== seq) return new AnchoredView(rocks, seq, head);
+      knownHead = head;
+      memo = { seq, values: new Map() };
     }
-    return new AnchoredView(rocks, seq, knownHead);
+    return new AnchoredView(rocks, seq, knownHead, memo);
   };
+}
+
+/** META values (raw; undefined: absent) as RocksDB held them at sequence `seq`. */
+interface MetaMemo {
+  seq: number;
+  values: Map<string, Buffer | undefined>;
 }
 
 /**

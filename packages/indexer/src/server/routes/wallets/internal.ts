@@ -14,6 +14,9 @@ import { AddressInternal } from './schemas.js';
  */
 export const walletInternalRoute = pagedRoute({
   id: 'wallets.internal',
+  // Not cached: the answer depends on the traces lane's state (following, disabled, node without
+  // debug_traceBlock), which changes without a write.
+  cached: false,
   cursor: WALLET_INTERNAL,
   path: '/wallets/{address}/internal',
   scope: 'wallet',
