@@ -18,6 +18,7 @@ const PREDICATES = ['all', 'liquid', 'verified_contracts', 'no_privileged_action
 export const walletAssetsRoute = defineRoute({
   id: 'wallets.assets',
   method: 'GET',
+  cached: true,
   path: '/wallets/{address}/assets',
   scope: 'wallet',
   group: 'Wallets',
