@@ -51,6 +51,7 @@ export const currencyPoolsRoute = pagedRoute({
 export const poolSearchRoute = defineRoute({
   id: 'pools.search',
   method: 'GET',
+  cached: true,
   path: '/pools/search',
   scope: 'read',
   group: 'Pools',

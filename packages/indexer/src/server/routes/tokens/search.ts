@@ -11,6 +11,7 @@ const RANKING_RULE =
 export const tokensSearchRoute = defineRoute({
   id: 'tokens.search',
   method: 'GET',
+  cached: true,
   path: '/tokens/search',
   scope: 'read',
   group: 'Tokens',
