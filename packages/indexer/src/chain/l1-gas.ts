@@ -87,7 +87,9 @@ export function l1GasOf(receipt: Record<string, unknown>): {
  * regular expression: one pass over the text, ~0.2 µs for a 1.6 KB receipt, where a search per
  * name took ~5 µs on every receipt read).
  */
-const L2_MARKER = new RegExp(`"(?:${['gasUsedForL1', 'l1FeeScalar', 'depositNonce', ...OP_FIELDS].join('|')})"`);
+const L2_MARKER = new RegExp(
+  `"(?:${['gasUsedForL1', 'l1FeeScalar', 'depositNonce', ...OP_FIELDS].join('|')})"`,
+);
 
 /**
  * {@link l1GasOf} of a receipt's stored JSON text without parsing it when it cannot be an L2

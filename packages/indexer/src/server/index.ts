@@ -118,6 +118,127 @@ function pathParams(
   return { chainName, rawParams };
 }
 
+/** What every route's handler shares: the server's options and its per-server state. */
+interface HandlerDeps {
+  opts: ServerOptions;
+  firstChain: ChainContext | undefined;
+  limiter: ReturnType<typeof createRateLimiter>;
+  services: { compiled: Map<Route, CompiledRoute> };
+}
+
+/**
+ * The uWS handler of one route: reads the request synchronously (path parameters, headers,
+ * query), authenticates, invokes the compiled route and sends its reply or its typed error.
+ */
+function routeHandler(
+  route: Route,
+  c: CompiledRoute,
+  names: readonly string[],
+  deps: HandlerDeps,
+): (res: HttpResponse, req: HttpRequest) => void {
+  const { opts, firstChain, limiter, services } = deps;
+  return (res: HttpResponse, req: HttpRequest) => {
+    const state: { aborted: boolean; hasAbortHandler?: boolean } = { aborted: false };
+    const t0 = performance.now();
+    const meter: ReadMeter = { rows: 0 };
+    const finish = (
+      status: number,
+      headers: Array<[string, string]>,
+      body: string | Uint8Array,
+      late: boolean,
+    ) => {
+      (late ? corkedSend : send)(res, status, headers, body, state);
+      opts.observe?.(route.id, status, (performance.now() - t0) / 1000, meter.rows);
+    };
+    const fail = (err: unknown, late: boolean) => {
+      if ((err as Error)?.message === 'aborted' && state.aborted) return;
+      const apiErr =
+        err instanceof ServiceError
+          ? err
+          : new ApiError('internal', 'unexpected failure; it has been logged', undefined, { cause: err });
+      if (!(err instanceof ServiceError)) opts.log.error({ route: route.id, err }, 'handler failed');
+      const e = errorReply(apiErr);
+      finish(e.status, e.headers, e.body, late);
+    };
+    const ok = (r: Reply, late: boolean) => {
+      if (r.sse) {
+        if (state.aborted) return r.dispose?.(); // the client left first: give back its slot
+        const start = () => r.sse!(openSse(res));
+        if (late) res.cork(start);
+        else start();
+        opts.observe?.(route.id, 200, (performance.now() - t0) / 1000, meter.rows);
+        return;
+      }
+      // A cached large reply carries its bytes: written as they are, not encoded per hit.
+      finish(
+        r.status ?? 200,
+        r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS,
+        r.bytes ?? r.json,
+        late,
+      );
+    };
+    try {
+      // Everything is read from req synchronously: req is invalid after the first await.
+      const { chainName, rawParams } = pathParams(req, names);
+      const headers = { 'last-event-id': req.getHeader('last-event-id') || undefined };
+      if (headers['last-event-id'] && headers['last-event-id'].length > 256)
+        throw new ApiError('bad_request', 'Last-Event-ID too long');
+      const apiKey = req.getHeader('x-api-key') || undefined;
+      const rawQuery = parseQuery(req.getQuery() ?? '');
+      const chain = route.root ? firstChain : opts.chains.get(chainName);
+      if (!chain) throw new ApiError('unknown_chain', `chain "${chainName.slice(0, 64)}" is not served here`);
+      const principal: Principal | null = route.scope
+        ? authenticate(opts.auth, route, apiKey, req.getHeader('cookie'))
+        : null;
+      const run = (body?: unknown) =>
+        invoke(c, {
+          chain,
+          allChains: opts.chains,
+          principal,
+          rawParams,
+          rawQuery,
+          headers,
+          body,
+          limiter,
+          services,
+          meter,
+        });
+      if (route.method === 'POST') {
+        readBody(res, state, MAX_BODY_BYTES, (m) => new ApiError('payload_too_large', m))
+          .then((buf) => {
+            let body: unknown;
+            try {
+              body = JSON.parse(buf.toString('utf8'));
+            } catch {
+              throw new ApiError('invalid_json_body', 'request body is not valid JSON');
+            }
+            return run(body);
+          })
+          .then(
+            (r) => ok(r, true),
+            (err) => fail(err, true),
+          );
+        return;
+      }
+      const out = run();
+      if (out instanceof Promise) {
+        res.onAborted(() => {
+          state.aborted = true;
+        });
+        state.hasAbortHandler = true;
+        out.then(
+          (r) => ok(r, true),
+          (err) => fail(err, true),
+        );
+      } else {
+        ok(out, false);
+      }
+    } catch (err) {
+      fail(err, false);
+    }
+  };
+}
+
 export function createServer(opts: ServerOptions): Server {
   const app = uws.App();
   const limiter = createRateLimiter();
@@ -136,107 +257,7 @@ export function createServer(opts: ServerOptions): Server {
     const names = [...path.matchAll(/\{([a-zA-Z_]+)\}/g)].map((m) => m[1]);
     registered.push({ method: route.method, path });
 
-    const handle = (res: HttpResponse, req: HttpRequest) => {
-      const state: { aborted: boolean; hasAbortHandler?: boolean } = { aborted: false };
-      const t0 = performance.now();
-      const meter: ReadMeter = { rows: 0 };
-      const finish = (
-        status: number,
-        headers: Array<[string, string]>,
-        body: string | Uint8Array,
-        late: boolean,
-      ) => {
-        (late ? corkedSend : send)(res, status, headers, body, state);
-        opts.observe?.(route.id, status, (performance.now() - t0) / 1000, meter.rows);
-      };
-      const fail = (err: unknown, late: boolean) => {
-        if ((err as Error)?.message === 'aborted' && state.aborted) return;
-        const apiErr =
-          err instanceof ServiceError
-            ? err
-            : new ApiError('internal', 'unexpected failure; it has been logged', undefined, { cause: err });
-        if (!(err instanceof ServiceError)) opts.log.error({ route: route.id, err }, 'handler failed');
-        const e = errorReply(apiErr);
-        finish(e.status, e.headers, e.body, late);
-      };
-      const ok = (r: Reply, late: boolean) => {
-        if (r.sse) {
-          if (state.aborted) return r.dispose?.(); // the client left first: give back its slot
-          const start = () => r.sse!(openSse(res));
-          if (late) res.cork(start);
-          else start();
-          opts.observe?.(route.id, 200, (performance.now() - t0) / 1000, meter.rows);
-          return;
-        }
-        // A cached large reply carries its bytes: written as they are, not encoded per hit.
-        finish(
-          r.status ?? 200,
-          r.headers ? [...JSON_HEADERS, ...r.headers] : JSON_HEADERS,
-          r.bytes ?? r.json,
-          late,
-        );
-      };
-      try {
-        // Everything is read from req synchronously: req is invalid after the first await.
-        const { chainName, rawParams } = pathParams(req, names);
-        const headers = { 'last-event-id': req.getHeader('last-event-id') || undefined };
-        if (headers['last-event-id'] && headers['last-event-id'].length > 256)
-          throw new ApiError('bad_request', 'Last-Event-ID too long');
-        const apiKey = req.getHeader('x-api-key') || undefined;
-        const rawQuery = parseQuery(req.getQuery() ?? '');
-        const chain = route.root ? firstChain : opts.chains.get(chainName);
-        if (!chain)
-          throw new ApiError('unknown_chain', `chain "${chainName.slice(0, 64)}" is not served here`);
-        const principal: Principal | null = route.scope
-          ? authenticate(opts.auth, route, apiKey, req.getHeader('cookie'))
-          : null;
-        const run = (body?: unknown) =>
-          invoke(c, {
-            chain,
-            allChains: opts.chains,
-            principal,
-            rawParams,
-            rawQuery,
-            headers,
-            body,
-            limiter,
-            services,
-            meter,
-          });
-        if (route.method === 'POST') {
-          readBody(res, state, MAX_BODY_BYTES, (m) => new ApiError('payload_too_large', m))
-            .then((buf) => {
-              let body: unknown;
-              try {
-                body = JSON.parse(buf.toString('utf8'));
-              } catch {
-                throw new ApiError('invalid_json_body', 'request body is not valid JSON');
-              }
-              return run(body);
-            })
-            .then(
-              (r) => ok(r, true),
-              (err) => fail(err, true),
-            );
-          return;
-        }
-        const out = run();
-        if (out instanceof Promise) {
-          res.onAborted(() => {
-            state.aborted = true;
-          });
-          state.hasAbortHandler = true;
-          out.then(
-            (r) => ok(r, true),
-            (err) => fail(err, true),
-          );
-        } else {
-          ok(out, false);
-        }
-      } catch (err) {
-        fail(err, false);
-      }
-    };
+    const handle = routeHandler(route, c, names, { opts, firstChain, limiter, services });
     if (route.method === 'GET') app.get(toUws(path), handle);
     else app.post(toUws(path), handle);
   }

@@ -205,6 +205,23 @@ function foldCandle(c: CandleRow, row: SwapRow, price: Rational, p: string, a0: 
   } else c.sells++;
 }
 
+/** The swap's index rows: by block, and by each of the pool's currencies. */
+function indexSwap(batch: BlockBatch, n: number, logIndex: number, k: string, pr: PoolRow): void {
+  batch.put(BLOCK_SWAP, [n, logIndex], hx(k));
+  batch.put(TOKEN_SWAP, [hx(pr.currency0), n, logIndex], hx(k));
+  if (pr.currency1 !== pr.currency0) batch.put(TOKEN_SWAP, [hx(pr.currency1), n, logIndex], hx(k));
+}
+
+/**
+ * Folds a trade at `price` (`p`: its text) into the pool's running extremes, strictly beyond: the
+ * first day (unix seconds, UTC day start) a price was reached stays its day.
+ */
+function foldExtremes(st: PoolState, price: Parameters<typeof cmp>[0], p: string, timestamp: number): void {
+  const day = Math.floor(timestamp / FRAMES['1d']) * FRAMES['1d'];
+  if (!st.high || cmp(price, ratParse(st.high.price)) > 0) st.high = { price: p, day };
+  if (!st.low || cmp(price, ratParse(st.low.price)) < 0) st.low = { price: p, day };
+}
+
 /**
  * Opens block `d` over `batch`; `padNames` maps a launchpad factory to its name (stream keys).
  * The block's helper closures share its state (the maps below); what needs none of it (rows,
@@ -302,15 +319,10 @@ export function openBlock(
       });
     }
     const pr = pool(k)!;
-    batch.put(BLOCK_SWAP, [d.number, e.logIndex], hx(k));
     ((d.derived ??= {}).swaps ??= []).push({ poolKey: k, row, pool: pr });
-    batch.put(TOKEN_SWAP, [hx(pr.currency0), d.number, e.logIndex], hx(k));
-    if (pr.currency1 !== pr.currency0) batch.put(TOKEN_SWAP, [hx(pr.currency1), d.number, e.logIndex], hx(k));
+    indexSwap(batch, d.number, e.logIndex, k, pr);
     const p = ratStr(price);
-    // The running extremes (strictly beyond: the first day a price was reached stays its day).
-    const day = Math.floor(d.timestamp / FRAMES['1d']) * FRAMES['1d'];
-    if (!st.high || cmp(price, ratParse(st.high.price)) > 0) st.high = { price: p, day };
-    if (!st.low || cmp(price, ratParse(st.low.price)) < 0) st.low = { price: p, day };
+    foldExtremes(st, price, p, d.timestamp);
     let traded = blockTrades.get(k);
     if (!traded) blockTrades.set(k, (traded = []));
     traded.push({ abs0: abs(a0), abs1: abs(a1), buy: row.side === 'buy', price: p, origin: row.origin });
