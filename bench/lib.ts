@@ -6,7 +6,7 @@
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { closedLoop } from './http-sampler.js';
+import { closedLoop, type LoopOptions } from './http-sampler.js';
 
 const require = createRequire(import.meta.url);
 
@@ -486,24 +486,18 @@ export interface Sampled {
   unverified?: number;
 }
 
-export async function sampleLatency(o: {
-  base: string;
-  paths: string[];
-  connections: number;
-  /** Stop after this many requests in total … */
-  amount?: number;
-  /** … or after this many seconds … */
-  durationS?: number;
-  /** … or when this returns true (checked between requests). */
-  until?: () => boolean;
-  method?: 'GET' | 'POST';
-  body?: string;
-  /**
-   * Checks each answer's body (after its latency is taken, so the check is not timed); a false
-   * counts in `unverified`. Without it bodies are counted, not kept.
-   */
-  verify?: (status: number, body: Buffer) => boolean;
-}): Promise<Sampled> {
+export async function sampleLatency(
+  o: Pick<
+    LoopOptions,
+    'base' | 'paths' | 'connections' | 'amount' | 'durationS' | 'until' | 'method' | 'body'
+  > & {
+    /**
+     * Checks each answer's body (after its latency is taken, so the check is not timed); a false
+     * counts in `unverified`. Without it bodies are counted, not kept.
+     */
+    verify?: (status: number, body: Buffer) => boolean;
+  },
+): Promise<Sampled> {
   const out: Sampled = { latenciesMs: [], non2xx: 0, errors: 0, seconds: 0, unverified: 0 };
   const verify = o.verify;
   const { seconds } = await closedLoop({

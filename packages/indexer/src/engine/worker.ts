@@ -120,26 +120,26 @@ async function main(): Promise<void> {
     })),
     status: statusOf(engine),
   });
+  let stopping = false;
   const send = () => {
     seen = signature();
     post({ t: 'status', status: statusOf(engine) });
   };
+  const sendIfChanged = () => {
+    if (!stopping && signature() !== seen) send();
+  };
   // A write that left the queue is shown in the same turn (after the commit message, if it is one).
   let poked = false;
-  let stopping = false;
-  const poke = () => {
+  engine.store.onWriteSettled(() => {
     if (poked || stopping) return;
     poked = true;
     setImmediate(() => {
       poked = false;
-      if (!stopping && signature() !== seen) send();
+      sendIfChanged();
     });
-  };
-  engine.store.onWriteSettled(poke);
+  });
   const timer = setInterval(send, STATUS_MS);
-  const watch = setInterval(() => {
-    if (signature() !== seen) send();
-  }, WATCH_MS);
+  const watch = setInterval(sendIfChanged, WATCH_MS);
   port.on('message', (m: ToEngine) => {
     if (m.t === 'start') engine.start();
     else if (m.t === 'metrics')

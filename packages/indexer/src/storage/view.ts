@@ -137,8 +137,8 @@ class AnchoredView implements View {
     private readonly rocks: Rocks,
     readonly seq: number,
     readonly head: BlockRef | null,
-    /** META values read at RocksDB sequence `memo.seq`, shared by the views of one opener. */
-    private readonly memo: MetaMemo | null = null,
+    /** What was read at this view's sequence, shared by the views of one opener (none: not shared). */
+    private readonly memo: SequenceMemo | null = null,
   ) {}
   private live(): void {
     if (!this.open) throw new Error('storage view used after its request ended');
@@ -201,11 +201,11 @@ class AnchoredView implements View {
     this.live();
     const m = this.memo;
     let v: Buffer | undefined;
-    if (m && m.seq === this.seq && m.values.has(name)) v = m.values.get(name);
+    if (m?.values.has(name)) v = m.values.get(name);
     else {
       v = this.rocks.get(META.key(name));
       // Kept only when no batch landed during the read: then it is the value at `seq`.
-      if (m && m.seq === this.seq && this.rocks.sequence() === this.seq) m.values.set(name, v);
+      if (m && this.rocks.sequence() === this.seq) m.values.set(name, v);
     }
     // Decoded per call: a caller may keep or change what it gets.
     return v === undefined ? undefined : (META.value.decode(v) as T);
@@ -234,26 +234,28 @@ export function openView(rocks: Rocks, readHead: () => BlockRef | null): View {
  * @returns a function opening one view per call.
  */
 export function viewOpener(rocks: Rocks, readHead: () => BlockRef | null): () => View {
-  let knownHead: BlockRef | null = null;
-  // Every view at one sequence shares the META values read at it (a projection's checkpoint is
-  // read by every request of a route that requires the projection: R5).
-  let memo: MetaMemo = { seq: -1, values: new Map() };
+  // Every view at one sequence shares the head and the META values read at it (a projection's
+  // checkpoint is read by every request of a route that requires the projection: R5).
+  let memo: SequenceMemo = { seq: -1, head: null, values: new Map() };
   return () => {
     const seq = rocks.sequence();
     if (seq !== memo.seq) {
       const head = readHead();
       if (rocks.sequence() !== seq) return new AnchoredView(rocks, seq, head);
-      knownHead = head;
-      memo = { seq, values: new Map() };
+      memo = { seq, head, values: new Map() };
     }
-    return new AnchoredView(rocks, seq, knownHead, memo);
+    return new AnchoredView(rocks, seq, memo.head, memo);
   };
 }
 
-/** META values (raw; undefined: absent) as RocksDB held them at sequence `seq`. */
-interface MetaMemo {
-  seq: number;
-  values: Map<string, Buffer | undefined>;
+/**
+ * What RocksDB held at sequence `seq`: the committed head, and META values read so far (raw;
+ * undefined: absent). Replaced, never changed, when the sequence moves.
+ */
+interface SequenceMemo {
+  readonly seq: number;
+  readonly head: BlockRef | null;
+  readonly values: Map<string, Buffer | undefined>;
 }
 
 /**

@@ -25,14 +25,20 @@ const key32 = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${str
 const TOKEN = `0x${'aa'.repeat(20)}` as `0x${string}`;
 const holder = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
 
+/** A store with a writer thread on a fresh directory, closed and removed after the test. */
+async function threadStore(): Promise<Store> {
+  const d = mkdtempSync(join(tmpdir(), 'writer-'));
+  const s: Store = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread' });
+  onTestFinished(async () => {
+    await s.close().catch(() => undefined);
+    rmSync(d, { recursive: true, force: true });
+  });
+  return s;
+}
+
 describe('writer thread: a batch in chunks', () => {
   it('commits a segment of several chunks atomically, before a block submitted behind it', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'writer-'));
-    const s: Store = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread' });
-    onTestFinished(async () => {
-      await s.close().catch(() => undefined);
-      rmSync(d, { recursive: true, force: true });
-    });
+    const s = await threadStore();
     const n = CHUNK_OPS * 3 + 17;
     const segment = s.newBatch({ undo: false });
     for (let i = 0; i < n; i++) segment.put(BALANCE_BUILT, [TOKEN, holder(i)], BigInt(i));
@@ -70,12 +76,7 @@ describe('writer thread: a batch in chunks', () => {
   });
 
   it('announces every batch leaving the queue, with the writes in flight already lowered', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'writer-'));
-    const s: Store = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread' });
-    onTestFinished(async () => {
-      await s.close().catch(() => undefined);
-      rmSync(d, { recursive: true, force: true });
-    });
+    const s = await threadStore();
     const inFlightAtSettle: number[] = [];
     const order: string[] = [];
     const off = s.onWriteSettled(() => {
