@@ -85,8 +85,9 @@ describe('one account space on two servers', () => {
   it('two servers spending one account concurrently never double-spend', async () => {
     const CREDITS = 60;
     const a = await account(A, 'spend@example.com', 'enterprise', CREDITS);
-    await until('B sees the key and the grant', 5_000, async () => {
-      return (await whoami(B, a.secret)).status === 200 && (await remaining(B, a.acc)) === CREDITS;
+    await until('B sees the key, the session and the grant', 5_000, async () => {
+      if ((await whoami(B, a.secret)).status !== 200 || (await remaining(B, a.acc)) !== CREDITS) return false;
+      return (await B.req('GET', '/v1/account', { bearer: a.session })).status === 200;
     });
     const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
     const answers = await Promise.all(
@@ -208,7 +209,11 @@ describe('one account space on two servers', () => {
 describe('out of contact', () => {
   it('nats-server killed: 503 INTERNAL_ERROR after 5 s out of contact, changes refused; served again when it returns', async () => {
     const a = await account(A, 'contact@example.com', 'enterprise');
-    await until('the key reaches B', 5_000, async () => (await whoami(B, a.secret)).status === 200);
+    // The session is made after the key: B must hold both before the outage (it revokes with it after).
+    await until('the key and the session reach B', 5_000, async () => {
+      if ((await whoami(B, a.secret)).status !== 200) return false;
+      return (await B.req('GET', '/v1/account', { bearer: a.session })).status === 200;
+    });
     await nats.kill9();
     const killed = Date.now();
     const gaps: number[] = [];
