@@ -71,6 +71,11 @@ export interface Target {
 export interface Stage {
   readonly name: string;
   execute(u: Unit, t: Target): Outcome | Promise<Outcome>;
+  /**
+   * Optional: finishes the target's batch once its last unit was executed, before it commits
+   * (what the stage kept for the whole batch; see Projection.seal). A driver calls it once per batch.
+   */
+  seal?(t: Pick<Target, 'batch' | 'projections' | 'clock'>): Outcome | Promise<Outcome>;
   /** Takes this stage's state back so that block `to` is the last one held (reorgs). */
   unwind?(to: number): void | Promise<void>;
 }
@@ -95,6 +100,24 @@ export async function runStages(
     if (out === 'replan') return { outcome: 'replan', times };
   }
   return { outcome: 'next', times };
+}
+
+/**
+ * Seals batch `t.batch` through every stage that has a seal, in order (timed into `times.seal` when
+ * given); stops at the first that asks to plan again.
+ */
+export async function sealStages(
+  stages: readonly Stage[],
+  t: Pick<Target, 'batch' | 'projections' | 'clock'>,
+  times?: StageTimes,
+): Promise<Outcome> {
+  const t0 = performance.now();
+  try {
+    for (const s of stages) if (s.seal && (await s.seal(t)) === 'replan') return 'replan';
+    return 'next';
+  } finally {
+    if (times) times.seal = performance.now() - t0;
+  }
 }
 
 /** What a driver reports once a block, a segment or a rollback is committed. */

@@ -39,6 +39,15 @@ export interface Projection {
    */
   steps?(batch: BlockBatch, d: BlockDelta, emit?: Emit): Iterable<void>;
   /**
+   * Optional, with `steps`: writes what `steps` kept for the whole batch (a fold over the batch's
+   * blocks: each key's changes walked once, in block order), sliced like `steps`. Called once by
+   * the driver before the batch commits — after one block (live) or after a history segment's last
+   * block — and after nothing else is applied to the batch. `apply` is `steps` then `seal`; a
+   * projection that keeps nothing across blocks has no `seal`. Reads of rows a fold keeps are not
+   * valid before the seal (no other projection reads them).
+   */
+  seal?(batch: BlockBatch): Iterable<void>;
+  /**
    * Optional, live ingest only, before `apply`: gathers what `apply` needs from the node (added to
    * the delta, e.g. `d.probes`, which is stored with the block so rebuilds never re-fetch).
    * `ctx.store.view()` reads what ingest sees while it builds the block: point reads include the

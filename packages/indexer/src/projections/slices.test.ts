@@ -65,9 +65,14 @@ describe('sliced projection builds', () => {
     const batch = sliced.newBatch();
     applyChainRecords(batch, second);
     let pauses = 0;
+    // Each projection's slices, then its seal's (what it folded over the batch: a range of one).
+    const slices = function* (p: (typeof ps)[number]) {
+      yield* p.steps!(batch, second);
+      if (p.seal) yield* p.seal(batch);
+    };
     for (const p of ps) {
       expect(p.steps).toBeDefined();
-      for (const _ of p.steps!(batch, second)) {
+      for (const _ of slices(p)) {
         pauses++;
         await new Promise((r) => setImmediate(r));
         // What a read at this instant sees: the previous block whole, nothing of this one.

@@ -6,7 +6,8 @@
  *
  * One module per event family (src/tokens/apply/): registry (creations and first sight),
  * launches, authority events, transfers and balances. This file dispatches a block's events to
- * them in log order; balances are written once per (token, wallet) after the block's last log.
+ * them in log order; balance changes are netted per block and folded over the batch, then written
+ * once per (token, wallet) when the batch is sealed (apply/fold.ts).
  *
  * Sources: receipts' `contractAddress`; logs `Transfer(address,address,uint256)`,
  * `Deposit(address,uint256)`, `Withdrawal(address,uint256)`, `OwnershipTransferred(address,address)`,
@@ -22,6 +23,7 @@ import { TOKEN } from '../schema/tables/tokens.js';
 import type { BlockBatch } from '../storage/index.js';
 import { onOwnershipTransferred } from './apply/authority.js';
 import { newBlock } from './apply/block.js';
+import { type BalanceFold, foldBlock, sealFold } from './apply/fold.js';
 import {
   flushLaunches,
   type Launches,
@@ -32,7 +34,7 @@ import {
 } from './apply/launches.js';
 import { registerCreations } from './apply/registry.js';
 import { gatherSeeds, seedsOf } from './apply/seeds.js';
-import { flushBalanceSteps, newTally, onTransfer, transferOf } from './apply/transfers.js';
+import { newTally, onTransfer, transferOf } from './apply/transfers.js';
 import type { LaunchpadDeployments } from './launchpads.js';
 
 /** Events per slice of a live commit (the commit may yield to HTTP reads between slices). */
@@ -44,6 +46,8 @@ export interface TokensProjectionDeps {
 
 export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   const pads = padIndexByFactory(deps.launchpads);
+  /** Balance changes folded per open batch, until its seal (a dropped batch's fold goes with it). */
+  const folds = new WeakMap<BlockBatch, BalanceFold>();
 
   /** The block's writes, yielding every {@link SLICE_EVENTS} events and inside the balance flush. */
   function* steps(batch: BlockBatch, d: BlockDelta, emit?: Emit): Generator<void, void, void> {
@@ -73,7 +77,18 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
       if (m) onTransfer(b, e, m, tally, (token) => launchCreation(b, launched, token));
     }
     flushLaunches(b, launches);
-    yield* flushBalanceSteps(b, tally, b.seeds);
+    // Balances are folded over the batch and written when it is sealed (apply/fold.ts).
+    let fold = folds.get(batch);
+    if (!fold) folds.set(batch, (fold = new Map()));
+    foldBlock(batch, fold, d.number, tally, b.seeds);
+  }
+
+  /** Writes the batch's folded balance changes (after its last block). */
+  function* seal(batch: BlockBatch): Generator<void, void, void> {
+    const fold = folds.get(batch);
+    if (!fold) return;
+    folds.delete(batch);
+    yield* sealFold(batch, fold);
   }
 
   /** Probes metadata (eth_call at this block) of tokens first seen through a Transfer/Deposit log. */
@@ -110,8 +125,12 @@ export function createTokensProjection(deps: TokensProjectionDeps): Projection {
   return {
     ...projectionIdentity(PROJECTION_IDENTITIES.tokens),
     prepare,
-    apply: (batch, d, emit) => drain(steps(batch, d, emit)),
+    apply: (batch, d, emit) => {
+      drain(steps(batch, d, emit));
+      drain(seal(batch));
+    },
     steps,
+    seal,
   };
 }
 

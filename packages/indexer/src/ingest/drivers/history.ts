@@ -3,7 +3,8 @@
  * of many blocks. The batch keeps no undo record and reads no prior values; every key it writes is
  * written once per segment, however many blocks changed it; stream frames are made only for the
  * last `historyFrameBlocks` blocks before the hand-over (older frames would have left the catch-up
- * ring before any consumer could ask for them). A segment commits as one atomic write with its
+ * ring before any consumer could ask for them). The segment's batch is sealed after its last block
+ * (stage.ts sealStages: what projections fold over the segment is written then). A segment commits as one atomic write with its
  * checkpoints and the end of history (the rollback floor), so a crash leaves all of it or none.
  */
 import type { Projection } from '../../projections/index.js';
@@ -12,7 +13,7 @@ import { type BlockBatch, type BlockRef, nextSlice, turnBudget } from '../../sto
 import type { Frame } from '../../streams/log.js';
 import { Clock } from '../clock.js';
 import type { Driver, DriverDeps } from '../driver.js';
-import { HISTORY_END_META, runStages, type Target, type Unit } from '../stage.js';
+import { HISTORY_END_META, runStages, sealStages, type Target, type Unit } from '../stage.js';
 
 /** History segments in flight at the writer thread while the next one is built. */
 const SEGMENTS_IN_FLIGHT = 1;
@@ -39,6 +40,9 @@ export interface HistoryBounds {
   segmentBlocks: number;
   historyFrameBlocks: number;
 }
+
+/** What a seal of segment `s`'s batch needs (stage.ts sealStages). */
+const sealTarget = (s: Segment) => ({ batch: s.batch, projections: s.live, clock: s.clock });
 
 /** The history driver. */
 export function createHistoryDriver(deps: DriverDeps, bounds: HistoryBounds): Driver {
@@ -131,6 +135,10 @@ export function createHistoryDriver(deps: DriverDeps, bounds: HistoryBounds): Dr
       s.logs += u.d.logs.length;
       if (target.frames?.length) s.frames.push([u.d.number, target.frames]);
       if (u.last || s.blocks >= bounds.segmentBlocks || s.batch.bytes >= bounds.segmentBytes) {
+        if ((await sealStages(deps.stages, sealTarget(s), times)) === 'replan') {
+          segment = null; // dropped unwritten, as above
+          return 'replan';
+        }
         const t0 = performance.now();
         await commitSegment(s);
         times.commit = performance.now() - t0;
@@ -140,7 +148,7 @@ export function createHistoryDriver(deps: DriverDeps, bounds: HistoryBounds): Dr
     },
     async flush() {
       const s = segment;
-      if (s?.blocks) await commitSegment(s);
+      if (s?.blocks && (await sealStages(deps.stages, sealTarget(s))) === 'next') await commitSegment(s);
       else segment = null;
     },
     open: () => (segment ? { from: segment.from, blocks: segment.blocks, bytes: segment.batch.bytes } : null),

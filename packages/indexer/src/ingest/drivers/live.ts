@@ -6,7 +6,7 @@
  */
 import { Clock } from '../clock.js';
 import type { Driver, DriverDeps } from '../driver.js';
-import { runStages, type Target, type Unit } from '../stage.js';
+import { runStages, sealStages, type Target, type Unit } from '../stage.js';
 import { epochMs, type LiveTimeline } from '../timeline.js';
 
 /** Write batches in flight while the live window is built (the next block's reads see them cached). */
@@ -36,6 +36,8 @@ export function createLiveDriver(deps: DriverDeps): Driver {
       };
       const { outcome, times } = await runStages(deps.stages, u, target);
       if (outcome === 'replan') return outcome;
+      // The block is its batch's last: seal it (a projection's fold over a range of one).
+      if ((await sealStages(deps.stages, target, times)) === 'replan') return 'replan';
       const { batch, clock } = target;
       const meta: Record<string, unknown> = {};
       for (const p of live) meta[registry.metaKeyOf(p.name)] = { version: p.version, checkpoint: d.number };

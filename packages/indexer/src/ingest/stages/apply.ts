@@ -1,8 +1,9 @@
 /**
  * Stage `apply`: the block's chain records (headers, transactions, receipts, logs as the node
  * sent them), every caught-up projection's state transitions and the stream frames, into the
- * target's batch. The build yields when its slice is over the thread's turn budget (clock.ts). Its
- * unwind is the store's: each live block's batch records the prior value of every key it wrote,
+ * target's batch; its seal writes what the projections kept for the whole batch (Projection.seal)
+ * once the batch's last block is in. The build yields when its slice is over the thread's turn
+ * budget (clock.ts). Its unwind is the store's: each live block's batch records the prior value of every key it wrote,
  * so a rollback takes chain records, projections and frames back together (unwind.ts).
  */
 import type { PendingFrame } from '../../schema/rows/streams.js';
@@ -31,6 +32,16 @@ export function createApplyStage(o: { store: Pick<Store, 'head'>; unwind: (to: n
       for (const p of t.projections) {
         if (p.steps) for (const _ of p.steps(t.batch, u.d, emit)) await t.clock.pause();
         else p.apply(t.batch, u.d, emit);
+        await t.clock.lap(p.name);
+      }
+      return o.store.head()?.hash === head?.hash ? 'next' : 'replan';
+    },
+    async seal(t): Promise<Outcome> {
+      const head = o.store.head();
+      t.clock.resume();
+      for (const p of t.projections) {
+        if (!p.seal) continue;
+        for (const _ of p.seal(t.batch)) await t.clock.pause();
         await t.clock.lap(p.name);
       }
       return o.store.head()?.hash === head?.hash ? 'next' : 'replan';

@@ -13,7 +13,7 @@ import type { BlockDelta } from '../../schema/delta.js';
 import { ZERO } from '../../schema/rows/tokens.js';
 import { transferOf } from '../../schema/stateless.js';
 import { SEED } from '../../schema/tables/chain.js';
-import { BALANCE_HIST, STATS, TOKEN } from '../../schema/tables/tokens.js';
+import { BALANCE_HIST, TOKEN } from '../../schema/tables/tokens.js';
 import type { BlockBatch, Store } from '../../storage/index.js';
 
 type Hex = `0x${string}`;
@@ -78,7 +78,9 @@ export async function gatherSeeds(d: BlockDelta, store: Pick<Store, 'view'>, rpc
       const token = e.address as Hex;
       const row = view.get(TOKEN, token);
       if (row ? !row.predatesIndexedRange : !predating.has(token)) continue; // every transfer was seen
-      if (!view.has(STATS, token)) wanted.supplies.add(token);
+      // Its supply is seeded at its first transfer, which registers its row (its counters are
+      // written when the batch is sealed: not yet visible within a history segment).
+      if (!row) wanted.supplies.add(token);
       for (const w of [m.from, m.to]) {
         if (w === ZERO) continue;
         // Never observed for this token: no balance history row at all.
