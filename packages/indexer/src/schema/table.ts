@@ -47,8 +47,18 @@ export interface Table<K extends unknown[], V> {
   readonly keyWidth: number | null;
   /** Human-readable key layout, e.g. `address, u64`. */
   readonly layout: string;
+  /**
+   * Ingest only inserts rows of this table — block-keyed, each written once, never rewritten nor
+   * deleted by a build — and never reads them through a batch (walks of committed rows only): a
+   * history segment writes them straight into an encoded part (BlockBatch.insert), not a key map.
+   */
+  readonly insertOnly: boolean;
   /** The full key bytes (table id first). */
   key(...k: K): Buffer;
+  /** Byte length of full key `k` (table id included). */
+  keySize(k: K): number;
+  /** Writes full key `k` into `b` at `off`; returns the offset after it. */
+  keyInto(b: Buffer, off: number, k: K): number;
   /**
    * The full key as a latin1 string (one char a byte), built without a Buffer of its own: how
    * ingest's batches and state cache name a row (a Buffer is made only for RocksDB, on a miss).
@@ -77,6 +87,8 @@ export interface TableSpec<P extends readonly KeyPart<any>[], V> {
   invariants?: Invariant[];
   /** Names of the key parts, for the layout string (defaults to the part kinds). */
   keyNames?: string[];
+  /** See {@link Table.insertOnly} (default false). */
+  insertOnly?: boolean;
 }
 
 const partName = (p: KeyPart<unknown>) => (p.width === null ? 'var' : `${p.width}B`);
@@ -98,10 +110,11 @@ export function defineTable<const P extends readonly KeyPart<any>[], V>(
     for (let i = 0; i < k.length; i++) size += parts[i].size(k[i]);
     return size;
   };
-  const writeInto = (b: Buffer, k: readonly unknown[]): void => {
-    b[0] = spec.id;
-    let off = 1;
+  const writeInto = (b: Buffer, k: readonly unknown[], at = 0): number => {
+    b[at] = spec.id;
+    let off = at + 1;
     for (let i = 0; i < k.length; i++) off = parts[i].write(b, off, k[i]);
+    return off;
   };
   const encode = (k: readonly unknown[]): Buffer => {
     const b = Buffer.allocUnsafe(sizeOf(k));
@@ -120,11 +133,14 @@ export function defineTable<const P extends readonly KeyPart<any>[], V>(
     owner: spec.owner,
     doc: spec.doc,
     kind: spec.kind ?? 'block',
+    insertOnly: spec.insertOnly ?? false,
     value: spec.value,
     invariants: spec.invariants ?? [],
     keyWidth,
     layout: (spec.keyNames ?? parts.map(partName)).join(', '),
     key: (...k) => encode(k),
+    keySize: (k) => sizeOf(k),
+    keyInto: (b, off, k) => writeInto(b, k, off),
     keyId: (...k) => encodeId(k),
     prefix: (...k) => encode(k as unknown[]),
     decodeKey(b) {
@@ -145,8 +161,11 @@ export function defineTable<const P extends readonly KeyPart<any>[], V>(
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tables
 export type AnyTable = Table<any, any>;
 
-/** The optional parts of a {@link TableSpec}: its kind and start-up invariants. */
-export type TableExtras = Pick<TableSpec<readonly KeyPart<any>[], unknown>, 'kind' | 'invariants'>;
+/** The optional parts of a {@link TableSpec}: its kind, start-up invariants and insert-only flag. */
+export type TableExtras = Pick<
+  TableSpec<readonly KeyPart<any>[], unknown>,
+  'kind' | 'invariants' | 'insertOnly'
+>;
 
 /**
  * The registry's shorthand for {@link defineTable}: `tableDeclarer(owner)` gives a declarer taking

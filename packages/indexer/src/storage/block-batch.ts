@@ -8,10 +8,15 @@ import type { Table } from '../schema/table.js';
 import { CANON, META } from '../schema/tables/chain.js';
 import type { Rocks, WriteOp } from './binding.js';
 import { HOT_VALUE_MAX_BYTES, type OpMap, type StateCache } from './cache.js';
+import { EncodedRows } from './encoded-rows.js';
 import type { BlockRef } from './refs.js';
 import type { UndoEntry } from './undo.js';
 import { type Bounds, openView, rangeOf, type View } from './view.js';
 import { eachOp } from './writer.js';
+
+/** The error of a read, through a batch, of a table ingest only inserts (Table.insertOnly). */
+const insertOnlyRead = (t: { name: string }) =>
+  new Error(`${t.name} is insert-only: ingest never reads it through a batch (walk committed rows)`);
 
 /**
  * Writes of one block — or, in history mode, of a segment of many final blocks. Typed methods name
@@ -25,13 +30,16 @@ import { eachOp } from './writer.js';
  *
  * Writes collapse per key: the batch holds the latest value of each key it wrote, so a balance a
  * segment changes in 500 blocks is written once. A history segment (`undo: false`) records no
- * undo and reads no prior value: its blocks are final and are never rolled back.
+ * undo and reads no prior value: its blocks are final and are never rolled back; its rows of
+ * insert-only tables are encoded at once into parts (encoded-rows.ts), not kept in the key map.
  */
 export class BlockBatch {
   /** Latest pending value per key (latin1 of the key bytes; null: a delete). */
   private readonly pending: OpMap = new Map<string, Buffer | null>();
   /** Rows encoded elsewhere (a decode worker's), written with the batch before its own ops. */
-  readonly parts: ArrayBuffer[] = [];
+  private readonly encoded: ArrayBuffer[] = [];
+  /** A batch without undo: its rows of insert-only tables, encoded as they come (encoded-rows.ts). */
+  private readonly inserted: EncodedRows | null;
   /**
    * Undo entries, the first prior value of each key this batch wrote (null: a history segment,
    * which keeps no undo).
@@ -55,8 +63,22 @@ export class BlockBatch {
     opts: { undo?: boolean } = {},
   ) {
     this.undo = opts.undo === false ? null : [];
+    this.inserted = this.undo ? null : new EncodedRows();
   }
 
+  /**
+   * Rows already encoded, written with the batch before its own ops (no key is in both): the
+   * decode worker's parts, then this batch's rows of insert-only tables (finished now: rows
+   * inserted after this call go into a new chunk).
+   */
+  get parts(): ArrayBuffer[] {
+    const mine = this.inserted?.parts();
+    return mine?.length ? [...this.encoded, ...mine] : this.encoded;
+  }
+  /** Rows of insert-only tables written into encoded parts (a batch without undo). */
+  get encodedRows(): number {
+    return this.inserted?.rows ?? 0;
+  }
   /** The batch's writes, one op per key (the latest value), in first-write order. */
   get ops(): WriteOp[] {
     return [...this.pending].map(([k, value]) => ({ key: Buffer.from(k, 'latin1'), value }));
@@ -71,7 +93,7 @@ export class BlockBatch {
    * worker's chain records and stateless projection rows.
    */
   addPart(part: ArrayBuffer): void {
-    this.parts.push(part);
+    this.encoded.push(part);
     this.pendingBytes += part.byteLength;
     if (!this.undo) return;
     // A live block's undo: an inserted row is deleted; a put restores its prior value.
@@ -85,7 +107,7 @@ export class BlockBatch {
   }
   /** Approximate bytes of the pending writes (keys and values). */
   get bytes(): number {
-    return this.pendingBytes;
+    return this.pendingBytes + (this.inserted?.bytes ?? 0);
   }
   /** Keys written. */
   get size(): number {
@@ -95,17 +117,20 @@ export class BlockBatch {
   // The typed methods name a row by its latin1 key (Table.keyId): no Buffer per key unless
   // RocksDB is read (a miss) or a live block's undo keeps the key.
   get<K extends unknown[], V>(t: Table<K, V>, ...key: K): V | undefined {
+    if (t.insertOnly) throw insertOnlyRead(t);
     const v = this.read(t.keyId(...key));
     return v === undefined ? undefined : t.value.decode(v);
   }
   has<K extends unknown[], V>(t: Table<K, V>, ...key: K): boolean {
+    if (t.insertOnly) throw insertOnlyRead(t);
     return this.read(t.keyId(...key)) !== undefined;
   }
   put<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
     this.putId(t.keyId(...key), t.value.encode(value));
   }
   insert<K extends unknown[], V>(t: Table<K, V>, key: K, value: V): void {
-    this.insertId(t.keyId(...key), t.value.encode(value));
+    if (t.insertOnly && this.inserted) this.inserted.insert(t, key, t.value.encode(value));
+    else this.insertId(t.keyId(...key), t.value.encode(value));
   }
   del<K extends unknown[], V>(t: Table<K, V>, ...key: K): void {
     this.delId(t.keyId(...key));

@@ -49,19 +49,19 @@ export const CREATOR_TOKEN = table(0x22, 'by_creator', [K.address, K.u64, K.u32,
 // biome-ignore format: the registry keeps one table a line
 export const STATS = table(0x23, 'stats', [K.address], ['token'], V.json<TokenStats>(), 'per-token counters (current)');
 // biome-ignore format: the registry keeps one table a line
-export const STATS_HIST = table(0x24, 'stats_history', [K.address, K.u64], ['token', 'block'], V.json<TokenStats>(), 'per-token counters as of the end of each block that changed them');
+export const STATS_HIST = table(0x24, 'stats_history', [K.address, K.u64], ['token', 'block'], V.json<TokenStats>(), 'per-token counters as of the end of each block that changed them', { insertOnly: true });
 // biome-ignore format: the registry keeps one table a line
 export const BALANCE = table(0x25, 'balance', [K.address, K.address], ['token', 'wallet'], V.decimal, 'signed running sum of transfers (R9), base units (current; absent = 0)');
 // biome-ignore format: the registry keeps one table a line
-export const BALANCE_HIST = table(0x26, 'balance_history', [K.address, K.address, K.u64], ['token', 'wallet', 'block'], V.decimal, 'balance at the end of each block that changed it');
+export const BALANCE_HIST = table(0x26, 'balance_history', [K.address, K.address, K.u64], ['token', 'wallet', 'block'], V.decimal, 'balance at the end of each block that changed it', { insertOnly: true });
 // biome-ignore format: the registry keeps one table a line
 export const HOLDER_CUR = table(0x27, 'holders_by_balance', [K.address, K.u256Desc, K.address], ['token', 'balanceDesc', 'wallet'], V.u64, 'positive non-sink balances, balance descending; value = fromBlock');
 // biome-ignore format: the registry keeps one table a line
-export const HOLDER_HIST = table(0x28, 'holders_by_balance_history', [K.address, K.u256Desc, K.address, K.u64], ['token', 'balanceDesc', 'wallet', 'fromBlock'], V.u64, 'retired versions of holders_by_balance; value = toBlock');
+export const HOLDER_HIST = table(0x28, 'holders_by_balance_history', [K.address, K.u256Desc, K.address, K.u64], ['token', 'balanceDesc', 'wallet', 'fromBlock'], V.u64, 'retired versions of holders_by_balance; value = toBlock', { insertOnly: true });
 // biome-ignore format: the registry keeps one table a line
 export const HOLDER_ID_CUR = table(0x29, 'holders_by_wallet_id', [K.address, K.u64], ['token', 'walletId'], versionedBalance, 'every non-zero balance in interned wallet-id order; value = fromBlock + balance');
 // biome-ignore format: the registry keeps one table a line
-export const HOLDER_ID_HIST = table(0x2a, 'holders_by_wallet_id_history', [K.address, K.u64, K.u64], ['token', 'walletId', 'fromBlock'], versionedBalance, 'retired versions of holders_by_wallet_id; value = toBlock + balance');
+export const HOLDER_ID_HIST = table(0x2a, 'holders_by_wallet_id_history', [K.address, K.u64, K.u64], ['token', 'walletId', 'fromBlock'], versionedBalance, 'retired versions of holders_by_wallet_id; value = toBlock + balance', { insertOnly: true });
 const TRANSFER_KINDS = ['transfer', 'mint', 'burn'] as const;
 /**
  * TransferRow packed (schema/pack.ts): block u64, txIndex u32, logIndex u32, txHash 32 bytes,

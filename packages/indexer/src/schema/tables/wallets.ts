@@ -206,7 +206,7 @@ export const HOLDING = table(0x8d, 'holding', [K.address, K.address], ['wallet',
 // biome-ignore format: the registry keeps one table a line
 export const WALLET_COHORT = table(0x8e, 'wallet_cohort', [K.address, K.address, K.address], ['wallet', 'token', 'funder'], V.empty, 'cohort candidacies of a wallet');
 // biome-ignore format: the registry keeps one table a line
-export const ACTIVITY = table(0x8f, 'activity', [K.address, K.u64, K.u32], ['wallet', 'block', 'txIndex'], activityRefs, 'one row per transaction touching the wallet, naming its child rows (activity feed parents)');
+export const ACTIVITY = table(0x8f, 'activity', [K.address, K.u64, K.u32], ['wallet', 'block', 'txIndex'], activityRefs, 'one row per transaction touching the wallet, naming its child rows (activity feed parents)', { insertOnly: true });
 
 /**
  * {@link PositionVersion} packed: buys u32, sells u32, firstBlock u64, then qty, cost, realised,
