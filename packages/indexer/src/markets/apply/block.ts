@@ -233,7 +233,10 @@ export function openBlock(
   emit: Emit | undefined,
   padNames: ReadonlyMap<string, string>,
 ): BlockCtx {
-  if (d.derived) d.derived.swaps = [];
+  // This block's swaps are known from here on (none yet): the wallets projection, after this one
+  // in the same batch, takes them from here instead of walking the stored ones (a range read per
+  // block — of nothing, on a chain without swaps).
+  (d.derived ??= {}).swaps = [];
   const states = new Map<string, PoolState>();
   const candles = new Map<string, CandleRow>();
   const pools = new Map<string, PoolRow | null>();
