@@ -16,11 +16,14 @@ import { backfillRates, cpuSeconds, type IngestRun, PEER_UNMEASURED } from './in
 import { log, rssMiB, runQuiet, sleep, stopChild, track } from './lib.js';
 
 /**
- * The Ponder release measured (npm `ponder`). Its `latest` tag on 2026-11-25 was 0.17.7, which does
- * not install from this workplace's registry (its dependency @ponder/utils@0.3.0 is missing there:
- * npm ETARGET); 0.16.10 is the newest that installs. Override with PONDER_VERSION.
+ * The Ponder release measured (npm `ponder`): 1.0.0, the issue's peer (its config names chains
+ * `networks`; see writeApp). 0.17.7 does not install from this workplace's registry (its dependency
+ * @ponder/utils@0.3.0 is missing there: npm ETARGET); 0.16.10 installs and runs too
+ * (PONDER_VERSION=0.16.10, the earlier sittings' peer: it adapts its own request rate, 20 to 500 a
+ * second; on the transfer chain it reached head in 51.5 s where 1.0.0 took 21.8 s, two runs of
+ * 2026-11-29 on a quiet machine).
  */
-export const PONDER_VERSION = process.env.PONDER_VERSION ?? '0.16.10';
+export const PONDER_VERSION = process.env.PONDER_VERSION ?? '1.0.0';
 
 /** Installs Ponder (and the viem and hono it expects beside it) once; returns the install dir. */
 export async function installPonder(version = PONDER_VERSION): Promise<string> {
@@ -48,18 +51,26 @@ const ERC20_ABI = `[
 /** Writes the app into a fresh dir under the install dir (so `ponder` resolves from there). */
 function writeApp(
   installDir: string,
+  version: string,
   o: { rpcUrl: string; chainId: number; token: string; startBlock: number },
 ) {
   const app = mkdtempSync(join(installDir, 'app-'));
   mkdirSync(join(app, 'src'));
+  // Ponder 1.0 names a chain a network (`networks`, `chainId`, a viem `transport`) and limits its
+  // requests to 50 a second unless told: the peer gets the node without a limit, as we do.
+  const v1 = version.startsWith('1.');
+  const chain = v1
+    ? `networks: { bench: { chainId: ${o.chainId}, transport: http(${JSON.stringify(o.rpcUrl)}), disableCache: true, maxRequestsPerSecond: 100_000 } },`
+    : `chains: { bench: { id: ${o.chainId}, rpc: ${JSON.stringify(o.rpcUrl)}, disableCache: true } },`;
   writeFileSync(
     join(app, 'ponder.config.ts'),
     `import { createConfig } from 'ponder';
+${v1 ? "import { http } from 'viem';" : ''}
 const abi = ${ERC20_ABI}
 export default createConfig({
   database: { kind: 'pglite', directory: ${JSON.stringify(join(app, '.ponder/pglite'))} },
-  chains: { bench: { id: ${o.chainId}, rpc: ${JSON.stringify(o.rpcUrl)}, disableCache: true } },
-  contracts: { Token: { chain: 'bench', abi, address: ${JSON.stringify(o.token)}, startBlock: ${o.startBlock} } },
+  ${chain}
+  contracts: { Token: { ${v1 ? 'network' : 'chain'}: 'bench', abi, address: ${JSON.stringify(o.token)}, startBlock: ${o.startBlock} } },
 });
 `,
   );
@@ -125,7 +136,7 @@ export async function runPonder(o: {
   logCount: number;
 }): Promise<IngestRun & { version: string }> {
   const installDir = await installPonder();
-  const app = writeApp(installDir, o);
+  const app = writeApp(installDir, PONDER_VERSION, o);
   const port = await freePort();
   const bin = join(installDir, 'node_modules/ponder/dist/esm/bin/ponder.js');
   const t0 = performance.now();

@@ -244,8 +244,8 @@ export const epochMs = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Encodes the stateless rows of `d` into `d.parts` (see rows.ts). Without `texts`, the JSON
- * strings the rows now hold are dropped from the delta (the ingest thread needs them only for
- * stream frames), so the hand-over carries little more than the buffers.
+ * strings the rows now hold and the logs' topics are dropped from the delta (the ingest thread
+ * needs them only for stream frames), so the hand-over carries little more than the buffers.
  */
 export function encodeRows(d: BlockDelta, texts: boolean): void {
   const t: BlockTexts = {
@@ -266,7 +266,11 @@ export function encodeRows(d: BlockDelta, texts: boolean): void {
   if (texts) return;
   d.header = '';
   for (const x of d.txs) x.json = x.receipt = x.decoded = '';
-  for (const l of d.logs) l.json = l.decoded = '';
+  for (const l of d.logs) {
+    l.json = l.decoded = '';
+    // Read on the ingest thread only for a log's stream frame (its first topic): not made here.
+    l.topics = [];
+  }
 }
 
 /** ArrayBuffers of a fetch result's rows, to transfer with it. */
