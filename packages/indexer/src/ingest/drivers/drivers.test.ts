@@ -2,8 +2,10 @@
  * The two drivers over the shared stages (ingest/stage.ts), on a real RocksDB store: the history
  * driver writes one segment per bound with no undo and drops an open segment the node moved
  * under; the live driver writes each block with its undo and frames, and a block that does not
- * attach unwinds the store to the node's chain (recorded node answers: a unit test). And the
- * contract itself: no stage names a driver.
+ * attach unwinds the store to the node's chain (recorded node answers: a unit test). A batch is
+ * sealed once, before it commits (a segment's after its last block, a live block's after it); a
+ * seal or a block that fails part-way leaves nothing of its batch written. And the contract
+ * itself: no stage names a driver.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +56,7 @@ const nodeOf = (chain: Map<number, string>): Rpc =>
     },
   }) as unknown as Rpc;
 
-async function setUp(node: Map<number, string>) {
+async function setUp(node: Map<number, string>, extra: Stage[] = []) {
   const store = await stores.open('drivers-', { unfinalisedWindow: 16 });
   const log = pino({ level: 'silent' });
   const registry = createRegistry(store, [], () => undefined);
@@ -79,6 +81,7 @@ async function setUp(node: Map<number, string>) {
     createLinkStage(),
     createPrepareStage(nodeOf(node)),
     createApplyStage({ store, unwind: unwinder.rollbackTo }),
+    ...extra,
   ];
   unwinder.setStages(stages);
   const deps = {
@@ -131,6 +134,78 @@ describe('the history driver', () => {
     await store.settled();
     expect(events).toEqual([]);
     expect(store.head()).toBeNull();
+  });
+});
+
+/** A stage that only seals: counts its seals by batch, and throws while `fail` is set. */
+function sealing() {
+  const seals: unknown[] = [];
+  const st = {
+    fail: false,
+    seals,
+    stage: {
+      name: 'sealing',
+      execute: () => 'next' as const,
+      seal(t: { batch: unknown }) {
+        seals.push(t.batch);
+        if (st.fail) throw new Error('seal failed');
+        return 'next' as const;
+      },
+    } satisfies Stage,
+  };
+  return st;
+}
+
+describe('sealing a batch', () => {
+  it('history seals once per segment, before it commits; a seal that fails drops the segment unwritten', async () => {
+    const s = sealing();
+    const { store, history, events } = await setUp(new Map(), [s.stage]);
+    s.fail = true;
+    for (let n = 0; n <= 1; n++) expect(await history.execute(unit(block(n)))).toBe('next');
+    expect(s.seals).toHaveLength(0); // not before the segment's last block
+    await expect(history.execute(unit(block(2)))).rejects.toThrow('seal failed');
+    expect(history.open()).toBeNull();
+    await history.flush(); // nothing left to seal or write
+    await store.settled();
+    expect(s.seals).toHaveLength(1);
+    expect(events).toEqual([]);
+    expect(store.head()).toBeNull();
+    // Fetched again, the blocks commit as one segment after one seal of its own batch.
+    s.fail = false;
+    for (let n = 0; n <= 4; n++) expect(await history.execute(unit(block(n), n === 4))).toBe('next');
+    await store.settled();
+    expect(events.map((e) => e.kind === 'segment' && [e.from, e.to])).toEqual([
+      [0, 2],
+      [3, 4],
+    ]);
+    expect(s.seals).toHaveLength(3);
+    expect(new Set(s.seals).size).toBe(3);
+  });
+
+  it('history: a block that fails part-way drops the open segment (flush writes nothing of it)', async () => {
+    const s = sealing();
+    const { store, history, events } = await setUp(new Map(), [s.stage]);
+    expect(await history.execute(unit(block(0)))).toBe('next');
+    const broken = block(1);
+    (broken as { txs: unknown }).txs = null; // the apply stage throws on it
+    await expect(history.execute(unit(broken))).rejects.toThrow();
+    expect(history.open()).toBeNull();
+    await history.flush();
+    await store.settled();
+    expect(events).toEqual([]);
+    expect(store.head()).toBeNull();
+  });
+
+  it('live seals every block before its commit; a failed seal commits nothing', async () => {
+    const s = sealing();
+    const { store, live, events } = await setUp(new Map(), [s.stage]);
+    for (let n = 0; n <= 1; n++) expect(await live.execute(unit(block(n)))).toBe('next');
+    s.fail = true;
+    await expect(live.execute(unit(block(2)))).rejects.toThrow('seal failed');
+    await store.settled();
+    expect(s.seals).toHaveLength(3);
+    expect(events.filter((e) => e.kind === 'block').length).toBe(2);
+    expect(store.head()?.number).toBe(1);
   });
 });
 

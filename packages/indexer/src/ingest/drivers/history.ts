@@ -124,7 +124,12 @@ export function createHistoryDriver(deps: DriverDeps, bounds: HistoryBounds): Dr
           else await deps.unwinder.toNode();
         },
       };
-      const { outcome, times } = await runStages(deps.stages, u, target);
+      // A block that fails part-way leaves part of its rows in the batch: the segment is dropped
+      // unwritten (nothing of it reached the store; its blocks are fetched again).
+      const { outcome, times } = await runStages(deps.stages, u, target).catch((err: unknown) => {
+        segment = null;
+        throw err;
+      });
       if (outcome === 'replan') {
         segment = null; // dropped unwritten: its blocks are fetched again
         return outcome;
@@ -135,10 +140,10 @@ export function createHistoryDriver(deps: DriverDeps, bounds: HistoryBounds): Dr
       s.logs += u.d.logs.length;
       if (target.frames?.length) s.frames.push([u.d.number, target.frames]);
       if (u.last || s.blocks >= bounds.segmentBlocks || s.batch.bytes >= bounds.segmentBytes) {
-        if ((await sealStages(deps.stages, sealTarget(s), times)) === 'replan') {
-          segment = null; // dropped unwritten, as above
-          return 'replan';
-        }
+        // Closed before the seal: a seal that asks to plan again, or fails part-way (what it wrote
+        // cannot be sealed a second time), drops the segment unwritten, as above.
+        segment = null;
+        if ((await sealStages(deps.stages, sealTarget(s), times)) === 'replan') return 'replan';
         const t0 = performance.now();
         await commitSegment(s);
         times.commit = performance.now() - t0;
@@ -148,8 +153,8 @@ export function createHistoryDriver(deps: DriverDeps, bounds: HistoryBounds): Dr
     },
     async flush() {
       const s = segment;
+      segment = null; // closed before the seal (see execute)
       if (s?.blocks && (await sealStages(deps.stages, sealTarget(s))) === 'next') await commitSegment(s);
-      else segment = null;
     },
     open: () => (segment ? { from: segment.from, blocks: segment.blocks, bytes: segment.batch.bytes } : null),
   };
