@@ -4,8 +4,9 @@
  * written once per segment, however many blocks changed it; stream frames are made only for the
  * last `historyFrameBlocks` blocks before the hand-over (older frames would have left the catch-up
  * ring before any consumer could ask for them). The segment's batch is sealed after its last block
- * (stage.ts sealStages: what projections fold over the segment is written then). A segment commits as one atomic write with its
- * checkpoints and the end of history (the rollback floor), so a crash leaves all of it or none.
+ * (stage.ts sealStages: what projections fold over the segment is written then). A segment commits
+ * as one atomic write with its checkpoints and the end of history (the rollback floor), so a crash
+ * leaves all of it or none; a block or a seal that fails part-way drops the open segment unwritten.
  */
 import type { Projection } from '../../projections/index.js';
 import type { PendingFrame } from '../../schema/rows/streams.js';
