@@ -16,6 +16,11 @@ const CHUNK_BYTES = 256 * 1024;
 /** Op kind of an insert (a put of a key absent before the batch). */
 const INSERT = 2;
 
+/**
+ * A growing list of encoded insert ops, chunk by chunk: `insert` appends one (bytes counted in
+ * `bytes`, rows in `rows`), `parts` finishes the open chunk and returns every chunk, each a
+ * complete op list (u32 count first) ready to transfer. Nothing is read back.
+ */
 export class EncodedRows {
   /** Finished chunks, each a complete op list. */
   private readonly done: ArrayBuffer[] = [];
