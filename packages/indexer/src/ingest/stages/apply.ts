@@ -3,8 +3,9 @@
  * sent them), every caught-up projection's state transitions and the stream frames, into the
  * target's batch; its seal writes what the projections kept for the whole batch (Projection.seal)
  * once the batch's last block is in. The build yields when its slice is over the thread's turn
- * budget (clock.ts). Its unwind is the store's: each live block's batch records the prior value of every key it wrote,
- * so a rollback takes chain records, projections and frames back together (unwind.ts).
+ * budget (clock.ts). Its unwind is the store's: each live block's batch records the prior value of
+ * every key it wrote, so a rollback takes chain records, projections and frames back together
+ * (unwind.ts).
  */
 import type { PendingFrame } from '../../schema/rows/streams.js';
 import type { Store } from '../../storage/index.js';
