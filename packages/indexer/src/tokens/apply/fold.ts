@@ -161,10 +161,10 @@ function walkPair(batch: BlockBatch, tk: Hex, f: TokenFold, p: PairSteps): void 
   const stored0 = batch.get(BALANCE, tk, w);
   // The balance-ranked row current before the range, (tk, stored0, w) → since-block.
   const key0 = stored0 !== undefined && stored0 > 0n && !sink ? stored0 : undefined;
-  let holderFrom = key0 !== undefined ? batch.get(HOLDER_CUR, tk, key0, w) : undefined;
-  // Whether `holderFrom` is that pre-range row's (stored), and whether the walk retired it.
-  let holderIsKey0 = holderFrom !== undefined;
-  let key0Retired = false;
+  // Its first change always retires it (a counted balance, no seed): gone unless the last change
+  // brings the same key back.
+  const row0 = key0 !== undefined ? batch.get(HOLDER_CUR, tk, key0, w) : undefined;
+  let holderFrom = row0;
   const id0 = batch.get(HOLDER_ID_CUR, tk, p.wid);
   let idCur = id0;
   let bal = stored0; // undefined: no balance row
@@ -188,14 +188,9 @@ function walkPair(batch: BlockBatch, tk: Hex, f: TokenFold, p: PairSteps): void 
     // Balance-ranked index: the row of `before` retires (only a counted balance has one).
     if (before > 0n && !sink && seed === undefined && holderFrom !== undefined) {
       if (holderFrom < n) batch.insert(HOLDER_HIST, [tk, before, w, holderFrom], n);
-      if (holderIsKey0) key0Retired = true;
-      holderIsKey0 = false;
       holderFrom = undefined;
     }
-    if (after > 0n && !sink) {
-      holderFrom = n;
-      holderIsKey0 = false;
-    }
+    if (after > 0n && !sink) holderFrom = n;
     // Wallet-id index: every non-zero balance, negatives and sinks included.
     if (idCur && idCur.block < n)
       batch.insert(HOLDER_ID_HIST, [tk, p.wid, idCur.block], { block: n, balance: idCur.balance });
@@ -207,7 +202,7 @@ function walkPair(batch: BlockBatch, tk: Hex, f: TokenFold, p: PairSteps): void 
   const finalKey = holderFrom !== undefined ? bal : undefined;
   if (finalKey !== undefined && finalKey === key0) batch.put(HOLDER_CUR, [tk, finalKey, w], holderFrom!);
   else {
-    if (key0Retired) batch.del(HOLDER_CUR, tk, key0!, w);
+    if (row0 !== undefined) batch.del(HOLDER_CUR, tk, key0!, w);
     if (finalKey !== undefined) batch.insert(HOLDER_CUR, [tk, finalKey, w], holderFrom!);
   }
   if (idCur) batch.put(HOLDER_ID_CUR, [tk, p.wid], idCur);
