@@ -10,23 +10,20 @@
  * (transferred, not encoded again).
  */
 import type { Table } from '../schema/table.js';
+import { RowWriter } from './writer.js';
 
-/** Bytes of a chunk (a row larger than this gets a chunk of its own size). */
+/** Bytes of a chunk: a chunk is finished once it holds this much (its last row may go past it). */
 const CHUNK_BYTES = 256 * 1024;
-/** Op kind of an insert (a put of a key absent before the batch). */
-const INSERT = 2;
 
 /**
- * A growing list of encoded insert ops, chunk by chunk: `insert` appends one (bytes counted in
- * `bytes`, rows in `rows`), `parts` finishes the open chunk and returns every chunk, each a
- * complete op list (u32 count first) ready to transfer. Nothing is read back.
+ * A growing list of encoded insert ops, chunk by chunk ({@link RowWriter}s): `insert` appends one
+ * (bytes counted in `bytes`, rows in `rows`), `parts` finishes the open chunk and returns every
+ * chunk, each a complete op list ready to transfer. Nothing is read back.
  */
 export class EncodedRows {
   /** Finished chunks, each a complete op list. */
   private readonly done: ArrayBuffer[] = [];
-  private buf: Buffer | null = null;
-  private off = 4;
-  private count = 0;
+  private open: RowWriter | null = null;
   /** Bytes of keys and values written (the batch's size accounting). */
   bytes = 0;
   /** Rows written. */
@@ -34,20 +31,11 @@ export class EncodedRows {
 
   /** Appends an insert of row `key` of table `t` with encoded value `value`. */
   insert<K extends unknown[], V>(t: Table<K, V>, key: K, value: Buffer): void {
-    const kl = t.keySize(key);
-    const need = 9 + kl + value.length;
-    if (!this.buf || this.off + need > this.buf.length) this.next(need);
-    const b = this.buf!;
-    let off = this.off;
-    b[off++] = INSERT;
-    off = b.writeUInt32LE(kl, off);
-    off = t.keyInto(b, off, key);
-    off = b.writeUInt32LE(value.length, off);
-    off += value.copy(b, off);
-    this.off = off;
-    this.count++;
+    const w = (this.open ??= new RowWriter(CHUNK_BYTES + 1024));
+    w.row(t, key, value);
     this.rows++;
-    this.bytes += kl + value.length;
+    this.bytes += t.keySize(key) + value.length;
+    if (w.size >= CHUNK_BYTES) this.finish();
   }
 
   /** Every chunk so far, finished (ready to transfer); rows appended later start a new chunk. */
@@ -56,22 +44,8 @@ export class EncodedRows {
     return this.done;
   }
 
-  private next(need: number): void {
-    this.finish();
-    this.buf = Buffer.from(new ArrayBuffer(Math.max(CHUNK_BYTES, need + 4)));
-    this.off = 4;
-    this.count = 0;
-  }
-
   private finish(): void {
-    const b = this.buf;
-    if (!b || this.count === 0) return;
-    b.writeUInt32LE(this.count, 0);
-    // A chunk less than half full is copied to its size (the last one of a batch, usually).
-    const ab = b.buffer as ArrayBuffer;
-    this.done.push(this.off * 2 < b.length ? ab.slice(0, this.off) : ab);
-    this.buf = null;
-    this.off = 4;
-    this.count = 0;
+    if (this.open?.rows) this.done.push(this.open.done());
+    this.open = null;
   }
 }

@@ -15,6 +15,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerHeap } from '../schema/delta.js';
+import type { Table } from '../schema/table.js';
 import type { Rocks, WriteOp } from './binding.js';
 import { laterSlice } from './turns.js';
 
@@ -195,6 +196,25 @@ export class RowWriter {
     this.ensure(4 + value.length);
     this.off = this.buf.writeUInt32LE(value.length, this.off);
     this.off += value.copy(this.buf, this.off);
+  }
+  /** An insert of row `key` of table `t` (the key encoded in place, no Buffer of its own). */
+  row<K extends unknown[], V>(t: Table<K, V>, key: K, value: Buffer): void {
+    const kl = t.keySize(key);
+    this.ensure(9 + kl + value.length);
+    this.buf[this.off++] = 2;
+    this.off = this.buf.writeUInt32LE(kl, this.off);
+    this.off = t.keyInto(this.buf, this.off, key);
+    this.off = this.buf.writeUInt32LE(value.length, this.off);
+    this.off += value.copy(this.buf, this.off);
+    this.count++;
+  }
+  /** Rows written so far. */
+  get rows(): number {
+    return this.count;
+  }
+  /** Bytes of the buffer written so far (the count's four included). */
+  get size(): number {
+    return this.off;
   }
   /** A put of `text` as UTF-8, written in place. */
   text(key: Buffer, text: string, insert = true): void {
