@@ -7,11 +7,12 @@
  * every key it wrote, so a rollback takes chain records, projections and frames back together
  * (unwind.ts).
  */
+import type { Projection } from '../../projections/index.js';
 import type { PendingFrame } from '../../schema/rows/streams.js';
 import type { Store } from '../../storage/index.js';
 import { applyChainRecords } from '../apply.js';
 import { chainFrames } from '../frames.js';
-import type { Outcome, Stage } from '../stage.js';
+import type { Outcome, Stage, Target } from '../stage.js';
 
 /**
  * The apply stage.
@@ -20,6 +21,24 @@ import type { Outcome, Stage } from '../stage.js';
  * dropped by the driver, nothing of it written.
  */
 export function createApplyStage(o: { store: Pick<Store, 'head'>; unwind: (to: number) => void }): Stage {
+  /**
+   * Runs `work` of each of the target's projections (null: none for it), pausing between its slices
+   * and timing it under the projection's name; 'replan' when the head moved since `head` (a
+   * rollback ran during a pause).
+   */
+  const perProjection = async (
+    t: Pick<Target, 'projections' | 'clock'>,
+    head: ReturnType<Store['head']>,
+    work: (p: Projection) => Iterable<void> | null,
+  ): Promise<Outcome> => {
+    for (const p of t.projections) {
+      const slices = work(p);
+      if (!slices) continue;
+      for (const _ of slices) await t.clock.pause();
+      await t.clock.lap(p.name);
+    }
+    return o.store.head()?.hash === head?.hash ? 'next' : 'replan';
+  };
   return {
     name: 'apply',
     async execute(u, t): Promise<Outcome> {
@@ -30,22 +49,16 @@ export function createApplyStage(o: { store: Pick<Store, 'head'>; unwind: (to: n
       applyChainRecords(t.batch, u.d);
       if (emit) chainFrames(u.d, emit);
       await t.clock.lap('chain');
-      for (const p of t.projections) {
-        if (p.steps) for (const _ of p.steps(t.batch, u.d, emit)) await t.clock.pause();
-        else p.apply(t.batch, u.d, emit);
-        await t.clock.lap(p.name);
-      }
-      return o.store.head()?.hash === head?.hash ? 'next' : 'replan';
+      return perProjection(t, head, (p) => {
+        if (p.steps) return p.steps(t.batch, u.d, emit);
+        p.apply(t.batch, u.d, emit);
+        return [];
+      });
     },
-    async seal(t): Promise<Outcome> {
+    seal(t): Promise<Outcome> {
       const head = o.store.head();
       t.clock.resume();
-      for (const p of t.projections) {
-        if (!p.seal) continue;
-        for (const _ of p.seal(t.batch)) await t.clock.pause();
-        await t.clock.lap(p.name);
-      }
-      return o.store.head()?.hash === head?.hash ? 'next' : 'replan';
+      return perProjection(t, head, (p) => (p.seal ? p.seal(t.batch) : null));
     },
     unwind: o.unwind,
   };
