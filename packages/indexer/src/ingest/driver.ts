@@ -18,6 +18,11 @@ export interface Driver {
   readonly mode: Mode;
   /** Write batches allowed in flight at the writer thread while this driver builds (backpressure). */
   readonly inFlight: number;
+  /**
+   * Whether its batches keep undo (each key's prior value is read): the decode worker then lists
+   * the keys its encoded rows overwrite, read ahead with the state keys.
+   */
+  readonly undo: boolean;
   /** The follower's state while it runs. */
   readonly state: 'backfilling' | 'following';
   /** Whether stream frames (and the JSON texts they are made of) are wanted for block `n` of a run handing over at `handOver`. */

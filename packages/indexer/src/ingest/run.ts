@@ -53,13 +53,14 @@ export function createFetchLoop(deps: FetchLoopDeps) {
   const { store, pool, log } = deps;
   let taskBlocks = deps.blocksPerTask;
 
-  const post = (from: number, to: number, texts: boolean) => {
+  const post = (from: number, to: number, texts: boolean, priors: boolean) => {
     const task: DecodeTask = {
       rpcUrl: deps.rpcUrl(),
       from,
       to,
       rows: true,
       texts,
+      priors,
       verifyRoots: deps.verifyRoots(),
     };
     const p = pool.run(task) as Promise<FetchResult>;
@@ -96,7 +97,7 @@ export function createFetchLoop(deps: FetchLoopDeps) {
       while (queue.length < deps.maxInFlight && scheduled <= target && !deps.interrupted()) {
         const to = Math.min(target, scheduled + per - 1);
         // Stateless rows come encoded from the worker; the JSON texts only where frames are made.
-        queue.push(post(scheduled, to, driver.framesAt(to, handOver)));
+        queue.push(post(scheduled, to, driver.framesAt(to, handOver), driver.undo));
         scheduled = to + 1;
       }
     };

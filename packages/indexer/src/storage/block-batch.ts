@@ -41,10 +41,15 @@ export class BlockBatch {
   /** A batch without undo: its rows of insert-only tables, encoded as they come (encoded-rows.ts). */
   private readonly inserted: EncodedRows | null;
   /**
-   * Undo entries, the first prior value of each key this batch wrote (null: a history segment,
-   * which keeps no undo).
+   * Undo entries of the block being built: the first prior value of each key it wrote (null: a
+   * history segment, which keeps no undo). See {@link endBlock} for a batch of several blocks.
    */
-  readonly undo: UndoEntry[] | null;
+  get undo(): UndoEntry[] | null {
+    return this.blockUndo;
+  }
+  private blockUndo: UndoEntry[] | null;
+  /** Keys with an undo entry in the block being built (null: a batch without undo). */
+  private readonly touched: Set<string> | null;
   /** Committed values read through this batch that the state cache does not keep (large ones). */
   private readonly large = new Map<string, Buffer>();
   /**
@@ -62,8 +67,35 @@ export class BlockBatch {
     private readonly cache: StateCache,
     opts: { undo?: boolean } = {},
   ) {
-    this.undo = opts.undo === false ? null : [];
-    this.inserted = this.undo ? null : new EncodedRows();
+    this.blockUndo = opts.undo === false ? null : [];
+    this.touched = this.blockUndo ? new Set() : null;
+    this.inserted = this.blockUndo ? null : new EncodedRows();
+  }
+
+  /**
+   * Ends the block built so far in a batch that keeps undo and holds several blocks (the live
+   * driver catching up): returns that block's undo entries, and the next block's entries record
+   * each key's value as this batch then holds it (the value at the end of the block just ended),
+   * so each block's record rolls back that block alone.
+   * @throws Error on a batch without undo (a history segment).
+   */
+  endBlock(): UndoEntry[] {
+    const u = this.blockUndo;
+    if (!u || !this.touched) throw new Error('endBlock on a batch without undo');
+    this.blockUndo = [];
+    this.touched.clear();
+    return u;
+  }
+
+  /**
+   * Whether latin1 key `k` has no undo entry in the block being built yet; it is then counted as
+   * having one (the caller records it). Only for a batch with undo.
+   */
+  private firstInBlock(k: string): boolean {
+    const touched = this.touched!;
+    if (touched.has(k)) return false;
+    touched.add(k);
+    return true;
   }
 
   /**
@@ -95,15 +127,16 @@ export class BlockBatch {
   addPart(part: ArrayBuffer): void {
     this.encoded.push(part);
     this.pendingBytes += part.byteLength;
-    if (!this.undo) return;
+    const undo = this.blockUndo;
+    if (!undo) return;
     // A live block's undo: an inserted row is deleted; a put restores its prior value.
     const puts: Buffer[] = [];
     eachOp(part, (key, _value, insert) => {
-      if (insert) this.undo!.push({ key: Buffer.from(key), prior: null });
+      if (insert) undo.push({ key: Buffer.from(key), prior: null });
       else puts.push(Buffer.from(key));
     });
     this.prefetchRaw(puts);
-    for (const key of puts) this.undo.push({ key, prior: this.getRaw(key) ?? null });
+    for (const key of puts) undo.push({ key, prior: this.getRaw(key) ?? null });
   }
   /** Approximate bytes of the pending writes (keys and values). */
   get bytes(): number {
@@ -192,20 +225,26 @@ export class BlockBatch {
     this.putId(key.toString('latin1'), value);
   }
   private insertId(k: string, value: Buffer): void {
+    const undo = this.blockUndo;
     // Absent before this block, and untouched by this batch so far: absent before the batch.
     if (!this.pending.has(k)) {
       this.fresh.add(k);
-      if (this.undo) this.undo.push({ key: Buffer.from(k, 'latin1'), prior: null });
+      // (A key this block created and deleted again already has its entry.)
+      if (undo && this.firstInBlock(k)) undo.push({ key: Buffer.from(k, 'latin1'), prior: null });
+    } else if (undo && this.firstInBlock(k)) {
+      // Written by an earlier block of this batch (a delete, then the key inserted again).
+      undo.push({ key: Buffer.from(k, 'latin1'), prior: this.pending.get(k) ?? null });
     }
     this.set(k, value);
   }
   private putId(k: string, value: Buffer): void {
     // A live block reads the prior value for its undo (and learns whether the row is new); a
     // history segment reads nothing, so only its inserts are known to be new.
-    if (this.undo && !this.pending.has(k)) {
+    if (this.blockUndo && this.firstInBlock(k)) {
+      const inBatch = this.pending.has(k);
       const prior = this.read(k) ?? null;
-      if (prior === null) this.fresh.add(k);
-      this.undo.push({ key: Buffer.from(k, 'latin1'), prior });
+      if (prior === null && !inBatch) this.fresh.add(k);
+      this.blockUndo.push({ key: Buffer.from(k, 'latin1'), prior });
     }
     this.set(k, value);
   }
@@ -223,6 +262,9 @@ export class BlockBatch {
     const mine = this.pending.get(k);
     if (mine !== undefined) {
       if (mine === null) return;
+      // Written by an earlier block of this batch: this block's undo restores that value.
+      if (this.blockUndo && this.firstInBlock(k))
+        this.blockUndo.push({ key: Buffer.from(k, 'latin1'), prior: mine });
       // A row this batch created: nothing to delete in the store (its undo entry, if any, is the
       // first write's: prior null).
       if (this.fresh.has(k)) this.unset(k, mine);
@@ -230,14 +272,14 @@ export class BlockBatch {
       return;
     }
     if (this.fresh.has(k)) return; // created and deleted by this batch: never in the store
-    if (!this.undo) {
+    if (!this.blockUndo) {
       // History: a blind delete (no prior read); absent keys the cache knows of are skipped.
       if (this.cache.get(k) !== null) this.set(k, null);
       return;
     }
     const prior = this.read(k) ?? null;
     if (prior === null) return;
-    this.undo.push({ key: Buffer.from(k, 'latin1'), prior });
+    if (this.firstInBlock(k)) this.blockUndo.push({ key: Buffer.from(k, 'latin1'), prior });
     this.set(k, null);
   }
   /** Reads through this batch's own pending writes first, then the state cache and the store. */

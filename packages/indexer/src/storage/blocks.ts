@@ -10,8 +10,23 @@ import type { BlockRef } from './refs.js';
 import { encodeUndo, undoOps } from './undo.js';
 
 /**
- * Adds to `batch` what commits block `ref`: its canonical hash, its undo record (a live batch;
- * the record `unfinalisedWindow` blocks below is pruned), the checkpoint and `extraMeta`.
+ * Adds to `batch` the rows of block `ref` itself: its canonical hash and, in a live batch, its
+ * undo record (the block's entries, {@link BlockBatch.endBlock}: the batch may go on with the
+ * next block); the record `unfinalisedWindow` blocks below is pruned.
+ */
+export function endBlock(batch: BlockBatch, ref: BlockRef, unfinalisedWindow: number): void {
+  batch.insert(CANON, [ref.number], ref.hash);
+  if (batch.undo) {
+    batch.raw(UNDO.key(ref.number), encodeUndo(batch.endBlock()));
+    // Undo is kept for the last `unfinalisedWindow` blocks (a reorg that deep is rolled back).
+    const pruned = ref.number - unfinalisedWindow;
+    if (pruned >= 0) batch.raw(UNDO.key(pruned), null);
+  }
+}
+
+/**
+ * Adds to `batch` what commits block `ref`: its own rows ({@link endBlock}), the checkpoint and
+ * `extraMeta`.
  */
 export function sealBlock(
   batch: BlockBatch,
@@ -19,13 +34,7 @@ export function sealBlock(
   unfinalisedWindow: number,
   extraMeta?: Record<string, unknown>,
 ): void {
-  batch.insert(CANON, [ref.number], ref.hash);
-  if (batch.undo) {
-    batch.raw(UNDO.key(ref.number), encodeUndo(batch.undo));
-    // Undo is kept for the last `unfinalisedWindow` blocks (a reorg that deep is rolled back).
-    const pruned = ref.number - unfinalisedWindow;
-    if (pruned >= 0) batch.raw(UNDO.key(pruned), null);
-  }
+  endBlock(batch, ref, unfinalisedWindow);
   const cp = metaOp(CHECKPOINT, ref);
   batch.raw(cp.key, cp.value);
   putMetaRaw(batch, extraMeta);

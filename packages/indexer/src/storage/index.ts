@@ -14,7 +14,7 @@ import { CANON, META, UNDO } from '../schema/tables/chain.js';
 import type { WriteOp } from './binding.js';
 import { openRocks } from './binding.js';
 import { BlockBatch } from './block-batch.js';
-import { rollbackOps, sealBlock } from './blocks.js';
+import { endBlock, rollbackOps, sealBlock } from './blocks.js';
 import { StateCache } from './cache.js';
 import { createCommitter, type StoreState } from './commit.js';
 import { prefetchEncoded } from './keylist.js';
@@ -162,6 +162,9 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
       const next = { number: ref.number, hash: ref.hash };
       write(batch.opMap, 'block', next, onCommitted, true, batch.parts);
       st.head = next;
+    },
+    endBlock(ref, batch) {
+      endBlock(batch, ref, opts.unfinalisedWindow);
     },
     rollbackHead(extraMeta, extraOps, onCommitted) {
       const head = st.head;

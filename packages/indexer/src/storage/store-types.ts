@@ -160,6 +160,12 @@ export interface Store {
     onCommitted?: (marks?: WriterMarks) => void,
   ): void;
   /**
+   * Ends block `ref` in a live batch that goes on with the next block (several blocks, one write):
+   * its canonical row and its own undo record, so a rollback takes it back alone. The batch is
+   * committed by {@link commitBatch} with its last block.
+   */
+  endBlock(ref: BlockRef, batch: BlockBatch): void;
+  /**
    * Rolls back the head block atomically from its undo record; the checkpoint moves to its parent.
    * @throws Error when the head has no undo record (older than the unfinalised window).
    */

@@ -1,8 +1,9 @@
 /**
  * The two drivers over the shared stages (ingest/stage.ts), on a real RocksDB store: the history
  * driver writes one segment per bound with no undo and drops an open segment the node moved
- * under; the live driver writes each block with its undo and frames, and a block that does not
- * attach unwinds the store to the node's chain (recorded node answers: a unit test). A batch is
+ * under; the live driver writes each block with its undo and frames (several blocks in one write
+ * while catching up, each still rolled back alone), and a block that does not attach unwinds the
+ * store to the node's chain (recorded node answers: a unit test). A batch is
  * sealed once, before it commits (a segment's after its last block, a live block's after it); a
  * seal or a block that fails part-way leaves nothing of its batch written. And the contract
  * itself: no stage names a driver.
@@ -199,9 +200,9 @@ describe('sealing a batch', () => {
   it('live seals every block before its commit; a failed seal commits nothing', async () => {
     const s = sealing();
     const { store, live, events } = await setUp(new Map(), [s.stage]);
-    for (let n = 0; n <= 1; n++) expect(await live.execute(unit(block(n)))).toBe('next');
+    for (let n = 0; n <= 1; n++) expect(await live.execute(unit(block(n), true))).toBe('next');
     s.fail = true;
-    await expect(live.execute(unit(block(2)))).rejects.toThrow('seal failed');
+    await expect(live.execute(unit(block(2), true))).rejects.toThrow('seal failed');
     await store.settled();
     expect(s.seals).toHaveLength(3);
     expect(events.filter((e) => e.kind === 'block').length).toBe(2);
@@ -213,23 +214,78 @@ describe('the live driver', () => {
   it('writes each block with its frames, and unwinds to the node when a block does not attach', async () => {
     const node = new Map<number, string>();
     const { store, live, events, published, halts } = await setUp(node);
-    for (let n = 0; n <= 3; n++) expect(await live.execute(unit(block(n)))).toBe('next');
+    // Following the head: each block is the last of its run.
+    for (let n = 0; n <= 3; n++) expect(await live.execute(unit(block(n), true))).toBe('next');
     await store.settled();
     expect(events.filter((e) => e.kind === 'block').length).toBe(4);
     expect(new Set(published.map((f) => f.block))).toEqual(new Set([0, 1, 2, 3]));
     // The node reorganised blocks 2 and 3: block 3' names 2' as its parent.
     for (const n of [0, 1]) node.set(n, hashOf(n));
     for (const n of [2, 3]) node.set(n, hashOf(n, 1));
-    expect(await live.execute(unit(block(4, 1)))).toBe('replan');
+    expect(await live.execute(unit(block(4, 1), true))).toBe('replan');
     await store.settled();
     expect(halts).toEqual([]);
     expect(store.head()).toEqual({ number: 1, hash: hashOf(1) });
     expect(events.filter((e) => e.kind === 'rollback').length).toBe(2);
     expect(published.filter((f) => f.event === 'reorg').length).toBeGreaterThan(0);
     // The new branch applies on top of the ancestor.
-    expect(await live.execute(unit(block(2, 1, 0)))).toBe('next');
+    expect(await live.execute(unit(block(2, 1, 0), true))).toBe('next');
     await store.settled();
     expect(store.head()).toEqual({ number: 2, hash: hashOf(2, 1) });
+  });
+
+  it('catching up, blocks share one write, each with its own undo record: rollbacks take them back one by one', async () => {
+    const node = new Map<number, string>();
+    const { store, live, events, published } = await setUp(node);
+    const writes: number[] = [];
+    const commitBatch = store.commitBatch.bind(store);
+    store.commitBatch = (ref, batch, meta, done) => {
+      writes.push(ref.number);
+      commitBatch(ref, batch, meta, done);
+    };
+    // A run of blocks 0..5 planned at once: the batch commits with the run's last block.
+    for (let n = 0; n <= 5; n++) expect(await live.execute(unit(block(n), n === 5))).toBe('next');
+    await store.settled();
+    expect(writes).toEqual([5]);
+    expect(live.open()).toBeNull();
+    expect(events.filter((e) => e.kind === 'block').map((e) => e.kind === 'block' && e.block.number)).toEqual(
+      [0, 1, 2, 3, 4, 5],
+    );
+    expect(new Set(published.map((f) => f.block))).toEqual(new Set([0, 1, 2, 3, 4, 5]));
+    // The node reorganised blocks 3..5: three rollbacks, one block each, back to block 2.
+    for (let n = 0; n <= 2; n++) node.set(n, hashOf(n));
+    for (let n = 3; n <= 5; n++) node.set(n, hashOf(n, 1));
+    expect(await live.execute(unit(block(6, 1), true))).toBe('replan');
+    await store.settled();
+    expect(events.filter((e) => e.kind === 'rollback').length).toBe(3);
+    expect(store.head()).toEqual({ number: 2, hash: hashOf(2) });
+  });
+
+  it('catching up: an open batch is dropped when the node moves under it or a block fails, and flushed whole between blocks', async () => {
+    const { store, live, events } = await setUp(new Map());
+    for (let n = 0; n <= 1; n++) expect(await live.execute(unit(block(n)))).toBe('next');
+    expect(live.open()?.blocks).toBe(2);
+    // Block 2 names another block 1 as its parent: nothing of the open batch is written.
+    expect(await live.execute(unit(block(2, 7, 7)))).toBe('replan');
+    expect(live.open()).toBeNull();
+    await live.flush();
+    await store.settled();
+    expect(events).toEqual([]);
+    expect(store.head()).toBeNull();
+    // Fetched again: a block that fails part-way drops the batch too.
+    for (let n = 0; n <= 1; n++) expect(await live.execute(unit(block(n)))).toBe('next');
+    const broken = block(2);
+    (broken as { txs: unknown }).txs = null;
+    await expect(live.execute(unit(broken))).rejects.toThrow();
+    await live.flush();
+    await store.settled();
+    expect(store.head()).toBeNull();
+    // The run ends between blocks (no `last`): flush writes the whole blocks it holds.
+    for (let n = 0; n <= 2; n++) expect(await live.execute(unit(block(n)))).toBe('next');
+    await live.flush();
+    await store.settled();
+    expect(store.head()).toEqual({ number: 2, hash: hashOf(2) });
+    expect(events.filter((e) => e.kind === 'block').length).toBe(3);
   });
 });
 

@@ -105,6 +105,7 @@ export function createHistoryDriver(deps: DriverDeps, bounds: HistoryBounds): Dr
 
   return {
     mode: 'history',
+    undo: false,
     inFlight: SEGMENTS_IN_FLIGHT,
     state: 'backfilling',
     framesAt: (n, handOver) => n > handOver - bounds.historyFrameBlocks,

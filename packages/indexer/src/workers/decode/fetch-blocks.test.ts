@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../../test/fixtures/index.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
-import { fetchBlocks, restoreBlock, shapeBlock } from './fetch-blocks.js';
+import { HASH_TO_NUMBER, TX_BY_HASH } from '../../schema/tables/chain.js';
+import { encodeRows, fetchBlocks, restoreBlock, shapeBlock } from './fetch-blocks.js';
 
 const FIX = FIXTURES_DIR;
 const SETS = [
@@ -66,6 +67,44 @@ describe('shapeBlock on recorded blocks', () => {
     const receipts = JSON.parse(readFileSync(join(dir, 'receipts.json'), 'utf8'));
     receipts[3].blockHash = `0x${'00'.repeat(32)}`;
     expect(() => shapeBlock(block, receipts)).toThrow(/does not belong/);
+  });
+});
+
+describe('the state keys a decode worker lists', () => {
+  /** The keys of an encoded key list (storage/keylist.ts layout: u32 count, then u16 length + key). */
+  const keysOf = (ab: ArrayBuffer): string[] => {
+    const b = Buffer.from(ab);
+    const out: string[] = [];
+    for (let i = 0, off = 4; i < b.readUInt32LE(0); i++) {
+      const len = b.readUInt16LE(off);
+      out.push(b.subarray(off + 2, off + 2 + len).toString('hex'));
+      off += 2 + len;
+    }
+    return out;
+  };
+
+  it('name the hash-index rows its chain rows overwrite only for a batch with undo (priors)', () => {
+    const dir = join(FIX, 'ethereum/18000000');
+    const block = JSON.parse(readFileSync(join(dir, 'block.json'), 'utf8'));
+    const receipts = JSON.parse(readFileSync(join(dir, 'receipts.json'), 'utf8'));
+    const history = shapeBlock(structuredClone(block), structuredClone(receipts));
+    const live = shapeBlock(structuredClone(block), structuredClone(receipts));
+    encodeRows(history, false);
+    encodeRows(live, true, true);
+    const overwritten = [
+      HASH_TO_NUMBER.key(live.hash).toString('hex'),
+      ...live.txs.map((tx) => TX_BY_HASH.key(tx.hash).toString('hex')),
+    ];
+    expect(overwritten.length).toBe(live.txs.length + 1);
+    expect(live.txs.length).toBeGreaterThan(50);
+    const inHistory = new Set(keysOf(history.stateKeys!));
+    const inLive = new Set(keysOf(live.stateKeys!));
+    for (const k of overwritten) {
+      expect(inLive.has(k)).toBe(true);
+      expect(inHistory.has(k)).toBe(false);
+    }
+    // Beside them, the same state keys.
+    expect(inLive.size).toBe(inHistory.size + overwritten.length);
   });
 });
 

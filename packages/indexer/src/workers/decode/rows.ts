@@ -13,7 +13,7 @@
  * before the block); the hash indices are puts (a transaction re-mined after a reorg had a row).
  */
 import type { BlockDelta } from '../../schema/delta.js';
-import type { RowSink } from '../../schema/stateless.js';
+import type { KeySink, RowSink } from '../../schema/stateless.js';
 import {
   BLOCK_TS,
   CANON,
@@ -74,6 +74,12 @@ export function chainRows(d: BlockDelta, t: BlockTexts): ArrayBuffer {
   if (Object.keys(d.probes).length) w.text(PROBE.key(n), JSON.stringify(d.probes));
   if (d.roots) w.text(ROOTS.key(n), JSON.stringify(d.roots));
   return w.done();
+}
+
+/** The keys of {@link chainRows} that are puts (the hash indices): a live block's undo reads their priors. */
+export function overwrittenKeys(d: BlockDelta, add: KeySink): void {
+  add(HASH_TO_NUMBER, [d.hash]);
+  for (const tx of d.txs) add(TX_BY_HASH, [tx.hash]);
 }
 
 /** The decoded-views rows of `d`. */

@@ -29,6 +29,8 @@ export interface DecodeTask {
   to: number;
   rows?: boolean;
   texts?: boolean;
+  /** The blocks' batches keep undo: list the keys their rows overwrite with the state keys (fetch-blocks.ts encodeRows). */
+  priors?: boolean;
   /** Hold every block to its header's roots (VERIFY_ROOTS; default true). */
   verifyRoots?: boolean;
 }
