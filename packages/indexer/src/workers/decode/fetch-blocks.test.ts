@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../../test/fixtures/index.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
+import { elementSpans, memberSpan } from '../../rpc/json-spans.js';
+import type { RawRpc } from '../../rpc/raw.js';
 import { HASH_TO_NUMBER, TX_BY_HASH } from '../../schema/tables/chain.js';
-import { encodeRows, fetchBlocks, restoreBlock, shapeBlock } from './fetch-blocks.js';
+import { encodeRows, fetchBlocks, type NodeRpc, restoreBlock, shapeBlock } from './fetch-blocks.js';
 
 const FIX = FIXTURES_DIR;
 const SETS = [
@@ -150,6 +152,49 @@ describe('fetchBlocks: block and receipts asked together', () => {
     const r = await fetchBlocks(node.rpc, n, n, { verifyRoots: true });
     expect(r.blocks[0].txs.map((t) => JSON.parse(t.receipt))).toEqual(receipts);
     expect(node.calls).toContain(`eth_getBlockReceipts(${block.hash.slice(0, 10)})`);
+  });
+
+  it("stores the node's bytes: each transaction, receipt and log as sent, the header with the transactions as hashes", async () => {
+    // Spaced as no serialiser of the parsed values would write it.
+    const blockText = JSON.stringify(block, null, 1);
+    const receiptsText = JSON.stringify(receipts, null, 3);
+    const calls: string[] = [];
+    const rpc: NodeRpc = {
+      call: async () => {
+        throw new Error('only raw calls expected');
+      },
+      callRaw: (async (method: string) => {
+        calls.push(method);
+        const text = method === 'eth_getBlockByNumber' ? blockText : receiptsText;
+        return { value: JSON.parse(text), text };
+      }) as RawRpc['callRaw'],
+    };
+    const r = await fetchBlocks(rpc, n, n, { verifyRoots: true });
+    const d = r.blocks[0];
+    const slices = (text: string, at: number) =>
+      elementSpans(text, at).map((sp) => text.slice(sp.start, sp.end));
+    const txTexts = slices(blockText, memberSpan(blockText, 0, 'transactions')!.start);
+    const rcTexts = slices(receiptsText, 0);
+    expect(d.txs.map((t) => t.json)).toEqual(txTexts);
+    expect(d.txs.map((t) => t.receipt)).toEqual(rcTexts);
+    expect(d.txs[0].json).not.toBe(JSON.stringify(block.transactions[0]));
+    const logTexts = rcTexts.flatMap((t) => slices(t, memberSpan(t, 0, 'logs')!.start));
+    expect(d.logs.map((l) => l.json)).toEqual(logTexts);
+    expect(JSON.parse(d.header)).toEqual({
+      ...block,
+      transactions: block.transactions.map((t: { hash: string }) => t.hash),
+    });
+    expect(d.header.startsWith(blockText.slice(0, 20))).toBe(true);
+    // A rebuild from the stored texts shapes the same bytes again.
+    const again = restoreBlock({
+      header: d.header,
+      txs: d.txs.map((t) => t.json),
+      receipts: d.txs.map((t) => t.receipt),
+      probes: null,
+    });
+    expect(again.txs.map((t) => [t.json, t.receipt])).toEqual(d.txs.map((t) => [t.json, t.receipt]));
+    expect(again.header).toBe(d.header);
+    expect(calls).toEqual(['eth_getBlockReceipts', 'eth_getBlockByNumber']);
   });
 
   it('a node without eth_getBlockReceipts falls back to one receipt per transaction', async () => {

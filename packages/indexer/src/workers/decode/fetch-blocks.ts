@@ -7,6 +7,8 @@
 import { defaultVerifiedAbisDir } from '../../decode/abis-dir.js';
 import { createDecoders, type Decoders, loadVerifiedAbis } from '../../decode/index.js';
 import { type Rpc, RpcError } from '../../rpc/client.js';
+import { elementSpans, memberSpan, type Span } from '../../rpc/json-spans.js';
+import type { RawResult, RawRpc } from '../../rpc/raw.js';
 import { probeTokenMetadataOrAbsent } from '../../rpc/token-metadata.js';
 import {
   type BlockDelta,
@@ -34,28 +36,51 @@ function getDecoders(): Decoders {
   return decoders;
 }
 
+/** A node answer that may come with its text: a {@link RawRpc}, else a plain {@link Rpc}. */
+export type NodeRpc = Rpc & Partial<RawRpc>;
+
 /**
- * The receipts of `block`. `early` is the answer to `eth_getBlockReceipts(number)` asked together
- * with the block (an array, null, or the call's error): kept when it holds one receipt per
- * transaction, each naming the block's hash — else the node moved between the two calls (or does
- * not know the block yet) and the receipts are asked again by the block's hash.
+ * Calls `method` for its value and its JSON text: the node's own bytes through a {@link RawRpc},
+ * else (a plain caller, as in tests and rebuilds) the value serialised again.
+ */
+async function rawCall<T>(rpc: NodeRpc, method: string, params: unknown[]): Promise<RawResult<T>> {
+  if (rpc.callRaw) return rpc.callRaw<T>(method, params);
+  const value = await rpc.call<T>(method, params);
+  return { value, text: JSON.stringify(value) };
+}
+
+/** The elements of an array result, each with its own text (a block's receipts). */
+function elementsOf(r: RawResult<Json[]>): Array<RawResult<Json>> {
+  const spans = elementSpans(r.text, 0);
+  if (spans.length !== r.value.length)
+    throw new RpcError('receipts text and value disagree', 'eth_getBlockReceipts', true);
+  return r.value.map((value, i) => ({ value, text: r.text.slice(spans[i].start, spans[i].end) }));
+}
+
+/**
+ * The receipts of `block`, each with its text. `early` is the answer to
+ * `eth_getBlockReceipts(number)` asked together with the block (a result, or the call's error):
+ * kept when it holds one receipt per transaction, each naming the block's hash — else the node
+ * moved between the two calls (or does not know the block yet) and the receipts are asked again
+ * by the block's hash.
  * @throws RpcError when the node keeps failing or a receipt is missing.
  */
-async function receiptsOf(rpc: Rpc, block: Json, early?: unknown): Promise<Json[]> {
+async function receiptsOf(rpc: NodeRpc, block: Json, early?: unknown): Promise<Array<RawResult<Json>>> {
   const txs = block.transactions as Json[];
   if (txs.length === 0) return [];
+  const got = (early as RawResult<unknown> | undefined)?.value;
   if (
-    Array.isArray(early) &&
-    early.length === txs.length &&
-    early.every((r, i) => r && r.blockHash === block.hash && r.transactionHash === txs[i].hash)
+    Array.isArray(got) &&
+    got.length === txs.length &&
+    got.every((r, i) => r && r.blockHash === block.hash && r.transactionHash === txs[i].hash)
   )
-    return early as Json[];
+    return elementsOf(early as RawResult<Json[]>);
   if (early instanceof RpcError && (early.code === -32601 || early.code === -32602))
     blockReceiptsSupported = false;
   if (blockReceiptsSupported) {
     try {
-      const r = await rpc.call<Json[] | null>('eth_getBlockReceipts', [block.hash]);
-      if (r) return r;
+      const r = await rawCall<Json[] | null>(rpc, 'eth_getBlockReceipts', [block.hash]);
+      if (r.value) return elementsOf(r as RawResult<Json[]>);
     } catch (err) {
       if (err instanceof RpcError && (err.code === -32601 || err.code === -32602))
         blockReceiptsSupported = false;
@@ -64,11 +89,33 @@ async function receiptsOf(rpc: Rpc, block: Json, early?: unknown): Promise<Json[
   }
   return Promise.all(
     txs.map(async (tx) => {
-      const r = await rpc.call<Json | null>('eth_getTransactionReceipt', [tx.hash]);
-      if (!r) throw new RpcError(`receipt of ${tx.hash} not available`, 'eth_getTransactionReceipt', true);
-      return r;
+      const r = await rawCall<Json | null>(rpc, 'eth_getTransactionReceipt', [tx.hash]);
+      if (!r.value)
+        throw new RpcError(`receipt of ${tx.hash} not available`, 'eth_getTransactionReceipt', true);
+      return r as RawResult<Json>;
     }),
   );
+}
+
+/** The texts {@link shapeBlock} stores: the header (transactions as hashes), each transaction and receipt. */
+export interface RecordTexts {
+  header: string;
+  txs: string[];
+  receipts: string[];
+}
+
+/**
+ * The node's texts of a block fetched with its transactions (`blockText`, the answer to
+ * `eth_getBlockByNumber(n, true)`) and of its receipts: each transaction's own bytes, and the
+ * header as the node sent it with the transactions array replaced by their hashes (what
+ * `eth_getBlockByNumber(n, false)` answers).
+ */
+export function recordTexts(blockText: string, hashes: readonly string[], receipts: string[]): RecordTexts {
+  const arr = memberSpan(blockText, 0, 'transactions');
+  if (!arr) throw new RpcError('block text without transactions', 'eth_getBlockByNumber', true);
+  const txs = elementSpans(blockText, arr.start).map((sp) => blockText.slice(sp.start, sp.end));
+  const header = `${blockText.slice(0, arr.start)}${JSON.stringify(hashes)}${blockText.slice(arr.end)}`;
+  return { header, txs, receipts };
 }
 
 /** Builds this worker's decoders now (verified ABIs loaded) instead of on its first block. */
@@ -76,8 +123,18 @@ export function warmDecoders(): void {
   getDecoders();
 }
 
-/** Shapes one block and its receipts into a {@link BlockDelta}; checks the two belong together. */
-export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
+/** Spans of the logs in a receipt's text (its `logs` array's elements). */
+function logSpans(receiptText: string): Span[] {
+  const arr = memberSpan(receiptText, 0, 'logs');
+  return arr ? elementSpans(receiptText, arr.start) : [];
+}
+
+/**
+ * Shapes one block and its receipts into a {@link BlockDelta}; checks the two belong together.
+ * With `texts` (the node's bytes, {@link recordTexts}), the stored records and each log's text are
+ * those bytes; without, the parsed values serialised again (same content, key order kept).
+ */
+export function shapeBlock(block: Json, receipts: Json[], texts?: RecordTexts): BlockDelta {
   const txObjs = block.transactions as Json[];
   if (receipts.length !== txObjs.length) {
     throw new RpcError(
@@ -87,7 +144,11 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
     );
   }
   const header: Json = {};
-  for (const k of Object.keys(block)) header[k] = k === 'transactions' ? txObjs.map((t) => t.hash) : block[k];
+  if (!texts)
+    for (const k of Object.keys(block))
+      header[k] = k === 'transactions' ? txObjs.map((t) => t.hash) : block[k];
+  if (texts && (texts.txs.length !== txObjs.length || texts.receipts.length !== receipts.length))
+    throw new RpcError(`block ${block.number}: texts and values disagree`, 'eth_getBlockByNumber', true);
   const txs: TxDelta[] = [];
   const logs: LogDelta[] = [];
   const events: EventDelta[] = [];
@@ -103,7 +164,10 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
     }
     const rcLogs = (rc.logs as Json[]) ?? [];
     const firstLogIndex = rcLogs.length ? Number.parseInt(rcLogs[0].logIndex as string, 16) : logs.length;
-    for (const log of rcLogs) {
+    const rcText = texts?.receipts[i];
+    const logTexts = rcText && rcLogs.length ? logSpans(rcText) : null;
+    for (let j = 0; j < rcLogs.length; j++) {
+      const log = rcLogs[j];
       const logIndex = Number.parseInt(log.logIndex as string, 16);
       const address = (log.address as string).toLowerCase() as `0x${string}`;
       const topics = log.topics as `0x${string}`[];
@@ -113,7 +177,7 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
         txIndex: i,
         address,
         topics,
-        json: JSON.stringify(log),
+        json: logTexts ? rcText!.slice(logTexts[j].start, logTexts[j].end) : JSON.stringify(log),
         decoded: JSON.stringify(d),
       });
       if (d.status === 'decoded') {
@@ -130,8 +194,8 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
     const status = rc.status === undefined ? 1 : rc.status === '0x1' ? 1 : 0;
     txs.push({
       hash: tx.hash as `0x${string}`,
-      json: JSON.stringify(tx),
-      receipt: JSON.stringify(rc),
+      json: texts?.txs[i] ?? JSON.stringify(tx),
+      receipt: rcText ?? JSON.stringify(rc),
       from: (tx.from as string).toLowerCase() as `0x${string}`,
       value: ((tx.value as string | undefined) ?? '0x0') as `0x${string}`,
       to: tx.to ? ((tx.to as string).toLowerCase() as `0x${string}`) : null,
@@ -151,7 +215,7 @@ export function shapeBlock(block: Json, receipts: Json[]): BlockDelta {
     hash: block.hash as `0x${string}`,
     parentHash: block.parentHash as `0x${string}`,
     timestamp: Number.parseInt(block.timestamp as string, 16),
-    header: JSON.stringify(header),
+    header: texts?.header ?? JSON.stringify(header),
     txs,
     logs,
     events,
@@ -192,7 +256,7 @@ export async function probeBlock(rpc: Rpc, d: BlockDelta): Promise<void> {
  * @throws RootsMismatchError when a block's records still do not match its header after refetches.
  */
 export async function fetchBlocks(
-  rpc: Rpc,
+  rpc: NodeRpc,
   from: number,
   to: number,
   opts: { rows?: boolean; texts?: boolean; priors?: boolean; verifyRoots?: boolean } = {},
@@ -206,33 +270,48 @@ export async function fetchBlocks(
   // receiptsOf to judge (a node without eth_getBlockReceipts, a block it does not have yet).
   const early = numbers.map((n) =>
     blockReceiptsSupported
-      ? rpc.call<Json[] | null>('eth_getBlockReceipts', [toHex(n)]).catch((err: unknown) => err)
+      ? rawCall<Json[] | null>(rpc, 'eth_getBlockReceipts', [toHex(n)]).catch((err: unknown) => err)
       : Promise.resolve(undefined),
   );
   const raw = await Promise.all(
-    numbers.map((n) => rpc.call<Json | null>('eth_getBlockByNumber', [toHex(n), true])),
+    numbers.map((n) => rawCall<Json | null>(rpc, 'eth_getBlockByNumber', [toHex(n), true])),
   );
   const blocks: BlockDelta[] = [];
   let missingFrom: number | null = null;
   const present: Json[] = [];
+  // Each block's text and its receipts' texts, by the block's number (a roots refetch replaces them).
+  const textsOf = new Map<string, { block: string; receipts: string[] }>();
   for (let i = 0; i < raw.length; i++) {
-    if (!raw[i]) {
+    if (!raw[i].value) {
       missingFrom = numbers[i];
       break;
     }
-    present.push(raw[i] as Json);
+    present.push(raw[i].value as Json);
   }
   const earlyReceipts = await Promise.all(early);
-  const receipts = await Promise.all(present.map((b, i) => receiptsOf(rpc, b, earlyReceipts[i])));
+  const receipts = await Promise.all(
+    present.map(async (b, i) => {
+      const rs = await receiptsOf(rpc, b, earlyReceipts[i]);
+      textsOf.set(b.number as string, { block: raw[i].text, receipts: rs.map((r) => r.text) });
+      return rs.map((r) => r.value);
+    }),
+  );
   const fetched = epochMs();
   // Held to the header's roots before anything is shaped (roots.ts; throws RootsMismatchError).
   const roots = await verifyBlocks(present, receipts, opts.verifyRoots ?? true, async (n) => {
-    const b = await rpc.call<Json | null>('eth_getBlockByNumber', [n, true]);
-    return b && { block: b, receipts: await receiptsOf(rpc, b) };
+    const b = await rawCall<Json | null>(rpc, 'eth_getBlockByNumber', [n, true]);
+    if (!b.value) return null;
+    const rs = await receiptsOf(rpc, b.value);
+    textsOf.set(n, { block: b.text, receipts: rs.map((r) => r.text) });
+    return { block: b.value, receipts: rs.map((r) => r.value) };
   });
   const verified = epochMs();
-  for (let i = 0; i < present.length; i++)
-    blocks.push({ ...shapeBlock(present[i], receipts[i]), roots: roots[i] });
+  for (let i = 0; i < present.length; i++) {
+    const b = present[i];
+    const t = textsOf.get(b.number as string)!;
+    const hashes = (b.transactions as Json[]).map((tx) => tx.hash as string);
+    blocks.push({ ...shapeBlock(b, receipts[i], recordTexts(t.block, hashes, t.receipts)), roots: roots[i] });
+  }
   await Promise.all(blocks.map((b) => probeBlock(rpc, b)));
   const shaped = epochMs();
   if (opts.rows) for (const d of blocks) encodeRows(d, opts.texts ?? true, opts.priors ?? false);
@@ -304,9 +383,11 @@ export interface StoredBlock {
 export function restoreBlock(s: StoredBlock): BlockDelta {
   const header = JSON.parse(s.header) as Json;
   header.transactions = s.txs.map((t) => JSON.parse(t));
+  // The stored texts are the records as ingest kept them: shaped again, they stay those bytes.
   const d = shapeBlock(
     header,
     s.receipts.map((r) => JSON.parse(r)),
+    { header: s.header, txs: s.txs, receipts: s.receipts },
   );
   d.probes = s.probes ? JSON.parse(s.probes) : {};
   return d;

@@ -8,6 +8,7 @@ import { thisThreadStats } from '@chain-indexer/platform/threads';
 import { useWasmKeccak } from '@chain-indexer/proofs';
 import { Piscina } from 'piscina';
 import { createRpc, type Rpc } from '../../rpc/client.js';
+import { createRawRpc, type RawRpc } from '../../rpc/raw.js';
 import type { BlockDelta, FetchResult, WorkerHeap } from '../../schema/delta.js';
 import {
   fetchBlocks,
@@ -35,12 +36,18 @@ export interface DecodeTask {
   verifyRoots?: boolean;
 }
 
-const clients = new Map<string, Rpc>();
+const clients = new Map<string, Rpc & RawRpc>();
 
-function clientOf(rpcUrl: string): Rpc {
+/**
+ * This thread's callers of the node at `rpcUrl`: blocks and receipts through the raw caller (the
+ * node's bytes are stored as they came), other calls (metadata probes) through viem's.
+ */
+function clientOf(rpcUrl: string): Rpc & RawRpc {
   let rpc = clients.get(rpcUrl);
   if (!rpc) {
-    rpc = createRpc({ url: rpcUrl });
+    const plain = createRpc({ url: rpcUrl });
+    const raw = createRawRpc({ url: rpcUrl });
+    rpc = { call: (m, p) => plain.call(m, p), callRaw: (m, p) => raw.callRaw(m, p) };
     clients.set(rpcUrl, rpc);
   }
   return rpc;
