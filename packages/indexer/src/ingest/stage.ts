@@ -73,7 +73,8 @@ export interface Stage {
   execute(u: Unit, t: Target): Outcome | Promise<Outcome>;
   /**
    * Optional: finishes the target's batch once its last unit was executed, before it commits
-   * (what the stage kept for the whole batch; see Projection.seal). A driver calls it once per batch.
+   * (what the stage kept for the whole batch; see Projection.seal). The history driver calls it once
+   * per segment, the live driver after every block (a catch-up batch of several blocks included).
    */
   seal?(t: Pick<Target, 'batch' | 'projections' | 'clock'>): Outcome | Promise<Outcome>;
   /** Takes this stage's state back so that block `to` is the last one held (reorgs). */

@@ -39,10 +39,11 @@ export interface Projection {
    */
   steps?(batch: BlockBatch, d: BlockDelta, emit?: Emit): Iterable<void>;
   /**
-   * Optional, with `steps`: writes what `steps` kept for the whole batch (a fold over the batch's
-   * blocks: each key's changes walked once, in block order), sliced like `steps`. Called once by
-   * the driver before the batch commits — after one block (live) or after a history segment's last
-   * block — and after nothing else is applied to the batch. `apply` is `steps` then `seal`; a
+   * Optional, with `steps`: writes what `steps` kept since the last seal (a fold over those
+   * blocks: each key's changes walked once, in block order), sliced like `steps`. Called by the
+   * driver after a history segment's last block, and after every live block (a live batch that
+   * catches up holds several blocks: the next block's `steps` may then follow on the same batch,
+   * each block's seal belonging to its own undo record). `apply` is `steps` then `seal`; a
    * projection that keeps nothing across blocks has no `seal`. Reads of rows a fold keeps are not
    * valid before the seal (no other projection reads them).
    */

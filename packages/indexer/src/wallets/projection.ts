@@ -56,14 +56,58 @@ function sidesOf(priority: ReadonlyMap<string, number>, p: PoolRow): { token: st
   return { token: p.currency0, quote: p.currency1 };
 }
 
+/** A funding edge as the open batch holds it (written by the seal). */
+interface EdgeTally {
+  key: [Hex, Hex, Hex];
+  edge: FundingEdge;
+  /** The edge's total, base units (the row keeps it as a decimal string). */
+  total: bigint;
+  /** Its EDGE_OUT index row exists (stored, or written by an earlier seal of this batch). */
+  indexed: boolean;
+  /** Changed since the last seal. */
+  dirty: boolean;
+}
+
+/**
+ * What the projection keeps for an open batch (a history segment, or a live batch of one or more
+ * blocks): rows known to exist — stored, or written by the batch — so a later block of the batch
+ * asks nothing again, and the funding edges, counted per transfer and written once per seal.
+ * Addresses are lowercase 0x hex of fixed width, so concatenated keys cannot collide.
+ */
+interface BatchMemo {
+  /** Wallets with a FIRST_SEEN row. */
+  seen: Set<string>;
+  /** ADDRESS rows (first block as origin, creation, emitter) as the batch holds them. */
+  addresses: Map<string, { origin?: number; created?: number; emitted?: number }>;
+  /** wallet + token with a HOLDING row. */
+  holdings: Set<string>;
+  /** wallet + asset with a FIRST_FUNDING row. */
+  firstFunding: Set<string>;
+  /** wallet + funder + asset → the edge. */
+  edges: Map<string, EdgeTally>;
+  /** Edges changed since the last seal, in the order they were first changed (the seal's write order). */
+  dirty: EdgeTally[];
+}
+
+const newMemo = (): BatchMemo => ({
+  seen: new Set(),
+  addresses: new Map(),
+  holdings: new Set(),
+  firstFunding: new Set(),
+  edges: new Map(),
+  dirty: [],
+});
+
 /**
  * Records that `funder` sent `value` (base units) of `asset` (null: native) to `w` in block `d`
- * at (txIndex, logIndex; null for native value): the wallet's first funding per asset, and the
- * funder edge both ways (EDGE_IN counted and totalled; EDGE_OUT written once). Self-funding, the
- * zero address and zero values are not funding.
+ * at (txIndex, logIndex; null for native value): the wallet's first funding per asset (written at
+ * once), and the funder edge (counted and totalled in `memo`; EDGE_IN and, when the edge appears,
+ * its EDGE_OUT index row are written by the seal). Self-funding, the zero address and zero values
+ * are not funding.
  */
 function recordFunding(
   batch: BlockBatch,
+  memo: BatchMemo,
   d: BlockDelta,
   w: string,
   funder: string,
@@ -75,31 +119,58 @@ function recordFunding(
 ): void {
   if (funder === ZERO || w === funder || value === 0n) return;
   const a = asset ?? NATIVE_ASSET;
-  const first = {
+  const first = () => ({
     block: d.number,
     txIndex,
     logIndex,
     txHash: d.txs[txIndex].hash,
     value: value.toString(),
-  };
-  if (!batch.has(FIRST_FUNDING, hx(w), hx(a)))
-    batch.put(FIRST_FUNDING, [hx(w), hx(a)], { funder, assetKind, asset, ...first });
-  const have = batch.get(EDGE_IN, hx(w), hx(funder), hx(a));
-  const edge: FundingEdge = have ?? {
-    funder,
-    assetKind,
-    asset,
-    first,
-    lastBlock: d.number,
-    count: 0,
-    total: '0',
-  };
-  edge.count++;
-  edge.lastBlock = d.number;
-  edge.total = (BigInt(edge.total) + value).toString();
-  batch.put(EDGE_IN, [hx(w), hx(funder), hx(a)], edge);
-  // The edge by funder is an index row, written once when the edge appears.
-  if (!have) batch.put(EDGE_OUT, [hx(funder), hx(w), hx(a)], null);
+  });
+  const fk = w + a;
+  if (!memo.firstFunding.has(fk)) {
+    memo.firstFunding.add(fk);
+    if (!batch.has(FIRST_FUNDING, hx(w), hx(a)))
+      batch.put(FIRST_FUNDING, [hx(w), hx(a)], { funder, assetKind, asset, ...first() });
+  }
+  const ek = w + funder + a;
+  let e = memo.edges.get(ek);
+  if (!e) {
+    const key: [Hex, Hex, Hex] = [hx(w), hx(funder), hx(a)];
+    const have = batch.get(EDGE_IN, ...key);
+    e = {
+      key,
+      edge: have ?? { funder, assetKind, asset, first: first(), lastBlock: d.number, count: 0, total: '0' },
+      total: BigInt(have?.total ?? '0'),
+      indexed: have !== undefined,
+      dirty: false,
+    };
+    memo.edges.set(ek, e);
+  }
+  e.edge.count++;
+  e.edge.lastBlock = d.number;
+  e.total += value;
+  if (!e.dirty) memo.dirty.push(e);
+  e.dirty = true;
+}
+
+/**
+ * Writes the funding edges `memo` changed since the last seal: EDGE_IN once per edge, and the
+ * EDGE_OUT index row of an edge that appeared, in the order the edges first changed. The memo stays
+ * with the batch (a live batch of several blocks goes on after a block's seal).
+ */
+function* sealEdges(batch: BlockBatch, memo: BatchMemo): Generator<void, void, void> {
+  const dirty = memo.dirty;
+  memo.dirty = [];
+  let rows = 0;
+  for (const e of dirty) {
+    if (++rows % SLICE_ROWS === 0) yield;
+    e.edge.total = e.total.toString();
+    batch.put(EDGE_IN, e.key, e.edge);
+    // The edge by funder is an index row, written once when the edge appears.
+    if (!e.indexed) batch.put(EDGE_OUT, [e.key[1], e.key[0], e.key[2]], null);
+    e.indexed = true;
+    e.dirty = false;
+  }
 }
 
 /**
@@ -216,11 +287,47 @@ function tradePosition(pos: Position, gotToken: bigint, gotQuote: bigint): Ratio
 }
 
 /**
+ * Applies swap `s` of block `d` to its origin wallet's position in `sides` (token against quote)
+ * at weighted-average cost: the position and its version at this block, the wallet's first buy as
+ * a cohort candidate, and the day's realised PnL (exact rational, quote base units).
+ */
+function applyTrade(
+  batch: BlockBatch,
+  d: BlockDelta,
+  sides: { token: string; quote: string },
+  s: NonNullable<NonNullable<BlockDelta['derived']>['swaps']>[number],
+): void {
+  const w = s.row.origin;
+  const { token, quote } = sides;
+  const tokenIs0 = s.pool.currency0 === token;
+  // Pool perspective → trader perspective: the trader receives −amount.
+  const gotToken = -BigInt(tokenIs0 ? s.row.amount0 : s.row.amount1);
+  const gotQuote = -BigInt(tokenIs0 ? s.row.amount1 : s.row.amount0);
+  const have = batch.get(POSITION, hx(w), hx(token), hx(quote));
+  const pos: Position = have ? { ...have } : emptyPosition(token, quote, d.number);
+  pos.lastBlock = d.number;
+  // First buy of this token: a cohort candidate under the wallet's first native funder.
+  if (gotToken > 0n && (!have || BigInt(have.boughtQty) === 0n))
+    markCohortCandidate(batch, d, w, token, s.row);
+  const realisedDelta = tradePosition(pos, gotToken, gotQuote);
+  batch.put(POSITION, [hx(w), hx(token), hx(quote)], pos);
+  // The position at the end of this block (a later trade of the block rewrites the same key).
+  batch.insert(POSITION_HIST, [hx(w), hx(token), hx(quote), d.number], versionOf(pos));
+  if (realisedDelta.n !== 0n) {
+    const key: [Hex, Hex, Hex, number] = [hx(w), hx(token), hx(quote), Math.floor(d.timestamp / 86400)];
+    const prev = batch.get(DAILY, ...key);
+    batch.put(DAILY, key, ratStr(add(prev ? ratParse(prev) : rational(0n, 1n), realisedDelta)));
+  }
+}
+
+/**
  * The wallets projection (see the module note); `quoteAssets` in priority order decide which side
  * of a pool a position is counted in.
  */
 export function createWalletsProjection(deps: { quoteAssets: string[] }): Projection {
   const priority = new Map(deps.quoteAssets.map((a, i) => [a, i]));
+  /** Per open batch (a dropped batch's memo goes with it). */
+  const memos = new WeakMap<BlockBatch, BatchMemo>();
 
   /**
    * The block's writes, yielding every {@link SLICE_ROWS} transactions, transfer events, trades or
@@ -252,7 +359,9 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       }
       return a;
     };
-    const seen = new Set<string>();
+    let memo = memos.get(batch);
+    if (!memo) memos.set(batch, (memo = newMemo()));
+    const { seen, addresses, holdings } = memo;
     const firstSeen = (w: string, evidence: string, txIndex: number, logIndex: number | null) => {
       if (w === ZERO || seen.has(w)) return;
       seen.add(w);
@@ -266,12 +375,11 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
           evidence,
         } as WalletFirstSeen);
     };
-    const addrFlags = new Map<string, { origin?: number; created?: number; emitted?: number }>();
     const flag = (a: string, f: 'origin' | 'created' | 'emitted') => {
-      let cur = addrFlags.get(a);
+      let cur = addresses.get(a);
       if (!cur) {
         cur = batch.get(ADDRESS, hx(a)) ?? {};
-        addrFlags.set(a, cur!);
+        addresses.set(a, cur!);
       }
       if (cur![f] === undefined) {
         cur![f] = d.number;
@@ -293,7 +401,7 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
         act(tx.from, i).transfers.add(NATIVE_ORD + i);
         act(tx.to, i).transfers.add(NATIVE_ORD + i);
         firstSeen(tx.to, 'incoming_native_transfer', i, null);
-        recordFunding(batch, d, tx.to, tx.from, 'native', null, value, i, null);
+        recordFunding(batch, memo, d, tx.to, tx.from, 'native', null, value, i, null);
       }
     }
     for (const l of d.logs) flag(l.address, 'emitted');
@@ -304,45 +412,30 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
       const m = transferOf(e);
       if (!m) continue;
       const { from, to, value } = m;
+      const holding = (w: string) => {
+        const k = w + e.address;
+        if (holdings.has(k)) return;
+        holdings.add(k);
+        if (!batch.has(HOLDING, hx(w), e.address)) batch.put(HOLDING, [hx(w), e.address], null);
+      };
       if (from !== ZERO) {
         act(from, e.txIndex).transfers.add(e.logIndex);
-        if (!batch.has(HOLDING, hx(from), e.address)) batch.put(HOLDING, [hx(from), e.address], null);
+        holding(from);
       }
-      if (to !== ZERO && !batch.has(HOLDING, hx(to), e.address))
-        batch.put(HOLDING, [hx(to), e.address], null);
+      if (to !== ZERO) holding(to);
       if (to !== ZERO && to !== from) act(to, e.txIndex).transfers.add(e.logIndex);
       if (to !== ZERO) firstSeen(to, 'incoming_token_transfer', e.txIndex, e.logIndex);
-      recordFunding(batch, d, to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
+      recordFunding(batch, memo, d, to, from, 'erc20', e.address, value, e.txIndex, e.logIndex);
     }
 
     // Trades: the wallet is the transaction origin. Positions at weighted-average cost.
     const swaps = d.derived?.swaps ?? storedSwaps(batch, d);
-    const day = Math.floor(d.timestamp / 86400);
     for (const s of swaps) {
       if (++rows % SLICE_ROWS === 0) yield;
       const w = s.row.origin;
       batch.put(WALLET_TRADE, [hx(w), d.number, s.row.logIndex], hx(s.poolKey));
       act(w, s.row.txIndex).trades.push(s.row.logIndex);
-      const { token, quote } = sidesOf(priority, s.pool);
-      const tokenIs0 = s.pool.currency0 === token;
-      // Pool perspective → trader perspective: the trader receives −amount.
-      const gotToken = -BigInt(tokenIs0 ? s.row.amount0 : s.row.amount1);
-      const gotQuote = -BigInt(tokenIs0 ? s.row.amount1 : s.row.amount0);
-      const have = batch.get(POSITION, hx(w), hx(token), hx(quote));
-      const pos: Position = have ? { ...have } : emptyPosition(token, quote, d.number);
-      pos.lastBlock = d.number;
-      // First buy of this token: a cohort candidate under the wallet's first native funder.
-      if (gotToken > 0n && (!have || BigInt(have.boughtQty) === 0n))
-        markCohortCandidate(batch, d, w, token, s.row);
-      const realisedDelta = tradePosition(pos, gotToken, gotQuote);
-      batch.put(POSITION, [hx(w), hx(token), hx(quote)], pos);
-      // The position at the end of this block (a later trade of the block rewrites the same key).
-      batch.insert(POSITION_HIST, [hx(w), hx(token), hx(quote), d.number], versionOf(pos));
-      if (realisedDelta.n !== 0n) {
-        const key: [Hex, Hex, Hex, number] = [hx(w), hx(token), hx(quote), day];
-        const prev = batch.get(DAILY, ...key);
-        batch.put(DAILY, key, ratStr(add(prev ? ratParse(prev) : rational(0n, 1n), realisedDelta)));
-      }
+      applyTrade(batch, d, sidesOf(priority, s.pool), s);
     }
 
     // Keys carry this block's number, so they are absent before it: insert (no prior read).
@@ -354,9 +447,18 @@ export function createWalletsProjection(deps: { quoteAssets: string[] }): Projec
     }
   }
 
+  function* seal(batch: BlockBatch): Generator<void, void, void> {
+    const memo = memos.get(batch);
+    if (memo) yield* sealEdges(batch, memo);
+  }
+
   return {
     ...projectionIdentity(PROJECTION_IDENTITIES.wallets),
-    apply: (batch, d) => drain(steps(batch, d)),
+    apply: (batch, d) => {
+      drain(steps(batch, d));
+      drain(seal(batch));
+    },
     steps,
+    seal,
   };
 }

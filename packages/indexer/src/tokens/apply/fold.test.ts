@@ -11,11 +11,10 @@
  * fold (a block is a range of one), the rows are also held to a recount from the logs: as of every
  * block of the six, each wallet's balance, each token's counters and both holder lists.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURES_DIR } from '../../../../../test/fixtures/index.js';
 import { applyChainRecords } from '../../ingest/apply.js';
+import { chain as chainAt } from '../../ingest/mainnet-chain.fixture.js';
 import { drain } from '../../projections/index.js';
 import type { BlockDelta } from '../../schema/delta.js';
 import { BURN_SINKS, ZERO } from '../../schema/rows/tokens.js';
@@ -24,49 +23,14 @@ import { META } from '../../schema/tables/chain.js';
 import { STATS, TOKENS_TABLES } from '../../schema/tables/tokens.js';
 import type { Store } from '../../storage/index.js';
 import { tempStores } from '../../storage/temp-stores.fixture.js';
-import { shapeBlock } from '../../workers/decode/fetch-blocks.js';
 import type { HolderIdRow, HolderRow } from '../primitives.js';
 import { createTokensProjection } from '../projection.js';
 import { balanceAt, statsAt } from '../read.js';
 import { TOKEN_WALKS } from '../walks.js';
 
 const stores = tempStores();
+const chain = () => chainAt(FIXTURES_DIR);
 afterEach(stores.closeAll);
-
-const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-const DEPOSIT = '0xe1fffcc4923d04b559f4d29a8bfc6cda04eb5b0d3c460751c2402c5c5cc9109c';
-const WITHDRAWAL = '0x7fcf532c15f0a6db0bd6d0e038bea71d30d808c7d98cb3bf7268a95bf5081b65';
-
-type Json = Record<string, any>;
-const read = (f: string): any =>
-  JSON.parse(readFileSync(join(FIXTURES_DIR, 'ethereum', '18000000', f), 'utf8'));
-
-/** Block 18,000,000's content as block `n` (hash made from `n`), reversed when `reverse`. */
-function blockAt(n: number, reverse: boolean): BlockDelta {
-  const hash = `0x${n.toString(16).padStart(64, 'f')}`;
-  const parentHash = `0x${(n - 1).toString(16).padStart(64, 'f')}`;
-  const number = `0x${n.toString(16)}`;
-  const block: Json = { ...read('block.json'), number, hash, parentHash };
-  block.transactions = block.transactions.map((t: Json) => ({ ...t, blockHash: hash, blockNumber: number }));
-  const receipts = (read('receipts.json') as Json[]).map((r) => ({
-    ...r,
-    blockHash: hash,
-    blockNumber: number,
-    logs: r.logs.map((l: Json) => {
-      const topics = [...l.topics];
-      if (reverse && topics[0] === TRANSFER && topics.length === 3)
-        [topics[1], topics[2]] = [topics[2], topics[1]];
-      else if (reverse && topics[0] === DEPOSIT) topics[0] = WITHDRAWAL;
-      else if (reverse && topics[0] === WITHDRAWAL) topics[0] = DEPOSIT;
-      return { ...l, topics, blockHash: hash, blockNumber: number };
-    }),
-  }));
-  return shapeBlock(block, receipts);
-}
-
-const FIRST = 18_000_000;
-const chain = (): BlockDelta[] =>
-  [false, false, true, false, true, true].map((rev, i) => blockAt(FIRST + i, rev));
 
 /** Every row, as hex, but the store's random generation id. */
 const rowsOf = (s: Store, keep: (k: Buffer) => boolean = () => true) =>
