@@ -23,10 +23,14 @@ import { epochMs, type LiveTimeline } from '../timeline.js';
 const LIVE_IN_FLIGHT = 4;
 /** A live block build longer than this (ms of thread time) is logged with its stage times. */
 const SLOW_BLOCK_MS = 100;
-/** Blocks one catch-up batch holds at most. */
-export const LIVE_GROUP_BLOCKS = 32;
+/**
+ * Blocks one catch-up batch holds at most. Transfer chain, three rounds (bench/results/
+ * engine-thread-2026-11-29-seventh.md): 1, 8 and 32 blocks reached head in 10.47, 10.27 and 10.23 s
+ * mean, at a peak RSS of 1,027, 1,038 and 1,088 MiB: 8 takes most of the time for little memory.
+ */
+export const LIVE_GROUP_BLOCKS = 8;
 /** Bytes (keys and values) past which a catch-up batch commits after its current block. */
-export const LIVE_GROUP_BYTES = 16 * 1024 * 1024;
+export const LIVE_GROUP_BYTES = 4 * 1024 * 1024;
 
 /** A built block of the open batch, waiting for the batch's commit. */
 interface Built {

@@ -3,8 +3,9 @@
  * layout) and handed to the ingest thread by transfer: it adds them to the block's (or history
  * segment's) batch without touching a row, and the writer thread commits them.
  *
- *  - chain records: header, transactions and receipts as the node sent them (re-serialised
- *    JSON, key order kept), per log the transaction whose receipt holds it, the canonical row,
+ *  - chain records: header, transactions and receipts as the node sent them (the bytes of its
+ *    answer, sliced out by rpc/json-spans.ts; the header with its transactions as hashes), per log
+ *    the transaction whose receipt holds it, the canonical row,
  *    block and transaction hash indices, the timestamp indices, the metadata probed at the block
  *    and its roots check (VERIFY_ROOTS);
  *  - decoded views: every log and transaction input decoded (or its typed reason).
@@ -30,7 +31,7 @@ import {
 import { DECODED_LOG, DECODED_TX } from '../../schema/tables/traces.js';
 import { RowWriter } from '../../storage/writer.js';
 
-/** The JSON text of a block's records (what the node sent, re-serialised with its key order). */
+/** The JSON text of a block's records (the node's own bytes: fetch-blocks.ts recordTexts). */
 export interface BlockTexts {
   header: string;
   txs: string[];
