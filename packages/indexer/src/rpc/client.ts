@@ -25,7 +25,7 @@ export interface RpcOptions {
 }
 
 /** Backoff ceiling: long enough for a rate limiter to refill, short enough to keep up with a chain. */
-const MAX_BACKOFF_MS = 5_000;
+export const MAX_BACKOFF_MS = 5_000;
 
 /** A raw JSON-RPC caller. `call` throws {@link RpcError} after retries are exhausted. */
 export interface Rpc {
@@ -47,7 +47,7 @@ export class RpcError extends Error {
 }
 
 /** JSON-RPC error codes that are transient on most nodes: limit exceeded, internal error, rate limit. */
-const RETRYABLE_CODES = new Set([-32005, -32603, 429, -32016]);
+export const RETRYABLE_CODES: ReadonlySet<number> = new Set([-32005, -32603, 429, -32016]);
 
 /** The JSON-RPC `code` of a viem error, looked up along its `cause` chain. */
 export function rpcCodeOf(err: unknown): number | undefined {
@@ -78,7 +78,7 @@ export function isRetryable(err: unknown): boolean {
 }
 
 /** Sleeps `ms`, or less when `signal` aborts first. */
-const sleep = (ms: number, signal?: AbortSignal) =>
+export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((r) => {
     if (signal?.aborted) return r();
     const t = setTimeout(done, ms);

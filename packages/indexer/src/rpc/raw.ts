@@ -6,7 +6,7 @@
  * retries on its own with bounded exponential backoff and full jitter, as {@link createRpc} does.
  */
 
-import { RpcError, type RpcOptions } from './client.js';
+import { MAX_BACKOFF_MS, RETRYABLE_CODES, RpcError, type RpcOptions, sleep } from './client.js';
 import { elementSpans, memberSpan, type Span, skipSpace } from './json-spans.js';
 
 /** A result as parsed, and its JSON text as the node sent it. */
@@ -26,10 +26,6 @@ export interface RawRpc {
 
 /** Calls per batch request at most (viem's batch size in createRpc). */
 const BATCH_SIZE = 100;
-/** Backoff ceiling, milliseconds (as createRpc). */
-const MAX_BACKOFF_MS = 5_000;
-/** JSON-RPC error codes worth retrying: limit exceeded, internal error, rate limit. */
-const RETRYABLE_CODES = new Set([-32005, -32603, 429, -32016]);
 
 /** One failure of one attempt: whether another attempt may succeed, and the node's code. */
 class AttemptError extends Error {
@@ -72,19 +68,6 @@ function envelopeOf(text: string): { id: unknown; result?: RawResult<unknown>; e
   if (!span) return { id: env.id, error: new AttemptError('answer without result or error', true) };
   return { id: env.id, result: { value: env.result, text: text.slice(span.start, span.end) } };
 }
-
-/** Sleeps `ms`, or less when `signal` aborts first. */
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((r) => {
-    if (signal?.aborted) return r();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      r();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /** Creates a {@link RawRpc} for the node at `opts.url` (same options as createRpc). */
 export function createRawRpc(opts: RpcOptions): RawRpc {
