@@ -225,16 +225,13 @@ export class BlockBatch {
     this.putId(key.toString('latin1'), value);
   }
   private insertId(k: string, value: Buffer): void {
-    const undo = this.blockUndo;
+    const prior = this.pending.get(k);
     // Absent before this block, and untouched by this batch so far: absent before the batch.
-    if (!this.pending.has(k)) {
-      this.fresh.add(k);
-      // (A key this block created and deleted again already has its entry.)
-      if (undo && this.firstInBlock(k)) undo.push({ key: Buffer.from(k, 'latin1'), prior: null });
-    } else if (undo && this.firstInBlock(k)) {
-      // Written by an earlier block of this batch (a delete, then the key inserted again).
-      undo.push({ key: Buffer.from(k, 'latin1'), prior: this.pending.get(k) ?? null });
-    }
+    if (prior === undefined) this.fresh.add(k);
+    // The block's first write of the key records what the batch held (an earlier block of the
+    // batch may have deleted it); a key this block created and deleted already has its entry.
+    if (this.blockUndo && this.firstInBlock(k))
+      this.blockUndo.push({ key: Buffer.from(k, 'latin1'), prior: prior ?? null });
     this.set(k, value);
   }
   private putId(k: string, value: Buffer): void {
