@@ -41,32 +41,51 @@ export interface TracesLane {
 const isUnsupported = (reason: string) =>
   /not found|not supported|does not exist|unsupported|-32601|method not/i.test(reason);
 
+/** Reads of one block tried before giving up for this turn (a write landing mid-read retries). */
+const BLOCK_READ_TRIES = 3;
+
 /**
- * Block n's hash and transaction hashes from one committed view. The hash must come from the same
- * view as the transactions: the store's own canonicalHash also sees writes in flight, so right
- * after a rollback it names the replacing block while a view still lists the dropped block's
- * transactions — traced, they fail as unknown and their failure was kept under the new block.
+ * Block n's canonical hash and transaction hashes (block order) as RocksDB holds them, read
+ * consistently: a view is not a snapshot (each read sees the latest commit, and the writer thread
+ * commits while the engine reads), so the read is kept only when no batch landed during it and
+ * every stored transaction names that hash as its `blockHash`. Otherwise it is read again; after
+ * {@link BLOCK_READ_TRIES} the hash is `undefined` (the caller re-plans). Without this, right after
+ * a rollback the walk listed the dropped block's transactions while the hash read after it named
+ * the replacing block: traced on the new fork they failed as unknown, and those failures were
+ * kept under the new block, where no rollback undoes them (soak seed 17).
  */
-function blockOf(store: Store, n: number): { hash: string | undefined; hashes: string[] } {
-  return inView(store, (v) => {
-    const hashes: string[] = [];
-    v.eachValue(TX, { prefix: [n] }, (t) => {
-      hashes.push((JSON.parse(t) as { hash: string }).hash);
+export function committedBlock(store: Store, n: number): { hash: string | undefined; hashes: string[] } {
+  for (let i = 0; i < BLOCK_READ_TRIES; i++) {
+    const read = inView(store, (v) => {
+      const hash = v.canonicalHash(n);
+      const hashes: string[] = [];
+      let sameBlock = true;
+      v.eachValue(TX, { prefix: [n] }, (t) => {
+        const tx = JSON.parse(t) as { hash: string; blockHash?: string };
+        if (tx.blockHash !== undefined && tx.blockHash.toLowerCase() !== hash) sameBlock = false;
+        hashes.push(tx.hash);
+      });
+      return sameBlock && v.consistent() ? { hash, hashes } : null;
     });
-    return { hash: v.canonicalHash(n), hashes };
-  });
+    if (read) return read;
+  }
+  return { hash: undefined, hashes: [] };
 }
 
 /**
  * The stored envelopes (transactions as the node sent them) of block `n`'s traced transactions,
- * read through one view. @throws when one is not stored.
+ * read through one view. @throws when one is not stored, or is not the transaction traced (not
+ * the same hash, or of another block than `blockHash`): the lane then retries the step.
  */
-function envelopesOf(store: Store, n: number, txs: TxTrace[]): Array<string | undefined> {
+function envelopesOf(store: Store, n: number, blockHash: string, txs: TxTrace[]): Array<string | undefined> {
   return inView(store, (v) =>
     txs.map((t, i) => {
       if (t.status !== 'ok') return undefined;
       const e = v.get(TX, n, i);
       if (e === undefined) throw new Error(`traces: no stored transaction ${n}/${i}`);
+      const tx = JSON.parse(e) as { hash: string; blockHash?: string };
+      if (tx.hash !== t.txHash || (tx.blockHash !== undefined && tx.blockHash.toLowerCase() !== blockHash))
+        throw new Error(`traces: stored transaction ${n}/${i} is not the one traced (block replaced)`);
       return e;
     }),
   );
@@ -156,8 +175,15 @@ function putTraceRows(
 }
 
 /** Commits block n's trace rows as a late write to its undo record, with the lane checkpoint when `advance`. */
-function writeTraces(store: Store, n: number, txs: TxTrace[], source: string, advance: boolean): void {
-  const envelopes = envelopesOf(store, n, txs);
+function writeTraces(
+  store: Store,
+  n: number,
+  blockHash: string,
+  txs: TxTrace[],
+  source: string,
+  advance: boolean,
+): void {
+  const envelopes = envelopesOf(store, n, blockHash, txs);
   const rows = (batch: BlockBatch) => putTraceRows(batch, n, txs, source, (i) => envelopes[i]!);
   store.commitLate(n, rows, advance ? { [CHECKPOINT]: n } : undefined);
 }
@@ -191,15 +217,15 @@ export function createTracesLane(o: {
   const { pause, wake } = createPauses();
 
   /** Writes block n's traces (replacing any earlier rows for n) and, when `advance`, the checkpoint. */
-  const commit = (n: number, txs: TxTrace[], source: string, advance: boolean) => {
-    writeTraces(store, n, txs, source, advance);
+  const commit = (n: number, blockHash: string, txs: TxTrace[], source: string, advance: boolean) => {
+    writeTraces(store, n, blockHash, txs, source, advance);
     if (advance) checkpoint = n;
   };
 
   const traceBlock = async (
     n: number,
   ): Promise<{ txs: TxTrace[]; source: string; hash: string | undefined }> => {
-    const { hash, hashes } = blockOf(store, n);
+    const { hash, hashes } = committedBlock(store, n);
     if (hash === undefined) return { txs: [], source: 'none', hash }; // not (or no longer) stored
     const url = typeof o.rpcUrl === 'function' ? o.rpcUrl() : o.rpcUrl;
     if (!o.pool) throw new Error('traces lane: no replay pool (TRACES=off)');
@@ -218,7 +244,7 @@ export function createTracesLane(o: {
       const r = await traceBlock(n).catch(() => null);
       if (!r || r.hash === undefined || store.canonicalHash(n) !== r.hash) continue;
       if (r.txs.every((t) => t.status === 'ok')) {
-        commit(n, r.txs, r.source, false);
+        commit(n, r.hash, r.txs, r.source, false);
         resolveGap(store, LANE, n);
         log.info({ block: n }, 'trace gap healed');
       }
@@ -275,7 +301,7 @@ export function createTracesLane(o: {
             log.warn({ reason }, 'traces lane disabled: the node cannot replay transactions');
             break;
           }
-          commit(n, r.txs, r.source, true);
+          commit(n, r.hash, r.txs, r.source, true);
           if (gaps.length)
             recordGap(store, {
               lane: LANE,
