@@ -44,13 +44,9 @@ export interface ThreadPriority {
 function scheduleIdle(tids: number[], missing: () => void): void {
   if (!tids.length) return;
   // A task that exited meanwhile makes its chrt fail: the others are still set.
-  execFile(
-    'sh',
-    ['-c', 'for t; do chrt --idle -p 0 "$t" 2>/dev/null; done', 'sh', ...tids.map(String)],
-    (err) => {
-      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') missing();
-    },
-  );
+  execFile('sh', ['-c', 'for t; do chrt --idle -p 0 "$t" 2>/dev/null; done', 'sh', ...tids.map(String)], (err) => {
+    if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') missing();
+  });
 }
 
 /**
