@@ -84,9 +84,8 @@ async function main(): Promise<void> {
   // Every file this process (and RocksDB, anvil's state, the scanner) writes: 0600, dirs 0700.
   restrictUmask();
   // The serving thread first: every other thread (engines, decode and writer threads, RocksDB's
-  // background threads) runs at INGEST_NICE (and SCHED_IDLE with INGEST_SCHED=idle), now and as
-  // they appear.
-  const priority = deprioritiseOtherThreads(config.ingestNice, { idle: config.ingestSched === 'idle' });
+  // background threads) runs at INGEST_NICE, now and as they appear.
+  const priority = deprioritiseOtherThreads(config.ingestNice);
   privateDir(config.dataDir);
   const tightened = tightenTree(config.dataDir);
   if (tightened)

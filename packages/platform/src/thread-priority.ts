@@ -10,17 +10,8 @@
  * so the tasks of the process are looked at again every {@link RESCAN_MS}. Raising a thread's nice
  * value needs no privilege; a thread that cannot be changed is left as it is. Elsewhere than Linux
  * (no /proc/self/task) this does nothing.
- *
- * With `idle`, those threads also get the SCHED_IDLE policy (util-linux `chrt --idle`, which needs
- * no privilege in this direction either). A nice value only weighs a thread's share: a serving
- * thread waking on a core that runs ingest still waits when the kernel judges the running thread's
- * slice not yet spent. A task of the normal policy waking preempts a SCHED_IDLE one at once, and a
- * core running only SCHED_IDLE tasks counts as idle when the kernel places a waking task. The cost:
- * beside another busy process of the normal policy (a node on the same cores, syncing) the index is
- * built only with what that process leaves.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /** How often new threads are looked for, milliseconds. */
@@ -32,36 +23,19 @@ export interface ThreadPriority {
   readonly nice: number;
   /** Threads re-niced so far (kernel task ids). */
   readonly threads: () => number;
-  /**
-   * Whether the non-serving threads are asked for the SCHED_IDLE policy (false: not asked, or
-   * `chrt` is not installed: then only the nice value holds).
-   */
-  readonly idle: () => boolean;
   stop(): void;
-}
-
-/** Gives tasks `tids` the SCHED_IDLE policy with util-linux `chrt` (one process for all of them). */
-function scheduleIdle(tids: number[], missing: () => void): void {
-  if (!tids.length) return;
-  // A task that exited meanwhile makes its chrt fail: the others are still set.
-  execFile('sh', ['-c', 'for t; do chrt --idle -p 0 "$t" 2>/dev/null; done', 'sh', ...tids.map(String)], (err) => {
-    if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') missing();
-  });
 }
 
 /**
  * Gives every thread of this process but the calling one (the serving thread: call it from the
- * main thread) nice value `nice` (1–19; 0 turns it off), and with `o.idle` the SCHED_IDLE policy,
- * now and as new threads appear.
+ * main thread) nice value `nice` (1–19; 0 turns it off), now and as new threads appear.
  * @returns a handle to stop the rescans; on a system without /proc/self/task, one that did nothing.
  */
-export function deprioritiseOtherThreads(nice: number, o: { idle?: boolean } = {}): ThreadPriority {
+export function deprioritiseOtherThreads(nice: number): ThreadPriority {
   const done = new Set<number>();
   const self = process.pid; // the main thread's task id is the process id
   let supported = nice > 0;
-  let idle = supported && o.idle === true && !!chrtPath();
   const scan = () => {
-    const fresh: number[] = [];
     let tids: number[];
     try {
       tids = readdirSync('/proc/self/task').map(Number);
@@ -75,17 +49,12 @@ export function deprioritiseOtherThreads(nice: number, o: { idle?: boolean } = {
         // A task that already runs lower than asked (set by someone else) is left alone.
         if (getPriority(tid) < nice) setPriority(tid, nice);
         done.add(tid);
-        fresh.push(tid);
       } catch {
         // The thread exited meanwhile, or its priority cannot be changed: skip it.
       }
     }
     // Forget tasks that exited (ids are reused).
     if (done.size > 256) for (const t of [...done]) if (!tids.includes(t)) done.delete(t);
-    if (idle)
-      scheduleIdle(fresh, () => {
-        idle = false;
-      });
   };
   if (supported) scan();
   const timer = supported ? setInterval(scan, RESCAN_MS) : null;
@@ -93,30 +62,10 @@ export function deprioritiseOtherThreads(nice: number, o: { idle?: boolean } = {
   return {
     nice: supported ? nice : 0,
     threads: () => done.size,
-    idle: () => idle,
     stop: () => {
       if (timer) clearInterval(timer);
     },
   };
-}
-
-/** Where util-linux `chrt` is on PATH (undefined: not installed). */
-function chrtPath(): string | undefined {
-  for (const dir of (process.env.PATH || '/usr/bin:/bin').split(':'))
-    if (dir && existsSync(`${dir}/chrt`)) return `${dir}/chrt`;
-  return undefined;
-}
-
-/** The scheduling policy of a task of this process (Linux; 5 is SCHED_IDLE; null where /proc does not say). */
-export function policyOf(tid: number): number | null {
-  try {
-    // Field 41 of /proc/<pid>/task/<tid>/stat: the policy, after the command in parentheses.
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[38]);
-  } catch {
-    return null;
-  }
 }
 
 /** The nice value of a task of this process (Linux; null where /proc does not say). */

@@ -120,12 +120,6 @@ export interface Config {
    * index with what is left (platform thread-priority.ts; Linux).
    */
   ingestNice: number;
-  /**
-   * Scheduling policy of those threads (INGEST_SCHED): `nice` (the nice value only) or `idle`
-   * (SCHED_IDLE as well: a waking serving thread preempts them at once; beside another busy
-   * process on the same cores the index is built with what it leaves). Linux, util-linux `chrt`.
-   */
-  ingestSched: 'nice' | 'idle';
   /** RocksDB tuning of every chain's store (ROCKSDB_COMPRESSION, ROCKSDB_CACHE_MB, ROCKSDB_INDEX_IN_CACHE). */
   storageTuning: RocksTuning;
   /** The two ingest modes and the write side (see src/ingest/drivers/ and docs/ingest.md). */
@@ -493,7 +487,6 @@ function resolveConfig(env: NodeJS.ProcessEnv, generateKey: () => string): Confi
     logLevel: env.LOG_LEVEL || 'info',
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 5_000, 100, 3_600_000),
     ingestNice: int(env, 'INGEST_NICE', 10, 0, 19),
-    ingestSched: oneOf(env, 'INGEST_SCHED', ['nice', 'idle'] as const, 'nice'),
     storageTuning: storageTuningFromEnv(env),
     trustedProxies: trustedProxiesFromEnv(env),
     trustedProxyHeader: trustedProxyHeaderFromEnv(env),
