@@ -16,7 +16,7 @@ import type { TraceStatus, TracesLaneStatus } from '../schema/rows/traces.js';
 import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
 import { GAP, TX } from '../schema/tables/chain.js';
 import { TRACE_BY_ADDRESS, TRACE_FRAME, TRACE_INTERNAL, TRACE_STATUS } from '../schema/tables/traces.js';
-import { type BlockBatch, inView, nextSlice, type Store } from '../storage/index.js';
+import { type BlockBatch, inConsistentView, inView, nextSlice, type Store } from '../storage/index.js';
 import type { ReplayPool, TxTrace, TxTraceGap } from '../workers/replay/index.js';
 import { type Gap, recordGap, resolveGap } from './gaps.js';
 import { createPauses } from './pause.js';
@@ -44,49 +44,68 @@ const isUnsupported = (reason: string) =>
 /** Reads of one block tried before giving up for this turn (a write landing mid-read retries). */
 const BLOCK_READ_TRIES = 3;
 
+/** The fields of a stored transaction (the node's JSON) the lane reads. */
+interface StoredTx {
+  hash: string;
+  blockHash?: string;
+  from: string;
+  to: string | null;
+  value: string;
+}
+
+/** Whether stored transaction `tx` names block `hash` as its own (a node that omits `blockHash` names none). */
+const ofBlock = (tx: StoredTx, hash: string | undefined) =>
+  tx.blockHash === undefined || tx.blockHash.toLowerCase() === hash;
+
 /**
  * Block n's canonical hash and transaction hashes (block order) as RocksDB holds them, read
- * consistently: a view is not a snapshot (each read sees the latest commit, and the writer thread
- * commits while the engine reads), so the read is kept only when no batch landed during it and
- * every stored transaction names that hash as its `blockHash`. Otherwise it is read again; after
- * {@link BLOCK_READ_TRIES} the hash is `undefined` (the caller re-plans). Without this, right after
- * a rollback the walk listed the dropped block's transactions while the hash read after it named
- * the replacing block: traced on the new fork they failed as unknown, and those failures were
- * kept under the new block, where no rollback undoes them (soak seed 17).
+ * consistently ({@link inConsistentView}: the writer thread commits while the engine reads) and
+ * kept only when every stored transaction names that hash as its `blockHash`; after
+ * {@link BLOCK_READ_TRIES} reads with a write landing in each, the hash is `undefined` (the caller
+ * re-plans). Without this, right after a rollback the walk listed the dropped block's transactions
+ * while the hash read after it named the replacing block: traced on the new fork they failed as
+ * unknown, and those failures were kept under the new block, where no rollback undoes them (soak
+ * seed 17).
  */
 export function committedBlock(store: Store, n: number): { hash: string | undefined; hashes: string[] } {
-  for (let i = 0; i < BLOCK_READ_TRIES; i++) {
-    const read = inView(store, (v) => {
+  const read = inConsistentView(
+    store,
+    (v) => {
       const hash = v.canonicalHash(n);
       const hashes: string[] = [];
       let sameBlock = true;
       v.eachValue(TX, { prefix: [n] }, (t) => {
-        const tx = JSON.parse(t) as { hash: string; blockHash?: string };
-        if (tx.blockHash !== undefined && tx.blockHash.toLowerCase() !== hash) sameBlock = false;
+        const tx = JSON.parse(t) as StoredTx;
+        if (!ofBlock(tx, hash)) sameBlock = false;
         hashes.push(tx.hash);
       });
-      return sameBlock && v.consistent() ? { hash, hashes } : null;
-    });
-    if (read) return read;
-  }
-  return { hash: undefined, hashes: [] };
+      return sameBlock ? { hash, hashes } : null;
+    },
+    BLOCK_READ_TRIES,
+  );
+  return read ?? { hash: undefined, hashes: [] };
 }
 
 /**
- * The stored envelopes (transactions as the node sent them) of block `n`'s traced transactions,
- * read through one view. @throws when one is not stored, or is not the transaction traced (not
- * the same hash, or of another block than `blockHash`): the lane then retries the step.
+ * The stored envelopes (transactions as the node sent them, parsed) of block `n`'s traced
+ * transactions, read through one view. @throws when one is not stored, or is not the transaction
+ * traced (not the same hash, or of another block than `blockHash`): the lane then retries the step.
  */
-function envelopesOf(store: Store, n: number, blockHash: string, txs: TxTrace[]): Array<string | undefined> {
+function envelopesOf(
+  store: Store,
+  n: number,
+  blockHash: string,
+  txs: TxTrace[],
+): Array<StoredTx | undefined> {
   return inView(store, (v) =>
     txs.map((t, i) => {
       if (t.status !== 'ok') return undefined;
       const e = v.get(TX, n, i);
       if (e === undefined) throw new Error(`traces: no stored transaction ${n}/${i}`);
-      const tx = JSON.parse(e) as { hash: string; blockHash?: string };
-      if (tx.hash !== t.txHash || (tx.blockHash !== undefined && tx.blockHash.toLowerCase() !== blockHash))
+      const tx = JSON.parse(e) as StoredTx;
+      if (tx.hash !== t.txHash || !ofBlock(tx, blockHash))
         throw new Error(`traces: stored transaction ${n}/${i} is not the one traced (block replaced)`);
-      return e;
+      return tx;
     }),
   );
 }
@@ -118,7 +137,7 @@ function putTraceRows(
   n: number,
   txs: TxTrace[],
   source: string,
-  envelopeOf: (i: number) => string,
+  envelopeOf: (i: number) => StoredTx,
 ): void {
   for (let i = 0; i < txs.length; i++) {
     const t = txs[i];
@@ -130,11 +149,7 @@ function putTraceRows(
       });
       continue;
     }
-    const env = JSON.parse(envelopeOf(i)) as {
-      from: string;
-      to: string | null;
-      value: string;
-    };
+    const env = envelopeOf(i);
     const root = t.frames[0];
     const rootMatches =
       !!root &&

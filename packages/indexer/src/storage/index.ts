@@ -53,7 +53,7 @@ export {
   StoreWriteError,
 } from './store-types.js';
 export { nextSlice, setTurnBudget, turnBudget } from './turns.js';
-export { type Bounds, inView, type View } from './view.js';
+export { type Bounds, inConsistentView, inView, type View } from './view.js';
 export type { WriterMarks } from './writer.js';
 
 /** Default bound of the ingest's state cache (StoreOptions.cacheBytes). */

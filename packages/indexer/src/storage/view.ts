@@ -271,3 +271,28 @@ export function inView<T>(store: { view(): View }, read: (v: View) => T): T {
     v.close();
   }
 }
+
+/**
+ * Runs `read` on fresh views (each closed after) until one saw no batch land while it read
+ * ({@link View.consistent}: its reads are then of one committed state), at most `tries` times. A
+ * view is not a snapshot — each read sees the latest commit — so reads that must agree with each
+ * other (a block's hash and its transactions) take this on a thread where writes land meanwhile.
+ * @returns what the first consistent `read` returned; undefined when a write landed during every try.
+ * @throws what `read` throws.
+ */
+export function inConsistentView<T>(
+  store: { view(): View },
+  read: (v: View) => T,
+  tries: number,
+): T | undefined {
+  for (let i = 0; i < tries; i++) {
+    const v = store.view();
+    try {
+      const r = read(v);
+      if (v.consistent()) return r;
+    } finally {
+      v.close();
+    }
+  }
+  return undefined;
+}
