@@ -4,7 +4,7 @@
  * resumed an awaiting job.
  */
 import { describe, expect, it } from 'vitest';
-import { laterSlice, nextSlice, turnBudget } from './turns.js';
+import { laterSlice, nextSlice, setTurnBudget, turnBudget } from './turns.js';
 
 const busy = (ms: number) => {
   const end = performance.now() + ms;
@@ -30,17 +30,26 @@ describe('laterSlice / nextSlice', () => {
   });
 
   it('short slices share a pass; a job that queues itself again waits for the next pass', async () => {
-    const ran: string[] = [];
-    const again = () => ran.push('again');
-    laterSlice(() => {
-      ran.push('a');
-      laterSlice(again);
-    });
-    laterSlice(() => ran.push('b'));
-    await afterPass();
-    expect(ran).toEqual(['a', 'b']);
-    await afterPass();
-    expect(ran).toEqual(['a', 'b', 'again']);
+    // A budget no descheduling of this process reaches: at the default 2 ms, a loaded machine
+    // (CI runs three Node tiers at once) could pause the thread between the two slices long
+    // enough to end the pass after the first one, which is the budget's rule, not this one's.
+    const budget = turnBudget();
+    setTurnBudget(10_000);
+    try {
+      const ran: string[] = [];
+      const again = () => ran.push('again');
+      laterSlice(() => {
+        ran.push('a');
+        laterSlice(again);
+      });
+      laterSlice(() => ran.push('b'));
+      await afterPass();
+      expect(ran).toEqual(['a', 'b']);
+      await afterPass();
+      expect(ran).toEqual(['a', 'b', 'again']);
+    } finally {
+      setTurnBudget(budget);
+    }
   });
 
   it('a resumed await ends the pass (its slice runs right after it)', async () => {
