@@ -26,6 +26,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { threadRunDelayMicros } from '@chain-indexer/platform/threads';
 import { longTurns } from './cpuprofile.js';
 import { closedLoop } from './http-sampler.js';
 import {
@@ -68,6 +69,70 @@ async function readLoop(base: string, paths: string[], until: () => boolean): Pr
     onSample: (x) => out.push({ ms: x.ms, status: x.status, path: paths[x.path], body: x.body }),
   });
   return out;
+}
+
+/**
+ * Time spent runnable but waiting for a CPU during one phase of reads, µs per read (Linux
+ * schedstat `run_delay`): the indexer's serving thread (its `indexer_thread_runqueue_wait_seconds_total`)
+ * and this bench's reading thread (the client shares the machine's cores). Beside the mean latency
+ * per read it says how much of a read's time is either side waiting for a core rather than work.
+ */
+export interface CpuWait {
+  servingUsPerRead: number;
+  clientUsPerRead: number;
+  latencyUsPerRead: number;
+}
+
+/** The serving thread's run-queue wait so far, µs (NaN when the build does not report it). */
+async function servingRunDelayUs(ix: { metrics(): Promise<string> }): Promise<number> {
+  const line = (await ix.metrics())
+    .split('\n')
+    .find((l) => l.startsWith('indexer_thread_runqueue_wait_seconds_total{chain="",thread="serving"}'));
+  return line ? Number(line.split(' ').pop()) * 1e6 : Number.NaN;
+}
+
+/**
+ * Waits (at most 15 min) until every lane of the indexer that has a block, the traces lane too,
+ * is at `head` (bench/release/moving.ts does the same before its point reads).
+ * @throws Error when they are not there after 15 minutes.
+ */
+async function lanesAtHead(ix: { get(path: string): Promise<{ body: any }> }, head: number): Promise<void> {
+  const t0 = performance.now();
+  for (;;) {
+    const cp = (await ix.get('/checkpoints')).body as {
+      lanes?: Array<{ lane: string; block: number | null; reason?: string }>;
+    };
+    const lanes = cp.lanes ?? [];
+    const behind = lanes.filter((l) => l.block !== null && l.block < head);
+    const untraced = lanes.filter(
+      (l) => l.lane === 'traces' && l.block === null && l.reason === 'nothing_traced_yet',
+    );
+    if (!behind.length && !untraced.length) return;
+    if (performance.now() - t0 > 900_000)
+      throw new Error(`lanes not at head ${head} after 15 min: ${JSON.stringify(lanes)}`);
+    await sleep(500);
+  }
+}
+
+/** Runs `phase`, measuring both sides' wait for a CPU over it ({@link CpuWait}). */
+async function withCpuWait(
+  ix: { metrics(): Promise<string> },
+  phase: () => Promise<Sample[]>,
+): Promise<{ samples: Sample[]; wait: CpuWait }> {
+  const s0 = await servingRunDelayUs(ix);
+  const c0 = threadRunDelayMicros() ?? Number.NaN;
+  const samples = await phase();
+  const c1 = threadRunDelayMicros() ?? Number.NaN;
+  const s1 = await servingRunDelayUs(ix);
+  const n = Math.max(1, samples.length);
+  return {
+    samples,
+    wait: {
+      servingUsPerRead: (s1 - s0) / n,
+      clientUsPerRead: (c1 - c0) / n,
+      latencyUsPerRead: (1000 * samples.reduce((a, x) => a + x.ms, 0)) / n,
+    },
+  };
 }
 
 interface Latency {
@@ -130,6 +195,10 @@ export interface ReadsRun {
   anchorsSeen: number;
   /** Non-2xx answers by route and status, during the backfill and idle. */
   non2xx: { during: string; idle: string };
+  /** Seconds from the anchor at the head until every lane was there too, plus 3 quiet seconds, before the idle reads. */
+  idleWaitSeconds: number;
+  /** Both sides' wait for a CPU per read, during the backfill and idle ({@link CpuWait}). */
+  cpuWait: { during: CpuWait; idle: CpuWait };
   /** With `--cpu-prof`: the main thread's long turns during the backfill (cpuprofile.ts longTurns). */
   turns?: string;
   /** Node/V8 flags the indexer ran with (`--node-flags`). */
@@ -203,10 +272,21 @@ async function runOne(
       } else await sleep(50);
     }
   })();
-  const during = await readLoop(ix.base, paths, () => atHead);
+  const { samples: during, wait: duringWait } = await withCpuWait(ix, () =>
+    readLoop(ix.base, paths, () => atHead),
+  );
   await watcher;
+  // Idle means idle: every lane (the traces lane too) at the head before the idle reads, as the
+  // release bench waits (its tracing of the backfilled blocks runs on after the anchor reaches
+  // the head, and its tail would be the idle figure's), then a few quiet seconds.
+  const tIdleWait = performance.now();
+  await lanesAtHead(ix, chain.head);
+  await sleep(3000);
+  const idleWaitSeconds = (performance.now() - tIdleWait) / 1000;
   const idleEnd = performance.now() + o.idleSeconds * 1000;
-  const idle = await readLoop(ix.base, paths, () => performance.now() > idleEnd);
+  const { samples: idle, wait: idleWait } = await withCpuWait(ix, () =>
+    readLoop(ix.base, paths, () => performance.now() > idleEnd),
+  );
   await ix.stop();
   rmSync(dataDir, { recursive: true, force: true });
   // The main thread's profile (thread id 0 in V8's file name) over the backfill window.
@@ -257,6 +337,8 @@ async function runOne(
     mismatches,
     anchorsSeen,
     non2xx: { during: non2xxByRoute(during), idle: non2xxByRoute(idle) },
+    cpuWait: { during: duringWait, idle: idleWait },
+    idleWaitSeconds,
     turns,
   };
 }
@@ -269,6 +351,8 @@ export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
     `Chain: anvil, ${chain.head + 1} blocks, ${chain.spec.blocks} × ${chain.spec.txPerBlock} ERC-20 transfers among ${chain.spec.wallets} wallets; reads start at block ${chain.fundedBlock} (every sender funded).`,
     '',
     `Node ${process.version} (the bench and every indexer); indexer flags: ${runs.map((r) => `${r.label} ${[...r.nodeFlags, ...Object.entries(r.env).map(([k, v]) => `${k}=${v}`)].join(' ') || 'none'}`).join('; ')}.`,
+    '',
+    `Idle: the same reads once every lane (the traces lane too) is at the head and 3 s more have passed (waited ${runs.map((r) => `${r.label} ${r.idleWaitSeconds.toFixed(1)} s`).join(', ')} after the anchor reached the head).`,
     '',
     'Reads: one client, closed loop, keep-alive, cycling `/tokens/{token}`, `/tokens/{token}/balance/{sender}`, `/wallets/{sender}/first-seen`, `/blocks/{n}`, `/transactions/{hash}`, `/transactions/{hash}/receipt` (blocks and transactions of the funding blocks); latency in ms, client side. The projection routes answer 503 `projection_unavailable` while the projections backfill (R5); the 2xx columns count only the reads answered with data.',
     '',
@@ -295,6 +379,19 @@ export function readsReport(chain: TransferChain, runs: ReadsRun[]): string {
         r.turns,
         '```',
       );
+  lines.push(
+    '',
+    "Where a read's time goes: the mean latency per read (client side) beside the time the indexer's serving thread and the bench's reading thread each spent runnable but waiting for a CPU, µs per read (Linux schedstat `run_delay`; the serving thread's from `indexer_thread_runqueue_wait_seconds_total`). The client shares the machine's two cores with the indexer and the node; a read's tail that is mostly waiting for a core is scheduling, not work.",
+    '',
+    '| build | during: latency µs/read | serving thread waits µs/read | client waits µs/read | idle: latency µs/read | serving thread waits µs/read | client waits µs/read |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...runs.map((r) => {
+      const d = r.cpuWait.during;
+      const i = r.cpuWait.idle;
+      const f1 = (x: number) => x.toFixed(1);
+      return `| ${r.label} | ${f1(d.latencyUsPerRead)} | ${f1(d.servingUsPerRead)} | ${f1(d.clientUsPerRead)} | ${f1(i.latencyUsPerRead)} | ${f1(i.servingUsPerRead)} | ${f1(i.clientUsPerRead)} |`;
+    }),
+  );
   for (const r of runs)
     if (r.mismatches.length)
       lines.push('', `${r.label} mismatches:`, ...r.mismatches.slice(0, 10).map((m) => `- ${m}`));

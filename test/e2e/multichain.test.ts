@@ -91,6 +91,23 @@ describe('two chains in one process', () => {
       expect(text).toMatch(
         new RegExp(`indexer_ingest_live_stage_seconds_count\\{chain="alpha",stage="${stage}"\\} [1-9]`),
       );
+    // Every thread's CPU and its wait for a CPU (Linux schedstat): the serving thread's, and each
+    // chain's engine, writer and decode threads' as they last reported them (the engine's status
+    // carries them; a decode thread reports with its first task's answer, so poll a little).
+    const patterns = ['serving"', 'engine-', 'writer-', 'decode-'].flatMap((thread) =>
+      ['indexer_thread_cpu_seconds_total', 'indexer_thread_runqueue_wait_seconds_total'].map(
+        (name) =>
+          new RegExp(
+            `${name}\\{chain="${thread === 'serving"' ? '' : 'beta'}",thread="${thread}[^}]*\\} [0-9.e+-]+\\n`,
+          ),
+      ),
+    );
+    let threads = text;
+    for (let i = 0; i < 50 && !patterns.every((p) => p.test(threads)); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      threads = await (await fetch(`http://127.0.0.1:${m![1]}/metrics`)).text();
+    }
+    for (const p of patterns) expect(threads).toMatch(p);
   });
 
   it('a reorg past one chain window halts that chain alone; the other keeps serving', async () => {

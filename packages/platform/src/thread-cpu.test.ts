@@ -1,7 +1,11 @@
-/** threadCpuMicros counts the calling thread's own CPU: a busy loop here moves it, another thread's does not. */
+/**
+ * threadCpuMicros counts the calling thread's own CPU: a busy loop here moves it, another thread's does not.
+ * threadRunDelayMicros counts its wait for a CPU: it grows while more threads spin than there are cores.
+ */
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { threadCpuMicros } from './thread-cpu.js';
+import { threadCpuMicros, threadRunDelayMicros } from './thread-cpu.js';
 
 /** A fixed amount of work (CPU time does not depend on how loaded the machine is). */
 const work = (n: number) => {
@@ -25,5 +29,41 @@ describe('threadCpuMicros', () => {
     // At most the wall time it took (plus a /proc tick), and a good part of it (it ran on this thread).
     expect(t2 - t1).toBeLessThanOrEqual(took * 1000 + 20_000);
     expect(t2 - t1).toBeGreaterThan(0);
+  });
+});
+
+describe('threadRunDelayMicros', () => {
+  it('grows while this thread is runnable behind more spinning threads than there are cores', async () => {
+    const d0 = threadRunDelayMicros();
+    const c0 = threadCpuMicros()!;
+    expect(d0).not.toBeNull(); // Linux: /proc/thread-self/schedstat
+    const spin =
+      'const { parentPort } = require("node:worker_threads"); parentPort.postMessage(0); const e = Date.now() + 1500; while (Date.now() < e);';
+    const workers = Array.from(
+      { length: 2 * availableParallelism() + 1 },
+      () => new Worker(spin, { eval: true }),
+    );
+    await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
+    const t0 = performance.now();
+    while (performance.now() - t0 < 600); // runnable all along, sharing the cores with the spinners
+    const wall = (performance.now() - t0) * 1000;
+    const d1 = threadRunDelayMicros()!;
+    const c1 = threadCpuMicros()!;
+    await Promise.all(workers.map((w) => new Promise((r) => w.once('exit', r))));
+    // 2 × cores + 2 runnable threads on `cores` cores: a fair share runs this one a third of the
+    // 600 ms (two cores) and keeps it waiting the rest — longer waiting than running, which is how
+    // the wait differs from the CPU time —, and it never waits longer than the loop took.
+    expect(d1 - d0!).toBeGreaterThan(wall * 0.2);
+    expect(d1 - d0!).toBeGreaterThan(1.2 * (c1 - c0));
+    expect(d1 - d0!).toBeLessThanOrEqual(wall + 20_000);
+  });
+
+  it('does not grow while this thread sleeps', async () => {
+    const d0 = threadRunDelayMicros()!;
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 300));
+    const wall = (performance.now() - t0) * 1000;
+    // Asleep is not waiting for a CPU: only the wake-up's own wait can count (well under the sleep).
+    expect(threadRunDelayMicros()! - d0).toBeLessThan(wall / 2);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * CPU time of the calling thread, for the per-thread figures of the metrics and benches: Node's
+ * CPU time of the calling thread, and its time waiting for a CPU, for the per-thread figures of the
+ * metrics and benches. CPU time: Node's
  * `process.threadCpuUsage()` where it exists (Node ≥ 23.9), else Linux's /proc/thread-self/stat
  * (user + system clock ticks of this thread, 100 per second on Linux's default USER_HZ).
  */
@@ -29,6 +30,23 @@ export function threadCpuMicros(): number | null {
   }
 }
 
+/**
+ * How long the calling thread has been runnable but waiting for a CPU since it started,
+ * microseconds: the second field of Linux's /proc/thread-self/schedstat (`run_delay`, ns; the
+ * kernel keeps it with CONFIG_SCHED_INFO, on in every distribution kernel). A read answered late
+ * because the serving thread sat on the run queue behind other threads shows here, not in its CPU
+ * time. Null where the file cannot be read (not Linux, or a kernel without it).
+ */
+export function threadRunDelayMicros(): number | null {
+  try {
+    const f = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ');
+    const ns = Number(f[1]);
+    return Number.isFinite(ns) ? ns / 1e3 : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The calling thread's V8 heap (bytes) and CPU time, as each worker thread reports it with its answers. */
 export interface ThisThreadStats {
   used: number;
@@ -37,9 +55,14 @@ export interface ThisThreadStats {
   external: number;
   /** {@link threadCpuMicros}. */
   cpuMicros: number | null;
+  /** {@link threadRunDelayMicros}. */
+  runDelayMicros: number | null;
 }
 
-/** The calling thread's heap (v8.getHeapStatistics) and CPU time ({@link threadCpuMicros}). */
+/**
+ * The calling thread's heap (v8.getHeapStatistics), CPU time ({@link threadCpuMicros}) and time
+ * waiting for a CPU ({@link threadRunDelayMicros}).
+ */
 export function thisThreadStats(): ThisThreadStats {
   const h = getHeapStatistics();
   return {
@@ -48,5 +71,6 @@ export function thisThreadStats(): ThisThreadStats {
     limit: h.heap_size_limit,
     external: h.external_memory,
     cpuMicros: threadCpuMicros(),
+    runDelayMicros: threadRunDelayMicros(),
   };
 }

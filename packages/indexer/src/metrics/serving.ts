@@ -5,7 +5,7 @@
  */
 
 import { getHeapStatistics } from 'node:v8';
-import { threadCpuMicros } from '@chain-indexer/platform/threads';
+import { threadCpuMicros, threadRunDelayMicros } from '@chain-indexer/platform/threads';
 import type { ThreadHeap } from '../schema/delta.js';
 import { lagDisconnectCount, openConnections } from '../server/sse.js';
 import { chainGauge, instruments } from './define.js';
@@ -85,6 +85,21 @@ export const registerServingGauges: RegisterGauges = (registry, chains) => {
       for (const c of chains())
         for (const h of c.engine?.()?.heaps ?? [])
           if (h.cpuMicros != null) m.inc({ chain: c.name, thread: h.thread }, h.cpuMicros / 1e6);
+    },
+  );
+  // Beside each thread's CPU, its wait for one: a read answered late because the serving thread
+  // sat runnable behind other threads (ingest's, the node's, a co-located client's) shows here.
+  counter(
+    'indexer_thread_runqueue_wait_seconds_total',
+    'Time each thread has been runnable but waiting for a CPU since it started, seconds (Linux /proc schedstat run_delay): this serving thread, and per chain the engine, writer, decode and replay threads as they last reported',
+    ['chain', 'thread'],
+    (m) => {
+      m.reset();
+      const own = threadRunDelayMicros();
+      if (own !== null) m.inc({ chain: '', thread: 'serving' }, own / 1e6);
+      for (const c of chains())
+        for (const h of c.engine?.()?.heaps ?? [])
+          if (h.runDelayMicros != null) m.inc({ chain: c.name, thread: h.thread }, h.runDelayMicros / 1e6);
     },
   );
   counter(

@@ -139,6 +139,8 @@ export interface WorkerHeap {
   external: number;
   /** The thread's CPU time since it started, microseconds (null where it cannot be read). */
   cpuMicros?: number | null;
+  /** Time the thread has been runnable but waiting for a CPU since it started, microseconds (Linux schedstat; null where it cannot be read). */
+  runDelayMicros?: number | null;
 }
 
 /** Heap of one thread as the metrics show it, bytes (v8.getHeapStatistics of that thread). */
@@ -152,6 +154,8 @@ export interface ThreadHeap {
   external: number;
   /** The thread's CPU time since it started, microseconds (null or absent where it cannot be read). */
   cpuMicros?: number | null;
+  /** Time the thread has been runnable but waiting for a CPU, microseconds (Linux schedstat; null or absent where it cannot be read). */
+  runDelayMicros?: number | null;
 }
 
 /** Steps of one decode task, epoch milliseconds (see FetchResult.marks). */
