@@ -18,7 +18,7 @@
  * {@link Ledger} is the seam a shared implementation replaces (several servers charging one
  * account); the embedded one below serves one process over the scanner store.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type CachedAnswer, dayOf, type LedgerEntry, type StatusClass, statusClass } from './model.js';
 import { del, type Op, put, type ScannerStore, TABLES } from './store.js';
 
@@ -106,7 +106,7 @@ export interface Ledger {
 }
 
 /** Cache rows are keyed by a fixed-width digest of the normaliser's output. */
-const digest = (s: string) => createHash('sha256').update(s).digest('hex');
+const digest = (s: string) => hash('sha256', s, 'hex');
 
 /** The embedded ledger: synchronous settle and grant. */
 export interface EmbeddedLedger extends Ledger {

@@ -15,7 +15,7 @@
  * Secrets are shown once (on create and roll) and never stored, logged or echoed: only the hash
  * and the display prefix ({@link displayPrefix}) are kept.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX = 'sk_live_';
 export const SESSION_PREFIX = 'ds_';
@@ -102,7 +102,8 @@ export function sessionWellFormed(s: string): boolean {
 
 /** The stored form of a secret: SHA-256 of its whole text. */
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  // One-shot: no Hash object (and its weak handle for the scavenger) per request.
+  return hash('sha256', secret, 'buffer');
 }
 
 /** Constant-time equality of two hashes (the lookup is by hash; this confirms the match). */

@@ -22,7 +22,7 @@
  * the true count once NATS answers again. Replicas' clocks are assumed within a few seconds of each
  * other (an expiry is read against the reader's clock).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import {
   JetStreamApiError,
   type JetStreamClient,
@@ -72,8 +72,7 @@ const isCasConflict = (err: unknown) =>
   err instanceof JetStreamApiError && (err.code === 10071 || err.code === 10164);
 
 /** The subject of `key`'s entry: `idx-ceiling.<first 32 hex of SHA-256(key)>`. */
-const subjectOf = (key: string) =>
-  `${CEILING_SUBJECT}.${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;
+const subjectOf = (key: string) => `${CEILING_SUBJECT}.${hash('sha256', key, 'hex').slice(0, 32)}`;
 
 /** `p`, or a rejection ("timed out") after {@link REQUEST_TIMEOUT_MS}. */
 const withTimeout = <T>(p: Promise<T>): Promise<T> =>

@@ -3,7 +3,7 @@
  * are one contiguous range in chain-coordinate order.
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { K, V } from '../codec.js';
 import { Packer, Unpacker } from '../pack.js';
 import type {
@@ -66,7 +66,8 @@ export const COHORT_RULE_VERSION = 1;
  * lowercase hex digits without `0x`.
  */
 export function cohortIdOf(token: string, funder: string, ruleVersion: number): string {
-  return createHash('sha256').update(`${token}:${funder}:${ruleVersion}`).digest('hex').slice(0, 16);
+  // One-shot: no Hash object (and its weak handle for the scavenger) per id; see server/auth.ts hashKey.
+  return hash('sha256', `${token}:${funder}:${ruleVersion}`, 'hex').slice(0, 16);
 }
 
 // biome-ignore format: the registry keeps one table a line
