@@ -37,22 +37,32 @@ describe('threadRunDelayMicros', () => {
     const d0 = threadRunDelayMicros();
     const c0 = threadCpuMicros()!;
     expect(d0).not.toBeNull(); // Linux: /proc/thread-self/schedstat
+    // Spinners that run until told to stop (a shared flag), so all of them spin through the loop below.
+    const stop = new Int32Array(new SharedArrayBuffer(4));
     const spin =
-      'const { parentPort } = require("node:worker_threads"); parentPort.postMessage(0); const e = Date.now() + 1500; while (Date.now() < e);';
+      'const { parentPort, workerData } = require("node:worker_threads"); const f = new Int32Array(workerData); parentPort.postMessage(0); while (Atomics.load(f, 0) === 0);';
     const workers = Array.from(
-      { length: 2 * availableParallelism() + 1 },
-      () => new Worker(spin, { eval: true }),
+      { length: 3 * availableParallelism() + 1 },
+      () => new Worker(spin, { eval: true, workerData: stop.buffer }),
     );
-    await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
-    const t0 = performance.now();
-    while (performance.now() - t0 < 600); // runnable all along, sharing the cores with the spinners
-    const wall = (performance.now() - t0) * 1000;
-    const d1 = threadRunDelayMicros()!;
-    const c1 = threadCpuMicros()!;
-    await Promise.all(workers.map((w) => new Promise((r) => w.once('exit', r))));
-    // 2 × cores + 2 runnable threads on `cores` cores: a fair share runs this one a third of the
-    // 600 ms (two cores) and keeps it waiting the rest — longer waiting than running, which is how
-    // the wait differs from the CPU time —, and it never waits longer than the loop took.
+    let wall: number;
+    let d1: number;
+    let c1: number;
+    try {
+      await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
+      const t0 = performance.now();
+      while (performance.now() - t0 < 600); // runnable all along, sharing the cores with the spinners
+      wall = (performance.now() - t0) * 1000;
+      d1 = threadRunDelayMicros()!;
+      c1 = threadCpuMicros()!;
+    } finally {
+      Atomics.store(stop, 0, 1);
+      await Promise.all(workers.map((w) => new Promise((r) => w.once('exit', r))));
+    }
+    // 3 × cores + 2 runnable threads on `cores` cores: a fair share runs this one at most a third
+    // of the 600 ms (a quarter on two cores) and keeps it waiting the rest — longer waiting than
+    // running, which is how the wait differs from the CPU time —, and it never waits longer than
+    // the loop took.
     expect(d1 - d0!).toBeGreaterThan(wall * 0.2);
     expect(d1 - d0!).toBeGreaterThan(1.2 * (c1 - c0));
     expect(d1 - d0!).toBeLessThanOrEqual(wall + 20_000);

@@ -71,36 +71,42 @@ export const registerServingGauges: RegisterGauges = (registry, chains) => {
       for (const c of chains()) for (const h of c.engine?.()?.heaps ?? []) set(c.name, h);
     },
   );
+  /**
+   * A per-thread seconds counter: this serving thread's figure (`own`, µs) and, per chain, each
+   * thread's as its engine last reported it (`of`, µs; null or absent when it could not be read).
+   */
+  const threadCounter = (
+    name: string,
+    help: string,
+    own: () => number | null,
+    of: (h: ThreadHeap) => number | null | undefined,
+  ) =>
+    counter(name, help, ['chain', 'thread'], (m) => {
+      m.reset();
+      const us = own();
+      if (us !== null) m.inc({ chain: '', thread: 'serving' }, us / 1e6);
+      for (const c of chains())
+        for (const h of c.engine?.()?.heaps ?? []) {
+          const v = of(h);
+          if (v != null) m.inc({ chain: c.name, thread: h.thread }, v / 1e6);
+        }
+    });
   // Every thread's CPU beside its heap: what the process's CPU per block is made of (the rest of
   // the process's CPU is V8's platform threads — parallel and concurrent GC of every isolate —,
   // libuv's pool and RocksDB's flush and compaction threads, which report nothing themselves).
-  counter(
+  threadCounter(
     'indexer_thread_cpu_seconds_total',
     'CPU time of each thread (user + system) since it started, seconds: this serving thread, and per chain the engine, writer, decode and replay threads as they last reported',
-    ['chain', 'thread'],
-    (m) => {
-      m.reset();
-      const own = threadCpuMicros();
-      if (own !== null) m.inc({ chain: '', thread: 'serving' }, own / 1e6);
-      for (const c of chains())
-        for (const h of c.engine?.()?.heaps ?? [])
-          if (h.cpuMicros != null) m.inc({ chain: c.name, thread: h.thread }, h.cpuMicros / 1e6);
-    },
+    threadCpuMicros,
+    (h) => h.cpuMicros,
   );
   // Beside each thread's CPU, its wait for one: a read answered late because the serving thread
   // sat runnable behind other threads (ingest's, the node's, a co-located client's) shows here.
-  counter(
+  threadCounter(
     'indexer_thread_runqueue_wait_seconds_total',
     'Time each thread has been runnable but waiting for a CPU since it started, seconds (Linux /proc schedstat run_delay): this serving thread, and per chain the engine, writer, decode and replay threads as they last reported',
-    ['chain', 'thread'],
-    (m) => {
-      m.reset();
-      const own = threadRunDelayMicros();
-      if (own !== null) m.inc({ chain: '', thread: 'serving' }, own / 1e6);
-      for (const c of chains())
-        for (const h of c.engine?.()?.heaps ?? [])
-          if (h.runDelayMicros != null) m.inc({ chain: c.name, thread: h.thread }, h.runDelayMicros / 1e6);
-    },
+    threadRunDelayMicros,
+    (h) => h.runDelayMicros,
   );
   counter(
     'indexer_engine_cpu_seconds_total',
