@@ -551,3 +551,27 @@ export async function waitAnchor(
     await sleep(everyMs);
   }
 }
+
+/**
+ * Waits (at most 15 min) until every lane of the indexer that has a block, the traces lane too,
+ * is at `head` — so reads measure an indexer that follows, not one still tracing a backfill's
+ * blocks. Resolves with the seconds it waited.
+ * @throws Error when they are not there after 15 minutes.
+ */
+export async function lanesAtHead(ix: Pick<IndexerChild, 'get'>, head: number): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const cp = (await ix.get('/checkpoints')).body as {
+      lanes?: Array<{ lane: string; block: number | null; reason?: string }>;
+    };
+    const lanes = cp.lanes ?? [];
+    const behind = lanes.filter((l) => l.block !== null && l.block < head);
+    const untraced = lanes.filter(
+      (l) => l.lane === 'traces' && l.block === null && l.reason === 'nothing_traced_yet',
+    );
+    if (!behind.length && !untraced.length) return (performance.now() - t0) / 1000;
+    if (performance.now() - t0 > 900_000)
+      throw new Error(`lanes not at head ${head} after 15 min: ${JSON.stringify(lanes)}`);
+    await sleep(500);
+  }
+}

@@ -35,6 +35,7 @@ import {
   emitReport,
   envFor,
   hex,
+  lanesAtHead,
   log,
   nodeFlagsFor,
   percentile,
@@ -89,29 +90,6 @@ async function servingRunDelayUs(ix: { metrics(): Promise<string> }): Promise<nu
     .split('\n')
     .find((l) => l.startsWith('indexer_thread_runqueue_wait_seconds_total{chain="",thread="serving"}'));
   return line ? Number(line.split(' ').pop()) * 1e6 : Number.NaN;
-}
-
-/**
- * Waits (at most 15 min) until every lane of the indexer that has a block, the traces lane too,
- * is at `head` (bench/release/moving.ts does the same before its point reads).
- * @throws Error when they are not there after 15 minutes.
- */
-async function lanesAtHead(ix: { get(path: string): Promise<{ body: any }> }, head: number): Promise<void> {
-  const t0 = performance.now();
-  for (;;) {
-    const cp = (await ix.get('/checkpoints')).body as {
-      lanes?: Array<{ lane: string; block: number | null; reason?: string }>;
-    };
-    const lanes = cp.lanes ?? [];
-    const behind = lanes.filter((l) => l.block !== null && l.block < head);
-    const untraced = lanes.filter(
-      (l) => l.lane === 'traces' && l.block === null && l.reason === 'nothing_traced_yet',
-    );
-    if (!behind.length && !untraced.length) return;
-    if (performance.now() - t0 > 900_000)
-      throw new Error(`lanes not at head ${head} after 15 min: ${JSON.stringify(lanes)}`);
-    await sleep(500);
-  }
 }
 
 /** Runs `phase`, measuring both sides' wait for a CPU over it ({@link CpuWait}). */
@@ -279,10 +257,8 @@ async function runOne(
   // Idle means idle: every lane (the traces lane too) at the head before the idle reads, as the
   // release bench waits (its tracing of the backfilled blocks runs on after the anchor reaches
   // the head, and its tail would be the idle figure's), then a few quiet seconds.
-  const tIdleWait = performance.now();
-  await lanesAtHead(ix, chain.head);
+  const idleWaitSeconds = (await lanesAtHead(ix, chain.head)) + 3;
   await sleep(3000);
-  const idleWaitSeconds = (performance.now() - tIdleWait) / 1000;
   const idleEnd = performance.now() + o.idleSeconds * 1000;
   const { samples: idle, wait: idleWait } = await withCpuWait(ix, () =>
     readLoop(ix.base, paths, () => performance.now() > idleEnd),

@@ -5,7 +5,7 @@
  * (fetch, decode, apply with undo, commit, the serving thread's commit message) while the reads run:
  * the release budget "c=1 point-read p99 ≤ 1.5 × bare uWS while the chain moves" is measured so.
  */
-import { type IndexerChild, log, rpc, rpcBatch } from '../lib.js';
+import { type IndexerChild, lanesAtHead, log, rpc, rpcBatch } from '../lib.js';
 import { startUwsHello } from '../uws-hello.js';
 import type { Chain } from './chain.js';
 import type { Release } from './context.js';
@@ -90,31 +90,18 @@ export async function startMovingChain(
 }
 
 /**
- * Waits (at most 15 min) until every lane of the indexer that has a block — the traces lane too —
- * is at the node's head: the point reads measure an indexer that follows, not one still tracing
- * the backfill's blocks (reads during a backfill are section 5's). Records how long it waited.
+ * Waits until every lane (the traces lane too) is at the node's head (bench/lib.ts
+ * lanesAtHead): the point reads measure an indexer that follows (reads during a backfill are
+ * section 5's). Records how long it waited.
  */
-async function lanesAtHead(r: Release, rpcUrl: string, ix: IndexerChild): Promise<void> {
+async function lanesAtHeadFig(r: Release, rpcUrl: string, ix: IndexerChild): Promise<void> {
   const head = Number.parseInt(await rpc<string>(rpcUrl, 'eth_blockNumber'), 16);
-  const t0 = performance.now();
-  for (;;) {
-    const cp = (await ix.get('/checkpoints')).body as {
-      lanes?: Array<{ lane: string; block: number | null; reason?: string }>;
-    };
-    const behind = (cp.lanes ?? []).filter((l) => l.block !== null && l.block < head);
-    const untraced = (cp.lanes ?? []).filter(
-      (l) => l.lane === 'traces' && l.block === null && l.reason === 'nothing_traced_yet',
-    );
-    if (!behind.length && !untraced.length) break;
-    if (performance.now() - t0 > 900_000)
-      throw new Error(`lanes not at head ${head} after 15 min: ${JSON.stringify(cp.lanes)}`);
-    await new Promise((res) => setTimeout(res, 500));
-  }
+  const waited = await lanesAtHead(ix, head);
   r.fig({
     id: 'chain.lanes_at_head',
     group: 'Chain',
     label: 'wait after the backfill until every lane (traces too) was at the head, before the point reads',
-    value: Math.round((performance.now() - t0) / 100) / 10,
+    value: Math.round(waited * 10) / 10,
     unit: 's',
     status: 'info',
   });
@@ -130,7 +117,7 @@ export const MOVING = { blockMs: 2_000, txPerBlock: 20 } as const;
  * @throws when mining fails, or the indexer does not reach the last mined block within 30 s.
  */
 export async function movingReads<T>(r: Release, { node }: Chain, ix: IndexerChild, reads: () => Promise<T>) {
-  await lanesAtHead(r, node.rpcUrl, ix);
+  await lanesAtHeadFig(r, node.rpcUrl, ix);
   if (r.args.frozen) {
     r.notes.push(
       '--frozen: the point reads ran on a chain that did not move (a diagnostic: the budget is on a moving chain).',
