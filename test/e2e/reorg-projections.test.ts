@@ -26,6 +26,8 @@ import { mulberry32 } from '../harness/rpc-proxy.js';
 
 const SEED = Number(process.env.REORG_SEED ?? 7);
 const DEPTHS = [1, 3, 24, 2, 9, 5];
+/** The devnet's block period, ms. */
+const BLOCK_MS = 400;
 /** anvil's default-mnemonic accounts 8 and 9: unlocked, funded, unused by the devnet's traffic. */
 const REPLACERS = [
   '0x23618e81e3f5cdf7f54c3d65f7fbc0abf5b21e8f',
@@ -78,7 +80,7 @@ async function walk(idx: IndexerProcess, path: string): Promise<{ rows: any[]; a
 }
 
 beforeAll(async () => {
-  dev = await startTestDevnet({ blockTimeMs: 400, traffic: true, txPerSecond: 25, seed: 3 });
+  dev = await startTestDevnet({ blockTimeMs: BLOCK_MS, traffic: true, txPerSecond: 25, seed: 3 });
   const env = { ...devnetIndexerEnv(dev), TRACES: 'off' };
   const dirA = tempDir('idx-reorgproj-a-');
   dirs.push(dirA);
@@ -94,6 +96,10 @@ beforeAll(async () => {
   const rand = mulberry32(SEED);
   for (const depth of DEPTHS) {
     if (depth === Math.max(...DEPTHS)) cohortTokens.push(await cohortScenario(2, 2));
+    // The miner pauses while A catches up to the head the reorg replaces: a block mined between
+    // reading the head and the reorg would be one A never saw, and a depth-1 reorg of it no reorg
+    // to A at all (the assertion below counts the reorgs A logged).
+    await rpc('evm_setIntervalMining', [0]);
     const h = Number.parseInt(await rpc<string>('eth_blockNumber', []), 16);
     await A.waitForHead(h, 60_000);
     const txs: Array<[Record<string, string>, number]> = [];
@@ -105,6 +111,7 @@ beforeAll(async () => {
       ]);
     }
     await rpc('anvil_reorg', [depth, txs]);
+    await rpc('evm_setIntervalMining', [BLOCK_MS / 1000]);
     await sleep(2_500);
   }
   await dev.traffic?.stop();
