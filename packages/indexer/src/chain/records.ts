@@ -186,7 +186,7 @@ export function transaction(view: View, at: number, hash: string): TransactionRe
 export function receipt(view: View, at: number, hash: string): ReceiptRecord {
   const loc = txLocation(view, at, hash);
   const raw = view.get(RECEIPT, loc.number, loc.txIndex) as string;
-  return { raw, ...l1GasOfRaw(raw) };
+  return { raw, blockNumber: loc.number, ...l1GasOfRaw(raw) };
 }
 
 /**

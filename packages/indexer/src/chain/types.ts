@@ -56,6 +56,8 @@ export interface TransactionRecord {
 /** A receipt (byte-exact) with its normalised L1 gas accounting. */
 export interface ReceiptRecord {
   raw: string;
+  /** Number of the block that holds it. */
+  blockNumber: number;
   l1Gas: L1Gas | null;
   l1GasReason: L1GasReason | null;
 }

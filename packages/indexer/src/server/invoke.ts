@@ -9,6 +9,7 @@ import { AS_OF_PARAMS, resolveAsOf } from './as-of.js';
 import { asOfReason } from './as-of-reasons.js';
 import type { Principal } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
+import { FinalCache } from './final-cache.js';
 import { requireProjection } from './projections.js';
 import type { RateLimiter } from './rate-limit.js';
 import { meteredView, type ReadMeter } from './read-meter.js';
@@ -64,6 +65,15 @@ const caches = new WeakMap<ChainContext, ResponseCache>();
 export function responseCacheOf(chain: ChainContext): ResponseCache {
   let c = caches.get(chain);
   if (!c) caches.set(chain, (c = new ResponseCache()));
+  return c;
+}
+
+/** Each chain's final-record cache (see final-cache.ts). */
+const finalCaches = new WeakMap<ChainContext, FinalCache>();
+/** The final-record cache of `chain` (its hits for metrics and tests). */
+export function finalCacheOf(chain: ChainContext): FinalCache {
+  let c = finalCaches.get(chain);
+  if (!c) finalCaches.set(chain, (c = new FinalCache(chain.store.unfinalisedWindow)));
   return c;
 }
 
@@ -216,6 +226,7 @@ function run(
         s.haltReason !== 'storage_write_failed' &&
         s.haltReason !== 'roots_mismatch'
       ) {
+        finalCacheOf(chain).clear(); // the fork it was kept on may not be the one ingest resumes on
         throw new ApiError(
           'ingest_halted',
           `ingest for chain ${chain.name} halted (${s.haltReason}); see /gaps and /health`,
@@ -226,12 +237,14 @@ function run(
     if (route.anchored && route.group !== 'Monitoring' && chain.replica) {
       // A replica never serves a view older than it promised: past its lag it refuses.
       const r = chain.replica.status();
-      if (r.lagSeconds > chain.replica.maxLagSeconds || r.state === 'bootstrapping')
+      if (r.lagSeconds > chain.replica.maxLagSeconds || r.state === 'bootstrapping') {
+        finalCacheOf(chain).clear(); // a bootstrap may bring another store
         throw new ApiError(
           'replica_lagging',
           `replica of ${chain.name} is ${r.lagSeconds.toFixed(1)} s behind its writer (limit ${chain.replica.maxLagSeconds} s; state ${r.state})`,
           { lagSeconds: r.lagSeconds, lagBlocks: r.lagBlocks, state: r.state },
         );
+      }
     }
     for (const name of route.requires ?? []) requireProjection(chain, name, view);
     // An as-of read anchors every read of the request at the block it names (R1; as-of.ts).
@@ -255,15 +268,23 @@ function run(
       services: input.services,
     };
     // Cacheable answers (batch items excepted: they share the batch's view) are served again
-    // until the store's next write; refusals above were decided for this request already.
+    // until the store's next write, and answers about final chain records under any later anchor
+    // (final-cache.ts); refusals above were decided for this request already.
     const cache = route.cached && responseCacheOn && !input.view ? responseCacheOf(chain) : null;
+    if (!cache) return route.handler.call(route, ctx);
     const writes = view.seq;
-    const key = cache ? cacheKey(route.id, c.paramNames, input.rawParams, input.rawQuery) : '';
-    let out = cache?.get(writes, key);
-    if (!out) {
+    const key = cacheKey(route.id, c.paramNames, input.rawParams, input.rawQuery);
+    let out = cache.get(writes, key);
+    if (out) return out;
+    const finals = finalCacheOf(chain);
+    out = anchor ? finals.get(key, anchor, ctx.anchor) : undefined;
+    if (out) cache.noteFinalHit();
+    else {
       out = route.handler.call(route, ctx) as Reply;
-      if (cache && !(out instanceof Promise) && !out.sse && !out.effect) cache.set(writes, key, out);
+      if (out instanceof Promise || out.sse || out.effect) return out;
+      if (anchor) finals.set(key, anchor, out);
     }
+    cache.set(writes, key, out);
     return out;
   }
 }

@@ -30,7 +30,16 @@ export class ResponseCache {
   private readonly entries = new Map<string, Reply>();
   private bytes = 0;
   hits = 0;
+  /** Requests whose handler ran (neither this cache nor the final-record cache answered). */
   misses = 0;
+  /** Requests this cache missed that the final-record cache answered (final-cache.ts). */
+  finalHits = 0;
+
+  /** Counts the last miss as a final-record cache hit instead. */
+  noteFinalHit(): void {
+    this.misses--;
+    this.finalHits++;
+  }
 
   /** The cached answer of `key` when the store has not been written since it was cached. */
   get(writes: number, key: string): Reply | undefined {

@@ -1,4 +1,5 @@
-import { defineRoute, single } from '../../route.js';
+import { finalSingle } from '../../final-cache.js';
+import { defineRoute } from '../../route.js';
 import { BlockNumber, Single } from '../../schemas.js';
 import { BlockHeader } from './schemas.js';
 
@@ -17,9 +18,7 @@ export const blockRoute = defineRoute({
   batchable: true,
   anchored: true,
   handler(ctx) {
-    return single(
-      ctx.anchor,
-      ctx.readers.chain.header(ctx.view, ctx.anchor.number, Number(ctx.params.number)),
-    );
+    const n = Number(ctx.params.number);
+    return finalSingle(ctx.anchor, ctx.readers.chain.header(ctx.view, ctx.anchor.number, n), n);
   },
 });

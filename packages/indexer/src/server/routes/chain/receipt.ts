@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, single } from '../../route.js';
+import { finalSingle } from '../../final-cache.js';
+import { defineRoute } from '../../route.js';
 import { Hash, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
 import { proofFields } from './proof.js';
 import { L1Gas, ProofReason, proofQuery, ReceiptRecord, RecordProof } from './schemas.js';
@@ -40,9 +41,10 @@ export const receiptRoute = defineRoute({
   handler(ctx) {
     const r = ctx.readers.chain.receipt(ctx.view, ctx.anchor.number, ctx.params.hash);
     const proof = ctx.query.proof ? `,${JSON.stringify(proofFields(ctx, 'receipts')).slice(1, -1)}` : '';
-    return single(
+    return finalSingle(
       ctx.anchor,
       `{"receipt":${r.raw},"l1Gas":${JSON.stringify(r.l1Gas)},"l1GasReason":${JSON.stringify(r.l1GasReason)}${proof}}`,
+      r.blockNumber,
     );
   },
 });

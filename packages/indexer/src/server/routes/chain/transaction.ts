@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, single } from '../../route.js';
+import { finalSingle } from '../../final-cache.js';
+import { defineRoute } from '../../route.js';
 import { Address, Amount, Enum, Hash, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
 import { proofFields } from './proof.js';
 import { ProofReason, proofQuery, RecordProof, TransactionEnvelope } from './schemas.js';
@@ -50,6 +51,10 @@ export const transactionRoute = defineRoute({
   handler(ctx) {
     const { raw, ...origin } = ctx.readers.chain.transaction(ctx.view, ctx.anchor.number, ctx.params.hash);
     const rest = ctx.query.proof ? { ...origin, ...proofFields(ctx, 'transactions') } : origin;
-    return single(ctx.anchor, `{"transaction":${raw},${JSON.stringify(rest).slice(1)}`);
+    return finalSingle(
+      ctx.anchor,
+      `{"transaction":${raw},${JSON.stringify(rest).slice(1)}`,
+      origin.blockNumber,
+    );
   },
 });
