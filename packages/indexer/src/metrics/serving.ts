@@ -16,7 +16,7 @@ export const registerServingGauges: RegisterGauges = (registry, chains) => {
   const { counter, gauge } = instruments(registry);
   counter(
     'indexer_response_cache_requests_total',
-    'Requests of cacheable routes by outcome: hit (served again until the next store write), final_hit (a final chain record answered again under a later anchor) or miss (handler ran)',
+    'Requests of cacheable routes by outcome: hit (served again until the next store write), record_hit (a chain record answered again under a later anchor, its block still canonical) or miss (handler ran)',
     ['chain', 'outcome'],
     (m) => {
       m.reset();
@@ -25,7 +25,7 @@ export const registerServingGauges: RegisterGauges = (registry, chains) => {
         if (!r) continue;
         m.inc({ chain: c.name, outcome: 'hit' }, r.hits);
         m.inc({ chain: c.name, outcome: 'miss' }, r.misses);
-        if (r.finalHits) m.inc({ chain: c.name, outcome: 'final_hit' }, r.finalHits);
+        if (r.recordHits) m.inc({ chain: c.name, outcome: 'record_hit' }, r.recordHits);
       }
     },
   );

@@ -13,7 +13,7 @@ export interface ChainGaugeSource {
   /** Live subscribers of the chain's stream hub (one per open stream; a leaked one never goes away). */
   hubSubscribers(): number;
   /** Hits and misses of the chain's response cache (src/server/response-cache.ts). */
-  responseCache?(): { hits: number; misses: number; finalHits?: number };
+  responseCache?(): { hits: number; misses: number; recordHits?: number };
   /** The chain's engine: its threads' heaps and its thread's CPU (null on a read replica). */
   engine?(): { heaps: readonly ThreadHeap[]; cpuMicros: number | null } | null;
 }

@@ -4,15 +4,16 @@
  * before (once per HTTP request).
  */
 
+import { CANON } from '../schema/tables/chain.js';
 import type { View } from '../storage/index.js';
 import { AS_OF_PARAMS, resolveAsOf } from './as-of.js';
 import { asOfReason } from './as-of-reasons.js';
 import type { Principal } from './auth.js';
 import { ApiError, ServiceError } from './errors.js';
-import { FinalCache } from './final-cache.js';
 import { requireProjection } from './projections.js';
 import type { RateLimiter } from './rate-limit.js';
 import { meteredView, type ReadMeter } from './read-meter.js';
+import { RecordCache } from './record-cache.js';
 import { cacheKey, ResponseCache, responseCacheOn } from './response-cache.js';
 import type { ChainContext, Ctx, Reply, Route } from './route.js';
 import { type CompiledObject, compileObject } from './validate.js';
@@ -68,12 +69,12 @@ export function responseCacheOf(chain: ChainContext): ResponseCache {
   return c;
 }
 
-/** Each chain's final-record cache (see final-cache.ts). */
-const finalCaches = new WeakMap<ChainContext, FinalCache>();
-/** The final-record cache of `chain` (its hits for metrics and tests). */
-export function finalCacheOf(chain: ChainContext): FinalCache {
-  let c = finalCaches.get(chain);
-  if (!c) finalCaches.set(chain, (c = new FinalCache(chain.store.unfinalisedWindow)));
+/** Each chain's record cache (see record-cache.ts). */
+const recordCaches = new WeakMap<ChainContext, RecordCache>();
+/** The record cache of `chain` (tests). */
+export function recordCacheOf(chain: ChainContext): RecordCache {
+  let c = recordCaches.get(chain);
+  if (!c) recordCaches.set(chain, (c = new RecordCache()));
   return c;
 }
 
@@ -226,7 +227,6 @@ function run(
         s.haltReason !== 'storage_write_failed' &&
         s.haltReason !== 'roots_mismatch'
       ) {
-        finalCacheOf(chain).clear(); // the fork it was kept on may not be the one ingest resumes on
         throw new ApiError(
           'ingest_halted',
           `ingest for chain ${chain.name} halted (${s.haltReason}); see /gaps and /health`,
@@ -237,14 +237,12 @@ function run(
     if (route.anchored && route.group !== 'Monitoring' && chain.replica) {
       // A replica never serves a view older than it promised: past its lag it refuses.
       const r = chain.replica.status();
-      if (r.lagSeconds > chain.replica.maxLagSeconds || r.state === 'bootstrapping') {
-        finalCacheOf(chain).clear(); // a bootstrap may bring another store
+      if (r.lagSeconds > chain.replica.maxLagSeconds || r.state === 'bootstrapping')
         throw new ApiError(
           'replica_lagging',
           `replica of ${chain.name} is ${r.lagSeconds.toFixed(1)} s behind its writer (limit ${chain.replica.maxLagSeconds} s; state ${r.state})`,
           { lagSeconds: r.lagSeconds, lagBlocks: r.lagBlocks, state: r.state },
         );
-      }
     }
     for (const name of route.requires ?? []) requireProjection(chain, name, view);
     // An as-of read anchors every read of the request at the block it names (R1; as-of.ts).
@@ -268,21 +266,23 @@ function run(
       services: input.services,
     };
     // Cacheable answers (batch items excepted: they share the batch's view) are served again
-    // until the store's next write, and answers about final chain records under any later anchor
-    // (final-cache.ts); refusals above were decided for this request already.
+    // until the store's next write, and answers about chain records under a later anchor while
+    // their block stays canonical (record-cache.ts); refusals above were decided for this request
+    // already.
     const cache = route.cached && responseCacheOn && !input.view ? responseCacheOf(chain) : null;
     if (!cache) return route.handler.call(route, ctx);
     const writes = view.seq;
     const key = cacheKey(route.id, c.paramNames, input.rawParams, input.rawQuery);
     let out = cache.get(writes, key);
     if (out) return out;
-    const finals = finalCacheOf(chain);
-    out = anchor ? finals.get(key, anchor, ctx.anchor) : undefined;
-    if (out) cache.noteFinalHit();
+    const records = recordCacheOf(chain);
+    const hashAt = (n: number) => (n <= ctx.anchor.number ? view.get(CANON, n) : undefined);
+    out = route.anchored ? records.get(key, ctx.anchor, hashAt) : undefined;
+    if (out) cache.noteRecordHit();
     else {
       out = route.handler.call(route, ctx) as Reply;
       if (out instanceof Promise || out.sse || out.effect) return out;
-      if (anchor) finals.set(key, anchor, out);
+      if (out.record) records.set(key, out, hashAt);
     }
     cache.set(writes, key, out);
     return out;

@@ -30,15 +30,15 @@ export class ResponseCache {
   private readonly entries = new Map<string, Reply>();
   private bytes = 0;
   hits = 0;
-  /** Requests whose handler ran (neither this cache nor the final-record cache answered). */
+  /** Requests whose handler ran (neither this cache nor the record cache answered). */
   misses = 0;
-  /** Requests this cache missed that the final-record cache answered (final-cache.ts). */
-  finalHits = 0;
+  /** Requests this cache missed that the record cache answered (record-cache.ts). */
+  recordHits = 0;
 
-  /** Counts the last miss as a final-record cache hit instead. */
-  noteFinalHit(): void {
+  /** Counts the last miss as a record cache hit instead. */
+  noteRecordHit(): void {
     this.misses--;
-    this.finalHits++;
+    this.recordHits++;
   }
 
   /** The cached answer of `key` when the store has not been written since it was cached. */

@@ -131,11 +131,11 @@ export interface Reply {
   bytes?: Uint8Array;
   headers?: Array<[string, string]>;
   /**
-   * Set by `finalSingle` (final-cache.ts) on the answer about a chain record: its data JSON and
-   * the record's block number. Once that block is final the body under a later anchor is the same
-   * data, so the final-record cache answers it again without the handler.
+   * Set by `recordSingle` (record-cache.ts) on the answer about a chain record: its data JSON and
+   * the record's block number. While that block stays canonical the body under a later anchor is
+   * the same data, so the record cache answers it again without the handler.
    */
-  final?: { data: string; block: number };
+  record?: { data: string; block: number };
   /** When set, the response becomes an SSE stream driven by this function (json is ignored). */
   sse?: (conn: SseConn) => void;
   /**

@@ -1,4 +1,4 @@
-import { finalSingle } from '../../final-cache.js';
+import { recordSingle } from '../../record-cache.js';
 import { defineRoute } from '../../route.js';
 import { BlockNumber, Single } from '../../schemas.js';
 import { BlockHeader } from './schemas.js';
@@ -19,6 +19,6 @@ export const blockRoute = defineRoute({
   anchored: true,
   handler(ctx) {
     const n = Number(ctx.params.number);
-    return finalSingle(ctx.anchor, ctx.readers.chain.header(ctx.view, ctx.anchor.number, n), n);
+    return recordSingle(ctx.anchor, ctx.readers.chain.header(ctx.view, ctx.anchor.number, n), n);
   },
 });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { finalSingle } from '../../final-cache.js';
+import { recordSingle } from '../../record-cache.js';
 import { defineRoute } from '../../route.js';
 import { Hash, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
 import { proofFields } from './proof.js';
@@ -41,7 +41,7 @@ export const receiptRoute = defineRoute({
   handler(ctx) {
     const r = ctx.readers.chain.receipt(ctx.view, ctx.anchor.number, ctx.params.hash);
     const proof = ctx.query.proof ? `,${JSON.stringify(proofFields(ctx, 'receipts')).slice(1, -1)}` : '';
-    return finalSingle(
+    return recordSingle(
       ctx.anchor,
       `{"receipt":${r.raw},"l1Gas":${JSON.stringify(r.l1Gas)},"l1GasReason":${JSON.stringify(r.l1GasReason)}${proof}}`,
       r.blockNumber,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { finalSingle } from '../../final-cache.js';
+import { recordSingle } from '../../record-cache.js';
 import { defineRoute } from '../../route.js';
 import { Address, Amount, Enum, Hash, Nullable, Obj, ReasonOf, Single } from '../../schemas.js';
 import { proofFields } from './proof.js';
@@ -51,7 +51,7 @@ export const transactionRoute = defineRoute({
   handler(ctx) {
     const { raw, ...origin } = ctx.readers.chain.transaction(ctx.view, ctx.anchor.number, ctx.params.hash);
     const rest = ctx.query.proof ? { ...origin, ...proofFields(ctx, 'transactions') } : origin;
-    return finalSingle(
+    return recordSingle(
       ctx.anchor,
       `{"transaction":${raw},${JSON.stringify(rest).slice(1)}`,
       origin.blockNumber,
