@@ -9,8 +9,10 @@
  *    and the block-bound code observation reads the canonical block it names;
  *  - timestamp bounds, health, checkpoints and gaps answer their full schemas;
  *  - a cursor walk keeps its anchor while new blocks arrive;
- *  - after anvil_reorg past a cursor's block the cursor answers 409 stale_cursor, and the
- *    reorged blocks are re-indexed with their new hashes.
+ *  - a receipt read again after a block is the record cache's answer (same data, new anchor);
+ *  - after anvil_reorg past a cursor's block the cursor answers 409 stale_cursor, the reorged
+ *    blocks are re-indexed with their new hashes, and the dropped block's transactions and
+ *    receipts are answered as the node now has them (never from the record cache's old fork).
  */
 import { keccak256 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -483,6 +485,32 @@ describe('cursors', () => {
     expect(cursor).toBeTruthy();
     // An older block's walk anchored at the same head is also bound to the dropped fork.
     const onOld = (await idx.get('/blocks/4/transactions?limit=1')).body.page.nextCursor as string;
+    // The target block's transactions and receipts, read at this head and again after a block:
+    // the second answer is the record cache's (same data, the new anchor), counted in the metrics.
+    const oldTxs: string[] = (await idx.get(`/blocks/${target}/transactions`)).body.data.map(
+      (t: { hash: string }) => t.hash,
+    );
+    expect(oldTxs.length).toBeGreaterThan(0);
+    const recordHits = async () => {
+      const port = [...idx.logs().matchAll(/"metricsPort":(\d+)/g)].at(-1)![1];
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return Number(
+        /indexer_response_cache_requests_total\{chain="testnet",outcome="record_hit"\} (\d+)/.exec(
+          text,
+        )?.[1] ?? 0,
+      );
+    };
+    const firstReads = await Promise.all(oldTxs.map((h) => idx.get(`/transactions/${h}/receipt`)));
+    await anvil.mine();
+    await idx.waitForHead(head + 1);
+    const hitsBefore = await recordHits();
+    for (const [i, h] of oldTxs.entries()) {
+      const again = await idx.get(`/transactions/${h}/receipt`);
+      expect(again.body.anchor.block).toBe(head + 1);
+      expect(again.body.data).toEqual(firstReads[i].body.data);
+      await idx.get(`/transactions/${h}`);
+    }
+    expect(await recordHits()).toBeGreaterThanOrEqual(hitsBefore + oldTxs.length);
     await anvil.rpc('anvil_reorg', [
       3,
       [
@@ -529,6 +557,26 @@ describe('cursors', () => {
       expect(r.body.data.hash).toBe(node.hash);
       const txs = await idx.get(`/blocks/${n}/transactions`);
       expect(txs.body.data).toEqual(node.transactions);
+    }
+    // The transactions of the dropped block: each answered as the node now has it (re-included in
+    // another block, or not found) — never the record cache's answer from the dropped fork.
+    for (const h of oldTxs) {
+      const [tx, receipt] = await Promise.all([
+        anvil.rpc('eth_getTransactionByHash', [h]),
+        anvil.rpc('eth_getTransactionReceipt', [h]),
+      ]);
+      const [t, r] = await Promise.all([
+        idx.get(`/transactions/${h}`),
+        idx.get(`/transactions/${h}/receipt`),
+      ]);
+      if (!receipt || !tx?.blockHash) {
+        expect([t.status, r.status]).toEqual([404, 404]);
+        continue;
+      }
+      expect(t.body.data.transaction).toEqual(tx);
+      expect(t.body.data.blockNumber).toBe(Number(tx.blockNumber));
+      expect(r.body.data.receipt.blockHash).toBe(receipt.blockHash);
+      expect(r.body.data.receipt).toEqual(receipt);
     }
     // The old hash is no longer served.
     const old = await idx.get(`/blocks/by-hash/${before.body.data.hash}`);
