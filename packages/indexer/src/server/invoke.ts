@@ -13,7 +13,7 @@ import { ApiError, ServiceError } from './errors.js';
 import { requireProjection } from './projections.js';
 import type { RateLimiter } from './rate-limit.js';
 import { meteredView, type ReadMeter } from './read-meter.js';
-import { RecordCache } from './record-cache.js';
+import { RecordCache, recordCacheOn } from './record-cache.js';
 import { cacheKey, ResponseCache, responseCacheOn } from './response-cache.js';
 import type { ChainContext, Ctx, Reply, Route } from './route.js';
 import { type CompiledObject, compileObject } from './validate.js';
@@ -277,12 +277,12 @@ function run(
     if (out) return out;
     const records = recordCacheOf(chain);
     const hashAt = (n: number) => (n <= ctx.anchor.number ? view.get(CANON, n) : undefined);
-    out = route.anchored ? records.get(key, ctx.anchor, hashAt) : undefined;
+    out = route.anchored && recordCacheOn ? records.get(key, ctx.anchor, hashAt) : undefined;
     if (out) cache.noteRecordHit();
     else {
       out = route.handler.call(route, ctx) as Reply;
       if (out instanceof Promise || out.sse || out.effect) return out;
-      if (out.record) records.set(key, out, hashAt);
+      if (out.record && recordCacheOn) records.set(key, out, hashAt);
     }
     cache.set(writes, key, out);
     return out;

@@ -13,13 +13,17 @@
  *
  * A handler opts in by answering {@link recordSingle} with the record's block number; nothing
  * else is kept. Bounded in characters (RECORD_CACHE_MAX_CHARS, default 32 Mi); the least recently
- * used entries go first. RESPONSE_CACHE=off disables it with the response cache.
+ * used entries go first. RECORD_CACHE=off disables it alone (bench/record-reads.ts measures both),
+ * RESPONSE_CACHE=off with the response cache.
  */
 import type { BlockRef } from '../storage/index.js';
 import { anchorJson, type Reply } from './route.js';
 
 /** Characters of data JSON (and keys) kept per chain at most. */
 const MAX_CHARS = Number(process.env.RECORD_CACHE_MAX_CHARS ?? 32 * 1024 * 1024);
+
+/** Whether the record cache is on (RECORD_CACHE=off turns it off). */
+export const recordCacheOn = process.env.RECORD_CACHE !== 'off';
 
 /** A record's answer: its data JSON and the block it is in. */
 interface Entry {
