@@ -10,7 +10,7 @@
  *          [--rounds 3] [--out report.md]
  */
 import os from 'node:os';
-import { benchArgs, emitReport, latencyFigures, log, percentile, runIfEntry, sampleLatency } from './lib.js';
+import { benchArgs, emitReport, latencyFigures, log, runIfEntry, sampleLatency, summarize } from './lib.js';
 import { startUwsHello } from './uws-hello.js';
 
 async function main(): Promise<void> {
@@ -34,10 +34,7 @@ async function main(): Promise<void> {
   } finally {
     await hello.stop();
   }
-  const fig = (p: string) => {
-    const s = [...samples.get(p)!].sort((a, b) => a - b);
-    return { p50: percentile(s, 50), p99: percentile(s, 99), p999: percentile(s, 99.9), n: s.length };
-  };
+  const fig = (p: string) => summarize(samples.get(p)!);
   const h = fig('/hello');
   const rows = paths.map((p) => {
     const f = fig(p);
