@@ -39,6 +39,25 @@ const TOKENS_PER_ROUND = 25;
 const BALANCE_OF = '0x70a08231';
 const TOTAL_SUPPLY = '0x18160ddd';
 
+/** Longest wait for the node's head to pass a checked block before a mismatch is asked again, ms. */
+const RECHECK_WAIT_MS = 5_000;
+
+/**
+ * Resolves once the node's head (eth_blockNumber) is past `block`, or after
+ * {@link RECHECK_WAIT_MS} (a chain that does not move has no block being built to race with).
+ * Never throws: an unanswered head poll ends the wait.
+ */
+async function nodePast(rpc: Rpc, block: number): Promise<void> {
+  for (const t0 = Date.now(); Date.now() - t0 < RECHECK_WAIT_MS; ) {
+    try {
+      if (Number(BigInt(await rpc.call<string>('eth_blockNumber', []))) > block) return;
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Checks one token at `block`; returns the verdict (also stored). */
 export async function reconcileToken(
   store: Store,
@@ -60,15 +79,16 @@ export async function reconcileToken(
   };
   const stats = read((v) => statsAt(v, token, block));
   const fromTransfers = stats?.supplyFromTransfers ?? '0';
-  let supplyOnChain: string | null = null;
-  let reason: string | null = null;
-  try {
-    const r = await rpc.call<string>('eth_call', [{ to: token, data: TOTAL_SUPPLY }, tag]);
-    supplyOnChain = r.length >= 66 ? BigInt(r.slice(0, 66)).toString() : null;
-    if (supplyOnChain === null) reason = 'totalSupply_empty_return';
-  } catch {
-    reason = 'totalSupply_reverted';
-  }
+  const askSupply = async (): Promise<{ value: string | null; reason: string | null }> => {
+    try {
+      const r = await rpc.call<string>('eth_call', [{ to: token, data: TOTAL_SUPPLY }, tag]);
+      const value = r.length >= 66 ? BigInt(r.slice(0, 66)).toString() : null;
+      return { value, reason: value === null ? 'totalSupply_empty_return' : null };
+    } catch {
+      return { value: null, reason: 'totalSupply_reverted' };
+    }
+  };
+  let { value: supplyOnChain, reason } = await askSupply();
   // Top holders by balance at `block` (current index rows valid at that block), the counterparties
   // of the latest transfers (where fee-on-transfer or rebasing tokens drift first, even when those
   // wallets are not among the largest holders), and for small tokens every non-zero balance.
@@ -101,17 +121,30 @@ export async function reconcileToken(
     }
     return out;
   });
-  let mismatched = 0;
-  for (const [w] of holders) {
+  // A balance the node answers differently from the index (null: no answer).
+  const differs = async (w: string): Promise<boolean> => {
     const data = `${BALANCE_OF}${w.slice(2).padStart(64, '0')}`;
     try {
       const r = await rpc.call<string>('eth_call', [{ to: token, data }, tag]);
       const onChain = r.length >= 66 ? BigInt(r.slice(0, 66)) : null;
-      if (onChain === null || onChain !== read((v) => balanceAt(v, token, w, block))) mismatched++;
+      return onChain === null || onChain !== read((v) => balanceAt(v, token, w, block));
     } catch {
-      mismatched++;
+      return true;
     }
+  };
+  let suspects: string[] = [];
+  for (const [w] of holders) if (await differs(w)) suspects.push(w);
+  // A node can answer a call at its newest block from the state of the block it is building
+  // (anvil: state at the best block is the live database while the next block is applied). A
+  // mismatch only stands when the node, asked again once past `block`, still says it.
+  if (suspects.length > 0 || (supplyOnChain !== null && supplyOnChain !== fromTransfers)) {
+    await nodePast(rpc, block);
+    const again: string[] = [];
+    for (const w of suspects) if (await differs(w)) again.push(w);
+    suspects = again;
+    ({ value: supplyOnChain, reason } = await askSupply());
   }
+  const mismatched = suspects.length;
   const supplyMismatch = supplyOnChain !== null && supplyOnChain !== fromTransfers;
   let metadataNow: Reconciliation['metadataNow'] = null;
   let metadataChanged = false;
