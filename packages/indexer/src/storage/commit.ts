@@ -134,13 +134,16 @@ export function createCommitter(o: {
         settled();
         return;
       }
-      if (cache.committed(id)) retireLater();
       rocks.retireIterators(); // an idle pooled iterator would pin the version before this write
       if (logOn && logged) {
         logCommitted = seq;
         for (const l of logListeners) l(seq);
       }
+      // The commit is announced before the state cache takes the batch's values in (a live
+      // block's promotion is thousands of map puts): readers see RocksDB, not the cache, and
+      // ingest reads the same values from the batch's overlay until then, in this same turn.
       onCommitted?.(marks);
+      if (cache.committed(id)) retireLater();
       settled();
     };
     try {

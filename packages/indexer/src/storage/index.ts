@@ -84,7 +84,10 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     rocks.write([metaOp('generation', generation)]);
   }
   const st: StoreState = { head: readMeta<BlockRef>(CHECKPOINT) ?? null, lastWriteError: null };
-  const queue: WriteQueue = opts.writer === 'thread' ? createThreadWriter(rocks) : createSyncWriter(rocks);
+  const queue: WriteQueue =
+    opts.writer === 'thread'
+      ? createThreadWriter(rocks, opts.inlineWrites ?? process.env.WRITER_INLINE !== 'off')
+      : createSyncWriter(rocks);
   const logOn = opts.changeLog === true;
   /** The committed head, read from RocksDB (never from the cache): what a view anchors at. */
   const committedHead = (): BlockRef | null => {

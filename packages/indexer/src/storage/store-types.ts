@@ -34,6 +34,12 @@ export interface StoreOptions {
    * `sync` (default) — committed before the call returns (tests, tools, replicas).
    */
   writer?: 'thread' | 'sync';
+  /**
+   * With the `thread` writer: commit a small batch submitted while none is in flight (a live
+   * block) on the submitting thread (writer.ts `createThreadWriter`). Default: true unless the
+   * environment says WRITER_INLINE=off.
+   */
+  inlineWrites?: boolean;
   /** Bound of the ingest's state cache, bytes (default 64 MiB; see cache.ts). */
   cacheBytes?: number;
 }

@@ -10,7 +10,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { BALANCE } from '../schema/tables/tokens.js';
 import type * as StoreModule from './index.js';
 import type { Store } from './index.js';
-import { CHUNK_OPS } from './writer.js';
+import { CHUNK_OPS, INLINE_MAX_OPS } from './writer.js';
 
 // The writer thread runs the compiled writer-thread.js, so the store comes from the build (the
 // test command builds first): the same code, loaded the way the service loads it.
@@ -26,9 +26,9 @@ const TOKEN = `0x${'aa'.repeat(20)}` as `0x${string}`;
 const holder = (i: number) => `0x${i.toString(16).padStart(40, '0')}` as `0x${string}`;
 
 /** A store with a writer thread on a fresh directory, closed and removed after the test. */
-async function threadStore(): Promise<Store> {
+async function threadStore(inlineWrites = true): Promise<Store> {
   const d = mkdtempSync(join(tmpdir(), 'writer-'));
-  const s: Store = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread' });
+  const s: Store = await createStore({ dataDir: d, unfinalisedWindow: 16, writer: 'thread', inlineWrites });
   onTestFinished(async () => {
     await s.close().catch(() => undefined);
     rmSync(d, { recursive: true, force: true });
@@ -38,7 +38,7 @@ async function threadStore(): Promise<Store> {
 
 describe('writer thread: a batch in chunks', () => {
   it('commits a segment of several chunks atomically, before a block submitted behind it', async () => {
-    const s = await threadStore();
+    const s = await threadStore(false); // every batch to the thread, the chunked path
     const n = CHUNK_OPS * 3 + 17;
     const segment = s.newBatch({ undo: false });
     for (let i = 0; i < n; i++) segment.put(BALANCE_BUILT, [TOKEN, holder(i)], BigInt(i));
@@ -76,7 +76,7 @@ describe('writer thread: a batch in chunks', () => {
   });
 
   it('announces every batch leaving the queue, with the writes in flight already lowered', async () => {
-    const s = await threadStore();
+    const s = await threadStore(false);
     const inFlightAtSettle: number[] = [];
     const order: string[] = [];
     const off = s.onWriteSettled(() => {
@@ -99,5 +99,42 @@ describe('writer thread: a batch in chunks', () => {
     s.commitBatch({ number: 3, hash: key32(3) }, late);
     await s.settled(0);
     expect(inFlightAtSettle).toHaveLength(3);
+  });
+});
+
+describe('writer thread: a live block alone in the queue', () => {
+  it('is committed before commitBatch returns; one behind a batch in flight waits its turn', async () => {
+    const s = await threadStore();
+    const order: string[] = [];
+    const block = s.newBatch();
+    block.put(BALANCE_BUILT, [TOKEN, holder(1)], 11n);
+    s.commitBatch({ number: 0, hash: key32(0) }, block, undefined, () => order.push('block 0'));
+    // Committed in place: visible to a view at once, nothing in flight.
+    expect(order).toEqual(['block 0']);
+    expect(s.inFlight().batches).toBe(0);
+    let v = s.view();
+    try {
+      expect(v.head?.number).toBe(0);
+      expect(v.get(BALANCE_BUILT, TOKEN, holder(1))).toBe(11n);
+    } finally {
+      v.close();
+    }
+    // A segment goes to the thread; a block behind it must not jump the queue.
+    const segment = s.newBatch({ undo: false });
+    for (let i = 0; i < INLINE_MAX_OPS + 1; i++) segment.put(BALANCE_BUILT, [TOKEN, holder(i)], BigInt(i));
+    s.commitBatch({ number: 1, hash: key32(1) }, segment, undefined, () => order.push('segment 1'));
+    const next = s.newBatch();
+    next.put(BALANCE_BUILT, [TOKEN, holder(1)], 22n);
+    s.commitBatch({ number: 2, hash: key32(2) }, next, undefined, () => order.push('block 2'));
+    expect(s.inFlight().batches).toBe(2);
+    await s.settled(0);
+    expect(order).toEqual(['block 0', 'segment 1', 'block 2']);
+    v = s.view();
+    try {
+      expect(v.head?.number).toBe(2);
+      expect(v.get(BALANCE_BUILT, TOKEN, holder(1))).toBe(22n);
+    } finally {
+      v.close();
+    }
   });
 });

@@ -3,8 +3,9 @@
  *
  * Two implementations with one contract:
  *  - `thread` (the default of a serving process): a worker thread opens the same database through
- *    the binding's native handle and commits the batches, so the main thread never waits for the
- *    write-ahead log or the memtable insert of a block or a history segment. The ops cross as one
+ *    the binding's native handle and commits the batches, so the ingest engine's thread never
+ *    waits for the write-ahead log or the memtable insert of a history segment (a live block,
+ *    alone in the queue, is committed in place: {@link createThreadWriter}). The ops cross as one
  *    transferable ArrayBuffer per batch (no structured clone of thousands of Buffers).
  *  - `sync`: the batch is committed before `submit` returns (tests, tools, replicas).
  *
@@ -16,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerHeap } from '../schema/delta.js';
 import type { Table } from '../schema/table.js';
-import type { Rocks, WriteOp } from './binding.js';
+import { attachBatches, type Rocks, type WriteOp } from './binding.js';
 import { laterSlice } from './turns.js';
 
 /**
@@ -36,6 +37,8 @@ function* opsOf(ops: Ops): Iterable<WriteOp> {
     for (const [k, value] of ops as ReadonlyMap<string, Buffer | null>)
       yield { key: Buffer.from(k, 'latin1'), value };
 }
+/** Epoch milliseconds, sub-millisecond, comparable with the other threads' marks. */
+const epochMs = () => performance.timeOrigin + performance.now();
 const countOf = (ops: Ops): number =>
   Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, Buffer | null>).size;
 
@@ -294,10 +297,30 @@ interface Encoding {
 }
 
 /**
+ * Ops (and bytes of pre-encoded parts) up to which a batch submitted while nothing is in flight
+ * is committed on the submitting thread (see {@link createThreadWriter}). The ops bound is the one
+ * the committer calls a live block's (commit.ts `PROMOTE_MAX_OPS`): a mainnet block of 200
+ * transactions writes a few thousand state ops beside its worker-encoded rows.
+ */
+export const INLINE_MAX_OPS = 20_000;
+export const INLINE_MAX_PART_BYTES = 8 * 1024 * 1024;
+
+/**
  * Starts the writer thread on the database behind `rocks` (same process, same native handle).
  * The thread must be closed before the database is.
+ *
+ * A live block skips the thread: a batch of at most {@link INLINE_MAX_OPS} ops and
+ * {@link INLINE_MAX_PART_BYTES} of parts, submitted while no batch is in flight, is committed on
+ * the submitting thread before `submit` returns (order holds: nothing is ahead of it). The
+ * submitting thread is the ingest engine's, never the serving thread, and on the live edge it
+ * would only wait for the answer: the two thread hops (the batch's message and the answer's, with
+ * each thread's turn on a busy machine) are the live timeline's `post` and `ack`, about a
+ * seventh of a live block's time (bench/results/engine-thread-2026-11-29-sixth-live-shape.md).
+ * History segments (larger, and submitted while the previous one commits) keep the thread, which
+ * overlaps their write with the next segment's build. `inline` false sends every batch to the
+ * thread. A refusal is reported through `done` (never thrown), as for a batch the thread refuses.
  */
-export function createThreadWriter(rocks: Rocks): WriteQueue {
+export function createThreadWriter(rocks: Rocks, inline = true): WriteQueue {
   const worker = new Worker(fileURLToPath(new URL('./writer-thread.js', import.meta.url)), {
     workerData: { handle: rocks.handle() },
   });
@@ -354,6 +377,32 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
     if (e.left <= 0) encoding.shift();
     laterSlice(pump);
   };
+  // Inline batches go to the native batch calls directly, as on the writer thread (no op objects).
+  const native = inline ? attachBatches(rocks.handle()) : null;
+  /** Commits one batch on this thread (see the function comment); marks as the thread's. */
+  const commitInline = (ops: Ops, parts: readonly ArrayBuffer[], done: WriteDone) => {
+    const n = native!;
+    const received = epochMs();
+    let applied = received;
+    const batch = n.begin();
+    try {
+      const add = (key: Buffer, value: Buffer | null) => {
+        if (value === null) n.del(batch, key);
+        else n.put(batch, key, value);
+      };
+      for (const x of parts) eachOp(x, add);
+      for (const op of opsOf(ops)) add(op.key, op.value);
+      applied = epochMs();
+      n.write(batch);
+    } catch (err) {
+      failed ??= err as Error;
+      done(failed);
+      return;
+    } finally {
+      n.clear(batch);
+    }
+    done(null, { received, applied, written: epochMs() });
+  };
   return {
     mode: 'thread',
     submit(ops, done, parts = []) {
@@ -363,10 +412,14 @@ export function createThreadWriter(rocks: Rocks): WriteQueue {
       }
       let partBytes = 0;
       for (const x of parts) partBytes += x.byteLength;
+      const count = countOf(ops);
+      if (inline && !pending.length && count <= INLINE_MAX_OPS && partBytes <= INLINE_MAX_PART_BYTES) {
+        commitInline(ops, parts, done);
+        return;
+      }
       const p: Pending = { id: nextId++, bytes: partBytes, done };
       pending.push(p);
       bytes += partBytes;
-      const count = countOf(ops);
       const e: Encoding = { p, ops: pairsOf(ops)[Symbol.iterator](), left: count, parts };
       // A small batch alone goes out at once (a live block); a large one, or one behind a batch
       // still being encoded, waits its turn in the pump.

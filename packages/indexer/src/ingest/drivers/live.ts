@@ -71,6 +71,10 @@ export function createLiveDriver(deps: DriverDeps): Driver {
       ? g.blocks.flatMap((b) => streams.log.append(g.batch, b.d.number, b.frames ?? []))
       : [];
     const t = performance.now();
+    // Stamped before the hand-over: a block alone in the write queue commits before commitBatch
+    // returns (storage/writer.ts), its callback included.
+    const built = epochMs();
+    for (const b of g.blocks) b.timeline.built = built;
     store.commitBatch(ref, g.batch, meta, (marks) => {
       const visible = epochMs();
       for (const b of g.blocks) {
@@ -80,8 +84,6 @@ export function createLiveDriver(deps: DriverDeps): Driver {
       }
       streams?.hub.publish(committed);
     });
-    const built = epochMs();
-    for (const b of g.blocks) b.timeline.built = built;
     const write = performance.now() - t;
     last.clock.stages.write = Math.round(write * 10) / 10;
     last.clock.busy += write;
