@@ -75,7 +75,7 @@ export type FromEngine =
       head: BlockRef | null;
       /** Frames this commit appended, in sequence order: published to the live subscribers. */
       frames: Frame[];
-      /** When the engine posted it (epoch ms): the serving thread's hand-over time in the metrics. */
+      /** When the engine posted it (epoch ms, sub-millisecond): the serving thread's hand-over time in the metrics. */
       postedAt: number;
       /** The engine's status right after this commit. */
       status: EngineStatus;

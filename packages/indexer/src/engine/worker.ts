@@ -130,7 +130,16 @@ async function main(): Promise<void> {
         post({ t: 'frames', frames: c.frames.slice(at, at + FRAMES_PER_MESSAGE) });
       const frames = at ? c.frames.slice(at) : c.frames;
       seen = signature();
-      post({ t: 'commit', head: c.head, frames, postedAt: Date.now(), status: statusOf(engine) });
+      const status = statusOf(engine);
+      // Epoch ms with sub-millisecond precision (comparable across threads): Date.now()'s whole
+      // milliseconds made the hand-over histogram's lower buckets unreadable.
+      post({
+        t: 'commit',
+        head: c.head,
+        frames,
+        postedAt: performance.timeOrigin + performance.now(),
+        status,
+      });
     },
     onDecodeHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `decode-${id}`, ...h }),
     onReplayHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `replay-${id}`, ...h }),

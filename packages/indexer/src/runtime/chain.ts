@@ -269,7 +269,8 @@ function lanesOf(engine: EngineHost): { ingest: Ingest; traces: TracesLane } {
 /**
  * The serving thread's part in one engine commit: the projections' states re-read from one view of
  * what RocksDB now holds, the commit's frames published to live subscribers; `handOver` hears the
- * message's transit (ms) and this work's duration (seconds).
+ * message's transit (ms, from the engine's post to this thread taking it up: the frames'
+ * structured clone included) and this work's duration (seconds).
  */
 function servingCommit(
   c: { frames: Frame[]; postedAt: number },
@@ -281,7 +282,7 @@ function servingCommit(
   const t0 = performance.now();
   inView(store, (v) => registry?.reload((name) => v.meta(name)));
   if (streams) streams.hub.publish(streams.log.advance(c.frames));
-  handOver(Date.now() - c.postedAt, (performance.now() - t0) / 1000);
+  handOver(performance.timeOrigin + t0 - c.postedAt, (performance.now() - t0) / 1000);
 }
 
 /**

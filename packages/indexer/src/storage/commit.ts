@@ -32,7 +32,8 @@ export interface StoreState {
 /**
  * Submits `ops` as one atomic batch of change kind `kind`; `headAfter` (default: the current head)
  * is the head the change-log entry records; `onCommitted` runs when RocksDB holds the batch;
- * `logged` false keeps it out of the change log; `parts` are rows encoded elsewhere.
+ * `logged` false keeps it out of the change log; `parts` are rows encoded elsewhere; `inline`
+ * false keeps the batch off the submitting thread (writer.ts `createThreadWriter`; default true).
  * @throws StoreWriteError when an earlier batch was refused, or (sync writer) this one is.
  */
 export type WriteFn = (
@@ -42,6 +43,7 @@ export type WriteFn = (
   onCommitted?: (marks?: WriterMarks) => void,
   logged?: boolean,
   parts?: ArrayBuffer[],
+  inline?: boolean,
 ) => void;
 
 /** The write path of one store. */
@@ -96,7 +98,15 @@ export function createCommitter(o: {
     };
     laterSlice(step);
   };
-  const write: WriteFn = (ops, kind, headAfter = st.head, onCommitted, logged = true, parts = []) => {
+  const write: WriteFn = (
+    ops,
+    kind,
+    headAfter = st.head,
+    onCommitted,
+    logged = true,
+    parts = [],
+    inline = true,
+  ) => {
     if (st.lastWriteError) throw st.lastWriteError;
     let seq = 0;
     // Readable by ingest at once (an overlay of the state cache) until RocksDB holds it.
@@ -147,7 +157,7 @@ export function createCommitter(o: {
       settled();
     };
     try {
-      queue.submit(map, done, parts);
+      queue.submit(map, done, parts, inline);
     } catch (err) {
       // A sync writer's refusal (typed above); anything else is the caller's callback failing.
       throw refused ?? err;

@@ -163,7 +163,8 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     commitBatch(ref, batch, extraMeta, onCommitted) {
       sealBlock(batch, ref, opts.unfinalisedWindow, extraMeta);
       const next = { number: ref.number, hash: ref.hash };
-      write(batch.opMap, 'block', next, onCommitted, true, batch.parts);
+      // A history segment (no undo) keeps the writer thread: its write overlaps the next build.
+      write(batch.opMap, 'block', next, onCommitted, true, batch.parts, batch.undo !== null);
       st.head = next;
     },
     endBlock(ref, batch) {

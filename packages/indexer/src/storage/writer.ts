@@ -65,9 +65,11 @@ export interface WriteQueue {
    * already encoded ({@link encodeOps} layout, e.g. rows a decode worker built), applied before
    * `ops` in the same atomic batch (so `ops` win on a key both write). `done` runs on the main
    * thread once the batch is visible to reads (or refused). The parts' buffers are transferred.
+   * `inline` false: never committed on the submitting thread (a history segment; see
+   * {@link createThreadWriter}).
    * @throws Error synchronously in `sync` mode when RocksDB refuses the batch (`done` also runs).
    */
-  submit(ops: Ops, done: WriteDone, parts?: readonly ArrayBuffer[]): void;
+  submit(ops: Ops, done: WriteDone, parts?: readonly ArrayBuffer[], inline?: boolean): void;
   /** Batches submitted and not yet committed. */
   inFlight(): number;
   /** Bytes of ops submitted and not yet committed. */
@@ -316,9 +318,10 @@ export const INLINE_MAX_PART_BYTES = 8 * 1024 * 1024;
  * would only wait for the answer: the two thread hops (the batch's message and the answer's, with
  * each thread's turn on a busy machine) are the live timeline's `post` and `ack`, about a
  * seventh of a live block's time (bench/results/engine-thread-2026-11-29-sixth-live-shape.md).
- * History segments (larger, and submitted while the previous one commits) keep the thread, which
- * overlaps their write with the next segment's build. `inline` false sends every batch to the
- * thread. A refusal is reported through `done` (never thrown), as for a batch the thread refuses.
+ * History segments (`submit`'s `inline` false: batches without undo) keep the thread, which
+ * overlaps their write with the next segment's build. `inline` false here sends every batch to
+ * the thread. A refusal is reported through `done` (never thrown), as for a batch the thread
+ * refuses.
  */
 export function createThreadWriter(rocks: Rocks, inline = true): WriteQueue {
   const worker = new Worker(fileURLToPath(new URL('./writer-thread.js', import.meta.url)), {
@@ -405,7 +408,7 @@ export function createThreadWriter(rocks: Rocks, inline = true): WriteQueue {
   };
   return {
     mode: 'thread',
-    submit(ops, done, parts = []) {
+    submit(ops, done, parts = [], inlineOk = true) {
       if (failed || closing) {
         done(failed ?? new Error('writer closed'));
         return;
@@ -413,7 +416,13 @@ export function createThreadWriter(rocks: Rocks, inline = true): WriteQueue {
       let partBytes = 0;
       for (const x of parts) partBytes += x.byteLength;
       const count = countOf(ops);
-      if (inline && !pending.length && count <= INLINE_MAX_OPS && partBytes <= INLINE_MAX_PART_BYTES) {
+      if (
+        inline &&
+        inlineOk &&
+        !pending.length &&
+        count <= INLINE_MAX_OPS &&
+        partBytes <= INLINE_MAX_PART_BYTES
+      ) {
         commitInline(ops, parts, done);
         return;
       }
