@@ -101,6 +101,7 @@ export async function composeEngine(
   const relay: Hub = {
     add: () => () => false,
     size: () => 0,
+    topics: () => new Set(),
     // Called once per committed block, segment or rollback, after RocksDB holds it.
     publish: (frames) => o.onCommit({ head: store.committedHead(), frames }),
   };

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { BlockRef } from '../storage/index.js';
-import type { Frame } from '../streams/log.js';
+import type { PackedFrames } from '../streams/log.js';
 import type { EngineInit, EngineStatus, FromEngine, ProjectionInfo, ToEngine } from './protocol.js';
 
 export type { EngineInit, EngineStatus, ProjectionInfo, ThreadHeap } from './protocol.js';
@@ -45,9 +45,9 @@ const METRICS_TIMEOUT_MS = 2_000;
 export function startEngine(
   init: EngineInit,
   o: {
-    onCommit: (c: { head: BlockRef | null; frames: Frame[]; postedAt: number }) => void;
+    onCommit: (c: { head: BlockRef | null; frames: PackedFrames; postedAt: number }) => void;
     /** The first frames of a large commit, ahead of its `onCommit` (committed already; in order). */
-    onFrames: (frames: Frame[]) => void;
+    onFrames: (frames: PackedFrames) => void;
     onFatal: (error: string) => void;
     /** Old-generation bound of the engine thread's heap, MiB (resourceLimits). */
     heapMb: number;

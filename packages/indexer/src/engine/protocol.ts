@@ -14,7 +14,7 @@ import type { ThreadHeap } from '../schema/delta.js';
 import type { TracesLaneStatus } from '../schema/rows/traces.js';
 import type { CacheStats } from '../storage/cache.js';
 import type { BlockRef } from '../storage/index.js';
-import type { Frame } from '../streams/log.js';
+import type { PackedFrames } from '../streams/log.js';
 import type { LaunchpadDeployments } from '../tokens/launchpads.js';
 
 /** What the engine thread starts with (its `workerData`; structured-cloned). */
@@ -73,8 +73,11 @@ export type FromEngine =
       t: 'commit';
       /** The head after this commit (RocksDB holds it: every view opened from now on sees it). */
       head: BlockRef | null;
-      /** Frames this commit appended, in sequence order: published to the live subscribers. */
-      frames: Frame[];
+      /**
+       * Frames this commit appended, in sequence order, packed in one transferred buffer:
+       * published to the live subscribers.
+       */
+      frames: PackedFrames;
       /** When the engine posted it (epoch ms, sub-millisecond): the serving thread's hand-over time in the metrics. */
       postedAt: number;
       /** The engine's status right after this commit. */
@@ -88,7 +91,7 @@ export type FromEngine =
        * segments carry the frames of HISTORY_FRAME_BLOCKS blocks, thousands, which the serving
        * thread then takes a message (one turn) at a time.
        */
-      frames: Frame[];
+      frames: PackedFrames;
     }
   | { t: 'status'; status: EngineStatus }
   | { t: 'metrics'; id: number; json: unknown[] }

@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import client from 'prom-client';
 import { createChainMetrics } from '../metrics/chain.js';
 import { setTurnBudget } from '../storage/index.js';
+import { packFrames } from '../streams/log.js';
 import { type ChainEngine, composeEngine } from './compose.js';
 import type { EngineInit, EngineStatus, FromEngine, ThreadHeap, ToEngine } from './protocol.js';
 
@@ -38,7 +39,7 @@ setTurnBudget(ENGINE_TURN_BUDGET_MS);
 
 const init = workerData as EngineInit;
 const port = parentPort!;
-const post = (m: FromEngine) => port.postMessage(m);
+const post = (m: FromEngine, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
 const log = pino(
   { level: init.logLevel, base: { chain: init.chain.name, thread: 'engine' }, ...redactingLoggerOptions() },
   pino.destination({ dest: 1, sync: false }),
@@ -124,22 +125,28 @@ async function main(): Promise<void> {
     // The status travels with the commit: what /health says is never older than what reads see.
     onCommit: (c) => {
       // Frames beyond one message go ahead in 'frames' messages (committed already: RocksDB holds
-      // them), so the serving thread never deserialises thousands in one turn.
+      // them), so the serving thread never decodes thousands in one turn. Each message's frames
+      // are one transferred buffer (streams/log.ts packFrames), not objects to clone.
       let at = 0;
-      for (; c.frames.length - at > FRAMES_PER_MESSAGE; at += FRAMES_PER_MESSAGE)
-        post({ t: 'frames', frames: c.frames.slice(at, at + FRAMES_PER_MESSAGE) });
-      const frames = at ? c.frames.slice(at) : c.frames;
+      for (; c.frames.length - at > FRAMES_PER_MESSAGE; at += FRAMES_PER_MESSAGE) {
+        const packed = packFrames(c.frames.slice(at, at + FRAMES_PER_MESSAGE));
+        post({ t: 'frames', frames: packed }, [packed.buf]);
+      }
+      const frames = packFrames(at ? c.frames.slice(at) : c.frames);
       seen = signature();
       const status = statusOf(engine);
       // Epoch ms with sub-millisecond precision (comparable across threads): Date.now()'s whole
       // milliseconds made the hand-over histogram's lower buckets unreadable.
-      post({
-        t: 'commit',
-        head: c.head,
-        frames,
-        postedAt: performance.timeOrigin + performance.now(),
-        status,
-      });
+      post(
+        {
+          t: 'commit',
+          head: c.head,
+          frames,
+          postedAt: performance.timeOrigin + performance.now(),
+          status,
+        },
+        [frames.buf],
+      );
     },
     onDecodeHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `decode-${id}`, ...h }),
     onReplayHeap: ({ threadId: id, ...h }) => decodeHeaps.set(id, { thread: `replay-${id}`, ...h }),

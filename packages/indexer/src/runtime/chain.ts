@@ -21,6 +21,7 @@ import { createRegistry, projectionIdentity, type Registered } from '../projecti
 import { createQueries } from '../queries/index.js';
 import { createRpc, type Rpc } from '../rpc/client.js';
 import { PROJECTION_LIST } from '../schema/projections.js';
+import type { Topic } from '../schema/rows/streams.js';
 import { TRACES_CHECKPOINT_META } from '../schema/rows/traces.js';
 import { createScreenerReader } from '../screener/index.js';
 import type { ChainContext } from '../server/route.js';
@@ -34,7 +35,7 @@ import {
   StoreWriteError,
 } from '../storage/index.js';
 import { createHub } from '../streams/hub.js';
-import { createStreamLog, type Frame } from '../streams/log.js';
+import { createStreamLog, type Frame, type PackedFrames } from '../streams/log.js';
 import { createStreams, type StreamSlots } from '../streams/service.js';
 import { createTokensReader } from '../tokens/index.js';
 import { type LaunchpadDeployments, loadLaunchpadsFile } from '../tokens/launchpads.js';
@@ -273,15 +274,18 @@ function lanesOf(engine: EngineHost): { ingest: Ingest; traces: TracesLane } {
  * structured clone included) and this work's duration (seconds).
  */
 function servingCommit(
-  c: { frames: Frame[]; postedAt: number },
+  c: { frames: PackedFrames; postedAt: number },
   store: Store,
   registry: { reload(meta: (name: string) => unknown): void } | null,
-  streams: { hub: { publish(f: Frame[]): void }; log: { advance(f: Frame[]): Frame[] } } | null,
+  streams: {
+    hub: { publish(f: Frame[]): void; topics(): Set<Topic> };
+    log: { unpack(p: PackedFrames, topics: ReadonlySet<Topic>): Frame[] };
+  } | null,
   handOver: (transitMs: number, seconds: number) => void,
 ): void {
   const t0 = performance.now();
   inView(store, (v) => registry?.reload((name) => v.meta(name)));
-  if (streams) streams.hub.publish(streams.log.advance(c.frames));
+  if (streams) streams.hub.publish(streams.log.unpack(c.frames, streams.hub.topics()));
   handOver(performance.timeOrigin + t0 - c.postedAt, (performance.now() - t0) / 1000);
 }
 
@@ -378,7 +382,7 @@ export async function openChain(cfg: ChainConfig, deps: SharedDeps): Promise<Cha
       onCommit: (c) =>
         servingCommit(c, store, registry, streams, (ms, s) => deps.onHandOver?.(cfg.name, ms, s)),
       onFrames: (frames) => {
-        if (streams) streams.hub.publish(streams.log.advance(frames));
+        if (streams) streams.hub.publish(streams.log.unpack(frames, streams.hub.topics()));
       },
       onFatal(error) {
         log.fatal({ error }, 'ingest engine thread died; exiting (a supervisor restarts the service)');

@@ -60,6 +60,8 @@ export class BlockBatch {
    */
   private readonly fresh = new Set<string>();
   private pendingBytes = 0;
+  /** Blocks ended in this batch with undo so far ({@link endBlock}; the sealed last one included once sealed). */
+  blocksEnded = 0;
 
   constructor(
     /** The store underneath, for range reads of committed state. */
@@ -82,6 +84,7 @@ export class BlockBatch {
   endBlock(): UndoEntry[] {
     const u = this.blockUndo;
     if (!u || !this.touched) throw new Error('endBlock on a batch without undo');
+    this.blocksEnded++;
     this.blockUndo = [];
     this.touched.clear();
     return u;

@@ -161,10 +161,13 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     newBatch: (o) => new BlockBatch(rocks, cache, o),
     commitBatch(ref, batch, extraMeta, onCommitted) {
+      // Only a single live block may be committed in place (storage/writer.ts): a history segment
+      // (no undo) or a catch-up batch of several live blocks keeps the writer thread, whose write
+      // overlaps the next build.
+      const single = batch.undo !== null && batch.blocksEnded === 0;
       sealBlock(batch, ref, opts.unfinalisedWindow, extraMeta);
       const next = { number: ref.number, hash: ref.hash };
-      // A history segment (no undo) keeps the writer thread: its write overlaps the next build.
-      write(batch.opMap, 'block', next, onCommitted, true, batch.parts, batch.undo !== null);
+      write(batch.opMap, 'block', next, onCommitted, true, batch.parts, single);
       st.head = next;
     },
     endBlock(ref, batch) {

@@ -137,5 +137,14 @@ describe('writer thread: a live block alone in the queue', () => {
     } finally {
       v.close();
     }
+    // A catch-up batch of several live blocks keeps the thread too, with nothing in flight.
+    const two = s.newBatch();
+    two.put(BALANCE_BUILT, [TOKEN, holder(2)], 2n);
+    s.endBlock({ number: 3, hash: key32(3) }, two);
+    two.put(BALANCE_BUILT, [TOKEN, holder(2)], 4n);
+    s.commitBatch({ number: 4, hash: key32(4) }, two, undefined, () => order.push('blocks 3-4'));
+    expect(s.inFlight().batches).toBe(1);
+    await s.settled(0);
+    expect(order.at(-1)).toBe('blocks 3-4');
   });
 });

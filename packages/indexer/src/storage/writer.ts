@@ -318,8 +318,8 @@ export const INLINE_MAX_PART_BYTES = 8 * 1024 * 1024;
  * would only wait for the answer: the two thread hops (the batch's message and the answer's, with
  * each thread's turn on a busy machine) are the live timeline's `post` and `ack`, about a
  * seventh of a live block's time (bench/results/engine-thread-2026-11-29-sixth-live-shape.md).
- * History segments (`submit`'s `inline` false: batches without undo) keep the thread, which
- * overlaps their write with the next segment's build. `inline` false here sends every batch to
+ * History segments and live catch-up batches of several blocks (`submit`'s `inline` false, from
+ * `commitBatch`) keep the thread, which overlaps their write with the next build. `inline` false here sends every batch to
  * the thread. A refusal is reported through `done` (never thrown), as for a batch the thread
  * refuses.
  */

@@ -22,6 +22,8 @@ export interface Hub {
    * fail the ingest step that published nor starve the others.
    */
   publish(frames: Frame[]): void;
+  /** The topics some subscriber listens to now (the frames worth decoding). */
+  topics(): Set<Topic>;
   size(): number;
 }
 
@@ -43,6 +45,11 @@ export function createHub(onFault: (err: unknown) => void = () => {}): Hub {
           onFault(err);
         }
       }
+    },
+    topics() {
+      const out = new Set<Topic>();
+      for (const s of subs) for (const t of s.topics) out.add(t);
+      return out;
     },
     size: () => subs.size,
   };
