@@ -45,6 +45,19 @@ export interface ChainEngine {
 }
 
 /**
+ * The engine's hub: frames are not published here; each commit's go to the serving thread with
+ * it (`onCommit`, once per committed block, segment or rollback, after RocksDB holds it).
+ */
+function relayHub(store: Store, onCommit: (c: { head: BlockRef | null; frames: Frame[] }) => void): Hub {
+  return {
+    add: () => () => false,
+    size: () => 0,
+    topics: () => new Set(),
+    publish: (frames) => onCommit({ head: store.committedHead(), frames }),
+  };
+}
+
+/**
  * Composes the write side of `init.chain` on the attached database.
  * @throws when the database cannot be attached.
  */
@@ -96,15 +109,8 @@ export async function composeEngine(
     // The lane starts after ingest is created (start() below), so `ingest` is initialised here.
     mainLanesBackfilling: () => ingest.status().state === 'backfilling',
   });
-  // Frames are not published here: the hub hands them to the serving thread with the commit.
   const streamLog = createStreamLog(store);
-  const relay: Hub = {
-    add: () => () => false,
-    size: () => 0,
-    topics: () => new Set(),
-    // Called once per committed block, segment or rollback, after RocksDB holds it.
-    publish: (frames) => o.onCommit({ head: store.committedHead(), frames }),
-  };
+  const relay = relayHub(store, o.onCommit);
   const ingest = createIngest({
     registry,
     streams: { log: streamLog, hub: relay },

@@ -161,9 +161,7 @@ export async function createStore(opts: StoreOptions): Promise<Store> {
     },
     newBatch: (o) => new BlockBatch(rocks, cache, o),
     commitBatch(ref, batch, extraMeta, onCommitted) {
-      // Only a single live block may be committed in place (storage/writer.ts): a history segment
-      // (no undo) or a catch-up batch of several live blocks keeps the writer thread, whose write
-      // overlaps the next build.
+      // Only one live block commits in place (writer.ts): segments and catch-up batches keep the thread.
       const single = batch.undo !== null && batch.blocksEnded === 0;
       sealBlock(batch, ref, opts.unfinalisedWindow, extraMeta);
       const next = { number: ref.number, hash: ref.hash };
