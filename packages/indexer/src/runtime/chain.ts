@@ -270,8 +270,9 @@ function lanesOf(engine: EngineHost): { ingest: Ingest; traces: TracesLane } {
 /**
  * The serving thread's part in one engine commit: the projections' states re-read from one view of
  * what RocksDB now holds, the commit's frames published to live subscribers; `handOver` hears the
- * message's transit (ms, from the engine's post to this thread taking it up: the frames'
- * structured clone included) and this work's duration (seconds).
+ * message's transit (ms, from the engine's post to this thread taking it up; the frames are one
+ * transferred buffer, decoded here for the listened topics only) and this work's duration
+ * (seconds, the decoding included).
  */
 function servingCommit(
   c: { frames: PackedFrames; postedAt: number },
