@@ -9,13 +9,18 @@
 
 import {
   type FrameKeys,
+  type PackedFrames,
   type PendingFrame,
+  packFrameTexts,
   TOPIC_NAMES,
   TOPICS,
   type Topic,
+  unpackFrameTexts,
 } from '../schema/rows/streams.js';
 import { STREAM_FRAME, STREAM_SEQ } from '../schema/tables/streams.js';
 import { type BlockBatch, inView, type Store, type WriteOp } from '../storage/index.js';
+
+export type { PackedFrames };
 
 const TOPIC_BY_ID = new Map<number, Topic>(TOPIC_NAMES.map((t) => [TOPICS[t], t]));
 
@@ -31,47 +36,15 @@ export interface Frame extends PendingFrame {
   block: number;
 }
 
-/**
- * Committed frames as one byte buffer, for the hand-over from the engine thread to the serving
- * thread: transferred, not structured-cloned (a mainnet block publishes on the order of a thousand
- * frames: 2.7 ms to clone 512 frame objects through a port on the bench host, paid on the serving
- * thread before its handler even runs). Per frame: u8 topic id, f64 sequence, u32 byte length, then
- * the frame's stored row text (UTF-8: the header line and the frame's JSON, as STREAM_FRAME holds
- * it). `last` is each topic's highest sequence in it, so the serving thread moves its sequences
- * without reading a frame; it decodes only the frames of topics someone listens to.
- */
-export interface PackedFrames {
-  buf: ArrayBuffer;
-  count: number;
-  last: Array<[Topic, number]>;
-}
-
 /** The stored row text of a frame: its header line, then its JSON verbatim. */
 function rowText(f: { event: string; keys: FrameKeys; json: string }, block: number): string {
   // The header is JSON.stringify output, which never holds a raw newline (no second escaping pass).
   return `{"event":${JSON.stringify(f.event)},"block":${block},"keys":${JSON.stringify(f.keys)}}\n${f.json}`;
 }
 
-/** Packs committed frames (in sequence order) into one transferable buffer ({@link PackedFrames}). */
+/** Packs committed frames (in sequence order) for the hand-over ({@link PackedFrames}). */
 export function packFrames(frames: readonly Frame[]): PackedFrames {
-  const texts = frames.map((f) => rowText(f, f.block));
-  let max = 0;
-  for (const t of texts) max += 13 + t.length * 3;
-  const tmp = Buffer.allocUnsafe(max);
-  const last = new Map<Topic, number>();
-  let off = 0;
-  for (let i = 0; i < frames.length; i++) {
-    const f = frames[i];
-    off = tmp.writeUInt8(TOPICS[f.topic], off);
-    off = tmp.writeDoubleLE(f.seq, off);
-    const n = tmp.write(texts[i], off + 4, 'utf8');
-    tmp.writeUInt32LE(n, off);
-    off += 4 + n;
-    if (f.seq > (last.get(f.topic) ?? 0)) last.set(f.topic, f.seq);
-  }
-  const buf = new ArrayBuffer(off);
-  tmp.copy(Buffer.from(buf), 0, 0, off);
-  return { buf, count: frames.length, last: [...last] };
+  return packFrameTexts(frames.map((f) => ({ topic: f.topic, seq: f.seq, text: rowText(f, f.block) })));
 }
 
 export interface StreamLog {
@@ -186,19 +159,7 @@ export function createStreamLog(store: Store): StreamLog {
     },
     unpack(p, topics) {
       for (const [t, seq] of p.last) if (seq > last.get(t)!) last.set(t, seq);
-      const out: Frame[] = [];
-      if (topics.size === 0) return out;
-      const buf = Buffer.from(p.buf);
-      let off = 0;
-      for (let i = 0; i < p.count; i++) {
-        const topic = TOPIC_BY_ID.get(buf[off])!;
-        const seq = buf.readDoubleLE(off + 1);
-        const n = buf.readUInt32LE(off + 9);
-        off += 13;
-        if (topics.has(topic)) out.push(parseFrame(topic, seq, buf.toString('utf8', off, off + n)));
-        off += n;
-      }
-      return out;
+      return unpackFrameTexts(p, topics).map((f) => parseFrame(f.topic, f.seq, f.text));
     },
     observe(ops) {
       const out: Frame[] = [];

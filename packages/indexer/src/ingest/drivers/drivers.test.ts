@@ -65,7 +65,12 @@ async function setUp(node: Map<number, string>, extra: Stage[] = []) {
   const published: Frame[] = [];
   const streams = {
     log: createStreamLog(store),
-    hub: { add: () => () => false, size: () => 0, publish: (f: Frame[]) => published.push(...f) },
+    hub: {
+      add: () => () => false,
+      size: () => 0,
+      topics: () => new Set(),
+      publish: (f: Frame[]) => published.push(...f),
+    },
   };
   const halts: string[] = [];
   const unwinder = createUnwinder({
