@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRegistry } from '../../projections/index.js';
 import type { Rpc } from '../../rpc/client.js';
 import type { BlockDelta } from '../../schema/delta.js';
+import type { Topic } from '../../schema/rows/streams.js';
 import { tempStores } from '../../storage/temp-stores.fixture.js';
 import type { Frame } from '../../streams/log.js';
 import { createStreamLog } from '../../streams/log.js';
@@ -68,7 +69,7 @@ async function setUp(node: Map<number, string>, extra: Stage[] = []) {
     hub: {
       add: () => () => false,
       size: () => 0,
-      topics: () => new Set(),
+      topics: () => new Set<Topic>(),
       publish: (f: Frame[]) => published.push(...f),
     },
   };
