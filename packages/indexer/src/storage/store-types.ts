@@ -35,8 +35,8 @@ export interface StoreOptions {
    */
   writer?: 'thread' | 'sync';
   /**
-   * With the `thread` writer: commit a small batch submitted while none is in flight (a live
-   * block) on the submitting thread (writer.ts `createThreadWriter`). Default: true unless the
+   * With the `thread` writer: commit a single live block's batch, submitted while none is in
+   * flight, on the submitting thread (writer.ts `createThreadWriter`). Default: true unless the
    * environment says WRITER_INLINE=off.
    */
   inlineWrites?: boolean;

@@ -11,14 +11,12 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { thisThreadStats } from '@chain-indexer/platform/threads';
 import type { WorkerHeap } from '../schema/delta.js';
 import { attachBatches, type NativeBatch } from './binding.js';
-import { eachOp } from './writer.js';
+import { addOps, epochMs } from './writer.js';
 
 const batches = attachBatches(BigInt((workerData as { handle: bigint }).handle));
 
 /** The batch being filled: a large batch arrives in several messages (writer.ts CHUNK_OPS). */
 let open: { id: number; batch: NativeBatch; error: string | null; received: number } | null = null;
-/** Epoch milliseconds, sub-millisecond, comparable with the other threads' marks. */
-const epochMs = () => performance.timeOrigin + performance.now();
 /** How often an answer carries this thread's heap (ms): the metrics name every thread's heap. */
 const HEAP_EVERY_MS = 250;
 let heapAt = 0;
@@ -38,12 +36,7 @@ parentPort!.on('message', (m: { id: number; abs: ArrayBuffer[]; more?: boolean }
   const o = open;
   try {
     // One atomic batch from every part of every message, in order (a later op on the same key wins).
-    if (o.error === null)
-      for (const ab of m.abs)
-        eachOp(ab, (key, value) => {
-          if (value === null) batches.del(o.batch, key);
-          else batches.put(o.batch, key, value);
-        });
+    if (o.error === null) for (const ab of m.abs) addOps(batches, o.batch, ab);
   } catch (err) {
     o.error = (err as Error).message;
   }

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WorkerHeap } from '../schema/delta.js';
 import type { Table } from '../schema/table.js';
-import { attachBatches, type Rocks, type WriteOp } from './binding.js';
+import { attachBatches, type HandleBatches, type NativeBatch, type Rocks, type WriteOp } from './binding.js';
 import { laterSlice } from './turns.js';
 
 /**
@@ -38,7 +38,7 @@ function* opsOf(ops: Ops): Iterable<WriteOp> {
       yield { key: Buffer.from(k, 'latin1'), value };
 }
 /** Epoch milliseconds, sub-millisecond, comparable with the other threads' marks. */
-const epochMs = () => performance.timeOrigin + performance.now();
+export const epochMs = () => performance.timeOrigin + performance.now();
 const countOf = (ops: Ops): number =>
   Array.isArray(ops) ? ops.length : (ops as ReadonlyMap<string, Buffer | null>).size;
 
@@ -167,6 +167,14 @@ export function eachOp(
     off += vl;
   }
   return count;
+}
+
+/** Adds the ops of batch buffer `ab` ({@link encodeOps} layout) to native batch `batch`, in order. */
+export function addOps(native: HandleBatches, batch: NativeBatch, ab: ArrayBuffer): void {
+  eachOp(ab, (key, value) => {
+    if (value === null) native.del(batch, key);
+    else native.put(batch, key, value);
+  });
 }
 
 /**
@@ -319,9 +327,9 @@ export const INLINE_MAX_PART_BYTES = 8 * 1024 * 1024;
  * each thread's turn on a busy machine) are the live timeline's `post` and `ack`, about a
  * seventh of a live block's time (bench/results/engine-thread-2026-11-29-sixth-live-shape.md).
  * History segments and live catch-up batches of several blocks (`submit`'s `inline` false, from
- * `commitBatch`) keep the thread, which overlaps their write with the next build. `inline` false here sends every batch to
- * the thread. A refusal is reported through `done` (never thrown), as for a batch the thread
- * refuses.
+ * `commitBatch`) keep the thread, which overlaps their write with the next build. `inline` false
+ * here sends every batch to the thread. A refusal is reported through `done` (never thrown), as
+ * for a batch the thread refuses.
  */
 export function createThreadWriter(rocks: Rocks, inline = true): WriteQueue {
   const worker = new Worker(fileURLToPath(new URL('./writer-thread.js', import.meta.url)), {
@@ -389,12 +397,11 @@ export function createThreadWriter(rocks: Rocks, inline = true): WriteQueue {
     let applied = received;
     const batch = n.begin();
     try {
-      const add = (key: Buffer, value: Buffer | null) => {
-        if (value === null) n.del(batch, key);
-        else n.put(batch, key, value);
-      };
-      for (const x of parts) eachOp(x, add);
-      for (const op of opsOf(ops)) add(op.key, op.value);
+      for (const x of parts) addOps(n, batch, x);
+      for (const op of opsOf(ops)) {
+        if (op.value === null) n.del(batch, op.key);
+        else n.put(batch, op.key, op.value);
+      }
       applied = epochMs();
       n.write(batch);
     } catch (err) {

@@ -137,12 +137,13 @@ export async function reconcileToken(
   // A node can answer a call at its newest block from the state of the block it is building
   // (anvil: state at the best block is the live database while the next block is applied). A
   // mismatch only stands when the node, asked again once past `block`, still says it.
-  if (suspects.length > 0 || (supplyOnChain !== null && supplyOnChain !== fromTransfers)) {
+  const supplyDiffers = supplyOnChain !== null && supplyOnChain !== fromTransfers;
+  if (suspects.length > 0 || supplyDiffers) {
     await nodePast(rpc, block);
     const again: string[] = [];
     for (const w of suspects) if (await differs(w)) again.push(w);
     suspects = again;
-    ({ value: supplyOnChain, reason } = await askSupply());
+    if (supplyDiffers) ({ value: supplyOnChain, reason } = await askSupply());
   }
   const mismatched = suspects.length;
   const supplyMismatch = supplyOnChain !== null && supplyOnChain !== fromTransfers;
