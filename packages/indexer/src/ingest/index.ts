@@ -153,6 +153,9 @@ export function createIngest(opts: IngestOptions): Ingest {
     blocksPerTask: opts.blocksPerTask,
     // In-flight decode tasks: bounds memory whatever the backlog (tasks × blocksPerTask blocks).
     maxInFlight: opts.decodeThreads * 2,
+    // The live driver's blocks are built while the worker encodes their rows (LIVE_EARLY_ROWS=off:
+    // the rows come with the block, as before; for A/B benches).
+    earlyRows: process.env.LIVE_EARLY_ROWS !== 'off',
     verifyRoots: () => status.roots.enabled,
     interrupted: () => stopped || hardHalted() || (opts.nodeCheck?.faulted() ?? false),
     onDecodeHeap: opts.onDecodeHeap,

@@ -5,9 +5,11 @@
  * block per good task), prefetches the state rows each task's blocks will read in one multi-get,
  * and keeps the writer thread within the driver's in-flight bound (bounded memory).
  */
+
+import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Piscina } from 'piscina';
-import type { FetchResult, WorkerHeap } from '../schema/delta.js';
+import type { BlockParts, FetchResult, LatePart, LateRows, WorkerHeap } from '../schema/delta.js';
 import { nextSlice, type Store } from '../storage/index.js';
 import type { DecodeTask } from '../workers/decode/worker.js';
 import type { Driver } from './driver.js';
@@ -33,6 +35,8 @@ export interface FetchLoopDeps {
   blocksPerTask: number;
   /** Decode tasks in flight at most. */
   maxInFlight: number;
+  /** Live tasks (batches with undo) answer their blocks before their encoded rows (DecodeTask.early). */
+  earlyRows: boolean;
   verifyRoots: () => boolean;
   /** The loop should end now (stop, hard halt, node fault). */
   interrupted: () => boolean;
@@ -45,6 +49,33 @@ export interface FetchLoopDeps {
   onProgress: (target: number) => void;
 }
 
+/** A decode task in flight. */
+interface Posted {
+  from: number;
+  to: number;
+  p: Promise<FetchResult>;
+  /** Handed to the pool (epoch ms). */
+  posted: number;
+}
+
+/** The blocks of an early task's first answer, each part following from its second (`late`). */
+function withLateParts(r: FetchResult, late: Promise<LateRows>): FetchResult {
+  r.blocks.forEach((d, i) => {
+    const part = (k: keyof BlockParts): LatePart => {
+      const p = late.then((x) => x.parts[i][k]);
+      p.catch(() => {}); // a block dropped before its settle never awaits it
+      return { late: p };
+    };
+    d.parts = {
+      chain: part('chain'),
+      decodedViews: part('decodedViews'),
+      tokens: part('tokens'),
+      wallets: part('wallets'),
+    };
+  });
+  return r;
+}
+
 const isSizeError = (err: unknown) =>
   /too large|too many|limit|exceed|413|range/i.test(String((err as Error)?.message ?? err));
 
@@ -53,7 +84,13 @@ export function createFetchLoop(deps: FetchLoopDeps) {
   const { store, pool, log } = deps;
   let taskBlocks = deps.blocksPerTask;
 
-  const post = (from: number, to: number, texts: boolean, priors: boolean) => {
+  /**
+   * Posts the decode task of blocks `from..to`. An early task (the live driver's: `priors`, with
+   * `earlyRows`) answers the shaped blocks first, on a port, and their encoded rows after
+   * (workers/decode/worker.ts): each block's parts are then {@link LatePart}s, which the build
+   * does not wait for until the block's end.
+   */
+  const post = (from: number, to: number, texts: boolean, priors: boolean): Posted => {
     const task: DecodeTask = {
       rpcUrl: deps.rpcUrl(),
       from,
@@ -63,12 +100,32 @@ export function createFetchLoop(deps: FetchLoopDeps) {
       priors,
       verifyRoots: deps.verifyRoots(),
     };
-    const p = pool.run(task) as Promise<FetchResult>;
-    p.catch(() => {}); // surfaced when awaited in order
-    return { from, to, p, posted: epochMs() };
+    const posted = epochMs();
+    if (!priors || !deps.earlyRows) {
+      const p = pool.run(task) as Promise<FetchResult>;
+      p.catch(() => {}); // surfaced when awaited in order
+      return { from, to, p, posted };
+    }
+    const { port1, port2 } = new MessageChannel();
+    task.early = port2;
+    const late = pool.run(task, { transferList: [port2] as never }) as Promise<LateRows>;
+    late.then((r) => r.heap && deps.onDecodeHeap?.(r.heap)).catch(() => {}); // surfaced by settleLate
+    const p = new Promise<FetchResult>((resolve, reject) => {
+      port1.once('message', (r: FetchResult) => {
+        port1.close();
+        resolve(withLateParts(r, late));
+      });
+      // The worker posts before it answers; a task that failed before its post never posts.
+      late.catch((err: unknown) => {
+        port1.close();
+        reject(err);
+      });
+    });
+    p.catch(() => {});
+    return { from, to, p, posted };
   };
 
-  const receive = async (item: ReturnType<typeof post>, driver: Driver) => {
+  const receive = async (item: Posted, driver: Driver) => {
     try {
       const res = await item.p;
       if (res.heap) deps.onDecodeHeap?.(res.heap);
@@ -91,7 +148,7 @@ export function createFetchLoop(deps: FetchLoopDeps) {
     const { target, handOver, seen } = run;
     deps.onBlock(driver); // the status names the driver from the run's first block on
     const per = target - run.next > taskBlocks ? taskBlocks : 1;
-    const queue: Array<ReturnType<typeof post>> = [];
+    const queue: Posted[] = [];
     let scheduled = run.next;
     const schedule = () => {
       while (queue.length < deps.maxInFlight && scheduled <= target && !deps.interrupted()) {

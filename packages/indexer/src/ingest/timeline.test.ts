@@ -25,6 +25,7 @@ describe('live block timeline', () => {
       handoff: 4,
       wait: 1,
       build: 14,
+      rows: 0,
       write: 10,
       post: 0,
       puts: 0,
@@ -32,8 +33,8 @@ describe('live block timeline', () => {
       ack: 0,
       total: 50,
     });
-    // post, puts, commit and ack split `write` (zero here: no writer marks).
-    const SPLIT = ['post', 'puts', 'commit', 'ack', 'total'];
+    // post, puts, commit and ack split `write` (zero here: no writer marks); rows is part of build.
+    const SPLIT = ['rows', 'post', 'puts', 'commit', 'ack', 'total'];
     const sum = LIVE_STAGES.filter((k) => !SPLIT.includes(k)).reduce((a, k) => a + s[k], 0);
     expect(sum).toBe(s.total);
     expect(Object.keys(s)).toEqual([...LIVE_STAGES]);
@@ -43,6 +44,12 @@ describe('live block timeline', () => {
     const s = stageIntervals({ ...base, writer: { received: 1_041, applied: 1_044, written: 1_048 } });
     expect([s.post, s.puts, s.commit, s.ack]).toEqual([1, 3, 4, 2]);
     expect(s.post + s.puts + s.commit + s.ack).toBe(s.write);
+  });
+
+  it("the wait for an early task's late rows is a part of build", () => {
+    const s = stageIntervals({ ...base, rows: { asked: 1_036, in: 1_038.5 } });
+    expect(s.rows).toBe(2.5);
+    expect(s.build).toBe(14);
   });
 
   it('without worker marks, the worker time counts as handoff', () => {

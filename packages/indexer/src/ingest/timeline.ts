@@ -8,6 +8,7 @@
  *   received  the task's answer reached the ingest thread (the await resumed)
  *   ready     state rows prefetched and the writer thread within its in-flight bound
  *   built     the stages ran (link, prepare, apply) and the batch went to the writer thread
+ *   rows      (within build) the wait for the rows the decode worker encoded while the stages ran
  *   writer    the writer thread's marks (WriterMarks): the batch received, its ops applied to the
  *             native batch, written (RocksDB holds it)
  *   visible   the engine thread heard of it and the commit callback ran
@@ -29,6 +30,11 @@ export interface LiveTimeline {
   received: number;
   ready: number;
   built: number;
+  /**
+   * Within `build`: the build asked for the block's late rows (an early decode task's, encoded by
+   * the worker while the stages ran) and had them. Absent when the rows came with the block.
+   */
+  rows?: { asked: number; in: number };
   /** The writer thread's marks (absent with a sync writer). */
   writer?: WriterMarks;
   visible: number;
@@ -40,7 +46,7 @@ export interface LiveTimeline {
  * `shape` (shaping and probe reads), `encode` (row buffers), `handoff` encoded→received (transfer
  * and the ingest thread's turn), `wait` received→ready (multi-get, writer backpressure, earlier
  * blocks of the same task), `build` ready→built (the stages on the ingest thread, with its pauses
- * for reads), `write` built→visible, split into `post` built→received by the writer thread (the
+ * for reads), `rows` the part of build spent waiting for the worker's late rows, `write` built→visible, split into `post` built→received by the writer thread (the
  * transfer and its queue), `puts` (ops into the native batch), `commit` (RocksDB's write) and `ack`
  * written→visible (the answer's way back and the engine's turn), and `total` seen→visible.
  */
@@ -54,6 +60,7 @@ export const LIVE_STAGES = [
   'handoff',
   'wait',
   'build',
+  'rows',
   'write',
   'post',
   'puts',
@@ -82,6 +89,7 @@ export function stageIntervals(t: LiveTimeline): Record<LiveStage, number> {
     handoff: d(m ? m.encoded : t.posted, t.received),
     wait: d(t.received, t.ready),
     build: d(t.ready, t.built),
+    rows: t.rows ? d(t.rows.asked, t.rows.in) : 0,
     write: d(t.built, t.visible),
     post: w ? d(t.built, w.received) : 0,
     puts: w ? d(w.received, w.applied) : 0,

@@ -93,7 +93,7 @@ export interface BlockDelta {
    * `decodedViews`, and the stateless rows of the tokens and wallets projections
    * (schema/stateless.ts). Absent on a rebuild from stored blocks (rows are then written one by one).
    */
-  parts?: { chain: ArrayBuffer; decodedViews: ArrayBuffer; tokens: ArrayBuffer; wallets: ArrayBuffer };
+  parts?: BlockParts<PartBytes>;
   /**
    * The state rows the block's projections read first (schema/stateless.ts `stateKeys`), listed by
    * the decode worker as an encoded key list (storage `encodeKeyList`): ingest reads every miss of
@@ -113,6 +113,38 @@ export interface BlockDelta {
       pool: import('./rows/markets.js').PoolRow;
     }>;
   };
+}
+
+/** A block's encoded rows by owner (see {@link BlockDelta.parts}). */
+export interface BlockParts<P = ArrayBuffer> {
+  chain: P;
+  decodedViews: P;
+  tokens: P;
+  wallets: P;
+}
+
+/**
+ * Encoded rows that reach the ingest thread after their block's delta: a live block's delta is
+ * handed over as soon as it is shaped, and the decode worker encodes its rows while the stages
+ * build the block (DecodeTask.early). `BlockBatch.addPart` takes one as a promise and the live
+ * driver awaits it before the block's commit. Rejects when the decode task failed after the delta.
+ */
+export interface LatePart {
+  readonly late: Promise<ArrayBuffer>;
+}
+
+/** An encoded part: transferred with the delta, or following it ({@link LatePart}). */
+export type PartBytes = ArrayBuffer | LatePart;
+
+/**
+ * The second answer of an early decode task (DecodeTask.early): each block's encoded rows, in the
+ * order of the blocks the first answer carried, and when the worker finished them (epoch ms).
+ */
+export interface LateRows {
+  parts: BlockParts[];
+  /** The rows were encoded (epoch ms, the worker's clock; comparable across threads). */
+  encoded: number;
+  heap?: WorkerHeap;
 }
 
 /** What a decode task answers: the blocks it could fetch, in order, and why it stopped early. */
@@ -168,6 +200,9 @@ export interface FetchMarks {
   verified: number;
   /** Shaped into deltas, first-sight probes read from the node. */
   shaped: number;
-  /** Stateless rows encoded into buffers; the task's answer is ready to hand over. */
+  /**
+   * The task's answer is ready to hand over: its stateless rows encoded into buffers, or (an early
+   * task, DecodeTask.early) only the state keys, the rows following ({@link LateRows.encoded}).
+   */
   encoded: number;
 }

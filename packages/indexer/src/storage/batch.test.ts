@@ -11,6 +11,7 @@ import { BALANCE, BALANCE_HIST, STATS } from '../schema/tables/tokens.js';
 import type { Rocks } from './binding.js';
 import type { Store } from './index.js';
 import { tempStores } from './temp-stores.fixture.js';
+import { RowWriter } from './writer.js';
 
 const stores = tempStores();
 afterEach(stores.closeAll);
@@ -240,5 +241,60 @@ describe('rows of insert-only tables in a batch without undo', () => {
     // The same rows as the batch with undo (its rows in the key map), table by table.
     const tables = (r: string) => r.startsWith('25') || r.startsWith('26');
     expect(dump(segment.rocks).filter(tables)).toEqual(dump(live.rocks).filter(tables));
+  });
+});
+
+describe('BlockBatch late parts (an early decode task: rows encoded while the block is built)', () => {
+  /** An encoded part: a put over wallet 1's balance (held before) and an insert of wallet 7's. */
+  const part = (): ArrayBuffer => {
+    const rw = new RowWriter(256);
+    rw.bytes(BALANCE.key(T, w(1)), BALANCE.value.encode(11n), false);
+    rw.bytes(BALANCE.key(T, w(7)), BALANCE.value.encode(7n));
+    return rw.done();
+  };
+
+  it('a part that follows writes and undoes exactly what the same part handed over with the block does', async () => {
+    const dumps: string[][] = [];
+    const undos: string[][] = [];
+    for (const late of [false, true]) {
+      const s = await newStore();
+      s.commitBlock({ number: 1, hash: hash(1) }, (b) => b.put(BALANCE, [T, w(1)], 1n));
+      const atBlock1 = dump(s.rocks);
+      const b = s.newBatch();
+      b.put(BALANCE, [T, w(2)], 2n);
+      if (late) {
+        let give!: (p: ArrayBuffer) => void;
+        b.addPart({ late: new Promise<ArrayBuffer>((r) => (give = r)) });
+        expect(b.latePending).toBe(1);
+        // Neither the block's end nor its write may pass a part still being encoded.
+        expect(() => b.parts).toThrow(/settleLate/);
+        expect(() => b.endBlock()).toThrow(/settleLate/);
+        const settling = b.settleLate();
+        give(part());
+        await settling;
+        expect(b.latePending).toBe(0);
+      } else b.addPart(part());
+      // The part's insert records no prior; its put records the value block 1 left.
+      expect(b.undo).toContainEqual({ key: BALANCE.key(T, w(7)), prior: null });
+      expect(b.undo).toContainEqual({ key: BALANCE.key(T, w(1)), prior: BALANCE.value.encode(1n) });
+      undos.push(b.undo!.map((u) => `${u.key.toString('hex')}=${u.prior?.toString('hex') ?? 'null'}`));
+      s.commitBatch({ number: 2, hash: hash(2) }, b);
+      await s.settled(0);
+      dumps.push(dump(s.rocks));
+      s.rollbackHead();
+      await s.settled(0);
+      expect(dump(s.rocks)).toEqual(atBlock1);
+    }
+    expect(undos[1]).toEqual(undos[0]);
+    expect(dumps[1]).toEqual(dumps[0]);
+  });
+
+  it("a decode task that fails after its blocks' delta fails the settle with its error", async () => {
+    const s = await newStore();
+    const b = s.newBatch();
+    const failed = Promise.reject(new Error('node went away'));
+    failed.catch(() => {});
+    b.addPart({ late: failed });
+    await expect(b.settleLate()).rejects.toThrow('node went away');
   });
 });

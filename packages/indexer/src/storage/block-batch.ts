@@ -3,6 +3,7 @@
  * {@link BlockBatch} records the prior value of every key it touches (the undo), {@link batchView}
  * reads through it.
  */
+import type { PartBytes } from '../schema/delta.js';
 import type { KeySink } from '../schema/stateless.js';
 import type { Table } from '../schema/table.js';
 import { CANON, META } from '../schema/tables/chain.js';
@@ -79,11 +80,12 @@ export class BlockBatch {
    * driver catching up): returns that block's undo entries, and the next block's entries record
    * each key's value as this batch then holds it (the value at the end of the block just ended),
    * so each block's record rolls back that block alone.
-   * @throws Error on a batch without undo (a history segment).
+   * @throws Error on a batch without undo (a history segment), or with late parts not settled.
    */
   endBlock(): UndoEntry[] {
     const u = this.blockUndo;
     if (!u || !this.touched) throw new Error('endBlock on a batch without undo');
+    if (this.late.length) throw new Error('endBlock with late parts not settled (settleLate)');
     this.blocksEnded++;
     this.blockUndo = [];
     this.touched.clear();
@@ -107,6 +109,7 @@ export class BlockBatch {
    * inserted after this call go into a new chunk).
    */
   get parts(): ArrayBuffer[] {
+    if (this.late.length) throw new Error('a batch with late parts not settled is written (settleLate)');
     const mine = this.inserted?.parts();
     return mine?.length ? [...this.encoded, ...mine] : this.encoded;
   }
@@ -127,7 +130,12 @@ export class BlockBatch {
    * with `bytes` of keys and values. Rows nobody reads back while the batch is built: a decode
    * worker's chain records and stateless projection rows.
    */
-  addPart(part: ArrayBuffer): void {
+  addPart(part: PartBytes): void {
+    if (!(part instanceof ArrayBuffer)) {
+      // Still being encoded by the decode worker: added by settleLate, before the block ends.
+      this.late.push(part.late);
+      return;
+    }
     this.encoded.push(part);
     this.pendingBytes += part.byteLength;
     const undo = this.blockUndo;
@@ -140,6 +148,23 @@ export class BlockBatch {
     });
     this.prefetchRaw(puts);
     for (const key of puts) undo.push({ key, prior: this.getRaw(key) ?? null });
+  }
+  /** Parts the decode worker is still encoding (see {@link settleLate}). */
+  private late: Array<Promise<ArrayBuffer>> = [];
+  /** Late parts not yet added: the block may not end, nor the batch commit, while any is. */
+  get latePending(): number {
+    return this.late.length;
+  }
+  /**
+   * Waits for the late parts added since the last call and adds them (their undo entries go to
+   * the block being built, so call it before that block ends). Resolves at once when none.
+   * @throws the decode task's error when it failed after handing the delta over.
+   */
+  async settleLate(): Promise<void> {
+    if (!this.late.length) return;
+    const late = this.late;
+    this.late = [];
+    for (const part of await Promise.all(late)) this.addPart(part);
   }
   /** Approximate bytes of the pending writes (keys and values). */
   get bytes(): number {

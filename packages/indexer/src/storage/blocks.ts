@@ -15,6 +15,7 @@ import { encodeUndo, undoOps } from './undo.js';
  * next block); the record `unfinalisedWindow` blocks below is pruned.
  */
 export function endBlock(batch: BlockBatch, ref: BlockRef, unfinalisedWindow: number): void {
+  if (batch.latePending) throw new Error(`block ${ref.number} ends with late parts not settled (settleLate)`);
   batch.insert(CANON, [ref.number], ref.hash);
   if (batch.undo) {
     batch.raw(UNDO.key(ref.number), encodeUndo(batch.endBlock()));

@@ -153,6 +153,14 @@ export function createLiveDriver(deps: DriverDeps): Driver {
         // Each block is sealed on its own (a projection's fold over a range of one), so that its
         // undo record holds everything it wrote.
         if (outcome === 'next') outcome = await sealStages(deps.stages, target, times);
+        // The rows the decode worker encoded while the stages ran (an early task's), before the
+        // block ends: their undo entries are this block's.
+        if (outcome === 'next' && g.batch.latePending) {
+          const asked = epochMs();
+          await g.batch.settleLate();
+          timeline.rows = { asked, in: epochMs() };
+          times.rows = timeline.rows.in - asked;
+        }
       } catch (err) {
         drop();
         throw err;

@@ -12,6 +12,7 @@ import type { RawResult, RawRpc } from '../../rpc/raw.js';
 import { probeTokenMetadataOrAbsent } from '../../rpc/token-metadata.js';
 import {
   type BlockDelta,
+  type BlockParts,
   canonicalProbes,
   type EventDelta,
   type FetchResult,
@@ -322,14 +323,22 @@ export async function fetchBlocks(
 export const epochMs = (): number => performance.timeOrigin + performance.now();
 
 /**
- * Encodes the stateless rows of `d` into `d.parts` (see rows.ts). Without `texts`, the JSON
- * strings the rows now hold and the logs' topics are dropped from the delta (the ingest thread
- * needs them only for stream frames), so the hand-over carries little more than the buffers.
- * With `priors` (the block's batch keeps undo), the keys the encoded rows overwrite (the hash
- * indices) are listed with the state keys, so ingest reads their prior values ahead, off its
- * thread, instead of once per block when it adds the rows.
+ * Lists the state rows `d`'s projections read first into `d.stateKeys` (an encoded key list) and
+ * counts its probes (`d.partProbes`, the probe row its chain part holds). With `priors` (the
+ * block's batch keeps undo), the keys the encoded rows overwrite (the hash indices) are listed
+ * too, so ingest reads their prior values ahead, off its thread, instead of once per block when it
+ * adds the rows.
  */
-export function encodeRows(d: BlockDelta, texts: boolean, priors = false): void {
+export function encodeStateKeys(d: BlockDelta, priors: boolean): void {
+  d.partProbes = Object.keys(d.probes).length;
+  d.stateKeys = encodeKeyList((add) => {
+    stateKeys(d, add);
+    if (priors) overwrittenKeys(d, add);
+  });
+}
+
+/** The stateless rows of `d` (after its probes are in), encoded by owner (see rows.ts). */
+export function encodeParts(d: BlockDelta): BlockParts {
   const t: BlockTexts = {
     header: d.header,
     txs: d.txs.map((x) => x.json),
@@ -337,17 +346,23 @@ export function encodeRows(d: BlockDelta, texts: boolean, priors = false): void 
     decodedLogs: d.logs.map((l) => l.decoded),
     decodedTxs: d.txs.map((x) => x.decoded),
   };
-  d.parts = {
+  return {
     chain: chainRows(d, t),
     decodedViews: decodedViewRows(d, t),
     tokens: statelessRows(d, tokenRows),
     wallets: statelessRows(d, walletRows),
   };
-  d.partProbes = Object.keys(d.probes).length;
-  d.stateKeys = encodeKeyList((add) => {
-    stateKeys(d, add);
-    if (priors) overwrittenKeys(d, add);
-  });
+}
+
+/**
+ * Encodes the stateless rows of `d` into `d.parts` and its state keys ({@link encodeStateKeys}).
+ * Without `texts`, the JSON strings the rows now hold and the logs' topics are dropped from the
+ * delta (the ingest thread needs them only for stream frames), so the hand-over carries little
+ * more than the buffers.
+ */
+export function encodeRows(d: BlockDelta, texts: boolean, priors = false): void {
+  d.parts = encodeParts(d);
+  encodeStateKeys(d, priors);
   if (texts) return;
   d.header = '';
   for (const x of d.txs) x.json = x.receipt = x.decoded = '';
@@ -362,7 +377,7 @@ export function encodeRows(d: BlockDelta, texts: boolean, priors = false): void 
 export function transferablesOf(r: FetchResult): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
   for (const d of r.blocks) {
-    if (d.parts) out.push(...Object.values(d.parts));
+    if (d.parts) for (const p of Object.values(d.parts)) if (p instanceof ArrayBuffer) out.push(p);
     if (d.stateKeys) out.push(d.stateKeys);
   }
   return out;

@@ -178,7 +178,7 @@ describe('fetchBlocks holds every block to its header before rows are encoded', 
     const r = await fetchBlocks(rpc, 17_000_000, 17_000_000, { rows: true, texts: false });
     expect(r.blocks[0].roots).toEqual({ status: 'verified' });
     let rootsRow: string | null = null;
-    eachOp(r.blocks[0].parts!.chain, (key, value) => {
+    eachOp(r.blocks[0].parts!.chain as ArrayBuffer, (key, value) => {
       if (key[0] === ROOTS.id) rootsRow = Buffer.from(value!).toString();
     });
     expect(rootsRow).toBe('{"status":"verified"}');

@@ -3,14 +3,17 @@
  * thread and answers compact per-block deltas by structured clone.
  */
 
-import { threadId } from 'node:worker_threads';
+import { type MessagePort, threadId } from 'node:worker_threads';
 import { thisThreadStats } from '@chain-indexer/platform/threads';
 import { useWasmKeccak } from '@chain-indexer/proofs';
 import { Piscina } from 'piscina';
 import { createRpc, type Rpc } from '../../rpc/client.js';
 import { createRawRpc, type RawRpc } from '../../rpc/raw.js';
-import type { BlockDelta, FetchResult, WorkerHeap } from '../../schema/delta.js';
+import type { BlockDelta, FetchResult, LateRows, WorkerHeap } from '../../schema/delta.js';
 import {
+  encodeParts,
+  encodeStateKeys,
+  epochMs,
   fetchBlocks,
   restoreBlock,
   type StoredBlock,
@@ -34,6 +37,13 @@ export interface DecodeTask {
   priors?: boolean;
   /** Hold every block to its header's roots (VERIFY_ROOTS; default true). */
   verifyRoots?: boolean;
+  /**
+   * Answer twice (live blocks): the shaped deltas with their state keys go out on this port as
+   * soon as they are shaped (a FetchResult, texts kept), then the task resolves with their encoded
+   * rows (LateRows), so the ingest thread builds the blocks while this thread encodes. Transferred
+   * with the task. `rows` and `texts` are implied.
+   */
+  early?: MessagePort;
 }
 
 const clients = new Map<string, Rpc & RawRpc>();
@@ -66,8 +76,9 @@ function heapOf(): WorkerHeap {
   return { threadId, ...thisThreadStats() };
 }
 
-export default async function decode(task: DecodeTask): Promise<FetchResult> {
+export default async function decode(task: DecodeTask): Promise<FetchResult | LateRows> {
   await keccakReady;
+  if (task.early) return decodeEarly(task, task.early);
   const r: FetchResult = await fetchBlocks(clientOf(task.rpcUrl), task.from, task.to, task);
   r.heap = heapOf();
   if (!task.rows) return r;
@@ -76,6 +87,27 @@ export default async function decode(task: DecodeTask): Promise<FetchResult> {
     [Piscina.transferableSymbol]: transferablesOf(r),
     [Piscina.valueSymbol]: r,
   } as never) as unknown as FetchResult;
+}
+
+/**
+ * An early task (DecodeTask.early): posts the shaped deltas with their state keys (transferred)
+ * on `port`, then encodes their rows and answers them, transferred. A task that fails before the
+ * post rejects without it (the ingest thread hears of it through the task).
+ */
+async function decodeEarly(task: DecodeTask, port: MessagePort): Promise<LateRows> {
+  const r: FetchResult = await fetchBlocks(clientOf(task.rpcUrl), task.from, task.to, {
+    verifyRoots: task.verifyRoots,
+  });
+  for (const d of r.blocks) encodeStateKeys(d, task.priors ?? false);
+  if (r.marks) r.marks.encoded = epochMs();
+  port.postMessage(r, transferablesOf(r));
+  port.close();
+  const parts = r.blocks.map(encodeParts);
+  const late: LateRows = { parts, encoded: epochMs(), heap: heapOf() };
+  return Piscina.move({
+    [Piscina.transferableSymbol]: parts.flatMap((p) => Object.values(p)),
+    [Piscina.valueSymbol]: late,
+  } as never) as unknown as LateRows;
 }
 
 /**
