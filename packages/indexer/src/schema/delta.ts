@@ -127,7 +127,8 @@ export interface BlockParts<P = ArrayBuffer> {
  * Encoded rows that reach the ingest thread after their block's delta: a live block's delta is
  * handed over as soon as it is shaped, and the decode worker encodes its rows while the stages
  * build the block (DecodeTask.early). `BlockBatch.addPart` takes one as a promise and the live
- * driver awaits it before the block's commit. Rejects when the decode task failed after the delta.
+ * driver awaits it before the block ends. Made on the ingest thread from the task's second answer
+ * (it never crosses threads). Rejects when the decode task failed after the delta.
  */
 export interface LatePart {
   readonly late: Promise<ArrayBuffer>;

@@ -61,6 +61,8 @@ export class BlockBatch {
    */
   private readonly fresh = new Set<string>();
   private pendingBytes = 0;
+  /** Parts the decode worker is still encoding (see {@link settleLate}). */
+  private late: Array<Promise<ArrayBuffer>> = [];
   /** Blocks ended in this batch with undo so far ({@link endBlock}; the sealed last one included once sealed). */
   blocksEnded = 0;
 
@@ -149,8 +151,6 @@ export class BlockBatch {
     this.prefetchRaw(puts);
     for (const key of puts) undo.push({ key, prior: this.getRaw(key) ?? null });
   }
-  /** Parts the decode worker is still encoding (see {@link settleLate}). */
-  private late: Array<Promise<ArrayBuffer>> = [];
   /** Late parts not yet added: the block may not end, nor the batch commit, while any is. */
   get latePending(): number {
     return this.late.length;
