@@ -13,6 +13,8 @@
  * the first response anchored at it; p50/p99), and the main-thread time of live blocks by size
  * (indexer_ingest_block_commit_seconds; the budget is p99 ≤ 15 ms for 150-transaction blocks).
  *
+ * The same run's floor: a bare client polling the node every 10 ms (as the indexer does) fetches
+ * each new block and its receipts, from the block's appearance; head-to-queryable is reported beside it.
  * The first `--quiet-blocks` blocks (about 30 s worth) are followed with no reads, for the
  * head-to-queryable of a quiet indexer; for every live block the indexer's own timeline
  * (indexer_ingest_live_stage_seconds) says which step its time went to, quiet and while reading.
@@ -35,6 +37,7 @@ import {
   cannonFigures,
   cleanupAll,
   emitReport,
+  hex,
   type IndexerChild,
   latencyFigures,
   log,
@@ -42,6 +45,7 @@ import {
   percentile,
   promValue,
   rpc,
+  rpcBatch,
   sampleLatency,
   sleep,
   startIndexerChild,
@@ -136,6 +140,11 @@ interface ShapeResult {
   headToQueryable: Lags;
   /** Head-to-queryable over the first blocks followed, before any read (the watcher's polls only). */
   quietHeadToQueryable: Lags;
+  /**
+   * The same run's floor, quiet and while reading: a bare client polling the node every 10 ms that
+   * fetches each new block and its receipts (one batch, parsed), from the block's appearance, ms.
+   */
+  floor: { quiet: Lags; reading: Lags };
   /** The live blocks' steps (timeline.ts), quiet and while reading. */
   stages: { quiet: Stages; reading: Stages };
   commitP99: Record<string, string>;
@@ -333,7 +342,27 @@ async function runShape(
     if (n >= history && n <= last) frameLags.push(now - reveal(n));
   });
   onCleanup(() => sse.close());
-  // Quiet blocks: only the watcher's polls reach the indexer.
+  // The same run's floor: a bare client that follows the node as the indexer does (eth_blockNumber
+  // every POLL_MS = 10 ms) and fetches each new block with its receipts in one batch, parsed, timed
+  // from the moment the block appeared at the node. No indexer makes a block queryable before it
+  // holds it, so head-to-queryable is this floor plus the indexer's own time.
+  const floorLags: number[] = [];
+  const quietFloorLags: number[] = [];
+  const floor = (async () => {
+    let next = history;
+    while (watching && next <= last) {
+      const head = Number(await rpc<string>(replay.url, 'eth_blockNumber'));
+      for (; next <= Math.min(head, last); next++) {
+        await rpcBatch(replay.url, [
+          ['eth_getBlockByNumber', [hex(next), true]],
+          ['eth_getBlockReceipts', [hex(next)]],
+        ]);
+        (next <= quietLast ? quietFloorLags : floorLags).push(Date.now() - reveal(next));
+      }
+      await sleep(10);
+    }
+  })();
+  // Quiet blocks: only the watcher's polls (and the floor's) reach the indexer.
   while ((await ix.anchor()) < quietLast) await sleep(20);
   const quietMetrics = await ix.metrics();
   const groups = await subjectGroups(ix, shape.name);
@@ -346,6 +375,7 @@ async function runShape(
   const followToUs = nowUs();
   watching = false;
   await watcher;
+  await floor;
   const metrics = await ix.metrics();
   const idle: Record<string, Reads> = {};
   for (const [g, paths] of Object.entries(groups))
@@ -384,6 +414,7 @@ async function runShape(
     idle,
     headToQueryable: lagFigures(lags),
     quietHeadToQueryable: lagFigures(quietLags),
+    floor: { quiet: lagFigures(quietFloorLags), reading: lagFigures(floorLags) },
     stages: {
       quiet: stagesDiff(stagesOf(goMetrics), stagesOf(quietMetrics)),
       reading: stagesDiff(stagesOf(quietMetrics), stagesOf(metrics)),
@@ -454,10 +485,17 @@ async function main(): Promise<void> {
         [
           ['quiet (no reads, the watcher polls every 2 ms)', r.quietHeadToQueryable],
           ['while the bench reads (c=1 and c=32 slices)', r.headToQueryable],
+          [
+            'floor, quiet: a bare client polling every 10 ms fetches the block and its receipts',
+            r.floor.quiet,
+          ],
+          ['floor, while the bench reads', r.floor.reading],
         ] as const
       ).map(
         ([name, l]) => `| ${name} | ${l.n} | ${f2(l.p50)} | ${f2(l.p99)} | ${f2(l.max)} | ${f2(l.mean)} |`,
       ),
+      '',
+      `The indexer's time above the floor (head-to-queryable − floor, same blocks' phase): quiet mean ${f2(r.quietHeadToQueryable.mean - r.floor.quiet.mean)} ms, p99 ${f2(r.quietHeadToQueryable.p99 - r.floor.quiet.p99)} ms; while reading mean ${f2(r.headToQueryable.mean - r.floor.reading.mean)} ms, p99 ${f2(r.headToQueryable.p99 - r.floor.reading.p99)} ms.`,
       '',
       "Where a live block's time goes (indexer_ingest_live_stage_seconds: the timeline of packages/indexer/src/ingest/timeline.ts from the head poll to visible; mean exact, p50/p99 as histogram bucket bounds; `node → seen` = mean head-to-queryable − mean total, the poll and the watcher's own delay):",
       '',

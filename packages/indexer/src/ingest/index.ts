@@ -101,11 +101,14 @@ export interface IngestOptions {
 
 export interface Ingest {
   status(): IngestStatus;
+  /** The decode pool's queue depth (now), utilisation and task times (as of ≤ 2 s ago). */
   poolStats(): PoolStats;
   start(): void;
   stop(): Promise<void>;
 }
 
+/** How long the decode pool's run-time figures are kept between reads (ms): see `poolStats`. */
+const POOL_STATS_MS = 2_000;
 /** Progress line cadence on the console, milliseconds. */
 const PROGRESS_MS = 5_000;
 /**
@@ -115,12 +118,35 @@ const PROGRESS_MS = 5_000;
 const FINALITY_REFRESH_MS = 1_000;
 
 /**
+ * The decode pool's figures: queue depth read now; utilisation and task-time percentiles (ms)
+ * kept for {@link POOL_STATS_MS}. piscina builds a whole summary (stddev and 16 percentiles over
+ * its histogram) for each of `runTime` and `utilization`, ~3 ms of the engine thread per read, and
+ * the status tick asks 5 times a second: 1.5 % of the engine thread over a backfill before
+ * (bench/results/engine-thread-2026-11-30-thirteenth.md).
+ */
+function poolStatsOf(pool: Piscina): () => PoolStats {
+  let kept: { at: number; v: PoolStats } | null = null;
+  return () => {
+    const now = performance.now();
+    if (!kept || now - kept.at >= POOL_STATS_MS) {
+      const h = pool.histogram.runTime;
+      kept = {
+        at: now,
+        v: { queueSize: 0, utilization: pool.utilization, runTimeP50Ms: h.p50, runTimeP99Ms: h.p99 },
+      };
+    }
+    return { ...kept.v, queueSize: pool.queueSize };
+  };
+}
+
+/**
  * The follower of one chain (see the module comment): plans, fetches and drives blocks until
  * stopped. Its decode pool starts at once; `start()` begins following.
  */
 export function createIngest(opts: IngestOptions): Ingest {
   const { store, rpc, log, registry } = opts;
   const pool = createDecodePool(opts);
+  const poolStats = poolStatsOf(pool);
   // One warm-up task per decode thread, now rather than at start(): each thread compiles the
   // decode modules, builds the decoders and opens the node connection (workers/decode/worker.ts
   // `warm`, ~0.4 s) while the process finishes starting (the serving thread's OpenAPI document and
@@ -234,15 +260,7 @@ export function createIngest(opts: IngestOptions): Ingest {
   };
 
   return {
-    poolStats: () => {
-      const h = pool.histogram.runTime;
-      return {
-        queueSize: pool.queueSize,
-        utilization: pool.utilization,
-        runTimeP50Ms: h.p50,
-        runTimeP99Ms: h.p99,
-      };
-    },
+    poolStats,
     status: () => {
       status.headSource = heads.subscribed() ? 'newHeads' : 'polling';
       return status;

@@ -21,7 +21,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import {
   clientAddress,
   clientProto,
@@ -73,9 +73,30 @@ const CSP =
 interface Asset {
   type: string;
   body: Buffer;
-  /** gzip of `body` when that is smaller (text types). */
-  gzip: Buffer | null;
+  /**
+   * gzip of `body` when that is smaller (text types); undefined until a client accepting gzip
+   * asked for it ({@link gzipLater}); null while it is being made, when it is not smaller, or for
+   * a type that is not text. The body is sent as is whenever this is not a Buffer.
+   */
+  gzip: Buffer | null | undefined;
+  /** Whether `gzip` may be made (a text type). */
+  compressible: boolean;
   cache: string;
+}
+
+/**
+ * Makes an asset's gzip once, on libuv's pool (level 9), the first time a client accepts it. Not
+ * at start-up: level 9 over the console's bundles took ~350 ms of the serving thread before it
+ * served, while ingest was starting (bench/results/engine-thread-2026-11-30-thirteenth.md); and
+ * not in the request either: the serving thread never compresses. Until it is made, the body is
+ * sent as is (`vary: accept-encoding` holds either way).
+ */
+function gzipLater(a: Asset): void {
+  if (!a.compressible || a.gzip !== undefined) return;
+  a.gzip = null; // in progress; a failure leaves the asset uncompressed
+  gzip(a.body, { level: 9 }, (err, z) => {
+    if (!err && z.length < a.body.length) a.gzip = z;
+  });
 }
 
 /** Reads a built console directory into memory: `index.html` and everything under `assets/`. */
@@ -89,8 +110,8 @@ export function loadConsoleAssets(dir: string): Map<string, Asset> | null {
   const out = new Map<string, Asset>();
   const add = (urlPath: string, body: Buffer, cache: string) => {
     const type = TYPES[extname(urlPath)] ?? 'application/octet-stream';
-    const z = /^(text|application\/json|image\/svg)/.test(type) ? gzipSync(body, { level: 9 }) : null;
-    out.set(urlPath, { type, body, gzip: z && z.length < body.length ? z : null, cache });
+    const compressible = /^(text|application\/json|image\/svg)/.test(type);
+    out.set(urlPath, { type, body, gzip: compressible ? undefined : null, compressible, cache });
   };
   add('/index.html', index, 'no-cache');
   const walk = (d: string) => {
@@ -201,7 +222,9 @@ export function registerConsole(app: TemplatedApp, o: ConsoleOptions): void {
       const hint = assets ? '' : ' (the console is not built: run `npm run build`)';
       return fail(res, new ApiError('not_found', `no file ${path.slice(0, 200)}${hint}`));
     }
-    const gz = a.gzip && /\bgzip\b/.test(req.getHeader('accept-encoding'));
+    const accepts = /\bgzip\b/.test(req.getHeader('accept-encoding'));
+    if (accepts) gzipLater(a);
+    const gz = accepts && a.gzip;
     const headers: Array<[string, string]> = [
       ['content-type', a.type],
       ['cache-control', a.cache],
