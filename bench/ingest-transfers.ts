@@ -49,7 +49,7 @@ import {
   compareBalances,
   sampleHolders,
 } from './peer-check.js';
-import { blockHashes, type RawFetchResult, rawFetch } from './rawfetch.js';
+import { blockHashes, type LogsFetchResult, logsFetch, type RawFetchResult, rawFetch } from './rawfetch.js';
 import { buildTransferChain, type TransferChain } from './transfer-chain.js';
 
 /** Task sizes the raw fetch ceiling tries (its best counts): the indexer's default and a larger one. */
@@ -599,6 +599,29 @@ export async function rawCeiling(
   return best!;
 }
 
+/**
+ * The fetch a logs-only history plan would make of the token's chain (rawfetch.ts `logsFetch`:
+ * the token's logs by `eth_getLogs` and the headers, 100-block ranges, as many in flight as the
+ * indexer's own fetch): the best of 4 passes, and the logs it returned (checked against the chain).
+ */
+export async function logsCeiling(chain: TransferChain): Promise<LogsFetchResult> {
+  let best: LogsFetchResult | null = null;
+  for (let i = 0; i < 4; i++) {
+    const r = await logsFetch({
+      url: chain.node.rpcUrl,
+      from: 0,
+      to: chain.head,
+      address: chain.token,
+      range: 100,
+      concurrency: 2 * DECODE_THREADS,
+    });
+    if (r.logs !== chain.logCount)
+      throw new Error(`eth_getLogs returned ${r.logs} logs, the chain has ${chain.logCount}`);
+    if (!best || r.seconds < best.seconds) best = r;
+  }
+  return best!;
+}
+
 const f1 = (x: number) => x.toFixed(1);
 const f0 = (x: number) => x.toFixed(0);
 
@@ -663,6 +686,7 @@ export function peersReport(
   raw: RawFetchResult[],
   builds: IngestRun[],
   peers: IngestRun[],
+  logsPlan: LogsFetchResult | null = null,
 ): string {
   const fetchS = Math.min(...raw.map((r) => r.seconds));
   const ev = (s: number) => chain.logCount / s;
@@ -699,6 +723,12 @@ export function peersReport(
   lines.push(
     '',
     `Bare fetch of the same blocks and receipts from the same node (bench/rawfetch.ts: \`eth_getBlockByNumber(n, true)\` and \`eth_getBlockReceipts\` batches, ${CEILING_TASK_SIZES.join(' or ')} blocks per task, ${2 * DECODE_THREADS} in flight, no processing; fastest of ${raw.length} × ${2 * CEILING_TASK_SIZES.length} passes): ${fetchS.toFixed(2)} s (${f0(Math.max(...raw.map((r) => r.blocksPerSecond)))} blocks/s, ${f1(Math.max(...raw.map((r) => r.bytes)) / 2 ** 20)} MiB).`,
+    ...(logsPlan
+      ? [
+          '',
+          `The fetch a logs-only history plan would make instead (bench/rawfetch.ts \`logsFetch\`: the token's logs by \`eth_getLogs\` and the headers by \`eth_getBlockByNumber(n, false)\`, 100-block ranges, ${2 * DECODE_THREADS} in flight, no processing; fastest of 4 passes, after the runs): ${logsPlan.seconds.toFixed(2)} s (${f1(logsPlan.bytes / 2 ** 20)} MiB, ${logsPlan.logs} logs), ${(fetchS / logsPlan.seconds).toFixed(1)} × faster than the blocks and receipts.`,
+        ]
+      : []),
   );
   const b = builds[0];
   if (b) {
@@ -838,9 +868,10 @@ export async function main(): Promise<void> {
   }
   runs.push(...peerRuns);
   raw.push(await rawCeiling(chain.node.rpcUrl, chain.head, chain.txCount, chain.logCount));
+  const logsPlan = peers.length ? await logsCeiling(chain) : null;
   let md = report(chain, raw, runs);
   if (peers.length)
-    md += `\n\n${peersReport(chain, raw, runs.slice(0, runs.length - peerRuns.length), peerRuns)}`;
+    md += `\n\n${peersReport(chain, raw, runs.slice(0, runs.length - peerRuns.length), peerRuns, logsPlan)}`;
   emitReport(md, arg);
 }
 

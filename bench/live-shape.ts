@@ -20,7 +20,7 @@
  * (indexer_ingest_live_stage_seconds) says which step its time went to, quiet and while reading.
  *
  * Usage: node dist/bench/live-shape.js [--shapes 2s,12s] [--follow-blocks 60] [--history 400]
- *          [--quiet-blocks N] [--slice-seconds 5] [--prof] [--out report.md]
+ *          [--quiet-blocks N] [--slice-seconds 5] [--floor-alone N] [--prof] [--out report.md]
  * `--prof` runs the indexer under --cpu-prof and reports its main thread's self time while following.
  * Shapes: `2s` = a block every 2 s of ~200 transactions; `12s` = every 12 s of ~150.
  */
@@ -145,6 +145,8 @@ interface ShapeResult {
    * fetches each new block and its receipts (one batch, parsed), from the block's appearance, ms.
    */
   floor: { quiet: Lags; reading: Lags };
+  /** With `--floor-alone N`: the floor over N blocks of the same shape with no indexer running ({@link floorAlone}). */
+  floorAlone?: Lags | null;
   /** The live blocks' steps (timeline.ts), quiet and while reading. */
   stages: { quiet: Stages; reading: Stages };
   commitP99: Record<string, string>;
@@ -348,20 +350,14 @@ async function runShape(
   // holds it, so head-to-queryable is this floor plus the indexer's own time.
   const floorLags: number[] = [];
   const quietFloorLags: number[] = [];
-  const floor = (async () => {
-    let next = history;
-    while (watching && next <= last) {
-      const head = Number(await rpc<string>(replay.url, 'eth_blockNumber'));
-      for (; next <= Math.min(head, last); next++) {
-        await rpcBatch(replay.url, [
-          ['eth_getBlockByNumber', [hex(next), true]],
-          ['eth_getBlockReceipts', [hex(next)]],
-        ]);
-        (next <= quietLast ? quietFloorLags : floorLags).push(Date.now() - reveal(next));
-      }
-      await sleep(10);
-    }
-  })();
+  const floor = followFloor(
+    replay.url,
+    history,
+    last,
+    reveal,
+    () => watching,
+    (n, lag) => (n <= quietLast ? quietFloorLags : floorLags).push(lag),
+  );
   // Quiet blocks: only the watcher's polls (and the floor's) reach the indexer.
   while ((await ix.anchor()) < quietLast) await sleep(20);
   const quietMetrics = await ix.metrics();
@@ -428,6 +424,66 @@ async function runShape(
   };
 }
 
+/**
+ * The floor of head-to-queryable: a bare client following the node as the indexer does
+ * (`eth_blockNumber` every 10 ms, POLL_MS) that fetches each new block `from..to` with its
+ * receipts in one batch, parsed; `lag(n, ms)` gets the time from block n's appearance at the node
+ * (`reveal(n)`, epoch ms) to the fetch parsed. Stops after `to` or once `going()` is false.
+ */
+async function followFloor(
+  url: string,
+  from: number,
+  to: number,
+  reveal: (n: number) => number,
+  going: () => boolean,
+  lag: (n: number, ms: number) => void,
+): Promise<void> {
+  let next = from;
+  while (going() && next <= to) {
+    const head = Number(await rpc<string>(url, 'eth_blockNumber'));
+    for (; next <= Math.min(head, to); next++) {
+      await rpcBatch(url, [
+        ['eth_getBlockByNumber', [hex(next), true]],
+        ['eth_getBlockReceipts', [hex(next)]],
+      ]);
+      lag(next, Date.now() - reveal(next));
+    }
+    await sleep(10);
+  }
+}
+
+/**
+ * The floor alone (`--floor-alone N`): the same chain shape served by a fresh replay server and
+ * followed by the bare client of {@link followFloor} for `blocks` blocks, with no indexer running:
+ * what the node and this machine give a client that does nothing with the blocks.
+ */
+async function floorAlone(shape: Shape, blocks: number): Promise<Lags> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'live-shape-floor-'));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'chain.tsv');
+  const history = 10;
+  writeShapedChain(file, history + blocks, shape.txPerBlock);
+  const replay = await startReplayServer(file, '0x1', undefined, {
+    start: history - 1,
+    cadenceMs: shape.cadenceMs,
+    paused: true,
+  });
+  onCleanup(() => replay.stop());
+  const t0 = Number(await rpc<string>(replay.url, 'replay_go'));
+  const lags: number[] = [];
+  await followFloor(
+    replay.url,
+    history,
+    history + blocks - 1,
+    (n) => t0 + (n - (history - 1)) * shape.cadenceMs,
+    () => true,
+    (_n, ms) => lags.push(ms),
+  );
+  await replay.stop();
+  rmSync(dir, { recursive: true, force: true });
+  return lagFigures(lags);
+}
+
 /** Slices of one group folded: worst p99, mean p50, mean req/s (the conservative reading). */
 function merge(list: Reads[]): Reads {
   const mean = (f: (r: Reads) => number) => list.reduce((a, r) => a + f(r), 0) / list.length;
@@ -456,7 +512,14 @@ async function main(): Promise<void> {
     );
     // Blocks followed with no reads first: about 30 s worth, at least 5.
     const quiet = Number(arg('--quiet-blocks', String(Math.max(5, Math.ceil(30_000 / shape.cadenceMs)))));
-    results.push(await runShape(shape, history, follow, slice, quiet, argv.includes('--prof')));
+    const aloneBlocks = Number(arg('--floor-alone', '0'));
+    const alone = aloneBlocks > 0 ? await floorAlone(shape, aloneBlocks) : null;
+    if (alone)
+      log(`${shape.name}: floor alone over ${alone.n} blocks: p50 ${alone.p50} ms, p99 ${alone.p99} ms`);
+    results.push({
+      ...(await runShape(shape, history, follow, slice, quiet, argv.includes('--prof'))),
+      floorAlone: alone,
+    });
   }
   const lines = [
     '# Reads on a moving chain',
@@ -490,6 +553,9 @@ async function main(): Promise<void> {
             r.floor.quiet,
           ],
           ['floor, while the bench reads', r.floor.reading],
+          ...(r.floorAlone
+            ? [['floor alone: the same client and chain shape, no indexer running', r.floorAlone] as const]
+            : []),
         ] as const
       ).map(
         ([name, l]) => `| ${name} | ${l.n} | ${f2(l.p50)} | ${f2(l.p99)} | ${f2(l.max)} | ${f2(l.mean)} |`,

@@ -157,3 +157,66 @@ export async function blockHashes(url: string, from: number, to: number): Promis
   await Promise.all(Array.from({ length: 4 }, worker));
   return hashes;
 }
+
+/** A logs-only history fetch ({@link logsFetch}): its time and what it moved. */
+export interface LogsFetchResult {
+  seconds: number;
+  /** Response bytes (headers and logs). */
+  bytes: number;
+  /** Logs the node returned. */
+  logs: number;
+}
+
+/**
+ * What a history fetch plan for a log-only index would take from the node (issue AA: "fetching
+ * history by range"), timed the way {@link rawFetch} times the indexer's own plan: blocks
+ * `from..to` in ranges of `range` blocks, `concurrency` ranges in flight; per range one
+ * `eth_getLogs` of `address`'s logs and one batch of the range's headers
+ * (`eth_getBlockByNumber(n, false)`: hashes, parents and timestamps, which link the chain and date
+ * the rows). Bodies are read as text and not parsed, except to count the logs (untimed after).
+ * Subsquid takes its history this way.
+ */
+export async function logsFetch(o: {
+  url: string;
+  from: number;
+  to: number;
+  address: string;
+  range: number;
+  concurrency: number;
+}): Promise<LogsFetchResult> {
+  let next = o.from;
+  let bytes = 0;
+  const logTexts: string[] = [];
+  const t0 = performance.now();
+  const worker = async () => {
+    for (;;) {
+      const from = next;
+      if (from > o.to) return;
+      const to = Math.min(o.to, from + o.range - 1);
+      next = to + 1;
+      const nums: number[] = [];
+      for (let n = from; n <= to; n++) nums.push(n);
+      const [logs, headers] = await Promise.all([
+        post(
+          o.url,
+          batchBody('eth_getLogs', [[{ fromBlock: hex(from), toBlock: hex(to), address: o.address }]]),
+        ),
+        post(
+          o.url,
+          batchBody(
+            'eth_getBlockByNumber',
+            nums.map((n) => [hex(n), false]),
+          ),
+        ),
+      ]);
+      bytes += logs.length + headers.length;
+      logTexts.push(logs);
+    }
+  };
+  await Promise.all(Array.from({ length: o.concurrency }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  let logs = 0;
+  for (const t of logTexts)
+    for (const r of JSON.parse(t) as Array<{ result: unknown[] }>) logs += r.result.length;
+  return { seconds, bytes, logs };
+}
