@@ -64,7 +64,18 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || !Number.isFinite(blockTimeMs) || !cachePath)
     throw new Error('usage: node-main --port P --block-time-ms B --cache-path DIR [-- anvil args]');
 
-  const { child: anvil, port: internalPort } = await startAnvil(cachePath, positionals);
+  let started = await startAnvil(cachePath, positionals);
+  // anvil asks the kernel for any free port, and may be handed the devnet port itself: the caller
+  // found it free and then spawned this process, and nothing holds it until the front listens.
+  // The front could not listen then (EADDRINUSE; seen once in CI): anvil goes again, elsewhere.
+  for (let i = 0; i < 3 && started.port === port; i++) {
+    log(`node: anvil was handed the devnet port ${port} itself; starting it again on another`);
+    const gone = new Promise((r) => started.child.once('exit', r));
+    started.child.kill('SIGKILL');
+    await gone;
+    started = await startAnvil(cachePath, positionals);
+  }
+  const { child: anvil, port: internalPort } = started;
   log(`node: anvil (pid ${anvil.pid}) listens on 127.0.0.1:${internalPort}, mining off`);
   let front: Front | null = null;
   let stopping = false;
