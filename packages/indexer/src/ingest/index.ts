@@ -125,17 +125,14 @@ const FINALITY_REFRESH_MS = 1_000;
  * (bench/results/engine-thread-2026-11-30-thirteenth.md).
  */
 function poolStatsOf(pool: Piscina): () => PoolStats {
-  let kept: { at: number; v: PoolStats } | null = null;
+  let kept: { at: number; v: Omit<PoolStats, 'queueSize'> } | null = null;
   return () => {
     const now = performance.now();
     if (!kept || now - kept.at >= POOL_STATS_MS) {
       const h = pool.histogram.runTime;
-      kept = {
-        at: now,
-        v: { queueSize: 0, utilization: pool.utilization, runTimeP50Ms: h.p50, runTimeP99Ms: h.p99 },
-      };
+      kept = { at: now, v: { utilization: pool.utilization, runTimeP50Ms: h.p50, runTimeP99Ms: h.p99 } };
     }
-    return { ...kept.v, queueSize: pool.queueSize };
+    return { queueSize: pool.queueSize, ...kept.v };
   };
 }
 

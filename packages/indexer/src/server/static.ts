@@ -79,8 +79,6 @@ interface Asset {
    * a type that is not text. The body is sent as is whenever this is not a Buffer.
    */
   gzip: Buffer | null | undefined;
-  /** Whether `gzip` may be made (a text type). */
-  compressible: boolean;
   cache: string;
 }
 
@@ -92,7 +90,7 @@ interface Asset {
  * sent as is (`vary: accept-encoding` holds either way).
  */
 function gzipLater(a: Asset): void {
-  if (!a.compressible || a.gzip !== undefined) return;
+  if (a.gzip !== undefined) return; // made, being made, or not text
   a.gzip = null; // in progress; a failure leaves the asset uncompressed
   gzip(a.body, { level: 9 }, (err, z) => {
     if (!err && z.length < a.body.length) a.gzip = z;
@@ -111,7 +109,7 @@ export function loadConsoleAssets(dir: string): Map<string, Asset> | null {
   const add = (urlPath: string, body: Buffer, cache: string) => {
     const type = TYPES[extname(urlPath)] ?? 'application/octet-stream';
     const compressible = /^(text|application\/json|image\/svg)/.test(type);
-    out.set(urlPath, { type, body, gzip: compressible ? undefined : null, compressible, cache });
+    out.set(urlPath, { type, body, gzip: compressible ? undefined : null, cache });
   };
   add('/index.html', index, 'no-cache');
   const walk = (d: string) => {
